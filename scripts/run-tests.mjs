@@ -1,0 +1,29 @@
+#!/usr/bin/env node
+// Runs every test/**/*.test.ts with node's test runner (TypeScript through tsx).
+// Usage: npm test [-- path-filter ...]   e.g. npm test -- killboard
+import { spawnSync } from 'node:child_process';
+import { readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+
+function findTests(dir) {
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name);
+    if (statSync(path).isDirectory()) return findTests(path);
+    return name.endsWith('.test.ts') ? [path] : [];
+  });
+}
+
+const filters = process.argv.slice(2);
+const files = findTests('test')
+  .filter((f) => filters.length === 0 || filters.some((p) => f.includes(p)))
+  .sort();
+if (files.length === 0) {
+  console.error(`no test files match ${filters.join(' ')}`);
+  process.exit(1);
+}
+const args = ['--import', 'tsx', '--test', '--test-concurrency=2', '--test-timeout=300000', ...files];
+const result = spawnSync(process.execPath, args, {
+  stdio: 'inherit',
+  env: { ...process.env, LOG_LEVEL: process.env.LOG_LEVEL ?? 'silent' },
+});
+process.exit(result.status ?? 1);

@@ -1,0 +1,65 @@
+#!/usr/bin/env node
+import { ConfigError, loadConfig } from './config.js';
+import { connect } from './db/connect.js';
+import { migrateToLatest } from './db/migrate.js';
+import { UsageError } from './commands/args.js';
+import { keysCommand, KEYS_USAGE } from './commands/keys.js';
+import { seedCommand, SEED_USAGE } from './commands/seed.js';
+import { serveCommand } from './commands/serve.js';
+
+const USAGE = `Usage: hub <command>
+
+  hub serve [--demo]        run the API (migrates first); --demo seeds an empty database and prints a key
+  hub migrate               apply database migrations to DATABASE_URL
+  ${SEED_USAGE}
+  ${KEYS_USAGE.split('\n').join('\n  ')}
+
+Environment: PORT, HOST, DATABASE_URL, REDIS_URL, LOG_LEVEL, PUBLIC_BASE_URL, CACHE_TTL_MS (see README).`;
+
+async function main(argv: string[]): Promise<void> {
+  const [command, ...rest] = argv;
+  if (!command || command === 'help' || command === '--help' || command === '-h') {
+    console.log(USAGE);
+    return;
+  }
+  const config = loadConfig();
+  switch (command) {
+    case 'serve':
+      return serveCommand(config, rest);
+    case 'migrate': {
+      const db = connect(config.DATABASE_URL);
+      try {
+        const result = await migrateToLatest(db);
+        const applied =
+          result.results?.filter((r) => r.status === 'Success').map((r) => r.migrationName) ?? [];
+        console.log(applied.length ? `Applied: ${applied.join(', ')}` : 'Database is up to date.');
+      } finally {
+        await db.close();
+      }
+      return;
+    }
+    case 'seed':
+    case 'keys': {
+      const db = connect(config.DATABASE_URL);
+      try {
+        await migrateToLatest(db);
+        if (command === 'seed') await seedCommand(db, rest);
+        else await keysCommand(db, rest);
+      } finally {
+        await db.close();
+      }
+      return;
+    }
+    default:
+      throw new UsageError(`Unknown command '${command}'.\n\n${USAGE}`);
+  }
+}
+
+main(process.argv.slice(2)).catch((err: unknown) => {
+  if (err instanceof UsageError || err instanceof ConfigError) {
+    console.error(err.message);
+    process.exit(2);
+  }
+  console.error(err);
+  process.exit(1);
+});

@@ -1,0 +1,37 @@
+import type { Config } from '../config.js';
+import { connect } from '../db/connect.js';
+import { migrateToLatest } from '../db/migrate.js';
+import { API_PREFIX, DOCS_PATH } from '../http/docs.js';
+import { keysRepo } from '../modules/keys/repo.js';
+import { createKey } from '../modules/keys/service.js';
+import { startServer } from '../server.js';
+import { parse } from './args.js';
+import { isDatabaseEmpty, seedDatabase } from '../seed/index.js';
+
+/**
+ * `hub serve [--demo]`: migrates and listens. With --demo (what `npm start` runs) an empty database
+ * is filled with demo data and a demo key is created and printed once.
+ */
+export async function serveCommand(config: Config, argv: string[]): Promise<void> {
+  const { values } = parse(argv, { demo: { type: 'boolean' } });
+  const db = connect(config.DATABASE_URL);
+  await migrateToLatest(db);
+  let demoKey: string | undefined;
+  if (values.demo) {
+    if (await isDatabaseEmpty(db)) {
+      console.log('Empty database: loading demo data…');
+      await seedDatabase(db, {});
+    }
+    const created = await createKey(keysRepo(db.kysely), { name: 'demo key', tier: 'premium' });
+    demoKey = created.secret;
+  }
+  const server = await startServer(config, db);
+  const base = config.PUBLIC_BASE_URL ?? server.url;
+  console.log(`Gaming Hub API listening on ${server.url}`);
+  console.log(`  API base:  ${base}${API_PREFIX}`);
+  console.log(`  API docs:  ${base}${DOCS_PATH}`);
+  if (demoKey) {
+    console.log(`  Demo key:  ${demoKey}   (premium tier; shown once)`);
+    console.log(`  Try:       curl -H 'x-api-key: ${demoKey}' ${base}${API_PREFIX}/leaderboards?limit=5`);
+  }
+}

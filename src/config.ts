@@ -1,0 +1,66 @@
+import { Type, type Static } from 'typebox';
+import { Value } from 'typebox/value';
+
+/**
+ * Every environment variable the service reads. The type of `Config` is inferred from this schema,
+ * so adding a variable here is the only step needed to make it available (and documented).
+ */
+export const ConfigSchema = Type.Object({
+  PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 3000, description: 'HTTP port' }),
+  HOST: Type.String({ default: '127.0.0.1', description: 'HTTP bind address' }),
+  DATABASE_URL: Type.String({
+    default: 'sqlite:./data/hub.sqlite',
+    pattern: '^(sqlite:|postgres://|postgresql://)',
+    description: 'sqlite:<path> (embedded default) or postgres://user@host:port/db',
+  }),
+  REDIS_URL: Type.Optional(
+    Type.String({ pattern: '^rediss?://', description: 'redis://host:port; enables the shared stores' }),
+  ),
+  LOG_LEVEL: Type.Union(
+    [
+      Type.Literal('fatal'),
+      Type.Literal('error'),
+      Type.Literal('warn'),
+      Type.Literal('info'),
+      Type.Literal('debug'),
+      Type.Literal('trace'),
+      Type.Literal('silent'),
+    ],
+    { default: 'info', description: 'log level' },
+  ),
+  PUBLIC_BASE_URL: Type.Optional(
+    Type.String({
+      pattern: '^https?://',
+      description: 'externally visible base URL, used in docs and links',
+    }),
+  ),
+  CACHE_TTL_MS: Type.Integer({
+    minimum: 0,
+    maximum: 60000,
+    default: 500,
+    description: 'how long a public read response may be served from the response cache (0 disables)',
+  }),
+  TRUST_PROXY: Type.Boolean({ default: false, description: 'trust X-Forwarded-* headers from a proxy' }),
+});
+
+export type Config = Static<typeof ConfigSchema>;
+
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+/** Reads and validates the environment; throws a ConfigError naming every bad variable. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const raw: Record<string, unknown> = {};
+  for (const key of Object.keys(ConfigSchema.properties)) {
+    const value = env[key];
+    if (value !== undefined && value !== '') raw[key] = value;
+  }
+  const converted = Value.Convert(ConfigSchema, Value.Default(ConfigSchema, raw));
+  if (Value.Check(ConfigSchema, converted)) return converted;
+  const problems = [...Value.Errors(ConfigSchema, converted)].map((e) => {
+    const name = e.instancePath.slice(1) || 'environment';
+    return `  ${name}: ${e.message} (got ${JSON.stringify(raw[name])})`;
+  });
+  throw new ConfigError(`Invalid configuration:\n${problems.join('\n')}`);
+}

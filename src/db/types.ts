@@ -1,0 +1,191 @@
+import type { Generated } from 'kysely';
+
+/** Timestamps are epoch milliseconds (integers) in every table. */
+type Millis = number;
+/** Booleans are stored as 0/1 integers so one schema serves SQLite and PostgreSQL. */
+type Flag = number;
+
+export interface UsersTable {
+  id: Generated<number>;
+  username: string;
+  avatar: string;
+  steam_id: string | null;
+  total_xp: Generated<number>;
+  level: Generated<number>;
+  achievements_count: Generated<number>;
+  subscription: Generated<'none' | 'active' | 'premium'>;
+  is_partner: Generated<Flag>;
+  joined_at: Millis;
+}
+
+export interface ApiKeysTable {
+  id: Generated<number>;
+  user_id: number | null;
+  name: string;
+  prefix: string;
+  hash: string;
+  /** null: the tier follows the owner's subscription; set: an operator's choice */
+  tier: 'free' | 'authenticated' | 'premium' | 'partner' | null;
+  quota: number | null;
+  created_at: Millis;
+  last_used_at: Millis | null;
+  revoked_at: Millis | null;
+}
+
+export interface TournamentsTable {
+  id: Generated<number>;
+  name: string;
+  game: string;
+  status: 'upcoming' | 'active' | 'completed';
+  max_teams: number;
+  starts_at: Millis;
+}
+
+export interface TournamentParticipantsTable {
+  tournament_id: number;
+  user_id: number;
+}
+
+export interface GameServersTable {
+  id: Generated<number>;
+  name: string;
+  game: string;
+  ip: string;
+  port: number;
+  query_port: number | null;
+  status: 'online' | 'offline';
+  players: Generated<number>;
+  max_players: Generated<number>;
+  map: Generated<string>;
+  created_at: Millis;
+}
+
+export interface ForumCategoriesTable {
+  id: Generated<number>;
+  name: string;
+}
+
+export interface ForumThreadsTable {
+  id: Generated<number>;
+  category_id: number;
+  author_id: number;
+  title: string;
+  views: Generated<number>;
+  created_at: Millis;
+}
+
+export interface ForumPostsTable {
+  id: Generated<number>;
+  thread_id: number;
+  author_id: number;
+  content: string;
+  created_at: Millis;
+}
+
+export interface AchievementsTable {
+  id: Generated<number>;
+  code: string;
+  name: string;
+  description: string;
+  icon: string;
+  category: string;
+  xp_reward: number;
+}
+
+export interface UserAchievementsTable {
+  user_id: number;
+  achievement_id: number;
+  unlocked_at: Millis;
+}
+
+export interface KillsTable {
+  id: Generated<number>;
+  game: string;
+  server_id: number;
+  match_id: number | null;
+  killer_user_id: number;
+  killer_steam_id: string;
+  killer_name: string;
+  victim_user_id: number;
+  victim_steam_id: string;
+  victim_name: string;
+  weapon: string;
+  headshot: Flag;
+  distance: number;
+  round_number: number;
+  occurred_at: Millis;
+}
+
+/** Kills and headshots per player, game and UTC day (day = days since the epoch). */
+export interface FragDailyTable {
+  user_id: number;
+  game: string;
+  day: number;
+  kills: number;
+  headshots: number;
+}
+
+/** Running totals per top-frag period; week and month are aligned to `meta.frag_window_day`. */
+export interface FragTotalsTable {
+  period: 'week' | 'month' | 'all';
+  game: string;
+  user_id: number;
+  kills: number;
+  headshots: number;
+}
+
+export interface MatchesTable {
+  id: Generated<number>;
+  game: string;
+  server_id: number | null;
+  map: string;
+  team1_score: number;
+  team2_score: number;
+  /** 1 or 2; 0 for a draw */
+  winner: number;
+  ended_at: Millis;
+}
+
+export interface EloRatingsTable {
+  user_id: number;
+  game: string;
+  rating: number;
+  games: number;
+  wins: number;
+  updated_at: Millis;
+}
+
+export interface EloHistoryTable {
+  id: Generated<number>;
+  match_id: number;
+  user_id: number;
+  game: string;
+  rating_before: number;
+  rating_after: number;
+  occurred_at: Millis;
+}
+
+export interface MetaTable {
+  key: string;
+  value: string;
+}
+
+export interface Database {
+  users: UsersTable;
+  api_keys: ApiKeysTable;
+  tournaments: TournamentsTable;
+  tournament_participants: TournamentParticipantsTable;
+  game_servers: GameServersTable;
+  forum_categories: ForumCategoriesTable;
+  forum_threads: ForumThreadsTable;
+  forum_posts: ForumPostsTable;
+  achievements: AchievementsTable;
+  user_achievements: UserAchievementsTable;
+  kills: KillsTable;
+  frag_daily: FragDailyTable;
+  frag_totals: FragTotalsTable;
+  matches: MatchesTable;
+  elo_ratings: EloRatingsTable;
+  elo_history: EloHistoryTable;
+  meta: MetaTable;
+}

@@ -1,0 +1,40 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { hashKey, isWellFormedKey, sameHash } from '../modules/keys/key-format.js';
+import type { KeysRepo } from '../modules/keys/repo.js';
+import { TIERS, tierForOwner } from '../modules/keys/tiers.js';
+import { ProblemError } from './problem.js';
+
+export const API_KEY_HEADER = 'x-api-key';
+const CHALLENGE = { 'www-authenticate': `ApiKey header="${API_KEY_HEADER}"` };
+
+/**
+ * onRequest hook: resolves `x-api-key` to a key and its tier. The key row is read on every request
+ * (one indexed lookup) so that revocation and plan changes apply to the very next request.
+ */
+export function apiKeyAuthHook(keys: KeysRepo) {
+  return async function authenticate(request: FastifyRequest, _reply: FastifyReply): Promise<void> {
+    const header = request.headers[API_KEY_HEADER];
+    const presented = Array.isArray(header) ? header[0] : header;
+    if (!presented) {
+      throw new ProblemError('missing_api_key', `Send your API key in the ${API_KEY_HEADER} header.`, {
+        headers: CHALLENGE,
+      });
+    }
+    const invalid = new ProblemError('invalid_api_key', 'The API key is not valid or has been revoked.', {
+      headers: CHALLENGE,
+    });
+    // The checksum rejects typos and random strings without touching the database.
+    if (!isWellFormedKey(presented)) throw invalid;
+    const hash = hashKey(presented);
+    const key = await keys.findForAuth(hash);
+    if (!key || key.revoked_at !== null || !sameHash(key.hash, hash)) throw invalid;
+    const tier =
+      key.tier ??
+      tierForOwner(
+        key.subscription === null
+          ? null
+          : { subscription: key.subscription, is_partner: key.is_partner ?? 0 },
+      );
+    request.apiKey = { id: key.id, userId: key.user_id, tier, limit: key.quota ?? TIERS[tier] };
+  };
+}

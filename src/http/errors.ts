@@ -1,0 +1,148 @@
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import fp from 'fastify-plugin';
+import Router, { type HTTPMethod } from 'find-my-way';
+import {
+  ERRORS,
+  ProblemError,
+  problemBody,
+  ProblemSchema,
+  type ErrorCode,
+  type InvalidParam,
+} from './problem.js';
+
+type ValidationError = NonNullable<FastifyError['validation']>[number] & {
+  parentSchema?: Record<string, unknown>;
+  data?: unknown;
+};
+
+const CONTEXT_TO_LOCATION = {
+  querystring: 'query',
+  params: 'path',
+  body: 'body',
+  headers: 'header',
+} as const;
+
+/** "an integer from 1 to 100", "one of: week, month, all" — the allowed values of a parameter. */
+export function describeAllowed(schema: Record<string, unknown> | undefined): string | undefined {
+  if (!schema) return undefined;
+  const values =
+    schema.enum ??
+    (Array.isArray(schema.anyOf) ? schema.anyOf.map((s: { const?: unknown }) => s.const) : undefined);
+  if (Array.isArray(values)) return `one of: ${values.map(String).join(', ')}`;
+  if (schema.type === 'integer' || schema.type === 'number') {
+    const noun = schema.type === 'integer' ? 'an integer' : 'a number';
+    const { minimum: min, maximum: max } = schema as { minimum?: number; maximum?: number };
+    if (min !== undefined && max !== undefined) return `${noun} from ${min} to ${max}`;
+    if (min !== undefined) return `${noun} of at least ${min}`;
+    if (max !== undefined) return `${noun} of at most ${max}`;
+    return noun;
+  }
+  if (schema.type === 'string') {
+    const { minLength, maxLength, pattern, description } = schema as Record<
+      string,
+      string | number | undefined
+    >;
+    if (pattern && typeof description === 'string') return description;
+    if (minLength !== undefined && maxLength !== undefined)
+      return `a string of ${minLength} to ${maxLength} characters`;
+    if (maxLength !== undefined) return `a string of at most ${maxLength} characters`;
+  }
+  return undefined;
+}
+
+function invalidParams(error: FastifyError): InvalidParam[] {
+  const location = CONTEXT_TO_LOCATION[error.validationContext ?? 'body'];
+  return (error.validation as ValidationError[]).map((v) => {
+    const missing =
+      v.keyword === 'required' ? (v.params as { missingProperty?: string }).missingProperty : undefined;
+    const name = missing ?? (v.instancePath.replace(/^\//, '').replace(/\//g, '.') || location);
+    if (missing) return { in: location, name, reason: 'is required' };
+    if (v.keyword === 'additionalProperties') {
+      const extra = (v.params as { additionalProperty?: string }).additionalProperty ?? '';
+      return { in: location, name: extra || name, reason: 'is not allowed here' };
+    }
+    const allowed = describeAllowed(v.parentSchema);
+    const got = v.data === undefined ? '' : ` (got ${JSON.stringify(v.data)})`;
+    const reason = allowed ? `must be ${allowed}${got}` : `${v.message ?? 'is invalid'}${got}`;
+    return { in: location, name, reason };
+  });
+}
+
+function codeForStatus(status: number): ErrorCode {
+  const match = (Object.keys(ERRORS) as ErrorCode[]).find((code) => ERRORS[code].status === status);
+  return match ?? (status >= 500 ? 'internal_error' : 'invalid_body');
+}
+
+export function sendProblem(
+  reply: FastifyReply,
+  code: ErrorCode,
+  detail: string,
+  extras: { headers?: Record<string, string>; invalidParams?: InvalidParam[] } = {},
+): FastifyReply {
+  const body = problemBody(code, detail, reply.request.id, extras.invalidParams);
+  if (extras.headers) reply.headers(extras.headers);
+  return reply.code(body.status).type('application/problem+json; charset=utf-8').send(body);
+}
+
+/**
+ * One error handler for the whole service: every error leaves as RFC 9457 problem+json, unknown
+ * routes are 404, known paths with the wrong method are 405 with `Allow`, and a 500 never carries
+ * the internal message.
+ */
+export const errorsPlugin = fp(
+  (app: FastifyInstance) => {
+    app.addSchema(ProblemSchema);
+
+    // A shadow router of every registered route, to tell 405 from 404.
+    const routes = Router();
+    app.addHook('onRoute', (route) => {
+      const methods = Array.isArray(route.method) ? route.method : [route.method];
+      for (const method of methods) {
+        if (method === 'HEAD') continue;
+        try {
+          routes.on(method.toUpperCase() as HTTPMethod, route.url, () => undefined);
+        } catch {
+          // the same method/path twice (HEAD twins) is fine
+        }
+      }
+    });
+
+    app.setNotFoundHandler((request: FastifyRequest, reply: FastifyReply) => {
+      const path = request.url.split('?')[0] ?? '/';
+      const allowed = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'].filter((m) =>
+        routes.find(m as HTTPMethod, path),
+      );
+      if (allowed.length > 0) {
+        return sendProblem(reply, 'method_not_allowed', `${request.method} is not allowed on ${path}`, {
+          headers: { allow: allowed.join(', ') },
+        });
+      }
+      return sendProblem(reply, 'not_found', `No route matches ${request.method} ${path}`);
+    });
+
+    app.setErrorHandler((error: FastifyError | ProblemError, request, reply) => {
+      if (error instanceof ProblemError) {
+        return sendProblem(reply, error.code, error.detail, error.extras);
+      }
+      if (error.validation) {
+        const params = invalidParams(error);
+        const context = error.validationContext;
+        const code: ErrorCode = context === 'body' ? 'invalid_body' : 'invalid_parameter';
+        const detail = params.map((p) => `${p.in} parameter '${p.name}' ${p.reason}`).join('; ');
+        return sendProblem(reply, code, detail, { invalidParams: params });
+      }
+      const status = error.statusCode ?? 500;
+      if (status >= 500) {
+        request.log.error({ err: error }, 'unhandled error');
+        return sendProblem(
+          reply,
+          status === 503 ? 'service_unavailable' : 'internal_error',
+          'The server could not complete the request; it has been logged.',
+        );
+      }
+      // Fastify's own 4xx errors (bad JSON, wrong content type, body too large) carry safe messages.
+      return sendProblem(reply, codeForStatus(status), error.message);
+    });
+  },
+  { name: 'errors' },
+);

@@ -1,0 +1,50 @@
+import type { FastifyInstance, onRequestAsyncHookHandler, onSendAsyncHookHandler } from 'fastify';
+import fp from 'fastify-plugin';
+import type { KeysRepo } from '../modules/keys/repo.js';
+import { apiKeyAuthHook } from './api-key-auth.js';
+import { consumeQuotaHook, quotaHeadersHook } from './quota.js';
+import type { RateLimitStore } from './rate-limit-store.js';
+import { etagHook, serveFromCacheHook, type ResponseCache } from './response-cache.js';
+import './request-context.js';
+
+export interface PipelineOptions {
+  keys: KeysRepo;
+  rateLimitStore: RateLimitStore;
+  cache: ResponseCache;
+  now: () => number;
+}
+
+const asArray = <T>(hooks: T | T[] | undefined): T[] =>
+  hooks === undefined ? [] : Array.isArray(hooks) ? hooks : [hooks];
+
+/**
+ * Attaches the cross-cutting hooks a route declares in its `config`, in one fixed order:
+ *   onRequest: authenticate -> consume quota -> serve from cache
+ *   onSend:    ETag/store -> quota headers (so a 304 is known before the quota is reported)
+ */
+export const pipelinePlugin = fp<PipelineOptions>(
+  (app: FastifyInstance, options) => {
+    const authenticate = apiKeyAuthHook(options.keys);
+    const consumeQuota = consumeQuotaHook(options.rateLimitStore, options.now);
+    const serveFromCache = serveFromCacheHook(options.cache, options.now);
+    const tagAndStore = etagHook(options.cache, options.now);
+    const writeQuotaHeaders = quotaHeadersHook(options.rateLimitStore, options.now);
+
+    app.addHook('onRoute', (route) => {
+      const config = route.config;
+      if (!config) return;
+      // Hook arrays hold async handlers; Fastify awaits them.
+      const onRequest: onRequestAsyncHookHandler[] = [];
+      const onSend: onSendAsyncHookHandler[] = [];
+      if (config.auth === 'apiKey') onRequest.push(authenticate, consumeQuota);
+      if (config.cache) {
+        onRequest.push(serveFromCache);
+        onSend.push(tagAndStore);
+      }
+      if (config.auth === 'apiKey') onSend.push(writeQuotaHeaders);
+      route.onRequest = [...asArray(route.onRequest), ...onRequest];
+      route.onSend = [...asArray(route.onSend), ...onSend];
+    });
+  },
+  { name: 'pipeline' },
+);

@@ -1,0 +1,109 @@
+import { Type, type Static } from 'typebox';
+
+/**
+ * The closed list of error codes. Each has a stable `type` URI, a fixed title and status;
+ * the detail says what happened in this request. Adding a code here documents it everywhere.
+ */
+export const ERRORS = {
+  invalid_parameter: { status: 400, title: 'Invalid parameter' },
+  invalid_body: { status: 400, title: 'Invalid request body' },
+  missing_api_key: { status: 401, title: 'API key required' },
+  invalid_api_key: { status: 401, title: 'Invalid API key' },
+  unauthenticated: { status: 401, title: 'Sign-in required' },
+  invalid_token: { status: 401, title: 'Invalid token' },
+  forbidden: { status: 403, title: 'Forbidden' },
+  csrf_failed: { status: 403, title: 'CSRF check failed' },
+  not_found: { status: 404, title: 'Not found' },
+  user_not_found: { status: 404, title: 'User not found' },
+  thread_not_found: { status: 404, title: 'Thread not found' },
+  key_not_found: { status: 404, title: 'API key not found' },
+  method_not_allowed: { status: 405, title: 'Method not allowed' },
+  not_acceptable: { status: 406, title: 'Not acceptable' },
+  conflict: { status: 409, title: 'Conflict' },
+  payload_too_large: { status: 413, title: 'Payload too large' },
+  unsupported_media_type: { status: 415, title: 'Unsupported media type' },
+  unprocessable: { status: 422, title: 'Unprocessable request' },
+  rate_limited: { status: 429, title: 'Rate limit exceeded' },
+  too_many_attempts: { status: 429, title: 'Too many attempts' },
+  internal_error: { status: 500, title: 'Internal server error' },
+  service_unavailable: { status: 503, title: 'Service unavailable' },
+} as const satisfies Record<string, { status: number; title: string }>;
+
+export type ErrorCode = keyof typeof ERRORS;
+
+export const PROBLEM_TYPE_BASE = '/api-platform/problems/';
+
+export const problemType = (code: ErrorCode): string => PROBLEM_TYPE_BASE + code;
+
+export interface InvalidParam {
+  in: 'query' | 'path' | 'body' | 'header';
+  name: string;
+  reason: string;
+}
+
+/** Thrown anywhere; the error handler turns it into an RFC 9457 problem response. */
+export class ProblemError extends Error {
+  readonly status: number;
+  constructor(
+    readonly code: ErrorCode,
+    readonly detail: string,
+    readonly extras: { headers?: Record<string, string>; invalidParams?: InvalidParam[] } = {},
+  ) {
+    super(detail);
+    this.status = ERRORS[code].status;
+  }
+}
+
+export const ProblemSchema = Type.Object(
+  {
+    type: Type.String({
+      description: 'stable URI identifying the error code',
+      examples: ['/api-platform/problems/invalid_parameter'],
+    }),
+    title: Type.String({ description: 'short, fixed summary of the error code' }),
+    status: Type.Integer({ description: 'the HTTP status code' }),
+    detail: Type.String({ description: 'what went wrong in this request' }),
+    instance: Type.String({ description: 'the request id, also sent as the x-request-id header' }),
+    code: Type.String({ description: 'machine-readable error code', enum: Object.keys(ERRORS) }),
+    errors: Type.Optional(
+      Type.Array(
+        Type.Object({
+          in: Type.String({ enum: ['query', 'path', 'body', 'header'] }),
+          name: Type.String(),
+          reason: Type.String(),
+        }),
+        { description: 'one entry per invalid parameter' },
+      ),
+    ),
+  },
+  { $id: 'Problem', title: 'Problem', description: 'RFC 9457 problem details' },
+);
+
+export type Problem = Static<typeof ProblemSchema>;
+
+export function problemBody(
+  code: ErrorCode,
+  detail: string,
+  instance: string,
+  errors?: InvalidParam[],
+): Problem {
+  const { status, title } = ERRORS[code];
+  return { type: problemType(code), title, status, detail, instance, code, ...(errors ? { errors } : {}) };
+}
+
+/** Response-schema entries for a route's documented errors, keyed by status. */
+export function errorResponses(
+  ...codes: ErrorCode[]
+): Record<number, ReturnType<typeof Type.Unsafe<Problem>>> {
+  const byStatus = new Map<number, ErrorCode[]>();
+  for (const code of codes)
+    byStatus.set(ERRORS[code].status, [...(byStatus.get(ERRORS[code].status) ?? []), code]);
+  const out: Record<number, ReturnType<typeof Type.Unsafe<Problem>>> = {};
+  for (const [status, list] of byStatus) {
+    out[status] = Type.Unsafe<Problem>({
+      $ref: 'Problem#',
+      description: list.map((code) => `\`${code}\`: ${ERRORS[code].title}`).join('; '),
+    });
+  }
+  return out;
+}

@@ -1,0 +1,39 @@
+/**
+ * Counts requests per key per fixed window. The embedded implementation lives in process memory;
+ * a Redis implementation shares counts between API instances. Both must be safe under concurrency
+ * (hit returns the count after this request's increment).
+ */
+export interface RateLimitStore {
+  hit(key: string, windowStart: number, windowMs: number): number | Promise<number>;
+  /** Takes back one hit (a 304 does not count against the quota). */
+  refund(key: string, windowStart: number): void | Promise<void>;
+  /** Current count without incrementing. */
+  peek(key: string, windowStart: number): number | Promise<number>;
+  close(): Promise<void>;
+}
+
+export class MemoryRateLimitStore implements RateLimitStore {
+  private readonly counters = new Map<string, { windowStart: number; count: number }>();
+
+  hit(key: string, windowStart: number): number {
+    const counter = this.counters.get(key);
+    if (counter?.windowStart === windowStart) return ++counter.count;
+    this.counters.set(key, { windowStart, count: 1 });
+    return 1;
+  }
+
+  refund(key: string, windowStart: number): void {
+    const counter = this.counters.get(key);
+    if (counter?.windowStart === windowStart && counter.count > 0) counter.count--;
+  }
+
+  peek(key: string, windowStart: number): number {
+    const counter = this.counters.get(key);
+    return counter?.windowStart === windowStart ? counter.count : 0;
+  }
+
+  close(): Promise<void> {
+    this.counters.clear();
+    return Promise.resolve();
+  }
+}

@@ -1,0 +1,39 @@
+import type { Tier } from '../modules/keys/tiers.js';
+
+export interface AuthenticatedKey {
+  id: number;
+  userId: number | null;
+  tier: Tier;
+  /** requests per hour for this key: the operator's override, or the tier's quota */
+  limit: number;
+}
+
+export interface QuotaState {
+  limit: number;
+  used: number;
+  windowStart: number;
+  resetAt: number;
+  storeKey: string;
+}
+
+export interface CachedResponse {
+  payload: string;
+  etag: string;
+  contentType: string;
+  expiresAt: number;
+}
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** 'apiKey': the route needs a valid `x-api-key` and counts against its hourly quota */
+    auth?: 'apiKey';
+    /** serve from the response cache and answer conditional requests with ETag/304 */
+    cache?: boolean;
+  }
+  interface FastifyRequest {
+    apiKey?: AuthenticatedKey;
+    quota?: QuotaState;
+    cacheKey?: string;
+    cachedResponse?: CachedResponse;
+  }
+}

@@ -1,0 +1,83 @@
+import { createHash } from 'node:crypto';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { CachedResponse } from './request-context.js';
+
+/**
+ * A per-instance micro-cache of public GET responses, keyed by URL. Public data is the same for
+ * every key, so under load most requests are answered from memory; the short TTL bounds staleness.
+ * Entries carry their ETag so conditional requests cost no hashing.
+ */
+export class ResponseCache {
+  private readonly entries = new Map<string, CachedResponse>();
+  constructor(
+    readonly ttlMs: number,
+    private readonly maxEntries = 5000,
+  ) {}
+
+  get(key: string, now: number): CachedResponse | undefined {
+    const entry = this.entries.get(key);
+    if (!entry) return undefined;
+    if (entry.expiresAt > now) return entry;
+    this.entries.delete(key);
+    return undefined;
+  }
+
+  set(key: string, entry: CachedResponse): void {
+    if (this.ttlMs <= 0) return;
+    if (this.entries.size >= this.maxEntries) {
+      const oldest = this.entries.keys().next();
+      if (!oldest.done) this.entries.delete(oldest.value);
+    }
+    this.entries.set(key, entry);
+  }
+
+  clear(): void {
+    this.entries.clear();
+  }
+}
+
+export const etagOf = (payload: string): string =>
+  `"${createHash('sha1').update(payload).digest('base64url')}"`;
+
+/** RFC 9110 weak comparison, as used for If-None-Match. */
+export function matchesIfNoneMatch(header: string | undefined, etag: string): boolean {
+  if (!header) return false;
+  if (header.trim() === '*') return true;
+  const bare = etag.replace(/^W\//, '');
+  return header.split(',').some((candidate) => candidate.trim().replace(/^W\//, '') === bare);
+}
+
+/** onRequest hook (after quota): answers from the cache, or 304 when the client's copy is current. */
+export function serveFromCacheHook(cache: ResponseCache, now: () => number) {
+  return async function serveFromCache(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+    if (request.method !== 'GET') return;
+    request.cacheKey = request.url;
+    const entry = cache.get(request.url, now());
+    if (!entry) return;
+    request.cachedResponse = entry;
+    reply.header('etag', entry.etag);
+    if (matchesIfNoneMatch(request.headers['if-none-match'], entry.etag)) {
+      await reply.code(304).send();
+      return;
+    }
+    await reply.type(entry.contentType).send(entry.payload);
+  };
+}
+
+/** onSend hook: tags fresh 200 responses with an ETag, stores them, and turns matches into 304. */
+export function etagHook(cache: ResponseCache, now: () => number) {
+  return async function tagAndStore(request: FastifyRequest, reply: FastifyReply, payload: unknown) {
+    if (request.cachedResponse || reply.statusCode !== 200 || typeof payload !== 'string') return payload;
+    const etag = etagOf(payload);
+    reply.header('etag', etag);
+    if (request.cacheKey) {
+      const contentType = String(reply.getHeader('content-type') ?? 'application/json; charset=utf-8');
+      cache.set(request.cacheKey, { payload, etag, contentType, expiresAt: now() + cache.ttlMs });
+    }
+    if (matchesIfNoneMatch(request.headers['if-none-match'], etag)) {
+      reply.code(304);
+      return '';
+    }
+    return payload;
+  };
+}

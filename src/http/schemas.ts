@@ -1,0 +1,47 @@
+import { Type, type TSchema } from 'typebox';
+
+/** Small builders shared by route schemas, so every bound reads the same in docs and errors. */
+
+export const Timestamp = (description?: string) =>
+  Type.String({
+    format: 'date-time',
+    examples: ['2026-11-20T18:04:11.000Z'],
+    ...(description ? { description } : {}),
+  });
+
+export const toIso = (ms: number): string => new Date(ms).toISOString();
+
+export const IdParam = (what: string) =>
+  Type.Object({
+    id: Type.Integer({ minimum: 1, maximum: 2147483647, description: `${what} ID`, examples: [1] }),
+  });
+
+export const Limit = (defaultValue: number, maximum: number) =>
+  Type.Integer({
+    minimum: 1,
+    maximum,
+    default: defaultValue,
+    description: `Number of items to return, 1-${maximum} (default ${defaultValue}).`,
+  });
+
+export const Offset = () =>
+  Type.Integer({
+    minimum: 0,
+    maximum: 1_000_000,
+    default: 0,
+    description: 'Number of items to skip (default 0).',
+  });
+
+/** A string enum rendered as `{ type: string, enum: [...] }` in JSON Schema and OpenAPI. */
+export const StringEnum = <const T extends readonly string[]>(
+  values: T,
+  options: { description?: string; default?: T[number]; examples?: T[number][] } = {},
+) => Type.Unsafe<T[number]>({ type: 'string', enum: [...values], ...options });
+
+/** A success body with exactly one top-level key, as every published response has. */
+export const Envelope = <K extends string, S extends TSchema>(key: K, schema: S, description: string) =>
+  Type.Object({ [key]: schema } as { [P in K]: S }, { description });
+
+export const GAMES = ['cs2', 'cs16', 'rust', 'minecraft'] as const;
+export const KILLBOARD_GAMES = ['cs2', 'cs16', 'rust'] as const;
+export const ELO_GAMES = ['cs2', 'cs16'] as const;

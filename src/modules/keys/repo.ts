@@ -1,0 +1,99 @@
+import type { Kysely } from 'kysely';
+import type { Database } from '../../db/types.js';
+import type { Subscription, Tier } from './tiers.js';
+
+export interface KeyForAuth {
+  id: number;
+  hash: string;
+  tier: Tier | null;
+  quota: number | null;
+  revoked_at: number | null;
+  user_id: number | null;
+  subscription: Subscription | null;
+  is_partner: number | null;
+}
+
+export interface KeyRecord {
+  id: number;
+  user_id: number | null;
+  name: string;
+  prefix: string;
+  tier: Tier | null;
+  quota: number | null;
+  created_at: number;
+  last_used_at: number | null;
+  revoked_at: number | null;
+}
+
+export interface NewKey {
+  user_id: number | null;
+  name: string;
+  prefix: string;
+  hash: string;
+  tier: Tier | null;
+  quota: number | null;
+  created_at: number;
+}
+
+const RECORD_COLUMNS = [
+  'id',
+  'user_id',
+  'name',
+  'prefix',
+  'tier',
+  'quota',
+  'created_at',
+  'last_used_at',
+  'revoked_at',
+] as const;
+
+export function keysRepo(db: Kysely<Database>) {
+  return {
+    /** One indexed lookup per authenticated request: the key row and its owner's plan. */
+    findForAuth(hash: string): Promise<KeyForAuth | undefined> {
+      return db
+        .selectFrom('api_keys as k')
+        .leftJoin('users as u', 'u.id', 'k.user_id')
+        .select([
+          'k.id',
+          'k.hash',
+          'k.tier',
+          'k.quota',
+          'k.revoked_at',
+          'k.user_id',
+          'u.subscription',
+          'u.is_partner',
+        ])
+        .where('k.hash', '=', hash)
+        .executeTakeFirst();
+    },
+
+    async insert(key: NewKey): Promise<KeyRecord> {
+      return db.insertInto('api_keys').values(key).returning(RECORD_COLUMNS).executeTakeFirstOrThrow();
+    },
+
+    list(filter: { userId?: number } = {}): Promise<KeyRecord[]> {
+      let query = db.selectFrom('api_keys').select(RECORD_COLUMNS).orderBy('id');
+      if (filter.userId !== undefined) query = query.where('user_id', '=', filter.userId);
+      return query.execute();
+    },
+
+    findById(id: number): Promise<KeyRecord | undefined> {
+      return db.selectFrom('api_keys').select(RECORD_COLUMNS).where('id', '=', id).executeTakeFirst();
+    },
+
+    /** Returns false when there was no such active key. */
+    async revoke(id: number, at: number, filter: { userId?: number } = {}): Promise<boolean> {
+      let query = db
+        .updateTable('api_keys')
+        .set({ revoked_at: at })
+        .where('id', '=', id)
+        .where('revoked_at', 'is', null);
+      if (filter.userId !== undefined) query = query.where('user_id', '=', filter.userId);
+      const result = await query.executeTakeFirst();
+      return result.numUpdatedRows > 0n;
+    },
+  };
+}
+
+export type KeysRepo = ReturnType<typeof keysRepo>;

@@ -1,0 +1,29 @@
+import type { KeyRecord, KeysRepo } from './repo.js';
+import { displayPrefix, generateKey, hashKey } from './key-format.js';
+import type { Tier } from './tiers.js';
+
+export interface CreateKeyInput {
+  name: string;
+  userId?: number | null;
+  tier?: Tier | null;
+  quota?: number | null;
+}
+
+/** Creates a key and returns its record plus the secret, which exists only in this return value. */
+export async function createKey(
+  repo: KeysRepo,
+  input: CreateKeyInput,
+  now = Date.now(),
+): Promise<{ record: KeyRecord; secret: string }> {
+  const secret = generateKey();
+  const record = await repo.insert({
+    user_id: input.userId ?? null,
+    name: input.name,
+    prefix: displayPrefix(secret),
+    hash: hashKey(secret),
+    tier: input.tier ?? null,
+    quota: input.quota ?? null,
+    created_at: now,
+  });
+  return { record, secret };
+}

@@ -1,0 +1,33 @@
+/** Hourly request quotas per tier (SPEC: Limits). */
+export const TIERS = {
+  free: 100,
+  authenticated: 1000,
+  premium: 10000,
+  partner: 50000,
+} as const;
+
+export type Tier = keyof typeof TIERS;
+export const TIER_NAMES = Object.keys(TIERS) as Tier[];
+
+export const TIER_DESCRIPTIONS: Record<Tier, string> = {
+  free: 'default tier for all API keys',
+  authenticated: 'users with an active subscription',
+  premium: 'subscribers of the top subscription tier',
+  partner: 'approved partner applications',
+};
+
+export type Subscription = 'none' | 'active' | 'premium';
+
+/** The tier a key gets from its owner when no operator has pinned one (DESIGN: Tier of a key). */
+export function tierForOwner(owner: { subscription: Subscription; is_partner: number } | null): Tier {
+  if (!owner) return 'free';
+  if (owner.is_partner) return 'partner';
+  switch (owner.subscription) {
+    case 'premium':
+      return 'premium';
+    case 'active':
+      return 'authenticated';
+    case 'none':
+      return 'free';
+  }
+}

@@ -1,0 +1,192 @@
+import { sql, type Kysely, type Transaction } from 'kysely';
+import type { Database } from '../../db/types.js';
+
+/**
+ * Top-frag rollups. `frag_daily` holds kills and headshots per (player, game, UTC day);
+ * `frag_totals` holds running sums per period so every top-frag query is one index range scan:
+ *   week  = days [W-6, W], month = days [W-29, W], all = every day,
+ * where W is the window day stored in `meta.frag_window_day`. Kills add to the daily row and to each
+ * period they fall in, in the caller's transaction. When the UTC day changes, week and month are
+ * rebuilt from the daily rows once (by whichever process notices first).
+ */
+export const DAY_MS = 86_400_000;
+export const PERIOD_DAYS = { week: 7, month: 30 } as const;
+export type Period = keyof typeof PERIOD_DAYS | 'all';
+const WINDOW_KEY = 'frag_window_day';
+
+export const dayOf = (ms: number): number => Math.floor(ms / DAY_MS);
+
+export interface RollupKill {
+  killer_user_id: number;
+  game: string;
+  occurred_at: number;
+  headshot: number;
+}
+
+type Db = Kysely<Database> | Transaction<Database>;
+
+function periodsFor(day: number, windowDay: number): Period[] {
+  const periods: Period[] = ['all'];
+  const age = windowDay - day;
+  if (age >= 0 && age < PERIOD_DAYS.week) periods.push('week');
+  if (age >= 0 && age < PERIOD_DAYS.month) periods.push('month');
+  return periods;
+}
+
+async function readWindowDay(db: Db): Promise<number | undefined> {
+  const row = await db.selectFrom('meta').select('value').where('key', '=', WINDOW_KEY).executeTakeFirst();
+  return row ? Number(row.value) : undefined;
+}
+
+async function rebuildPeriod(trx: Transaction<Database>, period: 'week' | 'month', windowDay: number) {
+  await trx.deleteFrom('frag_totals').where('period', '=', period).execute();
+  await trx
+    .insertInto('frag_totals')
+    .columns(['period', 'game', 'user_id', 'kills', 'headshots'])
+    .expression(
+      trx
+        .selectFrom('frag_daily')
+        .select((eb) => [
+          sql.lit(period).as('period'),
+          'game',
+          'user_id',
+          eb.fn.sum<number>('kills').as('kills'),
+          eb.fn.sum<number>('headshots').as('headshots'),
+        ])
+        .where('day', '>=', windowDay - PERIOD_DAYS[period] + 1)
+        .where('day', '<=', windowDay)
+        .groupBy(['game', 'user_id']),
+    )
+    .execute();
+}
+
+/** Rebuilds every period from `frag_daily` (after a bulk load) and sets the window to `windowDay`. */
+export async function rebuildFragTotals(db: Kysely<Database>, windowDay: number): Promise<void> {
+  await db.transaction().execute(async (trx) => {
+    await trx.deleteFrom('frag_totals').where('period', '=', 'all').execute();
+    await trx
+      .insertInto('frag_totals')
+      .columns(['period', 'game', 'user_id', 'kills', 'headshots'])
+      .expression(
+        trx
+          .selectFrom('frag_daily')
+          .select((eb) => [
+            sql.lit('all').as('period'),
+            'game',
+            'user_id',
+            eb.fn.sum<number>('kills').as('kills'),
+            eb.fn.sum<number>('headshots').as('headshots'),
+          ])
+          .groupBy(['game', 'user_id']),
+      )
+      .execute();
+    await rebuildPeriod(trx, 'week', windowDay);
+    await rebuildPeriod(trx, 'month', windowDay);
+    await trx
+      .insertInto('meta')
+      .values({ key: WINDOW_KEY, value: String(windowDay) })
+      .onConflict((oc) => oc.column('key').doUpdateSet({ value: String(windowDay) }))
+      .execute();
+  });
+}
+
+/**
+ * Makes sure week and month are aligned to `today`. The conditional update of the meta row makes
+ * concurrent callers (several API instances) agree on one rebuild. Returns the window day.
+ */
+export async function ensureFragWindow(db: Kysely<Database>, today: number): Promise<number> {
+  const current = await readWindowDay(db);
+  if (current === today) return today;
+  await db.transaction().execute(async (trx) => {
+    if (current === undefined) {
+      await trx
+        .insertInto('meta')
+        .values({ key: WINDOW_KEY, value: String(today) })
+        .onConflict((oc) => oc.column('key').doNothing())
+        .execute();
+    } else {
+      const moved = await trx
+        .updateTable('meta')
+        .set({ value: String(today) })
+        .where('key', '=', WINDOW_KEY)
+        .where('value', '=', String(current))
+        .executeTakeFirst();
+      if (moved.numUpdatedRows === 0n) return; // another process moved the window
+    }
+    await rebuildPeriod(trx, 'week', today);
+    await rebuildPeriod(trx, 'month', today);
+  });
+  return today;
+}
+
+/** Adds kills to the daily rollups and period totals, inside the caller's transaction. */
+export async function addKillsToRollups(
+  trx: Transaction<Database>,
+  kills: RollupKill[],
+  windowDay: number,
+): Promise<void> {
+  const daily = new Map<
+    string,
+    { user_id: number; game: string; day: number; kills: number; headshots: number }
+  >();
+  const totals = new Map<
+    string,
+    { period: Period; game: string; user_id: number; kills: number; headshots: number }
+  >();
+  for (const kill of kills) {
+    const day = dayOf(kill.occurred_at);
+    const hs = kill.headshot ? 1 : 0;
+    const dailyKey = `${kill.killer_user_id}|${kill.game}|${day}`;
+    const d = daily.get(dailyKey);
+    if (d) {
+      d.kills++;
+      d.headshots += hs;
+    } else
+      daily.set(dailyKey, { user_id: kill.killer_user_id, game: kill.game, day, kills: 1, headshots: hs });
+    for (const period of periodsFor(day, windowDay)) {
+      const totalKey = `${period}|${kill.killer_user_id}|${kill.game}`;
+      const t = totals.get(totalKey);
+      if (t) {
+        t.kills++;
+        t.headshots += hs;
+      } else
+        totals.set(totalKey, {
+          period,
+          game: kill.game,
+          user_id: kill.killer_user_id,
+          kills: 1,
+          headshots: hs,
+        });
+    }
+  }
+  for (const chunk of chunks([...daily.values()], 500)) {
+    await trx
+      .insertInto('frag_daily')
+      .values(chunk)
+      .onConflict((oc) =>
+        oc.columns(['user_id', 'game', 'day']).doUpdateSet({
+          kills: sql`frag_daily.kills + excluded.kills`,
+          headshots: sql`frag_daily.headshots + excluded.headshots`,
+        }),
+      )
+      .execute();
+  }
+  for (const chunk of chunks([...totals.values()], 500)) {
+    await trx
+      .insertInto('frag_totals')
+      .values(chunk)
+      .onConflict((oc) =>
+        oc.columns(['period', 'game', 'user_id']).doUpdateSet({
+          kills: sql`frag_totals.kills + excluded.kills`,
+          headshots: sql`frag_totals.headshots + excluded.headshots`,
+        }),
+      )
+      .execute();
+  }
+}
+
+export function chunks<T>(items: T[], size: number): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
+  return out;
+}

@@ -1,0 +1,53 @@
+import assert from 'node:assert/strict';
+import { after, describe, it } from 'node:test';
+import { MemoryRateLimitStore, type RateLimitStore } from '../src/http/rate-limit-store.js';
+import { RedisRateLimitStore } from '../src/http/redis-rate-limit-store.js';
+import { WINDOW_MS, windowStartOf } from '../src/http/quota.js';
+
+const stores: [string, () => RateLimitStore][] = [['memory', () => new MemoryRateLimitStore()]];
+const redisUrl = process.env.TEST_REDIS_URL;
+if (redisUrl) {
+  stores.push(['redis', () => new RedisRateLimitStore(redisUrl, `hub:test:${process.pid}:${Date.now()}:`)]);
+}
+
+// The same contract for every store implementation.
+for (const [name, make] of stores) {
+  describe(`rate-limit store contract (${name})`, () => {
+    const store = make();
+    after(() => store.close());
+    const window = windowStartOf(Date.UTC(2026, 10, 21, 15, 30));
+
+    it('counts hits per key and per window', async () => {
+      assert.equal(await store.hit('a', window, WINDOW_MS), 1);
+      assert.equal(await store.hit('a', window, WINDOW_MS), 2);
+      assert.equal(await store.hit('b', window, WINDOW_MS), 1);
+      assert.equal(await store.peek('a', window), 2);
+      assert.equal(await store.hit('a', window + WINDOW_MS, WINDOW_MS), 1, 'a new window starts at 1');
+    });
+
+    it('refunds a hit', async () => {
+      assert.equal(await store.hit('r', window, WINDOW_MS), 1);
+      assert.equal(await store.hit('r', window, WINDOW_MS), 2);
+      await store.refund('r', window);
+      assert.equal(await store.peek('r', window), 1);
+      assert.equal(await store.hit('r', window, WINDOW_MS), 2);
+    });
+
+    it('hands out every count exactly once under concurrency', async () => {
+      const counts = await Promise.all(
+        Array.from({ length: 200 }, async () => store.hit('c', window, WINDOW_MS)),
+      );
+      assert.deepEqual(
+        [...counts].sort((x, y) => x - y),
+        Array.from({ length: 200 }, (_, i) => i + 1),
+      );
+    });
+  });
+}
+
+describe('window alignment', () => {
+  it('aligns windows to the UTC hour', () => {
+    assert.equal(windowStartOf(Date.UTC(2026, 10, 21, 15, 59, 59, 999)), Date.UTC(2026, 10, 21, 15));
+    assert.equal(windowStartOf(Date.UTC(2026, 10, 21, 16)), Date.UTC(2026, 10, 21, 16));
+  });
+});

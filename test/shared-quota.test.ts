@@ -1,0 +1,58 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import type { FastifyInstance } from 'fastify';
+import { buildApp } from '../src/app.js';
+import { RedisRateLimitStore } from '../src/http/redis-rate-limit-store.js';
+import { openTestDb, testDialects, type TestDb } from './helpers/db.js';
+import { factories } from './helpers/factories.js';
+
+const redisUrl = process.env.TEST_REDIS_URL;
+
+// Scale-out: several stateless API instances share one quota through Redis.
+for (const dialect of testDialects()) {
+  describe(
+    `quota shared by two API instances through Redis (${dialect})`,
+    { skip: !redisUrl && 'TEST_REDIS_URL is not set' },
+    () => {
+      let testDb: TestDb;
+      let apps: FastifyInstance[];
+      before(async () => {
+        testDb = await openTestDb(dialect);
+        const prefix = `hub:test:shared:${process.pid}:${Date.now()}:`;
+        apps = await Promise.all(
+          [0, 1].map(() =>
+            buildApp({
+              db: testDb.db,
+              config: { LOG_LEVEL: 'silent', CACHE_TTL_MS: 0, TRUST_PROXY: false },
+              rateLimitStore: new RedisRateLimitStore(redisUrl ?? '', prefix),
+            }),
+          ),
+        );
+      });
+      after(async () => {
+        for (const app of apps) await app.close();
+        await testDb.drop();
+      });
+
+      it('counts requests to either instance against the same hourly quota', async () => {
+        const made = factories(testDb.db);
+        const user = await made.makeUser();
+        const { secret } = await made.makeKey({ tier: 'free', quota: 3 });
+        const statuses: number[] = [];
+        const remaining: string[] = [];
+        for (let i = 0; i < 4; i++) {
+          const app = apps[i % 2];
+          assert.ok(app);
+          const res = await app.inject({
+            url: `/api-platform/v1/users/${user.id}`,
+            headers: { 'x-api-key': secret },
+          });
+          statuses.push(res.statusCode);
+          remaining.push(String(res.headers['x-ratelimit-remaining']));
+        }
+        assert.deepEqual(statuses, [200, 200, 200, 429]);
+        assert.deepEqual(remaining, ['2', '1', '0', '0']);
+      });
+    },
+  );
+}

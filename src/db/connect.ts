@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import SQLite from 'better-sqlite3';
-import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
+import { Kysely, PostgresDialect, SqliteDialect, type SqliteDatabase } from 'kysely';
 import pg from 'pg';
 import type { Database } from './types.js';
 
@@ -17,6 +17,31 @@ export interface Db {
 // store fits a double exactly, so parse them once, globally.
 pg.types.setTypeParser(pg.types.builtins.INT8, (v) => Number(v));
 pg.types.setTypeParser(pg.types.builtins.NUMERIC, (v) => Number(v));
+
+/**
+ * Kysely's SQLite driver prepares every statement on every execution, which costs several times
+ * more than running it. Caching prepared statements by SQL text makes repeated queries (every API
+ * read) cost what better-sqlite3 itself costs. The cache is bounded because multi-row inserts of
+ * varying sizes produce many distinct statements.
+ */
+function withStatementCache(database: SQLite.Database, max = 2000): SqliteDatabase {
+  const statements = new Map<string, SQLite.Statement>();
+  return {
+    close: () => database.close(),
+    prepare(sql: string) {
+      let statement = statements.get(sql);
+      if (!statement) {
+        statement = database.prepare(sql);
+        if (statements.size >= max) {
+          const oldest = statements.keys().next();
+          if (!oldest.done) statements.delete(oldest.value);
+        }
+        statements.set(sql, statement);
+      }
+      return statement;
+    },
+  };
+}
 
 export interface ConnectOptions {
   /** PostgreSQL only: the schema to use (tests run each file in a fresh schema). */
@@ -35,7 +60,9 @@ export function connect(url: string, options: ConnectOptions = {}): Db {
     database.pragma('foreign_keys = ON');
     database.pragma('busy_timeout = 5000');
     database.pragma('cache_size = -65536');
-    const kysely = new Kysely<Database>({ dialect: new SqliteDialect({ database }) });
+    const kysely = new Kysely<Database>({
+      dialect: new SqliteDialect({ database: withStatementCache(database) }),
+    });
     return { kysely, dialect: 'sqlite', close: () => kysely.destroy() };
   }
   if (url.startsWith('postgres://') || url.startsWith('postgresql://')) {

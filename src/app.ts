@@ -4,6 +4,7 @@ import type { Config } from './config.js';
 import type { Db } from './db/connect.js';
 import type { App } from './http/app-types.js';
 import { API_PREFIX, registerDocs, registerDocsRoutes } from './http/docs.js';
+import { registerAccessLog } from './http/access-log.js';
 import { errorsPlugin } from './http/errors.js';
 import { pipelinePlugin } from './http/pipeline.js';
 import { MemoryRateLimitStore, type RateLimitStore } from './http/rate-limit-store.js';
@@ -16,6 +17,8 @@ export interface AppDeps {
   db: Db;
   config: Pick<Config, 'LOG_LEVEL' | 'CACHE_TTL_MS' | 'TRUST_PROXY'>;
   rateLimitStore?: RateLimitStore;
+  /** where log lines go (default stdout); tests capture them */
+  logStream?: { write(line: string): void };
   /** the clock, injectable so tests can cross hour boundaries */
   now?: () => number;
 }
@@ -30,10 +33,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     logger: {
       level: deps.config.LOG_LEVEL,
       redact: ['req.headers["x-api-key"]', 'req.headers.authorization', 'req.headers.cookie'],
+      ...(deps.logStream ? { stream: deps.logStream } : {}),
     },
     trustProxy: deps.config.TRUST_PROXY,
     genReqId: () => `${instanceTag}-${(++requestCounter).toString(36)}`,
     requestIdHeader: false,
+    disableRequestLogging: true,
     bodyLimit: 1_048_576,
     ajv: { customOptions: { verbose: true, allErrors: false } },
   }).withTypeProvider<TypeBoxTypeProvider>() as App;
@@ -44,6 +49,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });
+  registerAccessLog(app);
   app.addHook('onClose', async () => {
     await rateLimitStore.close();
   });

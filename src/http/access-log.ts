@@ -1,0 +1,23 @@
+import type { FastifyInstance } from 'fastify';
+
+/**
+ * One access-log line per request (Fastify's default is two). Matched routes are logged by their
+ * pattern plus query string, so a secret in a path (an ingest token in the URL) never reaches logs.
+ */
+export function registerAccessLog(app: FastifyInstance): void {
+  app.addHook('onResponse', async (request, reply) => {
+    const pattern = request.routeOptions.url;
+    const query = request.url.indexOf('?');
+    const url = pattern ? pattern + (query >= 0 ? request.url.slice(query) : '') : request.url.split('?')[0];
+    request.log.info(
+      {
+        method: request.method,
+        url,
+        status: reply.statusCode,
+        ms: Math.round(reply.elapsedTime * 100) / 100,
+        ...(request.apiKey ? { key: request.apiKey.id } : {}),
+      },
+      'request',
+    );
+  });
+}

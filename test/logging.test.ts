@@ -1,0 +1,43 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import type { FastifyInstance } from 'fastify';
+import { buildApp } from '../src/app.js';
+import { openTestDb, type TestDb } from './helpers/db.js';
+import { factories } from './helpers/factories.js';
+
+describe('access log', () => {
+  let testDb: TestDb;
+  let app: FastifyInstance;
+  const lines: Record<string, unknown>[] = [];
+  before(async () => {
+    testDb = await openTestDb('sqlite');
+    app = await buildApp({
+      db: testDb.db,
+      config: { LOG_LEVEL: 'info', CACHE_TTL_MS: 0, TRUST_PROXY: false },
+      logStream: { write: (line: string) => lines.push(JSON.parse(line) as Record<string, unknown>) },
+    });
+  });
+  after(async () => {
+    await app.close();
+    await testDb.drop();
+  });
+
+  it('writes one line per request with route, status and key id, never the key', async () => {
+    const made = factories(testDb.db);
+    const user = await made.makeUser();
+    const { id, secret } = await made.makeKey();
+    lines.length = 0;
+    await app.inject({ url: `/api-platform/v1/users/${user.id}?x=1`, headers: { 'x-api-key': secret } });
+    await app.inject({ url: '/api-platform/v1/users/1', headers: { 'x-api-key': `${secret}x` } });
+    const requests = lines.filter((l) => l.msg === 'request');
+    assert.equal(requests.length, 2);
+    assert.deepEqual(
+      requests.map((l) => [l.url, l.status, l.key]),
+      [
+        ['/api-platform/v1/users/:id?x=1', 200, id],
+        ['/api-platform/v1/users/:id', 401, undefined],
+      ],
+    );
+    assert.ok(!JSON.stringify(lines).includes(secret.slice(4)));
+  });
+});

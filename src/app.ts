@@ -12,6 +12,16 @@ import { ResponseCache } from './http/response-cache.js';
 import { keysRepo } from './modules/keys/repo.js';
 import { usersRepo } from './modules/users/repo.js';
 import { usersRoutes } from './modules/users/routes.js';
+import { leaderboardsRepo } from './modules/leaderboards/repo.js';
+import { leaderboardsRoutes } from './modules/leaderboards/routes.js';
+import { tournamentsRepo } from './modules/tournaments/repo.js';
+import { tournamentsRoutes } from './modules/tournaments/routes.js';
+import { serversRepo } from './modules/servers/repo.js';
+import { serversRoutes } from './modules/servers/routes.js';
+import { forumRepo } from './modules/forum/repo.js';
+import { forumRoutes } from './modules/forum/routes.js';
+import { achievementsRepo } from './modules/achievements/repo.js';
+import { achievementsRoutes } from './modules/achievements/routes.js';
 
 export interface AppDeps {
   db: Db;
@@ -61,6 +71,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(
     async (v1: App) => {
       usersRoutes(usersRepo(deps.db.kysely))(v1);
+      leaderboardsRoutes(leaderboardsRepo(deps.db.kysely))(v1);
+      tournamentsRoutes(tournamentsRepo(deps.db.kysely))(v1);
+      serversRoutes(serversRepo(deps.db.kysely))(v1);
+      forumRoutes(forumRepo(deps.db.kysely))(v1);
+      achievementsRoutes(achievementsRepo(deps.db.kysely))(v1);
     },
     { prefix: API_PREFIX },
   );

@@ -1,4 +1,4 @@
-import { Migrator, type Migration, type MigrationResultSet } from 'kysely';
+import { Migrator, sql, type Migration, type MigrationResultSet } from 'kysely';
 import type { Db } from './connect.js';
 import * as core from './migrations/0001_core.js';
 
@@ -16,8 +16,18 @@ export async function migrateToLatest(db: Db): Promise<MigrationResultSet> {
   const migrator = new Migrator({
     db: db.kysely,
     provider: { getMigrations: () => Promise.resolve(migrations) },
+    // Kysely looks for its bookkeeping tables in every schema unless told which one; beside another
+    // schema's tables (tests run one schema per file) it would skip creating its own and fail.
+    ...(db.dialect === 'postgres' ? { migrationTableSchema: await currentSchema(db) } : {}),
   });
   const result = await migrator.migrateToLatest();
   if (result.error) throw result.error instanceof Error ? result.error : new Error('migration failed');
   return result;
+}
+
+async function currentSchema(db: Db): Promise<string> {
+  const { rows } = await sql<{ schema: string }>`select current_schema() as schema`.execute(db.kysely);
+  const schema = rows[0]?.schema;
+  if (!schema) throw new Error('PostgreSQL has no current schema: check search_path');
+  return schema;
 }

@@ -43,7 +43,9 @@ export const pipelinePlugin = fp<PipelineOptions>(
       }
       if (config.auth === 'apiKey') onSend.push(writeQuotaHeaders);
       route.onRequest = [...asArray(route.onRequest), ...onRequest];
-      route.onSend = [...asArray(route.onSend), ...onSend];
+      // Ahead of the route's own onSend hooks: Fastify's HEAD twin of a GET ends with one that drops
+      // the body, and the ETag must be computed from that body for HEAD to carry the GET's headers.
+      route.onSend = [...onSend, ...asArray(route.onSend)];
     });
   },
   { name: 'pipeline' },

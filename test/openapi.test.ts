@@ -46,6 +46,13 @@ const QUOTA_HEADERS = [
 
 /** Leaf fields of a response schema that carry no example value (nor const, enum or default). */
 function fieldsWithoutExamples(schema: SchemaObject, at: string): string[] {
+  const hasValue =
+    (schema.examples?.length ?? 0) > 0 ||
+    schema.example !== undefined ||
+    schema.const !== undefined ||
+    (schema.enum?.length ?? 0) > 0 ||
+    schema.default !== undefined;
+  if (hasValue || schema.type === 'null') return [];
   const members = [...(schema.anyOf ?? []), ...(schema.oneOf ?? []), ...(schema.allOf ?? [])];
   if (members.length) return members.flatMap((m, i) => fieldsWithoutExamples(m, `${at}|${i}`));
   if (schema.properties)
@@ -53,14 +60,7 @@ function fieldsWithoutExamples(schema: SchemaObject, at: string): string[] {
       fieldsWithoutExamples(s, `${at}.${name}`),
     );
   if (schema.items) return fieldsWithoutExamples(schema.items, `${at}[]`);
-  if (schema.type === 'null') return [];
-  const hasValue =
-    (schema.examples?.length ?? 0) > 0 ||
-    schema.example !== undefined ||
-    schema.const !== undefined ||
-    (schema.enum?.length ?? 0) > 0 ||
-    schema.default !== undefined;
-  return hasValue ? [] : [at];
+  return [at];
 }
 
 function headerNames(headers: Record<string, unknown> | undefined): string[] {

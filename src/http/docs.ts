@@ -74,6 +74,9 @@ export async function registerDocs(app: FastifyInstance): Promise<void> {
       buildLocalReference: (json, _baseUri, _fragment, i) =>
         typeof json.$id === 'string' ? json.$id : `def-${i}`,
     },
+    // OpenAPI 3.1 has `const`; keeping it lets the docs describe a literal union the way the
+    // validator (and its 400 messages) does.
+    convertConstToEnum: false,
     transform: transformRoute,
     transformObject: (input) =>
       'openapiObject' in input

@@ -61,15 +61,24 @@ export function exampleFor(
   }
 }
 
+const isConstUnion = (schema: SchemaObject): boolean =>
+  (schema.anyOf ?? []).length > 0 && (schema.anyOf ?? []).every((s) => s.const !== undefined);
+
 /** A value the parameter rejects, so the documented 400 shows a real validation answer. */
-function invalidValueFor(schema: SchemaObject): string | number | undefined {
+export function invalidValueFor(schema: SchemaObject): string | number | undefined {
   if (schema.type === 'integer' || schema.type === 'number') {
     if (schema.maximum !== undefined) return schema.maximum + 1;
     if (schema.minimum !== undefined) return schema.minimum - 1;
     return undefined;
   }
-  if (schema.enum?.length) return 'unknown';
+  const allowed = [...(schema.enum ?? []), ...(schema.anyOf ?? []).map((s) => s.const)];
+  if (schema.enum?.length || isConstUnion(schema))
+    return ['unknown', 'none', 'x'].find((v) => !allowed.includes(v));
   if (schema.maxLength !== undefined) return 'x'.repeat(schema.maxLength + 1);
+  if (schema.pattern !== undefined) {
+    const pattern = new RegExp(schema.pattern, 'u');
+    return ['!', '~', 'x', '0'].find((v) => !pattern.test(v));
+  }
   return undefined;
 }
 

@@ -75,7 +75,7 @@ const inlineCode = (text: string): string => escapeHtml(text).replace(/`([^`]+)`
 const STYLE = `body{font:16px/1.5 system-ui,sans-serif;margin:0;color:#1d1d1f;background:#fafafa}
 main{max-width:46rem;margin:2rem auto;padding:0 1rem}nav a{margin-right:1rem}
 code,pre{font-family:ui-monospace,monospace;background:#eee;border-radius:4px}code{padding:0 .25rem}
-pre{padding:1rem;overflow:auto}table{border-collapse:collapse;width:100%}
+pre{padding:1rem;overflow:auto;white-space:pre-wrap;overflow-wrap:anywhere}table{border-collapse:collapse;width:100%}
 td,th{text-align:left;padding:.3rem .6rem;border-bottom:1px solid #ddd}.status{color:#666}`;
 
 function page(title: string, body: string): string {

@@ -1,55 +1,72 @@
 import swagger from '@fastify/swagger';
 import scalar from '@scalar/fastify-api-reference';
-import type { FastifyInstance } from 'fastify';
-import { TIER_DESCRIPTIONS, TIERS, TIER_NAMES } from '../modules/keys/tiers.js';
+import type { FastifyInstance, FastifySchema, RouteOptions } from 'fastify';
 import { API_KEY_HEADER } from './api-key-auth.js';
+import { API_DESCRIPTION, TAGS } from './docs/description.js';
+import type { OpenApiDocument } from './docs/openapi-types.js';
+import { completeDocument, MARK, type ProblemCodesByStatus } from './docs/operations.js';
+import { registerPages } from './docs/pages.js';
+import type { ErrorCode } from './problem.js';
 
 export const API_PREFIX = '/api-platform/v1';
 export const DOCS_PATH = '/api-platform/docs';
 export const OPENAPI_PATH = `${API_PREFIX}/openapi.json`;
 
-const tierTable = [
-  '| Tier | Requests per hour | Who |',
-  '|---|---|---|',
-  ...TIER_NAMES.map((t) => `| ${t} | ${TIERS[t].toLocaleString('en-US')} | ${TIER_DESCRIPTIONS[t]} |`),
-].join('\n');
+/** The error codes each documented status carries, as `errorResponses` lists them. */
+function problemCodes(response: unknown): ProblemCodesByStatus {
+  const out: ProblemCodesByStatus = {};
+  if (typeof response !== 'object' || response === null) return out;
+  for (const [status, schema] of Object.entries(
+    response as Record<string, { 'x-problem-codes'?: unknown }>,
+  )) {
+    const codes = schema['x-problem-codes'];
+    if (Array.isArray(codes)) out[status] = codes as ErrorCode[];
+  }
+  return out;
+}
 
-const description = `Public, read-only data of the gaming hub: profiles, XP, tournaments, game servers, forum,
-achievements, a cross-game killboard and a Counter-Strike ELO ladder.
-
-## Authentication
-Every operation needs an API key in the \`${API_KEY_HEADER}\` header. A missing, unknown or revoked key gets
-\`401\` with \`WWW-Authenticate: ApiKey header="${API_KEY_HEADER}"\`.
-
-## Rate limits
-Quotas are per key, in fixed one-hour windows aligned to the UTC hour:
-
-${tierTable}
-
-Every response reports the quota: \`x-ratelimit-limit\`, \`x-ratelimit-remaining\`, \`x-ratelimit-used\`,
-\`x-ratelimit-reset\` (epoch seconds), and the IETF draft headers \`RateLimit-Policy\` and \`RateLimit\`.
-Over quota, requests get \`429\` with \`Retry-After\` (seconds).
-
-## Caching
-Responses carry an \`ETag\`. Send it back in \`If-None-Match\`: an unchanged resource answers \`304 Not Modified\`
-and does not count against the quota. Data may be up to half a second old.
-
-## Errors
-Every error is an RFC 9457 \`application/problem+json\` document with \`type\`, \`title\`, \`status\`, \`detail\`,
-\`instance\` (the request id) and a machine-readable \`code\`. Invalid parameters are listed in \`errors\`; out-of-range
-values are rejected with \`400\`, never clamped.
-`;
+/**
+ * Per route: the path relative to the server URL, and what the route declares in `config` (auth,
+ * cache) and in its error responses, handed to `completeDocument` as operation extensions.
+ * Routes outside the v1 prefix (portal, docs, pages) are not part of this document.
+ */
+function transformRoute({ schema, url, route }: { schema: FastifySchema; url: string; route: RouteOptions }) {
+  if (!url.startsWith(`${API_PREFIX}/`)) return { schema: { ...schema, hide: true }, url };
+  const marks = {
+    [MARK.auth]: route.config?.auth,
+    [MARK.cache]: route.config?.cache === true,
+    [MARK.problems]: problemCodes(schema.response),
+  };
+  return { schema: { ...schema, ...marks } as FastifySchema, url: url.slice(API_PREFIX.length) };
+}
 
 /** OpenAPI 3.1 generated from the route schemas, and the interactive reference served offline. */
 export async function registerDocs(app: FastifyInstance): Promise<void> {
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
-      info: { title: 'Gaming Hub API', version: '1.0.0', description },
-      servers: [{ url: API_PREFIX }],
+      info: {
+        title: 'Gaming Hub API',
+        version: '1.0.0',
+        description: API_DESCRIPTION,
+        license: { name: 'MIT', identifier: 'MIT' },
+      },
+      servers: [{ url: API_PREFIX, description: 'This service, API version 1' }],
+      security: [{ apiKey: [] }],
+      tags: TAGS,
+      externalDocs: {
+        url: '/api-platform/problems',
+        description: 'Error codes: when each happens and what to do',
+      },
       components: {
         securitySchemes: {
-          apiKey: { type: 'apiKey', in: 'header', name: API_KEY_HEADER, description: 'Your API key (ghk_…)' },
+          apiKey: {
+            type: 'apiKey',
+            in: 'header',
+            name: API_KEY_HEADER,
+            description:
+              'Your API key (`ghk_` followed by 38 letters and digits), from the developer portal.',
+          },
         },
       },
     },
@@ -57,18 +74,55 @@ export async function registerDocs(app: FastifyInstance): Promise<void> {
       buildLocalReference: (json, _baseUri, _fragment, i) =>
         typeof json.$id === 'string' ? json.$id : `def-${i}`,
     },
-    transform: ({ schema, url }) => ({
-      schema,
-      url: url.startsWith(API_PREFIX) ? url.slice(API_PREFIX.length) : url,
-    }),
+    // OpenAPI 3.1 has `const`; keeping it lets the docs describe a literal union the way the
+    // validator (and its 400 messages) does.
+    convertConstToEnum: false,
+    transform: transformRoute,
+    transformObject: (input) =>
+      'openapiObject' in input
+        ? completeDocument(input.openapiObject as unknown as OpenApiDocument)
+        : input.swaggerObject,
   });
 }
+
+/**
+ * The reference page may only talk to this service: Scalar's bundle is served locally, its
+ * telemetry, AI agent, MCP and developer-tools features are off, default fonts are not loaded,
+ * and the Content-Security-Policy makes the browser refuse any other host should a feature try.
+ */
+const DOCS_CSP = [
+  "default-src 'self'",
+  "script-src 'self' 'unsafe-inline'",
+  "style-src 'self' 'unsafe-inline'",
+  "img-src 'self' data: blob:",
+  "font-src 'self' data:",
+  "connect-src 'self'",
+  "worker-src 'self' blob:",
+  "frame-ancestors 'none'",
+].join('; ');
 
 export async function registerDocsRoutes(app: FastifyInstance): Promise<void> {
   app.get(OPENAPI_PATH, { schema: { hide: true }, config: { cache: true } }, () => app.swagger());
   await app.register(scalar, {
     routePrefix: DOCS_PATH,
-    configuration: { url: OPENAPI_PATH, withDefaultFonts: false, title: 'Gaming Hub API reference' },
+    configuration: {
+      url: OPENAPI_PATH,
+      title: 'Gaming Hub API reference',
+      pageTitle: 'Gaming Hub API reference',
+      withDefaultFonts: false,
+      telemetry: false,
+      showDeveloperTools: 'never',
+      agent: { disabled: true },
+      mcp: { disabled: true },
+      documentDownloadType: 'json',
+    },
+    hooks: {
+      onRequest: (_request, reply, done) => {
+        reply.header('content-security-policy', DOCS_CSP);
+        done();
+      },
+    },
     logLevel: 'warn',
   });
+  registerPages(app, DOCS_PATH);
 }

@@ -52,7 +52,14 @@ export function describeAllowed(schema: Record<string, unknown> | undefined): st
 
 function invalidParams(error: FastifyError): InvalidParam[] {
   const location = CONTEXT_TO_LOCATION[error.validationContext ?? 'body'];
-  return (error.validation as ValidationError[]).map((v) => {
+  const all = error.validation as ValidationError[];
+  // A failed anyOf/oneOf also reports why each of its branches failed ("must be equal to constant"
+  // once per literal); the union's own error, worded by describeAllowed, is the one to keep.
+  const unions = all
+    .filter((v) => v.keyword === 'anyOf' || v.keyword === 'oneOf')
+    .map((v) => `${v.schemaPath}/`);
+  const errors = all.filter((v) => !unions.some((prefix) => v.schemaPath.startsWith(prefix)));
+  return errors.map((v) => {
     const missing =
       v.keyword === 'required' ? (v.params as { missingProperty?: string }).missingProperty : undefined;
     const name = missing ?? (v.instancePath.replace(/^\//, '').replace(/\//g, '.') || location);

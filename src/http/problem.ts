@@ -103,6 +103,8 @@ export function errorResponses(
     out[status] = Type.Unsafe<Problem>({
       $ref: 'Problem#',
       description: list.map((code) => `\`${code}\`: ${ERRORS[code].title}`).join('; '),
+      // read by the OpenAPI generator to give one example per code; serialisation ignores it
+      'x-problem-codes': list,
     });
   }
   return out;

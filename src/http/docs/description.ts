@@ -1,0 +1,91 @@
+import { TIER_DESCRIPTIONS, TIERS, TIER_NAMES } from '../../modules/keys/tiers.js';
+import { API_KEY_HEADER } from '../api-key-auth.js';
+import { ERRORS, problemType, type ErrorCode } from '../problem.js';
+import type { TagObject } from './openapi-types.js';
+
+/** The tags operations are grouped by, in reference order. An operation's tag must be one of these. */
+export const TAGS: TagObject[] = [
+  { name: 'Users', description: 'Public profiles of hub users, with their XP, level and activity counters.' },
+  { name: 'Leaderboards', description: 'The XP leaderboard: users ranked by total XP, ties by user id.' },
+  { name: 'Tournaments', description: 'Tournaments of the hub: upcoming, active and completed.' },
+  {
+    name: 'Servers',
+    description: 'Game servers that are online now, with their current map and player count.',
+  },
+  {
+    name: 'Forum',
+    description: 'Recent forum threads and the posts of a thread, paginated with limit and offset.',
+  },
+  {
+    name: 'Achievements',
+    description: 'The catalogue of achievements players can unlock, with their XP rewards.',
+  },
+  {
+    name: 'Killboard',
+    description: 'Kills across CS2, CS 1.6 and Rust: the live kill feed and the top-fragger leaderboard.',
+  },
+  {
+    name: 'ELO',
+    description:
+      'Counter-Strike skill ladder (cs2, cs16), separate from the XP leaderboard: team Elo starting at 1000, logistic expectation on a 400-point scale, K 50 (higher for a player\u2019s first matches).',
+  },
+];
+
+const tierTable = [
+  '| Tier | Requests per hour | Who |',
+  '|---|---|---|',
+  ...TIER_NAMES.map((t) => `| ${t} | ${TIERS[t].toLocaleString('en-US')} | ${TIER_DESCRIPTIONS[t]} |`),
+].join('\n');
+
+const errorTable = [
+  '| Status | Code | Title |',
+  '|---|---|---|',
+  ...(Object.keys(ERRORS) as ErrorCode[]).map(
+    (code) => `| ${ERRORS[code].status} | [\`${code}\`](${problemType(code)}) | ${ERRORS[code].title} |`,
+  ),
+].join('\n');
+
+/** The `info.description` of the document: what a client must know beyond the operations. */
+export const API_DESCRIPTION = `Public, read-only data of the gaming hub: profiles, XP, tournaments, game servers, forum,
+achievements, a cross-game killboard and a Counter-Strike ELO ladder.
+
+## Authentication
+Every operation needs an API key in the \`${API_KEY_HEADER}\` header. Keys are created and revoked in the developer
+portal (\`/api-platform/developer\`). A missing, unknown or revoked key gets \`401\` with
+\`WWW-Authenticate: ApiKey header="${API_KEY_HEADER}"\`; a revoked key is refused from the very next request.
+
+## Rate limits
+Quotas are per key, in fixed one-hour windows aligned to the UTC hour. A key's tier comes from its owner:
+
+${tierTable}
+
+Every response to a valid key reports the quota: \`x-ratelimit-limit\`, \`x-ratelimit-remaining\`,
+\`x-ratelimit-used\`, \`x-ratelimit-reset\` (epoch seconds when the window ends), and the IETF draft headers
+\`RateLimit-Policy\` and \`RateLimit\`. Over quota, requests get \`429\` with \`Retry-After\` (seconds).
+
+## Caching and conditional requests
+Responses carry an \`ETag\`. Send it back in \`If-None-Match\`: an unchanged resource answers \`304 Not Modified\`
+with no body, and a \`304\` does not count against the quota. Data may be up to half a second old.
+
+## Pagination
+List operations take \`limit\`, bounded per operation and with a default; forum lists also take \`offset\`, the
+number of records skipped. A page shorter than \`limit\` is the last one. Rankings break ties by user id ascending,
+so pages are stable. A \`limit\` or \`offset\` outside its range is rejected with \`400\`, never clamped.
+
+## Errors
+Every error is an RFC 9457 \`application/problem+json\` document with \`type\`, \`title\`, \`status\`, \`detail\`,
+\`instance\` (the request id, also sent as \`x-request-id\`) and a machine-readable \`code\`. Invalid parameters are
+listed in \`errors\`, each with the allowed range. The \`type\` of a problem is a page explaining the code: when it
+happens and what to do.
+
+${errorTable}
+
+Clients should branch on \`code\` (or on the status for codes they do not know); \`title\` and \`detail\` are for
+people and may be reworded.
+
+## Versioning and deprecation
+The major version is part of the path (\`/api-platform/v1\`). Within v1 changes are additive only: new operations,
+new optional parameters, new response fields and new error codes, so clients must ignore fields they do not know.
+A breaking change ships as a new major version, and v1 keeps working for at least 6 months after it is announced.
+An operation that is going away is first marked \`deprecated\` in this document, at least 6 months before removal.
+`;

@@ -1,0 +1,128 @@
+import type { ErrorCode } from './problem.js';
+
+export interface ProblemHelp {
+  /** when the service answers with this code */
+  when: string;
+  /** what the client should do about it */
+  fix: string;
+  /** a typical `detail`, used in the OpenAPI examples */
+  example: string;
+}
+
+/**
+ * What each error code means for a client. Keyed by `ErrorCode`, so a code added to `ERRORS`
+ * without an explanation here fails to compile. Served at `/api-platform/problems/<code>` (the
+ * problem `type` URI) and used for the examples in the OpenAPI document.
+ */
+export const PROBLEM_HELP: Record<ErrorCode, ProblemHelp> = {
+  invalid_parameter: {
+    when: 'A path or query parameter is malformed, outside its documented range, not one of its allowed values, or not known to the operation. Out-of-range values are rejected, never clamped.',
+    fix: 'Read `errors`: each entry names the parameter (`in`, `name`) and says what it must be (`reason`). Correct the value; repeating the same request gives the same answer.',
+    example: "query parameter 'limit' must be an integer from 1 to 100 (got 500)",
+  },
+  invalid_body: {
+    when: 'The request body is not valid JSON or does not match the schema of the operation.',
+    fix: 'Send a JSON body with `Content-Type: application/json` that matches the documented schema; `errors` lists the fields at fault.',
+    example: "body parameter 'name' is required",
+  },
+  missing_api_key: {
+    when: 'The request has no `x-api-key` header. Every operation of the published API needs one.',
+    fix: 'Create a key in the developer portal and send it in the `x-api-key` header. Keep keys on your server: never ship one inside a web page or an app.',
+    example: 'Send your API key in the x-api-key header.',
+  },
+  invalid_api_key: {
+    when: 'The `x-api-key` header holds something that is not a usable key: mistyped (its checksum does not match), unknown, or revoked. Revocation applies from the very next request.',
+    fix: 'Check that the whole key was copied (`ghk_` followed by 38 letters and digits). If it was revoked, create a new key in the developer portal.',
+    example: 'The API key is not valid or has been revoked.',
+  },
+  unauthenticated: {
+    when: 'A developer-portal operation needs a signed-in hub account and the request carries no valid session.',
+    fix: 'Sign in with your hub account, then repeat the request.',
+    example: 'Sign in to manage your API keys.',
+  },
+  invalid_token: {
+    when: 'An access token or session token is malformed, expired or revoked.',
+    fix: 'Obtain a fresh token (refresh it, or sign in again) and repeat the request.',
+    example: 'The access token has expired.',
+  },
+  forbidden: {
+    when: 'The credentials are valid but do not allow this action, for example a resource that belongs to another account.',
+    fix: 'Use credentials that own the resource or hold the needed permission; repeating the request unchanged will not help.',
+    example: 'This API key belongs to another account.',
+  },
+  csrf_failed: {
+    when: 'A state-changing request from the developer portal did not carry a valid CSRF token.',
+    fix: 'Reload the portal page to get a fresh token and submit again.',
+    example: 'The CSRF token is missing or does not match.',
+  },
+  not_found: {
+    when: 'No route matches the path. Published operations live under `/api-platform/v1`.',
+    fix: 'Check the path against the API reference at `/api-platform/docs`.',
+    example: 'No route matches GET /api-platform/v1/userz/42',
+  },
+  user_not_found: {
+    when: 'No hub user has the requested id.',
+    fix: 'Check the id. User ids appear in other responses, such as `user_id` in leaderboards and the kill feed.',
+    example: 'There is no user with id 42.',
+  },
+  thread_not_found: {
+    when: 'No forum thread has the requested id.',
+    fix: 'Check the id; `GET /forum/threads` lists the threads that exist.',
+    example: 'There is no forum thread with id 42.',
+  },
+  key_not_found: {
+    when: 'No API key with this id belongs to the signed-in account.',
+    fix: 'List your keys to find the right id; a key of another account is reported the same way.',
+    example: 'There is no API key with id 42 on this account.',
+  },
+  method_not_allowed: {
+    when: 'The path exists but not for this HTTP method. The published API is read-only: its operations are GET.',
+    fix: 'Use one of the methods listed in the `Allow` response header.',
+    example: 'POST is not allowed on /api-platform/v1/users/42',
+  },
+  not_acceptable: {
+    when: 'The `Accept` header asks only for representations the service cannot produce.',
+    fix: 'Accept `application/json` (errors come as `application/problem+json`).',
+    example: 'This resource is only available as application/json.',
+  },
+  conflict: {
+    when: 'The request conflicts with the current state of the resource, for example a name that is already taken.',
+    fix: 'Read the current state, resolve the conflict, and repeat the request.',
+    example: 'A key with this name already exists.',
+  },
+  payload_too_large: {
+    when: 'The request body is larger than 1 MiB.',
+    fix: 'Send a smaller body.',
+    example: 'Request body is too large',
+  },
+  unsupported_media_type: {
+    when: "The body's `Content-Type` is not one the operation accepts.",
+    fix: 'Send the body as `application/json`.',
+    example: 'Unsupported Media Type: text/plain',
+  },
+  unprocessable: {
+    when: 'The body is well-formed but its values break a rule of the operation.',
+    fix: 'Read `detail`, change the values, and repeat the request.',
+    example: 'The webhook URL must use https.',
+  },
+  rate_limited: {
+    when: "The key has used its hourly quota (see the tier table). Quotas count per key in fixed one-hour windows aligned to the UTC hour; `304 Not Modified` answers don't count.",
+    fix: 'Wait the number of seconds in `Retry-After` (the window resets at `x-ratelimit-reset`, epoch seconds). Cache responses and revalidate with `If-None-Match`; if you need more, ask for a higher tier.',
+    example: "This key's authenticated tier allows 1000 requests per hour; the quota resets in 1260 s.",
+  },
+  too_many_attempts: {
+    when: 'Too many failed attempts (for example sign-ins) in a short time; the action is locked for a while.',
+    fix: 'Wait the number of seconds in `Retry-After` before trying again.',
+    example: 'Too many failed sign-in attempts; try again in 300 s.',
+  },
+  internal_error: {
+    when: 'The server failed to complete the request. The cause is logged with the request id and never exposed.',
+    fix: 'Retry with exponential backoff. If it persists, report the `instance` value (the request id, also in the `x-request-id` header).',
+    example: 'The server could not complete the request; it has been logged.',
+  },
+  service_unavailable: {
+    when: 'The service cannot answer for a moment, for example while a database is unreachable or during a restart.',
+    fix: 'Retry with exponential backoff, honouring `Retry-After` when it is present.',
+    example: 'The server could not complete the request; it has been logged.',
+  },
+};

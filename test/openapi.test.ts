@@ -1,0 +1,313 @@
+import assert from 'node:assert/strict';
+import { after, describe, it } from 'node:test';
+import { dereference, validate } from '@readme/openapi-parser';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import formats from 'ajv-formats';
+import type {
+  HeaderObject,
+  OpenApiDocument,
+  OperationObject,
+  ParameterObject,
+  SchemaObject,
+} from '../src/http/docs/openapi-types.js';
+import { ERRORS, type ErrorCode, type Problem } from '../src/http/problem.js';
+import { createTestContext, json } from './helpers/context.js';
+
+// Completeness is checked over every operation the document has, so a route added later is held
+// to the same bar without this file changing.
+
+const ctx = await createTestContext('sqlite');
+const served = await ctx.inject({ method: 'GET', url: '/api-platform/v1/openapi.json' });
+const doc = json<OpenApiDocument>(served);
+// The parser resolves every $ref (headers, Problem, User...) in a copy; external refs are refused.
+type ApiDocument = Parameters<typeof dereference>[0];
+const parserOptions = { resolve: { external: false } };
+const resolved = (await dereference(
+  structuredClone(doc) as unknown as ApiDocument,
+  parserOptions,
+)) as unknown as OpenApiDocument;
+
+const operations = Object.entries(resolved.paths).flatMap(([path, item]) =>
+  Object.entries(item).map(([method, op]) => ({ path, method, op, raw: doc.paths[path]?.[method] })),
+);
+
+const ajv = new Ajv2020({ strict: false, allErrors: true });
+formats.default(ajv);
+const problemValidator = ajv.compile(resolved.components.schemas?.Problem ?? {});
+
+const QUOTA_HEADERS = [
+  'x-ratelimit-limit',
+  'x-ratelimit-remaining',
+  'x-ratelimit-used',
+  'x-ratelimit-reset',
+  'RateLimit-Policy',
+  'RateLimit',
+];
+
+/** Leaf fields of a response schema that carry no example value (nor const, enum or default). */
+function fieldsWithoutExamples(schema: SchemaObject, at: string): string[] {
+  const hasValue =
+    (schema.examples?.length ?? 0) > 0 ||
+    schema.example !== undefined ||
+    schema.const !== undefined ||
+    (schema.enum?.length ?? 0) > 0 ||
+    schema.default !== undefined;
+  if (hasValue || schema.type === 'null') return [];
+  const members = [...(schema.anyOf ?? []), ...(schema.oneOf ?? []), ...(schema.allOf ?? [])];
+  if (members.length) return members.flatMap((m, i) => fieldsWithoutExamples(m, `${at}|${i}`));
+  if (schema.properties)
+    return Object.entries(schema.properties).flatMap(([name, s]) =>
+      fieldsWithoutExamples(s, `${at}.${name}`),
+    );
+  if (schema.items) return fieldsWithoutExamples(schema.items, `${at}[]`);
+  return [at];
+}
+
+function headerNames(headers: Record<string, unknown> | undefined): string[] {
+  return Object.keys(headers ?? {});
+}
+
+describe('OpenAPI document', () => {
+  after(() => ctx.close());
+
+  it('is served without a key, as JSON with an ETag', () => {
+    assert.equal(served.statusCode, 200);
+    assert.match(String(served.headers['content-type']), /^application\/json/);
+    assert.ok(served.headers.etag);
+    assert.equal(served.headers['x-ratelimit-limit'], undefined);
+  });
+
+  it('is a valid OpenAPI 3.1 document', async () => {
+    assert.equal(doc.openapi, '3.1.0');
+    const result = await validate(structuredClone(doc) as unknown as ApiDocument, parserOptions);
+    assert.ok(result.valid, result.valid ? '' : JSON.stringify(result.errors, null, 2));
+    assert.deepEqual(result.warnings, []);
+  });
+
+  it('describes the API: version, server, key header, tiers, quota headers, caching, errors, policy', () => {
+    assert.equal(doc.info.title, 'Gaming Hub API');
+    assert.equal(doc.info.version, '1.0.0');
+    assert.deepEqual(
+      doc.servers?.map((s) => s.url),
+      ['/api-platform/v1'],
+    );
+    assert.deepEqual(doc.components.securitySchemes?.apiKey, {
+      type: 'apiKey',
+      in: 'header',
+      name: 'x-api-key',
+      description: 'Your API key (`ghk_` followed by 38 letters and digits), from the developer portal.',
+    });
+    assert.deepEqual(doc.security, [{ apiKey: [] }]);
+    const text = doc.info.description ?? '';
+    // The tier table of SPEC "Limits", rendered from TIERS.
+    for (const row of [
+      '| free | 100 | default tier for all API keys |',
+      '| authenticated | 1,000 | users with an active subscription |',
+      '| premium | 10,000 | subscribers of the top subscription tier |',
+      '| partner | 50,000 | approved partner applications |',
+    ])
+      assert.ok(text.includes(row), `tier row missing: ${row}`);
+    for (const word of [
+      ...QUOTA_HEADERS,
+      'Retry-After',
+      'ETag',
+      'If-None-Match',
+      '304 Not Modified',
+      'application/problem+json',
+      '## Pagination',
+      '## Versioning and deprecation',
+      'WWW-Authenticate: ApiKey header="x-api-key"',
+    ])
+      assert.ok(text.includes(word), `info.description does not mention ${word}`);
+    // Every error code is listed, linking to its explanation page.
+    for (const code of Object.keys(ERRORS))
+      assert.ok(text.includes(`[\`${code}\`](/api-platform/problems/${code})`), `error table lacks ${code}`);
+  });
+
+  it('names shared schemas by $id and documents the shared headers', () => {
+    const names = Object.keys(doc.components.schemas ?? {});
+    for (const name of ['Problem', 'User', 'UserStats']) assert.ok(names.includes(name), name);
+    assert.deepEqual(
+      names.filter((n) => /^def-\d+$/.test(n)),
+      [],
+      'a shared schema has no $id',
+    );
+    for (const [name, header] of Object.entries(doc.components.headers ?? {})) {
+      assert.ok(header.description.length > 10, name);
+      assert.ok(header.schema.type, name);
+      assert.notEqual(header.example, undefined, name);
+    }
+  });
+
+  it('lists a described tag for every operation, and no empty tag', () => {
+    const declared = new Map((doc.tags ?? []).map((t) => [t.name, t.description]));
+    const used = new Set(operations.flatMap(({ op }) => op.tags ?? []));
+    for (const [name, description] of declared) {
+      assert.ok(description.length > 20, `tag ${name} needs a description`);
+      assert.ok(used.has(name), `tag ${name} has no operation`);
+    }
+    for (const tag of used) assert.ok(declared.has(tag), `tag ${tag} is not declared in TAGS`);
+    for (const tag of used)
+      assert.ok(
+        [
+          'Users',
+          'Leaderboards',
+          'Tournaments',
+          'Servers',
+          'Forum',
+          'Achievements',
+          'Killboard',
+          'ELO',
+        ].includes(tag),
+        `unexpected tag ${tag}`,
+      );
+  });
+
+  it('has at least the operations of this branch, with unique operationIds', () => {
+    const ids = operations.map(({ op }) => op.operationId);
+    for (const id of ['getUser', 'getUserStats']) assert.ok(ids.includes(id), id);
+    assert.equal(new Set(ids).size, ids.length);
+  });
+
+  for (const { path, method, op, raw } of operations) {
+    describe(`${method.toUpperCase()} ${path}`, () => {
+      const hasInputs = (op.parameters ?? []).some((p) => p.in === 'query' || p.in === 'path');
+
+      it('has an operationId, summary, description, one tag and the key requirement', () => {
+        assert.match(op.operationId ?? '', /^[a-z][A-Za-z0-9]+$/);
+        assert.ok((op.summary ?? '').length >= 5, 'summary');
+        assert.ok((op.description ?? '').length >= 20, 'description');
+        assert.notEqual(op.description, op.summary);
+        assert.equal(op.tags?.length, 1);
+        assert.deepEqual(op.security, [{ apiKey: [] }]);
+        assert.equal(
+          Object.keys(op).filter((k) => k.startsWith('x-hub-')).length,
+          0,
+          'generator marks must not leak into the document',
+        );
+      });
+
+      it('documents every parameter with a description, a schema, bounds and defaults', () => {
+        const problems: string[] = [];
+        for (const p of op.parameters ?? []) {
+          const where = `${p.in} parameter ${p.name}`;
+          const s: SchemaObject = p.schema ?? {};
+          if (!p.description || p.description.length < 5) problems.push(`${where}: no description`);
+          if (!p.schema) problems.push(`${where}: no schema`);
+          if (p.in === 'path' && p.required !== true) problems.push(`${where}: path parameters are required`);
+          if (s.type === 'integer' || s.type === 'number') {
+            if (s.minimum === undefined || s.maximum === undefined)
+              problems.push(`${where}: no minimum/maximum`);
+            // An optional number has a default, unless it is a filter whose description says what
+            // leaving it out means.
+            if (
+              p.in === 'query' &&
+              !p.required &&
+              s.default === undefined &&
+              !/omit/i.test(p.description ?? '')
+            )
+              problems.push(`${where}: optional without a default (or "omit ..." in its description)`);
+            if (
+              typeof s.default === 'number' &&
+              (s.default < (s.minimum ?? -Infinity) || s.default > (s.maximum ?? Infinity))
+            )
+              problems.push(`${where}: default ${s.default} outside its bounds`);
+          }
+          if (s.type === 'string' && p.in !== 'header' && !s.enum && !s.pattern && s.maxLength === undefined)
+            problems.push(`${where}: a string needs an enum, a pattern or a maxLength`);
+        }
+        const conditional = (op.parameters ?? []).find(
+          (p: ParameterObject) => p.in === 'header' && p.name === 'If-None-Match',
+        );
+        if (!conditional?.description) problems.push('no If-None-Match header parameter');
+        assert.deepEqual(problems, []);
+      });
+
+      it('documents 200 with the quota and ETag headers and an example valid against its schema', () => {
+        const ok = op.responses['200'];
+        assert.ok(ok, 'no 200');
+        assert.ok(ok.description.length > 5);
+        for (const h of [...QUOTA_HEADERS, 'ETag', 'x-request-id'])
+          assert.ok(headerNames(ok.headers).includes(h), `200 lacks header ${h}`);
+        for (const h of Object.values(ok.headers ?? {})) assert.ok((h as HeaderObject).description);
+        const media = ok.content?.['application/json'];
+        assert.ok(media?.schema, '200 has no application/json schema');
+        assert.notEqual(media.example, undefined, '200 has no example');
+        const check = ajv.compile(media.schema);
+        assert.ok(check(media.example), JSON.stringify(check.errors));
+        assert.deepEqual(
+          fieldsWithoutExamples(media.schema, 'body'),
+          [],
+          'response fields without `examples`',
+        );
+      });
+
+      it('documents 304 Not Modified without a body', () => {
+        const notModified = op.responses['304'];
+        assert.ok(notModified, 'no 304');
+        assert.match(notModified.description, /Not Modified/);
+        assert.equal(notModified.content, undefined);
+        assert.ok(headerNames(notModified.headers).includes('ETag'));
+      });
+
+      it('documents every error as application/problem+json with a valid example per code', () => {
+        const required = ['401', '429', '500', ...(hasInputs ? ['400'] : [])];
+        for (const status of required) assert.ok(op.responses[status], `no ${status} response`);
+        assert.ok(headerNames(op.responses['401']?.headers).includes('WWW-Authenticate'), '401 challenge');
+        assert.ok(headerNames(op.responses['429']?.headers).includes('Retry-After'), '429 Retry-After');
+        for (const [status, response] of Object.entries(op.responses)) {
+          assert.ok(response.description, `${status} has no description`);
+          if (Number(status) < 400) continue;
+          assert.deepEqual(Object.keys(response.content ?? {}), ['application/problem+json'], status);
+          assert.deepEqual(raw?.responses[status]?.content?.['application/problem+json']?.schema, {
+            $ref: '#/components/schemas/Problem',
+          });
+          const examples = Object.entries(response.content?.['application/problem+json']?.examples ?? {});
+          assert.ok(examples.length > 0, `${status} has no example`);
+          for (const [code, example] of examples) {
+            const body = example.value as Problem;
+            assert.ok(
+              problemValidator(body),
+              `${status} ${code}: ${JSON.stringify(problemValidator.errors)}`,
+            );
+            assert.equal(body.code, code);
+            assert.equal(body.status, Number(status));
+            assert.equal(ERRORS[code as ErrorCode].status, Number(status));
+            assert.equal(body.type, `/api-platform/problems/${code}`);
+            assert.ok(response.description.includes(`\`${code}\``), `${status} description omits ${code}`);
+          }
+        }
+      });
+
+      it('documents the 400 the service really answers for an out-of-range parameter', async (t) => {
+        const example = op.responses['400']?.content?.['application/problem+json']?.examples
+          ?.invalid_parameter?.value as Problem | undefined;
+        const invalid = example?.errors?.[0];
+        if (!invalid) {
+          assert.equal(hasInputs, false, 'an operation with parameters documents an out-of-range example');
+          return t.skip('no parameters');
+        }
+        const value = /\(got (.*)\)$/.exec(invalid.reason)?.[1];
+        assert.ok(value, invalid.reason);
+        const bad = JSON.parse(value) as string | number;
+        let url = path.replace(/\{([^}]+)\}/g, (_m, name: string) =>
+          invalid.in === 'path' && name === invalid.name ? encodeURIComponent(String(bad)) : '1',
+        );
+        if (invalid.in === 'query') url += `?${invalid.name}=${encodeURIComponent(String(bad))}`;
+        const res = await ctx.get(url);
+        assert.equal(res.statusCode, 400, url);
+        const answer = json<Problem>(res);
+        assert.equal(answer.detail, example.detail);
+        assert.deepEqual(answer.errors, example.errors);
+      });
+    });
+  }
+});
+
+describe('operation list', () => {
+  it('is not empty', () => {
+    assert.ok(operations.length >= 2, `only ${operations.length} operations`);
+    const sample: OperationObject | undefined = resolved.paths['/users/{id}']?.get;
+    assert.equal(sample?.summary, 'Get a public user profile');
+  });
+});

@@ -39,7 +39,7 @@ export const ThreadsQuery = Type.Object({
     Type.Integer({
       minimum: 1,
       maximum: 2147483647,
-      description: 'Only threads of this forum category.',
+      description: 'Only threads of this forum category; omit it for threads of every category.',
       examples: [2],
     }),
   ),

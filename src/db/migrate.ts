@@ -1,4 +1,4 @@
-import { Migrator, type Migration, type MigrationResultSet } from 'kysely';
+import { Migrator, sql, type Migration, type MigrationResultSet } from 'kysely';
 import type { Db } from './connect.js';
 import * as core from './migrations/0001_core.js';
 import * as killboardIndexes from './migrations/0002_killboard_indexes.js';
@@ -17,9 +17,17 @@ export async function migrateToLatest(db: Db): Promise<MigrationResultSet> {
   for (const [name, module] of MIGRATIONS) {
     migrations[name] = { up: module.up(db.dialect), down: module.down() };
   }
+  // Kysely looks for its bookkeeping tables in every schema unless told which one; with another
+  // schema in the same database already migrated (parallel test schemas, a staging copy) it would
+  // skip creating them here and fail. Pin them to the schema the connection works in.
+  const schema =
+    db.dialect === 'postgres'
+      ? (await sql<{ schema: string }>`select current_schema() as schema`.execute(db.kysely)).rows[0]?.schema
+      : undefined;
   const migrator = new Migrator({
     db: db.kysely,
     provider: { getMigrations: () => Promise.resolve(migrations) },
+    ...(schema ? { migrationTableSchema: schema } : {}),
   });
   const result = await migrator.migrateToLatest();
   if (result.error) throw result.error instanceof Error ? result.error : new Error('migration failed');

@@ -34,6 +34,7 @@ export async function makeKills(db: Db, kills: KillFields[], now: number = Date.
   const windowDay = await ensureFragWindow(db.kysely, dayOf(now));
   return db.kysely.transaction().execute(async (trx) => {
     const made: MadeKill[] = [];
+    const rows = [];
     for (const kill of kills) {
       const killer = participant(kill.killer);
       const victim = participant(kill.victim);
@@ -54,9 +55,10 @@ export async function makeKills(db: Db, kills: KillFields[], now: number = Date.
         occurred_at: kill.occurred_at,
       };
       const { id } = await trx.insertInto('kills').values(row).returning('id').executeTakeFirstOrThrow();
-      await addKillsToRollups(trx, [row], windowDay);
+      rows.push(row);
       made.push({ id, occurred_at: row.occurred_at });
     }
+    await addKillsToRollups(trx, rows, windowDay);
     return made;
   });
 }

@@ -211,8 +211,10 @@ for (const dialect of testDialects()) {
       sharp = await ctx.makeUser({ username: 'sharp' });
       rusty = await ctx.makeUser({ username: 'rusty', steam_id: null });
       const victim = await ctx.makeUser({ username: 'victim' });
-      crowd = [];
-      for (let i = 0; i < 101; i++) crowd.push(await ctx.makeUser({ username: `crowd${i}` }));
+      // created in parallel for speed, so ranked by their ids whatever order they got
+      crowd = (
+        await Promise.all(Array.from({ length: 101 }, (_, i) => ctx.makeUser({ username: `crowd${i}` })))
+      ).sort((a, b) => a.id - b.id);
       const now = Date.now();
       // the higher user id's kills are written first, so insertion order cannot fake the tie-break
       await makeKills(ctx.testDb.db, [
@@ -239,7 +241,7 @@ for (const dialect of testDialects()) {
         rank: 6,
         user_id: nth(crowd, 0).id,
         steam_id: nth(crowd, 0).steam_id,
-        name: 'crowd0',
+        name: nth(crowd, 0).username,
         game: 'rust',
         kills: 1,
         headshots: 0,

@@ -54,15 +54,8 @@ const KILL_COLUMNS = [
 
 export function killboardRepo(db: Kysely<Database>) {
   /** The newest `limit` kill ids where the user is on one side, from that side's index alone. */
-  const side = (column: 'killer_user_id' | 'victim_user_id', player: PlayerRef, q: FeedQuery) => {
-    let query = db
-      .selectFrom('kills')
-      .select(['id', 'occurred_at'])
-      .where(column, '=', (eb) =>
-        player.kind === 'user'
-          ? eb.val(player.userId)
-          : eb.selectFrom('users').select('users.id').where('users.steam_id', '=', player.steamId64),
-      );
+  const side = (column: 'killer_user_id' | 'victim_user_id', userId: number, q: FeedQuery) => {
+    let query = db.selectFrom('kills').select(['id', 'occurred_at']).where(column, '=', userId);
     if (q.game !== undefined) query = query.where('game', '=', q.game);
     return db
       .selectFrom(query.orderBy('occurred_at', 'desc').orderBy('id', 'desc').limit(q.limit).as(column))
@@ -78,7 +71,8 @@ export function killboardRepo(db: Kysely<Database>) {
      * Newest kills first (occurred_at desc, id desc). With a player: the two per-side index ranges,
      * each cut at `limit`, are merged (UNION also drops the duplicate of a self-kill) and cut again,
      * so the cost stays bounded however many kills the player has. A steam id is resolved to its
-     * user inside the same statement; an unknown one matches nothing.
+     * user first, in its own statement: PostgreSQL then plans the range scans for that very user
+     * (a heavy player gets the ordered index scan) instead of for an average one.
      */
     async feed(q: FeedQuery): Promise<KillRow[]> {
       if (q.player === undefined) {
@@ -86,10 +80,21 @@ export function killboardRepo(db: Kysely<Database>) {
         if (q.game !== undefined) query = query.where('k.game', '=', q.game);
         return query.orderBy('k.occurred_at', 'desc').orderBy('k.id', 'desc').limit(q.limit).execute();
       }
+      const userId =
+        q.player.kind === 'user'
+          ? q.player.userId
+          : (
+              await db
+                .selectFrom('users')
+                .select('id')
+                .where('steam_id', '=', q.player.steamId64)
+                .executeTakeFirst()
+            )?.id;
+      if (userId === undefined) return [];
       const newest = db
         .selectFrom(
-          side('killer_user_id', q.player, q)
-            .union(side('victim_user_id', q.player, q))
+          side('killer_user_id', userId, q)
+            .union(side('victim_user_id', userId, q))
             .as('both'),
         )
         .select(['both.id', 'both.occurred_at'])

@@ -136,10 +136,24 @@ for (const dialect of testDialects()) {
       }
     });
 
-    it('documents the Elo formula on the route', async () => {
-      const doc = json<{ paths: Record<string, { get: { description: string } }> }>(
-        await ctx.inject({ method: 'GET', url: '/api-platform/v1/openapi.json' }),
-      );
+    it('documents the Elo formula, and every query parameter as optional', async () => {
+      const doc = json<{
+        paths: Record<
+          string,
+          { get: { description: string; parameters: { name: string; required: boolean }[] } }
+        >;
+      }>(await ctx.inject({ method: 'GET', url: '/api-platform/v1/openapi.json' }));
+      for (const [path, names] of [
+        ['/stats/elo', ['game', 'limit']],
+        ['/killboard/feed', ['game', 'player', 'limit']],
+        ['/killboard/top-frag', ['period', 'game', 'limit']],
+      ] as const) {
+        assert.deepEqual(
+          doc.paths[path]?.get.parameters.map((p) => [p.name, p.required]),
+          names.map((name) => [name, false]),
+          path,
+        );
+      }
       const description = doc.paths['/stats/elo']?.get.description ?? '';
       assert.match(description, /starts at 1000/);
       assert.match(description, /E = 1 \/ \(1 \+ 10\^\(\(R_opponent − R_team\) \/ 400\)\)/);

@@ -1,6 +1,6 @@
 import { Type, type Static } from 'typebox';
 import { percent1 } from '../../engines/percent.js';
-import { parsePlayer } from '../../engines/steam-id.js';
+import { parsePlayer, type PlayerRef } from '../../engines/steam-id.js';
 import type { App } from '../../http/app-types.js';
 import { ProblemError } from '../../http/problem.js';
 import { publicRead } from '../../http/public-route.js';
@@ -118,6 +118,17 @@ const toKill = (row: KillRow): Kill => ({
   occurred_at: toIso(row.occurred_at),
 });
 
+/** The `player` filter, or a 400 naming it: the schema pattern checked the shape, this the ranges. */
+function playerFilter(text: string | undefined): PlayerRef | undefined {
+  if (text === undefined) return undefined;
+  const player = parsePlayer(text);
+  if (player) return player;
+  const reason = `must be ${PLAYER_FORMS} (got ${JSON.stringify(text)})`;
+  throw new ProblemError('invalid_parameter', `query parameter 'player' ${reason}`, {
+    invalidParams: [{ in: 'query', name: 'player', reason }],
+  });
+}
+
 export function killboardRoutes(repo: KillboardRepo, now: () => number) {
   return (app: App): void => {
     app.addSchema(KillParticipantSchema);
@@ -139,16 +150,7 @@ export function killboardRoutes(repo: KillboardRepo, now: () => number) {
       }),
       async (request): Promise<KillFeedBody> => {
         const { game, limit } = request.query;
-        let player;
-        if (request.query.player !== undefined) {
-          player = parsePlayer(request.query.player) ?? undefined;
-          if (!player) {
-            const reason = `must be ${PLAYER_FORMS} (got ${JSON.stringify(request.query.player)})`;
-            throw new ProblemError('invalid_parameter', `query parameter 'player' ${reason}`, {
-              invalidParams: [{ in: 'query', name: 'player', reason }],
-            });
-          }
-        }
+        const player = playerFilter(request.query.player);
         const rows = await repo.feed({ game, player, limit });
         return { kills: rows.map(toKill) };
       },

@@ -9,7 +9,11 @@ import { errorsPlugin } from './http/errors.js';
 import { pipelinePlugin } from './http/pipeline.js';
 import { MemoryRateLimitStore, type RateLimitStore } from './http/rate-limit-store.js';
 import { ResponseCache } from './http/response-cache.js';
+import { eloRepo } from './modules/elo/repo.js';
+import { eloRoutes } from './modules/elo/routes.js';
 import { keysRepo } from './modules/keys/repo.js';
+import { killboardRepo } from './modules/killboard/repo.js';
+import { killboardRoutes } from './modules/killboard/routes.js';
 import { usersRepo } from './modules/users/repo.js';
 import { usersRoutes } from './modules/users/routes.js';
 import { leaderboardsRepo } from './modules/leaderboards/repo.js';
@@ -76,6 +80,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       serversRoutes(serversRepo(deps.db.kysely))(v1);
       forumRoutes(forumRepo(deps.db.kysely))(v1);
       achievementsRoutes(achievementsRepo(deps.db.kysely))(v1);
+      killboardRoutes(killboardRepo(deps.db.kysely), now)(v1);
+      eloRoutes(eloRepo(deps.db.kysely))(v1);
     },
     { prefix: API_PREFIX },
   );

@@ -1,12 +1,16 @@
 import { Migrator, sql, type Migration, type MigrationResultSet } from 'kysely';
 import type { Db } from './connect.js';
 import * as core from './migrations/0001_core.js';
+import * as killboardIndexes from './migrations/0002_killboard_indexes.js';
 
 /**
  * Migrations are listed here in order; each module exports `up(dialect)` / `down(dialect)` so
  * one definition serves SQLite and PostgreSQL. Append new ones, never edit an applied one.
  */
-const MIGRATIONS = [['0001_core', core]] as const;
+const MIGRATIONS = [
+  ['0001_core', core],
+  ['0002_killboard_indexes', killboardIndexes],
+] as const;
 
 export async function migrateToLatest(db: Db): Promise<MigrationResultSet> {
   const migrations: Record<string, Migration> = {};
@@ -16,8 +20,9 @@ export async function migrateToLatest(db: Db): Promise<MigrationResultSet> {
   const migrator = new Migrator({
     db: db.kysely,
     provider: { getMigrations: () => Promise.resolve(migrations) },
-    // Kysely looks for its bookkeeping tables in every schema unless told which one; beside another
-    // schema's tables (tests run one schema per file) it would skip creating its own and fail.
+    // Kysely looks for its bookkeeping tables in every schema unless told which one; with another
+    // schema in the same database already migrated (parallel test schemas, a staging copy) it would
+    // skip creating them here and fail. Pin them to the schema the connection works in.
     ...(db.dialect === 'postgres' ? { migrationTableSchema: await currentSchema(db) } : {}),
   });
   const result = await migrator.migrateToLatest();

@@ -17,6 +17,19 @@ interface PublicRouteSpec<P extends TSchema | undefined, Q extends TSchema | und
 }
 
 /**
+ * A query parameter with a default is optional to clients (the SPEC: "query parameters are all
+ * optional"); validation fills the default in, so handlers still see it. TypeBox lists every
+ * non-Optional property as required, which OpenAPI would publish as a required parameter.
+ */
+function defaultsOptional(
+  schema: { properties?: Record<string, { default?: unknown }>; required?: string[] } | undefined,
+) {
+  const properties = schema?.properties;
+  if (!schema || !properties || !schema.required) return schema;
+  return { ...schema, required: schema.required.filter((name) => properties[name]?.default === undefined) };
+}
+
+/**
  * Route options for a published read: API key required, quota counted, response cached with ETag,
  * and every error it can return listed in its schema.
  */
@@ -36,7 +49,7 @@ export function publicRead<P extends TSchema | undefined, Q extends TSchema | un
     description: spec.description,
     security: [{ apiKey: [] }],
     params: spec.params as P,
-    querystring: spec.querystring as Q,
+    querystring: defaultsOptional(spec.querystring) as Q,
     response: { 200: spec.response, ...errorResponses(...errors) },
   };
   // Fastify warns about explicitly undefined schema parts, so absent ones are removed.

@@ -97,6 +97,8 @@ export async function rebuildFragTotals(db: Kysely<Database>, windowDay: number)
 export async function ensureFragWindow(db: Kysely<Database>, today: number): Promise<number> {
   const current = await readWindowDay(db);
   if (current === today) return today;
+  // Never move back: a process whose clock lags another's must not undo its rebuild.
+  if (current !== undefined && current > today) return current;
   await db.transaction().execute(async (trx) => {
     if (current === undefined) {
       await trx

@@ -8,7 +8,15 @@ import { errorsPlugin } from './http/errors.js';
 import { pipelinePlugin } from './http/pipeline.js';
 import { MemoryRateLimitStore, type RateLimitStore } from './http/rate-limit-store.js';
 import { ResponseCache } from './http/response-cache.js';
+import { accountsRepo } from './modules/accounts/repo.js';
+import { accountsService } from './modules/accounts/service.js';
+import { MemoryLoginThrottleStore, type LoginThrottleStore } from './modules/accounts/throttle.js';
 import { keysRepo } from './modules/keys/repo.js';
+import { portalKeysService } from './modules/portal/keys-service.js';
+import { registerPortal } from './modules/portal/plugin.js';
+import { usagePlugin } from './modules/usage/plugin.js';
+import { UsageRecorder } from './modules/usage/recorder.js';
+import { usageRepo } from './modules/usage/repo.js';
 import { usersRepo } from './modules/users/repo.js';
 import { usersRoutes } from './modules/users/routes.js';
 
@@ -18,6 +26,10 @@ export interface AppDeps {
   rateLimitStore?: RateLimitStore;
   /** the clock, injectable so tests can cross hour boundaries */
   now?: () => number;
+  /** failed sign-in counters (memory by default) */
+  loginThrottle?: LoginThrottleStore;
+  /** how often buffered usage counts are written (default 5 s) */
+  usageFlushMs?: number;
 }
 
 let requestCounter = 0;
@@ -51,6 +63,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(errorsPlugin);
   await registerDocs(app);
   await app.register(pipelinePlugin, { keys: keysRepo(deps.db.kysely), rateLimitStore, cache, now });
+  const usage = new UsageRecorder(usageRepo(deps.db.kysely), now);
+  app.decorate('usageRecorder', usage);
+  await app.register(usagePlugin, { recorder: usage, now, flushEveryMs: deps.usageFlushMs ?? 5000 });
 
   await app.register(
     async (v1: App) => {
@@ -58,6 +73,20 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     },
     { prefix: API_PREFIX },
   );
+  await registerPortal(app, {
+    accounts: accountsService(
+      accountsRepo(deps.db.kysely),
+      deps.loginThrottle ?? new MemoryLoginThrottleStore(),
+      now,
+    ),
+    keys: portalKeysService({
+      keys: keysRepo(deps.db.kysely),
+      usage: usageRepo(deps.db.kysely),
+      recorder: usage,
+      rateLimitStore,
+      now,
+    }),
+  });
   await registerDocsRoutes(app);
   await app.ready();
   return app;
@@ -66,5 +95,6 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 declare module 'fastify' {
   interface FastifyInstance {
     responseCache: ResponseCache;
+    usageRecorder: UsageRecorder;
   }
 }

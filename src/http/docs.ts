@@ -47,9 +47,23 @@ export async function registerDocs(app: FastifyInstance): Promise<void> {
       openapi: '3.1.0',
       info: { title: 'Gaming Hub API', version: '1.0.0', description },
       servers: [{ url: API_PREFIX }],
+      tags: [
+        {
+          name: 'Developer portal',
+          description:
+            'Session-authenticated routes under `/api-platform/developer` (not the API base): hub accounts, self-service keys and usage. The web pages live at `/api-platform/developer`.',
+        },
+      ],
       components: {
         securitySchemes: {
           apiKey: { type: 'apiKey', in: 'header', name: API_KEY_HEADER, description: 'Your API key (ghk_…)' },
+          session: {
+            type: 'apiKey',
+            in: 'cookie',
+            name: 'hub_session',
+            description:
+              'Developer portal session (`__Host-hub_session` over HTTPS). Writes also need the `x-csrf-token` header.',
+          },
         },
       },
     },

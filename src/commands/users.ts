@@ -47,7 +47,7 @@ export async function usersCommand(
       // Never a password on the command line (it would show in `ps` and shell history):
       // read it from stdin, or generate one and print it once.
       const generated = values['password-stdin'] ? undefined : randomBytes(15).toString('base64url');
-      const password = generated ?? (await input());
+      const password = generated ?? (await input()).replace(/\r?\n$/, ''); // `echo` adds a newline
       const errors = accountRuleErrors(username, password);
       if (errors.length > 0) throw new UsageError(errors.map((e) => `${e.name} ${e.reason}`).join('; '));
       if (await repo.usernameTaken(username)) throw new UsageError(`username '${username}' is taken`);

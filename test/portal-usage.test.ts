@@ -114,9 +114,9 @@ for (const dialect of testDialects()) {
       assert.equal(result.hours.length, 48);
       assert.equal(result.hours[47]?.hour, '2026-11-20T10:00:00.000Z');
       assert.equal(result.hours[0]?.hour, '2026-11-18T11:00:00.000Z');
-      assert.equal(result.hours[0]?.total, 1);
+      assert.equal(result.hours[0].total, 1);
       assert.equal(result.hours[44]?.total, 1);
-      assert.equal(result.hours[44]?.hour, '2026-11-20T07:00:00.000Z');
+      assert.equal(result.hours[44].hour, '2026-11-20T07:00:00.000Z');
       assert.equal(result.totals.total, 2);
       assert.equal(result.hours.filter((h) => h.total > 0).length, 2);
 

@@ -19,6 +19,7 @@ import { UsageRecorder } from './modules/usage/recorder.js';
 import { usageRepo } from './modules/usage/repo.js';
 import { usersRepo } from './modules/users/repo.js';
 import { usersRoutes } from './modules/users/routes.js';
+import { webRoutes } from './web/routes.js';
 
 export interface AppDeps {
   db: Db;
@@ -73,20 +74,19 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     },
     { prefix: API_PREFIX },
   );
-  await registerPortal(app, {
-    accounts: accountsService(
-      accountsRepo(deps.db.kysely),
-      deps.loginThrottle ?? new MemoryLoginThrottleStore(),
-      now,
-    ),
-    keys: portalKeysService({
-      keys: keysRepo(deps.db.kysely),
-      usage: usageRepo(deps.db.kysely),
-      recorder: usage,
-      rateLimitStore,
-      now,
-    }),
+  const accounts = accountsService(
+    accountsRepo(deps.db.kysely),
+    deps.loginThrottle ?? new MemoryLoginThrottleStore(),
+    now,
+  );
+  const portalKeys = portalKeysService({
+    keys: keysRepo(deps.db.kysely),
+    usage: usageRepo(deps.db.kysely),
+    recorder: usage,
+    rateLimitStore,
+    now,
   });
+  await registerPortal(app, { accounts, keys: portalKeys, pages: webRoutes(accounts, portalKeys) });
   await registerDocsRoutes(app);
   await app.ready();
   return app;

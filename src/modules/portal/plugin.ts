@@ -32,7 +32,8 @@ export async function registerPortal(app: App, deps: PortalDeps): Promise<void> 
         signedIn.addHook('onRequest', requireSessionHook(deps.accounts));
         portalKeyRoutes(deps.keys)(signedIn);
       });
-      deps.pages?.(portal);
+      const pages = deps.pages;
+      if (pages) await portal.register(async (web: App) => pages(web));
     },
     { prefix: PORTAL_PREFIX },
   );

@@ -26,11 +26,12 @@ code, .mono { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monosp
 .brand span { font-weight: 400; color: #b6c2cf; }
 .top nav { display: flex; gap: 16px; align-items: center; flex-wrap: wrap; }
 .top .muted { color: #b6c2cf; }
-main { width: 100%; max-width: 980px; margin: 0 auto; padding: 24px 16px 48px; flex: 1; }
+main { width: 100%; max-width: 1100px; margin: 0 auto; padding: 24px 16px 48px; flex: 1; }
 main:focus { outline: none; }
 .foot { text-align: center; color: var(--muted); font-size: 0.85rem; padding: 16px; border-top: 1px solid var(--line); }
 h1 { font-size: 1.6rem; margin: 0 0 8px; }
 h2 { font-size: 1.2rem; margin: 0 0 12px; }
+.card * + h2 { margin-top: 24px; }
 .lead { color: var(--muted); margin: 0 0 24px; }
 .card { background: var(--card); border: 1px solid var(--line); border-radius: 10px; padding: 20px; margin-bottom: 20px; }
 .narrow { max-width: 440px; margin: 24px auto; }
@@ -54,7 +55,7 @@ form.inline { display: inline; margin: 0; }
 .alert.warn { background: var(--warn-bg); border-color: var(--warn-line); color: #4d2d00; }
 .table-wrap { overflow-x: auto; }
 table { width: 100%; border-collapse: collapse; font-size: 0.95rem; }
-th, td { text-align: left; padding: 10px 8px; border-bottom: 1px solid var(--line); white-space: nowrap; }
+th, td { text-align: left; padding: 10px 6px; border-bottom: 1px solid var(--line); white-space: nowrap; }
 th { color: var(--muted); font-weight: 600; font-size: 0.85rem; text-transform: uppercase; letter-spacing: 0.03em; }
 td.actions { display: flex; gap: 12px; }
 .badge { display: inline-block; padding: 2px 8px; border-radius: 999px; font-size: 0.8rem; font-weight: 600; background: #ddf4ff; color: #0a3069; }

@@ -6,7 +6,7 @@ import { html, layout, type SafeHtml } from './html.js';
 
 export const BASE = '/api-platform/developer';
 
-const date = (iso: string | null) => (iso ? `${iso.slice(0, 16).replace('T', ' ')} UTC` : 'never');
+const date = (iso: string | null) => (iso ? iso.slice(0, 16).replace('T', ' ') : 'never');
 const alert = (kind: 'error' | 'success' | 'warn', text: string | undefined) =>
   text ? html`<div class="alert ${kind}" role="${kind === 'error' ? 'alert' : 'status'}">${text}</div>` : '';
 const signedIn = (a: PortalAccount, title: string, body: SafeHtml) =>
@@ -169,8 +169,8 @@ export function keysPage(
                       <th scope="col">Name</th>
                       <th scope="col">Key</th>
                       <th scope="col">Tier</th>
-                      <th scope="col">Created</th>
-                      <th scope="col">Last used</th>
+                      <th scope="col">Created (UTC)</th>
+                      <th scope="col">Last used (UTC)</th>
                       <th scope="col">This hour</th>
                       <th scope="col">Status</th>
                       <th scope="col"><span class="visually-hidden">Actions</span></th>
@@ -203,7 +203,7 @@ export function newKeyPage(account: PortalAccount, key: PortalKey, secret: strin
         </div>
         <p class="hint" id="secret-status" role="status" aria-live="polite"></p>
         <h2>Try it</h2>
-        <pre><code>curl -H "x-api-key: ${secret}" ${apiBase}/api-platform/v1/leaderboard</code></pre>
+        <pre><code>curl -H "x-api-key: ${secret}" ${apiBase}/api-platform/v1/leaderboards</code></pre>
         <a class="button secondary" href="${BASE}/keys">I have stored it — back to my keys</a>
       </section>`,
   );

@@ -12,7 +12,15 @@ const MIGRATIONS = [
   ['0003_portal', portal],
 ] as const;
 
-export async function migrateToLatest(db: Db): Promise<MigrationResultSet> {
+/**
+ * `schema`: the PostgreSQL schema holding Kysely's migration tables. Pass it whenever the database
+ * has several schemas: without it Kysely looks for its tables in every schema, so a fresh schema
+ * next to a migrated one is taken as "already has migration tables" and migrating fails.
+ */
+export async function migrateToLatest(
+  db: Db,
+  options: { schema?: string } = {},
+): Promise<MigrationResultSet> {
   const migrations: Record<string, Migration> = {};
   for (const [name, module] of MIGRATIONS) {
     migrations[name] = { up: module.up(db.dialect), down: module.down() };
@@ -20,6 +28,7 @@ export async function migrateToLatest(db: Db): Promise<MigrationResultSet> {
   const migrator = new Migrator({
     db: db.kysely,
     provider: { getMigrations: () => Promise.resolve(migrations) },
+    ...(options.schema ? { migrationTableSchema: options.schema } : {}),
   });
   const result = await migrator.migrateToLatest();
   if (result.error) throw result.error instanceof Error ? result.error : new Error('migration failed');

@@ -302,3 +302,34 @@ for (const dialect of testDialects()) {
     });
   });
 }
+
+for (const dialect of testDialects()) {
+  describe(`portal session lifetime (${dialect})`, () => {
+    let ctx: TestContext;
+    let clock = Date.UTC(2026, 5, 1, 12);
+    before(async () => {
+      ctx = await createTestContext(dialect, { now: () => clock });
+    });
+    after(() => ctx.close());
+
+    it('expires sessions after 7 days and sweeps expired rows at the next sign-in', async () => {
+      const session = await signUp(ctx);
+      clock += 7 * 24 * 3_600_000 - 1;
+      assert.equal((await session.call('GET', '/session')).statusCode, 200);
+      clock += 1;
+      assert.equal((await session.call('GET', '/session')).statusCode, 401);
+      const count = async () =>
+        Number(
+          (
+            await ctx.testDb.db.kysely
+              .selectFrom('sessions')
+              .select((eb) => eb.fn.countAll().as('n'))
+              .executeTakeFirstOrThrow()
+          ).n,
+        );
+      assert.equal(await count(), 1);
+      await signUp(ctx);
+      assert.equal(await count(), 1, 'the expired row is gone, the new one stays');
+    });
+  });
+}

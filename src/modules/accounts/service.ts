@@ -27,6 +27,8 @@ export function accountsService(repo: AccountsRepo, throttle: LoginThrottleStore
     const id = newSecretToken();
     const csrfToken = newSecretToken();
     const at = now();
+    // Expired rows are swept here (an indexed delete per sign-in) rather than by a timer.
+    await repo.deleteExpiredSessions(at);
     await repo.createSession({
       idHash: hashSessionId(id),
       userId: account.id,

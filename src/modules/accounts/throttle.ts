@@ -13,6 +13,7 @@ export interface LoginThrottleStore {
 }
 
 export const THROTTLE_WINDOW_MS = 15 * 60_000;
+const MAX_TRACKED = 10_000;
 
 export class MemoryLoginThrottleStore implements LoginThrottleStore {
   private readonly attempts = new Map<string, number[]>();
@@ -32,6 +33,12 @@ export class MemoryLoginThrottleStore implements LoginThrottleStore {
 
   recordFailure(subject: string, now: number): void {
     this.attempts.set(subject, [...this.live(subject, now), now]);
+    // Spraying many usernames must not grow memory without bound: drop whatever has expired.
+    if (this.attempts.size > MAX_TRACKED) for (const key of [...this.attempts.keys()]) this.live(key, now);
+  }
+
+  get size(): number {
+    return this.attempts.size;
   }
 
   reset(subject: string): void {

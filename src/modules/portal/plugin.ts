@@ -21,7 +21,8 @@ export async function registerPortal(app: App, deps: PortalDeps): Promise<void> 
     async (portal: App) => {
       // Portal answers are per account and may hold a secret: never cached, never framed.
       portal.addHook('onSend', async (_request, reply, payload) => {
-        reply.header('cache-control', 'no-store');
+        // static assets set their own caching; everything else is private to the account
+        if (!reply.hasHeader('cache-control')) reply.header('cache-control', 'no-store');
         reply.header('x-content-type-options', 'nosniff');
         reply.header('x-frame-options', 'DENY');
         reply.header('referrer-policy', 'same-origin');

@@ -72,6 +72,21 @@ for (const dialect of testDialects()) {
       assert.deepEqual(row, { subscription: 'premium', is_partner: 0 });
     });
 
+    it('set-subscription and set-partner change the quota of the account\u2019s keys on their next request', async () => {
+      const out = JSON.parse(await run(ctx, ['create', uniqueName('Plan'), '--json'])) as { id: number };
+      const { secret } = await ctx.makeKey({ userId: out.id, tier: null });
+      const limit = async () =>
+        (await ctx.get('/users/1', { 'x-api-key': secret })).headers['x-ratelimit-limit'];
+      assert.equal(await limit(), '100');
+      await run(ctx, ['set-subscription', String(out.id), 'active']);
+      assert.equal(await limit(), '1000');
+      await run(ctx, ['set-partner', String(out.id), 'true']);
+      assert.equal(await limit(), '50000');
+      await run(ctx, ['set-partner', String(out.id), 'false']);
+      await run(ctx, ['set-subscription', String(out.id), 'premium']);
+      assert.equal(await limit(), '10000');
+    });
+
     it('rejects bad input with a usage error', async () => {
       const taken = uniqueName('Dup');
       await run(ctx, ['create', taken]);

@@ -18,7 +18,8 @@ const description = `Public, read-only data of the gaming hub: profiles, XP, tou
 achievements, a cross-game killboard and a Counter-Strike ELO ladder.
 
 ## Authentication
-Every operation needs an API key in the \`${API_KEY_HEADER}\` header. A missing, unknown or revoked key gets
+Every operation needs an API key in the \`${API_KEY_HEADER}\` header. Get one in the
+[developer portal](/api-platform/developer): sign up, create a key (shown once), watch its usage, revoke it. A missing, unknown or revoked key gets
 \`401\` with \`WWW-Authenticate: ApiKey header="${API_KEY_HEADER}"\`.
 
 ## Rate limits

@@ -50,6 +50,7 @@ button.link { background: none; border: 0; color: #fff; padding: 0; font-weight:
 form.inline { display: inline; margin: 0; }
 .full { width: 100%; margin-top: 20px; }
 .alert { border-radius: 8px; padding: 12px 14px; margin: 0 0 16px; border: 1px solid; }
+.alert ul { margin: 0; padding-left: 20px; }
 .alert.error { background: #ffebe9; border-color: #ff8182; color: #82071e; }
 .alert.success { background: #dafbe1; border-color: #4ac26b; color: #116329; }
 .alert.warn { background: var(--warn-bg); border-color: var(--warn-line); color: #4d2d00; }

@@ -9,23 +9,32 @@ import { errorsPlugin } from './http/errors.js';
 import { pipelinePlugin } from './http/pipeline.js';
 import { MemoryRateLimitStore, type RateLimitStore } from './http/rate-limit-store.js';
 import { ResponseCache } from './http/response-cache.js';
+import { accountsRepo } from './modules/accounts/repo.js';
+import { accountsService } from './modules/accounts/service.js';
+import { MemoryLoginThrottleStore, type LoginThrottleStore } from './modules/accounts/throttle.js';
+import { achievementsRepo } from './modules/achievements/repo.js';
+import { achievementsRoutes } from './modules/achievements/routes.js';
 import { eloRepo } from './modules/elo/repo.js';
 import { eloRoutes } from './modules/elo/routes.js';
+import { forumRepo } from './modules/forum/repo.js';
+import { forumRoutes } from './modules/forum/routes.js';
 import { keysRepo } from './modules/keys/repo.js';
 import { killboardRepo } from './modules/killboard/repo.js';
 import { killboardRoutes } from './modules/killboard/routes.js';
-import { usersRepo } from './modules/users/repo.js';
-import { usersRoutes } from './modules/users/routes.js';
 import { leaderboardsRepo } from './modules/leaderboards/repo.js';
 import { leaderboardsRoutes } from './modules/leaderboards/routes.js';
-import { tournamentsRepo } from './modules/tournaments/repo.js';
-import { tournamentsRoutes } from './modules/tournaments/routes.js';
+import { portalKeysService } from './modules/portal/keys-service.js';
+import { registerPortal } from './modules/portal/plugin.js';
 import { serversRepo } from './modules/servers/repo.js';
 import { serversRoutes } from './modules/servers/routes.js';
-import { forumRepo } from './modules/forum/repo.js';
-import { forumRoutes } from './modules/forum/routes.js';
-import { achievementsRepo } from './modules/achievements/repo.js';
-import { achievementsRoutes } from './modules/achievements/routes.js';
+import { tournamentsRepo } from './modules/tournaments/repo.js';
+import { tournamentsRoutes } from './modules/tournaments/routes.js';
+import { usagePlugin } from './modules/usage/plugin.js';
+import { UsageRecorder } from './modules/usage/recorder.js';
+import { usageRepo } from './modules/usage/repo.js';
+import { usersRepo } from './modules/users/repo.js';
+import { usersRoutes } from './modules/users/routes.js';
+import { webRoutes } from './web/routes.js';
 
 export interface AppDeps {
   db: Db;
@@ -35,6 +44,10 @@ export interface AppDeps {
   logStream?: { write(line: string): void };
   /** the clock, injectable so tests can cross hour boundaries */
   now?: () => number;
+  /** failed sign-in counters (memory by default) */
+  loginThrottle?: LoginThrottleStore;
+  /** how often buffered usage counts are written (default 5 s) */
+  usageFlushMs?: number;
 }
 
 let requestCounter = 0;
@@ -71,6 +84,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(errorsPlugin);
   await registerDocs(app);
   await app.register(pipelinePlugin, { keys: keysRepo(deps.db.kysely), rateLimitStore, cache, now });
+  const usage = new UsageRecorder(usageRepo(deps.db.kysely), now);
+  app.decorate('usageRecorder', usage);
+  await app.register(usagePlugin, { recorder: usage, now, flushEveryMs: deps.usageFlushMs ?? 5000 });
 
   await app.register(
     async (v1: App) => {
@@ -85,6 +101,19 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     },
     { prefix: API_PREFIX },
   );
+  const accounts = accountsService(
+    accountsRepo(deps.db.kysely),
+    deps.loginThrottle ?? new MemoryLoginThrottleStore(),
+    now,
+  );
+  const portalKeys = portalKeysService({
+    keys: keysRepo(deps.db.kysely),
+    usage: usageRepo(deps.db.kysely),
+    recorder: usage,
+    rateLimitStore,
+    now,
+  });
+  await registerPortal(app, { accounts, keys: portalKeys, pages: webRoutes(accounts, portalKeys) });
   await registerDocsRoutes(app);
   await app.ready();
   return app;
@@ -93,5 +122,6 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 declare module 'fastify' {
   interface FastifyInstance {
     responseCache: ResponseCache;
+    usageRecorder: UsageRecorder;
   }
 }

@@ -6,6 +6,7 @@ import { UsageError } from './commands/args.js';
 import { keysCommand, KEYS_USAGE } from './commands/keys.js';
 import { seedCommand, SEED_USAGE } from './commands/seed.js';
 import { serveCommand } from './commands/serve.js';
+import { usersCommand, USERS_USAGE } from './commands/users.js';
 
 const USAGE = `Usage: hub <command>
 
@@ -13,6 +14,7 @@ const USAGE = `Usage: hub <command>
   hub migrate               apply database migrations to DATABASE_URL
   ${SEED_USAGE}
   ${KEYS_USAGE.split('\n').join('\n  ')}
+  ${USERS_USAGE.split('\n').join('\n  ')}
 
 Environment: PORT, HOST, DATABASE_URL, REDIS_URL, LOG_LEVEL, PUBLIC_BASE_URL, CACHE_TTL_MS (see README).`;
 
@@ -39,11 +41,13 @@ async function main(argv: string[]): Promise<void> {
       return;
     }
     case 'seed':
+    case 'users':
     case 'keys': {
       const db = connect(config.DATABASE_URL);
       try {
         await migrateToLatest(db);
         if (command === 'seed') await seedCommand(db, rest);
+        else if (command === 'users') await usersCommand(db, rest);
         else await keysCommand(db, rest);
       } finally {
         await db.close();

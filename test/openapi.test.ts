@@ -27,9 +27,13 @@ const resolved = (await dereference(
   parserOptions,
 )) as unknown as OpenApiDocument;
 
-const operations = Object.entries(resolved.paths).flatMap(([path, item]) =>
+const allOperations = Object.entries(resolved.paths).flatMap(([path, item]) =>
   Object.entries(item).map(([method, op]) => ({ path, method, op, raw: doc.paths[path]?.[method] })),
 );
+const isPublished = (op: OperationObject) => JSON.stringify(op.security) === JSON.stringify([{ apiKey: [] }]);
+// The published API (key-protected); the portal's session routes are held to their own checks below.
+const operations = allOperations.filter(({ op }) => isPublished(op));
+const portalOperations = allOperations.filter(({ op }) => !isPublished(op));
 
 const ajv = new Ajv2020({ strict: false, allErrors: true });
 formats.default(ajv);
@@ -141,7 +145,7 @@ describe('OpenAPI document', () => {
 
   it('lists a described tag for every operation, and no empty tag', () => {
     const declared = new Map((doc.tags ?? []).map((t) => [t.name, t.description]));
-    const used = new Set(operations.flatMap(({ op }) => op.tags ?? []));
+    const used = new Set(allOperations.flatMap(({ op }) => op.tags ?? []));
     for (const [name, description] of declared) {
       assert.ok(description.length > 20, `tag ${name} needs a description`);
       assert.ok(used.has(name), `tag ${name} has no operation`);
@@ -158,6 +162,7 @@ describe('OpenAPI document', () => {
           'Achievements',
           'Killboard',
           'ELO',
+          'Developer portal',
         ].includes(tag),
         `unexpected tag ${tag}`,
       );
@@ -310,4 +315,30 @@ describe('operation list', () => {
     const sample: OperationObject | undefined = resolved.paths['/users/{id}']?.get;
     assert.equal(sample?.summary, 'Get a public user profile');
   });
+});
+
+describe('developer portal operations', () => {
+  it('are documented in the same document under their own tag', () => {
+    const ids = portalOperations.map(({ op }) => op.operationId);
+    for (const id of ['listMyKeys', 'createMyKey', 'revokeMyKey', 'getMyKeyUsage', 'signUp', 'signIn'])
+      assert.ok(ids.includes(id), `${id} in ${ids.join(', ')}`);
+  });
+
+  for (const { path, method, op } of portalOperations) {
+    it(`${method.toUpperCase()} ${path}: server, tag, session security, problem+json errors`, () => {
+      assert.ok(path.startsWith('/api-platform/developer/'), path);
+      assert.deepEqual(op.tags, ['Developer portal']);
+      assert.match(op.operationId ?? '', /^[a-z][A-Za-z0-9]+$/);
+      assert.ok((op.summary ?? '').length >= 5 && (op.description ?? '').length >= 20);
+      assert.ok(
+        JSON.stringify(op.security) === JSON.stringify([{ session: [] }]) ||
+          JSON.stringify(op.security) === '[]',
+        `security ${JSON.stringify(op.security)}`,
+      );
+      for (const [status, response] of Object.entries(op.responses)) {
+        if (Number(status) < 400) continue;
+        assert.ok(response.content?.['application/problem+json'], `${status} is not problem+json`);
+      }
+    });
+  }
 });

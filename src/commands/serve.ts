@@ -30,6 +30,7 @@ export async function serveCommand(config: Config, argv: string[]): Promise<void
   console.log(`Gaming Hub API listening on ${server.url}`);
   console.log(`  API base:  ${base}${API_PREFIX}`);
   console.log(`  API docs:  ${base}${DOCS_PATH}`);
+  console.log(`  Portal:    ${base}/api-platform/developer   (sign up, get a key, watch usage)`);
   if (demoKey) {
     console.log(`  Demo key:  ${demoKey}   (premium tier; shown once)`);
     console.log(`  Try:       curl -H 'x-api-key: ${demoKey}' ${base}${API_PREFIX}/leaderboards?limit=5`);

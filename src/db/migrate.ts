@@ -2,6 +2,7 @@ import { Migrator, sql, type Migration, type MigrationResultSet } from 'kysely';
 import type { Db } from './connect.js';
 import * as core from './migrations/0001_core.js';
 import * as killboardIndexes from './migrations/0002_killboard_indexes.js';
+import * as portal from './migrations/0003_portal.js';
 
 /**
  * Migrations are listed here in order; each module exports `up(dialect)` / `down(dialect)` so
@@ -10,9 +11,19 @@ import * as killboardIndexes from './migrations/0002_killboard_indexes.js';
 const MIGRATIONS = [
   ['0001_core', core],
   ['0002_killboard_indexes', killboardIndexes],
+  ['0003_portal', portal],
 ] as const;
 
-export async function migrateToLatest(db: Db): Promise<MigrationResultSet> {
+/**
+ * `schema`: the PostgreSQL schema holding Kysely's migration tables; by default the connection's
+ * current schema. Kysely looks for its bookkeeping tables in every schema unless told which one;
+ * with another schema in the same database already migrated (parallel test schemas, a staging copy)
+ * it would skip creating them here and fail.
+ */
+export async function migrateToLatest(
+  db: Db,
+  options: { schema?: string } = {},
+): Promise<MigrationResultSet> {
   const migrations: Record<string, Migration> = {};
   for (const [name, module] of MIGRATIONS) {
     migrations[name] = { up: module.up(db.dialect), down: module.down() };
@@ -20,10 +31,9 @@ export async function migrateToLatest(db: Db): Promise<MigrationResultSet> {
   const migrator = new Migrator({
     db: db.kysely,
     provider: { getMigrations: () => Promise.resolve(migrations) },
-    // Kysely looks for its bookkeeping tables in every schema unless told which one; with another
-    // schema in the same database already migrated (parallel test schemas, a staging copy) it would
-    // skip creating them here and fail. Pin them to the schema the connection works in.
-    ...(db.dialect === 'postgres' ? { migrationTableSchema: await currentSchema(db) } : {}),
+    ...(db.dialect === 'postgres'
+      ? { migrationTableSchema: options.schema ?? (await currentSchema(db)) }
+      : {}),
   });
   const result = await migrator.migrateToLatest();
   if (result.error) throw result.error instanceof Error ? result.error : new Error('migration failed');

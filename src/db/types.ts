@@ -16,6 +16,8 @@ export interface UsersTable {
   subscription: Generated<'none' | 'active' | 'premium'>;
   is_partner: Generated<Flag>;
   joined_at: Millis;
+  /** scrypt hash of the portal password; null: the account cannot sign in to the portal */
+  password_hash: string | null;
 }
 
 export interface ApiKeysTable {
@@ -170,6 +172,23 @@ export interface MetaTable {
   value: string;
 }
 
+/** A portal session; only the SHA-256 of the random session id is stored. */
+export interface SessionsTable {
+  id_hash: string;
+  user_id: number;
+  csrf_token: string;
+  created_at: Millis;
+  expires_at: Millis;
+}
+
+/** Requests per key, UTC hour (epoch ms of its start) and status class. */
+export interface KeyUsageTable {
+  key_id: number;
+  hour: Millis;
+  class: '2xx' | '3xx' | '4xx' | '429' | '5xx';
+  count: number;
+}
+
 export interface Database {
   users: UsersTable;
   api_keys: ApiKeysTable;
@@ -188,4 +207,6 @@ export interface Database {
   elo_ratings: EloRatingsTable;
   elo_history: EloHistoryTable;
   meta: MetaTable;
+  sessions: SessionsTable;
+  key_usage: KeyUsageTable;
 }

@@ -26,18 +26,27 @@ function problemCodes(response: unknown): ProblemCodesByStatus {
 }
 
 /**
- * Per route: the path relative to the server URL, and what the route declares in `config` (auth,
+ * Prefixes documented outside the v1 server URL; their operations name their own server (`/`)
+ * and keep their full path.
+ */
+const OTHER_DOCUMENTED_PREFIXES = ['/api-platform/developer/'];
+
+/**
+ * Per route: the path relative to its server URL, and what the route declares in `config` (auth,
  * cache) and in its error responses, handed to `completeDocument` as operation extensions.
- * Routes outside the v1 prefix (portal, docs, pages) are not part of this document.
+ * Other routes (docs, pages, assets) are not part of this document.
  */
 function transformRoute({ schema, url, route }: { schema: FastifySchema; url: string; route: RouteOptions }) {
-  if (!url.startsWith(`${API_PREFIX}/`)) return { schema: { ...schema, hide: true }, url };
+  const inV1 = url.startsWith(`${API_PREFIX}/`);
+  const elsewhere =
+    OTHER_DOCUMENTED_PREFIXES.some((prefix) => url.startsWith(prefix)) && schema.tags !== undefined;
+  if (!inV1 && !elsewhere) return { schema: { ...schema, hide: true }, url };
   const marks = {
     [MARK.auth]: route.config?.auth,
     [MARK.cache]: route.config?.cache === true,
     [MARK.problems]: problemCodes(schema.response),
   };
-  return { schema: { ...schema, ...marks } as FastifySchema, url: url.slice(API_PREFIX.length) };
+  return { schema: { ...schema, ...marks } as FastifySchema, url: inV1 ? url.slice(API_PREFIX.length) : url };
 }
 
 /** OpenAPI 3.1 generated from the route schemas, and the interactive reference served offline. */
@@ -66,6 +75,13 @@ export async function registerDocs(app: FastifyInstance): Promise<void> {
             name: API_KEY_HEADER,
             description:
               'Your API key (`ghk_` followed by 38 letters and digits), from the developer portal.',
+          },
+          session: {
+            type: 'apiKey',
+            in: 'cookie',
+            name: 'hub_session',
+            description:
+              'Developer portal session (`__Host-hub_session` over HTTPS). Writes also need the `x-csrf-token` header.',
           },
         },
       },

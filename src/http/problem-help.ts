@@ -90,6 +90,11 @@ export const PROBLEM_HELP: Record<ErrorCode, ProblemHelp> = {
     fix: 'Read the current state, resolve the conflict, and repeat the request.',
     example: 'A key with this name already exists.',
   },
+  key_limit_reached: {
+    when: 'Creating an API key when the account already has the maximum number of active keys (10).',
+    fix: 'Revoke a key you no longer use in the developer portal, then create the new one.',
+    example: 'This account already has 10 active keys; revoke one before creating another.',
+  },
   payload_too_large: {
     when: 'The request body is larger than 1 MiB.',
     fix: 'Send a smaller body.',

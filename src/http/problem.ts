@@ -20,6 +20,7 @@ export const ERRORS = {
   method_not_allowed: { status: 405, title: 'Method not allowed' },
   not_acceptable: { status: 406, title: 'Not acceptable' },
   conflict: { status: 409, title: 'Conflict' },
+  key_limit_reached: { status: 409, title: 'Key limit reached' },
   payload_too_large: { status: 413, title: 'Payload too large' },
   unsupported_media_type: { status: 415, title: 'Unsupported media type' },
   unprocessable: { status: 422, title: 'Unprocessable request' },

@@ -2,6 +2,7 @@ import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fas
 import { buildApp } from '../../src/app.js';
 import type { Dialect } from '../../src/db/connect.js';
 import type { RateLimitStore } from '../../src/http/rate-limit-store.js';
+import type { LoginThrottleStore } from '../../src/modules/accounts/throttle.js';
 import { openTestDb, type TestDb } from './db.js';
 import { factories, type Factories } from './factories.js';
 
@@ -20,6 +21,8 @@ export interface ContextOptions {
   now?: () => number;
   cacheTtlMs?: number;
   rateLimitStore?: RateLimitStore;
+  loginThrottle?: LoginThrottleStore;
+  usageFlushMs?: number;
 }
 
 /** A fresh migrated database, the app built on it, and factories. */
@@ -33,6 +36,8 @@ export async function createTestContext(
     config: { LOG_LEVEL: 'silent', CACHE_TTL_MS: options.cacheTtlMs ?? 0, TRUST_PROXY: false },
     ...(options.now ? { now: options.now } : {}),
     ...(options.rateLimitStore ? { rateLimitStore: options.rateLimitStore } : {}),
+    ...(options.loginThrottle ? { loginThrottle: options.loginThrottle } : {}),
+    ...(options.usageFlushMs ? { usageFlushMs: options.usageFlushMs } : {}),
   });
   const made = factories(testDb.db);
   const { secret } = await made.makeKey({ tier: 'partner', name: 'context key' });

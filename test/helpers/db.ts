@@ -41,7 +41,7 @@ export async function openTestDb(dialect: Dialect): Promise<TestDb> {
   await sql`create schema ${sql.id(schema)}`.execute(admin.kysely);
   await admin.close();
   const db = connect(url, { schema, poolSize: 5 });
-  await migrateToLatest(db);
+  await migrateToLatest(db, { schema });
   return {
     db,
     url,

@@ -29,6 +29,11 @@ export const TAGS: TagObject[] = [
     description:
       'Counter-Strike skill ladder (cs2, cs16), separate from the XP leaderboard: team Elo starting at 1000, logistic expectation on a 400-point scale, K 50 (higher for a player\u2019s first matches).',
   },
+  {
+    name: 'Developer portal',
+    description:
+      'Session-authenticated routes under `/api-platform/developer` (not the API base): hub accounts, self-service keys and usage. The web pages live at `/api-platform/developer`.',
+  },
 ];
 
 const tierTable = [

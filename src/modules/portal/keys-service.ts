@@ -1,0 +1,124 @@
+import { ProblemError } from '../../http/problem.js';
+import { WINDOW_MS, windowStartOf } from '../../http/quota.js';
+import type { RateLimitStore } from '../../http/rate-limit-store.js';
+import { toIso } from '../../http/schemas.js';
+import type { KeyRecord, KeysRepo } from '../keys/repo.js';
+import { createKey } from '../keys/service.js';
+import { TIERS } from '../keys/tiers.js';
+import type { UsageRecorder } from '../usage/recorder.js';
+import { STATUS_CLASSES, type UsageRepo, type UsageRow } from '../usage/repo.js';
+import type { UsageBody, UsageHour, PortalKey } from './schemas.js';
+import type { PortalAccount } from './session-auth.js';
+
+/** Active (not revoked) keys one account may hold; revoked ones do not count. */
+export const ACTIVE_KEY_CAP = 10;
+
+export interface PortalKeysDeps {
+  keys: KeysRepo;
+  usage: UsageRepo;
+  recorder: UsageRecorder;
+  rateLimitStore: RateLimitStore;
+  now: () => number;
+}
+
+export function portalKeysService({ keys, usage, recorder, rateLimitStore, now }: PortalKeysDeps) {
+  async function view(record: KeyRecord, account: PortalAccount): Promise<PortalKey> {
+    const tier = record.tier ?? account.tier;
+    // The quota store is what the API enforces, so "this hour" matches the x-ratelimit-used header.
+    const used = await rateLimitStore.peek(`key:${record.id}`, windowStartOf(now()));
+    return {
+      id: record.id,
+      name: record.name,
+      prefix: record.prefix,
+      tier,
+      quota: record.quota ?? TIERS[tier],
+      created: toIso(record.created_at),
+      last_used: record.last_used_at === null ? null : toIso(record.last_used_at),
+      requests_this_hour: used,
+      revoked: record.revoked_at !== null,
+      revoked_at: record.revoked_at === null ? null : toIso(record.revoked_at),
+    };
+  }
+
+  /** Another account's key and a missing key look the same: no enumeration of key ids. */
+  async function ownKey(account: PortalAccount, id: number): Promise<KeyRecord> {
+    const record = await keys.findById(id);
+    if (record?.user_id !== account.id)
+      throw new ProblemError('key_not_found', `You have no API key with id ${id}.`);
+    return record;
+  }
+
+  return {
+    async list(account: PortalAccount): Promise<PortalKey[]> {
+      const records = await keys.list({ userId: account.id });
+      return Promise.all(records.reverse().map((r) => view(r, account)));
+    },
+
+    async create(account: PortalAccount, name: string): Promise<{ key: PortalKey; secret: string }> {
+      const active = (await keys.list({ userId: account.id })).filter((k) => k.revoked_at === null).length;
+      if (active >= ACTIVE_KEY_CAP) {
+        throw new ProblemError(
+          'key_limit_reached',
+          `An account can hold ${ACTIVE_KEY_CAP} active keys; revoke one before creating another.`,
+        );
+      }
+      // tier null: the key follows its owner's plan, so a subscription change applies at once.
+      const { record, secret } = await createKey(
+        keys,
+        { name: name.trim(), userId: account.id, tier: null },
+        now(),
+      );
+      return { key: await view(record, account), secret };
+    },
+
+    async revoke(account: PortalAccount, id: number): Promise<PortalKey> {
+      const record = await ownKey(account, id);
+      if (record.revoked_at === null) {
+        const at = now();
+        await keys.revoke(id, at, { userId: account.id });
+        record.revoked_at = at;
+      }
+      return view(record, account);
+    },
+
+    async get(account: PortalAccount, id: number): Promise<PortalKey> {
+      return view(await ownKey(account, id), account);
+    },
+
+    /** Hourly counts for the last `hours` hours (current one included), flushed plus still buffered. */
+    async usage(account: PortalAccount, id: number, hours: number): Promise<UsageBody['usage']> {
+      const key = await view(await ownKey(account, id), account);
+      const current = windowStartOf(now());
+      const from = current - (hours - 1) * WINDOW_MS;
+      const rows: UsageRow[] = [...(await usage.since([id], from)), ...recorder.pending([id])];
+      const empty = (): Omit<UsageHour, 'hour'> => ({
+        '2xx': 0,
+        '3xx': 0,
+        '4xx': 0,
+        '429': 0,
+        '5xx': 0,
+        total: 0,
+      });
+      const byHour = new Map<number, Omit<UsageHour, 'hour'>>();
+      for (let h = from; h <= current; h += WINDOW_MS) byHour.set(h, empty());
+      const totals = empty();
+      for (const row of rows) {
+        const bucket = byHour.get(row.hour);
+        if (!bucket) continue;
+        bucket[row.class] += row.count;
+        bucket.total += row.count;
+        totals[row.class] += row.count;
+        totals.total += row.count;
+      }
+      return {
+        key_id: id,
+        quota: key.quota,
+        hours: [...byHour].map(([hour, counts]) => ({ hour: toIso(hour), ...counts })),
+        totals,
+      };
+    },
+  };
+}
+
+export type PortalKeysService = ReturnType<typeof portalKeysService>;
+export { STATUS_CLASSES };

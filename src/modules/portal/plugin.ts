@@ -1,0 +1,41 @@
+import type { App } from '../../http/app-types.js';
+import type { AccountsService } from '../accounts/service.js';
+import { portalAuthRoutes } from './auth-routes.js';
+import type { PortalKeysService } from './keys-service.js';
+import { portalKeyRoutes } from './routes.js';
+import { AccountSchema, PortalKeySchema } from './schemas.js';
+import { PORTAL_PREFIX, requireSessionHook } from './session-auth.js';
+
+export interface PortalDeps {
+  accounts: AccountsService;
+  keys: PortalKeysService;
+  /** the web pages, registered in the same prefix */
+  pages?: (app: App) => void;
+}
+
+/** Everything under /api-platform/developer: JSON routes (documented) and the web pages. */
+export async function registerPortal(app: App, deps: PortalDeps): Promise<void> {
+  app.addSchema(PortalKeySchema);
+  app.addSchema(AccountSchema);
+  await app.register(
+    async (portal: App) => {
+      // Portal answers are per account and may hold a secret: never cached, never framed.
+      portal.addHook('onSend', async (_request, reply, payload) => {
+        // static assets set their own caching; everything else is private to the account
+        if (!reply.hasHeader('cache-control')) reply.header('cache-control', 'no-store');
+        reply.header('x-content-type-options', 'nosniff');
+        reply.header('x-frame-options', 'DENY');
+        reply.header('referrer-policy', 'same-origin');
+        return payload;
+      });
+      portalAuthRoutes(deps.accounts)(portal);
+      await portal.register(async (signedIn: App) => {
+        signedIn.addHook('onRequest', requireSessionHook(deps.accounts));
+        portalKeyRoutes(deps.keys)(signedIn);
+      });
+      const pages = deps.pages;
+      if (pages) await portal.register(async (web: App) => pages(web));
+    },
+    { prefix: PORTAL_PREFIX },
+  );
+}

@@ -1,0 +1,254 @@
+import { createHash } from 'node:crypto';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { App } from '../http/app-types.js';
+import { ProblemError } from '../http/problem.js';
+import type { AccountsService } from '../modules/accounts/service.js';
+import type { PortalKeysService } from '../modules/portal/keys-service.js';
+import { PORTAL_BODY_LIMIT } from '../modules/portal/routes.js';
+import {
+  assertSameOrigin,
+  clearSessionCookie,
+  cookieHeader,
+  CSRF_FIELD,
+  FORM_CSRF_COOKIE,
+  loadAccount,
+  readCookies,
+  sameToken,
+  sessionIdOf,
+  setSessionCookie,
+  type PortalAccount,
+} from '../modules/portal/session-auth.js';
+import { newSecretToken } from '../modules/accounts/service.js';
+import { PORTAL_CSS, PORTAL_JS } from './assets.js';
+import {
+  BASE,
+  keysPage,
+  messagePage,
+  newKeyPage,
+  revokePage,
+  signInPage,
+  signUpPage,
+  usagePage,
+} from './pages.js';
+
+type Form = Record<string, string | undefined>;
+const HIDE = { schema: { hide: true } } as const;
+const CSP =
+  "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
+
+const asset = (body: string, type: string) => ({
+  body,
+  type,
+  etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 16)}"`,
+});
+const ASSETS = {
+  'portal.css': asset(PORTAL_CSS, 'text/css; charset=utf-8'),
+  'portal.js': asset(PORTAL_JS, 'text/javascript; charset=utf-8'),
+};
+
+const page = (reply: FastifyReply, body: string, status = 200) =>
+  reply.code(status).type('text/html; charset=utf-8').header('content-security-policy', CSP).send(body);
+const redirect = (reply: FastifyReply, to: string) => reply.code(303).header('location', to).send();
+const keyId = (raw: string): number | undefined =>
+  /^[1-9]\d{0,9}$/.test(raw) && Number(raw) <= 2147483647 ? Number(raw) : undefined;
+
+/** The pre-session token for the sign-in and sign-up forms (double submit: cookie + hidden field). */
+function formToken(request: FastifyRequest, reply: FastifyReply): string {
+  const existing = readCookies(request).get(FORM_CSRF_COOKIE);
+  if (existing && /^[A-Za-z0-9_-]{43}$/.test(existing)) return existing;
+  const token = newSecretToken();
+  reply.header('set-cookie', cookieHeader(request, FORM_CSRF_COOKIE, token, 3600, 'Strict'));
+  return token;
+}
+
+/** The web pages of the portal: server-rendered, working without script, same services as the JSON routes. */
+export function webRoutes(accounts: AccountsService, keys: PortalKeysService) {
+  return (app: App): void => {
+    // Forms post urlencoded; parsed only inside this scope, so the JSON routes keep refusing it.
+    app.addContentTypeParser(
+      'application/x-www-form-urlencoded',
+      { parseAs: 'string', bodyLimit: PORTAL_BODY_LIMIT },
+      (_req, body, done) => {
+        done(null, Object.fromEntries(new URLSearchParams(body as string)));
+      },
+    );
+
+    const form = (request: FastifyRequest): Form =>
+      request.body && typeof request.body === 'object' ? (request.body as Form) : {};
+    const str = (value: string | undefined, max: number) => (value ?? '').slice(0, max);
+
+    /** A signed-in account, with the CSRF field checked on POST; otherwise a redirect was sent. */
+    async function session(request: FastifyRequest, reply: FastifyReply): Promise<PortalAccount | undefined> {
+      const account = await loadAccount(accounts, request);
+      if (!account) {
+        await redirect(reply, `${BASE}/sign-in`);
+        return undefined;
+      }
+      if (request.method === 'POST') {
+        assertSameOrigin(request);
+        if (!sameToken(form(request)[CSRF_FIELD], account.csrfToken)) {
+          throw new ProblemError('csrf_failed', 'The form is out of date; reload the page and try again.');
+        }
+      }
+      return account;
+    }
+
+    function checkFormToken(request: FastifyRequest): void {
+      assertSameOrigin(request);
+      if (!sameToken(form(request)[CSRF_FIELD], readCookies(request).get(FORM_CSRF_COOKIE))) {
+        throw new ProblemError('csrf_failed', 'The form is out of date; reload the page and try again.');
+      }
+    }
+
+    app.get('/assets/:file', HIDE, (request, reply) => {
+      const file = ASSETS[(request.params as { file: string }).file as keyof typeof ASSETS] as
+        (typeof ASSETS)['portal.css'] | undefined;
+      if (!file) throw new ProblemError('not_found', 'No such asset.');
+      reply.header('etag', file.etag).header('cache-control', 'public, max-age=300');
+      if (request.headers['if-none-match'] === file.etag) return reply.code(304).send();
+      return reply.type(file.type).send(file.body);
+    });
+
+    app.get('/', HIDE, async (request, reply) =>
+      redirect(reply, (await loadAccount(accounts, request)) ? `${BASE}/keys` : `${BASE}/sign-in`),
+    );
+
+    app.get('/sign-in', HIDE, async (request, reply) => {
+      if (await loadAccount(accounts, request)) return redirect(reply, `${BASE}/keys`);
+      return page(reply, signInPage({ csrf: formToken(request, reply) }));
+    });
+
+    app.post('/sign-in', HIDE, async (request, reply) => {
+      checkFormToken(request);
+      const { username, password } = form(request);
+      try {
+        const started = await accounts.signIn({
+          username: str(username, 64),
+          password: str(password, 1024),
+          address: request.ip,
+          currentSession: sessionIdOf(request),
+        });
+        setSessionCookie(request, reply, started.id);
+        return await redirect(reply, `${BASE}/keys`);
+      } catch (err) {
+        if (!(err instanceof ProblemError)) throw err;
+        if (err.extras.headers) reply.headers(err.extras.headers);
+        return page(
+          reply,
+          signInPage({ csrf: formToken(request, reply), error: err.detail, username: str(username, 64) }),
+          err.status,
+        );
+      }
+    });
+
+    app.get('/sign-up', HIDE, async (request, reply) => {
+      if (await loadAccount(accounts, request)) return redirect(reply, `${BASE}/keys`);
+      return page(reply, signUpPage({ csrf: formToken(request, reply) }));
+    });
+
+    app.post('/sign-up', HIDE, async (request, reply) => {
+      checkFormToken(request);
+      const { username, password } = form(request);
+      try {
+        const started = await accounts.signUp({
+          username: str(username, 64),
+          password: str(password, 1024),
+          currentSession: sessionIdOf(request),
+        });
+        setSessionCookie(request, reply, started.id);
+        return await redirect(reply, `${BASE}/keys`);
+      } catch (err) {
+        if (!(err instanceof ProblemError)) throw err;
+        const errors = err.extras.invalidParams?.map(
+          (p) => `${p.name === 'username' ? 'Username' : 'Password'} ${p.reason}.`,
+        ) ?? [err.detail];
+        return page(
+          reply,
+          signUpPage({ csrf: formToken(request, reply), errors, username: str(username, 64) }),
+          err.status,
+        );
+      }
+    });
+
+    app.post('/sign-out', HIDE, async (request, reply) => {
+      const account = await session(request, reply);
+      if (!account) return reply;
+      await accounts.signOut(account.sessionId);
+      clearSessionCookie(request, reply);
+      return redirect(reply, `${BASE}/sign-in`);
+    });
+
+    app.get('/keys', HIDE, async (request, reply) => {
+      const account = await session(request, reply);
+      if (!account) return reply;
+      const revoked = (request.query as Form).revoked;
+      return page(
+        reply,
+        keysPage(account, await keys.list(account), revoked ? { success: 'The key was revoked.' } : {}),
+      );
+    });
+
+    app.post('/keys/new', HIDE, async (request, reply) => {
+      const account = await session(request, reply);
+      if (!account) return reply;
+      const name = (form(request).name ?? '').trim();
+      if (name.length < 1 || name.length > 100) {
+        return page(
+          reply,
+          keysPage(account, await keys.list(account), {
+            error: 'Give the key a name of 1 to 100 characters.',
+          }),
+          400,
+        );
+      }
+      try {
+        const { key, secret } = await keys.create(account, name);
+        return await page(
+          reply,
+          newKeyPage(account, key, secret, `${request.protocol}://${request.host}`),
+          201,
+        );
+      } catch (err) {
+        if (!(err instanceof ProblemError)) throw err;
+        return page(reply, keysPage(account, await keys.list(account), { error: err.detail }), err.status);
+      }
+    });
+
+    const ownKey = async (request: FastifyRequest, reply: FastifyReply) => {
+      const account = await session(request, reply);
+      if (!account) return undefined;
+      const id = keyId((request.params as { id: string }).id);
+      try {
+        if (id === undefined) throw new ProblemError('key_not_found', 'There is no such key.');
+        return { account, key: await keys.get(account, id) };
+      } catch (err) {
+        if (!(err instanceof ProblemError)) throw err;
+        await page(reply, messagePage('Key not found', 'You have no API key with that id.', account), 404);
+        return undefined;
+      }
+    };
+
+    app.get('/keys/:id', HIDE, async (request, reply) => {
+      const found = await ownKey(request, reply);
+      if (!found) return reply;
+      return page(
+        reply,
+        usagePage(found.account, found.key, await keys.usage(found.account, found.key.id, 48)),
+      );
+    });
+
+    app.get('/keys/:id/revoke', HIDE, async (request, reply) => {
+      const found = await ownKey(request, reply);
+      if (!found) return reply;
+      if (found.key.revoked) return redirect(reply, `${BASE}/keys`);
+      return page(reply, revokePage(found.account, found.key));
+    });
+
+    app.post('/keys/:id/revoke', HIDE, async (request, reply) => {
+      const found = await ownKey(request, reply);
+      if (!found) return reply;
+      await keys.revoke(found.account, found.key.id);
+      return redirect(reply, `${BASE}/keys?revoked=${found.key.id}`);
+    });
+  };
+}

@@ -1,0 +1,179 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import type { LightMyRequestResponse } from 'fastify';
+import { createTestContext, type TestContext } from './helpers/context.js';
+import { testDialects } from './helpers/db.js';
+import { GOOD_PASSWORD, PORTAL, signUp, uniqueName } from './helpers/portal.js';
+
+const FORM = { 'content-type': 'application/x-www-form-urlencoded' };
+const cookies = (res: LightMyRequestResponse): string[] => {
+  const header = res.headers['set-cookie'];
+  return header === undefined ? [] : Array.isArray(header) ? header : [header];
+};
+const cookieNamed = (res: LightMyRequestResponse, name: string) =>
+  cookies(res)
+    .find((c) => c.startsWith(`${name}=`))
+    ?.split(';')[0];
+const hidden = (res: LightMyRequestResponse) => /name="_csrf" value="([^"]+)"/.exec(res.body)?.[1] ?? '';
+
+for (const dialect of testDialects()) {
+  describe(`portal web pages (${dialect})`, () => {
+    let ctx: TestContext;
+    before(async () => {
+      ctx = await createTestContext(dialect);
+    });
+    after(() => ctx.close());
+
+    const get = (path: string, cookie = '') =>
+      ctx.inject({ method: 'GET', url: `${PORTAL}${path}`, headers: cookie ? { cookie } : {} });
+    const post = (
+      path: string,
+      cookie: string,
+      body: Record<string, string>,
+      headers: Record<string, string> = {},
+    ) =>
+      ctx.inject({
+        method: 'POST',
+        url: `${PORTAL}${path}`,
+        headers: { ...FORM, cookie, ...headers },
+        payload: new URLSearchParams(body).toString(),
+      });
+
+    it('serves pages with CSP, no-store and nosniff; signed-out visitors are sent to sign-in', async () => {
+      const page = await get('/sign-in');
+      assert.equal(page.statusCode, 200);
+      assert.match(String(page.headers['content-type']), /^text\/html/);
+      assert.match(String(page.headers['content-security-policy']), /default-src 'none'; script-src 'self'/);
+      assert.equal(page.headers['cache-control'], 'no-store');
+      assert.equal(page.headers['x-frame-options'], 'DENY');
+      assert.match(page.body, /<label for="username">Username<\/label>/);
+      assert.match(page.body, /href="\/api-platform\/docs"/);
+      assert.match(page.body, /under construction/);
+      for (const path of ['/', '/keys', '/keys/1', '/keys/1/revoke']) {
+        const res = await get(path);
+        assert.equal(res.statusCode, 303, path);
+        assert.equal(res.headers.location, `${PORTAL}/sign-in`);
+      }
+      const css = await get('/assets/portal.css');
+      assert.equal(css.statusCode, 200);
+      assert.match(String(css.headers['content-type']), /^text\/css/);
+      const again = await ctx.inject({
+        method: 'GET',
+        url: `${PORTAL}/assets/portal.css`,
+        headers: { 'if-none-match': String(css.headers.etag) },
+      });
+      assert.equal(again.statusCode, 304);
+      assert.match((await get('/assets/portal.js')).body, /clipboard/);
+      assert.equal((await get('/assets/other.js')).statusCode, 404);
+    });
+
+    it('sign-in and sign-up forms need the double-submit token; a wrong password re-renders with 401', async () => {
+      const username = uniqueName('Form');
+      const page = await get('/sign-up');
+      const formCookie = cookieNamed(page, 'hub_form_csrf') ?? '';
+      assert.match(String(cookies(page)[0]), /; HttpOnly; SameSite=Strict$/);
+      const token = hidden(page);
+      assert.equal(formCookie, `hub_form_csrf=${token}`);
+
+      const body = { username, password: GOOD_PASSWORD };
+      assert.equal((await post('/sign-up', formCookie, body)).statusCode, 403, 'no token');
+      assert.equal((await post('/sign-up', formCookie, { ...body, _csrf: 'x'.repeat(43) })).statusCode, 403);
+      assert.equal((await post('/sign-up', '', { ...body, _csrf: token })).statusCode, 403, 'no cookie');
+      const cross = await post(
+        '/sign-up',
+        formCookie,
+        { ...body, _csrf: token },
+        { 'sec-fetch-site': 'cross-site' },
+      );
+      assert.equal(cross.statusCode, 403);
+
+      const weak = await post('/sign-up', formCookie, { username, password: 'short', _csrf: token });
+      assert.equal(weak.statusCode, 422);
+      assert.match(weak.body, /Password must be 10 to 128 characters\./);
+
+      const created = await post('/sign-up', formCookie, { ...body, _csrf: token });
+      assert.equal(created.statusCode, 303);
+      assert.equal(created.headers.location, `${PORTAL}/keys`);
+      assert.ok(cookieNamed(created, 'hub_session'));
+
+      const wrong = await post('/sign-in', formCookie, { username, password: 'wrong-one-123', _csrf: token });
+      assert.equal(wrong.statusCode, 401);
+      assert.match(wrong.body, /role="alert"[^>]*>\s*The username or password is incorrect\./);
+      assert.equal(cookieNamed(wrong, 'hub_session'), undefined);
+      const ok = await post('/sign-in', formCookie, { username, password: GOOD_PASSWORD, _csrf: token });
+      assert.equal(ok.statusCode, 303);
+    });
+
+    it('key forms need the session token; names are escaped; revoke goes through a confirmation page', async () => {
+      const session = await signUp(ctx);
+      const keys = await get('/keys', session.cookie);
+      assert.equal(hidden(keys), session.csrf);
+      const evil = '<script>alert(1)</script>';
+      assert.equal((await post('/keys/new', session.cookie, { name: evil })).statusCode, 403);
+      assert.equal((await post('/keys/new', session.cookie, { name: evil, _csrf: 'nope' })).statusCode, 403);
+      assert.equal(
+        (await post('/keys/new', session.cookie, { name: '  ', _csrf: session.csrf })).statusCode,
+        400,
+      );
+      const created = await post('/keys/new', session.cookie, { name: evil, _csrf: session.csrf });
+      assert.equal(created.statusCode, 201);
+      assert.ok(!created.body.includes(evil));
+      assert.match(created.body, /&lt;script&gt;alert\(1\)&lt;\/script&gt;/);
+      assert.match(created.body, /Copy this key now\./);
+      const secret = /value="(ghk_[0-9A-Za-z]{38})"/.exec(created.body)?.[1] ?? '';
+      assert.ok(secret);
+      const list = await get('/keys', session.cookie);
+      assert.ok(!list.body.includes(secret) && !list.body.includes(evil));
+      const id = /href="\/api-platform\/developer\/keys\/(\d+)\/revoke"/.exec(list.body)?.[1] ?? '';
+
+      const confirm = await get(`/keys/${id}/revoke`, session.cookie);
+      assert.equal(confirm.statusCode, 200);
+      assert.match(confirm.body, /cannot be undone/);
+      assert.notEqual((await ctx.get('/users/1', { 'x-api-key': secret })).statusCode, 401, 'still active');
+      assert.equal((await post(`/keys/${id}/revoke`, session.cookie, {})).statusCode, 403);
+      const other = await signUp(ctx);
+      const stolen = await post(`/keys/${id}/revoke`, other.cookie, { _csrf: other.csrf });
+      assert.equal(stolen.statusCode, 404);
+      assert.equal((await get(`/keys/${id}`, other.cookie)).statusCode, 404);
+      const revoked = await post(`/keys/${id}/revoke`, session.cookie, { _csrf: session.csrf });
+      assert.equal(revoked.statusCode, 303);
+      assert.equal(revoked.headers.location, `${PORTAL}/keys?revoked=${id}`);
+      assert.equal((await ctx.get('/users/1', { 'x-api-key': secret })).statusCode, 401);
+      for (const bad of ['0', 'abc', '99999999999']) {
+        assert.equal((await get(`/keys/${bad}`, session.cookie)).statusCode, 404, bad);
+      }
+    });
+
+    it('the usage page draws the chart with the quota line and the totals', async () => {
+      const session = await signUp(ctx);
+      const created = await post('/keys/new', session.cookie, { name: 'chart', _csrf: session.csrf });
+      const secret = /value="(ghk_[0-9A-Za-z]{38})"/.exec(created.body)?.[1] ?? '';
+      const user = await ctx.makeUser();
+      for (let i = 0; i < 3; i++) await ctx.get(`/users/${user.id}`, { 'x-api-key': secret });
+      await ctx.get('/users/2147483647', { 'x-api-key': secret });
+      const id = firstKeyId(await session.call('GET', '/my-keys'));
+      const usage = await get(`/keys/${id}`, session.cookie);
+      assert.equal(usage.statusCode, 200);
+      assert.match(usage.body, /data-total="4"/);
+      assert.match(usage.body, /class="quota"/);
+      assert.match(usage.body, /quota 100\/h/);
+      assert.equal((usage.body.match(/<g class="bar">/g) ?? []).length, 1);
+      assert.match(usage.body, /class="s-2xx"/);
+      assert.match(usage.body, /class="s-4xx"/);
+      assert.ok(!usage.body.includes('http://') && !usage.body.includes('https://'), 'no external resources');
+    });
+
+    it('signs out through the form, with the token', async () => {
+      const session = await signUp(ctx);
+      assert.equal((await post('/sign-out', session.cookie, {})).statusCode, 403);
+      const out = await post('/sign-out', session.cookie, { _csrf: session.csrf });
+      assert.equal(out.statusCode, 303);
+      assert.match(String(cookieNamed(out, 'hub_session')), /^hub_session=$/);
+      assert.equal((await get('/keys', session.cookie)).statusCode, 303);
+    });
+  });
+}
+
+function firstKeyId(res: LightMyRequestResponse): number {
+  return res.json<{ keys: { id: number }[] }>().keys[0]?.id ?? 0;
+}

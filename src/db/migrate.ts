@@ -1,4 +1,4 @@
-import { Migrator, type Migration, type MigrationResultSet } from 'kysely';
+import { Migrator, sql, type Migration, type MigrationResultSet } from 'kysely';
 import type { Db } from './connect.js';
 import * as core from './migrations/0001_core.js';
 
@@ -13,9 +13,16 @@ export async function migrateToLatest(db: Db): Promise<MigrationResultSet> {
   for (const [name, module] of MIGRATIONS) {
     migrations[name] = { up: module.up(db.dialect), down: module.down() };
   }
+  // Kysely looks for its migration tables in every schema unless told which one: with another
+  // schema holding them (parallel test schemas, another app) it would skip creating ours.
+  const schema =
+    db.dialect === 'postgres'
+      ? (await sql<{ schema: string }>`select current_schema() as schema`.execute(db.kysely)).rows[0]?.schema
+      : undefined;
   const migrator = new Migrator({
     db: db.kysely,
     provider: { getMigrations: () => Promise.resolve(migrations) },
+    ...(schema ? { migrationTableSchema: schema } : {}),
   });
   const result = await migrator.migrateToLatest();
   if (result.error) throw result.error instanceof Error ? result.error : new Error('migration failed');

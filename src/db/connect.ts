@@ -11,6 +11,8 @@ export interface Db {
   kysely: Kysely<Database>;
   dialect: Dialect;
   close(): Promise<void>;
+  /** SQLite only: the driver's handle, for bulk loads that reuse one prepared statement per shape */
+  sqlite?: SQLite.Database;
 }
 
 // int8 (counts, bigint ids, epoch millis) and numeric arrive as strings from pg; every value we
@@ -36,7 +38,7 @@ export function connect(url: string, options: ConnectOptions = {}): Db {
     database.pragma('busy_timeout = 5000');
     database.pragma('cache_size = -65536');
     const kysely = new Kysely<Database>({ dialect: new SqliteDialect({ database }) });
-    return { kysely, dialect: 'sqlite', close: () => kysely.destroy() };
+    return { kysely, dialect: 'sqlite', close: () => kysely.destroy(), sqlite: database };
   }
   if (url.startsWith('postgres://') || url.startsWith('postgresql://')) {
     const pool = new pg.Pool({

@@ -10,8 +10,12 @@ import { createWorld } from './world.js';
 
 export const SEED_DEFAULTS = { users: 500, kills: 20_000, seed: 1 } as const;
 export const MIN_USERS = 10;
-/** From this many kills on, the kill indexes are rebuilt once after the load instead of row by row. */
+/**
+ * From these sizes on, the secondary indexes of the big tables are rebuilt once after the load
+ * instead of row by row.
+ */
 const BULK_KILLS = 200_000;
+const BULK_USERS = 50_000;
 
 export interface SeedOptions {
   users?: number;
@@ -21,6 +25,8 @@ export interface SeedOptions {
   now?: number;
   /** delete existing demo rows first instead of refusing */
   reset?: boolean;
+  /** memory bound (cells) of the in-memory daily-rollup grid; larger worlds write rollups per day */
+  maxDenseCells?: number;
   /** called with (done, total, phase) as the load progresses */
   onProgress?: (done: number, total: number, phase: string) => void;
 }
@@ -65,14 +71,22 @@ export async function generate(db: Db, options: SeedOptions): Promise<SeedSummar
     report(1, 1, 'wiping');
   }
 
-  await repo.fastLoad(() => load(db, repo, { users, kills, seed, now }, report));
+  await repo.fastLoad(() =>
+    load(db, repo, { users, kills, seed, now, maxDenseCells: options.maxDenseCells }, report),
+  );
   return { users, kills, seed, ms: Math.round(performance.now() - started) };
 }
 
 async function load(
   db: Db,
   repo: SeedRepo,
-  { users, kills, seed, now }: { users: number; kills: number; seed: number; now: number },
+  {
+    users,
+    kills,
+    seed,
+    now,
+    maxDenseCells,
+  }: { users: number; kills: number; seed: number; now: number; maxDenseCells: number | undefined },
   report: (done: number, total: number, phase: string) => void,
 ): Promise<void> {
   const rng = new Rng(seed);
@@ -111,12 +125,15 @@ async function load(
     await servers.flush();
   });
 
-  const loadKills = () => seedKills(world, repo, kills, (done) => report(done, kills, 'kills'));
+  const loadKills = () =>
+    seedKills(world, repo, kills, (done) => report(done, kills, 'kills'), maxDenseCells);
   if (kills >= BULK_KILLS) {
-    await repo.withoutIndexes('kills', loadKills);
+    await repo.withoutIndexes('kills', () => repo.withoutIndexes('frag_daily', loadKills));
     report(1, 1, 'indexes');
   } else await loadKills();
-  const { results } = await seedMatches(world, repo, 1, (done, total) => report(done, total, 'matches'));
+  const loadMatches = () => seedMatches(world, repo, 1, (done, total) => report(done, total, 'matches'));
+  const { results } =
+    users >= BULK_USERS ? await repo.withoutIndexes('elo_history', loadMatches) : await loadMatches();
   report(0, 1, 'community');
   const community = planCommunity(world);
   report(0, users, 'profiles');

@@ -1,3 +1,4 @@
+import type SQLite from 'better-sqlite3';
 import { CompiledQuery, sql, type Kysely } from 'kysely';
 import type { Db, Dialect } from '../db/connect.js';
 import type { Database } from '../db/types.js';
@@ -53,6 +54,8 @@ export class BulkWriter<T extends keyof Database> {
   constructor(
     private readonly executor: Executor,
     private readonly dialect: Dialect,
+    /** SQLite: run on the driver's handle with a cached statement (inside the same transaction) */
+    private readonly sqlite: SQLite.Database | undefined,
     private readonly table: T,
     private readonly columns: readonly (keyof Database[T] & string)[],
   ) {
@@ -73,7 +76,8 @@ export class BulkWriter<T extends keyof Database> {
   async flush(): Promise<void> {
     if (this.rows === 0) return;
     const text = insertText(this.dialect, this.table, this.columns, this.rows);
-    await this.executor.executeQuery(CompiledQuery.raw(text, this.values));
+    if (this.sqlite) preparedOn(this.sqlite, text).run(this.values);
+    else await this.executor.executeQuery(CompiledQuery.raw(text, this.values));
     this.written += this.rows;
     this.values = [];
     this.rows = 0;
@@ -81,6 +85,20 @@ export class BulkWriter<T extends keyof Database> {
 }
 
 const textCache = new Map<string, string>();
+const statements = new WeakMap<SQLite.Database, Map<string, SQLite.Statement>>();
+
+/** Preparing a 30,000-parameter statement costs as much as running it; full batches reuse one. */
+function preparedOn(handle: SQLite.Database, text: string): SQLite.Statement {
+  let cache = statements.get(handle);
+  if (!cache) statements.set(handle, (cache = new Map<string, SQLite.Statement>()));
+  let statement = cache.get(text);
+  if (!statement) {
+    statement = handle.prepare(text);
+    if (cache.size > 64) cache.clear();
+    cache.set(text, statement);
+  }
+  return statement;
+}
 
 function insertText(dialect: Dialect, table: string, columns: readonly string[], rows: number): string {
   const cacheKey = `${dialect}|${table}|${columns.join(',')}|${rows}`;
@@ -106,7 +124,7 @@ export function seedRepo(db: Db) {
       table: T,
       columns: readonly (keyof Database[T] & string)[],
     ): BulkWriter<T> {
-      return new BulkWriter(executor, db.dialect, table, columns);
+      return new BulkWriter(executor, db.dialect, db.sqlite, table, columns);
     },
 
     /** Runs `fn` in one transaction and flushes whatever its writers still buffer. */

@@ -5,7 +5,6 @@ import { migrateToLatest } from './db/migrate.js';
 import { UsageError } from './commands/args.js';
 import { keysCommand, KEYS_USAGE } from './commands/keys.js';
 import { seedCommand, SEED_USAGE } from './commands/seed.js';
-import { serveCommand } from './commands/serve.js';
 import { usersCommand, USERS_USAGE } from './commands/users.js';
 
 const USAGE = `Usage: hub <command>
@@ -26,8 +25,11 @@ async function main(argv: string[]): Promise<void> {
   }
   const config = loadConfig();
   switch (command) {
-    case 'serve':
+    case 'serve': {
+      // loaded on demand: the HTTP stack is most of the start-up time of the other commands
+      const { serveCommand } = await import('./commands/serve.js');
       return serveCommand(config, rest);
+    }
     case 'migrate': {
       const db = connect(config.DATABASE_URL);
       try {

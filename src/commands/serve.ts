@@ -7,6 +7,7 @@ import { createKey } from '../modules/keys/service.js';
 import { startServer } from '../server.js';
 import { parse } from './args.js';
 import { isDatabaseEmpty, seedDatabase } from '../seed/index.js';
+import { progressReporter } from '../seed/progress.js';
 
 /**
  * `hub serve [--demo]`: migrates and listens. With --demo (what `npm start` runs) an empty database
@@ -20,7 +21,8 @@ export async function serveCommand(config: Config, argv: string[]): Promise<void
   if (values.demo) {
     if (await isDatabaseEmpty(db)) {
       console.log('Empty database: loading demo data…');
-      await seedDatabase(db, {});
+      const summary = await seedDatabase(db, { onProgress: progressReporter() });
+      console.log(`Loaded demo data in ${(summary.ms / 1000).toFixed(1)} s.`);
     }
     const created = await createKey(keysRepo(db.kysely), { name: 'demo key', tier: 'premium' });
     demoKey = created.secret;

@@ -11,6 +11,8 @@ export interface Db {
   kysely: Kysely<Database>;
   dialect: Dialect;
   close(): Promise<void>;
+  /** SQLite only: the driver's handle, for bulk loads that reuse one prepared statement per shape */
+  sqlite?: SQLite.Database;
 }
 
 // int8 (counts, bigint ids, epoch millis) and numeric arrive as strings from pg; every value we
@@ -63,7 +65,7 @@ export function connect(url: string, options: ConnectOptions = {}): Db {
     const kysely = new Kysely<Database>({
       dialect: new SqliteDialect({ database: withStatementCache(database) }),
     });
-    return { kysely, dialect: 'sqlite', close: () => kysely.destroy() };
+    return { kysely, dialect: 'sqlite', close: () => kysely.destroy(), sqlite: database };
   }
   if (url.startsWith('postgres://') || url.startsWith('postgresql://')) {
     const pool = new pg.Pool({

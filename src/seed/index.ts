@@ -1,12 +1,13 @@
 import type { Db } from '../db/connect.js';
+import { generate, type SeedOptions, type SeedSummary } from './generate.js';
 
-export interface SeedOptions {
-  users?: number;
-  kills?: number;
-  seed?: number;
-  /** called with (done, total, phase) as the load progresses */
-  onProgress?: (done: number, total: number, phase: string) => void;
-}
+export {
+  MIN_USERS,
+  SEED_DEFAULTS,
+  SeedRefusedError,
+  type SeedOptions,
+  type SeedSummary,
+} from './generate.js';
 
 /** True when the database holds no users yet (demo mode seeds only then). */
 export async function isDatabaseEmpty(db: Db): Promise<boolean> {
@@ -14,7 +15,7 @@ export async function isDatabaseEmpty(db: Db): Promise<boolean> {
   return row === undefined;
 }
 
-/** Loads deterministic demo data. Implemented in src/seed/generate.ts. */
-export async function seedDatabase(_db: Db, _options: SeedOptions): Promise<void> {
-  await Promise.reject(new Error('seedDatabase: not written yet'));
+/** Loads deterministic demo data (see generate.ts for what and how). */
+export function seedDatabase(db: Db, options: SeedOptions): Promise<SeedSummary> {
+  return generate(db, options);
 }

@@ -1,0 +1,156 @@
+/**
+ * `npm run bench`: the API against a raw node:http baseline, in one run, with the same load.
+ *
+ *   npm run bench [-- --users N --kills N --seed S --duration SEC --connections N --routes a,b --big
+ *                     --skip-uncached]
+ *
+ * Seeds a temp SQLite database, creates enough partner keys that no request is rate-limited, starts
+ * the real app (authentication, hourly quotas and the response cache at their defaults) and a raw
+ * server, then loads each with autocannon (pipelining 1). Top-frag is also measured with the
+ * response cache off, which times the rollup query itself. Any non-2xx response makes the run
+ * INVALID (exit code 1). `--big` seeds 100,000 users and 5,000,000 kills.
+ */
+import { parseArgs } from 'node:util';
+import type { FastifyInstance } from 'fastify';
+import { buildApp } from '../src/app.js';
+import { loadConfig } from '../src/config.js';
+import type { Db } from '../src/db/connect.js';
+import { API_PREFIX } from '../src/http/docs.js';
+import { runLoad, type LoadStats } from './load.js';
+import { startRawServer } from './raw-server.js';
+import { partnerKeys, seededDb } from './setup.js';
+
+const SPEC_ROUTES = ['/leaderboards', '/killboard/feed', '/killboard/top-frag?period=week', '/stats/elo'];
+const PERIODS = ['week', 'month', 'all'] as const;
+const TARGETS = { leaderboardsRatio: 0.5, p99Ms: 20, topFragP50Ms: 10 };
+
+const { values } = parseArgs({
+  options: {
+    users: { type: 'string', default: process.env.BENCH_USERS ?? '20000' },
+    kills: { type: 'string', default: process.env.BENCH_KILLS ?? '500000' },
+    seed: { type: 'string', default: '1' },
+    duration: { type: 'string', default: process.env.BENCH_DURATION ?? '10' },
+    connections: { type: 'string', default: '50' },
+    routes: { type: 'string', default: SPEC_ROUTES.join(',') },
+    big: { type: 'boolean', default: false },
+    'skip-uncached': { type: 'boolean', default: false },
+  },
+});
+
+const int = (value: string, name: string, min: number): number => {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < min) {
+    console.error(`--${name} must be an integer ≥ ${min} (got ${value})`);
+    process.exit(2);
+  }
+  return n;
+};
+const users = values.big ? 100_000 : int(values.users, 'users', 10);
+const kills = values.big ? 5_000_000 : int(values.kills, 'kills', 0);
+const seed = int(values.seed, 'seed', 0);
+const duration = int(values.duration, 'duration', 1);
+const connections = int(values.connections, 'connections', 1);
+const routes = values.routes.split(',').filter(Boolean);
+
+async function listen(db: Db, cacheTtlMs?: number): Promise<{ app: FastifyInstance; url: string }> {
+  const config = loadConfig({
+    ...process.env,
+    LOG_LEVEL: 'warn',
+    ...(cacheTtlMs === undefined ? {} : { CACHE_TTL_MS: String(cacheTtlMs) }),
+  });
+  const app = await buildApp({ db, config });
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  const address = app.server.address();
+  const port = typeof address === 'object' && address ? address.port : 0;
+  return { app, url: `http://127.0.0.1:${port}` };
+}
+
+const fmt = (n: number, digits = 0) =>
+  n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
+
+async function main(): Promise<void> {
+  console.log(
+    `Seeding ${fmt(users)} users and ${fmt(kills)} kills (seed ${seed}) into a temp SQLite database…`,
+  );
+  const bench = await seededDb(users, kills, seed);
+  console.log(`Seed time: ${fmt(bench.seedMs / 1000, 1)} s`);
+  const measured = routes.length + 1 + PERIODS.length;
+  // generous: 40k req/s for every measured run and its warm-up
+  const keys = await partnerKeys(bench.db, measured * (duration + 2) * 40_000);
+  const api = await listen(bench.db);
+  const uncached = await listen(bench.db, 0);
+  const raw = await startRawServer();
+  const load = { connections, duration, keys };
+  const warm = { connections, duration: 2, keys };
+  const rows: [string, LoadStats][] = [];
+  let invalid = 0;
+  try {
+    console.log(
+      `Load: ${connections} connections, ${duration} s per target, pipelining 1, ${keys.length} partner keys\n`,
+    );
+    await runLoad(raw.url, '/', { ...warm, keys: [] });
+    const baseline = await runLoad(raw.url, '/', { ...load, keys: [] });
+    rows.push(['raw node:http (fixed JSON)', baseline]);
+    for (const route of routes) {
+      const path = `${API_PREFIX}${route}`;
+      await runLoad(api.url, path, warm);
+      rows.push([`GET ${route}`, await runLoad(api.url, path, load)]);
+    }
+    const uncachedRows: [string, LoadStats][] = [];
+    for (const period of values['skip-uncached'] ? [] : PERIODS) {
+      const path = `${API_PREFIX}/killboard/top-frag?period=${period}`;
+      await runLoad(uncached.url, path, { ...warm, duration: 1 });
+      uncachedRows.push([
+        `top-frag ${period} (CACHE_TTL_MS=0)`,
+        await runLoad(uncached.url, path, { ...load, duration: Math.min(duration, 5) }),
+      ]);
+    }
+
+    const header = ['target', 'req/s', 'p50 ms', 'p99 ms', 'non-2xx', 'vs raw'];
+    const table = [...rows, ...uncachedRows].map(([name, s]) => [
+      name,
+      fmt(s.rps),
+      fmt(s.p50, 1),
+      fmt(s.p99, 1),
+      fmt(s.bad),
+      `${fmt((s.rps / baseline.rps) * 100)}%`,
+    ]);
+    const widths = header.map((h, i) => Math.max(h.length, ...table.map((r) => (r[i] ?? '').length)));
+    const line = (cells: string[]) =>
+      cells.map((c, i) => (i === 0 ? c.padEnd(widths[i] ?? 0) : c.padStart(widths[i] ?? 0))).join('  ');
+    console.log(line(header));
+    for (const r of table) console.log(line(r));
+    invalid = [...rows, ...uncachedRows].reduce((sum, [, s]) => sum + s.bad, 0);
+
+    console.log('\nTargets (default SQLite build, auth and rate limiting on):');
+    const check = (ok: boolean, text: string) => console.log(`  ${ok ? 'PASS' : 'FAIL'}  ${text}`);
+    const leaderboards = rows.find(([name]) => name === 'GET /leaderboards')?.[1];
+    if (leaderboards) {
+      check(
+        leaderboards.rps >= TARGETS.leaderboardsRatio * baseline.rps,
+        `/leaderboards ≥ ${TARGETS.leaderboardsRatio * 100}% of raw req/s (${fmt((leaderboards.rps / baseline.rps) * 100)}%)`,
+      );
+    }
+    for (const [name, s] of rows.slice(1))
+      check(
+        s.p99 <= TARGETS.p99Ms,
+        `${name} p99 ≤ ${TARGETS.p99Ms} ms at ${connections} connections (${fmt(s.p99, 1)} ms)`,
+      );
+    for (const [name, s] of uncachedRows)
+      check(s.p50 <= TARGETS.topFragP50Ms, `${name} p50 ≤ ${TARGETS.topFragP50Ms} ms (${fmt(s.p50, 1)} ms)`);
+  } finally {
+    await api.app.close();
+    await uncached.app.close();
+    await raw.close();
+    await bench.drop();
+  }
+  if (invalid > 0) {
+    console.log(`\nINVALID: ${fmt(invalid)} non-2xx responses or errors; the figures above do not count.`);
+    process.exit(1);
+  }
+}
+
+main().catch((err: unknown) => {
+  console.error(err);
+  process.exit(1);
+});

@@ -1,0 +1,37 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+/** The same user document shape the API returns, serialised once: the ceiling of plain node:http. */
+const BODY = JSON.stringify({
+  user: {
+    id: 1,
+    username: 'NovaStrike',
+    avatar: '/avatars/1.png',
+    level: 10,
+    achievements_count: 3,
+    joined: '2025-05-06T07:08:09.000Z',
+  },
+});
+
+export interface RawServer {
+  url: string;
+  close(): Promise<void>;
+}
+
+/** A bare node:http server answering every request with a fixed JSON object: the baseline. */
+export async function startRawServer(): Promise<RawServer> {
+  const server: Server = createServer((_req, res) => {
+    res.writeHead(200, {
+      'content-type': 'application/json; charset=utf-8',
+      'content-length': Buffer.byteLength(BODY),
+    });
+    res.end(BODY);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    close: () =>
+      new Promise<void>((resolve, reject) => server.close((err) => (err ? reject(err) : resolve()))),
+  };
+}

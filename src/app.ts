@@ -11,6 +11,9 @@ import { ResponseCache } from './http/response-cache.js';
 import { keysRepo } from './modules/keys/repo.js';
 import { usersRepo } from './modules/users/repo.js';
 import { usersRoutes } from './modules/users/routes.js';
+import { ingestPipeline } from './ingest/pipeline.js';
+import { serversRepo } from './ingest/servers-repo.js';
+import { INGEST_PREFIX, ingestRoutes } from './modules/ingest/routes.js';
 
 export interface AppDeps {
   db: Db;
@@ -57,6 +60,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       usersRoutes(usersRepo(deps.db.kysely))(v1);
     },
     { prefix: API_PREFIX },
+  );
+  await app.register(
+    ingestRoutes({ servers: serversRepo(deps.db.kysely), pipeline: ingestPipeline(deps.db, now) }),
+    { prefix: INGEST_PREFIX },
   );
   await registerDocsRoutes(app);
   await app.ready();

@@ -6,6 +6,7 @@ import { UsageError } from './commands/args.js';
 import { keysCommand, KEYS_USAGE } from './commands/keys.js';
 import { seedCommand, SEED_USAGE } from './commands/seed.js';
 import { serveCommand } from './commands/serve.js';
+import { serversCommand, SERVERS_USAGE } from './commands/servers.js';
 
 const USAGE = `Usage: hub <command>
 
@@ -13,6 +14,7 @@ const USAGE = `Usage: hub <command>
   hub migrate               apply database migrations to DATABASE_URL
   ${SEED_USAGE}
   ${KEYS_USAGE.split('\n').join('\n  ')}
+  ${SERVERS_USAGE.split('\n').join('\n  ')}
 
 Environment: PORT, HOST, DATABASE_URL, REDIS_URL, LOG_LEVEL, PUBLIC_BASE_URL, CACHE_TTL_MS (see README).`;
 
@@ -33,6 +35,16 @@ async function main(argv: string[]): Promise<void> {
         const applied =
           result.results?.filter((r) => r.status === 'Success').map((r) => r.migrationName) ?? [];
         console.log(applied.length ? `Applied: ${applied.join(', ')}` : 'Database is up to date.');
+      } finally {
+        await db.close();
+      }
+      return;
+    }
+    case 'servers': {
+      const db = connect(config.DATABASE_URL);
+      try {
+        await migrateToLatest(db);
+        await serversCommand(db, rest);
       } finally {
         await db.close();
       }

@@ -1,12 +1,16 @@
 import { Migrator, type Migration, type MigrationResultSet } from 'kysely';
 import type { Db } from './connect.js';
 import * as core from './migrations/0001_core.js';
+import * as ingest from './migrations/0002_ingest.js';
 
 /**
  * Migrations are listed here in order; each module exports `up(dialect)` / `down(dialect)` so
  * one definition serves SQLite and PostgreSQL. Append new ones, never edit an applied one.
  */
-const MIGRATIONS = [['0001_core', core]] as const;
+const MIGRATIONS = [
+  ['0001_core', core],
+  ['0002_ingest', ingest],
+] as const;
 
 export async function migrateToLatest(db: Db): Promise<MigrationResultSet> {
   const migrations: Record<string, Migration> = {};

@@ -12,7 +12,7 @@ export interface StreamState {
   t: number;
   inMatch: boolean;
   /** SteamID64 -> name, side (CT/TERRORIST/other), rounds played this match, kills this round */
-  players: Record<string, { name: string; team: string; rounds: number; roundKills: number }>;
+  players: Record<string, { name: string; team: string; rounds: number; roundKills: number; left?: boolean }>;
 }
 
 export const emptyState = (): StreamState => ({
@@ -84,6 +84,7 @@ export function applyLogEvents(
       state.players[p.steamId] = entry;
     }
     entry.name = p.name;
+    entry.left = false;
     return entry;
   };
   const finish = (at: number, map: string, ct: number, t: number) => {
@@ -143,7 +144,7 @@ export function applyLogEvents(
         state.round++;
         for (const p of Object.values(state.players)) {
           p.roundKills = 0;
-          if (SIDES.has(p.team)) p.rounds++;
+          if (SIDES.has(p.team) && !p.left) p.rounds++;
         }
         break;
       case 'score':
@@ -163,6 +164,7 @@ export function applyLogEvents(
         // A leaver keeps their side and rounds: the match result still rates them, by participation.
         const p = e.player.steamId ? state.players[e.player.steamId] : undefined;
         if (p && !state.inMatch) p.team = '';
+        else if (p) p.left = true;
         break;
       }
       case 'match_start':

@@ -7,6 +7,7 @@ import { keysCommand, KEYS_USAGE } from './commands/keys.js';
 import { seedCommand, SEED_USAGE } from './commands/seed.js';
 import { serveCommand } from './commands/serve.js';
 import { serversCommand, SERVERS_USAGE } from './commands/servers.js';
+import { workerCommand } from './commands/worker.js';
 
 const USAGE = `Usage: hub <command>
 
@@ -15,6 +16,7 @@ const USAGE = `Usage: hub <command>
   ${SEED_USAGE}
   ${KEYS_USAGE.split('\n').join('\n  ')}
   ${SERVERS_USAGE.split('\n').join('\n  ')}
+  hub worker                poll game servers (A2S / Server List Ping) and receive UDP logs
 
 Environment: PORT, HOST, DATABASE_URL, REDIS_URL, LOG_LEVEL, PUBLIC_BASE_URL, CACHE_TTL_MS (see README).`;
 
@@ -40,6 +42,8 @@ async function main(argv: string[]): Promise<void> {
       }
       return;
     }
+    case 'worker':
+      return workerCommand(config);
     case 'servers': {
       const db = connect(config.DATABASE_URL);
       try {

@@ -74,6 +74,49 @@ export function serversRepo(db: Kysely<Database>) {
       return result.numUpdatedRows > 0n;
     },
 
+    listForPoll(): Promise<
+      { id: number; game: string; ip: string; port: number; query_port: number | null }[]
+    > {
+      return db
+        .selectFrom('game_servers')
+        .select(['id', 'game', 'ip', 'port', 'query_port'])
+        .where('removed_at', 'is', null)
+        .orderBy('id')
+        .execute();
+    },
+
+    async markOnline(id: number, info: { players: number; max_players: number; map: string }, now: number) {
+      await db
+        .updateTable('game_servers')
+        .set({ ...info, map: info.map.slice(0, 64), status: 'online', poll_failures: 0, last_seen_at: now })
+        .where('id', '=', id)
+        .where('removed_at', 'is', null)
+        .execute();
+    },
+
+    /** One more failed query; the server turns `offline` (0 players) after `offlineAfter` in a row. */
+    async markFailure(id: number, offlineAfter: number) {
+      await db
+        .updateTable('game_servers')
+        .set((eb) => ({
+          poll_failures: eb('poll_failures', '+', 1),
+          status: eb
+            .case()
+            .when('poll_failures', '>=', offlineAfter - 1)
+            .then('offline' as const)
+            .else(eb.ref('status'))
+            .end(),
+          players: eb
+            .case()
+            .when('poll_failures', '>=', offlineAfter - 1)
+            .then(0)
+            .else(eb.ref('players'))
+            .end(),
+        }))
+        .where('id', '=', id)
+        .execute();
+    },
+
     /** The active server a token belongs to; one indexed lookup, so revocation applies at once. */
     async findByTokenHash(hash: string): Promise<IngestServer | undefined> {
       const row = await db

@@ -72,8 +72,9 @@ describe('GoldSrc (CS 1.6) log lines', () => {
       .join('\n');
     const out = applyLogEvents(emptyState(), parseLogBatch(text).events, true);
     assert.equal(out.kills.length, 1);
-    assert.equal(out.kills[0]?.distance, 0);
-    assert.equal(out.kills[0]?.round, 1);
+    const [first] = out.kills;
+    assert.ok(first);
+    assert.deepEqual([first.distance, first.round], [0, 1]);
     assert.deepEqual(
       out.matches.map((m) => [
         m.map,

@@ -63,27 +63,43 @@ const TEAM_TRIGGER = /^Team "[^"]*" triggered "[^"]*" \(CT "(\d+)"\) \(T "(\d+)"
 const GAME_OVER = /^Game Over: \S+ (?:\S+ )?(\S+) score (\d+):(\d+)/;
 const MAP = /^(?:Loading|Started) map "([^"]+)"/;
 
+// Servers write many lines per second; the last second's value is reused.
+let lastSecond = '';
+let lastSecondMs = Number.NaN;
+
 /** Epoch ms of the line's timestamp (UTC), or NaN when the date is impossible. */
 function stamp(m: RegExpExecArray): number {
   const [, mo, d, y, h, mi, s, ms] = m;
-  const at = Date.UTC(
-    Number(y),
-    Number(mo) - 1,
-    Number(d),
-    Number(h),
-    Number(mi),
-    Number(s),
-    Number(ms ?? 0),
-  );
+  const key = `${mo}${d}${y}${h}${mi}${s}`;
+  if (key !== lastSecond) {
+    lastSecond = key;
+    lastSecondMs = second(Number(mo), Number(d), Number(y), Number(h), Number(mi), Number(s));
+  }
+  return lastSecondMs + Number(ms ?? 0);
+}
+
+function second(mo: number, d: number, y: number, h: number, mi: number, s: number): number {
+  const at = Date.UTC(y, mo - 1, d, h, mi, s);
   const date = new Date(at);
-  return date.getUTCDate() === Number(d) && date.getUTCMonth() === Number(mo) - 1 && Number(h) < 24
+  return date.getUTCDate() === d && date.getUTCMonth() === mo - 1 && h < 24 && mi < 60 && s < 60
     ? at
     : Number.NaN;
 }
 
+// A server has a few dozen players; their ids are converted once.
+const steamIds = new Map<string, string | null>();
+function steamId(raw: string): string | null {
+  let id = steamIds.get(raw);
+  if (id === undefined) {
+    id = toSteamId64(raw);
+    if (steamIds.size > 50_000) steamIds.clear();
+    steamIds.set(raw, id);
+  }
+  return id;
+}
+
 function player(m: RegExpExecArray, i: number): LogPlayer {
-  const raw = m[i + 2] ?? '';
-  return { name: m[i] ?? '', steamId: toSteamId64(raw), team: m[i + 3] ?? '' };
+  return { name: m[i] ?? '', steamId: steamId(m[i + 2] ?? ''), team: m[i + 3] ?? '' };
 }
 
 const vec = (m: RegExpExecArray, i: number): Vec3 | null =>

@@ -65,7 +65,9 @@ function jsonBatch(seq: number, size: number, at: number): string {
   return JSON.stringify({ events });
 }
 
-async function openDb(url: string | undefined): Promise<{ db: Db; label: string; drop(): Promise<void> }> {
+async function openDb(
+  url: string | undefined,
+): Promise<{ db: Db; label: string; drop: () => Promise<void> }> {
   if (!url) {
     const dir = mkdtempSync(join(tmpdir(), 'hub-bench-'));
     const db = connect(`sqlite:${join(dir, 'bench.sqlite')}`);

@@ -44,6 +44,15 @@ without \`L \`, as CS2's \`logaddress_add_http\` writes them). Kills, rounds, si
 change (CS 1.6) are applied; other lines are accepted and skipped. Lines that are not log lines are rejected alone.
 Timestamps are read as UTC. Distances: positions are Source units (inches), 1 unit = 0.0254 m.`;
 
+/** How ingested events become XP, levels, achievements and Elo (shown in the API reference). */
+const ENGINES_DOC = `### What the service derives
+- **Players**: Steam IDs (\`[U:1:N]\`, \`STEAM_X:Y:Z\`, SteamID64) are stored as SteamID64; a new Steam ID gets a hub profile.
+- **XP**: kill 10, headshot +5, match played 20, match won +50, tournament match 100, forum post 5, plus each achievement's \`xp_reward\`.
+- **Levels**: level L is reached at 50·L·(L−1) total XP (level 2 at 100, 3 at 300, 10 at 4,500); \`xp\` is the progress inside the level.
+- **Achievements**: threshold rules on per-player counters (kills, headshots, weapon kills, long-range kills ≥ 50 m, kills in one round, matches played/won, level, tournaments), unlocked as events arrive, never twice.
+- **ELO** (cs2, cs16): team rating = mean of its players; E = 1 / (1 + 10^((R_opp − R_team)/400)); S = 1, 0.5 or 0; change = round(K·(S − E)·participation), K = 100 for a player's first 10 rated matches, then 50; participation = share of rounds played (a leaver on the losing side takes the full loss). Every change is kept with its match id, before and after.
+- **Top-frag**: kills update per-day rollups in the same transaction.`;
+
 declare module 'fastify' {
   interface FastifyRequest {
     ingestServer?: IngestServerRef;
@@ -120,7 +129,7 @@ export function ingestRoutes(deps: { servers: ServersRepo; pipeline: IngestPipel
     const logsSchema = {
       tags: ['Ingest'],
       summary: 'Ingest log lines (CS2 HTTP log stream, CS 1.6)',
-      description: `\`POST ${INGEST_PREFIX}/logs\` (Bearer) or \`POST ${INGEST_PREFIX}/logs/{token}\`.\n\n${AUTH_DOC}\n\n${LOGS_DOC}`,
+      description: `\`POST ${INGEST_PREFIX}/logs\` (Bearer) or \`POST ${INGEST_PREFIX}/logs/{token}\`.\n\n${AUTH_DOC}\n\n${LOGS_DOC}\n\n${ENGINES_DOC}`,
       consumes: ['text/plain'],
       response: { 200: Type.Ref('IngestResult'), ...errors },
     };
@@ -158,7 +167,7 @@ export function ingestRoutes(deps: { servers: ServersRepo; pipeline: IngestPipel
           operationId: 'ingestEvents',
           tags: ['Ingest'],
           summary: 'Ingest typed JSON events (Rust and other plugins)',
-          description: `\`POST ${INGEST_PREFIX}/events\` (Bearer).\n\n${AUTH_DOC}\n\nA batch of up to ${MAX_EVENTS} events: \`kill\`, \`match_result\`, \`player_session\` (schema \`IngestEventBatch\`). Each event is validated alone; an invalid one is rejected with its index and reason. \`client_id\` makes a resent event a duplicate.`,
+          description: `\`POST ${INGEST_PREFIX}/events\` (Bearer).\n\n${AUTH_DOC}\n\nA batch of up to ${MAX_EVENTS} events: \`kill\`, \`match_result\`, \`player_session\` (schema \`IngestEventBatch\`). Each event is validated alone; an invalid one is rejected with its index and reason. \`client_id\` makes a resent event a duplicate.\n\n${ENGINES_DOC}`,
           body: Type.Object({
             events: Type.Array(Type.Unknown(), {
               minItems: 1,

@@ -89,8 +89,10 @@ describe('hub servers', () => {
         '/api-platform/ingest/logs/{token}',
         '/api-platform/ingest/events',
       ]) {
-        assert.deepEqual(doc.paths[path]?.post?.tags, ['Ingest'], path);
-        assert.match(doc.paths[path]?.post?.description ?? '', /ELO/);
+        const op = doc.paths[path]?.post;
+        assert.ok(op, path);
+        assert.deepEqual(op.tags, ['Ingest'], path);
+        assert.match(op.description ?? '', /ELO/);
       }
     } finally {
       await app.close();

@@ -170,7 +170,7 @@ export function ingestPipeline(db: Db, now: () => number = Date.now) {
         occurred_at: k.occurredAt,
       };
     });
-    await insertKills(trx, kills);
+    await insertKills(trx, db.dialect, kills);
     await addKillsToRollups(trx, kills, windowDay);
 
     for (const m of items.matches) await applyMatch(trx, server, m, userOf, add, act);

@@ -221,6 +221,49 @@ for (const dialect of testDialects()) {
       ]);
     });
 
+    it('rates a JSON match result on a cs16 server and credits tournament play', async () => {
+      const cs16 = await registerServer(ctx.testDb.db, 'cs16');
+      const cup = await k()
+        .insertInto('tournaments')
+        .values({ name: 'Cup', game: 'cs16', status: 'active', max_teams: 8, starts_at: T0 })
+        .returning('id')
+        .executeTakeFirstOrThrow();
+      const match = {
+        type: 'match_result',
+        client_id: 'm1',
+        ended_at: '2026-11-20T13:00:00Z',
+        map: 'de_nuke',
+        team1: [{ steam_id: steam(601), name: 'Winner' }],
+        team2: [{ steam_id: steam(602), name: 'Leaver', participation: 0.5 }],
+        team1_score: 16,
+        team2_score: 14,
+        tournament_id: cup.id,
+      };
+      const body = json<IngestResultBody>(await postEvents(ctx, cs16.token, [match]));
+      assert.deepEqual([body.accepted, body.matches, body.achievements_unlocked], [1, 1, 5]);
+      const rows = await k()
+        .selectFrom('users as u')
+        .leftJoin('elo_ratings as e', 'e.user_id', 'u.id')
+        .select(['u.steam_id', 'u.total_xp', 'u.level', 'u.achievements_count', 'e.game', 'e.rating'])
+        .where('u.steam_id', 'in', [steam(601), steam(602)])
+        .orderBy('u.steam_id')
+        .execute();
+      // Winner: played 20 + won 50 + tournament match 100 = 170; Rookie 50, Winner 100, Contender 200 -> 520 (level 3)
+      // Leaver: 20 + 100 = 120; Rookie 50, Contender 200 -> 370 (level 3); a leaver on the losing side loses in full
+      assert.deepEqual(rows, [
+        { steam_id: steam(601), total_xp: 520, level: 3, achievements_count: 3, game: 'cs16', rating: 1050 },
+        { steam_id: steam(602), total_xp: 370, level: 3, achievements_count: 2, game: 'cs16', rating: 950 },
+      ]);
+      const played = await k()
+        .selectFrom('tournament_participants')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .where('tournament_id', '=', cup.id)
+        .executeTakeFirstOrThrow();
+      assert.equal(played.n, 2);
+      const resent = json<IngestResultBody>(await postEvents(ctx, cs16.token, [match]));
+      assert.deepEqual([resent.accepted, resent.duplicates, resent.matches], [0, 1, 0]);
+    });
+
     it('a batch that fails midway leaves nothing behind', async () => {
       const other = await createTestContext(dialect);
       try {

@@ -209,8 +209,23 @@ for (const dialect of testDialects()) {
       });
       assert.equal((await status(mc.id)).status, 'offline');
 
-      // a removed server is no longer polled
+      // a removed server is no longer polled, nor is a seeded row without a token (demo data)
       await repo.remove(mc.id, Date.now());
+      await db.kysely
+        .insertInto('game_servers')
+        .values({
+          name: 'seeded',
+          game: 'cs2',
+          ip: '127.0.0.1',
+          port: 9,
+          query_port: null,
+          status: 'online',
+          created_at: 0,
+          token_hash: null,
+          removed_at: null,
+          last_seen_at: null,
+        })
+        .execute();
       assert.deepEqual(await poller.pollOnce(), { online: 0, failed: 1 });
       await poller.stop();
     });

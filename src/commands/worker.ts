@@ -24,12 +24,16 @@ export async function startBackground(
     offlineAfter: config.POLL_OFFLINE_AFTER,
     onError: (err) => log('poller failed', err),
   });
+  // A busy UDP port must not stop the API: the receiver is reported and left off.
   const udp =
     config.INGEST_UDP_PORT > 0
       ? await startUdpIngest(servers, ingestPipeline(db), {
           port: config.INGEST_UDP_PORT,
           host: config.INGEST_UDP_HOST,
           onError: (err) => log('UDP log ingest failed', err),
+        }).catch((err: unknown) => {
+          log(`UDP log receiver not started on ${config.INGEST_UDP_HOST}:${config.INGEST_UDP_PORT}`, err);
+          return undefined;
         })
       : undefined;
   return {

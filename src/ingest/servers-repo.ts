@@ -77,12 +77,16 @@ export function serversRepo(db: Kysely<Database>) {
     listForPoll(): Promise<
       { id: number; game: string; ip: string; port: number; query_port: number | null }[]
     > {
-      return db
-        .selectFrom('game_servers')
-        .select(['id', 'game', 'ip', 'port', 'query_port'])
-        .where('removed_at', 'is', null)
-        .orderBy('id')
-        .execute();
+      return (
+        db
+          .selectFrom('game_servers')
+          .select(['id', 'game', 'ip', 'port', 'query_port'])
+          .where('removed_at', 'is', null)
+          // only servers an operator registered (with a token); seeded demo rows keep their status
+          .where('token_hash', 'is not', null)
+          .orderBy('id')
+          .execute()
+      );
     },
 
     async markOnline(id: number, info: { players: number; max_players: number; map: string }, now: number) {

@@ -264,6 +264,41 @@ for (const dialect of testDialects()) {
       assert.deepEqual([resent.accepted, resent.duplicates, resent.matches], [0, 1, 0]);
     });
 
+    it('applies concurrent batches from two servers about the same players exactly', async () => {
+      const a = await registerServer(ctx.testDb.db, 'cs2');
+      const b = await registerServer(ctx.testDb.db, 'cs2');
+      const lines = (offset: number) =>
+        Array.from({ length: 200 }, (_, i) =>
+          kill(701 + ((i + offset) % 5), 706 + (i % 5), 'ak47', i % 2 ? '' : 'headshot'),
+        );
+      const results = await Promise.all([
+        postLogs(ctx, a.token, lines(0)),
+        postLogs(ctx, b.token, lines(1)),
+        postLogs(ctx, a.token, lines(2)),
+        postLogs(ctx, b.token, lines(3)),
+      ]);
+      assert.deepEqual(
+        results.map((r) => r.statusCode),
+        [200, 200, 200, 200],
+      );
+      const totals = await k()
+        .selectFrom('frag_totals as f')
+        .innerJoin('users as u', 'u.id', 'f.user_id')
+        .select((eb) => [eb.fn.sum<number>('f.kills').as('kills'), eb.fn.sum<number>('f.headshots').as('hs')])
+        .where('f.period', '=', 'all')
+        .where('u.steam_id', 'in', [701, 702, 703, 704, 705].map(steam))
+        .executeTakeFirstOrThrow();
+      assert.deepEqual([Number(totals.kills), Number(totals.hs)], [800, 400]);
+      const counter = await k()
+        .selectFrom('player_counters as c')
+        .innerJoin('users as u', 'u.id', 'c.user_id')
+        .select((eb) => eb.fn.sum<number>('c.value').as('n'))
+        .where('c.counter', '=', 'kills')
+        .where('u.steam_id', 'in', [701, 702, 703, 704, 705].map(steam))
+        .executeTakeFirstOrThrow();
+      assert.equal(Number(counter.n), 800);
+    });
+
     it('a batch that fails midway leaves nothing behind', async () => {
       const other = await createTestContext(dialect);
       try {

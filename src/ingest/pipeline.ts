@@ -171,7 +171,12 @@ export function ingestPipeline(db: Db, now: () => number = Date.now) {
       };
     });
     await insertKills(trx, db.dialect, kills);
-    await addKillsToRollups(trx, kills, windowDay);
+    // Rollup rows are upserted in the order kills are given: sorted by player, concurrent batches
+    // lock them in one order and cannot deadlock on PostgreSQL.
+    const byPlayer = [...kills].sort(
+      (a, b) => a.killer_user_id - b.killer_user_id || a.occurred_at - b.occurred_at,
+    );
+    await addKillsToRollups(trx, byPlayer, windowDay);
 
     for (const m of items.matches) await applyMatch(trx, server, m, userOf, add, act);
 

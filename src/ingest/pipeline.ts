@@ -308,7 +308,9 @@ export function ingestPipeline(db: Db, now: () => number = Date.now) {
       return db.kysely.transaction().execute(async (trx) => {
         const unique = new Map<string, BatchItems>();
         for (const e of events) if (!unique.has(e.clientId)) unique.set(e.clientId, e.items);
-        const fresh = unique.size ? await claimClientIds(trx, server.id, [...unique.keys()], at) : new Set();
+        const fresh = unique.size
+          ? await claimClientIds(trx, db.dialect, server.id, [...unique.keys()], at)
+          : new Set();
         const merged: BatchItems = { kills: [], matches: [], seen: new Map() };
         for (const [clientId, items] of unique) {
           if (!fresh.has(clientId)) continue;

@@ -247,22 +247,30 @@ export async function ensureAchievementCatalog(db: Kysely<Database>): Promise<Ma
   return new Map(all.map((r) => [r.code, r.id]));
 }
 
-/** Marks client ids as seen; returns the ones that were new (a resent event is a duplicate). */
+/**
+ * Marks client ids as seen; returns the ones that were new (a resent event is a duplicate). The ids
+ * travel as one JSON parameter, like kills. (SQLite needs the `where true` to parse an upsert
+ * after a SELECT.)
+ */
 export async function claimClientIds(
   trx: Trx,
+  dialect: Dialect,
   serverId: number,
   clientIds: string[],
   now: number,
 ): Promise<Set<string>> {
   const fresh = new Set<string>();
-  for (const chunk of chunks(clientIds, 1000)) {
-    const rows = await trx
-      .insertInto('ingest_events')
-      .values(chunk.map((client_id) => ({ server_id: serverId, client_id, received_at: now })))
-      .onConflict((oc) => oc.columns(['server_id', 'client_id']).doNothing())
-      .returning('client_id')
-      .execute();
-    for (const r of rows) fresh.add(r.client_id);
+  for (const chunk of chunks(clientIds, 5000)) {
+    const ids = JSON.stringify(chunk);
+    const source =
+      dialect === 'sqlite'
+        ? sql`select ${serverId}, value, ${now} from json_each(${ids}) where true`
+        : sql`select ${serverId}::int, x, ${now}::bigint from json_array_elements_text(${ids}::json) as x`;
+    const rows = await sql<{
+      client_id: string;
+    }>`insert into ingest_events (server_id, client_id, received_at) ${source}
+      on conflict (server_id, client_id) do nothing returning client_id`.execute(trx);
+    for (const r of rows.rows) fresh.add(r.client_id);
   }
   return fresh;
 }

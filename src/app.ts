@@ -35,6 +35,9 @@ import { usageRepo } from './modules/usage/repo.js';
 import { usersRepo } from './modules/users/repo.js';
 import { usersRoutes } from './modules/users/routes.js';
 import { webRoutes } from './web/routes.js';
+import { ingestPipeline } from './ingest/pipeline.js';
+import { serversRepo as ingestServersRepo } from './ingest/servers-repo.js';
+import { INGEST_PREFIX, ingestRoutes } from './modules/ingest/routes.js';
 
 export interface AppDeps {
   db: Db;
@@ -114,6 +117,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     now,
   });
   await registerPortal(app, { accounts, keys: portalKeys, pages: webRoutes(accounts, portalKeys) });
+  await app.register(
+    ingestRoutes({ servers: ingestServersRepo(deps.db.kysely), pipeline: ingestPipeline(deps.db, now) }),
+    { prefix: INGEST_PREFIX },
+  );
   await registerDocsRoutes(app);
   await app.ready();
   return app;

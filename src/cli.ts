@@ -6,6 +6,8 @@ import { UsageError } from './commands/args.js';
 import { keysCommand, KEYS_USAGE } from './commands/keys.js';
 import { seedCommand, SEED_USAGE } from './commands/seed.js';
 import { usersCommand, USERS_USAGE } from './commands/users.js';
+import { serversCommand, SERVERS_USAGE } from './commands/servers.js';
+import { workerCommand } from './commands/worker.js';
 
 const USAGE = `Usage: hub <command>
 
@@ -14,6 +16,8 @@ const USAGE = `Usage: hub <command>
   ${SEED_USAGE}
   ${KEYS_USAGE.split('\n').join('\n  ')}
   ${USERS_USAGE.split('\n').join('\n  ')}
+  ${SERVERS_USAGE.split('\n').join('\n  ')}
+  hub worker                poll game servers (A2S / Server List Ping) and receive UDP logs
 
 Environment: PORT, HOST, DATABASE_URL, REDIS_URL, LOG_LEVEL, PUBLIC_BASE_URL, CACHE_TTL_MS (see README).`;
 
@@ -37,6 +41,18 @@ async function main(argv: string[]): Promise<void> {
         const applied =
           result.results?.filter((r) => r.status === 'Success').map((r) => r.migrationName) ?? [];
         console.log(applied.length ? `Applied: ${applied.join(', ')}` : 'Database is up to date.');
+      } finally {
+        await db.close();
+      }
+      return;
+    }
+    case 'worker':
+      return workerCommand(config);
+    case 'servers': {
+      const db = connect(config.DATABASE_URL);
+      try {
+        await migrateToLatest(db);
+        await serversCommand(db, rest);
       } finally {
         await db.close();
       }

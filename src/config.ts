@@ -41,6 +41,36 @@ export const ConfigSchema = Type.Object({
     description: 'how long a public read response may be served from the response cache (0 disables)',
   }),
   TRUST_PROXY: Type.Boolean({ default: false, description: 'trust X-Forwarded-* headers from a proxy' }),
+  INGEST_UDP_PORT: Type.Integer({
+    minimum: 0,
+    maximum: 65535,
+    default: 27500,
+    description: 'UDP port for `logaddress_add` log streams (CS 1.6); 0 disables the UDP receiver',
+  }),
+  INGEST_UDP_HOST: Type.String({ default: '0.0.0.0', description: 'bind address of the UDP log receiver' }),
+  POLL_INTERVAL_MS: Type.Integer({
+    minimum: 1000,
+    maximum: 3600000,
+    default: 15000,
+    description: 'how often the poller queries every registered game server (A2S / Server List Ping)',
+  }),
+  POLL_TIMEOUT_MS: Type.Integer({
+    minimum: 100,
+    maximum: 30000,
+    default: 2000,
+    description: 'per-query timeout',
+  }),
+  POLL_OFFLINE_AFTER: Type.Integer({
+    minimum: 1,
+    maximum: 100,
+    default: 3,
+    description: 'consecutive failed queries before a server is shown offline',
+  }),
+  WORKER_IN_SERVE: Type.Boolean({
+    default: true,
+    description:
+      'on SQLite, `hub serve` also runs the poller and UDP receiver (set false to run `hub worker` apart)',
+  }),
 });
 
 export type Config = Static<typeof ConfigSchema>;

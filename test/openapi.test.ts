@@ -163,6 +163,7 @@ describe('OpenAPI document', () => {
           'Killboard',
           'ELO',
           'Developer portal',
+          'Ingest',
         ].includes(tag),
         `unexpected tag ${tag}`,
       );
@@ -317,24 +318,37 @@ describe('operation list', () => {
   });
 });
 
-describe('developer portal operations', () => {
+describe('developer portal and ingest operations', () => {
   it('are documented in the same document under their own tag', () => {
     const ids = portalOperations.map(({ op }) => op.operationId);
-    for (const id of ['listMyKeys', 'createMyKey', 'revokeMyKey', 'getMyKeyUsage', 'signUp', 'signIn'])
+    for (const id of [
+      'listMyKeys',
+      'createMyKey',
+      'revokeMyKey',
+      'getMyKeyUsage',
+      'signUp',
+      'signIn',
+      'ingestLogs',
+      'ingestEvents',
+    ])
       assert.ok(ids.includes(id), `${id} in ${ids.join(', ')}`);
   });
 
   for (const { path, method, op } of portalOperations) {
-    it(`${method.toUpperCase()} ${path}: server, tag, session security, problem+json errors`, () => {
-      assert.ok(path.startsWith('/api-platform/developer/'), path);
-      assert.deepEqual(op.tags, ['Developer portal']);
+    it(`${method.toUpperCase()} ${path}: server, tag, security, problem+json errors`, () => {
+      const ingest = path.startsWith('/api-platform/ingest/');
+      assert.ok(ingest || path.startsWith('/api-platform/developer/'), path);
+      assert.deepEqual(op.tags, [ingest ? 'Ingest' : 'Developer portal']);
+      assert.deepEqual(op.servers, [{ url: '/' }]);
       assert.match(op.operationId ?? '', /^[a-z][A-Za-z0-9]+$/);
       assert.ok((op.summary ?? '').length >= 5 && (op.description ?? '').length >= 20);
-      assert.ok(
-        JSON.stringify(op.security) === JSON.stringify([{ session: [] }]) ||
-          JSON.stringify(op.security) === '[]',
-        `security ${JSON.stringify(op.security)}`,
-      );
+      const security = JSON.stringify(op.security);
+      if (ingest) assert.equal(security, JSON.stringify([{ ingestToken: [] }]));
+      else
+        assert.ok(
+          security === JSON.stringify([{ session: [] }]) || security === '[]',
+          `security ${security}`,
+        );
       for (const [status, response] of Object.entries(op.responses)) {
         if (Number(status) < 400) continue;
         assert.ok(response.content?.['application/problem+json'], `${status} is not problem+json`);

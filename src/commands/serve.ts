@@ -6,6 +6,7 @@ import { keysRepo } from '../modules/keys/repo.js';
 import { createKey } from '../modules/keys/service.js';
 import { startServer } from '../server.js';
 import { parse } from './args.js';
+import { startBackground } from './worker.js';
 import { isDatabaseEmpty, seedDatabase } from '../seed/index.js';
 import { progressReporter } from '../seed/progress.js';
 
@@ -28,6 +29,9 @@ export async function serveCommand(config: Config, argv: string[]): Promise<void
     demoKey = created.secret;
   }
   const server = await startServer(config, db);
+  // Embedded setup: the poller and UDP log receiver run in-process (scale-out: `hub worker`).
+  if (config.WORKER_IN_SERVE && db.dialect === 'sqlite')
+    await startBackground(config, db, (m, e) => server.app.log.error({ err: e }, m));
   const base = config.PUBLIC_BASE_URL ?? server.url;
   console.log(`Gaming Hub API listening on ${server.url}`);
   console.log(`  API base:  ${base}${API_PREFIX}`);

@@ -3,6 +3,7 @@ import type { Db } from './connect.js';
 import * as core from './migrations/0001_core.js';
 import * as killboardIndexes from './migrations/0002_killboard_indexes.js';
 import * as portal from './migrations/0003_portal.js';
+import * as ingest from './migrations/0004_ingest.js';
 
 /**
  * Migrations are listed here in order; each module exports `up(dialect)` / `down(dialect)` so
@@ -12,6 +13,7 @@ const MIGRATIONS = [
   ['0001_core', core],
   ['0002_killboard_indexes', killboardIndexes],
   ['0003_portal', portal],
+  ['0004_ingest', ingest],
 ] as const;
 
 /**

@@ -60,6 +60,12 @@ export interface GameServersTable {
   max_players: Generated<number>;
   map: Generated<string>;
   created_at: Millis;
+  /** SHA-256 of the server's ingest token (0004_ingest) */
+  token_hash: string | null;
+  removed_at: Millis | null;
+  /** consecutive failed status queries; `offline` after POLL_OFFLINE_AFTER */
+  poll_failures: Generated<number>;
+  last_seen_at: Millis | null;
 }
 
 export interface ForumCategoriesTable {
@@ -209,4 +215,46 @@ export interface Database {
   meta: MetaTable;
   sessions: SessionsTable;
   key_usage: KeyUsageTable;
+  ingest_events: IngestEventsTable;
+  ingest_state: IngestStateTable;
+  player_counters: PlayerCountersTable;
+  xp_events: XpEventsTable;
+  level_ups: LevelUpsTable;
+}
+
+/** One row per accepted JSON event: (server, client id) makes a resent batch count once. */
+export interface IngestEventsTable {
+  server_id: number;
+  client_id: string;
+  received_at: Millis;
+}
+
+/** Log-stream state of one server (round, score, sides), JSON, updated with each batch. */
+export interface IngestStateTable {
+  server_id: number;
+  state: string;
+  updated_at: Millis;
+}
+
+/** Per-player counters that achievement rules read. */
+export interface PlayerCountersTable {
+  user_id: number;
+  counter: string;
+  value: number;
+}
+
+export interface XpEventsTable {
+  id: Generated<number>;
+  user_id: number;
+  reason: string;
+  amount: number;
+  occurred_at: Millis;
+}
+
+export interface LevelUpsTable {
+  id: Generated<number>;
+  user_id: number;
+  from_level: number;
+  to_level: number;
+  occurred_at: Millis;
 }

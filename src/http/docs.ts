@@ -29,7 +29,7 @@ function problemCodes(response: unknown): ProblemCodesByStatus {
  * Prefixes documented outside the v1 server URL; their operations name their own server (`/`)
  * and keep their full path.
  */
-const OTHER_DOCUMENTED_PREFIXES = ['/api-platform/developer/'];
+const OTHER_DOCUMENTED_PREFIXES = ['/api-platform/developer/', '/api-platform/ingest/'];
 
 /**
  * Per route: the path relative to its server URL, and what the route declares in `config` (auth,
@@ -75,6 +75,12 @@ export async function registerDocs(app: FastifyInstance): Promise<void> {
             name: API_KEY_HEADER,
             description:
               'Your API key (`ghk_` followed by 38 letters and digits), from the developer portal.',
+          },
+          ingestToken: {
+            type: 'http',
+            scheme: 'bearer',
+            description:
+              'A game server\u2019s ingest token (from `hub servers add`). Senders that cannot set headers put it in the path instead.',
           },
           session: {
             type: 'apiKey',

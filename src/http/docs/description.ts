@@ -34,6 +34,11 @@ export const TAGS: TagObject[] = [
     description:
       'Session-authenticated routes under `/api-platform/developer` (not the API base): hub accounts, self-service keys and usage. The web pages live at `/api-platform/developer`.',
   },
+  {
+    name: 'Ingest',
+    description:
+      'For hub operators\u2019 game servers, not third-party clients: log lines and JSON events pushed under `/api-platform/ingest`, authenticated by each server\u2019s ingest token. The XP, level, achievement and Elo rules applied to them are documented on each operation.',
+  },
 ];
 
 const tierTable = [

@@ -71,6 +71,7 @@ export interface OperationObject {
   description?: string;
   tags?: string[];
   security?: Record<string, string[]>[];
+  servers?: { url: string; description?: string }[];
   parameters?: ParameterObject[];
   responses: Record<string, ResponseObject>;
   deprecated?: boolean;

@@ -1,0 +1,92 @@
+import { isIP } from 'node:net';
+import type { Db } from '../db/connect.js';
+import { GAMES } from '../http/schemas.js';
+import { serversRepo } from '../ingest/servers-repo.js';
+import { generateToken, hashToken } from '../ingest/tokens.js';
+import { intOption, oneOf, parse, UsageError } from './args.js';
+
+export const SERVERS_USAGE = `hub servers add --name TEXT --game cs2|cs16|rust|minecraft --ip IP --port N [--query-port N] [--json]
+hub servers list [--json]
+hub servers remove ID`;
+
+const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
+
+export async function serversCommand(db: Db, argv: string[]): Promise<void> {
+  const [sub, ...rest] = argv;
+  const repo = serversRepo(db.kysely);
+  switch (sub ?? '') {
+    case 'add': {
+      const { values } = parse(rest, {
+        name: { type: 'string' },
+        game: { type: 'string' },
+        ip: { type: 'string' },
+        port: { type: 'string' },
+        'query-port': { type: 'string' },
+        json: { type: 'boolean' },
+      });
+      const game = oneOf(values.game, 'game', GAMES);
+      const port = intOption(values.port, 'port', 1, 65535);
+      const queryPort = intOption(values['query-port'], 'query-port', 1, 65535);
+      const name = values.name?.trim();
+      if (!name || !game || !values.ip || port === undefined)
+        throw new UsageError(`--name, --game, --ip and --port are required\n${SERVERS_USAGE}`);
+      if (name.length > 120) throw new UsageError('--name must be at most 120 characters');
+      if (!isIP(values.ip)) throw new UsageError(`--ip must be an IPv4 or IPv6 address (got ${values.ip})`);
+      const token = generateToken();
+      const record = await repo.add({
+        name,
+        game,
+        ip: values.ip,
+        port,
+        query_port: queryPort ?? null,
+        token_hash: hashToken(token),
+        created_at: Date.now(),
+      });
+      if (values.json) {
+        console.log(
+          JSON.stringify({
+            id: record.id,
+            token,
+            name,
+            game,
+            ip: record.ip,
+            port,
+            query_port: queryPort ?? null,
+          }),
+        );
+      } else {
+        console.log(`Registered server ${record.id} (${game}, ${record.ip}:${port}). Ingest token: ${token}`);
+        console.log('Store it now: it is shown only once. See the README (Operators) to connect the server.');
+      }
+      return;
+    }
+    case 'list': {
+      const { values } = parse(rest, { json: { type: 'boolean' } });
+      const rows = (await repo.list()).map((s) => ({
+        id: s.id,
+        name: s.name,
+        game: s.game,
+        address: `${s.ip}:${s.port}`,
+        query_port: s.query_port,
+        status: s.status,
+        players: `${s.players}/${s.max_players}`,
+        map: s.map,
+        created_at: iso(s.created_at),
+      }));
+      if (values.json) console.log(JSON.stringify(rows));
+      else if (rows.length === 0) console.log('No servers.');
+      else console.table(rows);
+      return;
+    }
+    case 'remove': {
+      const { positionals } = parse(rest, {});
+      const id = intOption(positionals[0], 'id', 1, 2147483647);
+      if (id === undefined) throw new UsageError('usage: hub servers remove ID');
+      if (!(await repo.remove(id, Date.now()))) throw new UsageError(`no registered server with id ${id}`);
+      console.log(`Removed server ${id}; its ingest token no longer works.`);
+      return;
+    }
+    default:
+      throw new UsageError(SERVERS_USAGE);
+  }
+}

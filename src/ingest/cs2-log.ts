@@ -1,0 +1,33 @@
+import { parseLogLine, type LogEvent } from './log-line.js';
+
+/**
+ * A batch of log lines as CS2 posts it with `logaddress_add_http` (one line per `\n`), or as a
+ * CS 1.6 relay posts it. Lines that are not log lines are rejected with a reason; the rest parse
+ * to events. Empty lines are not counted.
+ */
+export interface ParsedBatch {
+  events: LogEvent[];
+  rejected: { line: number; reason: string }[];
+}
+
+export function parseLogBatch(text: string): ParsedBatch {
+  const events: LogEvent[] = [];
+  const rejected: ParsedBatch['rejected'] = [];
+  let start = 0;
+  let lineNo = 0;
+  while (start <= text.length) {
+    let end = text.indexOf('\n', start);
+    if (end === -1) end = text.length;
+    lineNo++;
+    const line = text.slice(start, end > start && text.charCodeAt(end - 1) === 13 ? end - 1 : end);
+    start = end + 1;
+    if (line.length === 0 || line === '\0') continue;
+    const parsed = parseLogLine(line);
+    if (parsed.ok) events.push(parsed.event);
+    else rejected.push({ line: lineNo, reason: parsed.reason });
+  }
+  return { events, rejected };
+}
+
+/** CS2 ends a match at its `Game Over` line; positions give kill distances. */
+export const CS2_ENDS_ON_MAP_CHANGE = false;

@@ -1,0 +1,328 @@
+import type { Transaction } from 'kysely';
+import type { Db } from '../db/connect.js';
+import type { Database } from '../db/types.js';
+import { COUNTERS, type Counter } from '../engines/achievements.js';
+import { rateMatch, ELO_START, type EloPlayer } from '../engines/elo.js';
+import { LONG_RANGE_METRES, progress, weaponClass, xpForActivity, type Activity } from '../engines/xp.js';
+import { ELO_GAMES } from '../http/schemas.js';
+import { addKillsToRollups, dayOf, ensureFragWindow } from '../modules/killboard/rollups.js';
+import { parseLogBatch } from './cs2-log.js';
+import type { LogEvent } from './log-line.js';
+import {
+  applyLogEvents,
+  emptyState,
+  type KillRecord,
+  type MatchRecord,
+  type StreamState,
+} from './match-state.js';
+import {
+  bumpCounters,
+  claimClientIds,
+  ensureAchievementCatalog,
+  insertKills,
+  insertMatch,
+  joinTournament,
+  loadStreamState,
+  readElo,
+  readPlayers,
+  resolveUsers,
+  saveStreamState,
+  writeElo,
+  writeProgress,
+  type CounterDelta,
+  type NewKill,
+  type ProgressWrite,
+} from './repo.js';
+
+/**
+ * The ingest pipeline. A batch (an HTTP body, or a flush of UDP lines) is applied in ONE
+ * transaction: kills, rollups, per-player counters, achievements, XP and levels, matches and Elo,
+ * and the log-stream state. After a crash a batch is all in or all out.
+ * Work is grouped per batch, not per kill: one user lookup, multi-row inserts, counters and
+ * achievements evaluated once per player.
+ */
+export interface IngestServerRef {
+  id: number;
+  game: string;
+}
+
+export interface BatchItems {
+  kills: KillRecord[];
+  matches: MatchRecord[];
+  /** SteamID64 -> name of everyone seen, so each gets a hub profile */
+  seen: Map<string, string>;
+}
+
+export interface ApplyResult {
+  kills: number;
+  matches: number;
+  unlocked: number;
+}
+
+export interface Rejection {
+  line?: number;
+  index?: number;
+  reason: string;
+}
+
+export interface LogIngestResult extends ApplyResult {
+  accepted: number;
+  rejected: Rejection[];
+}
+
+type Trx = Transaction<Database>;
+interface Prepared {
+  catalogIds: Map<string, number>;
+  windowDay: number;
+  at: number;
+}
+const isCounter = (name: string): name is Counter => (COUNTERS as readonly string[]).includes(name);
+const isEloGame = (game: string) => (ELO_GAMES as readonly string[]).includes(game);
+
+export function ingestPipeline(db: Db, now: () => number = Date.now) {
+  let catalog: Promise<Map<string, number>> | undefined;
+  const achievementIds = () =>
+    (catalog ??= ensureAchievementCatalog(db.kysely).catch((err: unknown) => {
+      catalog = undefined;
+      throw err;
+    }));
+
+  /**
+   * Reads done before a batch's transaction: on SQLite the transaction holds the only connection,
+   * so nothing may query outside it until it ends.
+   */
+  async function prepare(at: number): Promise<Prepared> {
+    const [catalogIds, windowDay] = await Promise.all([
+      achievementIds(),
+      ensureFragWindow(db.kysely, dayOf(at)),
+    ]);
+    return { catalogIds, windowDay, at };
+  }
+
+  async function applyItems(
+    trx: Trx,
+    server: IngestServerRef,
+    items: BatchItems,
+    { catalogIds, windowDay, at }: Prepared,
+  ): Promise<ApplyResult> {
+    const players = new Map(items.seen);
+    for (const k of items.kills) {
+      players.set(k.killer.steamId, k.killer.name);
+      players.set(k.victim.steamId, k.victim.name);
+    }
+    for (const m of items.matches) for (const p of [...m.team1, ...m.team2]) players.set(p.steamId, p.name);
+    if (players.size === 0) return { kills: 0, matches: 0, unlocked: 0 };
+    const ids = await resolveUsers(trx, players, at);
+    const userOf = (steamId: string): number => {
+      const id = ids.get(steamId);
+      if (id === undefined) throw new Error('unresolved steam id');
+      return id;
+    };
+
+    const sums = new Map<string, CounterDelta>();
+    const maxes = new Map<string, CounterDelta>();
+    const activity = new Map<number, Activity>();
+    const add = (user_id: number, counter: Counter, value: number) => {
+      const key = `${user_id}|${counter}`;
+      const d = sums.get(key);
+      if (d) d.value += value;
+      else sums.set(key, { user_id, counter, value });
+    };
+    const raise = (user_id: number, counter: Counter, value: number) => {
+      const d = maxes.get(`${user_id}|${counter}`);
+      if (d) d.value = Math.max(d.value, value);
+      else maxes.set(`${user_id}|${counter}`, { user_id, counter, value });
+    };
+    const act = (userId: number, what: keyof Activity, n = 1) => {
+      let a = activity.get(userId);
+      if (!a) activity.set(userId, (a = {}));
+      a[what] = (a[what] ?? 0) + n;
+    };
+
+    const gameCounter = `${server.game}_kills`;
+    const kills: NewKill[] = items.kills.map((k) => {
+      const killer = userOf(k.killer.steamId);
+      add(killer, 'kills', 1);
+      act(killer, 'kill');
+      if (k.headshot) {
+        add(killer, 'headshots', 1);
+        act(killer, 'headshot');
+      }
+      if (isCounter(gameCounter)) add(killer, gameCounter, 1);
+      const cls = weaponClass(k.weapon);
+      if (cls !== 'other') add(killer, `${cls}_kills`, 1);
+      if (k.distance >= LONG_RANGE_METRES) add(killer, 'long_range_kills', 1);
+      raise(killer, 'max_kills_in_round', k.roundKills);
+      return {
+        game: server.game,
+        server_id: server.id,
+        match_id: null,
+        killer_user_id: killer,
+        killer_steam_id: k.killer.steamId,
+        killer_name: k.killer.name.slice(0, 64),
+        victim_user_id: userOf(k.victim.steamId),
+        victim_steam_id: k.victim.steamId,
+        victim_name: k.victim.name.slice(0, 64),
+        weapon: k.weapon.slice(0, 32),
+        headshot: k.headshot ? 1 : 0,
+        distance: k.distance,
+        round_number: k.round,
+        occurred_at: k.occurredAt,
+      };
+    });
+    await insertKills(trx, db.dialect, kills);
+    // Rollup rows are upserted in the order kills are given: sorted by player, concurrent batches
+    // lock them in one order and cannot deadlock on PostgreSQL.
+    const byPlayer = [...kills].sort(
+      (a, b) => a.killer_user_id - b.killer_user_id || a.occurred_at - b.occurred_at,
+    );
+    await addKillsToRollups(trx, byPlayer, windowDay);
+
+    for (const m of items.matches) await applyMatch(trx, server, m, userOf, add, act);
+
+    await bumpCounters(trx, db.dialect, [...sums.values()], [...maxes.values()]);
+    const affected = [...new Set([...activity.keys(), ...[...sums.values()].map((s) => s.user_id)])];
+    const snapshots = await readPlayers(trx, affected);
+    const writes: ProgressWrite[] = [];
+    let unlocked = 0;
+    for (const userId of affected) {
+      const snap = snapshots.get(userId);
+      if (!snap) continue;
+      const earned = xpForActivity(activity.get(userId) ?? {});
+      const gained = Object.values(earned).reduce((s, v) => s + v, 0);
+      const p = progress(snap.totalXp, gained, snap.counters, snap.held);
+      const xp = Object.entries(earned).map(([reason, amount]) => ({ reason, amount }));
+      if (p.achievementXp > 0) xp.push({ reason: 'achievement', amount: p.achievementXp });
+      if (gained === 0 && p.unlocked.length === 0) continue;
+      unlocked += p.unlocked.length;
+      writes.push({
+        userId,
+        totalXp: p.totalXp,
+        level: p.level,
+        levelBefore: p.levelBefore,
+        unlockedIds: p.unlocked.map((a) => catalogIds.get(a.code)).filter((id) => id !== undefined),
+        xp,
+      });
+    }
+    await writeProgress(trx, writes, at);
+    return { kills: kills.length, matches: items.matches.length, unlocked };
+  }
+
+  async function applyMatch(
+    trx: Trx,
+    server: IngestServerRef,
+    m: MatchRecord,
+    userOf: (steamId: string) => number,
+    add: (user: number, counter: Counter, n: number) => void,
+    act: (user: number, what: keyof Activity, n?: number) => void,
+  ): Promise<void> {
+    const winner = m.team1Score > m.team2Score ? 1 : m.team2Score > m.team1Score ? 2 : 0;
+    const matchId = await insertMatch(trx, {
+      game: server.game,
+      server_id: server.id,
+      map: m.map.slice(0, 64),
+      team1_score: m.team1Score,
+      team2_score: m.team2Score,
+      winner,
+      ended_at: m.endedAt,
+    });
+    const team1 = m.team1.map((p) => ({ ...p, userId: userOf(p.steamId) }));
+    const inTeam1 = new Set(team1.map((p) => p.userId));
+    const team2 = m.team2
+      .map((p) => ({ ...p, userId: userOf(p.steamId) }))
+      .filter((p) => !inTeam1.has(p.userId));
+    const everyone = [...team1, ...team2];
+    for (const p of everyone) {
+      const won = (winner === 1 && inTeam1.has(p.userId)) || (winner === 2 && !inTeam1.has(p.userId));
+      add(p.userId, 'matches_played', 1);
+      act(p.userId, 'match_played');
+      if (won) {
+        add(p.userId, 'matches_won', 1);
+        act(p.userId, 'match_won');
+      }
+    }
+    if (m.tournamentId !== undefined) {
+      const userIds = everyone.map((p) => p.userId);
+      const first = await joinTournament(trx, m.tournamentId, userIds);
+      for (const u of first) add(u, 'tournaments_played', 1);
+      for (const u of userIds) act(u, 'tournament_match');
+    }
+    if (!isEloGame(server.game)) return;
+    const ratings = await readElo(
+      trx,
+      server.game,
+      everyone.map((p) => p.userId),
+    );
+    const asElo = (p: (typeof everyone)[number]): EloPlayer => ({
+      userId: p.userId,
+      rating: ratings.get(p.userId)?.rating ?? ELO_START,
+      games: ratings.get(p.userId)?.games ?? 0,
+      participation: p.participation,
+    });
+    const changes = rateMatch(team1.map(asElo), team2.map(asElo), winner === 1 ? 1 : winner === 2 ? 0 : 0.5);
+    await writeElo(
+      trx,
+      server.game,
+      matchId,
+      changes.map((c) => {
+        const r = ratings.get(c.userId);
+        return { ...c, games: (r?.games ?? 0) + 1, wins: (r?.wins ?? 0) + (c.won ? 1 : 0) };
+      }),
+      m.endedAt,
+    );
+  }
+
+  /** Log lines (CS2 HTTP stream, CS 1.6 over HTTP or UDP), applied with the server's stream state. */
+  async function ingestLogEvents(
+    server: IngestServerRef,
+    events: LogEvent[],
+    endOnMapChange: boolean,
+  ): Promise<ApplyResult> {
+    const prepared = await prepare(now());
+    return db.kysely.transaction().execute(async (trx) => {
+      const raw = await loadStreamState(trx, db.dialect, server.id);
+      const state = raw ? (JSON.parse(raw) as StreamState) : emptyState();
+      const out = applyLogEvents(state, events, endOnMapChange);
+      const result = await applyItems(trx, server, out, prepared);
+      await saveStreamState(trx, server.id, JSON.stringify(state), prepared.at);
+      return result;
+    });
+  }
+
+  return {
+    ingestLogEvents,
+
+    async ingestLogText(server: IngestServerRef, text: string): Promise<LogIngestResult> {
+      const { events, rejected } = parseLogBatch(text);
+      const result = await ingestLogEvents(server, events, server.game === 'cs16');
+      return { ...result, accepted: events.length, rejected };
+    },
+
+    /** JSON events already validated; resent client ids are skipped as duplicates. */
+    async ingestItems(
+      server: IngestServerRef,
+      events: { clientId: string; items: BatchItems }[],
+    ): Promise<ApplyResult & { accepted: number; duplicates: number }> {
+      const prepared = await prepare(now());
+      const at = prepared.at;
+      return db.kysely.transaction().execute(async (trx) => {
+        const unique = new Map<string, BatchItems>();
+        for (const e of events) if (!unique.has(e.clientId)) unique.set(e.clientId, e.items);
+        const fresh = unique.size
+          ? await claimClientIds(trx, db.dialect, server.id, [...unique.keys()], at)
+          : new Set();
+        const merged: BatchItems = { kills: [], matches: [], seen: new Map() };
+        for (const [clientId, items] of unique) {
+          if (!fresh.has(clientId)) continue;
+          merged.kills.push(...items.kills);
+          merged.matches.push(...items.matches);
+          for (const [s, n] of items.seen) merged.seen.set(s, n);
+        }
+        const result = await applyItems(trx, server, merged, prepared);
+        return { ...result, accepted: fresh.size, duplicates: events.length - fresh.size };
+      });
+    },
+  };
+}
+
+export type IngestPipeline = ReturnType<typeof ingestPipeline>;

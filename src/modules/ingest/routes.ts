@@ -1,0 +1,191 @@
+import type { FastifyRequest } from 'fastify';
+import { Type, type Static } from 'typebox';
+import type { App } from '../../http/app-types.js';
+import { errorResponses, ProblemError } from '../../http/problem.js';
+import { EventBatchSchema, MAX_EVENTS, validateEvents } from '../../ingest/json-events.js';
+import type { IngestPipeline, IngestServerRef, Rejection } from '../../ingest/pipeline.js';
+import type { ServersRepo } from '../../ingest/servers-repo.js';
+import { hashToken, TOKEN_PATTERN } from '../../ingest/tokens.js';
+import { sameHash } from '../keys/key-format.js';
+
+export const INGEST_PREFIX = '/api-platform/ingest';
+/** Batches are large by design (a CS2 log flush, a plugin's queue); 16 MiB keeps one request bounded. */
+const BODY_LIMIT = 16 * 1024 * 1024;
+const MAX_REPORTED_ERRORS = 100;
+const CHALLENGE = { 'www-authenticate': 'Bearer realm="ingest"' };
+
+export const IngestResultSchema = Type.Object(
+  {
+    accepted: Type.Integer({ description: 'log lines or events accepted and applied' }),
+    duplicates: Type.Integer({ description: 'events whose client_id was already accepted (skipped)' }),
+    rejected: Type.Integer({ description: 'malformed lines or invalid events (skipped)' }),
+    kills: Type.Integer({ description: 'kills stored' }),
+    matches: Type.Integer({ description: 'match results stored (and rated, for cs2 and cs16)' }),
+    achievements_unlocked: Type.Integer(),
+    errors: Type.Array(
+      Type.Object({
+        line: Type.Optional(Type.Integer({ description: '1-based line number in the body' })),
+        index: Type.Optional(Type.Integer({ description: '0-based index in `events`' })),
+        reason: Type.String(),
+      }),
+      { description: `why items were rejected (the first ${MAX_REPORTED_ERRORS})` },
+    ),
+  },
+  { $id: 'IngestResult', title: 'IngestResult' },
+);
+export type IngestResultBody = Static<typeof IngestResultSchema>;
+
+const AUTH_DOC = `Authenticated by the server's ingest token (from \`hub servers add\`), as \`Authorization: Bearer <token>\`
+or, for senders that cannot set headers, in the path. The event is attributed to that server and its game.
+A missing, unknown or revoked token gets \`401\` and nothing is stored. A batch is applied in one transaction.`;
+
+const LOGS_DOC = `Log lines in the HL log format, one per line: \`L MM/DD/YYYY - HH:MM:SS: <event>\` (also with milliseconds and
+without \`L \`, as CS2's \`logaddress_add_http\` writes them). Kills, rounds, sides, match start, Game Over (CS2) or map
+change (CS 1.6) are applied; other lines are accepted and skipped. Lines that are not log lines are rejected alone.
+Timestamps are read as UTC. Distances: positions are Source units (inches), 1 unit = 0.0254 m.`;
+
+/** How ingested events become XP, levels, achievements and Elo (shown in the API reference). */
+const ENGINES_DOC = `### What the service derives
+- **Players**: Steam IDs (\`[U:1:N]\`, \`STEAM_X:Y:Z\`, SteamID64) are stored as SteamID64; a new Steam ID gets a hub profile.
+- **XP**: kill 10, headshot +5, match played 20, match won +50, tournament match 100, forum post 5, plus each achievement's \`xp_reward\`.
+- **Levels**: level L is reached at 50·L·(L−1) total XP (level 2 at 100, 3 at 300, 10 at 4,500); \`xp\` is the progress inside the level.
+- **Achievements**: threshold rules on per-player counters (kills, headshots, weapon kills, long-range kills ≥ 50 m, kills in one round, matches played/won, level, tournaments), unlocked as events arrive, never twice.
+- **ELO** (cs2, cs16): team rating = mean of its players; E = 1 / (1 + 10^((R_opp − R_team)/400)); S = 1, 0.5 or 0; change = round(K·(S − E)·participation), K = 100 for a player's first 10 rated matches, then 50; participation = share of rounds played (a leaver on the losing side takes the full loss). Every change is kept with its match id, before and after.
+- **Top-frag**: kills update per-day rollups in the same transaction.`;
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    ingestServer?: IngestServerRef;
+  }
+}
+
+function result(
+  r: { kills: number; matches: number; unlocked: number },
+  accepted: number,
+  duplicates: number,
+  rejected: Rejection[],
+): IngestResultBody {
+  return {
+    accepted,
+    duplicates,
+    rejected: rejected.length,
+    kills: r.kills,
+    matches: r.matches,
+    achievements_unlocked: r.unlocked,
+    errors: rejected.slice(0, MAX_REPORTED_ERRORS),
+  };
+}
+
+/** Game servers push here: CS2/CS 1.6 log lines and typed JSON events (Rust and plugins). */
+export function ingestRoutes(deps: { servers: ServersRepo; pipeline: IngestPipeline }) {
+  return async (app: App): Promise<void> => {
+    app.addSchema(IngestResultSchema);
+    app.addSchema(EventBatchSchema);
+    // CS2 posts text/plain; relays may send anything else. Parsed only after authentication.
+    app.addContentTypeParser(
+      ['text/plain', '*'],
+      { parseAs: 'string', bodyLimit: BODY_LIMIT },
+      (_req, body, done) => done(null, body),
+    );
+
+    app.addHook('onRequest', async (request: FastifyRequest) => {
+      const fromPath = (request.params as { token?: string }).token;
+      const header = request.headers.authorization;
+      const token = fromPath ?? (header?.startsWith('Bearer ') ? header.slice(7).trim() : undefined);
+      if (!token) {
+        throw new ProblemError(
+          'invalid_token',
+          'Send the server ingest token as Authorization: Bearer <token>.',
+          {
+            headers: CHALLENGE,
+          },
+        );
+      }
+      const invalid = new ProblemError(
+        'invalid_token',
+        'The ingest token is not valid or has been revoked.',
+        {
+          headers: CHALLENGE,
+        },
+      );
+      if (!TOKEN_PATTERN.test(token)) throw invalid;
+      const hash = hashToken(token);
+      const server = await deps.servers.findByTokenHash(hash);
+      if (!server || !sameHash(server.token_hash, hash)) throw invalid;
+      request.ingestServer = { id: server.id, game: server.game };
+    });
+
+    const serverOf = (request: FastifyRequest): IngestServerRef => {
+      if (!request.ingestServer) throw new ProblemError('invalid_token', 'Missing ingest token.');
+      return request.ingestServer;
+    };
+    const errors = errorResponses(
+      'invalid_body',
+      'invalid_token',
+      'payload_too_large',
+      'unsupported_media_type',
+      'internal_error',
+    );
+    // Ingest lives outside the v1 API base, so each operation names its own server (`/`).
+    const documented = { tags: ['Ingest'], servers: [{ url: '/' }], security: [{ ingestToken: [] }] };
+    const logsSchema = {
+      ...documented,
+      summary: 'Ingest log lines (CS2 HTTP log stream, CS 1.6)',
+      description: `\`POST ${INGEST_PREFIX}/logs\` (Bearer) or \`POST ${INGEST_PREFIX}/logs/{token}\`.\n\n${AUTH_DOC}\n\n${LOGS_DOC}\n\n${ENGINES_DOC}`,
+      consumes: ['text/plain'],
+      response: { 200: Type.Ref('IngestResult'), ...errors },
+    };
+    const ingestLogs = async (request: FastifyRequest): Promise<IngestResultBody> => {
+      const server = serverOf(request);
+      if (typeof request.body !== 'string') {
+        throw new ProblemError('unsupported_media_type', 'Send log lines as text/plain, one per line.');
+      }
+      const r = await deps.pipeline.ingestLogText(server, request.body);
+      return result(r, r.accepted, 0, r.rejected);
+    };
+    app.post(
+      '/logs',
+      { bodyLimit: BODY_LIMIT, schema: { ...logsSchema, operationId: 'ingestLogs' } },
+      ingestLogs,
+    );
+    app.post(
+      '/logs/:token',
+      {
+        bodyLimit: BODY_LIMIT,
+        schema: {
+          ...logsSchema,
+          operationId: 'ingestLogsTokenInPath',
+          params: Type.Object({ token: Type.String({ description: 'the server ingest token' }) }),
+        },
+      },
+      ingestLogs,
+    );
+
+    app.post(
+      '/events',
+      {
+        bodyLimit: BODY_LIMIT,
+        schema: {
+          operationId: 'ingestEvents',
+          ...documented,
+          summary: 'Ingest typed JSON events (Rust and other plugins)',
+          description: `\`POST ${INGEST_PREFIX}/events\` (Bearer).\n\n${AUTH_DOC}\n\nA batch of up to ${MAX_EVENTS} events: \`kill\`, \`match_result\`, \`player_session\` (schema \`IngestEventBatch\`). Each event is validated alone; an invalid one is rejected with its index and reason. \`client_id\` makes a resent event a duplicate.\n\n${ENGINES_DOC}`,
+          body: Type.Object({
+            events: Type.Array(Type.Unknown(), {
+              minItems: 1,
+              maxItems: MAX_EVENTS,
+              description: 'events as in IngestEventBatch, validated one by one',
+            }),
+          }),
+          response: { 200: Type.Ref('IngestResult'), ...errors },
+        },
+      },
+      async (request): Promise<IngestResultBody> => {
+        const server = serverOf(request);
+        const { valid, rejected } = validateEvents(request.body.events);
+        const r = await deps.pipeline.ingestItems(server, valid);
+        return result(r, r.accepted, r.duplicates, rejected);
+      },
+    );
+  };
+}

@@ -1,0 +1,81 @@
+import type { ServersRepo } from '../ingest/servers-repo.js';
+import { queryA2S } from './a2s.js';
+import { querySLP } from './slp.js';
+
+/**
+ * Live server status. Every `intervalMs` each registered server is queried — A2S_INFO for cs2,
+ * cs16 and rust, Server List Ping for minecraft — on its query port (or game port). An answer sets
+ * players, max players, map and `online`; `offlineAfter` failures in a row set `offline`, so one
+ * lost UDP packet does not flap a server off the list.
+ */
+export interface PollerOptions {
+  intervalMs: number;
+  timeoutMs: number;
+  offlineAfter: number;
+  onError?: (err: unknown) => void;
+  now?: () => number;
+}
+
+export interface Poller {
+  pollOnce(): Promise<{ online: number; failed: number }>;
+  stop(): Promise<void>;
+}
+
+export function startPoller(servers: ServersRepo, options: PollerOptions, autoStart = true): Poller {
+  const now = options.now ?? Date.now;
+  let timer: NodeJS.Timeout | undefined;
+  let stopped = false;
+  let running: Promise<unknown> = Promise.resolve();
+
+  async function pollOnce(): Promise<{ online: number; failed: number }> {
+    const list = await servers.listForPoll();
+    let online = 0;
+    let failed = 0;
+    await Promise.all(
+      list.map(async (s) => {
+        const port = s.query_port ?? s.port;
+        try {
+          if (s.game === 'minecraft') {
+            const status = await querySLP(s.ip, port, options.timeoutMs);
+            await servers.markOnline(
+              s.id,
+              { players: status.players, max_players: status.maxPlayers, map: '' },
+              now(),
+            );
+          } else {
+            const info = await queryA2S(s.ip, port, options.timeoutMs);
+            await servers.markOnline(
+              s.id,
+              { players: info.players, max_players: info.maxPlayers, map: info.map },
+              now(),
+            );
+          }
+          online++;
+        } catch {
+          failed++;
+          await servers.markFailure(s.id, options.offlineAfter);
+        }
+      }),
+    );
+    return { online, failed };
+  }
+
+  const loop = () => {
+    if (stopped) return;
+    running = pollOnce()
+      .catch((err: unknown) => options.onError?.(err))
+      .finally(() => {
+        if (!stopped) timer = setTimeout(loop, options.intervalMs);
+      });
+  };
+  if (autoStart) loop();
+
+  return {
+    pollOnce,
+    stop: async () => {
+      stopped = true;
+      clearTimeout(timer);
+      await running;
+    },
+  };
+}

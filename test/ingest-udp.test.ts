@@ -1,0 +1,88 @@
+import assert from 'node:assert/strict';
+import { createSocket } from 'node:dgram';
+import { after, before, describe, it } from 'node:test';
+import { ingestPipeline } from '../src/ingest/pipeline.js';
+import { serversRepo } from '../src/ingest/servers-repo.js';
+import { startUdpIngest, type UdpIngest } from '../src/ingest/udp.js';
+import { openTestDb, testDialects, type TestDb } from './helpers/db.js';
+import { registerServer } from './helpers/ingest.js';
+
+const L = 'L 11/21/2026 - 19:34:51: ';
+const datagram = (type: 'R' | 'S', secret: string, line: string) =>
+  Buffer.concat([Buffer.from([0xff, 0xff, 0xff, 0xff]), Buffer.from(`${type}${secret}${line}\n\0`, 'utf8')]);
+
+for (const dialect of testDialects()) {
+  describe(`UDP log ingest, GoldSrc logaddress_add (${dialect})`, () => {
+    let testDb: TestDb;
+    let udp: UdpIngest;
+    before(async () => {
+      testDb = await openTestDb(dialect);
+      udp = await startUdpIngest(serversRepo(testDb.db.kysely), ingestPipeline(testDb.db), {
+        port: 0,
+        host: '127.0.0.1',
+        flushMs: 20,
+      });
+    });
+    after(async () => {
+      await udp.close();
+      await testDb.drop();
+    });
+
+    it('accepts lines carrying the token as log secret from the registered address only', async () => {
+      const cs16 = await registerServer(testDb.db, 'cs16', { ip: '127.0.0.1' });
+      const elsewhere = await registerServer(testDb.db, 'cs16', { ip: '10.1.2.3' });
+      const killLine = (a: number, b: number) =>
+        `${L}"Old<2><STEAM_0:1:${a}><CT>" killed "Timer<3><STEAM_0:0:${b}><TERRORIST>" with "ak47"`;
+      const client = createSocket('udp4');
+      const packets = [
+        datagram('S', cs16.token, `${L}World triggered "Round_Start"`),
+        datagram('S', cs16.token, killLine(5, 6)),
+        datagram('S', cs16.token, killLine(5, 7)),
+        datagram('R', '', killLine(8, 9)), // no secret
+        datagram('S', '98765432109876543210987654321098', killLine(8, 9)), // unknown token
+        datagram('S', elsewhere.token, killLine(8, 9)), // right token, wrong source address
+        datagram('S', cs16.token, 'not a log line at all'),
+      ];
+      for (const p of packets)
+        await new Promise<void>((r) => client.send(p, udp.port, '127.0.0.1', () => r()));
+      client.close();
+      const deadline = Date.now() + 3000;
+      while (
+        udp.stats.accepted + udp.stats.rejected + udp.stats.unauthorized < packets.length &&
+        Date.now() < deadline
+      )
+        await new Promise((r) => setTimeout(r, 10));
+      await udp.flush();
+      assert.deepEqual(udp.stats, { accepted: 3, rejected: 1, unauthorized: 3 });
+      const kills = await testDb.db.kysely
+        .selectFrom('kills')
+        .select(['server_id', 'game', 'killer_steam_id', 'victim_steam_id', 'round_number', 'distance'])
+        .orderBy('id')
+        .execute();
+      assert.deepEqual(kills, [
+        {
+          server_id: cs16.id,
+          game: 'cs16',
+          killer_steam_id: '76561197960265739',
+          victim_steam_id: '76561197960265740',
+          round_number: 1,
+          distance: 0,
+        },
+        {
+          server_id: cs16.id,
+          game: 'cs16',
+          killer_steam_id: '76561197960265739',
+          victim_steam_id: '76561197960265742',
+          round_number: 1,
+          distance: 0,
+        },
+      ]);
+      const counter = await testDb.db.kysely
+        .selectFrom('player_counters')
+        .select('value')
+        .where('counter', '=', 'max_kills_in_round')
+        .executeTakeFirst();
+      assert.equal(counter?.value, 2);
+    });
+  });
+}

@@ -5,6 +5,8 @@ import type { FastifyInstance } from 'fastify';
  * pattern plus query string, so a secret in a path (an ingest token in the URL) never reaches logs.
  */
 export function registerAccessLog(app: FastifyInstance): void {
+  // Below info nothing would be written, so the hook is not installed at all.
+  if (!['info', 'debug', 'trace'].includes(app.log.level)) return;
   app.addHook('onResponse', async (request, reply) => {
     const pattern = request.routeOptions.url;
     const query = request.url.indexOf('?');

@@ -7,6 +7,12 @@ import { ProblemError } from './problem.js';
 export const API_KEY_HEADER = 'x-api-key';
 const CHALLENGE = { 'www-authenticate': `ApiKey header="${API_KEY_HEADER}"` };
 
+// Built only on failure: an Error captures a stack trace, which the hot path should not pay for.
+const invalidKey = () =>
+  new ProblemError('invalid_api_key', 'The API key is not valid or has been revoked.', {
+    headers: CHALLENGE,
+  });
+
 /**
  * onRequest hook: resolves `x-api-key` to a key and its tier. The key row is read on every request
  * (one indexed lookup) so that revocation and plan changes apply to the very next request.
@@ -20,14 +26,11 @@ export function apiKeyAuthHook(keys: KeysRepo) {
         headers: CHALLENGE,
       });
     }
-    const invalid = new ProblemError('invalid_api_key', 'The API key is not valid or has been revoked.', {
-      headers: CHALLENGE,
-    });
     // The checksum rejects typos and random strings without touching the database.
-    if (!isWellFormedKey(presented)) throw invalid;
+    if (!isWellFormedKey(presented)) throw invalidKey();
     const hash = hashKey(presented);
     const key = await keys.findForAuth(hash);
-    if (!key || key.revoked_at !== null || !sameHash(key.hash, hash)) throw invalid;
+    if (!key || key.revoked_at !== null || !sameHash(key.hash, hash)) throw invalidKey();
     const tier =
       key.tier ??
       tierForOwner(

@@ -76,8 +76,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const rateLimitStore = deps.rateLimitStore ?? new MemoryRateLimitStore();
   const cache = new ResponseCache(deps.config.CACHE_TTL_MS);
   app.decorate('responseCache', cache);
-  app.addHook('onRequest', async (request, reply) => {
+  // callback style: no promise for a hook that never waits
+  app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
+    done();
   });
   registerAccessLog(app);
   app.addHook('onClose', async () => {
@@ -86,7 +88,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   await app.register(errorsPlugin);
   await registerDocs(app);
-  await app.register(pipelinePlugin, { keys: keysRepo(deps.db.kysely), rateLimitStore, cache, now });
+  await app.register(pipelinePlugin, {
+    keys: keysRepo(deps.db.kysely, { ...(deps.db.readOne ? { readOne: deps.db.readOne } : {}) }),
+    rateLimitStore,
+    cache,
+    now,
+  });
   const usage = new UsageRecorder(usageRepo(deps.db.kysely), now);
   app.decorate('usageRecorder', usage);
   await app.register(usagePlugin, { recorder: usage, now, flushEveryMs: deps.usageFlushMs ?? 5000 });

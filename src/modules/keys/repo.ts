@@ -1,4 +1,5 @@
 import { CompiledQuery, type Kysely } from 'kysely';
+import type { Db } from '../../db/connect.js';
 import type { Database } from '../../db/types.js';
 import type { Subscription, Tier } from './tiers.js';
 
@@ -47,7 +48,7 @@ const RECORD_COLUMNS = [
   'revoked_at',
 ] as const;
 
-export function keysRepo(db: Kysely<Database>) {
+export function keysRepo(db: Kysely<Database>, options: { readOne?: Db['readOne'] } = {}) {
   // Runs on every authenticated request: compiled once, so a lookup costs the query, not the
   // query builder (building and compiling it took longer than SQLite takes to run it).
   const authQuery = db
@@ -68,9 +69,9 @@ export function keysRepo(db: Kysely<Database>) {
 
   return {
     /** One indexed lookup per authenticated request: the key row and its owner's plan. */
-    async findForAuth(hash: string): Promise<KeyForAuth | undefined> {
-      const result = await db.executeQuery<KeyForAuth>(CompiledQuery.raw(authQuery.sql, [hash]));
-      return result.rows[0];
+    findForAuth(hash: string): KeyForAuth | undefined | Promise<KeyForAuth | undefined> {
+      if (options.readOne) return options.readOne<KeyForAuth>(authQuery.sql, [hash]);
+      return db.executeQuery<KeyForAuth>(CompiledQuery.raw(authQuery.sql, [hash])).then((r) => r.rows[0]);
     },
 
     async insert(key: NewKey): Promise<KeyRecord> {

@@ -12,8 +12,10 @@ export interface UsagePluginOptions {
 /** Counts every key-authenticated response (429s and errors included) and flushes periodically. */
 export const usagePlugin = fp<UsagePluginOptions>(
   (app: FastifyInstance, { recorder, now, flushEveryMs }) => {
-    app.addHook('onResponse', async (request, reply) => {
+    // callback style: counting is synchronous, so no promise per request
+    app.addHook('onResponse', (request, reply, done) => {
       if (request.apiKey) recorder.record(request.apiKey.id, now(), reply.statusCode);
+      done();
     });
     const timer = setInterval(() => {
       recorder.flush().catch((err: unknown) => app.log.error({ err }, 'usage flush failed; will retry'));

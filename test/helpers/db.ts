@@ -1,8 +1,9 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { sql } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import { connect, type Db, type Dialect } from '../../src/db/connect.js';
+import type { Database } from '../../src/db/types.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
 
 /** SQLite always; PostgreSQL too when TEST_DATABASE_URL is set. */
@@ -37,18 +38,46 @@ export async function openTestDb(dialect: Dialect): Promise<TestDb> {
   const url = process.env.TEST_DATABASE_URL;
   if (!url) throw new Error('TEST_DATABASE_URL is not set');
   const schema = `t_${process.pid}_${Math.random().toString(36).slice(2, 10)}`;
-  const admin = connect(url, { poolSize: 1 });
-  await sql`create schema ${sql.id(schema)}`.execute(admin.kysely);
-  await admin.close();
   const db = connect(url, { schema, poolSize: 5 });
-  await migrateToLatest(db, { schema });
+  await withSchemaDdlLock(url, async (admin) => {
+    await sql`create schema ${sql.id(schema)}`.execute(admin);
+    await migrateToLatest(db, { schema });
+  });
   return {
     db,
     url,
     schema,
     drop: async () => {
-      await sql`drop schema ${sql.id(schema)} cascade`.execute(db.kysely);
       await db.close();
+      await withSchemaDdlLock(url, async (admin) => {
+        await sql`drop schema ${sql.id(schema)} cascade`.execute(admin);
+      });
     },
   };
 }
+
+/**
+ * Test files run in parallel, each in its own schema. Kysely's migrator introspects the tables of
+ * every schema, and a schema dropped by another file in the middle of that scan fails it with
+ * "schema … does not exist"; so creating+migrating and dropping test schemas take turns.
+ */
+async function withSchemaDdlLock(
+  url: string,
+  work: (admin: Kysely<Database>) => Promise<void>,
+): Promise<void> {
+  const admin = connect(url, { poolSize: 1 });
+  try {
+    await admin.kysely.connection().execute(async (conn) => {
+      await sql`select pg_advisory_lock(${SCHEMA_DDL_LOCK})`.execute(conn);
+      try {
+        await work(conn);
+      } finally {
+        await sql`select pg_advisory_unlock(${SCHEMA_DDL_LOCK})`.execute(conn);
+      }
+    });
+  } finally {
+    await admin.close();
+  }
+}
+
+const SCHEMA_DDL_LOCK = 72_400_001;

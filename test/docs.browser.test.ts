@@ -1,20 +1,9 @@
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
+import { CHROMIUM, launchChromium } from './helpers/browser.js';
 import { createTestContext, type TestContext } from './helpers/context.js';
-
-// Debian's Chromium, never a downloaded browser (CI installs the `chromium` package).
-const CHROMIUM = '/usr/bin/chromium';
-const ARGS = [
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
 
 describe('interactive API reference in a real browser', () => {
   let ctx: TestContext;
@@ -24,8 +13,7 @@ describe('interactive API reference in a real browser', () => {
   before(async () => {
     ctx = await createTestContext('sqlite');
     origin = await ctx.app.listen({ host: '127.0.0.1', port: 0 });
-    if (existsSync(CHROMIUM))
-      browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ARGS });
+    if (existsSync(CHROMIUM)) browser = await launchChromium();
   });
   after(async () => {
     await browser?.close();

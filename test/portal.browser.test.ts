@@ -1,18 +1,16 @@
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import type { FastifyInstance } from 'fastify';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
+import { browserSkipReason, launchChromium } from './helpers/browser.js';
 import { buildApp } from '../src/app.js';
 import { openTestDb, type TestDb } from './helpers/db.js';
 import { factories } from './helpers/factories.js';
 import { GOOD_PASSWORD, uniqueName } from './helpers/portal.js';
 
-const CHROMIUM = '/usr/bin/chromium';
 const ARTIFACTS = 'test-artifacts';
-const skip = existsSync(CHROMIUM)
-  ? false
-  : `browser tests need Debian's Chromium at ${CHROMIUM} (apt-get install chromium; .ci/run does it)`;
+const skip = browserSkipReason;
 
 // The whole journey of the issue, in a real browser against the real server on 127.0.0.1.
 describe('developer portal in a browser', { skip }, () => {
@@ -35,19 +33,7 @@ describe('developer portal in a browser', { skip }, () => {
     await app.listen({ port: 0, host: '127.0.0.1' });
     const address = app.server.address();
     base = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      headless: true,
-      args: [
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
-    });
+    browser = await launchChromium();
     const context = await browser.newContext({ viewport: { width: 1200, height: 860 } });
     await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: base });
     page = await context.newPage();

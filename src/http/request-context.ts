@@ -17,7 +17,8 @@ export interface QuotaState {
 }
 
 export interface CachedResponse {
-  payload: string;
+  /** encoded once, so a hit costs no UTF-8 encoding of the body */
+  payload: Buffer;
   etag: string;
   contentType: string;
   expiresAt: number;

@@ -72,7 +72,12 @@ export function etagHook(cache: ResponseCache, now: () => number) {
     reply.header('etag', etag);
     if (request.cacheKey) {
       const contentType = String(reply.getHeader('content-type') ?? 'application/json; charset=utf-8');
-      cache.set(request.cacheKey, { payload, etag, contentType, expiresAt: now() + cache.ttlMs });
+      cache.set(request.cacheKey, {
+        payload: Buffer.from(payload),
+        etag,
+        contentType,
+        expiresAt: now() + cache.ttlMs,
+      });
     }
     if (matchesIfNoneMatch(request.headers['if-none-match'], etag)) {
       reply.code(304);

@@ -14,11 +14,12 @@ export interface Db {
   /** SQLite only: the driver's handle, for bulk loads that reuse one prepared statement per shape */
   sqlite?: SQLite.Database;
   /**
-   * SQLite file databases only: runs a read (SQL compiled by Kysely in a repo) synchronously on a
-   * second, read-only connection. For the per-request hot path: no promise, no wait behind the
-   * writer's transactions, and only committed data is visible (WAL readers never block).
+   * SQLite file databases only: prepares a one-row read (SQL compiled by Kysely in a repo) on a
+   * second, read-only connection and returns a synchronous runner. For the per-request hot path: no
+   * promise, no wait behind the writer's transactions, and only committed data is visible (WAL
+   * readers never block). The statement is prepared on first use, after migrations.
    */
-  readOne?: <T>(sql: string, parameters: readonly unknown[]) => T | undefined;
+  prepareRead?: <T>(sql: string) => (parameters: readonly unknown[]) => T | undefined;
 }
 
 // int8 (counts, bigint ids, epoch millis) and numeric arrive as strings from pg; every value we
@@ -73,22 +74,25 @@ export function connect(url: string, options: ConnectOptions = {}): Db {
     });
     if (file === ':memory:')
       return { kysely, dialect: 'sqlite', close: () => kysely.destroy(), sqlite: database };
-    let reader: SqliteDatabase | undefined;
     let readerHandle: SQLite.Database | undefined;
-    const readOne = <T>(sql: string, parameters: readonly unknown[]): T | undefined => {
-      if (!reader) {
-        // opened on first use, after migrations have created the file's tables
-        readerHandle = new SQLite(file, { readonly: true });
-        readerHandle.pragma('busy_timeout = 5000');
-        reader = withStatementCache(readerHandle);
-      }
-      return reader.prepare(sql).all(parameters)[0] as T | undefined;
+    const prepareRead = <T>(sql: string) => {
+      let statement: SQLite.Statement<unknown[], T> | undefined;
+      return (parameters: readonly unknown[]): T | undefined => {
+        if (!statement) {
+          if (!readerHandle) {
+            readerHandle = new SQLite(file, { readonly: true });
+            readerHandle.pragma('busy_timeout = 5000');
+          }
+          statement = readerHandle.prepare<unknown[], T>(sql);
+        }
+        return statement.get(...parameters);
+      };
     };
     const close = async () => {
       readerHandle?.close();
       await kysely.destroy();
     };
-    return { kysely, dialect: 'sqlite', close, sqlite: database, readOne };
+    return { kysely, dialect: 'sqlite', close, sqlite: database, prepareRead };
   }
   if (url.startsWith('postgres://') || url.startsWith('postgresql://')) {
     const pool = new pg.Pool({

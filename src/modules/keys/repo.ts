@@ -48,7 +48,7 @@ const RECORD_COLUMNS = [
   'revoked_at',
 ] as const;
 
-export function keysRepo(db: Kysely<Database>, options: { readOne?: Db['readOne'] } = {}) {
+export function keysRepo(db: Kysely<Database>, options: { prepareRead?: Db['prepareRead'] } = {}) {
   // Runs on every authenticated request: compiled once, so a lookup costs the query, not the
   // query builder (building and compiling it took longer than SQLite takes to run it).
   const authQuery = db
@@ -66,11 +66,12 @@ export function keysRepo(db: Kysely<Database>, options: { readOne?: Db['readOne'
     ])
     .where('k.hash', '=', '')
     .compile();
+  const readAuth = options.prepareRead?.<KeyForAuth>(authQuery.sql);
 
   return {
     /** One indexed lookup per authenticated request: the key row and its owner's plan. */
     findForAuth(hash: string): KeyForAuth | undefined | Promise<KeyForAuth | undefined> {
-      if (options.readOne) return options.readOne<KeyForAuth>(authQuery.sql, [hash]);
+      if (readAuth) return readAuth([hash]);
       return db.executeQuery<KeyForAuth>(CompiledQuery.raw(authQuery.sql, [hash])).then((r) => r.rows[0]);
     },
 

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import type { Browser } from 'playwright-core';
-import { CHROMIUM, launchChromium } from './helpers/browser.js';
+import { browserSkipReason, launchChromium } from './helpers/browser.js';
 import { createTestContext, type TestContext } from './helpers/context.js';
 
 describe('interactive API reference in a real browser', () => {
@@ -13,7 +13,7 @@ describe('interactive API reference in a real browser', () => {
   before(async () => {
     ctx = await createTestContext('sqlite');
     origin = await ctx.app.listen({ host: '127.0.0.1', port: 0 });
-    if (existsSync(CHROMIUM)) browser = await launchChromium();
+    if (!browserSkipReason) browser = await launchChromium();
   });
   after(async () => {
     await browser?.close();
@@ -21,7 +21,7 @@ describe('interactive API reference in a real browser', () => {
   });
 
   it('loads with no request to any other host and renders the operations', async (t) => {
-    if (!browser) return t.skip(`Debian chromium is not installed at ${CHROMIUM} (apt-get install chromium)`);
+    if (!browser) return t.skip(String(browserSkipReason));
     const context = await browser.newContext({ viewport: { width: 1400, height: 1000 } });
     const page = await context.newPage();
     const requests: string[] = [];

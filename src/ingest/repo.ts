@@ -3,6 +3,7 @@ import type { Dialect } from '../db/connect.js';
 import type { Database } from '../db/types.js';
 import { ACHIEVEMENTS, type Counter } from '../engines/achievements.js';
 import { chunks } from '../modules/killboard/rollups.js';
+import { KILL_COLUMNS } from '../modules/killboard/kill-columns.js';
 
 /** All SQL of the ingest pipeline; every function runs inside the batch's transaction. */
 type Trx = Transaction<Database>;
@@ -67,22 +68,6 @@ export async function resolveUsers(
   return ids;
 }
 
-const KILL_COLUMNS = [
-  'game',
-  'server_id',
-  'match_id',
-  'killer_user_id',
-  'killer_steam_id',
-  'killer_name',
-  'victim_user_id',
-  'victim_steam_id',
-  'victim_name',
-  'weapon',
-  'headshot',
-  'distance',
-  'round_number',
-  'occurred_at',
-] as const;
 const PG_KILL_TYPES =
   'game text, server_id int, match_id bigint, killer_user_id int, killer_steam_id text, killer_name text, ' +
   'victim_user_id int, victim_steam_id text, victim_name text, weapon text, headshot int, distance real, ' +

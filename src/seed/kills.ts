@@ -1,3 +1,4 @@
+import { KILL_COLUMNS } from '../modules/killboard/kill-columns.js';
 import { dayOf } from '../modules/killboard/rollups.js';
 import { KILL_GAMES, KILL_SHARE } from './games.js';
 import type { SeedRepo } from './repo.js';
@@ -8,21 +9,8 @@ export const KILL_DAYS = 90;
 /** Largest (player, game, day) grid kept in memory by default: 2 × 4 bytes per cell, ~320 MB. */
 export const DENSE_CELLS = 40_000_000;
 
-const KILL_COLUMNS = [
-  'game',
-  'server_id',
-  'killer_user_id',
-  'killer_steam_id',
-  'killer_name',
-  'victim_user_id',
-  'victim_steam_id',
-  'victim_name',
-  'weapon',
-  'headshot',
-  'distance',
-  'round_number',
-  'occurred_at',
-] as const;
+// Seeded kills belong to no match row; the values below are pushed in exactly this order.
+const SEED_KILL_COLUMNS = KILL_COLUMNS.filter((c) => c !== 'match_id');
 
 /**
  * Streams `total` kills day by day, oldest first, one transaction per day. Each day's `frag_daily`
@@ -69,7 +57,7 @@ export async function seedKills(
     const daily = new Map<number, [number, number]>();
     const dayIndex = d;
     await repo.inTransaction(async (trx) => {
-      const kills = repo.writer(trx, 'kills', KILL_COLUMNS);
+      const kills = repo.writer(trx, 'kills', SEED_KILL_COLUMNS);
       for (let i = 0; i < count; i++) {
         const g = rng.weighted(shares, 1);
         const entry = games[g];

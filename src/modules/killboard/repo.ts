@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/types.js';
 import type { PlayerRef } from '../../engines/steam-id.js';
+import { KILL_COLUMNS, type KillColumn } from './kill-columns.js';
 import { dayOf, ensureFragWindow, type Period } from './rollups.js';
 
 export interface KillRow {
@@ -35,22 +36,12 @@ export interface FeedQuery {
   limit: number;
 }
 
-const KILL_COLUMNS = [
+// The feed shows every column but the match link.
+type FeedColumn = 'k.id' | `k.${Exclude<KillColumn, 'match_id'>}`;
+const FEED_COLUMNS: readonly FeedColumn[] = [
   'k.id',
-  'k.game',
-  'k.server_id',
-  'k.killer_user_id',
-  'k.killer_steam_id',
-  'k.killer_name',
-  'k.victim_user_id',
-  'k.victim_steam_id',
-  'k.victim_name',
-  'k.weapon',
-  'k.headshot',
-  'k.distance',
-  'k.round_number',
-  'k.occurred_at',
-] as const;
+  ...KILL_COLUMNS.filter((c) => c !== 'match_id').map((c) => `k.${c}` as FeedColumn),
+];
 
 export function killboardRepo(db: Kysely<Database>) {
   /** The newest `limit` kill ids where the user is on one side, from that side's index alone. */
@@ -76,7 +67,7 @@ export function killboardRepo(db: Kysely<Database>) {
      */
     async feed(q: FeedQuery): Promise<KillRow[]> {
       if (q.player === undefined) {
-        let query = db.selectFrom('kills as k').select(KILL_COLUMNS);
+        let query = db.selectFrom('kills as k').select(FEED_COLUMNS);
         if (q.game !== undefined) query = query.where('k.game', '=', q.game);
         return query.orderBy('k.occurred_at', 'desc').orderBy('k.id', 'desc').limit(q.limit).execute();
       }
@@ -104,7 +95,7 @@ export function killboardRepo(db: Kysely<Database>) {
       return db
         .selectFrom(newest.as('p'))
         .innerJoin('kills as k', 'k.id', 'p.id')
-        .select(KILL_COLUMNS)
+        .select(FEED_COLUMNS)
         .orderBy('p.occurred_at', 'desc')
         .orderBy('p.id', 'desc')
         .execute();

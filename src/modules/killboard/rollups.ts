@@ -38,50 +38,33 @@ async function readWindowDay(db: Db): Promise<number | undefined> {
   return row ? Number(row.value) : undefined;
 }
 
-async function rebuildPeriod(trx: Transaction<Database>, period: 'week' | 'month', windowDay: number) {
+/** Recomputes one period's totals from `frag_daily`: `all` over every day, week/month over the window. */
+async function rebuildPeriod(trx: Transaction<Database>, period: Period, windowDay: number) {
   await trx.deleteFrom('frag_totals').where('period', '=', period).execute();
+  let days = trx
+    .selectFrom('frag_daily')
+    .select((eb) => [
+      sql.lit(period).as('period'),
+      'game',
+      'user_id',
+      eb.fn.sum<number>('kills').as('kills'),
+      eb.fn.sum<number>('headshots').as('headshots'),
+    ])
+    .groupBy(['game', 'user_id']);
+  if (period !== 'all') {
+    days = days.where('day', '>=', windowDay - PERIOD_DAYS[period] + 1).where('day', '<=', windowDay);
+  }
   await trx
     .insertInto('frag_totals')
     .columns(['period', 'game', 'user_id', 'kills', 'headshots'])
-    .expression(
-      trx
-        .selectFrom('frag_daily')
-        .select((eb) => [
-          sql.lit(period).as('period'),
-          'game',
-          'user_id',
-          eb.fn.sum<number>('kills').as('kills'),
-          eb.fn.sum<number>('headshots').as('headshots'),
-        ])
-        .where('day', '>=', windowDay - PERIOD_DAYS[period] + 1)
-        .where('day', '<=', windowDay)
-        .groupBy(['game', 'user_id']),
-    )
+    .expression(days)
     .execute();
 }
 
 /** Rebuilds every period from `frag_daily` (after a bulk load) and sets the window to `windowDay`. */
 export async function rebuildFragTotals(db: Kysely<Database>, windowDay: number): Promise<void> {
   await db.transaction().execute(async (trx) => {
-    await trx.deleteFrom('frag_totals').where('period', '=', 'all').execute();
-    await trx
-      .insertInto('frag_totals')
-      .columns(['period', 'game', 'user_id', 'kills', 'headshots'])
-      .expression(
-        trx
-          .selectFrom('frag_daily')
-          .select((eb) => [
-            sql.lit('all').as('period'),
-            'game',
-            'user_id',
-            eb.fn.sum<number>('kills').as('kills'),
-            eb.fn.sum<number>('headshots').as('headshots'),
-          ])
-          .groupBy(['game', 'user_id']),
-      )
-      .execute();
-    await rebuildPeriod(trx, 'week', windowDay);
-    await rebuildPeriod(trx, 'month', windowDay);
+    for (const period of ['all', 'week', 'month'] as const) await rebuildPeriod(trx, period, windowDay);
     await trx
       .insertInto('meta')
       .values({ key: WINDOW_KEY, value: String(windowDay) })

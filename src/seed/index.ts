@@ -1,5 +1,6 @@
 import type { Db } from '../db/connect.js';
 import { generate, type SeedOptions, type SeedSummary } from './generate.js';
+import { seedRepo } from './repo.js';
 
 export {
   MIN_USERS,
@@ -11,8 +12,7 @@ export {
 
 /** True when the database holds no users yet (demo mode seeds only then). */
 export async function isDatabaseEmpty(db: Db): Promise<boolean> {
-  const row = await db.kysely.selectFrom('users').select('id').limit(1).executeTakeFirst();
-  return row === undefined;
+  return !(await seedRepo(db).hasUsers());
 }
 
 /** Loads deterministic demo data (see generate.ts for what and how). */

@@ -133,6 +133,11 @@ export function seedRepo(db: Db) {
     },
 
     /** The first demo table that already holds rows, if any. */
+    /** Demo mode seeds only a database without users. */
+    async hasUsers(): Promise<boolean> {
+      return (await k.selectFrom('users').select('id').limit(1).executeTakeFirst()) !== undefined;
+    },
+
     async firstNonEmptyTable(): Promise<string | undefined> {
       for (const table of [...DEMO_TABLES].reverse()) {
         const row = await sql<{ one: number }>`select 1 as one from ${sql.table(table)} limit 1`.execute(k);

@@ -1,6 +1,11 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import type { Problem } from '../src/http/problem.js';
+import { ProblemError, type Problem } from '../src/http/problem.js';
+import { MemoryRateLimitStore } from '../src/http/rate-limit-store.js';
+import { keysRepo } from '../src/modules/keys/repo.js';
+import { portalKeysService } from '../src/modules/portal/keys-service.js';
+import type { PortalAccount } from '../src/modules/portal/session-auth.js';
+import { usageRepo } from '../src/modules/usage/repo.js';
 import { isWellFormedKey } from '../src/modules/keys/key-format.js';
 import type { CreatedKeyBody, MyKeysBody, RevokedKeyBody } from '../src/modules/portal/schemas.js';
 import { createTestContext, json, type TestContext } from './helpers/context.js';
@@ -150,6 +155,38 @@ for (const dialect of testDialects()) {
       assert.equal((await session.call('DELETE', `/keys/${ids[0]}`)).statusCode, 200);
       assert.equal((await session.call('POST', '/keys', { name: 'eleventh' })).statusCode, 201);
       assert.equal((await session.call('POST', '/keys', { name: 'twelfth' })).statusCode, 409);
+    });
+
+    it('holds the cap under concurrent creations: of five racing for the last slot, one wins', async () => {
+      // Straight at the service, so the five creations interleave at every await (through HTTP the
+      // requests happen to run one after another and a check-then-insert race would go unseen).
+      const kysely = ctx.testDb.db.kysely;
+      const service = portalKeysService({
+        keys: keysRepo(kysely),
+        usage: usageRepo(kysely),
+        recorder: ctx.app.usageRecorder,
+        rateLimitStore: new MemoryRateLimitStore(),
+        now: Date.now,
+      });
+      const user = await ctx.makeUser();
+      const account: PortalAccount = {
+        id: user.id,
+        username: user.username,
+        subscription: 'none',
+        isPartner: false,
+        tier: 'free',
+        csrfToken: 'unused',
+        sessionId: 'unused',
+      };
+      for (let i = 0; i < 9; i++) await service.create(account, `k${i}`);
+      const racing = await Promise.allSettled(
+        Array.from({ length: 5 }, (_, i) => service.create(account, `race ${i}`)),
+      );
+      assert.equal(racing.filter((r) => r.status === 'fulfilled').length, 1);
+      for (const r of racing.filter((r) => r.status === 'rejected')) {
+        assert.ok(r.reason instanceof ProblemError && r.reason.code === 'key_limit_reached');
+      }
+      assert.equal((await service.list(account)).filter((k) => !k.revoked).length, 10);
     });
 
     it('revokes: the very next API call is 401; another account\u2019s key id is 404, like an unknown one', async () => {

@@ -79,6 +79,29 @@ export function keysRepo(db: Kysely<Database>, options: { prepareRead?: Db['prep
       return db.insertInto('api_keys').values(key).returning(RECORD_COLUMNS).executeTakeFirstOrThrow();
     },
 
+    /**
+     * Inserts an owned key unless its owner already holds `cap` active keys. Count and insert run in
+     * one transaction behind a no-op update of the owner's row, which locks it on PostgreSQL and takes
+     * the write lock on SQLite, so two concurrent creations cannot both pass the cap.
+     */
+    async insertWithinCap(key: NewKey & { user_id: number }, cap: number): Promise<KeyRecord | undefined> {
+      return db.transaction().execute(async (trx) => {
+        await trx
+          .updateTable('users')
+          .set((eb) => ({ id: eb.ref('id') }))
+          .where('id', '=', key.user_id)
+          .execute();
+        const { n } = await trx
+          .selectFrom('api_keys')
+          .select((eb) => eb.fn.countAll<number>().as('n'))
+          .where('user_id', '=', key.user_id)
+          .where('revoked_at', 'is', null)
+          .executeTakeFirstOrThrow();
+        if (Number(n) >= cap) return undefined;
+        return trx.insertInto('api_keys').values(key).returning(RECORD_COLUMNS).executeTakeFirstOrThrow();
+      });
+    },
+
     list(filter: { userId?: number } = {}): Promise<KeyRecord[]> {
       let query = db.selectFrom('api_keys').select(RECORD_COLUMNS).orderBy('id');
       if (filter.userId !== undefined) query = query.where('user_id', '=', filter.userId);

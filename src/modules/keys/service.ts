@@ -1,4 +1,4 @@
-import type { KeyRecord, KeysRepo } from './repo.js';
+import type { KeyRecord, KeysRepo, NewKey } from './repo.js';
 import { displayPrefix, generateKey, hashKey } from './key-format.js';
 import type { Tier } from './tiers.js';
 
@@ -9,14 +9,10 @@ export interface CreateKeyInput {
   quota?: number | null;
 }
 
-/** Creates a key and returns its record plus the secret, which exists only in this return value. */
-export async function createKey(
-  repo: KeysRepo,
-  input: CreateKeyInput,
-  now = Date.now(),
-): Promise<{ record: KeyRecord; secret: string }> {
+/** A fresh secret and the row that stores it (only its hash and display prefix). */
+export function newKey(input: CreateKeyInput, now = Date.now()): { row: NewKey; secret: string } {
   const secret = generateKey();
-  const record = await repo.insert({
+  const row: NewKey = {
     user_id: input.userId ?? null,
     name: input.name,
     prefix: displayPrefix(secret),
@@ -24,6 +20,16 @@ export async function createKey(
     tier: input.tier ?? null,
     quota: input.quota ?? null,
     created_at: now,
-  });
-  return { record, secret };
+  };
+  return { row, secret };
+}
+
+/** Creates a key and returns its record plus the secret, which exists only in this return value. */
+export async function createKey(
+  repo: KeysRepo,
+  input: CreateKeyInput,
+  now = Date.now(),
+): Promise<{ record: KeyRecord; secret: string }> {
+  const { row, secret } = newKey(input, now);
+  return { record: await repo.insert(row), secret };
 }

@@ -3,7 +3,7 @@ import { WINDOW_MS, windowStartOf } from '../../http/quota.js';
 import type { RateLimitStore } from '../../http/rate-limit-store.js';
 import { toIso } from '../../http/schemas.js';
 import type { KeyRecord, KeysRepo } from '../keys/repo.js';
-import { createKey } from '../keys/service.js';
+import { newKey } from '../keys/service.js';
 import { TIERS } from '../keys/tiers.js';
 import type { UsageRecorder } from '../usage/recorder.js';
 import { STATUS_CLASSES, type UsageRepo, type UsageRow } from '../usage/repo.js';
@@ -55,19 +55,15 @@ export function portalKeysService({ keys, usage, recorder, rateLimitStore, now }
     },
 
     async create(account: PortalAccount, name: string): Promise<{ key: PortalKey; secret: string }> {
-      const active = (await keys.list({ userId: account.id })).filter((k) => k.revoked_at === null).length;
-      if (active >= ACTIVE_KEY_CAP) {
+      // tier null: the key follows its owner's plan, so a subscription change applies at once.
+      const { row, secret } = newKey({ name: name.trim(), userId: account.id, tier: null }, now());
+      const record = await keys.insertWithinCap({ ...row, user_id: account.id }, ACTIVE_KEY_CAP);
+      if (!record) {
         throw new ProblemError(
           'key_limit_reached',
           `An account can hold ${ACTIVE_KEY_CAP} active keys; revoke one before creating another.`,
         );
       }
-      // tier null: the key follows its owner's plan, so a subscription change applies at once.
-      const { record, secret } = await createKey(
-        keys,
-        { name: name.trim(), userId: account.id, tier: null },
-        now(),
-      );
       return { key: await view(record, account), secret };
     },
 

@@ -97,7 +97,7 @@ export function keysRepo(db: Kysely<Database>, options: { prepareRead?: Db['prep
           .where('user_id', '=', key.user_id)
           .where('revoked_at', 'is', null)
           .executeTakeFirstOrThrow();
-        if (Number(n) >= cap) return undefined;
+        if (n >= cap) return undefined;
         return trx.insertInto('api_keys').values(key).returning(RECORD_COLUMNS).executeTakeFirstOrThrow();
       });
     },

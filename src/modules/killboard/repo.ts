@@ -1,25 +1,11 @@
-import type { Kysely } from 'kysely';
-import type { Database } from '../../db/types.js';
+import type { Kysely, Selectable } from 'kysely';
+import type { Database, KillsTable } from '../../db/types.js';
 import type { PlayerRef } from '../../engines/steam-id.js';
 import { KILL_COLUMNS, type KillColumn } from './kill-columns.js';
 import { dayOf, ensureFragWindow, type Period } from './rollups.js';
 
-export interface KillRow {
-  id: number;
-  game: string;
-  server_id: number;
-  killer_user_id: number;
-  killer_steam_id: string;
-  killer_name: string;
-  victim_user_id: number;
-  victim_steam_id: string;
-  victim_name: string;
-  weapon: string;
-  headshot: number;
-  distance: number;
-  round_number: number;
-  occurred_at: number;
-}
+/** A feed row: every column of `kills` but the match link. */
+export type KillRow = Omit<Selectable<KillsTable>, 'match_id'>;
 
 export interface FragLeaderRow {
   user_id: number;

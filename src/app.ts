@@ -90,7 +90,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(errorsPlugin);
   await registerDocs(app);
   await app.register(pipelinePlugin, {
-    keys: keysRepo(deps.db.kysely, { ...(deps.db.prepareRead ? { prepareRead: deps.db.prepareRead } : {}) }),
+    keys: keysRepo(deps.db.kysely, { reader: deps.db.reader }),
     rateLimitStore,
     cache,
     now,

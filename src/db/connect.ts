@@ -13,13 +13,26 @@ export interface Db {
   close(): Promise<void>;
   /** SQLite only: the driver's handle, for bulk loads that reuse one prepared statement per shape */
   sqlite?: SQLite.Database;
+  /** SQLite file databases only: a second, read-only connection for the per-request hot path. */
+  reader?: SqliteReader;
+}
+
+/**
+ * A read-only SQLite connection beside the writer. Reads on it are synchronous (no promise), never
+ * wait behind the writer's transactions and only see committed data (WAL readers never block).
+ */
+export interface SqliteReader {
   /**
-   * SQLite file databases only: prepares a one-row read (SQL compiled by Kysely in a repo) on a
-   * second, read-only connection and returns a synchronous runner. For the per-request hot path: no
-   * promise, no wait behind the writer's transactions, and only committed data is visible (WAL
-   * readers never block). The statement is prepared on first use, after migrations.
+   * Prepares a one-row read (SQL compiled by Kysely in a repo) and returns a synchronous runner. The
+   * statement is prepared on first use, after migrations.
    */
-  prepareRead?: <T>(sql: string) => (parameters: readonly unknown[]) => T | undefined;
+  prepare<T>(sql: string): (parameters: readonly unknown[]) => T | undefined;
+  /**
+   * SQLite's `PRAGMA data_version` on this connection: it changes whenever any other connection
+   * commits (this process's writer, or another process such as `hub keys revoke`), so a value read
+   * from the database can be cached until it moves.
+   */
+  dataVersion(): number;
 }
 
 // int8 (counts, bigint ids, epoch millis) and numeric arrive as strings from pg; every value we
@@ -75,24 +88,32 @@ export function connect(url: string, options: ConnectOptions = {}): Db {
     if (file === ':memory:')
       return { kysely, dialect: 'sqlite', close: () => kysely.destroy(), sqlite: database };
     let readerHandle: SQLite.Database | undefined;
-    const prepareRead = <T>(sql: string) => {
-      let statement: SQLite.Statement<unknown[], T> | undefined;
-      return (parameters: readonly unknown[]): T | undefined => {
-        if (!statement) {
-          if (!readerHandle) {
-            readerHandle = new SQLite(file, { readonly: true });
-            readerHandle.pragma('busy_timeout = 5000');
-          }
-          statement = readerHandle.prepare<unknown[], T>(sql);
-        }
-        return statement.get(...parameters);
-      };
+    const open = (): SQLite.Database => {
+      if (!readerHandle) {
+        readerHandle = new SQLite(file, { readonly: true });
+        readerHandle.pragma('busy_timeout = 5000');
+      }
+      return readerHandle;
+    };
+    let versionStatement: SQLite.Statement<[], number> | undefined;
+    const reader: SqliteReader = {
+      prepare<T>(sql: string) {
+        let statement: SQLite.Statement<unknown[], T> | undefined;
+        return (parameters: readonly unknown[]): T | undefined => {
+          statement ??= open().prepare<unknown[], T>(sql);
+          return statement.get(...parameters);
+        };
+      },
+      dataVersion() {
+        versionStatement ??= open().prepare<[], number>('PRAGMA data_version').pluck();
+        return versionStatement.get() ?? 0;
+      },
     };
     const close = async () => {
       readerHandle?.close();
       await kysely.destroy();
     };
-    return { kysely, dialect: 'sqlite', close, sqlite: database, prepareRead };
+    return { kysely, dialect: 'sqlite', close, sqlite: database, reader };
   }
   if (url.startsWith('postgres://') || url.startsWith('postgresql://')) {
     const pool = new pg.Pool({

@@ -1,5 +1,6 @@
 import { CompiledQuery, type Kysely } from 'kysely';
-import type { Db } from '../../db/connect.js';
+import type { SqliteReader } from '../../db/connect.js';
+import { VersionedCache } from '../../db/versioned-cache.js';
 import type { Database } from '../../db/types.js';
 import type { Subscription, Tier } from './tiers.js';
 
@@ -48,7 +49,19 @@ const RECORD_COLUMNS = [
   'revoked_at',
 ] as const;
 
-export function keysRepo(db: Kysely<Database>, options: { prepareRead?: Db['prepareRead'] } = {}) {
+/**
+ * On SQLite the lookup runs synchronously on the reader connection, and its row is remembered until
+ * the database changes: a revocation or plan change, by this process or another one, moves
+ * data_version and so applies to the very next request.
+ */
+function cachedAuthLookup(reader: SqliteReader, sql: string): (hash: string) => KeyForAuth | undefined {
+  const read = reader.prepare<KeyForAuth>(sql);
+  const load = (hash: string) => read([hash]);
+  const cache = new VersionedCache<string, KeyForAuth>(() => reader.dataVersion());
+  return (hash) => cache.get(hash, load);
+}
+
+export function keysRepo(db: Kysely<Database>, options: { reader?: SqliteReader | undefined } = {}) {
   // Runs on every authenticated request: compiled once, so a lookup costs the query, not the
   // query builder (building and compiling it took longer than SQLite takes to run it).
   const authQuery = db
@@ -66,12 +79,12 @@ export function keysRepo(db: Kysely<Database>, options: { prepareRead?: Db['prep
     ])
     .where('k.hash', '=', '')
     .compile();
-  const readAuth = options.prepareRead?.<KeyForAuth>(authQuery.sql);
+  const syncAuth = options.reader && cachedAuthLookup(options.reader, authQuery.sql);
 
   return {
     /** One indexed lookup per authenticated request: the key row and its owner's plan. */
     findForAuth(hash: string): KeyForAuth | undefined | Promise<KeyForAuth | undefined> {
-      if (readAuth) return readAuth([hash]);
+      if (syncAuth) return syncAuth(hash);
       return db.executeQuery<KeyForAuth>(CompiledQuery.raw(authQuery.sql, [hash])).then((r) => r.rows[0]);
     },
 

@@ -1,7 +1,8 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { hashKey, isWellFormedKey, sameHash } from '../modules/keys/key-format.js';
-import type { KeysRepo } from '../modules/keys/repo.js';
+import type { KeyForAuth, KeysRepo } from '../modules/keys/repo.js';
 import { TIERS, tierForOwner } from '../modules/keys/tiers.js';
+import { CONTINUE, isPromise, type MaybePromise } from './pipeline-steps.js';
 import { ProblemError } from './problem.js';
 
 export const API_KEY_HEADER = 'x-api-key';
@@ -13,12 +14,24 @@ const invalidKey = () =>
     headers: CHALLENGE,
   });
 
+function accept(request: FastifyRequest, hash: string, key: KeyForAuth | undefined): boolean {
+  if (!key || key.revoked_at !== null || !sameHash(key.hash, hash)) throw invalidKey();
+  const tier =
+    key.tier ??
+    tierForOwner(
+      key.subscription === null ? null : { subscription: key.subscription, is_partner: key.is_partner ?? 0 },
+    );
+  request.apiKey = { id: key.id, userId: key.user_id, tier, limit: key.quota ?? TIERS[tier] };
+  return CONTINUE;
+}
+
 /**
- * onRequest hook: resolves `x-api-key` to a key and its tier. The key row is read on every request
- * (one indexed lookup) so that revocation and plan changes apply to the very next request.
+ * onRequest step: resolves `x-api-key` to a key and its tier. The key row is looked up on every
+ * request (on SQLite it is remembered until the database changes) so that revocation and plan
+ * changes apply to the very next request.
  */
 export function apiKeyAuthHook(keys: KeysRepo) {
-  return async function authenticate(request: FastifyRequest, _reply: FastifyReply): Promise<void> {
+  return function authenticate(request: FastifyRequest, _reply: FastifyReply): MaybePromise<boolean> {
     const header = request.headers[API_KEY_HEADER];
     const presented = Array.isArray(header) ? header[0] : header;
     if (!presented) {
@@ -29,15 +42,8 @@ export function apiKeyAuthHook(keys: KeysRepo) {
     // The checksum rejects typos and random strings without touching the database.
     if (!isWellFormedKey(presented)) throw invalidKey();
     const hash = hashKey(presented);
-    const key = await keys.findForAuth(hash);
-    if (!key || key.revoked_at !== null || !sameHash(key.hash, hash)) throw invalidKey();
-    const tier =
-      key.tier ??
-      tierForOwner(
-        key.subscription === null
-          ? null
-          : { subscription: key.subscription, is_partner: key.is_partner ?? 0 },
-      );
-    request.apiKey = { id: key.id, userId: key.user_id, tier, limit: key.quota ?? TIERS[tier] };
+    const found = keys.findForAuth(hash);
+    if (isPromise(found)) return found.then((key) => accept(request, hash, key));
+    return accept(request, hash, found);
   };
 }

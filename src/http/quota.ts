@@ -1,6 +1,8 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { andThen, CONTINUE, isPromise, type MaybePromise } from './pipeline-steps.js';
 import { ProblemError } from './problem.js';
 import type { RateLimitStore } from './rate-limit-store.js';
+import type { AuthenticatedKey, QuotaState } from './request-context.js';
 
 export const WINDOW_MS = 3_600_000;
 
@@ -20,38 +22,49 @@ function quotaHeaders(limit: number, used: number, resetAt: number, now: number)
   };
 }
 
-/** onRequest hook (after authentication): counts the request and rejects it past the quota. */
+/** Records the count on the request and rejects it past the key's quota. */
+function admit(request: FastifyRequest, key: AuthenticatedKey, at: number, used: number): boolean {
+  const windowStart = windowStartOf(at);
+  const resetAt = windowStart + WINDOW_MS;
+  request.quota = { limit: key.limit, used, windowStart, resetAt, storeKey: storeKeyOf(key) };
+  if (used > key.limit) {
+    const retryAfter = Math.max(1, Math.ceil((resetAt - at) / 1000));
+    throw new ProblemError(
+      'rate_limited',
+      `This key's ${key.tier} tier allows ${key.limit} requests per hour; the quota resets in ${retryAfter} s.`,
+      { headers: { ...quotaHeaders(key.limit, used, resetAt, at), 'retry-after': String(retryAfter) } },
+    );
+  }
+  return CONTINUE;
+}
+
+const storeKeyOf = (key: AuthenticatedKey): string => `key:${key.id}`;
+
+/** onRequest step (after authentication): counts the request and rejects it past the quota. */
 export function consumeQuotaHook(store: RateLimitStore, now: () => number) {
-  return async function consumeQuota(request: FastifyRequest, _reply: FastifyReply): Promise<void> {
+  return function consumeQuota(request: FastifyRequest, _reply: FastifyReply): MaybePromise<boolean> {
     const key = request.apiKey;
-    if (!key) return;
+    if (!key) return CONTINUE;
     const at = now();
-    const windowStart = windowStartOf(at);
-    const storeKey = `key:${key.id}`;
-    const used = await store.hit(storeKey, windowStart, WINDOW_MS);
-    const resetAt = windowStart + WINDOW_MS;
-    request.quota = { limit: key.limit, used, windowStart, resetAt, storeKey };
-    if (used > key.limit) {
-      const retryAfter = Math.max(1, Math.ceil((resetAt - at) / 1000));
-      throw new ProblemError(
-        'rate_limited',
-        `This key's ${key.tier} tier allows ${key.limit} requests per hour; the quota resets in ${retryAfter} s.`,
-        { headers: { ...quotaHeaders(key.limit, used, resetAt, at), 'retry-after': String(retryAfter) } },
-      );
-    }
+    const used = store.hit(storeKeyOf(key), windowStartOf(at), WINDOW_MS);
+    if (isPromise(used)) return used.then((count) => admit(request, key, at, count));
+    return admit(request, key, at, used);
   };
 }
 
-/** onSend hook (last): reports the quota; a 304 is refunded because it does not count. */
+/** onSend step (last): reports the quota; a 304 is refunded because it does not count. */
 export function quotaHeadersHook(store: RateLimitStore, now: () => number) {
-  return async function writeQuotaHeaders(request: FastifyRequest, reply: FastifyReply, payload: unknown) {
-    const quota = request.quota;
-    if (!quota || reply.statusCode === 429) return payload;
-    if (reply.statusCode === 304) {
-      await store.refund(quota.storeKey, quota.windowStart);
-      quota.used--;
-    }
+  const write = (reply: FastifyReply, quota: QuotaState, payload: unknown) => {
     reply.headers(quotaHeaders(quota.limit, quota.used, quota.resetAt, now()));
     return payload;
+  };
+  return function writeQuotaHeaders(request: FastifyRequest, reply: FastifyReply, payload: unknown) {
+    const quota = request.quota;
+    if (!quota || reply.statusCode === 429) return payload;
+    if (reply.statusCode !== 304) return write(reply, quota, payload);
+    return andThen(store.refund(quota.storeKey, quota.windowStart), () => {
+      quota.used--;
+      return write(reply, quota, payload);
+    });
   };
 }

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { ANSWERED } from './pipeline-steps.js';
 import type { CachedResponse } from './request-context.js';
 
 /**
@@ -47,26 +48,24 @@ export function matchesIfNoneMatch(header: string | undefined, etag: string): bo
   return header.split(',').some((candidate) => candidate.trim().replace(/^W\//, '') === bare);
 }
 
-/** onRequest hook (after quota): answers from the cache, or 304 when the client's copy is current. */
+/** onRequest step (after quota): answers from the cache, or 304 when the client's copy is current. */
 export function serveFromCacheHook(cache: ResponseCache, now: () => number) {
-  return async function serveFromCache(request: FastifyRequest, reply: FastifyReply): Promise<void> {
-    if (request.method !== 'GET') return;
+  return function serveFromCache(request: FastifyRequest, reply: FastifyReply): boolean {
+    if (request.method !== 'GET') return false;
     request.cacheKey = request.url;
     const entry = cache.get(request.url, now());
-    if (!entry) return;
+    if (!entry) return false;
     request.cachedResponse = entry;
     reply.header('etag', entry.etag);
-    if (matchesIfNoneMatch(request.headers['if-none-match'], entry.etag)) {
-      await reply.code(304).send();
-      return;
-    }
-    await reply.type(entry.contentType).send(entry.payload);
+    if (matchesIfNoneMatch(request.headers['if-none-match'], entry.etag)) reply.code(304).send();
+    else reply.type(entry.contentType).send(entry.payload);
+    return ANSWERED;
   };
 }
 
-/** onSend hook: tags fresh 200 responses with an ETag, stores them, and turns matches into 304. */
+/** onSend step: tags fresh 200 responses with an ETag, stores them, and turns matches into 304. */
 export function etagHook(cache: ResponseCache, now: () => number) {
-  return async function tagAndStore(request: FastifyRequest, reply: FastifyReply, payload: unknown) {
+  return function tagAndStore(request: FastifyRequest, reply: FastifyReply, payload: unknown): unknown {
     if (request.cachedResponse || reply.statusCode !== 200 || typeof payload !== 'string') return payload;
     const etag = etagOf(payload);
     reply.header('etag', etag);

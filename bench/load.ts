@@ -64,3 +64,32 @@ export async function runLoad(url: string, path: string, options: LoadOptions): 
     total: result.requests.total,
   };
 }
+
+const median = (values: number[]): number => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? (sorted[mid] ?? 0) : ((sorted[mid - 1] ?? 0) + (sorted[mid] ?? 0)) / 2;
+};
+
+/**
+ * One figure from several rounds of the same target: median req/s and p50, the worst p99 (the
+ * latency target must hold in every round), and every bad response counted.
+ */
+export function combineRounds(rounds: readonly LoadStats[]): LoadStats {
+  return {
+    rps: median(rounds.map((r) => r.rps)),
+    p50: median(rounds.map((r) => r.p50)),
+    p99: Math.max(...rounds.map((r) => r.p99)),
+    bad: rounds.reduce((sum, r) => sum + r.bad, 0),
+    total: rounds.reduce((sum, r) => sum + r.total, 0),
+  };
+}
+
+/** Each round's target req/s against the baseline measured just before it, and their median. */
+export function pairedRatios(
+  target: readonly LoadStats[],
+  baseline: readonly LoadStats[],
+): { ratio: number; rounds: number[] } {
+  const rounds = target.map((t, i) => t.rps / (baseline[i]?.rps ?? Number.NaN));
+  return { ratio: median(rounds), rounds };
+}

@@ -1,4 +1,4 @@
-import { createHash, randomInt, timingSafeEqual } from 'node:crypto';
+import { hash, randomInt, timingSafeEqual } from 'node:crypto';
 import { crc32 } from 'node:zlib';
 
 /**
@@ -39,7 +39,8 @@ export function isWellFormedKey(key: string): boolean {
   return checksum(body) === key.slice(KEY_PREFIX.length + BODY_LENGTH);
 }
 
-export const hashKey = (key: string): string => createHash('sha256').update(key).digest('hex');
+// One-shot hashing: per authenticated request, without a Hash object (less than half the cost).
+export const hashKey = (key: string): string => hash('sha256', key, 'hex');
 
 export const displayPrefix = (key: string): string => key.slice(0, DISPLAY_PREFIX_LENGTH);
 

@@ -3,6 +3,7 @@ import { dirname } from 'node:path';
 import SQLite from 'better-sqlite3';
 import { Kysely, PostgresDialect, SqliteDialect, type SqliteDatabase } from 'kysely';
 import pg from 'pg';
+import { sqliteReader, type SqliteReader } from './sqlite-reader.js';
 import type { Database } from './types.js';
 
 export type Dialect = 'sqlite' | 'postgres';
@@ -15,24 +16,6 @@ export interface Db {
   sqlite?: SQLite.Database;
   /** SQLite file databases only: a second, read-only connection for the per-request hot path. */
   reader?: SqliteReader;
-}
-
-/**
- * A read-only SQLite connection beside the writer. Reads on it are synchronous (no promise), never
- * wait behind the writer's transactions and only see committed data (WAL readers never block).
- */
-export interface SqliteReader {
-  /**
-   * Prepares a one-row read (SQL compiled by Kysely in a repo) and returns a synchronous runner. The
-   * statement is prepared on first use, after migrations.
-   */
-  prepare<T>(sql: string): (parameters: readonly unknown[]) => T | undefined;
-  /**
-   * SQLite's `PRAGMA data_version` on this connection: it changes whenever any other connection
-   * commits (this process's writer, or another process such as `hub keys revoke`), so a value read
-   * from the database can be cached until it moves.
-   */
-  dataVersion(): number;
 }
 
 // int8 (counts, bigint ids, epoch millis) and numeric arrive as strings from pg; every value we
@@ -77,7 +60,7 @@ export function connect(url: string, options: ConnectOptions = {}): Db {
     const file = url.slice('sqlite:'.length);
     if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
     const database = new SQLite(file);
-    database.pragma('journal_mode = WAL');
+    const walMode = database.pragma('journal_mode = WAL', { simple: true }) === 'wal';
     database.pragma('synchronous = NORMAL');
     database.pragma('foreign_keys = ON');
     database.pragma('busy_timeout = 5000');
@@ -87,30 +70,9 @@ export function connect(url: string, options: ConnectOptions = {}): Db {
     });
     if (file === ':memory:')
       return { kysely, dialect: 'sqlite', close: () => kysely.destroy(), sqlite: database };
-    let readerHandle: SQLite.Database | undefined;
-    const open = (): SQLite.Database => {
-      if (!readerHandle) {
-        readerHandle = new SQLite(file, { readonly: true });
-        readerHandle.pragma('busy_timeout = 5000');
-      }
-      return readerHandle;
-    };
-    let versionStatement: SQLite.Statement<[], number> | undefined;
-    const reader: SqliteReader = {
-      prepare<T>(sql: string) {
-        let statement: SQLite.Statement<unknown[], T> | undefined;
-        return (parameters: readonly unknown[]): T | undefined => {
-          statement ??= open().prepare<unknown[], T>(sql);
-          return statement.get(...parameters);
-        };
-      },
-      dataVersion() {
-        versionStatement ??= open().prepare<[], number>('PRAGMA data_version').pluck();
-        return versionStatement.get() ?? 0;
-      },
-    };
+    const reader = sqliteReader(file, walMode);
     const close = async () => {
-      readerHandle?.close();
+      reader.close();
       await kysely.destroy();
     };
     return { kysely, dialect: 'sqlite', close, sqlite: database, reader };

@@ -1,6 +1,6 @@
 /**
  * Remembers values read from the database for as long as the database has not changed. `version`
- * reports a number that moves on every commit (SQLite's data_version on a reader connection), so a
+ * reports a number that moves on every commit (see SqliteReader.changeCounter), so a
  * hit is exact: anything committed before the lookup began, by any connection or process, is seen.
  * Only found values are kept, and at most `maxEntries` of them.
  */

@@ -1,5 +1,5 @@
 import { CompiledQuery, type Kysely } from 'kysely';
-import type { SqliteReader } from '../../db/connect.js';
+import type { SqliteReader } from '../../db/sqlite-reader.js';
 import { VersionedCache } from '../../db/versioned-cache.js';
 import type { Database } from '../../db/types.js';
 import type { Subscription, Tier } from './tiers.js';
@@ -51,13 +51,13 @@ const RECORD_COLUMNS = [
 
 /**
  * On SQLite the lookup runs synchronously on the reader connection, and its row is remembered until
- * the database changes: a revocation or plan change, by this process or another one, moves
- * data_version and so applies to the very next request.
+ * the database changes: a revocation or plan change, by this process or another one, moves the
+ * reader's change counter and so applies to the very next request.
  */
 function cachedAuthLookup(reader: SqliteReader, sql: string): (hash: string) => KeyForAuth | undefined {
   const read = reader.prepare<KeyForAuth>(sql);
   const load = (hash: string) => read([hash]);
-  const cache = new VersionedCache<string, KeyForAuth>(() => reader.dataVersion());
+  const cache = new VersionedCache<string, KeyForAuth>(() => reader.changeCounter());
   return (hash) => cache.get(hash, load);
 }
 

@@ -1,13 +1,13 @@
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { connect, type Db } from '../src/db/connect.js';
 import { migrateToLatest } from '../src/db/migrate.js';
 import { keysRepo } from '../src/modules/keys/repo.js';
 import { createKey } from '../src/modules/keys/service.js';
 import { TIERS } from '../src/modules/keys/tiers.js';
-import { seedDatabase } from '../src/seed/index.js';
-import { progressReporter } from '../src/seed/progress.js';
 
 export interface BenchDb {
   db: Db;
@@ -15,15 +15,27 @@ export interface BenchDb {
   drop(): Promise<void>;
 }
 
-/** A fresh temp SQLite database with the demo world at the requested size. */
+/**
+ * A fresh temp SQLite database with the demo world at the requested size, seeded by `hub seed` in
+ * its own process as an operator would: the process under load then starts with a clean heap
+ * rather than one that has just built millions of rows.
+ */
 export async function seededDb(users: number, kills: number, seed: number): Promise<BenchDb> {
   const dir = mkdtempSync(join(tmpdir(), 'hub-bench-db-'));
-  const db = connect(`sqlite:${join(dir, 'hub.sqlite')}`);
+  const url = `sqlite:${join(dir, 'hub.sqlite')}`;
+  const started = performance.now();
+  const cli = fileURLToPath(new URL('../src/cli.ts', import.meta.url));
+  const args = ['--import', 'tsx', cli, 'seed', '--users', String(users), '--kills', String(kills)];
+  const child = spawnSync(process.execPath, [...args, '--seed', String(seed)], {
+    stdio: 'inherit',
+    env: { ...process.env, DATABASE_URL: url },
+  });
+  if (child.status !== 0) throw new Error(`hub seed failed (exit ${String(child.status)})`);
+  const db = connect(url);
   await migrateToLatest(db);
-  const summary = await seedDatabase(db, { users, kills, seed, onProgress: progressReporter() });
   return {
     db,
-    seedMs: summary.ms,
+    seedMs: performance.now() - started,
     drop: async () => {
       await db.close();
       rmSync(dir, { recursive: true, force: true });

@@ -53,6 +53,26 @@ for (const dialect of testDialects()) {
         assert.deepEqual(statuses, [200, 200, 200, 429]);
         assert.deepEqual(remaining, ['2', '1', '0', '0']);
       });
+
+      it('refunds a 304 in the shared store, whichever instance answered it', async () => {
+        const made = factories(testDb.db);
+        const user = await made.makeUser();
+        const { secret } = await made.makeKey({ tier: 'free', quota: 5 });
+        const [first, second] = apps;
+        assert.ok(first && second);
+        const url = `/api-platform/v1/users/${user.id}`;
+        const fresh = await first.inject({ url, headers: { 'x-api-key': secret } });
+        assert.equal(fresh.headers['x-ratelimit-remaining'], '4');
+        const etag = String(fresh.headers.etag);
+        for (const app of [second, first, second]) {
+          const res = await app.inject({ url, headers: { 'x-api-key': secret, 'if-none-match': etag } });
+          assert.equal(res.statusCode, 304);
+          assert.equal(res.headers['x-ratelimit-remaining'], '4', 'a 304 does not count');
+        }
+        const again = await second.inject({ url, headers: { 'x-api-key': secret } });
+        assert.equal(again.statusCode, 200);
+        assert.equal(again.headers['x-ratelimit-remaining'], '3');
+      });
     },
   );
 }

@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { closeSync, fsyncSync, mkdtempSync, openSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -31,6 +31,11 @@ export async function seededDb(users: number, kills: number, seed: number): Prom
     env: { ...process.env, DATABASE_URL: url },
   });
   if (child.status !== 0) throw new Error(`hub seed failed (exit ${String(child.status)})`);
+  // A big seed leaves gigabytes of dirty pages; flushing them now keeps the kernel's writeback
+  // from competing with the measured runs.
+  const fd = openSync(url.slice('sqlite:'.length), 'r');
+  fsyncSync(fd);
+  closeSync(fd);
   const db = connect(url);
   await migrateToLatest(db);
   return {

@@ -100,14 +100,14 @@ async function main(): Promise<void> {
     console.log(
       `Load: ${connections} connections, ${rounds} rounds of ${duration} s per route (each after a raw-server run), pipelining 1, ${keys.length} partner keys\n`,
     );
-    await runLoad(raw.url, '/', { ...warm, keys: [] });
+    await runLoad(raw.url, '/', warm);
     for (const route of routes) {
       const path = `${API_PREFIX}${route}`;
       await runLoad(api.url, path, warm);
       const baseline: LoadStats[] = [];
       const target: LoadStats[] = [];
       for (let round = 0; round < rounds; round++) {
-        baseline.push(await runLoad(raw.url, '/', { ...load, keys: [] }));
+        baseline.push(await runLoad(raw.url, '/', load));
         target.push(await runLoad(api.url, path, load));
       }
       rawRounds.push(...baseline);

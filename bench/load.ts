@@ -1,13 +1,10 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import autocannon from 'autocannon';
 
 export interface LoadOptions {
   connections: number;
   /** seconds */
   duration: number;
-  /** keys to rotate across requests (none for the raw server) */
+  /** keys to rotate across requests (the raw server gets the same ones, and ignores them) */
   keys: readonly string[];
 }
 
@@ -21,40 +18,22 @@ export interface LoadStats {
 }
 
 /**
- * Key rotation runs inside autocannon's worker thread, so it must be a module it can require:
- * written once per run to a temp file, reading the keys from the environment the worker shares.
- */
-let rotateModule: string | undefined;
-function rotateKeyModule(): string {
-  if (rotateModule) return rotateModule;
-  const file = join(mkdtempSync(join(tmpdir(), 'hub-bench-')), 'rotate-key.cjs');
-  writeFileSync(
-    file,
-    `const keys = (process.env.HUB_BENCH_KEYS || '').split(',').filter(Boolean);
-let i = Math.floor(Math.random() * Math.max(1, keys.length));
-module.exports = (req) => {
-  if (keys.length) req.headers = Object.assign({}, req.headers, { 'x-api-key': keys[i++ % keys.length] });
-  return req;
-};
-`,
-  );
-  rotateModule = file;
-  return file;
-}
-
-/**
  * Loads `url` + `path` with autocannon in a worker thread, so the load generator never competes
  * with the servers for this process's event loop. Pipelining 1: one request in flight per connection.
+ * Each connection cycles through one prebuilt request per key: no per-request JavaScript in the
+ * load generator, and the same request bytes whichever server is loaded.
  */
 export async function runLoad(url: string, path: string, options: LoadOptions): Promise<LoadStats> {
-  process.env.HUB_BENCH_KEYS = options.keys.join(',');
+  const requests = options.keys.length
+    ? options.keys.map((key) => ({ method: 'GET' as const, path, headers: { 'x-api-key': key } }))
+    : [{ method: 'GET' as const, path }];
   const result = await autocannon({
     url,
     connections: options.connections,
     duration: options.duration,
     pipelining: 1,
     workers: 1,
-    requests: [{ method: 'GET', path, setupRequest: rotateKeyModule() }],
+    requests,
   });
   return {
     rps: result.requests.average,

@@ -10,7 +10,7 @@
  * rounds, each one a raw-server run immediately followed by the route's run, and its ratio is the
  * median of the per-round ratios: on a shared 2-core machine throughput drifts by tens of percent
  * over a minute, and pairing each figure with a baseline taken seconds earlier keeps that drift out
- * of the ratio. Top-frag is also measured with the response cache off, which times the rollup query
+ * of the ratio. Latency percentiles are over every request of every round. Top-frag is also measured with the response cache off, which times the rollup query
  * itself. Any non-2xx response makes the run INVALID (exit code 1). `--big` seeds 100,000 users and
  * 5,000,000 kills.
  */
@@ -20,7 +20,7 @@ import { buildApp } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
 import type { Db } from '../src/db/connect.js';
 import { API_PREFIX } from '../src/http/docs.js';
-import { combineRounds, pairedRatios, runLoad, type LoadStats } from './load.js';
+import { combineRounds, pairedRatios, runLoad, type LoadRun, type LoadStats } from './load.js';
 import { startRawServer } from './raw-server.js';
 import { partnerKeys, seededDb } from './setup.js';
 
@@ -94,7 +94,7 @@ async function main(): Promise<void> {
   const load = { connections, duration, keys };
   const warm = { connections, duration: 2, keys };
   const rows: { name: string; stats: LoadStats; ratio: number; rounds?: number[] }[] = [];
-  const rawRounds: LoadStats[] = [];
+  const rawRounds: LoadRun[] = [];
   let invalid = 0;
   try {
     console.log(
@@ -104,16 +104,20 @@ async function main(): Promise<void> {
     for (const route of routes) {
       const path = `${API_PREFIX}${route}`;
       await runLoad(api.url, path, warm);
-      const baseline: LoadStats[] = [];
-      const target: LoadStats[] = [];
+      const baseline: LoadRun[] = [];
+      const target: LoadRun[] = [];
       for (let round = 0; round < rounds; round++) {
         baseline.push(await runLoad(raw.url, '/', load));
         target.push(await runLoad(api.url, path, load));
       }
       rawRounds.push(...baseline);
-      rows.push({ name: `GET ${route}`, stats: combineRounds(target), ...pairedRatios(target, baseline) });
+      rows.push({
+        name: `GET ${route}`,
+        stats: combineRounds(api.url, target),
+        ...pairedRatios(target, baseline),
+      });
     }
-    const baseline = combineRounds(rawRounds);
+    const baseline = combineRounds(raw.url, rawRounds);
     rows.unshift({ name: 'raw node:http (fixed JSON)', stats: baseline, ratio: 1 });
     const uncachedRows: [string, LoadStats][] = [];
     for (const period of values['skip-uncached'] ? [] : PERIODS) {

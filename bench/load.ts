@@ -1,3 +1,5 @@
+import { createRequire } from 'node:module';
+import { Worker } from 'node:worker_threads';
 import autocannon from 'autocannon';
 
 export interface LoadOptions {
@@ -18,30 +20,71 @@ export interface LoadStats {
 }
 
 /**
+ * The load runs in a worker thread and posts back autocannon's unaggregated result, whose encoded
+ * latency histogram lets several rounds be pooled into one p50/p99.
+ */
+const WORKER_SOURCE = `
+const { parentPort, workerData } = require('node:worker_threads');
+const autocannon = require(${JSON.stringify(createRequire(import.meta.url).resolve('autocannon'))});
+autocannon({ ...workerData, skipAggregateResult: true }).then((result) => parentPort.postMessage(result));
+`;
+
+/** One run's figures, plus its unaggregated autocannon result for pooling with other rounds. */
+export interface LoadRun extends LoadStats {
+  raw: RawResult;
+}
+
+// autocannon's own merge of unaggregated results (histograms included); untyped in @types/autocannon
+const { aggregateResult } = autocannon as unknown as {
+  aggregateResult: (results: unknown[], options: { url: string }) => autocannon.Result;
+};
+
+/** The fields of an unaggregated result that req/s is computed from. */
+interface RawResult {
+  totalCompletedRequests: number;
+  /** seconds */
+  duration: number;
+}
+
+/** Latency and errors from autocannon's aggregate; req/s as completed requests over elapsed time. */
+function statsOf(result: autocannon.Result, runs: readonly RawResult[]): LoadStats {
+  const total = runs.reduce((sum, r) => sum + r.totalCompletedRequests, 0);
+  const seconds = runs.reduce((sum, r) => sum + r.duration, 0);
+  return {
+    rps: total / seconds,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    bad: result.non2xx + result.errors + result.timeouts,
+    total,
+  };
+}
+
+/**
  * Loads `url` + `path` with autocannon in a worker thread, so the load generator never competes
  * with the servers for this process's event loop. Pipelining 1: one request in flight per connection.
  * Each connection cycles through one prebuilt request per key: no per-request JavaScript in the
  * load generator, and the same request bytes whichever server is loaded.
  */
-export async function runLoad(url: string, path: string, options: LoadOptions): Promise<LoadStats> {
+export async function runLoad(url: string, path: string, options: LoadOptions): Promise<LoadRun> {
   const requests = options.keys.length
     ? options.keys.map((key) => ({ method: 'GET' as const, path, headers: { 'x-api-key': key } }))
     : [{ method: 'GET' as const, path }];
-  const result = await autocannon({
-    url,
-    connections: options.connections,
-    duration: options.duration,
-    pipelining: 1,
-    workers: 1,
-    requests,
+  const worker = new Worker(WORKER_SOURCE, {
+    eval: true,
+    workerData: {
+      url,
+      connections: options.connections,
+      duration: options.duration,
+      pipelining: 1,
+      requests,
+    } satisfies autocannon.Options,
   });
-  return {
-    rps: result.requests.average,
-    p50: result.latency.p50,
-    p99: result.latency.p99,
-    bad: result.non2xx + result.errors + result.timeouts,
-    total: result.requests.total,
-  };
+  const raw = await new Promise<RawResult>((resolve, reject) => {
+    worker.once('message', resolve);
+    worker.once('error', reject);
+  });
+  await worker.terminate();
+  return { ...statsOf(aggregateResult([raw], { url }), [raw]), raw };
 }
 
 const median = (values: number[]): number => {
@@ -51,17 +94,13 @@ const median = (values: number[]): number => {
 };
 
 /**
- * One figure from several rounds of the same target: median req/s and p50, the worst p99 (the
- * latency target must hold in every round), and every bad response counted.
+ * One figure from several rounds of the same target: the median round's req/s, and p50/p99 over
+ * every request of every round (autocannon merges the rounds' latency histograms).
  */
-export function combineRounds(rounds: readonly LoadStats[]): LoadStats {
-  return {
-    rps: median(rounds.map((r) => r.rps)),
-    p50: median(rounds.map((r) => r.p50)),
-    p99: Math.max(...rounds.map((r) => r.p99)),
-    bad: rounds.reduce((sum, r) => sum + r.bad, 0),
-    total: rounds.reduce((sum, r) => sum + r.total, 0),
-  };
+export function combineRounds(url: string, rounds: readonly LoadRun[]): LoadStats {
+  const raws = rounds.map((r) => r.raw);
+  const pooled = statsOf(aggregateResult(raws, { url }), raws);
+  return { ...pooled, rps: median(rounds.map((r) => r.rps)) };
 }
 
 /** Each round's target req/s against the baseline measured just before it, and their median. */

@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import { CompiledQuery, type Kysely } from 'kysely';
 import type { Database, KeyUsageTable } from '../../db/types.js';
 
 export type StatusClass = KeyUsageTable['class'];
@@ -11,7 +11,20 @@ export interface UsageRow {
   count: number;
 }
 
+// Rows per INSERT: 4 parameters each, well inside SQLite's and PostgreSQL's parameter limits.
+const INSERT_CHUNK = 500;
+
 export function usageRepo(db: Kysely<Database>) {
+  // Compiled once: a flush moves last_used_at for every key seen, and building the same UPDATE
+  // per key took longer than running it (the flush holds the event loop while it writes).
+  const touch = db
+    .updateTable('api_keys')
+    .set({ last_used_at: 0 })
+    .where('id', '=', 0)
+    .where((eb) => eb.or([eb('last_used_at', 'is', null), eb('last_used_at', '<', 0)]))
+    .compile();
+  const touchWith = (keyId: number, at: number) => CompiledQuery.raw(touch.sql, [at, keyId, at]);
+
   return {
     /**
      * One transaction per flush: add the buffered counts (upsert on the primary key, so instances
@@ -19,10 +32,10 @@ export function usageRepo(db: Kysely<Database>) {
      */
     async flush(rows: UsageRow[], lastUsed: Map<number, number>, deleteBefore?: number): Promise<void> {
       await db.transaction().execute(async (trx) => {
-        for (const row of rows) {
+        for (let i = 0; i < rows.length; i += INSERT_CHUNK) {
           await trx
             .insertInto('key_usage')
-            .values(row)
+            .values(rows.slice(i, i + INSERT_CHUNK))
             .onConflict((oc) =>
               oc
                 .columns(['key_id', 'hour', 'class'])
@@ -30,14 +43,7 @@ export function usageRepo(db: Kysely<Database>) {
             )
             .execute();
         }
-        for (const [keyId, at] of lastUsed) {
-          await trx
-            .updateTable('api_keys')
-            .set({ last_used_at: at })
-            .where('id', '=', keyId)
-            .where((eb) => eb.or([eb('last_used_at', 'is', null), eb('last_used_at', '<', at)]))
-            .execute();
-        }
+        for (const [keyId, at] of lastUsed) await trx.executeQuery(touchWith(keyId, at));
         if (deleteBefore !== undefined) {
           await trx.deleteFrom('key_usage').where('hour', '<', deleteBefore).execute();
         }

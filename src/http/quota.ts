@@ -26,7 +26,7 @@ function quotaHeaders(limit: number, used: number, resetAt: number, now: number)
 function admit(request: FastifyRequest, key: AuthenticatedKey, at: number, used: number): boolean {
   const windowStart = windowStartOf(at);
   const resetAt = windowStart + WINDOW_MS;
-  request.quota = { limit: key.limit, used, windowStart, resetAt, storeKey: storeKeyOf(key) };
+  request.quota = { limit: key.limit, used, windowStart, resetAt, storeKey: storeKeyOf(key.id) };
   if (used > key.limit) {
     const retryAfter = Math.max(1, Math.ceil((resetAt - at) / 1000));
     throw new ProblemError(
@@ -38,7 +38,8 @@ function admit(request: FastifyRequest, key: AuthenticatedKey, at: number, used:
   return CONTINUE;
 }
 
-const storeKeyOf = (key: AuthenticatedKey): string => `key:${key.id}`;
+/** The rate-limit store's counter name for a key. */
+export const storeKeyOf = (keyId: number): string => `key:${keyId}`;
 
 /** onRequest step (after authentication): counts the request and rejects it past the quota. */
 export function consumeQuotaHook(store: RateLimitStore, now: () => number) {
@@ -46,7 +47,7 @@ export function consumeQuotaHook(store: RateLimitStore, now: () => number) {
     const key = request.apiKey;
     if (!key) return CONTINUE;
     const at = now();
-    const used = store.hit(storeKeyOf(key), windowStartOf(at), WINDOW_MS);
+    const used = store.hit(storeKeyOf(key.id), windowStartOf(at), WINDOW_MS);
     if (isPromise(used)) return used.then((count) => admit(request, key, at, count));
     return admit(request, key, at, used);
   };

@@ -1,14 +1,5 @@
+import type { UsageHour } from '../modules/portal/schemas.js';
 import { html, type SafeHtml } from './html.js';
-
-export interface ChartHour {
-  hour: string;
-  '2xx': number;
-  '3xx': number;
-  '4xx': number;
-  '429': number;
-  '5xx': number;
-  total: number;
-}
 
 /** Stack order, bottom up, with the legend's wording. */
 export const SERIES = [
@@ -35,7 +26,7 @@ function niceMax(value: number): number {
  * Requests per hour as stacked bars against the quota line, as inline SVG (no script, no CDN).
  * The axis reaches the quota, so the line is always visible; bars keep at least 2 px when non-zero.
  */
-export function usageChart(hours: ChartHour[], quota: number): SafeHtml {
+export function usageChart(hours: UsageHour[], quota: number): SafeHtml {
   const peak = Math.max(0, ...hours.map((h) => h.total));
   const yMax = niceMax(Math.max(quota, peak));
   const plotW = W - PAD.left - PAD.right;

@@ -1,10 +1,11 @@
 import { TIERS } from '../modules/keys/tiers.js';
 import type { PortalKey, UsageBody } from '../modules/portal/schemas.js';
-import type { PortalAccount } from '../modules/portal/session-auth.js';
+import { PORTAL_PREFIX, type PortalAccount } from '../modules/portal/session-auth.js';
 import { SERIES, usageChart } from './chart.js';
 import { html, layout, type SafeHtml } from './html.js';
 
-export const BASE = '/api-platform/developer';
+/** Where the portal's pages live: the prefix its routes are registered under. */
+export const BASE = PORTAL_PREFIX;
 
 const date = (iso: string | null) => (iso ? iso.slice(0, 16).replace('T', ' ') : 'never');
 const alert = (kind: 'error' | 'success' | 'warn', text: string | undefined) =>

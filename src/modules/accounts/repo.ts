@@ -11,7 +11,6 @@ export interface AccountRow {
 
 export interface SessionRow extends AccountRow {
   csrf_token: string;
-  expires_at: number;
 }
 
 const ACCOUNT_COLUMNS = ['id', 'username', 'subscription', 'is_partner'] as const;
@@ -25,10 +24,6 @@ export function accountsRepo(db: Kysely<Database>) {
         .select([...ACCOUNT_COLUMNS, 'password_hash'])
         .where((eb) => eb(eb.fn('lower', ['username']), '=', username.toLowerCase()))
         .executeTakeFirst();
-    },
-
-    findById(id: number): Promise<AccountRow | undefined> {
-      return db.selectFrom('users').select(ACCOUNT_COLUMNS).where('id', '=', id).executeTakeFirst();
     },
 
     async usernameTaken(username: string): Promise<boolean> {
@@ -81,19 +76,11 @@ export function accountsRepo(db: Kysely<Database>) {
     },
 
     /** The live session and its account, read on every portal request (plan changes show at once). */
-    findSession(idHash: string, now: number): Promise<(SessionRow & { session_user: number }) | undefined> {
+    findSession(idHash: string, now: number): Promise<SessionRow | undefined> {
       return db
         .selectFrom('sessions as s')
         .innerJoin('users as u', 'u.id', 's.user_id')
-        .select([
-          'u.id',
-          'u.username',
-          'u.subscription',
-          'u.is_partner',
-          's.csrf_token',
-          's.expires_at',
-          's.user_id as session_user',
-        ])
+        .select(['u.id', 'u.username', 'u.subscription', 'u.is_partner', 's.csrf_token'])
         .where('s.id_hash', '=', idHash)
         .where('s.expires_at', '>', now)
         .executeTakeFirst();

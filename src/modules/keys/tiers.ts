@@ -31,3 +31,6 @@ export function tierForOwner(owner: { subscription: Subscription; is_partner: nu
       return 'free';
   }
 }
+
+/** Requests per hour a key may make: the operator's override, or its tier's quota. */
+export const limitFor = (tier: Tier, quota: number | null): number => quota ?? TIERS[tier];

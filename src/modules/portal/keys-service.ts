@@ -1,13 +1,13 @@
 import { ProblemError } from '../../http/problem.js';
-import { WINDOW_MS, windowStartOf } from '../../http/quota.js';
+import { storeKeyOf, WINDOW_MS, windowStartOf } from '../../http/quota.js';
 import type { RateLimitStore } from '../../http/rate-limit-store.js';
 import { toIso } from '../../http/schemas.js';
 import type { KeyRecord, KeysRepo } from '../keys/repo.js';
 import { newKey } from '../keys/service.js';
-import { TIERS } from '../keys/tiers.js';
+import { limitFor } from '../keys/tiers.js';
 import type { UsageRecorder } from '../usage/recorder.js';
-import { STATUS_CLASSES, type UsageRepo, type UsageRow } from '../usage/repo.js';
-import type { UsageBody, UsageHour, PortalKey } from './schemas.js';
+import type { UsageRepo, UsageRow } from '../usage/repo.js';
+import type { PortalKey, UsageBody, UsageCounts } from './schemas.js';
 import type { PortalAccount } from './session-auth.js';
 
 /** Active (not revoked) keys one account may hold; revoked ones do not count. */
@@ -22,16 +22,23 @@ export interface PortalKeysDeps {
 }
 
 export function portalKeysService({ keys, usage, recorder, rateLimitStore, now }: PortalKeysDeps) {
+  const quotaOf = (record: KeyRecord, account: PortalAccount) =>
+    limitFor(record.tier ?? account.tier, record.quota);
+
   async function view(record: KeyRecord, account: PortalAccount): Promise<PortalKey> {
-    const tier = record.tier ?? account.tier;
+    const windowStart = windowStartOf(now());
     // The quota store is what the API enforces, so "this hour" matches the x-ratelimit-used header.
-    const used = await rateLimitStore.peek(`key:${record.id}`, windowStartOf(now()));
+    // A key revoked before this hour began has made no counted request in it: no store lookup.
+    const used =
+      record.revoked_at !== null && record.revoked_at < windowStart
+        ? 0
+        : await rateLimitStore.peek(storeKeyOf(record.id), windowStart);
     return {
       id: record.id,
       name: record.name,
       prefix: record.prefix,
-      tier,
-      quota: record.quota ?? TIERS[tier],
+      tier: record.tier ?? account.tier,
+      quota: quotaOf(record, account),
       created: toIso(record.created_at),
       last_used: record.last_used_at === null ? null : toIso(record.last_used_at),
       requests_this_hour: used,
@@ -83,11 +90,11 @@ export function portalKeysService({ keys, usage, recorder, rateLimitStore, now }
 
     /** Hourly counts for the last `hours` hours (current one included), flushed plus still buffered. */
     async usage(account: PortalAccount, id: number, hours: number): Promise<UsageBody['usage']> {
-      const key = await view(await ownKey(account, id), account);
+      const record = await ownKey(account, id);
       const current = windowStartOf(now());
       const from = current - (hours - 1) * WINDOW_MS;
       const rows: UsageRow[] = [...(await usage.since([id], from)), ...recorder.pending([id])];
-      const empty = (): Omit<UsageHour, 'hour'> => ({
+      const empty = (): UsageCounts => ({
         '2xx': 0,
         '3xx': 0,
         '4xx': 0,
@@ -95,7 +102,7 @@ export function portalKeysService({ keys, usage, recorder, rateLimitStore, now }
         '5xx': 0,
         total: 0,
       });
-      const byHour = new Map<number, Omit<UsageHour, 'hour'>>();
+      const byHour = new Map<number, UsageCounts>();
       for (let h = from; h <= current; h += WINDOW_MS) byHour.set(h, empty());
       const totals = empty();
       for (const row of rows) {
@@ -108,7 +115,7 @@ export function portalKeysService({ keys, usage, recorder, rateLimitStore, now }
       }
       return {
         key_id: id,
-        quota: key.quota,
+        quota: quotaOf(record, account),
         hours: [...byHour].map(([hour, counts]) => ({ hour: toIso(hour), ...counts })),
         totals,
       };
@@ -117,4 +124,3 @@ export function portalKeysService({ keys, usage, recorder, rateLimitStore, now }
 }
 
 export type PortalKeysService = ReturnType<typeof portalKeysService>;
-export { STATUS_CLASSES };

@@ -85,15 +85,19 @@ export const RevokedKeyResponse = Type.Object(
 );
 export type RevokedKeyBody = { key: PortalKey };
 
-export const UsageHourSchema = Type.Object({
-  hour: Timestamp('start of the UTC hour'),
+/** Requests per status class, and their sum. */
+const usageCounts = {
   '2xx': Type.Integer(),
   '3xx': Type.Integer(),
   '4xx': Type.Integer(),
   '429': Type.Integer(),
   '5xx': Type.Integer(),
   total: Type.Integer(),
-});
+};
+const UsageCountsSchema = Type.Object(usageCounts);
+export type UsageCounts = Static<typeof UsageCountsSchema>;
+
+export const UsageHourSchema = Type.Object({ hour: Timestamp('start of the UTC hour'), ...usageCounts });
 export type UsageHour = Static<typeof UsageHourSchema>;
 export const UsageResponse = Type.Object(
   {
@@ -101,14 +105,7 @@ export const UsageResponse = Type.Object(
       key_id: Type.Integer(),
       quota: Type.Integer({ description: 'requests per hour allowed now' }),
       hours: Type.Array(UsageHourSchema, { description: 'oldest first, one entry per hour, zeros included' }),
-      totals: Type.Object({
-        '2xx': Type.Integer(),
-        '3xx': Type.Integer(),
-        '4xx': Type.Integer(),
-        '429': Type.Integer(),
-        '5xx': Type.Integer(),
-        total: Type.Integer(),
-      }),
+      totals: UsageCountsSchema,
     }),
   },
   { description: 'Requests per hour and status class' },

@@ -40,4 +40,17 @@ describe('access log', () => {
     );
     assert.ok(!JSON.stringify(lines).includes(secret.slice(4)));
   });
+
+  it('logs a wrong method on a path that carries a token by the route pattern, not the path', async () => {
+    const token = '12345678901234567890123456789012';
+    lines.length = 0;
+    const res = await app.inject({ method: 'GET', url: `/api-platform/ingest/logs/${token}?x=1` });
+    assert.equal(res.statusCode, 405);
+    const requests = lines.filter((l) => l.msg === 'request');
+    assert.deepEqual(
+      requests.map((l) => [l.url, l.status]),
+      [['/api-platform/ingest/logs/:token?x=1', 405]],
+    );
+    assert.ok(!JSON.stringify(lines).includes(token));
+  });
 });

@@ -131,6 +131,7 @@ for (const dialect of testDialects()) {
       });
       assert.equal(malformed.statusCode, 400);
       assert.match(String(malformed.headers['content-type']), /^application\/problem\+json/);
+      assert.equal(json<Problem>(malformed).code, 'invalid_body');
       const missing = await signUpRaw(ctx, { username: uniqueName() });
       assert.equal(missing.statusCode, 400);
       assert.equal(json<Problem>(missing).errors?.[0]?.name, 'password');

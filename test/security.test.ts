@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { sql } from 'kysely';
 import type { Problem } from '../src/http/problem.js';
 import { keysRepo } from '../src/modules/keys/repo.js';
 import { generateKey } from '../src/modules/keys/key-format.js';
@@ -87,6 +88,35 @@ for (const dialect of testDialects()) {
         const res = await ctx.get(path);
         assert.ok(!res.body.includes(ctx.key), path);
       }
+    });
+  });
+
+  describe(`internal errors on every protected route (${dialect})`, () => {
+    let ctx: TestContext;
+    let paths: string[];
+    before(async () => {
+      ctx = await createTestContext(dialect);
+      paths = await protectedPaths(ctx);
+      // Every public read joins or reads users: each one now fails inside the database.
+      await sql`drop table users cascade`.execute(ctx.testDb.db.kysely).catch(async () => {
+        await sql`drop table users`.execute(ctx.testDb.db.kysely);
+      });
+    });
+    after(() => ctx.close());
+
+    it('answers 500 internal_error with a generic detail: no SQL, no stack, no key', async () => {
+      let failures = 0;
+      for (const path of paths) {
+        const res = await ctx.get(path);
+        if (res.statusCode !== 500) continue;
+        failures++;
+        const problem = json<Problem>(res);
+        assert.equal(problem.code, 'internal_error', path);
+        assert.equal(problem.detail, 'The server could not complete the request; it has been logged.');
+        assert.doesNotMatch(res.body, /users|table|relation|select|\.ts:|\bat /i, path);
+        assert.ok(!res.body.includes(ctx.key), path);
+      }
+      assert.ok(failures >= 3, `only ${failures} routes failed without the users table`);
     });
   });
 }

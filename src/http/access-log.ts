@@ -8,7 +8,7 @@ export function registerAccessLog(app: FastifyInstance): void {
   // Below info nothing would be written, so the hook is not installed at all.
   if (!['info', 'debug', 'trace'].includes(app.log.level)) return;
   app.addHook('onResponse', async (request, reply) => {
-    const pattern = request.routeOptions.url;
+    const pattern = request.routeOptions.url ?? request.routePattern;
     const query = request.url.indexOf('?');
     const url = pattern ? pattern + (query >= 0 ? request.url.slice(query) : '') : request.url.split('?')[0];
     request.log.info(

@@ -75,9 +75,16 @@ function invalidParams(error: FastifyError): InvalidParam[] {
   });
 }
 
-function codeForStatus(status: number): ErrorCode {
+/**
+ * Fastify's own 4xx errors (schema validation is handled on its own): a malformed URL, or else a
+ * body it could not read (bad JSON, wrong content type, too large). 400 is ambiguous in ERRORS, so
+ * it is named here rather than looked up.
+ */
+function codeForFastifyError(error: FastifyError, status: number): ErrorCode {
+  if (error.code === 'FST_ERR_BAD_URL') return 'invalid_parameter';
+  if (status === 400) return 'invalid_body';
   const match = (Object.keys(ERRORS) as ErrorCode[]).find((code) => ERRORS[code].status === status);
-  return match ?? (status >= 500 ? 'internal_error' : 'invalid_body');
+  return match ?? 'invalid_body';
 }
 
 export function sendProblem(
@@ -107,7 +114,7 @@ export const errorsPlugin = fp(
       for (const method of methods) {
         if (method === 'HEAD') continue;
         try {
-          routes.on(method.toUpperCase() as HTTPMethod, route.url, () => undefined);
+          routes.on(method.toUpperCase() as HTTPMethod, route.url, () => undefined, { pattern: route.url });
         } catch {
           // the same method/path twice (HEAD twins) is fine
         }
@@ -116,12 +123,17 @@ export const errorsPlugin = fp(
 
     app.setNotFoundHandler((request: FastifyRequest, reply: FastifyReply) => {
       const path = request.url.split('?')[0] ?? '/';
-      const allowed = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'].filter((m) =>
-        routes.find(m as HTTPMethod, path),
-      );
-      if (allowed.length > 0) {
+      const matches = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'].flatMap((method) => {
+        const found = routes.find(method as HTTPMethod, path);
+        return found ? [{ method, pattern: (found.store as { pattern: string }).pattern }] : [];
+      });
+      const pattern = matches[0]?.pattern;
+      if (pattern !== undefined) {
+        // The access log names the route by its pattern: the path may carry a secret (an ingest
+        // token in /logs/{token}); the answer goes to the caller who sent it.
+        request.routePattern = pattern;
         return sendProblem(reply, 'method_not_allowed', `${request.method} is not allowed on ${path}`, {
-          headers: { allow: allowed.join(', ') },
+          headers: { allow: matches.map((m) => m.method).join(', ') },
         });
       }
       return sendProblem(reply, 'not_found', `No route matches ${request.method} ${path}`);
@@ -148,7 +160,7 @@ export const errorsPlugin = fp(
         );
       }
       // Fastify's own 4xx errors (bad JSON, wrong content type, body too large) carry safe messages.
-      return sendProblem(reply, codeForStatus(status), error.message);
+      return sendProblem(reply, codeForFastifyError(error, status), error.message);
     });
   },
   { name: 'errors' },

@@ -36,5 +36,7 @@ declare module 'fastify' {
     quota?: QuotaState;
     cacheKey?: string;
     cachedResponse?: CachedResponse;
+    /** the pattern of the route a 405 was answered for (unmatched requests have no routeOptions.url) */
+    routePattern?: string;
   }
 }

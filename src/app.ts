@@ -76,7 +76,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   const rateLimitStore = deps.rateLimitStore ?? new MemoryRateLimitStore();
   const cache = new ResponseCache(deps.config.CACHE_TTL_MS);
-  app.decorate('responseCache', cache);
+  // one of each: the pipeline and the portal share the compiled key lookup and usage statements
+  const keys = keysRepo(deps.db.kysely, { reader: deps.db.reader });
+  const usageRows = usageRepo(deps.db.kysely);
   // callback style: no promise for a hook that never waits
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
@@ -90,12 +92,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(errorsPlugin);
   await registerDocs(app);
   await app.register(pipelinePlugin, {
-    keys: keysRepo(deps.db.kysely, { reader: deps.db.reader }),
+    keys,
     rateLimitStore,
     cache,
     now,
   });
-  const usage = new UsageRecorder(usageRepo(deps.db.kysely), now);
+  const usage = new UsageRecorder(usageRows, now);
   app.decorate('usageRecorder', usage);
   await app.register(usagePlugin, { recorder: usage, now, flushEveryMs: deps.usageFlushMs ?? 5000 });
 
@@ -118,8 +120,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     now,
   );
   const portalKeys = portalKeysService({
-    keys: keysRepo(deps.db.kysely),
-    usage: usageRepo(deps.db.kysely),
+    keys,
+    usage: usageRows,
     recorder: usage,
     rateLimitStore,
     now,
@@ -136,7 +138,6 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
 declare module 'fastify' {
   interface FastifyInstance {
-    responseCache: ResponseCache;
     usageRecorder: UsageRecorder;
   }
 }

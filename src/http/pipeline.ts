@@ -39,7 +39,8 @@ export const pipelinePlugin = fp<PipelineOptions>(
       const onSend: SendStep[] = [];
       if (config.auth === 'apiKey') onRequest.push(authenticate, consumeQuota);
       if (config.cache) {
-        onRequest.push(serveFromCache);
+        // With the cache off (CACHE_TTL_MS=0) only ETags and 304s remain: nothing to look up or store.
+        if (options.cache.ttlMs > 0) onRequest.push(serveFromCache);
         onSend.push(tagAndStore);
       }
       if (config.auth === 'apiKey') onSend.push(writeQuotaHeaders);

@@ -34,8 +34,8 @@ declare module 'fastify' {
   interface FastifyRequest {
     apiKey?: AuthenticatedKey;
     quota?: QuotaState;
-    cacheKey?: string;
-    cachedResponse?: CachedResponse;
+    /** answered from the response cache: its ETag and body are already set */
+    servedFromCache?: boolean;
     /** the pattern of the route a 405 was answered for (unmatched requests have no routeOptions.url) */
     routePattern?: string;
   }

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { ANSWERED } from './pipeline-steps.js';
+import { ANSWERED, CONTINUE } from './pipeline-steps.js';
 import type { CachedResponse } from './request-context.js';
 
 /**
@@ -31,10 +31,6 @@ export class ResponseCache {
     }
     this.entries.set(key, entry);
   }
-
-  clear(): void {
-    this.entries.clear();
-  }
 }
 
 export const etagOf = (payload: string): string =>
@@ -51,11 +47,10 @@ export function matchesIfNoneMatch(header: string | undefined, etag: string): bo
 /** onRequest step (after quota): answers from the cache, or 304 when the client's copy is current. */
 export function serveFromCacheHook(cache: ResponseCache, now: () => number) {
   return function serveFromCache(request: FastifyRequest, reply: FastifyReply): boolean {
-    if (request.method !== 'GET') return false;
-    request.cacheKey = request.url;
+    if (request.method !== 'GET') return CONTINUE;
     const entry = cache.get(request.url, now());
-    if (!entry) return false;
-    request.cachedResponse = entry;
+    if (!entry) return CONTINUE;
+    request.servedFromCache = true;
     reply.header('etag', entry.etag);
     if (matchesIfNoneMatch(request.headers['if-none-match'], entry.etag)) reply.code(304).send();
     else reply.type(entry.contentType).send(entry.payload);
@@ -66,12 +61,13 @@ export function serveFromCacheHook(cache: ResponseCache, now: () => number) {
 /** onSend step: tags fresh 200 responses with an ETag, stores them, and turns matches into 304. */
 export function etagHook(cache: ResponseCache, now: () => number) {
   return function tagAndStore(request: FastifyRequest, reply: FastifyReply, payload: unknown): unknown {
-    if (request.cachedResponse || reply.statusCode !== 200 || typeof payload !== 'string') return payload;
+    if (request.servedFromCache || reply.statusCode !== 200 || typeof payload !== 'string') return payload;
     const etag = etagOf(payload);
     reply.header('etag', etag);
-    if (request.cacheKey) {
+    // GET only: Fastify's HEAD twin drops the body after this step, so it must not be stored.
+    if (request.method === 'GET' && cache.ttlMs > 0) {
       const contentType = String(reply.getHeader('content-type') ?? 'application/json; charset=utf-8');
-      cache.set(request.cacheKey, {
+      cache.set(request.url, {
         payload: Buffer.from(payload),
         etag,
         contentType,

@@ -28,23 +28,21 @@ export class UsageRecorder {
   ) {}
 
   record(keyId: number, at: number, status: number): void {
-    const hour = windowStartOf(at);
-    const cls = statusClass(status);
+    this.add(keyId, windowStartOf(at), statusClass(status), 1);
+    if ((this.lastUsed.get(keyId) ?? 0) < at) this.lastUsed.set(keyId, at);
+  }
+
+  private add(keyId: number, hour: number, cls: StatusClass, count: number): void {
     const id = `${keyId}:${hour}:${cls}`;
     const row = this.counts.get(id);
-    if (row) row.count++;
-    else this.counts.set(id, { key_id: keyId, hour, class: cls, count: 1 });
-    if ((this.lastUsed.get(keyId) ?? 0) < at) this.lastUsed.set(keyId, at);
+    if (row) row.count += count;
+    else this.counts.set(id, { key_id: keyId, hour, class: cls, count });
   }
 
   /** Counts recorded here and not yet flushed, for views that want to be exact on this instance. */
   pending(keyIds: number[]): UsageRow[] {
     const wanted = new Set(keyIds);
     return [...this.counts.values()].filter((r) => wanted.has(r.key_id)).map((r) => ({ ...r }));
-  }
-
-  get pendingCount(): number {
-    return this.counts.size;
   }
 
   /** Writes the buffer; concurrent callers share one flush. */
@@ -67,20 +65,11 @@ export class UsageRecorder {
       await this.repo.flush(rows, lastUsed, runRetention ? windowStartOf(at - RETENTION_MS) : undefined);
       if (runRetention) this.lastRetentionAt = at;
     } catch (err) {
-      for (const row of rows) {
-        for (let i = 0; i < row.count; i++) this.mergeBack(row);
-      }
+      for (const row of rows) this.add(row.key_id, row.hour, row.class, row.count);
       for (const [keyId, when] of lastUsed) {
         if ((this.lastUsed.get(keyId) ?? 0) < when) this.lastUsed.set(keyId, when);
       }
       throw err;
     }
-  }
-
-  private mergeBack(row: UsageRow): void {
-    const id = `${row.key_id}:${row.hour}:${row.class}`;
-    const existing = this.counts.get(id);
-    if (existing) existing.count++;
-    else this.counts.set(id, { ...row, count: 1 });
   }
 }

@@ -1,3 +1,4 @@
+import { STEAM_ID64_BASE } from '../engines/steam-id.js';
 import type { Rng } from './random.js';
 
 const ADJECTIVES = [
@@ -141,15 +142,13 @@ export function usernames(rng: Rng, count: number): string[] {
   return out;
 }
 
-const STEAM_BASE = 76561197960265728n;
-
 /**
  * SteamID64 of the n-th player (n from 0): the account id grows with n in steps of 7 plus a random
  * offset below 7, so ids look scattered but can never collide.
  */
 export function steamId(rng: Rng, n: number): string {
   const account = 40_000_000 + n * 7 + rng.int(0, 6);
-  return String(STEAM_BASE + BigInt(account));
+  return String(STEAM_ID64_BASE + BigInt(account));
 }
 
 export const avatarPath = (userId: number): string => `/avatars/${userId % 64}.png`;

@@ -8,6 +8,9 @@
  *   (1 for a full match). A player who left early therefore moves less, in either direction, except
  *   that leaving a lost match never softens the loss: a leaver on the losing side takes the full change.
  */
+/** The games with an ELO ladder (team shooters with match results). */
+export const ELO_GAMES = ['cs2', 'cs16'] as const;
+
 export const ELO_START = 1000;
 export const ELO_SCALE = 400;
 export const K_FACTOR = 50;

@@ -44,4 +44,3 @@ export const Envelope = <K extends string, S extends TSchema>(key: K, schema: S,
 
 export const GAMES = ['cs2', 'cs16', 'rust', 'minecraft'] as const;
 export const KILLBOARD_GAMES = ['cs2', 'cs16', 'rust'] as const;
-export const ELO_GAMES = ['cs2', 'cs16'] as const;

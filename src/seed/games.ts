@@ -144,4 +144,3 @@ export const KILL_GAMES = GAMES.filter((g) => g.weapons.length > 0);
 /** Share of all kills per kill game (same order as KILL_GAMES). */
 export const KILL_SHARE = [0.45, 0.25, 0.3] as const;
 /** The games with an ELO ladder. */
-export const ELO_GAMES = ['cs2', 'cs16'] as const;

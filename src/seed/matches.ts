@@ -1,5 +1,6 @@
 import { expectedScore, rateMatch, ELO_START, type EloPlayer } from '../engines/elo.js';
-import { GAMES, ELO_GAMES } from './games.js';
+import { ELO_GAMES } from '../engines/elo.js';
+import { GAMES } from './games.js';
 import type { SeedRepo } from './repo.js';
 import { activePlayer, DAY, type World } from './world.js';
 import { KILL_DAYS } from './kills.js';

@@ -1,4 +1,4 @@
-import { ACHIEVEMENTS, COUNTERS, newlyUnlocked, type Counter } from '../engines/achievements.js';
+import { COUNTERS, newlyUnlocked, type Counter } from '../engines/achievements.js';
 import { levelForXp } from '../engines/levels.js';
 import type { EloResult } from './matches.js';
 import { avatarPath } from './names.js';
@@ -23,7 +23,7 @@ const XP_PER = {
  */
 export async function insertProfiles(world: World, repo: SeedRepo, elo: EloResult[]): Promise<void> {
   const { rng, now, counters, names, steamIds, joinedAt } = world;
-  const ids = await repo.upsertAchievements(ACHIEVEMENTS);
+  const ids = await repo.achievementIds();
   const subscriptions = [
     'none',
     'none',

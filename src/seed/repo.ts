@@ -1,8 +1,8 @@
+import { ensureAchievementCatalog } from '../ingest/repo.js';
 import type SQLite from 'better-sqlite3';
 import { CompiledQuery, sql, type Kysely } from 'kysely';
 import type { Db, Dialect } from '../db/connect.js';
 import type { Database } from '../db/types.js';
-import type { AchievementDefinition } from '../engines/achievements.js';
 
 /**
  * Every statement the seeder runs. Bulk rows go through one multi-row INSERT per batch, built as
@@ -156,23 +156,8 @@ export function seedRepo(db: Db) {
     },
 
     /** Inserts the catalog (keeping rows someone already inserted) and returns code → id. */
-    async upsertAchievements(defs: readonly AchievementDefinition[]): Promise<Map<string, number>> {
-      await k
-        .insertInto('achievements')
-        .values(
-          defs.map((d) => ({
-            code: d.code,
-            name: d.name,
-            description: d.description,
-            icon: d.icon,
-            category: d.category,
-            xp_reward: d.xp_reward,
-          })),
-        )
-        .onConflict((oc) => oc.column('code').doNothing())
-        .execute();
-      const rows = await k.selectFrom('achievements').select(['id', 'code']).execute();
-      return new Map(rows.map((r) => [r.code, r.id]));
+    achievementIds(): Promise<Map<string, number>> {
+      return ensureAchievementCatalog(k);
     },
 
     /**

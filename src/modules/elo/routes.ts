@@ -3,7 +3,8 @@ import { ELO_SCALE, ELO_START, K_FACTOR, PLACEMENT_K_FACTOR, PLACEMENT_MATCHES }
 import { percent1 } from '../../engines/percent.js';
 import type { App } from '../../http/app-types.js';
 import { publicRead } from '../../http/public-route.js';
-import { ELO_GAMES, Limit, StringEnum } from '../../http/schemas.js';
+import { ELO_GAMES } from '../../engines/elo.js';
+import { Limit, StringEnum } from '../../http/schemas.js';
 import type { EloRepo } from './repo.js';
 
 export const EloLadderEntrySchema = Type.Object(

@@ -28,6 +28,3 @@ export function parseLogBatch(text: string): ParsedBatch {
   }
   return { events, rejected };
 }
-
-/** CS2 ends a match at its `Game Over` line; positions give kill distances. */
-export const CS2_ENDS_ON_MAP_CHANGE = false;

@@ -33,6 +33,3 @@ export function parseLogPacket(packet: Buffer): LogPacket | null {
 }
 
 export const parseGoldSrcLine = (line: string): ParseResult => parseLogLine(line);
-
-/** CS 1.6 writes no Game Over line: a match ends at the next map or when the log closes. */
-export const GOLDSRC_ENDS_ON_MAP_CHANGE = true;

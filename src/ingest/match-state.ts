@@ -64,6 +64,9 @@ export interface StreamOutput {
 
 const SIDES = new Set(['CT', 'TERRORIST']);
 
+/** CS 1.6 (GoldSrc) writes no "Game Over" line: its matches end at the next map. */
+export const endsOnMapChange = (game: string): boolean => game === 'cs16';
+
 /**
  * Applies events to `state` (mutated) and returns what to store. `endOnMapChange` is the GoldSrc
  * rule: CS 1.6 writes no "Game Over" line, so a match in progress ends when the map changes or the

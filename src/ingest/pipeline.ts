@@ -10,6 +10,7 @@ import { parseLogBatch } from './cs2-log.js';
 import type { LogEvent } from './log-line.js';
 import {
   applyLogEvents,
+  endsOnMapChange,
   emptyState,
   type KillRecord,
   type MatchRecord,
@@ -273,16 +274,12 @@ export function ingestPipeline(db: Db, now: () => number = Date.now) {
   }
 
   /** Log lines (CS2 HTTP stream, CS 1.6 over HTTP or UDP), applied with the server's stream state. */
-  async function ingestLogEvents(
-    server: IngestServerRef,
-    events: LogEvent[],
-    endOnMapChange: boolean,
-  ): Promise<ApplyResult> {
+  async function ingestLogEvents(server: IngestServerRef, events: LogEvent[]): Promise<ApplyResult> {
     const prepared = await prepare(now());
     return db.kysely.transaction().execute(async (trx) => {
       const raw = await loadStreamState(trx, db.dialect, server.id);
       const state = raw ? (JSON.parse(raw) as StreamState) : emptyState();
-      const out = applyLogEvents(state, events, endOnMapChange);
+      const out = applyLogEvents(state, events, endsOnMapChange(server.game));
       const result = await applyItems(trx, server, out, prepared);
       await saveStreamState(trx, server.id, JSON.stringify(state), prepared.at);
       return result;
@@ -294,7 +291,7 @@ export function ingestPipeline(db: Db, now: () => number = Date.now) {
 
     async ingestLogText(server: IngestServerRef, text: string): Promise<LogIngestResult> {
       const { events, rejected } = parseLogBatch(text);
-      const result = await ingestLogEvents(server, events, server.game === 'cs16');
+      const result = await ingestLogEvents(server, events);
       return { ...result, accepted: events.length, rejected };
     },
 

@@ -92,7 +92,7 @@ export async function startUdpIngest(
     flushing = flushing.then(async () => {
       for (const { server, events } of batches) {
         try {
-          await pipeline.ingestLogEvents(server, events, server.game === 'cs16');
+          await pipeline.ingestLogEvents(server, events);
         } catch (err) {
           options.onError?.(err);
         }

@@ -34,27 +34,23 @@ export function startPoller(servers: ServersRepo, options: PollerOptions, autoSt
     await Promise.all(
       list.map(async (s) => {
         const port = s.query_port ?? s.port;
+        // Only the query decides online or failed; a database error is not the server's failure.
+        let status: { players: number; max_players: number; map: string };
         try {
           if (s.game === 'minecraft') {
-            const status = await querySLP(s.ip, port, options.timeoutMs);
-            await servers.markOnline(
-              s.id,
-              { players: status.players, max_players: status.maxPlayers, map: '' },
-              now(),
-            );
+            const slp = await querySLP(s.ip, port, options.timeoutMs);
+            status = { players: slp.players, max_players: slp.maxPlayers, map: '' };
           } else {
             const info = await queryA2S(s.ip, port, options.timeoutMs);
-            await servers.markOnline(
-              s.id,
-              { players: info.players, max_players: info.maxPlayers, map: info.map },
-              now(),
-            );
+            status = { players: info.players, max_players: info.maxPlayers, map: info.map };
           }
-          online++;
         } catch {
           failed++;
           await servers.markFailure(s.id, options.offlineAfter);
+          return;
         }
+        await servers.markOnline(s.id, status, now());
+        online++;
       }),
     );
     return { online, failed };

@@ -307,17 +307,30 @@ export async function writeElo(
   at: number,
 ): Promise<void> {
   if (changes.length === 0) return;
-  for (const c of [...changes].sort((a, b) => a.userId - b.userId)) {
-    await trx
-      .insertInto('elo_ratings')
-      .values({ user_id: c.userId, game, rating: c.after, games: c.games, wins: c.wins, updated_at: at })
-      .onConflict((oc) =>
-        oc
-          .columns(['user_id', 'game'])
-          .doUpdateSet({ rating: c.after, games: c.games, wins: c.wins, updated_at: at }),
-      )
-      .execute();
-  }
+  // One statement per match; sorted so concurrent batches lock rows in one order.
+  await trx
+    .insertInto('elo_ratings')
+    .values(
+      [...changes]
+        .sort((a, b) => a.userId - b.userId)
+        .map((c) => ({
+          user_id: c.userId,
+          game,
+          rating: c.after,
+          games: c.games,
+          wins: c.wins,
+          updated_at: at,
+        })),
+    )
+    .onConflict((oc) =>
+      oc.columns(['user_id', 'game']).doUpdateSet((eb) => ({
+        rating: eb.ref('excluded.rating'),
+        games: eb.ref('excluded.games'),
+        wins: eb.ref('excluded.wins'),
+        updated_at: eb.ref('excluded.updated_at'),
+      })),
+    )
+    .execute();
   await trx
     .insertInto('elo_history')
     .values(

@@ -103,34 +103,20 @@ export function planCommunity(world: World): Community {
 /** Writes the planned forum and tournaments (after the users they reference exist). */
 export async function insertCommunity(repo: SeedRepo, community: Community): Promise<void> {
   await repo.inTransaction(async (trx) => {
-    const categories = repo.writer(trx, 'forum_categories', ['id', 'name']);
-    for (const [i, name] of FORUM_CATEGORIES.entries()) await categories.push([i + 1, name]);
-    await categories.flush();
-    const threads = repo.writer(trx, 'forum_threads', [
-      'id',
-      'category_id',
-      'author_id',
-      'title',
-      'views',
-      'created_at',
-    ]);
-    for (const t of community.threads) await threads.push(t);
-    await threads.flush();
-    const posts = repo.writer(trx, 'forum_posts', ['thread_id', 'author_id', 'content', 'created_at']);
-    for (const p of community.posts) await posts.push(p);
-    await posts.flush();
-    const tournaments = repo.writer(trx, 'tournaments', [
-      'id',
-      'name',
-      'game',
-      'status',
-      'max_teams',
-      'starts_at',
-    ]);
-    for (const t of community.tournaments) await tournaments.push(t);
-    await tournaments.flush();
-    const participants = repo.writer(trx, 'tournament_participants', ['tournament_id', 'user_id']);
-    for (const p of community.participants) await participants.push(p);
-    await participants.flush();
+    await repo
+      .writer(trx, 'forum_categories', ['id', 'name'])
+      .pushAll(FORUM_CATEGORIES.map((name, i) => [i + 1, name]));
+    await repo
+      .writer(trx, 'forum_threads', ['id', 'category_id', 'author_id', 'title', 'views', 'created_at'])
+      .pushAll(community.threads);
+    await repo
+      .writer(trx, 'forum_posts', ['thread_id', 'author_id', 'content', 'created_at'])
+      .pushAll(community.posts);
+    await repo
+      .writer(trx, 'tournaments', ['id', 'name', 'game', 'status', 'max_teams', 'starts_at'])
+      .pushAll(community.tournaments);
+    await repo
+      .writer(trx, 'tournament_participants', ['tournament_id', 'user_id'])
+      .pushAll(community.participants);
   });
 }

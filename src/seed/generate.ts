@@ -42,6 +42,20 @@ export class SeedRefusedError extends Error {
   override name = 'SeedRefusedError';
 }
 
+const SERVER_COLUMNS = [
+  'id',
+  'name',
+  'game',
+  'ip',
+  'port',
+  'query_port',
+  'status',
+  'players',
+  'max_players',
+  'map',
+  'created_at',
+] as const;
+
 /**
  * Loads a deterministic demo world: the RNG is the only source of choices, so the same seed and
  * the same `now` give identical rows. Refuses to touch a database that already holds demo rows
@@ -94,35 +108,9 @@ async function load(
   const world = createWorld(rng, users, now);
   report(users, users, 'players');
   await repo.inTransaction(async (trx) => {
-    const servers = repo.writer(trx, 'game_servers', [
-      'id',
-      'name',
-      'game',
-      'ip',
-      'port',
-      'query_port',
-      'status',
-      'players',
-      'max_players',
-      'map',
-      'created_at',
-    ]);
-    for (const s of world.servers) {
-      await servers.push([
-        s.id,
-        s.name,
-        s.game,
-        s.ip,
-        s.port,
-        s.query_port,
-        s.status,
-        s.players,
-        s.max_players,
-        s.map,
-        s.created_at,
-      ]);
-    }
-    await servers.flush();
+    await repo
+      .writer(trx, 'game_servers', SERVER_COLUMNS)
+      .pushAll(world.servers.map((s) => SERVER_COLUMNS.map((column) => s[column])));
   });
 
   const loadKills = () =>

@@ -91,9 +91,9 @@ export async function insertProfiles(world: World, repo: SeedRepo, elo: EloResul
       ]);
     }
     await users.flush();
-    const unlocks = repo.writer(trx, 'user_achievements', ['user_id', 'achievement_id', 'unlocked_at']);
-    for (const row of unlockRows) await unlocks.push(row);
-    await unlocks.flush();
+    await repo
+      .writer(trx, 'user_achievements', ['user_id', 'achievement_id', 'unlocked_at'])
+      .pushAll(unlockRows);
     const ratings = repo.writer(trx, 'elo_ratings', [
       'user_id',
       'game',

@@ -49,7 +49,6 @@ export class BulkWriter<T extends keyof Database> {
   values: unknown[] = [];
   private rows = 0;
   readonly batchRows: number;
-  written = 0;
 
   constructor(
     private readonly executor: Executor,
@@ -73,12 +72,17 @@ export class BulkWriter<T extends keyof Database> {
     if (this.endRow()) await this.flush();
   }
 
+  /** Writes every row, then what is still buffered. */
+  async pushAll(rows: Iterable<readonly unknown[]>): Promise<void> {
+    for (const row of rows) await this.push(row);
+    await this.flush();
+  }
+
   async flush(): Promise<void> {
     if (this.rows === 0) return;
     const text = insertText(this.dialect, this.table, this.columns, this.rows);
     if (this.sqlite) preparedOn(this.sqlite, text).run(this.values);
     else await this.executor.executeQuery(CompiledQuery.raw(text, this.values));
-    this.written += this.rows;
     this.values = [];
     this.rows = 0;
   }

@@ -36,3 +36,6 @@ export function oneOf<T extends string>(
   if (!allowed.includes(value as T)) throw new UsageError(`--${name} must be one of: ${allowed.join(', ')}`);
   return value as T;
 }
+
+/** Epoch milliseconds as an ISO 8601 timestamp for --json output; null stays null. */
+export const iso = (ms: number | null): string | null => (ms === null ? null : new Date(ms).toISOString());

@@ -2,13 +2,11 @@ import type { Db } from '../db/connect.js';
 import { keysRepo } from '../modules/keys/repo.js';
 import { createKey } from '../modules/keys/service.js';
 import { TIER_NAMES, TIERS } from '../modules/keys/tiers.js';
-import { intOption, oneOf, parse, UsageError } from './args.js';
+import { intOption, iso, oneOf, parse, UsageError } from './args.js';
 
 export const KEYS_USAGE = `hub keys create --tier free|authenticated|premium|partner [--name TEXT] [--quota N] [--json]
 hub keys list [--json]
 hub keys revoke ID`;
-
-const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 
 export async function keysCommand(db: Db, argv: string[]): Promise<void> {
   const [sub, ...rest] = argv;

@@ -3,13 +3,11 @@ import type { Db } from '../db/connect.js';
 import { GAMES } from '../http/schemas.js';
 import { serversRepo } from '../ingest/servers-repo.js';
 import { generateToken, hashToken } from '../ingest/tokens.js';
-import { intOption, oneOf, parse, UsageError } from './args.js';
+import { intOption, iso, oneOf, parse, UsageError } from './args.js';
 
 export const SERVERS_USAGE = `hub servers add --name TEXT --game cs2|cs16|rust|minecraft --ip IP --port N [--query-port N] [--json]
 hub servers list [--json]
 hub servers remove ID`;
-
-const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 
 export async function serversCommand(db: Db, argv: string[]): Promise<void> {
   const [sub, ...rest] = argv;

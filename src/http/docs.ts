@@ -8,9 +8,9 @@ import { completeDocument, MARK, type ProblemCodesByStatus } from './docs/operat
 import { registerPages } from './docs/pages.js';
 import type { ErrorCode } from './problem.js';
 
-export const API_PREFIX = '/api-platform/v1';
-export const DOCS_PATH = '/api-platform/docs';
-export const OPENAPI_PATH = `${API_PREFIX}/openapi.json`;
+import { API_PREFIX, DOCS_PATH, OPENAPI_PATH, PROBLEMS_PATH } from './paths.js';
+
+export { API_PREFIX, DOCS_PATH, OPENAPI_PATH };
 
 /** The error codes each documented status carries, as `errorResponses` lists them. */
 function problemCodes(response: unknown): ProblemCodesByStatus {
@@ -64,7 +64,7 @@ export async function registerDocs(app: FastifyInstance): Promise<void> {
       security: [{ apiKey: [] }],
       tags: TAGS,
       externalDocs: {
-        url: '/api-platform/problems',
+        url: PROBLEMS_PATH,
         description: 'Error codes: when each happens and what to do',
       },
       components: {

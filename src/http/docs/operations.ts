@@ -1,4 +1,5 @@
 import { ERRORS, problemBody, type ErrorCode } from '../problem.js';
+import { EXAMPLE_REQUEST_ID } from '../paths.js';
 import { PROBLEM_HELP } from '../problem-help.js';
 import { exampleFor, invalidParamExample } from './examples.js';
 import type {
@@ -23,7 +24,6 @@ export const MARK = {
 
 export type ProblemCodesByStatus = Record<string, ErrorCode[]>;
 
-const EXAMPLE_REQUEST_ID = 'k3f9a2-1f';
 const EXAMPLE_ETAG = '"VH7er8G9olS2avWaXp-bhygVhW4"';
 
 /** Response headers shared by every operation, documented once under `components.headers`. */

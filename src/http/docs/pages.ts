@@ -1,12 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import {
-  ERRORS,
-  PROBLEM_TYPE_BASE,
-  problemBody,
-  problemType,
-  ProblemError,
-  type ErrorCode,
-} from '../problem.js';
+import { ERRORS, problemBody, problemType, ProblemError, type ErrorCode } from '../problem.js';
+import { API_PREFIX, DOCS_PATH, EXAMPLE_REQUEST_ID, OPENAPI_PATH, PROBLEMS_PATH } from '../paths.js';
 import { PROBLEM_HELP } from '../problem-help.js';
 
 /**
@@ -37,7 +31,7 @@ export function problemDoc(code: ErrorCode): ProblemDoc {
     status,
     when: help.when,
     what_to_do: help.fix,
-    example: problemBody(code, help.example, 'k3f9a2-1f'),
+    example: problemBody(code, help.example, EXAMPLE_REQUEST_ID),
   };
 }
 
@@ -84,7 +78,7 @@ function page(title: string, body: string): string {
 <head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${escapeHtml(title)} · Gaming Hub API</title><style>${STYLE}</style></head>
 <body><main>
-<nav><a href="/api-platform/docs/">API reference</a><a href="${PROBLEM_TYPE_BASE.slice(0, -1)}">All error codes</a></nav>
+<nav><a href="${DOCS_PATH}/">API reference</a><a href="${PROBLEMS_PATH}">All error codes</a></nav>
 ${body}
 </main></body>
 </html>
@@ -132,10 +126,10 @@ export const SERVICE_INDEX = {
   name: 'Gaming Hub API',
   version: '1.0.0',
   links: {
-    api: '/api-platform/v1',
-    openapi: '/api-platform/v1/openapi.json',
-    docs: '/api-platform/docs/',
-    problems: PROBLEM_TYPE_BASE.slice(0, -1),
+    api: API_PREFIX,
+    openapi: OPENAPI_PATH,
+    docs: `${DOCS_PATH}/`,
+    problems: PROBLEMS_PATH,
   },
 };
 
@@ -144,7 +138,7 @@ const FAVICON = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><re
 
 export function registerPages(app: FastifyInstance, docsPath: string): void {
   const all = (Object.keys(ERRORS) as ErrorCode[]).map(problemDoc);
-  const base = PROBLEM_TYPE_BASE.slice(0, -1);
+  const base = PROBLEMS_PATH;
   const hidden = { schema: { hide: true } };
 
   app.get(base, hidden, (request, reply) =>

@@ -1,0 +1,10 @@
+import { PROBLEM_TYPE_BASE } from './problem.js';
+
+/** Where the published API, its documents and its error pages live. */
+export const API_PREFIX = '/api-platform/v1';
+export const DOCS_PATH = '/api-platform/docs';
+export const OPENAPI_PATH = `${API_PREFIX}/openapi.json`;
+/** the index of error-code pages; each code's page is PROBLEM_TYPE_BASE + code */
+export const PROBLEMS_PATH = PROBLEM_TYPE_BASE.slice(0, -1);
+/** the request id the documents' examples show */
+export const EXAMPLE_REQUEST_ID = 'k3f9a2-1f';

@@ -91,15 +91,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   await app.register(errorsPlugin);
   await registerDocs(app);
-  await app.register(pipelinePlugin, {
-    keys,
-    rateLimitStore,
-    cache,
-    now,
-  });
   const usage = new UsageRecorder(usageRows, now);
   app.decorate('usageRecorder', usage);
-  await app.register(usagePlugin, { recorder: usage, now, flushEveryMs: deps.usageFlushMs ?? 5000 });
+  await app.register(pipelinePlugin, { keys, rateLimitStore, cache, usage, now });
+  await app.register(usagePlugin, { recorder: usage, flushEveryMs: deps.usageFlushMs ?? 5000 });
 
   await app.register(
     async (v1: App) => {

@@ -106,6 +106,7 @@ export function sendProblem(
 export const errorsPlugin = fp(
   (app: FastifyInstance) => {
     app.addSchema(ProblemSchema);
+    app.decorateRequest('routePattern', undefined);
 
     // A shadow router of every registered route, to tell 405 from 404.
     const routes = Router();

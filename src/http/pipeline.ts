@@ -1,6 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import type { KeysRepo } from '../modules/keys/repo.js';
+import { recordUsageStep } from '../modules/usage/plugin.js';
+import type { UsageRecorder } from '../modules/usage/recorder.js';
 import { apiKeyAuthHook } from './api-key-auth.js';
 import { requestSequence, sendSequence, type RequestStep, type SendStep } from './pipeline-steps.js';
 import { consumeQuotaHook, quotaHeadersHook } from './quota.js';
@@ -12,6 +14,7 @@ export interface PipelineOptions {
   keys: KeysRepo;
   rateLimitStore: RateLimitStore;
   cache: ResponseCache;
+  usage: UsageRecorder;
   now: () => number;
 }
 
@@ -23,6 +26,7 @@ const asArray = <T>(hooks: T | T[] | undefined): T[] =>
  * hook per phase (Fastify pays for one hook instead of one per step):
  *   onRequest: authenticate -> consume quota -> serve from cache
  *   onSend:    ETag/store -> quota headers (so a 304 is known before the quota is reported)
+ *              -> count usage (by the final status)
  */
 export const pipelinePlugin = fp<PipelineOptions>(
   (app: FastifyInstance, options) => {
@@ -31,6 +35,12 @@ export const pipelinePlugin = fp<PipelineOptions>(
     const serveFromCache = serveFromCacheHook(options.cache, options.now);
     const tagAndStore = etagHook(options.cache, options.now);
     const writeQuotaHeaders = quotaHeadersHook(options.rateLimitStore, options.now);
+    const recordUsage = recordUsageStep(options.usage, options.now);
+    // Declared up front, so every request object is built with the same shape and the property
+    // accesses on the hot path stay monomorphic (instead of each step adding a property).
+    app.decorateRequest('apiKey', undefined);
+    app.decorateRequest('quota', undefined);
+    app.decorateRequest('servedFromCache', false);
 
     app.addHook('onRoute', (route) => {
       const config = route.config;
@@ -43,7 +53,7 @@ export const pipelinePlugin = fp<PipelineOptions>(
         if (options.cache.ttlMs > 0) onRequest.push(serveFromCache);
         onSend.push(tagAndStore);
       }
-      if (config.auth === 'apiKey') onSend.push(writeQuotaHeaders);
+      if (config.auth === 'apiKey') onSend.push(writeQuotaHeaders, recordUsage);
       if (onRequest.length) route.onRequest = [...asArray(route.onRequest), requestSequence(onRequest)];
       // Ahead of the route's own onSend hooks: Fastify's HEAD twin of a GET ends with one that drops
       // the body, and the ETag must be computed from that body for HEAD to carry the GET's headers.

@@ -12,13 +12,31 @@ export function statusClass(status: number): StatusClass {
   return '2xx';
 }
 
+/** One key's counts since the last flush: a few rows (usually one), and when it was last used. */
+interface KeyTally {
+  rows: UsageRow[];
+  lastUsed: number;
+}
+
+/** Adds `count` to the row for (hour, class), creating it on first use. */
+function bump(tally: KeyTally, keyId: number, hour: number, cls: StatusClass, count: number): void {
+  for (const row of tally.rows) {
+    if (row.hour === hour && row.class === cls) {
+      row.count += count;
+      return;
+    }
+  }
+  tally.rows.push({ key_id: keyId, hour, class: cls, count });
+}
+
 /**
  * Counts key-authenticated requests in memory (no write on the request path) and flushes them in
  * one transaction every few seconds and on shutdown. A failed flush puts its counts back.
+ * Recording is on every API response's path, so it costs one lookup by key id and no allocation
+ * once the key's row for this hour and class exists.
  */
 export class UsageRecorder {
-  private counts = new Map<string, UsageRow>();
-  private lastUsed = new Map<number, number>();
+  private tallies = new Map<number, KeyTally>();
   private flushing: Promise<void> | undefined;
   private lastRetentionAt = 0;
 
@@ -28,21 +46,22 @@ export class UsageRecorder {
   ) {}
 
   record(keyId: number, at: number, status: number): void {
-    this.add(keyId, windowStartOf(at), statusClass(status), 1);
-    if ((this.lastUsed.get(keyId) ?? 0) < at) this.lastUsed.set(keyId, at);
+    this.add(keyId, windowStartOf(at), statusClass(status), 1, at);
   }
 
-  private add(keyId: number, hour: number, cls: StatusClass, count: number): void {
-    const id = `${keyId}:${hour}:${cls}`;
-    const row = this.counts.get(id);
-    if (row) row.count += count;
-    else this.counts.set(id, { key_id: keyId, hour, class: cls, count });
+  private add(keyId: number, hour: number, cls: StatusClass, count: number, usedAt: number): void {
+    const tally = this.tallies.get(keyId);
+    if (!tally) {
+      this.tallies.set(keyId, { rows: [{ key_id: keyId, hour, class: cls, count }], lastUsed: usedAt });
+      return;
+    }
+    bump(tally, keyId, hour, cls, count);
+    if (tally.lastUsed < usedAt) tally.lastUsed = usedAt;
   }
 
   /** Counts recorded here and not yet flushed, for views that want to be exact on this instance. */
   pending(keyIds: number[]): UsageRow[] {
-    const wanted = new Set(keyIds);
-    return [...this.counts.values()].filter((r) => wanted.has(r.key_id)).map((r) => ({ ...r }));
+    return keyIds.flatMap((id) => this.tallies.get(id)?.rows.map((r) => ({ ...r })) ?? []);
   }
 
   /** Writes the buffer; concurrent callers share one flush. */
@@ -56,18 +75,17 @@ export class UsageRecorder {
   private async write(): Promise<void> {
     const at = this.now();
     const runRetention = at - this.lastRetentionAt >= RETENTION_EVERY_MS;
-    if (this.counts.size === 0 && !runRetention) return;
-    const rows = [...this.counts.values()];
-    const lastUsed = this.lastUsed;
-    this.counts = new Map();
-    this.lastUsed = new Map();
+    if (this.tallies.size === 0 && !runRetention) return;
+    const tallies = this.tallies;
+    this.tallies = new Map();
+    const rows = [...tallies.values()].flatMap((t) => t.rows);
+    const lastUsed = new Map([...tallies].map(([keyId, t]) => [keyId, t.lastUsed]));
     try {
       await this.repo.flush(rows, lastUsed, runRetention ? windowStartOf(at - RETENTION_MS) : undefined);
       if (runRetention) this.lastRetentionAt = at;
     } catch (err) {
-      for (const row of rows) this.add(row.key_id, row.hour, row.class, row.count);
-      for (const [keyId, when] of lastUsed) {
-        if ((this.lastUsed.get(keyId) ?? 0) < when) this.lastUsed.set(keyId, when);
+      for (const [keyId, tally] of tallies) {
+        for (const row of tally.rows) this.add(keyId, row.hour, row.class, row.count, tally.lastUsed);
       }
       throw err;
     }

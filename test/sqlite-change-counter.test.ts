@@ -70,4 +70,32 @@ db.close();`;
       assert.notEqual(counter(), before, `commit after checkpoint ${i}`);
     }
   });
+
+  it('is read once per event-loop turn, and again at once after a statement of this process', async () => {
+    const reader = testDb.db.reader;
+    assert.ok(reader);
+    const turnEnded = () => new Promise((resolve) => setImmediate(resolve));
+    await turnEnded();
+
+    // another process commits: seen from the next turn
+    const first = reader.changeCounterThisTurn();
+    const require = createRequire(import.meta.url);
+    const script = `const SQLite = require(${JSON.stringify(require.resolve('better-sqlite3'))});
+const db = new SQLite(${JSON.stringify(file)});
+db.pragma('busy_timeout = 5000');
+db.prepare("update api_keys set revoked_at = 2 where revoked_at is not null").run();
+db.close();`;
+    assert.equal(spawnSync(process.execPath, ['-e', script], { encoding: 'utf8' }).status, 0);
+    assert.equal(reader.changeCounterThisTurn(), first, 'one read per turn');
+    await turnEnded();
+    const second = reader.changeCounterThisTurn();
+    assert.notEqual(second, first, 'the next turn reads again');
+
+    // this process commits: seen in the same turn
+    let ended = false;
+    setImmediate(() => (ended = true));
+    await commit('same turn');
+    assert.equal(ended, false, 'the commit finished within the turn');
+    assert.notEqual(reader.changeCounterThisTurn(), second);
+  });
 });

@@ -12,7 +12,10 @@ export interface Db {
   kysely: Kysely<Database>;
   dialect: Dialect;
   close(): Promise<void>;
-  /** SQLite only: the driver's handle, for bulk loads that reuse one prepared statement per shape */
+  /**
+   * SQLite only: the driver's handle, for bulk loads that reuse one prepared statement per shape.
+   * Statements run on it bypass `reader.writerActive()`: seeding only, never while serving.
+   */
   sqlite?: SQLite.Database;
   /** SQLite file databases only: a second, read-only connection for the per-request hot path. */
   reader?: SqliteReader;
@@ -29,11 +32,17 @@ pg.types.setTypeParser(pg.types.builtins.NUMERIC, (v) => Number(v));
  * read) cost what better-sqlite3 itself costs. The cache is bounded because multi-row inserts of
  * varying sizes produce many distinct statements.
  */
-function withStatementCache(database: SQLite.Database, max = 2000): SqliteDatabase {
+function withStatementCache(
+  database: SQLite.Database,
+  beforeStatement: () => void = () => undefined,
+  max = 2000,
+): SqliteDatabase {
   const statements = new Map<string, SQLite.Statement>();
   return {
     close: () => database.close(),
+    // Kysely prepares on every execution, so this runs before every statement, commits included.
     prepare(sql: string) {
+      beforeStatement();
       let statement = statements.get(sql);
       if (!statement) {
         statement = database.prepare(sql);
@@ -65,12 +74,16 @@ export function connect(url: string, options: ConnectOptions = {}): Db {
     database.pragma('foreign_keys = ON');
     database.pragma('busy_timeout = 5000');
     database.pragma('cache_size = -65536');
-    const kysely = new Kysely<Database>({
-      dialect: new SqliteDialect({ database: withStatementCache(database) }),
-    });
-    if (file === ':memory:')
+    if (file === ':memory:') {
+      const kysely = new Kysely<Database>({
+        dialect: new SqliteDialect({ database: withStatementCache(database) }),
+      });
       return { kysely, dialect: 'sqlite', close: () => kysely.destroy(), sqlite: database };
+    }
     const reader = sqliteReader(file, walMode);
+    const kysely = new Kysely<Database>({
+      dialect: new SqliteDialect({ database: withStatementCache(database, () => reader.writerActive()) }),
+    });
     const close = async () => {
       reader.close();
       await kysely.destroy();

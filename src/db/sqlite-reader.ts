@@ -1,4 +1,5 @@
 import SQLite from 'better-sqlite3';
+import { TurnMemo } from './turn-memo.js';
 import { WalIndexWatch } from './wal-index.js';
 
 /**
@@ -17,6 +18,15 @@ export interface SqliteReader {
    * it moves.
    */
   changeCounter(): number;
+  /**
+   * `changeCounter()` read at most once per event-loop turn: the value at the start of the batch
+   * of requests being handled. A commit by this process's own writer is seen at once (the
+   * writer calls `writerActive()` before each statement); one by another process is seen from the
+   * next turn, which is where any request sent after that commit completed is handled.
+   */
+  changeCounterThisTurn(): number;
+  /** Called by this process's writer connection before it runs a statement. */
+  writerActive(): void;
   close(): void;
 }
 
@@ -26,6 +36,7 @@ export function sqliteReader(file: string, walMode: boolean): SqliteReader {
   let watch: WalIndexWatch | undefined;
   let watchTried = false;
   let dataVersion: SQLite.Statement<[], number> | undefined;
+  const thisTurn = new TurnMemo(() => reader.changeCounter());
   const open = (): SQLite.Database => {
     if (!handle) {
       handle = new SQLite(file, { readonly: true });
@@ -33,7 +44,7 @@ export function sqliteReader(file: string, walMode: boolean): SqliteReader {
     }
     return handle;
   };
-  return {
+  const reader: SqliteReader = {
     prepare<T>(sql: string) {
       let statement: SQLite.Statement<unknown[], T> | undefined;
       return (parameters: readonly unknown[]): T | undefined => {
@@ -51,9 +62,12 @@ export function sqliteReader(file: string, walMode: boolean): SqliteReader {
       watch = WalIndexWatch.open(file);
       return watch ? watch.read() : version;
     },
+    changeCounterThisTurn: () => thisTurn.get(),
+    writerActive: () => thisTurn.forget(),
     close() {
       watch?.close();
       handle?.close();
     },
   };
+  return reader;
 }

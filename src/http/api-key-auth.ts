@@ -39,10 +39,10 @@ export function apiKeyAuthHook(keys: KeysRepo) {
         headers: CHALLENGE,
       });
     }
-    // The checksum rejects typos and random strings without touching the database.
-    if (!isWellFormedKey(presented)) throw invalidKey();
     const hash = hashKey(presented);
-    const found = keys.findForAuth(hash);
+    // The checksum rejects typos and random strings without touching the database. It is checked
+    // only when the key is not already remembered: a remembered key is a real one, well formed.
+    const found = keys.findForAuth(hash, () => isWellFormedKey(presented));
     if (isPromise(found)) return found.then((key) => accept(request, hash, key));
     return accept(request, hash, found);
   };

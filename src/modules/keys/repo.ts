@@ -52,13 +52,16 @@ const RECORD_COLUMNS = [
 /**
  * On SQLite the lookup runs synchronously on the reader connection, and its row is remembered until
  * the database changes: a revocation or plan change, by this process or another one, moves the
- * reader's change counter and so applies to the very next request.
+ * reader's change counter and so applies to the very next request. The counter is read once per
+ * event-loop turn (one system call per batch of requests, not per request).
  */
-function cachedAuthLookup(reader: SqliteReader, sql: string): (hash: string) => KeyForAuth | undefined {
+function cachedAuthLookup(
+  reader: SqliteReader,
+  sql: string,
+): (hash: string, mayExist: () => boolean) => KeyForAuth | undefined {
   const read = reader.prepare<KeyForAuth>(sql);
-  const load = (hash: string) => read([hash]);
-  const cache = new VersionedCache<string, KeyForAuth>(() => reader.changeCounter());
-  return (hash) => cache.get(hash, load);
+  const cache = new VersionedCache<string, KeyForAuth>(() => reader.changeCounterThisTurn());
+  return (hash, mayExist) => cache.get(hash, () => (mayExist() ? read([hash]) : undefined));
 }
 
 export function keysRepo(db: Kysely<Database>, options: { reader?: SqliteReader | undefined } = {}) {
@@ -82,9 +85,17 @@ export function keysRepo(db: Kysely<Database>, options: { reader?: SqliteReader 
   const syncAuth = options.reader && cachedAuthLookup(options.reader, authQuery.sql);
 
   return {
-    /** One indexed lookup per authenticated request: the key row and its owner's plan. */
-    findForAuth(hash: string): KeyForAuth | undefined | Promise<KeyForAuth | undefined> {
-      if (syncAuth) return syncAuth(hash);
+    /**
+     * The key row and its owner's plan, by the key's hash: one indexed lookup per authenticated
+     * request, or none when SQLite's copy is current. `mayExist` is asked before the database is:
+     * a key that fails it is reported missing without a query.
+     */
+    findForAuth(
+      hash: string,
+      mayExist: () => boolean,
+    ): KeyForAuth | undefined | Promise<KeyForAuth | undefined> {
+      if (syncAuth) return syncAuth(hash, mayExist);
+      if (!mayExist()) return undefined;
       return db.executeQuery<KeyForAuth>(CompiledQuery.raw(authQuery.sql, [hash])).then((r) => r.rows[0]);
     },
 

@@ -5,6 +5,7 @@ import type { Db } from './db/connect.js';
 import type { App } from './http/app-types.js';
 import { API_PREFIX, registerDocs, registerDocsRoutes } from './http/docs.js';
 import { registerAccessLog } from './http/access-log.js';
+import { lazyChildLoggerFactory } from './http/lazy-logger.js';
 import { errorsPlugin } from './http/errors.js';
 import { pipelinePlugin } from './http/pipeline.js';
 import { MemoryRateLimitStore, type RateLimitStore } from './http/rate-limit-store.js';
@@ -67,6 +68,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     },
     trustProxy: deps.config.TRUST_PROXY,
     genReqId: () => `${instanceTag}-${(++requestCounter).toString(36)}`,
+    childLoggerFactory: lazyChildLoggerFactory,
     requestIdHeader: false,
     // our access log writes one line per request instead of Fastify's two
     logController: new LogController({ disableRequestLogging: true }),

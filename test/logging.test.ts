@@ -27,10 +27,20 @@ describe('access log', () => {
     const user = await made.makeUser();
     const { id, secret } = await made.makeKey();
     lines.length = 0;
-    await app.inject({ url: `/api-platform/v1/users/${user.id}?x=1`, headers: { 'x-api-key': secret } });
-    await app.inject({ url: '/api-platform/v1/users/1', headers: { 'x-api-key': `${secret}x` } });
+    const ok = await app.inject({
+      url: `/api-platform/v1/users/${user.id}?x=1`,
+      headers: { 'x-api-key': secret },
+    });
+    const denied = await app.inject({
+      url: '/api-platform/v1/users/1',
+      headers: { 'x-api-key': `${secret}x` },
+    });
     const requests = lines.filter((l) => l.msg === 'request');
     assert.equal(requests.length, 2);
+    assert.deepEqual(
+      requests.map((l) => l.reqId),
+      [ok.headers['x-request-id'], denied.headers['x-request-id']],
+    );
     assert.deepEqual(
       requests.map((l) => [l.url, l.status, l.key]),
       [

@@ -11,8 +11,11 @@ export function registerAccessLog(app: FastifyInstance): void {
     const pattern = request.routeOptions.url ?? request.routePattern;
     const query = request.url.indexOf('?');
     const url = pattern ? pattern + (query >= 0 ? request.url.slice(query) : '') : request.url.split('?')[0];
-    request.log.info(
+    // the root logger with the request id spelled out: the same line as the request's child logger
+    // would write, without making that child
+    app.log.info(
       {
+        reqId: request.id,
         method: request.method,
         url,
         status: reply.statusCode,

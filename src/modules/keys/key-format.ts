@@ -1,4 +1,4 @@
-import { hash, randomInt, timingSafeEqual } from 'node:crypto';
+import { hash, randomInt } from 'node:crypto';
 import { crc32 } from 'node:zlib';
 
 /**
@@ -44,9 +44,14 @@ export const hashKey = (key: string): string => hash('sha256', key, 'hex');
 
 export const displayPrefix = (key: string): string => key.slice(0, DISPLAY_PREFIX_LENGTH);
 
-/** Constant-time comparison of two hex digests. */
+/**
+ * Constant-time comparison of two hex digests: every character is compared, with no early exit,
+ * so the time taken says nothing about where they differ (only their length, which is public).
+ * On the strings themselves: decoding both to buffers for `timingSafeEqual` took six times longer.
+ */
 export function sameHash(a: string, b: string): boolean {
-  const left = Buffer.from(a, 'hex');
-  const right = Buffer.from(b, 'hex');
-  return left.length === right.length && timingSafeEqual(left, right);
+  if (a.length !== b.length) return false;
+  let difference = 0;
+  for (let i = 0; i < a.length; i++) difference |= a.charCodeAt(i) ^ b.charCodeAt(i);
+  return difference === 0;
 }

@@ -7,10 +7,10 @@
  * Seeds a temp SQLite database, creates enough partner keys that no request is rate-limited, starts
  * the real app (authentication, hourly quotas and the response cache at their defaults) and a raw
  * server, then loads each with autocannon (pipelining 1). Each route is measured in `--rounds`
- * rounds, each one a raw-server run immediately followed by the route's run, and its ratio is the
- * median of the per-round ratios: on a shared 2-core machine throughput drifts by tens of percent
- * over a minute, and pairing each figure with a baseline taken seconds earlier keeps that drift out
- * of the ratio. Latency percentiles are over every request of every round. Top-frag is also measured with the response cache off, which times the rollup query
+ * short rounds, each one a raw-server run and the route's run back to back (raw first, then route
+ * first, alternately), and its ratio is the median of the per-round ratios: on a shared 2-core
+ * machine throughput drifts by tens of percent within a minute, and pairing each figure with a
+ * baseline taken seconds apart, many times over, keeps that drift out of the ratio. Latency percentiles are over every request of every round. Top-frag is also measured with the response cache off, which times the rollup query
  * itself. Any non-2xx response makes the run INVALID (exit code 1). `--big` seeds 100,000 users and
  * 5,000,000 kills.
  */
@@ -34,8 +34,8 @@ const { values } = parseArgs({
     kills: { type: 'string', default: process.env.BENCH_KILLS ?? '500000' },
     seed: { type: 'string', default: '1' },
     // seconds per run; every route gets `rounds` runs, each paired with a raw-server run
-    duration: { type: 'string', default: process.env.BENCH_DURATION ?? '5' },
-    rounds: { type: 'string', default: '3' },
+    duration: { type: 'string', default: process.env.BENCH_DURATION ?? '3' },
+    rounds: { type: 'string', default: '7' },
     connections: { type: 'string', default: '50' },
     // The top-frag latency target is a query-path latency, measured with the cache off at a
     // moderate concurrency (at 50 connections on one thread p50 is queueing, not the query).
@@ -98,7 +98,7 @@ async function main(): Promise<void> {
   let invalid = 0;
   try {
     console.log(
-      `Load: ${connections} connections, ${rounds} rounds of ${duration} s per route (each after a raw-server run), pipelining 1, ${keys.length} partner keys\n`,
+      `Load: ${connections} connections, ${rounds} rounds of ${duration} s per route (each paired with a raw-server run), pipelining 1, ${keys.length} partner keys\n`,
     );
     await runLoad(raw.url, '/', warm);
     for (const route of routes) {
@@ -107,8 +107,11 @@ async function main(): Promise<void> {
       const baseline: LoadRun[] = [];
       const target: LoadRun[] = [];
       for (let round = 0; round < rounds; round++) {
-        baseline.push(await runLoad(raw.url, '/', load));
+        // raw first in even rounds, the route first in odd ones: a steady drift in the machine's
+        // speed then favours neither side of the ratio
+        if (round % 2 === 0) baseline.push(await runLoad(raw.url, '/', load));
         target.push(await runLoad(api.url, path, load));
+        if (round % 2 === 1) baseline.push(await runLoad(raw.url, '/', load));
       }
       rawRounds.push(...baseline);
       rows.push({

@@ -49,16 +49,21 @@ describe('SQLite reader change counter', () => {
     }
   });
 
-  it('moves on a commit by another process', () => {
-    const before = counter();
+  /** Runs one statement on the database file from a child process, and waits for it to exit. */
+  const commitInAnotherProcess = (statement: string) => {
     const require = createRequire(import.meta.url);
     const script = `const SQLite = require(${JSON.stringify(require.resolve('better-sqlite3'))});
 const db = new SQLite(${JSON.stringify(file)});
 db.pragma('busy_timeout = 5000');
-db.prepare("update api_keys set revoked_at = 1 where revoked_at is null").run();
+db.prepare(${JSON.stringify(statement)}).run();
 db.close();`;
     const child = spawnSync(process.execPath, ['-e', script], { encoding: 'utf8' });
     assert.equal(child.status, 0, child.stderr);
+  };
+
+  it('moves on a commit by another process', () => {
+    const before = counter();
+    commitInAnotherProcess('update api_keys set revoked_at = 1 where revoked_at is null');
     assert.notEqual(counter(), before);
   });
 
@@ -79,13 +84,7 @@ db.close();`;
 
     // another process commits: seen from the next turn
     const first = reader.changeCounterThisTurn();
-    const require = createRequire(import.meta.url);
-    const script = `const SQLite = require(${JSON.stringify(require.resolve('better-sqlite3'))});
-const db = new SQLite(${JSON.stringify(file)});
-db.pragma('busy_timeout = 5000');
-db.prepare("update api_keys set revoked_at = 2 where revoked_at is not null").run();
-db.close();`;
-    assert.equal(spawnSync(process.execPath, ['-e', script], { encoding: 'utf8' }).status, 0);
+    commitInAnotherProcess('update api_keys set revoked_at = 2 where revoked_at is not null');
     assert.equal(reader.changeCounterThisTurn(), first, 'one read per turn');
     await turnEnded();
     const second = reader.changeCounterThisTurn();

@@ -1,11 +1,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { sql } from 'kysely';
 import type { Problem } from '../src/http/problem.js';
 import { serversRepo } from '../src/ingest/servers-repo.js';
 import type { IngestResultBody } from '../src/modules/ingest/routes.js';
 import { createTestContext, json, type TestContext } from './helpers/context.js';
-import { testDialects } from './helpers/db.js';
+import { dropTable, testDialects } from './helpers/db.js';
 import { postEvents, postLogs, registerServer, stamp } from './helpers/ingest.js';
 
 const T0 = Date.UTC(2026, 10, 20, 12, 0, 0);
@@ -305,7 +304,7 @@ for (const dialect of testDialects()) {
         const server = await registerServer(other.testDb.db, 'cs2');
         // level_ups is written last, after kills, rollups, users and counters; 4 headshot kills
         // (60 XP) plus First Blood (50) reach level 2, so the batch needs it
-        await sql`drop table level_ups`.execute(other.testDb.db.kysely);
+        await dropTable(other.testDb, 'level_ups');
         const hs = kill(501, 502, 'awp', 'headshot');
         const res = await postLogs(other, server.token, [hs, hs, hs, hs]);
         assert.equal(res.statusCode, 500);

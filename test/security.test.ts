@@ -1,11 +1,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { sql } from 'kysely';
 import type { Problem } from '../src/http/problem.js';
 import { keysRepo } from '../src/modules/keys/repo.js';
 import { generateKey } from '../src/modules/keys/key-format.js';
 import { createTestContext, json, type TestContext } from './helpers/context.js';
-import { testDialects } from './helpers/db.js';
+import { dropTable, testDialects } from './helpers/db.js';
 
 interface OpenApi {
   paths: Record<string, Record<string, { security?: Record<string, unknown>[] }>>;
@@ -98,9 +97,7 @@ for (const dialect of testDialects()) {
       ctx = await createTestContext(dialect);
       paths = await protectedPaths(ctx);
       // Every public read joins or reads users: each one now fails inside the database.
-      await sql`drop table users cascade`.execute(ctx.testDb.db.kysely).catch(async () => {
-        await sql`drop table users`.execute(ctx.testDb.db.kysely);
-      });
+      await dropTable(ctx.testDb, 'users');
     });
     after(() => ctx.close());
 

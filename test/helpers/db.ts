@@ -81,3 +81,19 @@ async function withSchemaDdlLock(
 }
 
 const SCHEMA_DDL_LOCK = 72_400_001;
+
+/**
+ * Drops one table of a test database, to make the code under test fail inside the database. On
+ * PostgreSQL it takes the schema DDL lock: another file's migrator scanning every schema would
+ * otherwise fail on the table vanishing mid-scan.
+ */
+export async function dropTable(testDb: TestDb, table: string): Promise<void> {
+  const { db, url, schema } = testDb;
+  if (db.dialect === 'sqlite' || !schema) {
+    await sql`drop table ${sql.id(table)}`.execute(db.kysely);
+    return;
+  }
+  await withSchemaDdlLock(url, async (admin) => {
+    await sql`drop table ${sql.id(schema, table)} cascade`.execute(admin);
+  });
+}

@@ -23,16 +23,21 @@ function quotaHeaders(limit: number, used: number, resetAt: number, now: number)
 }
 
 /** Records the count on the request and rejects it past the key's quota. */
-function admit(request: FastifyRequest, key: AuthenticatedKey, at: number, used: number): boolean {
-  const windowStart = windowStartOf(at);
-  const resetAt = windowStart + WINDOW_MS;
-  request.quota = { limit: key.limit, used, windowStart, resetAt, storeKey: storeKeyOf(key.id) };
+function admit(
+  request: FastifyRequest,
+  key: AuthenticatedKey,
+  quota: QuotaState,
+  at: number,
+  used: number,
+): boolean {
+  quota.used = used;
+  request.quota = quota;
   if (used > key.limit) {
-    const retryAfter = Math.max(1, Math.ceil((resetAt - at) / 1000));
+    const retryAfter = Math.max(1, Math.ceil((quota.resetAt - at) / 1000));
     throw new ProblemError(
       'rate_limited',
       `This key's ${key.tier} tier allows ${key.limit} requests per hour; the quota resets in ${retryAfter} s.`,
-      { headers: { ...quotaHeaders(key.limit, used, resetAt, at), 'retry-after': String(retryAfter) } },
+      { headers: { ...quotaHeaders(key.limit, used, quota.resetAt, at), 'retry-after': String(retryAfter) } },
     );
   }
   return CONTINUE;
@@ -47,9 +52,17 @@ export function consumeQuotaHook(store: RateLimitStore, now: () => number) {
     const key = request.apiKey;
     if (!key) return CONTINUE;
     const at = now();
-    const used = store.hit(storeKeyOf(key.id), windowStartOf(at), WINDOW_MS);
-    if (isPromise(used)) return used.then((count) => admit(request, key, at, count));
-    return admit(request, key, at, used);
+    const windowStart = windowStartOf(at);
+    const quota: QuotaState = {
+      limit: key.limit,
+      used: 0,
+      windowStart,
+      resetAt: windowStart + WINDOW_MS,
+      storeKey: storeKeyOf(key.id),
+    };
+    const used = store.hit(quota.storeKey, windowStart, WINDOW_MS);
+    if (isPromise(used)) return used.then((count) => admit(request, key, quota, at, count));
+    return admit(request, key, quota, at, used);
   };
 }
 

@@ -19,7 +19,7 @@ import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
 import type { Db } from '../src/db/connect.js';
-import { API_PREFIX } from '../src/http/docs.js';
+import { API_PREFIX } from '../src/http/paths.js';
 import { combineRounds, pairedRatios, runLoad, type LoadRun, type LoadStats } from './load.js';
 import { startRawServer } from './raw-server.js';
 import { partnerKeys, seededDb } from './setup.js';

@@ -1,7 +1,7 @@
 import type { Config } from '../config.js';
 import { connect } from '../db/connect.js';
 import { migrateToLatest } from '../db/migrate.js';
-import { API_PREFIX, DOCS_PATH } from '../http/docs.js';
+import { API_PREFIX, DOCS_PATH } from '../http/paths.js';
 import { keysRepo } from '../modules/keys/repo.js';
 import { createKey } from '../modules/keys/service.js';
 import { startServer } from '../server.js';

@@ -10,8 +10,6 @@ import type { ErrorCode } from './problem.js';
 
 import { API_PREFIX, DOCS_PATH, OPENAPI_PATH, PROBLEMS_PATH } from './paths.js';
 
-export { API_PREFIX, DOCS_PATH, OPENAPI_PATH };
-
 /** The error codes each documented status carries, as `errorResponses` lists them. */
 function problemCodes(response: unknown): ProblemCodesByStatus {
   const out: ProblemCodesByStatus = {};

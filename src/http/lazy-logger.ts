@@ -35,8 +35,9 @@ export class LazyChildLogger implements FastifyBaseLogger {
 
   #write(method: Method, args: unknown[]): void {
     if ((SEVERITY[method] ?? 0) < (SEVERITY[this.level] ?? 0)) return;
-    const log: (...line: unknown[]) => void = this.#made()[method];
-    log.apply(this.#child, args);
+    const child = this.#made();
+    const log: (...line: unknown[]) => void = child[method];
+    log.apply(child, args);
   }
 
   get level(): string {

@@ -3,7 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import type { CreatedKeyBody, MyKeysBody, UsageBody } from '../src/modules/portal/schemas.js';
 import { statusClass } from '../src/modules/usage/recorder.js';
 import { createTestContext, json, type TestContext } from './helpers/context.js';
-import { testDialects } from './helpers/db.js';
+import { dropTable, testDialects } from './helpers/db.js';
 import { signUp, type PortalSession } from './helpers/portal.js';
 
 const HOUR = 3_600_000;
@@ -143,6 +143,29 @@ for (const dialect of testDialects()) {
       await ctx.app.usageRecorder.flush();
       const kept = (await rowsOf(key.id)).map((r) => r.count);
       assert.deepEqual(kept, [34, 29]);
+    });
+  });
+
+  describe(`usage of failed requests (${dialect})`, () => {
+    let ctx: TestContext;
+    before(async () => {
+      ctx = await createTestContext(dialect);
+    });
+    after(() => ctx.close());
+
+    it('counts a 500 answered after the key was accepted as 5xx', async () => {
+      await dropTable(ctx.testDb, 'tournaments');
+      const res = await ctx.get('/tournaments');
+      assert.equal(res.statusCode, 500);
+      const { id } = await ctx.testDb.db.kysely
+        .selectFrom('api_keys')
+        .select('id')
+        .where('name', '=', 'context key')
+        .executeTakeFirstOrThrow();
+      assert.deepEqual(
+        ctx.app.usageRecorder.pending([id]).map((row) => [row.class, row.count]),
+        [['5xx', 1]],
+      );
     });
   });
 }

@@ -4,24 +4,23 @@
  *   npm run bench [-- --users N --kills N --seed S --duration SEC --rounds N --connections N
  *                     --uncached-connections N --routes a,b --big --skip-uncached]
  *
- * Seeds a temp SQLite database, creates enough partner keys that no request is rate-limited, starts
- * the real app (authentication, hourly quotas and the response cache at their defaults) and a raw
- * server, then loads each with autocannon (pipelining 1). Each route is measured in `--rounds`
+ * Builds, seeds a temp SQLite database, creates enough partner keys that no request is rate-limited,
+ * starts the service as an operator does (`hub serve` from the build, in its own process, with
+ * authentication, hourly quotas and the response cache at their defaults) and a raw server (also
+ * in its own process), then loads each with autocannon (pipelining 1) from this process: the load
+ * generator shares no event loop, heap or garbage collector with a server it measures. Each route is measured in `--rounds`
  * short rounds, each one a raw-server run and the route's run back to back (raw first, then route
  * first, alternately), and its ratio is the median of the per-round ratios: on a shared 2-core
  * machine throughput drifts by tens of percent within a minute, and pairing each figure with a
- * baseline taken seconds apart, many times over, keeps that drift out of the ratio. Latency percentiles are over every request of every round. Top-frag is also measured with the response cache off, which times the rollup query
- * itself. Any non-2xx response makes the run INVALID (exit code 1). `--big` seeds 100,000 users and
+ * baseline taken seconds apart, many times over, keeps that drift out of the ratio. Latency
+ * percentiles are over every request of every round. Top-frag is also measured with the response
+ * cache off (a second `hub serve` with CACHE_TTL_MS=0), which times the rollup query itself. Any non-2xx response makes the run INVALID (exit code 1). `--big` seeds 100,000 users and
  * 5,000,000 kills.
  */
 import { parseArgs } from 'node:util';
-import type { FastifyInstance } from 'fastify';
-import { buildApp } from '../src/app.js';
-import { loadConfig } from '../src/config.js';
-import type { Db } from '../src/db/connect.js';
 import { API_PREFIX } from '../src/http/paths.js';
 import { combineRounds, pairedRatios, runLoad, type LoadRun, type LoadStats } from './load.js';
-import { startRawServer } from './raw-server.js';
+import { startRawProcess, startService } from './processes.js';
 import { partnerKeys, seededDb } from './setup.js';
 
 const SPEC_ROUTES = ['/leaderboards', '/killboard/feed', '/killboard/top-frag?period=week', '/stats/elo'];
@@ -63,19 +62,6 @@ const connections = int(values.connections, 'connections', 1);
 const uncachedConnections = int(values['uncached-connections'], 'uncached-connections', 1);
 const routes = values.routes.split(',').filter(Boolean);
 
-async function listen(db: Db, cacheTtlMs?: number): Promise<{ app: FastifyInstance; url: string }> {
-  const config = loadConfig({
-    ...process.env,
-    LOG_LEVEL: 'warn',
-    ...(cacheTtlMs === undefined ? {} : { CACHE_TTL_MS: String(cacheTtlMs) }),
-  });
-  const app = await buildApp({ db, config });
-  await app.listen({ port: 0, host: '127.0.0.1' });
-  const address = app.server.address();
-  const port = typeof address === 'object' && address ? address.port : 0;
-  return { app, url: `http://127.0.0.1:${port}` };
-}
-
 const fmt = (n: number, digits = 0) =>
   n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
 
@@ -88,9 +74,9 @@ async function main(): Promise<void> {
   const measured = routes.length * rounds + 2 * PERIODS.length;
   // generous: 40k req/s for every measured run and its warm-up
   const keys = await partnerKeys(bench.db, measured * (duration + 2) * 40_000);
-  const api = await listen(bench.db);
-  const uncached = await listen(bench.db, 0);
-  const raw = await startRawServer();
+  const api = await startService(bench.url, {});
+  const uncached = await startService(bench.url, { CACHE_TTL_MS: '0' });
+  const raw = await startRawProcess();
   const load = { connections, duration, keys };
   const warm = { connections, duration: 2, keys };
   const rows: { name: string; stats: LoadStats; ratio: number; rounds?: number[] }[] = [];
@@ -177,9 +163,9 @@ async function main(): Promise<void> {
     for (const [name, s] of uncachedRows.filter(([name]) => name.endsWith(`, ${uncachedConnections} conns)`)))
       check(s.p50 <= TARGETS.topFragP50Ms, `${name} p50 ≤ ${TARGETS.topFragP50Ms} ms (${fmt(s.p50, 1)} ms)`);
   } finally {
-    await api.app.close();
-    await uncached.app.close();
-    await raw.close();
+    await api.stop();
+    await uncached.stop();
+    await raw.stop();
     await bench.drop();
   }
   if (invalid > 0) {

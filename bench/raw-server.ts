@@ -13,25 +13,19 @@ const BODY = JSON.stringify({
   },
 });
 
-export interface RawServer {
-  url: string;
-  close(): Promise<void>;
-}
-
-/** A bare node:http server answering every request with a fixed JSON object: the baseline. */
-export async function startRawServer(): Promise<RawServer> {
-  const server: Server = createServer((_req, res) => {
-    res.writeHead(200, {
-      'content-type': 'application/json; charset=utf-8',
-      'content-length': Buffer.byteLength(BODY),
-    });
-    res.end(BODY);
+/**
+ * A bare node:http server answering every request with a fixed JSON object: the baseline. Run as a
+ * child process (`fork`), it listens on a free port and sends its URL to the parent.
+ */
+const server: Server = createServer((_req, res) => {
+  res.writeHead(200, {
+    'content-type': 'application/json; charset=utf-8',
+    'content-length': Buffer.byteLength(BODY),
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  res.end(BODY);
+});
+server.listen(0, '127.0.0.1', () => {
   const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}`,
-    close: () =>
-      new Promise<void>((resolve, reject) => server.close((err) => (err ? reject(err) : resolve()))),
-  };
-}
+  process.send?.(`http://127.0.0.1:${port}`);
+});
+process.once('SIGTERM', () => process.exit(0));

@@ -11,6 +11,8 @@ import { TIERS } from '../src/modules/keys/tiers.js';
 
 export interface BenchDb {
   db: Db;
+  /** the database's DATABASE_URL, for the service processes */
+  url: string;
   seedMs: number;
   drop(): Promise<void>;
 }
@@ -40,6 +42,7 @@ export async function seededDb(users: number, kills: number, seed: number): Prom
   await migrateToLatest(db);
   return {
     db,
+    url,
     seedMs: performance.now() - started,
     drop: async () => {
       await db.close();

@@ -1,0 +1,63 @@
+import { fork, spawn, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+/** A server the benchmark started in a process of its own. */
+export interface ServerProcess {
+  url: string;
+  stop(): Promise<void>;
+}
+
+const stopper = (child: ChildProcess) => () =>
+  new Promise<void>((resolve) => {
+    if (child.exitCode !== null) return resolve();
+    child.once('exit', () => resolve());
+    child.kill('SIGTERM');
+  });
+
+/**
+ * `hub serve` from the build, as an operator runs it, on the benchmark's database: the service gets
+ * a process, an event loop and a heap of its own, and shares none of them with the load generator.
+ * The poller and UDP receiver stay off (they would poll the seeded servers' made-up addresses).
+ */
+export async function startService(databaseUrl: string, env: Record<string, string>): Promise<ServerProcess> {
+  const cli = fileURLToPath(new URL('../dist/cli.js', import.meta.url));
+  const child = spawn(process.execPath, [cli, 'serve'], {
+    env: {
+      ...process.env,
+      DATABASE_URL: databaseUrl,
+      HOST: '127.0.0.1',
+      PORT: '0',
+      LOG_LEVEL: 'warn',
+      WORKER_IN_SERVE: 'false',
+      ...env,
+    },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const url = await new Promise<string>((resolve, reject) => {
+    let out = '';
+    const onData = (chunk: Buffer) => {
+      out += chunk.toString();
+      const match = /listening on (http:\/\/\S+)/.exec(out);
+      if (match?.[1]) {
+        child.stdout.off('data', onData);
+        child.stdout.resume();
+        resolve(match[1]);
+      }
+    };
+    child.stdout.on('data', onData);
+    child.once('exit', (code) =>
+      reject(new Error(`hub serve exited (${String(code)}) before listening:\n${out}`)),
+    );
+  });
+  return { url, stop: stopper(child) };
+}
+
+/** The raw node:http baseline, in a process of its own like the service. */
+export async function startRawProcess(): Promise<ServerProcess> {
+  const child = fork(fileURLToPath(new URL('./raw-server.ts', import.meta.url)), [], { stdio: 'inherit' });
+  const url = await new Promise<string>((resolve, reject) => {
+    child.once('message', (message) => resolve(message as string));
+    child.once('exit', (code) => reject(new Error(`raw server exited (${String(code)})`)));
+  });
+  return { url, stop: stopper(child) };
+}

@@ -9,18 +9,35 @@ export const WINDOW_MS = 3_600_000;
 /** Fixed one-hour windows aligned to the UTC hour. */
 export const windowStartOf = (now: number): number => now - (now % WINDOW_MS);
 
-function quotaHeaders(limit: number, used: number, resetAt: number, now: number): Record<string, string> {
+/** The quota headers in the order `quotaHeaderValues` fills them. */
+const QUOTA_HEADERS = [
+  'x-ratelimit-limit',
+  'x-ratelimit-remaining',
+  'x-ratelimit-used',
+  'x-ratelimit-reset',
+  'ratelimit-policy',
+  'ratelimit',
+] as const;
+
+function quotaHeaderValues(limit: number, used: number, resetAt: number, now: number): string[] {
   const remaining = Math.max(0, limit - used);
   const secondsLeft = Math.max(0, Math.ceil((resetAt - now) / 1000));
-  return {
-    'x-ratelimit-limit': String(limit),
-    'x-ratelimit-remaining': String(remaining),
-    'x-ratelimit-used': String(Math.min(used, limit)),
-    'x-ratelimit-reset': String(Math.ceil(resetAt / 1000)),
-    'ratelimit-policy': `"hourly";q=${limit};w=${WINDOW_MS / 1000}`,
-    ratelimit: `"hourly";r=${remaining};t=${secondsLeft}`,
-  };
+  return [
+    String(limit),
+    String(remaining),
+    String(Math.min(used, limit)),
+    String(Math.ceil(resetAt / 1000)),
+    `"hourly";q=${limit};w=${WINDOW_MS / 1000}`,
+    `"hourly";r=${remaining};t=${secondsLeft}`,
+  ];
 }
+
+const quotaHeaders = (limit: number, used: number, resetAt: number, now: number): Record<string, string> => {
+  const values = quotaHeaderValues(limit, used, resetAt, now);
+  const headers: Record<string, string> = {};
+  QUOTA_HEADERS.forEach((name, i) => (headers[name] = values[i] as string));
+  return headers;
+};
 
 /** Records the count on the request and rejects it past the key's quota. */
 function admit(
@@ -66,10 +83,19 @@ export function consumeQuotaHook(store: RateLimitStore, now: () => number) {
   };
 }
 
+/**
+ * Sets the quota headers one by one: this runs on every response, and `reply.headers(object)` would
+ * cost an object and a walk over its keys.
+ */
+function writeQuotaHeaders(reply: FastifyReply, { limit, used, resetAt }: QuotaState, now: number): void {
+  const values = quotaHeaderValues(limit, used, resetAt, now);
+  for (let i = 0; i < QUOTA_HEADERS.length; i++) reply.header(QUOTA_HEADERS[i] as string, values[i]);
+}
+
 /** onSend step (last): reports the quota; a 304 is refunded because it does not count. */
 export function quotaHeadersHook(store: RateLimitStore, now: () => number) {
   const write = (reply: FastifyReply, quota: QuotaState, payload: unknown) => {
-    reply.headers(quotaHeaders(quota.limit, quota.used, quota.resetAt, now()));
+    writeQuotaHeaders(reply, quota, now());
     return payload;
   };
   return function writeQuotaHeaders(request: FastifyRequest, reply: FastifyReply, payload: unknown) {

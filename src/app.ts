@@ -1,5 +1,6 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { LogController, type FastifyInstance } from 'fastify';
+import { pino } from 'pino';
 import type { Config } from './config.js';
 import type { Db } from './db/connect.js';
 import type { App } from './http/app-types.js';
@@ -61,21 +62,28 @@ const instanceTag = Math.random().toString(36).slice(2, 8);
 /** Builds the whole service without listening; tests drive it with `inject()`. */
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const now = deps.now ?? Date.now;
+  const logOptions = {
+    level: deps.config.LOG_LEVEL,
+    redact: ['req.headers["x-api-key"]', 'req.headers.authorization', 'req.headers.cookie'],
+  };
+  // stdout unless a stream is given (tests capture lines)
+  const log = deps.logStream ? pino(logOptions, deps.logStream) : pino(logOptions);
   const app = Fastify({
-    logger: {
-      level: deps.config.LOG_LEVEL,
-      redact: ['req.headers["x-api-key"]', 'req.headers.authorization', 'req.headers.cookie'],
-      ...(deps.logStream ? { stream: deps.logStream } : {}),
-    },
+    // The logger is ours, not Fastify's: given a logger, Fastify adds 'finish' and 'error' listeners
+    // to every response (to time it for request logging, which our access log does itself, and
+    // only at info and below). Request loggers are children of ours (lazyChildLoggerFactory), and
+    // `app.log` is set to ours below, so every line Fastify or the app writes still goes through it.
+    logger: false,
     trustProxy: deps.config.TRUST_PROXY,
     genReqId: () => `${instanceTag}-${(++requestCounter).toString(36)}`,
-    childLoggerFactory: lazyChildLoggerFactory,
+    childLoggerFactory: lazyChildLoggerFactory(log),
     requestIdHeader: false,
     // our access log writes one line per request instead of Fastify's two
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: 1_048_576,
     ajv: { customOptions: { verbose: true, allErrors: false } },
   }).withTypeProvider<TypeBoxTypeProvider>() as App;
+  app.log = log;
 
   const rateLimitStore = deps.rateLimitStore ?? new MemoryRateLimitStore();
   const cache = new ResponseCache(deps.config.CACHE_TTL_MS);

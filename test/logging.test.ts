@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../src/app.js';
-import { openTestDb, type TestDb } from './helpers/db.js';
+import { dropTable, openTestDb, type TestDb } from './helpers/db.js';
 import { factories } from './helpers/factories.js';
 
 describe('access log', () => {
@@ -62,5 +62,19 @@ describe('access log', () => {
       [['/api-platform/ingest/logs/:token?x=1', 405]],
     );
     assert.ok(!JSON.stringify(lines).includes(token));
+  });
+
+  it("logs an unhandled error once, at error level, with the request's id and the error", async () => {
+    const { secret } = await factories(testDb.db).makeKey();
+    await dropTable(testDb, 'tournaments');
+    lines.length = 0;
+    const res = await app.inject({ url: '/api-platform/v1/tournaments', headers: { 'x-api-key': secret } });
+    assert.equal(res.statusCode, 500);
+    const errors = lines.filter((l) => l.level === 50);
+    assert.equal(errors.length, 1);
+    const [line] = errors as [Record<string, unknown>];
+    assert.equal(line.msg, 'unhandled error');
+    assert.equal(line.reqId, res.headers['x-request-id']);
+    assert.match(JSON.stringify(line.err), /tournaments/);
   });
 });

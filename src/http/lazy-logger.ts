@@ -75,9 +75,11 @@ export class LazyChildLogger implements FastifyBaseLogger {
   }
 }
 
-/** Fastify's `childLoggerFactory`: request loggers are made on first use. */
-export const lazyChildLoggerFactory: NonNullable<FastifyServerOptions['childLoggerFactory']> = (
-  logger,
-  bindings,
-  options,
-) => new LazyChildLogger(logger, bindings, options);
+/**
+ * Fastify's `childLoggerFactory`: request loggers are children of `root`, made on first use. The app
+ * gives Fastify no logger of its own (see app.ts), so the parent Fastify passes in is its no-op one.
+ */
+export const lazyChildLoggerFactory =
+  (root: FastifyBaseLogger): NonNullable<FastifyServerOptions['childLoggerFactory']> =>
+  (_parent, bindings, options) =>
+    new LazyChildLogger(root, bindings, options);

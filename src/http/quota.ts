@@ -9,35 +9,23 @@ export const WINDOW_MS = 3_600_000;
 /** Fixed one-hour windows aligned to the UTC hour. */
 export const windowStartOf = (now: number): number => now - (now % WINDOW_MS);
 
-/** The quota headers in the order `quotaHeaderValues` fills them. */
-const QUOTA_HEADERS = [
-  'x-ratelimit-limit',
-  'x-ratelimit-remaining',
-  'x-ratelimit-used',
-  'x-ratelimit-reset',
-  'ratelimit-policy',
-  'ratelimit',
-] as const;
-
-function quotaHeaderValues(limit: number, used: number, resetAt: number, now: number): string[] {
+/**
+ * Hands each quota header to `set`: the one place their names and values are written, for every
+ * response (set straight on the reply: no object built and walked per response) and for a 429.
+ */
+function eachQuotaHeader(
+  { limit, used, resetAt }: QuotaState,
+  now: number,
+  set: (name: string, value: string) => void,
+): void {
   const remaining = Math.max(0, limit - used);
-  const secondsLeft = Math.max(0, Math.ceil((resetAt - now) / 1000));
-  return [
-    String(limit),
-    String(remaining),
-    String(Math.min(used, limit)),
-    String(Math.ceil(resetAt / 1000)),
-    `"hourly";q=${limit};w=${WINDOW_MS / 1000}`,
-    `"hourly";r=${remaining};t=${secondsLeft}`,
-  ];
+  set('x-ratelimit-limit', String(limit));
+  set('x-ratelimit-remaining', String(remaining));
+  set('x-ratelimit-used', String(Math.min(used, limit)));
+  set('x-ratelimit-reset', String(Math.ceil(resetAt / 1000)));
+  set('ratelimit-policy', `"hourly";q=${limit};w=${WINDOW_MS / 1000}`);
+  set('ratelimit', `"hourly";r=${remaining};t=${Math.max(0, Math.ceil((resetAt - now) / 1000))}`);
 }
-
-const quotaHeaders = (limit: number, used: number, resetAt: number, now: number): Record<string, string> => {
-  const values = quotaHeaderValues(limit, used, resetAt, now);
-  const headers: Record<string, string> = {};
-  QUOTA_HEADERS.forEach((name, i) => (headers[name] = values[i] as string));
-  return headers;
-};
 
 /** Records the count on the request and rejects it past the key's quota. */
 function admit(
@@ -51,10 +39,15 @@ function admit(
   request.quota = quota;
   if (used > key.limit) {
     const retryAfter = Math.max(1, Math.ceil((quota.resetAt - at) / 1000));
+    const headers: Record<string, string> = {};
+    eachQuotaHeader(quota, at, (name, value) => {
+      headers[name] = value;
+    });
+    headers['retry-after'] = String(retryAfter);
     throw new ProblemError(
       'rate_limited',
       `This key's ${key.tier} tier allows ${key.limit} requests per hour; the quota resets in ${retryAfter} s.`,
-      { headers: { ...quotaHeaders(key.limit, used, quota.resetAt, at), 'retry-after': String(retryAfter) } },
+      { headers },
     );
   }
   return CONTINUE;
@@ -83,19 +76,12 @@ export function consumeQuotaHook(store: RateLimitStore, now: () => number) {
   };
 }
 
-/**
- * Sets the quota headers one by one: this runs on every response, and `reply.headers(object)` would
- * cost an object and a walk over its keys.
- */
-function writeQuotaHeaders(reply: FastifyReply, { limit, used, resetAt }: QuotaState, now: number): void {
-  const values = quotaHeaderValues(limit, used, resetAt, now);
-  for (let i = 0; i < QUOTA_HEADERS.length; i++) reply.header(QUOTA_HEADERS[i] as string, values[i]);
-}
-
 /** onSend step (last): reports the quota; a 304 is refunded because it does not count. */
 export function quotaHeadersHook(store: RateLimitStore, now: () => number) {
   const write = (reply: FastifyReply, quota: QuotaState, payload: unknown) => {
-    writeQuotaHeaders(reply, quota, now());
+    eachQuotaHeader(quota, now(), (name, value) => {
+      reply.header(name, value);
+    });
     return payload;
   };
   return function writeQuotaHeaders(request: FastifyRequest, reply: FastifyReply, payload: unknown) {

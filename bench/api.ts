@@ -6,16 +6,16 @@
  *
  * Builds, seeds a temp SQLite database, creates enough partner keys that no request is rate-limited,
  * starts the service as an operator does (`hub serve` from the build, in its own process, with
- * authentication, hourly quotas and the response cache at their defaults) and a raw server (also
- * in its own process), then loads each with autocannon (pipelining 1) from this process: the load
- * generator shares no event loop, heap or garbage collector with a server it measures. Each route is measured in `--rounds`
- * short rounds, each one a raw-server run and the route's run back to back (raw first, then route
- * first, alternately), and its ratio is the median of the per-round ratios: on a shared 2-core
- * machine throughput drifts by tens of percent within a minute, and pairing each figure with a
- * baseline taken seconds apart, many times over, keeps that drift out of the ratio. Latency
- * percentiles are over every request of every round. Top-frag is also measured with the response
- * cache off (a second `hub serve` with CACHE_TTL_MS=0), which times the rollup query itself. Any non-2xx response makes the run INVALID (exit code 1). `--big` seeds 100,000 users and
- * 5,000,000 kills.
+ * authentication, hourly quotas and the response cache at their defaults) and a raw server (also in
+ * its own process), then loads each with autocannon (pipelining 1) from this process: the load
+ * generator shares no event loop, heap or garbage collector with a server it measures. Each route is
+ * measured in `--rounds` short rounds, each one a raw-server run and the route's run back to back (raw
+ * first, then route first, alternately), and its ratio is the median of the per-round ratios: on a
+ * shared 2-core machine throughput drifts by tens of percent within a minute, and pairing each figure
+ * with a baseline taken seconds apart, many times over, keeps that drift out of the ratio. Latency
+ * percentiles are over every request of every round. Top-frag is also measured with the response cache
+ * off (a second `hub serve` with CACHE_TTL_MS=0), which times the rollup query itself. Any non-2xx
+ * response makes the run INVALID (exit code 1). `--big` seeds 100,000 users and 5,000,000 kills.
  */
 import { parseArgs } from 'node:util';
 import { API_PREFIX } from '../src/http/paths.js';

@@ -9,7 +9,8 @@ export interface ServerProcess {
 
 const stopper = (child: ChildProcess) => () =>
   new Promise<void>((resolve) => {
-    if (child.exitCode !== null) return resolve();
+    // gone already (a process ended by a signal has a signalCode and no exitCode)
+    if (child.exitCode !== null || child.signalCode !== null) return resolve();
     child.once('exit', () => resolve());
     child.kill('SIGTERM');
   });

@@ -9,6 +9,7 @@ import { API_PREFIX } from './http/paths.js';
 import { registerAccessLog } from './http/access-log.js';
 import { lazyChildLoggerFactory } from './http/lazy-logger.js';
 import { errorsPlugin } from './http/errors.js';
+import { strictIntegersPlugin } from './http/strict-integers.js';
 import { pipelinePlugin } from './http/pipeline.js';
 import { MemoryRateLimitStore, type RateLimitStore } from './http/rate-limit-store.js';
 import { ResponseCache } from './http/response-cache.js';
@@ -101,6 +102,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
 
   await app.register(errorsPlugin);
+  await app.register(strictIntegersPlugin);
   await registerDocs(app);
   const usage = new UsageRecorder(usageRows, now);
   app.decorate('usageRecorder', usage);

@@ -231,7 +231,7 @@ for (const dialect of testDialects()) {
             'an integer from 1 to 50',
           );
         }
-        for (const bad of ['-1', 'abc', '1.5', '1000001']) {
+        for (const bad of ['-1', 'abc', '1.5', '1000001', '0x5', '5e0']) {
           await expectInvalidParameter(
             ctx,
             `/forum/threads?offset=${bad}`,

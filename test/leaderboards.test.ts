@@ -101,6 +101,20 @@ for (const dialect of testDialects()) {
         await expectInvalidParameter(ctx, `/leaderboards?limit=${bad}`, 'limit', 'an integer from 1 to 100');
       }
     });
+
+    it('takes decimal digits only: hex, exponents, decimals and padding are 400s, not coerced', async () => {
+      for (const bad of ['0x10', '1e1', '10.0', '%2010', '10%20', '+10', '0b11']) {
+        const problem = await expectInvalidParameter(
+          ctx,
+          `/leaderboards?limit=${bad}`,
+          'limit',
+          'an integer from 1 to 100',
+        );
+        assert.match(problem.detail, /\(got "/, bad);
+      }
+      // leading zeros are still decimal
+      assert.equal((await board('?limit=010')).length, 10);
+    });
   });
 
   describe(`leaderboards on an empty hub (${dialect})`, () => {

@@ -55,12 +55,13 @@ for (const dialect of testDialects()) {
       assert.equal(problem.status, 404);
       assert.equal(problem.instance, missing.headers['x-request-id']);
 
-      for (const bad of ['abc', '0', '-1', '1.5', '99999999999']) {
+      for (const bad of ['abc', '0', '-1', '1.5', '99999999999', '0x1', '1e0', '%201']) {
         const res = await ctx.get(`/users/${bad}`);
         assert.equal(res.statusCode, 400, bad);
         const p = json<Problem>(res);
         assert.equal(p.code, 'invalid_parameter');
         assert.equal(p.errors?.[0]?.name, 'id');
+        assert.equal(p.errors[0].in, 'path');
         assert.match(p.detail, /id/);
       }
       const stats = await ctx.get('/users/999999/stats');

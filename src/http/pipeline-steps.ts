@@ -10,6 +10,10 @@ export type MaybePromise<T> = T | Promise<T>;
 export const isPromise = <T>(value: MaybePromise<T>): value is Promise<T> =>
   typeof (value as { then?: unknown } | null | undefined)?.then === 'function';
 
+/** A route option that holds one hook or several, as a list. */
+export const asArray = <T>(hooks: T | T[] | undefined): T[] =>
+  hooks === undefined ? [] : Array.isArray(hooks) ? hooks : [hooks];
+
 /** Applies `next` to a value now, or once it resolves. */
 export const andThen = <T, R>(
   value: MaybePromise<T>,

@@ -4,7 +4,7 @@ import type { KeysRepo } from '../modules/keys/repo.js';
 import { recordUsageStep } from '../modules/usage/plugin.js';
 import type { UsageRecorder } from '../modules/usage/recorder.js';
 import { apiKeyAuthHook } from './api-key-auth.js';
-import { requestSequence, sendSequence, type RequestStep, type SendStep } from './pipeline-steps.js';
+import { asArray, requestSequence, sendSequence, type RequestStep, type SendStep } from './pipeline-steps.js';
 import { consumeQuotaHook, quotaHeadersHook } from './quota.js';
 import type { RateLimitStore } from './rate-limit-store.js';
 import { etagHook, serveFromCacheHook, type ResponseCache } from './response-cache.js';
@@ -17,9 +17,6 @@ export interface PipelineOptions {
   usage: UsageRecorder;
   now: () => number;
 }
-
-const asArray = <T>(hooks: T | T[] | undefined): T[] =>
-  hooks === undefined ? [] : Array.isArray(hooks) ? hooks : [hooks];
 
 /**
  * Attaches the cross-cutting steps a route declares in its `config`, in one fixed order, as one

@@ -16,7 +16,7 @@ export interface ProblemHelp {
  */
 export const PROBLEM_HELP: Record<ErrorCode, ProblemHelp> = {
   invalid_parameter: {
-    when: 'A path or query parameter is malformed, outside its documented range, not one of its allowed values, or not known to the operation. Out-of-range values are rejected, never clamped.',
+    when: 'A path or query parameter is malformed (integers take decimal digits only: `10`, not `0x10`, `1e1` or `10.0`), outside its documented range, not one of its allowed values, or not known to the operation. Out-of-range values are rejected, never clamped.',
     fix: 'Read `errors`: each entry names the parameter (`in`, `name`) and says what it must be (`reason`). Correct the value; repeating the same request gives the same answer.',
     example: "query parameter 'limit' must be an integer from 1 to 100 (got 500)",
   },

@@ -50,10 +50,10 @@ export class UsageRecorder {
   }
 
   private add(keyId: number, hour: number, cls: StatusClass, count: number, usedAt: number): void {
-    const tally = this.tallies.get(keyId);
+    let tally = this.tallies.get(keyId);
     if (!tally) {
-      this.tallies.set(keyId, { rows: [{ key_id: keyId, hour, class: cls, count }], lastUsed: usedAt });
-      return;
+      tally = { rows: [], lastUsed: usedAt };
+      this.tallies.set(keyId, tally);
     }
     bump(tally, keyId, hour, cls, count);
     if (tally.lastUsed < usedAt) tally.lastUsed = usedAt;

@@ -13,8 +13,8 @@ import { sql } from 'kysely';
 import { buildApp } from '../src/app.js';
 import { connect, type Db } from '../src/db/connect.js';
 import { migrateToLatest } from '../src/db/migrate.js';
-import { serversRepo } from '../src/ingest/servers-repo.js';
-import { generateToken, hashToken } from '../src/ingest/tokens.js';
+import { serversRepo } from '../src/modules/servers/repo.js';
+import { generateToken, hashToken } from '../src/modules/servers/tokens.js';
 import { keysRepo } from '../src/modules/keys/repo.js';
 import { createKey } from '../src/modules/keys/service.js';
 

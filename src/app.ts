@@ -38,9 +38,8 @@ import { UsageRecorder } from './modules/usage/recorder.js';
 import { usageRepo } from './modules/usage/repo.js';
 import { usersRepo } from './modules/users/repo.js';
 import { usersRoutes } from './modules/users/routes.js';
-import { webRoutes } from './web/routes.js';
-import { ingestPipeline } from './ingest/pipeline.js';
-import { serversRepo as ingestServersRepo } from './ingest/servers-repo.js';
+import { webRoutes } from './modules/portal/pages/routes.js';
+import { ingestPipeline } from './modules/ingest/pipeline.js';
 import { INGEST_PREFIX, ingestRoutes } from './modules/ingest/routes.js';
 
 export interface AppDeps {
@@ -136,7 +135,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
   await registerPortal(app, { accounts, keys: portalKeys, pages: webRoutes(accounts, portalKeys) });
   await app.register(
-    ingestRoutes({ servers: ingestServersRepo(deps.db.kysely), pipeline: ingestPipeline(deps.db, now) }),
+    ingestRoutes({ servers: serversRepo(deps.db.kysely), pipeline: ingestPipeline(deps.db, now) }),
     { prefix: INGEST_PREFIX },
   );
   await registerDocsRoutes(app);

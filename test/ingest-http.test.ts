@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Problem } from '../src/http/problem.js';
-import { serversRepo } from '../src/ingest/servers-repo.js';
+import { serversRepo } from '../src/modules/servers/repo.js';
 import type { IngestResultBody } from '../src/modules/ingest/routes.js';
 import { createTestContext, json, type TestContext } from './helpers/context.js';
 import { dropTable, testDialects } from './helpers/db.js';

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { createSocket } from 'node:dgram';
 import { after, before, describe, it } from 'node:test';
-import { ingestPipeline } from '../src/ingest/pipeline.js';
-import { serversRepo } from '../src/ingest/servers-repo.js';
-import { startUdpIngest, type UdpIngest } from '../src/ingest/udp.js';
+import { ingestPipeline } from '../src/modules/ingest/pipeline.js';
+import { serversRepo } from '../src/modules/servers/repo.js';
+import { startUdpIngest, type UdpIngest } from '../src/modules/ingest/udp.js';
 import { openTestDb, testDialects, type TestDb } from './helpers/db.js';
 import { registerServer } from './helpers/ingest.js';
 

@@ -3,10 +3,10 @@ import { createSocket, type Socket } from 'node:dgram';
 import { createServer, type Server } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import type { Db } from '../src/db/connect.js';
-import { serversRepo } from '../src/ingest/servers-repo.js';
-import { A2S_INFO_REQUEST, parseInfo, queryA2S } from '../src/poller/a2s.js';
-import { startPoller } from '../src/poller/poller.js';
-import { packet, querySLP, readVarInt, varInt } from '../src/poller/slp.js';
+import { serversRepo } from '../src/modules/servers/repo.js';
+import { A2S_INFO_REQUEST, parseInfo, queryA2S } from '../src/modules/servers/poller/a2s.js';
+import { startPoller } from '../src/modules/servers/poller/poller.js';
+import { packet, querySLP, readVarInt, varInt } from '../src/modules/servers/poller/slp.js';
 import { openTestDb, testDialects, type TestDb } from './helpers/db.js';
 import { registerServer } from './helpers/ingest.js';
 

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { buildApp } from '../src/app.js';
 import { connect } from '../src/db/connect.js';
-import { hashToken } from '../src/ingest/tokens.js';
+import { hashToken } from '../src/modules/servers/tokens.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'hub-cli-'));
 const DATABASE_URL = `sqlite:${join(dir, 'hub.sqlite')}`;

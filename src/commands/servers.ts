@@ -1,8 +1,8 @@
 import { isIP } from 'node:net';
 import type { Db } from '../db/connect.js';
 import { GAMES } from '../http/schemas.js';
-import { serversRepo } from '../ingest/servers-repo.js';
-import { generateToken, hashToken } from '../ingest/tokens.js';
+import { serversRepo } from '../modules/servers/repo.js';
+import { generateToken, hashToken } from '../modules/servers/tokens.js';
 import { intOption, iso, oneOf, parse, UsageError } from './args.js';
 
 export const SERVERS_USAGE = `hub servers add --name TEXT --game cs2|cs16|rust|minecraft --ip IP --port N [--query-port N] [--json]

@@ -1,10 +1,10 @@
 import type { Config } from '../config.js';
 import { connect, type Db } from '../db/connect.js';
 import { migrateToLatest } from '../db/migrate.js';
-import { ingestPipeline } from '../ingest/pipeline.js';
-import { serversRepo } from '../ingest/servers-repo.js';
-import { startUdpIngest } from '../ingest/udp.js';
-import { startPoller } from '../poller/poller.js';
+import { ingestPipeline } from '../modules/ingest/pipeline.js';
+import { serversRepo } from '../modules/servers/repo.js';
+import { startUdpIngest } from '../modules/ingest/udp.js';
+import { startPoller } from '../modules/servers/poller/poller.js';
 
 type WorkerConfig = Pick<
   Config,

@@ -1,4 +1,4 @@
-import { ensureAchievementCatalog } from '../ingest/repo.js';
+import { ensureAchievementCatalog } from '../modules/ingest/repo.js';
 import type SQLite from 'better-sqlite3';
 import { CompiledQuery, sql, type Kysely } from 'kysely';
 import type { Db, Dialect } from '../db/connect.js';

@@ -1,7 +1,7 @@
 import type { LightMyRequestResponse } from 'fastify';
 import type { Db } from '../../src/db/connect.js';
-import { serversRepo } from '../../src/ingest/servers-repo.js';
-import { generateToken, hashToken } from '../../src/ingest/tokens.js';
+import { serversRepo } from '../../src/modules/servers/repo.js';
+import { generateToken, hashToken } from '../../src/modules/servers/tokens.js';
 import type { TestContext } from './context.js';
 
 let port = 27015;

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { parseLogBatch } from '../../src/ingest/cs2-log.js';
-import { distanceMetres, parseLogLine, type LogEvent } from '../../src/ingest/log-line.js';
-import { applyLogEvents, emptyState } from '../../src/ingest/match-state.js';
-import { toSteamId64 } from '../../src/ingest/steam-ids.js';
+import { parseLogBatch } from '../../src/modules/ingest/parsers/cs2-log.js';
+import { distanceMetres, parseLogLine, type LogEvent } from '../../src/modules/ingest/parsers/log-line.js';
+import { applyLogEvents, emptyState } from '../../src/modules/ingest/match-state.js';
+import { toSteamId64 } from '../../src/modules/ingest/parsers/steam-ids.js';
 
 const event = (line: string): LogEvent => {
   const r = parseLogLine(line);

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { parseLogBatch } from '../../src/ingest/cs2-log.js';
-import { parseGoldSrcLine, parseLogPacket } from '../../src/ingest/goldsrc-log.js';
-import { applyLogEvents, emptyState } from '../../src/ingest/match-state.js';
+import { parseLogBatch } from '../../src/modules/ingest/parsers/cs2-log.js';
+import { parseGoldSrcLine, parseLogPacket } from '../../src/modules/ingest/parsers/goldsrc-log.js';
+import { applyLogEvents, emptyState } from '../../src/modules/ingest/match-state.js';
 
 const L = 'L 11/21/2026 - 19:34:51: ';
 const AT = Date.UTC(2026, 10, 21, 19, 34, 51);

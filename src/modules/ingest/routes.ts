@@ -2,10 +2,10 @@ import type { FastifyRequest } from 'fastify';
 import { Type, type Static } from 'typebox';
 import type { App } from '../../http/app-types.js';
 import { errorResponses, ProblemError } from '../../http/problem.js';
-import { EventBatchSchema, MAX_EVENTS, validateEvents } from '../../ingest/json-events.js';
-import type { IngestPipeline, IngestServerRef, Rejection } from '../../ingest/pipeline.js';
-import type { ServersRepo } from '../../ingest/servers-repo.js';
-import { hashToken, TOKEN_PATTERN } from '../../ingest/tokens.js';
+import { EventBatchSchema, MAX_EVENTS, validateEvents } from './parsers/json-events.js';
+import type { IngestPipeline, IngestServerRef, Rejection } from './pipeline.js';
+import type { ServersRepo } from '../servers/repo.js';
+import { hashToken, TOKEN_PATTERN } from '../servers/tokens.js';
 import { sameHash } from '../keys/key-format.js';
 
 export const INGEST_PREFIX = '/api-platform/ingest';

@@ -1,6 +1,6 @@
-import { TIERS } from '../modules/keys/tiers.js';
-import type { PortalKey, UsageBody } from '../modules/portal/schemas.js';
-import { PORTAL_PREFIX, type PortalAccount } from '../modules/portal/session-auth.js';
+import { TIERS } from '../../keys/tiers.js';
+import type { PortalKey, UsageBody } from '../schemas.js';
+import { PORTAL_PREFIX, type PortalAccount } from '../session-auth.js';
 import { SERIES, usageChart } from './chart.js';
 import { html, layout, type SafeHtml } from './html.js';
 

@@ -1,9 +1,9 @@
 import { sql, type Kysely, type Transaction } from 'kysely';
-import type { Dialect } from '../db/connect.js';
-import type { Database } from '../db/types.js';
-import { ACHIEVEMENTS, type Counter } from '../engines/achievements.js';
-import { chunks } from '../modules/killboard/rollups.js';
-import { KILL_COLUMNS } from '../modules/killboard/kill-columns.js';
+import type { Dialect } from '../../db/connect.js';
+import type { Database } from '../../db/types.js';
+import { ACHIEVEMENTS, type Counter } from '../../engines/achievements.js';
+import { chunks } from '../killboard/rollups.js';
+import { KILL_COLUMNS } from '../killboard/kill-columns.js';
 
 /** All SQL of the ingest pipeline; every function runs inside the batch's transaction. */
 type Trx = Transaction<Database>;

@@ -1,4 +1,4 @@
-import type { UsageHour } from '../modules/portal/schemas.js';
+import type { UsageHour } from '../schemas.js';
 import { html, type SafeHtml } from './html.js';
 
 /** Stack order, bottom up, with the legend's wording. */

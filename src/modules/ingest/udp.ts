@@ -1,9 +1,9 @@
 import { createSocket, type RemoteInfo, type Socket } from 'node:dgram';
-import { parseLogPacket } from './goldsrc-log.js';
-import { parseLogLine, type LogEvent } from './log-line.js';
+import { parseLogPacket } from './parsers/goldsrc-log.js';
+import { parseLogLine, type LogEvent } from './parsers/log-line.js';
 import type { IngestPipeline } from './pipeline.js';
-import type { IngestServer, ServersRepo } from './servers-repo.js';
-import { hashToken, TOKEN_PATTERN } from './tokens.js';
+import type { IngestServer, ServersRepo } from '../servers/repo.js';
+import { hashToken, TOKEN_PATTERN } from '../servers/tokens.js';
 
 /**
  * UDP log receiver for `logaddress_add` (CS 1.6 and other GoldSrc/Source servers). A datagram is

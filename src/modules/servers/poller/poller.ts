@@ -1,4 +1,4 @@
-import type { ServersRepo } from '../ingest/servers-repo.js';
+import type { ServersRepo } from '../repo.js';
 import { queryA2S } from './a2s.js';
 import { querySLP } from './slp.js';
 

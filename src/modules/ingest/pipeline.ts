@@ -1,13 +1,13 @@
 import type { Transaction } from 'kysely';
-import type { Db } from '../db/connect.js';
-import type { Database } from '../db/types.js';
-import { COUNTERS, type Counter } from '../engines/achievements.js';
-import { rateMatch, ELO_START, type EloPlayer } from '../engines/elo.js';
-import { LONG_RANGE_METRES, progress, weaponClass, xpForActivity, type Activity } from '../engines/xp.js';
-import { ELO_GAMES } from '../engines/elo.js';
-import { addKillsToRollups, dayOf, ensureFragWindow } from '../modules/killboard/rollups.js';
-import { parseLogBatch } from './cs2-log.js';
-import type { LogEvent } from './log-line.js';
+import type { Db } from '../../db/connect.js';
+import type { Database } from '../../db/types.js';
+import { COUNTERS, type Counter } from '../../engines/achievements.js';
+import { rateMatch, ELO_START, type EloPlayer } from '../../engines/elo.js';
+import { LONG_RANGE_METRES, progress, weaponClass, xpForActivity, type Activity } from '../../engines/xp.js';
+import { ELO_GAMES } from '../../engines/elo.js';
+import { addKillsToRollups, dayOf, ensureFragWindow } from '../killboard/rollups.js';
+import { parseLogBatch } from './parsers/cs2-log.js';
+import type { LogEvent } from './parsers/log-line.js';
 import {
   applyLogEvents,
   endsOnMapChange,

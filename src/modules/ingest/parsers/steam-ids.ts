@@ -1,4 +1,4 @@
-import { fromAnySteamId, STEAM_ID64_BASE } from '../engines/steam-id.js';
+import { fromAnySteamId, STEAM_ID64_BASE } from '../../../engines/steam-id.js';
 
 const ACCOUNT_ZERO = String(STEAM_ID64_BASE);
 

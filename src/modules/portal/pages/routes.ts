@@ -1,10 +1,10 @@
 import { createHash } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { App } from '../http/app-types.js';
-import { ProblemError } from '../http/problem.js';
-import type { AccountsService } from '../modules/accounts/service.js';
-import type { PortalKeysService } from '../modules/portal/keys-service.js';
-import { PORTAL_BODY_LIMIT } from '../modules/portal/routes.js';
+import type { App } from '../../../http/app-types.js';
+import { ProblemError } from '../../../http/problem.js';
+import type { AccountsService } from '../../accounts/service.js';
+import type { PortalKeysService } from '../keys-service.js';
+import { PORTAL_BODY_LIMIT } from '../routes.js';
 import {
   assertSameOrigin,
   clearSessionCookie,
@@ -17,8 +17,8 @@ import {
   sessionIdOf,
   setSessionCookie,
   type PortalAccount,
-} from '../modules/portal/session-auth.js';
-import { newSecretToken } from '../modules/accounts/service.js';
+} from '../session-auth.js';
+import { newSecretToken } from '../../accounts/service.js';
 import { PORTAL_CSS, PORTAL_JS } from './assets.js';
 import {
   BASE,

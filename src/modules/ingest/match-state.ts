@@ -1,4 +1,4 @@
-import { distanceMetres, type LogEvent, type LogPlayer } from './log-line.js';
+import { distanceMetres, type LogEvent, type LogPlayer } from './parsers/log-line.js';
 
 /**
  * The state of one server's log stream, carried from batch to batch (stored per server in

@@ -1,5 +1,5 @@
 import { randomInt } from 'node:crypto';
-import { hashKey } from '../modules/keys/key-format.js';
+import { hashKey } from '../keys/key-format.js';
 
 /**
  * Ingest tokens are 32 decimal digits (≈106 bits), first digit non-zero. Digits only, because the

@@ -1,6 +1,6 @@
 import { Type, type Static, type TSchema } from 'typebox';
 import { Compile } from 'typebox/compile';
-import type { BatchItems, Rejection } from './pipeline.js';
+import type { BatchItems, Rejection } from '../pipeline.js';
 import { toSteamId64 } from './steam-ids.js';
 
 /**

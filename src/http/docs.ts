@@ -74,6 +74,12 @@ export async function registerDocs(app: FastifyInstance): Promise<void> {
             description:
               'Your API key (`ghk_` followed by 38 letters and digits), from the developer portal.',
           },
+          bearer: {
+            type: 'http',
+            scheme: 'bearer',
+            description:
+              'The preview `/v1` surface: an OAuth 2.0 access token acting for a hub user, or an API key (`ghk_…`) sent as a bearer token for public data.',
+          },
           ingestToken: {
             type: 'http',
             scheme: 'bearer',

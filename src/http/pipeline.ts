@@ -3,7 +3,9 @@ import fp from 'fastify-plugin';
 import type { KeysRepo } from '../modules/keys/repo.js';
 import { recordUsageStep } from '../modules/usage/plugin.js';
 import type { UsageRecorder } from '../modules/usage/recorder.js';
+import type { AccessTokenVerifier } from './access-tokens.js';
 import { apiKeyAuthHook } from './api-key-auth.js';
+import { bearerAuthHook, requireScopeStep } from './bearer-auth.js';
 import { asArray, requestSequence, sendSequence, type RequestStep, type SendStep } from './pipeline-steps.js';
 import { consumeQuotaHook, quotaHeadersHook } from './quota.js';
 import type { RateLimitStore } from './rate-limit-store.js';
@@ -16,18 +18,21 @@ export interface PipelineOptions {
   cache: ResponseCache;
   usage: UsageRecorder;
   now: () => number;
+  /** resolves OAuth access tokens on bearer routes (absent: only API keys pass there) */
+  accessTokens?: AccessTokenVerifier;
 }
 
 /**
  * Attaches the cross-cutting steps a route declares in its `config`, in one fixed order, as one
  * hook per phase (Fastify pays for one hook instead of one per step):
- *   onRequest: authenticate -> consume quota -> serve from cache
+ *   onRequest: authenticate (x-api-key, or bearer + scope) -> consume quota -> serve from cache
  *   onSend:    ETag/store -> quota headers (so a 304 is known before the quota is reported)
  *              -> count usage (by the final status)
  */
 export const pipelinePlugin = fp<PipelineOptions>(
   (app: FastifyInstance, options) => {
     const authenticate = apiKeyAuthHook(options.keys);
+    const authenticateBearer = bearerAuthHook(options.keys, options.accessTokens);
     const consumeQuota = consumeQuotaHook(options.rateLimitStore, options.now);
     const serveFromCache = serveFromCacheHook(options.cache, options.now);
     const tagAndStore = etagHook(options.cache, options.now);
@@ -36,6 +41,8 @@ export const pipelinePlugin = fp<PipelineOptions>(
     // Declared up front, so every request object is built with the same shape and the property
     // accesses on the hot path stay monomorphic (instead of each step adding a property).
     app.decorateRequest('apiKey', undefined);
+    app.decorateRequest('principal', undefined);
+    app.decorateRequest('quotaSubject', undefined);
     app.decorateRequest('quota', undefined);
     app.decorateRequest('servedFromCache', false);
 
@@ -45,12 +52,17 @@ export const pipelinePlugin = fp<PipelineOptions>(
       const onRequest: RequestStep[] = [];
       const onSend: SendStep[] = [];
       if (config.auth === 'apiKey') onRequest.push(authenticate, consumeQuota);
+      if (config.auth === 'bearer') {
+        // the scope is checked before the quota: a credential refused for its scope spends nothing
+        onRequest.push(authenticateBearer, requireScopeStep(config.scope, config.userContext === true));
+        onRequest.push(consumeQuota);
+      }
       if (config.cache) {
         // With the cache off (CACHE_TTL_MS=0) only ETags and 304s remain: nothing to look up or store.
         if (options.cache.ttlMs > 0) onRequest.push(serveFromCache);
         onSend.push(tagAndStore);
       }
-      if (config.auth === 'apiKey') onSend.push(writeQuotaHeaders, recordUsage);
+      if (config.auth !== undefined) onSend.push(writeQuotaHeaders, recordUsage);
       if (onRequest.length) route.onRequest = [...asArray(route.onRequest), requestSequence(onRequest)];
       // Ahead of the route's own onSend hooks: Fastify's HEAD twin of a GET ends with one that drops
       // the body, and the ETag must be computed from that body for HEAD to carry the GET's headers.

@@ -45,6 +45,23 @@ export const PROBLEM_HELP: Record<ErrorCode, ProblemHelp> = {
     fix: 'Obtain a fresh token (refresh it, or sign in again) and repeat the request.',
     example: 'The access token has expired.',
   },
+  missing_token: {
+    when: 'A preview (`/v1`) operation was called without `Authorization: Bearer <token>`. The preview surface takes an OAuth access token (acting for a user who granted your app) or an API key sent as a bearer token.',
+    fix: 'Send `Authorization: Bearer <access token>` (from the OAuth flow) or `Authorization: Bearer ghk_…` (an API key, public data only).',
+    example:
+      'Send an OAuth access token or an API key in the Authorization header: `Authorization: Bearer <token>`.',
+  },
+  insufficient_scope: {
+    when: 'The access token is valid but the user did not grant the scope this operation needs (the `WWW-Authenticate` header names it), or an API key was used for a scope API keys never hold.',
+    fix: 'Send the user through the authorization flow again asking for the scope named in `WWW-Authenticate`; the consent screen asks only for what is new.',
+    example: "This operation needs the 'economy:read' scope, which this credential was not granted.",
+  },
+  user_context_required: {
+    when: 'The operation acts for a signed-in hub user (their profile, balance, clans) and was called with an API key or an app-only (client_credentials) token.',
+    fix: 'Call it with an access token from the authorization code flow, issued for the user who granted your app.',
+    example:
+      'This operation acts for a signed-in hub user: call it with an OAuth access token the user granted, not an API key or an app token.',
+  },
   forbidden: {
     when: 'The credentials are valid but do not allow this action, for example a resource that belongs to another account.',
     fix: 'Use credentials that own the resource or hold the needed permission; repeating the request unchanged will not help.',

@@ -2,7 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { andThen, CONTINUE, isPromise, type MaybePromise } from './pipeline-steps.js';
 import { ProblemError } from './problem.js';
 import type { RateLimitStore } from './rate-limit-store.js';
-import type { AuthenticatedKey, QuotaState } from './request-context.js';
+import type { QuotaState, QuotaSubject } from './request-context.js';
 
 export const WINDOW_MS = 3_600_000;
 
@@ -30,7 +30,7 @@ function eachQuotaHeader(
 /** Records the count on the request and rejects it past the key's quota. */
 function admit(
   request: FastifyRequest,
-  key: AuthenticatedKey,
+  key: QuotaSubject,
   quota: QuotaState,
   at: number,
   used: number,
@@ -46,7 +46,7 @@ function admit(
     headers['retry-after'] = String(retryAfter);
     throw new ProblemError(
       'rate_limited',
-      `This key's ${key.tier} tier allows ${key.limit} requests per hour; the quota resets in ${retryAfter} s.`,
+      `This ${key.noun}'s ${key.tier} tier allows ${key.limit} requests per hour; the quota resets in ${retryAfter} s.`,
       { headers },
     );
   }
@@ -56,10 +56,13 @@ function admit(
 /** The rate-limit store's counter name for a key. */
 export const storeKeyOf = (keyId: number): string => `key:${keyId}`;
 
-/** onRequest step (after authentication): counts the request and rejects it past the quota. */
+/** The counter of an OAuth app acting for one user (or for itself: user 0). */
+export const appStoreKeyOf = (appId: number, userId: number | null): string => `app:${appId}:${userId ?? 0}`;
+
+/** onRequest step (after authentication): counts the request and rejects it past the subject's quota. */
 export function consumeQuotaHook(store: RateLimitStore, now: () => number) {
   return function consumeQuota(request: FastifyRequest, _reply: FastifyReply): MaybePromise<boolean> {
-    const key = request.apiKey;
+    const key = request.quotaSubject;
     if (!key) return CONTINUE;
     const at = now();
     const windowStart = windowStartOf(at);
@@ -68,7 +71,7 @@ export function consumeQuotaHook(store: RateLimitStore, now: () => number) {
       used: 0,
       windowStart,
       resetAt: windowStart + WINDOW_MS,
-      storeKey: storeKeyOf(key.id),
+      storeKey: key.storeKey,
     };
     const used = store.hit(quota.storeKey, windowStart, WINDOW_MS);
     if (isPromise(used)) return used.then((count) => admit(request, key, quota, at, count));

@@ -69,7 +69,8 @@ export const RESPONSE_HEADERS: Record<string, HeaderObject> = {
     example: 1260,
   },
   'WWW-Authenticate': {
-    description: 'How to authenticate: an API key in the `x-api-key` header.',
+    description:
+      'How to authenticate: an API key in the `x-api-key` header (published API), or a bearer token (`/v1`, RFC 6750: `error` and the missing `scope` on a 401 or 403).',
     schema: { type: 'string' },
     example: 'ApiKey header="x-api-key"',
   },
@@ -145,9 +146,11 @@ function completeOperation(doc: OpenApiDocument, operation: OperationObject): vo
     const code = Number(status);
     const headers: string[] = [];
     if ((code === 200 || code === 304) && cache) headers.push('ETag');
-    // The quota is reported on every answer to a valid key; a 401 happens before there is a key.
-    if (auth === 'apiKey' && code !== 401) headers.push(...QUOTA_HEADERS);
-    if (code === 401 && auth === 'apiKey') headers.push('WWW-Authenticate');
+    // The quota is reported on every answer to a valid credential; a 401 happens before there is
+    // one, and a bearer route's 403 (scope) before anything is counted.
+    const keyed = auth === 'apiKey' || auth === 'bearer';
+    if (keyed && code !== 401 && !(auth === 'bearer' && code === 403)) headers.push(...QUOTA_HEADERS);
+    if (keyed && (code === 401 || (auth === 'bearer' && code === 403))) headers.push('WWW-Authenticate');
     if (code === 429) headers.push('Retry-After');
     headers.push('x-request-id');
     addHeaders(response, headers);

@@ -40,6 +40,7 @@ import { usersRepo } from './modules/users/repo.js';
 import { usersRoutes } from './modules/users/routes.js';
 import { webRoutes } from './modules/portal/pages/routes.js';
 import { ingestPipeline } from './modules/ingest/pipeline.js';
+import { idempotencyRepo } from './modules/idempotency/repo.js';
 import { INGEST_PREFIX, ingestRoutes } from './modules/ingest/routes.js';
 
 export interface AppDeps {
@@ -105,7 +106,14 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await registerDocs(app);
   const usage = new UsageRecorder(usageRows, now);
   app.decorate('usageRecorder', usage);
-  await app.register(pipelinePlugin, { keys, rateLimitStore, cache, usage, now });
+  await app.register(pipelinePlugin, {
+    keys,
+    rateLimitStore,
+    cache,
+    usage,
+    now,
+    idempotency: idempotencyRepo(deps.db.kysely),
+  });
   await app.register(usagePlugin, { recorder: usage, flushEveryMs: deps.usageFlushMs ?? 5000 });
 
   await app.register(

@@ -1,42 +1,19 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import Fastify, { type FastifyInstance } from 'fastify';
-import type { AccessTokenVerifier, VerifiedAccessToken } from '../src/http/access-tokens.js';
-import { errorsPlugin } from '../src/http/errors.js';
-import { pipelinePlugin } from '../src/http/pipeline.js';
+import type { FastifyInstance } from 'fastify';
+
 import type { Problem } from '../src/http/problem.js';
-import { MemoryRateLimitStore } from '../src/http/rate-limit-store.js';
-import { ResponseCache } from '../src/http/response-cache.js';
-import type { Scope } from '../src/http/scopes.js';
 import { keysRepo } from '../src/modules/keys/repo.js';
-import { UsageRecorder } from '../src/modules/usage/recorder.js';
-import { usageRepo } from '../src/modules/usage/repo.js';
 import { openTestDb, testDialects, type TestDb } from './helpers/db.js';
 import { factories } from './helpers/factories.js';
+import { pipelineApp } from './helpers/pipeline-app.js';
+import { TokenTable, userToken } from './helpers/token-table.js';
 
 /**
  * The bearer step of the pipeline on routes declared the way /v1 routes declare themselves. The
- * access-token verifier is the authorization server's job; here a table of tokens stands in for
- * it, so the step's own rules (challenges, scopes, user context, quota subject) are tested alone.
+ * access-token verifier is the authorization server's job; a table of tokens stands in for it
+ * here, so the step's own rules (challenges, scopes, user context, quota subject) are tested alone.
  */
-class TokenTable implements AccessTokenVerifier {
-  readonly tokens = new Map<string, VerifiedAccessToken>();
-  verify(token: string): VerifiedAccessToken | undefined {
-    const found = this.tokens.get(token);
-    return found && found.expiresAt > Date.now() ? found : undefined;
-  }
-}
-
-const userToken = (scopes: Scope[], overrides: Partial<VerifiedAccessToken> = {}): VerifiedAccessToken => ({
-  userId: 7,
-  appId: 3,
-  clientId: 'client-3',
-  scopes: new Set(scopes),
-  tier: 'free',
-  expiresAt: Date.now() + 3_600_000,
-  ...overrides,
-});
-
 for (const dialect of testDialects()) {
   describe(`bearer step (${dialect})`, () => {
     let testDb: TestDb;
@@ -45,24 +22,18 @@ for (const dialect of testDialects()) {
 
     before(async () => {
       testDb = await openTestDb(dialect);
-      const keys = keysRepo(testDb.db.kysely, { reader: testDb.db.reader });
-      app = Fastify({ logger: false });
-      await app.register(errorsPlugin);
-      await app.register(pipelinePlugin, {
-        keys,
-        rateLimitStore: new MemoryRateLimitStore(),
-        cache: new ResponseCache(0),
-        usage: new UsageRecorder(usageRepo(testDb.db.kysely), Date.now),
-        now: Date.now,
-        accessTokens: tokens,
+      app = await pipelineApp(testDb.db, tokens, (routes) => {
+        routes.get('/public', { config: { auth: 'bearer', scope: 'servers:read' } }, (request) => ({
+          kind: request.principal?.kind,
+        }));
+        routes.get(
+          '/me',
+          { config: { auth: 'bearer', scope: 'identify', userContext: true } },
+          (request) => ({
+            user: request.principal?.userId,
+          }),
+        );
       });
-      app.get('/public', { config: { auth: 'bearer', scope: 'servers:read' } }, (request) => ({
-        kind: request.principal?.kind,
-      }));
-      app.get('/me', { config: { auth: 'bearer', scope: 'identify', userContext: true } }, (request) => ({
-        user: request.principal?.userId,
-      }));
-      await app.ready();
     });
     after(async () => {
       await app.close();

@@ -220,6 +220,7 @@ export interface Database {
   player_counters: PlayerCountersTable;
   xp_events: XpEventsTable;
   level_ups: LevelUpsTable;
+  idempotency_keys: IdempotencyKeysTable;
 }
 
 /** One row per accepted JSON event: (server, client id) makes a resent batch count once. */
@@ -257,4 +258,18 @@ export interface LevelUpsTable {
   from_level: number;
   to_level: number;
   occurred_at: Millis;
+}
+
+/** A state-changing /v1 request's Idempotency-Key and, once answered, the response to replay. */
+export interface IdempotencyKeysTable {
+  owner: string;
+  key: string;
+  fingerprint: string;
+  state: 'in_flight' | 'done';
+  status: number | null;
+  content_type: string | null;
+  body: string | null;
+  created_at: Millis;
+  lease_until: Millis;
+  expires_at: Millis;
 }

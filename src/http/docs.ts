@@ -42,6 +42,7 @@ function transformRoute({ schema, url, route }: { schema: FastifySchema; url: st
   const marks = {
     [MARK.auth]: route.config?.auth,
     [MARK.cache]: route.config?.cache === true,
+    [MARK.idempotency]: route.config?.idempotency,
     [MARK.problems]: problemCodes(schema.response),
   };
   return { schema: { ...schema, ...marks } as FastifySchema, url: inV1 ? url.slice(API_PREFIX.length) : url };

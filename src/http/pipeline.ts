@@ -6,6 +6,7 @@ import type { UsageRecorder } from '../modules/usage/recorder.js';
 import type { AccessTokenVerifier } from './access-tokens.js';
 import { apiKeyAuthHook } from './api-key-auth.js';
 import { bearerAuthHook, requireScopeStep } from './bearer-auth.js';
+import { claimIdempotencyKey, recordIdempotentResponse, type IdempotencyStore } from './idempotency.js';
 import { asArray, requestSequence, sendSequence, type RequestStep, type SendStep } from './pipeline-steps.js';
 import { consumeQuotaHook, quotaHeadersHook } from './quota.js';
 import type { RateLimitStore } from './rate-limit-store.js';
@@ -20,14 +21,17 @@ export interface PipelineOptions {
   now: () => number;
   /** resolves OAuth access tokens on bearer routes (absent: only API keys pass there) */
   accessTokens?: AccessTokenVerifier;
+  /** where Idempotency-Keys of state-changing routes are claimed and their answers kept */
+  idempotency?: IdempotencyStore;
 }
 
 /**
  * Attaches the cross-cutting steps a route declares in its `config`, in one fixed order, as one
  * hook per phase (Fastify pays for one hook instead of one per step):
  *   onRequest: authenticate (x-api-key, or bearer + scope) -> consume quota -> serve from cache
- *   onSend:    ETag/store -> quota headers (so a 304 is known before the quota is reported)
- *              -> count usage (by the final status)
+ *   preHandler: claim the Idempotency-Key (after validation: the body is part of the claim)
+ *   onSend:    ETag/store -> store the idempotent answer -> quota headers (so a 304 is known
+ *              before the quota is reported) -> count usage (by the final status)
  */
 export const pipelinePlugin = fp<PipelineOptions>(
   (app: FastifyInstance, options) => {
@@ -38,6 +42,8 @@ export const pipelinePlugin = fp<PipelineOptions>(
     const tagAndStore = etagHook(options.cache, options.now);
     const writeQuotaHeaders = quotaHeadersHook(options.rateLimitStore, options.now);
     const recordUsage = recordUsageStep(options.usage, options.now);
+    const idempotency = options.idempotency;
+    const recordIdempotent = idempotency && recordIdempotentResponse(idempotency, options.now);
     // Declared up front, so every request object is built with the same shape and the property
     // accesses on the hot path stay monomorphic (instead of each step adding a property).
     app.decorateRequest('apiKey', undefined);
@@ -45,6 +51,7 @@ export const pipelinePlugin = fp<PipelineOptions>(
     app.decorateRequest('quotaSubject', undefined);
     app.decorateRequest('quota', undefined);
     app.decorateRequest('servedFromCache', false);
+    app.decorateRequest('idempotency', undefined);
 
     app.addHook('onRoute', (route) => {
       const config = route.config;
@@ -61,6 +68,15 @@ export const pipelinePlugin = fp<PipelineOptions>(
         // With the cache off (CACHE_TTL_MS=0) only ETags and 304s remain: nothing to look up or store.
         if (options.cache.ttlMs > 0) onRequest.push(serveFromCache);
         onSend.push(tagAndStore);
+      }
+      if (config.idempotency) {
+        if (!idempotency || !recordIdempotent || config.auth !== 'bearer')
+          throw new Error(`${route.url}: idempotency needs a bearer route and an idempotency store`);
+        route.preHandler = [
+          ...asArray(route.preHandler),
+          claimIdempotencyKey(idempotency, config.idempotency, options.now),
+        ];
+        onSend.push(recordIdempotent);
       }
       if (config.auth !== undefined) onSend.push(writeQuotaHeaders, recordUsage);
       if (onRequest.length) route.onRequest = [...asArray(route.onRequest), requestSequence(onRequest)];

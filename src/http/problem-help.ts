@@ -62,6 +62,17 @@ export const PROBLEM_HELP: Record<ErrorCode, ProblemHelp> = {
     example:
       'This operation acts for a signed-in hub user: call it with an OAuth access token the user granted, not an API key or an app token.',
   },
+  idempotency_key_in_use: {
+    when: 'A request with the same `Idempotency-Key` (from the same credential) is still being processed.',
+    fix: 'Wait a moment (see `Retry-After`) and retry with the same key and body: you will get the first request\u2019s answer, and the operation happens once.',
+    example: 'A request with this Idempotency-Key is still being processed; retry after it has finished.',
+  },
+  idempotency_key_reused: {
+    when: 'The `Idempotency-Key` was already used, within the last 24 hours, for a request with a different method, path or body.',
+    fix: 'Use a new, unique key for each new operation; reuse a key only to retry the very same request.',
+    example:
+      'This Idempotency-Key was already used with a different request; use a new key for a new operation.',
+  },
   forbidden: {
     when: 'The credentials are valid but do not allow this action, for example a resource that belongs to another account.',
     fix: 'Use credentials that own the resource or hold the needed permission; repeating the request unchanged will not help.',

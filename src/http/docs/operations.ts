@@ -20,6 +20,7 @@ export const MARK = {
   auth: 'x-hub-auth',
   cache: 'x-hub-cache',
   problems: 'x-hub-problems',
+  idempotency: 'x-hub-idempotency',
 } as const;
 
 export type ProblemCodesByStatus = Record<string, ErrorCode[]>;
@@ -74,6 +75,12 @@ export const RESPONSE_HEADERS: Record<string, HeaderObject> = {
     schema: { type: 'string' },
     example: 'ApiKey header="x-api-key"',
   },
+  'Idempotent-Replayed': {
+    description:
+      '`true` when this answer is the stored answer of an earlier request with the same `Idempotency-Key` (the operation did not run again).',
+    schema: { type: 'string', enum: ['true'] },
+    example: 'true',
+  },
   'x-request-id': {
     description: 'Id of this request, the same as `instance` in a problem; quote it when reporting an issue.',
     schema: { type: 'string' },
@@ -107,6 +114,18 @@ const NOT_MODIFIED: ResponseObject = {
     'Not Modified: the resource still matches the `ETag` sent in `If-None-Match`. No body; not counted against the quota.',
 };
 
+/** The `Idempotency-Key` request header of a state-changing preview route. */
+const idempotencyKeyParameter = (required: boolean): ParameterObject => ({
+  name: 'Idempotency-Key',
+  in: 'header',
+  required,
+  description:
+    'A unique value per operation (a UUID, say; 1 to 255 printable ASCII characters), sent again unchanged on retries. The first answer is stored for 24 hours per credential and replayed to a retry with the same body (`Idempotent-Replayed: true`); the same key with another body is `422 idempotency_key_reused`, and a retry while the first request runs is `409 idempotency_key_in_use`.' +
+    (required ? ' Required on this operation.' : ''),
+  schema: { type: 'string', minLength: 1, maxLength: 255 },
+  example: '6f1c1f8e-3b0a-4c51-9d39-2a8f5f0e8a11',
+});
+
 function addHeaders(response: ResponseObject, names: string[]): void {
   response.headers = { ...response.headers, ...Object.fromEntries(names.map((n) => [n, headerRef(n)])) };
 }
@@ -133,9 +152,15 @@ function completeOperation(doc: OpenApiDocument, operation: OperationObject): vo
   const auth = operation[MARK.auth];
   const cache = operation[MARK.cache] === true;
   const problems = (operation[MARK.problems] ?? {}) as ProblemCodesByStatus;
+  const idempotency = operation[MARK.idempotency];
   for (const mark of Object.values(MARK)) Reflect.deleteProperty(operation, mark);
 
   const responses = operation.responses;
+  if (idempotency === 'required' || idempotency === 'optional')
+    operation.parameters = [
+      ...(operation.parameters ?? []),
+      idempotencyKeyParameter(idempotency === 'required'),
+    ];
   if (cache) {
     if (!operation.parameters?.some((p) => p.in === 'header' && p.name.toLowerCase() === 'if-none-match'))
       operation.parameters = [...(operation.parameters ?? []), { ...IF_NONE_MATCH }];
@@ -151,7 +176,8 @@ function completeOperation(doc: OpenApiDocument, operation: OperationObject): vo
     const keyed = auth === 'apiKey' || auth === 'bearer';
     if (keyed && code !== 401 && !(auth === 'bearer' && code === 403)) headers.push(...QUOTA_HEADERS);
     if (keyed && (code === 401 || (auth === 'bearer' && code === 403))) headers.push('WWW-Authenticate');
-    if (code === 429) headers.push('Retry-After');
+    if (code === 429 || (code === 409 && idempotency !== undefined)) headers.push('Retry-After');
+    if (code < 300 && idempotency !== undefined) headers.push('Idempotent-Replayed');
     headers.push('x-request-id');
     addHeaders(response, headers);
 

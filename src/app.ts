@@ -3,6 +3,7 @@ import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import { pino } from 'pino';
 import type { Config } from './config.js';
 import type { Db } from './db/connect.js';
+import type { AccessTokenVerifier } from './http/access-tokens.js';
 import type { App } from './http/app-types.js';
 import { registerDocs, registerDocsRoutes } from './http/docs.js';
 import { API_PREFIX } from './http/paths.js';
@@ -55,6 +56,8 @@ export interface AppDeps {
   loginThrottle?: LoginThrottleStore;
   /** how often buffered usage counts are written (default 5 s) */
   usageFlushMs?: number;
+  /** resolves OAuth access tokens on /v1 routes (tests of the pipeline's rules may hand their own) */
+  accessTokens?: AccessTokenVerifier;
 }
 
 let requestCounter = 0;
@@ -113,6 +116,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     usage,
     now,
     idempotency: idempotencyRepo(deps.db.kysely),
+    ...(deps.accessTokens ? { accessTokens: deps.accessTokens } : {}),
   });
   await app.register(usagePlugin, { recorder: usage, flushEveryMs: deps.usageFlushMs ?? 5000 });
 

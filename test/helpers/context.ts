@@ -1,6 +1,7 @@
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
 import { buildApp } from '../../src/app.js';
 import type { Dialect } from '../../src/db/connect.js';
+import type { AccessTokenVerifier } from '../../src/http/access-tokens.js';
 import type { RateLimitStore } from '../../src/http/rate-limit-store.js';
 import type { LoginThrottleStore } from '../../src/modules/accounts/throttle.js';
 import { openTestDb, type TestDb } from './db.js';
@@ -23,6 +24,8 @@ export interface ContextOptions {
   rateLimitStore?: RateLimitStore;
   loginThrottle?: LoginThrottleStore;
   usageFlushMs?: number;
+  /** OAuth access tokens for /v1 routes (a TokenTable in tests of the pipeline's own rules) */
+  accessTokens?: AccessTokenVerifier;
 }
 
 /** A fresh migrated database, the app built on it, and factories. */
@@ -38,6 +41,7 @@ export async function createTestContext(
     ...(options.rateLimitStore ? { rateLimitStore: options.rateLimitStore } : {}),
     ...(options.loginThrottle ? { loginThrottle: options.loginThrottle } : {}),
     ...(options.usageFlushMs ? { usageFlushMs: options.usageFlushMs } : {}),
+    ...(options.accessTokens ? { accessTokens: options.accessTokens } : {}),
   });
   const made = factories(testDb.db);
   const { secret } = await made.makeKey({ tier: 'partner', name: 'context key' });

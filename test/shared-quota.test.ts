@@ -2,29 +2,32 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../src/app.js';
-import { RedisRateLimitStore } from '../src/http/redis-rate-limit-store.js';
 import { openTestDb, testDialects, type TestDb } from './helpers/db.js';
 import { factories } from './helpers/factories.js';
-
-const redisUrl = process.env.TEST_REDIS_URL;
+import { sharedRedisUrl } from './helpers/redis.js';
 
 // Scale-out: several stateless API instances share one quota through Redis.
 for (const dialect of testDialects()) {
   describe(
     `quota shared by two API instances through Redis (${dialect})`,
-    { skip: !redisUrl && 'TEST_REDIS_URL is not set' },
+    { skip: !sharedRedisUrl && 'TEST_REDIS_URL is not set' },
     () => {
       let testDb: TestDb;
       let apps: FastifyInstance[];
       before(async () => {
         testDb = await openTestDb(dialect);
-        const prefix = `hub:test:shared:${process.pid}:${Date.now()}:`;
+        // the configuration an operator writes: REDIS_URL, and the prefix the database gives
         apps = await Promise.all(
           [0, 1].map(() =>
             buildApp({
               db: testDb.db,
-              config: { LOG_LEVEL: 'silent', CACHE_TTL_MS: 0, TRUST_PROXY: false },
-              rateLimitStore: new RedisRateLimitStore(redisUrl ?? '', prefix),
+              config: {
+                LOG_LEVEL: 'silent',
+                CACHE_TTL_MS: 0,
+                TRUST_PROXY: false,
+                REDIS_URL: sharedRedisUrl ?? '',
+                REDIS_COMMAND_TIMEOUT_MS: 5000,
+              },
             }),
           ),
         );

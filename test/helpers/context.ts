@@ -2,7 +2,7 @@ import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fas
 import { buildApp } from '../../src/app.js';
 import type { Dialect } from '../../src/db/connect.js';
 import type { RateLimitStore } from '../../src/http/rate-limit-store.js';
-import type { LoginThrottleStore } from '../../src/modules/accounts/throttle.js';
+import type { ThrottleStore } from '../../src/modules/accounts/throttle.js';
 import { openTestDb, type TestDb } from './db.js';
 import { factories, type Factories } from './factories.js';
 
@@ -21,7 +21,7 @@ export interface ContextOptions {
   now?: () => number;
   cacheTtlMs?: number;
   rateLimitStore?: RateLimitStore;
-  loginThrottle?: LoginThrottleStore;
+  throttle?: ThrottleStore;
   usageFlushMs?: number;
 }
 
@@ -36,7 +36,7 @@ export async function createTestContext(
     config: { LOG_LEVEL: 'silent', CACHE_TTL_MS: options.cacheTtlMs ?? 0, TRUST_PROXY: false },
     ...(options.now ? { now: options.now } : {}),
     ...(options.rateLimitStore ? { rateLimitStore: options.rateLimitStore } : {}),
-    ...(options.loginThrottle ? { loginThrottle: options.loginThrottle } : {}),
+    ...(options.throttle ? { throttle: options.throttle } : {}),
     ...(options.usageFlushMs ? { usageFlushMs: options.usageFlushMs } : {}),
   });
   const made = factories(testDb.db);

@@ -69,7 +69,11 @@ export function portalAuthRoutes(accounts: AccountsService) {
       },
       async (request, reply): Promise<SessionBody> => {
         assertSameOrigin(request);
-        const session = await accounts.signUp({ ...request.body, currentSession: sessionIdOf(request) });
+        const session = await accounts.signUp({
+          ...request.body,
+          address: request.ip,
+          currentSession: sessionIdOf(request),
+        });
         reply.code(201);
         return started(request, reply, session);
       },

@@ -153,6 +153,7 @@ export function webRoutes(accounts: AccountsService, keys: PortalKeysService) {
         const started = await accounts.signUp({
           username: str(username, 64),
           password: str(password, 1024),
+          address: request.ip,
           currentSession: sessionIdOf(request),
         });
         setSessionCookie(request, reply, started.id);

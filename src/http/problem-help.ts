@@ -116,9 +116,9 @@ export const PROBLEM_HELP: Record<ErrorCode, ProblemHelp> = {
     example: "This key's authenticated tier allows 1000 requests per hour; the quota resets in 1260 s.",
   },
   too_many_attempts: {
-    when: 'Too many failed attempts (for example sign-ins) in a short time; the action is locked for a while.',
+    when: 'Too many attempts in a short time: 5 failed sign-ins for one account or 20 from one address in 15 minutes, or 5 sign-ups from one address in an hour (an IPv6 address counts by its /64). Attempts sent in parallel count too.',
     fix: 'Wait the number of seconds in `Retry-After` before trying again.',
-    example: 'Too many failed sign-in attempts; try again in 300 s.',
+    example: 'Too many failed sign-in attempts. Wait 15 minute(s) and try again.',
   },
   internal_error: {
     when: 'The server failed to complete the request. The cause is logged with the request id and never exposed.',
@@ -126,7 +126,7 @@ export const PROBLEM_HELP: Record<ErrorCode, ProblemHelp> = {
     example: 'The server could not complete the request; it has been logged.',
   },
   service_unavailable: {
-    when: 'The service cannot answer for a moment, for example while a database is unreachable or during a restart.',
+    when: 'The service cannot answer for a moment, for example while a database is unreachable, during a restart, or (when the operator chose to fail closed) while the shared rate-limit store is unreachable.',
     fix: 'Retry with exponential backoff, honouring `Retry-After` when it is present.',
     example: 'The server could not complete the request; it has been logged.',
   },

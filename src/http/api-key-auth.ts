@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { hashKey, isWellFormedKey, sameHash } from '../modules/keys/key-format.js';
 import type { KeyForAuth, KeysRepo } from '../modules/keys/repo.js';
-import { limitFor, tierForOwner } from '../modules/keys/tiers.js';
+import { limitFor, sharesAccountQuota, tierForOwner } from '../modules/keys/tiers.js';
 import { CONTINUE, isPromise, type MaybePromise } from './pipeline-steps.js';
 import { ProblemError } from './problem.js';
 
@@ -21,7 +21,13 @@ function accept(request: FastifyRequest, hash: string, key: KeyForAuth | undefin
     tierForOwner(
       key.subscription === null ? null : { subscription: key.subscription, is_partner: key.is_partner ?? 0 },
     );
-  request.apiKey = { id: key.id, userId: key.user_id, tier, limit: limitFor(tier, key.quota) };
+  request.apiKey = {
+    id: key.id,
+    userId: key.user_id,
+    tier,
+    limit: limitFor(tier, key.quota),
+    accountQuota: sharesAccountQuota(key),
+  };
   return CONTINUE;
 }
 

@@ -111,7 +111,7 @@ export const PROBLEM_HELP: Record<ErrorCode, ProblemHelp> = {
     example: 'The webhook URL must use https.',
   },
   rate_limited: {
-    when: "The key has used its hourly quota (see the tier table). Quotas count per key in fixed one-hour windows aligned to the UTC hour; `304 Not Modified` answers don't count.",
+    when: "The hourly quota is used up (see the tier table). Keys made in the developer portal share their account's quota: every key of one account counts against the same number. A key the operator gave its own tier or quota counts alone. Windows are fixed hours aligned to the UTC hour; `304 Not Modified` answers don't count.",
     fix: 'Wait the number of seconds in `Retry-After` (the window resets at `x-ratelimit-reset`, epoch seconds). Cache responses and revalidate with `If-None-Match`; if you need more, ask for a higher tier.',
     example: "This key's authenticated tier allows 1000 requests per hour; the quota resets in 1260 s.",
   },
@@ -119,6 +119,12 @@ export const PROBLEM_HELP: Record<ErrorCode, ProblemHelp> = {
     when: 'Too many attempts in a short time: 5 failed sign-ins for one account or 20 from one address in 15 minutes, or 5 sign-ups from one address in an hour (an IPv6 address counts by its /64). Attempts sent in parallel count too.',
     fix: 'Wait the number of seconds in `Retry-After` before trying again.',
     example: 'Too many failed sign-in attempts. Wait 15 minute(s) and try again.',
+  },
+  key_creation_limited: {
+    when: "The account has created 10 API keys in the last 24 hours; revoked keys count too. (The hourly quota is the account's, shared by its keys, so a new key would not add requests anyway.)",
+    fix: 'Wait the number of seconds in `Retry-After`, or keep using an existing key: revoke and recreate keys only when one has leaked.',
+    example:
+      'An account can create 10 keys in 24 hours, revoked ones included; the next one can be created in 312 minute(s).',
   },
   internal_error: {
     when: 'The server failed to complete the request. The cause is logged with the request id and never exposed.',

@@ -44,17 +44,17 @@ function admit(
       headers[name] = value;
     });
     headers['retry-after'] = String(retryAfter);
-    throw new ProblemError(
-      'rate_limited',
-      `This key's ${key.tier} tier allows ${key.limit} requests per hour; the quota resets in ${retryAfter} s.`,
-      { headers },
-    );
+    const allows = key.accountQuota
+      ? `This account's ${key.tier} tier allows ${key.limit} requests per hour, shared by its keys`
+      : `This key's ${key.tier} tier allows ${key.limit} requests per hour`;
+    throw new ProblemError('rate_limited', `${allows}; the quota resets in ${retryAfter} s.`, { headers });
   }
   return CONTINUE;
 }
 
-/** The rate-limit store's counter name for a key. */
-export const storeKeyOf = (keyId: number): string => `key:${keyId}`;
+/** The rate-limit store's counter a key spends: its account's, or its own. */
+export const quotaCounterOf = (key: { id: number; userId: number | null; accountQuota: boolean }): string =>
+  key.accountQuota && key.userId !== null ? `account:${key.userId}` : `key:${key.id}`;
 
 /** onRequest step (after authentication): counts the request and rejects it past the quota. */
 export function consumeQuotaHook(store: RateLimitStore, now: () => number) {
@@ -68,7 +68,7 @@ export function consumeQuotaHook(store: RateLimitStore, now: () => number) {
       used: 0,
       windowStart,
       resetAt: windowStart + WINDOW_MS,
-      storeKey: storeKeyOf(key.id),
+      storeKey: quotaCounterOf(key),
     };
     const used = store.hit(quota.storeKey, windowStart, WINDOW_MS);
     if (isPromise(used)) return used.then((count) => admit(request, key, quota, at, count));

@@ -6,6 +6,8 @@ export interface AuthenticatedKey {
   tier: Tier;
   /** requests per hour for this key: the operator's override, or the tier's quota */
   limit: number;
+  /** the key spends its account's quota, shared by the account's keys (see sharesAccountQuota) */
+  accountQuota: boolean;
 }
 
 export interface QuotaState {

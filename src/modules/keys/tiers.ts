@@ -34,3 +34,15 @@ export function tierForOwner(owner: { subscription: Subscription; is_partner: nu
 
 /** Requests per hour a key may make: the operator's override, or its tier's quota. */
 export const limitFor = (tier: Tier, quota: number | null): number => quota ?? TIERS[tier];
+
+/**
+ * Whether a key spends its account's hourly quota (shared by all such keys of the account) rather
+ * than one of its own: so it does when it follows its owner's plan. Holding several keys, or
+ * revoking a spent key and making another, then buys no extra requests. A key the operator gave a
+ * tier or quota of its own, and a key without an owner, count on their own.
+ */
+export const sharesAccountQuota = (key: {
+  user_id: number | null;
+  tier: Tier | null;
+  quota: number | null;
+}): boolean => key.user_id !== null && key.tier === null && key.quota === null;

@@ -1,10 +1,10 @@
 import { ProblemError } from '../../http/problem.js';
-import { storeKeyOf, WINDOW_MS, windowStartOf } from '../../http/quota.js';
+import { quotaCounterOf, WINDOW_MS, windowStartOf } from '../../http/quota.js';
 import type { RateLimitStore } from '../../http/rate-limit-store.js';
 import { toIso } from '../../http/schemas.js';
 import type { KeyRecord, KeysRepo } from '../keys/repo.js';
 import { newKey } from '../keys/service.js';
-import { limitFor } from '../keys/tiers.js';
+import { limitFor, sharesAccountQuota } from '../keys/tiers.js';
 import type { UsageRecorder } from '../usage/recorder.js';
 import type { UsageRepo, UsageRow } from '../usage/repo.js';
 import type { PortalKey, UsageBody, UsageCounts } from './schemas.js';
@@ -12,6 +12,13 @@ import type { PortalAccount } from './session-auth.js';
 
 /** Active (not revoked) keys one account may hold; revoked ones do not count. */
 export const ACTIVE_KEY_CAP = 10;
+
+/**
+ * Keys one account may create in any 24 hours, revoked ones included: making keys is cheap, and
+ * an account that could mint them without end could fill the database (operators are not limited).
+ */
+export const KEY_CREATIONS_PER_DAY = 10;
+const DAY_MS = 24 * 3_600_000;
 
 export interface PortalKeysDeps {
   keys: KeysRepo;
@@ -27,12 +34,18 @@ export function portalKeysService({ keys, usage, recorder, rateLimitStore, now }
 
   async function view(record: KeyRecord, account: PortalAccount): Promise<PortalKey> {
     const windowStart = windowStartOf(now());
-    // The quota store is what the API enforces, so "this hour" matches the x-ratelimit-used header.
+    // The quota store is what the API enforces, so "this hour" matches the x-ratelimit-used header
+    // (for a key that follows the account's plan: the account's count, shared by such keys).
     // A key revoked before this hour began has made no counted request in it: no store lookup.
+    const counter = quotaCounterOf({
+      id: record.id,
+      userId: record.user_id,
+      accountQuota: sharesAccountQuota(record),
+    });
     const used =
       record.revoked_at !== null && record.revoked_at < windowStart
         ? 0
-        : await rateLimitStore.peek(storeKeyOf(record.id), windowStart);
+        : await rateLimitStore.peek(counter, windowStart);
     return {
       id: record.id,
       name: record.name,
@@ -63,15 +76,25 @@ export function portalKeysService({ keys, usage, recorder, rateLimitStore, now }
 
     async create(account: PortalAccount, name: string): Promise<{ key: PortalKey; secret: string }> {
       // tier null: the key follows its owner's plan, so a subscription change applies at once.
-      const { row, secret } = newKey({ name: name.trim(), userId: account.id, tier: null }, now());
-      const record = await keys.insertWithinCap({ ...row, user_id: account.id }, ACTIVE_KEY_CAP);
-      if (!record) {
+      const at = now();
+      const { row, secret } = newKey({ name: name.trim(), userId: account.id, tier: null }, at);
+      const result = await keys.insertWithinLimits(
+        { ...row, user_id: account.id },
+        { activeCap: ACTIVE_KEY_CAP, recent: { limit: KEY_CREATIONS_PER_DAY, since: at - DAY_MS } },
+      );
+      if ('record' in result) return { key: await view(result.record, account), secret };
+      if (result.refused === 'active') {
         throw new ProblemError(
           'key_limit_reached',
           `An account can hold ${ACTIVE_KEY_CAP} active keys; revoke one before creating another.`,
         );
       }
-      return { key: await view(record, account), secret };
+      const seconds = Math.max(1, Math.ceil((result.oldestCounted + DAY_MS - at) / 1000));
+      throw new ProblemError(
+        'key_creation_limited',
+        `An account can create ${KEY_CREATIONS_PER_DAY} keys in 24 hours, revoked ones included; the next one can be created in ${Math.ceil(seconds / 60)} minute(s).`,
+        { headers: { 'retry-after': String(seconds) } },
+      );
     },
 
     async revoke(account: PortalAccount, id: number): Promise<PortalKey> {

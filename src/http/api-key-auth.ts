@@ -4,6 +4,7 @@ import type { KeyForAuth, KeysRepo } from '../modules/keys/repo.js';
 import { limitFor, sharesAccountQuota, tierForOwner } from '../modules/keys/tiers.js';
 import { CONTINUE, isPromise, type MaybePromise } from './pipeline-steps.js';
 import { ProblemError } from './problem.js';
+import { accountStoreKeyOf, storeKeyOf } from './quota.js';
 
 export const API_KEY_HEADER = 'x-api-key';
 const CHALLENGE = { 'www-authenticate': `ApiKey header="${API_KEY_HEADER}"` };
@@ -21,12 +22,14 @@ function accept(request: FastifyRequest, hash: string, key: KeyForAuth | undefin
     tierForOwner(
       key.subscription === null ? null : { subscription: key.subscription, is_partner: key.is_partner ?? 0 },
     );
+  const shared = sharesAccountQuota(key);
   request.apiKey = {
     id: key.id,
     userId: key.user_id,
     tier,
     limit: limitFor(tier, key.quota),
-    accountQuota: sharesAccountQuota(key),
+    storeKey: shared ? accountStoreKeyOf(key.user_id) : storeKeyOf(key.id),
+    noun: shared ? 'account' : 'key',
   };
   return CONTINUE;
 }

@@ -44,17 +44,18 @@ function admit(
       headers[name] = value;
     });
     headers['retry-after'] = String(retryAfter);
-    const allows = key.accountQuota
-      ? `This account's ${key.tier} tier allows ${key.limit} requests per hour, shared by its keys`
-      : `This key's ${key.tier} tier allows ${key.limit} requests per hour`;
+    const shared = key.noun === 'account' ? ', shared by its keys' : '';
+    const allows = `This ${key.noun}'s ${key.tier} tier allows ${key.limit} requests per hour${shared}`;
     throw new ProblemError('rate_limited', `${allows}; the quota resets in ${retryAfter} s.`, { headers });
   }
   return CONTINUE;
 }
 
-/** The rate-limit store's counter a key spends: its account's, or its own. */
-export const quotaCounterOf = (key: { id: number; userId: number | null; accountQuota: boolean }): string =>
-  key.accountQuota && key.userId !== null ? `account:${key.userId}` : `key:${key.id}`;
+/** The rate-limit store's counter of a key that counts on its own. */
+export const storeKeyOf = (keyId: number): string => `key:${keyId}`;
+
+/** The counter shared by the keys of an account that follow its plan. */
+export const accountStoreKeyOf = (userId: number): string => `account:${userId}`;
 
 /** onRequest step (after authentication): counts the request and rejects it past the quota. */
 export function consumeQuotaHook(store: RateLimitStore, now: () => number) {
@@ -68,7 +69,7 @@ export function consumeQuotaHook(store: RateLimitStore, now: () => number) {
       used: 0,
       windowStart,
       resetAt: windowStart + WINDOW_MS,
-      storeKey: quotaCounterOf(key),
+      storeKey: key.storeKey,
     };
     const used = store.hit(quota.storeKey, windowStart, WINDOW_MS);
     if (isPromise(used)) return used.then((count) => admit(request, key, quota, at, count));

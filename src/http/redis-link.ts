@@ -29,8 +29,11 @@ type State = 'connecting' | 'up' | 'down';
 
 const DEFAULT_COMMAND_TIMEOUT_MS = 50;
 const DEFAULT_PAUSE_MS = 1000;
-/** how long start-up waits for the first connection before going on without Redis */
-const FIRST_CONNECT_MS = 2000;
+/**
+ * How long start-up waits for a first connection that is neither made nor refused (a host that
+ * does not answer) before going on without Redis. Generous: a busy machine can take seconds.
+ */
+const FIRST_CONNECT_MS = 10_000;
 
 /** host:port only: a redis:// URL may carry a password. */
 const describe = (url: string): string => {

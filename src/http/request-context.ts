@@ -6,8 +6,10 @@ export interface AuthenticatedKey {
   tier: Tier;
   /** requests per hour for this key: the operator's override, or the tier's quota */
   limit: number;
-  /** the key spends its account's quota, shared by the account's keys (see sharesAccountQuota) */
-  accountQuota: boolean;
+  /** the rate-limit store's counter the key spends: its account's (see sharesAccountQuota) or its own */
+  storeKey: string;
+  /** how the 429 names whose quota it is */
+  noun: 'key' | 'account';
 }
 
 export interface QuotaState {

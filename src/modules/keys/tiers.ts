@@ -41,8 +41,8 @@ export const limitFor = (tier: Tier, quota: number | null): number => quota ?? T
  * revoking a spent key and making another, then buys no extra requests. A key the operator gave a
  * tier or quota of its own, and a key without an owner, count on their own.
  */
-export const sharesAccountQuota = (key: {
-  user_id: number | null;
-  tier: Tier | null;
-  quota: number | null;
-}): boolean => key.user_id !== null && key.tier === null && key.quota === null;
+export const sharesAccountQuota = <
+  K extends { user_id: number | null; tier: Tier | null; quota: number | null },
+>(
+  key: K,
+): key is K & { user_id: number } => key.user_id !== null && key.tier === null && key.quota === null;

@@ -1,5 +1,5 @@
 import { ProblemError } from '../../http/problem.js';
-import { quotaCounterOf, WINDOW_MS, windowStartOf } from '../../http/quota.js';
+import { accountStoreKeyOf, storeKeyOf, WINDOW_MS, windowStartOf } from '../../http/quota.js';
 import type { RateLimitStore } from '../../http/rate-limit-store.js';
 import { toIso } from '../../http/schemas.js';
 import type { KeyRecord, KeysRepo } from '../keys/repo.js';
@@ -37,11 +37,7 @@ export function portalKeysService({ keys, usage, recorder, rateLimitStore, now }
     // The quota store is what the API enforces, so "this hour" matches the x-ratelimit-used header
     // (for a key that follows the account's plan: the account's count, shared by such keys).
     // A key revoked before this hour began has made no counted request in it: no store lookup.
-    const counter = quotaCounterOf({
-      id: record.id,
-      userId: record.user_id,
-      accountQuota: sharesAccountQuota(record),
-    });
+    const counter = sharesAccountQuota(record) ? accountStoreKeyOf(record.user_id) : storeKeyOf(record.id);
     const used =
       record.revoked_at !== null && record.revoked_at < windowStart
         ? 0

@@ -29,7 +29,7 @@ export interface OwnRedis {
   port: number;
   /** SIGKILL: connections drop at once, as in a crash */
   kill(): Promise<void>;
-  /** (re)starts it on the same port, empty */
+  /** (re)starts it on the same port, empty; nothing when it runs */
   start(): Promise<void>;
   /** SIGSTOP / SIGCONT: the connection stays open but nothing answers */
   freeze(): void;
@@ -67,6 +67,7 @@ export async function ownRedis(): Promise<OwnRedis> {
       proc.once('exit', () => resolve(false));
     });
   const start = async () => {
+    if (child && child.exitCode === null) return;
     if (port && (await launch(port))) return;
     if (port) throw new Error(`redis-server did not restart on port ${port}`);
     for (const candidate of PORTS) {

@@ -1,15 +1,11 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { ProblemError, type Problem } from '../src/http/problem.js';
-import { MemoryRateLimitStore } from '../src/http/rate-limit-store.js';
-import { keysRepo } from '../src/modules/keys/repo.js';
-import { KEY_CREATIONS_PER_DAY, portalKeysService } from '../src/modules/portal/keys-service.js';
+import { KEY_CREATIONS_PER_DAY } from '../src/modules/portal/keys-service.js';
 import type { CreatedKeyBody, MyKeysBody } from '../src/modules/portal/schemas.js';
-import type { PortalAccount } from '../src/modules/portal/session-auth.js';
-import { usageRepo } from '../src/modules/usage/repo.js';
 import { createTestContext, json, type TestContext } from './helpers/context.js';
 import { testDialects } from './helpers/db.js';
-import { PORTAL, signUp, type PortalSession } from './helpers/portal.js';
+import { directKeysService, PORTAL, signUp, type PortalSession } from './helpers/portal.js';
 
 const HOUR = 3_600_000;
 
@@ -71,25 +67,7 @@ for (const dialect of testDialects()) {
     });
 
     it('holds the limit under concurrent creations', async () => {
-      // straight at the service, so the creations interleave at every await
-      const kysely = ctx.testDb.db.kysely;
-      const service = portalKeysService({
-        keys: keysRepo(kysely),
-        usage: usageRepo(kysely),
-        recorder: ctx.app.usageRecorder,
-        rateLimitStore: new MemoryRateLimitStore(),
-        now: () => clock,
-      });
-      const user = await ctx.makeUser();
-      const account: PortalAccount = {
-        id: user.id,
-        username: user.username,
-        subscription: 'none',
-        isPartner: false,
-        tier: 'free',
-        csrfToken: 'unused',
-        sessionId: 'unused',
-      };
+      const { service, account } = await directKeysService(ctx, () => clock);
       for (let i = 0; i < 5; i++) {
         const { key } = await service.create(account, `k${i}`);
         await service.revoke(account, key.id);

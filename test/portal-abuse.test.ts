@@ -1,14 +1,13 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
-import { buildApp } from '../src/app.js';
 import type { Problem } from '../src/http/problem.js';
 import { setScryptCost } from '../src/modules/accounts/password.js';
 import { THROTTLE_LIMITS } from '../src/modules/accounts/throttle.js';
 import { createTestContext, json, type TestContext } from './helpers/context.js';
 import { openTestDb, testDialects, type TestDb } from './helpers/db.js';
 import { GOOD_PASSWORD, PORTAL, signIn, signUp, TEST_SCRYPT, uniqueName } from './helpers/portal.js';
-import { sharedRedisUrl, uniquePrefix } from './helpers/redis.js';
+import { instancesOnSharedRedis, sharedRedisUrl } from './helpers/redis.js';
 
 const statuses = (responses: LightMyRequestResponse[]) =>
   responses.map((r) => r.statusCode).sort((a, b) => a - b);
@@ -128,22 +127,7 @@ for (const dialect of testDialects()) {
       let apps: FastifyInstance[];
       before(async () => {
         testDb = await openTestDb(dialect);
-        const prefix = uniquePrefix('abuse');
-        apps = await Promise.all(
-          [0, 1, 2].map(() =>
-            buildApp({
-              db: testDb.db,
-              config: {
-                LOG_LEVEL: 'silent',
-                CACHE_TTL_MS: 0,
-                TRUST_PROXY: false,
-                REDIS_URL: sharedRedisUrl ?? '',
-                REDIS_PREFIX: prefix,
-                REDIS_COMMAND_TIMEOUT_MS: 5000,
-              },
-            }),
-          ),
-        );
+        apps = await instancesOnSharedRedis(testDb, 3);
       });
       after(async () => {
         for (const app of apps) await app.close();

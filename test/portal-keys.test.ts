@@ -1,16 +1,11 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { ProblemError, type Problem } from '../src/http/problem.js';
-import { MemoryRateLimitStore } from '../src/http/rate-limit-store.js';
-import { keysRepo } from '../src/modules/keys/repo.js';
-import { portalKeysService } from '../src/modules/portal/keys-service.js';
-import type { PortalAccount } from '../src/modules/portal/session-auth.js';
-import { usageRepo } from '../src/modules/usage/repo.js';
 import { isWellFormedKey } from '../src/modules/keys/key-format.js';
 import type { CreatedKeyBody, MyKeysBody, RevokedKeyBody } from '../src/modules/portal/schemas.js';
 import { createTestContext, json, type TestContext } from './helpers/context.js';
 import { testDialects } from './helpers/db.js';
-import { PORTAL, signUp, type PortalSession } from './helpers/portal.js';
+import { directKeysService, PORTAL, signUp, type PortalSession } from './helpers/portal.js';
 
 for (const dialect of testDialects()) {
   describe(`portal keys (${dialect})`, () => {
@@ -166,28 +161,9 @@ for (const dialect of testDialects()) {
     });
 
     it('holds the cap under concurrent creations: of five racing for the last slot, one wins', async () => {
-      // Straight at the service, so the five creations interleave at every await (through HTTP the
-      // requests happen to run one after another and a check-then-insert race would go unseen).
-      const kysely = ctx.testDb.db.kysely;
-      const service = portalKeysService({
-        keys: keysRepo(kysely),
-        usage: usageRepo(kysely),
-        recorder: ctx.app.usageRecorder,
-        rateLimitStore: new MemoryRateLimitStore(),
-        now: Date.now,
-      });
-      const user = await ctx.makeUser();
-      const account: PortalAccount = {
-        id: user.id,
-        username: user.username,
-        subscription: 'none',
-        isPartner: false,
-        tier: 'free',
-        csrfToken: 'unused',
-        sessionId: 'unused',
-      };
+      const { service, account } = await directKeysService(ctx);
       for (let i = 0; i < 9; i++) await service.create(account, `k${i}`);
-      await ageKeys(user.id);
+      await ageKeys(account.id);
       const racing = await Promise.allSettled(
         Array.from({ length: 5 }, (_, i) => service.create(account, `race ${i}`)),
       );

@@ -1,10 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { FastifyInstance } from 'fastify';
-import { buildApp } from '../src/app.js';
 import { openTestDb, testDialects, type TestDb } from './helpers/db.js';
 import { factories } from './helpers/factories.js';
-import { sharedRedisUrl } from './helpers/redis.js';
+import { instancesOnSharedRedis, sharedRedisUrl } from './helpers/redis.js';
 
 // Scale-out: several stateless API instances share one quota through Redis.
 for (const dialect of testDialects()) {
@@ -16,21 +15,7 @@ for (const dialect of testDialects()) {
       let apps: FastifyInstance[];
       before(async () => {
         testDb = await openTestDb(dialect);
-        // the configuration an operator writes: REDIS_URL, and the prefix the database gives
-        apps = await Promise.all(
-          [0, 1].map(() =>
-            buildApp({
-              db: testDb.db,
-              config: {
-                LOG_LEVEL: 'silent',
-                CACHE_TTL_MS: 0,
-                TRUST_PROXY: false,
-                REDIS_URL: sharedRedisUrl ?? '',
-                REDIS_COMMAND_TIMEOUT_MS: 5000,
-              },
-            }),
-          ),
-        );
+        apps = await instancesOnSharedRedis(testDb, 2);
       });
       after(async () => {
         for (const app of apps) await app.close();

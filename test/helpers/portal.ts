@@ -1,6 +1,11 @@
 import type { LightMyRequestResponse } from 'fastify';
+import { MemoryRateLimitStore } from '../../src/http/rate-limit-store.js';
 import { setScryptCost } from '../../src/modules/accounts/password.js';
+import { keysRepo } from '../../src/modules/keys/repo.js';
+import { portalKeysService, type PortalKeysService } from '../../src/modules/portal/keys-service.js';
 import type { SessionBody } from '../../src/modules/portal/schemas.js';
+import type { PortalAccount } from '../../src/modules/portal/session-auth.js';
+import { usageRepo } from '../../src/modules/usage/repo.js';
 import type { TestContext } from './context.js';
 
 export const PORTAL = '/api-platform/developer';
@@ -92,3 +97,33 @@ export const signIn = (
     headers,
     ...(remoteAddress ? { remoteAddress } : {}),
   });
+
+/**
+ * The portal's key service called straight, with a fresh free account: concurrent calls then
+ * interleave at every await (through HTTP the requests happen to run one after another, and a
+ * check-then-insert race would go unseen).
+ */
+export async function directKeysService(
+  ctx: TestContext,
+  now: () => number = Date.now,
+): Promise<{ service: PortalKeysService; account: PortalAccount }> {
+  const kysely = ctx.testDb.db.kysely;
+  const service = portalKeysService({
+    keys: keysRepo(kysely),
+    usage: usageRepo(kysely),
+    recorder: ctx.app.usageRecorder,
+    rateLimitStore: new MemoryRateLimitStore(),
+    now,
+  });
+  const user = await ctx.makeUser();
+  const account: PortalAccount = {
+    id: user.id,
+    username: user.username,
+    subscription: 'none',
+    isPartner: false,
+    tier: 'free',
+    csrfToken: 'unused',
+    sessionId: 'unused',
+  };
+  return { service, account };
+}

@@ -1,6 +1,9 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
+import type { FastifyInstance } from 'fastify';
+import { buildApp } from '../../src/app.js';
 import { RedisLink, type RedisLinkOptions } from '../../src/http/redis-link.js';
+import type { TestDb } from './db.js';
 
 /** The shared Redis of the test run (CI sets it); tests that need one skip without it. */
 export const sharedRedisUrl = process.env.TEST_REDIS_URL;
@@ -19,6 +22,27 @@ export async function sharedLink(options: Partial<RedisLinkOptions> = {}): Promi
   const link = new RedisLink({ url: sharedRedisUrl, commandTimeoutMs: 5000, ...options });
   await link.connected();
   return link;
+}
+
+/**
+ * `count` API instances on one database sharing the test Redis, configured as an operator would:
+ * REDIS_URL, and the Redis prefix the database gives (its own, so tests never share counters).
+ */
+export function instancesOnSharedRedis(testDb: TestDb, count: number): Promise<FastifyInstance[]> {
+  return Promise.all(
+    Array.from({ length: count }, () =>
+      buildApp({
+        db: testDb.db,
+        config: {
+          LOG_LEVEL: 'silent',
+          CACHE_TTL_MS: 0,
+          TRUST_PROXY: false,
+          REDIS_URL: sharedRedisUrl ?? '',
+          REDIS_COMMAND_TIMEOUT_MS: 5000,
+        },
+      }),
+    ),
+  );
 }
 
 export const redisServerInstalled = spawnSync('redis-server', ['--version']).status === 0;

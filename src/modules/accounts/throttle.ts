@@ -107,11 +107,6 @@ export class MemoryThrottleStore implements ThrottleStore {
     this.attempts.delete(subject);
   }
 
-  /** Attempts of `subject` inside their window (for tests and the fallback's own checks). */
-  count(subject: string, now: number): number {
-    return this.live(subject, now).length;
-  }
-
   get size(): number {
     return this.attempts.size;
   }

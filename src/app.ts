@@ -12,11 +12,11 @@ import { lazyChildLoggerFactory } from './http/lazy-logger.js';
 import { errorsPlugin } from './http/errors.js';
 import { strictIntegersPlugin } from './http/strict-integers.js';
 import { pipelinePlugin } from './http/pipeline.js';
-import { MemoryRateLimitStore, type RateLimitStore } from './http/rate-limit-store.js';
+import type { RateLimitStore } from './http/rate-limit-store.js';
 import { ResponseCache } from './http/response-cache.js';
 import { accountsRepo } from './modules/accounts/repo.js';
 import { accountsService } from './modules/accounts/service.js';
-import { MemoryLoginThrottleStore, type LoginThrottleStore } from './modules/accounts/throttle.js';
+import type { ThrottleStore } from './modules/accounts/throttle.js';
 import { achievementsRepo } from './modules/achievements/repo.js';
 import { achievementsRoutes } from './modules/achievements/routes.js';
 import { eloRepo } from './modules/elo/repo.js';
@@ -43,17 +43,20 @@ import { webRoutes } from './modules/portal/pages/routes.js';
 import { ingestPipeline } from './modules/ingest/pipeline.js';
 import { idempotencyRepo } from './modules/idempotency/repo.js';
 import { INGEST_PREFIX, ingestRoutes } from './modules/ingest/routes.js';
+import { openStores, type StoresConfig } from './stores.js';
 
 export interface AppDeps {
   db: Db;
-  config: Pick<Config, 'LOG_LEVEL' | 'CACHE_TTL_MS' | 'TRUST_PROXY'>;
+  /** with REDIS_URL (and its companions) the quota and throttle stores are shared through Redis */
+  config: Pick<Config, 'LOG_LEVEL' | 'CACHE_TTL_MS' | 'TRUST_PROXY'> & StoresConfig;
+  /** a quota store of the caller's instead of the one the config selects */
   rateLimitStore?: RateLimitStore;
   /** where log lines go (default stdout); tests capture them */
   logStream?: { write(line: string): void };
   /** the clock, injectable so tests can cross hour boundaries */
   now?: () => number;
-  /** failed sign-in counters (memory by default) */
-  loginThrottle?: LoginThrottleStore;
+  /** sign-in and sign-up counters of the caller's instead of the ones the config selects */
+  throttle?: ThrottleStore;
   /** how often buffered usage counts are written (default 5 s) */
   usageFlushMs?: number;
   /** resolves OAuth access tokens on /v1 routes (tests of the pipeline's rules may hand their own) */
@@ -89,7 +92,14 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   }).withTypeProvider<TypeBoxTypeProvider>() as App;
   app.log = log;
 
-  const rateLimitStore = deps.rateLimitStore ?? new MemoryRateLimitStore();
+  const { rateLimitStore, throttle } = await openStores(deps.config, {
+    db: deps.db.kysely,
+    log,
+    given: {
+      ...(deps.rateLimitStore ? { rateLimitStore: deps.rateLimitStore } : {}),
+      ...(deps.throttle ? { throttle: deps.throttle } : {}),
+    },
+  });
   const cache = new ResponseCache(deps.config.CACHE_TTL_MS);
   // one of each: the pipeline and the portal share the compiled key lookup and usage statements
   const keys = keysRepo(deps.db.kysely, { reader: deps.db.reader });
@@ -101,7 +111,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
   registerAccessLog(app);
   app.addHook('onClose', async () => {
-    await rateLimitStore.close();
+    await Promise.all([rateLimitStore.close(), throttle.close()]);
   });
 
   await app.register(errorsPlugin);
@@ -133,11 +143,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     },
     { prefix: API_PREFIX },
   );
-  const accounts = accountsService(
-    accountsRepo(deps.db.kysely),
-    deps.loginThrottle ?? new MemoryLoginThrottleStore(),
-    now,
-  );
+  const accounts = accountsService(accountsRepo(deps.db.kysely), throttle, now);
   const portalKeys = portalKeysService({
     keys,
     usage: usageRows,

@@ -16,6 +16,24 @@ export const ConfigSchema = Type.Object({
   REDIS_URL: Type.Optional(
     Type.String({ pattern: '^rediss?://', description: 'redis://host:port; enables the shared stores' }),
   ),
+  REDIS_PREFIX: Type.Optional(
+    Type.String({
+      pattern: '^[A-Za-z0-9:_.-]{1,64}$',
+      description:
+        'prefix of every Redis key this deployment writes (default `hub:<deployment id>:`, unique per database)',
+    }),
+  ),
+  REDIS_COMMAND_TIMEOUT_MS: Type.Integer({
+    minimum: 5,
+    maximum: 10000,
+    default: 50,
+    description: 'how long a Redis command may take before Redis counts as unreachable',
+  }),
+  RATE_LIMIT_STORE_FAILURE: Type.Union([Type.Literal('open'), Type.Literal('closed')], {
+    default: 'open',
+    description:
+      'with Redis unreachable: `open` counts quotas and throttles per instance, `closed` answers 503',
+  }),
   LOG_LEVEL: Type.Union(
     [
       Type.Literal('fatal'),

@@ -3,12 +3,13 @@ import { after, before, describe, it } from 'node:test';
 import { buildApp } from '../src/app.js';
 import type { Problem } from '../src/http/problem.js';
 import { setScryptCost } from '../src/modules/accounts/password.js';
-import { MemoryLoginThrottleStore } from '../src/modules/accounts/throttle.js';
+import { MemoryThrottleStore } from '../src/modules/accounts/throttle.js';
 import type { SessionBody } from '../src/modules/portal/schemas.js';
 import { createTestContext, json, type TestContext } from './helpers/context.js';
 import { testDialects } from './helpers/db.js';
 import {
   cookieOf,
+  freshAddress,
   GOOD_PASSWORD,
   TEST_SCRYPT,
   PORTAL,
@@ -19,13 +20,19 @@ import {
 } from './helpers/portal.js';
 
 const signUpRaw = (ctx: TestContext, payload: unknown, headers: Record<string, string> = {}) =>
-  ctx.inject({ method: 'POST', url: `${PORTAL}/accounts`, payload: payload as object, headers });
+  ctx.inject({
+    method: 'POST',
+    url: `${PORTAL}/accounts`,
+    payload: payload as object,
+    headers,
+    remoteAddress: freshAddress(),
+  });
 
 for (const dialect of testDialects()) {
   describe(`portal accounts and sessions (${dialect})`, () => {
     let ctx: TestContext;
     before(async () => {
-      ctx = await createTestContext(dialect, { loginThrottle: new MemoryLoginThrottleStore() });
+      ctx = await createTestContext(dialect, { throttle: new MemoryThrottleStore() });
     });
     after(() => ctx.close());
 

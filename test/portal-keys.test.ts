@@ -1,16 +1,11 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { ProblemError, type Problem } from '../src/http/problem.js';
-import { MemoryRateLimitStore } from '../src/http/rate-limit-store.js';
-import { keysRepo } from '../src/modules/keys/repo.js';
-import { portalKeysService } from '../src/modules/portal/keys-service.js';
-import type { PortalAccount } from '../src/modules/portal/session-auth.js';
-import { usageRepo } from '../src/modules/usage/repo.js';
 import { isWellFormedKey } from '../src/modules/keys/key-format.js';
 import type { CreatedKeyBody, MyKeysBody, RevokedKeyBody } from '../src/modules/portal/schemas.js';
 import { createTestContext, json, type TestContext } from './helpers/context.js';
 import { testDialects } from './helpers/db.js';
-import { PORTAL, signUp, type PortalSession } from './helpers/portal.js';
+import { directKeysService, PORTAL, signUp, type PortalSession } from './helpers/portal.js';
 
 for (const dialect of testDialects()) {
   describe(`portal keys (${dialect})`, () => {
@@ -26,6 +21,13 @@ for (const dialect of testDialects()) {
       return json<CreatedKeyBody>(res);
     };
     const api = (secret: string, path = '/users/1') => ctx.get(path, { 'x-api-key': secret });
+    /** Moves an account's keys a day and an hour into the past: out of the 24-hour creation limit. */
+    const ageKeys = (userId: number) =>
+      ctx.testDb.db.kysely
+        .updateTable('api_keys')
+        .set((eb) => ({ created_at: eb('created_at', '-', 25 * 3_600_000) }))
+        .where('user_id', '=', userId)
+        .execute();
 
     it('creates a key: the secret is returned once, works at once, and is never listed', async () => {
       const session = await signUp(ctx);
@@ -148,6 +150,7 @@ for (const dialect of testDialects()) {
       const session = await signUp(ctx);
       const ids: number[] = [];
       for (let i = 0; i < 10; i++) ids.push((await create(session, `k${i}`)).key.id);
+      await ageKeys(session.accountId);
       const over = await session.call('POST', '/keys', { name: 'eleventh' });
       assert.equal(over.statusCode, 409);
       assert.equal(json<Problem>(over).code, 'key_limit_reached');
@@ -158,27 +161,9 @@ for (const dialect of testDialects()) {
     });
 
     it('holds the cap under concurrent creations: of five racing for the last slot, one wins', async () => {
-      // Straight at the service, so the five creations interleave at every await (through HTTP the
-      // requests happen to run one after another and a check-then-insert race would go unseen).
-      const kysely = ctx.testDb.db.kysely;
-      const service = portalKeysService({
-        keys: keysRepo(kysely),
-        usage: usageRepo(kysely),
-        recorder: ctx.app.usageRecorder,
-        rateLimitStore: new MemoryRateLimitStore(),
-        now: Date.now,
-      });
-      const user = await ctx.makeUser();
-      const account: PortalAccount = {
-        id: user.id,
-        username: user.username,
-        subscription: 'none',
-        isPartner: false,
-        tier: 'free',
-        csrfToken: 'unused',
-        sessionId: 'unused',
-      };
+      const { service, account } = await directKeysService(ctx);
       for (let i = 0; i < 9; i++) await service.create(account, `k${i}`);
+      await ageKeys(account.id);
       const racing = await Promise.allSettled(
         Array.from({ length: 5 }, (_, i) => service.create(account, `race ${i}`)),
       );

@@ -1,19 +1,24 @@
 import assert from 'node:assert/strict';
-import { after, describe, it } from 'node:test';
+import { after, before, describe, it } from 'node:test';
 import { MemoryRateLimitStore, type RateLimitStore } from '../src/http/rate-limit-store.js';
 import { RedisRateLimitStore } from '../src/http/redis-rate-limit-store.js';
 import { WINDOW_MS, windowStartOf } from '../src/http/quota.js';
+import { sharedLink, sharedRedisUrl, uniquePrefix } from './helpers/redis.js';
 
-const stores: [string, () => RateLimitStore][] = [['memory', () => new MemoryRateLimitStore()]];
-const redisUrl = process.env.TEST_REDIS_URL;
-if (redisUrl) {
-  stores.push(['redis', () => new RedisRateLimitStore(redisUrl, `hub:test:${process.pid}:${Date.now()}:`)]);
+const stores: [string, () => Promise<RateLimitStore>][] = [
+  ['memory', () => Promise.resolve(new MemoryRateLimitStore())],
+];
+if (sharedRedisUrl) {
+  stores.push(['redis', async () => new RedisRateLimitStore(await sharedLink(), uniquePrefix('rl'))]);
 }
 
 // The same contract for every store implementation.
 for (const [name, make] of stores) {
   describe(`rate-limit store contract (${name})`, () => {
-    const store = make();
+    let store: RateLimitStore;
+    before(async () => {
+      store = await make();
+    });
     after(() => store.close());
     const window = windowStartOf(Date.UTC(2026, 10, 21, 15, 30));
 
@@ -41,6 +46,10 @@ for (const [name, make] of stores) {
         [...counts].sort((x, y) => x - y),
         Array.from({ length: 200 }, (_, i) => i + 1),
       );
+    });
+
+    it('reports itself healthy', () => {
+      assert.deepEqual(store.health(), { status: 'ok' });
     });
   });
 }

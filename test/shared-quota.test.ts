@@ -1,33 +1,21 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { FastifyInstance } from 'fastify';
-import { buildApp } from '../src/app.js';
-import { RedisRateLimitStore } from '../src/http/redis-rate-limit-store.js';
 import { openTestDb, testDialects, type TestDb } from './helpers/db.js';
 import { factories } from './helpers/factories.js';
-
-const redisUrl = process.env.TEST_REDIS_URL;
+import { instancesOnSharedRedis, sharedRedisUrl } from './helpers/redis.js';
 
 // Scale-out: several stateless API instances share one quota through Redis.
 for (const dialect of testDialects()) {
   describe(
     `quota shared by two API instances through Redis (${dialect})`,
-    { skip: !redisUrl && 'TEST_REDIS_URL is not set' },
+    { skip: !sharedRedisUrl && 'TEST_REDIS_URL is not set' },
     () => {
       let testDb: TestDb;
       let apps: FastifyInstance[];
       before(async () => {
         testDb = await openTestDb(dialect);
-        const prefix = `hub:test:shared:${process.pid}:${Date.now()}:`;
-        apps = await Promise.all(
-          [0, 1].map(() =>
-            buildApp({
-              db: testDb.db,
-              config: { LOG_LEVEL: 'silent', CACHE_TTL_MS: 0, TRUST_PROXY: false },
-              rateLimitStore: new RedisRateLimitStore(redisUrl ?? '', prefix),
-            }),
-          ),
-        );
+        apps = await instancesOnSharedRedis(testDb, 2);
       });
       after(async () => {
         for (const app of apps) await app.close();

@@ -4,6 +4,7 @@ import * as core from './migrations/0001_core.js';
 import * as killboardIndexes from './migrations/0002_killboard_indexes.js';
 import * as portal from './migrations/0003_portal.js';
 import * as ingest from './migrations/0004_ingest.js';
+import * as deploymentId from './migrations/0007_deployment_id.js';
 import * as idempotency from './migrations/0010_idempotency.js';
 
 /**
@@ -15,6 +16,7 @@ const MIGRATIONS = [
   ['0002_killboard_indexes', killboardIndexes],
   ['0003_portal', portal],
   ['0004_ingest', ingest],
+  ['0007_deployment_id', deploymentId],
   ['0010_idempotency', idempotency],
 ] as const;
 

@@ -139,14 +139,20 @@ export const PROBLEM_HELP: Record<ErrorCode, ProblemHelp> = {
     example: 'The webhook URL must use https.',
   },
   rate_limited: {
-    when: "The key has used its hourly quota (see the tier table). Quotas count per key in fixed one-hour windows aligned to the UTC hour; `304 Not Modified` answers don't count.",
+    when: "The key's hourly quota is used up (see the tier table; each key has its own quota). Windows are fixed hours aligned to the UTC hour; `304 Not Modified` answers don't count.",
     fix: 'Wait the number of seconds in `Retry-After` (the window resets at `x-ratelimit-reset`, epoch seconds). Cache responses and revalidate with `If-None-Match`; if you need more, ask for a higher tier.',
     example: "This key's authenticated tier allows 1000 requests per hour; the quota resets in 1260 s.",
   },
   too_many_attempts: {
-    when: 'Too many failed attempts (for example sign-ins) in a short time; the action is locked for a while.',
+    when: 'Too many attempts in a short time: 5 failed sign-ins for one account or 20 from one address in 15 minutes, or 5 sign-ups from one address in an hour (an IPv6 address counts by its /64). Attempts sent in parallel count too.',
     fix: 'Wait the number of seconds in `Retry-After` before trying again.',
-    example: 'Too many failed sign-in attempts; try again in 300 s.',
+    example: 'Too many failed sign-in attempts. Wait 15 minute(s) and try again.',
+  },
+  key_creation_limited: {
+    when: 'The account has created 10 API keys in the last 24 hours; revoked keys count too. Without this limit, revoking a spent key and making another would buy a fresh hourly quota without end.',
+    fix: 'Wait the number of seconds in `Retry-After`, or keep using an existing key: revoke and recreate keys only when one has leaked.',
+    example:
+      'An account can create 10 keys in 24 hours, revoked ones included; the next one can be created in 312 minute(s).',
   },
   internal_error: {
     when: 'The server failed to complete the request. The cause is logged with the request id and never exposed.',
@@ -154,7 +160,7 @@ export const PROBLEM_HELP: Record<ErrorCode, ProblemHelp> = {
     example: 'The server could not complete the request; it has been logged.',
   },
   service_unavailable: {
-    when: 'The service cannot answer for a moment, for example while a database is unreachable or during a restart.',
+    when: 'The service cannot answer for a moment, for example while a database is unreachable, during a restart, or (when the operator chose to fail closed) while the shared rate-limit store is unreachable.',
     fix: 'Retry with exponential backoff, honouring `Retry-After` when it is present.',
     example: 'The server could not complete the request; it has been logged.',
   },

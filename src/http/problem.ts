@@ -31,6 +31,7 @@ export const ERRORS = {
   idempotency_key_reused: { status: 422, title: 'Idempotency key reused' },
   rate_limited: { status: 429, title: 'Rate limit exceeded' },
   too_many_attempts: { status: 429, title: 'Too many attempts' },
+  key_creation_limited: { status: 429, title: 'Key creation limit reached' },
   internal_error: { status: 500, title: 'Internal server error' },
   service_unavailable: { status: 503, title: 'Service unavailable' },
 } as const satisfies Record<string, { status: number; title: string }>;

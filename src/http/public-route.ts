@@ -2,7 +2,14 @@ import type { TSchema } from 'typebox';
 import { errorResponses, type ErrorCode } from './problem.js';
 
 /** Errors every key-protected, cached read can return, whatever its parameters. */
-const COMMON_ERRORS: ErrorCode[] = ['missing_api_key', 'invalid_api_key', 'rate_limited', 'internal_error'];
+const COMMON_ERRORS: ErrorCode[] = [
+  'missing_api_key',
+  'invalid_api_key',
+  'rate_limited',
+  'internal_error',
+  // only when the operator chose RATE_LIMIT_STORE_FAILURE=closed and Redis is unreachable
+  'service_unavailable',
+];
 
 interface PublicRouteSpec<P extends TSchema | undefined, Q extends TSchema | undefined, R extends TSchema> {
   operationId: string;

@@ -9,8 +9,18 @@ export interface RateLimitStore {
   refund(key: string, windowStart: number): void | Promise<void>;
   /** Current count without incrementing. */
   peek(key: string, windowStart: number): number | Promise<number>;
+  /** For the readiness probe; synchronous (a memory store is always ok). */
+  health(): StoreHealth;
   close(): Promise<void>;
 }
+
+/** A store's state: `degraded` while its shared backend is unreachable and it counts per instance. */
+export interface StoreHealth {
+  status: 'ok' | 'degraded';
+  detail?: string;
+}
+
+export const HEALTHY: StoreHealth = Object.freeze({ status: 'ok' });
 
 export class MemoryRateLimitStore implements RateLimitStore {
   private readonly counters = new Map<string, { windowStart: number; count: number }>();
@@ -30,6 +40,10 @@ export class MemoryRateLimitStore implements RateLimitStore {
   peek(key: string, windowStart: number): number {
     const counter = this.counters.get(key);
     return counter?.windowStart === windowStart ? counter.count : 0;
+  }
+
+  health(): StoreHealth {
+    return HEALTHY;
   }
 
   close(): Promise<void> {

@@ -3,7 +3,7 @@ import { buildApp } from '../../src/app.js';
 import type { Dialect } from '../../src/db/connect.js';
 import type { AccessTokenVerifier } from '../../src/http/access-tokens.js';
 import type { RateLimitStore } from '../../src/http/rate-limit-store.js';
-import type { LoginThrottleStore } from '../../src/modules/accounts/throttle.js';
+import type { ThrottleStore } from '../../src/modules/accounts/throttle.js';
 import { openTestDb, type TestDb } from './db.js';
 import { factories, type Factories } from './factories.js';
 
@@ -22,7 +22,7 @@ export interface ContextOptions {
   now?: () => number;
   cacheTtlMs?: number;
   rateLimitStore?: RateLimitStore;
-  loginThrottle?: LoginThrottleStore;
+  throttle?: ThrottleStore;
   usageFlushMs?: number;
   /** OAuth access tokens for /v1 routes (a TokenTable in tests of the pipeline's own rules) */
   accessTokens?: AccessTokenVerifier;
@@ -39,7 +39,7 @@ export async function createTestContext(
     config: { LOG_LEVEL: 'silent', CACHE_TTL_MS: options.cacheTtlMs ?? 0, TRUST_PROXY: false },
     ...(options.now ? { now: options.now } : {}),
     ...(options.rateLimitStore ? { rateLimitStore: options.rateLimitStore } : {}),
-    ...(options.loginThrottle ? { loginThrottle: options.loginThrottle } : {}),
+    ...(options.throttle ? { throttle: options.throttle } : {}),
     ...(options.usageFlushMs ? { usageFlushMs: options.usageFlushMs } : {}),
     ...(options.accessTokens ? { accessTokens: options.accessTokens } : {}),
   });

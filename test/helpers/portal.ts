@@ -1,6 +1,11 @@
 import type { LightMyRequestResponse } from 'fastify';
+import { MemoryRateLimitStore } from '../../src/http/rate-limit-store.js';
 import { setScryptCost } from '../../src/modules/accounts/password.js';
+import { keysRepo } from '../../src/modules/keys/repo.js';
+import { portalKeysService, type PortalKeysService } from '../../src/modules/portal/keys-service.js';
 import type { SessionBody } from '../../src/modules/portal/schemas.js';
+import type { PortalAccount } from '../../src/modules/portal/session-auth.js';
+import { usageRepo } from '../../src/modules/usage/repo.js';
 import type { TestContext } from './context.js';
 
 export const PORTAL = '/api-platform/developer';
@@ -53,6 +58,16 @@ export function sessionFrom(ctx: TestContext, response: LightMyRequestResponse):
   };
 }
 
+let addressSequence = 0;
+/**
+ * A fresh client address (198.18.0.0/15, the benchmarking range) per call: sign-ups are limited per
+ * address, and a test that is not about that limit should not run into it.
+ */
+export const freshAddress = (): string => {
+  const n = ++addressSequence;
+  return `198.${18 + ((n >> 16) & 1)}.${(n >> 8) & 255}.${n & 255}`;
+};
+
 export async function signUp(
   ctx: TestContext,
   username = uniqueName(),
@@ -62,6 +77,7 @@ export async function signUp(
     method: 'POST',
     url: `${PORTAL}/accounts`,
     payload: { username, password },
+    remoteAddress: freshAddress(),
   });
   if (res.statusCode !== 201) throw new Error(`sign-up failed: ${res.statusCode} ${res.body}`);
   return sessionFrom(ctx, res);
@@ -81,3 +97,33 @@ export const signIn = (
     headers,
     ...(remoteAddress ? { remoteAddress } : {}),
   });
+
+/**
+ * The portal's key service called straight, with a fresh free account: concurrent calls then
+ * interleave at every await (through HTTP the requests happen to run one after another, and a
+ * check-then-insert race would go unseen).
+ */
+export async function directKeysService(
+  ctx: TestContext,
+  now: () => number = Date.now,
+): Promise<{ service: PortalKeysService; account: PortalAccount }> {
+  const kysely = ctx.testDb.db.kysely;
+  const service = portalKeysService({
+    keys: keysRepo(kysely),
+    usage: usageRepo(kysely),
+    recorder: ctx.app.usageRecorder,
+    rateLimitStore: new MemoryRateLimitStore(),
+    now,
+  });
+  const user = await ctx.makeUser();
+  const account: PortalAccount = {
+    id: user.id,
+    username: user.username,
+    subscription: 'none',
+    isPartner: false,
+    tier: 'free',
+    csrfToken: 'unused',
+    sessionId: 'unused',
+  };
+  return { service, account };
+}

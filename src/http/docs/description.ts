@@ -65,13 +65,19 @@ portal (\`/api-platform/developer\`). A missing, unknown or revoked key gets \`4
 \`WWW-Authenticate: ApiKey header="${API_KEY_HEADER}"\`; a revoked key is refused from the very next request.
 
 ## Rate limits
-Quotas are per key, in fixed one-hour windows aligned to the UTC hour. A key's tier comes from its owner:
+Quotas count in fixed one-hour windows aligned to the UTC hour. A key's tier comes from its owner:
 
 ${tierTable}
 
+The quota belongs to the account: all keys made in the developer portal by one account share one hourly count
+(revoking a spent key and creating another gives no fresh quota). A key the operator issued with its own tier or
+quota counts on its own. An account may create 10 keys in 24 hours, revoked ones included.
+
 Every response to a valid key reports the quota: \`x-ratelimit-limit\`, \`x-ratelimit-remaining\`,
 \`x-ratelimit-used\`, \`x-ratelimit-reset\` (epoch seconds when the window ends), and the IETF draft headers
-\`RateLimit-Policy\` and \`RateLimit\`. Over quota, requests get \`429\` with \`Retry-After\` (seconds).
+\`RateLimit-Policy\` and \`RateLimit\`. Over quota, requests get \`429\` with \`Retry-After\` (seconds). If the
+operator runs the service in fail-closed mode, a request that cannot be counted (the shared counter store is
+unreachable) gets \`503 service_unavailable\` with \`Retry-After\`; by default it is counted per server instead.
 
 ## Caching and conditional requests
 Responses carry an \`ETag\`. Send it back in \`If-None-Match\`: an unchanged resource answers \`304 Not Modified\`

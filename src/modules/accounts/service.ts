@@ -3,7 +3,14 @@ import { ProblemError } from '../../http/problem.js';
 import { hashPassword, verifyPassword } from './password.js';
 import type { AccountRow, AccountsRepo } from './repo.js';
 import { accountRuleErrors } from './rules.js';
-import { THROTTLE_LIMITS, type LoginThrottleStore } from './throttle.js';
+import {
+  networkOf,
+  SIGN_UP_WINDOW_MS,
+  THROTTLE_LIMITS,
+  THROTTLE_WINDOW_MS,
+  type ThrottleCheck,
+  type ThrottleStore,
+} from './throttle.js';
 
 export const SESSION_TTL_MS = 7 * 24 * 3_600_000;
 
@@ -20,7 +27,7 @@ export interface NewSession {
 
 export const SIGN_IN_FAILED = 'The username or password is incorrect.';
 
-export function accountsService(repo: AccountsRepo, throttle: LoginThrottleStore, now: () => number) {
+export function accountsService(repo: AccountsRepo, throttle: ThrottleStore, now: () => number) {
   async function openSession(account: AccountRow, replacing: string | undefined): Promise<NewSession> {
     // Fixation: whatever session id the browser brought is dropped; the new one is fresh randomness.
     if (replacing) await repo.deleteSession(hashSessionId(replacing));
@@ -39,26 +46,28 @@ export function accountsService(repo: AccountsRepo, throttle: LoginThrottleStore
     return { id, csrfToken, account };
   }
 
-  async function checkThrottle(subjects: string[]): Promise<void> {
+  /** Takes a place under every limit, or refuses with 429 and when to try again. */
+  async function reserve(checks: ThrottleCheck[], refusal: string): Promise<string> {
     const at = now();
-    for (const subject of subjects) {
-      const limit = subject.startsWith('account:') ? THROTTLE_LIMITS.account : THROTTLE_LIMITS.address;
-      const { count, retryAt } = await throttle.failures(subject, at);
-      if (count >= limit) {
-        const seconds = Math.max(1, Math.ceil((retryAt - at) / 1000));
-        throw new ProblemError(
-          'too_many_attempts',
-          `Too many failed sign-in attempts. Wait ${Math.ceil(seconds / 60)} minute(s) and try again.`,
-          { headers: { 'retry-after': String(seconds) } },
-        );
-      }
-    }
+    const reservation = await throttle.reserve(checks, at);
+    if (reservation.ok) return reservation.ticket;
+    const seconds = Math.max(1, Math.ceil((reservation.retryAt - at) / 1000));
+    throw new ProblemError(
+      'too_many_attempts',
+      `${refusal} Wait ${Math.ceil(seconds / 60)} minute(s) and try again.`,
+      { headers: { 'retry-after': String(seconds) } },
+    );
   }
 
   return {
+    /**
+     * Sign-ups are limited per address (network): a place is taken once the rules pass, so a taken
+     * username counts too (it tells whether an account exists).
+     */
     async signUp(input: {
       username: string;
       password: string;
+      address: string;
       currentSession?: string;
     }): Promise<NewSession> {
       const errors = accountRuleErrors(input.username, input.password);
@@ -67,6 +76,16 @@ export function accountsService(repo: AccountsRepo, throttle: LoginThrottleStore
           invalidParams: errors,
         });
       }
+      await reserve(
+        [
+          {
+            subject: `signup:${networkOf(input.address)}`,
+            limit: THROTTLE_LIMITS.signUp,
+            windowMs: SIGN_UP_WINDOW_MS,
+          },
+        ],
+        'Too many accounts were created from your network.',
+      );
       if (await repo.usernameTaken(input.username)) {
         throw new ProblemError('conflict', 'That username is taken; choose another one.', {
           invalidParams: [{ in: 'body', name: 'username', reason: 'is taken' }],
@@ -82,7 +101,9 @@ export function accountsService(repo: AccountsRepo, throttle: LoginThrottleStore
 
     /**
      * Same message and the same work (one scrypt) for an unknown username and a wrong password.
-     * Failures count per account and per address; past the limit the check is not even attempted.
+     * Every attempt takes a place per account and per address before the password is checked, so
+     * parallel guesses count; past a limit the check is not even attempted. A success gives the
+     * address its place back and clears the account's failures.
      */
     async signIn(input: {
       username: string;
@@ -91,17 +112,24 @@ export function accountsService(repo: AccountsRepo, throttle: LoginThrottleStore
       currentSession?: string;
     }): Promise<NewSession> {
       const accountSubject = `account:${input.username.toLowerCase()}`;
-      const addressSubject = `address:${input.address}`;
-      await checkThrottle([accountSubject, addressSubject]);
-      const row = await repo.findForSignIn(input.username);
+      const addressSubject = `address:${networkOf(input.address)}`;
+      const ticket = await reserve(
+        [
+          { subject: accountSubject, limit: THROTTLE_LIMITS.account, windowMs: THROTTLE_WINDOW_MS },
+          { subject: addressSubject, limit: THROTTLE_LIMITS.address, windowMs: THROTTLE_WINDOW_MS },
+        ],
+        'Too many failed sign-in attempts.',
+      );
+      const row = await repo.findForSignIn(input.username).catch(async (err: unknown) => {
+        // not a failed guess: the database could not answer
+        await throttle.release(accountSubject, ticket);
+        await throttle.release(addressSubject, ticket);
+        throw err;
+      });
       const ok = await verifyPassword(input.password, row?.password_hash);
-      if (!row || !ok) {
-        const at = now();
-        await throttle.recordFailure(accountSubject, at);
-        await throttle.recordFailure(addressSubject, at);
-        throw new ProblemError('unauthenticated', SIGN_IN_FAILED);
-      }
+      if (!row || !ok) throw new ProblemError('unauthenticated', SIGN_IN_FAILED);
       await throttle.reset(accountSubject);
+      await throttle.release(addressSubject, ticket);
       const { password_hash: _hash, ...account } = row;
       return openSession(account, input.currentSession);
     },

@@ -104,25 +104,46 @@ export function keysRepo(db: Kysely<Database>, options: { reader?: SqliteReader 
     },
 
     /**
-     * Inserts an owned key unless its owner already holds `cap` active keys. Count and insert run in
-     * one transaction behind a no-op update of the owner's row, which locks it on PostgreSQL and takes
-     * the write lock on SQLite, so two concurrent creations cannot both pass the cap.
+     * Inserts an owned key unless its owner has created `recent.limit` keys (revoked ones included)
+     * since `recent.since`, or already holds `activeCap` active keys. Counts and insert run in one
+     * transaction behind a no-op update of the owner's row, which locks it on PostgreSQL and takes
+     * the write lock on SQLite, so concurrent creations cannot both pass a limit. A refusal by the
+     * recent limit says when the oldest key that still counts was created.
      */
-    async insertWithinCap(key: NewKey & { user_id: number }, cap: number): Promise<KeyRecord | undefined> {
+    async insertWithinLimits(
+      key: NewKey & { user_id: number },
+      limits: { activeCap: number; recent: { limit: number; since: number } },
+    ): Promise<{ record: KeyRecord } | { refused: 'active' } | { refused: 'recent'; oldestCounted: number }> {
       return db.transaction().execute(async (trx) => {
         await trx
           .updateTable('users')
           .set((eb) => ({ id: eb.ref('id') }))
           .where('id', '=', key.user_id)
           .execute();
+        const recent = await trx
+          .selectFrom('api_keys')
+          .select('created_at')
+          .where('user_id', '=', key.user_id)
+          .where('created_at', '>', limits.recent.since)
+          .orderBy('created_at', 'desc')
+          .limit(limits.recent.limit)
+          .execute();
+        const oldest = recent[limits.recent.limit - 1];
+        if (oldest) return { refused: 'recent' as const, oldestCounted: oldest.created_at };
         const { n } = await trx
           .selectFrom('api_keys')
           .select((eb) => eb.fn.countAll<number>().as('n'))
           .where('user_id', '=', key.user_id)
           .where('revoked_at', 'is', null)
           .executeTakeFirstOrThrow();
-        if (n >= cap) return undefined;
-        return trx.insertInto('api_keys').values(key).returning(RECORD_COLUMNS).executeTakeFirstOrThrow();
+        if (n >= limits.activeCap) return { refused: 'active' as const };
+        return {
+          record: await trx
+            .insertInto('api_keys')
+            .values(key)
+            .returning(RECORD_COLUMNS)
+            .executeTakeFirstOrThrow(),
+        };
       });
     },
 

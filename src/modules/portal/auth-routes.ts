@@ -60,16 +60,28 @@ export function portalAuthRoutes(accounts: AccountsService) {
           operationId: 'signUp',
           summary: 'Create a hub account',
           description:
-            'Creates an account and signs it in (session cookie). Username: 3-32 letters, digits, `_`, `.`, `-`, unique ignoring case. Password: 10-128 characters, not containing the username, at least 4 different characters, not a well-known password.',
+            'Creates an account and signs it in (session cookie). Username: 3-32 letters, digits, `_`, `.`, `-`, unique ignoring case. Password: 10-128 characters, not containing the username, at least 4 different characters, not a well-known password. At most 5 sign-ups per address (an IPv6 /64) per hour, counting those refused for a taken username: past that, `429 too_many_attempts` with `Retry-After`.',
           body: Credentials,
           response: { 201: SessionResponse },
-          errors: ['invalid_body', 'csrf_failed', 'conflict', 'unprocessable', 'payload_too_large'],
+          errors: [
+            'invalid_body',
+            'csrf_failed',
+            'conflict',
+            'unprocessable',
+            'payload_too_large',
+            'too_many_attempts',
+            'service_unavailable',
+          ],
           session: false,
         }),
       },
       async (request, reply): Promise<SessionBody> => {
         assertSameOrigin(request);
-        const session = await accounts.signUp({ ...request.body, currentSession: sessionIdOf(request) });
+        const session = await accounts.signUp({
+          ...request.body,
+          address: request.ip,
+          currentSession: sessionIdOf(request),
+        });
         reply.code(201);
         return started(request, reply, session);
       },
@@ -83,7 +95,7 @@ export function portalAuthRoutes(accounts: AccountsService) {
           operationId: 'signIn',
           summary: 'Sign in',
           description:
-            'Signs in and sets a fresh session cookie (any session id the client brought is discarded). Wrong username and wrong password give the same `401`. After 5 failures for one account, or 20 from one address, within 15 minutes: `429 too_many_attempts` with `Retry-After`.',
+            'Signs in and sets a fresh session cookie (any session id the client brought is discarded). Wrong username and wrong password give the same `401`. After 5 failures for one account, or 20 from one address (an IPv6 /64), within 15 minutes: `429 too_many_attempts` with `Retry-After`. Attempts are counted before the password is checked, so parallel attempts count too.',
           body: Credentials,
           response: { 200: SessionResponse },
           errors: [
@@ -92,6 +104,7 @@ export function portalAuthRoutes(accounts: AccountsService) {
             'csrf_failed',
             'too_many_attempts',
             'payload_too_large',
+            'service_unavailable',
           ],
           session: false,
         }),

@@ -13,6 +13,13 @@ import type { PortalAccount } from './session-auth.js';
 /** Active (not revoked) keys one account may hold; revoked ones do not count. */
 export const ACTIVE_KEY_CAP = 10;
 
+/**
+ * Keys one account may create in any 24 hours, revoked ones included: making keys is cheap, and
+ * an account that could mint them without end could fill the database (operators are not limited).
+ */
+export const KEY_CREATIONS_PER_DAY = 10;
+const DAY_MS = 24 * 3_600_000;
+
 export interface PortalKeysDeps {
   keys: KeysRepo;
   usage: UsageRepo;
@@ -63,15 +70,25 @@ export function portalKeysService({ keys, usage, recorder, rateLimitStore, now }
 
     async create(account: PortalAccount, name: string): Promise<{ key: PortalKey; secret: string }> {
       // tier null: the key follows its owner's plan, so a subscription change applies at once.
-      const { row, secret } = newKey({ name: name.trim(), userId: account.id, tier: null }, now());
-      const record = await keys.insertWithinCap({ ...row, user_id: account.id }, ACTIVE_KEY_CAP);
-      if (!record) {
+      const at = now();
+      const { row, secret } = newKey({ name: name.trim(), userId: account.id, tier: null }, at);
+      const result = await keys.insertWithinLimits(
+        { ...row, user_id: account.id },
+        { activeCap: ACTIVE_KEY_CAP, recent: { limit: KEY_CREATIONS_PER_DAY, since: at - DAY_MS } },
+      );
+      if ('record' in result) return { key: await view(result.record, account), secret };
+      if (result.refused === 'active') {
         throw new ProblemError(
           'key_limit_reached',
           `An account can hold ${ACTIVE_KEY_CAP} active keys; revoke one before creating another.`,
         );
       }
-      return { key: await view(record, account), secret };
+      const seconds = Math.max(1, Math.ceil((result.oldestCounted + DAY_MS - at) / 1000));
+      throw new ProblemError(
+        'key_creation_limited',
+        `An account can create ${KEY_CREATIONS_PER_DAY} keys in 24 hours, revoked ones included; the next one can be created in ${Math.ceil(seconds / 60)} minute(s).`,
+        { headers: { 'retry-after': String(seconds) } },
+      );
     },
 
     async revoke(account: PortalAccount, id: number): Promise<PortalKey> {

@@ -34,7 +34,7 @@ export function portalKeyRoutes(service: PortalKeysService) {
           operationId: 'listMyKeys',
           summary: 'List my API keys',
           description:
-            "The signed-in account's keys, newest first, revoked ones included: name, display prefix, tier, hourly quota, creation, last use and requests in the current hour. The secret is never listed.",
+            "The signed-in account's keys, newest first, revoked ones included: name, display prefix, tier, hourly quota, creation, last use and requests counted in the current hour against the key's quota. The secret is never listed.",
           response: { 200: MyKeysResponse },
           errors: ['unauthenticated'],
         }),
@@ -50,7 +50,7 @@ export function portalKeyRoutes(service: PortalKeysService) {
           operationId: 'createMyKey',
           summary: 'Create an API key',
           description:
-            "Creates a key that follows the account's plan (its tier changes with the subscription on the next request). The response carries the secret once; store it, it cannot be shown again. An account may hold 10 active keys (`409 key_limit_reached`).",
+            "Creates a key that follows the account's plan (its tier changes with the subscription on the next request). The hourly quota is the account's: all its keys share one count, so a new key adds no requests. The response carries the secret once; store it, it cannot be shown again. An account may hold 10 active keys (`409 key_limit_reached`) and create 10 keys in any 24 hours, revoked ones included (`429 key_creation_limited` with `Retry-After`).",
           body: NewKeyBody,
           response: { 201: CreatedKeyResponse },
           errors: [
@@ -58,6 +58,7 @@ export function portalKeyRoutes(service: PortalKeysService) {
             'unauthenticated',
             'csrf_failed',
             'key_limit_reached',
+            'key_creation_limited',
             'payload_too_large',
             'unsupported_media_type',
           ],

@@ -19,7 +19,11 @@ export const PortalKeySchema = Type.Object(
     quota: Type.Integer({ description: 'requests per hour allowed for this key now', examples: [100] }),
     created: Timestamp('when the key was created'),
     last_used: Type.Union([Timestamp('last request made with the key'), Type.Null()]),
-    requests_this_hour: Type.Integer({ minimum: 0, description: 'requests counted in the current UTC hour' }),
+    requests_this_hour: Type.Integer({
+      minimum: 0,
+      description:
+        "requests counted in the current UTC hour against the quota this key spends: the account's, shared by all its keys",
+    }),
     revoked: Type.Boolean(),
     revoked_at: Type.Union([Timestamp('when the key was revoked'), Type.Null()]),
   },

@@ -153,12 +153,14 @@ export function webRoutes(accounts: AccountsService, keys: PortalKeysService) {
         const started = await accounts.signUp({
           username: str(username, 64),
           password: str(password, 1024),
+          address: request.ip,
           currentSession: sessionIdOf(request),
         });
         setSessionCookie(request, reply, started.id);
         return await redirect(reply, `${BASE}/keys`);
       } catch (err) {
         if (!(err instanceof ProblemError)) throw err;
+        if (err.extras.headers) reply.headers(err.extras.headers);
         const errors = err.extras.invalidParams?.map(
           (p) => `${p.name === 'username' ? 'Username' : 'Password'} ${p.reason}.`,
         ) ?? [err.detail];
@@ -210,6 +212,7 @@ export function webRoutes(accounts: AccountsService, keys: PortalKeysService) {
         );
       } catch (err) {
         if (!(err instanceof ProblemError)) throw err;
+        if (err.extras.headers) reply.headers(err.extras.headers);
         return page(reply, keysPage(account, await keys.list(account), { error: err.detail }), err.status);
       }
     });

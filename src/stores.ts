@@ -1,0 +1,63 @@
+import type { Kysely } from 'kysely';
+import type { Config } from './config.js';
+import { readDeploymentId } from './db/deployment.js';
+import type { Database } from './db/types.js';
+import { MemoryRateLimitStore, type RateLimitStore } from './http/rate-limit-store.js';
+import { RedisLink, type LinkLogger, type RedisLinkOptions } from './http/redis-link.js';
+import { RedisRateLimitStore } from './http/redis-rate-limit-store.js';
+import { RedisThrottleStore } from './modules/accounts/redis-throttle-store.js';
+import { MemoryThrottleStore, type ThrottleStore } from './modules/accounts/throttle.js';
+
+export type StoresConfig = Partial<
+  Pick<Config, 'REDIS_URL' | 'REDIS_PREFIX' | 'REDIS_COMMAND_TIMEOUT_MS' | 'RATE_LIMIT_STORE_FAILURE'>
+>;
+
+export interface Stores {
+  rateLimitStore: RateLimitStore;
+  throttle: ThrottleStore;
+}
+
+/** The Redis prefix of a deployment: REDIS_PREFIX, or one made from the database's own random id. */
+export async function redisPrefixFor(config: StoresConfig, db: Kysely<Database>): Promise<string> {
+  return config.REDIS_PREFIX ?? `hub:${await readDeploymentId(db)}:`;
+}
+
+/**
+ * The quota and throttle stores: in process memory by default; with REDIS_URL, one Redis
+ * connection shared by both, so every API instance counts against the same limits. A store the
+ * caller hands in (`given`) is used as it is.
+ */
+export async function openStores(
+  config: StoresConfig,
+  deps: {
+    db: Kysely<Database>;
+    log: LinkLogger;
+    given?: Partial<Stores>;
+    /** for readiness and metrics (see RedisLinkOptions) */
+    onStateChange?: RedisLinkOptions['onStateChange'];
+    onFailure?: RedisLinkOptions['onFailure'];
+  },
+): Promise<Stores> {
+  const { rateLimitStore, throttle } = deps.given ?? {};
+  if (rateLimitStore && throttle) return { rateLimitStore, throttle };
+  if (!config.REDIS_URL) {
+    return {
+      rateLimitStore: rateLimitStore ?? new MemoryRateLimitStore(),
+      throttle: throttle ?? new MemoryThrottleStore(),
+    };
+  }
+  const prefix = await redisPrefixFor(config, deps.db);
+  const link = new RedisLink({
+    url: config.REDIS_URL,
+    failureMode: config.RATE_LIMIT_STORE_FAILURE ?? 'open',
+    ...(config.REDIS_COMMAND_TIMEOUT_MS ? { commandTimeoutMs: config.REDIS_COMMAND_TIMEOUT_MS } : {}),
+    log: deps.log,
+    ...(deps.onStateChange ? { onStateChange: deps.onStateChange } : {}),
+    ...(deps.onFailure ? { onFailure: deps.onFailure } : {}),
+  });
+  await link.connected();
+  return {
+    rateLimitStore: rateLimitStore ?? new RedisRateLimitStore(link, prefix),
+    throttle: throttle ?? new RedisThrottleStore(link, prefix),
+  };
+}

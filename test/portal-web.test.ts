@@ -54,17 +54,28 @@ for (const dialect of testDialects()) {
         assert.equal(res.statusCode, 303, path);
         assert.equal(res.headers.location, `${PORTAL}/sign-in`);
       }
-      const css = await get('/assets/portal.css');
-      assert.equal(css.statusCode, 200);
-      assert.match(String(css.headers['content-type']), /^text\/css/);
+      // The stylesheet and script have content-hashed names: cached for a year, compressed.
+      const css = /href="\/api-platform\/developer(\/assets\/portal\.[\w-]{16}\.css)"/.exec(page.body)?.[1];
+      const js = /src="\/api-platform\/developer(\/assets\/portal\.[\w-]{16}\.js)"/.exec(page.body)?.[1];
+      assert.ok(css && js, 'the page links its hashed assets');
+      const style = await ctx.inject({
+        method: 'GET',
+        url: `${PORTAL}${css}`,
+        headers: { 'accept-encoding': 'br' },
+      });
+      assert.equal(style.statusCode, 200);
+      assert.match(String(style.headers['content-type']), /^text\/css/);
+      assert.equal(style.headers['content-encoding'], 'br');
+      assert.equal(style.headers['cache-control'], 'public, max-age=31536000, immutable');
       const again = await ctx.inject({
         method: 'GET',
-        url: `${PORTAL}/assets/portal.css`,
-        headers: { 'if-none-match': String(css.headers.etag) },
+        url: `${PORTAL}${css}`,
+        headers: { 'if-none-match': String(style.headers.etag) },
       });
       assert.equal(again.statusCode, 304);
-      assert.match((await get('/assets/portal.js')).body, /clipboard/);
-      assert.equal((await get('/assets/other.js')).statusCode, 404);
+      assert.match((await get(js)).body, /clipboard/);
+      for (const gone of ['/assets/portal.css', '/assets/other.js'])
+        assert.equal((await get(gone)).statusCode, 404, gone);
     });
 
     it('sign-in and sign-up forms need the double-submit token; a wrong password re-renders with 401', async () => {

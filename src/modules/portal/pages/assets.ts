@@ -1,8 +1,10 @@
+import { hashedName, staticAsset } from '../../../http/static-asset.js';
+
 /**
  * The portal's one stylesheet and one script, served by the service itself (no CDN). They live in
  * a module rather than loose files so `npm run build` ships them inside dist/ unchanged.
  */
-export const PORTAL_CSS = `
+const PORTAL_CSS = `
 :root {
   --bg: #f6f7f9; --card: #ffffff; --text: #1b1f24; --muted: #57606a; --line: #d0d7de;
   --accent: #0b5cad; --accent-text: #ffffff; --danger: #b42318; --ok: #1a7f37;
@@ -91,7 +93,7 @@ pre { background: #101820; color: #e6edf3; padding: 12px; border-radius: 8px; ov
 }
 `;
 
-export const PORTAL_JS = `'use strict';
+const PORTAL_JS = `'use strict';
 // Copy-to-clipboard for the one-time key display; everything else works without script.
 document.addEventListener('click', function (event) {
   var button = event.target instanceof Element ? event.target.closest('[data-copy]') : null;
@@ -109,3 +111,13 @@ document.addEventListener('click', function (event) {
   }
 });
 `;
+
+const css = staticAsset(PORTAL_CSS, 'text/css; charset=utf-8');
+const js = staticAsset(PORTAL_JS, 'text/javascript; charset=utf-8');
+
+/** Published under content-hashed names, so pages can let browsers keep them for a year. */
+export const ASSET_NAMES = { css: hashedName('portal.css', css), js: hashedName('portal.js', js) };
+export const ASSETS = new Map([
+  [ASSET_NAMES.css, css],
+  [ASSET_NAMES.js, js],
+]);

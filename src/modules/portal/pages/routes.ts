@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { App } from '../../../http/app-types.js';
 import { ProblemError } from '../../../http/problem.js';
@@ -19,7 +18,8 @@ import {
   type PortalAccount,
 } from '../session-auth.js';
 import { newSecretToken } from '../../accounts/service.js';
-import { PORTAL_CSS, PORTAL_JS } from './assets.js';
+import { IMMUTABLE, sendAsset } from '../../../http/static-asset.js';
+import { ASSETS } from './assets.js';
 import {
   BASE,
   keysPage,
@@ -35,16 +35,6 @@ type Form = Record<string, string | undefined>;
 const HIDE = { schema: { hide: true } } as const;
 const CSP =
   "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
-
-const asset = (body: string, type: string) => ({
-  body,
-  type,
-  etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 16)}"`,
-});
-const ASSETS = {
-  'portal.css': asset(PORTAL_CSS, 'text/css; charset=utf-8'),
-  'portal.js': asset(PORTAL_JS, 'text/javascript; charset=utf-8'),
-};
 
 const page = (reply: FastifyReply, body: string, status = 200) =>
   reply.code(status).type('text/html; charset=utf-8').header('content-security-policy', CSP).send(body);
@@ -100,13 +90,10 @@ export function webRoutes(accounts: AccountsService, keys: PortalKeysService) {
       }
     }
 
-    app.get('/assets/:file', HIDE, (request, reply) => {
-      const file = ASSETS[(request.params as { file: string }).file as keyof typeof ASSETS] as
-        (typeof ASSETS)['portal.css'] | undefined;
-      if (!file) throw new ProblemError('not_found', 'No such asset.');
-      reply.header('etag', file.etag).header('cache-control', 'public, max-age=300');
-      if (request.headers['if-none-match'] === file.etag) return reply.code(304).send();
-      return reply.type(file.type).send(file.body);
+    app.get<{ Params: { file: string } }>('/assets/:file', HIDE, (request, reply) => {
+      const asset = ASSETS.get(request.params.file);
+      if (!asset) throw new ProblemError('not_found', 'No such asset.');
+      return sendAsset(request, reply, asset, IMMUTABLE);
     });
 
     app.get('/', HIDE, async (request, reply) =>

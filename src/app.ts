@@ -16,6 +16,7 @@ import { ResponseCache } from './http/response-cache.js';
 import { accountsRepo } from './modules/accounts/repo.js';
 import { accountsService } from './modules/accounts/service.js';
 import { MemoryLoginThrottleStore, type LoginThrottleStore } from './modules/accounts/throttle.js';
+import { avatarRoutes } from './modules/avatars/routes.js';
 import { achievementsRepo } from './modules/achievements/repo.js';
 import { achievementsRoutes } from './modules/achievements/routes.js';
 import { eloRepo } from './modules/elo/repo.js';
@@ -138,6 +139,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     ingestRoutes({ servers: serversRepo(deps.db.kysely), pipeline: ingestPipeline(deps.db, now) }),
     { prefix: INGEST_PREFIX },
   );
+  avatarRoutes()(app);
   await registerDocsRoutes(app);
   await app.ready();
   return app;

@@ -29,7 +29,9 @@ import { killboardRoutes } from './modules/killboard/routes.js';
 import { leaderboardsRepo } from './modules/leaderboards/repo.js';
 import { leaderboardsRoutes } from './modules/leaderboards/routes.js';
 import { portalKeysService } from './modules/portal/keys-service.js';
+import { portalFlashes } from './modules/portal/flash.js';
 import { registerPortal } from './modules/portal/plugin.js';
+import { portalRepo } from './modules/portal/repo.js';
 import { serversRepo } from './modules/servers/repo.js';
 import { serversRoutes } from './modules/servers/routes.js';
 import { tournamentsRepo } from './modules/tournaments/repo.js';
@@ -134,7 +136,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     rateLimitStore,
     now,
   });
-  await registerPortal(app, { accounts, keys: portalKeys, pages: webRoutes(accounts, portalKeys) });
+  const flashes = portalFlashes(portalRepo(deps.db.kysely), now);
+  await registerPortal(app, { accounts, keys: portalKeys, pages: webRoutes(accounts, portalKeys, flashes) });
   await app.register(
     ingestRoutes({ servers: serversRepo(deps.db.kysely), pipeline: ingestPipeline(deps.db, now) }),
     { prefix: INGEST_PREFIX },

@@ -86,14 +86,22 @@ describe('developer portal in a browser', { skip }, () => {
     await page.getByLabel('Key name').fill('Discord bot');
     await page.getByRole('button', { name: 'Create key' }).click();
     await page.getByText('Copy this key now.').waitFor();
+    assert.match(page.url(), /\/api-platform\/developer\/keys\/created\?flash=[\w-]{22}$/);
     const secret = await page.locator('#secret').inputValue();
     assert.match(secret, /^ghk_[0-9A-Za-z]{38}$/);
+    assert.ok(!page.url().includes(secret), 'the secret is not in the URL');
     await page.getByRole('button', { name: 'Copy' }).click();
     await page.getByText('Copied to the clipboard.').waitFor();
     assert.equal(await page.evaluate<string>('navigator.clipboard.readText()'), secret);
     await shot('key-created');
 
-    await page.getByRole('link', { name: /back to my keys/ }).click();
+    // Reloading the page (post/redirect/get) creates nothing and no longer shows the secret.
+    await page.reload();
+    await page.getByRole('heading', { name: 'Key already shown' }).waitFor();
+    assert.ok(!(await page.content()).includes(secret), 'the secret is shown once');
+    await shot('key-created-reloaded');
+    await page.getByRole('link', { name: 'Back to my keys' }).click();
+    assert.equal(await page.getByRole('link', { name: /^Revoke / }).count(), 1, 'one key, not two');
     assert.ok(!(await page.content()).includes(secret), 'the secret is never shown again');
     await page.getByRole('link', { name: 'Usage' }).click();
     assert.equal(await chartTotal(), 0);
@@ -110,9 +118,6 @@ describe('developer portal in a browser', { skip }, () => {
     assert.equal(await page.locator('svg.chart g.bar').count(), 1);
     assert.match((await page.locator('#totals').textContent()) ?? '', /4\s*requests, last 48 h/);
     await shot('usage');
-    await page.setViewportSize({ width: 390, height: 844 });
-    await shot('usage-mobile');
-    await page.setViewportSize({ width: 1200, height: 860 });
 
     await page
       .getByRole('link', { name: /My keys/ })
@@ -122,7 +127,7 @@ describe('developer portal in a browser', { skip }, () => {
     await page.getByRole('heading', { name: /Revoke “Discord bot”\?/ }).waitFor();
     await shot('revoke-confirm');
     await page.getByRole('button', { name: 'Revoke key' }).click();
-    await page.getByText('The key was revoked.').waitFor();
+    await page.getByText('The key “Discord bot” was revoked.').waitFor();
     await page.locator('.badge.revoked').waitFor();
     await shot('keys-revoked');
 

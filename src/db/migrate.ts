@@ -4,6 +4,7 @@ import * as core from './migrations/0001_core.js';
 import * as killboardIndexes from './migrations/0002_killboard_indexes.js';
 import * as portal from './migrations/0003_portal.js';
 import * as ingest from './migrations/0004_ingest.js';
+import * as portalFlashes from './migrations/0009_portal_flashes.js';
 
 /**
  * Migrations are listed here in order; each module exports `up(dialect)` / `down(dialect)` so
@@ -14,6 +15,7 @@ const MIGRATIONS = [
   ['0002_killboard_indexes', killboardIndexes],
   ['0003_portal', portal],
   ['0004_ingest', ingest],
+  ['0009_portal_flashes', portalFlashes],
 ] as const;
 
 /**

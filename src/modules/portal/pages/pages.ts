@@ -104,7 +104,7 @@ export function signUpPage(options: { csrf: string; errors?: string[]; username?
 export function keysPage(
   account: PortalAccount,
   keys: PortalKey[],
-  notice?: { error?: string; success?: string },
+  notice: { errors?: string[]; success?: string; keyName?: string } = {},
 ): string {
   const active = keys.filter((k) => !k.revoked).length;
   const rows = keys.map(
@@ -134,7 +134,7 @@ export function keysPage(
         keys get the <span class="badge">${account.tier}</span> tier
         (${TIERS[account.tier].toLocaleString('en-US')} requests per hour each).
       </p>
-      ${alert('error', notice?.error)}${alert('success', notice?.success)}
+      ${alert('error', notice.errors?.join(' '))}${alert('success', notice.success)}
       <section class="card" aria-labelledby="create-title">
         <h2 id="create-title">Create a key</h2>
         <form method="post" action="${BASE}/keys/new" class="row">
@@ -149,6 +149,7 @@ export function keysPage(
               maxlength="100"
               placeholder="e.g. Discord bot"
               aria-describedby="name-hint"
+              value="${notice.keyName ?? ''}"
             />
           </div>
           <button type="submit">Create key</button>

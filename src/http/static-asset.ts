@@ -40,40 +40,55 @@ const brotli = promisify(brotliCompress);
 const gzipped = promisify(gzip);
 
 /**
- * Compressed copies by content hash, shared by every app in the process (tests build dozens on the
- * same bytes). The set is the service's own assets, a handful; the bound only guards against misuse.
+ * Compressed copies by content hash and coding, shared by every app in the process (tests build
+ * dozens on the same bytes). The set is the service's own assets, a handful; the bound only guards
+ * against misuse.
  */
-const compressed = new Map<string, Promise<Record<Coding, Buffer>>>();
+const compressed = new Map<string, Promise<Buffer>>();
 const MAX_COMPRESSED = 64;
 
 /**
- * Made on first use, off the event loop (zlib's thread pool); concurrent first requests share the
- * work. Brotli's top quality costs about 10 s of CPU on the 4.3 MB docs bundle for 10% fewer bytes
- * than quality 9 (about 1 s), so large assets get 9; gzip is always level 9 (about 0.15 s).
+ * Brotli's top quality costs about 10 s of CPU on the 4.3 MB docs bundle for 10% fewer bytes than
+ * quality 9 (about 1 s), so large assets get 9; gzip is always level 9 (about 0.15 s).
  */
-function compressedCopies(asset: StaticAsset): Promise<Record<Coding, Buffer>> {
-  let copies = compressed.get(asset.hash);
-  if (!copies) {
-    const quality = asset.bytes.length > 1_048_576 ? 9 : constants.BROTLI_MAX_QUALITY;
-    copies = Promise.all([
-      brotli(asset.bytes, {
+const compress = (bytes: Buffer, coding: Coding): Promise<Buffer> =>
+  coding === 'br'
+    ? brotli(bytes, {
         params: {
-          [constants.BROTLI_PARAM_QUALITY]: quality,
+          [constants.BROTLI_PARAM_QUALITY]: bytes.length > 1_048_576 ? 9 : constants.BROTLI_MAX_QUALITY,
           [constants.BROTLI_PARAM_MODE]: constants.BROTLI_MODE_TEXT,
-          [constants.BROTLI_PARAM_SIZE_HINT]: asset.bytes.length,
+          [constants.BROTLI_PARAM_SIZE_HINT]: bytes.length,
         },
-      }),
-      gzipped(asset.bytes, { level: constants.Z_BEST_COMPRESSION }),
-    ]).then(([br, gz]) => ({ br, gzip: gz }));
-    // A failure is not cached: the next request tries again (and is served uncompressed meanwhile).
-    void copies.catch(() => compressed.delete(asset.hash));
+      })
+    : gzipped(bytes, { level: constants.Z_BEST_COMPRESSION });
+
+/**
+ * Made once, off the event loop (zlib's thread pool); concurrent first requests share the work, and
+ * a request waits only for the coding it gets.
+ */
+function compressedCopy(asset: StaticAsset, coding: Coding): Promise<Buffer> {
+  const key = `${asset.hash}:${coding}`;
+  let copy = compressed.get(key);
+  if (!copy) {
+    copy = compress(asset.bytes, coding);
+    // A failure is not kept: the next request tries again (and is served uncompressed meanwhile).
+    void copy.catch(() => compressed.delete(key));
     if (compressed.size >= MAX_COMPRESSED) {
       const oldest = compressed.keys().next();
       if (!oldest.done) compressed.delete(oldest.value);
     }
-    compressed.set(asset.hash, copies);
+    compressed.set(key, copy);
   }
-  return copies;
+  return copy;
+}
+
+/**
+ * Starts making the compressed copies now (a server calls this once it listens), so the first
+ * visitor does not wait for them; failures surface, and are retried, when a request asks.
+ */
+export function precompress(asset: StaticAsset): void {
+  if (asset.bytes.length < MIN_COMPRESSIBLE) return;
+  for (const coding of CODINGS) void compressedCopy(asset, coding).catch(() => undefined);
 }
 
 /**
@@ -124,7 +139,7 @@ export async function sendAsset(
   let body = asset.bytes;
   if (coding) {
     try {
-      body = (await compressedCopies(asset))[coding];
+      body = await compressedCopy(asset, coding);
     } catch (err) {
       request.log.warn({ err }, 'asset compression failed; sending it uncompressed');
       coding = undefined;

@@ -4,6 +4,7 @@ import { ProblemError } from '../problem.js';
 import {
   hashedName,
   IMMUTABLE,
+  precompress,
   REVALIDATE,
   sendAsset,
   staticAsset,
@@ -119,6 +120,10 @@ ${scripts}
 /** `<docs>` redirects to `<docs>/`, the page; `<docs>/assets/<hashed name>` are its scripts. */
 export async function registerReference(app: FastifyInstance, docsPath: string, openapiPath: string) {
   const files = await referenceFiles(openapiPath);
+  // A listening server compresses the bundle at once; tests that only inject() never pay for it.
+  app.addHook('onListen', () => {
+    for (const asset of files.assets.values()) precompress(asset);
+  });
   const hidden = { schema: { hide: true } };
   app.get(docsPath, hidden, (_request, reply) => reply.redirect(`${docsPath}/`, 301));
   app.get(`${docsPath}/`, hidden, (request, reply) => {

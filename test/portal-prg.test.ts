@@ -1,25 +1,14 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../src/app.js';
 import { FLASH_TTL_MS } from '../src/modules/portal/flash.js';
 import { openTestDb, testDialects, type TestDb } from './helpers/db.js';
 import { factories } from './helpers/factories.js';
-import { GOOD_PASSWORD, PORTAL, uniqueName } from './helpers/portal.js';
+import { cookieNamed, FORM, GOOD_PASSWORD, hiddenCsrf, PORTAL, uniqueName } from './helpers/portal.js';
 
-const FORM = { 'content-type': 'application/x-www-form-urlencoded' };
 const SECRET = /ghk_[0-9A-Za-z]{38}/;
 const FLASHED = (path: string) => new RegExp(`^${PORTAL}${path}\\?flash=[A-Za-z0-9_-]{22}$`);
-
-const setCookies = (res: LightMyRequestResponse): string[] => {
-  const header = res.headers['set-cookie'];
-  return header === undefined ? [] : Array.isArray(header) ? header : [header];
-};
-const cookieNamed = (res: LightMyRequestResponse, name: string) =>
-  setCookies(res)
-    .find((c) => c.startsWith(`${name}=`))
-    ?.split(';')[0];
-const hidden = (res: LightMyRequestResponse) => /name="_csrf" value="([^"]+)"/.exec(res.body)?.[1] ?? '';
 
 for (const dialect of testDialects()) {
   describe(`portal forms: post/redirect/get (${dialect})`, () => {
@@ -58,11 +47,11 @@ for (const dialect of testDialects()) {
       const res = await post('/sign-up', formCookie, {
         username: uniqueName('Prg'),
         password: GOOD_PASSWORD,
-        _csrf: hidden(form),
+        _csrf: hiddenCsrf(form),
       });
       assert.equal(res.statusCode, 303);
       const cookie = cookieNamed(res, 'hub_session') ?? '';
-      return { cookie, csrf: hidden(await get(`${PORTAL}/keys`, cookie)) };
+      return { cookie, csrf: hiddenCsrf(await get(`${PORTAL}/keys`, cookie)) };
     }
     const keyCount = async (cookie: string) =>
       (await get(`${PORTAL}/my-keys`, cookie)).json<{ keys: unknown[] }>().keys.length;
@@ -134,7 +123,7 @@ for (const dialect of testDialects()) {
       // sign-up with a weak password
       const form = await get(`${PORTAL}/sign-up`, '');
       const formCookie = cookieNamed(form, 'hub_form_csrf') ?? '';
-      const csrf = hidden(form);
+      const csrf = hiddenCsrf(form);
       const username = uniqueName('Again');
       const weak = await post('/sign-up', formCookie, { username, password: 'short', _csrf: csrf });
       assert.equal(weak.statusCode, 303);
@@ -159,7 +148,7 @@ for (const dialect of testDialects()) {
       assert.equal(signedIn.statusCode, 303);
       assert.equal(signedIn.headers.location, `${PORTAL}/keys`);
       const session = cookieNamed(signedIn, 'hub_session') ?? '';
-      const token = hidden(await get(`${PORTAL}/keys`, session));
+      const token = hiddenCsrf(await get(`${PORTAL}/keys`, session));
 
       // a key without a name: the error once, nothing created
       const nameless = await post('/keys/new', session, { name: '  ', _csrf: token });

@@ -3,18 +3,16 @@ import { after, before, describe, it } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
 import { createTestContext, type TestContext } from './helpers/context.js';
 import { testDialects } from './helpers/db.js';
-import { GOOD_PASSWORD, PORTAL, signUp, uniqueName } from './helpers/portal.js';
-
-const FORM = { 'content-type': 'application/x-www-form-urlencoded' };
-const cookies = (res: LightMyRequestResponse): string[] => {
-  const header = res.headers['set-cookie'];
-  return header === undefined ? [] : Array.isArray(header) ? header : [header];
-};
-const cookieNamed = (res: LightMyRequestResponse, name: string) =>
-  cookies(res)
-    .find((c) => c.startsWith(`${name}=`))
-    ?.split(';')[0];
-const hidden = (res: LightMyRequestResponse) => /name="_csrf" value="([^"]+)"/.exec(res.body)?.[1] ?? '';
+import {
+  cookieNamed,
+  FORM,
+  GOOD_PASSWORD,
+  hiddenCsrf,
+  PORTAL,
+  setCookies,
+  signUp,
+  uniqueName,
+} from './helpers/portal.js';
 
 for (const dialect of testDialects()) {
   describe(`portal web pages (${dialect})`, () => {
@@ -94,8 +92,8 @@ for (const dialect of testDialects()) {
       const username = uniqueName('Form');
       const page = await get('/sign-up');
       const formCookie = cookieNamed(page, 'hub_form_csrf') ?? '';
-      assert.match(String(cookies(page)[0]), /; HttpOnly; SameSite=Strict$/);
-      const token = hidden(page);
+      assert.match(String(setCookies(page)[0]), /; HttpOnly; SameSite=Strict$/);
+      const token = hiddenCsrf(page);
       assert.equal(formCookie, `hub_form_csrf=${token}`);
 
       const body = { username, password: GOOD_PASSWORD };
@@ -134,7 +132,7 @@ for (const dialect of testDialects()) {
     it('key forms need the session token; names are escaped; revoke goes through a confirmation page', async () => {
       const session = await signUp(ctx);
       const keys = await get('/keys', session.cookie);
-      assert.equal(hidden(keys), session.csrf);
+      assert.equal(hiddenCsrf(keys), session.csrf);
       const evil = '<script>alert(1)</script>';
       assert.equal((await post('/keys/new', session.cookie, { name: evil })).statusCode, 403);
       assert.equal((await post('/keys/new', session.cookie, { name: evil, _csrf: 'nope' })).statusCode, 403);

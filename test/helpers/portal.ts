@@ -81,3 +81,22 @@ export const signIn = (
     headers,
     ...(remoteAddress ? { remoteAddress } : {}),
   });
+
+/** Form posts of the portal's web pages. */
+export const FORM = { 'content-type': 'application/x-www-form-urlencoded' };
+
+/** Every Set-Cookie header of a response. */
+export function setCookies(res: LightMyRequestResponse): string[] {
+  const header = res.headers['set-cookie'];
+  return header === undefined ? [] : Array.isArray(header) ? header : [header];
+}
+
+/** `name=value` of the cookie a response sets under that name. */
+export const cookieNamed = (res: LightMyRequestResponse, name: string): string | undefined =>
+  setCookies(res)
+    .find((c) => c.startsWith(`${name}=`))
+    ?.split(';')[0];
+
+/** The CSRF token a page's form carries in its hidden `_csrf` field. */
+export const hiddenCsrf = (res: LightMyRequestResponse): string =>
+  /name="_csrf" value="([^"]+)"/.exec(res.body)?.[1] ?? '';

@@ -180,6 +180,24 @@ for (const dialect of testDialects()) {
       assert.equal(out.headers.location, `${PORTAL}/sign-in`);
     });
 
+    it('treats a flash altered in the database as absent', async () => {
+      const owner = await browserSession();
+      const created = await post('/keys/new', owner.cookie, { name: 'tampered', _csrf: owner.csrf });
+      const id = new URL(String(created.headers.location), 'http://x').searchParams.get('flash') ?? '';
+      const row = (await flashRows()).find((r) => r.id === id);
+      assert.ok(row);
+      const bytes = Buffer.from(row.payload, 'base64url');
+      bytes[bytes.length - 1] = (bytes.at(-1) ?? 0) ^ 1;
+      await testDb.db.kysely
+        .updateTable('portal_flashes')
+        .set({ payload: bytes.toString('base64url') })
+        .where('id', '=', id)
+        .execute();
+      const page = await get(String(created.headers.location), owner.cookie);
+      assert.equal(page.statusCode, 200);
+      assert.match(page.body, /Key already shown/);
+    });
+
     it('ignores a malformed or unknown flash id', async () => {
       const owner = await browserSession();
       for (const flash of ['x', 'A'.repeat(22), '%00', 'A'.repeat(2000)]) {

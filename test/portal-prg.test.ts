@@ -31,12 +31,15 @@ for (const dialect of testDialects()) {
     });
 
     const get = (url: string, cookie: string) => app.inject({ method: 'GET', url, headers: { cookie } });
-    const post = (path: string, cookie: string, body: Record<string, string>) =>
+    // Each visitor comes from an address of its own: sign-ups are limited per address.
+    let visitor = 0;
+    const post = (path: string, cookie: string, body: Record<string, string>, remoteAddress = '127.0.0.1') =>
       app.inject({
         method: 'POST',
         url: `${PORTAL}${path}`,
         headers: { ...FORM, cookie },
         payload: new URLSearchParams(body).toString(),
+        remoteAddress,
       });
     const flashRows = () => testDb.db.kysely.selectFrom('portal_flashes').selectAll().execute();
 
@@ -44,11 +47,12 @@ for (const dialect of testDialects()) {
     async function browserSession(): Promise<{ cookie: string; csrf: string }> {
       const form = await get(`${PORTAL}/sign-up`, '');
       const formCookie = cookieNamed(form, 'hub_form_csrf') ?? '';
-      const res = await post('/sign-up', formCookie, {
-        username: uniqueName('Prg'),
-        password: GOOD_PASSWORD,
-        _csrf: hiddenCsrf(form),
-      });
+      const res = await post(
+        '/sign-up',
+        formCookie,
+        { username: uniqueName('Prg'), password: GOOD_PASSWORD, _csrf: hiddenCsrf(form) },
+        `198.18.0.${++visitor}`,
+      );
       assert.equal(res.statusCode, 303);
       const cookie = cookieNamed(res, 'hub_session') ?? '';
       return { cookie, csrf: hiddenCsrf(await get(`${PORTAL}/keys`, cookie)) };

@@ -17,6 +17,7 @@ import { ResponseCache } from './http/response-cache.js';
 import { accountsRepo } from './modules/accounts/repo.js';
 import { accountsService } from './modules/accounts/service.js';
 import type { ThrottleStore } from './modules/accounts/throttle.js';
+import { avatarRoutes } from './modules/avatars/routes.js';
 import { achievementsRepo } from './modules/achievements/repo.js';
 import { achievementsRoutes } from './modules/achievements/routes.js';
 import { eloRepo } from './modules/elo/repo.js';
@@ -29,7 +30,9 @@ import { killboardRoutes } from './modules/killboard/routes.js';
 import { leaderboardsRepo } from './modules/leaderboards/repo.js';
 import { leaderboardsRoutes } from './modules/leaderboards/routes.js';
 import { portalKeysService } from './modules/portal/keys-service.js';
+import { portalFlashes } from './modules/portal/flash.js';
 import { registerPortal } from './modules/portal/plugin.js';
+import { portalRepo } from './modules/portal/repo.js';
 import { serversRepo } from './modules/servers/repo.js';
 import { serversRoutes } from './modules/servers/routes.js';
 import { tournamentsRepo } from './modules/tournaments/repo.js';
@@ -151,11 +154,13 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     rateLimitStore,
     now,
   });
-  await registerPortal(app, { accounts, keys: portalKeys, pages: webRoutes(accounts, portalKeys) });
+  const flashes = portalFlashes(portalRepo(deps.db.kysely), now);
+  await registerPortal(app, { accounts, keys: portalKeys, pages: webRoutes(accounts, portalKeys, flashes) });
   await app.register(
     ingestRoutes({ servers: serversRepo(deps.db.kysely), pipeline: ingestPipeline(deps.db, now) }),
     { prefix: INGEST_PREFIX },
   );
+  avatarRoutes()(app);
   await registerDocsRoutes(app);
   await app.ready();
   return app;

@@ -86,14 +86,22 @@ describe('developer portal in a browser', { skip }, () => {
     await page.getByLabel('Key name').fill('Discord bot');
     await page.getByRole('button', { name: 'Create key' }).click();
     await page.getByText('Copy this key now.').waitFor();
+    assert.match(page.url(), /\/api-platform\/developer\/keys\/created\?flash=[\w-]{22}$/);
     const secret = await page.locator('#secret').inputValue();
     assert.match(secret, /^ghk_[0-9A-Za-z]{38}$/);
+    assert.ok(!page.url().includes(secret), 'the secret is not in the URL');
     await page.getByRole('button', { name: 'Copy' }).click();
     await page.getByText('Copied to the clipboard.').waitFor();
     assert.equal(await page.evaluate<string>('navigator.clipboard.readText()'), secret);
     await shot('key-created');
 
-    await page.getByRole('link', { name: /back to my keys/ }).click();
+    // Reloading the page (post/redirect/get) creates nothing and no longer shows the secret.
+    await page.reload();
+    await page.getByRole('heading', { name: 'Key already shown' }).waitFor();
+    assert.ok(!(await page.content()).includes(secret), 'the secret is shown once');
+    await shot('key-created-reloaded');
+    await page.getByRole('link', { name: 'Back to my keys' }).click();
+    assert.equal(await page.getByRole('link', { name: /^Revoke / }).count(), 1, 'one key, not two');
     assert.ok(!(await page.content()).includes(secret), 'the secret is never shown again');
     await page.getByRole('link', { name: 'Usage' }).click();
     assert.equal(await chartTotal(), 0);
@@ -110,9 +118,6 @@ describe('developer portal in a browser', { skip }, () => {
     assert.equal(await page.locator('svg.chart g.bar').count(), 1);
     assert.match((await page.locator('#totals').textContent()) ?? '', /4\s*requests, last 48 h/);
     await shot('usage');
-    await page.setViewportSize({ width: 390, height: 844 });
-    await shot('usage-mobile');
-    await page.setViewportSize({ width: 1200, height: 860 });
 
     await page
       .getByRole('link', { name: /My keys/ })
@@ -122,7 +127,7 @@ describe('developer portal in a browser', { skip }, () => {
     await page.getByRole('heading', { name: /Revoke “Discord bot”\?/ }).waitFor();
     await shot('revoke-confirm');
     await page.getByRole('button', { name: 'Revoke key' }).click();
-    await page.getByText('The key was revoked.').waitFor();
+    await page.getByText('The key “Discord bot” was revoked.').waitFor();
     await page.locator('.badge.revoked').waitFor();
     await shot('keys-revoked');
 
@@ -133,5 +138,100 @@ describe('developer portal in a browser', { skip }, () => {
     await page.waitForURL('**/api-platform/developer/sign-in');
     await page.goto(`${base}/api-platform/developer/keys`);
     assert.equal(new URL(page.url()).pathname, '/api-platform/developer/sign-in');
+  });
+
+  it('on a 375×812 phone: every usage column and Revoke are on screen, nothing scrolls sideways', async () => {
+    const phone = await browser.newContext({
+      viewport: { width: 375, height: 812 },
+      deviceScaleFactor: 2,
+      isMobile: true,
+      hasTouch: true,
+    });
+    const mobile = await phone.newPage();
+    const snap = (name: string) =>
+      mobile.screenshot({ path: `${ARTIFACTS}/portal-mobile-${name}.png`, fullPage: true });
+    /** The page is no wider than the screen, and no table scrolls inside its box either. */
+    const assertNoSidewaysScroll = async () => {
+      const widths = await mobile.evaluate<{ page: number; screen: number; wraps: number[] }>(`({
+        page: document.documentElement.scrollWidth,
+        screen: window.innerWidth,
+        wraps: [...document.querySelectorAll('.table-wrap')].map((w) => w.scrollWidth - w.clientWidth),
+      })`);
+      assert.ok(
+        widths.page <= widths.screen,
+        `the page is ${widths.page}px wide on a ${widths.screen}px screen`,
+      );
+      assert.deepEqual(
+        widths.wraps.filter((overflow) => overflow > 0),
+        [],
+        'a table scrolls sideways',
+      );
+    };
+    const assertOnScreen = async (locator: ReturnType<Page['locator']>, what: string) => {
+      assert.ok(await locator.isVisible(), `${what} is hidden`);
+      const box = await locator.boundingBox();
+      assert.ok(
+        box && box.x >= 0 && box.x + box.width <= 375 && box.width > 0,
+        `${what} is off screen: ${JSON.stringify(box)}`,
+      );
+    };
+
+    await mobile.goto(`${base}/api-platform/developer/sign-up`);
+    await mobile.getByLabel('Username').fill(uniqueName('Phone'));
+    await mobile.getByLabel('Password').fill(GOOD_PASSWORD);
+    await snap('sign-up');
+    await assertNoSidewaysScroll();
+    await mobile.getByRole('button', { name: 'Create account' }).click();
+    await mobile.waitForURL('**/api-platform/developer/keys');
+    await mobile.getByLabel('Key name').fill('Pocket bot');
+    await mobile.getByRole('button', { name: 'Create key' }).click();
+    await mobile.getByText('Copy this key now.').waitFor();
+    const secret = await mobile.locator('#secret').inputValue();
+    await assertOnScreen(mobile.getByRole('button', { name: 'Copy' }), 'Copy');
+    await assertNoSidewaysScroll();
+    await snap('key-created');
+
+    // Traffic in every class the table has a column for (5xx stays 0: nothing here can cause one).
+    const ok = await api(secret, `/users/${userId}`);
+    await fetch(`${base}/api-platform/v1/users/${userId}`, {
+      headers: { 'x-api-key': secret, 'if-none-match': ok.headers.get('etag') ?? '' },
+    });
+    await api(secret, '/users/2147483647');
+    let status = 0;
+    for (let i = 0; i < 120 && status !== 429; i++)
+      status = (await api(secret, `/users/${userId}/stats`)).status;
+    assert.equal(status, 429, 'the free quota ran out');
+
+    await mobile.getByRole('link', { name: /back to my keys/ }).click();
+    await assertOnScreen(mobile.getByRole('link', { name: 'Revoke Pocket bot' }), 'Revoke');
+    for (const label of ['Name', 'Key', 'Tier', 'Created (UTC)', 'Last used (UTC)', 'This hour', 'Status'])
+      await assertOnScreen(
+        mobile.locator(`table.keys td[data-label="${label}"]`).first(),
+        `the ${label} cell`,
+      );
+    await assertNoSidewaysScroll();
+    await snap('keys');
+
+    await mobile.getByRole('link', { name: 'Usage' }).first().click();
+    await mobile.locator('table.usage').waitFor();
+    const headers = ['Hour (UTC)', '2xx', '3xx', '4xx', '429', '5xx', 'Total'];
+    assert.deepEqual(
+      (await mobile.locator('table.usage th').allTextContents()).map((t) => t.trim()),
+      headers,
+    );
+    for (const [i, header] of headers.entries()) {
+      await assertOnScreen(mobile.locator('table.usage th').nth(i), `the ${header} column`);
+    }
+    const rows = mobile.locator('table.usage tbody tr');
+    assert.equal(await rows.count(), 1);
+    const cells = rows.first().locator('td');
+    for (const [i, header] of headers.entries()) await assertOnScreen(cells.nth(i), `the ${header} cell`);
+    const counts = (await cells.allTextContents()).slice(1).map(Number);
+    const [c2xx, c3xx, c4xx, c429, c5xx, total] = counts;
+    assert.ok(c2xx && c3xx && c4xx && c429, `every class has traffic: ${counts.join(' ')}`);
+    assert.equal(c2xx + c3xx + c4xx + c429 + (c5xx ?? 0), total, 'the total adds up');
+    await assertNoSidewaysScroll();
+    await snap('usage');
+    await phone.close();
   });
 });

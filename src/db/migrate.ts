@@ -5,6 +5,7 @@ import * as killboardIndexes from './migrations/0002_killboard_indexes.js';
 import * as portal from './migrations/0003_portal.js';
 import * as ingest from './migrations/0004_ingest.js';
 import * as deploymentId from './migrations/0007_deployment_id.js';
+import * as portalFlashes from './migrations/0009_portal_flashes.js';
 import * as idempotency from './migrations/0010_idempotency.js';
 
 /**
@@ -17,6 +18,7 @@ const MIGRATIONS = [
   ['0003_portal', portal],
   ['0004_ingest', ingest],
   ['0007_deployment_id', deploymentId],
+  ['0009_portal_flashes', portalFlashes],
   ['0010_idempotency', idempotency],
 ] as const;
 

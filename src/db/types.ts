@@ -221,6 +221,19 @@ export interface Database {
   xp_events: XpEventsTable;
   level_ups: LevelUpsTable;
   idempotency_keys: IdempotencyKeysTable;
+  portal_flashes: PortalFlashesTable;
+}
+
+/**
+ * A message shown once on the page a portal form redirects to (0009_portal_flashes): encrypted with
+ * a key derived from the owner's cookie, which is never stored, so a row alone reveals nothing.
+ */
+export interface PortalFlashesTable {
+  id: string;
+  /** SHA-256 of the owner: the session id, or the sign-in form token before there is a session */
+  owner_hash: string;
+  payload: string;
+  expires_at: Millis;
 }
 
 /** One row per accepted JSON event: (server, client id) makes a resent batch count once. */

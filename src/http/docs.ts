@@ -1,12 +1,13 @@
 import swagger from '@fastify/swagger';
-import scalar from '@scalar/fastify-api-reference';
 import type { FastifyInstance, FastifySchema, RouteOptions } from 'fastify';
 import { API_KEY_HEADER } from './api-key-auth.js';
 import { API_DESCRIPTION, TAGS } from './docs/description.js';
 import type { OpenApiDocument } from './docs/openapi-types.js';
 import { completeDocument, MARK, type ProblemCodesByStatus } from './docs/operations.js';
 import { registerPages } from './docs/pages.js';
+import { registerReference } from './docs/reference.js';
 import type { ErrorCode } from './problem.js';
+import { REVALIDATE, sendAsset, staticAsset, type StaticAsset } from './static-asset.js';
 
 import { API_PREFIX, DOCS_PATH, OPENAPI_PATH, PROBLEMS_PATH } from './paths.js';
 
@@ -113,43 +114,15 @@ export async function registerDocs(app: FastifyInstance): Promise<void> {
 }
 
 /**
- * The reference page may only talk to this service: Scalar's bundle is served locally, its
- * telemetry, AI agent, MCP and developer-tools features are off, default fonts are not loaded,
- * and the Content-Security-Policy makes the browser refuse any other host should a feature try.
+ * The OpenAPI document (built once, when first asked for: every route is registered by then) and
+ * the interactive reference. The document's URL is stable, so it is revalidated by its ETag.
  */
-const DOCS_CSP = [
-  "default-src 'self'",
-  "script-src 'self' 'unsafe-inline'",
-  "style-src 'self' 'unsafe-inline'",
-  "img-src 'self' data: blob:",
-  "font-src 'self' data:",
-  "connect-src 'self'",
-  "worker-src 'self' blob:",
-  "frame-ancestors 'none'",
-].join('; ');
-
 export async function registerDocsRoutes(app: FastifyInstance): Promise<void> {
-  app.get(OPENAPI_PATH, { schema: { hide: true }, config: { cache: true } }, () => app.swagger());
-  await app.register(scalar, {
-    routePrefix: DOCS_PATH,
-    configuration: {
-      url: OPENAPI_PATH,
-      title: 'Gaming Hub API reference',
-      pageTitle: 'Gaming Hub API reference',
-      withDefaultFonts: false,
-      telemetry: false,
-      showDeveloperTools: 'never',
-      agent: { disabled: true },
-      mcp: { disabled: true },
-      documentDownloadType: 'json',
-    },
-    hooks: {
-      onRequest: (_request, reply, done) => {
-        reply.header('content-security-policy', DOCS_CSP);
-        done();
-      },
-    },
-    logLevel: 'warn',
+  let document: StaticAsset | undefined;
+  app.get(OPENAPI_PATH, { schema: { hide: true } }, (request, reply) => {
+    document ??= staticAsset(JSON.stringify(app.swagger()), 'application/json; charset=utf-8');
+    return sendAsset(request, reply, document, REVALIDATE);
   });
+  await registerReference(app, DOCS_PATH, OPENAPI_PATH);
   registerPages(app, DOCS_PATH);
 }

@@ -150,5 +150,3 @@ export function steamId(rng: Rng, n: number): string {
   const account = 40_000_000 + n * 7 + rng.int(0, 6);
   return String(STEAM_ID64_BASE + BigInt(account));
 }
-
-export const avatarPath = (userId: number): string => `/avatars/${userId % 64}.png`;

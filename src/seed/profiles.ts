@@ -1,7 +1,7 @@
 import { COUNTERS, newlyUnlocked, type Counter } from '../engines/achievements.js';
 import { levelForXp } from '../engines/levels.js';
 import type { EloResult } from './matches.js';
-import { avatarPath } from './names.js';
+import { avatarPath } from '../modules/avatars/routes.js';
 import type { SeedRepo } from './repo.js';
 import { DAY, type World } from './world.js';
 

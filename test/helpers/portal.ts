@@ -127,3 +127,35 @@ export async function directKeysService(
   };
   return { service, account };
 }
+
+/**
+ * A portal form's answer is a 303 (post/redirect/get); this follows it with the same cookie and
+ * returns the page the browser would show.
+ */
+export async function followForm(
+  ctx: TestContext,
+  res: LightMyRequestResponse,
+  cookie: string,
+): Promise<LightMyRequestResponse> {
+  if (res.statusCode !== 303) throw new Error(`expected a 303 from the form, got ${res.statusCode}`);
+  return ctx.inject({ method: 'GET', url: String(res.headers.location), headers: { cookie } });
+}
+
+/** Form posts of the portal's web pages. */
+export const FORM = { 'content-type': 'application/x-www-form-urlencoded' };
+
+/** Every Set-Cookie header of a response. */
+export function setCookies(res: LightMyRequestResponse): string[] {
+  const header = res.headers['set-cookie'];
+  return header === undefined ? [] : Array.isArray(header) ? header : [header];
+}
+
+/** `name=value` of the cookie a response sets under that name. */
+export const cookieNamed = (res: LightMyRequestResponse, name: string): string | undefined =>
+  setCookies(res)
+    .find((c) => c.startsWith(`${name}=`))
+    ?.split(';')[0];
+
+/** The CSRF token a page's form carries in its hidden `_csrf` field. */
+export const hiddenCsrf = (res: LightMyRequestResponse): string =>
+  /name="_csrf" value="([^"]+)"/.exec(res.body)?.[1] ?? '';

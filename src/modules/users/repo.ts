@@ -4,7 +4,6 @@ import type { Database } from '../../db/types.js';
 export interface UserRow {
   id: number;
   username: string;
-  avatar: string;
   level: number;
   total_xp: number;
   achievements_count: number;
@@ -16,15 +15,7 @@ export interface UserStatsRow extends UserRow {
   tournaments_played: number;
 }
 
-const USER_COLUMNS = [
-  'id',
-  'username',
-  'avatar',
-  'level',
-  'total_xp',
-  'achievements_count',
-  'joined_at',
-] as const;
+const USER_COLUMNS = ['id', 'username', 'level', 'total_xp', 'achievements_count', 'joined_at'] as const;
 
 export function usersRepo(db: Kysely<Database>) {
   return {

@@ -4,13 +4,18 @@ import type { App } from '../../http/app-types.js';
 import { ProblemError } from '../../http/problem.js';
 import { publicRead } from '../../http/public-route.js';
 import { Envelope, IdParam, Timestamp, toIso } from '../../http/schemas.js';
+import { avatarPath } from '../avatars/routes.js';
 import type { UsersRepo } from './repo.js';
 
 export const UserSchema = Type.Object(
   {
     id: Type.Integer({ description: 'user ID', examples: [42] }),
     username: Type.String({ examples: ['NovaStrike'] }),
-    avatar: Type.String({ description: 'relative path to an image', examples: ['/avatars/42.png'] }),
+    avatar: Type.String({
+      description:
+        'Path of the user\u2019s avatar, relative to the service\u2019s origin (for `https://hub.example.com/api-platform/v1` it is at `https://hub.example.com/avatars/42.png`): a 120×120 PNG generated from the user id, served without a key, cacheable for a week (`ETag`), embeddable from any site.',
+      examples: ['/avatars/42.png'],
+    }),
     level: Type.Integer({ minimum: 1, examples: [12] }),
     achievements_count: Type.Integer({ minimum: 0, examples: [7] }),
     joined: Timestamp('when the account was created'),
@@ -60,7 +65,7 @@ export function usersRoutes(repo: UsersRepo) {
           user: {
             id: row.id,
             username: row.username,
-            avatar: row.avatar,
+            avatar: avatarPath(row.id),
             level: row.level,
             achievements_count: row.achievements_count,
             joined: toIso(row.joined_at),

@@ -1,8 +1,10 @@
+import { hashedName, staticAsset } from '../../../http/static-asset.js';
+
 /**
  * The portal's one stylesheet and one script, served by the service itself (no CDN). They live in
  * a module rather than loose files so `npm run build` ships them inside dist/ unchanged.
  */
-export const PORTAL_CSS = `
+const PORTAL_CSS = `
 :root {
   --bg: #f6f7f9; --card: #ffffff; --text: #1b1f24; --muted: #57606a; --line: #d0d7de;
   --accent: #0b5cad; --accent-text: #ffffff; --danger: #b42318; --ok: #1a7f37;
@@ -84,14 +86,35 @@ pre { background: #101820; color: #e6edf3; padding: 12px; border-radius: 8px; ov
 .visually-hidden { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; }
 .muted { color: var(--muted); }
 .empty { color: var(--muted); text-align: center; padding: 24px; }
+.num { text-align: right; font-variant-numeric: tabular-nums; }
 @media (max-width: 640px) {
   .top { padding: 12px 16px; }
+  main { padding: 16px 12px 32px; }
+  .card { padding: 14px; }
   h1 { font-size: 1.35rem; }
-  th:nth-child(4), td:nth-child(4), th:nth-child(5), td:nth-child(5) { display: none; }
+  /* Keys: each row a card of label/value pairs, Revoke in reach without sideways scrolling. */
+  table.keys thead { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); }
+  table.keys, table.keys tbody, table.keys tr, table.keys td { display: block; }
+  table.keys tr { border: 1px solid var(--line); border-radius: 8px; padding: 6px 12px; margin-bottom: 12px; }
+  table.keys td { display: flex; justify-content: space-between; gap: 12px; padding: 5px 0; border: 0;
+    white-space: normal; overflow-wrap: anywhere; text-align: right; }
+  table.keys td::before { content: attr(data-label); color: var(--muted); font: 600 0.85rem/1.5 system-ui, sans-serif;
+    text-align: left; white-space: nowrap; }
+  table.keys td.actions { justify-content: flex-start; gap: 24px; padding: 10px 0 4px; border-top: 1px solid var(--line); }
+  table.keys td.actions::before { content: none; }
+  /* Usage: every column stays, narrower: the year goes, the time goes under the day. */
+  table.usage { font-size: 0.85rem; }
+  table.usage th, table.usage td { padding: 8px 4px; }
+  table.usage th { font-size: 0.72rem; letter-spacing: 0; white-space: normal; }
+  table.usage .year { display: none; }
+  table.usage .time { display: block; margin: 0; }
+  /* The chart shrinks to about 0.45 of its drawing: its labels grow to stay readable. */
+  .chart .tick, .chart .quota-label { font-size: 22px; }
+  pre { white-space: pre-wrap; overflow-wrap: anywhere; }
 }
 `;
 
-export const PORTAL_JS = `'use strict';
+const PORTAL_JS = `'use strict';
 // Copy-to-clipboard for the one-time key display; everything else works without script.
 document.addEventListener('click', function (event) {
   var button = event.target instanceof Element ? event.target.closest('[data-copy]') : null;
@@ -109,3 +132,13 @@ document.addEventListener('click', function (event) {
   }
 });
 `;
+
+const css = staticAsset(PORTAL_CSS, 'text/css; charset=utf-8');
+const js = staticAsset(PORTAL_JS, 'text/javascript; charset=utf-8');
+
+/** Published under content-hashed names, so pages can let browsers keep them for a year. */
+export const ASSET_NAMES = { css: hashedName('portal.css', css), js: hashedName('portal.js', js) };
+export const ASSETS = new Map([
+  [ASSET_NAMES.css, css],
+  [ASSET_NAMES.js, js],
+]);

@@ -10,6 +10,9 @@ export const SERIES = [
   ['5xx', 'Server errors (5xx)'],
 ] as const;
 
+// "50K", not "50,000": the axis label must fit the left margin at the larger phone font size.
+const compact = new Intl.NumberFormat('en-US', { notation: 'compact' });
+
 const W = 760;
 const H = 240;
 const PAD = { left: 48, right: 12, top: 16, bottom: 28 };
@@ -99,7 +102,7 @@ export function usageChart(hours: UsageHour[], quota: number): SafeHtml {
       0
     </text>
     <text class="tick" x="${PAD.left - 6}" y="${PAD.top}" text-anchor="end" dominant-baseline="middle">
-      ${yMax.toLocaleString('en-US')}
+      ${compact.format(yMax)}
     </text>
     ${bars}
     <line class="quota" x1="${PAD.left}" y1="${quotaY}" x2="${W - PAD.right}" y2="${quotaY}"></line>

@@ -1,3 +1,5 @@
+import { ASSET_NAMES } from './assets.js';
+
 /** Server-rendered HTML: every interpolated value is escaped unless it is already SafeHtml. */
 export class SafeHtml {
   constructor(readonly value: string) {}
@@ -49,8 +51,8 @@ export function layout(options: LayoutOptions, body: SafeHtml): string {
         <meta charset="utf-8" />
         <meta name="viewport" content="width=device-width, initial-scale=1" />
         <title>${title} · Gaming Hub developers</title>
-        <link rel="stylesheet" href="${base}/assets/portal.css" />
-        <script src="${base}/assets/portal.js" defer></script>
+        <link rel="stylesheet" href="${base}/assets/${ASSET_NAMES.css}" />
+        <script src="${base}/assets/${ASSET_NAMES.js}" defer></script>
       </head>
       <body>
         <a class="skip" href="#main">Skip to content</a>

@@ -8,6 +8,12 @@ import { html, layout, type SafeHtml } from './html.js';
 export const BASE = PORTAL_PREFIX;
 
 const date = (iso: string | null) => (iso ? iso.slice(0, 16).replace('T', ' ') : 'never');
+/** `2026-11-21 19:00`; a phone drops the year and puts the time under the day, keeping columns narrow. */
+const hourCell = (iso: string) =>
+  html`<time datetime="${iso}"
+    ><span class="year">${iso.slice(0, 5)}</span>${iso.slice(5, 10)}
+    <span class="time">${iso.slice(11, 16)}</span></time
+  >`;
 const alert = (kind: 'error' | 'success' | 'warn', text: string | undefined) =>
   text ? html`<div class="alert ${kind}" role="${kind === 'error' ? 'alert' : 'status'}">${text}</div>` : '';
 const signedIn = (a: PortalAccount, title: string, body: SafeHtml) =>
@@ -104,22 +110,26 @@ export function signUpPage(options: { csrf: string; errors?: string[]; username?
 export function keysPage(
   account: PortalAccount,
   keys: PortalKey[],
-  notice?: { error?: string; success?: string },
+  notice: { errors?: string[]; success?: string; keyName?: string } = {},
 ): string {
   const active = keys.filter((k) => !k.revoked).length;
+  // On a phone each row becomes a card of label/value pairs: the labels are repeated on the cells,
+  // and explicit roles keep the table a table for screen readers once CSS changes its display.
   const rows = keys.map(
     (k) =>
-      html`<tr>
-        <td><a href="${BASE}/keys/${k.id}">${k.name}</a></td>
-        <td class="mono">${k.prefix}…</td>
-        <td>${k.tier} <span class="muted">(${k.quota.toLocaleString('en-US')}/h)</span></td>
-        <td>${date(k.created)}</td>
-        <td>${date(k.last_used)}</td>
-        <td>${k.requests_this_hour}</td>
-        <td>
+      html`<tr role="row">
+        <td role="cell" data-label="Name"><a href="${BASE}/keys/${k.id}">${k.name}</a></td>
+        <td role="cell" data-label="Key" class="mono">${k.prefix}…</td>
+        <td role="cell" data-label="Tier">
+          <span>${k.tier} <span class="muted">(${k.quota.toLocaleString('en-US')}/h)</span></span>
+        </td>
+        <td role="cell" data-label="Created (UTC)">${date(k.created)}</td>
+        <td role="cell" data-label="Last used (UTC)">${date(k.last_used)}</td>
+        <td role="cell" data-label="This hour">${k.requests_this_hour}</td>
+        <td role="cell" data-label="Status">
           ${k.revoked ? html`<span class="badge revoked">revoked</span>` : html`<span class="badge active">active</span>`}
         </td>
-        <td class="actions">
+        <td role="cell" class="actions">
           <a href="${BASE}/keys/${k.id}">Usage</a
           >${k.revoked ? '' : html`<a href="${BASE}/keys/${k.id}/revoke" aria-label="Revoke ${k.name}">Revoke</a>`}
         </td>
@@ -134,7 +144,7 @@ export function keysPage(
         keys get the <span class="badge">${account.tier}</span> tier
         (${TIERS[account.tier].toLocaleString('en-US')} requests per hour each).
       </p>
-      ${alert('error', notice?.error)}${alert('success', notice?.success)}
+      ${alert('error', notice.errors?.join(' '))}${alert('success', notice.success)}
       <section class="card" aria-labelledby="create-title">
         <h2 id="create-title">Create a key</h2>
         <form method="post" action="${BASE}/keys/new" class="row">
@@ -149,6 +159,7 @@ export function keysPage(
               maxlength="100"
               placeholder="e.g. Discord bot"
               aria-describedby="name-hint"
+              value="${notice.keyName ?? ''}"
             />
           </div>
           <button type="submit">Create key</button>
@@ -164,20 +175,20 @@ export function keysPage(
           keys.length === 0
             ? html`<p class="empty">No keys yet. Create one above to call the API.</p>`
             : html`<div class="table-wrap">
-                <table>
-                  <thead>
-                    <tr>
-                      <th scope="col">Name</th>
-                      <th scope="col">Key</th>
-                      <th scope="col">Tier</th>
-                      <th scope="col">Created (UTC)</th>
-                      <th scope="col">Last used (UTC)</th>
-                      <th scope="col">This hour</th>
-                      <th scope="col">Status</th>
-                      <th scope="col"><span class="visually-hidden">Actions</span></th>
+                <table class="keys" role="table">
+                  <thead role="rowgroup">
+                    <tr role="row">
+                      <th role="columnheader" scope="col">Name</th>
+                      <th role="columnheader" scope="col">Key</th>
+                      <th role="columnheader" scope="col">Tier</th>
+                      <th role="columnheader" scope="col">Created (UTC)</th>
+                      <th role="columnheader" scope="col">Last used (UTC)</th>
+                      <th role="columnheader" scope="col">This hour</th>
+                      <th role="columnheader" scope="col">Status</th>
+                      <th role="columnheader" scope="col"><span class="visually-hidden">Actions</span></th>
                     </tr>
                   </thead>
-                  <tbody>
+                  <tbody role="rowgroup">
                     ${rows}
                   </tbody>
                 </table>
@@ -245,7 +256,7 @@ export function usagePage(account: PortalAccount, key: PortalKey, usage: UsageBo
       </p>
       <div class="stats" id="totals">
         ${stat(t.total, 'requests, last 48 h')}${stat(key.requests_this_hour, `this hour of ${key.quota.toLocaleString('en-US')}`)}
-        ${stat(t['2xx'], '2xx success')}${stat(t['4xx'], '4xx client errors')}${stat(t['429'], '429 over quota')}${stat(t['5xx'], '5xx server errors')}
+        ${stat(t['2xx'], '2xx success')}${stat(t['3xx'], '3xx not modified')}${stat(t['4xx'], '4xx client errors')}${stat(t['429'], '429 over quota')}${stat(t['5xx'], '5xx server errors')}
       </div>
       <section class="card" aria-labelledby="chart-title">
         <h2 id="chart-title">Requests per hour, last 48 hours (UTC)</h2>
@@ -261,21 +272,21 @@ export function usagePage(account: PortalAccount, key: PortalKey, usage: UsageBo
           busy.length === 0
             ? html`<p class="empty">No requests in the last 48 hours.</p>`
             : html`<div class="table-wrap">
-                <table>
+                <table class="usage">
                   <thead>
                     <tr>
                       <th scope="col">Hour (UTC)</th>
-                      ${SERIES.map(([cls]) => html`<th scope="col">${cls}</th>`)}
-                      <th scope="col">Total</th>
+                      ${SERIES.map(([cls]) => html`<th scope="col" class="num">${cls}</th>`)}
+                      <th scope="col" class="num">Total</th>
                     </tr>
                   </thead>
                   <tbody>
                     ${busy.map(
                       (h) =>
                         html`<tr>
-                          <td>${date(h.hour)}</td>
-                          ${SERIES.map(([cls]) => html`<td>${h[cls]}</td>`)}
-                          <td>${h.total}</td>
+                          <td>${hourCell(h.hour)}</td>
+                          ${SERIES.map(([cls]) => html`<td class="num">${h[cls]}</td>`)}
+                          <td class="num">${h.total}</td>
                         </tr>`,
                     )}
                   </tbody>

@@ -1,8 +1,8 @@
-import { createHash } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { App } from '../../../http/app-types.js';
 import { ProblemError } from '../../../http/problem.js';
 import type { AccountsService } from '../../accounts/service.js';
+import type { Flash, PortalFlashes } from '../flash.js';
 import type { PortalKeysService } from '../keys-service.js';
 import { PORTAL_BODY_LIMIT } from '../routes.js';
 import {
@@ -19,7 +19,8 @@ import {
   type PortalAccount,
 } from '../session-auth.js';
 import { newSecretToken } from '../../accounts/service.js';
-import { PORTAL_CSS, PORTAL_JS } from './assets.js';
+import { IMMUTABLE, sendAsset } from '../../../http/static-asset.js';
+import { ASSETS } from './assets.js';
 import {
   BASE,
   keysPage,
@@ -36,18 +37,9 @@ const HIDE = { schema: { hide: true } } as const;
 const CSP =
   "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
 
-const asset = (body: string, type: string) => ({
-  body,
-  type,
-  etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 16)}"`,
-});
-const ASSETS = {
-  'portal.css': asset(PORTAL_CSS, 'text/css; charset=utf-8'),
-  'portal.js': asset(PORTAL_JS, 'text/javascript; charset=utf-8'),
-};
-
 const page = (reply: FastifyReply, body: string, status = 200) =>
   reply.code(status).type('text/html; charset=utf-8').header('content-security-policy', CSP).send(body);
+/** 303 See Other: the browser follows with a GET, and a reload repeats that GET, never the POST. */
 const redirect = (reply: FastifyReply, to: string) => reply.code(303).header('location', to).send();
 const keyId = (raw: string): number | undefined =>
   /^[1-9]\d{0,9}$/.test(raw) && Number(raw) <= 2147483647 ? Number(raw) : undefined;
@@ -61,8 +53,12 @@ function formToken(request: FastifyRequest, reply: FastifyReply): string {
   return token;
 }
 
-/** The web pages of the portal: server-rendered, working without script, same services as the JSON routes. */
-export function webRoutes(accounts: AccountsService, keys: PortalKeysService) {
+/**
+ * The web pages of the portal: server-rendered, working without script, same services as the JSON
+ * routes. Every form posts, then redirects (303) to a page; what that page must show once (an
+ * error, a new key's secret) travels as a flash (see flash.ts), never in the URL.
+ */
+export function webRoutes(accounts: AccountsService, keys: PortalKeysService, flashes: PortalFlashes) {
   return (app: App): void => {
     // Forms post urlencoded; parsed only inside this scope, so the JSON routes keep refusing it.
     app.addContentTypeParser(
@@ -76,6 +72,15 @@ export function webRoutes(accounts: AccountsService, keys: PortalKeysService) {
     const form = (request: FastifyRequest): Form =>
       request.body && typeof request.body === 'object' ? (request.body as Form) : {};
     const str = (value: string | undefined, max: number) => (value ?? '').slice(0, max);
+
+    /** Redirects to `path`, carrying `flash` for the owner's next page view. */
+    async function redirectWith(reply: FastifyReply, owner: string, path: string, flash: Flash) {
+      return redirect(reply, `${path}?flash=${await flashes.put(owner, flash)}`);
+    }
+    const notice = async (owner: string, request: FastifyRequest) => {
+      const flash = await flashes.take(owner, (request.query as Form).flash);
+      return flash?.kind === 'notice' ? flash : undefined;
+    };
 
     /** A signed-in account, with the CSRF field checked on POST; otherwise a redirect was sent. */
     async function session(request: FastifyRequest, reply: FastifyReply): Promise<PortalAccount | undefined> {
@@ -93,20 +98,20 @@ export function webRoutes(accounts: AccountsService, keys: PortalKeysService) {
       return account;
     }
 
-    function checkFormToken(request: FastifyRequest): void {
+    /** The sign-in and sign-up forms' token, checked; it also owns their flashes. */
+    function checkFormToken(request: FastifyRequest): string {
       assertSameOrigin(request);
-      if (!sameToken(form(request)[CSRF_FIELD], readCookies(request).get(FORM_CSRF_COOKIE))) {
+      const token = readCookies(request).get(FORM_CSRF_COOKIE);
+      if (!token || !sameToken(form(request)[CSRF_FIELD], token)) {
         throw new ProblemError('csrf_failed', 'The form is out of date; reload the page and try again.');
       }
+      return token;
     }
 
-    app.get('/assets/:file', HIDE, (request, reply) => {
-      const file = ASSETS[(request.params as { file: string }).file as keyof typeof ASSETS] as
-        (typeof ASSETS)['portal.css'] | undefined;
-      if (!file) throw new ProblemError('not_found', 'No such asset.');
-      reply.header('etag', file.etag).header('cache-control', 'public, max-age=300');
-      if (request.headers['if-none-match'] === file.etag) return reply.code(304).send();
-      return reply.type(file.type).send(file.body);
+    app.get<{ Params: { file: string } }>('/assets/:file', HIDE, (request, reply) => {
+      const asset = ASSETS.get(request.params.file);
+      if (!asset) throw new ProblemError('not_found', 'No such asset.');
+      return sendAsset(request, reply, asset, IMMUTABLE);
     });
 
     app.get('/', HIDE, async (request, reply) =>
@@ -115,11 +120,13 @@ export function webRoutes(accounts: AccountsService, keys: PortalKeysService) {
 
     app.get('/sign-in', HIDE, async (request, reply) => {
       if (await loadAccount(accounts, request)) return redirect(reply, `${BASE}/keys`);
-      return page(reply, signInPage({ csrf: formToken(request, reply) }));
+      const csrf = formToken(request, reply);
+      const shown = await notice(csrf, request);
+      return page(reply, signInPage({ csrf, error: shown?.errors?.[0], username: shown?.username }));
     });
 
     app.post('/sign-in', HIDE, async (request, reply) => {
-      checkFormToken(request);
+      const owner = checkFormToken(request);
       const { username, password } = form(request);
       try {
         const started = await accounts.signIn({
@@ -132,22 +139,23 @@ export function webRoutes(accounts: AccountsService, keys: PortalKeysService) {
         return await redirect(reply, `${BASE}/keys`);
       } catch (err) {
         if (!(err instanceof ProblemError)) throw err;
-        if (err.extras.headers) reply.headers(err.extras.headers);
-        return page(
-          reply,
-          signInPage({ csrf: formToken(request, reply), error: err.detail, username: str(username, 64) }),
-          err.status,
-        );
+        return redirectWith(reply, owner, `${BASE}/sign-in`, {
+          kind: 'notice',
+          errors: [err.detail],
+          username: str(username, 64),
+        });
       }
     });
 
     app.get('/sign-up', HIDE, async (request, reply) => {
       if (await loadAccount(accounts, request)) return redirect(reply, `${BASE}/keys`);
-      return page(reply, signUpPage({ csrf: formToken(request, reply) }));
+      const csrf = formToken(request, reply);
+      const shown = await notice(csrf, request);
+      return page(reply, signUpPage({ csrf, errors: shown?.errors, username: shown?.username }));
     });
 
     app.post('/sign-up', HIDE, async (request, reply) => {
-      checkFormToken(request);
+      const owner = checkFormToken(request);
       const { username, password } = form(request);
       try {
         const started = await accounts.signUp({
@@ -160,15 +168,14 @@ export function webRoutes(accounts: AccountsService, keys: PortalKeysService) {
         return await redirect(reply, `${BASE}/keys`);
       } catch (err) {
         if (!(err instanceof ProblemError)) throw err;
-        if (err.extras.headers) reply.headers(err.extras.headers);
         const errors = err.extras.invalidParams?.map(
           (p) => `${p.name === 'username' ? 'Username' : 'Password'} ${p.reason}.`,
         ) ?? [err.detail];
-        return page(
-          reply,
-          signUpPage({ csrf: formToken(request, reply), errors, username: str(username, 64) }),
-          err.status,
-        );
+        return redirectWith(reply, owner, `${BASE}/sign-up`, {
+          kind: 'notice',
+          errors,
+          username: str(username, 64),
+        });
       }
     });
 
@@ -183,38 +190,51 @@ export function webRoutes(accounts: AccountsService, keys: PortalKeysService) {
     app.get('/keys', HIDE, async (request, reply) => {
       const account = await session(request, reply);
       if (!account) return reply;
-      const revoked = (request.query as Form).revoked;
-      return page(
-        reply,
-        keysPage(account, await keys.list(account), revoked ? { success: 'The key was revoked.' } : {}),
-      );
+      const shown = await notice(account.sessionId, request);
+      return page(reply, keysPage(account, await keys.list(account), shown ?? {}));
     });
 
     app.post('/keys/new', HIDE, async (request, reply) => {
       const account = await session(request, reply);
       if (!account) return reply;
       const name = (form(request).name ?? '').trim();
-      if (name.length < 1 || name.length > 100) {
-        return page(
-          reply,
-          keysPage(account, await keys.list(account), {
-            error: 'Give the key a name of 1 to 100 characters.',
-          }),
-          400,
-        );
-      }
+      const failed = (error: string) =>
+        redirectWith(reply, account.sessionId, `${BASE}/keys`, {
+          kind: 'notice',
+          errors: [error],
+          keyName: name.slice(0, 100),
+        });
+      if (name.length < 1 || name.length > 100) return failed('Give the key a name of 1 to 100 characters.');
       try {
         const { key, secret } = await keys.create(account, name);
-        return await page(
-          reply,
-          newKeyPage(account, key, secret, `${request.protocol}://${request.host}`),
-          201,
-        );
+        return await redirectWith(reply, account.sessionId, `${BASE}/keys/created`, {
+          kind: 'key_created',
+          keyId: key.id,
+          secret,
+        });
       } catch (err) {
         if (!(err instanceof ProblemError)) throw err;
-        if (err.extras.headers) reply.headers(err.extras.headers);
-        return page(reply, keysPage(account, await keys.list(account), { error: err.detail }), err.status);
+        return failed(err.detail);
       }
+    });
+
+    // The one page that shows a key's secret, once: a reload or a second visit finds no flash.
+    app.get('/keys/created', HIDE, async (request, reply) => {
+      const account = await session(request, reply);
+      if (!account) return reply;
+      const flash = await flashes.take(account.sessionId, (request.query as Form).flash);
+      if (flash?.kind !== 'key_created') {
+        return page(
+          reply,
+          messagePage(
+            'Key already shown',
+            'A new key is shown only once, right after it is created, and this one has been. If you did not store it, revoke it and create another.',
+            account,
+          ),
+        );
+      }
+      const key = await keys.get(account, flash.keyId);
+      return page(reply, newKeyPage(account, key, flash.secret, `${request.protocol}://${request.host}`));
     });
 
     const ownKey = async (request: FastifyRequest, reply: FastifyReply) => {
@@ -251,7 +271,10 @@ export function webRoutes(accounts: AccountsService, keys: PortalKeysService) {
       const found = await ownKey(request, reply);
       if (!found) return reply;
       await keys.revoke(found.account, found.key.id);
-      return redirect(reply, `${BASE}/keys?revoked=${found.key.id}`);
+      return redirectWith(reply, found.account.sessionId, `${BASE}/keys`, {
+        kind: 'notice',
+        success: `The key “${found.key.name}” was revoked.`,
+      });
     });
   };
 }

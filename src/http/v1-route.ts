@@ -113,7 +113,10 @@ export function v1Route<
     ...COMMON_ERRORS,
   ];
   const apiKeyAllowed = !spec.userContext && (spec.scope === undefined || API_KEY_SCOPES.has(spec.scope));
-  const security: Record<string, string[]>[] = [{ oauth2: spec.scope ? [spec.scope] : [] }, ...(apiKeyAllowed ? [{ bearer: [] }] : [])];
+  const security: Record<string, string[]>[] = [
+    { oauth2: spec.scope ? [spec.scope] : [] },
+    ...(apiKeyAllowed ? [{ bearer: [] }] : []),
+  ];
   const schema = {
     operationId: spec.operationId,
     tags: [spec.tag],

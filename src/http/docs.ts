@@ -9,7 +9,7 @@ import { registerReference } from './docs/reference.js';
 import type { ErrorCode } from './problem.js';
 import { REVALIDATE, sendAsset, staticAsset, type StaticAsset } from './static-asset.js';
 
-import { API_PREFIX, DOCS_PATH, OPENAPI_PATH, PROBLEMS_PATH } from './paths.js';
+import { API_PREFIX, DOCS_PATH, OPENAPI_PATH, OPS_PATHS, PROBLEMS_PATH } from './paths.js';
 
 /** The error codes each documented status carries, as `errorResponses` lists them. */
 function problemCodes(response: unknown): ProblemCodesByStatus {
@@ -29,6 +29,7 @@ function problemCodes(response: unknown): ProblemCodesByStatus {
  * and keep their full path.
  */
 const OTHER_DOCUMENTED_PREFIXES = ['/api-platform/developer/', '/api-platform/ingest/'];
+const OPS_ROUTES: readonly string[] = Object.values(OPS_PATHS);
 
 /**
  * Per route: the path relative to its server URL, and what the route declares in `config` (auth,
@@ -38,7 +39,8 @@ const OTHER_DOCUMENTED_PREFIXES = ['/api-platform/developer/', '/api-platform/in
 function transformRoute({ schema, url, route }: { schema: FastifySchema; url: string; route: RouteOptions }) {
   const inV1 = url.startsWith(`${API_PREFIX}/`);
   const elsewhere =
-    OTHER_DOCUMENTED_PREFIXES.some((prefix) => url.startsWith(prefix)) && schema.tags !== undefined;
+    (OTHER_DOCUMENTED_PREFIXES.some((prefix) => url.startsWith(prefix)) || OPS_ROUTES.includes(url)) &&
+    schema.tags !== undefined;
   if (!inV1 && !elsewhere) return { schema: { ...schema, hide: true }, url };
   const marks = {
     [MARK.auth]: route.config?.auth,
@@ -87,6 +89,12 @@ export async function registerDocs(app: FastifyInstance): Promise<void> {
             scheme: 'bearer',
             description:
               'A game server\u2019s ingest token (from `hub servers add`). Senders that cannot set headers put it in the path instead.',
+          },
+          metricsToken: {
+            type: 'http',
+            scheme: 'bearer',
+            description:
+              'The token the operator set in `METRICS_TOKEN`; without that setting `/metrics` needs no credential.',
           },
           session: {
             type: 'apiKey',

@@ -166,6 +166,7 @@ describe('OpenAPI document', () => {
           'ELO',
           'Developer portal',
           'Ingest',
+          'Preview tournaments',
         ].includes(tag),
         `unexpected tag ${tag}`,
       );

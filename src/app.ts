@@ -6,7 +6,7 @@ import type { Db } from './db/connect.js';
 import type { AccessTokenVerifier } from './http/access-tokens.js';
 import type { App } from './http/app-types.js';
 import { registerDocs, registerDocsRoutes } from './http/docs.js';
-import { API_PREFIX } from './http/paths.js';
+import { API_PREFIX, V1_PREFIX } from './http/paths.js';
 import { registerAccessLog } from './http/access-log.js';
 import { lazyChildLoggerFactory } from './http/lazy-logger.js';
 import { createMetrics, requestMetricsHook, type Metrics } from './http/metrics.js';
@@ -38,6 +38,7 @@ import { serversRepo } from './modules/servers/repo.js';
 import { serversRoutes } from './modules/servers/routes.js';
 import { tournamentsRepo } from './modules/tournaments/repo.js';
 import { tournamentsRoutes } from './modules/tournaments/routes.js';
+import { tournamentsV1Routes } from './modules/tournaments/v1-routes.js';
 import { usagePlugin } from './modules/usage/plugin.js';
 import { UsageRecorder } from './modules/usage/recorder.js';
 import { usageRepo } from './modules/usage/repo.js';
@@ -145,11 +146,13 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
   await app.register(usagePlugin, { recorder: usage, flushEveryMs: deps.usageFlushMs ?? 5000 });
 
+  // one repository of each feature, shared by the published API and the /v1 preview
+  const tournaments = tournamentsRepo(deps.db.kysely);
   await app.register(
     async (v1: App) => {
       usersRoutes(usersRepo(deps.db.kysely))(v1);
       leaderboardsRoutes(leaderboardsRepo(deps.db.kysely))(v1);
-      tournamentsRoutes(tournamentsRepo(deps.db.kysely))(v1);
+      tournamentsRoutes(tournaments)(v1);
       serversRoutes(serversRepo(deps.db.kysely))(v1);
       forumRoutes(forumRepo(deps.db.kysely))(v1);
       achievementsRoutes(achievementsRepo(deps.db.kysely))(v1);
@@ -157,6 +160,14 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       eloRoutes(eloRepo(deps.db.kysely))(v1);
     },
     { prefix: API_PREFIX },
+  );
+  // The preview surface (DESIGN.md): every /v1 feature registers here, each from its module's
+  // v1-routes.ts, with v1Route (bearer credential, scope, {data, meta} envelope).
+  await app.register(
+    async (preview: App) => {
+      tournamentsV1Routes(tournaments)(preview);
+    },
+    { prefix: V1_PREFIX },
   );
   const accounts = accountsService(accountsRepo(deps.db.kysely), throttle, now);
   const portalKeys = portalKeysService({

@@ -39,6 +39,9 @@ export async function migrateToLatest(
   const migrator = new Migrator({
     db: db.kysely,
     provider: { getMigrations: () => Promise.resolve(migrations) },
+    // Features land in parallel with numbers reserved up front, so a database migrated before a
+    // lower-numbered migration landed must still take it (each migration touches its own tables).
+    allowUnorderedMigrations: true,
     ...(db.dialect === 'postgres'
       ? { migrationTableSchema: options.schema ?? (await currentSchema(db)) }
       : {}),

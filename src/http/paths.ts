@@ -2,6 +2,12 @@ import { PROBLEM_TYPE_BASE } from './problem.js';
 
 /** Where the published API, its documents and its error pages live. */
 export const API_PREFIX = '/api-platform/v1';
+/** The preview surface (DESIGN.md, "Where things live"): bearer credentials, `{data, meta}` envelope. */
+export const V1_PREFIX = '/v1';
+/** The OAuth 2.0 authorization server and its two endpoints a client library needs to know. */
+export const OAUTH_PREFIX = '/api-platform/oauth';
+export const OAUTH_AUTHORIZE_PATH = `${OAUTH_PREFIX}/authorize`;
+export const OAUTH_TOKEN_PATH = `${OAUTH_PREFIX}/token`;
 export const DOCS_PATH = '/api-platform/docs';
 export const OPENAPI_PATH = `${API_PREFIX}/openapi.json`;
 /** the index of error-code pages; each code's page is PROBLEM_TYPE_BASE + code */

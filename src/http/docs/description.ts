@@ -30,6 +30,11 @@ export const TAGS: TagObject[] = [
       'Counter-Strike skill ladder (cs2, cs16), separate from the XP leaderboard: team Elo starting at 1000, logistic expectation on a 400-point scale, K 50 (higher for a player\u2019s first matches).',
   },
   {
+    name: 'Preview tournaments',
+    description:
+      'The preview `/v1` tournament list: every status, filters, `{data, meta}` pages. Bearer credential: an OAuth token with `tournaments:read`, or an API key.',
+  },
+  {
     name: 'Developer portal',
     description:
       'Session-authenticated routes under `/api-platform/developer` (not the API base): hub accounts, self-service keys and usage. The web pages live at `/api-platform/developer`.',

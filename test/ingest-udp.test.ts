@@ -42,6 +42,7 @@ for (const dialect of testDialects()) {
         datagram('S', '98765432109876543210987654321098', killLine(8, 9)), // unknown token
         datagram('S', elsewhere.token, killLine(8, 9)), // right token, wrong source address
         datagram('S', cs16.token, 'not a log line at all'),
+        datagram('S', cs16.token, `${L}World triggered "Round_Start"`), // the next round settles the first
       ];
       for (const p of packets)
         await new Promise<void>((r) => client.send(p, udp.port, '127.0.0.1', () => r()));
@@ -53,7 +54,7 @@ for (const dialect of testDialects()) {
       )
         await new Promise((r) => setTimeout(r, 10));
       await udp.flush();
-      assert.deepEqual(udp.stats, { accepted: 3, rejected: 1, unauthorized: 3 });
+      assert.deepEqual(udp.stats, { accepted: 4, rejected: 1, unauthorized: 3 });
       const kills = await testDb.db.kysely
         .selectFrom('kills')
         .select(['server_id', 'game', 'killer_steam_id', 'victim_steam_id', 'round_number', 'distance'])

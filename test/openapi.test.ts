@@ -33,7 +33,9 @@ const allOperations = Object.entries(resolved.paths).flatMap(([path, item]) =>
 const isPublished = (op: OperationObject) => JSON.stringify(op.security) === JSON.stringify([{ apiKey: [] }]);
 // The published API (key-protected); the portal's session routes are held to their own checks below.
 const operations = allOperations.filter(({ op }) => isPublished(op));
-const portalOperations = allOperations.filter(({ op }) => !isPublished(op));
+const isPreview = (path: string) => path.startsWith('/v1/');
+const portalOperations = allOperations.filter(({ op, path }) => !isPublished(op) && !isPreview(path));
+const previewOperations = allOperations.filter(({ path }) => isPreview(path));
 
 const ajv = new Ajv2020({ strict: false, allErrors: true });
 formats.default(ajv);
@@ -164,6 +166,8 @@ describe('OpenAPI document', () => {
           'ELO',
           'Developer portal',
           'Ingest',
+          'Preview tournaments',
+          'Operations',
         ].includes(tag),
         `unexpected tag ${tag}`,
       );
@@ -330,6 +334,9 @@ describe('developer portal and ingest operations', () => {
       'signIn',
       'ingestLogs',
       'ingestEvents',
+      'getHealth',
+      'getReadiness',
+      'getMetrics',
     ])
       assert.ok(ids.includes(id), `${id} in ${ids.join(', ')}`);
   });
@@ -337,13 +344,16 @@ describe('developer portal and ingest operations', () => {
   for (const { path, method, op } of portalOperations) {
     it(`${method.toUpperCase()} ${path}: server, tag, security, problem+json errors`, () => {
       const ingest = path.startsWith('/api-platform/ingest/');
-      assert.ok(ingest || path.startsWith('/api-platform/developer/'), path);
-      assert.deepEqual(op.tags, [ingest ? 'Ingest' : 'Developer portal']);
+      const ops = ['/health', '/ready', '/metrics'].includes(path);
+      assert.ok(ingest || ops || path.startsWith('/api-platform/developer/'), path);
+      assert.deepEqual(op.tags, [ingest ? 'Ingest' : ops ? 'Operations' : 'Developer portal']);
       assert.deepEqual(op.servers, [{ url: '/' }]);
       assert.match(op.operationId ?? '', /^[a-z][A-Za-z0-9]+$/);
       assert.ok((op.summary ?? '').length >= 5 && (op.description ?? '').length >= 20);
       const security = JSON.stringify(op.security);
       if (ingest) assert.equal(security, JSON.stringify([{ ingestToken: [] }]));
+      else if (ops)
+        assert.ok(security === '[]' || security === JSON.stringify([{}, { metricsToken: [] }]), security);
       else
         assert.ok(
           security === JSON.stringify([{ session: [] }]) || security === '[]',
@@ -353,6 +363,27 @@ describe('developer portal and ingest operations', () => {
         if (Number(status) < 400) continue;
         assert.ok(response.content?.['application/problem+json'], `${status} is not problem+json`);
       }
+    });
+  }
+});
+
+describe('preview /v1 operations', () => {
+  for (const { path, method, op } of previewOperations) {
+    it(`${method.toUpperCase()} ${path}: server, tag, OAuth scope, bearer errors as problem+json`, () => {
+      assert.deepEqual(op.servers, [{ url: '/' }]);
+      assert.equal(op.tags?.length, 1);
+      assert.match(op.operationId ?? '', /^[a-z][A-Za-z0-9]+$/);
+      assert.ok((op.summary ?? '').length >= 5 && (op.description ?? '').length >= 20);
+      const security = op.security ?? [];
+      assert.ok(
+        security.some((s) => Array.isArray(s.oauth2)),
+        `an oauth2 requirement in ${JSON.stringify(security)}`,
+      );
+      for (const [status, response] of Object.entries(op.responses)) {
+        if (Number(status) < 400) continue;
+        assert.ok(response.content?.['application/problem+json'], `${status} is not problem+json`);
+      }
+      assert.ok(op.responses['401'], 'documents 401 for a missing or invalid token');
     });
   }
 });

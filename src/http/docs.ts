@@ -9,7 +9,18 @@ import { registerReference } from './docs/reference.js';
 import type { ErrorCode } from './problem.js';
 import { REVALIDATE, sendAsset, staticAsset, type StaticAsset } from './static-asset.js';
 
-import { API_PREFIX, DOCS_PATH, OPENAPI_PATH, PROBLEMS_PATH } from './paths.js';
+import { SCOPES } from './scopes.js';
+import {
+  API_PREFIX,
+  DOCS_PATH,
+  OAUTH_AUTHORIZE_PATH,
+  OAUTH_PREFIX,
+  OAUTH_TOKEN_PATH,
+  OPENAPI_PATH,
+  OPS_PATHS,
+  PROBLEMS_PATH,
+  V1_PREFIX,
+} from './paths.js';
 
 /** The error codes each documented status carries, as `errorResponses` lists them. */
 function problemCodes(response: unknown): ProblemCodesByStatus {
@@ -28,7 +39,13 @@ function problemCodes(response: unknown): ProblemCodesByStatus {
  * Prefixes documented outside the v1 server URL; their operations name their own server (`/`)
  * and keep their full path.
  */
-const OTHER_DOCUMENTED_PREFIXES = ['/api-platform/developer/', '/api-platform/ingest/'];
+const OTHER_DOCUMENTED_PREFIXES = [
+  '/api-platform/developer/',
+  '/api-platform/ingest/',
+  `${V1_PREFIX}/`,
+  `${OAUTH_PREFIX}/`,
+];
+const OPS_ROUTES: readonly string[] = Object.values(OPS_PATHS);
 
 /**
  * Per route: the path relative to its server URL, and what the route declares in `config` (auth,
@@ -38,7 +55,8 @@ const OTHER_DOCUMENTED_PREFIXES = ['/api-platform/developer/', '/api-platform/in
 function transformRoute({ schema, url, route }: { schema: FastifySchema; url: string; route: RouteOptions }) {
   const inV1 = url.startsWith(`${API_PREFIX}/`);
   const elsewhere =
-    OTHER_DOCUMENTED_PREFIXES.some((prefix) => url.startsWith(prefix)) && schema.tags !== undefined;
+    (OTHER_DOCUMENTED_PREFIXES.some((prefix) => url.startsWith(prefix)) || OPS_ROUTES.includes(url)) &&
+    schema.tags !== undefined;
   if (!inV1 && !elsewhere) return { schema: { ...schema, hide: true }, url };
   const marks = {
     [MARK.auth]: route.config?.auth,
@@ -82,11 +100,31 @@ export async function registerDocs(app: FastifyInstance): Promise<void> {
             description:
               'The preview `/v1` surface: an OAuth 2.0 access token acting for a hub user, or an API key (`ghk_…`) sent as a bearer token for public data.',
           },
+          oauth2: {
+            type: 'oauth2',
+            description:
+              'OAuth 2.0 for apps registered in the developer portal: the authorization code flow with PKCE (S256, required for every client) acting for a hub user, or client credentials (confidential apps, app context). Each `/v1` operation names the scope it needs.',
+            flows: {
+              authorizationCode: {
+                authorizationUrl: OAUTH_AUTHORIZE_PATH,
+                tokenUrl: OAUTH_TOKEN_PATH,
+                refreshUrl: OAUTH_TOKEN_PATH,
+                scopes: SCOPES,
+              },
+              clientCredentials: { tokenUrl: OAUTH_TOKEN_PATH, scopes: SCOPES },
+            },
+          },
           ingestToken: {
             type: 'http',
             scheme: 'bearer',
             description:
               'A game server\u2019s ingest token (from `hub servers add`). Senders that cannot set headers put it in the path instead.',
+          },
+          metricsToken: {
+            type: 'http',
+            scheme: 'bearer',
+            description:
+              'The token the operator set in `METRICS_TOKEN`; without that setting `/metrics` needs no credential.',
           },
           session: {
             type: 'apiKey',

@@ -28,7 +28,7 @@ interface PublicRouteSpec<P extends TSchema | undefined, Q extends TSchema | und
  * optional"); validation fills the default in, so handlers still see it. TypeBox lists every
  * non-Optional property as required, which OpenAPI would publish as a required parameter.
  */
-function defaultsOptional(
+export function defaultsOptional(
   schema: { properties?: Record<string, { default?: unknown }>; required?: string[] } | undefined,
 ) {
   const properties = schema?.properties;

@@ -13,6 +13,7 @@ import { createMetrics, requestMetricsHook, type Metrics } from './http/metrics.
 import { errorsPlugin } from './http/errors.js';
 import { strictIntegersPlugin } from './http/strict-integers.js';
 import { clientLimitOptions, DEFAULT_TIMEOUTS } from './http/client-errors.js';
+import { corsPreflightPlugin } from './http/cors.js';
 import { jsonBodyPlugin } from './http/json-body.js';
 import { requestBasicsPlugin } from './http/request-basics.js';
 import { nextRequestId } from './http/request-id.js';
@@ -137,6 +138,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(errorsPlugin);
   await app.register(jsonBodyPlugin);
   await app.register(strictIntegersPlugin);
+  await app.register(corsPreflightPlugin);
   await registerDocs(app);
   const usage = new UsageRecorder(usageRows, now);
   app.decorate('usageRecorder', usage);

@@ -44,6 +44,11 @@ export const TAGS: TagObject[] = [
     description:
       'For hub operators\u2019 game servers, not third-party clients: log lines and JSON events pushed under `/api-platform/ingest`, authenticated by each server\u2019s ingest token. The XP, level, achievement and Elo rules applied to them are documented on each operation.',
   },
+  {
+    name: 'Operations',
+    description:
+      'For the operator\u2019s probes and scrapers, at the service root: liveness (`/health`), readiness of the database and Redis (`/ready`) and Prometheus metrics (`/metrics`). No API key; no quota.',
+  },
 ];
 
 const tierTable = [

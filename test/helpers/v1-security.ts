@@ -78,7 +78,7 @@ export async function v1Operations(app: FastifyInstance): Promise<V1Operation[]>
         method,
         path,
         url: path.replace(/:[A-Za-z_]+/g, '1'),
-        scope: scope as Scope | undefined,
+        scope,
         apiKey: op.security?.some((s) => 'bearer' in s) ?? false,
         userContext: 'user_context_required' in forbidden,
       };
@@ -113,7 +113,12 @@ export async function tokenTableTarget(dialect: Dialect): Promise<V1SecurityTarg
     app: ctx.app,
     apiKey: async (quota) => {
       const { id, secret } = await ctx.makeKey(quota ? { tier: 'free', quota } : { tier: 'partner' });
-      return { secret, revoke: async () => void (await keys.revoke(id, Date.now())) };
+      return {
+        secret,
+        revoke: async () => {
+          await keys.revoke(id, Date.now());
+        },
+      };
     },
     token: (scopes, options = {}) => {
       const appId = ++next;

@@ -44,6 +44,7 @@ import { usersRepo } from './modules/users/repo.js';
 import { usersRoutes } from './modules/users/routes.js';
 import { webRoutes } from './modules/portal/pages/routes.js';
 import { ingestPipeline } from './modules/ingest/pipeline.js';
+import { timeWindow } from './modules/ingest/time-window.js';
 import { idempotencyRepo } from './modules/idempotency/repo.js';
 import { INGEST_PREFIX, ingestRoutes } from './modules/ingest/routes.js';
 import { openStores, type StoresConfig } from './stores.js';
@@ -51,7 +52,9 @@ import { openStores, type StoresConfig } from './stores.js';
 export interface AppDeps {
   db: Db;
   /** with REDIS_URL (and its companions) the quota and throttle stores are shared through Redis */
-  config: Pick<Config, 'LOG_LEVEL' | 'CACHE_TTL_MS' | 'TRUST_PROXY'> & StoresConfig;
+  config: Pick<Config, 'LOG_LEVEL' | 'CACHE_TTL_MS' | 'TRUST_PROXY'> &
+    Partial<Pick<Config, 'INGEST_MAX_AGE_DAYS'>> &
+    StoresConfig;
   /** a quota store of the caller's instead of the one the config selects */
   rateLimitStore?: RateLimitStore;
   /** where log lines go (default stdout); tests capture them */
@@ -157,7 +160,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const flashes = portalFlashes(portalRepo(deps.db.kysely), now);
   await registerPortal(app, { accounts, keys: portalKeys, pages: webRoutes(accounts, portalKeys, flashes) });
   await app.register(
-    ingestRoutes({ servers: serversRepo(deps.db.kysely), pipeline: ingestPipeline(deps.db, now) }),
+    ingestRoutes({
+      servers: serversRepo(deps.db.kysely),
+      pipeline: ingestPipeline(deps.db, now, timeWindow(deps.config.INGEST_MAX_AGE_DAYS)),
+    }),
     { prefix: INGEST_PREFIX },
   );
   avatarRoutes()(app);

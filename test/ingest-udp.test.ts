@@ -8,6 +8,7 @@ import { openTestDb, testDialects, type TestDb } from './helpers/db.js';
 import { registerServer } from './helpers/ingest.js';
 
 const L = 'L 11/21/2026 - 19:34:51: ';
+const NOW = Date.UTC(2026, 10, 21, 20, 0, 0);
 const datagram = (type: 'R' | 'S', secret: string, line: string) =>
   Buffer.concat([Buffer.from([0xff, 0xff, 0xff, 0xff]), Buffer.from(`${type}${secret}${line}\n\0`, 'utf8')]);
 
@@ -17,11 +18,15 @@ for (const dialect of testDialects()) {
     let udp: UdpIngest;
     before(async () => {
       testDb = await openTestDb(dialect);
-      udp = await startUdpIngest(serversRepo(testDb.db.kysely), ingestPipeline(testDb.db), {
-        port: 0,
-        host: '127.0.0.1',
-        flushMs: 20,
-      });
+      udp = await startUdpIngest(
+        serversRepo(testDb.db.kysely),
+        ingestPipeline(testDb.db, () => NOW),
+        {
+          port: 0,
+          host: '127.0.0.1',
+          flushMs: 20,
+        },
+      );
     });
     after(async () => {
       await udp.close();

@@ -17,8 +17,13 @@ const CHALLENGE = { 'www-authenticate': 'Bearer realm="ingest"' };
 export const IngestResultSchema = Type.Object(
   {
     accepted: Type.Integer({ description: 'log lines or events accepted and applied' }),
-    duplicates: Type.Integer({ description: 'events whose client_id was already accepted (skipped)' }),
-    rejected: Type.Integer({ description: 'malformed lines or invalid events (skipped)' }),
+    duplicates: Type.Integer({
+      description:
+        'events whose client_id was already accepted, or log lines already applied by an earlier batch (skipped)',
+    }),
+    rejected: Type.Integer({
+      description: 'malformed lines or invalid events, or ones dated out of the ingest window (skipped)',
+    }),
     kills: Type.Integer({ description: 'kills stored' }),
     matches: Type.Integer({ description: 'match results stored (and rated, for cs2 and cs16)' }),
     achievements_unlocked: Type.Integer(),
@@ -42,7 +47,12 @@ A missing, unknown or revoked token gets \`401\` and nothing is stored. A batch 
 const LOGS_DOC = `Log lines in the HL log format, one per line: \`L MM/DD/YYYY - HH:MM:SS: <event>\` (also with milliseconds and
 without \`L \`, as CS2's \`logaddress_add_http\` writes them). Kills, rounds, sides, match start, Game Over (CS2) or map
 change (CS 1.6) are applied; other lines are accepted and skipped. Lines that are not log lines are rejected alone.
-Timestamps are read as UTC. Distances: positions are Source units (inches), 1 unit = 0.0254 m.`;
+Timestamps are read as UTC. Distances: positions are Source units (inches), 1 unit = 0.0254 m.
+
+A line dated more than 5 minutes ahead of the service clock or before the ingest window (\`INGEST_MAX_AGE_DAYS\`,
+default 7 days), or holding a number beyond ±10,000,000, is rejected alone with its reason. A resent batch counts
+once: each applied line is remembered per server by a fingerprint of its text (which holds its timestamp) and of how
+many identical lines came before it in the batch; a line seen again is counted in \`duplicates\` and skipped.`;
 
 /** How ingested events become XP, levels, achievements and Elo (shown in the API reference). */
 const ENGINES_DOC = `### What the service derives
@@ -141,7 +151,7 @@ export function ingestRoutes(deps: { servers: ServersRepo; pipeline: IngestPipel
         throw new ProblemError('unsupported_media_type', 'Send log lines as text/plain, one per line.');
       }
       const r = await deps.pipeline.ingestLogText(server, request.body);
-      return result(r, r.accepted, 0, r.rejected);
+      return result(r, r.accepted, r.duplicates, r.rejected);
     };
     app.post(
       '/logs',
@@ -182,7 +192,7 @@ export function ingestRoutes(deps: { servers: ServersRepo; pipeline: IngestPipel
       },
       async (request): Promise<IngestResultBody> => {
         const server = serverOf(request);
-        const { valid, rejected } = validateEvents(request.body.events);
+        const { valid, rejected } = validateEvents(request.body.events, deps.pipeline.timeRejection);
         const r = await deps.pipeline.ingestItems(server, valid);
         return result(r, r.accepted, r.duplicates, rejected);
       },

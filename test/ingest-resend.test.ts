@@ -4,7 +4,7 @@ import { after, before, describe, it } from 'node:test';
 import type { IngestResultBody } from '../src/modules/ingest/routes.js';
 import { createTestContext, json, type TestContext } from './helpers/context.js';
 import { testDialects } from './helpers/db.js';
-import { postEvents, postLogs, registerServer, stamp } from './helpers/ingest.js';
+import { inRound, postEvents, postLogs, registerServer, stamp } from './helpers/ingest.js';
 
 /**
  * What one odd line, a resent batch or a wrong clock can do to a batch: nothing but themselves.
@@ -61,6 +61,8 @@ for (const dialect of testDialects()) {
           kill(800 + (i % 3), 810 + (i % 4), NOW - 10 * MIN + i * 1000),
         ),
         `${stamp(NOW - 9 * MIN)}World triggered "Round_End"`,
+        // kills count once their round is settled: the next round's start does it
+        `${stamp(NOW - 9 * MIN + 5000)}World triggered "Round_Start"`,
       ];
       const body = lines.join('\n') + '\n';
       const address = await ctx.app.listen({ port: 0, host: '127.0.0.1' });
@@ -79,7 +81,7 @@ for (const dialect of testDialects()) {
           kills: resent.kills,
           rejected: resent.rejected,
         },
-        { accepted: 0, duplicates: 32, kills: 0, rejected: 0 },
+        { accepted: 0, duplicates: 33, kills: 0, rejected: 0 },
       );
       assert.equal(await killsOf(server.id), 30);
       const counters = await k()
@@ -90,39 +92,49 @@ for (const dialect of testDialects()) {
       assert.equal(counters.n, 30);
 
       // the next batch repeats the tail of the last one and adds lines: only the new ones count
-      const next = [...lines.slice(-5), kill(800, 810, NOW - 8 * MIN), kill(801, 811, NOW - 8 * MIN)];
+      const next = [
+        ...lines.slice(-5),
+        kill(800, 810, NOW - 8 * MIN),
+        kill(801, 811, NOW - 8 * MIN),
+        `${stamp(NOW - 7 * MIN)}World triggered "Round_Start"`,
+      ];
       const r = json<IngestResultBody>(await postLogs(ctx, server.token, next));
-      assert.deepEqual([r.accepted, r.duplicates, r.kills], [2, 5, 2]);
+      assert.deepEqual([r.accepted, r.duplicates, r.kills], [3, 5, 2]);
       assert.equal(await killsOf(server.id), 32);
     });
 
     it('keeps a line a server really wrote twice in one batch, and the same batch on another server', async () => {
       const a = await registerServer(ctx.testDb.db, 'cs16');
       const b = await registerServer(ctx.testDb.db, 'cs16');
-      const twice = [kill(820, 821, NOW - MIN, 'knife'), kill(820, 821, NOW - MIN, 'knife')];
+      const twice = inRound(NOW - MIN, [
+        kill(820, 821, NOW - MIN, 'knife'),
+        kill(820, 821, NOW - MIN, 'knife'),
+      ]);
       assert.equal(json<IngestResultBody>(await postLogs(ctx, a.token, twice)).kills, 2);
       assert.equal(json<IngestResultBody>(await postLogs(ctx, b.token, twice)).kills, 2);
       const again = json<IngestResultBody>(await postLogs(ctx, a.token, twice));
-      assert.deepEqual([again.kills, again.duplicates], [0, 2]);
+      assert.deepEqual([again.kills, again.duplicates], [0, 4]);
     });
 
     it('refuses lines dated in the future or before the ingest window, alone and with a reason', async () => {
       const server = await registerServer(ctx.testDb.db, 'cs2');
       const res = await postLogs(ctx, server.token, [
+        `${stamp(NOW - 2 * MIN)}World triggered "Round_Start"`,
         kill(830, 831, NOW - MIN),
         kill(830, 832, Date.UTC(9999, 11, 31, 23, 59, 59)),
         kill(830, 833, NOW + 10 * MIN),
         kill(830, 834, NOW + 4 * MIN),
         kill(830, 835, NOW - 8 * DAY),
         kill(830, 836, NOW - 6 * DAY),
+        `${stamp(NOW + 4 * MIN)}World triggered "Round_Start"`,
       ]);
       assert.equal(res.statusCode, 200);
       const body = json<IngestResultBody>(res);
-      assert.deepEqual([body.accepted, body.rejected, body.kills], [3, 3, 3]);
+      assert.deepEqual([body.accepted, body.rejected, body.kills], [5, 3, 3]);
       assert.deepEqual(body.errors, [
-        { line: 2, reason: 'dated 9999-12-31T23:59:59.000Z, more than 5 minutes ahead of the service clock' },
-        { line: 3, reason: 'dated 2026-11-21T20:10:00.000Z, more than 5 minutes ahead of the service clock' },
-        { line: 5, reason: 'dated 2026-11-13T20:00:00.000Z, before the ingest window (the last 7 days)' },
+        { line: 3, reason: 'dated 9999-12-31T23:59:59.000Z, more than 5 minutes ahead of the service clock' },
+        { line: 4, reason: 'dated 2026-11-21T20:10:00.000Z, more than 5 minutes ahead of the service clock' },
+        { line: 6, reason: 'dated 2026-11-13T20:00:00.000Z, before the ingest window (the last 7 days)' },
       ]);
       const feed = json<{ kills: { occurred_at: string }[] }>(await ctx.get('/killboard/feed?limit=1'));
       assert.equal(feed.kills[0]?.occurred_at, new Date(NOW + 4 * MIN).toISOString());
@@ -182,17 +194,19 @@ for (const dialect of testDialects()) {
       const huge = '9'.repeat(400);
       const at = NOW - MIN;
       const res = await postLogs(ctx, server.token, [
+        `${stamp(at)}World triggered "Round_Start"`,
         `${stamp(at)}"P850<850><[U:1:850]><CT>" [${huge} 0 0] killed "P851<851><[U:1:851]><TERRORIST>" [0 0 0] with "ak47"`,
         `${stamp(at)}"P850<850><[U:1:${huge}]><CT>" [0 0 0] killed "P851<851><[U:1:851]><TERRORIST>" [0 0 0] with "ak47"`,
         `${stamp(at)}Team "CT" triggered "SFUI_Notice_CTs_Win" (CT "${huge}") (T "0")`,
         `${stamp(at)}Game Over: competitive  de_inferno score ${huge}:1 after 10 min`,
         `L 11/21/${huge} - 19:00:00: World triggered "Round_Start"`,
         kill(852, 853, at),
+        `${stamp(at)}World triggered "Round_Start"`,
       ]);
       assert.equal(res.statusCode, 200, res.body);
       const body = json<IngestResultBody>(res);
       assert.equal(body.kills, 1);
-      assert.equal(body.accepted + body.rejected, 6);
+      assert.equal(body.accepted + body.rejected, 8);
       const stored = await k()
         .selectFrom('kills')
         .select(['killer_steam_id', 'distance'])

@@ -223,6 +223,7 @@ export interface Database {
   idempotency_keys: IdempotencyKeysTable;
   portal_flashes: PortalFlashesTable;
   ingest_lines: IngestLinesTable;
+  events: EventsTable;
 }
 
 /**
@@ -295,4 +296,19 @@ export interface IngestLinesTable {
   fingerprint: string;
   /** the line's own time, epoch ms; the row is dropped when it leaves the ingest window */
   at: Millis;
+}
+
+/** The outbox (0015_events): every change worth telling, in commit order. */
+export interface EventsTable {
+  id: Generated<number>;
+  type: string;
+  created_at: Millis;
+  /** the event's `data` object as JSON */
+  data: string;
+  /** null: a public event; else only readers acting for this user see it */
+  user_id: number | null;
+  /** null: not app-private; else only this app sees it */
+  app_id: number | null;
+  /** the scope a reader needs, if any */
+  scope: string | null;
 }

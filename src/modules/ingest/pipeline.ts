@@ -14,11 +14,10 @@ import { lineFingerprints } from './line-dedupe.js';
 import { outsideWindow, timeWindow, windowStart, type TimeWindow } from './time-window.js';
 import {
   applyLogEvents,
-  endsOnMapChange,
-  emptyState,
+  endsOnTeamScores,
+  restoreState,
   type KillRecord,
   type MatchRecord,
-  type StreamState,
 } from './match-state.js';
 import {
   bumpCounters,
@@ -324,9 +323,8 @@ export function ingestPipeline(db: Db, now: () => number = Date.now, window: Tim
       const events = timely
         .filter((l) => fresh.has(printOf.get(l) ?? '') || !printOf.has(l))
         .map((l) => l.event);
-      const raw = await loadStreamState(trx, db.dialect, server.id);
-      const state = raw ? (JSON.parse(raw) as StreamState) : emptyState();
-      const out = applyLogEvents(state, events, endsOnMapChange(server.game));
+      const state = restoreState(await loadStreamState(trx, db.dialect, server.id));
+      const out = applyLogEvents(state, events, endsOnTeamScores(server.game));
       const applied = await applyItems(trx, server, out, prepared);
       await saveStreamState(trx, server.id, JSON.stringify(state), prepared.at);
       return { ...applied, accepted: events.length, duplicates: keyed.length - fresh.size };

@@ -1,4 +1,5 @@
 import { createSocket, type RemoteInfo, type Socket } from 'node:dgram';
+import type { IngestRecorder } from '../../http/metrics.js';
 import { parseLogPacket } from './parsers/goldsrc-log.js';
 import type { LogLine } from './parsers/cs2-log.js';
 import { parseLogLine } from './parsers/log-line.js';
@@ -23,6 +24,7 @@ export interface UdpIngestOptions {
   /** how long `close()` keeps retrying a failing flush before it gives the lines up */
   closeTimeoutMs?: number;
   onError?: (err: unknown) => void;
+  metrics?: IngestRecorder;
 }
 
 export interface UdpIngest {
@@ -105,19 +107,23 @@ export async function startUdpIngest(
     const packet = parseLogPacket(msg);
     if (!packet) {
       stats.rejected++;
+      options.metrics?.received('udp', 0, 1);
       return;
     }
     const server = packet.secret ? await authenticate(packet.secret, unmap(rinfo.address)) : null;
     if (!server) {
       stats.unauthorized++;
+      options.metrics?.unauthorized('udp');
       return;
     }
     const parsed = parseLogLine(packet.line);
     if (!parsed.ok || pipeline.eventRejection(parsed.event) !== null) {
       stats.rejected++;
+      options.metrics?.received('udp', 0, 1);
       return;
     }
     stats.accepted++;
+    options.metrics?.received('udp', 1, 0);
     buffer(server, [{ line: 0, text: packet.line, event: parsed.event }]);
     if ((buffers.get(server.id)?.lines.length ?? 0) >= FLUSH_AT && retryMs === 0) void flush();
     else schedule(retryMs || flushMs);
@@ -141,6 +147,7 @@ export async function startUdpIngest(
           const r = await pipeline.ingestLogLines(server, lines);
           delivery.applied += lines.length;
           delivery.duplicates += r.duplicates;
+          options.metrics?.kills('udp', r.kills);
         } catch (err) {
           failed = true;
           buffer(server, lines, true);

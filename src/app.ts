@@ -6,7 +6,7 @@ import type { Db } from './db/connect.js';
 import type { AccessTokenVerifier } from './http/access-tokens.js';
 import type { App } from './http/app-types.js';
 import { registerDocs, registerDocsRoutes } from './http/docs.js';
-import { API_PREFIX } from './http/paths.js';
+import { API_PREFIX, V1_PREFIX } from './http/paths.js';
 import { registerAccessLog } from './http/access-log.js';
 import { lazyChildLoggerFactory } from './http/lazy-logger.js';
 import { errorsPlugin } from './http/errors.js';
@@ -20,6 +20,9 @@ import type { ThrottleStore } from './modules/accounts/throttle.js';
 import { avatarRoutes } from './modules/avatars/routes.js';
 import { achievementsRepo } from './modules/achievements/repo.js';
 import { achievementsRoutes } from './modules/achievements/routes.js';
+import { economyRepo } from './modules/economy/repo.js';
+import { economyRoutes } from './modules/economy/routes.js';
+import { economyService } from './modules/economy/service.js';
 import { eloRepo } from './modules/elo/repo.js';
 import { eloRoutes } from './modules/elo/routes.js';
 import { forumRepo } from './modules/forum/repo.js';
@@ -145,6 +148,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       eloRoutes(eloRepo(deps.db.kysely))(v1);
     },
     { prefix: API_PREFIX },
+  );
+  await app.register(
+    async (v1: App) => {
+      economyRoutes(economyService(economyRepo(deps.db), now))(v1);
+    },
+    { prefix: V1_PREFIX },
   );
   const accounts = accountsService(accountsRepo(deps.db.kysely), throttle, now);
   const portalKeys = portalKeysService({

@@ -166,6 +166,7 @@ describe('OpenAPI document', () => {
           'ELO',
           'Developer portal',
           'Ingest',
+          'Economy',
         ].includes(tag),
         `unexpected tag ${tag}`,
       );

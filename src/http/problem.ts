@@ -7,6 +7,7 @@ import { Type, type Static } from 'typebox';
 export const ERRORS = {
   invalid_parameter: { status: 400, title: 'Invalid parameter' },
   invalid_body: { status: 400, title: 'Invalid request body' },
+  invalid_amount: { status: 400, title: 'Invalid amount' },
   missing_api_key: { status: 401, title: 'API key required' },
   invalid_api_key: { status: 401, title: 'Invalid API key' },
   unauthenticated: { status: 401, title: 'Sign-in required' },
@@ -29,6 +30,9 @@ export const ERRORS = {
   unsupported_media_type: { status: 415, title: 'Unsupported media type' },
   unprocessable: { status: 422, title: 'Unprocessable request' },
   idempotency_key_reused: { status: 422, title: 'Idempotency key reused' },
+  self_transfer: { status: 422, title: 'Transfer to yourself' },
+  recipient_not_found: { status: 422, title: 'Unknown recipient' },
+  insufficient_funds: { status: 422, title: 'Insufficient funds' },
   rate_limited: { status: 429, title: 'Rate limit exceeded' },
   too_many_attempts: { status: 429, title: 'Too many attempts' },
   key_creation_limited: { status: 429, title: 'Key creation limit reached' },

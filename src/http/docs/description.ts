@@ -39,6 +39,11 @@ export const TAGS: TagObject[] = [
     description:
       'For hub operators\u2019 game servers, not third-party clients: log lines and JSON events pushed under `/api-platform/ingest`, authenticated by each server\u2019s ingest token. The XP, level, achievement and Elo rules applied to them are documented on each operation.',
   },
+  {
+    name: 'Economy',
+    description:
+      'Preview (`/v1`, OAuth access token for a signed-in user): the user\u2019s coin balance and history, and coin transfers between users, exactly once per `Idempotency-Key`. An append-only double-entry ledger; balances never go below zero.',
+  },
 ];
 
 const tierTable = [

@@ -9,6 +9,7 @@ import { registerDocs, registerDocsRoutes } from './http/docs.js';
 import { API_PREFIX, V1_PREFIX } from './http/paths.js';
 import { registerAccessLog } from './http/access-log.js';
 import { lazyChildLoggerFactory } from './http/lazy-logger.js';
+import { createMetrics, requestMetricsHook, type Metrics } from './http/metrics.js';
 import { errorsPlugin } from './http/errors.js';
 import { strictIntegersPlugin } from './http/strict-integers.js';
 import { pipelinePlugin } from './http/pipeline.js';
@@ -40,6 +41,7 @@ import { serversRepo } from './modules/servers/repo.js';
 import { serversRoutes } from './modules/servers/routes.js';
 import { tournamentsRepo } from './modules/tournaments/repo.js';
 import { tournamentsRoutes } from './modules/tournaments/routes.js';
+import { tournamentsV1Routes } from './modules/tournaments/v1-routes.js';
 import { usagePlugin } from './modules/usage/plugin.js';
 import { UsageRecorder } from './modules/usage/recorder.js';
 import { usageRepo } from './modules/usage/repo.js';
@@ -49,12 +51,16 @@ import { webRoutes } from './modules/portal/pages/routes.js';
 import { ingestPipeline } from './modules/ingest/pipeline.js';
 import { idempotencyRepo } from './modules/idempotency/repo.js';
 import { INGEST_PREFIX, ingestRoutes } from './modules/ingest/routes.js';
+import { pingDatabase } from './modules/ops/repo.js';
+import { opsRoutes } from './modules/ops/routes.js';
 import { openStores, type StoresConfig } from './stores.js';
 
 export interface AppDeps {
   db: Db;
   /** with REDIS_URL (and its companions) the quota and throttle stores are shared through Redis */
-  config: Pick<Config, 'LOG_LEVEL' | 'CACHE_TTL_MS' | 'TRUST_PROXY'> & StoresConfig;
+  config: Pick<Config, 'LOG_LEVEL' | 'CACHE_TTL_MS' | 'TRUST_PROXY'> &
+    Partial<Pick<Config, 'METRICS_TOKEN'>> &
+    StoresConfig;
   /** a quota store of the caller's instead of the one the config selects */
   rateLimitStore?: RateLimitStore;
   /** where log lines go (default stdout); tests capture them */
@@ -67,6 +73,8 @@ export interface AppDeps {
   usageFlushMs?: number;
   /** resolves OAuth access tokens on /v1 routes (tests of the pipeline's rules may hand their own) */
   accessTokens?: AccessTokenVerifier;
+  /** the process's metrics, shared with what runs beside the app (the embedded worker) */
+  metrics?: Metrics;
 }
 
 let requestCounter = 0;
@@ -97,10 +105,13 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     ajv: { customOptions: { verbose: true, allErrors: false } },
   }).withTypeProvider<TypeBoxTypeProvider>() as App;
   app.log = log;
+  const metrics = deps.metrics ?? createMetrics();
 
   const { rateLimitStore, throttle } = await openStores(deps.config, {
     db: deps.db.kysely,
     log,
+    onStateChange: metrics.store.state,
+    onFailure: metrics.store.failure,
     given: {
       ...(deps.rateLimitStore ? { rateLimitStore: deps.rateLimitStore } : {}),
       ...(deps.throttle ? { throttle: deps.throttle } : {}),
@@ -116,6 +127,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     done();
   });
   registerAccessLog(app);
+  app.addHook('onResponse', requestMetricsHook(metrics));
   app.addHook('onClose', async () => {
     await Promise.all([rateLimitStore.close(), throttle.close()]);
   });
@@ -132,15 +144,18 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     usage,
     now,
     idempotency: idempotencyRepo(deps.db.kysely),
+    onQuotaRejected: (subject) => metrics.quotaRejected(subject.tier),
     ...(deps.accessTokens ? { accessTokens: deps.accessTokens } : {}),
   });
   await app.register(usagePlugin, { recorder: usage, flushEveryMs: deps.usageFlushMs ?? 5000 });
 
+  // one repository of each feature, shared by the published API and the /v1 preview
+  const tournaments = tournamentsRepo(deps.db.kysely);
   await app.register(
     async (v1: App) => {
       usersRoutes(usersRepo(deps.db.kysely))(v1);
       leaderboardsRoutes(leaderboardsRepo(deps.db.kysely))(v1);
-      tournamentsRoutes(tournamentsRepo(deps.db.kysely))(v1);
+      tournamentsRoutes(tournaments)(v1);
       serversRoutes(serversRepo(deps.db.kysely))(v1);
       forumRoutes(forumRepo(deps.db.kysely))(v1);
       achievementsRoutes(achievementsRepo(deps.db.kysely))(v1);
@@ -149,9 +164,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     },
     { prefix: API_PREFIX },
   );
+  // The preview surface (DESIGN.md): every /v1 feature registers here, each from its module's
+  // v1-routes.ts, with v1Route (bearer credential, scope, {data, meta} envelope).
   await app.register(
-    async (v1: App) => {
-      economyRoutes(economyService(economyRepo(deps.db), now))(v1);
+    async (preview: App) => {
+      tournamentsV1Routes(tournaments)(preview);
+      economyRoutes(economyService(economyRepo(deps.db), now))(preview);
     },
     { prefix: V1_PREFIX },
   );
@@ -166,10 +184,27 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const flashes = portalFlashes(portalRepo(deps.db.kysely), now);
   await registerPortal(app, { accounts, keys: portalKeys, pages: webRoutes(accounts, portalKeys, flashes) });
   await app.register(
-    ingestRoutes({ servers: serversRepo(deps.db.kysely), pipeline: ingestPipeline(deps.db, now) }),
+    ingestRoutes({
+      servers: serversRepo(deps.db.kysely),
+      pipeline: ingestPipeline(deps.db, now),
+      metrics: metrics.ingest,
+    }),
     { prefix: INGEST_PREFIX },
   );
   avatarRoutes()(app);
+  opsRoutes({
+    pingDatabase: () => pingDatabase(deps.db.kysely),
+    ...(deps.config.REDIS_URL
+      ? {
+          redis: {
+            health: () => rateLimitStore.health(),
+            failureMode: deps.config.RATE_LIMIT_STORE_FAILURE ?? 'open',
+          },
+        }
+      : {}),
+    metrics,
+    ...(deps.config.METRICS_TOKEN ? { metricsToken: deps.config.METRICS_TOKEN } : {}),
+  })(app);
   await registerDocsRoutes(app);
   await app.ready();
   return app;

@@ -84,6 +84,12 @@ export const ConfigSchema = Type.Object({
     default: 3,
     description: 'consecutive failed queries before a server is shown offline',
   }),
+  METRICS_TOKEN: Type.Optional(
+    Type.String({
+      minLength: 16,
+      description: 'when set, `/metrics` answers only to `Authorization: Bearer <METRICS_TOKEN>`',
+    }),
+  ),
   WORKER_IN_SERVE: Type.Boolean({
     default: true,
     description:

@@ -225,6 +225,7 @@ export interface Database {
   economy_accounts: EconomyAccountsTable;
   economy_transactions: EconomyTransactionsTable;
   economy_entries: EconomyEntriesTable;
+  events: EventsTable;
 }
 
 /**
@@ -324,4 +325,19 @@ export interface EconomyEntriesTable {
   amount: number;
   balance_after: number;
   created_at: Millis;
+}
+
+/** The outbox (0015_events): every change worth telling, in commit order. */
+export interface EventsTable {
+  id: Generated<number>;
+  type: string;
+  created_at: Millis;
+  /** the event's `data` object as JSON */
+  data: string;
+  /** null: a public event; else only readers acting for this user see it */
+  user_id: number | null;
+  /** null: not app-private; else only this app sees it */
+  app_id: number | null;
+  /** the scope a reader needs, if any */
+  scope: string | null;
 }

@@ -9,7 +9,7 @@ import { isBalanced, type Reward } from '../../engines/ledger.js';
  * The only SQL of the economy. Every movement is written by `post`: one transaction row, its
  * legs (entries that sum to zero) and the accounts' balances, inside a transaction that has locked
  * those accounts first, always in id order (PostgreSQL `SELECT ... FOR UPDATE ... ORDER BY id`;
- * SQLite holds the database's write lock from BEGIN IMMEDIATE). The issuance account was created
+ * SQLite holds the database's write lock from BEGIN IMMEDIATE: `writeTransaction`). The issuance account was created
  * first and has the lowest id, so a mint locks it before any user's account. Nothing here
  * updates or deletes a movement or an entry; the database refuses it anyway (0014_economy).
  */
@@ -282,7 +282,7 @@ export function economyRepo(db: Db) {
       const { fromUserId, toUserId, amount, idempotency } = request;
       // outside the transaction: the recipient gets an account if it is a user
       await ensureAccounts(k, [toUserId], at);
-      return writeTransaction(db, async (trx): Promise<TransferOutcome> => {
+      return writeTransaction(k, async (trx): Promise<TransferOutcome> => {
         if (idempotency) {
           const prior = await priorTransfer(trx, idempotency.owner, idempotency.key);
           if (prior) return { outcome: 'prior', transfer: prior };
@@ -334,7 +334,7 @@ export function economyRepo(db: Db) {
       at: number,
     ): Promise<{ id: number; balance: number } | null> {
       await ensureAccounts(k, [userId], at);
-      return writeTransaction(db, async (trx) => {
+      return writeTransaction(k, async (trx) => {
         const accounts = await lockAccounts(trx, db.dialect, [userId], true);
         const issuance = accounts.find((a) => a.user_id === null);
         const account = accounts.find((a) => a.user_id === userId);
@@ -364,78 +364,72 @@ export function economyRepo(db: Db) {
 
     /** Proves the ledger sound: every movement balances, every balance is its entries, none negative. */
     async audit(): Promise<AuditReport> {
-      // one snapshot: on PostgreSQL a repeatable-read transaction, on SQLite the write lock
-      const read = async (trx: Executor): Promise<AuditReport> => {
-        const totals = await trx
-          .selectFrom('economy_entries')
-          .select((eb) => [
-            eb.fn.countAll<number>().as('n'),
-            eb.fn.coalesce(eb.fn.sum<number>('amount'), sql<number>`0`).as('sum'),
-          ])
-          .executeTakeFirstOrThrow();
-        const counts = await trx
-          .selectFrom('economy_transactions')
-          .select((eb) => eb.fn.countAll<number>().as('n'))
-          .executeTakeFirstOrThrow();
-        const unbalanced = await trx
-          .selectFrom('economy_transactions as t')
-          .leftJoin('economy_entries as e', 'e.transaction_id', 't.id')
-          .select('t.id')
-          .groupBy('t.id')
-          .having((eb) =>
-            eb.or([
-              eb(eb.fn.coalesce(eb.fn.sum<number>('e.amount'), sql<number>`0`), '<>', 0),
-              eb(eb.fn.count<number>('e.id'), '<', 2),
-            ]),
-          )
-          .orderBy('t.id')
-          .limit(100)
-          .execute();
-        const mismatched = await trx
-          .selectFrom('economy_accounts as a')
-          .leftJoin('economy_entries as e', 'e.account_id', 'a.id')
-          .select((eb) => [
-            'a.id as account_id',
-            'a.balance',
-            eb.fn.coalesce(eb.fn.sum<number>('e.amount'), sql<number>`0`).as('entries'),
-          ])
-          .groupBy(['a.id', 'a.balance'])
-          .having((eb) =>
-            eb('a.balance', '<>', eb.fn.coalesce(eb.fn.sum<number>('e.amount'), sql<number>`0`)),
-          )
-          .orderBy('a.id')
-          .limit(100)
-          .execute();
-        const negative = await trx
-          .selectFrom('economy_accounts')
-          .select('id')
-          .where('user_id', 'is not', null)
-          .where('balance', '<', 0)
-          .orderBy('id')
-          .limit(100)
-          .execute();
-        const accounts = await trx
-          .selectFrom('economy_accounts')
-          .select((eb) => eb.fn.countAll<number>().as('n'))
-          .executeTakeFirstOrThrow();
-        const sum = totals.sum;
-        return {
-          ok: sum === 0 && unbalanced.length === 0 && mismatched.length === 0 && negative.length === 0,
-          accounts: accounts.n,
-          transactions: counts.n,
-          entries: totals.n,
-          sum,
-          unbalanced: unbalanced.map((r) => r.id),
-          mismatched: mismatched.map((m) => ({
-            account_id: m.account_id,
-            balance: m.balance,
-            entries: m.entries,
-          })),
-          negative: negative.map((r) => r.id),
-        };
+      // Each check is one statement, so each reads one consistent snapshot even while transfers run.
+      const totals = await k
+        .selectFrom('economy_entries')
+        .select((eb) => [
+          eb.fn.countAll<number>().as('n'),
+          eb.fn.coalesce(eb.fn.sum<number>('amount'), sql<number>`0`).as('sum'),
+        ])
+        .executeTakeFirstOrThrow();
+      const counts = await k
+        .selectFrom('economy_transactions')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .executeTakeFirstOrThrow();
+      const unbalanced = await k
+        .selectFrom('economy_transactions as t')
+        .leftJoin('economy_entries as e', 'e.transaction_id', 't.id')
+        .select('t.id')
+        .groupBy('t.id')
+        .having((eb) =>
+          eb.or([
+            eb(eb.fn.coalesce(eb.fn.sum<number>('e.amount'), sql<number>`0`), '<>', 0),
+            eb(eb.fn.count<number>('e.id'), '<', 2),
+          ]),
+        )
+        .orderBy('t.id')
+        .limit(100)
+        .execute();
+      const mismatched = await k
+        .selectFrom('economy_accounts as a')
+        .leftJoin('economy_entries as e', 'e.account_id', 'a.id')
+        .select((eb) => [
+          'a.id as account_id',
+          'a.balance',
+          eb.fn.coalesce(eb.fn.sum<number>('e.amount'), sql<number>`0`).as('entries'),
+        ])
+        .groupBy(['a.id', 'a.balance'])
+        .having((eb) => eb('a.balance', '<>', eb.fn.coalesce(eb.fn.sum<number>('e.amount'), sql<number>`0`)))
+        .orderBy('a.id')
+        .limit(100)
+        .execute();
+      const negative = await k
+        .selectFrom('economy_accounts')
+        .select('id')
+        .where('user_id', 'is not', null)
+        .where('balance', '<', 0)
+        .orderBy('id')
+        .limit(100)
+        .execute();
+      const accounts = await k
+        .selectFrom('economy_accounts')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .executeTakeFirstOrThrow();
+      const sum = totals.sum;
+      return {
+        ok: sum === 0 && unbalanced.length === 0 && mismatched.length === 0 && negative.length === 0,
+        accounts: accounts.n,
+        transactions: counts.n,
+        entries: totals.n,
+        sum,
+        unbalanced: unbalanced.map((r) => r.id),
+        mismatched: mismatched.map((m) => ({
+          account_id: m.account_id,
+          balance: m.balance,
+          entries: m.entries,
+        })),
+        negative: negative.map((r) => r.id),
       };
-      if (db.dialect === 'sqlite') return writeTransaction(db, read);
-      return k.transaction().setIsolationLevel('repeatable read').execute(read);
     },
   };
 }

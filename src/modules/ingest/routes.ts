@@ -1,6 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import { Type, type Static } from 'typebox';
 import type { App } from '../../http/app-types.js';
+import type { IngestRecorder } from '../../http/metrics.js';
 import { errorResponses, ProblemError } from '../../http/problem.js';
 import { EventBatchSchema, MAX_EVENTS, validateEvents } from './parsers/json-events.js';
 import type { IngestPipeline, IngestServerRef, Rejection } from './pipeline.js';
@@ -77,7 +78,11 @@ function result(
 }
 
 /** Game servers push here: CS2/CS 1.6 log lines and typed JSON events (Rust and plugins). */
-export function ingestRoutes(deps: { servers: ServersRepo; pipeline: IngestPipeline }) {
+export function ingestRoutes(deps: {
+  servers: ServersRepo;
+  pipeline: IngestPipeline;
+  metrics?: IngestRecorder;
+}) {
   return async (app: App): Promise<void> => {
     app.addSchema(IngestResultSchema);
     app.addSchema(EventBatchSchema);
@@ -141,6 +146,8 @@ export function ingestRoutes(deps: { servers: ServersRepo; pipeline: IngestPipel
         throw new ProblemError('unsupported_media_type', 'Send log lines as text/plain, one per line.');
       }
       const r = await deps.pipeline.ingestLogText(server, request.body);
+      deps.metrics?.received('http_logs', r.accepted, r.rejected.length);
+      deps.metrics?.kills('http_logs', r.kills);
       return result(r, r.accepted, 0, r.rejected);
     };
     app.post(
@@ -184,6 +191,8 @@ export function ingestRoutes(deps: { servers: ServersRepo; pipeline: IngestPipel
         const server = serverOf(request);
         const { valid, rejected } = validateEvents(request.body.events);
         const r = await deps.pipeline.ingestItems(server, valid);
+        deps.metrics?.received('http_events', valid.length, rejected.length);
+        deps.metrics?.kills('http_events', r.kills);
         return result(r, r.accepted, r.duplicates, rejected);
       },
     );

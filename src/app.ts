@@ -12,6 +12,10 @@ import { lazyChildLoggerFactory } from './http/lazy-logger.js';
 import { createMetrics, requestMetricsHook, type Metrics } from './http/metrics.js';
 import { errorsPlugin } from './http/errors.js';
 import { strictIntegersPlugin } from './http/strict-integers.js';
+import { clientLimitOptions, DEFAULT_TIMEOUTS } from './http/client-errors.js';
+import { jsonBodyPlugin } from './http/json-body.js';
+import { requestBasicsPlugin } from './http/request-basics.js';
+import { nextRequestId } from './http/request-id.js';
 import { pipelinePlugin } from './http/pipeline.js';
 import type { RateLimitStore } from './http/rate-limit-store.js';
 import { ResponseCache } from './http/response-cache.js';
@@ -59,7 +63,7 @@ export interface AppDeps {
   db: Db;
   /** with REDIS_URL (and its companions) the quota and throttle stores are shared through Redis */
   config: Pick<Config, 'LOG_LEVEL' | 'CACHE_TTL_MS' | 'TRUST_PROXY'> &
-    Partial<Pick<Config, 'METRICS_TOKEN'>> &
+    Partial<Pick<Config, 'METRICS_TOKEN' | 'REQUEST_HEADERS_TIMEOUT_MS' | 'REQUEST_TIMEOUT_MS'>> &
     StoresConfig;
   /** a quota store of the caller's instead of the one the config selects */
   rateLimitStore?: RateLimitStore;
@@ -77,9 +81,6 @@ export interface AppDeps {
   metrics?: Metrics;
 }
 
-let requestCounter = 0;
-const instanceTag = Math.random().toString(36).slice(2, 8);
-
 /** Builds the whole service without listening; tests drive it with `inject()`. */
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const now = deps.now ?? Date.now;
@@ -96,14 +97,22 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     // `app.log` is set to ours below, so every line Fastify or the app writes still goes through it.
     logger: false,
     trustProxy: deps.config.TRUST_PROXY,
-    genReqId: () => `${instanceTag}-${(++requestCounter).toString(36)}`,
+    genReqId: nextRequestId,
     childLoggerFactory: lazyChildLoggerFactory(log),
     requestIdHeader: false,
     // our access log writes one line per request instead of Fastify's two
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: 1_048_576,
     ajv: { customOptions: { verbose: true, allErrors: false } },
-  }).withTypeProvider<TypeBoxTypeProvider>() as App;
+    // timeouts, header and path limits, and problem answers for what the router or Node refuses
+    ...clientLimitOptions(
+      {
+        headersMs: deps.config.REQUEST_HEADERS_TIMEOUT_MS ?? DEFAULT_TIMEOUTS.headersMs,
+        requestMs: deps.config.REQUEST_TIMEOUT_MS ?? DEFAULT_TIMEOUTS.requestMs,
+      },
+      log,
+    ),
+  }).withTypeProvider<TypeBoxTypeProvider>();
   app.log = log;
   const metrics = deps.metrics ?? createMetrics();
 
@@ -121,11 +130,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   // one of each: the pipeline and the portal share the compiled key lookup and usage statements
   const keys = keysRepo(deps.db.kysely, { reader: deps.db.reader });
   const usageRows = usageRepo(deps.db.kysely);
-  // callback style: no promise for a hook that never waits
-  app.addHook('onRequest', (request, reply, done) => {
-    reply.header('x-request-id', request.id);
-    done();
-  });
+  await app.register(requestBasicsPlugin);
   registerAccessLog(app);
   app.addHook('onResponse', requestMetricsHook(metrics));
   app.addHook('onClose', async () => {
@@ -133,6 +138,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
 
   await app.register(errorsPlugin);
+  await app.register(jsonBodyPlugin);
   await app.register(strictIntegersPlugin);
   await registerDocs(app);
   const usage = new UsageRecorder(usageRows, now);

@@ -46,6 +46,7 @@ for (const dialect of testDialects()) {
         datagram('S', '98765432109876543210987654321098', killLine(8, 9)), // unknown token
         datagram('S', elsewhere.token, killLine(8, 9)), // right token, wrong source address
         datagram('S', cs16.token, 'not a log line at all'),
+        datagram('S', cs16.token, `${L}World triggered "Round_Start"`), // the next round settles the first
       ];
       for (const p of packets)
         await new Promise<void>((r) => client.send(p, udp.port, '127.0.0.1', () => r()));
@@ -57,7 +58,7 @@ for (const dialect of testDialects()) {
       )
         await new Promise((r) => setTimeout(r, 10));
       await udp.flush();
-      assert.deepEqual(udp.stats, { accepted: 3, rejected: 1, unauthorized: 3 });
+      assert.deepEqual(udp.stats, { accepted: 4, rejected: 1, unauthorized: 3 });
       const text = await metrics.registry.metrics();
       assert.deepEqual(
         [
@@ -66,7 +67,7 @@ for (const dialect of testDialects()) {
           metricValue(text, 'hub_ingest_rejections_total', { source: 'udp', reason: 'unauthorized' }),
           metricValue(text, 'hub_ingest_kills_total', { source: 'udp' }),
         ],
-        [3, 1, 3, 2],
+        [4, 1, 3, 2],
       );
       const kills = await testDb.db.kysely
         .selectFrom('kills')

@@ -11,11 +11,10 @@ import { parseLogBatch } from './parsers/cs2-log.js';
 import type { LogEvent } from './parsers/log-line.js';
 import {
   applyLogEvents,
-  endsOnMapChange,
-  emptyState,
+  endsOnTeamScores,
+  restoreState,
   type KillRecord,
   type MatchRecord,
-  type StreamState,
 } from './match-state.js';
 import {
   bumpCounters,
@@ -278,9 +277,8 @@ export function ingestPipeline(db: Db, now: () => number = Date.now) {
   async function ingestLogEvents(server: IngestServerRef, events: LogEvent[]): Promise<ApplyResult> {
     const prepared = await prepare(now());
     return writeTransaction(db.kysely, async (trx) => {
-      const raw = await loadStreamState(trx, db.dialect, server.id);
-      const state = raw ? (JSON.parse(raw) as StreamState) : emptyState();
-      const out = applyLogEvents(state, events, endsOnMapChange(server.game));
+      const state = restoreState(await loadStreamState(trx, db.dialect, server.id));
+      const out = applyLogEvents(state, events, endsOnTeamScores(server.game));
       const result = await applyItems(trx, server, out, prepared);
       await saveStreamState(trx, server.id, JSON.stringify(state), prepared.at);
       return result;

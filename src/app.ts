@@ -13,6 +13,7 @@ import { createMetrics, requestMetricsHook, type Metrics } from './http/metrics.
 import { errorsPlugin } from './http/errors.js';
 import { strictIntegersPlugin } from './http/strict-integers.js';
 import { clientLimitOptions, DEFAULT_TIMEOUTS } from './http/client-errors.js';
+import { corsPreflightPlugin } from './http/cors.js';
 import { jsonBodyPlugin } from './http/json-body.js';
 import { requestBasicsPlugin } from './http/request-basics.js';
 import { nextRequestId } from './http/request-id.js';
@@ -151,6 +152,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(errorsPlugin);
   await app.register(jsonBodyPlugin);
   await app.register(strictIntegersPlugin);
+  await app.register(corsPreflightPlugin);
   await registerDocs(app);
   const oauth = await OAuthServer.create({
     db: deps.db.kysely,

@@ -11,6 +11,7 @@ import * as ingestLines from './migrations/0006_ingest_lines.js';
 import * as oauth from './migrations/0011_oauth.js';
 import * as economy from './migrations/0014_economy.js';
 import * as events from './migrations/0015_events.js';
+import * as keyOrigins from './migrations/0008_key_origins.js';
 
 /**
  * Migrations are listed here in order; each module exports `up(dialect)` / `down(dialect)` so
@@ -28,6 +29,7 @@ const MIGRATIONS = [
   ['0011_oauth', oauth],
   ['0014_economy', economy],
   ['0015_events', events],
+  ['0008_key_origins', keyOrigins],
 ] as const;
 
 /**

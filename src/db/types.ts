@@ -32,6 +32,8 @@ export interface ApiKeysTable {
   created_at: Millis;
   last_used_at: Millis | null;
   revoked_at: Millis | null;
+  /** browser origins the key may be used from, space-separated; null: any */
+  allowed_origins: string | null;
 }
 
 export interface TournamentsTable {

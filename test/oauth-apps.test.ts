@@ -136,6 +136,7 @@ for (const dialect of testDialects()) {
       }>();
       assert.equal(listed.authorized_apps.length, 1);
       const entry = listed.authorized_apps[0];
+      assert.ok(entry);
       assert.equal(entry.name, 'Frag Tracker');
       assert.deepEqual(entry.scopes.sort(), ['identify', 'stats:read']);
       assert.ok(entry.last_used, 'last use recorded');

@@ -6,7 +6,7 @@ import type { Db } from './db/connect.js';
 import type { AccessTokenVerifier } from './http/access-tokens.js';
 import type { App } from './http/app-types.js';
 import { registerDocs, registerDocsRoutes } from './http/docs.js';
-import { API_PREFIX } from './http/paths.js';
+import { API_PREFIX, V1_PREFIX } from './http/paths.js';
 import { registerAccessLog } from './http/access-log.js';
 import { lazyChildLoggerFactory } from './http/lazy-logger.js';
 import { errorsPlugin } from './http/errors.js';
@@ -18,6 +18,9 @@ import { accountsRepo } from './modules/accounts/repo.js';
 import { accountsService } from './modules/accounts/service.js';
 import type { ThrottleStore } from './modules/accounts/throttle.js';
 import { avatarRoutes } from './modules/avatars/routes.js';
+import { clansStore } from './modules/clans/repo.js';
+import { clansService } from './modules/clans/service.js';
+import { clansV1Routes } from './modules/clans/v1-routes.js';
 import { achievementsRepo } from './modules/achievements/repo.js';
 import { achievementsRoutes } from './modules/achievements/routes.js';
 import { eloRepo } from './modules/elo/repo.js';
@@ -145,6 +148,13 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       eloRoutes(eloRepo(deps.db.kysely))(v1);
     },
     { prefix: API_PREFIX },
+  );
+  // The preview surface (DESIGN.md): bearer credentials, scopes, the {data, meta} envelope.
+  await app.register(
+    async (preview: App) => {
+      clansV1Routes(clansService(clansStore(deps.db.kysely), now))(preview);
+    },
+    { prefix: V1_PREFIX },
   );
   const accounts = accountsService(accountsRepo(deps.db.kysely), throttle, now);
   const portalKeys = portalKeysService({

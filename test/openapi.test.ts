@@ -166,6 +166,7 @@ describe('OpenAPI document', () => {
           'ELO',
           'Developer portal',
           'Ingest',
+          'Clans',
         ].includes(tag),
         `unexpected tag ${tag}`,
       );

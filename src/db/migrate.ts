@@ -7,6 +7,7 @@ import * as ingest from './migrations/0004_ingest.js';
 import * as deploymentId from './migrations/0007_deployment_id.js';
 import * as portalFlashes from './migrations/0009_portal_flashes.js';
 import * as idempotency from './migrations/0010_idempotency.js';
+import * as clans from './migrations/0013_clans.js';
 
 /**
  * Migrations are listed here in order; each module exports `up(dialect)` / `down(dialect)` so
@@ -20,6 +21,7 @@ const MIGRATIONS = [
   ['0007_deployment_id', deploymentId],
   ['0009_portal_flashes', portalFlashes],
   ['0010_idempotency', idempotency],
+  ['0013_clans', clans],
 ] as const;
 
 /**

@@ -222,6 +222,9 @@ export interface Database {
   level_ups: LevelUpsTable;
   idempotency_keys: IdempotencyKeysTable;
   portal_flashes: PortalFlashesTable;
+  clans: ClansTable;
+  clan_members: ClanMembersTable;
+  clan_invites: ClanInvitesTable;
 }
 
 /**
@@ -285,4 +288,40 @@ export interface IdempotencyKeysTable {
   created_at: Millis;
   lease_until: Millis;
   expires_at: Millis;
+}
+
+export type ClanJoinPolicy = 'open' | 'invite' | 'closed';
+export type ClanVisibility = 'public' | 'private';
+export type ClanRole = 'owner' | 'officer' | 'member';
+
+/** A clan of one game (0013_clans); `member_count` moves with its member rows, in one transaction. */
+export interface ClansTable {
+  id: Generated<number>;
+  game: string;
+  name: string;
+  tag: string;
+  description: string;
+  join_policy: ClanJoinPolicy;
+  visibility: ClanVisibility;
+  max_members: number;
+  member_count: number;
+  created_at: Millis;
+  updated_at: Millis;
+}
+
+/** A user's membership; `game` repeats the clan's so a user is in at most one clan per game. */
+export interface ClanMembersTable {
+  clan_id: number;
+  game: string;
+  user_id: number;
+  role: ClanRole;
+  joined_at: Millis;
+}
+
+/** A pending invitation, removed when accepted, declined or revoked. */
+export interface ClanInvitesTable {
+  clan_id: number;
+  user_id: number;
+  invited_by: number | null;
+  created_at: Millis;
 }

@@ -42,4 +42,20 @@ export default tseslint.config(
       ],
     },
   },
+  {
+    // SQLite needs BEGIN IMMEDIATE for a write transaction to wait for another process's lock:
+    // every writer goes through src/db/write-transaction.ts.
+    files: ['src/**/*.ts'],
+    ignores: ['src/db/**'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: "CallExpression[callee.property.name='transaction'][arguments.length=0]",
+          message:
+            'Use writeTransaction(db, fn) from src/db/write-transaction.ts (BEGIN IMMEDIATE on SQLite).',
+        },
+      ],
+    },
+  },
 );

@@ -9,8 +9,13 @@ import { registerDocs, registerDocsRoutes } from './http/docs.js';
 import { API_PREFIX, V1_PREFIX } from './http/paths.js';
 import { registerAccessLog } from './http/access-log.js';
 import { lazyChildLoggerFactory } from './http/lazy-logger.js';
+import { createMetrics, requestMetricsHook, type Metrics } from './http/metrics.js';
 import { errorsPlugin } from './http/errors.js';
 import { strictIntegersPlugin } from './http/strict-integers.js';
+import { clientLimitOptions, DEFAULT_TIMEOUTS } from './http/client-errors.js';
+import { jsonBodyPlugin } from './http/json-body.js';
+import { requestBasicsPlugin } from './http/request-basics.js';
+import { nextRequestId } from './http/request-id.js';
 import { pipelinePlugin } from './http/pipeline.js';
 import type { RateLimitStore } from './http/rate-limit-store.js';
 import { ResponseCache } from './http/response-cache.js';
@@ -40,6 +45,7 @@ import { serversRepo } from './modules/servers/repo.js';
 import { serversRoutes } from './modules/servers/routes.js';
 import { tournamentsRepo } from './modules/tournaments/repo.js';
 import { tournamentsRoutes } from './modules/tournaments/routes.js';
+import { tournamentsV1Routes } from './modules/tournaments/v1-routes.js';
 import { usagePlugin } from './modules/usage/plugin.js';
 import { UsageRecorder } from './modules/usage/recorder.js';
 import { usageRepo } from './modules/usage/repo.js';
@@ -49,12 +55,16 @@ import { webRoutes } from './modules/portal/pages/routes.js';
 import { ingestPipeline } from './modules/ingest/pipeline.js';
 import { idempotencyRepo } from './modules/idempotency/repo.js';
 import { INGEST_PREFIX, ingestRoutes } from './modules/ingest/routes.js';
+import { pingDatabase } from './modules/ops/repo.js';
+import { opsRoutes } from './modules/ops/routes.js';
 import { openStores, type StoresConfig } from './stores.js';
 
 export interface AppDeps {
   db: Db;
   /** with REDIS_URL (and its companions) the quota and throttle stores are shared through Redis */
-  config: Pick<Config, 'LOG_LEVEL' | 'CACHE_TTL_MS' | 'TRUST_PROXY'> & StoresConfig;
+  config: Pick<Config, 'LOG_LEVEL' | 'CACHE_TTL_MS' | 'TRUST_PROXY'> &
+    Partial<Pick<Config, 'METRICS_TOKEN' | 'REQUEST_HEADERS_TIMEOUT_MS' | 'REQUEST_TIMEOUT_MS'>> &
+    StoresConfig;
   /** a quota store of the caller's instead of the one the config selects */
   rateLimitStore?: RateLimitStore;
   /** where log lines go (default stdout); tests capture them */
@@ -67,10 +77,9 @@ export interface AppDeps {
   usageFlushMs?: number;
   /** resolves OAuth access tokens on /v1 routes (tests of the pipeline's rules may hand their own) */
   accessTokens?: AccessTokenVerifier;
+  /** the process's metrics, shared with what runs beside the app (the embedded worker) */
+  metrics?: Metrics;
 }
-
-let requestCounter = 0;
-const instanceTag = Math.random().toString(36).slice(2, 8);
 
 /** Builds the whole service without listening; tests drive it with `inject()`. */
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
@@ -88,19 +97,30 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     // `app.log` is set to ours below, so every line Fastify or the app writes still goes through it.
     logger: false,
     trustProxy: deps.config.TRUST_PROXY,
-    genReqId: () => `${instanceTag}-${(++requestCounter).toString(36)}`,
+    genReqId: nextRequestId,
     childLoggerFactory: lazyChildLoggerFactory(log),
     requestIdHeader: false,
     // our access log writes one line per request instead of Fastify's two
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: 1_048_576,
     ajv: { customOptions: { verbose: true, allErrors: false } },
-  }).withTypeProvider<TypeBoxTypeProvider>() as App;
+    // timeouts, header and path limits, and problem answers for what the router or Node refuses
+    ...clientLimitOptions(
+      {
+        headersMs: deps.config.REQUEST_HEADERS_TIMEOUT_MS ?? DEFAULT_TIMEOUTS.headersMs,
+        requestMs: deps.config.REQUEST_TIMEOUT_MS ?? DEFAULT_TIMEOUTS.requestMs,
+      },
+      log,
+    ),
+  }).withTypeProvider<TypeBoxTypeProvider>();
   app.log = log;
+  const metrics = deps.metrics ?? createMetrics();
 
   const { rateLimitStore, throttle } = await openStores(deps.config, {
     db: deps.db.kysely,
     log,
+    onStateChange: metrics.store.state,
+    onFailure: metrics.store.failure,
     given: {
       ...(deps.rateLimitStore ? { rateLimitStore: deps.rateLimitStore } : {}),
       ...(deps.throttle ? { throttle: deps.throttle } : {}),
@@ -110,17 +130,15 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   // one of each: the pipeline and the portal share the compiled key lookup and usage statements
   const keys = keysRepo(deps.db.kysely, { reader: deps.db.reader });
   const usageRows = usageRepo(deps.db.kysely);
-  // callback style: no promise for a hook that never waits
-  app.addHook('onRequest', (request, reply, done) => {
-    reply.header('x-request-id', request.id);
-    done();
-  });
+  await app.register(requestBasicsPlugin);
   registerAccessLog(app);
+  app.addHook('onResponse', requestMetricsHook(metrics));
   app.addHook('onClose', async () => {
     await Promise.all([rateLimitStore.close(), throttle.close()]);
   });
 
   await app.register(errorsPlugin);
+  await app.register(jsonBodyPlugin);
   await app.register(strictIntegersPlugin);
   await registerDocs(app);
   const usage = new UsageRecorder(usageRows, now);
@@ -132,15 +150,18 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     usage,
     now,
     idempotency: idempotencyRepo(deps.db.kysely),
+    onQuotaRejected: (subject) => metrics.quotaRejected(subject.tier),
     ...(deps.accessTokens ? { accessTokens: deps.accessTokens } : {}),
   });
   await app.register(usagePlugin, { recorder: usage, flushEveryMs: deps.usageFlushMs ?? 5000 });
 
+  // one repository of each feature, shared by the published API and the /v1 preview
+  const tournaments = tournamentsRepo(deps.db.kysely);
   await app.register(
     async (v1: App) => {
       usersRoutes(usersRepo(deps.db.kysely))(v1);
       leaderboardsRoutes(leaderboardsRepo(deps.db.kysely))(v1);
-      tournamentsRoutes(tournamentsRepo(deps.db.kysely))(v1);
+      tournamentsRoutes(tournaments)(v1);
       serversRoutes(serversRepo(deps.db.kysely))(v1);
       forumRoutes(forumRepo(deps.db.kysely))(v1);
       achievementsRoutes(achievementsRepo(deps.db.kysely))(v1);
@@ -149,9 +170,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     },
     { prefix: API_PREFIX },
   );
-  // The preview surface (DESIGN.md): bearer credentials, scopes, the {data, meta} envelope.
+  // The preview surface (DESIGN.md): every /v1 feature registers here, each from its module's
+  // v1-routes.ts, with v1Route (bearer credential, scope, {data, meta} envelope).
   await app.register(
     async (preview: App) => {
+      tournamentsV1Routes(tournaments)(preview);
       clansV1Routes(clansService(clansStore(deps.db.kysely), now))(preview);
     },
     { prefix: V1_PREFIX },
@@ -167,10 +190,27 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const flashes = portalFlashes(portalRepo(deps.db.kysely), now);
   await registerPortal(app, { accounts, keys: portalKeys, pages: webRoutes(accounts, portalKeys, flashes) });
   await app.register(
-    ingestRoutes({ servers: serversRepo(deps.db.kysely), pipeline: ingestPipeline(deps.db, now) }),
+    ingestRoutes({
+      servers: serversRepo(deps.db.kysely),
+      pipeline: ingestPipeline(deps.db, now),
+      metrics: metrics.ingest,
+    }),
     { prefix: INGEST_PREFIX },
   );
   avatarRoutes()(app);
+  opsRoutes({
+    pingDatabase: () => pingDatabase(deps.db.kysely),
+    ...(deps.config.REDIS_URL
+      ? {
+          redis: {
+            health: () => rateLimitStore.health(),
+            failureMode: deps.config.RATE_LIMIT_STORE_FAILURE ?? 'open',
+          },
+        }
+      : {}),
+    metrics,
+    ...(deps.config.METRICS_TOKEN ? { metricsToken: deps.config.METRICS_TOKEN } : {}),
+  })(app);
   await registerDocsRoutes(app);
   await app.ready();
   return app;

@@ -59,6 +59,19 @@ export const ConfigSchema = Type.Object({
     description: 'how long a public read response may be served from the response cache (0 disables)',
   }),
   TRUST_PROXY: Type.Boolean({ default: false, description: 'trust X-Forwarded-* headers from a proxy' }),
+  REQUEST_HEADERS_TIMEOUT_MS: Type.Integer({
+    minimum: 100,
+    maximum: 600000,
+    default: 10000,
+    description: 'a request line and headers not received within this time get 408 and the connection closes',
+  }),
+  REQUEST_TIMEOUT_MS: Type.Integer({
+    minimum: 100,
+    maximum: 3600000,
+    default: 30000,
+    description:
+      'a whole request (body included) not received within this time gets 408 and the connection closes',
+  }),
   INGEST_UDP_PORT: Type.Integer({
     minimum: 0,
     maximum: 65535,
@@ -84,6 +97,12 @@ export const ConfigSchema = Type.Object({
     default: 3,
     description: 'consecutive failed queries before a server is shown offline',
   }),
+  METRICS_TOKEN: Type.Optional(
+    Type.String({
+      minLength: 16,
+      description: 'when set, `/metrics` answers only to `Authorization: Bearer <METRICS_TOKEN>`',
+    }),
+  ),
   WORKER_IN_SERVE: Type.Boolean({
     default: true,
     description:
@@ -105,7 +124,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     if (value !== undefined && value !== '') raw[key] = value;
   }
   const converted = Value.Convert(ConfigSchema, Value.Default(ConfigSchema, raw));
-  if (Value.Check(ConfigSchema, converted)) return converted;
+  if (Value.Check(ConfigSchema, converted)) {
+    if (converted.REQUEST_HEADERS_TIMEOUT_MS > converted.REQUEST_TIMEOUT_MS) {
+      throw new ConfigError(
+        'Invalid configuration:\n  REQUEST_HEADERS_TIMEOUT_MS: must not be longer than REQUEST_TIMEOUT_MS',
+      );
+    }
+    return converted;
+  }
   const problems = [...Value.Errors(ConfigSchema, converted)].map((e) => {
     const name = e.instancePath.slice(1) || 'environment';
     return `  ${name}: ${e.message} (got ${JSON.stringify(raw[name])})`;

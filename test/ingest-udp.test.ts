@@ -4,6 +4,8 @@ import { after, before, describe, it } from 'node:test';
 import { ingestPipeline } from '../src/modules/ingest/pipeline.js';
 import { serversRepo } from '../src/modules/servers/repo.js';
 import { startUdpIngest, type UdpIngest } from '../src/modules/ingest/udp.js';
+import { createMetrics } from '../src/http/metrics.js';
+import { metricValue } from './helpers/metrics.js';
 import { openTestDb, testDialects, type TestDb } from './helpers/db.js';
 import { registerServer } from './helpers/ingest.js';
 
@@ -15,12 +17,14 @@ for (const dialect of testDialects()) {
   describe(`UDP log ingest, GoldSrc logaddress_add (${dialect})`, () => {
     let testDb: TestDb;
     let udp: UdpIngest;
+    const metrics = createMetrics({ processMetrics: false });
     before(async () => {
       testDb = await openTestDb(dialect);
       udp = await startUdpIngest(serversRepo(testDb.db.kysely), ingestPipeline(testDb.db), {
         port: 0,
         host: '127.0.0.1',
         flushMs: 20,
+        metrics: metrics.ingest,
       });
     });
     after(async () => {
@@ -42,6 +46,7 @@ for (const dialect of testDialects()) {
         datagram('S', '98765432109876543210987654321098', killLine(8, 9)), // unknown token
         datagram('S', elsewhere.token, killLine(8, 9)), // right token, wrong source address
         datagram('S', cs16.token, 'not a log line at all'),
+        datagram('S', cs16.token, `${L}World triggered "Round_Start"`), // the next round settles the first
       ];
       for (const p of packets)
         await new Promise<void>((r) => client.send(p, udp.port, '127.0.0.1', () => r()));
@@ -53,7 +58,17 @@ for (const dialect of testDialects()) {
       )
         await new Promise((r) => setTimeout(r, 10));
       await udp.flush();
-      assert.deepEqual(udp.stats, { accepted: 3, rejected: 1, unauthorized: 3 });
+      assert.deepEqual(udp.stats, { accepted: 4, rejected: 1, unauthorized: 3 });
+      const text = await metrics.registry.metrics();
+      assert.deepEqual(
+        [
+          metricValue(text, 'hub_ingest_lines_total', { source: 'udp' }),
+          metricValue(text, 'hub_ingest_rejections_total', { source: 'udp', reason: 'invalid' }),
+          metricValue(text, 'hub_ingest_rejections_total', { source: 'udp', reason: 'unauthorized' }),
+          metricValue(text, 'hub_ingest_kills_total', { source: 'udp' }),
+        ],
+        [4, 1, 3, 2],
+      );
       const kills = await testDb.db.kysely
         .selectFrom('kills')
         .select(['server_id', 'game', 'killer_steam_id', 'victim_steam_id', 'round_number', 'distance'])

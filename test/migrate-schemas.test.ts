@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { openTestDb } from './helpers/db.js';
+import { sql } from 'kysely';
+import { migrateToLatest } from '../src/db/migrate.js';
+import { openTestDb, testDialects } from './helpers/db.js';
 
 // Kysely's migrator once found another schema's bookkeeping tables and skipped creating its own.
 describe('migrations beside another PostgreSQL schema', { skip: !process.env.TEST_DATABASE_URL }, () => {
@@ -20,4 +22,27 @@ describe('migrations beside another PostgreSQL schema', { skip: !process.env.TES
       await first.drop();
     }
   });
+});
+
+// Features land in parallel with migration numbers reserved up front: a database migrated before
+// a lower-numbered migration landed (0009 applied, 0005 not yet written) must take it later.
+describe('a migration that lands after higher-numbered ones ran', () => {
+  for (const dialect of testDialects()) {
+    it(`is applied to an existing database (${dialect})`, async () => {
+      const testDb = await openTestDb(dialect);
+      try {
+        const { kysely } = testDb.db;
+        await kysely.schema.dropTable('portal_flashes').execute();
+        await sql`delete from kysely_migration where name = '0009_portal_flashes'`.execute(kysely);
+        const result = await migrateToLatest(testDb.db, testDb.schema ? { schema: testDb.schema } : {});
+        assert.deepEqual(
+          result.results?.map((r) => [r.migrationName, r.status]),
+          [['0009_portal_flashes', 'Success']],
+        );
+        await sql`select count(*) from portal_flashes`.execute(kysely);
+      } finally {
+        await testDb.drop();
+      }
+    });
+  }
 });

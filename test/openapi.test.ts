@@ -166,6 +166,8 @@ describe('OpenAPI document', () => {
           'ELO',
           'Developer portal',
           'Ingest',
+          'Preview tournaments',
+          'Operations',
           'Clans',
         ].includes(tag),
         `unexpected tag ${tag}`,
@@ -333,6 +335,9 @@ describe('developer portal and ingest operations', () => {
       'signIn',
       'ingestLogs',
       'ingestEvents',
+      'getHealth',
+      'getReadiness',
+      'getMetrics',
     ])
       assert.ok(ids.includes(id), `${id} in ${ids.join(', ')}`);
   });
@@ -340,13 +345,16 @@ describe('developer portal and ingest operations', () => {
   for (const { path, method, op } of portalOperations) {
     it(`${method.toUpperCase()} ${path}: server, tag, security, problem+json errors`, () => {
       const ingest = path.startsWith('/api-platform/ingest/');
-      assert.ok(ingest || path.startsWith('/api-platform/developer/'), path);
-      assert.deepEqual(op.tags, [ingest ? 'Ingest' : 'Developer portal']);
+      const ops = ['/health', '/ready', '/metrics'].includes(path);
+      assert.ok(ingest || ops || path.startsWith('/api-platform/developer/'), path);
+      assert.deepEqual(op.tags, [ingest ? 'Ingest' : ops ? 'Operations' : 'Developer portal']);
       assert.deepEqual(op.servers, [{ url: '/' }]);
       assert.match(op.operationId ?? '', /^[a-z][A-Za-z0-9]+$/);
       assert.ok((op.summary ?? '').length >= 5 && (op.description ?? '').length >= 20);
       const security = JSON.stringify(op.security);
       if (ingest) assert.equal(security, JSON.stringify([{ ingestToken: [] }]));
+      else if (ops)
+        assert.ok(security === '[]' || security === JSON.stringify([{}, { metricsToken: [] }]), security);
       else
         assert.ok(
           security === JSON.stringify([{ session: [] }]) || security === '[]',

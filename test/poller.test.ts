@@ -6,6 +6,8 @@ import type { Db } from '../src/db/connect.js';
 import { serversRepo } from '../src/modules/servers/repo.js';
 import { A2S_INFO_REQUEST, parseInfo, queryA2S } from '../src/modules/servers/poller/a2s.js';
 import { startPoller } from '../src/modules/servers/poller/poller.js';
+import { createMetrics } from '../src/http/metrics.js';
+import { metricValue } from './helpers/metrics.js';
 import { packet, querySLP, readVarInt, varInt } from '../src/modules/servers/poller/slp.js';
 import { openTestDb, testDialects, type TestDb } from './helpers/db.js';
 import { registerServer } from './helpers/ingest.js';
@@ -164,7 +166,14 @@ for (const dialect of testDialects()) {
       const cs2 = await registerServer(db, 'cs2', { port: 27015, query_port: a2s.port });
       const mc = await registerServer(db, 'minecraft', { port: slp.port });
       const repo = serversRepo(db.kysely);
-      const poller = startPoller(repo, { intervalMs: 60_000, timeoutMs: 200, offlineAfter: 2 }, false);
+      const metrics = createMetrics({ processMetrics: false });
+      const poller = startPoller(
+        repo,
+        { intervalMs: 60_000, timeoutMs: 200, offlineAfter: 2, metrics: metrics.poll },
+        false,
+      );
+      const results = async (result: string) =>
+        metricValue(await metrics.registry.metrics(), 'hub_poller_results_total', { result });
       const status = async (id: number) =>
         db.kysely
           .selectFrom('game_servers')
@@ -173,6 +182,7 @@ for (const dialect of testDialects()) {
           .executeTakeFirstOrThrow();
 
       assert.deepEqual(await poller.pollOnce(), { online: 2, failed: 0 });
+      assert.equal(await results('online'), 2);
       assert.deepEqual(await status(cs2.id), {
         status: 'online',
         players: 9,
@@ -191,6 +201,7 @@ for (const dialect of testDialects()) {
       await a2s.close();
       await slp.close();
       assert.deepEqual(await poller.pollOnce(), { online: 0, failed: 2 });
+      assert.deepEqual([await results('online'), await results('failed')], [2, 2]);
       // one failure is not enough: still online
       assert.deepEqual(await status(cs2.id), {
         status: 'online',

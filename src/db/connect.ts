@@ -1,10 +1,11 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import SQLite from 'better-sqlite3';
-import { Kysely, PostgresDialect, SqliteDialect, type SqliteDatabase } from 'kysely';
+import { Kysely, PostgresDialect, type SqliteDatabase } from 'kysely';
 import pg from 'pg';
 import { sqliteReader, type SqliteReader } from './sqlite-reader.js';
 import type { Database } from './types.js';
+import { ImmediateSqliteDialect } from './write-transaction.js';
 
 export type Dialect = 'sqlite' | 'postgres';
 
@@ -76,13 +77,15 @@ export function connect(url: string, options: ConnectOptions = {}): Db {
     database.pragma('cache_size = -65536');
     if (file === ':memory:') {
       const kysely = new Kysely<Database>({
-        dialect: new SqliteDialect({ database: withStatementCache(database) }),
+        dialect: new ImmediateSqliteDialect({ database: withStatementCache(database) }),
       });
       return { kysely, dialect: 'sqlite', close: () => kysely.destroy(), sqlite: database };
     }
     const reader = sqliteReader(file, walMode);
     const kysely = new Kysely<Database>({
-      dialect: new SqliteDialect({ database: withStatementCache(database, () => reader.writerActive()) }),
+      dialect: new ImmediateSqliteDialect({
+        database: withStatementCache(database, () => reader.writerActive()),
+      }),
     });
     const close = async () => {
       reader.close();

@@ -8,6 +8,7 @@ import * as deploymentId from './migrations/0007_deployment_id.js';
 import * as portalFlashes from './migrations/0009_portal_flashes.js';
 import * as idempotency from './migrations/0010_idempotency.js';
 import * as clans from './migrations/0013_clans.js';
+import * as events from './migrations/0015_events.js';
 
 /**
  * Migrations are listed here in order; each module exports `up(dialect)` / `down(dialect)` so
@@ -22,6 +23,7 @@ const MIGRATIONS = [
   ['0009_portal_flashes', portalFlashes],
   ['0010_idempotency', idempotency],
   ['0013_clans', clans],
+  ['0015_events', events],
 ] as const;
 
 /**
@@ -41,6 +43,9 @@ export async function migrateToLatest(
   const migrator = new Migrator({
     db: db.kysely,
     provider: { getMigrations: () => Promise.resolve(migrations) },
+    // Features land in parallel with numbers reserved up front, so a database migrated before a
+    // lower-numbered migration landed must still take it (each migration touches its own tables).
+    allowUnorderedMigrations: true,
     ...(db.dialect === 'postgres'
       ? { migrationTableSchema: options.schema ?? (await currentSchema(db)) }
       : {}),

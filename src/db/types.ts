@@ -222,6 +222,7 @@ export interface Database {
   level_ups: LevelUpsTable;
   idempotency_keys: IdempotencyKeysTable;
   portal_flashes: PortalFlashesTable;
+  events: EventsTable;
   clans: ClansTable;
   clan_members: ClanMembersTable;
   clan_invites: ClanInvitesTable;
@@ -288,6 +289,21 @@ export interface IdempotencyKeysTable {
   created_at: Millis;
   lease_until: Millis;
   expires_at: Millis;
+}
+
+/** The outbox (0015_events): every change worth telling, in commit order. */
+export interface EventsTable {
+  id: Generated<number>;
+  type: string;
+  created_at: Millis;
+  /** the event's `data` object as JSON */
+  data: string;
+  /** null: a public event; else only readers acting for this user see it */
+  user_id: number | null;
+  /** null: not app-private; else only this app sees it */
+  app_id: number | null;
+  /** the scope a reader needs, if any */
+  scope: string | null;
 }
 
 export type ClanJoinPolicy = 'open' | 'invite' | 'closed';

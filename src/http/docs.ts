@@ -17,6 +17,7 @@ import {
   OAUTH_PREFIX,
   OAUTH_TOKEN_PATH,
   OPENAPI_PATH,
+  OPS_PATHS,
   PROBLEMS_PATH,
   V1_PREFIX,
 } from './paths.js';
@@ -44,6 +45,7 @@ const OTHER_DOCUMENTED_PREFIXES = [
   `${V1_PREFIX}/`,
   `${OAUTH_PREFIX}/`,
 ];
+const OPS_ROUTES: readonly string[] = Object.values(OPS_PATHS);
 
 /**
  * Per route: the path relative to its server URL, and what the route declares in `config` (auth,
@@ -53,7 +55,8 @@ const OTHER_DOCUMENTED_PREFIXES = [
 function transformRoute({ schema, url, route }: { schema: FastifySchema; url: string; route: RouteOptions }) {
   const inV1 = url.startsWith(`${API_PREFIX}/`);
   const elsewhere =
-    OTHER_DOCUMENTED_PREFIXES.some((prefix) => url.startsWith(prefix)) && schema.tags !== undefined;
+    (OTHER_DOCUMENTED_PREFIXES.some((prefix) => url.startsWith(prefix)) || OPS_ROUTES.includes(url)) &&
+    schema.tags !== undefined;
   if (!inV1 && !elsewhere) return { schema: { ...schema, hide: true }, url };
   const marks = {
     [MARK.auth]: route.config?.auth,
@@ -116,6 +119,12 @@ export async function registerDocs(app: FastifyInstance): Promise<void> {
             scheme: 'bearer',
             description:
               'A game server\u2019s ingest token (from `hub servers add`). Senders that cannot set headers put it in the path instead.',
+          },
+          metricsToken: {
+            type: 'http',
+            scheme: 'bearer',
+            description:
+              'The token the operator set in `METRICS_TOKEN`; without that setting `/metrics` needs no credential.',
           },
           session: {
             type: 'apiKey',

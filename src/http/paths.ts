@@ -14,3 +14,5 @@ export const OPENAPI_PATH = `${API_PREFIX}/openapi.json`;
 export const PROBLEMS_PATH = PROBLEM_TYPE_BASE.slice(0, -1);
 /** the request id the documents' examples show */
 export const EXAMPLE_REQUEST_ID = 'k3f9a2-1f';
+/** The operator's probes and metrics, at the service root (outside the API base). */
+export const OPS_PATHS = { health: '/health', ready: '/ready', metrics: '/metrics' } as const;

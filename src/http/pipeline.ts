@@ -11,6 +11,7 @@ import { asArray, requestSequence, sendSequence, type RequestStep, type SendStep
 import { consumeQuotaHook, quotaHeadersHook } from './quota.js';
 import type { RateLimitStore } from './rate-limit-store.js';
 import { etagHook, serveFromCacheHook, type ResponseCache } from './response-cache.js';
+import type { QuotaSubject } from './request-context.js';
 import './request-context.js';
 
 export interface PipelineOptions {
@@ -23,6 +24,8 @@ export interface PipelineOptions {
   accessTokens?: AccessTokenVerifier;
   /** where Idempotency-Keys of state-changing routes are claimed and their answers kept */
   idempotency?: IdempotencyStore;
+  /** told of every request refused for its quota (metrics) */
+  onQuotaRejected?: (subject: QuotaSubject) => void;
 }
 
 /**
@@ -37,7 +40,7 @@ export const pipelinePlugin = fp<PipelineOptions>(
   (app: FastifyInstance, options) => {
     const authenticate = apiKeyAuthHook(options.keys);
     const authenticateBearer = bearerAuthHook(options.keys, options.accessTokens);
-    const consumeQuota = consumeQuotaHook(options.rateLimitStore, options.now);
+    const consumeQuota = consumeQuotaHook(options.rateLimitStore, options.now, options.onQuotaRejected);
     const serveFromCache = serveFromCacheHook(options.cache, options.now);
     const tagAndStore = etagHook(options.cache, options.now);
     const writeQuotaHeaders = quotaHeadersHook(options.rateLimitStore, options.now);

@@ -34,10 +34,12 @@ function admit(
   quota: QuotaState,
   at: number,
   used: number,
+  onReject: ((subject: QuotaSubject) => void) | undefined,
 ): boolean {
   quota.used = used;
   request.quota = quota;
   if (used > key.limit) {
+    onReject?.(key);
     const retryAfter = Math.max(1, Math.ceil((quota.resetAt - at) / 1000));
     const headers: Record<string, string> = {};
     eachQuotaHeader(quota, at, (name, value) => {
@@ -59,8 +61,15 @@ export const storeKeyOf = (keyId: number): string => `key:${keyId}`;
 /** The counter of an OAuth app acting for one user (or for itself: user 0). */
 export const appStoreKeyOf = (appId: number, userId: number | null): string => `app:${appId}:${userId ?? 0}`;
 
-/** onRequest step (after authentication): counts the request and rejects it past the subject's quota. */
-export function consumeQuotaHook(store: RateLimitStore, now: () => number) {
+/**
+ * onRequest step (after authentication): counts the request and rejects it past the subject's
+ * quota, telling `onReject` (metrics) first.
+ */
+export function consumeQuotaHook(
+  store: RateLimitStore,
+  now: () => number,
+  onReject?: (subject: QuotaSubject) => void,
+) {
   return function consumeQuota(request: FastifyRequest, _reply: FastifyReply): MaybePromise<boolean> {
     const key = request.quotaSubject;
     if (!key) return CONTINUE;
@@ -74,8 +83,8 @@ export function consumeQuotaHook(store: RateLimitStore, now: () => number) {
       storeKey: key.storeKey,
     };
     const used = store.hit(quota.storeKey, windowStart, WINDOW_MS);
-    if (isPromise(used)) return used.then((count) => admit(request, key, quota, at, count));
-    return admit(request, key, quota, at, used);
+    if (isPromise(used)) return used.then((count) => admit(request, key, quota, at, count, onReject));
+    return admit(request, key, quota, at, used, onReject);
   };
 }
 

@@ -62,6 +62,8 @@ declare module 'fastify' {
     userContext?: boolean;
     /** serve from the response cache and answer conditional requests with ETag/304 */
     cache?: boolean;
+    /** how deep a JSON body may nest arrays and objects (default 32; see json-body.ts) */
+    maxJsonDepth?: number;
   }
   interface FastifyRequest {
     apiKey?: AuthenticatedKey;

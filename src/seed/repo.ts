@@ -3,6 +3,7 @@ import type SQLite from 'better-sqlite3';
 import { CompiledQuery, sql, type Kysely } from 'kysely';
 import type { Db, Dialect } from '../db/connect.js';
 import type { Database } from '../db/types.js';
+import { writeTransaction } from '../db/write-transaction.js';
 
 /**
  * Every statement the seeder runs. Bulk rows go through one multi-row INSERT per batch, built as
@@ -133,7 +134,7 @@ export function seedRepo(db: Db) {
 
     /** Runs `fn` in one transaction and flushes whatever its writers still buffer. */
     inTransaction<R>(fn: (trx: Executor) => Promise<R>): Promise<R> {
-      return k.transaction().execute(fn);
+      return writeTransaction(k, fn);
     },
 
     /** The first demo table that already holds rows, if any. */
@@ -152,7 +153,7 @@ export function seedRepo(db: Db) {
 
     /** Deletes every demo row (keys owned by demo users go with them; operator keys stay). */
     async wipe(): Promise<void> {
-      await k.transaction().execute(async (trx) => {
+      await writeTransaction(k, async (trx) => {
         await trx.deleteFrom('api_keys').where('user_id', 'is not', null).execute();
         for (const table of DEMO_TABLES) await trx.deleteFrom(table).execute();
         await trx.deleteFrom('meta').where('key', '=', 'frag_window_day').execute();

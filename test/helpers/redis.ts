@@ -70,7 +70,12 @@ const portIsFree = (port: number) =>
 /** Ports this project's fault tests may use (a shared machine gives each engineer a range). */
 const PORTS = [6391, 6392, 6393, 6394, 6395];
 
-export async function ownRedis(): Promise<OwnRedis> {
+/**
+ * `ports`: where to look for a free port. Test files that run at the same time and each kill and
+ * restart their Redis need ranges of their own: a port freed by one file's kill could otherwise be
+ * taken by the other, and the first one's restart would fail.
+ */
+export async function ownRedis(ports: readonly number[] = PORTS): Promise<OwnRedis> {
   let child: ChildProcess | undefined;
   let port = 0;
   const launch = (p: number) =>
@@ -94,13 +99,13 @@ export async function ownRedis(): Promise<OwnRedis> {
     if (child && child.exitCode === null) return;
     if (port && (await launch(port))) return;
     if (port) throw new Error(`redis-server did not restart on port ${port}`);
-    for (const candidate of PORTS) {
+    for (const candidate of ports) {
       if ((await portIsFree(candidate)) && (await launch(candidate))) {
         port = candidate;
         return;
       }
     }
-    throw new Error(`no free port for redis-server among ${PORTS.join(', ')}`);
+    throw new Error(`no free port for redis-server among ${ports.join(', ')}`);
   };
   await start();
   const own: OwnRedis = {

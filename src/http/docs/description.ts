@@ -30,6 +30,11 @@ export const TAGS: TagObject[] = [
       'Counter-Strike skill ladder (cs2, cs16), separate from the XP leaderboard: team Elo starting at 1000, logistic expectation on a 400-point scale, K 50 (higher for a player\u2019s first matches).',
   },
   {
+    name: 'Preview tournaments',
+    description:
+      'The preview `/v1` tournament list: every status, filters, `{data, meta}` pages. Bearer credential: an OAuth token with `tournaments:read`, or an API key.',
+  },
+  {
     name: 'Clans',
     description:
       'Preview (`/v1`): clans of one game with an owner, officers and members. Anyone reads public clans (an OAuth token with `clans:read`, or an API key); a user who granted `clans:write` creates clans, joins and leaves them, and runs the ones where they are owner or officer. Names and tags are unique per game without regard to case; a player belongs to one clan per game.',
@@ -43,6 +48,11 @@ export const TAGS: TagObject[] = [
     name: 'Ingest',
     description:
       'For hub operators\u2019 game servers, not third-party clients: log lines and JSON events pushed under `/api-platform/ingest`, authenticated by each server\u2019s ingest token. The XP, level, achievement and Elo rules applied to them are documented on each operation.',
+  },
+  {
+    name: 'Operations',
+    description:
+      'For the operator\u2019s probes and scrapers, at the service root: liveness (`/health`), readiness of the database and Redis (`/ready`) and Prometheus metrics (`/metrics`). No API key; no quota.',
   },
 ];
 

@@ -1,6 +1,7 @@
 import type { Transaction } from 'kysely';
 import type { Db } from '../../db/connect.js';
 import type { Database } from '../../db/types.js';
+import { writeTransaction } from '../../db/write-transaction.js';
 import { COUNTERS, type Counter } from '../../engines/achievements.js';
 import { rateMatch, ELO_START, type EloPlayer } from '../../engines/elo.js';
 import { LONG_RANGE_METRES, progress, weaponClass, xpForActivity, type Activity } from '../../engines/xp.js';
@@ -10,11 +11,10 @@ import { parseLogBatch } from './parsers/cs2-log.js';
 import type { LogEvent } from './parsers/log-line.js';
 import {
   applyLogEvents,
-  endsOnMapChange,
-  emptyState,
+  endsOnTeamScores,
+  restoreState,
   type KillRecord,
   type MatchRecord,
-  type StreamState,
 } from './match-state.js';
 import {
   bumpCounters,
@@ -276,10 +276,9 @@ export function ingestPipeline(db: Db, now: () => number = Date.now) {
   /** Log lines (CS2 HTTP stream, CS 1.6 over HTTP or UDP), applied with the server's stream state. */
   async function ingestLogEvents(server: IngestServerRef, events: LogEvent[]): Promise<ApplyResult> {
     const prepared = await prepare(now());
-    return db.kysely.transaction().execute(async (trx) => {
-      const raw = await loadStreamState(trx, db.dialect, server.id);
-      const state = raw ? (JSON.parse(raw) as StreamState) : emptyState();
-      const out = applyLogEvents(state, events, endsOnMapChange(server.game));
+    return writeTransaction(db.kysely, async (trx) => {
+      const state = restoreState(await loadStreamState(trx, db.dialect, server.id));
+      const out = applyLogEvents(state, events, endsOnTeamScores(server.game));
       const result = await applyItems(trx, server, out, prepared);
       await saveStreamState(trx, server.id, JSON.stringify(state), prepared.at);
       return result;
@@ -302,7 +301,7 @@ export function ingestPipeline(db: Db, now: () => number = Date.now) {
     ): Promise<ApplyResult & { accepted: number; duplicates: number }> {
       const prepared = await prepare(now());
       const at = prepared.at;
-      return db.kysely.transaction().execute(async (trx) => {
+      return writeTransaction(db.kysely, async (trx) => {
         const unique = new Map<string, BatchItems>();
         for (const e of events) if (!unique.has(e.clientId)) unique.set(e.clientId, e.items);
         const fresh = unique.size

@@ -1,6 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import { Type, type Static } from 'typebox';
 import type { App } from '../../http/app-types.js';
+import type { IngestRecorder } from '../../http/metrics.js';
 import { errorResponses, ProblemError } from '../../http/problem.js';
 import { EventBatchSchema, MAX_EVENTS, validateEvents } from './parsers/json-events.js';
 import type { IngestPipeline, IngestServerRef, Rejection } from './pipeline.js';
@@ -40,9 +41,17 @@ or, for senders that cannot set headers, in the path. The event is attributed to
 A missing, unknown or revoked token gets \`401\` and nothing is stored. A batch is applied in one transaction.`;
 
 const LOGS_DOC = `Log lines in the HL log format, one per line: \`L MM/DD/YYYY - HH:MM:SS: <event>\` (also with milliseconds and
-without \`L \`, as CS2's \`logaddress_add_http\` writes them). Kills, rounds, sides, match start, Game Over (CS2) or map
-change (CS 1.6) are applied; other lines are accepted and skipped. Lines that are not log lines are rejected alone.
-Timestamps are read as UTC. Distances: positions are Source units (inches), 1 unit = 0.0254 m.`;
+without \`L \`, as CS2's \`logaddress_add_http\` writes them). Kills, rounds, sides, restarts, warm-up, restored
+rounds and match ends (\`Game Over\` in CS2/CS:GO, the end-of-map team scores in CS 1.6) are applied; other lines are
+accepted and skipped. Lines that are not log lines are rejected alone. Timestamps are read as UTC. Distances: positions
+are Source units (inches), 1 unit = 0.0254 m.
+
+Lines are read by structure (the quoted participant \`"Name<userid><id><team>"\`, then a verb whose grammar the whole
+rest of the line matches), so names and chat cannot forge events. A frag is a human killing a human of the other side
+in a counted round; team kills, suicides, world deaths, bots and non-Steam ids (\`BOT\`, \`STEAM_ID_LAN\`,
+\`STEAM_ID_PENDING\`, \`HLTV\`, \`STEAM_2:…\` emulators, an id shared by two connected players) count nowhere. A
+round's kills count when the next round starts or the match ends, unless the server voids the round first (warm-up,
+\`Match_Start\`, \`Restart_Round_(…)\`, \`Game_Commencing\`, \`Match_Reloaded\`).`;
 
 /** How ingested events become XP, levels, achievements and Elo (shown in the API reference). */
 const ENGINES_DOC = `### What the service derives
@@ -77,7 +86,11 @@ function result(
 }
 
 /** Game servers push here: CS2/CS 1.6 log lines and typed JSON events (Rust and plugins). */
-export function ingestRoutes(deps: { servers: ServersRepo; pipeline: IngestPipeline }) {
+export function ingestRoutes(deps: {
+  servers: ServersRepo;
+  pipeline: IngestPipeline;
+  metrics?: IngestRecorder;
+}) {
   return async (app: App): Promise<void> => {
     app.addSchema(IngestResultSchema);
     app.addSchema(EventBatchSchema);
@@ -141,6 +154,8 @@ export function ingestRoutes(deps: { servers: ServersRepo; pipeline: IngestPipel
         throw new ProblemError('unsupported_media_type', 'Send log lines as text/plain, one per line.');
       }
       const r = await deps.pipeline.ingestLogText(server, request.body);
+      deps.metrics?.received('http_logs', r.accepted, r.rejected.length);
+      deps.metrics?.kills('http_logs', r.kills);
       return result(r, r.accepted, 0, r.rejected);
     };
     app.post(
@@ -184,6 +199,8 @@ export function ingestRoutes(deps: { servers: ServersRepo; pipeline: IngestPipel
         const server = serverOf(request);
         const { valid, rejected } = validateEvents(request.body.events);
         const r = await deps.pipeline.ingestItems(server, valid);
+        deps.metrics?.received('http_events', valid.length, rejected.length);
+        deps.metrics?.kills('http_events', r.kills);
         return result(r, r.accepted, r.duplicates, rejected);
       },
     );

@@ -1,4 +1,5 @@
 import { createSocket, type RemoteInfo, type Socket } from 'node:dgram';
+import type { IngestRecorder } from '../../http/metrics.js';
 import { parseLogPacket } from './parsers/goldsrc-log.js';
 import { parseLogLine, type LogEvent } from './parsers/log-line.js';
 import type { IngestPipeline } from './pipeline.js';
@@ -19,6 +20,7 @@ export interface UdpIngestOptions {
   /** how long a token/address check is remembered; revocation applies within this time */
   authCacheMs?: number;
   onError?: (err: unknown) => void;
+  metrics?: IngestRecorder;
 }
 
 export interface UdpIngest {
@@ -64,19 +66,23 @@ export async function startUdpIngest(
     const packet = parseLogPacket(msg);
     if (!packet) {
       stats.rejected++;
+      options.metrics?.received('udp', 0, 1);
       return;
     }
     const server = packet.secret ? await authenticate(packet.secret, unmap(rinfo.address)) : null;
     if (!server) {
       stats.unauthorized++;
+      options.metrics?.unauthorized('udp');
       return;
     }
     const parsed = parseLogLine(packet.line);
     if (!parsed.ok) {
       stats.rejected++;
+      options.metrics?.received('udp', 0, 1);
       return;
     }
     stats.accepted++;
+    options.metrics?.received('udp', 1, 0);
     let buffer = buffers.get(server.id);
     if (!buffer) buffers.set(server.id, (buffer = { server, events: [] }));
     buffer.events.push(parsed.event);
@@ -92,7 +98,8 @@ export async function startUdpIngest(
     flushing = flushing.then(async () => {
       for (const { server, events } of batches) {
         try {
-          await pipeline.ingestLogEvents(server, events);
+          const applied = await pipeline.ingestLogEvents(server, events);
+          options.metrics?.kills('udp', applied.kills);
         } catch (err) {
           options.onError?.(err);
         }

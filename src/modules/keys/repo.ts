@@ -2,6 +2,7 @@ import { CompiledQuery, type Kysely } from 'kysely';
 import type { SqliteReader } from '../../db/sqlite-reader.js';
 import { VersionedCache } from '../../db/versioned-cache.js';
 import type { Database } from '../../db/types.js';
+import { writeTransaction } from '../../db/write-transaction.js';
 import type { Subscription, Tier } from './tiers.js';
 
 export interface KeyForAuth {
@@ -114,7 +115,7 @@ export function keysRepo(db: Kysely<Database>, options: { reader?: SqliteReader 
       key: NewKey & { user_id: number },
       limits: { activeCap: number; recent: { limit: number; since: number } },
     ): Promise<{ record: KeyRecord } | { refused: 'active' } | { refused: 'recent'; oldestCounted: number }> {
-      return db.transaction().execute(async (trx) => {
+      return writeTransaction(db, async (trx) => {
         await trx
           .updateTable('users')
           .set((eb) => ({ id: eb.ref('id') }))

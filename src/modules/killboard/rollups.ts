@@ -1,5 +1,6 @@
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { Database } from '../../db/types.js';
+import { writeTransaction } from '../../db/write-transaction.js';
 
 /**
  * Top-frag rollups. `frag_daily` holds kills and headshots per (player, game, UTC day);
@@ -63,7 +64,7 @@ async function rebuildPeriod(trx: Transaction<Database>, period: Period, windowD
 
 /** Rebuilds every period from `frag_daily` (after a bulk load) and sets the window to `windowDay`. */
 export async function rebuildFragTotals(db: Kysely<Database>, windowDay: number): Promise<void> {
-  await db.transaction().execute(async (trx) => {
+  await writeTransaction(db, async (trx) => {
     for (const period of ['all', 'week', 'month'] as const) await rebuildPeriod(trx, period, windowDay);
     await trx
       .insertInto('meta')
@@ -82,7 +83,7 @@ export async function ensureFragWindow(db: Kysely<Database>, today: number): Pro
   if (current === today) return today;
   // Never move back: a process whose clock lags another's must not undo its rebuild.
   if (current !== undefined && current > today) return current;
-  await db.transaction().execute(async (trx) => {
+  await writeTransaction(db, async (trx) => {
     if (current === undefined) {
       await trx
         .insertInto('meta')

@@ -55,7 +55,8 @@ export type SessionBody = { account: AccountBody; csrf_token: string };
 export const Credentials = Type.Object(
   {
     username: Type.String({ minLength: 1, maxLength: 64 }),
-    password: Type.String({ minLength: 1, maxLength: 1024 }),
+    // writeOnly: never echoed in an error (see errors.ts)
+    password: Type.String({ minLength: 1, maxLength: 1024, writeOnly: true }),
   },
   { additionalProperties: false },
 );

@@ -29,6 +29,30 @@ export function tournamentsRepo(db: Kysely<Database>) {
         .orderBy('id', direction)
         .execute();
     },
+
+    /**
+     * One page of every tournament, optionally of one status and one game, newest start first
+     * (`starts_at` desc, then id desc: a stable order for paging), with the count of all matches.
+     */
+    async page(
+      filter: { status?: TournamentStatus | undefined; game?: string | undefined },
+      window: { limit: number; offset: number },
+    ): Promise<{ rows: TournamentRow[]; total: number }> {
+      let matching = db.selectFrom('tournaments');
+      if (filter.status !== undefined) matching = matching.where('status', '=', filter.status);
+      if (filter.game !== undefined) matching = matching.where('game', '=', filter.game);
+      const [rows, count] = await Promise.all([
+        matching
+          .select(['id', 'name', 'game', 'status', 'max_teams', 'starts_at'])
+          .orderBy('starts_at', 'desc')
+          .orderBy('id', 'desc')
+          .limit(window.limit)
+          .offset(window.offset)
+          .execute(),
+        matching.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
+      ]);
+      return { rows, total: count.n };
+    },
   };
 }
 

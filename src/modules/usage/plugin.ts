@@ -30,7 +30,10 @@ export const usagePlugin = fp<UsagePluginOptions>(
     timer.unref();
     app.addHook('onClose', async () => {
       clearInterval(timer);
-      await recorder.flush();
+      // the last chance to write them: a failure is logged, and the rest of the shutdown goes on
+      await recorder
+        .flush()
+        .catch((err: unknown) => app.log.error({ err }, 'usage flush at shutdown failed'));
     });
   },
   { name: 'usage' },

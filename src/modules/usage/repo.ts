@@ -1,5 +1,6 @@
 import { CompiledQuery, type Kysely } from 'kysely';
 import type { Database, KeyUsageTable } from '../../db/types.js';
+import { writeTransaction } from '../../db/write-transaction.js';
 
 export type StatusClass = KeyUsageTable['class'];
 export const STATUS_CLASSES: StatusClass[] = ['2xx', '3xx', '4xx', '429', '5xx'];
@@ -31,7 +32,7 @@ export function usageRepo(db: Kysely<Database>) {
      * flushing the same hour add up) and move `last_used_at` forward, never back.
      */
     async flush(rows: UsageRow[], lastUsed: Map<number, number>, deleteBefore?: number): Promise<void> {
-      await db.transaction().execute(async (trx) => {
+      await writeTransaction(db, async (trx) => {
         for (let i = 0; i < rows.length; i += INSERT_CHUNK) {
           await trx
             .insertInto('key_usage')

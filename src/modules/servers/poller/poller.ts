@@ -1,3 +1,4 @@
+import type { PollRecorder } from '../../../http/metrics.js';
 import type { ServersRepo } from '../repo.js';
 import { queryA2S } from './a2s.js';
 import { querySLP } from './slp.js';
@@ -14,6 +15,7 @@ export interface PollerOptions {
   offlineAfter: number;
   onError?: (err: unknown) => void;
   now?: () => number;
+  metrics?: PollRecorder;
 }
 
 export interface Poller {
@@ -53,13 +55,17 @@ export function startPoller(servers: ServersRepo, options: PollerOptions, autoSt
         online++;
       }),
     );
+    options.metrics?.round(online, failed);
     return { online, failed };
   }
 
   const loop = () => {
     if (stopped) return;
     running = pollOnce()
-      .catch((err: unknown) => options.onError?.(err))
+      .catch((err: unknown) => {
+        options.metrics?.roundFailed();
+        options.onError?.(err);
+      })
       .finally(() => {
         if (!stopped) timer = setTimeout(loop, options.intervalMs);
       });

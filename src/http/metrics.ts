@@ -1,0 +1,175 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { StoreHealth } from './rate-limit-store.js';
+
+/** Where a batch of ingested lines or events came from. */
+export type IngestSource = 'http_logs' | 'http_events' | 'udp';
+
+/**
+ * The service's Prometheus metrics, one registry per process (each app built in a test has its
+ * own). Parts of the service are handed the narrow recorder they need (`IngestRecorder`,
+ * `PollRecorder`, ...), never the registry.
+ */
+export interface Metrics {
+  readonly registry: Registry;
+  readonly ingest: IngestRecorder;
+  readonly poll: PollRecorder;
+  readonly store: StoreRecorder;
+  /** a request refused for its quota, by the tier of the key (or app) that spent it */
+  quotaRejected(tier: string): void;
+  /** one answered request: its route pattern (not its URL), method, status and time taken */
+  request(route: string, method: string, status: number, seconds: number): void;
+}
+
+export interface IngestRecorder {
+  /** lines or events of one batch: accepted (parsed or valid) and rejected (malformed or invalid) */
+  received(source: IngestSource, accepted: number, rejected: number): void;
+  /** datagrams refused for their secret or source address */
+  unauthorized(source: IngestSource): void;
+  /** kills written by one batch's transaction */
+  kills(source: IngestSource, count: number): void;
+}
+
+export interface PollRecorder {
+  /** one round of the status poller: servers that answered, servers that did not */
+  round(online: number, failed: number): void;
+  /** a round that could not run (the database failed) */
+  roundFailed(): void;
+}
+
+/** Callbacks (handed to the Redis link as they are, hence properties rather than methods). */
+export interface StoreRecorder {
+  /** a failed command or connection error of the shared (Redis) store */
+  failure: () => void;
+  /** the shared store went between reachable and not */
+  state: (health: StoreHealth) => void;
+}
+
+/** Latency buckets (seconds): the API answers in well under a millisecond to a few hundred. */
+const LATENCY_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5];
+
+/** The label of requests no route matched: their URLs are not labels (one series per probe). */
+export const UNMATCHED_ROUTE = 'unmatched';
+
+export function createMetrics(options: { processMetrics?: boolean } = {}): Metrics {
+  const registry = new Registry();
+  const registers = [registry];
+  if (options.processMetrics !== false) collectDefaultMetrics({ register: registry });
+
+  const requests = new Counter({
+    name: 'hub_http_requests_total',
+    help: 'HTTP requests answered, by route pattern, method and status',
+    labelNames: ['route', 'method', 'status'] as const,
+    registers,
+  });
+  const latency = new Histogram({
+    name: 'hub_http_request_duration_seconds',
+    help: 'Time from the request arriving to its response being sent, by route pattern and method',
+    labelNames: ['route', 'method'] as const,
+    buckets: LATENCY_BUCKETS,
+    registers,
+  });
+  const quotaRejections = new Counter({
+    name: 'hub_quota_rejections_total',
+    help: 'Requests refused with 429 rate_limited for their hourly quota, by tier',
+    labelNames: ['tier'] as const,
+    registers,
+  });
+  const ingestLines = new Counter({
+    name: 'hub_ingest_lines_total',
+    help: 'Log lines and JSON events received from game servers and accepted, by source',
+    labelNames: ['source'] as const,
+    registers,
+  });
+  const ingestRejections = new Counter({
+    name: 'hub_ingest_rejections_total',
+    help: 'Log lines, events or datagrams refused, by source and reason (invalid, unauthorized)',
+    labelNames: ['source', 'reason'] as const,
+    registers,
+  });
+  const ingestKills = new Counter({
+    name: 'hub_ingest_kills_total',
+    help: 'Kills recorded from ingested lines and events, by source',
+    labelNames: ['source'] as const,
+    registers,
+  });
+  const pollResults = new Counter({
+    name: 'hub_poller_results_total',
+    help: 'Game-server status queries, by result (online: answered, failed: no answer in time), and rounds that could not run (error)',
+    labelNames: ['result'] as const,
+    registers,
+  });
+  const storeFailures = new Counter({
+    name: 'hub_store_failures_total',
+    help: 'Failed commands and connection errors of the shared rate-limit store (Redis)',
+    labelNames: ['store'] as const,
+    registers,
+  });
+  const storeUp = new Gauge({
+    name: 'hub_store_up',
+    help: 'Whether the shared rate-limit store (Redis) is reachable (1) or quotas count per instance (0)',
+    labelNames: ['store'] as const,
+    registers,
+  });
+
+  // One child per label set, found by one string key: labels() hashes its arguments on every call.
+  const series = new Map<
+    string,
+    { count: ReturnType<typeof requests.labels>; time: ReturnType<typeof latency.labels> }
+  >();
+  const requestSeries = (route: string, method: string, status: number) => {
+    const key = `${route}\u0000${method}\u0000${status}`;
+    let found = series.get(key);
+    if (!found) {
+      found = {
+        count: requests.labels(route, method, String(status)),
+        time: latency.labels(route, method),
+      };
+      series.set(key, found);
+    }
+    return found;
+  };
+
+  return {
+    registry,
+    request(route, method, status, seconds) {
+      const { count, time } = requestSeries(route, method, status);
+      count.inc();
+      time.observe(seconds);
+    },
+    quotaRejected: (tier) => quotaRejections.inc({ tier }),
+    ingest: {
+      received(source, accepted, rejected) {
+        if (accepted > 0) ingestLines.inc({ source }, accepted);
+        if (rejected > 0) ingestRejections.inc({ source, reason: 'invalid' }, rejected);
+      },
+      unauthorized: (source) => ingestRejections.inc({ source, reason: 'unauthorized' }),
+      kills(source, count) {
+        if (count > 0) ingestKills.inc({ source }, count);
+      },
+    },
+    poll: {
+      round(online, failed) {
+        if (online > 0) pollResults.inc({ result: 'online' }, online);
+        if (failed > 0) pollResults.inc({ result: 'failed' }, failed);
+      },
+      roundFailed: () => pollResults.inc({ result: 'error' }),
+    },
+    store: {
+      failure: () => storeFailures.inc({ store: 'redis' }),
+      state: (health) => storeUp.set({ store: 'redis' }, health.status === 'ok' ? 1 : 0),
+    },
+  };
+}
+
+/**
+ * The onResponse hook that counts and times every answered request. Routes are labelled by their
+ * pattern (`/api-platform/v1/users/:id`), so the number of series is bounded by the routes.
+ */
+export function requestMetricsHook(metrics: Metrics) {
+  return function observeRequest(request: FastifyRequest, reply: FastifyReply, done: () => void): void {
+    const route = request.routeOptions.url ?? UNMATCHED_ROUTE;
+    metrics.request(route, request.method, reply.statusCode, reply.elapsedTime / 1000);
+    done();
+  };
+}

@@ -51,6 +51,7 @@ import { UsageRecorder } from './modules/usage/recorder.js';
 import { usageRepo } from './modules/usage/repo.js';
 import { usersRepo } from './modules/users/repo.js';
 import { usersRoutes } from './modules/users/routes.js';
+import { meRoute } from './modules/users/me-route.js';
 import { webRoutes } from './modules/portal/pages/routes.js';
 import { ingestPipeline } from './modules/ingest/pipeline.js';
 import { idempotencyRepo } from './modules/idempotency/repo.js';
@@ -58,6 +59,8 @@ import { INGEST_PREFIX, ingestRoutes } from './modules/ingest/routes.js';
 import { pingDatabase } from './modules/ops/repo.js';
 import { opsRoutes } from './modules/ops/routes.js';
 import { openStores, type StoresConfig } from './stores.js';
+import { appsRepo } from './modules/apps/repo.js';
+import { OAuthServer } from './modules/oauth/server.js';
 
 export interface AppDeps {
   db: Db;
@@ -77,6 +80,8 @@ export interface AppDeps {
   usageFlushMs?: number;
   /** resolves OAuth access tokens on /v1 routes (tests of the pipeline's rules may hand their own) */
   accessTokens?: AccessTokenVerifier;
+  /** the OAuth issuer: the service's public origin (default http://localhost, what inject() uses) */
+  issuer?: string;
   /** the process's metrics, shared with what runs beside the app (the embedded worker) */
   metrics?: Metrics;
 }
@@ -141,6 +146,16 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(jsonBodyPlugin);
   await app.register(strictIntegersPlugin);
   await registerDocs(app);
+  const oauth = await OAuthServer.create({
+    db: deps.db.kysely,
+    issuer: deps.issuer ?? 'http://localhost',
+    apps: appsRepo(deps.db.kysely),
+    users: usersRepo(deps.db.kysely),
+    now,
+    trustProxy: deps.config.TRUST_PROXY,
+    onError: (err) => log.error({ err }, 'authorization server error'),
+  });
+  app.decorate('oauth', oauth);
   const usage = new UsageRecorder(usageRows, now);
   app.decorate('usageRecorder', usage);
   await app.register(pipelinePlugin, {
@@ -151,7 +166,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     now,
     idempotency: idempotencyRepo(deps.db.kysely),
     onQuotaRejected: (subject) => metrics.quotaRejected(subject.tier),
-    ...(deps.accessTokens ? { accessTokens: deps.accessTokens } : {}),
+    accessTokens: deps.accessTokens ?? oauth.verifier,
   });
   await app.register(usagePlugin, { recorder: usage, flushEveryMs: deps.usageFlushMs ?? 5000 });
 
@@ -175,6 +190,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(
     async (preview: App) => {
       tournamentsV1Routes(tournaments)(preview);
+      meRoute(usersRepo(deps.db.kysely))(preview);
       clansV1Routes(clansService(clansStore(deps.db.kysely), now))(preview);
     },
     { prefix: V1_PREFIX },
@@ -197,6 +213,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     }),
     { prefix: INGEST_PREFIX },
   );
+  await oauth.register(app, accounts);
   avatarRoutes()(app);
   opsRoutes({
     pingDatabase: () => pingDatabase(deps.db.kysely),
@@ -219,5 +236,6 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 declare module 'fastify' {
   interface FastifyInstance {
     usageRecorder: UsageRecorder;
+    oauth: OAuthServer;
   }
 }

@@ -222,6 +222,8 @@ export interface Database {
   level_ups: LevelUpsTable;
   idempotency_keys: IdempotencyKeysTable;
   portal_flashes: PortalFlashesTable;
+  oauth_apps: OAuthAppsTable;
+  oauth_store: OAuthStoreTable;
   events: EventsTable;
   clans: ClansTable;
   clan_members: ClanMembersTable;
@@ -304,6 +306,38 @@ export interface EventsTable {
   app_id: number | null;
   /** the scope a reader needs, if any */
   scope: string | null;
+}
+
+/** An app registered in the portal: an OAuth client (0011_oauth). */
+export interface OAuthAppsTable {
+  id: Generated<number>;
+  client_id: string;
+  owner_id: number;
+  name: string;
+  kind: 'public' | 'confidential';
+  /** JSON array of exact redirect URIs */
+  redirect_uris: string;
+  homepage_url: string | null;
+  logo_url: string | null;
+  /** SHA-256 (hex) of a confidential app's client secret; null for a public app */
+  secret_hash: string | null;
+  created_at: Millis;
+  updated_at: Millis;
+}
+
+/** What oidc-provider stores (grants, codes, tokens, sessions, interactions), one row per (model, id). */
+export interface OAuthStoreTable {
+  model: string;
+  id: string;
+  /** the provider's payload as JSON */
+  payload: string;
+  grant_id: string | null;
+  uid: string | null;
+  client_id: string | null;
+  account_id: string | null;
+  expires_at: Millis | null;
+  consumed_at: Millis | null;
+  last_used_at: Millis | null;
 }
 
 export type ClanJoinPolicy = 'open' | 'invite' | 'closed';

@@ -54,6 +54,7 @@ import { usersRoutes } from './modules/users/routes.js';
 import { meRoute } from './modules/users/me-route.js';
 import { webRoutes } from './modules/portal/pages/routes.js';
 import { ingestPipeline } from './modules/ingest/pipeline.js';
+import { timeWindow } from './modules/ingest/time-window.js';
 import { idempotencyRepo } from './modules/idempotency/repo.js';
 import { INGEST_PREFIX, ingestRoutes } from './modules/ingest/routes.js';
 import { pingDatabase } from './modules/ops/repo.js';
@@ -66,7 +67,12 @@ export interface AppDeps {
   db: Db;
   /** with REDIS_URL (and its companions) the quota and throttle stores are shared through Redis */
   config: Pick<Config, 'LOG_LEVEL' | 'CACHE_TTL_MS' | 'TRUST_PROXY'> &
-    Partial<Pick<Config, 'METRICS_TOKEN' | 'REQUEST_HEADERS_TIMEOUT_MS' | 'REQUEST_TIMEOUT_MS'>> &
+    Partial<
+      Pick<
+        Config,
+        'METRICS_TOKEN' | 'REQUEST_HEADERS_TIMEOUT_MS' | 'REQUEST_TIMEOUT_MS' | 'INGEST_MAX_AGE_DAYS'
+      >
+    > &
     StoresConfig;
   /** a quota store of the caller's instead of the one the config selects */
   rateLimitStore?: RateLimitStore;
@@ -208,7 +214,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(
     ingestRoutes({
       servers: serversRepo(deps.db.kysely),
-      pipeline: ingestPipeline(deps.db, now),
+      pipeline: ingestPipeline(deps.db, now, timeWindow(deps.config.INGEST_MAX_AGE_DAYS)),
       metrics: metrics.ingest,
     }),
     { prefix: INGEST_PREFIX },

@@ -222,6 +222,7 @@ export interface Database {
   level_ups: LevelUpsTable;
   idempotency_keys: IdempotencyKeysTable;
   portal_flashes: PortalFlashesTable;
+  ingest_lines: IngestLinesTable;
   oauth_apps: OAuthAppsTable;
   oauth_store: OAuthStoreTable;
   events: EventsTable;
@@ -291,6 +292,15 @@ export interface IdempotencyKeysTable {
   created_at: Millis;
   lease_until: Millis;
   expires_at: Millis;
+}
+
+/** A log line already applied (0006_ingest_lines): a resent batch is recognised by it. */
+export interface IngestLinesTable {
+  server_id: number;
+  /** see modules/ingest/line-dedupe.ts */
+  fingerprint: string;
+  /** the line's own time, epoch ms; the row is dropped when it leaves the ingest window */
+  at: Millis;
 }
 
 /** The outbox (0015_events): every change worth telling, in commit order. */

@@ -1,5 +1,6 @@
 import { sql, type Kysely } from 'kysely';
 import type { ClanRole, ClansTable, Database } from '../../db/types.js';
+import { writeTransaction } from '../../db/write-transaction.js';
 
 export interface ClanRow {
   id: number;
@@ -73,9 +74,10 @@ export function clansRepo(db: Kysely<Database>) {
     },
 
     /**
-     * Reads the clan behind a no-op update of its row: on PostgreSQL the row stays locked until
-     * the transaction ends, on SQLite the transaction holds the write lock from here on. Every
-     * change to a clan's members, roles, invites or settings starts here, so they take turns.
+     * Reads the clan behind a no-op update of its row, which on PostgreSQL keeps the row locked
+     * until the transaction ends (on SQLite the immediate transaction already holds the write
+     * lock). Every change to a clan's members, roles, invites or settings starts here, so they
+     * take turns.
      */
     lockClan(id: number): Promise<ClanRow | undefined> {
       return db
@@ -345,7 +347,7 @@ export function clansRepo(db: Kysely<Database>) {
 
 export type ClansRepo = ReturnType<typeof clansRepo>;
 
-/** The repository, and transactions with a repository bound to each. */
+/** The repository, and write transactions (immediate on SQLite) with a repository bound to each. */
 export interface ClansStore extends ClansRepo {
   transaction<T>(work: (tx: ClansRepo) => Promise<T>): Promise<T>;
 }
@@ -353,6 +355,6 @@ export interface ClansStore extends ClansRepo {
 export function clansStore(db: Kysely<Database>): ClansStore {
   return {
     ...clansRepo(db),
-    transaction: (work) => db.transaction().execute((trx) => work(clansRepo(trx))),
+    transaction: (work) => writeTransaction(db, (trx) => work(clansRepo(trx))),
   };
 }

@@ -169,6 +169,7 @@ describe('OpenAPI document', () => {
           'Preview tournaments',
           'Operations',
           'Clans',
+          'Economy',
         ].includes(tag),
         `unexpected tag ${tag}`,
       );

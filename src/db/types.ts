@@ -32,6 +32,8 @@ export interface ApiKeysTable {
   created_at: Millis;
   last_used_at: Millis | null;
   revoked_at: Millis | null;
+  /** browser origins the key may be used from, space-separated; null: any */
+  allowed_origins: string | null;
 }
 
 export interface TournamentsTable {
@@ -225,6 +227,9 @@ export interface Database {
   ingest_lines: IngestLinesTable;
   oauth_apps: OAuthAppsTable;
   oauth_store: OAuthStoreTable;
+  economy_accounts: EconomyAccountsTable;
+  economy_transactions: EconomyTransactionsTable;
+  economy_entries: EconomyEntriesTable;
   events: EventsTable;
   clans: ClansTable;
   clan_members: ClanMembersTable;
@@ -292,6 +297,42 @@ export interface IdempotencyKeysTable {
   created_at: Millis;
   lease_until: Millis;
   expires_at: Millis;
+}
+
+/** A coin account (0014_economy): one per user, plus the issuance account (`system`). */
+export interface EconomyAccountsTable {
+  id: Generated<number>;
+  user_id: number | null;
+  system: string | null;
+  /** the sum of the account's entries, kept for the overdraft check */
+  balance: number;
+  updated_at: Millis;
+}
+
+export type EconomyKind = 'transfer' | 'reward' | 'grant';
+
+/** One movement of coins; append-only. */
+export interface EconomyTransactionsTable {
+  id: Generated<number>;
+  kind: EconomyKind;
+  from_user_id: number | null;
+  to_user_id: number;
+  amount: number;
+  note: string | null;
+  reason: string | null;
+  idempotency_owner: string | null;
+  idempotency_key: string | null;
+  created_at: Millis;
+}
+
+/** One leg of a movement: the legs of a movement sum to zero; append-only. */
+export interface EconomyEntriesTable {
+  id: Generated<number>;
+  transaction_id: number;
+  account_id: number;
+  amount: number;
+  balance_after: number;
+  created_at: Millis;
 }
 
 /** A log line already applied (0006_ingest_lines): a resent batch is recognised by it. */

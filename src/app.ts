@@ -13,6 +13,7 @@ import { createMetrics, requestMetricsHook, type Metrics } from './http/metrics.
 import { errorsPlugin } from './http/errors.js';
 import { strictIntegersPlugin } from './http/strict-integers.js';
 import { clientLimitOptions, DEFAULT_TIMEOUTS } from './http/client-errors.js';
+import { corsPreflightPlugin } from './http/cors.js';
 import { jsonBodyPlugin } from './http/json-body.js';
 import { requestBasicsPlugin } from './http/request-basics.js';
 import { nextRequestId } from './http/request-id.js';
@@ -23,8 +24,14 @@ import { accountsRepo } from './modules/accounts/repo.js';
 import { accountsService } from './modules/accounts/service.js';
 import type { ThrottleStore } from './modules/accounts/throttle.js';
 import { avatarRoutes } from './modules/avatars/routes.js';
+import { clansStore } from './modules/clans/repo.js';
+import { clansService } from './modules/clans/service.js';
+import { clansV1Routes } from './modules/clans/v1-routes.js';
 import { achievementsRepo } from './modules/achievements/repo.js';
 import { achievementsRoutes } from './modules/achievements/routes.js';
+import { economyRepo } from './modules/economy/repo.js';
+import { economyRoutes } from './modules/economy/routes.js';
+import { economyService } from './modules/economy/service.js';
 import { eloRepo } from './modules/elo/repo.js';
 import { eloRoutes } from './modules/elo/routes.js';
 import { forumRepo } from './modules/forum/repo.js';
@@ -148,6 +155,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(errorsPlugin);
   await app.register(jsonBodyPlugin);
   await app.register(strictIntegersPlugin);
+  await app.register(corsPreflightPlugin);
   await registerDocs(app);
   const oauth = await OAuthServer.create({
     db: deps.db.kysely,
@@ -194,6 +202,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     async (preview: App) => {
       tournamentsV1Routes(tournaments)(preview);
       meRoute(usersRepo(deps.db.kysely))(preview);
+      clansV1Routes(clansService(clansStore(deps.db.kysely), now))(preview);
+      economyRoutes(economyService(economyRepo(deps.db), now))(preview);
     },
     { prefix: V1_PREFIX },
   );

@@ -24,8 +24,14 @@ import { accountsRepo } from './modules/accounts/repo.js';
 import { accountsService } from './modules/accounts/service.js';
 import type { ThrottleStore } from './modules/accounts/throttle.js';
 import { avatarRoutes } from './modules/avatars/routes.js';
+import { clansStore } from './modules/clans/repo.js';
+import { clansService } from './modules/clans/service.js';
+import { clansV1Routes } from './modules/clans/v1-routes.js';
 import { achievementsRepo } from './modules/achievements/repo.js';
 import { achievementsRoutes } from './modules/achievements/routes.js';
+import { economyRepo } from './modules/economy/repo.js';
+import { economyRoutes } from './modules/economy/routes.js';
+import { economyService } from './modules/economy/service.js';
 import { eloRepo } from './modules/elo/repo.js';
 import { eloRoutes } from './modules/elo/routes.js';
 import { forumRepo } from './modules/forum/repo.js';
@@ -59,6 +65,11 @@ import { pingDatabase } from './modules/ops/repo.js';
 import { opsRoutes } from './modules/ops/routes.js';
 import { openStores, type StoresConfig } from './stores.js';
 import { appsRepo } from './modules/apps/repo.js';
+import { appRoutes } from './modules/apps/routes.js';
+import { appsService } from './modules/apps/service.js';
+import { appWebRoutes } from './modules/apps/web-routes.js';
+import { authorizedAppRoutes } from './modules/oauth/authorized-apps.js';
+import { authorizedAppPages } from './modules/oauth/authorized-pages.js';
 import { OAuthServer } from './modules/oauth/server.js';
 
 export interface AppDeps {
@@ -196,6 +207,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     async (preview: App) => {
       tournamentsV1Routes(tournaments)(preview);
       meRoute(usersRepo(deps.db.kysely))(preview);
+      clansV1Routes(clansService(clansStore(deps.db.kysely), now))(preview);
+      economyRoutes(economyService(economyRepo(deps.db), now))(preview);
     },
     { prefix: V1_PREFIX },
   );
@@ -208,7 +221,21 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     now,
   });
   const flashes = portalFlashes(portalRepo(deps.db.kysely), now);
-  await registerPortal(app, { accounts, keys: portalKeys, pages: webRoutes(accounts, portalKeys, flashes) });
+  const appsRows = appsRepo(deps.db.kysely);
+  const apps = appsService(appsRows, (clientId) => oauth.revokeClient(clientId), now);
+  await registerPortal(app, {
+    accounts,
+    keys: portalKeys,
+    pages: (web) => {
+      webRoutes(accounts, portalKeys, flashes)(web);
+      appWebRoutes(apps, accounts, flashes)(web);
+      authorizedAppPages(oauth, appsRows, accounts, flashes, now)(web);
+    },
+    signedInRoutes: (signedIn) => {
+      appRoutes(apps)(signedIn);
+      authorizedAppRoutes(oauth, appsRows, now)(signedIn);
+    },
+  });
   await app.register(
     ingestRoutes({
       servers: serversRepo(deps.db.kysely),

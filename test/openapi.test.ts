@@ -168,6 +168,8 @@ describe('OpenAPI document', () => {
           'Ingest',
           'Preview tournaments',
           'Operations',
+          'Clans',
+          'Economy',
         ].includes(tag),
         `unexpected tag ${tag}`,
       );

@@ -227,7 +227,13 @@ export interface Database {
   ingest_lines: IngestLinesTable;
   oauth_apps: OAuthAppsTable;
   oauth_store: OAuthStoreTable;
+  economy_accounts: EconomyAccountsTable;
+  economy_transactions: EconomyTransactionsTable;
+  economy_entries: EconomyEntriesTable;
   events: EventsTable;
+  clans: ClansTable;
+  clan_members: ClanMembersTable;
+  clan_invites: ClanInvitesTable;
 }
 
 /**
@@ -293,6 +299,42 @@ export interface IdempotencyKeysTable {
   expires_at: Millis;
 }
 
+/** A coin account (0014_economy): one per user, plus the issuance account (`system`). */
+export interface EconomyAccountsTable {
+  id: Generated<number>;
+  user_id: number | null;
+  system: string | null;
+  /** the sum of the account's entries, kept for the overdraft check */
+  balance: number;
+  updated_at: Millis;
+}
+
+export type EconomyKind = 'transfer' | 'reward' | 'grant';
+
+/** One movement of coins; append-only. */
+export interface EconomyTransactionsTable {
+  id: Generated<number>;
+  kind: EconomyKind;
+  from_user_id: number | null;
+  to_user_id: number;
+  amount: number;
+  note: string | null;
+  reason: string | null;
+  idempotency_owner: string | null;
+  idempotency_key: string | null;
+  created_at: Millis;
+}
+
+/** One leg of a movement: the legs of a movement sum to zero; append-only. */
+export interface EconomyEntriesTable {
+  id: Generated<number>;
+  transaction_id: number;
+  account_id: number;
+  amount: number;
+  balance_after: number;
+  created_at: Millis;
+}
+
 /** A log line already applied (0006_ingest_lines): a resent batch is recognised by it. */
 export interface IngestLinesTable {
   server_id: number;
@@ -347,4 +389,40 @@ export interface OAuthStoreTable {
   expires_at: Millis | null;
   consumed_at: Millis | null;
   last_used_at: Millis | null;
+}
+
+export type ClanJoinPolicy = 'open' | 'invite' | 'closed';
+export type ClanVisibility = 'public' | 'private';
+export type ClanRole = 'owner' | 'officer' | 'member';
+
+/** A clan of one game (0013_clans); `member_count` moves with its member rows, in one transaction. */
+export interface ClansTable {
+  id: Generated<number>;
+  game: string;
+  name: string;
+  tag: string;
+  description: string;
+  join_policy: ClanJoinPolicy;
+  visibility: ClanVisibility;
+  max_members: number;
+  member_count: number;
+  created_at: Millis;
+  updated_at: Millis;
+}
+
+/** A user's membership; `game` repeats the clan's so a user is in at most one clan per game. */
+export interface ClanMembersTable {
+  clan_id: number;
+  game: string;
+  user_id: number;
+  role: ClanRole;
+  joined_at: Millis;
+}
+
+/** A pending invitation, removed when accepted, declined or revoked. */
+export interface ClanInvitesTable {
+  clan_id: number;
+  user_id: number;
+  invited_by: number | null;
+  created_at: Millis;
 }

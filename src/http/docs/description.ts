@@ -35,6 +35,11 @@ export const TAGS: TagObject[] = [
       'The preview `/v1` tournament list: every status, filters, `{data, meta}` pages. Bearer credential: an OAuth token with `tournaments:read`, or an API key.',
   },
   {
+    name: 'Clans',
+    description:
+      'Preview (`/v1`): clans of one game with an owner, officers and members. Anyone reads public clans (an OAuth token with `clans:read`, or an API key); a user who granted `clans:write` creates clans, joins and leaves them, and runs the ones where they are owner or officer. Names and tags are unique per game without regard to case; a player belongs to one clan per game.',
+  },
+  {
     name: 'Developer portal',
     description:
       'Session-authenticated routes under `/api-platform/developer` (not the API base): hub accounts, self-service keys and usage. The web pages live at `/api-platform/developer`.',
@@ -48,6 +53,11 @@ export const TAGS: TagObject[] = [
     name: 'Operations',
     description:
       'For the operator\u2019s probes and scrapers, at the service root: liveness (`/health`), readiness of the database and Redis (`/ready`) and Prometheus metrics (`/metrics`). No API key; no quota.',
+  },
+  {
+    name: 'Economy',
+    description:
+      'Preview (`/v1`, OAuth access token for a signed-in user): the user\u2019s coin balance and history, and coin transfers between users, exactly once per `Idempotency-Key`. An append-only double-entry ledger; balances never go below zero.',
   },
 ];
 

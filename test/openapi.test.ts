@@ -166,6 +166,8 @@ describe('OpenAPI document', () => {
           'ELO',
           'Developer portal',
           'Ingest',
+          'Preview users',
+          'Preview servers',
           'Preview tournaments',
           'Operations',
         ].includes(tag),

@@ -7,6 +7,7 @@ import * as ingest from './migrations/0004_ingest.js';
 import * as deploymentId from './migrations/0007_deployment_id.js';
 import * as portalFlashes from './migrations/0009_portal_flashes.js';
 import * as idempotency from './migrations/0010_idempotency.js';
+import * as serverRegionPolls from './migrations/0012_server_region_polls.js';
 import * as events from './migrations/0015_events.js';
 
 /**
@@ -21,6 +22,7 @@ const MIGRATIONS = [
   ['0007_deployment_id', deploymentId],
   ['0009_portal_flashes', portalFlashes],
   ['0010_idempotency', idempotency],
+  ['0012_server_region_polls', serverRegionPolls],
   ['0015_events', events],
 ] as const;
 

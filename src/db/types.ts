@@ -66,6 +66,10 @@ export interface GameServersTable {
   /** consecutive failed status queries; `offline` after POLL_OFFLINE_AFTER */
   poll_failures: Generated<number>;
   last_seen_at: Millis | null;
+  /** where the server is, from REGIONS (0012_server_region_polls) */
+  region: Generated<string>;
+  /** how long the last answered status query took */
+  last_latency_ms: number | null;
 }
 
 export interface ForumCategoriesTable {
@@ -223,6 +227,7 @@ export interface Database {
   idempotency_keys: IdempotencyKeysTable;
   portal_flashes: PortalFlashesTable;
   events: EventsTable;
+  server_polls: ServerPollsTable;
 }
 
 /**
@@ -301,4 +306,13 @@ export interface EventsTable {
   app_id: number | null;
   /** the scope a reader needs, if any */
   scope: string | null;
+}
+
+/** Status queries of one server in one UTC hour (0012_server_region_polls): how many, how many answered. */
+export interface ServerPollsTable {
+  server_id: number;
+  /** epoch ms of the start of the UTC hour */
+  hour: Millis;
+  ok: number;
+  total: number;
 }

@@ -21,6 +21,7 @@ export const ERRORS = {
   not_found: { status: 404, title: 'Not found' },
   user_not_found: { status: 404, title: 'User not found' },
   thread_not_found: { status: 404, title: 'Thread not found' },
+  server_not_found: { status: 404, title: 'Server not found' },
   key_not_found: { status: 404, title: 'API key not found' },
   method_not_allowed: { status: 405, title: 'Method not allowed' },
   not_acceptable: { status: 406, title: 'Not acceptable' },

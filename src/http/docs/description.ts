@@ -30,6 +30,16 @@ export const TAGS: TagObject[] = [
       'Counter-Strike skill ladder (cs2, cs16), separate from the XP leaderboard: team Elo starting at 1000, logistic expectation on a 400-point scale, K 50 (higher for a player\u2019s first matches).',
   },
   {
+    name: 'Preview users',
+    description:
+      'The preview `/v1` user routes: the signed-in user (`identify`) and any user’s stats with ELO, kills and achievements (`stats:read`, or an API key).',
+  },
+  {
+    name: 'Preview servers',
+    description:
+      'The preview `/v1` game servers: every registered server with its region and 30-day uptime, and the live status of one (`servers:read`, or an API key).',
+  },
+  {
     name: 'Preview tournaments',
     description:
       'The preview `/v1` tournament list: every status, filters, `{data, meta}` pages. Bearer credential: an OAuth token with `tournaments:read`, or an API key.',

@@ -13,6 +13,7 @@ import { createMetrics, requestMetricsHook, type Metrics } from './http/metrics.
 import { errorsPlugin } from './http/errors.js';
 import { strictIntegersPlugin } from './http/strict-integers.js';
 import { clientLimitOptions, DEFAULT_TIMEOUTS } from './http/client-errors.js';
+import { corsPreflightPlugin } from './http/cors.js';
 import { jsonBodyPlugin } from './http/json-body.js';
 import { requestBasicsPlugin } from './http/request-basics.js';
 import { nextRequestId } from './http/request-id.js';
@@ -25,6 +26,9 @@ import type { ThrottleStore } from './modules/accounts/throttle.js';
 import { avatarRoutes } from './modules/avatars/routes.js';
 import { achievementsRepo } from './modules/achievements/repo.js';
 import { achievementsRoutes } from './modules/achievements/routes.js';
+import { economyRepo } from './modules/economy/repo.js';
+import { economyRoutes } from './modules/economy/routes.js';
+import { economyService } from './modules/economy/service.js';
 import { eloRepo } from './modules/elo/repo.js';
 import { eloRoutes } from './modules/elo/routes.js';
 import { forumRepo } from './modules/forum/repo.js';
@@ -49,19 +53,28 @@ import { UsageRecorder } from './modules/usage/recorder.js';
 import { usageRepo } from './modules/usage/repo.js';
 import { usersRepo } from './modules/users/repo.js';
 import { usersRoutes } from './modules/users/routes.js';
+import { meRoute } from './modules/users/me-route.js';
 import { webRoutes } from './modules/portal/pages/routes.js';
 import { ingestPipeline } from './modules/ingest/pipeline.js';
+import { timeWindow } from './modules/ingest/time-window.js';
 import { idempotencyRepo } from './modules/idempotency/repo.js';
 import { INGEST_PREFIX, ingestRoutes } from './modules/ingest/routes.js';
 import { pingDatabase } from './modules/ops/repo.js';
 import { opsRoutes } from './modules/ops/routes.js';
 import { openStores, type StoresConfig } from './stores.js';
+import { appsRepo } from './modules/apps/repo.js';
+import { OAuthServer } from './modules/oauth/server.js';
 
 export interface AppDeps {
   db: Db;
   /** with REDIS_URL (and its companions) the quota and throttle stores are shared through Redis */
   config: Pick<Config, 'LOG_LEVEL' | 'CACHE_TTL_MS' | 'TRUST_PROXY'> &
-    Partial<Pick<Config, 'METRICS_TOKEN' | 'REQUEST_HEADERS_TIMEOUT_MS' | 'REQUEST_TIMEOUT_MS'>> &
+    Partial<
+      Pick<
+        Config,
+        'METRICS_TOKEN' | 'REQUEST_HEADERS_TIMEOUT_MS' | 'REQUEST_TIMEOUT_MS' | 'INGEST_MAX_AGE_DAYS'
+      >
+    > &
     StoresConfig;
   /** a quota store of the caller's instead of the one the config selects */
   rateLimitStore?: RateLimitStore;
@@ -75,6 +88,8 @@ export interface AppDeps {
   usageFlushMs?: number;
   /** resolves OAuth access tokens on /v1 routes (tests of the pipeline's rules may hand their own) */
   accessTokens?: AccessTokenVerifier;
+  /** the OAuth issuer: the service's public origin (default http://localhost, what inject() uses) */
+  issuer?: string;
   /** the process's metrics, shared with what runs beside the app (the embedded worker) */
   metrics?: Metrics;
 }
@@ -138,7 +153,18 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(errorsPlugin);
   await app.register(jsonBodyPlugin);
   await app.register(strictIntegersPlugin);
+  await app.register(corsPreflightPlugin);
   await registerDocs(app);
+  const oauth = await OAuthServer.create({
+    db: deps.db.kysely,
+    issuer: deps.issuer ?? 'http://localhost',
+    apps: appsRepo(deps.db.kysely),
+    users: usersRepo(deps.db.kysely),
+    now,
+    trustProxy: deps.config.TRUST_PROXY,
+    onError: (err) => log.error({ err }, 'authorization server error'),
+  });
+  app.decorate('oauth', oauth);
   const usage = new UsageRecorder(usageRows, now);
   app.decorate('usageRecorder', usage);
   await app.register(pipelinePlugin, {
@@ -149,7 +175,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     now,
     idempotency: idempotencyRepo(deps.db.kysely),
     onQuotaRejected: (subject) => metrics.quotaRejected(subject.tier),
-    ...(deps.accessTokens ? { accessTokens: deps.accessTokens } : {}),
+    accessTokens: deps.accessTokens ?? oauth.verifier,
   });
   await app.register(usagePlugin, { recorder: usage, flushEveryMs: deps.usageFlushMs ?? 5000 });
 
@@ -175,6 +201,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     async (preview: App) => {
       tournamentsV1Routes(tournaments)(preview);
       serversV1Routes(servers, now)(preview);
+      meRoute(usersRepo(deps.db.kysely))(preview);
+      economyRoutes(economyService(economyRepo(deps.db), now))(preview);
     },
     { prefix: V1_PREFIX },
   );
@@ -191,11 +219,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(
     ingestRoutes({
       servers,
-      pipeline: ingestPipeline(deps.db, now),
+      pipeline: ingestPipeline(deps.db, now, timeWindow(deps.config.INGEST_MAX_AGE_DAYS)),
       metrics: metrics.ingest,
     }),
     { prefix: INGEST_PREFIX },
   );
+  await oauth.register(app, accounts);
   avatarRoutes()(app);
   opsRoutes({
     pingDatabase: () => pingDatabase(deps.db.kysely),
@@ -218,5 +247,6 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 declare module 'fastify' {
   interface FastifyInstance {
     usageRecorder: UsageRecorder;
+    oauth: OAuthServer;
   }
 }

@@ -79,6 +79,13 @@ export const ConfigSchema = Type.Object({
     description: 'UDP port for `logaddress_add` log streams (CS 1.6); 0 disables the UDP receiver',
   }),
   INGEST_UDP_HOST: Type.String({ default: '0.0.0.0', description: 'bind address of the UDP log receiver' }),
+  INGEST_MAX_AGE_DAYS: Type.Integer({
+    minimum: 1,
+    maximum: 3650,
+    default: 7,
+    description:
+      'log lines and events dated earlier than this many days ago are refused; applied log lines are remembered this long to recognise a resent batch',
+  }),
   POLL_INTERVAL_MS: Type.Integer({
     minimum: 1000,
     maximum: 3600000,

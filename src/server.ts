@@ -11,12 +11,13 @@ export interface RunningServer {
 
 /** Listens and installs graceful shutdown: in-flight requests finish, then the database closes. */
 export async function startServer(config: Config, db: Db): Promise<RunningServer> {
-  const app = await buildApp({ db, config });
+  const host = config.HOST.includes(':') ? `[${config.HOST}]` : config.HOST;
+  const local = `http://${host === '0.0.0.0' ? '127.0.0.1' : host}`;
+  const app = await buildApp({ db, config, issuer: config.PUBLIC_BASE_URL ?? `${local}:${config.PORT}` });
   await app.listen({ port: config.PORT, host: config.HOST });
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.PORT;
-  const host = config.HOST.includes(':') ? `[${config.HOST}]` : config.HOST;
-  const url = `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${port}`;
+  const url = `${local}:${port}`;
 
   let stopping: Promise<void> | undefined;
   const stop = () =>

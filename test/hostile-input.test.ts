@@ -113,6 +113,28 @@ for (const dialect of testDialects()) {
       assert.equal(res.statusCode, 201, res.body);
     });
 
+    it('sends nosniff, a referrer policy and framing refusal on every kind of response', async () => {
+      const user = await ctx.makeUser();
+      const answers: [string, LightMyRequestResponse][] = [
+        ['json', await ctx.get(`/users/${user.id}`)],
+        ['problem', await ctx.get('/users/0')],
+        ['404', await ctx.inject({ method: 'GET', url: '/nowhere' })],
+        ['openapi', await ctx.inject({ method: 'GET', url: `${V1}/openapi.json` })],
+        ['docs page', await ctx.inject({ method: 'GET', url: '/api-platform/docs' })],
+        ['portal page', await ctx.inject({ method: 'GET', url: `${PORTAL}/sign-in` })],
+        ['avatar', await ctx.inject({ method: 'GET', url: `/avatars/${user.id}.png` })],
+        ['problem page', await ctx.inject({ method: 'GET', url: '/api-platform/problems/bad_request' })],
+      ];
+      for (const [what, res] of answers) {
+        assert.ok(res.statusCode < 500, `${what}: ${res.statusCode}`);
+        assert.equal(res.headers['x-content-type-options'], 'nosniff', what);
+        assert.equal(res.headers['x-frame-options'], 'DENY', what);
+        assert.match(String(res.headers['referrer-policy']), /^(no-referrer|same-origin)$/, what);
+        if (String(res.headers['content-type']).startsWith('text/html'))
+          assert.match(String(res.headers['content-security-policy']), /frame-ancestors 'none'/, what);
+      }
+    });
+
     it('never echoes a password, even one that breaks the schema', async () => {
       const password = 'Hunter2-correct-horse-'.repeat(60);
       for (const url of [`${PORTAL}/accounts`, `${PORTAL}/session`]) {

@@ -8,6 +8,8 @@ import { dropTable, testDialects } from './helpers/db.js';
 import { inRound, postEvents, postLogs, registerServer, stamp } from './helpers/ingest.js';
 
 const T0 = Date.UTC(2026, 10, 20, 12, 0, 0);
+// the service's clock: the lines are an hour old, well inside the ingest window
+const clock = { now: () => T0 + 3_600_000 };
 const kill = (killer: number, victim: number, weapon = 'ak47', flags = '', at = T0) =>
   `${stamp(at)}"P${killer}<${killer}><[U:1:${killer}]><CT>" [0 0 0] killed "P${victim}<${victim}><[U:1:${victim}]><TERRORIST>" [0 0 0] with "${weapon}"${flags ? ` (${flags})` : ''}`;
 const steam = (account: number) => String(76561197960265728n + BigInt(account));
@@ -16,7 +18,7 @@ for (const dialect of testDialects()) {
   describe(`ingest over HTTP (${dialect})`, () => {
     let ctx: TestContext;
     before(async () => {
-      ctx = await createTestContext(dialect);
+      ctx = await createTestContext(dialect, clock);
     });
     after(() => ctx.close());
     const k = () => ctx.testDb.db.kysely;
@@ -268,15 +270,25 @@ for (const dialect of testDialects()) {
     it('applies concurrent batches from two servers about the same players exactly', async () => {
       const a = await registerServer(ctx.testDb.db, 'cs2');
       const b = await registerServer(ctx.testDb.db, 'cs2');
-      const lines = (offset: number) =>
-        Array.from({ length: 200 }, (_, i) =>
-          kill(701 + ((i + offset) % 5), 706 + (i % 5), 'ak47', i % 2 ? '' : 'headshot'),
+      // a second of its own per batch: the same line at the same time again would be a resend
+      const batch = (offset: number) =>
+        inRound(
+          T0 + offset * 1000,
+          Array.from({ length: 200 }, (_, i) =>
+            kill(
+              701 + ((i + offset) % 5),
+              706 + (i % 5),
+              'ak47',
+              i % 2 ? '' : 'headshot',
+              T0 + offset * 1000,
+            ),
+          ),
         );
       const results = await Promise.all([
-        postLogs(ctx, a.token, inRound(T0, lines(0))),
-        postLogs(ctx, b.token, inRound(T0, lines(1))),
-        postLogs(ctx, a.token, inRound(T0, lines(2))),
-        postLogs(ctx, b.token, inRound(T0, lines(3))),
+        postLogs(ctx, a.token, batch(0)),
+        postLogs(ctx, b.token, batch(1)),
+        postLogs(ctx, a.token, batch(2)),
+        postLogs(ctx, b.token, batch(3)),
       ]);
       assert.deepEqual(
         results.map((r) => r.statusCode),
@@ -301,7 +313,7 @@ for (const dialect of testDialects()) {
     });
 
     it('a batch that fails midway leaves nothing behind', async () => {
-      const other = await createTestContext(dialect);
+      const other = await createTestContext(dialect, clock);
       try {
         const server = await registerServer(other.testDb.db, 'cs2');
         // level_ups is written last, after kills, rollups, users and counters; 4 headshot kills

@@ -10,6 +10,7 @@ import { openTestDb, testDialects, type TestDb } from './helpers/db.js';
 import { registerServer } from './helpers/ingest.js';
 
 const L = 'L 11/21/2026 - 19:34:51: ';
+const NOW = Date.UTC(2026, 10, 21, 20, 0, 0);
 const datagram = (type: 'R' | 'S', secret: string, line: string) =>
   Buffer.concat([Buffer.from([0xff, 0xff, 0xff, 0xff]), Buffer.from(`${type}${secret}${line}\n\0`, 'utf8')]);
 
@@ -20,12 +21,16 @@ for (const dialect of testDialects()) {
     const metrics = createMetrics({ processMetrics: false });
     before(async () => {
       testDb = await openTestDb(dialect);
-      udp = await startUdpIngest(serversRepo(testDb.db.kysely), ingestPipeline(testDb.db), {
-        port: 0,
-        host: '127.0.0.1',
-        flushMs: 20,
-        metrics: metrics.ingest,
-      });
+      udp = await startUdpIngest(
+        serversRepo(testDb.db.kysely),
+        ingestPipeline(testDb.db, () => NOW),
+        {
+          port: 0,
+          host: '127.0.0.1',
+          flushMs: 20,
+          metrics: metrics.ingest,
+        },
+      );
     });
     after(async () => {
       await udp.close();

@@ -166,10 +166,8 @@ describe('OpenAPI document', () => {
           'ELO',
           'Developer portal',
           'Ingest',
-          'Preview users',
-          'Preview servers',
-          'Preview tournaments',
           'Operations',
+          'Economy',
         ].includes(tag),
         `unexpected tag ${tag}`,
       );

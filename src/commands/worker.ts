@@ -4,11 +4,17 @@ import { migrateToLatest } from '../db/migrate.js';
 import { ingestPipeline } from '../modules/ingest/pipeline.js';
 import { serversRepo } from '../modules/servers/repo.js';
 import { startUdpIngest } from '../modules/ingest/udp.js';
+import { timeWindow } from '../modules/ingest/time-window.js';
 import { startPoller } from '../modules/servers/poller/poller.js';
 
 type WorkerConfig = Pick<
   Config,
-  'INGEST_UDP_PORT' | 'INGEST_UDP_HOST' | 'POLL_INTERVAL_MS' | 'POLL_TIMEOUT_MS' | 'POLL_OFFLINE_AFTER'
+  | 'INGEST_UDP_PORT'
+  | 'INGEST_UDP_HOST'
+  | 'INGEST_MAX_AGE_DAYS'
+  | 'POLL_INTERVAL_MS'
+  | 'POLL_TIMEOUT_MS'
+  | 'POLL_OFFLINE_AFTER'
 >;
 
 /** The background side of the data path: the status poller and the UDP log receiver. */
@@ -27,7 +33,7 @@ export async function startBackground(
   // A busy UDP port must not stop the API: the receiver is reported and left off.
   const udp =
     config.INGEST_UDP_PORT > 0
-      ? await startUdpIngest(servers, ingestPipeline(db), {
+      ? await startUdpIngest(servers, ingestPipeline(db, Date.now, timeWindow(config.INGEST_MAX_AGE_DAYS)), {
           port: config.INGEST_UDP_PORT,
           host: config.INGEST_UDP_HOST,
           onError: (err) => log('UDP log ingest failed', err),

@@ -7,8 +7,12 @@ import * as ingest from './migrations/0004_ingest.js';
 import * as deploymentId from './migrations/0007_deployment_id.js';
 import * as portalFlashes from './migrations/0009_portal_flashes.js';
 import * as idempotency from './migrations/0010_idempotency.js';
-import * as serverRegionPolls from './migrations/0012_server_region_polls.js';
+import * as ingestLines from './migrations/0006_ingest_lines.js';
+import * as oauth from './migrations/0011_oauth.js';
+import * as economy from './migrations/0014_economy.js';
 import * as events from './migrations/0015_events.js';
+import * as keyOrigins from './migrations/0008_key_origins.js';
+import * as serverRegionPolls from './migrations/0012_server_region_polls.js';
 
 /**
  * Migrations are listed here in order; each module exports `up(dialect)` / `down(dialect)` so
@@ -22,8 +26,12 @@ const MIGRATIONS = [
   ['0007_deployment_id', deploymentId],
   ['0009_portal_flashes', portalFlashes],
   ['0010_idempotency', idempotency],
-  ['0012_server_region_polls', serverRegionPolls],
+  ['0006_ingest_lines', ingestLines],
+  ['0011_oauth', oauth],
+  ['0014_economy', economy],
   ['0015_events', events],
+  ['0008_key_origins', keyOrigins],
+  ['0012_server_region_polls', serverRegionPolls],
 ] as const;
 
 /**

@@ -30,6 +30,11 @@ export const PROBLEM_HELP: Record<ErrorCode, ProblemHelp> = {
     fix: 'Fix the client or proxy that builds the request; a well-formed request on a new connection is answered normally.',
     example: 'The request has 2 Host headers; HTTP/1.1 allows exactly one.',
   },
+  invalid_amount: {
+    when: 'The `amount` of a coin transfer is not a whole number of coins from 1 to the documented maximum (1,000,000 per transfer): zero, negative, a fraction, text, or too large.',
+    fix: 'Send a whole number of coins from 1 to 1,000,000; to move more, make several transfers (each with its own Idempotency-Key).',
+    example: "body parameter 'amount' must be at least 1 (got 0)",
+  },
   missing_api_key: {
     when: 'The request has no `x-api-key` header. Every operation of the published API needs one.',
     fix: 'Create a key in the developer portal and send it in the `x-api-key` header. Keep keys on your server: never ship one inside a web page or an app.',
@@ -77,6 +82,21 @@ export const PROBLEM_HELP: Record<ErrorCode, ProblemHelp> = {
     fix: 'Use a new, unique key for each new operation; reuse a key only to retry the very same request.',
     example:
       'This Idempotency-Key was already used with a different request; use a new key for a new operation.',
+  },
+  self_transfer: {
+    when: 'A coin transfer names the sender as its recipient (`to_user_id` is the signed-in user).',
+    fix: 'Send coins to another user: `to_user_id` must be someone else\u2019s user id.',
+    example: 'You cannot send coins to yourself: to_user_id is your own user id (7).',
+  },
+  recipient_not_found: {
+    when: 'The `to_user_id` of a coin transfer is not a hub user.',
+    fix: 'Check the recipient\u2019s user id (from `GET /v1/users/...` or the user\u2019s profile); nothing was moved.',
+    example: 'There is no user with id 99999 to send coins to.',
+  },
+  insufficient_funds: {
+    when: 'The sender\u2019s balance is smaller than the `amount` of the transfer. Balances never go below zero; nothing was moved.',
+    fix: 'Read `GET /v1/economy/balance` and send at most that many coins, or earn more first (match wins and achievements mint coins).',
+    example: 'Your balance is 40 coins; this transfer needs 250.',
   },
   forbidden: {
     when: 'The credentials are valid but do not allow this action, for example a resource that belongs to another account.',

@@ -15,6 +15,8 @@ export interface QuotaSubject {
 export interface AuthenticatedKey extends QuotaSubject {
   id: number;
   userId: number | null;
+  /** the browser origins the key may be used from; null: any */
+  allowedOrigins: readonly string[] | null;
 }
 
 /**

@@ -112,7 +112,7 @@ export function serversV1Routes(repo: ServersRepo, now: () => number) {
       '/servers',
       v1Route({
         operationId: 'v1ListServers',
-        tag: 'Preview servers',
+        tag: 'Servers',
         summary: 'List game servers (preview)',
         description:
           'Every registered game server, running or not, by id, paged with `page` and `per_page`; `game`, `status` and `region` filter. `uptime` is the percent of the poller\u2019s status queries answered over the last 30 days (null before the first poll). Public data: an API key (`Authorization: Bearer ghk_…`) may call it as well as an OAuth token with `servers:read`. Responses may be served from a cache for up to `CACHE_TTL_MS` (default 0.5 s) and carry an `ETag`.',
@@ -149,7 +149,7 @@ export function serversV1Routes(repo: ServersRepo, now: () => number) {
       '/servers/:id/status',
       v1Route({
         operationId: 'v1GetServerStatus',
-        tag: 'Preview servers',
+        tag: 'Servers',
         summary: 'Live status of a game server (preview)',
         description:
           'The live state of one registered server, as the poller last saw it: status, players, map, when it last answered, the latency of the last poll, and uptime over 24 hours and 30 days. An unknown or removed server is 404 `server_not_found`.',

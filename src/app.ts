@@ -24,6 +24,9 @@ import { accountsRepo } from './modules/accounts/repo.js';
 import { accountsService } from './modules/accounts/service.js';
 import type { ThrottleStore } from './modules/accounts/throttle.js';
 import { avatarRoutes } from './modules/avatars/routes.js';
+import { clansStore } from './modules/clans/repo.js';
+import { clansService } from './modules/clans/service.js';
+import { clansV1Routes } from './modules/clans/v1-routes.js';
 import { achievementsRepo } from './modules/achievements/repo.js';
 import { achievementsRoutes } from './modules/achievements/routes.js';
 import { economyRepo } from './modules/economy/repo.js';
@@ -202,6 +205,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       tournamentsV1Routes(tournaments)(preview);
       serversV1Routes(servers, now)(preview);
       meRoute(usersRepo(deps.db.kysely))(preview);
+      clansV1Routes(clansService(clansStore(deps.db.kysely), now))(preview);
       economyRoutes(economyService(economyRepo(deps.db), now))(preview);
     },
     { prefix: V1_PREFIX },

@@ -167,6 +167,7 @@ describe('OpenAPI document', () => {
           'Developer portal',
           'Ingest',
           'Operations',
+          'Clans',
           'Economy',
         ].includes(tag),
         `unexpected tag ${tag}`,

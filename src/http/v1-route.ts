@@ -1,4 +1,5 @@
 import { Type, type TSchema } from 'typebox';
+import type { FastifyRequest } from 'fastify';
 import { errorResponses, type ErrorCode } from './problem.js';
 import { defaultsOptional } from './public-route.js';
 import { API_KEY_SCOPES, type Scope } from './scopes.js';
@@ -65,7 +66,7 @@ export const listBody = <T>(data: T[], total: number, { page, per_page }: PagePa
   meta: { total, page, per_page },
 });
 
-interface V1RouteSpec<
+export interface V1RouteSpec<
   P extends TSchema | undefined,
   Q extends TSchema | undefined,
   B extends TSchema | undefined,
@@ -151,3 +152,16 @@ export function v1Route<
     },
   };
 }
+
+/**
+ * The hub user a user-context route acts for. The pipeline has already refused other
+ * credentials (`user_context_required`), so a missing user here is a wiring mistake, not input.
+ */
+export function actingUserId(request: FastifyRequest): number {
+  const userId = request.principal?.userId;
+  if (userId === null || userId === undefined) throw new Error('a user-context route ran without a user');
+  return userId;
+}
+
+/** The hub user behind the credential, if any (null for an API key or an app-only token). */
+export const viewerId = (request: FastifyRequest): number | null => request.principal?.userId ?? null;

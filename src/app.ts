@@ -66,6 +66,11 @@ import { pingDatabase } from './modules/ops/repo.js';
 import { opsRoutes } from './modules/ops/routes.js';
 import { openStores, type StoresConfig } from './stores.js';
 import { appsRepo } from './modules/apps/repo.js';
+import { appRoutes } from './modules/apps/routes.js';
+import { appsService } from './modules/apps/service.js';
+import { appWebRoutes } from './modules/apps/web-routes.js';
+import { authorizedAppRoutes } from './modules/oauth/authorized-apps.js';
+import { authorizedAppPages } from './modules/oauth/authorized-pages.js';
 import { OAuthServer } from './modules/oauth/server.js';
 
 export interface AppDeps {
@@ -219,7 +224,21 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     now,
   });
   const flashes = portalFlashes(portalRepo(deps.db.kysely), now);
-  await registerPortal(app, { accounts, keys: portalKeys, pages: webRoutes(accounts, portalKeys, flashes) });
+  const appsRows = appsRepo(deps.db.kysely);
+  const apps = appsService(appsRows, (clientId) => oauth.revokeClient(clientId), now);
+  await registerPortal(app, {
+    accounts,
+    keys: portalKeys,
+    pages: (web) => {
+      webRoutes(accounts, portalKeys, flashes)(web);
+      appWebRoutes(apps, accounts, flashes)(web);
+      authorizedAppPages(oauth, appsRows, accounts, flashes, now)(web);
+    },
+    signedInRoutes: (signedIn) => {
+      appRoutes(apps)(signedIn);
+      authorizedAppRoutes(oauth, appsRows, now)(signedIn);
+    },
+  });
   await app.register(
     ingestRoutes({
       servers,

@@ -139,6 +139,11 @@ export const PROBLEM_HELP: Record<ErrorCode, ProblemHelp> = {
     fix: 'Check the id. User ids appear in other responses, such as `user_id` in leaderboards and the kill feed.',
     example: 'There is no user with id 42.',
   },
+  server_not_found: {
+    when: 'No registered game server has the requested id (or it was removed by its operator).',
+    fix: 'Check the id; `GET /v1/servers` lists every registered server, online or not, with its id.',
+    example: 'There is no game server with id 42.',
+  },
   thread_not_found: {
     when: 'No forum thread has the requested id.',
     fix: 'Check the id; `GET /forum/threads` lists the threads that exist.',

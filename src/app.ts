@@ -47,6 +47,7 @@ import { registerPortal } from './modules/portal/plugin.js';
 import { portalRepo } from './modules/portal/repo.js';
 import { serversRepo } from './modules/servers/repo.js';
 import { serversRoutes } from './modules/servers/routes.js';
+import { serversV1Routes } from './modules/servers/v1-routes.js';
 import { tournamentsRepo } from './modules/tournaments/repo.js';
 import { tournamentsRoutes } from './modules/tournaments/routes.js';
 import { tournamentsV1Routes } from './modules/tournaments/v1-routes.js';
@@ -188,12 +189,13 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   // one repository of each feature, shared by the published API and the /v1 preview
   const tournaments = tournamentsRepo(deps.db.kysely);
+  const servers = serversRepo(deps.db.kysely);
   await app.register(
     async (v1: App) => {
       usersRoutes(usersRepo(deps.db.kysely))(v1);
       leaderboardsRoutes(leaderboardsRepo(deps.db.kysely))(v1);
       tournamentsRoutes(tournaments)(v1);
-      serversRoutes(serversRepo(deps.db.kysely))(v1);
+      serversRoutes(servers)(v1);
       forumRoutes(forumRepo(deps.db.kysely))(v1);
       achievementsRoutes(achievementsRepo(deps.db.kysely))(v1);
       killboardRoutes(killboardRepo(deps.db.kysely), now)(v1);
@@ -206,6 +208,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(
     async (preview: App) => {
       tournamentsV1Routes(tournaments)(preview);
+      serversV1Routes(servers, now)(preview);
       meRoute(usersRepo(deps.db.kysely))(preview);
       clansV1Routes(clansService(clansStore(deps.db.kysely), now))(preview);
       economyRoutes(economyService(economyRepo(deps.db), now))(preview);
@@ -238,7 +241,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
   await app.register(
     ingestRoutes({
-      servers: serversRepo(deps.db.kysely),
+      servers,
       pipeline: ingestPipeline(deps.db, now, timeWindow(deps.config.INGEST_MAX_AGE_DAYS)),
       metrics: metrics.ingest,
     }),

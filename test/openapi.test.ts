@@ -166,7 +166,6 @@ describe('OpenAPI document', () => {
           'ELO',
           'Developer portal',
           'Ingest',
-          'Preview tournaments',
           'Operations',
           'Clans',
           'Economy',

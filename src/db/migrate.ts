@@ -13,6 +13,7 @@ import * as clans from './migrations/0013_clans.js';
 import * as economy from './migrations/0014_economy.js';
 import * as events from './migrations/0015_events.js';
 import * as keyOrigins from './migrations/0008_key_origins.js';
+import * as serverRegionPolls from './migrations/0012_server_region_polls.js';
 
 /**
  * Migrations are listed here in order; each module exports `up(dialect)` / `down(dialect)` so
@@ -32,6 +33,7 @@ const MIGRATIONS = [
   ['0014_economy', economy],
   ['0015_events', events],
   ['0008_key_origins', keyOrigins],
+  ['0012_server_region_polls', serverRegionPolls],
 ] as const;
 
 /**

@@ -68,6 +68,10 @@ export interface GameServersTable {
   /** consecutive failed status queries; `offline` after POLL_OFFLINE_AFTER */
   poll_failures: Generated<number>;
   last_seen_at: Millis | null;
+  /** where the server is, from REGIONS (0012_server_region_polls) */
+  region: Generated<string>;
+  /** how long the last answered status query took */
+  last_latency_ms: number | null;
 }
 
 export interface ForumCategoriesTable {
@@ -234,6 +238,7 @@ export interface Database {
   clans: ClansTable;
   clan_members: ClanMembersTable;
   clan_invites: ClanInvitesTable;
+  server_polls: ServerPollsTable;
 }
 
 /**
@@ -425,4 +430,13 @@ export interface ClanInvitesTable {
   user_id: number;
   invited_by: number | null;
   created_at: Millis;
+}
+
+/** Status queries of one server in one UTC hour (0012_server_region_polls): how many, how many answered. */
+export interface ServerPollsTable {
+  server_id: number;
+  /** epoch ms of the start of the UTC hour */
+  hour: Millis;
+  ok: number;
+  total: number;
 }

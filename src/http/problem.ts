@@ -25,6 +25,7 @@ export const ERRORS = {
   not_found: { status: 404, title: 'Not found' },
   user_not_found: { status: 404, title: 'User not found' },
   thread_not_found: { status: 404, title: 'Thread not found' },
+  server_not_found: { status: 404, title: 'Server not found' },
   key_not_found: { status: 404, title: 'API key not found' },
   clan_not_found: { status: 404, title: 'Clan not found' },
   clan_member_not_found: { status: 404, title: 'Clan member not found' },

@@ -80,6 +80,11 @@ export interface V1RouteSpec<
   scope?: Scope;
   /** acts for a signed-in user: an API key or an app-only token is refused */
   userContext?: boolean;
+  /**
+   * public data the same for every caller: served from the response cache (keyed by URL) with an
+   * ETag and `304`s; never on a user-context route, whose answer depends on the user
+   */
+  cache?: boolean;
   /** state-changing routes: `Idempotency-Key` accepted ('optional') or required */
   idempotency?: 'required' | 'optional';
   params?: P;
@@ -103,6 +108,8 @@ export function v1Route<
   B extends TSchema | undefined,
   R extends TSchema,
 >(spec: V1RouteSpec<P, Q, B, R>) {
+  if (spec.cache && (spec.userContext || spec.idempotency))
+    throw new Error(`${spec.operationId}: only public reads may be cached`);
   const hasParameters = spec.params !== undefined || spec.querystring !== undefined;
   const errors: ErrorCode[] = [
     ...(hasParameters || spec.idempotency ? (['invalid_parameter'] as const) : []),
@@ -140,6 +147,7 @@ export function v1Route<
       auth: 'bearer' as const,
       ...(spec.scope ? { scope: spec.scope } : {}),
       ...(spec.userContext ? { userContext: true } : {}),
+      ...(spec.cache ? { cache: true } : {}),
       ...(spec.idempotency ? { idempotency: spec.idempotency } : {}),
     },
   };

@@ -3,6 +3,7 @@ import { ConfigError, loadConfig } from './config.js';
 import { connect } from './db/connect.js';
 import { migrateToLatest } from './db/migrate.js';
 import { UsageError } from './commands/args.js';
+import { appsCommand, APPS_USAGE } from './commands/apps.js';
 import { keysCommand, KEYS_USAGE } from './commands/keys.js';
 import { seedCommand, SEED_USAGE } from './commands/seed.js';
 import { usersCommand, USERS_USAGE } from './commands/users.js';
@@ -18,6 +19,7 @@ const USAGE = `Usage: hub <command>
   ${KEYS_USAGE.split('\n').join('\n  ')}
   ${USERS_USAGE.split('\n').join('\n  ')}
   ${SERVERS_USAGE.split('\n').join('\n  ')}
+  ${APPS_USAGE.split('\n').join('\n  ')}
   ${ECONOMY_USAGE.split('\n').join('\n  ')}
   hub worker                poll game servers (A2S / Server List Ping) and receive UDP logs
 
@@ -72,12 +74,14 @@ async function main(argv: string[]): Promise<void> {
     }
     case 'seed':
     case 'users':
+    case 'apps':
     case 'keys': {
       const db = connect(config.DATABASE_URL);
       try {
         await migrateToLatest(db);
         if (command === 'seed') await seedCommand(db, rest);
         else if (command === 'users') await usersCommand(db, rest);
+        else if (command === 'apps') await appsCommand(db, rest);
         else await keysCommand(db, rest);
       } finally {
         await db.close();

@@ -9,7 +9,8 @@ export const MAX_LOG_NUMBER = 10_000_000;
 /** Why the event's numbers are refused (the path of the first bad one), or null. */
 export function numbersOutOfBounds(value: object, path = ''): string | null {
   for (const [key, v] of Object.entries(value)) {
-    if (path === '' && key === 'at') continue;
+    // times are the window's to judge (the readings of an ambiguous line carry the line's time too)
+    if (key === 'at') continue;
     const where = path ? `${path}.${key}` : key;
     if (typeof v === 'number') {
       if (!(Math.abs(v) <= MAX_LOG_NUMBER)) return `${where} is out of range (±${MAX_LOG_NUMBER})`;

@@ -14,7 +14,9 @@ import type { LogPlayer, PlayerEvent, Vec3 } from './log-events.js';
  * options the stream's roster of connected players settles, or drops (match-state.ts). No reading:
  * a line we do not use (`triggered`, `purchased`, `attacked`, …).
  */
-const CLOSE = /<(-?\d{1,10})><([^<>"]*)>(?:<([^<>"]*)>)?"/g;
+/** A token's end with and without its team (CS2 omits it on team switches), tried at every `<`. */
+const CLOSE_3 = /<(-?\d{1,10})><([^<>"]*)><([^<>"]*)>"/y;
+const CLOSE_2 = /<(-?\d{1,10})><([^<>"]*)>"/y;
 const NUM = String.raw`-?\d{1,7}(?:\.\d{1,6})?`;
 const POS = String.raw`\[(${NUM}) (${NUM}) (${NUM})\]`;
 const OBJECT = String.raw`"(.*)<(-?\d{1,10})><([^<>"]*)><([^<>"]*)>"`;
@@ -100,12 +102,16 @@ function readVerb(at: number, subject: LogPlayer, rest: string): PlayerEvent | n
 export function readPlayerLine(at: number, body: string): PlayerEvent[] {
   const readings: PlayerEvent[] = [];
   let closes = 0;
-  for (const close of body.matchAll(CLOSE)) {
-    if (++closes > MAX_CLOSES) return [];
-    const end = close.index + close[0].length;
-    const subject = makePlayer(body.slice(1, close.index), close[1] ?? '', close[2] ?? '', close[3] ?? '');
-    const event = readVerb(at, subject, body.slice(end));
-    if (event) readings.push(event);
+  for (let i = body.indexOf('<'); i !== -1; i = body.indexOf('<', i + 1)) {
+    for (const close of [CLOSE_3, CLOSE_2]) {
+      close.lastIndex = i;
+      const m = close.exec(body);
+      if (!m) continue;
+      if (++closes > MAX_CLOSES) return [];
+      const subject = makePlayer(body.slice(1, i), m[1] ?? '', m[2] ?? '', m[3] ?? '');
+      const event = readVerb(at, subject, body.slice(close.lastIndex));
+      if (event) readings.push(event);
+    }
   }
   return readings;
 }

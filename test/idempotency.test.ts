@@ -19,7 +19,7 @@ for (const dialect of testDialects()) {
     let second: Db;
     let apps: FastifyInstance[];
     const tokens = new TokenTable();
-    const runs = { transfer: 0, flaky: 0, refused: 0 };
+    const runs = { transfer: 0, flaky: 0, refused: 0, leave: 0 };
 
     const routes = (app: FastifyInstance) => {
       const config = { auth: 'bearer', scope: 'economy:transfer', idempotency: 'required' } as const;
@@ -37,6 +37,10 @@ for (const dialect of testDialects()) {
       app.post('/refused', { config }, () => {
         runs.refused++;
         throw new ProblemError('forbidden', `refused ${Math.random()}`);
+      });
+      app.post('/leave', { config }, (_request, reply) => {
+        runs.leave++;
+        return reply.code(204).send();
       });
       app.put('/settings', { config: { ...config, idempotency: 'optional' } }, () => ({ ok: true }));
     };
@@ -93,6 +97,16 @@ for (const dialect of testDialects()) {
         assert.equal(again.headers['idempotent-replayed'], 'true');
       }
       assert.equal(runs.transfer, before + 1);
+    });
+
+    it('stores and replays an answer without a body (204) like any other', async () => {
+      const first = await send('/leave', 'leave-1');
+      assert.equal(first.statusCode, 204);
+      const again = await send('/leave', 'leave-1', { amount: 5 }, { instance: 1 });
+      assert.equal(again.statusCode, 204);
+      assert.equal(again.body, '');
+      assert.equal(again.headers['idempotent-replayed'], 'true');
+      assert.equal(runs.leave, 1, 'the handler ran once');
     });
 
     it('refuses the same key with another body (422) and keeps keys per credential', async () => {

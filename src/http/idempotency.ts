@@ -115,7 +115,9 @@ export function claimIdempotencyKey(
     }
     request.idempotency = { owner, key: header, replayed: true };
     const { status, contentType, body } = claim.response;
-    return reply.code(status).header('content-type', contentType).header(REPLAYED_HEADER, 'true').send(body);
+    reply.code(status).header(REPLAYED_HEADER, 'true');
+    if (body !== '') reply.header('content-type', contentType);
+    return reply.send(body);
   };
 }
 
@@ -124,8 +126,15 @@ export function recordIdempotentResponse(store: IdempotencyStore, now: () => num
   return async function recordResponse(request, reply, payload) {
     const state = request.idempotency;
     if (!state || state.replayed) return payload;
+    // `reply.send()` without a body (a 204) arrives as undefined: an empty answer, still stored
     const body =
-      typeof payload === 'string' ? payload : Buffer.isBuffer(payload) ? payload.toString('utf8') : null;
+      payload === undefined || payload === null
+        ? ''
+        : typeof payload === 'string'
+          ? payload
+          : Buffer.isBuffer(payload)
+            ? payload.toString('utf8')
+            : null;
     if (reply.statusCode >= 500 || body === null) {
       await store.release(state.owner, state.key);
       return payload;

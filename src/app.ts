@@ -3,6 +3,7 @@ import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import { pino } from 'pino';
 import type { Config } from './config.js';
 import type { Db } from './db/connect.js';
+import { pingDatabase } from './db/ping.js';
 import type { AccessTokenVerifier } from './http/access-tokens.js';
 import type { App } from './http/app-types.js';
 import { registerDocs, registerDocsRoutes } from './http/docs.js';
@@ -48,7 +49,6 @@ import { webRoutes } from './modules/portal/pages/routes.js';
 import { ingestPipeline } from './modules/ingest/pipeline.js';
 import { idempotencyRepo } from './modules/idempotency/repo.js';
 import { INGEST_PREFIX, ingestRoutes } from './modules/ingest/routes.js';
-import { pingDatabase } from './modules/ops/repo.js';
 import { opsRoutes } from './modules/ops/routes.js';
 import { openStores, type StoresConfig } from './stores.js';
 
@@ -189,7 +189,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   );
   avatarRoutes()(app);
   opsRoutes({
-    pingDatabase: () => pingDatabase(deps.db.kysely),
+    pingDatabase: (timeoutMs) => pingDatabase(deps.db.kysely, timeoutMs),
     ...(deps.config.REDIS_URL
       ? {
           redis: {

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 import { ConfigError, loadConfig } from './config.js';
-import { connect } from './db/connect.js';
 import { migrateToLatest } from './db/migrate.js';
+import { openDatabase, StartupError } from './startup.js';
 import { UsageError } from './commands/args.js';
 import { keysCommand, KEYS_USAGE } from './commands/keys.js';
 import { seedCommand, SEED_USAGE } from './commands/seed.js';
@@ -35,7 +35,8 @@ async function main(argv: string[]): Promise<void> {
       return serveCommand(config, rest);
     }
     case 'migrate': {
-      const db = connect(config.DATABASE_URL);
+      // opened without openDatabase's migration: this command reports what it applies
+      const db = await openDatabase(config.DATABASE_URL, { migrate: false });
       try {
         const result = await migrateToLatest(db);
         const applied =
@@ -49,9 +50,8 @@ async function main(argv: string[]): Promise<void> {
     case 'worker':
       return workerCommand(config);
     case 'servers': {
-      const db = connect(config.DATABASE_URL);
+      const db = await openDatabase(config.DATABASE_URL);
       try {
-        await migrateToLatest(db);
         await serversCommand(db, rest);
       } finally {
         await db.close();
@@ -61,9 +61,8 @@ async function main(argv: string[]): Promise<void> {
     case 'seed':
     case 'users':
     case 'keys': {
-      const db = connect(config.DATABASE_URL);
+      const db = await openDatabase(config.DATABASE_URL);
       try {
-        await migrateToLatest(db);
         if (command === 'seed') await seedCommand(db, rest);
         else if (command === 'users') await usersCommand(db, rest);
         else await keysCommand(db, rest);
@@ -77,10 +76,16 @@ async function main(argv: string[]): Promise<void> {
   }
 }
 
+// Usage errors exit 2; start-up failures an operator can fix (settings, ports, the database) are
+// one line and exit 1; anything else is a bug, printed with its stack.
 main(process.argv.slice(2)).catch((err: unknown) => {
-  if (err instanceof UsageError || err instanceof ConfigError) {
+  if (err instanceof UsageError) {
     console.error(err.message);
     process.exit(2);
+  }
+  if (err instanceof ConfigError || err instanceof StartupError) {
+    console.error(`hub: ${err.message}`);
+    process.exit(1);
   }
   console.error(err);
   process.exit(1);

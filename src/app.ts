@@ -13,6 +13,11 @@ import { lazyChildLoggerFactory } from './http/lazy-logger.js';
 import { createMetrics, requestMetricsHook, type Metrics } from './http/metrics.js';
 import { errorsPlugin } from './http/errors.js';
 import { strictIntegersPlugin } from './http/strict-integers.js';
+import { clientLimitOptions, DEFAULT_TIMEOUTS } from './http/client-errors.js';
+import { corsPreflightPlugin } from './http/cors.js';
+import { jsonBodyPlugin } from './http/json-body.js';
+import { requestBasicsPlugin } from './http/request-basics.js';
+import { nextRequestId } from './http/request-id.js';
 import { pipelinePlugin } from './http/pipeline.js';
 import type { RateLimitStore } from './http/rate-limit-store.js';
 import { ResponseCache } from './http/response-cache.js';
@@ -22,6 +27,9 @@ import type { ThrottleStore } from './modules/accounts/throttle.js';
 import { avatarRoutes } from './modules/avatars/routes.js';
 import { achievementsRepo } from './modules/achievements/repo.js';
 import { achievementsRoutes } from './modules/achievements/routes.js';
+import { economyRepo } from './modules/economy/repo.js';
+import { economyRoutes } from './modules/economy/routes.js';
+import { economyService } from './modules/economy/service.js';
 import { eloRepo } from './modules/elo/repo.js';
 import { eloRoutes } from './modules/elo/routes.js';
 import { forumRepo } from './modules/forum/repo.js';
@@ -45,18 +53,27 @@ import { UsageRecorder } from './modules/usage/recorder.js';
 import { usageRepo } from './modules/usage/repo.js';
 import { usersRepo } from './modules/users/repo.js';
 import { usersRoutes } from './modules/users/routes.js';
+import { meRoute } from './modules/users/me-route.js';
 import { webRoutes } from './modules/portal/pages/routes.js';
 import { ingestPipeline } from './modules/ingest/pipeline.js';
+import { timeWindow } from './modules/ingest/time-window.js';
 import { idempotencyRepo } from './modules/idempotency/repo.js';
 import { INGEST_PREFIX, ingestRoutes } from './modules/ingest/routes.js';
 import { opsRoutes } from './modules/ops/routes.js';
 import { openStores, type StoresConfig } from './stores.js';
+import { appsRepo } from './modules/apps/repo.js';
+import { OAuthServer } from './modules/oauth/server.js';
 
 export interface AppDeps {
   db: Db;
   /** with REDIS_URL (and its companions) the quota and throttle stores are shared through Redis */
   config: Pick<Config, 'LOG_LEVEL' | 'CACHE_TTL_MS' | 'TRUST_PROXY'> &
-    Partial<Pick<Config, 'METRICS_TOKEN'>> &
+    Partial<
+      Pick<
+        Config,
+        'METRICS_TOKEN' | 'REQUEST_HEADERS_TIMEOUT_MS' | 'REQUEST_TIMEOUT_MS' | 'INGEST_MAX_AGE_DAYS'
+      >
+    > &
     StoresConfig;
   /** a quota store of the caller's instead of the one the config selects */
   rateLimitStore?: RateLimitStore;
@@ -70,12 +87,11 @@ export interface AppDeps {
   usageFlushMs?: number;
   /** resolves OAuth access tokens on /v1 routes (tests of the pipeline's rules may hand their own) */
   accessTokens?: AccessTokenVerifier;
+  /** the OAuth issuer: the service's public origin (default http://localhost, what inject() uses) */
+  issuer?: string;
   /** the process's metrics, shared with what runs beside the app (the embedded worker) */
   metrics?: Metrics;
 }
-
-let requestCounter = 0;
-const instanceTag = Math.random().toString(36).slice(2, 8);
 
 /** Builds the whole service without listening; tests drive it with `inject()`. */
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
@@ -93,14 +109,22 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     // `app.log` is set to ours below, so every line Fastify or the app writes still goes through it.
     logger: false,
     trustProxy: deps.config.TRUST_PROXY,
-    genReqId: () => `${instanceTag}-${(++requestCounter).toString(36)}`,
+    genReqId: nextRequestId,
     childLoggerFactory: lazyChildLoggerFactory(log),
     requestIdHeader: false,
     // our access log writes one line per request instead of Fastify's two
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: 1_048_576,
     ajv: { customOptions: { verbose: true, allErrors: false } },
-  }).withTypeProvider<TypeBoxTypeProvider>() as App;
+    // timeouts, header and path limits, and problem answers for what the router or Node refuses
+    ...clientLimitOptions(
+      {
+        headersMs: deps.config.REQUEST_HEADERS_TIMEOUT_MS ?? DEFAULT_TIMEOUTS.headersMs,
+        requestMs: deps.config.REQUEST_TIMEOUT_MS ?? DEFAULT_TIMEOUTS.requestMs,
+      },
+      log,
+    ),
+  }).withTypeProvider<TypeBoxTypeProvider>();
   app.log = log;
   const metrics = deps.metrics ?? createMetrics();
 
@@ -118,11 +142,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   // one of each: the pipeline and the portal share the compiled key lookup and usage statements
   const keys = keysRepo(deps.db.kysely, { reader: deps.db.reader });
   const usageRows = usageRepo(deps.db.kysely);
-  // callback style: no promise for a hook that never waits
-  app.addHook('onRequest', (request, reply, done) => {
-    reply.header('x-request-id', request.id);
-    done();
-  });
+  await app.register(requestBasicsPlugin);
   registerAccessLog(app);
   app.addHook('onResponse', requestMetricsHook(metrics));
   app.addHook('onClose', async () => {
@@ -130,8 +150,20 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
 
   await app.register(errorsPlugin);
+  await app.register(jsonBodyPlugin);
   await app.register(strictIntegersPlugin);
+  await app.register(corsPreflightPlugin);
   await registerDocs(app);
+  const oauth = await OAuthServer.create({
+    db: deps.db.kysely,
+    issuer: deps.issuer ?? 'http://localhost',
+    apps: appsRepo(deps.db.kysely),
+    users: usersRepo(deps.db.kysely),
+    now,
+    trustProxy: deps.config.TRUST_PROXY,
+    onError: (err) => log.error({ err }, 'authorization server error'),
+  });
+  app.decorate('oauth', oauth);
   const usage = new UsageRecorder(usageRows, now);
   app.decorate('usageRecorder', usage);
   await app.register(pipelinePlugin, {
@@ -142,7 +174,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     now,
     idempotency: idempotencyRepo(deps.db.kysely),
     onQuotaRejected: (subject) => metrics.quotaRejected(subject.tier),
-    ...(deps.accessTokens ? { accessTokens: deps.accessTokens } : {}),
+    accessTokens: deps.accessTokens ?? oauth.verifier,
   });
   await app.register(usagePlugin, { recorder: usage, flushEveryMs: deps.usageFlushMs ?? 5000 });
 
@@ -166,6 +198,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(
     async (preview: App) => {
       tournamentsV1Routes(tournaments)(preview);
+      meRoute(usersRepo(deps.db.kysely))(preview);
+      economyRoutes(economyService(economyRepo(deps.db), now))(preview);
     },
     { prefix: V1_PREFIX },
   );
@@ -182,11 +216,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(
     ingestRoutes({
       servers: serversRepo(deps.db.kysely),
-      pipeline: ingestPipeline(deps.db, now),
+      pipeline: ingestPipeline(deps.db, now, timeWindow(deps.config.INGEST_MAX_AGE_DAYS)),
       metrics: metrics.ingest,
     }),
     { prefix: INGEST_PREFIX },
   );
+  await oauth.register(app, accounts);
   avatarRoutes()(app);
   opsRoutes({
     pingDatabase: (timeoutMs) => pingDatabase(deps.db.kysely, timeoutMs),
@@ -209,5 +244,6 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 declare module 'fastify' {
   interface FastifyInstance {
     usageRecorder: UsageRecorder;
+    oauth: OAuthServer;
   }
 }

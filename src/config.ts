@@ -59,6 +59,19 @@ export const ConfigSchema = Type.Object({
     description: 'how long a public read response may be served from the response cache (0 disables)',
   }),
   TRUST_PROXY: Type.Boolean({ default: false, description: 'trust X-Forwarded-* headers from a proxy' }),
+  REQUEST_HEADERS_TIMEOUT_MS: Type.Integer({
+    minimum: 100,
+    maximum: 600000,
+    default: 10000,
+    description: 'a request line and headers not received within this time get 408 and the connection closes',
+  }),
+  REQUEST_TIMEOUT_MS: Type.Integer({
+    minimum: 100,
+    maximum: 3600000,
+    default: 30000,
+    description:
+      'a whole request (body included) not received within this time gets 408 and the connection closes',
+  }),
   INGEST_UDP_PORT: Type.Integer({
     minimum: 0,
     maximum: 65535,
@@ -66,6 +79,13 @@ export const ConfigSchema = Type.Object({
     description: 'UDP port for `logaddress_add` log streams (CS 1.6); 0 disables the UDP receiver',
   }),
   INGEST_UDP_HOST: Type.String({ default: '0.0.0.0', description: 'bind address of the UDP log receiver' }),
+  INGEST_MAX_AGE_DAYS: Type.Integer({
+    minimum: 1,
+    maximum: 3650,
+    default: 7,
+    description:
+      'log lines and events dated earlier than this many days ago are refused; applied log lines are remembered this long to recognise a resent batch',
+  }),
   POLL_INTERVAL_MS: Type.Integer({
     minimum: 1000,
     maximum: 3600000,
@@ -139,7 +159,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     if (value !== undefined && value !== '') raw[key] = value;
   }
   const converted = Value.Convert(ConfigSchema, Value.Default(ConfigSchema, raw));
-  if (Value.Check(ConfigSchema, converted)) return converted;
+  if (Value.Check(ConfigSchema, converted)) {
+    if (converted.REQUEST_HEADERS_TIMEOUT_MS > converted.REQUEST_TIMEOUT_MS) {
+      throw new ConfigError(
+        'invalid configuration: REQUEST_HEADERS_TIMEOUT_MS must not be longer than REQUEST_TIMEOUT_MS',
+      );
+    }
+    return converted;
+  }
   const names = new Set([...Value.Errors(ConfigSchema, converted)].map((e) => e.instancePath.slice(1)));
   const problems = [...names].map((name) =>
     name

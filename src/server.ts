@@ -22,7 +22,14 @@ export async function startServer(
   db: Db,
   options: { metrics?: Metrics } = {},
 ): Promise<RunningServer> {
-  const app = await buildApp({ db, config, ...(options.metrics ? { metrics: options.metrics } : {}) });
+  const host = config.HOST.includes(':') ? `[${config.HOST}]` : config.HOST;
+  const local = `http://${host === '0.0.0.0' ? '127.0.0.1' : host}`;
+  const app = await buildApp({
+    db,
+    config,
+    issuer: config.PUBLIC_BASE_URL ?? `${local}:${config.PORT}`,
+    ...(options.metrics ? { metrics: options.metrics } : {}),
+  });
   try {
     await app.listen({ port: config.PORT, host: config.HOST });
   } catch (err) {
@@ -38,8 +45,7 @@ export async function startServer(
   }
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.PORT;
-  const host = config.HOST.includes(':') ? `[${config.HOST}]` : config.HOST;
-  const url = `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${port}`;
+  const url = `${local}:${port}`;
 
   let closing: Promise<void> | undefined;
   const close = () =>

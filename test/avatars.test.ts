@@ -94,7 +94,9 @@ for (const dialect of testDialects()) {
         await ctx.inject({ method: 'GET', url: '/api-platform/v1/openapi.json' }),
       );
       const paths = Object.keys(doc.paths).filter(
-        (p) => doc.paths[p]?.get && !p.includes('{') && !p.startsWith('/api-platform/'),
+        (p) =>
+          // the published API: operations on the document's server (the others name their own)
+          doc.paths[p]?.get && !doc.paths[p].get.servers && !p.includes('{'),
       );
       assert.ok(paths.length >= 8, paths.join(' '));
       const found = new Set<string>();

@@ -86,10 +86,11 @@ for (const dialect of testDialects()) {
       }
       assert.deepEqual(
         results.map((r) => [r.accepted, r.rejected, r.kills, r.matches]),
+        // a round's kills count when the next round starts (or the match ends)
         [
-          [11, 0, 2, 0],
-          [7, 0, 3, 0],
-          [5, 0, 1, 1],
+          [11, 0, 0, 0],
+          [7, 0, 2, 0],
+          [5, 0, 4, 1],
         ],
       );
       const users = await ctx.testDb.db.kysely

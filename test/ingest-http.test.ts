@@ -5,9 +5,11 @@ import { serversRepo } from '../src/modules/servers/repo.js';
 import type { IngestResultBody } from '../src/modules/ingest/routes.js';
 import { createTestContext, json, type TestContext } from './helpers/context.js';
 import { dropTable, testDialects } from './helpers/db.js';
-import { postEvents, postLogs, registerServer, stamp } from './helpers/ingest.js';
+import { inRound, postEvents, postLogs, registerServer, stamp } from './helpers/ingest.js';
 
 const T0 = Date.UTC(2026, 10, 20, 12, 0, 0);
+// the service's clock: the lines are an hour old, well inside the ingest window
+const clock = { now: () => T0 + 3_600_000 };
 const kill = (killer: number, victim: number, weapon = 'ak47', flags = '', at = T0) =>
   `${stamp(at)}"P${killer}<${killer}><[U:1:${killer}]><CT>" [0 0 0] killed "P${victim}<${victim}><[U:1:${victim}]><TERRORIST>" [0 0 0] with "${weapon}"${flags ? ` (${flags})` : ''}`;
 const steam = (account: number) => String(76561197960265728n + BigInt(account));
@@ -16,7 +18,7 @@ for (const dialect of testDialects()) {
   describe(`ingest over HTTP (${dialect})`, () => {
     let ctx: TestContext;
     before(async () => {
-      ctx = await createTestContext(dialect);
+      ctx = await createTestContext(dialect, clock);
     });
     after(() => ctx.close());
     const k = () => ctx.testDb.db.kysely;
@@ -31,10 +33,10 @@ for (const dialect of testDialects()) {
     it('accepts a Bearer token and a token in the path, attributing kills to that server and game', async () => {
       const cs2 = await registerServer(ctx.testDb.db, 'cs2');
       const cs16 = await registerServer(ctx.testDb.db, 'cs16');
-      const a = await postLogs(ctx, cs2.token, [kill(101, 102)]);
+      const a = await postLogs(ctx, cs2.token, inRound(T0, [kill(101, 102)]));
       assert.equal(a.statusCode, 200, a.body);
       assert.deepEqual(json<IngestResultBody>(a), {
-        accepted: 1,
+        accepted: 3,
         duplicates: 0,
         rejected: 0,
         kills: 1,
@@ -42,7 +44,7 @@ for (const dialect of testDialects()) {
         achievements_unlocked: 1,
         errors: [],
       });
-      const b = await postLogs(ctx, cs16.token, [kill(103, 104, 'deagle')], true);
+      const b = await postLogs(ctx, cs16.token, inRound(T0, [kill(103, 104, 'deagle')]), true);
       assert.equal(b.statusCode, 200, b.body);
       const rows = await k()
         .selectFrom('kills')
@@ -109,21 +111,23 @@ for (const dialect of testDialects()) {
     it('skips malformed lines with reasons and applies the rest', async () => {
       const server = await registerServer(ctx.testDb.db, 'cs2');
       const res = await postLogs(ctx, server.token, [
+        `${stamp(T0)}World triggered "Round_Start"`,
         kill(301, 302, 'awp', 'headshot'),
         'this is not a log line',
         'L 13/40/2026 - 10:00:00: World triggered "Round_Start"',
         `${stamp(T0)}"Bot<5><BOT><CT>" [0 0 0] killed "P302<302><[U:1:302]><TERRORIST>" [0 0 0] with "ak47"`,
         kill(302, 301, 'knife'),
+        `${stamp(T0)}World triggered "Round_Start"`,
       ]);
       assert.equal(res.statusCode, 200);
       const body = json<IngestResultBody>(res);
       assert.deepEqual(
         { accepted: body.accepted, rejected: body.rejected, kills: body.kills },
-        { accepted: 3, rejected: 2, kills: 2 },
+        { accepted: 5, rejected: 2, kills: 2 },
       );
       assert.deepEqual(body.errors, [
-        { line: 2, reason: 'not a log line (expected "L MM/DD/YYYY - HH:MM:SS: …")' },
-        { line: 3, reason: 'invalid timestamp' },
+        { line: 3, reason: 'not a log line (expected "L MM/DD/YYYY - HH:MM:SS: …")' },
+        { line: 4, reason: 'invalid timestamp' },
       ]);
     });
 
@@ -266,15 +270,25 @@ for (const dialect of testDialects()) {
     it('applies concurrent batches from two servers about the same players exactly', async () => {
       const a = await registerServer(ctx.testDb.db, 'cs2');
       const b = await registerServer(ctx.testDb.db, 'cs2');
-      const lines = (offset: number) =>
-        Array.from({ length: 200 }, (_, i) =>
-          kill(701 + ((i + offset) % 5), 706 + (i % 5), 'ak47', i % 2 ? '' : 'headshot'),
+      // a second of its own per batch: the same line at the same time again would be a resend
+      const batch = (offset: number) =>
+        inRound(
+          T0 + offset * 1000,
+          Array.from({ length: 200 }, (_, i) =>
+            kill(
+              701 + ((i + offset) % 5),
+              706 + (i % 5),
+              'ak47',
+              i % 2 ? '' : 'headshot',
+              T0 + offset * 1000,
+            ),
+          ),
         );
       const results = await Promise.all([
-        postLogs(ctx, a.token, lines(0)),
-        postLogs(ctx, b.token, lines(1)),
-        postLogs(ctx, a.token, lines(2)),
-        postLogs(ctx, b.token, lines(3)),
+        postLogs(ctx, a.token, batch(0)),
+        postLogs(ctx, b.token, batch(1)),
+        postLogs(ctx, a.token, batch(2)),
+        postLogs(ctx, b.token, batch(3)),
       ]);
       assert.deepEqual(
         results.map((r) => r.statusCode),
@@ -299,14 +313,14 @@ for (const dialect of testDialects()) {
     });
 
     it('a batch that fails midway leaves nothing behind', async () => {
-      const other = await createTestContext(dialect);
+      const other = await createTestContext(dialect, clock);
       try {
         const server = await registerServer(other.testDb.db, 'cs2');
         // level_ups is written last, after kills, rollups, users and counters; 4 headshot kills
         // (60 XP) plus First Blood (50) reach level 2, so the batch needs it
         await dropTable(other.testDb, 'level_ups');
         const hs = kill(501, 502, 'awp', 'headshot');
-        const res = await postLogs(other, server.token, [hs, hs, hs, hs]);
+        const res = await postLogs(other, server.token, inRound(T0, [hs, hs, hs, hs]));
         assert.equal(res.statusCode, 500);
         const ok = other.testDb.db.kysely;
         for (const table of [

@@ -10,6 +10,7 @@ import { openTestDb, testDialects, type TestDb } from './helpers/db.js';
 import { registerServer } from './helpers/ingest.js';
 
 const L = 'L 11/21/2026 - 19:34:51: ';
+const NOW = Date.UTC(2026, 10, 21, 20, 0, 0);
 const datagram = (type: 'R' | 'S', secret: string, line: string) =>
   Buffer.concat([Buffer.from([0xff, 0xff, 0xff, 0xff]), Buffer.from(`${type}${secret}${line}\n\0`, 'utf8')]);
 
@@ -20,12 +21,16 @@ for (const dialect of testDialects()) {
     const metrics = createMetrics({ processMetrics: false });
     before(async () => {
       testDb = await openTestDb(dialect);
-      udp = await startUdpIngest(serversRepo(testDb.db.kysely), ingestPipeline(testDb.db), {
-        port: 0,
-        host: '127.0.0.1',
-        flushMs: 20,
-        metrics: metrics.ingest,
-      });
+      udp = await startUdpIngest(
+        serversRepo(testDb.db.kysely),
+        ingestPipeline(testDb.db, () => NOW),
+        {
+          port: 0,
+          host: '127.0.0.1',
+          flushMs: 20,
+          metrics: metrics.ingest,
+        },
+      );
     });
     after(async () => {
       await udp.close();
@@ -46,6 +51,7 @@ for (const dialect of testDialects()) {
         datagram('S', '98765432109876543210987654321098', killLine(8, 9)), // unknown token
         datagram('S', elsewhere.token, killLine(8, 9)), // right token, wrong source address
         datagram('S', cs16.token, 'not a log line at all'),
+        datagram('S', cs16.token, `${L}World triggered "Round_Start"`), // the next round settles the first
       ];
       for (const p of packets)
         await new Promise<void>((r) => client.send(p, udp.port, '127.0.0.1', () => r()));
@@ -57,7 +63,7 @@ for (const dialect of testDialects()) {
       )
         await new Promise((r) => setTimeout(r, 10));
       await udp.flush();
-      assert.deepEqual(udp.stats, { accepted: 3, rejected: 1, unauthorized: 3 });
+      assert.deepEqual(udp.stats, { accepted: 4, rejected: 1, unauthorized: 3 });
       const text = await metrics.registry.metrics();
       assert.deepEqual(
         [
@@ -66,7 +72,7 @@ for (const dialect of testDialects()) {
           metricValue(text, 'hub_ingest_rejections_total', { source: 'udp', reason: 'unauthorized' }),
           metricValue(text, 'hub_ingest_kills_total', { source: 'udp' }),
         ],
-        [3, 1, 3, 2],
+        [4, 1, 3, 2],
       );
       const kills = await testDb.db.kysely
         .selectFrom('kills')

@@ -168,6 +168,7 @@ describe('OpenAPI document', () => {
           'Ingest',
           'Preview tournaments',
           'Operations',
+          'Economy',
         ].includes(tag),
         `unexpected tag ${tag}`,
       );

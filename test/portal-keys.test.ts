@@ -44,6 +44,7 @@ for (const dialect of testDialects()) {
         requests_this_hour: 0,
         revoked: false,
         revoked_at: null,
+        allowed_origins: [],
       });
       const user = await ctx.makeUser();
       const call = await api(created.secret, `/users/${user.id}`);

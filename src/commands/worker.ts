@@ -5,13 +5,19 @@ import type { Metrics } from '../http/metrics.js';
 import { ingestPipeline } from '../modules/ingest/pipeline.js';
 import { startUdpIngest, type UdpIngest } from '../modules/ingest/udp.js';
 import { serversRepo } from '../modules/servers/repo.js';
+import { timeWindow } from '../modules/ingest/time-window.js';
 import { startPoller } from '../modules/servers/poller/poller.js';
 import { exitOnSignal } from '../server.js';
 import { explainBindError, openDatabase, StartupError } from '../startup.js';
 
 type WorkerConfig = Pick<
   Config,
-  'INGEST_UDP_PORT' | 'INGEST_UDP_HOST' | 'POLL_INTERVAL_MS' | 'POLL_TIMEOUT_MS' | 'POLL_OFFLINE_AFTER'
+  | 'INGEST_UDP_PORT'
+  | 'INGEST_UDP_HOST'
+  | 'INGEST_MAX_AGE_DAYS'
+  | 'POLL_INTERVAL_MS'
+  | 'POLL_TIMEOUT_MS'
+  | 'POLL_OFFLINE_AFTER'
 >;
 
 export interface BackgroundOptions {
@@ -35,12 +41,16 @@ export async function startBackground(
   let udp: UdpIngest | undefined;
   if (config.INGEST_UDP_PORT > 0) {
     try {
-      udp = await startUdpIngest(servers, ingestPipeline(db), {
-        port: config.INGEST_UDP_PORT,
-        host: config.INGEST_UDP_HOST,
-        onError: (err) => options.log('UDP log ingest failed', err),
-        ...(options.metrics ? { metrics: options.metrics.ingest } : {}),
-      });
+      udp = await startUdpIngest(
+        servers,
+        ingestPipeline(db, Date.now, timeWindow(config.INGEST_MAX_AGE_DAYS)),
+        {
+          port: config.INGEST_UDP_PORT,
+          host: config.INGEST_UDP_HOST,
+          onError: (err) => options.log('UDP log ingest failed', err),
+          ...(options.metrics ? { metrics: options.metrics.ingest } : {}),
+        },
+      );
     } catch (err) {
       const line = explainBindError(err, {
         what: 'UDP log receiver',

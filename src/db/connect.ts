@@ -62,6 +62,8 @@ export interface ConnectOptions {
   /** PostgreSQL only: the schema to use (tests run each file in a fresh schema). */
   schema?: string;
   poolSize?: number;
+  /** PostgreSQL only: a connection was lost (the pool replaces it; for the log) */
+  onConnectionLost?: (err: Error) => void;
 }
 
 /** Opens `sqlite:<path>` or `postgres://…` and returns a typed Kysely instance. */
@@ -99,6 +101,13 @@ export function connect(url: string, options: ConnectOptions = {}): Db {
       max: options.poolSize ?? 10,
       ...(options.schema ? { options: `-c search_path=${options.schema}` } : {}),
     });
+    // A connection the server or the network cuts emits 'error' on its client, idle (the pool
+    // re-emits it) or checked out (nobody listens: pg-pool removes its listener on checkout).
+    // Unheard, either is an uncaught exception that stops the whole process; the query that was
+    // running fails to its caller anyway, and the pool replaces the connection.
+    const lost = (err: Error) => options.onConnectionLost?.(err);
+    pool.on('error', lost);
+    pool.on('connect', (client) => client.on('error', lost));
     const kysely = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
     return { kysely, dialect: 'postgres', close: () => kysely.destroy() };
   }

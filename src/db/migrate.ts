@@ -7,6 +7,11 @@ import * as ingest from './migrations/0004_ingest.js';
 import * as deploymentId from './migrations/0007_deployment_id.js';
 import * as portalFlashes from './migrations/0009_portal_flashes.js';
 import * as idempotency from './migrations/0010_idempotency.js';
+import * as ingestLines from './migrations/0006_ingest_lines.js';
+import * as oauth from './migrations/0011_oauth.js';
+import * as economy from './migrations/0014_economy.js';
+import * as events from './migrations/0015_events.js';
+import * as keyOrigins from './migrations/0008_key_origins.js';
 
 /**
  * Migrations are listed here in order; each module exports `up(dialect)` / `down(dialect)` so
@@ -20,6 +25,11 @@ const MIGRATIONS = [
   ['0007_deployment_id', deploymentId],
   ['0009_portal_flashes', portalFlashes],
   ['0010_idempotency', idempotency],
+  ['0006_ingest_lines', ingestLines],
+  ['0011_oauth', oauth],
+  ['0014_economy', economy],
+  ['0015_events', events],
+  ['0008_key_origins', keyOrigins],
 ] as const;
 
 /**

@@ -32,6 +32,8 @@ export interface ApiKeysTable {
   created_at: Millis;
   last_used_at: Millis | null;
   revoked_at: Millis | null;
+  /** browser origins the key may be used from, space-separated; null: any */
+  allowed_origins: string | null;
 }
 
 export interface TournamentsTable {
@@ -222,6 +224,13 @@ export interface Database {
   level_ups: LevelUpsTable;
   idempotency_keys: IdempotencyKeysTable;
   portal_flashes: PortalFlashesTable;
+  ingest_lines: IngestLinesTable;
+  oauth_apps: OAuthAppsTable;
+  oauth_store: OAuthStoreTable;
+  economy_accounts: EconomyAccountsTable;
+  economy_transactions: EconomyTransactionsTable;
+  economy_entries: EconomyEntriesTable;
+  events: EventsTable;
 }
 
 /**
@@ -285,4 +294,96 @@ export interface IdempotencyKeysTable {
   created_at: Millis;
   lease_until: Millis;
   expires_at: Millis;
+}
+
+/** A coin account (0014_economy): one per user, plus the issuance account (`system`). */
+export interface EconomyAccountsTable {
+  id: Generated<number>;
+  user_id: number | null;
+  system: string | null;
+  /** the sum of the account's entries, kept for the overdraft check */
+  balance: number;
+  updated_at: Millis;
+}
+
+export type EconomyKind = 'transfer' | 'reward' | 'grant';
+
+/** One movement of coins; append-only. */
+export interface EconomyTransactionsTable {
+  id: Generated<number>;
+  kind: EconomyKind;
+  from_user_id: number | null;
+  to_user_id: number;
+  amount: number;
+  note: string | null;
+  reason: string | null;
+  idempotency_owner: string | null;
+  idempotency_key: string | null;
+  created_at: Millis;
+}
+
+/** One leg of a movement: the legs of a movement sum to zero; append-only. */
+export interface EconomyEntriesTable {
+  id: Generated<number>;
+  transaction_id: number;
+  account_id: number;
+  amount: number;
+  balance_after: number;
+  created_at: Millis;
+}
+
+/** A log line already applied (0006_ingest_lines): a resent batch is recognised by it. */
+export interface IngestLinesTable {
+  server_id: number;
+  /** see modules/ingest/line-dedupe.ts */
+  fingerprint: string;
+  /** the line's own time, epoch ms; the row is dropped when it leaves the ingest window */
+  at: Millis;
+}
+
+/** The outbox (0015_events): every change worth telling, in commit order. */
+export interface EventsTable {
+  id: Generated<number>;
+  type: string;
+  created_at: Millis;
+  /** the event's `data` object as JSON */
+  data: string;
+  /** null: a public event; else only readers acting for this user see it */
+  user_id: number | null;
+  /** null: not app-private; else only this app sees it */
+  app_id: number | null;
+  /** the scope a reader needs, if any */
+  scope: string | null;
+}
+
+/** An app registered in the portal: an OAuth client (0011_oauth). */
+export interface OAuthAppsTable {
+  id: Generated<number>;
+  client_id: string;
+  owner_id: number;
+  name: string;
+  kind: 'public' | 'confidential';
+  /** JSON array of exact redirect URIs */
+  redirect_uris: string;
+  homepage_url: string | null;
+  logo_url: string | null;
+  /** SHA-256 (hex) of a confidential app's client secret; null for a public app */
+  secret_hash: string | null;
+  created_at: Millis;
+  updated_at: Millis;
+}
+
+/** What oidc-provider stores (grants, codes, tokens, sessions, interactions), one row per (model, id). */
+export interface OAuthStoreTable {
+  model: string;
+  id: string;
+  /** the provider's payload as JSON */
+  payload: string;
+  grant_id: string | null;
+  uid: string | null;
+  client_id: string | null;
+  account_id: string | null;
+  expires_at: Millis | null;
+  consumed_at: Millis | null;
+  last_used_at: Millis | null;
 }

@@ -2,6 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { hashKey, isWellFormedKey, sameHash } from '../modules/keys/key-format.js';
 import type { KeyForAuth, KeysRepo } from '../modules/keys/repo.js';
 import { limitFor, tierForOwner } from '../modules/keys/tiers.js';
+import { assertOriginAllowed } from './cors.js';
 import { CONTINUE, isPromise, type MaybePromise } from './pipeline-steps.js';
 import { ProblemError } from './problem.js';
 import { storeKeyOf } from './quota.js';
@@ -30,6 +31,7 @@ function accepted(hash: string, key: KeyForAuth | undefined, refuse: () => Probl
     limit: limitFor(tier, key.quota),
     storeKey: storeKeyOf(key.id),
     noun: 'key',
+    allowedOrigins: key.allowed_origins === null ? null : key.allowed_origins.split(' '),
   };
 }
 
@@ -53,6 +55,7 @@ export function resolveApiKey(
 }
 
 function remember(request: FastifyRequest, key: AuthenticatedKey): boolean {
+  assertOriginAllowed(request, key.allowedOrigins);
   request.apiKey = key;
   request.quotaSubject = key;
   return CONTINUE;

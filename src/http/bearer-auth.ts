@@ -3,6 +3,7 @@ import type { KeysRepo } from '../modules/keys/repo.js';
 import { TIERS } from '../modules/keys/tiers.js';
 import type { AccessTokenVerifier, VerifiedAccessToken } from './access-tokens.js';
 import { resolveApiKey } from './api-key-auth.js';
+import { assertOriginAllowed } from './cors.js';
 import { CONTINUE, isPromise, type MaybePromise } from './pipeline-steps.js';
 import { ProblemError } from './problem.js';
 import { appStoreKeyOf } from './quota.js';
@@ -37,6 +38,7 @@ function bearerToken(header: string | undefined): string | undefined {
 }
 
 function fromApiKey(request: FastifyRequest, key: AuthenticatedKey): boolean {
+  assertOriginAllowed(request, key.allowedOrigins);
   request.apiKey = key;
   request.quotaSubject = key;
   request.principal = { kind: 'app', userId: null, appId: null, keyId: key.id, scopes: API_KEY_SCOPES };

@@ -50,6 +50,20 @@ export function describeAllowed(schema: Record<string, unknown> | undefined): st
   return undefined;
 }
 
+/** Field names whose values are never repeated in an answer (nor, through it, in a log). */
+const SECRET_NAME = /pass|secret|token|key|code_verifier|credential/i;
+const MAX_ECHO = 64;
+
+/**
+ * " (got …)" after a reason: the offending value, cut short, unless the field holds a secret (a
+ * too-long password must not come back in the answer). Schemas mark such fields `writeOnly`.
+ */
+function echoed(name: string, schema: Record<string, unknown> | undefined, value: unknown): string {
+  if (value === undefined || schema?.writeOnly === true || SECRET_NAME.test(name)) return '';
+  const text = JSON.stringify(value);
+  return ` (got ${text.length > MAX_ECHO ? `${text.slice(0, MAX_ECHO)}…` : text})`;
+}
+
 function invalidParams(error: FastifyError): InvalidParam[] {
   const location = CONTEXT_TO_LOCATION[error.validationContext ?? 'body'];
   const all = error.validation as ValidationError[];
@@ -69,7 +83,7 @@ function invalidParams(error: FastifyError): InvalidParam[] {
       return { in: location, name: extra || name, reason: 'is not allowed here' };
     }
     const allowed = describeAllowed(v.parentSchema);
-    const got = v.data === undefined ? '' : ` (got ${JSON.stringify(v.data)})`;
+    const got = echoed(name, v.parentSchema, v.data);
     const reason = allowed ? `must be ${allowed}${got}` : `${v.message ?? 'is invalid'}${got}`;
     return { in: location, name, reason };
   });
@@ -133,7 +147,9 @@ export const errorsPlugin = fp(
         // The access log names the route by its pattern: the path may carry a secret (an ingest
         // token in /logs/{token}); the answer goes to the caller who sent it.
         request.routePattern = pattern;
-        return sendProblem(reply, 'method_not_allowed', `${request.method} is not allowed on ${path}`, {
+        // named by its pattern (`/logs/{token}`): the path itself may hold a secret (an ingest token)
+        const named = pattern.replace(/:(\w+)/g, '{$1}');
+        return sendProblem(reply, 'method_not_allowed', `${request.method} is not allowed on ${named}`, {
           headers: { allow: matches.map((m) => m.method).join(', ') },
         });
       }
@@ -160,8 +176,10 @@ export const errorsPlugin = fp(
           'The server could not complete the request; it has been logged.',
         );
       }
-      // Fastify's own 4xx errors (bad JSON, wrong content type, body too large) carry safe messages.
-      return sendProblem(reply, codeForFastifyError(error, status), error.message);
+      // Fastify's own 4xx errors (bad JSON, wrong content type, body too large) carry safe messages;
+      // one may quote a header (the content type), so it is cut short.
+      const detail = error.message.length > 200 ? `${error.message.slice(0, 200)}…` : error.message;
+      return sendProblem(reply, codeForFastifyError(error, status), detail);
     });
   },
   { name: 'errors' },

@@ -6,6 +6,7 @@ import type { UsageRecorder } from '../modules/usage/recorder.js';
 import type { AccessTokenVerifier } from './access-tokens.js';
 import { apiKeyAuthHook } from './api-key-auth.js';
 import { bearerAuthHook, requireScopeStep } from './bearer-auth.js';
+import { corsStep } from './cors.js';
 import { claimIdempotencyKey, recordIdempotentResponse, type IdempotencyStore } from './idempotency.js';
 import { asArray, requestSequence, sendSequence, type RequestStep, type SendStep } from './pipeline-steps.js';
 import { consumeQuotaHook, quotaHeadersHook } from './quota.js';
@@ -31,7 +32,8 @@ export interface PipelineOptions {
 /**
  * Attaches the cross-cutting steps a route declares in its `config`, in one fixed order, as one
  * hook per phase (Fastify pays for one hook instead of one per step):
- *   onRequest: authenticate (x-api-key, or bearer + scope) -> consume quota -> serve from cache
+ *   onRequest: CORS headers -> authenticate (x-api-key, or bearer + scope; a key's allowed
+ *              origins) -> consume quota -> serve from cache
  *   preHandler: claim the Idempotency-Key (after validation: the body is part of the claim)
  *   onSend:    ETag/store -> store the idempotent answer -> quota headers (so a 304 is known
  *              before the quota is reported) -> count usage (by the final status)
@@ -61,6 +63,8 @@ export const pipelinePlugin = fp<PipelineOptions>(
       if (!config) return;
       const onRequest: RequestStep[] = [];
       const onSend: SendStep[] = [];
+      // CORS first: a refusal by any later step is readable by the calling page too
+      if (config.auth !== undefined) onRequest.push(corsStep);
       if (config.auth === 'apiKey') onRequest.push(authenticate, consumeQuota);
       if (config.auth === 'bearer') {
         // the scope is checked before the quota: a credential refused for its scope spends nothing

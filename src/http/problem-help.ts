@@ -21,9 +21,19 @@ export const PROBLEM_HELP: Record<ErrorCode, ProblemHelp> = {
     example: "query parameter 'limit' must be an integer from 1 to 100 (got 500)",
   },
   invalid_body: {
-    when: 'The request body is not valid JSON or does not match the schema of the operation.',
+    when: 'The request body is not valid JSON, is nested deeper than the operation allows (arrays and objects inside each other; 32 levels at most), or does not match the schema of the operation.',
     fix: 'Send a JSON body with `Content-Type: application/json` that matches the documented schema; `errors` lists the fields at fault.',
     example: "body parameter 'name' is required",
+  },
+  bad_request: {
+    when: 'The request is not valid HTTP/1.1 and could not be read: a malformed request line or header, a body length that is both `Content-Length` and chunked, or more than one `Host` header (RFC 9112 §3.2). The connection is closed after the answer (`Connection: close`).',
+    fix: 'Fix the client or proxy that builds the request; a well-formed request on a new connection is answered normally.',
+    example: 'The request has 2 Host headers; HTTP/1.1 allows exactly one.',
+  },
+  invalid_amount: {
+    when: 'The `amount` of a coin transfer is not a whole number of coins from 1 to the documented maximum (1,000,000 per transfer): zero, negative, a fraction, text, or too large.',
+    fix: 'Send a whole number of coins from 1 to 1,000,000; to move more, make several transfers (each with its own Idempotency-Key).',
+    example: "body parameter 'amount' must be at least 1 (got 0)",
   },
   missing_api_key: {
     when: 'The request has no `x-api-key` header. Every operation of the published API needs one.',
@@ -73,6 +83,21 @@ export const PROBLEM_HELP: Record<ErrorCode, ProblemHelp> = {
     example:
       'This Idempotency-Key was already used with a different request; use a new key for a new operation.',
   },
+  self_transfer: {
+    when: 'A coin transfer names the sender as its recipient (`to_user_id` is the signed-in user).',
+    fix: 'Send coins to another user: `to_user_id` must be someone else\u2019s user id.',
+    example: 'You cannot send coins to yourself: to_user_id is your own user id (7).',
+  },
+  recipient_not_found: {
+    when: 'The `to_user_id` of a coin transfer is not a hub user.',
+    fix: 'Check the recipient\u2019s user id (from `GET /v1/users/...` or the user\u2019s profile); nothing was moved.',
+    example: 'There is no user with id 99999 to send coins to.',
+  },
+  insufficient_funds: {
+    when: 'The sender\u2019s balance is smaller than the `amount` of the transfer. Balances never go below zero; nothing was moved.',
+    fix: 'Read `GET /v1/economy/balance` and send at most that many coins, or earn more first (match wins and achievements mint coins).',
+    example: 'Your balance is 40 coins; this transfer needs 250.',
+  },
   forbidden: {
     when: 'The credentials are valid but do not allow this action, for example a resource that belongs to another account.',
     fix: 'Use credentials that own the resource or hold the needed permission; repeating the request unchanged will not help.',
@@ -82,6 +107,12 @@ export const PROBLEM_HELP: Record<ErrorCode, ProblemHelp> = {
     when: 'A state-changing request from the developer portal did not carry a valid CSRF token.',
     fix: 'Reload the portal page to get a fresh token and submit again.',
     example: 'The CSRF token is missing or does not match.',
+  },
+  origin_not_allowed: {
+    when: "A browser called the API from a web page whose origin is not on the key's list of allowed origins (set in the developer portal). Keys without a list may be used from any origin.",
+    fix: "Add the page's origin (scheme, host and port, as in the `Origin` header) to the key's allowed origins in the developer portal, or call from an allowed page.",
+    example:
+      "This API key may be used only from its allowed origins; 'https://evil.example' is not one of them.",
   },
   not_found: {
     when: 'No route matches the path. Published operations live under `/api-platform/v1`.',
@@ -113,6 +144,12 @@ export const PROBLEM_HELP: Record<ErrorCode, ProblemHelp> = {
     fix: 'Accept `application/json` (errors come as `application/problem+json`).',
     example: 'This resource is only available as application/json.',
   },
+  request_timeout: {
+    when: 'The request did not arrive in time: its headers must arrive within 10 seconds and the whole request, body included, within 30 seconds of the connection starting to send it. The connection is closed after the answer (`Connection: close`).',
+    fix: 'Send the request (and its body) without pauses; for large ingest batches, send smaller batches.',
+    example:
+      'The request was not received in time: headers must arrive within 10 s and the whole request within 30 s.',
+  },
   conflict: {
     when: 'The request conflicts with the current state of the resource, for example a name that is already taken.',
     fix: 'Read the current state, resolve the conflict, and repeat the request.',
@@ -124,9 +161,14 @@ export const PROBLEM_HELP: Record<ErrorCode, ProblemHelp> = {
     example: 'This account already has 10 active keys; revoke one before creating another.',
   },
   payload_too_large: {
-    when: 'The request body is larger than 1 MiB.',
+    when: 'The request body is larger than the operation accepts: 16 KiB on the developer portal, 16 MiB on ingest, 1 MiB elsewhere. Bodies announced too large by `Content-Length` are refused before they are read, and the connection is closed.',
     fix: 'Send a smaller body.',
     example: 'Request body is too large',
+  },
+  uri_too_long: {
+    when: 'A path segment is longer than 256 characters; no route of the service takes one that long.',
+    fix: 'Check the path against the API reference at `/api-platform/docs`.',
+    example: 'A path segment is longer than 256 characters.',
   },
   unsupported_media_type: {
     when: "The body's `Content-Type` is not one the operation accepts.",
@@ -153,6 +195,11 @@ export const PROBLEM_HELP: Record<ErrorCode, ProblemHelp> = {
     fix: 'Wait the number of seconds in `Retry-After`, or keep using an existing key: revoke and recreate keys only when one has leaked.',
     example:
       'An account can create 10 keys in 24 hours, revoked ones included; the next one can be created in 312 minute(s).',
+  },
+  headers_too_large: {
+    when: 'The request line and headers together are larger than the server accepts (16 KiB). The connection is closed after the answer (`Connection: close`).',
+    fix: 'Send fewer or shorter headers (large cookies are the usual cause) and a shorter URL.',
+    example: 'The request line and headers are larger than 16 KiB.',
   },
   internal_error: {
     when: 'The server failed to complete the request. The cause is logged with the request id and never exposed.',

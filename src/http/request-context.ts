@@ -15,6 +15,8 @@ export interface QuotaSubject {
 export interface AuthenticatedKey extends QuotaSubject {
   id: number;
   userId: number | null;
+  /** the browser origins the key may be used from; null: any */
+  allowedOrigins: readonly string[] | null;
 }
 
 /**
@@ -62,6 +64,8 @@ declare module 'fastify' {
     userContext?: boolean;
     /** serve from the response cache and answer conditional requests with ETag/304 */
     cache?: boolean;
+    /** how deep a JSON body may nest arrays and objects (default 32; see json-body.ts) */
+    maxJsonDepth?: number;
   }
   interface FastifyRequest {
     apiKey?: AuthenticatedKey;

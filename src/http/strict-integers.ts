@@ -54,8 +54,12 @@ function checkIntegers(fields: readonly IntegerField[]): preValidationHookHandle
       const values = (field.part === 'querystring' ? request.query : request.params) as
         Record<string, unknown> | undefined;
       const value = values?.[field.name];
-      // absent values take their default; repeated ones (arrays) fail the schema check itself
-      if (typeof value === 'string' && !DECIMAL_INTEGER.test(value)) {
+      // absent values take their default; repeated ones (arrays) fail the schema check itself.
+      // Past 2^53 the validator would see a rounded number, or Infinity (which passes its bounds).
+      if (
+        typeof value === 'string' &&
+        (!DECIMAL_INTEGER.test(value) || !Number.isSafeInteger(Number(value)))
+      ) {
         done(notAnInteger(field, value));
         return;
       }
@@ -67,7 +71,9 @@ function checkIntegers(fields: readonly IntegerField[]): preValidationHookHandle
 /**
  * Integer path and query parameters accept decimal digits only. The schema validator coerces a
  * string with `Number()`, which also takes "0x10", "1e1", "10.0" and " 10": a client sending one of
- * those gets a 400 naming the parameter instead of a page it did not ask for.
+ * those gets a 400 naming the parameter instead of a page it did not ask for. A value of more
+ * digits than a double holds exactly is refused the same way: 309 digits would coerce to Infinity,
+ * which the validator's bounds let through to SQL.
  */
 export const strictIntegersPlugin = fp(
   (app: FastifyInstance) => {

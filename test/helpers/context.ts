@@ -1,5 +1,6 @@
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
 import { buildApp } from '../../src/app.js';
+import type { Config } from '../../src/config.js';
 import type { Dialect } from '../../src/db/connect.js';
 import type { AccessTokenVerifier } from '../../src/http/access-tokens.js';
 import type { RateLimitStore } from '../../src/http/rate-limit-store.js';
@@ -26,6 +27,8 @@ export interface ContextOptions {
   usageFlushMs?: number;
   /** OAuth access tokens for /v1 routes (a TokenTable in tests of the pipeline's own rules) */
   accessTokens?: AccessTokenVerifier;
+  /** short request timeouts, for tests that wait for them on a listening server */
+  timeouts?: Pick<Config, 'REQUEST_HEADERS_TIMEOUT_MS' | 'REQUEST_TIMEOUT_MS'>;
 }
 
 /** A fresh migrated database, the app built on it, and factories. */
@@ -36,7 +39,12 @@ export async function createTestContext(
   const testDb = await openTestDb(dialect);
   const app = await buildApp({
     db: testDb.db,
-    config: { LOG_LEVEL: 'silent', CACHE_TTL_MS: options.cacheTtlMs ?? 0, TRUST_PROXY: false },
+    config: {
+      LOG_LEVEL: 'silent',
+      CACHE_TTL_MS: options.cacheTtlMs ?? 0,
+      TRUST_PROXY: false,
+      ...options.timeouts,
+    },
     ...(options.now ? { now: options.now } : {}),
     ...(options.rateLimitStore ? { rateLimitStore: options.rateLimitStore } : {}),
     ...(options.throttle ? { throttle: options.throttle } : {}),

@@ -51,3 +51,13 @@ export function stamp(ms: number): string {
   const p = (n: number) => String(n).padStart(2, '0');
   return `L ${p(d.getUTCMonth() + 1)}/${p(d.getUTCDate())}/${d.getUTCFullYear()} - ${p(d.getUTCHours())}:${p(d.getUTCMinutes())}:${p(d.getUTCSeconds())}: `;
 }
+
+/**
+ * `lines` inside one round of play, followed by the start of the next: kills count once their
+ * round is settled, which the next round's start does (see match-state.ts).
+ */
+export const inRound = (at: number, lines: string[]): string[] => [
+  `${stamp(at)}World triggered "Round_Start"`,
+  ...lines,
+  `${stamp(at)}World triggered "Round_Start"`,
+];

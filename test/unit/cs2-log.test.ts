@@ -41,9 +41,9 @@ describe('CS2 log lines', () => {
     assert.deepEqual(e, {
       kind: 'kill',
       at: AT,
-      killer: { name: 'Player', steamId: '76561197960278073', team: 'CT' },
+      killer: { name: 'Player', uid: '2', id: '[U:1:12345]', steamId: '76561197960278073', team: 'CT' },
       killerPos: { x: -1117, y: 1026, z: -94 },
-      victim: { name: 'Enemy', steamId: '76561197960333618', team: 'TERRORIST' },
+      victim: { name: 'Enemy', uid: '3', id: '[U:1:67890]', steamId: '76561197960333618', team: 'TERRORIST' },
       victimPos: { x: -1411, y: 1213, z: -95 },
       weapon: 'ak47',
       flags: ['headshot'],
@@ -89,7 +89,7 @@ describe('CS2 log lines', () => {
       {
         kind: 'team',
         at: AT,
-        player: { name: 'A', steamId: '76561197960265729', team: '' },
+        player: { name: 'A', uid: '2', id: '[U:1:1]', steamId: '76561197960265729', team: '' },
         team: 'CT',
       },
     );
@@ -207,7 +207,8 @@ describe('log stream state', () => {
         ['C', 0.333],
       ],
     );
-    assert.equal(state.inMatch, false);
+    assert.equal(state.round, null);
+    assert.equal(state.rounds, 0);
   });
 
   it('trusts the running score when Game Over prints the sides the other way round', () => {

@@ -16,9 +16,15 @@ describe('GoldSrc (CS 1.6) log lines', () => {
     assert.deepEqual(r.event, {
       kind: 'kill',
       at: AT,
-      killer: { name: 'Player', steamId: '76561197960290419', team: 'CT' },
+      killer: { name: 'Player', uid: '2', id: 'STEAM_0:1:12345', steamId: '76561197960290419', team: 'CT' },
       killerPos: null,
-      victim: { name: '[CLAN] Enemy <3>', steamId: '76561197960401508', team: 'TERRORIST' },
+      victim: {
+        name: '[CLAN] Enemy <3>',
+        uid: '4',
+        id: 'STEAM_0:0:67890',
+        steamId: '76561197960401508',
+        team: 'TERRORIST',
+      },
       victimPos: null,
       weapon: 'm4a1',
       flags: [],
@@ -34,7 +40,7 @@ describe('GoldSrc (CS 1.6) log lines', () => {
     assert.deepEqual(ev('"P<2><STEAM_0:1:1><>" joined team "TERRORIST"'), {
       kind: 'team',
       at: AT,
-      player: { name: 'P', steamId: '76561197960265731', team: '' },
+      player: { name: 'P', uid: '2', id: 'STEAM_0:1:1', steamId: '76561197960265731', team: '' },
       team: 'TERRORIST',
     });
     assert.equal(ev('"P<2><STEAM_0:1:1><>" connected, address "192.168.1.20:27005"').kind, 'connect');
@@ -45,7 +51,14 @@ describe('GoldSrc (CS 1.6) log lines', () => {
       ct: 3,
       t: 0,
     });
-    assert.deepEqual(ev('World triggered "Game_Commencing"'), { kind: 'match_start', at: AT, map: null });
+    assert.deepEqual(ev('World triggered "Game_Commencing"'), { kind: 'restart', at: AT });
+    assert.deepEqual(ev('World triggered "Restart_Round_(1_second)"'), { kind: 'restart', at: AT });
+    assert.deepEqual(ev('Team "CT" scored "7" with "6" players'), {
+      kind: 'team_scored',
+      at: AT,
+      team: 'CT',
+      score: 7,
+    });
     assert.deepEqual(ev('Started map "de_dust2" (CRC "-1234")'), { kind: 'map', at: AT, map: 'de_dust2' });
     assert.deepEqual(ev('Log file closed'), { kind: 'log_closed', at: AT });
     assert.equal(
@@ -54,7 +67,40 @@ describe('GoldSrc (CS 1.6) log lines', () => {
     );
   });
 
-  it('ends a match at the next map with the last running score', () => {
+  const match = [
+    'Started map "de_dust2" (CRC "1")',
+    '"A<2><STEAM_0:0:10><>" joined team "CT"',
+    '"B<3><STEAM_0:0:20><>" joined team "TERRORIST"',
+    'World triggered "Round_Start"',
+    '"A<2><STEAM_0:0:10><CT>" killed "B<3><STEAM_0:0:20><TERRORIST>" with "awp"',
+    'Team "CT" triggered "CTs_Win" (CT "1") (T "0")',
+    'World triggered "Round_Start"',
+    'Team "TERRORIST" triggered "Terrorists_Win" (CT "1") (T "1")',
+    'World triggered "Round_Start"',
+    'Team "TERRORIST" triggered "Terrorists_Win" (CT "1") (T "2")',
+  ];
+  const replay = (lines: string[]) =>
+    applyLogEvents(emptyState(), parseLogBatch(lines.map((b) => L + b).join('\n')).events, true);
+
+  it('ends a match at its end-of-map team scores', () => {
+    const out = replay([
+      ...match,
+      'Team "CT" scored "1" with "1" players',
+      'Team "TERRORIST" scored "2" with "1" players',
+    ]);
+    assert.deepEqual(
+      out.matches.map((m) => [
+        m.map,
+        m.team1.map((p) => p.steamId),
+        m.team2.map((p) => p.steamId),
+        m.team1Score,
+        m.team2Score,
+      ]),
+      [['de_dust2', ['76561197960265748'], ['76561197960265768'], 1, 2]],
+    );
+  });
+
+  it('abandons a match cut by a map change: its kills count, nobody is rated', () => {
     const text = [
       'Started map "de_dust2" (CRC "1")',
       '"A<2><STEAM_0:0:10><>" joined team "CT"',
@@ -75,16 +121,7 @@ describe('GoldSrc (CS 1.6) log lines', () => {
     const [first] = out.kills;
     assert.ok(first);
     assert.deepEqual([first.distance, first.round], [0, 1]);
-    assert.deepEqual(
-      out.matches.map((m) => [
-        m.map,
-        m.team1.map((p) => p.steamId),
-        m.team2.map((p) => p.steamId),
-        m.team1Score,
-        m.team2Score,
-      ]),
-      [['de_dust2', ['76561197960265748'], ['76561197960265768'], 1, 2]],
-    );
+    assert.deepEqual(out.matches, []);
   });
 });
 

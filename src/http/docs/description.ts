@@ -49,6 +49,11 @@ export const TAGS: TagObject[] = [
     description:
       'For the operator\u2019s probes and scrapers, at the service root: liveness (`/health`), readiness of the database and Redis (`/ready`) and Prometheus metrics (`/metrics`). No API key; no quota.',
   },
+  {
+    name: 'Economy',
+    description:
+      'Preview (`/v1`, OAuth access token for a signed-in user): the user\u2019s coin balance and history, and coin transfers between users, exactly once per `Idempotency-Key`. An append-only double-entry ledger; balances never go below zero.',
+  },
 ];
 
 const tierTable = [

@@ -1,28 +1,113 @@
+import { isSide, judgeKill, matchCounts } from '../../engines/counting.js';
+import type { PlayerEvent } from './parsers/log-events.js';
 import { distanceMetres, type LogEvent, type LogPlayer } from './parsers/log-line.js';
+import { emptyRoster, forget, isFake, omit, remember, settle, type Roster } from './roster.js';
 
 /**
  * The state of one server's log stream, carried from batch to batch (stored per server in
- * `ingest_state`): map, round, score and every player's side and rounds played. Turning events
- * into kills and match results is pure, so the same code serves HTTP and UDP, CS2 and CS 1.6.
+ * `ingest_state`), and the rules that turn its events into counted kills and match results. Pure:
+ * the same code serves HTTP and UDP, CS2, CS:GO and CS 1.6. What counts is engines/counting.ts.
+ *
+ * Rounds: a round starts at `Round_Start` (not during warm-up) and is numbered by the server's own
+ * counter (`MatchStatus … RoundsPlayed: n` in CS2; rounds counted since the match started
+ * otherwise). Its kills are held until the round is settled: they count when the next round
+ * starts, at the end of the match, or at a map change; they are void when the server voids the
+ * round first (`Match_Start`, `Game_Commencing`, `Restart_Round_(…)`, `Warmup_Start`, a restored
+ * backup `Match_Reloaded`). A kill therefore reaches the feed when the round after it starts.
+ *
+ * Matches: CS2 and CS:GO end one at `Game Over`; CS 1.6 at its end-of-map pair
+ * `Team "CT" scored …` / `Team "TERRORIST" scored …`. A map change or a restart before that
+ * abandons the match (its counted rounds' kills stay; nobody is rated). Sides swap at halftime
+ * and in overtime: a swap is when every player of the last round is on the other side at the next
+ * round start; players keep their team through it. Participation = counted rounds in which the
+ * player was on a side / counted rounds of the match; a player who left early keeps their team
+ * and rounds and is rated by that share (a leaver on the losing side takes the full loss: elo.ts).
  */
+export interface PendingKill {
+  killer: Seen;
+  victim: Seen;
+  weapon: string;
+  headshot: boolean;
+  distance: number;
+  at: number;
+}
+/** a player as a line showed them: raw id, SteamID64 or null, name, side */
+interface Seen {
+  id: string;
+  steamId: string | null;
+  name: string;
+  team: string;
+}
+
+/** a counted player on a side */
+interface OnSide {
+  side: string;
+  name: string;
+  id: string;
+}
+
+interface Round {
+  number: number;
+  /** 0 before the first side swap of the match, 1 after it, and so on */
+  parity: number;
+  /** SteamID64 -> side, for every counted player on a side during the round */
+  sides: Record<string, OnSide>;
+  kills: PendingKill[];
+}
+
+interface MatchPlayer {
+  name: string;
+  rounds: number;
+  /** the player's team as the side they had with parity 0: CT = 0, TERRORIST = 1 */
+  team: number;
+}
+
 export interface StreamState {
+  v: 2;
   map: string;
-  round: number;
+  warmup: boolean;
+  /** the server writes `MatchStatus` lines: its RoundsPlayed numbers the rounds */
+  matchStatus: boolean;
+  roundsPlayed: number;
   ct: number;
   t: number;
-  inMatch: boolean;
-  /** SteamID64 -> name, side (CT/TERRORIST/other), rounds played this match, kills this round */
-  players: Record<string, { name: string; team: string; rounds: number; roundKills: number; left?: boolean }>;
+  parity: number;
+  /** SteamID64 -> side at the start of the last round, to see a swap */
+  lastSides: Record<string, string> | null;
+  round: Round | null;
+  rounds: number;
+  players: Record<string, MatchPlayer>;
+  /** SteamID64 -> current side of every connected counted player */
+  sides: Record<string, OnSide>;
+  roster: Roster;
+  /** CS 1.6 end-of-map team scores, as they arrive */
+  scored: { ct?: number; t?: number };
 }
 
 export const emptyState = (): StreamState => ({
+  v: 2,
   map: '',
-  round: 0,
+  warmup: false,
+  matchStatus: false,
+  roundsPlayed: 0,
   ct: 0,
   t: 0,
-  inMatch: false,
+  parity: 0,
+  lastSides: null,
+  round: null,
+  rounds: 0,
   players: {},
+  sides: {},
+  roster: emptyRoster(),
+  scored: {},
 });
+
+/** A stored state, or a fresh one when it is missing or from an older version. */
+export function restoreState(raw: string | undefined): StreamState {
+  if (!raw) return emptyState();
+  const parsed = JSON.parse(raw) as Partial<StreamState>;
+  return parsed.v === 2 ? (parsed as StreamState) : emptyState();
+}
 
 export interface KillRecord {
   killer: { steamId: string; name: string };
@@ -32,7 +117,7 @@ export interface KillRecord {
   distance: number;
   round: number;
   occurredAt: number;
-  /** the killer's kills so far in this round, including this one */
+  /** the killer's frags so far in this round, including this one */
   roundKills: number;
 }
 
@@ -56,140 +141,257 @@ export interface MatchRecord {
 export interface StreamOutput {
   kills: KillRecord[];
   matches: MatchRecord[];
-  /** every player seen with a Steam ID (to create hub profiles) */
+  /** every counted player (to create hub profiles) */
   seen: Map<string, string>;
-  /** events that carried nothing to store (bots, spectators, unknown lines) */
+  /** events that carried nothing to count (bots, team kills, warm-up, voided rounds, …) */
   ignored: number;
 }
 
-const SIDES = new Set(['CT', 'TERRORIST']);
+/** CS 1.6 ends a match with its end-of-map team scores; CS2 and CS:GO with `Game Over`. */
+export const endsOnTeamScores = (game: string): boolean => game === 'cs16';
 
-/** CS 1.6 (GoldSrc) writes no "Game Over" line: its matches end at the next map. */
-export const endsOnMapChange = (game: string): boolean => game === 'cs16';
+/** A deathmatch round can run for a whole map; past this many kills it is settled in parts. */
+const MAX_ROUND_KILLS = 5000;
+const sideBit = (side: string): number => (side === 'CT' ? 0 : 1);
+const onSide = (p: LogPlayer, side: string): OnSide => ({ side, name: p.name, id: p.id });
 
-/**
- * Applies events to `state` (mutated) and returns what to store. `endOnMapChange` is the GoldSrc
- * rule: CS 1.6 writes no "Game Over" line, so a match in progress ends when the map changes or the
- * log closes, with the last reported score. CS2 ends a match at its `Game Over` line.
- */
-export function applyLogEvents(
-  state: StreamState,
-  events: LogEvent[],
-  endOnMapChange: boolean,
-): StreamOutput {
+/** Applies events to `state` (mutated) and returns what to store. */
+export function applyLogEvents(state: StreamState, events: LogEvent[], teamScoresEnd: boolean): StreamOutput {
   const out: StreamOutput = { kills: [], matches: [], seen: new Map(), ignored: 0 };
-  const touch = (p: LogPlayer) => {
-    if (!p.steamId) return undefined;
-    out.seen.set(p.steamId, p.name);
-    let entry = state.players[p.steamId];
-    if (!entry) {
-      entry = { name: p.name, team: p.team, rounds: 0, roundKills: 0 };
-      state.players[p.steamId] = entry;
-    }
-    entry.name = p.name;
-    entry.left = false;
-    return entry;
-  };
-  const finish = (at: number, map: string, ct: number, t: number) => {
-    const rounds = Math.max(1, state.round);
-    const team = (side: string): MatchParticipant[] =>
-      Object.entries(state.players)
-        .filter(([, p]) => p.team === side && (p.rounds > 0 || state.round === 0))
-        .map(([steamId, p]) => ({
-          steamId,
-          name: p.name,
-          participation: Math.min(1, state.round === 0 ? 1 : p.rounds / rounds),
-        }));
-    const team1 = team('CT');
-    const team2 = team('TERRORIST');
-    if (team1.length > 0 && team2.length > 0) {
-      out.matches.push({ map: map || state.map, team1, team2, team1Score: ct, team2Score: t, endedAt: at });
-    } else out.ignored++;
-    resetMatch(false);
-  };
-  const resetMatch = (inMatch: boolean) => {
-    state.round = 0;
+  const counted = (p: LogPlayer): string | null =>
+    p.steamId && !isFake(state.roster, p.id) ? p.steamId : null;
+
+  const resetMatch = () => {
+    state.round = null;
+    state.rounds = 0;
+    state.players = {};
+    state.roundsPlayed = 0;
     state.ct = 0;
     state.t = 0;
-    state.inMatch = inMatch;
-    for (const p of Object.values(state.players)) {
-      p.rounds = 0;
-      p.roundKills = 0;
+    state.parity = 0;
+    state.lastSides = null;
+    state.scored = {};
+  };
+
+  const settleRound = () => {
+    const round = state.round;
+    if (!round) return;
+    state.round = null;
+    const fragsInRound = new Map<string, number>();
+    for (const k of round.kills) {
+      const killer = k.killer.steamId && !isFake(state.roster, k.killer.id) ? k.killer.steamId : null;
+      const victim = k.victim.steamId && !isFake(state.roster, k.victim.id) ? k.victim.steamId : null;
+      const verdict = judgeKill(
+        { steamId: killer, team: k.killer.team },
+        { steamId: victim, team: k.victim.team },
+      );
+      if (verdict !== 'frag' || !killer || !victim) {
+        out.ignored++;
+        continue;
+      }
+      const n = (fragsInRound.get(killer) ?? 0) + 1;
+      fragsInRound.set(killer, n);
+      out.kills.push({
+        killer: { steamId: killer, name: k.killer.name },
+        victim: { steamId: victim, name: k.victim.name },
+        weapon: k.weapon,
+        headshot: k.headshot,
+        distance: k.distance,
+        round: round.number,
+        occurredAt: k.at,
+        roundKills: n,
+      });
+      out.seen.set(killer, k.killer.name);
+      out.seen.set(victim, k.victim.name);
+    }
+    state.rounds++;
+    for (const [steamId, { side, name, id }] of Object.entries(round.sides)) {
+      if (isFake(state.roster, id)) continue;
+      const player = (state.players[steamId] ??= { name, rounds: 0, team: 0 });
+      player.name = name;
+      player.rounds++;
+      player.team = (sideBit(side) + round.parity) % 2;
+      out.seen.set(steamId, name);
+    }
+  };
+
+  const finish = (at: number, map: string, ct: number, t: number) => {
+    settleRound();
+    const total = Math.max(1, state.rounds);
+    const team = (bit: number): MatchParticipant[] =>
+      Object.entries(state.players)
+        .filter(([, p]) => p.rounds > 0 && p.team === bit)
+        .map(([steamId, p]) => ({ steamId, name: p.name, participation: Math.min(1, p.rounds / total) }));
+    const team1 = team(state.parity % 2);
+    const team2 = team((state.parity + 1) % 2);
+    if (matchCounts(team1, team2)) {
+      out.matches.push({ map: map || state.map, team1, team2, team1Score: ct, team2Score: t, endedAt: at });
+    } else out.ignored++;
+    resetMatch();
+  };
+
+  /** a counted player on a side takes part in the round in play */
+  const joinRound = (p: LogPlayer) => {
+    const steamId = counted(p);
+    if (steamId && state.round && isSide(p.team)) state.round.sides[steamId] = onSide(p, p.team);
+  };
+
+  const onPlayerEvent = (e: PlayerEvent) => {
+    switch (e.kind) {
+      case 'kill': {
+        remember(state.roster, e.killer);
+        remember(state.roster, e.victim);
+        for (const p of [e.killer, e.victim]) {
+          const s = counted(p);
+          if (s && isSide(p.team)) state.sides[s] = onSide(p, p.team);
+        }
+        if (!state.round || e.killer.uid === e.victim.uid) {
+          out.ignored++;
+          break;
+        }
+        joinRound(e.killer);
+        joinRound(e.victim);
+        const seen = (p: LogPlayer): Seen => ({ id: p.id, steamId: p.steamId, name: p.name, team: p.team });
+        state.round.kills.push({
+          killer: seen(e.killer),
+          victim: seen(e.victim),
+          weapon: e.weapon,
+          headshot: e.flags.includes('headshot'),
+          distance: distanceMetres(e.killerPos, e.victimPos),
+          at: e.at,
+        });
+        if (state.round.kills.length >= MAX_ROUND_KILLS) {
+          const { number, parity, sides } = state.round;
+          settleRound();
+          state.round = { number, parity, sides: { ...sides }, kills: [] };
+        }
+        break;
+      }
+      case 'rename': {
+        remember(state.roster, e.player, e.newName);
+        const s = counted(e.player);
+        const present = s ? state.sides[s] : undefined;
+        if (present) present.name = e.newName;
+        break;
+      }
+      case 'team': {
+        remember(state.roster, e.player);
+        const s = counted(e.player);
+        if (s && isSide(e.team)) state.sides[s] = onSide(e.player, e.team);
+        else if (s) state.sides = omit(state.sides, s);
+        break;
+      }
+      case 'connect':
+      case 'entered':
+        remember(state.roster, e.player);
+        break;
+      case 'disconnect': {
+        forget(state.roster, e.player);
+        const s = counted(e.player);
+        if (s) state.sides = omit(state.sides, s);
+        break;
+      }
+      case 'suicide':
+      case 'chat':
+        remember(state.roster, e.player);
+        out.ignored++;
+        break;
+      case 'action':
+        break;
     }
   };
 
   for (const e of events) {
     switch (e.kind) {
-      case 'kill': {
-        const killer = touch(e.killer);
-        const victim = touch(e.victim);
-        if (!killer || !victim || !e.killer.steamId || !e.victim.steamId) {
-          out.ignored++;
-          break;
-        }
-        if (SIDES.has(e.killer.team)) killer.team = e.killer.team;
-        if (SIDES.has(e.victim.team)) victim.team = e.victim.team;
-        killer.roundKills++;
-        out.kills.push({
-          killer: { steamId: e.killer.steamId, name: e.killer.name },
-          victim: { steamId: e.victim.steamId, name: e.victim.name },
-          weapon: e.weapon,
-          headshot: e.flags.includes('headshot'),
-          distance: distanceMetres(e.killerPos, e.victimPos),
-          round: state.round,
-          occurredAt: e.at,
-          roundKills: killer.roundKills,
-        });
+      case 'ambiguous': {
+        const event = settle(state.roster, e.options);
+        if (event) onPlayerEvent(event);
+        else out.ignored++;
         break;
       }
-      case 'round_start':
-        if (!state.inMatch && endOnMapChange) resetMatch(true);
-        state.round++;
-        for (const p of Object.values(state.players)) {
-          p.roundKills = 0;
-          if (SIDES.has(p.team) && !p.left) p.rounds++;
+      case 'kill':
+      case 'suicide':
+      case 'chat':
+      case 'rename':
+      case 'team':
+      case 'connect':
+      case 'entered':
+      case 'disconnect':
+      case 'action':
+        onPlayerEvent(e);
+        break;
+      case 'round_start': {
+        settleRound();
+        if (state.warmup) break;
+        const sides: Record<string, OnSide> = {};
+        for (const [s, p] of Object.entries(state.sides))
+          if (!isFake(state.roster, p.id)) sides[s] = { ...p };
+        const now = Object.fromEntries(Object.entries(sides).map(([s, p]) => [s, p.side]));
+        const last = state.lastSides;
+        if (last) {
+          const both = Object.keys(now).filter((s) => last[s] !== undefined);
+          if (both.length >= 2 && both.every((s) => last[s] !== now[s])) state.parity++;
         }
+        state.lastSides = now;
+        state.round = {
+          number: (state.matchStatus ? state.roundsPlayed : state.rounds) + 1,
+          parity: state.parity,
+          sides,
+          kills: [],
+        };
+        break;
+      }
+      case 'round_end':
+        break;
+      case 'restart':
+      case 'warmup_start':
+        resetMatch();
+        if (e.kind === 'warmup_start') state.warmup = true;
+        break;
+      case 'match_start':
+        resetMatch();
+        if (e.map) state.map = e.map;
+        break;
+      case 'warmup_end':
+        state.warmup = false;
+        break;
+      case 'match_reloaded':
+        state.round = null;
+        break;
+      case 'match_status':
+        state.matchStatus = true;
+        state.roundsPlayed = Math.max(0, e.roundsPlayed);
+        state.ct = e.ct;
+        state.t = e.t;
         break;
       case 'score':
         state.ct = e.ct;
         state.t = e.t;
         break;
-      case 'team': {
-        const p = touch(e.player);
-        if (p) p.team = e.team;
-        else out.ignored++;
-        break;
-      }
-      case 'connect':
-        if (!touch(e.player)) out.ignored++;
-        break;
-      case 'disconnect': {
-        // A leaver keeps their side and rounds: the match result still rates them, by participation.
-        const p = e.player.steamId ? state.players[e.player.steamId] : undefined;
-        if (p && !state.inMatch) p.team = '';
-        else if (p) p.left = true;
-        break;
-      }
-      case 'match_start':
-        resetMatch(true);
-        if (e.map) state.map = e.map;
-        break;
-      case 'map':
-        if (endOnMapChange && state.inMatch && state.round > 0) finish(e.at, state.map, state.ct, state.t);
-        state.map = e.map;
-        state.players = {};
+      case 'team_scored':
+        if (!teamScoresEnd) break;
+        if (e.team === 'CT') state.scored.ct = e.score;
+        else state.scored.t = e.score;
+        if (state.scored.ct !== undefined && state.scored.t !== undefined) {
+          finish(e.at, state.map, state.scored.ct, state.scored.t);
+        }
         break;
       case 'game_over': {
-        // The Game Over line prints CT:T; when the running score (from `(CT "x") (T "y")` lines)
-        // says the other order, trust the running score, which names its sides.
+        // Game Over prints CT:T; when the running score (which names its sides) says the other
+        // order, trust the running score.
         const swapped = e.ct === state.t && e.t === state.ct && state.ct !== state.t;
         finish(e.at, e.map, swapped ? e.t : e.ct, swapped ? e.ct : e.t);
         break;
       }
-      case 'log_closed':
-        if (endOnMapChange && state.inMatch && state.round > 0) finish(e.at, state.map, state.ct, state.t);
+      case 'map':
+        settleRound();
+        resetMatch();
+        state.warmup = false;
+        state.matchStatus = false;
+        state.map = e.map;
+        state.sides = {};
         break;
-      case 'round_end':
+      case 'log_closed':
       case 'other':
         break;
     }

@@ -7,19 +7,23 @@ import { rateMatch, ELO_START, type EloPlayer } from '../../engines/elo.js';
 import { LONG_RANGE_METRES, progress, weaponClass, xpForActivity, type Activity } from '../../engines/xp.js';
 import { ELO_GAMES } from '../../engines/elo.js';
 import { addKillsToRollups, dayOf, ensureFragWindow } from '../killboard/rollups.js';
-import { parseLogBatch } from './parsers/cs2-log.js';
+import { parseLogBatch, type LogLine } from './parsers/cs2-log.js';
 import type { LogEvent } from './parsers/log-line.js';
+import { numbersOutOfBounds } from './parsers/event-bounds.js';
+import { lineFingerprints } from './line-dedupe.js';
+import { outsideWindow, timeWindow, windowStart, type TimeWindow } from './time-window.js';
 import {
   applyLogEvents,
-  endsOnMapChange,
-  emptyState,
+  endsOnTeamScores,
+  restoreState,
   type KillRecord,
   type MatchRecord,
-  type StreamState,
 } from './match-state.js';
 import {
   bumpCounters,
   claimClientIds,
+  claimLines,
+  forgetIngestedBefore,
   ensureAchievementCatalog,
   insertKills,
   insertMatch,
@@ -69,6 +73,8 @@ export interface Rejection {
 
 export interface LogIngestResult extends ApplyResult {
   accepted: number;
+  /** lines already applied by an earlier batch (a resend) */
+  duplicates: number;
   rejected: Rejection[];
 }
 
@@ -81,7 +87,10 @@ interface Prepared {
 const isCounter = (name: string): name is Counter => (COUNTERS as readonly string[]).includes(name);
 const isEloGame = (game: string) => (ELO_GAMES as readonly string[]).includes(game);
 
-export function ingestPipeline(db: Db, now: () => number = Date.now) {
+const PRUNE_EVERY_MS = 3_600_000;
+
+export function ingestPipeline(db: Db, now: () => number = Date.now, window: TimeWindow = timeWindow()) {
+  let prunedAt = 0;
   let catalog: Promise<Map<string, number>> | undefined;
   const achievementIds = () =>
     (catalog ??= ensureAchievementCatalog(db.kysely).catch((err: unknown) => {
@@ -274,26 +283,68 @@ export function ingestPipeline(db: Db, now: () => number = Date.now) {
     );
   }
 
-  /** Log lines (CS2 HTTP stream, CS 1.6 over HTTP or UDP), applied with the server's stream state. */
-  async function ingestLogEvents(server: IngestServerRef, events: LogEvent[]): Promise<ApplyResult> {
+  /** Why a parsed log event is refused (a number out of range, a time out of the window), or null. */
+  const eventRejection = (event: LogEvent, at = now()): string | null =>
+    numbersOutOfBounds(event) ?? outsideWindow(window, event.at, at);
+
+  /** Drops fingerprints and client ids that left the window; at most once an hour per process. */
+  async function pruneIfDue(trx: Trx, at: number): Promise<void> {
+    if (at - prunedAt < PRUNE_EVERY_MS) return;
+    prunedAt = at;
+    await forgetIngestedBefore(trx, windowStart(window, at));
+  }
+
+  /**
+   * Log lines (CS2 HTTP stream, CS 1.6 over HTTP or UDP), applied with the server's stream state.
+   * A line outside the time window is refused; a line already applied (a resent batch) is skipped.
+   */
+  async function ingestLogLines(
+    server: IngestServerRef,
+    lines: readonly LogLine[],
+  ): Promise<LogIngestResult> {
     const prepared = await prepare(now());
-    return writeTransaction(db.kysely, async (trx) => {
-      const raw = await loadStreamState(trx, db.dialect, server.id);
-      const state = raw ? (JSON.parse(raw) as StreamState) : emptyState();
-      const out = applyLogEvents(state, events, endsOnMapChange(server.game));
-      const result = await applyItems(trx, server, out, prepared);
-      await saveStreamState(trx, server.id, JSON.stringify(state), prepared.at);
-      return result;
+    const rejected: Rejection[] = [];
+    const timely = lines.filter((l) => {
+      const reason = eventRejection(l.event, prepared.at);
+      if (reason !== null) rejected.push({ line: l.line, reason });
+      return reason === null;
     });
+    const keyed = timely.filter((l) => l.event.kind !== 'other');
+    const prints = lineFingerprints(keyed.map((l) => l.text));
+    const printOf = new Map(keyed.map((l, i) => [l, prints[i] ?? '']));
+    const result = await writeTransaction(db.kysely, async (trx) => {
+      await pruneIfDue(trx, prepared.at);
+      const fresh = await claimLines(
+        trx,
+        db.dialect,
+        server.id,
+        keyed.map((l) => ({ fingerprint: printOf.get(l) ?? '', at: l.event.at })),
+      );
+      const events = timely
+        .filter((l) => fresh.has(printOf.get(l) ?? '') || !printOf.has(l))
+        .map((l) => l.event);
+      const state = restoreState(await loadStreamState(trx, db.dialect, server.id));
+      const out = applyLogEvents(state, events, endsOnTeamScores(server.game));
+      const applied = await applyItems(trx, server, out, prepared);
+      await saveStreamState(trx, server.id, JSON.stringify(state), prepared.at);
+      return { ...applied, accepted: events.length, duplicates: keyed.length - fresh.size };
+    });
+    return { ...result, rejected };
   }
 
   return {
-    ingestLogEvents,
+    ingestLogLines,
+
+    eventRejection,
+
+    /** Why an event dated `at` is refused now (the time window), or null. */
+    timeRejection: (at: number): string | null => outsideWindow(window, at, now()),
 
     async ingestLogText(server: IngestServerRef, text: string): Promise<LogIngestResult> {
-      const { events, rejected } = parseLogBatch(text);
-      const result = await ingestLogEvents(server, events);
-      return { ...result, accepted: events.length, rejected };
+      const parsed = parseLogBatch(text);
+      const result = await ingestLogLines(server, parsed.lines);
+      const rejected = [...parsed.rejected, ...result.rejected].sort((a, b) => (a.line ?? 0) - (b.line ?? 0));
+      return { ...result, rejected };
     },
 
     /** JSON events already validated; resent client ids are skipped as duplicates. */

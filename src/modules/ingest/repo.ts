@@ -362,3 +362,33 @@ export async function joinTournament(trx: Trx, tournamentId: number, userIds: nu
     .execute();
   return rows.map((r) => r.user_id);
 }
+
+/**
+ * Records the fingerprints of log lines about to be applied (line-dedupe.ts) and returns those
+ * not recorded before: the others are a resend. One JSON parameter per chunk, as for client ids.
+ */
+export async function claimLines(
+  trx: Trx,
+  dialect: Dialect,
+  serverId: number,
+  lines: { fingerprint: string; at: number }[],
+): Promise<Set<string>> {
+  const fresh = new Set<string>();
+  for (const chunk of chunks(lines, 5000)) {
+    const rows = JSON.stringify(chunk.map((l) => [l.fingerprint, l.at]));
+    const source =
+      dialect === 'sqlite'
+        ? sql`select ${serverId}, value ->> 0, value ->> 1 from json_each(${rows}) where true`
+        : sql`select ${serverId}::int, x ->> 0, (x ->> 1)::bigint from json_array_elements(${rows}::json) as x`;
+    const inserted = await sql<{ fingerprint: string }>`insert into ingest_lines (server_id, fingerprint, at)
+      ${source} on conflict (server_id, fingerprint) do nothing returning fingerprint`.execute(trx);
+    for (const r of inserted.rows) fresh.add(r.fingerprint);
+  }
+  return fresh;
+}
+
+/** Forgets line fingerprints and event client ids older than `before` (out of the ingest window). */
+export async function forgetIngestedBefore(trx: Trx, before: number): Promise<void> {
+  await trx.deleteFrom('ingest_lines').where('at', '<', before).execute();
+  await trx.deleteFrom('ingest_events').where('received_at', '<', before).execute();
+}

@@ -18,8 +18,13 @@ const CHALLENGE = { 'www-authenticate': 'Bearer realm="ingest"' };
 export const IngestResultSchema = Type.Object(
   {
     accepted: Type.Integer({ description: 'log lines or events accepted and applied' }),
-    duplicates: Type.Integer({ description: 'events whose client_id was already accepted (skipped)' }),
-    rejected: Type.Integer({ description: 'malformed lines or invalid events (skipped)' }),
+    duplicates: Type.Integer({
+      description:
+        'events whose client_id was already accepted, or log lines already applied by an earlier batch (skipped)',
+    }),
+    rejected: Type.Integer({
+      description: 'malformed lines or invalid events, or ones dated out of the ingest window (skipped)',
+    }),
     kills: Type.Integer({ description: 'kills stored' }),
     matches: Type.Integer({ description: 'match results stored (and rated, for cs2 and cs16)' }),
     achievements_unlocked: Type.Integer(),
@@ -41,9 +46,22 @@ or, for senders that cannot set headers, in the path. The event is attributed to
 A missing, unknown or revoked token gets \`401\` and nothing is stored. A batch is applied in one transaction.`;
 
 const LOGS_DOC = `Log lines in the HL log format, one per line: \`L MM/DD/YYYY - HH:MM:SS: <event>\` (also with milliseconds and
-without \`L \`, as CS2's \`logaddress_add_http\` writes them). Kills, rounds, sides, match start, Game Over (CS2) or map
-change (CS 1.6) are applied; other lines are accepted and skipped. Lines that are not log lines are rejected alone.
-Timestamps are read as UTC. Distances: positions are Source units (inches), 1 unit = 0.0254 m.`;
+without \`L \`, as CS2's \`logaddress_add_http\` writes them). Kills, rounds, sides, restarts, warm-up, restored
+rounds and match ends (\`Game Over\` in CS2/CS:GO, the end-of-map team scores in CS 1.6) are applied; other lines are
+accepted and skipped. Lines that are not log lines are rejected alone. Timestamps are read as UTC. Distances: positions
+are Source units (inches), 1 unit = 0.0254 m.
+
+Lines are read by structure (the quoted participant \`"Name<userid><id><team>"\`, then a verb whose grammar the whole
+rest of the line matches), so names and chat cannot forge events. A frag is a human killing a human of the other side
+in a counted round; team kills, suicides, world deaths, bots and non-Steam ids (\`BOT\`, \`STEAM_ID_LAN\`,
+\`STEAM_ID_PENDING\`, \`HLTV\`, \`STEAM_2:…\` emulators, an id shared by two connected players) count nowhere. A
+round's kills count when the next round starts or the match ends, unless the server voids the round first (warm-up,
+\`Match_Start\`, \`Restart_Round_(…)\`, \`Game_Commencing\`, \`Match_Reloaded\`).
+
+A line dated more than 5 minutes ahead of the service clock or before the ingest window (\`INGEST_MAX_AGE_DAYS\`,
+default 7 days), or holding a number beyond ±10,000,000, is rejected alone with its reason. A resent batch counts
+once: each applied line is remembered per server by a fingerprint of its text (which holds its timestamp) and of how
+many identical lines came before it in the batch; a line seen again is counted in \`duplicates\` and skipped.`;
 
 /** How ingested events become XP, levels, achievements and Elo (shown in the API reference). */
 const ENGINES_DOC = `### What the service derives
@@ -148,7 +166,7 @@ export function ingestRoutes(deps: {
       const r = await deps.pipeline.ingestLogText(server, request.body);
       deps.metrics?.received('http_logs', r.accepted, r.rejected.length);
       deps.metrics?.kills('http_logs', r.kills);
-      return result(r, r.accepted, 0, r.rejected);
+      return result(r, r.accepted, r.duplicates, r.rejected);
     };
     app.post(
       '/logs',
@@ -189,7 +207,7 @@ export function ingestRoutes(deps: {
       },
       async (request): Promise<IngestResultBody> => {
         const server = serverOf(request);
-        const { valid, rejected } = validateEvents(request.body.events);
+        const { valid, rejected } = validateEvents(request.body.events, deps.pipeline.timeRejection);
         const r = await deps.pipeline.ingestItems(server, valid);
         deps.metrics?.received('http_events', valid.length, rejected.length);
         deps.metrics?.kills('http_events', r.kills);

@@ -1,7 +1,8 @@
 import { createSocket, type RemoteInfo, type Socket } from 'node:dgram';
 import type { IngestRecorder } from '../../http/metrics.js';
 import { parseLogPacket } from './parsers/goldsrc-log.js';
-import { parseLogLine, type LogEvent } from './parsers/log-line.js';
+import type { LogLine } from './parsers/cs2-log.js';
+import { parseLogLine } from './parsers/log-line.js';
 import type { IngestPipeline } from './pipeline.js';
 import type { IngestServer, ServersRepo } from '../servers/repo.js';
 import { hashToken, TOKEN_PATTERN } from '../servers/tokens.js';
@@ -11,7 +12,8 @@ import { hashToken, TOKEN_PATTERN } from '../servers/tokens.js';
  * accepted only when it carries a registered server's token as its log secret (`sv_logsecret`)
  * AND comes from that server's registered IP: UDP source addresses can be spoofed, the secret
  * alone could leak from a config file, so both are required. Lines are buffered per server and
- * applied in batches (one transaction each) every `flushMs`, in arrival order.
+ * applied in batches (one transaction each) every `flushMs`, in arrival order. A batch the database
+ * refuses is kept and retried; on close (SIGTERM) what is buffered is applied before the process exits.
  */
 export interface UdpIngestOptions {
   port: number;
@@ -19,20 +21,38 @@ export interface UdpIngestOptions {
   flushMs?: number;
   /** how long a token/address check is remembered; revocation applies within this time */
   authCacheMs?: number;
+  /** how long `close()` keeps retrying a failing flush before it gives the lines up */
+  closeTimeoutMs?: number;
   onError?: (err: unknown) => void;
   metrics?: IngestRecorder;
 }
 
 export interface UdpIngest {
   port: number;
+  /** datagrams: buffered to apply, refused (malformed or out of the time window), unauthorized */
   stats: { accepted: number; rejected: number; unauthorized: number };
-  /** applies everything buffered so far */
+  /**
+   * What became of buffered lines: `applied` (including `duplicates` already applied before),
+   * `retries` of failed flushes, `dropped` lines given up (over the buffer cap, or at close).
+   */
+  delivery: { applied: number; duplicates: number; retries: number; dropped: number; pending: number };
+  /** applies everything buffered so far (a failed server batch stays buffered, to retry) */
   flush(): Promise<void>;
+  /** stops receiving and applies what is buffered, retrying for up to `closeTimeoutMs` */
   close(): Promise<void>;
 }
 
-const MAX_BUFFER = 5000;
+/** Lines of one server that trigger a flush at once. */
+const FLUSH_AT = 5000;
+/**
+ * Lines kept per server while the database refuses them (it is down, or locked for long): beyond
+ * this the oldest are dropped, counted and reported, so memory stays bounded.
+ */
+const MAX_PENDING = 200_000;
+const RETRY_MIN_MS = 250;
+const RETRY_MAX_MS = 30_000;
 const unmap = (address: string) => (address.startsWith('::ffff:') ? address.slice(7) : address);
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 export async function startUdpIngest(
   servers: ServersRepo,
@@ -41,10 +61,13 @@ export async function startUdpIngest(
 ): Promise<UdpIngest> {
   const flushMs = options.flushMs ?? 250;
   const authCacheMs = options.authCacheMs ?? 5000;
+  const closeTimeoutMs = options.closeTimeoutMs ?? 10_000;
   const auth = new Map<string, { server: IngestServer | null; until: number }>();
-  const buffers = new Map<number, { server: IngestServer; events: LogEvent[] }>();
+  const buffers = new Map<number, { server: IngestServer; lines: LogLine[] }>();
   const stats = { accepted: 0, rejected: 0, unauthorized: 0 };
+  const delivery = { applied: 0, duplicates: 0, retries: 0, dropped: 0, pending: 0 };
   let timer: NodeJS.Timeout | undefined;
+  let retryMs = 0;
   let queue: Promise<void> = Promise.resolve();
   let flushing: Promise<void> = Promise.resolve();
 
@@ -62,6 +85,24 @@ export async function startUdpIngest(
     return server;
   }
 
+  const schedule = (ms: number) => (timer ??= setTimeout(() => void flush(), ms));
+
+  function buffer(server: IngestServer, lines: LogLine[], front = false): void {
+    let b = buffers.get(server.id);
+    if (!b) buffers.set(server.id, (b = { server, lines: [] }));
+    b.lines = front ? [...lines, ...b.lines] : b.lines.concat(lines);
+    delivery.pending += lines.length;
+    const over = b.lines.length - MAX_PENDING;
+    if (over > 0) {
+      b.lines.splice(0, over);
+      delivery.pending -= over;
+      delivery.dropped += over;
+      options.onError?.(
+        new Error(`UDP log buffer of server ${server.id} full: ${over} oldest lines dropped`),
+      );
+    }
+  }
+
   async function handle(msg: Buffer, rinfo: RemoteInfo): Promise<void> {
     const packet = parseLogPacket(msg);
     if (!packet) {
@@ -76,34 +117,48 @@ export async function startUdpIngest(
       return;
     }
     const parsed = parseLogLine(packet.line);
-    if (!parsed.ok) {
+    if (!parsed.ok || pipeline.eventRejection(parsed.event) !== null) {
       stats.rejected++;
       options.metrics?.received('udp', 0, 1);
       return;
     }
     stats.accepted++;
     options.metrics?.received('udp', 1, 0);
-    let buffer = buffers.get(server.id);
-    if (!buffer) buffers.set(server.id, (buffer = { server, events: [] }));
-    buffer.events.push(parsed.event);
-    if (buffer.events.length >= MAX_BUFFER) void flush();
-    else timer ??= setTimeout(() => void flush(), flushMs);
+    buffer(server, [{ line: 0, text: packet.line, event: parsed.event }]);
+    if ((buffers.get(server.id)?.lines.length ?? 0) >= FLUSH_AT && retryMs === 0) void flush();
+    else schedule(retryMs || flushMs);
   }
 
+  /**
+   * Applies each server's lines in one batch. A batch that fails is put back in front of what
+   * arrived meanwhile (order kept) and retried with a growing delay: a resend of lines that did
+   * commit is recognised (line-dedupe.ts), so retrying never doubles them.
+   */
   function flush(): Promise<void> {
     clearTimeout(timer);
     timer = undefined;
     const batches = [...buffers.values()];
     buffers.clear();
     flushing = flushing.then(async () => {
-      for (const { server, events } of batches) {
+      let failed = false;
+      for (const { server, lines } of batches) {
+        delivery.pending -= lines.length;
         try {
-          const applied = await pipeline.ingestLogEvents(server, events);
-          options.metrics?.kills('udp', applied.kills);
+          const r = await pipeline.ingestLogLines(server, lines);
+          delivery.applied += lines.length;
+          delivery.duplicates += r.duplicates;
+          options.metrics?.kills('udp', r.kills);
         } catch (err) {
+          failed = true;
+          buffer(server, lines, true);
           options.onError?.(err);
         }
       }
+      if (failed) {
+        retryMs = Math.min(Math.max(retryMs * 2, RETRY_MIN_MS), RETRY_MAX_MS);
+        delivery.retries++;
+        schedule(retryMs);
+      } else retryMs = 0;
     });
     return flushing;
   }
@@ -123,6 +178,7 @@ export async function startUdpIngest(
   return {
     port: socket.address().port,
     stats,
+    delivery,
     flush: async () => {
       await queue;
       await flush();
@@ -130,7 +186,18 @@ export async function startUdpIngest(
     close: async () => {
       await new Promise<void>((resolve) => socket.close(() => resolve()));
       await queue;
+      const deadline = Date.now() + closeTimeoutMs;
       await flush();
+      while (delivery.pending > 0 && Date.now() < deadline) {
+        await sleep(Math.min(retryMs || RETRY_MIN_MS, Math.max(0, deadline - Date.now())));
+        await flush();
+      }
+      clearTimeout(timer);
+      timer = undefined;
+      if (delivery.pending > 0) {
+        delivery.dropped += delivery.pending;
+        options.onError?.(new Error(`UDP log receiver closed with ${delivery.pending} lines not applied`));
+      }
     },
   };
 }

@@ -14,6 +14,8 @@ export interface KeyForAuth {
   user_id: number | null;
   subscription: Subscription | null;
   is_partner: number | null;
+  /** browser origins allowed to use the key, space-separated; null: any */
+  allowed_origins: string | null;
 }
 
 export interface KeyRecord {
@@ -26,6 +28,7 @@ export interface KeyRecord {
   created_at: number;
   last_used_at: number | null;
   revoked_at: number | null;
+  allowed_origins: string | null;
 }
 
 export interface NewKey {
@@ -48,6 +51,7 @@ const RECORD_COLUMNS = [
   'created_at',
   'last_used_at',
   'revoked_at',
+  'allowed_origins',
 ] as const;
 
 /**
@@ -80,6 +84,7 @@ export function keysRepo(db: Kysely<Database>, options: { reader?: SqliteReader 
       'k.user_id',
       'u.subscription',
       'u.is_partner',
+      'k.allowed_origins',
     ])
     .where('k.hash', '=', '')
     .compile();
@@ -156,6 +161,11 @@ export function keysRepo(db: Kysely<Database>, options: { reader?: SqliteReader 
 
     findById(id: number): Promise<KeyRecord | undefined> {
       return db.selectFrom('api_keys').select(RECORD_COLUMNS).where('id', '=', id).executeTakeFirst();
+    },
+
+    /** Sets (or, with null, lifts) the browser origins a key may be used from. */
+    async setAllowedOrigins(id: number, origins: string | null): Promise<void> {
+      await db.updateTable('api_keys').set({ allowed_origins: origins }).where('id', '=', id).execute();
     },
 
     /** Returns false when there was no such active key. */

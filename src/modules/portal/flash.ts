@@ -11,6 +11,8 @@ export type Flash =
       /** what the visitor typed, to fill the form in again (never a password) */
       username?: string;
       keyName?: string;
+      /** the allowed-origins text as typed, when it was refused */
+      origins?: string;
     };
 
 /** The redirect target follows at once; minutes only cover a slow network or a paused tab. */

@@ -4,6 +4,7 @@ import type { RateLimitStore } from '../../http/rate-limit-store.js';
 import { toIso } from '../../http/schemas.js';
 import type { KeyRecord, KeysRepo } from '../keys/repo.js';
 import { newKey } from '../keys/service.js';
+import { originsOf, parseOrigins, storedOrigins } from '../keys/origins.js';
 import { limitFor } from '../keys/tiers.js';
 import type { UsageRecorder } from '../usage/recorder.js';
 import type { UsageRepo, UsageRow } from '../usage/repo.js';
@@ -51,6 +52,7 @@ export function portalKeysService({ keys, usage, recorder, rateLimitStore, now }
       requests_this_hour: used,
       revoked: record.revoked_at !== null,
       revoked_at: record.revoked_at === null ? null : toIso(record.revoked_at),
+      allowed_origins: originsOf(record.allowed_origins),
     };
   }
 
@@ -98,6 +100,22 @@ export function portalKeysService({ keys, usage, recorder, rateLimitStore, now }
         await keys.revoke(id, at, { userId: account.id });
         record.revoked_at = at;
       }
+      return view(record, account);
+    },
+
+    /** Restricts a key to browser origins (or, with none, allows any); 400 names each bad entry. */
+    async setOrigins(account: PortalAccount, id: number, entries: readonly string[]): Promise<PortalKey> {
+      const record = await ownKey(account, id);
+      const parsed = parseOrigins(entries);
+      if ('errors' in parsed) {
+        throw new ProblemError(
+          'invalid_body',
+          parsed.errors.map((e) => `${e.name}: ${e.reason}`).join('; '),
+          { invalidParams: parsed.errors },
+        );
+      }
+      record.allowed_origins = storedOrigins(parsed.origins);
+      await keys.setAllowedOrigins(id, record.allowed_origins);
       return view(record, account);
     },
 

@@ -19,12 +19,12 @@ export async function registerPortal(app: App, deps: PortalDeps): Promise<void> 
   app.addSchema(AccountSchema);
   await app.register(
     async (portal: App) => {
-      // Portal answers are per account and may hold a secret: never cached, never framed.
+      // Portal answers are per account and may hold a secret: never cached (nor framed: see
+      // request-basics.ts, which sets that and nosniff on every response).
       portal.addHook('onSend', async (_request, reply, payload) => {
         // static assets set their own caching; everything else is private to the account
         if (!reply.hasHeader('cache-control')) reply.header('cache-control', 'no-store');
-        reply.header('x-content-type-options', 'nosniff');
-        reply.header('x-frame-options', 'DENY');
+        // its own links keep the referrer within the origin; other sites get none
         reply.header('referrer-policy', 'same-origin');
         return payload;
       });

@@ -4,12 +4,15 @@ import { IdParam } from '../../http/schemas.js';
 import type { PortalKeysService } from './keys-service.js';
 import {
   CreatedKeyResponse,
+  KeyOriginsBody,
+  KeyResponse,
   MyKeysResponse,
   NewKeyBody,
   portalOperation,
   RevokedKeyResponse,
   UsageResponse,
   type CreatedKeyBody,
+  type KeyBody,
   type MyKeysBody,
   type RevokedKeyBody,
   type UsageBody,
@@ -86,6 +89,34 @@ export function portalKeyRoutes(service: PortalKeysService) {
       },
       async (request): Promise<RevokedKeyBody> => ({
         key: await service.revoke(signedIn(request.account), request.params.id),
+      }),
+    );
+
+    app.put(
+      '/keys/:id/origins',
+      {
+        bodyLimit: PORTAL_BODY_LIMIT,
+        schema: portalOperation({
+          operationId: 'setMyKeyOrigins',
+          summary: 'Restrict an API key to browser origins',
+          description:
+            "Sets the browser origins a key may be used from, for keys used by a web page (CORS). A request that carries an `Origin` header not on the list gets `403 origin_not_allowed`, before it spends quota; requests without `Origin` (servers, scripts) are not affected, so the list keeps other sites from using a key published in a page but does not make it secret. An empty list allows any origin again. Applies from the key's next request.",
+          params: IdParam('API key'),
+          body: KeyOriginsBody,
+          response: { 200: KeyResponse },
+          errors: [
+            'invalid_parameter',
+            'invalid_body',
+            'unauthenticated',
+            'csrf_failed',
+            'key_not_found',
+            'payload_too_large',
+            'unsupported_media_type',
+          ],
+        }),
+      },
+      async (request): Promise<KeyBody> => ({
+        key: await service.setOrigins(signedIn(request.account), request.params.id, request.body.origins),
       }),
     );
 

@@ -1,6 +1,7 @@
 import { Type, type Static, type TSchema } from 'typebox';
 import { errorResponses, type ErrorCode } from '../../http/problem.js';
 import { StringEnum, Timestamp } from '../../http/schemas.js';
+import { MAX_ORIGINS } from '../keys/origins.js';
 import { TIER_NAMES } from '../keys/tiers.js';
 
 export const PORTAL_TAG = 'Developer portal';
@@ -26,6 +27,11 @@ export const PortalKeySchema = Type.Object(
     }),
     revoked: Type.Boolean(),
     revoked_at: Type.Union([Timestamp('when the key was revoked'), Type.Null()]),
+    allowed_origins: Type.Array(Type.String(), {
+      description:
+        'browser origins the key may be used from (a page elsewhere gets `403 origin_not_allowed`); empty: any origin',
+      examples: [['https://app.example.com']],
+    }),
   },
   { $id: 'PortalKey', title: 'PortalKey', description: 'An API key as its owner sees it; never the secret' },
 );
@@ -55,13 +61,25 @@ export type SessionBody = { account: AccountBody; csrf_token: string };
 export const Credentials = Type.Object(
   {
     username: Type.String({ minLength: 1, maxLength: 64 }),
-    password: Type.String({ minLength: 1, maxLength: 1024 }),
+    // writeOnly: never echoed in an error (see errors.ts)
+    password: Type.String({ minLength: 1, maxLength: 1024, writeOnly: true }),
   },
   { additionalProperties: false },
 );
 
 export const NewKeyBody = Type.Object(
   { name: Type.String({ minLength: 1, maxLength: 100, description: 'a label for the key' }) },
+  { additionalProperties: false },
+);
+
+export const KeyOriginsBody = Type.Object(
+  {
+    origins: Type.Array(Type.String({ maxLength: 200 }), {
+      maxItems: MAX_ORIGINS,
+      description: `up to ${MAX_ORIGINS} origins, each as a browser sends \`Origin\` (scheme, host, port if not the default); an empty list allows any origin`,
+      examples: [['https://app.example.com', 'http://localhost:5173']],
+    }),
+  },
   { additionalProperties: false },
 );
 
@@ -88,6 +106,12 @@ export const RevokedKeyResponse = Type.Object(
   { description: 'The revoked key' },
 );
 export type RevokedKeyBody = { key: PortalKey };
+
+export const KeyResponse = Type.Object(
+  { key: Type.Ref('PortalKey') },
+  { description: 'The key as it is now' },
+);
+export type KeyBody = { key: PortalKey };
 
 /** Requests per status class, and their sum. */
 const usageCounts = {

@@ -74,12 +74,14 @@ export const PlayerSessionEventSchema = Type.Object(
   { additionalProperties: false },
 );
 
-// Compiled once: per-event validation is on the hot path of the JSON endpoint.
-const BY_TYPE: Record<string, ReturnType<typeof Compile<TSchema>>> = {
-  kill: Compile(KillEventSchema),
-  match_result: Compile(MatchResultEventSchema),
-  player_session: Compile(PlayerSessionEventSchema),
-};
+// Compiled once: per-event validation is on the hot path of the JSON endpoint. A Map, never a
+// plain object: `type` is the sender's text, and `constructor` or `__proto__` must find nothing.
+const BY_TYPE = new Map<unknown, ReturnType<typeof Compile<TSchema>>>([
+  ['kill', Compile(KillEventSchema)],
+  ['match_result', Compile(MatchResultEventSchema)],
+  ['player_session', Compile(PlayerSessionEventSchema)],
+]);
+type Validator = NonNullable<ReturnType<typeof BY_TYPE.get>>;
 
 export const MAX_EVENTS = 10_000;
 
@@ -104,7 +106,7 @@ export interface ValidEvent {
   items: BatchItems;
 }
 
-function firstError(validator: (typeof BY_TYPE)[string], value: unknown): string {
+function firstError(validator: Validator, value: unknown): string {
   const [e] = validator.Errors(value);
   if (!e) return 'invalid event';
   const where = e.instancePath ? e.instancePath.slice(1).replace(/\//g, '.') : 'event';
@@ -163,14 +165,18 @@ function toItems(event: KillEvent | MatchEvent | SessionEvent): BatchItems {
 /**
  * Validates each event; returns the valid ones (as pipeline items) and a reason per rejected one.
  * Kill events of one batch that share a killer and `round_number` count toward most kills in a round.
+ * `timeRejection` says why an event's time is refused (out of the ingest window), or null.
  */
-export function validateEvents(events: unknown[]): { valid: ValidEvent[]; rejected: Rejection[] } {
+export function validateEvents(
+  events: unknown[],
+  timeRejection: (at: number) => string | null = () => null,
+): { valid: ValidEvent[]; rejected: Rejection[] } {
   const valid: ValidEvent[] = [];
   const rejected: Rejection[] = [];
   const roundKills = new Map<string, number>();
   events.forEach((event, index) => {
     const type = typeof event === 'object' && event !== null ? (event as { type?: unknown }).type : undefined;
-    const validator = typeof type === 'string' ? BY_TYPE[type] : undefined;
+    const validator = BY_TYPE.get(type);
     if (!validator) {
       rejected.push({ index, reason: 'type must be one of: kill, match_result, player_session' });
       return;
@@ -179,8 +185,15 @@ export function validateEvents(events: unknown[]): { valid: ValidEvent[]; reject
       rejected.push({ index, reason: firstError(validator, event) });
       return;
     }
+    const e = event as KillEvent | MatchEvent | SessionEvent;
+    const [field, when] =
+      e.type === 'match_result' ? ['ended_at', e.ended_at] : ['occurred_at', e.occurred_at];
+    const late = timeRejection(Date.parse(when));
+    if (late !== null) {
+      rejected.push({ index, reason: `${field} ${late}` });
+      return;
+    }
     try {
-      const e = event as KillEvent | MatchEvent | SessionEvent;
       const items = toItems(e);
       for (const k of items.kills) {
         if (e.type === 'kill' && e.round_number !== undefined) {

@@ -1,67 +1,34 @@
-import { toSteamId64 } from './steam-ids.js';
+import type { LogEvent, ParseResult, Vec3 } from './log-events.js';
+import { readPlayerLine } from './player-line.js';
+
+export type { LogEvent, LogPlayer, ParseResult, Vec3 } from './log-events.js';
 
 /**
- * The HL log standard shared by GoldSrc (CS 1.6) and Source/Source 2 (CS2): one event per line,
+ * The HL log standard shared by GoldSrc (CS 1.6) and Source/Source 2 (CS:GO, CS2): one event per line,
  *   `L MM/DD/YYYY - HH:MM:SS: <event>`
  * CS2's HTTP log stream writes `MM/DD/YYYY - HH:MM:SS.mmm - <event>` (no `L `, milliseconds, ` - `),
  * so the prefix, the milliseconds and the separator are all optional here. Server clocks carry no
  * zone in the line; timestamps are read as UTC (run game servers with TZ=UTC, see the README).
  *
- * Players are written `"Name<userid><steamid><team>"`; names may hold quotes, `<`, `>` and any
- * unicode, so every pattern anchors on the trailing `<digits><id><team>"` and lets the name match
- * lazily up to it. Regexes are compiled once: this is the hot path of ingest.
+ * Lines that start with a participant are read by structure (player-line.ts); the others are
+ * written by the server itself (`World triggered`, `Team … triggered`, `MatchStatus`, `Game Over`,
+ * map and log lines). Regexes are compiled once: this is the hot path of ingest.
  */
-export interface LogPlayer {
-  name: string;
-  /** SteamID64, or null for bots, LAN and pending ids */
-  steamId: string | null;
-  team: string;
-}
-
-export interface Vec3 {
-  x: number;
-  y: number;
-  z: number;
-}
-
-export type LogEvent =
-  | {
-      kind: 'kill';
-      at: number;
-      killer: LogPlayer;
-      victim: LogPlayer;
-      killerPos: Vec3 | null;
-      victimPos: Vec3 | null;
-      weapon: string;
-      flags: string[];
-    }
-  | { kind: 'round_start'; at: number }
-  | { kind: 'round_end'; at: number }
-  | { kind: 'score'; at: number; ct: number; t: number }
-  | { kind: 'team'; at: number; player: LogPlayer; team: string }
-  | { kind: 'match_start'; at: number; map: string | null }
-  | { kind: 'map'; at: number; map: string }
-  | { kind: 'game_over'; at: number; map: string; ct: number; t: number }
-  | { kind: 'connect'; at: number; player: LogPlayer }
-  | { kind: 'disconnect'; at: number; player: LogPlayer }
-  | { kind: 'log_closed'; at: number }
-  | { kind: 'other'; at: number };
-
-export type ParseResult = { ok: true; event: LogEvent } | { ok: false; reason: string };
-
 const STAMP = /^(?:L )?(\d\d)\/(\d\d)\/(\d{4}) - (\d\d):(\d\d):(\d\d)(?:\.(\d{1,3}))?(?::| -) (.*)$/s;
-const P = String.raw`"(.*?)<(-?\d+)><([^<>"]*)><([^<>"]*)>"`;
-const P3 = String.raw`"(.*?)<(-?\d+)><([^<>"]*)>(?:<([^<>"]*)>)?"`;
-const POS = String.raw`(?: \[(-?\d+(?:\.\d+)?) (-?\d+(?:\.\d+)?) (-?\d+(?:\.\d+)?)\])?`;
-const KILL = new RegExp(String.raw`^${P}${POS} killed ${P}${POS} with "([^"]*)"(?: \(([^)]*)\))?\s*$`, 's');
-const SWITCHED = new RegExp(String.raw`^${P3} switched from team <([^<>]*)> to <([^<>]*)>\s*$`, 's');
-const JOINED = new RegExp(String.raw`^${P3} joined team "([^"]*)"\s*$`, 's');
-const CONNECTED = new RegExp(String.raw`^${P3} connected, address "[^"]*"\s*$`, 's');
-const DISCONNECTED = new RegExp(String.raw`^${P3} disconnected(?: \(reason "[^"]*"\))?\s*$`, 's');
-const WORLD = /^World triggered "([^"]+)"(?: on "([^"]*)")?/;
-const TEAM_TRIGGER = /^Team "[^"]*" triggered "[^"]*" \(CT "(\d+)"\) \(T "(\d+)"\)/;
-const GAME_OVER = /^Game Over: \S+ (?:\S+ )?(\S+) score (\d+):(\d+)/;
+const SCORE = String.raw`\(CT "(\d{1,6})"\) \(T "(\d{1,6})"\)`;
+const WORLD = new RegExp(String.raw`^World triggered "([^"]+)"(?: on "([^"]*)")?(?: ${SCORE})?\s*$`);
+const TEAM_TRIGGER = new RegExp(String.raw`^Team "[^"]*" triggered "[^"]*" ${SCORE}\s*$`);
+const TEAM_SCORED = /^Team "(CT|TERRORIST)" scored "(\d{1,6})" with "\d{1,4}" players\s*$/;
+const MATCH_STATUS = /^MatchStatus: Score: (\d{1,6}):(\d{1,6}) on map "[^"]*" RoundsPlayed: (-?\d{1,6})\s*$/;
+/**
+ * `Game Over: <mode> <map group> <map> score <ct>:<t> after <n> min`. The map group may be empty
+ * (CS2 writes two spaces: `competitive  de_inferno`), a name (`mg_de_cache`), or `<allmaps>`.
+ */
+const GAME_OVER = /^Game Over: \S+ (?:\S* )?(\S+) score (\d{1,6}):(\d{1,6})(?: after \d{1,6} min)?\s*$/;
 const MAP = /^(?:Loading|Started) map "([^"]+)"/;
+/** Longer than any line a game server writes (GoldSrc caps lines near 1 KB). */
+export const MAX_LINE_LENGTH = 4096;
+const RESTARTS = /^(?:Game_Commencing|Restart_Round_\(\d{1,6}_seconds?\))$/;
 
 // Servers write many lines per second; the last second's value is reused.
 let lastSecond = '';
@@ -86,90 +53,59 @@ function second(mo: number, d: number, y: number, h: number, mi: number, s: numb
     : Number.NaN;
 }
 
-// A server has a few dozen players; their ids are converted once.
-const steamIds = new Map<string, string | null>();
-function steamId(raw: string): string | null {
-  let id = steamIds.get(raw);
-  if (id === undefined) {
-    id = toSteamId64(raw);
-    if (steamIds.size > 50_000) steamIds.clear();
-    steamIds.set(raw, id);
+/** A line written by the server itself (no participant first). */
+function worldEvent(at: number, body: string): LogEvent {
+  const w = WORLD.exec(body);
+  if (w) {
+    const name = w[1] ?? '';
+    switch (name) {
+      case 'Round_Start':
+        return { kind: 'round_start', at };
+      case 'Round_End':
+        return { kind: 'round_end', at };
+      case 'Match_Start':
+        return { kind: 'match_start', at, map: w[2] ?? null };
+      case 'Match_Reloaded':
+        return { kind: 'match_reloaded', at };
+      case 'Warmup_Start':
+        return { kind: 'warmup_start', at };
+      case 'Warmup_End':
+        return { kind: 'warmup_end', at };
+      default:
+        if (RESTARTS.test(name)) return { kind: 'restart', at };
+        if (w[3] !== undefined) return { kind: 'score', at, ct: Number(w[3]), t: Number(w[4]) };
+        return { kind: 'other', at };
+    }
   }
-  return id;
+  let m = TEAM_TRIGGER.exec(body);
+  if (m) return { kind: 'score', at, ct: Number(m[1]), t: Number(m[2]) };
+  if ((m = MATCH_STATUS.exec(body))) {
+    return { kind: 'match_status', at, ct: Number(m[1]), t: Number(m[2]), roundsPlayed: Number(m[3]) };
+  }
+  if ((m = TEAM_SCORED.exec(body))) return { kind: 'team_scored', at, team: m[1] ?? '', score: Number(m[2]) };
+  if ((m = GAME_OVER.exec(body))) {
+    return { kind: 'game_over', at, map: m[1] ?? '', ct: Number(m[2]), t: Number(m[3]) };
+  }
+  if ((m = MAP.exec(body))) return { kind: 'map', at, map: m[1] ?? '' };
+  if (body.startsWith('Log file closed')) return { kind: 'log_closed', at };
+  return { kind: 'other', at };
 }
-
-function player(m: RegExpExecArray, i: number): LogPlayer {
-  return { name: m[i] ?? '', steamId: steamId(m[i + 2] ?? ''), team: m[i + 3] ?? '' };
-}
-
-const vec = (m: RegExpExecArray, i: number): Vec3 | null =>
-  m[i] === undefined ? null : { x: Number(m[i]), y: Number(m[i + 1]), z: Number(m[i + 2]) };
 
 /** Parses one line; `ok: false` only for lines that are not log lines at all (or impossible dates). */
 export function parseLogLine(line: string): ParseResult {
+  if (line.length > MAX_LINE_LENGTH)
+    return { ok: false, reason: `line longer than ${MAX_LINE_LENGTH} characters` };
   const m = STAMP.exec(line.endsWith('\n') || line.endsWith('\r') ? line.trimEnd() : line);
   if (!m) return { ok: false, reason: 'not a log line (expected "L MM/DD/YYYY - HH:MM:SS: …")' };
   const at = stamp(m);
   if (Number.isNaN(at)) return { ok: false, reason: 'invalid timestamp' };
   const body = m[8] ?? '';
-  const c = body.charCodeAt(0);
-  if (c === 34 /* " */) {
-    if (body.includes(' killed ')) {
-      const k = KILL.exec(body);
-      if (k && !body.includes(' killed other ')) {
-        return {
-          ok: true,
-          event: {
-            kind: 'kill',
-            at,
-            killer: player(k, 1),
-            killerPos: vec(k, 5),
-            victim: player(k, 8),
-            victimPos: vec(k, 12),
-            weapon: k[15] ?? '',
-            flags: k[16] ? k[16].split(' ').filter(Boolean) : [],
-          },
-        };
-      }
-    }
-    const sw = SWITCHED.exec(body) ?? JOINED.exec(body);
-    if (sw) {
-      const team = sw[sw.length - 1] ?? '';
-      return { ok: true, event: { kind: 'team', at, player: player(sw, 1), team } };
-    }
-    const con = CONNECTED.exec(body);
-    if (con) return { ok: true, event: { kind: 'connect', at, player: player(con, 1) } };
-    const dis = DISCONNECTED.exec(body);
-    if (dis) return { ok: true, event: { kind: 'disconnect', at, player: player(dis, 1) } };
-    return { ok: true, event: { kind: 'other', at } };
-  }
-  const w = WORLD.exec(body);
-  if (w) {
-    switch (w[1] ?? '') {
-      case 'Round_Start':
-        return { ok: true, event: { kind: 'round_start', at } };
-      case 'Round_End':
-        return { ok: true, event: { kind: 'round_end', at } };
-      case 'Match_Start':
-      case 'Game_Commencing':
-        return { ok: true, event: { kind: 'match_start', at, map: w[2] ?? null } };
-      default:
-        return { ok: true, event: { kind: 'other', at } };
-    }
-  }
-  const tt = TEAM_TRIGGER.exec(body);
-  if (tt) return { ok: true, event: { kind: 'score', at, ct: Number(tt[1]), t: Number(tt[2]) } };
-  const go = GAME_OVER.exec(body);
-  if (go) {
-    return {
-      ok: true,
-      event: { kind: 'game_over', at, map: go[1] ?? '', ct: Number(go[2]), t: Number(go[3]) },
-    };
-  }
-  const map = MAP.exec(body);
-  if (map) return { ok: true, event: { kind: 'map', at, map: map[1] ?? '' } };
-  if (body.startsWith('Log file closed')) return { ok: true, event: { kind: 'log_closed', at } };
-  return { ok: true, event: { kind: 'other', at } };
+  if (body.charCodeAt(0) !== 34 /* " */) return { ok: true, event: worldEvent(at, body) };
+  const readings = readPlayerLine(at, body);
+  if (readings.every((r) => r.kind === 'action')) return { ok: true, event: { kind: 'other', at } };
+  const [only] = readings;
+  if (readings.length === 1 && only) return { ok: true, event: only };
+  return { ok: true, event: { kind: 'ambiguous', at, options: readings } };
 }
 
 /** Source engine units are inches: 1 unit = 0.0254 m. Distance is rounded to centimetres. */

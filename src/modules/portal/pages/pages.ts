@@ -14,9 +14,9 @@ const hourCell = (iso: string) =>
     ><span class="year">${iso.slice(0, 5)}</span>${iso.slice(5, 10)}
     <span class="time">${iso.slice(11, 16)}</span></time
   >`;
-const alert = (kind: 'error' | 'success' | 'warn', text: string | undefined) =>
+export const alert = (kind: 'error' | 'success' | 'warn', text: string | undefined) =>
   text ? html`<div class="alert ${kind}" role="${kind === 'error' ? 'alert' : 'status'}">${text}</div>` : '';
-const signedIn = (a: PortalAccount, title: string, body: SafeHtml) =>
+export const signedIn = (a: PortalAccount, title: string, body: SafeHtml) =>
   layout({ title, username: a.username, csrfToken: a.csrfToken, base: BASE }, body);
 
 export function signInPage(options: { csrf: string; error?: string; username?: string }): string {
@@ -130,8 +130,13 @@ export function keysPage(
           ${k.revoked ? html`<span class="badge revoked">revoked</span>` : html`<span class="badge active">active</span>`}
         </td>
         <td role="cell" class="actions">
-          <a href="${BASE}/keys/${k.id}">Usage</a
-          >${k.revoked ? '' : html`<a href="${BASE}/keys/${k.id}/revoke" aria-label="Revoke ${k.name}">Revoke</a>`}
+          <a href="${BASE}/keys/${k.id}">Usage</a>${
+            k.revoked
+              ? ''
+              : html`<a href="${BASE}/keys/${k.id}/origins" aria-label="Allowed origins of ${k.name}"
+                    >Origins</a
+                  ><a href="${BASE}/keys/${k.id}/revoke" aria-label="Revoke ${k.name}">Revoke</a>`
+          }
         </td>
       </tr>`,
   );

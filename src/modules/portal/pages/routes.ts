@@ -21,6 +21,7 @@ import {
 import { newSecretToken } from '../../accounts/service.js';
 import { IMMUTABLE, sendAsset } from '../../../http/static-asset.js';
 import { ASSETS } from './assets.js';
+import { originsPage } from './origins-page.js';
 import {
   BASE,
   keysPage,
@@ -265,6 +266,34 @@ export function webRoutes(accounts: AccountsService, keys: PortalKeysService, fl
       if (!found) return reply;
       if (found.key.revoked) return redirect(reply, `${BASE}/keys`);
       return page(reply, revokePage(found.account, found.key));
+    });
+
+    app.get('/keys/:id/origins', HIDE, async (request, reply) => {
+      const found = await ownKey(request, reply);
+      if (!found) return reply;
+      return page(
+        reply,
+        originsPage(found.account, found.key, (await notice(found.account.sessionId, request)) ?? {}),
+      );
+    });
+
+    app.post('/keys/:id/origins', HIDE, async (request, reply) => {
+      const found = await ownKey(request, reply);
+      if (!found) return reply;
+      const typed = str(form(request).origins, 2200);
+      const back = `${BASE}/keys/${found.key.id}/origins`;
+      try {
+        const key = await keys.setOrigins(found.account, found.key.id, typed.split(/\s+/));
+        const success =
+          key.allowed_origins.length === 0
+            ? 'Any origin may use this key.'
+            : `Saved: only ${key.allowed_origins.join(', ')} may use this key from a browser.`;
+        return await redirectWith(reply, found.account.sessionId, back, { kind: 'notice', success });
+      } catch (err) {
+        if (!(err instanceof ProblemError)) throw err;
+        const errors = err.extras.invalidParams?.map((e) => `${e.reason}.`) ?? [err.detail];
+        return redirectWith(reply, found.account.sessionId, back, { kind: 'notice', errors, origins: typed });
+      }
     });
 
     app.post('/keys/:id/revoke', HIDE, async (request, reply) => {

@@ -1,0 +1,437 @@
+import { sql, type Kysely } from 'kysely';
+import type { Db, Dialect } from '../../db/connect.js';
+import { ISSUANCE_ACCOUNT } from '../../db/migrations/0014_economy.js';
+import type { Database, EconomyKind } from '../../db/types.js';
+import { writeTransaction } from '../../db/write-transaction.js';
+import { isBalanced, type Reward } from '../../engines/ledger.js';
+
+/**
+ * The only SQL of the economy. Every movement is written by `post`: one transaction row, its
+ * legs (entries that sum to zero) and the accounts' balances, inside a transaction that has locked
+ * those accounts first, always in id order (PostgreSQL `SELECT ... FOR UPDATE ... ORDER BY id`;
+ * SQLite holds the database's write lock from BEGIN IMMEDIATE: `writeTransaction`). The issuance account was created
+ * first and has the lowest id, so a mint locks it before any user's account. Nothing here
+ * updates or deletes a movement or an entry; the database refuses it anyway (0014_economy).
+ */
+type Executor = Kysely<Database>;
+
+interface Account {
+  id: number;
+  user_id: number | null;
+  balance: number;
+}
+
+interface Movement {
+  kind: EconomyKind;
+  from_user_id: number | null;
+  to_user_id: number;
+  amount: number;
+  note: string | null;
+  reason: string | null;
+  idempotency_owner: string | null;
+  idempotency_key: string | null;
+}
+
+export interface TransferRow {
+  id: number;
+  from_user_id: number;
+  to_user_id: number;
+  amount: number;
+  note: string | null;
+  created_at: number;
+  /** the sender's balance once the transfer was written */
+  balance_after: number;
+}
+
+export interface HistoryRow {
+  id: number;
+  transaction_id: number;
+  kind: EconomyKind;
+  amount: number;
+  balance_after: number;
+  from_user_id: number | null;
+  to_user_id: number;
+  note: string | null;
+  reason: string | null;
+  created_at: number;
+}
+
+export interface TransferRequest {
+  fromUserId: number;
+  toUserId: number;
+  amount: number;
+  note: string | null;
+  idempotency?: { owner: string; key: string };
+}
+
+export type TransferOutcome =
+  | { outcome: 'done'; transfer: TransferRow }
+  /** the Idempotency-Key was already spent by a transfer written earlier (perhaps by a process that died before answering) */
+  | { outcome: 'prior'; transfer: TransferRow }
+  | { outcome: 'recipient_not_found' }
+  | { outcome: 'insufficient_funds'; balance: number };
+
+export interface AuditReport {
+  ok: boolean;
+  accounts: number;
+  transactions: number;
+  entries: number;
+  /** the sum of every entry: 0 in a sound ledger */
+  sum: number;
+  /** movements whose legs do not sum to zero or that have fewer than two */
+  unbalanced: number[];
+  /** accounts whose balance is not the sum of their entries */
+  mismatched: { account_id: number; balance: number; entries: number }[];
+  /** user accounts below zero */
+  negative: number[];
+}
+
+/** Gives each listed user that exists an account (balance 0), if it has none yet. */
+async function ensureAccounts(db: Executor, userIds: number[], at: number): Promise<void> {
+  if (userIds.length === 0) return;
+  await db
+    .insertInto('economy_accounts')
+    .columns(['user_id', 'balance', 'updated_at'])
+    .expression((eb) =>
+      eb
+        .selectFrom('users')
+        .select((s) => ['id', s.lit(0).as('balance'), s.val(at).as('updated_at')])
+        .where('id', 'in', userIds),
+    )
+    .onConflict((oc) => oc.column('user_id').doNothing())
+    .execute();
+}
+
+/** Locks the users' accounts (and the issuance account) in id order, and reads their balances. */
+async function lockAccounts(
+  trx: Executor,
+  dialect: Dialect,
+  userIds: number[],
+  issuance: boolean,
+): Promise<Account[]> {
+  const query = trx
+    .selectFrom('economy_accounts')
+    .select(['id', 'user_id', 'balance'])
+    .where((eb) =>
+      eb.or([eb('user_id', 'in', userIds), ...(issuance ? [eb('system', '=', ISSUANCE_ACCOUNT)] : [])]),
+    )
+    .orderBy('id');
+  return dialect === 'postgres' ? query.forUpdate().execute() : query.execute();
+}
+
+/** Writes one movement and its legs on locked accounts; returns its id and each leg's balance after. */
+async function post(
+  trx: Executor,
+  movement: Movement,
+  legs: { account: Account; amount: number }[],
+  at: number,
+): Promise<{ id: number; after: number[] }> {
+  if (!isBalanced(legs.map((l) => l.amount))) throw new Error('a movement must balance');
+  const { id } = await trx
+    .insertInto('economy_transactions')
+    .values({ ...movement, created_at: at })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  const after: number[] = [];
+  for (const leg of legs) {
+    const { balance } = await trx
+      .updateTable('economy_accounts')
+      .set((eb) => ({ balance: eb('balance', '+', leg.amount), updated_at: at }))
+      .where('id', '=', leg.account.id)
+      .returning('balance')
+      .executeTakeFirstOrThrow();
+    leg.account.balance = balance;
+    after.push(balance);
+  }
+  await trx
+    .insertInto('economy_entries')
+    .values(
+      legs.map((leg, i) => ({
+        transaction_id: id,
+        account_id: leg.account.id,
+        amount: leg.amount,
+        balance_after: after[i] ?? 0,
+        created_at: at,
+      })),
+    )
+    .execute();
+  return { id, after };
+}
+
+async function priorTransfer(trx: Executor, owner: string, key: string): Promise<TransferRow | undefined> {
+  const row = await trx
+    .selectFrom('economy_transactions as t')
+    .innerJoin('economy_entries as e', (j) => j.onRef('e.transaction_id', '=', 't.id').on('e.amount', '<', 0))
+    .select([
+      't.id',
+      't.from_user_id',
+      't.to_user_id',
+      't.amount',
+      't.note',
+      't.created_at',
+      'e.balance_after',
+    ])
+    .where('t.idempotency_owner', '=', owner)
+    .where('t.idempotency_key', '=', key)
+    .where('t.kind', '=', 'transfer')
+    .executeTakeFirst();
+  return row && { ...row, from_user_id: row.from_user_id ?? 0 };
+}
+
+/**
+ * Mints rewards inside the caller's transaction (the ingest batch that recorded the wins and
+ * unlocks), so an event and its coins are written together or not at all.
+ */
+export async function mintRewards(
+  trx: Executor,
+  dialect: Dialect,
+  rewards: Reward[],
+  at: number,
+): Promise<void> {
+  if (rewards.length === 0) return;
+  const userIds = [...new Set(rewards.map((r) => r.userId))].sort((a, b) => a - b);
+  await ensureAccounts(trx, userIds, at);
+  const accounts = await lockAccounts(trx, dialect, userIds, true);
+  const issuance = accounts.find((a) => a.user_id === null);
+  if (!issuance) throw new Error('the issuance account is missing');
+  for (const reward of rewards) {
+    const account = accounts.find((a) => a.user_id === reward.userId);
+    if (!account) throw new Error(`no account for user ${reward.userId}`);
+    await post(
+      trx,
+      {
+        kind: 'reward',
+        from_user_id: null,
+        to_user_id: reward.userId,
+        amount: reward.amount,
+        note: null,
+        reason: reward.reason,
+        idempotency_owner: null,
+        idempotency_key: null,
+      },
+      [
+        { account: issuance, amount: -reward.amount },
+        { account, amount: reward.amount },
+      ],
+      at,
+    );
+  }
+}
+
+export function economyRepo(db: Db) {
+  const k = db.kysely;
+  return {
+    async balance(userId: number): Promise<{ balance: number; updated_at: number } | undefined> {
+      return k
+        .selectFrom('economy_accounts')
+        .select(['balance', 'updated_at'])
+        .where('user_id', '=', userId)
+        .executeTakeFirst();
+    },
+
+    async userExists(userId: number): Promise<boolean> {
+      return (
+        (await k.selectFrom('users').select('id').where('id', '=', userId).executeTakeFirst()) !== undefined
+      );
+    },
+
+    /** The user's entries, newest first, and how many there are. */
+    async history(
+      userId: number,
+      limit: number,
+      offset: number,
+    ): Promise<{ rows: HistoryRow[]; total: number }> {
+      const account = await k
+        .selectFrom('economy_accounts')
+        .select('id')
+        .where('user_id', '=', userId)
+        .executeTakeFirst();
+      if (!account) return { rows: [], total: 0 };
+      const [rows, count] = await Promise.all([
+        k
+          .selectFrom('economy_entries as e')
+          .innerJoin('economy_transactions as t', 't.id', 'e.transaction_id')
+          .select([
+            'e.id',
+            'e.transaction_id',
+            't.kind',
+            'e.amount',
+            'e.balance_after',
+            't.from_user_id',
+            't.to_user_id',
+            't.note',
+            't.reason',
+            'e.created_at',
+          ])
+          .where('e.account_id', '=', account.id)
+          .orderBy('e.id', 'desc')
+          .limit(limit)
+          .offset(offset)
+          .execute(),
+        k
+          .selectFrom('economy_entries')
+          .select((eb) => eb.fn.countAll<number>().as('n'))
+          .where('account_id', '=', account.id)
+          .executeTakeFirstOrThrow(),
+      ]);
+      return { rows, total: count.n };
+    },
+
+    /** Moves coins between two users in one transaction, or says why not (changing nothing). */
+    async transfer(request: TransferRequest, at: number): Promise<TransferOutcome> {
+      const { fromUserId, toUserId, amount, idempotency } = request;
+      // outside the transaction: the recipient gets an account if it is a user
+      await ensureAccounts(k, [toUserId], at);
+      return writeTransaction(k, async (trx): Promise<TransferOutcome> => {
+        if (idempotency) {
+          const prior = await priorTransfer(trx, idempotency.owner, idempotency.key);
+          if (prior) return { outcome: 'prior', transfer: prior };
+        }
+        const accounts = await lockAccounts(trx, db.dialect, [fromUserId, toUserId], false);
+        const to = accounts.find((a) => a.user_id === toUserId);
+        if (!to) return { outcome: 'recipient_not_found' };
+        const from = accounts.find((a) => a.user_id === fromUserId);
+        if (!from || from.balance < amount)
+          return { outcome: 'insufficient_funds', balance: from?.balance ?? 0 };
+        const { id, after } = await post(
+          trx,
+          {
+            kind: 'transfer',
+            from_user_id: fromUserId,
+            to_user_id: toUserId,
+            amount,
+            note: request.note,
+            reason: null,
+            idempotency_owner: idempotency?.owner ?? null,
+            idempotency_key: idempotency?.key ?? null,
+          },
+          [
+            { account: from, amount: -amount },
+            { account: to, amount },
+          ],
+          at,
+        );
+        return {
+          outcome: 'done',
+          transfer: {
+            id,
+            from_user_id: fromUserId,
+            to_user_id: toUserId,
+            amount,
+            note: request.note,
+            created_at: at,
+            balance_after: after[0] ?? 0,
+          },
+        };
+      });
+    },
+
+    /** Mints coins to a user by an operator's decision; false when the user does not exist. */
+    async grant(
+      userId: number,
+      amount: number,
+      reason: string,
+      at: number,
+    ): Promise<{ id: number; balance: number } | null> {
+      await ensureAccounts(k, [userId], at);
+      return writeTransaction(k, async (trx) => {
+        const accounts = await lockAccounts(trx, db.dialect, [userId], true);
+        const issuance = accounts.find((a) => a.user_id === null);
+        const account = accounts.find((a) => a.user_id === userId);
+        if (!account) return null;
+        if (!issuance) throw new Error('the issuance account is missing');
+        const { id, after } = await post(
+          trx,
+          {
+            kind: 'grant',
+            from_user_id: null,
+            to_user_id: userId,
+            amount,
+            note: null,
+            reason,
+            idempotency_owner: null,
+            idempotency_key: null,
+          },
+          [
+            { account: issuance, amount: -amount },
+            { account, amount },
+          ],
+          at,
+        );
+        return { id, balance: after[1] ?? 0 };
+      });
+    },
+
+    /** Proves the ledger sound: every movement balances, every balance is its entries, none negative. */
+    async audit(): Promise<AuditReport> {
+      // Each check is one statement, so each reads one consistent snapshot even while transfers run.
+      const totals = await k
+        .selectFrom('economy_entries')
+        .select((eb) => [
+          eb.fn.countAll<number>().as('n'),
+          eb.fn.coalesce(eb.fn.sum<number>('amount'), sql<number>`0`).as('sum'),
+        ])
+        .executeTakeFirstOrThrow();
+      const counts = await k
+        .selectFrom('economy_transactions')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .executeTakeFirstOrThrow();
+      const unbalanced = await k
+        .selectFrom('economy_transactions as t')
+        .leftJoin('economy_entries as e', 'e.transaction_id', 't.id')
+        .select('t.id')
+        .groupBy('t.id')
+        .having((eb) =>
+          eb.or([
+            eb(eb.fn.coalesce(eb.fn.sum<number>('e.amount'), sql<number>`0`), '<>', 0),
+            eb(eb.fn.count<number>('e.id'), '<', 2),
+          ]),
+        )
+        .orderBy('t.id')
+        .limit(100)
+        .execute();
+      const mismatched = await k
+        .selectFrom('economy_accounts as a')
+        .leftJoin('economy_entries as e', 'e.account_id', 'a.id')
+        .select((eb) => [
+          'a.id as account_id',
+          'a.balance',
+          eb.fn.coalesce(eb.fn.sum<number>('e.amount'), sql<number>`0`).as('entries'),
+        ])
+        .groupBy(['a.id', 'a.balance'])
+        .having((eb) => eb('a.balance', '<>', eb.fn.coalesce(eb.fn.sum<number>('e.amount'), sql<number>`0`)))
+        .orderBy('a.id')
+        .limit(100)
+        .execute();
+      const negative = await k
+        .selectFrom('economy_accounts')
+        .select('id')
+        .where('user_id', 'is not', null)
+        .where('balance', '<', 0)
+        .orderBy('id')
+        .limit(100)
+        .execute();
+      const accounts = await k
+        .selectFrom('economy_accounts')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .executeTakeFirstOrThrow();
+      const sum = totals.sum;
+      return {
+        ok: sum === 0 && unbalanced.length === 0 && mismatched.length === 0 && negative.length === 0,
+        accounts: accounts.n,
+        transactions: counts.n,
+        entries: totals.n,
+        sum,
+        unbalanced: unbalanced.map((r) => r.id),
+        mismatched: mismatched.map((m) => ({
+          account_id: m.account_id,
+          balance: m.balance,
+          entries: m.entries,
+        })),
+        negative: negative.map((r) => r.id),
+      };
+    },
+  };
+}
+
+export type EconomyRepo = ReturnType<typeof economyRepo>;

@@ -1,0 +1,92 @@
+import type { Adapter, AdapterPayload } from 'oidc-provider';
+import type { AppsRepo } from '../apps/repo.js';
+import { clientMetadataOf } from './client-metadata.js';
+import type { OAuthStoreRepo } from './store-repo.js';
+
+/** Told when the store drops tokens, so the verifier's cache forgets them at once. */
+export interface RevocationListener {
+  tokenDestroyed(id: string): void;
+  grantRevoked(grantId: string): void;
+}
+
+export interface AdapterDeps {
+  store: OAuthStoreRepo;
+  apps: AppsRepo;
+  now: () => number;
+  revocations: RevocationListener;
+}
+
+/** Expired rows are swept at most this often, by whichever write comes next (no timer to stop). */
+const SWEEP_EVERY_MS = 60_000;
+
+/**
+ * oidc-provider's storage over our database (SQLite or PostgreSQL): one `oauth_store` row per
+ * (model, id). Clients are not stored here: they are the apps of `oauth_apps`, read on demand.
+ */
+export function storeAdapterFactory(deps: AdapterDeps): (model: string) => Adapter {
+  const { store, apps, now, revocations } = deps;
+  let lastSweep = 0;
+
+  const parse = (found: { payload: string; consumedAt: number | null } | undefined) => {
+    if (!found) return undefined;
+    const payload = JSON.parse(found.payload) as AdapterPayload;
+    if (found.consumedAt !== null) payload.consumed = Math.floor(found.consumedAt / 1000);
+    return payload;
+  };
+
+  const clientAdapter: Adapter = {
+    async find(id) {
+      const app = await apps.findByClientId(id);
+      return app && clientMetadataOf(app);
+    },
+    upsert: () => Promise.reject(new Error('apps are registered in the portal, not through the provider')),
+    findByUid: () => Promise.resolve(undefined),
+    findByUserCode: () => Promise.resolve(undefined),
+    consume: () => Promise.resolve(),
+    destroy: () => Promise.resolve(),
+    revokeByGrantId: () => Promise.resolve(),
+  };
+
+  return (model: string): Adapter => {
+    if (model === 'Client') return clientAdapter;
+    return {
+      async upsert(id, payload, expiresIn) {
+        const at = now();
+        if (at - lastSweep > SWEEP_EVERY_MS) {
+          lastSweep = at;
+          await store.sweep(at);
+        }
+        await store.upsert({
+          model,
+          id,
+          payload: JSON.stringify(payload),
+          grantId: payload.grantId ?? null,
+          uid: payload.uid ?? null,
+          clientId: payload.clientId ?? null,
+          accountId: model === 'Grant' ? (payload.accountId ?? null) : null,
+          expiresAt: expiresIn ? at + expiresIn * 1000 : null,
+        });
+      },
+      async find(id) {
+        return parse(await store.find(model, id, now()));
+      },
+      async findByUid(uid) {
+        return parse(await store.findByUid(model, uid, now()));
+      },
+      // the device flow is off: there are no user codes
+      findByUserCode: () => Promise.resolve(undefined),
+      async consume(id) {
+        await store.consume(model, id, now());
+      },
+      async destroy(id) {
+        await store.destroy(model, id);
+        revocations.tokenDestroyed(id);
+        if (model === 'Grant') revocations.grantRevoked(id);
+      },
+      async revokeByGrantId(grantId) {
+        await store.revokeGrant(grantId);
+        revocations.grantRevoked(grantId);
+      },
+    };
+  };
+}

@@ -1,0 +1,119 @@
+import type { ErrorOut, KoaContextWithOIDC } from 'oidc-provider';
+import { SCOPES, isScope } from '../../http/scopes.js';
+import { html, layout } from '../portal/pages/html.js';
+import { PORTAL_PREFIX } from '../portal/session-auth.js';
+
+/** The pages of the authorization server share the portal's look (and its stylesheet). */
+const BASE = PORTAL_PREFIX;
+export const PAGE_CSP =
+  "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
+
+const alert = (text: string | undefined) =>
+  text ? html`<div class="alert error" role="alert">${text}</div>` : '';
+
+export interface ClientView {
+  name: string;
+  homepage?: string | undefined;
+}
+
+export function interactionSignInPage(options: {
+  action: string;
+  csrf: string;
+  client: ClientView;
+  error?: string;
+}): string {
+  return layout(
+    { title: 'Sign in', base: BASE },
+    html`<section class="card narrow" aria-labelledby="title">
+      <h1 id="title">Sign in to continue to ${options.client.name}</h1>
+      <p class="lead">Use your Gaming Hub account. ${options.client.name} never sees your password.</p>
+      ${alert(options.error)}
+      <form method="post" action="${options.action}" novalidate>
+        <input type="hidden" name="_csrf" value="${options.csrf}" />
+        <label for="username">Username</label>
+        <input
+          type="text"
+          id="username"
+          name="username"
+          autocomplete="username"
+          required
+          maxlength="64"
+          autofocus
+        />
+        <label for="password">Password</label>
+        <input
+          type="password"
+          id="password"
+          name="password"
+          autocomplete="current-password"
+          required
+          maxlength="1024"
+        />
+        <button type="submit" class="full">Sign in</button>
+      </form>
+    </section>`,
+  );
+}
+
+const scopeWords = (scope: string) => (isScope(scope) ? SCOPES[scope] : scope);
+
+export function consentPage(options: {
+  action: string;
+  csrf: string;
+  username: string;
+  client: ClientView;
+  /** what this request adds */
+  requested: string[];
+  /** what the user already granted the app */
+  granted: string[];
+}): string {
+  const { client } = options;
+  return layout(
+    { title: 'Authorize app', base: BASE },
+    html`<section class="card narrow" aria-labelledby="title">
+      <h1 id="title">Authorize ${client.name}?</h1>
+      <p class="lead">
+        Signed in as <strong>${options.username}</strong>.
+        ${client.homepage ? html`<a href="${client.homepage}" rel="noopener noreferrer">${client.name}</a>` : client.name}
+        would like to:
+      </p>
+      <ul class="scopes" id="requested-scopes">
+        ${options.requested.map((s) => html`<li data-scope="${s}">${scopeWords(s)}</li>`)}
+      </ul>
+      ${
+        options.granted.length > 0
+          ? html`<p class="hint">You already allowed it to:</p>
+              <ul class="scopes granted">
+                ${options.granted.map((s) => html`<li data-scope="${s}">${scopeWords(s)}</li>`)}
+              </ul>`
+          : ''
+      }
+      <form method="post" action="${options.action}" class="row">
+        <input type="hidden" name="_csrf" value="${options.csrf}" />
+        <button type="submit" name="decision" value="allow">Allow</button>
+        <button type="submit" name="decision" value="deny" class="secondary">Deny</button>
+      </form>
+      <p class="hint">
+        You can take this back at any time under
+        <a href="${BASE}/authorized-apps">Authorized apps</a>.
+      </p>
+    </section>`,
+  );
+}
+
+/** oidc-provider's error page (an authorization request that cannot go back to the app). */
+export function renderOAuthError(ctx: KoaContextWithOIDC, out: ErrorOut): void {
+  ctx.type = 'html';
+  ctx.set('content-security-policy', PAGE_CSP);
+  ctx.body = layout(
+    { title: 'Authorization failed', base: BASE },
+    html`<section class="card narrow" aria-labelledby="title">
+      <h1 id="title">The app’s request could not be completed</h1>
+      <div class="alert error" role="alert">
+        <p><code>${out.error}</code></p>
+        ${out.error_description ? html`<p>${out.error_description}</p>` : ''}
+      </div>
+      <p>Go back to the app and try again; if it keeps failing, tell the app’s developer.</p>
+    </section>`,
+  );
+}

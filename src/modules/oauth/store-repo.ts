@@ -1,0 +1,151 @@
+import type { ExpressionBuilder, Kysely } from 'kysely';
+import type { Database } from '../../db/types.js';
+
+/** What the adapter writes besides the payload: the columns its lookups and sweeps use. */
+export interface StoreRow {
+  model: string;
+  id: string;
+  payload: string;
+  grantId: string | null;
+  uid: string | null;
+  clientId: string | null;
+  accountId: string | null;
+  expiresAt: number | null;
+}
+
+export interface FoundPayload {
+  payload: string;
+  consumedAt: number | null;
+}
+
+/** The grants of one account (the authorized-apps page). */
+export interface GrantRow {
+  id: string;
+  client_id: string | null;
+  payload: string;
+  last_used_at: number | null;
+}
+
+export const TOKEN_MODELS = ['AccessToken', 'ClientCredentials'] as const;
+
+/** The only SQL over `oauth_store` (oidc-provider's storage, see adapter.ts). */
+export function oauthStoreRepo(db: Kysely<Database>) {
+  const live = (now: number) => (eb: ExpressionBuilder<Database, 'oauth_store'>) =>
+    eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', now)]);
+  const table = () => db.selectFrom('oauth_store');
+
+  return {
+    async upsert(row: StoreRow): Promise<void> {
+      const values = {
+        payload: row.payload,
+        grant_id: row.grantId,
+        uid: row.uid,
+        client_id: row.clientId,
+        account_id: row.accountId,
+        expires_at: row.expiresAt,
+      };
+      await db
+        .insertInto('oauth_store')
+        .values({ model: row.model, id: row.id, ...values })
+        .onConflict((oc) => oc.columns(['model', 'id']).doUpdateSet(values))
+        .execute();
+    },
+
+    async find(model: string, id: string, now: number): Promise<FoundPayload | undefined> {
+      const row = await table()
+        .select(['payload', 'consumed_at'])
+        .where('model', '=', model)
+        .where('id', '=', id)
+        .where(live(now))
+        .executeTakeFirst();
+      return row && { payload: row.payload, consumedAt: row.consumed_at };
+    },
+
+    async findByUid(model: string, uid: string, now: number): Promise<FoundPayload | undefined> {
+      const row = await table()
+        .select(['payload', 'consumed_at'])
+        .where('model', '=', model)
+        .where('uid', '=', uid)
+        .where(live(now))
+        .executeTakeFirst();
+      return row && { payload: row.payload, consumedAt: row.consumed_at };
+    },
+
+    /** An access token of either kind (user or client_credentials) by its value: one indexed read. */
+    findToken(id: string, now: number): Promise<{ model: string; payload: string } | undefined> {
+      return table()
+        .select(['model', 'payload'])
+        .where('model', 'in', TOKEN_MODELS)
+        .where('id', '=', id)
+        .where(live(now))
+        .executeTakeFirst();
+    },
+
+    async consume(model: string, id: string, now: number): Promise<void> {
+      await db
+        .updateTable('oauth_store')
+        .set({ consumed_at: now })
+        .where('model', '=', model)
+        .where('id', '=', id)
+        .execute();
+    },
+
+    async destroy(model: string, id: string): Promise<void> {
+      await db.deleteFrom('oauth_store').where('model', '=', model).where('id', '=', id).execute();
+    },
+
+    /** Every row of a grant, the grant included (reuse detection, revocation, "revoke app"). */
+    async revokeGrant(grantId: string): Promise<void> {
+      await db
+        .deleteFrom('oauth_store')
+        .where((eb) =>
+          eb.or([eb('grant_id', '=', grantId), eb.and([eb('model', '=', 'Grant'), eb('id', '=', grantId)])]),
+        )
+        .execute();
+    },
+
+    /** Everything an app holds: its grants, codes and tokens (the app was deleted). */
+    async deleteByClient(clientId: string): Promise<void> {
+      await db.deleteFrom('oauth_store').where('client_id', '=', clientId).execute();
+    },
+
+    async sweep(now: number): Promise<number> {
+      const result = await db.deleteFrom('oauth_store').where('expires_at', '<=', now).executeTakeFirst();
+      return Number(result.numDeletedRows);
+    },
+
+    grantsOf(accountId: string, now: number): Promise<GrantRow[]> {
+      return table()
+        .select(['id', 'client_id', 'payload', 'last_used_at'])
+        .where('account_id', '=', accountId)
+        .where('model', '=', 'Grant')
+        .where(live(now))
+        .orderBy('id')
+        .execute();
+    },
+
+    /** The newest live grant of an account to an app: a remembered consent outlives the browser session. */
+    async latestGrant(accountId: string, clientId: string, now: number): Promise<string | undefined> {
+      const row = await table()
+        .select('id')
+        .where('account_id', '=', accountId)
+        .where('client_id', '=', clientId)
+        .where('model', '=', 'Grant')
+        .where(live(now))
+        .orderBy('expires_at', 'desc')
+        .executeTakeFirst();
+      return row?.id;
+    },
+
+    async touchGrant(grantId: string, now: number): Promise<void> {
+      await db
+        .updateTable('oauth_store')
+        .set({ last_used_at: now })
+        .where('model', '=', 'Grant')
+        .where('id', '=', grantId)
+        .execute();
+    },
+  };
+}
+
+export type OAuthStoreRepo = ReturnType<typeof oauthStoreRepo>;

@@ -1,0 +1,138 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { createTestContext, type TestContext } from './helpers/context.js';
+import { testDialects } from './helpers/db.js';
+import {
+  authorizeUrl,
+  callbackParams,
+  CookieJar,
+  follow,
+  pkcePair,
+  REDIRECT_URI,
+  registerApp,
+  submit,
+  tokenRequest,
+  type TokenSet,
+} from './helpers/oauth.js';
+import { signUp, type PortalSession } from './helpers/portal.js';
+import type { MeBody } from '../src/modules/users/me-route.js';
+
+for (const dialect of testDialects()) {
+  describe(`OAuth authorization code flow (${dialect})`, () => {
+    let ctx: TestContext;
+    let developer: PortalSession;
+    let client: { clientId: string; secret: string | undefined; id: number };
+
+    before(async () => {
+      ctx = await createTestContext(dialect);
+      developer = await signUp(ctx);
+      client = await registerApp(ctx, developer.accountId);
+    });
+    after(() => ctx.close());
+
+    /** A signed-in hub user's browser starting an authorization request. */
+    async function start(user: PortalSession, params: Record<string, string | undefined>) {
+      const jar = new CookieJar(user.cookie);
+      const res = jar.take(
+        await ctx.inject({ method: 'GET', url: authorizeUrl(params), headers: { cookie: jar.header() } }),
+      );
+      return { jar, page: await follow(ctx, jar, res) };
+    }
+
+    async function codeFor(user: PortalSession, scope: string, extra: Record<string, string> = {}) {
+      const { verifier, challenge } = pkcePair();
+      const { jar, page } = await start(user, {
+        client_id: client.clientId,
+        response_type: 'code',
+        redirect_uri: REDIRECT_URI,
+        scope,
+        state: 'st-123',
+        code_challenge: challenge,
+        code_challenge_method: 'S256',
+        ...extra,
+      });
+      const done = page.statusCode === 303 ? page : await submit(ctx, jar, page, { decision: 'allow' });
+      const params = callbackParams(done);
+      return { code: params.get('code') ?? '', state: params.get('state'), verifier, jar, consent: page };
+    }
+
+    const exchange = (code: string, verifier: string) =>
+      tokenRequest(ctx, client, {
+        grant_type: 'authorization_code',
+        code,
+        code_verifier: verifier,
+        redirect_uri: REDIRECT_URI,
+      });
+    const me = (token: string) =>
+      ctx.inject({ method: 'GET', url: '/v1/users/@me', headers: { authorization: `Bearer ${token}` } });
+
+    test('metadata is published at both well-known paths, S256 the only PKCE method', async () => {
+      for (const path of ['/.well-known/oauth-authorization-server', '/.well-known/openid-configuration']) {
+        const res = await ctx.inject({ method: 'GET', url: path });
+        assert.equal(res.statusCode, 200);
+        const meta = res.json<Record<string, unknown>>();
+        assert.deepEqual(meta.code_challenge_methods_supported, ['S256']);
+        assert.deepEqual(meta.response_types_supported, ['code']);
+        assert.equal(meta.token_endpoint, 'http://localhost/api-platform/oauth/token');
+        assert.ok(!(meta.grant_types_supported as string[]).includes('implicit'));
+        assert.ok(!(meta.grant_types_supported as string[]).includes('password'));
+      }
+    });
+
+    test('consent lists the scopes in plain words; the code comes back with the state and reads @me', async () => {
+      const user = await signUp(ctx);
+      const { code, state, verifier, consent } = await codeFor(user, 'openid identify');
+      assert.equal(consent.statusCode, 200);
+      assert.match(consent.body, /Authorize Frag Tracker\?/);
+      assert.match(consent.body, /See your hub profile: username, avatar, level and when you joined/);
+      assert.equal(state, 'st-123');
+      const tokens = await exchange(code, verifier);
+      assert.equal(tokens.statusCode, 200, tokens.body);
+      const set = tokens.json<TokenSet>();
+      assert.equal(set.expires_in, 3600);
+      assert.ok(set.id_token, 'openid asked: an id_token');
+      const claims = JSON.parse(Buffer.from(set.id_token.split('.')[1] ?? '', 'base64url').toString()) as {
+        sub: string;
+      };
+      assert.equal(claims.sub, String(user.accountId));
+      const profile = await me(set.access_token);
+      assert.equal(profile.statusCode, 200, profile.body);
+      assert.equal(profile.json<MeBody>().data.id, String(user.accountId));
+      assert.equal(profile.json<MeBody>().data.username, user.username);
+      assert.doesNotMatch(profile.body, /password|hash|csrf/i);
+    });
+
+    test('a remembered grant asks again only for new scopes', async () => {
+      const user = await signUp(ctx);
+      await codeFor(user, 'identify');
+      const again = await codeFor(user, 'identify');
+      assert.equal(again.consent.statusCode, 303, 'granted scopes: straight back to the app');
+      const more = await codeFor(user, 'identify stats:read');
+      assert.equal(more.consent.statusCode, 200);
+      assert.match(more.consent.body, /id="requested-scopes">\s*<li data-scope="stats:read">/);
+      assert.doesNotMatch(
+        more.consent.body,
+        /id="requested-scopes">[^]*data-scope="identify"[^]*You already/,
+      );
+    });
+
+    test('PKCE missing or plain is refused', async () => {
+      const user = await signUp(ctx);
+      const base = {
+        client_id: client.clientId,
+        response_type: 'code',
+        redirect_uri: REDIRECT_URI,
+        scope: 'identify',
+        state: 's',
+      };
+      const missing = callbackParams((await start(user, base)).page);
+      assert.equal(missing.get('error'), 'invalid_request');
+      assert.match(missing.get('error_description') ?? '', /PKCE/);
+      const plain = callbackParams(
+        (await start(user, { ...base, code_challenge: 'a'.repeat(43), code_challenge_method: 'plain' })).page,
+      );
+      assert.equal(plain.get('error'), 'invalid_request');
+      assert.equal(plain.get('state'), 's');
+    });
+  });
+}

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { connect } from '../src/db/connect.js';
 import { buildIfStale, hub, serve, stop, type Run } from './helpers/cli.js';
-import { stamp } from './helpers/ingest.js';
+import { inRound, stamp } from './helpers/ingest.js';
 
 /**
  * The operator's side of the `hub` binary, as real processes: start-up failures are one clear line
@@ -18,11 +18,18 @@ import { stamp } from './helpers/ingest.js';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/**
+ * oidc-provider 9 prints this on any Node.js before 22 when it is loaded (by `serve`, before it
+ * listens). It is the platform question (README, Requirements), not a start-up failure's line.
+ */
+const OIDC_RUNTIME_WARNING = /^oidc-provider WARNING: Unsupported runtime\..*\n/;
+
 function assertOneLine(run: Run, message: RegExp): void {
   assert.equal(run.status, 1, `exit code of: ${run.stderr}${run.stdout}`);
-  assert.match(run.stderr, message);
-  assert.equal(run.stderr.trim().split('\n').length, 1, `one line:\n${run.stderr}`);
-  assert.doesNotMatch(run.stderr, /\n\s+at |Error:/, 'no stack trace');
+  const stderr = run.stderr.replace(OIDC_RUNTIME_WARNING, '');
+  assert.match(stderr, message);
+  assert.equal(stderr.trim().split('\n').length, 1, `one line:\n${run.stderr}`);
+  assert.doesNotMatch(stderr, /\n\s+at |Error:/, 'no stack trace');
 }
 
 const listenTcp = () =>
@@ -181,13 +188,19 @@ describe('hub start-up failures and graceful shutdown', () => {
     }
     // UDP log lines wait up to 250 ms to be written in one batch
     const udp = createSocket('udp4');
-    const udpLine = (victim: number) =>
-      Buffer.from(
-        `\xff\xff\xff\xffS${cs16.token}L 11/21/2026 - 19:34:51: "Old<2><STEAM_0:1:5><CT>" killed "V<3><STEAM_0:0:${victim}><TERRORIST>" with "ak47"\n\0`,
-        'latin1',
-      );
-    for (const victim of [60, 61])
-      await new Promise<void>((resolve) => udp.send(udpLine(victim), udpPort, '127.0.0.1', () => resolve()));
+    // a round of two kills, settled by the next round's start (kills count once their round is over)
+    const now = stamp(Date.now());
+    const lines = inRound(
+      Date.now(),
+      [60, 61].map(
+        (victim) =>
+          `${now}"Old<2><STEAM_0:1:5><CT>" killed "V<3><STEAM_0:0:${victim}><TERRORIST>" with "ak47"`,
+      ),
+    );
+    for (const line of lines) {
+      const datagram = Buffer.from(`\xff\xff\xff\xffS${cs16.token}${line}\n\0`, 'latin1');
+      await new Promise<void>((resolve) => udp.send(datagram, udpPort, '127.0.0.1', () => resolve()));
+    }
     udp.close();
     await sleep(30);
     assert.equal(await stop(served), 0);
@@ -211,13 +224,14 @@ describe('hub start-up failures and graceful shutdown', () => {
     const served = await serve(db);
     children.push(served.child);
     const url = new URL(served.url);
-    const at = Date.UTC(2026, 10, 20, 12, 0, 0);
-    const body = [1, 2, 3]
-      .map(
+    const at = Date.now();
+    const body = inRound(
+      at,
+      [1, 2, 3].map(
         (v) =>
           `${stamp(at)}"P9<9><[U:1:9]><CT>" [0 0 0] killed "P${v}<${v}><[U:1:${v}]><TERRORIST>" [0 0 0] with "ak47"`,
-      )
-      .join('\n');
+      ),
+    ).join('\n');
     const socket = tcpConnect(Number(url.port), url.hostname);
     await new Promise<void>((resolve) => socket.once('connect', () => resolve()));
     let answer = '';

@@ -1,7 +1,8 @@
 import type { Config } from '../config.js';
 import { API_PREFIX, DOCS_PATH, OPS_PATHS } from '../http/paths.js';
 import { createMetrics } from '../http/metrics.js';
-import { exitOnSignal, startServer } from '../server.js';
+import { startServer } from '../server.js';
+import { exitOnSignal } from '../shutdown.js';
 import { isDatabaseEmpty, seedDatabase } from '../seed/index.js';
 import { progressReporter } from '../seed/progress.js';
 import { openDatabase } from '../startup.js';

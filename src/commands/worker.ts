@@ -7,7 +7,7 @@ import { startUdpIngest, type UdpIngest } from '../modules/ingest/udp.js';
 import { serversRepo } from '../modules/servers/repo.js';
 import { timeWindow } from '../modules/ingest/time-window.js';
 import { startPoller } from '../modules/servers/poller/poller.js';
-import { exitOnSignal } from '../server.js';
+import { exitOnSignal } from '../shutdown.js';
 import { explainBindError, openDatabase, StartupError } from '../startup.js';
 
 type WorkerConfig = Pick<

@@ -25,6 +25,9 @@ import { accountsRepo } from './modules/accounts/repo.js';
 import { accountsService } from './modules/accounts/service.js';
 import type { ThrottleStore } from './modules/accounts/throttle.js';
 import { avatarRoutes } from './modules/avatars/routes.js';
+import { clansStore } from './modules/clans/repo.js';
+import { clansService } from './modules/clans/service.js';
+import { clansV1Routes } from './modules/clans/v1-routes.js';
 import { achievementsRepo } from './modules/achievements/repo.js';
 import { achievementsRoutes } from './modules/achievements/routes.js';
 import { economyRepo } from './modules/economy/repo.js';
@@ -45,6 +48,7 @@ import { registerPortal } from './modules/portal/plugin.js';
 import { portalRepo } from './modules/portal/repo.js';
 import { serversRepo } from './modules/servers/repo.js';
 import { serversRoutes } from './modules/servers/routes.js';
+import { serversV1Routes } from './modules/servers/v1-routes.js';
 import { tournamentsRepo } from './modules/tournaments/repo.js';
 import { tournamentsRoutes } from './modules/tournaments/routes.js';
 import { tournamentsV1Routes } from './modules/tournaments/v1-routes.js';
@@ -62,6 +66,11 @@ import { INGEST_PREFIX, ingestRoutes } from './modules/ingest/routes.js';
 import { opsRoutes } from './modules/ops/routes.js';
 import { openStores, type StoresConfig } from './stores.js';
 import { appsRepo } from './modules/apps/repo.js';
+import { appRoutes } from './modules/apps/routes.js';
+import { appsService } from './modules/apps/service.js';
+import { appWebRoutes } from './modules/apps/web-routes.js';
+import { authorizedAppRoutes } from './modules/oauth/authorized-apps.js';
+import { authorizedAppPages } from './modules/oauth/authorized-pages.js';
 import { OAuthServer } from './modules/oauth/server.js';
 
 export interface AppDeps {
@@ -180,12 +189,13 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   // one repository of each feature, shared by the published API and the /v1 preview
   const tournaments = tournamentsRepo(deps.db.kysely);
+  const servers = serversRepo(deps.db.kysely);
   await app.register(
     async (v1: App) => {
       usersRoutes(usersRepo(deps.db.kysely))(v1);
       leaderboardsRoutes(leaderboardsRepo(deps.db.kysely))(v1);
       tournamentsRoutes(tournaments)(v1);
-      serversRoutes(serversRepo(deps.db.kysely))(v1);
+      serversRoutes(servers)(v1);
       forumRoutes(forumRepo(deps.db.kysely))(v1);
       achievementsRoutes(achievementsRepo(deps.db.kysely))(v1);
       killboardRoutes(killboardRepo(deps.db.kysely), now)(v1);
@@ -198,7 +208,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(
     async (preview: App) => {
       tournamentsV1Routes(tournaments)(preview);
+      serversV1Routes(servers, now)(preview);
       meRoute(usersRepo(deps.db.kysely))(preview);
+      clansV1Routes(clansService(clansStore(deps.db.kysely), now))(preview);
       economyRoutes(economyService(economyRepo(deps.db), now))(preview);
     },
     { prefix: V1_PREFIX },
@@ -212,10 +224,24 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     now,
   });
   const flashes = portalFlashes(portalRepo(deps.db.kysely), now);
-  await registerPortal(app, { accounts, keys: portalKeys, pages: webRoutes(accounts, portalKeys, flashes) });
+  const appsRows = appsRepo(deps.db.kysely);
+  const apps = appsService(appsRows, (clientId) => oauth.revokeClient(clientId), now);
+  await registerPortal(app, {
+    accounts,
+    keys: portalKeys,
+    pages: (web) => {
+      webRoutes(accounts, portalKeys, flashes)(web);
+      appWebRoutes(apps, accounts, flashes)(web);
+      authorizedAppPages(oauth, appsRows, accounts, flashes, now)(web);
+    },
+    signedInRoutes: (signedIn) => {
+      appRoutes(apps)(signedIn);
+      authorizedAppRoutes(oauth, appsRows, now)(signedIn);
+    },
+  });
   await app.register(
     ingestRoutes({
-      servers: serversRepo(deps.db.kysely),
+      servers,
       pipeline: ingestPipeline(deps.db, now, timeWindow(deps.config.INGEST_MAX_AGE_DAYS)),
       metrics: metrics.ingest,
     }),

@@ -3,6 +3,7 @@ import { ConfigError, loadConfig } from './config.js';
 import { migrateToLatest } from './db/migrate.js';
 import { openDatabase, StartupError } from './startup.js';
 import { UsageError } from './commands/args.js';
+import { appsCommand, APPS_USAGE } from './commands/apps.js';
 import { keysCommand, KEYS_USAGE } from './commands/keys.js';
 import { seedCommand, SEED_USAGE } from './commands/seed.js';
 import { usersCommand, USERS_USAGE } from './commands/users.js';
@@ -17,6 +18,7 @@ const USAGE = `Usage: hub <command>
   ${KEYS_USAGE.split('\n').join('\n  ')}
   ${USERS_USAGE.split('\n').join('\n  ')}
   ${SERVERS_USAGE.split('\n').join('\n  ')}
+  ${APPS_USAGE.split('\n').join('\n  ')}
   hub worker                poll game servers (A2S / Server List Ping) and receive UDP logs
 
 Environment: PORT, HOST, DATABASE_URL, REDIS_URL, LOG_LEVEL, PUBLIC_BASE_URL, CACHE_TTL_MS (see README).`;
@@ -60,11 +62,13 @@ async function main(argv: string[]): Promise<void> {
     }
     case 'seed':
     case 'users':
+    case 'apps':
     case 'keys': {
       const db = await openDatabase(config.DATABASE_URL);
       try {
         if (command === 'seed') await seedCommand(db, rest);
         else if (command === 'users') await usersCommand(db, rest);
+        else if (command === 'apps') await appsCommand(db, rest);
         else await keysCommand(db, rest);
       } finally {
         await db.close();

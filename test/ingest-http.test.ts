@@ -162,6 +162,8 @@ for (const dialect of testDialects()) {
         { type: 'chat', client_id: 'x' },
         ev('k3', 'nobody', steam(402)),
         ev('k4', steam(401), steam(402), { distance: -1 }),
+        ev('k5', 'STEAM_2:0:2052157424', steam(402)),
+        ev('k6', steam(401), 'STEAM_0:1:200'),
         {
           type: 'player_session',
           client_id: 's1',
@@ -179,12 +181,15 @@ for (const dialect of testDialects()) {
           rejected: first.rejected,
           kills: first.kills,
         },
-        { accepted: 3, duplicates: 1, rejected: 3, kills: 2 },
+        { accepted: 3, duplicates: 1, rejected: 5, kills: 2 },
       );
       assert.deepEqual(first.errors, [
         { index: 3, reason: 'type must be one of: kill, match_result, player_session' },
-        { index: 4, reason: `killer.steam_id is not a Steam ID ("nobody")` },
+        { index: 4, reason: `killer.steam_id is not a Steam account ("nobody")` },
         { index: 5, reason: first.errors[2]?.reason ?? '' },
+        // an emulator id is not an account; a player killing themself is not a frag (engines/counting.ts)
+        { index: 6, reason: `killer.steam_id is not a Steam account ("STEAM_2:0:2052157424")` },
+        { index: 7, reason: 'killer and victim are the same player (not a frag)' },
       ]);
       assert.match(first.errors[2]?.reason ?? '', /^distance /);
       const again = json<IngestResultBody>(await postEvents(ctx, rust.token, batch.slice(0, 3)));

@@ -1,8 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { sql } from 'kysely';
-import { migrateToLatest } from '../src/db/migrate.js';
-import { openTestDb, testDialects } from './helpers/db.js';
+import { dropTable, migrateAgain, openTestDb, testDialects } from './helpers/db.js';
 
 // Kysely's migrator once found another schema's bookkeeping tables and skipped creating its own.
 describe('migrations beside another PostgreSQL schema', { skip: !process.env.TEST_DATABASE_URL }, () => {
@@ -32,9 +31,9 @@ describe('a migration that lands after higher-numbered ones ran', () => {
       const testDb = await openTestDb(dialect);
       try {
         const { kysely } = testDb.db;
-        await kysely.schema.dropTable('portal_flashes').execute();
+        await dropTable(testDb, 'portal_flashes');
         await sql`delete from kysely_migration where name = '0009_portal_flashes'`.execute(kysely);
-        const result = await migrateToLatest(testDb.db, testDb.schema ? { schema: testDb.schema } : {});
+        const result = await migrateAgain(testDb);
         assert.deepEqual(
           result.results?.map((r) => [r.migrationName, r.status]),
           [['0009_portal_flashes', 'Success']],

@@ -6,6 +6,7 @@ import type { Db } from '../src/db/connect.js';
 import { serversRepo } from '../src/modules/servers/repo.js';
 import { A2S_INFO_REQUEST, parseInfo, queryA2S } from '../src/modules/servers/poller/a2s.js';
 import { startPoller } from '../src/modules/servers/poller/poller.js';
+import { HOUR_MS } from '../src/modules/servers/uptime.js';
 import { createMetrics } from '../src/http/metrics.js';
 import { metricValue } from './helpers/metrics.js';
 import { packet, querySLP, readVarInt, varInt } from '../src/modules/servers/poller/slp.js';
@@ -238,6 +239,61 @@ for (const dialect of testDialects()) {
         })
         .execute();
       assert.deepEqual(await poller.pollOnce(), { online: 0, failed: 1 });
+      await poller.stop();
+    });
+
+    it('counts every poll in an hourly history, keeps the last latency, and sweeps hours past 30 days', async () => {
+      const a2s = await fakeA2S('de_nuke', 3, 10);
+      const server = await registerServer(db, 'cs2', { port: 27016, query_port: a2s.port });
+      const repo = serversRepo(db.kysely);
+      let clock = Date.UTC(2026, 10, 20, 12, 10);
+      const hour = (ms: number) => ms - (ms % HOUR_MS);
+      // history of another server: one hour just inside the 30 days, one just outside
+      const other = await registerServer(db, 'cs2', { port: 27017, query_port: 9 });
+      await repo.recordPoll(other.id, hour(clock) - 719 * HOUR_MS, true);
+      await repo.recordPoll(other.id, hour(clock) - 720 * HOUR_MS, true);
+      await repo.remove(other.id, clock);
+      const poller = startPoller(
+        repo,
+        { intervalMs: 60_000, timeoutMs: 200, offlineAfter: 3, now: () => clock },
+        false,
+      );
+      const history = (id: number) =>
+        db.kysely
+          .selectFrom('server_polls')
+          .select(['hour', 'ok', 'total'])
+          .where('server_id', '=', id)
+          .orderBy('hour')
+          .execute();
+      const latency = async () =>
+        (
+          await db.kysely
+            .selectFrom('game_servers')
+            .select('last_latency_ms')
+            .where('id', '=', server.id)
+            .executeTakeFirstOrThrow()
+        ).last_latency_ms;
+
+      await poller.pollOnce();
+      // the sweep runs at the first poll of each hour, down to the 30-day window
+      assert.deepEqual(
+        (await history(other.id)).map((r) => r.hour),
+        [hour(clock) - 719 * HOUR_MS],
+      );
+      const answered = await latency();
+      assert.ok(answered !== null && answered >= 0 && answered < 200, `latency ${answered}`);
+      clock += 30 * 60_000; // 12:40, same hour
+      await poller.pollOnce();
+      await a2s.close();
+      clock += 30 * 60_000; // 13:10, the next hour: unanswered
+      await poller.pollOnce();
+      assert.equal(await latency(), null, 'an unanswered poll has no latency');
+      assert.deepEqual(await history(server.id), [
+        { hour: Date.UTC(2026, 10, 20, 12), ok: 2, total: 2 },
+        { hour: Date.UTC(2026, 10, 20, 13), ok: 0, total: 1 },
+      ]);
+      // at 13:10 the window starts an hour later: the hour that was just inside is swept too
+      assert.deepEqual(await history(other.id), []);
       await poller.stop();
     });
   });

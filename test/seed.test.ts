@@ -19,6 +19,7 @@ const DAY = 86_400_000;
 const ORDERED: [string, string][] = [
   ['users', 'id'],
   ['game_servers', 'id'],
+  ['server_polls', 'server_id, hour'],
   ['kills', 'id'],
   ['frag_daily', 'user_id, game, day'],
   ['frag_totals', 'period, game, user_id'],

@@ -7,6 +7,7 @@ import { after, describe, it } from 'node:test';
 import { buildApp } from '../src/app.js';
 import { connect } from '../src/db/connect.js';
 import { hashToken } from '../src/modules/servers/tokens.js';
+import { factories } from './helpers/factories.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'hub-cli-'));
 const DATABASE_URL = `sqlite:${join(dir, 'hub.sqlite')}`;
@@ -64,6 +65,64 @@ describe('hub servers', () => {
     assert.deepEqual(JSON.parse(hub('servers', 'list', '--json').stdout) as unknown, []);
   });
 
+  it('registers a server in a region, moves it to another, and the preview list shows it', async () => {
+    const added = hub(
+      'servers',
+      'add',
+      ...['--name', 'NA Rust', '--game', 'rust', '--ip', '198.51.100.7', '--port', '28015'],
+      ...['--region', 'na-east', '--json'],
+    );
+    assert.equal(added.status, 0, added.stderr);
+    const { id, region } = JSON.parse(added.stdout) as { id: number; region: string };
+    assert.equal(region, 'na-east');
+    const regionOf = () =>
+      (JSON.parse(hub('servers', 'list', '--json').stdout) as { id: number; region: string }[]).find(
+        (s) => s.id === id,
+      )?.region;
+    const moved = hub('servers', 'update', String(id), '--region', 'eu-central');
+    assert.equal(moved.status, 0, moved.stderr);
+    assert.equal(regionOf(), 'eu-central');
+    assert.equal(hub('servers', 'update', String(id), '--region', 'mars').status, 2);
+    assert.equal(hub('servers', 'update', String(id)).status, 2);
+    assert.equal(hub('servers', 'update', '9999', '--region', 'eu-west').status, 2);
+    const unset = hub(
+      'servers',
+      'add',
+      ...['--name', 'Somewhere', '--game', 'cs2', '--ip', '198.51.100.8', '--port', '27015', '--json'],
+    );
+    assert.equal((JSON.parse(unset.stdout) as { region: string }).region, 'unassigned');
+
+    const db = connect(DATABASE_URL);
+    const app = await buildApp({
+      db,
+      config: { LOG_LEVEL: 'silent', CACHE_TTL_MS: 0, TRUST_PROXY: false },
+    });
+    try {
+      const { secret } = await factories(db).makeKey();
+      const res = await app.inject({
+        method: 'GET',
+        url: '/v1/servers?region=eu-central',
+        headers: { authorization: `Bearer ${secret}` },
+      });
+      assert.equal(res.statusCode, 200, res.body);
+      assert.deepEqual(res.json<{ data: unknown[] }>().data, [
+        {
+          id: String(id),
+          name: 'NA Rust',
+          game: 'rust',
+          players: 0,
+          max_players: 0,
+          status: 'offline',
+          uptime: null,
+          region: 'eu-central',
+        },
+      ]);
+    } finally {
+      await app.close();
+      await db.close();
+    }
+  });
+
   it('rejects bad options with exit code 2', () => {
     for (const args of [
       ['--name', 'x', '--game', 'quake', '--ip', '1.2.3.4', '--port', '1'],
@@ -71,6 +130,7 @@ describe('hub servers', () => {
       ['--name', 'x', '--game', 'cs2', '--ip', '1.2.3.4', '--port', '0'],
       ['--name', 'x', '--game', 'cs2', '--ip', '1.2.3.4', '--port', '65536'],
       ['--name', 'x', '--game', 'cs2', '--ip', '1.2.3.4'],
+      ['--name', 'x', '--game', 'cs2', '--ip', '1.2.3.4', '--port', '1', '--region', 'EU-WEST'],
     ]) {
       const r = hub('servers', 'add', ...args);
       assert.equal(r.status, 2, args.join(' '));

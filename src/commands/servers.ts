@@ -1,13 +1,16 @@
 import { isIP } from 'node:net';
 import type { Db } from '../db/connect.js';
 import { GAMES } from '../http/schemas.js';
+import { REGIONS } from '../modules/servers/regions.js';
 import { serversRepo } from '../modules/servers/repo.js';
 import { generateToken, hashToken } from '../modules/servers/tokens.js';
 import { intOption, iso, oneOf, parse, UsageError } from './args.js';
 
-export const SERVERS_USAGE = `hub servers add --name TEXT --game cs2|cs16|rust|minecraft --ip IP --port N [--query-port N] [--json]
+export const SERVERS_USAGE = `hub servers add --name TEXT --game cs2|cs16|rust|minecraft --ip IP --port N [--query-port N] [--region REGION] [--json]
+hub servers update ID --region REGION
 hub servers list [--json]
-hub servers remove ID`;
+hub servers remove ID
+REGION is one of: ${REGIONS.join(', ')}`;
 
 export async function serversCommand(db: Db, argv: string[]): Promise<void> {
   const [sub, ...rest] = argv;
@@ -20,9 +23,11 @@ export async function serversCommand(db: Db, argv: string[]): Promise<void> {
         ip: { type: 'string' },
         port: { type: 'string' },
         'query-port': { type: 'string' },
+        region: { type: 'string' },
         json: { type: 'boolean' },
       });
       const game = oneOf(values.game, 'game', GAMES);
+      const region = oneOf(values.region, 'region', REGIONS) ?? 'unassigned';
       const port = intOption(values.port, 'port', 1, 65535);
       const queryPort = intOption(values['query-port'], 'query-port', 1, 65535);
       const name = values.name?.trim();
@@ -39,6 +44,7 @@ export async function serversCommand(db: Db, argv: string[]): Promise<void> {
         query_port: queryPort ?? null,
         token_hash: hashToken(token),
         created_at: Date.now(),
+        region,
       });
       if (values.json) {
         console.log(
@@ -50,10 +56,13 @@ export async function serversCommand(db: Db, argv: string[]): Promise<void> {
             ip: record.ip,
             port,
             query_port: queryPort ?? null,
+            region,
           }),
         );
       } else {
-        console.log(`Registered server ${record.id} (${game}, ${record.ip}:${port}). Ingest token: ${token}`);
+        console.log(
+          `Registered server ${record.id} (${game}, ${record.ip}:${port}, ${region}). Ingest token: ${token}`,
+        );
         console.log('Store it now: it is shown only once. See the README (Operators) to connect the server.');
       }
       return;
@@ -66,6 +75,7 @@ export async function serversCommand(db: Db, argv: string[]): Promise<void> {
         game: s.game,
         address: `${s.ip}:${s.port}`,
         query_port: s.query_port,
+        region: s.region,
         status: s.status,
         players: `${s.players}/${s.max_players}`,
         map: s.map,
@@ -74,6 +84,16 @@ export async function serversCommand(db: Db, argv: string[]): Promise<void> {
       if (values.json) console.log(JSON.stringify(rows));
       else if (rows.length === 0) console.log('No servers.');
       else console.table(rows);
+      return;
+    }
+    case 'update': {
+      const { values, positionals } = parse(rest, { region: { type: 'string' } });
+      const id = intOption(positionals[0], 'id', 1, 2147483647);
+      const region = oneOf(values.region, 'region', REGIONS);
+      if (id === undefined || region === undefined)
+        throw new UsageError('usage: hub servers update ID --region REGION');
+      if (!(await repo.setRegion(id, region))) throw new UsageError(`no registered server with id ${id}`);
+      console.log(`Server ${id} is now in region ${region}.`);
       return;
     }
     case 'remove': {

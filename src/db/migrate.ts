@@ -9,9 +9,11 @@ import * as portalFlashes from './migrations/0009_portal_flashes.js';
 import * as idempotency from './migrations/0010_idempotency.js';
 import * as ingestLines from './migrations/0006_ingest_lines.js';
 import * as oauth from './migrations/0011_oauth.js';
+import * as clans from './migrations/0013_clans.js';
 import * as economy from './migrations/0014_economy.js';
 import * as events from './migrations/0015_events.js';
 import * as keyOrigins from './migrations/0008_key_origins.js';
+import * as serverRegionPolls from './migrations/0012_server_region_polls.js';
 
 /**
  * Migrations are listed here in order; each module exports `up(dialect)` / `down(dialect)` so
@@ -27,9 +29,11 @@ const MIGRATIONS = [
   ['0010_idempotency', idempotency],
   ['0006_ingest_lines', ingestLines],
   ['0011_oauth', oauth],
+  ['0013_clans', clans],
   ['0014_economy', economy],
   ['0015_events', events],
   ['0008_key_origins', keyOrigins],
+  ['0012_server_region_polls', serverRegionPolls],
 ] as const;
 
 /**

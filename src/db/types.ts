@@ -68,6 +68,10 @@ export interface GameServersTable {
   /** consecutive failed status queries; `offline` after POLL_OFFLINE_AFTER */
   poll_failures: Generated<number>;
   last_seen_at: Millis | null;
+  /** where the server is, from REGIONS (0012_server_region_polls) */
+  region: Generated<string>;
+  /** how long the last answered status query took */
+  last_latency_ms: number | null;
 }
 
 export interface ForumCategoriesTable {
@@ -231,6 +235,10 @@ export interface Database {
   economy_transactions: EconomyTransactionsTable;
   economy_entries: EconomyEntriesTable;
   events: EventsTable;
+  clans: ClansTable;
+  clan_members: ClanMembersTable;
+  clan_invites: ClanInvitesTable;
+  server_polls: ServerPollsTable;
 }
 
 /**
@@ -386,4 +394,49 @@ export interface OAuthStoreTable {
   expires_at: Millis | null;
   consumed_at: Millis | null;
   last_used_at: Millis | null;
+}
+
+export type ClanJoinPolicy = 'open' | 'invite' | 'closed';
+export type ClanVisibility = 'public' | 'private';
+export type ClanRole = 'owner' | 'officer' | 'member';
+
+/** A clan of one game (0013_clans); `member_count` moves with its member rows, in one transaction. */
+export interface ClansTable {
+  id: Generated<number>;
+  game: string;
+  name: string;
+  tag: string;
+  description: string;
+  join_policy: ClanJoinPolicy;
+  visibility: ClanVisibility;
+  max_members: number;
+  member_count: number;
+  created_at: Millis;
+  updated_at: Millis;
+}
+
+/** A user's membership; `game` repeats the clan's so a user is in at most one clan per game. */
+export interface ClanMembersTable {
+  clan_id: number;
+  game: string;
+  user_id: number;
+  role: ClanRole;
+  joined_at: Millis;
+}
+
+/** A pending invitation, removed when accepted, declined or revoked. */
+export interface ClanInvitesTable {
+  clan_id: number;
+  user_id: number;
+  invited_by: number | null;
+  created_at: Millis;
+}
+
+/** Status queries of one server in one UTC hour (0012_server_region_polls): how many, how many answered. */
+export interface ServerPollsTable {
+  server_id: number;
+  /** epoch ms of the start of the UTC hour */
+  hour: Millis;
+  ok: number;
+  total: number;
 }

@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import { redactQuery } from './secrets.js';
 
 /**
  * One access-log line per request (Fastify's default is two). Matched routes are logged by their
@@ -10,7 +11,10 @@ export function registerAccessLog(app: FastifyInstance): void {
   app.addHook('onResponse', async (request, reply) => {
     const pattern = request.routeOptions.url ?? request.routePattern;
     const query = request.url.indexOf('?');
-    const url = pattern ? pattern + (query >= 0 ? request.url.slice(query) : '') : request.url.split('?')[0];
+    // the query is kept (it says what was asked) but a secret put there by mistake is not
+    const url = pattern
+      ? pattern + (query >= 0 ? redactQuery(request.url.slice(query)) : '')
+      : request.url.split('?')[0];
     // the root logger with the request id spelled out: the same line as the request's child logger
     // would write, without making that child
     app.log.info(

@@ -9,6 +9,7 @@ import {
   type ErrorCode,
   type InvalidParam,
 } from './problem.js';
+import { SECRET_NAME } from './secrets.js';
 
 type ValidationError = NonNullable<FastifyError['validation']>[number] & {
   parentSchema?: Record<string, unknown>;
@@ -50,18 +51,19 @@ export function describeAllowed(schema: Record<string, unknown> | undefined): st
   return undefined;
 }
 
-/** Field names whose values are never repeated in an answer (nor, through it, in a log). */
-const SECRET_NAME = /pass|secret|token|key|code_verifier|credential/i;
-const MAX_ECHO = 64;
+/** Longer values are described by their length: every key, token and session id is longer. */
+const MAX_ECHO = 24;
 
 /**
- * " (got …)" after a reason: the offending value, cut short, unless the field holds a secret (a
- * too-long password must not come back in the answer). Schemas mark such fields `writeOnly`.
+ * " (got …)" after a reason: the offending value when it is short and not a secret's field (a
+ * too-long password must not come back in the answer; schemas mark such fields `writeOnly`), or
+ * else only its length, so a key pasted into the wrong parameter is not repeated either.
  */
 function echoed(name: string, schema: Record<string, unknown> | undefined, value: unknown): string {
   if (value === undefined || schema?.writeOnly === true || SECRET_NAME.test(name)) return '';
   const text = JSON.stringify(value);
-  return ` (got ${text.length > MAX_ECHO ? `${text.slice(0, MAX_ECHO)}…` : text})`;
+  if (text.length <= MAX_ECHO && !text.includes('ghk_')) return ` (got ${text})`;
+  return typeof value === 'string' ? ` (got ${value.length} characters)` : '';
 }
 
 function invalidParams(error: FastifyError): InvalidParam[] {

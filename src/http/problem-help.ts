@@ -103,6 +103,21 @@ export const PROBLEM_HELP: Record<ErrorCode, ProblemHelp> = {
     fix: 'Use credentials that own the resource or hold the needed permission; repeating the request unchanged will not help.',
     example: 'This API key belongs to another account.',
   },
+  clan_role_required: {
+    when: 'A clan action that needs a higher role than the caller holds in that clan: settings and invites need an officer or the owner; kicking needs a higher role than the member kicked (an officer kicks members, the owner kicks anyone); promoting, demoting, transferring ownership and disbanding need the owner. Someone outside the clan holds no role.',
+    fix: 'Ask the clan\u2019s owner or an officer (`GET /v1/clans/{id}` lists members and roles); repeating the request unchanged will not help.',
+    example: 'Changing the settings of clan 12 needs the owner or an officer; you are a member.',
+  },
+  clan_closed: {
+    when: 'Joining, inviting to or accepting an invite of a clan whose join policy is `closed`: it takes no new members.',
+    fix: 'Ask an officer to change the join policy to `open` or `invite` (`PUT /v1/clans/{id}/settings`).',
+    example: 'Clan 12 is closed to new members.',
+  },
+  clan_invite_required: {
+    when: 'Joining a clan whose join policy is `invite` without a pending invite for you.',
+    fix: 'Ask an officer or the owner to invite you (`POST /v1/clans/{id}/invites`), then join or accept the invite.',
+    example: 'Clan 12 takes members by invite only, and you have no pending invite.',
+  },
   csrf_failed: {
     when: 'A state-changing request from the developer portal did not carry a valid CSRF token.',
     fix: 'Reload the portal page to get a fresh token and submit again.',
@@ -124,6 +139,11 @@ export const PROBLEM_HELP: Record<ErrorCode, ProblemHelp> = {
     fix: 'Check the id. User ids appear in other responses, such as `user_id` in leaderboards and the kill feed.',
     example: 'There is no user with id 42.',
   },
+  server_not_found: {
+    when: 'No registered game server has the requested id (or it was removed by its operator).',
+    fix: 'Check the id; `GET /v1/servers` lists every registered server, online or not, with its id.',
+    example: 'There is no game server with id 42.',
+  },
   thread_not_found: {
     when: 'No forum thread has the requested id.',
     fix: 'Check the id; `GET /forum/threads` lists the threads that exist.',
@@ -133,6 +153,21 @@ export const PROBLEM_HELP: Record<ErrorCode, ProblemHelp> = {
     when: 'No API key with this id belongs to the signed-in account.',
     fix: 'List your keys to find the right id; a key of another account is reported the same way.',
     example: 'There is no API key with id 42 on this account.',
+  },
+  clan_not_found: {
+    when: 'No clan has the requested id, or the clan is private and you are neither a member nor invited (a private clan is reported exactly like a missing one).',
+    fix: 'Check the id; `GET /v1/clans` lists the public clans and yours.',
+    example: 'There is no clan with id 12.',
+  },
+  clan_member_not_found: {
+    when: 'The user named in the path (or you, when leaving) is not a member of the clan.',
+    fix: 'Read the member list (`GET /v1/clans/{id}`) and use a member\u2019s `user_id`.',
+    example: 'User 42 is not a member of clan 12.',
+  },
+  clan_invite_not_found: {
+    when: 'Accepting, declining or revoking an invite that is not pending: never sent, already accepted, declined or revoked.',
+    fix: 'List your pending invites with `GET /v1/clans/invites`.',
+    example: 'There is no pending invite of user 42 to clan 12.',
   },
   method_not_allowed: {
     when: 'The path exists but not for this HTTP method. The published API is read-only: its operations are GET.',
@@ -154,6 +189,41 @@ export const PROBLEM_HELP: Record<ErrorCode, ProblemHelp> = {
     when: 'The request conflicts with the current state of the resource, for example a name that is already taken.',
     fix: 'Read the current state, resolve the conflict, and repeat the request.',
     example: 'A key with this name already exists.',
+  },
+  clan_name_taken: {
+    when: 'Another clan of the same game already has this name, compared without regard to case (`Night Owls` and `night owls` are the same name). Names are unique per game only.',
+    fix: 'Choose another name.',
+    example: "A cs2 clan named 'Night Owls' already exists.",
+  },
+  clan_tag_taken: {
+    when: 'Another clan of the same game already has this tag, compared without regard to case.',
+    fix: 'Choose another tag.',
+    example: "A cs2 clan with the tag 'OWL' already exists.",
+  },
+  already_in_clan: {
+    when: 'Creating, joining or accepting an invite to a clan while you are already in a clan of the same game (a user belongs to at most one clan per game), or inviting someone who is already a member of this clan.',
+    fix: 'Leave your current clan of that game first (`POST /v1/clans/{id}/leave`; an owner transfers ownership or disbands the clan first).',
+    example: 'You are already in clan 7 for cs2; leave it before joining another cs2 clan.',
+  },
+  clan_full: {
+    when: 'Joining or accepting an invite to a clan that has reached its maximum number of members. Checked in the same transaction that adds the member, so concurrent joins never overfill a clan.',
+    fix: 'Ask an officer to raise `max_members` (`PUT /v1/clans/{id}/settings`), or wait for a place to free up.',
+    example: 'Clan 12 is full (50 of 50 members).',
+  },
+  clan_owner_must_transfer: {
+    when: 'The owner tried to leave the clan. A clan always has an owner.',
+    fix: 'Transfer ownership to another member first (`POST /v1/clans/{id}/transfer`), or disband the clan (`DELETE /v1/clans/{id}`).',
+    example: 'The owner cannot leave clan 12; transfer ownership to another member or disband the clan.',
+  },
+  clan_role_conflict: {
+    when: 'A role change that does not apply to the member: promoting someone who is not a plain member, demoting someone who is not an officer, transferring ownership or kicking yourself.',
+    fix: 'Read the member\u2019s current role (`GET /v1/clans/{id}`) and pick the action that fits it; to leave, use `POST /v1/clans/{id}/leave`.',
+    example: 'User 42 is already an officer of clan 12.',
+  },
+  clan_max_members_too_low: {
+    when: 'Setting `max_members` below the number of members the clan has now.',
+    fix: 'Choose a maximum at least equal to `member_count`, or remove members first.',
+    example: 'Clan 12 has 31 members; max_members cannot be lower than that.',
   },
   key_limit_reached: {
     when: 'Creating an API key when the account already has the maximum number of active keys (10).',

@@ -1,4 +1,5 @@
 import { Type, type TSchema } from 'typebox';
+import type { FastifyRequest } from 'fastify';
 import { errorResponses, type ErrorCode } from './problem.js';
 import { defaultsOptional } from './public-route.js';
 import { API_KEY_SCOPES, type Scope } from './scopes.js';
@@ -65,7 +66,7 @@ export const listBody = <T>(data: T[], total: number, { page, per_page }: PagePa
   meta: { total, page, per_page },
 });
 
-interface V1RouteSpec<
+export interface V1RouteSpec<
   P extends TSchema | undefined,
   Q extends TSchema | undefined,
   B extends TSchema | undefined,
@@ -79,6 +80,11 @@ interface V1RouteSpec<
   scope?: Scope;
   /** acts for a signed-in user: an API key or an app-only token is refused */
   userContext?: boolean;
+  /**
+   * public data the same for every caller: served from the response cache (keyed by URL) with an
+   * ETag and `304`s; never on a user-context route, whose answer depends on the user
+   */
+  cache?: boolean;
   /** state-changing routes: `Idempotency-Key` accepted ('optional') or required */
   idempotency?: 'required' | 'optional';
   params?: P;
@@ -102,6 +108,8 @@ export function v1Route<
   B extends TSchema | undefined,
   R extends TSchema,
 >(spec: V1RouteSpec<P, Q, B, R>) {
+  if (spec.cache && (spec.userContext || spec.idempotency))
+    throw new Error(`${spec.operationId}: only public reads may be cached`);
   const hasParameters = spec.params !== undefined || spec.querystring !== undefined;
   const errors: ErrorCode[] = [
     ...(hasParameters || spec.idempotency ? (['invalid_parameter'] as const) : []),
@@ -139,7 +147,21 @@ export function v1Route<
       auth: 'bearer' as const,
       ...(spec.scope ? { scope: spec.scope } : {}),
       ...(spec.userContext ? { userContext: true } : {}),
+      ...(spec.cache ? { cache: true } : {}),
       ...(spec.idempotency ? { idempotency: spec.idempotency } : {}),
     },
   };
 }
+
+/**
+ * The hub user a user-context route acts for. The pipeline has already refused other
+ * credentials (`user_context_required`), so a missing user here is a wiring mistake, not input.
+ */
+export function actingUserId(request: FastifyRequest): number {
+  const userId = request.principal?.userId;
+  if (userId === null || userId === undefined) throw new Error('a user-context route ran without a user');
+  return userId;
+}
+
+/** The hub user behind the credential, if any (null for an API key or an app-only token). */
+export const viewerId = (request: FastifyRequest): number | null => request.principal?.userId ?? null;

@@ -6,6 +6,7 @@ import { seedMatches } from './matches.js';
 import { insertProfiles } from './profiles.js';
 import { Rng } from './random.js';
 import { seedRepo, type SeedRepo } from './repo.js';
+import { pollHistory } from './polls.js';
 import { createWorld } from './world.js';
 
 export const SEED_DEFAULTS = { users: 500, kills: 20_000, seed: 1 } as const;
@@ -53,6 +54,7 @@ const SERVER_COLUMNS = [
   'players',
   'max_players',
   'map',
+  'region',
   'created_at',
 ] as const;
 
@@ -111,6 +113,9 @@ async function load(
     await repo
       .writer(trx, 'game_servers', SERVER_COLUMNS)
       .pushAll(world.servers.map((s) => SERVER_COLUMNS.map((column) => s[column])));
+    await repo
+      .writer(trx, 'server_polls', ['server_id', 'hour', 'ok', 'total'])
+      .pushAll(pollHistory(world.servers, now));
   });
 
   const loadKills = () =>

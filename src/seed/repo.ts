@@ -28,6 +28,7 @@ const DEMO_TABLES = [
   'tournament_participants',
   'tournaments',
   'user_achievements',
+  'server_polls',
   'game_servers',
   'users',
 ] as const satisfies readonly (keyof Database)[];

@@ -36,8 +36,12 @@ export interface ServerRow {
   players: number;
   max_players: number;
   map: string;
+  region: string;
   created_at: number;
 }
+
+/** Regions the demo servers are spread over, in turn. */
+const SEED_REGIONS = ['eu-west', 'na-east', 'eu-central', 'na-west', 'asia-east', 'sa-east'] as const;
 
 /** How likely a player is to play each game (every player plays at least one). */
 const PLAYS: Record<GameDef['code'], number> = { cs2: 0.6, cs16: 0.35, rust: 0.35, minecraft: 0.3 };
@@ -103,6 +107,7 @@ function createServers(rng: Rng, userCount: number, now: number): ServerRow[] {
         players: status === 'online' ? rng.int(0, max) : 0,
         max_players: max,
         map: rng.pick(game.maps),
+        region: SEED_REGIONS[servers.length % SEED_REGIONS.length] ?? 'unassigned',
         created_at: now - rng.int(100, 700) * DAY,
       });
     }

@@ -54,6 +54,7 @@ export function contentFactories(db: Db) {
         players: number;
         max_players: number;
         map: string;
+        region: string;
       }> = {},
     ) {
       const n = next();
@@ -69,6 +70,7 @@ export function contentFactories(db: Db) {
           players: overrides.players ?? 0,
           max_players: overrides.max_players ?? 20,
           map: overrides.map ?? 'de_dust2',
+          region: overrides.region ?? 'unassigned',
           created_at: Date.UTC(2026, 0, 1),
         })
         .returningAll()

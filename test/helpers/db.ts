@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { sql, type Kysely } from 'kysely';
+import { sql, type Kysely, type MigrationResultSet } from 'kysely';
 import { connect, type Db, type Dialect } from '../../src/db/connect.js';
 import type { Database } from '../../src/db/types.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
@@ -81,6 +81,18 @@ async function withSchemaDdlLock(
 }
 
 const SCHEMA_DDL_LOCK = 72_400_001;
+
+/** Runs the migrations again on a test database (taking the DDL lock on PostgreSQL). */
+export async function migrateAgain(testDb: TestDb): Promise<MigrationResultSet> {
+  const { db, url, schema } = testDb;
+  if (db.dialect === 'sqlite' || !schema) return migrateToLatest(db);
+  let result: MigrationResultSet | undefined;
+  await withSchemaDdlLock(url, async () => {
+    result = await migrateToLatest(db, { schema });
+  });
+  if (!result) throw new Error('the migrations did not run');
+  return result;
+}
 
 /**
  * Drops one table of a test database, to make the code under test fail inside the database. On

@@ -25,7 +25,7 @@ export interface PortalSession {
   username: string;
   /** portal request with the session cookie (and the CSRF header on writes) */
   call(
-    method: 'GET' | 'POST' | 'PUT' | 'DELETE',
+    method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE',
     path: string,
     payload?: object,
     headers?: Record<string, string>,

@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import { parseLogBatch } from '../../src/modules/ingest/parsers/cs2-log.js';
 import { distanceMetres, parseLogLine, type LogEvent } from '../../src/modules/ingest/parsers/log-line.js';
 import { applyLogEvents, emptyState } from '../../src/modules/ingest/match-state.js';
-import { toSteamId64 } from '../../src/modules/ingest/parsers/steam-ids.js';
+import { accountOf as toSteamId64 } from '../../src/engines/counting.js';
 
 const event = (line: string): LogEvent => {
   const r = parseLogLine(line);
@@ -23,6 +23,12 @@ describe('Steam ID conversion', () => {
       'BOT',
       'STEAM_ID_LAN',
       'STEAM_ID_PENDING',
+      'VALVE_ID_LAN',
+      'HLTV',
+      'STEAM_2:0:2052157424',
+      'STEAM_3:1:5',
+      'VALVE_0:1:5',
+      'STEAM_0:0:0',
       '[U:1:0]',
       '[U:1:4294967296]',
       '[A:1:5]',

@@ -5,12 +5,21 @@ import type { TagObject } from './openapi-types.js';
 
 /** The tags operations are grouped by, in reference order. An operation's tag must be one of these. */
 export const TAGS: TagObject[] = [
-  { name: 'Users', description: 'Public profiles of hub users, with their XP, level and activity counters.' },
+  {
+    name: 'Users',
+    description:
+      'Public profiles of hub users, with their XP, level and activity counters; on the preview `/v1` surface also the signed-in user and stats with ELO, kills and achievements per game.',
+  },
   { name: 'Leaderboards', description: 'The XP leaderboard: users ranked by total XP, ties by user id.' },
-  { name: 'Tournaments', description: 'Tournaments of the hub: upcoming, active and completed.' },
+  {
+    name: 'Tournaments',
+    description:
+      'Tournaments of the hub: upcoming, active and completed; the preview `/v1/tournaments` lists every status with filters, page by page.',
+  },
   {
     name: 'Servers',
-    description: 'Game servers that are online now, with their current map and player count.',
+    description:
+      'Game servers that are online now, with their current map and player count; on the preview `/v1` surface every registered server with its region and uptime, and the live status of one.',
   },
   {
     name: 'Forum',
@@ -30,9 +39,9 @@ export const TAGS: TagObject[] = [
       'Counter-Strike skill ladder (cs2, cs16), separate from the XP leaderboard: team Elo starting at 1000, logistic expectation on a 400-point scale, K 50 (higher for a player\u2019s first matches).',
   },
   {
-    name: 'Preview tournaments',
+    name: 'Clans',
     description:
-      'The preview `/v1` tournament list: every status, filters, `{data, meta}` pages. Bearer credential: an OAuth token with `tournaments:read`, or an API key.',
+      'Preview (`/v1`): clans of one game with an owner, officers and members. Anyone reads public clans (an OAuth token with `clans:read`, or an API key); a user who granted `clans:write` creates clans, joins and leaves them, and runs the ones where they are owner or officer. Names and tags are unique per game without regard to case; a player belongs to one clan per game.',
   },
   {
     name: 'Developer portal',

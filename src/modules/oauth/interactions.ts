@@ -14,7 +14,8 @@ import {
   sessionIdOf,
   setSessionCookie,
 } from '../portal/session-auth.js';
-import { consentPage, interactionSignInPage, PAGE_CSP, type ClientView } from './pages.js';
+import { PAGE_CSP } from '../portal/pages/web-session.js';
+import { consentPage, interactionSignInPage, type ClientView } from './pages.js';
 import { INTERACTION_PATH } from './provider.js';
 
 type Form = Record<string, string | undefined>;

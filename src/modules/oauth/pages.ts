@@ -2,11 +2,10 @@ import type { ErrorOut, KoaContextWithOIDC } from 'oidc-provider';
 import { SCOPES, isScope } from '../../http/scopes.js';
 import { html, layout } from '../portal/pages/html.js';
 import { PORTAL_PREFIX } from '../portal/session-auth.js';
+import { PAGE_CSP } from '../portal/pages/web-session.js';
 
 /** The pages of the authorization server share the portal's look (and its stylesheet). */
 const BASE = PORTAL_PREFIX;
-export const PAGE_CSP =
-  "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
 
 const alert = (text: string | undefined) =>
   text ? html`<div class="alert error" role="alert">${text}</div>` : '';

@@ -4,6 +4,8 @@ import type { PortalRepo } from './repo.js';
 /** What a page shows once after a form redirected to it. */
 export type Flash =
   | { kind: 'key_created'; keyId: number; secret: string }
+  /** an app's client secret, new or rotated (shown once) */
+  | { kind: 'app_secret'; appId: number; secret: string }
   | {
       kind: 'notice';
       success?: string;

@@ -11,6 +11,8 @@ export interface PortalDeps {
   keys: PortalKeysService;
   /** the web pages, registered in the same prefix */
   pages?: (app: App) => void;
+  /** JSON routes of other features that need the signed-in account (apps, authorized apps) */
+  signedInRoutes?: (app: App) => void;
 }
 
 /** Everything under /api-platform/developer: JSON routes (documented) and the web pages. */
@@ -32,6 +34,7 @@ export async function registerPortal(app: App, deps: PortalDeps): Promise<void> 
       await portal.register(async (signedIn: App) => {
         signedIn.addHook('onRequest', requireSessionHook(deps.accounts));
         portalKeyRoutes(deps.keys)(signedIn);
+        deps.signedInRoutes?.(signedIn);
       });
       const pages = deps.pages;
       if (pages) await portal.register(async (web: App) => pages(web));

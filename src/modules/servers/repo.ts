@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/types.js';
+import type { Region } from './regions.js';
 
 export interface ServerRow {
   id: number;
@@ -33,7 +34,41 @@ export interface ServerRecord {
   map: string;
   created_at: number;
   removed_at: number | null;
+  region: string;
 }
+
+/** A server as the preview surface shows it: the live state the poller keeps. */
+export interface LiveServerRow {
+  id: number;
+  name: string;
+  game: string;
+  status: 'online' | 'offline';
+  players: number;
+  max_players: number;
+  map: string;
+  region: string;
+  last_seen_at: number | null;
+  last_latency_ms: number | null;
+}
+
+/** Polls of one server since some hour: how many, how many answered. */
+export interface PollTally {
+  ok: number;
+  total: number;
+}
+
+const LIVE = [
+  'id',
+  'name',
+  'game',
+  'status',
+  'players',
+  'max_players',
+  'map',
+  'region',
+  'last_seen_at',
+  'last_latency_ms',
+] as const;
 
 const RECORD = [
   'id',
@@ -48,6 +83,7 @@ const RECORD = [
   'map',
   'created_at',
   'removed_at',
+  'region',
 ] as const;
 
 /** Game servers: the public list, registration, token lookup and the poller's status updates. */
@@ -71,6 +107,7 @@ export function serversRepo(db: Kysely<Database>) {
       query_port: number | null;
       token_hash: string;
       created_at: number;
+      region?: Region;
     }): Promise<ServerRecord> {
       return db
         .insertInto('game_servers')
@@ -111,10 +148,104 @@ export function serversRepo(db: Kysely<Database>) {
       );
     },
 
-    async markOnline(id: number, info: { players: number; max_players: number; map: string }, now: number) {
+    /** The operator moves a registered server to another region. */
+    async setRegion(id: number, region: Region): Promise<boolean> {
+      const result = await db
+        .updateTable('game_servers')
+        .set({ region })
+        .where('id', '=', id)
+        .where('removed_at', 'is', null)
+        .executeTakeFirst();
+      return result.numUpdatedRows > 0n;
+    },
+
+    /**
+     * One page of the registered servers (removed ones aside) by id, with the count of all that
+     * match. A filter on status or game reads index `game_servers_status`.
+     */
+    async livePage(
+      filter: {
+        game?: string | undefined;
+        status?: 'online' | 'offline' | undefined;
+        region?: string | undefined;
+      },
+      window: { limit: number; offset: number },
+    ): Promise<{ rows: LiveServerRow[]; total: number }> {
+      let matching = db.selectFrom('game_servers').where('removed_at', 'is', null);
+      if (filter.status !== undefined) matching = matching.where('status', '=', filter.status);
+      if (filter.game !== undefined) matching = matching.where('game', '=', filter.game);
+      if (filter.region !== undefined) matching = matching.where('region', '=', filter.region);
+      const [rows, count] = await Promise.all([
+        matching.select(LIVE).orderBy('id').limit(window.limit).offset(window.offset).execute(),
+        matching.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
+      ]);
+      return { rows, total: count.n };
+    },
+
+    /** A registered server's live state; undefined when unknown or removed. */
+    findLive(id: number): Promise<LiveServerRow | undefined> {
+      return db
+        .selectFrom('game_servers')
+        .select(LIVE)
+        .where('id', '=', id)
+        .where('removed_at', 'is', null)
+        .executeTakeFirst();
+    },
+
+    /** Polls of each server in `ids` from the hour `since` on (a primary-key range per server). */
+    async pollTallies(ids: readonly number[], since: number): Promise<Map<number, PollTally>> {
+      if (ids.length === 0) return new Map();
+      const rows = await db
+        .selectFrom('server_polls')
+        .select((eb) => [
+          'server_id',
+          eb.fn.sum<number>('ok').as('ok'),
+          eb.fn.sum<number>('total').as('total'),
+        ])
+        .where('server_id', 'in', ids)
+        .where('hour', '>=', since)
+        .groupBy('server_id')
+        .execute();
+      return new Map(rows.map((r) => [r.server_id, { ok: r.ok, total: r.total }]));
+    },
+
+    /** Counts one poll of a server in its UTC hour's row. */
+    async recordPoll(id: number, hour: number, answered: boolean): Promise<void> {
+      const ok = answered ? 1 : 0;
+      await db
+        .insertInto('server_polls')
+        .values({ server_id: id, hour, ok, total: 1 })
+        .onConflict((oc) =>
+          oc.columns(['server_id', 'hour']).doUpdateSet((eb) => ({
+            ok: eb('server_polls.ok', '+', ok),
+            total: eb('server_polls.total', '+', 1),
+          })),
+        )
+        .execute();
+    },
+
+    /** Drops poll history older than `before` (epoch ms of an hour); returns how many rows went. */
+    async sweepPolls(before: number): Promise<number> {
+      const result = await db.deleteFrom('server_polls').where('hour', '<', before).executeTakeFirst();
+      return Number(result.numDeletedRows);
+    },
+
+    async markOnline(
+      id: number,
+      info: { players: number; max_players: number; map: string },
+      now: number,
+      latencyMs: number | null = null,
+    ) {
       await db
         .updateTable('game_servers')
-        .set({ ...info, map: info.map.slice(0, 64), status: 'online', poll_failures: 0, last_seen_at: now })
+        .set({
+          ...info,
+          map: info.map.slice(0, 64),
+          status: 'online',
+          poll_failures: 0,
+          last_seen_at: now,
+          last_latency_ms: latencyMs,
+        })
         .where('id', '=', id)
         .where('removed_at', 'is', null)
         .execute();
@@ -126,6 +257,8 @@ export function serversRepo(db: Kysely<Database>) {
         .updateTable('game_servers')
         .set((eb) => ({
           poll_failures: eb('poll_failures', '+', 1),
+          // the latency reported is the last poll's: none when it went unanswered
+          last_latency_ms: null,
           status: eb
             .case()
             .when('poll_failures', '>=', offlineAfter - 1)

@@ -35,7 +35,7 @@ export function tournamentsV1Routes(repo: TournamentsRepo) {
       '/tournaments',
       v1Route({
         operationId: 'v1ListTournaments',
-        tag: 'Preview tournaments',
+        tag: 'Tournaments',
         summary: 'List tournaments (preview)',
         description:
           'Tournaments in every status (upcoming, active, completed) unless `status` picks one, optionally of one `game`, newest first (`starts_at` descending, then id descending), paged with `page` and `per_page`. An API key (`Authorization: Bearer ghk_…`) may call it as well as an OAuth token with `tournaments:read`.',

@@ -1,7 +1,7 @@
 import { Type, type Static, type TSchema } from 'typebox';
 import { Compile } from 'typebox/compile';
 import type { BatchItems, Rejection } from '../pipeline.js';
-import { toSteamId64 } from './steam-ids.js';
+import { accountOf } from '../../../engines/counting.js';
 
 /**
  * Typed JSON events for games with a plugin (Rust via Oxide/uMod, or any game server that can POST
@@ -114,8 +114,8 @@ function firstError(validator: Validator, value: unknown): string {
 }
 
 function steam(raw: string, field: string): string {
-  const id = toSteamId64(raw);
-  if (!id) throw new Error(`${field} is not a Steam ID (${JSON.stringify(raw)})`);
+  const id = accountOf(raw);
+  if (!id) throw new Error(`${field} is not a Steam account (${JSON.stringify(raw)})`);
   return id;
 }
 
@@ -125,6 +125,9 @@ function toItems(event: KillEvent | MatchEvent | SessionEvent): BatchItems {
     case 'kill': {
       const killer = { steamId: steam(event.killer.steam_id, 'killer.steam_id'), name: event.killer.name };
       const victim = { steamId: steam(event.victim.steam_id, 'victim.steam_id'), name: event.victim.name };
+      // engines/counting.ts: a suicide is not a frag
+      if (killer.steamId === victim.steamId)
+        throw new Error('killer and victim are the same player (not a frag)');
       items.kills.push({
         killer,
         victim,

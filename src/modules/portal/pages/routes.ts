@@ -16,11 +16,11 @@ import {
   sameToken,
   sessionIdOf,
   setSessionCookie,
-  type PortalAccount,
 } from '../session-auth.js';
 import { newSecretToken } from '../../accounts/service.js';
 import { IMMUTABLE, sendAsset } from '../../../http/static-asset.js';
 import { ASSETS } from './assets.js';
+import { pageReply, seeOther, signedInPage } from './web-session.js';
 import { originsPage } from './origins-page.js';
 import {
   BASE,
@@ -35,13 +35,8 @@ import {
 
 type Form = Record<string, string | undefined>;
 const HIDE = { schema: { hide: true } } as const;
-const CSP =
-  "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
-
-const page = (reply: FastifyReply, body: string, status = 200) =>
-  reply.code(status).type('text/html; charset=utf-8').header('content-security-policy', CSP).send(body);
-/** 303 See Other: the browser follows with a GET, and a reload repeats that GET, never the POST. */
-const redirect = (reply: FastifyReply, to: string) => reply.code(303).header('location', to).send();
+const page = pageReply;
+const redirect = seeOther;
 const keyId = (raw: string): number | undefined =>
   /^[1-9]\d{0,9}$/.test(raw) && Number(raw) <= 2147483647 ? Number(raw) : undefined;
 
@@ -84,20 +79,7 @@ export function webRoutes(accounts: AccountsService, keys: PortalKeysService, fl
     };
 
     /** A signed-in account, with the CSRF field checked on POST; otherwise a redirect was sent. */
-    async function session(request: FastifyRequest, reply: FastifyReply): Promise<PortalAccount | undefined> {
-      const account = await loadAccount(accounts, request);
-      if (!account) {
-        await redirect(reply, `${BASE}/sign-in`);
-        return undefined;
-      }
-      if (request.method === 'POST') {
-        assertSameOrigin(request);
-        if (!sameToken(form(request)[CSRF_FIELD], account.csrfToken)) {
-          throw new ProblemError('csrf_failed', 'The form is out of date; reload the page and try again.');
-        }
-      }
-      return account;
-    }
+    const session = signedInPage(accounts);
 
     /** The sign-in and sign-up forms' token, checked; it also owns their flashes. */
     function checkFormToken(request: FastifyRequest): string {

@@ -1,5 +1,6 @@
 import type { PollRecorder } from '../../../http/metrics.js';
 import type { ServersRepo } from '../repo.js';
+import { HISTORY_HOURS, hourOf, windowStart } from '../uptime.js';
 import { queryA2S } from './a2s.js';
 import { querySLP } from './slp.js';
 
@@ -7,7 +8,8 @@ import { querySLP } from './slp.js';
  * Live server status. Every `intervalMs` each registered server is queried — A2S_INFO for cs2,
  * cs16 and rust, Server List Ping for minecraft — on its query port (or game port). An answer sets
  * players, max players, map and `online`; `offlineAfter` failures in a row set `offline`, so one
- * lost UDP packet does not flap a server off the list.
+ * lost UDP packet does not flap a server off the list. Each poll is also counted in the server's
+ * hourly poll history (uptime), swept of hours older than the longest uptime window once an hour.
  */
 export interface PollerOptions {
   intervalMs: number;
@@ -28,8 +30,14 @@ export function startPoller(servers: ServersRepo, options: PollerOptions, autoSt
   let timer: NodeJS.Timeout | undefined;
   let stopped = false;
   let running: Promise<unknown> = Promise.resolve();
+  let sweptHour: number | undefined;
 
   async function pollOnce(): Promise<{ online: number; failed: number }> {
+    const hour = hourOf(now());
+    if (sweptHour !== hour) {
+      await servers.sweepPolls(windowStart(hour, HISTORY_HOURS));
+      sweptHour = hour;
+    }
     const list = await servers.listForPoll();
     let online = 0;
     let failed = 0;
@@ -38,6 +46,7 @@ export function startPoller(servers: ServersRepo, options: PollerOptions, autoSt
         const port = s.query_port ?? s.port;
         // Only the query decides online or failed; a database error is not the server's failure.
         let status: { players: number; max_players: number; map: string };
+        const started = performance.now();
         try {
           if (s.game === 'minecraft') {
             const slp = await querySLP(s.ip, port, options.timeoutMs);
@@ -49,9 +58,13 @@ export function startPoller(servers: ServersRepo, options: PollerOptions, autoSt
         } catch {
           failed++;
           await servers.markFailure(s.id, options.offlineAfter);
+          await servers.recordPoll(s.id, hourOf(now()), false);
           return;
         }
-        await servers.markOnline(s.id, status, now());
+        const latencyMs = Math.round(performance.now() - started);
+        const at = now();
+        await servers.markOnline(s.id, status, at, latencyMs);
+        await servers.recordPoll(s.id, hourOf(at), true);
         online++;
       }),
     );

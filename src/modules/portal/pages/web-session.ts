@@ -1,0 +1,49 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { ProblemError } from '../../../http/problem.js';
+import type { AccountsService } from '../../accounts/service.js';
+import {
+  assertSameOrigin,
+  CSRF_FIELD,
+  loadAccount,
+  PORTAL_PREFIX,
+  sameToken,
+  type PortalAccount,
+} from '../session-auth.js';
+
+/** The portal pages' script and style policy: nothing inline, nothing from elsewhere. */
+export const PAGE_CSP =
+  "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
+
+export const pageReply = (reply: FastifyReply, body: string, status = 200) =>
+  reply.code(status).type('text/html; charset=utf-8').header('content-security-policy', PAGE_CSP).send(body);
+
+/** 303 See Other: the browser follows with a GET, and a reload repeats that GET, never the POST. */
+export const seeOther = (reply: FastifyReply, to: string) => reply.code(303).header('location', to).send();
+
+type Form = Record<string, string | undefined>;
+export const formOf = (request: FastifyRequest): Form =>
+  request.body && typeof request.body === 'object' ? (request.body as Form) : {};
+
+/**
+ * A page's signed-in account, with the form's CSRF field checked on POST; without a session the
+ * visitor was sent to the sign-in page (and undefined is returned).
+ */
+export function signedInPage(accounts: AccountsService) {
+  return async function session(
+    request: FastifyRequest,
+    reply: FastifyReply,
+  ): Promise<PortalAccount | undefined> {
+    const account = await loadAccount(accounts, request);
+    if (!account) {
+      await seeOther(reply, `${PORTAL_PREFIX}/sign-in`);
+      return undefined;
+    }
+    if (request.method === 'POST') {
+      assertSameOrigin(request);
+      if (!sameToken(formOf(request)[CSRF_FIELD], account.csrfToken)) {
+        throw new ProblemError('csrf_failed', 'The form is out of date; reload the page and try again.');
+      }
+    }
+    return account;
+  };
+}

@@ -63,9 +63,8 @@ async function main(argv: string[]): Promise<void> {
       return;
     }
     case 'economy': {
-      const db = connect(config.DATABASE_URL);
+      const db = await openDatabase(config.DATABASE_URL);
       try {
-        await migrateToLatest(db);
         await economyCommand(db, rest);
       } finally {
         await db.close();

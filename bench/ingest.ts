@@ -150,7 +150,8 @@ async function run(url: string | undefined): Promise<void> {
   const now = Date.now();
   await throughput(
     'CS2 HTTP log stream',
-    (i) => logBatch(i, BATCH, now),
+    // each batch a millisecond apart: lines of one text and time are a resend, and are skipped
+    (i) => logBatch(i, BATCH, now + i),
     '/api-platform/ingest/logs',
     cs2,
     'text/plain',
@@ -172,7 +173,14 @@ async function run(url: string | undefined): Promise<void> {
   const samples: number[] = [];
   for (let i = 0; i < 20; i++) {
     const name = `Fresh${i}`;
-    const line = `${stamp(Date.now())}"${name}<9><[U:1:${90000 + i}]><CT>" [0 0 0] killed "Victim<8><[U:1:99999]><TERRORIST>" [0 0 0] with "ak47"`;
+    // A kill counts once its round is settled (the next Round_Start): the round, the kill and the
+    // next round's start go in one POST, so this is the time from the POST that settles it.
+    const at = stamp(Date.now());
+    const line = [
+      `${at}World triggered "Round_Start"`,
+      `${at}"${name}<9><[U:1:${90000 + i}]><CT>" [0 0 0] killed "Victim<8><[U:1:99999]><TERRORIST>" [0 0 0] with "ak47"`,
+      `${at}World triggered "Round_Start"`,
+    ].join('\n');
     const start = performance.now();
     await post('/api-platform/ingest/logs', cs2, line, 'text/plain');
     for (;;) {

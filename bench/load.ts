@@ -8,6 +8,8 @@ export interface LoadOptions {
   duration: number;
   /** keys to rotate across requests (the raw server gets the same ones, and ignores them) */
   keys: readonly string[];
+  /** send them as `Authorization: Bearer` (OAuth access tokens) instead of `x-api-key` */
+  bearer?: boolean;
 }
 
 export interface LoadStats {
@@ -67,7 +69,11 @@ function statsOf(result: autocannon.Result, runs: readonly RawResult[]): LoadSta
  */
 export async function runLoad(url: string, path: string, options: LoadOptions): Promise<LoadRun> {
   const requests = options.keys.length
-    ? options.keys.map((key) => ({ method: 'GET' as const, path, headers: { 'x-api-key': key } }))
+    ? options.keys.map((key) => ({
+        method: 'GET' as const,
+        path,
+        headers: options.bearer ? { authorization: `Bearer ${key}` } : { 'x-api-key': key },
+      }))
     : [{ method: 'GET' as const, path }];
   const worker = new Worker(WORKER_SOURCE, {
     eval: true,

@@ -9,6 +9,7 @@ import { seedCommand, SEED_USAGE } from './commands/seed.js';
 import { usersCommand, USERS_USAGE } from './commands/users.js';
 import { serversCommand, SERVERS_USAGE } from './commands/servers.js';
 import { workerCommand } from './commands/worker.js';
+import { AuditFailed, economyCommand, ECONOMY_USAGE } from './commands/economy.js';
 
 const USAGE = `Usage: hub <command>
 
@@ -19,6 +20,7 @@ const USAGE = `Usage: hub <command>
   ${USERS_USAGE.split('\n').join('\n  ')}
   ${SERVERS_USAGE.split('\n').join('\n  ')}
   ${APPS_USAGE.split('\n').join('\n  ')}
+  ${ECONOMY_USAGE.split('\n').join('\n  ')}
   hub worker                poll game servers (A2S / Server List Ping) and receive UDP logs
 
 Environment: PORT, HOST, DATABASE_URL, REDIS_URL, LOG_LEVEL, PUBLIC_BASE_URL, CACHE_TTL_MS (see README).`;
@@ -60,6 +62,16 @@ async function main(argv: string[]): Promise<void> {
       }
       return;
     }
+    case 'economy': {
+      const db = connect(config.DATABASE_URL);
+      try {
+        await migrateToLatest(db);
+        await economyCommand(db, rest);
+      } finally {
+        await db.close();
+      }
+      return;
+    }
     case 'seed':
     case 'users':
     case 'apps':
@@ -82,6 +94,8 @@ async function main(argv: string[]): Promise<void> {
 }
 
 main(process.argv.slice(2)).catch((err: unknown) => {
+  // the audit printed its report; the exit status says the ledger is not sound
+  if (err instanceof AuditFailed) process.exit(1);
   if (err instanceof UsageError || err instanceof ConfigError) {
     console.error(err.message);
     process.exit(2);

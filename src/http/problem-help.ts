@@ -37,7 +37,7 @@ export const PROBLEM_HELP: Record<ErrorCode, ProblemHelp> = {
   },
   missing_api_key: {
     when: 'The request has no `x-api-key` header. Every operation of the published API needs one.',
-    fix: 'Create a key in the developer portal and send it in the `x-api-key` header. Keep keys on your server: never ship one inside a web page or an app.',
+    fix: 'Create a key in the developer portal and send it in the `x-api-key` header. A key used from a web page is visible to its visitors: restrict it to your origins in the portal, and keep keys with larger quotas on your server.',
     example: 'Send your API key in the x-api-key header.',
   },
   invalid_api_key: {

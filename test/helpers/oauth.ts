@@ -1,5 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
-import type { LightMyRequestResponse } from 'fastify';
+import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
+import type { Db } from '../../src/db/connect.js';
 import { appsRepo } from '../../src/modules/apps/repo.js';
 import { appsService, type NewAppInput } from '../../src/modules/apps/service.js';
 import type { TestContext } from './context.js';
@@ -9,9 +10,10 @@ export const REDIRECT_URI = 'http://127.0.0.1:9/callback';
 export const AUTHORIZE = '/api-platform/oauth/authorize';
 export const TOKEN = '/api-platform/oauth/token';
 
-/** The app service called straight, with the authorization server of the context's app. */
-export const directApps = (ctx: TestContext) =>
-  appsService(appsRepo(ctx.testDb.db.kysely), (clientId) => ctx.app.oauth.revokeClient(clientId), Date.now);
+/** The app service called straight, with the authorization server of a built app. */
+export const directAppsFor = (db: Db, app: FastifyInstance) =>
+  appsService(appsRepo(db.kysely), (clientId) => app.oauth.revokeClient(clientId), Date.now);
+export const directApps = (ctx: TestContext) => directAppsFor(ctx.testDb.db, ctx.app);
 
 export async function registerApp(
   ctx: TestContext,

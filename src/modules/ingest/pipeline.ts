@@ -6,6 +6,8 @@ import { COUNTERS, type Counter } from '../../engines/achievements.js';
 import { rateMatch, ELO_START, type EloPlayer } from '../../engines/elo.js';
 import { LONG_RANGE_METRES, progress, weaponClass, xpForActivity, type Activity } from '../../engines/xp.js';
 import { ELO_GAMES } from '../../engines/elo.js';
+import { rewardsFor } from '../../engines/ledger.js';
+import { mintRewards } from '../economy/repo.js';
 import { addKillsToRollups, dayOf, ensureFragWindow } from '../killboard/rollups.js';
 import { parseLogBatch, type LogLine } from './parsers/cs2-log.js';
 import type { LogEvent } from './parsers/log-line.js';
@@ -216,6 +218,14 @@ export function ingestPipeline(db: Db, now: () => number = Date.now, window: Tim
       });
     }
     await writeProgress(trx, writes, at);
+    // coins for wins and unlocks, minted in this same transaction (engines/ledger.ts REWARDS)
+    const rewards = writes.flatMap((w) =>
+      rewardsFor(w.userId, {
+        matchesWon: activity.get(w.userId)?.match_won ?? 0,
+        achievements: w.unlockedIds.length,
+      }),
+    );
+    await mintRewards(trx, db.dialect, rewards, at);
     return { kills: kills.length, matches: items.matches.length, unlocked };
   }
 

@@ -1,0 +1,35 @@
+/**
+ * A process that sends coins between users as fast as it can until it is killed (SIGKILL), for
+ * the crash test: eight transfers in flight at any moment, one line on stdout per committed one.
+ * DATABASE_URL and USERS (a JSON array of user ids) come from the environment.
+ */
+import { connect } from '../../src/db/connect.js';
+import { ProblemError } from '../../src/http/problem.js';
+import { economyRepo } from '../../src/modules/economy/repo.js';
+import { economyService } from '../../src/modules/economy/service.js';
+
+const url = process.env.DATABASE_URL ?? '';
+const users = JSON.parse(process.env.USERS ?? '[]') as number[];
+const db = connect(url);
+const economy = economyService(economyRepo(db), Date.now);
+let sent = 0;
+
+async function sender(lane: number): Promise<never> {
+  for (;;) {
+    const n = sent++;
+    const from = users[(n * 7 + lane) % users.length] ?? 0;
+    const to = users[(n * 7 + lane + 1 + (n % (users.length - 1))) % users.length] ?? 0;
+    try {
+      await economy.transfer(
+        from,
+        { to_user_id: to, amount: 1 + (n % 50) },
+        { owner: 'crash', key: `c-${n}` },
+      );
+      process.stdout.write(`ok ${n}\n`);
+    } catch (err) {
+      if (!(err instanceof ProblemError)) throw err;
+    }
+  }
+}
+
+await Promise.all(Array.from({ length: 8 }, (_, lane) => sender(lane)));

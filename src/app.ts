@@ -57,6 +57,7 @@ import { UsageRecorder } from './modules/usage/recorder.js';
 import { usageRepo } from './modules/usage/repo.js';
 import { usersRepo } from './modules/users/repo.js';
 import { usersRoutes } from './modules/users/routes.js';
+import { userStatsV1Route } from './modules/users/v1-routes.js';
 import { meRoute } from './modules/users/me-route.js';
 import { webRoutes } from './modules/portal/pages/routes.js';
 import { ingestPipeline } from './modules/ingest/pipeline.js';
@@ -209,6 +210,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     async (preview: App) => {
       tournamentsV1Routes(tournaments)(preview);
       serversV1Routes(servers, now)(preview);
+      userStatsV1Route({
+        users: usersRepo(deps.db.kysely),
+        elo: eloRepo(deps.db.kysely),
+        killboard: killboardRepo(deps.db.kysely),
+        achievements: achievementsRepo(deps.db.kysely),
+      })(preview);
       meRoute(usersRepo(deps.db.kysely))(preview);
       clansV1Routes(clansService(clansStore(deps.db.kysely), now))(preview);
       economyRoutes(economyService(economyRepo(deps.db), now))(preview);

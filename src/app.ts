@@ -3,6 +3,7 @@ import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import { pino } from 'pino';
 import type { Config } from './config.js';
 import type { Db } from './db/connect.js';
+import { pingDatabase } from './db/ping.js';
 import type { AccessTokenVerifier } from './http/access-tokens.js';
 import type { App } from './http/app-types.js';
 import { registerDocs, registerDocsRoutes } from './http/docs.js';
@@ -56,13 +57,13 @@ import { UsageRecorder } from './modules/usage/recorder.js';
 import { usageRepo } from './modules/usage/repo.js';
 import { usersRepo } from './modules/users/repo.js';
 import { usersRoutes } from './modules/users/routes.js';
+import { userStatsV1Route } from './modules/users/v1-routes.js';
 import { meRoute } from './modules/users/me-route.js';
 import { webRoutes } from './modules/portal/pages/routes.js';
 import { ingestPipeline } from './modules/ingest/pipeline.js';
 import { timeWindow } from './modules/ingest/time-window.js';
 import { idempotencyRepo } from './modules/idempotency/repo.js';
 import { INGEST_PREFIX, ingestRoutes } from './modules/ingest/routes.js';
-import { pingDatabase } from './modules/ops/repo.js';
 import { opsRoutes } from './modules/ops/routes.js';
 import { openStores, type StoresConfig } from './stores.js';
 import { appsRepo } from './modules/apps/repo.js';
@@ -209,6 +210,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     async (preview: App) => {
       tournamentsV1Routes(tournaments)(preview);
       serversV1Routes(servers, now)(preview);
+      userStatsV1Route({
+        users: usersRepo(deps.db.kysely),
+        elo: eloRepo(deps.db.kysely),
+        killboard: killboardRepo(deps.db.kysely),
+        achievements: achievementsRepo(deps.db.kysely),
+      })(preview);
       meRoute(usersRepo(deps.db.kysely))(preview);
       clansV1Routes(clansService(clansStore(deps.db.kysely), now))(preview);
       economyRoutes(economyService(economyRepo(deps.db), now))(preview);
@@ -250,7 +257,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await oauth.register(app, accounts);
   avatarRoutes()(app);
   opsRoutes({
-    pingDatabase: () => pingDatabase(deps.db.kysely),
+    pingDatabase: (timeoutMs) => pingDatabase(deps.db.kysely, timeoutMs),
     ...(deps.config.REDIS_URL
       ? {
           redis: {

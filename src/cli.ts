@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 import { ConfigError, loadConfig } from './config.js';
-import { connect } from './db/connect.js';
 import { migrateToLatest } from './db/migrate.js';
+import { openDatabase, StartupError } from './startup.js';
 import { UsageError } from './commands/args.js';
 import { appsCommand, APPS_USAGE } from './commands/apps.js';
 import { keysCommand, KEYS_USAGE } from './commands/keys.js';
@@ -39,7 +39,8 @@ async function main(argv: string[]): Promise<void> {
       return serveCommand(config, rest);
     }
     case 'migrate': {
-      const db = connect(config.DATABASE_URL);
+      // opened without openDatabase's migration: this command reports what it applies
+      const db = await openDatabase(config.DATABASE_URL, { migrate: false });
       try {
         const result = await migrateToLatest(db);
         const applied =
@@ -53,9 +54,8 @@ async function main(argv: string[]): Promise<void> {
     case 'worker':
       return workerCommand(config);
     case 'servers': {
-      const db = connect(config.DATABASE_URL);
+      const db = await openDatabase(config.DATABASE_URL);
       try {
-        await migrateToLatest(db);
         await serversCommand(db, rest);
       } finally {
         await db.close();
@@ -63,9 +63,8 @@ async function main(argv: string[]): Promise<void> {
       return;
     }
     case 'economy': {
-      const db = connect(config.DATABASE_URL);
+      const db = await openDatabase(config.DATABASE_URL);
       try {
-        await migrateToLatest(db);
         await economyCommand(db, rest);
       } finally {
         await db.close();
@@ -76,9 +75,8 @@ async function main(argv: string[]): Promise<void> {
     case 'users':
     case 'apps':
     case 'keys': {
-      const db = connect(config.DATABASE_URL);
+      const db = await openDatabase(config.DATABASE_URL);
       try {
-        await migrateToLatest(db);
         if (command === 'seed') await seedCommand(db, rest);
         else if (command === 'users') await usersCommand(db, rest);
         else if (command === 'apps') await appsCommand(db, rest);
@@ -93,12 +91,18 @@ async function main(argv: string[]): Promise<void> {
   }
 }
 
+// Usage errors exit 2; start-up failures an operator can fix (settings, ports, the database) are
+// one line and exit 1; anything else is a bug, printed with its stack.
 main(process.argv.slice(2)).catch((err: unknown) => {
   // the audit printed its report; the exit status says the ledger is not sound
   if (err instanceof AuditFailed) process.exit(1);
-  if (err instanceof UsageError || err instanceof ConfigError) {
+  if (err instanceof UsageError) {
     console.error(err.message);
     process.exit(2);
+  }
+  if (err instanceof ConfigError || err instanceof StartupError) {
+    console.error(`hub: ${err.message}`);
+    process.exit(1);
   }
   console.error(err);
   process.exit(1);

@@ -104,6 +104,13 @@ export const ConfigSchema = Type.Object({
     default: 3,
     description: 'consecutive failed queries before a server is shown offline',
   }),
+  SHUTDOWN_GRACE_MS: Type.Integer({
+    minimum: 0,
+    maximum: 600000,
+    default: 10000,
+    description:
+      'on SIGTERM/SIGINT, how long requests in flight may take to finish before their connections are closed',
+  }),
   METRICS_TOKEN: Type.Optional(
     Type.String({
       minLength: 16,
@@ -123,7 +130,28 @@ export class ConfigError extends Error {
   override name = 'ConfigError';
 }
 
-/** Reads and validates the environment; throws a ConfigError naming every bad variable. */
+/** What a variable accepts, in words: "an integer from 0 to 65535", "one of: open, closed". */
+function allowed(name: string): string {
+  const schema = (ConfigSchema.properties as unknown as Record<string, Record<string, unknown> | undefined>)[
+    name
+  ];
+  if (!schema) return 'valid';
+  if (Array.isArray(schema.anyOf))
+    return `one of: ${(schema.anyOf as { const?: unknown }[]).map((s) => String(s.const)).join(', ')}`;
+  if (schema.type === 'integer')
+    return `an integer from ${String(schema.minimum)} to ${String(schema.maximum)}`;
+  if (schema.type === 'boolean') return 'true or false';
+  if (typeof schema.minLength === 'number') return `at least ${schema.minLength} characters`;
+  return typeof schema.description === 'string' ? `like ${schema.description}` : 'valid';
+}
+
+/** A value as it may be shown back: never a token, never the password of a URL. */
+function shown(name: string, value: unknown): string {
+  if (name.endsWith('_TOKEN')) return 'a value that is not shown';
+  return JSON.stringify(typeof value === 'string' ? value.replace(/\/\/[^@/]*@/, '//***@') : value);
+}
+
+/** Reads and validates the environment; throws a ConfigError naming every bad variable on one line. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const raw: Record<string, unknown> = {};
   for (const key of Object.keys(ConfigSchema.properties)) {
@@ -134,14 +162,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (Value.Check(ConfigSchema, converted)) {
     if (converted.REQUEST_HEADERS_TIMEOUT_MS > converted.REQUEST_TIMEOUT_MS) {
       throw new ConfigError(
-        'Invalid configuration:\n  REQUEST_HEADERS_TIMEOUT_MS: must not be longer than REQUEST_TIMEOUT_MS',
+        'invalid configuration: REQUEST_HEADERS_TIMEOUT_MS must not be longer than REQUEST_TIMEOUT_MS',
       );
     }
     return converted;
   }
-  const problems = [...Value.Errors(ConfigSchema, converted)].map((e) => {
-    const name = e.instancePath.slice(1) || 'environment';
-    return `  ${name}: ${e.message} (got ${JSON.stringify(raw[name])})`;
-  });
-  throw new ConfigError(`Invalid configuration:\n${problems.join('\n')}`);
+  const names = new Set([...Value.Errors(ConfigSchema, converted)].map((e) => e.instancePath.slice(1)));
+  const problems = [...names].map((name) =>
+    name
+      ? `${name} must be ${allowed(name)} (got ${shown(name, raw[name])})`
+      : 'the environment is not valid',
+  );
+  throw new ConfigError(`invalid configuration: ${problems.join('; ')}`);
 }

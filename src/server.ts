@@ -1,41 +1,67 @@
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from './app.js';
+import { explainBindError, StartupError } from './startup.js';
 import type { Config } from './config.js';
 import type { Db } from './db/connect.js';
+import type { Metrics } from './http/metrics.js';
 
 export interface RunningServer {
   app: FastifyInstance;
   url: string;
-  stop(): Promise<void>;
+  /**
+   * Stops taking connections and waits for the requests in flight (at most SHUTDOWN_GRACE_MS, then
+   * their connections are cut), then runs the app's close hooks (buffered usage counts are written,
+   * the Redis link closed). The database stays open: the caller closes it last.
+   */
+  close(): Promise<void>;
 }
 
-/** Listens and installs graceful shutdown: in-flight requests finish, then the database closes. */
-export async function startServer(config: Config, db: Db): Promise<RunningServer> {
+/** Builds the app and listens; a port that cannot be bound is a StartupError (one line, exit 1). */
+export async function startServer(
+  config: Config,
+  db: Db,
+  options: { metrics?: Metrics } = {},
+): Promise<RunningServer> {
   const host = config.HOST.includes(':') ? `[${config.HOST}]` : config.HOST;
   const local = `http://${host === '0.0.0.0' ? '127.0.0.1' : host}`;
-  const app = await buildApp({ db, config, issuer: config.PUBLIC_BASE_URL ?? `${local}:${config.PORT}` });
-  await app.listen({ port: config.PORT, host: config.HOST });
+  const app = await buildApp({
+    db,
+    config,
+    issuer: config.PUBLIC_BASE_URL ?? `${local}:${config.PORT}`,
+    ...(options.metrics ? { metrics: options.metrics } : {}),
+  });
+  try {
+    await app.listen({ port: config.PORT, host: config.HOST });
+  } catch (err) {
+    await app.close().catch(() => undefined);
+    const line = explainBindError(err, {
+      what: 'HTTP',
+      host: config.HOST,
+      port: config.PORT,
+      setting: 'PORT',
+      hostSetting: 'HOST',
+    });
+    throw line ? new StartupError(line) : err;
+  }
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.PORT;
   const url = `${local}:${port}`;
 
-  let stopping: Promise<void> | undefined;
-  const stop = () =>
-    (stopping ??= (async () => {
-      await app.close();
-      await db.close();
+  let closing: Promise<void> | undefined;
+  const close = () =>
+    (closing ??= (async () => {
+      const grace = setTimeout(() => {
+        app.log.warn(
+          { graceMs: config.SHUTDOWN_GRACE_MS },
+          'requests still running at the end of the grace period: closing their connections',
+        );
+        app.server.closeAllConnections();
+      }, config.SHUTDOWN_GRACE_MS);
+      try {
+        await app.close();
+      } finally {
+        clearTimeout(grace);
+      }
     })());
-  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-    process.once(signal, () => {
-      app.log.info({ signal }, 'shutting down');
-      stop().then(
-        () => process.exit(0),
-        (err: unknown) => {
-          app.log.error({ err }, 'shutdown failed');
-          process.exit(1);
-        },
-      );
-    });
-  }
-  return { app, url, stop };
+  return { app, url, close };
 }

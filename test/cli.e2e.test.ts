@@ -1,110 +1,15 @@
 import assert from 'node:assert/strict';
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import type { ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { buildIfStale, hub, serve, stop } from './helpers/cli.js';
 
 /**
  * Drives the built `hub` CLI as real processes, the way an operator does: each run gets its own
  * temporary SQLite database through DATABASE_URL.
  */
-const ROOT = join(import.meta.dirname, '..');
-const CLI = join(ROOT, 'dist', 'cli.js');
-
-function newestMtime(dir: string): number {
-  return Math.max(
-    0,
-    ...readdirSync(dir, { withFileTypes: true }).map((e) =>
-      e.isDirectory() ? newestMtime(join(dir, e.name)) : statSync(join(dir, e.name)).mtimeMs,
-    ),
-  );
-}
-
-function buildIfStale(): void {
-  let built = 0;
-  try {
-    built = statSync(CLI).mtimeMs;
-  } catch {
-    built = 0;
-  }
-  if (built >= newestMtime(join(ROOT, 'src'))) return;
-  const tsc = spawnSync(
-    process.execPath,
-    [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json'],
-    {
-      cwd: ROOT,
-      encoding: 'utf8',
-    },
-  );
-  assert.equal(tsc.status, 0, `build failed:\n${tsc.stdout}${tsc.stderr}`);
-}
-
-interface Run {
-  status: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-const envFor = (dbUrl: string, extra: Record<string, string> = {}): NodeJS.ProcessEnv => ({
-  ...process.env,
-  DATABASE_URL: dbUrl,
-  LOG_LEVEL: 'silent',
-  PORT: '0',
-  HOST: '127.0.0.1',
-  ...extra,
-});
-
-function hub(dbUrl: string, args: string[]): Run {
-  const r = spawnSync(process.execPath, [CLI, ...args], {
-    env: envFor(dbUrl),
-    encoding: 'utf8',
-    timeout: 60_000,
-  });
-  return { status: r.status, stdout: r.stdout, stderr: r.stderr };
-}
-
-interface Served {
-  child: ChildProcess;
-  url: string;
-  output: () => string;
-  exit: Promise<number | null>;
-}
-
-/** Starts `hub serve …` and resolves once it prints the address it listens on. */
-function serve(dbUrl: string, args: string[] = []): Promise<Served> {
-  const child = spawn(process.execPath, [CLI, 'serve', ...args], { env: envFor(dbUrl) });
-  let out = '';
-  const exit = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`serve did not start:\n${out}`));
-    }, 60_000);
-    const onData = (chunk: Buffer) => {
-      out += chunk.toString();
-      // the whole banner is printed synchronously after the listening line; wait for a full line
-      const match = /listening on (http:\/\/[^\s]+)\n/.exec(out);
-      if (match?.[1]) {
-        clearTimeout(timer);
-        const url = match[1];
-        setTimeout(() => resolve({ child, url, output: () => out, exit }), 100);
-      }
-    };
-    child.stdout.on('data', onData);
-    child.stderr.on('data', (chunk: Buffer) => (out += chunk.toString()));
-    child.on('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`serve exited with ${code}:\n${out}`));
-    });
-  });
-}
-
-async function stop(served: Served): Promise<number | null> {
-  served.child.kill('SIGTERM');
-  return served.exit;
-}
-
 describe('hub CLI end to end', () => {
   const dirs: string[] = [];
   const children: ChildProcess[] = [];
@@ -227,6 +132,40 @@ describe('hub CLI end to end', () => {
     const docs = await fetch(`${demo.url}/api-platform/docs`);
     assert.equal(docs.status, 200);
     assert.equal(await stop(demo), 0);
+
+    // the next start reuses that key (kept beside the database), instead of making another
+    const folder = dirname(demoDb.slice('sqlite:'.length));
+    assert.equal(readFileSync(join(folder, 'demo-key'), 'utf8'), `${demoKey}\n`);
+    assert.equal(statSync(join(folder, 'demo-key')).mode & 0o777, 0o600, 'readable by its owner only');
+    const again = await serve(demoDb, ['--demo']);
+    children.push(again.child);
+    assert.doesNotMatch(again.output(), /loading demo data/);
+    assert.match(
+      again.output(),
+      new RegExp(`Demo key: +${demoKey} +\\(premium tier, made by an earlier start`),
+    );
+    assert.equal(await stop(again), 0);
+    const listed = () =>
+      JSON.parse(hub(demoDb, ['keys', 'list', '--json']).stdout) as { id: number; name: string }[];
+    assert.deepEqual(
+      listed().map((k) => k.name),
+      ['demo key'],
+      'one demo key after two starts',
+    );
+
+    // without the kept secret (deleted, or a PostgreSQL database) the key is named by its prefix only
+    rmSync(join(folder, 'demo-key'));
+    const third = await serve(demoDb, ['--demo']);
+    children.push(third.child);
+    assert.match(
+      third.output(),
+      new RegExp(
+        `Demo key: +${demoKey.slice(0, 10)}… +\\(premium tier, made by an earlier start; its secret is not kept here`,
+      ),
+    );
+    assert.ok(!third.output().includes(demoKey), 'the secret is not printed: only its hash is stored');
+    assert.equal(await stop(third), 0);
+    assert.equal(listed().length, 1);
   });
 
   it('rejects bad input with exit code 2 and a clear message', () => {
@@ -245,11 +184,5 @@ describe('hub CLI end to end', () => {
       assert.match(r.stderr, message, args.join(' '));
       assert.doesNotMatch(r.stderr, /\n\s+at /, 'no stack trace');
     }
-    const badEnv = spawnSync(process.execPath, [CLI, 'migrate'], {
-      env: { ...envFor(db), DATABASE_URL: 'mysql://x' },
-      encoding: 'utf8',
-    });
-    assert.equal(badEnv.status, 2);
-    assert.match(badEnv.stderr, /DATABASE_URL/);
   });
 });

@@ -1,44 +1,72 @@
 import type { Config } from '../config.js';
-import { connect } from '../db/connect.js';
-import { migrateToLatest } from '../db/migrate.js';
-import { API_PREFIX, DOCS_PATH } from '../http/paths.js';
-import { keysRepo } from '../modules/keys/repo.js';
-import { createKey } from '../modules/keys/service.js';
+import { API_PREFIX, DOCS_PATH, OPS_PATHS } from '../http/paths.js';
+import { createMetrics } from '../http/metrics.js';
 import { startServer } from '../server.js';
-import { parse } from './args.js';
-import { startBackground } from './worker.js';
+import { exitOnSignal } from '../shutdown.js';
 import { isDatabaseEmpty, seedDatabase } from '../seed/index.js';
 import { progressReporter } from '../seed/progress.js';
+import { openDatabase } from '../startup.js';
+import { parse } from './args.js';
+import { demoKey, localDataFolder, type DemoKey } from './demo-key.js';
+import { startBackground } from './worker.js';
+
+function describeDemoKey(key: DemoKey): string {
+  if (!key.secret)
+    return `${key.prefix}…   (premium tier, made by an earlier start; its secret is not kept here: \`hub keys revoke ${key.id}\` and start again for a new one)`;
+  if (key.created)
+    return `${key.secret}   (premium tier${key.file ? `; kept in ${key.file} for the next start` : '; shown once'})`;
+  return `${key.secret}   (premium tier, made by an earlier start; read from ${key.file ?? 'the data folder'})`;
+}
 
 /**
  * `hub serve [--demo]`: migrates and listens. With --demo (what `npm start` runs) an empty database
- * is filled with demo data and a demo key is created and printed once.
+ * is filled with demo data, and the demo key is made once and reused on later starts.
+ * On SIGTERM/SIGINT: requests in flight finish, buffered usage counts and UDP log lines are written,
+ * then the database closes.
  */
 export async function serveCommand(config: Config, argv: string[]): Promise<void> {
   const { values } = parse(argv, { demo: { type: 'boolean' } });
-  const db = connect(config.DATABASE_URL);
-  await migrateToLatest(db);
-  let demoKey: string | undefined;
+  const db = await openDatabase(config.DATABASE_URL);
+  let key: DemoKey | undefined;
   if (values.demo) {
     if (await isDatabaseEmpty(db)) {
       console.log('Empty database: loading demo data…');
       const summary = await seedDatabase(db, { onProgress: progressReporter() });
       console.log(`Loaded demo data in ${(summary.ms / 1000).toFixed(1)} s.`);
     }
-    const created = await createKey(keysRepo(db.kysely), { name: 'demo key', tier: 'premium' });
-    demoKey = created.secret;
+    key = await demoKey(db.kysely, localDataFolder(config.DATABASE_URL));
   }
-  const server = await startServer(config, db);
+  const metrics = createMetrics();
+  const server = await startServer(config, db, { metrics });
+  const log = server.app.log;
   // Embedded setup: the poller and UDP log receiver run in-process (scale-out: `hub worker`).
-  if (config.WORKER_IN_SERVE && db.dialect === 'sqlite')
-    await startBackground(config, db, (m, e) => server.app.log.error({ err: e }, m));
+  const background =
+    config.WORKER_IN_SERVE && db.dialect === 'sqlite'
+      ? await startBackground(config, db, {
+          log: (m, e) => log.error({ err: e }, m),
+          metrics,
+          udpInUse: 'warn',
+        })
+      : undefined;
+  exitOnSignal(async () => {
+    // the HTTP side drains while the receiver writes what it buffers; the database closes last
+    await Promise.all([server.close(), background?.stop()]);
+    await db.close();
+  }, log);
+
   const base = config.PUBLIC_BASE_URL ?? server.url;
   console.log(`Gaming Hub API listening on ${server.url}`);
   console.log(`  API base:  ${base}${API_PREFIX}`);
   console.log(`  API docs:  ${base}${DOCS_PATH}`);
   console.log(`  Portal:    ${base}/api-platform/developer   (sign up, get a key, watch usage)`);
-  if (demoKey) {
-    console.log(`  Demo key:  ${demoKey}   (premium tier; shown once)`);
-    console.log(`  Try:       curl -H 'x-api-key: ${demoKey}' ${base}${API_PREFIX}/leaderboards?limit=5`);
+  console.log(
+    `  Probes:    ${base}${OPS_PATHS.health}  ${base}${OPS_PATHS.ready}  ${base}${OPS_PATHS.metrics}`,
+  );
+  if (key) {
+    console.log(`  Demo key:  ${describeDemoKey(key)}`);
+    if (key.secret)
+      console.log(
+        `  Try:       curl -H 'x-api-key: ${key.secret}' ${base}${API_PREFIX}/leaderboards?limit=5`,
+      );
   }
 }

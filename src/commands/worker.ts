@@ -1,11 +1,14 @@
+import { pino } from 'pino';
 import type { Config } from '../config.js';
-import { connect, type Db } from '../db/connect.js';
-import { migrateToLatest } from '../db/migrate.js';
+import type { Db } from '../db/connect.js';
+import type { Metrics } from '../http/metrics.js';
 import { ingestPipeline } from '../modules/ingest/pipeline.js';
+import { startUdpIngest, type UdpIngest } from '../modules/ingest/udp.js';
 import { serversRepo } from '../modules/servers/repo.js';
-import { startUdpIngest } from '../modules/ingest/udp.js';
 import { timeWindow } from '../modules/ingest/time-window.js';
 import { startPoller } from '../modules/servers/poller/poller.js';
+import { exitOnSignal } from '../shutdown.js';
+import { explainBindError, openDatabase, StartupError } from '../startup.js';
 
 type WorkerConfig = Pick<
   Config,
@@ -17,57 +20,84 @@ type WorkerConfig = Pick<
   | 'POLL_OFFLINE_AFTER'
 >;
 
+export interface BackgroundOptions {
+  log: (msg: string, err?: unknown) => void;
+  metrics?: Metrics;
+  /**
+   * A UDP port that cannot be bound: `fail` (the worker, whose job it is) throws a StartupError;
+   * `warn` (the embedded worker of `hub serve`) logs one line and leaves the receiver off, so the API
+   * still starts.
+   */
+  udpInUse: 'fail' | 'warn';
+}
+
 /** The background side of the data path: the status poller and the UDP log receiver. */
 export async function startBackground(
   config: WorkerConfig,
   db: Db,
-  log: (msg: string, err?: unknown) => void = (msg, err) => console.error(msg, err ?? ''),
+  options: BackgroundOptions,
 ): Promise<{ udpPort: number | null; stop(): Promise<void> }> {
   const servers = serversRepo(db.kysely);
+  let udp: UdpIngest | undefined;
+  if (config.INGEST_UDP_PORT > 0) {
+    try {
+      udp = await startUdpIngest(
+        servers,
+        ingestPipeline(db, Date.now, timeWindow(config.INGEST_MAX_AGE_DAYS)),
+        {
+          port: config.INGEST_UDP_PORT,
+          host: config.INGEST_UDP_HOST,
+          onError: (err) => options.log('UDP log ingest failed', err),
+          ...(options.metrics ? { metrics: options.metrics.ingest } : {}),
+        },
+      );
+    } catch (err) {
+      const line = explainBindError(err, {
+        what: 'UDP log receiver',
+        host: config.INGEST_UDP_HOST,
+        port: config.INGEST_UDP_PORT,
+        setting: 'INGEST_UDP_PORT; 0 turns the receiver off',
+        hostSetting: 'INGEST_UDP_HOST',
+      });
+      if (options.udpInUse === 'fail' || !line) throw line ? new StartupError(line) : err;
+      options.log(`${line}; the API runs without it`);
+    }
+  }
   const poller = startPoller(servers, {
     intervalMs: config.POLL_INTERVAL_MS,
     timeoutMs: config.POLL_TIMEOUT_MS,
     offlineAfter: config.POLL_OFFLINE_AFTER,
-    onError: (err) => log('poller failed', err),
+    onError: (err) => options.log('poller failed', err),
+    ...(options.metrics ? { metrics: options.metrics.poll } : {}),
   });
-  // A busy UDP port must not stop the API: the receiver is reported and left off.
-  const udp =
-    config.INGEST_UDP_PORT > 0
-      ? await startUdpIngest(servers, ingestPipeline(db, Date.now, timeWindow(config.INGEST_MAX_AGE_DAYS)), {
-          port: config.INGEST_UDP_PORT,
-          host: config.INGEST_UDP_HOST,
-          onError: (err) => log('UDP log ingest failed', err),
-        }).catch((err: unknown) => {
-          log(`UDP log receiver not started on ${config.INGEST_UDP_HOST}:${config.INGEST_UDP_PORT}`, err);
-          return undefined;
-        })
-      : undefined;
   return {
     udpPort: udp?.port ?? null,
+    // the receiver's close writes the lines it still buffers
     stop: async () => {
-      await poller.stop();
-      await udp?.close();
+      await Promise.all([poller.stop(), udp?.close()]);
     },
   };
 }
 
 /** `hub worker`: runs the poller and the UDP receiver until SIGINT/SIGTERM (scale-out setups). */
 export async function workerCommand(config: Config): Promise<void> {
-  const db = connect(config.DATABASE_URL);
-  await migrateToLatest(db);
-  const background = await startBackground(config, db);
+  const log = pino({ level: config.LOG_LEVEL });
+  const db = await openDatabase(config.DATABASE_URL);
+  const background = await startBackground(config, db, {
+    log: (msg, err) => log.error({ err }, msg),
+    udpInUse: 'fail',
+  }).catch(async (err: unknown) => {
+    await db.close();
+    throw err;
+  });
+  exitOnSignal(async () => {
+    await background.stop();
+    await db.close();
+  }, log);
   console.log(
     `hub worker: polling every ${config.POLL_INTERVAL_MS} ms` +
       (background.udpPort
         ? `; UDP logs on ${config.INGEST_UDP_HOST}:${background.udpPort}`
         : '; UDP logs off'),
   );
-  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-    process.once(signal, () => {
-      void background
-        .stop()
-        .then(() => db.close())
-        .then(() => process.exit(0));
-    });
-  }
 }

@@ -24,6 +24,16 @@ export function eloRepo(db: Kysely<Database>) {
         .limit(limit)
         .execute();
     },
+
+    /** One user's rating in each game they have played (primary key `elo_ratings_pk`: user, game). */
+    ratingsOf(userId: number): Promise<{ game: string; rating: number; games: number; wins: number }[]> {
+      return db
+        .selectFrom('elo_ratings')
+        .select(['game', 'rating', 'games', 'wins'])
+        .where('user_id', '=', userId)
+        .orderBy('game')
+        .execute();
+    },
   };
 }
 

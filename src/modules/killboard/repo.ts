@@ -1,6 +1,7 @@
 import type { Kysely, Selectable } from 'kysely';
 import type { Database, KillsTable } from '../../db/types.js';
 import type { PlayerRef } from '../../engines/steam-id.js';
+import { KILLBOARD_GAMES } from '../../http/schemas.js';
 import { KILL_COLUMNS, type KillColumn } from './kill-columns.js';
 import { dayOf, ensureFragWindow, type Period } from './rollups.js';
 
@@ -44,6 +45,40 @@ export function killboardRepo(db: Kysely<Database>) {
   let window: { day: number; ready: Promise<number> } | undefined;
 
   return {
+    /**
+     * One player's all-time kills and headshots per game (the `all` rollup, a primary-key lookup
+     * per game) and deaths per game (counted on index `kills_victim_game_recent`), for the games
+     * where they have any, in KILLBOARD_GAMES order.
+     */
+    async combatTotals(
+      userId: number,
+    ): Promise<{ game: string; kills: number; deaths: number; headshots: number }[]> {
+      const [frags, deaths] = await Promise.all([
+        db
+          .selectFrom('frag_totals')
+          .select(['game', 'kills', 'headshots'])
+          .where('period', '=', 'all')
+          .where('game', 'in', KILLBOARD_GAMES)
+          .where('user_id', '=', userId)
+          .execute(),
+        db
+          .selectFrom('kills')
+          .select((eb) => ['game', eb.fn.countAll<number>().as('n')])
+          .where('victim_user_id', '=', userId)
+          .groupBy('game')
+          .execute(),
+      ]);
+      return KILLBOARD_GAMES.map((game) => {
+        const frag = frags.find((f) => f.game === game);
+        return {
+          game,
+          kills: frag?.kills ?? 0,
+          headshots: frag?.headshots ?? 0,
+          deaths: deaths.find((d) => d.game === game)?.n ?? 0,
+        };
+      }).filter((t) => t.kills > 0 || t.deaths > 0);
+    },
+
     /**
      * Newest kills first (occurred_at desc, id desc). With a player: the two per-side index ranges,
      * each cut at `limit`, are merged (UNION also drops the duplicate of a self-kill) and cut again,

@@ -10,8 +10,8 @@ import type { StoreFailureMode } from '../../http/redis-link.js';
 import { StringEnum } from '../../http/schemas.js';
 
 export interface OpsDeps {
-  /** one round trip to the database; rejects when it is unreachable */
-  pingDatabase: () => Promise<void>;
+  /** one round trip to the database; rejects when it is unreachable or slower than `timeoutMs` */
+  pingDatabase: (timeoutMs: number) => Promise<void>;
   /** the shared (Redis) store behind quotas and throttles, when REDIS_URL is set */
   redis?: { health(): StoreHealth; failureMode: StoreFailureMode };
   metrics: Metrics;
@@ -67,19 +67,6 @@ const NO_STORE = 'no-store';
 const documented = { tags: ['Operations'], servers: [{ url: '/' }] };
 
 const digest = (value: string) => createHash('sha256').update(value).digest();
-
-/** Resolves when `ping` does, rejects when it fails or takes longer than `ms`. */
-async function within(ping: () => Promise<void>, ms: number): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_resolve, reject) => {
-    timer = setTimeout(() => reject(new Error(`no answer in ${ms} ms`)), ms);
-  });
-  try {
-    await Promise.race([ping(), timeout]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
 
 /**
  * The operator's view, at the service root: `/health` (the process answers), `/ready` (its
@@ -145,7 +132,7 @@ export function opsRoutes(deps: OpsDeps) {
       },
       async (_request, reply: FastifyReply): Promise<ReadinessBody> => {
         void reply.header('cache-control', NO_STORE);
-        const database = await within(deps.pingDatabase, databaseTimeoutMs).then(
+        const database = await deps.pingDatabase(databaseTimeoutMs).then(
           () => ({ status: 'ok' as const }),
           (err: unknown) => {
             app.log.warn({ err }, 'readiness: the database did not answer');

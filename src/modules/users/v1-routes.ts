@@ -1,0 +1,126 @@
+import { Type, type Static } from 'typebox';
+import { levelForXp, xpIntoLevel } from '../../engines/levels.js';
+import { percent1 } from '../../engines/percent.js';
+import type { App } from '../../http/app-types.js';
+import { ProblemError } from '../../http/problem.js';
+import { IdParam, Timestamp, toIso } from '../../http/schemas.js';
+import { One, v1Route } from '../../http/v1-route.js';
+import type { AchievementsRepo } from '../achievements/repo.js';
+import type { EloRepo } from '../elo/repo.js';
+import type { KillboardRepo } from '../killboard/repo.js';
+import type { UsersRepo } from './repo.js';
+import { UserStatsSchema } from './routes.js';
+
+const game = (examples: string[]) => Type.String({ description: 'game code', examples });
+
+export const V1UserStatsSchema = Type.Object(
+  {
+    user_id: Type.String({ description: 'the hub user id', examples: ['42'] }),
+    ...UserStatsSchema.properties,
+    elo: Type.Array(
+      Type.Object({
+        game: game(['cs2']),
+        rating: Type.Integer({ description: 'current Elo rating', examples: [1184] }),
+        games: Type.Integer({ minimum: 0, description: 'rated matches played', examples: [57] }),
+        wins: Type.Integer({ minimum: 0, examples: [31] }),
+        win_pct: Type.Number({
+          minimum: 0,
+          maximum: 100,
+          description: 'wins / games, one decimal',
+          examples: [54.4],
+        }),
+      }),
+      { description: 'The user\u2019s Elo per game (cs2, cs16) where they have played a rated match' },
+    ),
+    combat: Type.Array(
+      Type.Object({
+        game: game(['cs2']),
+        kills: Type.Integer({ minimum: 0, examples: [812] }),
+        deaths: Type.Integer({ minimum: 0, examples: [640] }),
+        headshots: Type.Integer({ minimum: 0, examples: [301] }),
+        hs_pct: Type.Number({
+          minimum: 0,
+          maximum: 100,
+          description: 'headshots / kills, one decimal',
+          examples: [37.1],
+        }),
+      }),
+      {
+        description: 'All-time kills, deaths and headshots per game (cs2, cs16, rust) where the user has any',
+      },
+    ),
+    unlocked_achievements: Type.Array(
+      Type.Object({
+        id: Type.Integer({ examples: [3] }),
+        name: Type.String({ examples: ['Sharpshooter'] }),
+        icon: Type.String({ description: 'an emoji character', examples: ['🎯'] }),
+        category: Type.String({ examples: ['combat'] }),
+        unlocked_at: Timestamp('when the user unlocked it'),
+      }),
+      { description: 'Achievements the user has unlocked, most recent first' },
+    ),
+  },
+  {
+    description: 'A user\u2019s stats: the published stats plus Elo, combat totals and unlocked achievements',
+  },
+);
+export const V1UserStatsResponse = One(V1UserStatsSchema, 'A user\u2019s stats');
+export type V1UserStatsBody = Static<typeof V1UserStatsResponse>;
+
+export interface UserStatsSources {
+  users: UsersRepo;
+  elo: EloRepo;
+  killboard: KillboardRepo;
+  achievements: AchievementsRepo;
+}
+
+/** `GET /v1/users/:id/stats`: public stats of any user (`stats:read`, or an API key). */
+export function userStatsV1Route(sources: UserStatsSources) {
+  return (app: App): void => {
+    app.get(
+      '/users/:id/stats',
+      v1Route({
+        operationId: 'v1GetUserStats',
+        tag: 'Users',
+        summary: 'Get a user\u2019s stats (preview)',
+        description:
+          'The stats of the published `GET /users/{id}/stats` (XP, level, activity counters) plus the user\u2019s Elo per game, all-time kills, deaths and headshots per game, and the achievements they unlocked. Public data: an API key (`Authorization: Bearer ghk_…`) may call it as well as an OAuth token with `stats:read`. An unknown user is 404 `user_not_found`.',
+        scope: 'stats:read',
+        cache: true,
+        params: IdParam('User'),
+        response: V1UserStatsResponse,
+        errors: ['user_not_found'],
+      }),
+      async (request): Promise<V1UserStatsBody> => {
+        const { id } = request.params;
+        const [row, ratings, combat, unlocked] = await Promise.all([
+          sources.users.findStats(id),
+          sources.elo.ratingsOf(id),
+          sources.killboard.combatTotals(id),
+          sources.achievements.unlockedBy(id),
+        ]);
+        if (!row) throw new ProblemError('user_not_found', `There is no user with id ${id}.`);
+        return {
+          data: {
+            user_id: String(row.id),
+            xp: xpIntoLevel(row.total_xp),
+            level: levelForXp(row.total_xp),
+            total_xp: row.total_xp,
+            achievements: row.achievements_count,
+            forum_posts: row.forum_posts,
+            tournaments_played: row.tournaments_played,
+            elo: ratings.map((r) => ({ ...r, win_pct: percent1(r.wins, r.games) })),
+            combat: combat.map((c) => ({ ...c, hs_pct: percent1(c.headshots, c.kills) })),
+            unlocked_achievements: unlocked.map((a) => ({
+              id: a.id,
+              name: a.name,
+              icon: a.icon,
+              category: a.category,
+              unlocked_at: toIso(a.unlocked_at),
+            })),
+          },
+        };
+      },
+    );
+  };
+}

@@ -1,0 +1,110 @@
+import assert from 'node:assert/strict';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+
+/**
+ * The built `hub` CLI run as real processes, the way an operator does (end-to-end tests): each
+ * run gets its database through DATABASE_URL and listens on a port of the system's choosing.
+ */
+const ROOT = join(import.meta.dirname, '..', '..');
+export const CLI = join(ROOT, 'dist', 'cli.js');
+
+function newestMtime(dir: string): number {
+  return Math.max(
+    0,
+    ...readdirSync(dir, { withFileTypes: true }).map((e) =>
+      e.isDirectory() ? newestMtime(join(dir, e.name)) : statSync(join(dir, e.name)).mtimeMs,
+    ),
+  );
+}
+
+/** Builds dist/ when a source file is newer than the built CLI. */
+export function buildIfStale(): void {
+  let built = 0;
+  try {
+    built = statSync(CLI).mtimeMs;
+  } catch {
+    built = 0;
+  }
+  if (built >= newestMtime(join(ROOT, 'src'))) return;
+  const tsc = spawnSync(
+    process.execPath,
+    [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json'],
+    { cwd: ROOT, encoding: 'utf8' },
+  );
+  assert.equal(tsc.status, 0, `build failed:\n${tsc.stdout}${tsc.stderr}`);
+}
+
+export interface Run {
+  status: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+export const envFor = (dbUrl: string, extra: Record<string, string> = {}): NodeJS.ProcessEnv => ({
+  ...process.env,
+  DATABASE_URL: dbUrl,
+  LOG_LEVEL: 'silent',
+  PORT: '0',
+  HOST: '127.0.0.1',
+  // the default UDP port is shared by every test that starts a server: off unless a test asks
+  INGEST_UDP_PORT: '0',
+  ...extra,
+});
+
+/** Runs `hub <args>` to completion. */
+export function hub(dbUrl: string, args: string[], extra: Record<string, string> = {}): Run {
+  const r = spawnSync(process.execPath, [CLI, ...args], {
+    env: envFor(dbUrl, extra),
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
+  return { status: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+export interface Served {
+  child: ChildProcess;
+  url: string;
+  output: () => string;
+  exit: Promise<number | null>;
+}
+
+/** Starts `hub serve …` and resolves once it prints the address it listens on. */
+export function serve(
+  dbUrl: string,
+  args: string[] = [],
+  extra: Record<string, string> = {},
+): Promise<Served> {
+  const child = spawn(process.execPath, [CLI, 'serve', ...args], { env: envFor(dbUrl, extra) });
+  let out = '';
+  const exit = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`serve did not start:\n${out}`));
+    }, 60_000);
+    const onData = (chunk: Buffer) => {
+      out += chunk.toString();
+      // the whole banner is printed synchronously after the listening line; wait for a full line
+      const match = /listening on (http:\/\/[^\s]+)\n/.exec(out);
+      if (match?.[1]) {
+        clearTimeout(timer);
+        const url = match[1];
+        setTimeout(() => resolve({ child, url, output: () => out, exit }), 100);
+      }
+    };
+    child.stdout.on('data', onData);
+    child.stderr.on('data', (chunk: Buffer) => (out += chunk.toString()));
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`serve exited with ${code}:\n${out}`));
+    });
+  });
+}
+
+/** SIGTERM, then the exit code. */
+export async function stop(served: Served): Promise<number | null> {
+  served.child.kill('SIGTERM');
+  return served.exit;
+}

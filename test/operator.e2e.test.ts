@@ -1,0 +1,259 @@
+import assert from 'node:assert/strict';
+import type { ChildProcess } from 'node:child_process';
+import { createSocket, type Socket } from 'node:dgram';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { connect as tcpConnect, createServer, type Server } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { connect } from '../src/db/connect.js';
+import { buildIfStale, hub, serve, stop, type Run } from './helpers/cli.js';
+import { inRound, stamp } from './helpers/ingest.js';
+
+/**
+ * The operator's side of the `hub` binary, as real processes: start-up failures are one clear line
+ * and exit code 1 (no stack trace), and SIGTERM drains requests in flight and writes what is
+ * buffered (usage counts, UDP log lines) before the process exits 0.
+ */
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * oidc-provider 9 prints this on any Node.js before 22 when it is loaded (by `serve`, before it
+ * listens). It is the platform question (README, Requirements), not a start-up failure's line.
+ */
+const OIDC_RUNTIME_WARNING = /^oidc-provider WARNING: Unsupported runtime\..*\n/;
+
+function assertOneLine(run: Run, message: RegExp): void {
+  assert.equal(run.status, 1, `exit code of: ${run.stderr}${run.stdout}`);
+  const stderr = run.stderr.replace(OIDC_RUNTIME_WARNING, '');
+  assert.match(stderr, message);
+  assert.equal(stderr.trim().split('\n').length, 1, `one line:\n${run.stderr}`);
+  assert.doesNotMatch(stderr, /\n\s+at |Error:/, 'no stack trace');
+}
+
+const listenTcp = () =>
+  new Promise<Server>((resolve) => {
+    const server = createServer();
+    server.listen(0, '127.0.0.1', () => resolve(server));
+  });
+const tcpPort = (server: Server) => (server.address() as { port: number }).port;
+const bindUdp = () =>
+  new Promise<Socket>((resolve) => {
+    const socket = createSocket('udp4');
+    socket.bind(0, '127.0.0.1', () => resolve(socket));
+  });
+
+describe('hub start-up failures and graceful shutdown', () => {
+  const dirs: string[] = [];
+  const children: ChildProcess[] = [];
+  const tempDb = () => {
+    const dir = mkdtempSync(join(tmpdir(), 'hub-ops-'));
+    dirs.push(dir);
+    return `sqlite:${join(dir, 'hub.sqlite')}`;
+  };
+  before(() => buildIfStale());
+  after(() => {
+    for (const c of children) if (c.exitCode === null) c.kill('SIGKILL');
+    for (const d of dirs) rmSync(d, { recursive: true, force: true });
+  });
+
+  it('bad settings: one line naming every bad variable and what it accepts, never a secret', () => {
+    const run = hub(tempDb(), ['serve'], {
+      PORT: 'eighty',
+      RATE_LIMIT_STORE_FAILURE: 'maybe',
+      REDIS_URL: 'http://user:hunter2@redis',
+    });
+    assertOneLine(
+      run,
+      /^hub: invalid configuration: PORT must be an integer from 0 to 65535 \(got "eighty"\)/,
+    );
+    assert.match(run.stderr, /RATE_LIMIT_STORE_FAILURE must be one of: open, closed \(got "maybe"\)/);
+    assert.match(run.stderr, /REDIS_URL must be like redis:\/\/host:port.*\(got "http:\/\/\*\*\*@redis"\)/);
+    assert.doesNotMatch(run.stderr, /hunter2/);
+  });
+
+  it('the HTTP port in use', async () => {
+    const taken = await listenTcp();
+    try {
+      const port = tcpPort(taken);
+      assertOneLine(
+        hub(tempDb(), ['serve'], { PORT: String(port) }),
+        new RegExp(`^hub: HTTP port 127\\.0\\.0\\.1:${port} is already in use: .*\\(PORT\\)`),
+      );
+    } finally {
+      taken.close();
+    }
+  });
+
+  it("the worker's UDP port in use (the worker fails; serve starts without its receiver)", async () => {
+    const taken = await bindUdp();
+    try {
+      const port = taken.address().port;
+      const db = tempDb();
+      const udp = { INGEST_UDP_PORT: String(port), INGEST_UDP_HOST: '127.0.0.1' };
+      assertOneLine(
+        hub(db, ['worker'], udp),
+        new RegExp(
+          `^hub: UDP log receiver port 127\\.0\\.0\\.1:${port} is already in use: .*INGEST_UDP_PORT`,
+        ),
+      );
+      const served = await serve(db, [], { ...udp, LOG_LEVEL: 'warn' });
+      children.push(served.child);
+      assert.match(served.output(), /UDP log receiver port .* is already in use.*the API runs without it/);
+      assert.doesNotMatch(served.output(), /\n\s+at /, 'no stack trace');
+      assert.equal((await fetch(`${served.url}/health`)).status, 200);
+      assert.equal(await stop(served), 0);
+    } finally {
+      taken.close();
+    }
+  });
+
+  it('PostgreSQL unreachable, missing or refusing the user: one line, without the password', () => {
+    assertOneLine(
+      hub('postgres://hub:s3cret@127.0.0.1:1/hub', ['serve']),
+      /^hub: cannot reach PostgreSQL at 127\.0\.0\.1:1 \(connection refused\)/,
+    );
+    const base = process.env.TEST_DATABASE_URL;
+    if (!base) return;
+    const missing = new URL(base);
+    missing.pathname = `/hub_missing_${process.pid}`;
+    const run = hub(missing.toString(), ['serve']);
+    assertOneLine(
+      run,
+      new RegExp(
+        `^hub: PostgreSQL database "hub_missing_${process.pid}" does not exist on ${missing.hostname}:${missing.port || 5432}: create it \\(createdb -h ${missing.hostname} `,
+      ),
+    );
+    const stranger = new URL(base);
+    stranger.username = 'no_such_role_hub';
+    stranger.password = 's3cret';
+    const refused = hub(stranger.toString(), ['migrate']);
+    assertOneLine(refused, /^hub: PostgreSQL at .* refused user "no_such_role_hub"/);
+    assert.doesNotMatch(refused.stderr, /s3cret/);
+  });
+
+  /** A database with a partner key and two registered game servers (cs2 over HTTP, cs16 over UDP). */
+  function preparedDatabase() {
+    const db = tempDb();
+    const key = JSON.parse(hub(db, ['keys', 'create', '--tier', 'partner', '--json']).stdout) as {
+      id: number;
+      key: string;
+    };
+    const addServer = (game: string, port: string) =>
+      JSON.parse(
+        hub(db, [
+          'servers',
+          'add',
+          '--name',
+          `${game} box`,
+          '--game',
+          game,
+          '--ip',
+          '127.0.0.1',
+          '--port',
+          port,
+          '--json',
+        ]).stdout,
+      ) as { id: number; token: string };
+    return { db, key, cs2: addServer('cs2', '27015'), cs16: addServer('cs16', '27016') };
+  }
+
+  async function killsBy(db: string): Promise<Map<number, number>> {
+    const opened = connect(db);
+    try {
+      const rows = await opened.kysely.selectFrom('kills').select(['server_id']).execute();
+      const counts = new Map<number, number>();
+      for (const { server_id } of rows) counts.set(server_id, (counts.get(server_id) ?? 0) + 1);
+      return counts;
+    } finally {
+      await opened.close();
+    }
+  }
+
+  it('SIGTERM writes the buffered usage counts and UDP log lines, then exits 0', async () => {
+    const { db, key, cs16 } = preparedDatabase();
+    const probe = await bindUdp();
+    const udpPort = probe.address().port;
+    await new Promise<void>((resolve) => probe.close(() => resolve()));
+    const served = await serve(db, [], { INGEST_UDP_PORT: String(udpPort), INGEST_UDP_HOST: '127.0.0.1' });
+    children.push(served.child);
+
+    // usage counts wait in memory for the next flush (every 5 s)
+    for (let i = 0; i < 7; i++) {
+      const res = await fetch(`${served.url}/api-platform/v1/achievements`, {
+        headers: { 'x-api-key': key.key },
+      });
+      assert.equal(res.status, 200);
+    }
+    // UDP log lines wait up to 250 ms to be written in one batch
+    const udp = createSocket('udp4');
+    // a round of two kills, settled by the next round's start (kills count once their round is over)
+    const now = stamp(Date.now());
+    const lines = inRound(
+      Date.now(),
+      [60, 61].map(
+        (victim) =>
+          `${now}"Old<2><STEAM_0:1:5><CT>" killed "V<3><STEAM_0:0:${victim}><TERRORIST>" with "ak47"`,
+      ),
+    );
+    for (const line of lines) {
+      const datagram = Buffer.from(`\xff\xff\xff\xffS${cs16.token}${line}\n\0`, 'latin1');
+      await new Promise<void>((resolve) => udp.send(datagram, udpPort, '127.0.0.1', () => resolve()));
+    }
+    udp.close();
+    await sleep(30);
+    assert.equal(await stop(served), 0);
+
+    const opened = connect(db);
+    try {
+      const usage = await opened.kysely
+        .selectFrom('key_usage')
+        .select((eb) => eb.fn.sum<number | string>('count').as('n'))
+        .where('key_id', '=', key.id)
+        .executeTakeFirstOrThrow();
+      assert.equal(Number(usage.n), 7, 'every counted request was written at shutdown');
+    } finally {
+      await opened.close();
+    }
+    assert.equal((await killsBy(db)).get(cs16.id), 2, 'the buffered UDP lines were written');
+  });
+
+  it('SIGTERM lets a request in flight finish before the process exits', async () => {
+    const { db, cs2 } = preparedDatabase();
+    const served = await serve(db);
+    children.push(served.child);
+    const url = new URL(served.url);
+    const at = Date.now();
+    const body = inRound(
+      at,
+      [1, 2, 3].map(
+        (v) =>
+          `${stamp(at)}"P9<9><[U:1:9]><CT>" [0 0 0] killed "P${v}<${v}><[U:1:${v}]><TERRORIST>" [0 0 0] with "ak47"`,
+      ),
+    ).join('\n');
+    const socket = tcpConnect(Number(url.port), url.hostname);
+    await new Promise<void>((resolve) => socket.once('connect', () => resolve()));
+    let answer = '';
+    socket.on('data', (chunk: Buffer) => (answer += chunk.toString()));
+    const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
+    const half = Math.floor(body.length / 2);
+    socket.write(
+      `POST /api-platform/ingest/logs HTTP/1.1\r\nHost: ${url.host}\r\nAuthorization: Bearer ${cs2.token}\r\n` +
+        `Content-Type: text/plain\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body.slice(0, half)}`,
+    );
+    await sleep(100);
+
+    served.child.kill('SIGTERM');
+    await sleep(300);
+    assert.equal(served.child.exitCode, null, 'still running while a request is in flight');
+    const refused = await fetch(`${served.url}/health`).catch((err: unknown) => err);
+    assert.ok(refused instanceof Error, 'no new connections once shutting down');
+    socket.end(body.slice(half));
+    await closed;
+    assert.match(answer, /^HTTP\/1\.1 200 /, answer);
+    assert.match(answer, /"kills":3/);
+    assert.equal(await served.exit, 0);
+    assert.equal((await killsBy(db)).get(cs2.id), 3, 'the drained request was applied');
+  });
+});

@@ -47,11 +47,17 @@ export function interactionRoutes(provider: Provider, accounts: AccountsService,
     if (all.length > 0) reply.header('set-cookie', all);
     return reply.code(303).header('location', to).header('cache-control', 'no-store').send();
   }
+  /**
+   * The portal's policy without `form-action`: the consent form posts here, but the answer
+   * redirects to the app's registered redirect URI on another origin, and browsers apply
+   * `form-action` to the whole redirect chain (Chromium blocked the return to the app).
+   */
+  const INTERACTION_CSP = PAGE_CSP.replace("form-action 'self'; ", '');
   const page = (reply: FastifyReply, body: string, status = 200) =>
     reply
       .code(status)
       .type('text/html; charset=utf-8')
-      .header('content-security-policy', PAGE_CSP)
+      .header('content-security-policy', INTERACTION_CSP)
       .header('cache-control', 'no-store')
       .header('x-frame-options', 'DENY')
       .send(body);

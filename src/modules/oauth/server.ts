@@ -64,6 +64,12 @@ export class OAuthServer {
   async register(app: App, accounts: AccountsService): Promise<void> {
     await mountProvider(app, this.provider);
     await app.register(async (pages: App) => {
+      // As on the portal: the sign-in and consent forms post to their own origin, and a browser
+      // under `no-referrer` sends `Origin: null` with them, which the CSRF check must refuse.
+      pages.addHook('onSend', async (_request, reply, payload) => {
+        reply.header('referrer-policy', 'same-origin');
+        return payload;
+      });
       interactionRoutes(this.provider, accounts, this.secrets.cookieSecret)(pages);
     });
   }

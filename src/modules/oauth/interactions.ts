@@ -5,7 +5,6 @@ import { errors, type Interaction, type InteractionResults } from 'oidc-provider
 import type { App } from '../../http/app-types.js';
 import { ProblemError } from '../../http/problem.js';
 import type { AccountsService } from '../accounts/service.js';
-import { PORTAL_BODY_LIMIT } from '../portal/routes.js';
 import {
   assertSameOrigin,
   CSRF_FIELD,
@@ -14,7 +13,7 @@ import {
   sessionIdOf,
   setSessionCookie,
 } from '../portal/session-auth.js';
-import { PAGE_CSP } from '../portal/pages/web-session.js';
+import { acceptForms, formOf, PAGE_CSP } from '../portal/pages/web-session.js';
 import { consentPage, interactionSignInPage, type ClientView } from './pages.js';
 import { INTERACTION_PATH } from './provider.js';
 
@@ -92,7 +91,7 @@ export function interactionRoutes(provider: Provider, accounts: AccountsService,
 
   function checkForm(request: FastifyRequest, uid: string): Form {
     assertSameOrigin(request);
-    const form = (request.body && typeof request.body === 'object' ? request.body : {}) as Form;
+    const form = formOf(request);
     if (!sameToken(form[CSRF_FIELD], csrfFor(uid, sessionIdOf(request)))) {
       throw new ProblemError('csrf_failed', 'The form is out of date; go back to the app and start again.');
     }
@@ -100,13 +99,7 @@ export function interactionRoutes(provider: Provider, accounts: AccountsService,
   }
 
   return (app: App): void => {
-    app.addContentTypeParser(
-      'application/x-www-form-urlencoded',
-      { parseAs: 'string', bodyLimit: PORTAL_BODY_LIMIT },
-      (_req, body, done) => {
-        done(null, Object.fromEntries(new URLSearchParams(body as string)));
-      },
-    );
+    acceptForms(app);
 
     app.get<{ Params: { uid: string }; Querystring: { error?: string } }>(
       `${INTERACTION_PATH}/:uid`,

@@ -4,7 +4,6 @@ import { ProblemError } from '../../../http/problem.js';
 import type { AccountsService } from '../../accounts/service.js';
 import type { Flash, PortalFlashes } from '../flash.js';
 import type { PortalKeysService } from '../keys-service.js';
-import { PORTAL_BODY_LIMIT } from '../routes.js';
 import {
   assertSameOrigin,
   clearSessionCookie,
@@ -20,7 +19,7 @@ import {
 import { newSecretToken } from '../../accounts/service.js';
 import { IMMUTABLE, sendAsset } from '../../../http/static-asset.js';
 import { ASSETS } from './assets.js';
-import { pageReply, seeOther, signedInPage } from './web-session.js';
+import { acceptForms, formOf, pageReply, seeOther, signedInPage } from './web-session.js';
 import { originsPage } from './origins-page.js';
 import {
   BASE,
@@ -56,17 +55,8 @@ function formToken(request: FastifyRequest, reply: FastifyReply): string {
  */
 export function webRoutes(accounts: AccountsService, keys: PortalKeysService, flashes: PortalFlashes) {
   return (app: App): void => {
-    // Forms post urlencoded; parsed only inside this scope, so the JSON routes keep refusing it.
-    app.addContentTypeParser(
-      'application/x-www-form-urlencoded',
-      { parseAs: 'string', bodyLimit: PORTAL_BODY_LIMIT },
-      (_req, body, done) => {
-        done(null, Object.fromEntries(new URLSearchParams(body as string)));
-      },
-    );
-
-    const form = (request: FastifyRequest): Form =>
-      request.body && typeof request.body === 'object' ? (request.body as Form) : {};
+    acceptForms(app);
+    const form = formOf;
     const str = (value: string | undefined, max: number) => (value ?? '').slice(0, max);
 
     /** Redirects to `path`, carrying `flash` for the owner's next page view. */

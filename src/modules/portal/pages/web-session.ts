@@ -1,4 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { App } from '../../../http/app-types.js';
 import { ProblemError } from '../../../http/problem.js';
 import type { AccountsService } from '../../accounts/service.js';
 import {
@@ -9,6 +10,7 @@ import {
   sameToken,
   type PortalAccount,
 } from '../session-auth.js';
+import { PORTAL_BODY_LIMIT } from '../routes.js';
 
 /** The portal pages' script and style policy: nothing inline, nothing from elsewhere. */
 export const PAGE_CSP =
@@ -21,6 +23,18 @@ export const pageReply = (reply: FastifyReply, body: string, status = 200) =>
 export const seeOther = (reply: FastifyReply, to: string) => reply.code(303).header('location', to).send();
 
 type Form = Record<string, string | undefined>;
+
+/** HTML forms post urlencoded; parsed only inside the scope given, so JSON routes keep refusing it. */
+export function acceptForms(app: App): void {
+  app.addContentTypeParser(
+    'application/x-www-form-urlencoded',
+    { parseAs: 'string', bodyLimit: PORTAL_BODY_LIMIT },
+    (_req, body, done) => {
+      done(null, Object.fromEntries(new URLSearchParams(body as string)));
+    },
+  );
+}
+
 export const formOf = (request: FastifyRequest): Form =>
   request.body && typeof request.body === 'object' ? (request.body as Form) : {};
 

@@ -85,6 +85,12 @@ for (const dialect of testDialects()) {
       assert.equal(consent.statusCode, 200);
       assert.match(consent.body, /Authorize Frag Tracker\?/);
       assert.match(consent.body, /See your hub profile: username, avatar, level and when you joined/);
+      // its form posts with a same-origin Origin, and nothing stops the redirect back to the app
+      assert.equal(consent.headers['referrer-policy'], 'same-origin');
+      assert.equal(consent.headers['cache-control'], 'no-store');
+      const csp = String(consent.headers['content-security-policy']);
+      assert.match(csp, /frame-ancestors 'none'/);
+      assert.doesNotMatch(csp, /form-action/);
       assert.equal(state, 'st-123');
       const tokens = await exchange(code, verifier);
       assert.equal(tokens.statusCode, 200, tokens.body);

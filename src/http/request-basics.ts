@@ -4,8 +4,8 @@ import { ProblemError } from './problem.js';
 
 /**
  * Sent with every response, errors and answers written straight to the socket included. HTML
- * pages add their own `Content-Security-Policy` with `frame-ancestors 'none'`; the portal widens
- * the referrer policy to `same-origin` for its own navigation.
+ * pages add their own `Content-Security-Policy` with `frame-ancestors 'none'`; the portal and the
+ * OAuth sign-in pages widen the referrer policy to `same-origin` for their own forms (privatePages).
  */
 export const SECURITY_HEADERS: Readonly<Record<string, string>> = {
   'x-content-type-options': 'nosniff',

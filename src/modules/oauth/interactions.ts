@@ -13,12 +13,17 @@ import {
   sessionIdOf,
   setSessionCookie,
 } from '../portal/session-auth.js';
-import { acceptForms, formOf, PAGE_CSP } from '../portal/pages/web-session.js';
+import { acceptForms, formOf, pageCsp, pageReply, seeOther } from '../portal/pages/web-session.js';
 import { consentPage, interactionSignInPage, type ClientView } from './pages.js';
 import { INTERACTION_PATH } from './provider.js';
 
 type Form = Record<string, string | undefined>;
 const HIDE = { schema: { hide: true } } as const;
+/**
+ * No `form-action`: the consent form's answer redirects to the app's redirect URI on another origin,
+ * and browsers apply `form-action` to the whole redirect chain (Chromium blocked the return).
+ */
+const INTERACTION_CSP = pageCsp({ formAction: false });
 const SIGN_IN_ERRORS: Record<string, string> = {
   failed: 'The username or password is incorrect.',
   throttled: 'Too many failed sign-in attempts. Wait a few minutes and try again.',
@@ -44,22 +49,9 @@ export function interactionRoutes(provider: Provider, accounts: AccountsService,
     const ours = reply.getHeader('set-cookie');
     const all = [providerCookies, ours].flat().filter((c): c is string => typeof c === 'string');
     if (all.length > 0) reply.header('set-cookie', all);
-    return reply.code(303).header('location', to).header('cache-control', 'no-store').send();
+    return seeOther(reply, to);
   }
-  /**
-   * The portal's policy without `form-action`: the consent form posts here, but the answer
-   * redirects to the app's registered redirect URI on another origin, and browsers apply
-   * `form-action` to the whole redirect chain (Chromium blocked the return to the app).
-   */
-  const INTERACTION_CSP = PAGE_CSP.replace("form-action 'self'; ", '');
-  const page = (reply: FastifyReply, body: string, status = 200) =>
-    reply
-      .code(status)
-      .type('text/html; charset=utf-8')
-      .header('content-security-policy', INTERACTION_CSP)
-      .header('cache-control', 'no-store')
-      .header('x-frame-options', 'DENY')
-      .send(body);
+  const page = (reply: FastifyReply, body: string) => pageReply(reply, body, 200, INTERACTION_CSP);
 
   async function clientView(clientId: unknown): Promise<ClientView> {
     const client = typeof clientId === 'string' ? await provider.Client.find(clientId) : undefined;

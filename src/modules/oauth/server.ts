@@ -3,6 +3,7 @@ import type Provider from 'oidc-provider';
 import type { Database } from '../../db/types.js';
 import type { App } from '../../http/app-types.js';
 import type { AccountsService } from '../accounts/service.js';
+import { privatePages } from '../portal/session-auth.js';
 import type { AppsRepo } from '../apps/repo.js';
 import type { UsersRepo } from '../users/repo.js';
 import { storeAdapterFactory } from './adapter.js';
@@ -64,12 +65,8 @@ export class OAuthServer {
   async register(app: App, accounts: AccountsService): Promise<void> {
     await mountProvider(app, this.provider);
     await app.register(async (pages: App) => {
-      // As on the portal: the sign-in and consent forms post to their own origin, and a browser
-      // under `no-referrer` sends `Origin: null` with them, which the CSRF check must refuse.
-      pages.addHook('onSend', async (_request, reply, payload) => {
-        reply.header('referrer-policy', 'same-origin');
-        return payload;
-      });
+      // the sign-in and consent pages: same headers as the portal's, for the same forms
+      privatePages(pages);
       interactionRoutes(this.provider, accounts, this.secrets.cookieSecret)(pages);
     });
   }

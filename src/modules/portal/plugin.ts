@@ -4,7 +4,7 @@ import { portalAuthRoutes } from './auth-routes.js';
 import type { PortalKeysService } from './keys-service.js';
 import { portalKeyRoutes } from './routes.js';
 import { AccountSchema, PortalKeySchema } from './schemas.js';
-import { PORTAL_PREFIX, requireSessionHook } from './session-auth.js';
+import { PORTAL_PREFIX, privatePages, requireSessionHook } from './session-auth.js';
 
 export interface PortalDeps {
   accounts: AccountsService;
@@ -21,15 +21,9 @@ export async function registerPortal(app: App, deps: PortalDeps): Promise<void> 
   app.addSchema(AccountSchema);
   await app.register(
     async (portal: App) => {
-      // Portal answers are per account and may hold a secret: never cached (nor framed: see
-      // request-basics.ts, which sets that and nosniff on every response).
-      portal.addHook('onSend', async (_request, reply, payload) => {
-        // static assets set their own caching; everything else is private to the account
-        if (!reply.hasHeader('cache-control')) reply.header('cache-control', 'no-store');
-        // its own links keep the referrer within the origin; other sites get none
-        reply.header('referrer-policy', 'same-origin');
-        return payload;
-      });
+      // Portal answers are per account and may hold a secret (framing is refused on every
+      // response by request-basics.ts).
+      privatePages(portal);
       portalAuthRoutes(deps.accounts)(portal);
       await portal.register(async (signedIn: App) => {
         signedIn.addHook('onRequest', requireSessionHook(deps.accounts));

@@ -1,5 +1,6 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { App } from '../../http/app-types.js';
 import { ProblemError } from '../../http/problem.js';
 import type { AccountsService } from '../accounts/service.js';
 import { SESSION_TTL_MS } from '../accounts/service.js';
@@ -101,6 +102,20 @@ export function assertSameOrigin(request: FastifyRequest): void {
   if (origin !== undefined && origin !== `${request.protocol}://${request.host}`) {
     throw new ProblemError('csrf_failed', `Requests from origin ${origin} cannot change portal state.`);
   }
+}
+
+/**
+ * Headers of a scope of pages and routes private to the signed-in account: never cached (static
+ * assets set their own caching), and the referrer kept within the origin. The forms need the latter:
+ * under the default `no-referrer` (request-basics.ts) a browser posts them with `Origin: null`,
+ * which `assertSameOrigin` refuses.
+ */
+export function privatePages(scope: App): void {
+  scope.addHook('onSend', async (_request, reply, payload) => {
+    if (!reply.hasHeader('cache-control')) reply.header('cache-control', 'no-store');
+    reply.header('referrer-policy', 'same-origin');
+    return payload;
+  });
 }
 
 /** Resolves the session cookie to the account; undefined when absent, unknown or expired. */

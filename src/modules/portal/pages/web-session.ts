@@ -12,12 +12,27 @@ import {
 } from '../session-auth.js';
 import { PORTAL_BODY_LIMIT } from '../routes.js';
 
-/** The portal pages' script and style policy: nothing inline, nothing from elsewhere. */
-export const PAGE_CSP =
-  "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
+/**
+ * The pages' script and style policy: nothing inline, nothing from elsewhere, never framed.
+ * `formAction: false` leaves `form-action` out, for a form whose answer redirects to another origin:
+ * browsers apply `form-action` to the whole redirect chain.
+ */
+export function pageCsp({ formAction = true }: { formAction?: boolean } = {}): string {
+  return [
+    "default-src 'none'",
+    "script-src 'self'",
+    "style-src 'self'",
+    "img-src 'self' data:",
+    "connect-src 'self'",
+    ...(formAction ? ["form-action 'self'"] : []),
+    "frame-ancestors 'none'",
+    "base-uri 'none'",
+  ].join('; ');
+}
+export const PAGE_CSP = pageCsp();
 
-export const pageReply = (reply: FastifyReply, body: string, status = 200) =>
-  reply.code(status).type('text/html; charset=utf-8').header('content-security-policy', PAGE_CSP).send(body);
+export const pageReply = (reply: FastifyReply, body: string, status = 200, csp = PAGE_CSP) =>
+  reply.code(status).type('text/html; charset=utf-8').header('content-security-policy', csp).send(body);
 
 /** 303 See Other: the browser follows with a GET, and a reload repeats that GET, never the POST. */
 export const seeOther = (reply: FastifyReply, to: string) => reply.code(303).header('location', to).send();

@@ -73,6 +73,10 @@ import { appWebRoutes } from './modules/apps/web-routes.js';
 import { authorizedAppRoutes } from './modules/oauth/authorized-apps.js';
 import { authorizedAppPages } from './modules/oauth/authorized-pages.js';
 import { OAuthServer } from './modules/oauth/server.js';
+import { eventsRepo } from './modules/events/repo.js';
+import { openEventStreams } from './modules/events/stream/open.js';
+import type { EventSignal } from './modules/events/stream/signal.js';
+import { eventsV1Routes } from './modules/events/v1-routes.js';
 
 export interface AppDeps {
   db: Db;
@@ -81,7 +85,13 @@ export interface AppDeps {
     Partial<
       Pick<
         Config,
-        'METRICS_TOKEN' | 'REQUEST_HEADERS_TIMEOUT_MS' | 'REQUEST_TIMEOUT_MS' | 'INGEST_MAX_AGE_DAYS'
+        | 'METRICS_TOKEN'
+        | 'REQUEST_HEADERS_TIMEOUT_MS'
+        | 'REQUEST_TIMEOUT_MS'
+        | 'INGEST_MAX_AGE_DAYS'
+        | 'EVENTS_STREAM_POLL_MS'
+        | 'EVENTS_STREAM_HEARTBEAT_MS'
+        | 'EVENTS_STREAM_MAX_BUFFER_BYTES'
       >
     > &
     StoresConfig;
@@ -101,6 +111,8 @@ export interface AppDeps {
   issuer?: string;
   /** the process's metrics, shared with what runs beside the app (the embedded worker) */
   metrics?: Metrics;
+  /** event wake-ups shared with what runs beside the app (default: Redis pub/sub with REDIS_URL, else in-process) */
+  eventSignal?: EventSignal;
 }
 
 /** Builds the whole service without listening; tests drive it with `inject()`. */
@@ -188,6 +200,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
   await app.register(usagePlugin, { recorder: usage, flushEveryMs: deps.usageFlushMs ?? 5000 });
 
+  const events = eventsRepo(deps.db.kysely);
+  const eventStreams = await openEventStreams(app, deps, events);
   // one repository of each feature, shared by the published API and the /v1 preview
   const tournaments = tournamentsRepo(deps.db.kysely);
   const servers = serversRepo(deps.db.kysely);
@@ -219,6 +233,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       meRoute(usersRepo(deps.db.kysely))(preview);
       clansV1Routes(clansService(clansStore(deps.db.kysely), now))(preview);
       economyRoutes(economyService(economyRepo(deps.db), now))(preview);
+      eventsV1Routes(events, eventStreams)(preview);
     },
     { prefix: V1_PREFIX },
   );
@@ -278,5 +293,7 @@ declare module 'fastify' {
   interface FastifyInstance {
     usageRecorder: UsageRecorder;
     oauth: OAuthServer;
+    /** call `notify()` after a transaction that emitted events commits */
+    eventSignal: EventSignal;
   }
 }

@@ -111,6 +111,25 @@ export const ConfigSchema = Type.Object({
     description:
       'on SIGTERM/SIGINT, how long requests in flight may take to finish before their connections are closed',
   }),
+  EVENTS_STREAM_POLL_MS: Type.Integer({
+    minimum: 50,
+    maximum: 60000,
+    default: 1000,
+    description:
+      'how often each API instance reads the outbox for its event streams without a wake-up (Redis pub/sub or this process)',
+  }),
+  EVENTS_STREAM_HEARTBEAT_MS: Type.Integer({
+    minimum: 100,
+    maximum: 300000,
+    default: 15000,
+    description: 'a comment line on every event stream this often',
+  }),
+  EVENTS_STREAM_MAX_BUFFER_BYTES: Type.Integer({
+    minimum: 1024,
+    maximum: 67108864,
+    default: 1048576,
+    description: 'bytes a stream client may leave unread before its stream is closed (it resumes)',
+  }),
   METRICS_TOKEN: Type.Optional(
     Type.String({
       minLength: 16,

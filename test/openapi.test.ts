@@ -169,6 +169,7 @@ describe('OpenAPI document', () => {
           'Operations',
           'Clans',
           'Economy',
+          'Events',
         ].includes(tag),
         `unexpected tag ${tag}`,
       );

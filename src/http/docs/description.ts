@@ -63,6 +63,11 @@ export const TAGS: TagObject[] = [
     description:
       'Preview (`/v1`, OAuth access token for a signed-in user): the user\u2019s coin balance and history, and coin transfers between users, exactly once per `Idempotency-Key`. An append-only double-entry ledger; balances never go below zero.',
   },
+  {
+    name: 'Events',
+    description:
+      'Preview (`/v1`, any credential): the events of the hub (`resource.action`, sortable ids) read from one outbox, live as Server-Sent Events (`GET /v1/events/stream`, resumable with `Last-Event-ID`) or pulled by cursor (`GET /v1/events?after=`). The same ids are the webhooks\u2019 `webhook-id`. Events are kept 30 days.',
+  },
 ];
 
 const tierTable = [

@@ -26,7 +26,33 @@ export interface EventQuery {
   reader: EventReader;
 }
 
+/** An outbox row with who may see it: what the stream's shared poll hands to every connection. */
+export interface OutboxEvent {
+  position: number;
+  event: EventObject;
+  userId: number | null;
+  appId: number | null;
+  scope: string | null;
+}
+
+/**
+ * The visibility rule of `after()`, for events already read: public, or private to this reader's
+ * user or app, and needing no scope or one the reader holds. The stream reads each event once per
+ * process and filters it per connection with this instead of querying per connection.
+ */
+export const visibleTo = (reader: EventReader, row: Omit<OutboxEvent, 'position' | 'event'>): boolean =>
+  (row.userId === null || row.userId === reader.userId) &&
+  (row.appId === null || row.appId === reader.appId) &&
+  (row.scope === null || reader.scopes.has(row.scope));
+
 const RETENTION_MS = 30 * 24 * 3_600_000;
+
+const toEvent = (row: { id: number; type: string; created_at: number; data: string }): EventObject => ({
+  id: formatEventId(row.id),
+  type: row.type,
+  created_at: new Date(row.created_at).toISOString(),
+  data: JSON.parse(row.data) as Record<string, unknown>,
+});
 
 export function eventsRepo(db: Kysely<Database>) {
   return {
@@ -59,14 +85,24 @@ export function eventsRepo(db: Kysely<Database>) {
       );
       if (types && types.length > 0) query = query.where('type', 'in', [...types]);
       const rows = await query.orderBy('id').limit(limit).execute();
+      return rows.map((row) => ({ position: row.id, event: toEvent(row) }));
+    },
+
+    /** Every event after a position, oldest first, whoever may see it (filter with `visibleTo`). */
+    async allAfter(after: number, limit: number): Promise<OutboxEvent[]> {
+      const rows = await db
+        .selectFrom('events')
+        .select(['id', 'type', 'created_at', 'data', 'user_id', 'app_id', 'scope'])
+        .where('id', '>', after)
+        .orderBy('id')
+        .limit(limit)
+        .execute();
       return rows.map((row) => ({
         position: row.id,
-        event: {
-          id: formatEventId(row.id),
-          type: row.type,
-          created_at: new Date(row.created_at).toISOString(),
-          data: JSON.parse(row.data) as Record<string, unknown>,
-        },
+        event: toEvent(row),
+        userId: row.user_id,
+        appId: row.app_id,
+        scope: row.scope,
       }));
     },
 

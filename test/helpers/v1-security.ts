@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import type { Dialect } from '../../src/db/connect.js';
 import { OPENAPI_PATH, V1_PREFIX } from '../../src/http/paths.js';
 import type { Problem } from '../../src/http/problem.js';
@@ -10,7 +10,8 @@ import { isScope, SCOPE_NAMES, type Scope } from '../../src/http/scopes.js';
 import { generateKey } from '../../src/modules/keys/key-format.js';
 import { keysRepo } from '../../src/modules/keys/repo.js';
 import { TIERS } from '../../src/modules/keys/tiers.js';
-import { createTestContext, json } from './context.js';
+import { injectAnswer, type Answer } from './answer.js';
+import { createTestContext } from './context.js';
 import { TokenTable, userToken } from './token-table.js';
 
 /** One /v1 operation of the app's route table, with what its OpenAPI operation declares. */
@@ -140,21 +141,21 @@ export async function tokenTableTarget(dialect: Dialect): Promise<V1SecurityTarg
 }
 
 const call = (app: FastifyInstance, op: V1Operation, authorization?: string) =>
-  app.inject({
-    method: op.method as 'GET',
+  injectAnswer(app, {
+    method: op.method,
     url: op.url,
     headers: authorization === undefined ? {} : { authorization },
   });
 
-function expectProblem(res: LightMyRequestResponse, op: V1Operation, status: number, code: string) {
+function expectProblem(res: Answer, op: V1Operation, status: number, code: string) {
   const where = `${op.method} ${op.path}`;
   assert.equal(res.statusCode, status, `${where}: ${res.statusCode} ${res.body}`);
   assert.match(String(res.headers['content-type']), /^application\/problem\+json/, where);
-  assert.equal(json<Problem>(res).code, code, where);
+  assert.equal(res.json<Problem>().code, code, where);
 }
 
 /** Status of a request the credential checks let through (what the handler made of it). */
-function expectAdmitted(res: LightMyRequestResponse, op: V1Operation, what: string) {
+function expectAdmitted(res: Answer, op: V1Operation, what: string) {
   assert.ok(
     ![401, 403, 429].includes(res.statusCode),
     `${op.method} ${op.path} refused ${what}: ${res.statusCode} ${res.body}`,

@@ -93,10 +93,10 @@ for (const dialect of testDialects()) {
       const start = (await page('?limit=1000')).meta.next_after;
       const ids = await emit(
         testDb,
-        [1, 2, 3, 4, 5].map((n) => ({ type: 'test.paged', data: { n } })),
+        [1, 2, 3, 4, 5].map((n) => ({ type: 'round.started', data: { n } })),
       );
       const cursor = start ? `&after=${start}` : '';
-      const first = await page(`?types=test.paged&limit=2${cursor}`);
+      const first = await page(`?types=round.started&limit=2${cursor}`);
       assert.deepEqual(
         first.data.map((e) => e.id),
         ids.slice(0, 2),
@@ -105,34 +105,39 @@ for (const dialect of testDialects()) {
       const [oldest] = first.data;
       assert.ok(oldest);
       assert.deepEqual(oldest.data, { n: 1 });
-      assert.equal(oldest.type, 'test.paged');
+      assert.equal(oldest.type, 'round.started');
       assert.match(oldest.created_at, /^\d{4}-\d\d-\d\dT.*Z$/);
-      const second = await page(`?types=test.paged&limit=2&after=${first.meta.next_after}`);
+      const second = await page(`?types=round.started&limit=2&after=${first.meta.next_after}`);
       assert.deepEqual(
         second.data.map((e) => e.id),
         ids.slice(2, 4),
       );
-      const last = await page(`?types=test.paged&limit=2&after=${second.meta.next_after}`);
+      const last = await page(`?types=round.started&limit=2&after=${second.meta.next_after}`);
       assert.deepEqual(
         last.data.map((e) => e.id),
         ids.slice(4),
       );
       assert.deepEqual(last.meta, { next_after: ids[4], has_more: false });
       // an empty page keeps the cursor, so a poller asks again from the same place
-      const empty = await page(`?types=test.paged&after=${ids[4]}`);
+      const empty = await page(`?types=round.started&after=${ids[4]}`);
       assert.deepEqual(empty, { data: [], meta: { next_after: ids[4], has_more: false } });
     });
 
     it('shows a reader only what it may see: never another user’s or app’s private events', async () => {
       const [, mine, , , appOnly] = await emit(testDb, [
-        { type: 'test.visible', data: { who: 'public' } },
-        { type: 'test.visible', data: { who: 'mine' }, userId: USER, scope: 'economy:read' },
-        { type: 'test.visible', data: { who: 'other user' }, userId: OTHER_USER, scope: 'economy:read' },
-        { type: 'test.visible', data: { who: 'other app' }, appId: 99 },
-        { type: 'test.visible', data: { who: 'my app' }, appId: APP },
+        { type: 'economy.transfer.created', data: { who: 'public' } },
+        { type: 'economy.transfer.created', data: { who: 'mine' }, userId: USER, scope: 'economy:read' },
+        {
+          type: 'economy.transfer.created',
+          data: { who: 'other user' },
+          userId: OTHER_USER,
+          scope: 'economy:read',
+        },
+        { type: 'economy.transfer.created', data: { who: 'other app' }, appId: 99 },
+        { type: 'economy.transfer.created', data: { who: 'my app' }, appId: APP },
       ]);
       const whoSees = async (credential: string) =>
-        (await page('?types=test.visible', credential)).data.map((e) => e.data.who);
+        (await page('?types=economy.transfer.created', credential)).data.map((e) => e.data.who);
       assert.deepEqual(await whoSees('tok-user'), ['public', 'mine', 'my app']);
       assert.deepEqual(await whoSees('tok-other'), ['public', 'other user', 'other app']);
       // without economy:read, the user's private economy event stays hidden
@@ -148,6 +153,7 @@ for (const dialect of testDialects()) {
         ['?after=12', 'after'],
         ['?after=evt_9999999999999999', 'after'],
         ['?types=nodot', 'types'],
+        ['?types=match.ended,no.such_type', 'types'],
         ['?types=a.b,,c.d', 'types'],
         ['?types=Match.Ended', 'types'],
         ['?limit=0', 'limit'],
@@ -173,7 +179,7 @@ for (const dialect of testDialects()) {
       const typeish = fc.oneof(
         fc.string({ maxLength: 40 }),
         fc
-          .array(fc.constantFrom('a.b', 'test.paged', 'x', '', 'A.B', 'é.è', 'a.b.c'), { maxLength: 5 })
+          .array(fc.constantFrom('a.b', 'round.started', 'x', '', 'A.B', 'é.è', 'a.b.c'), { maxLength: 5 })
           .map((l) => l.join(',')),
       );
       const limitish = fc.oneof(fc.integer().map(String), fc.string({ maxLength: 6 }));
@@ -194,16 +200,16 @@ for (const dialect of testDialects()) {
     });
 
     it('streams events in order as SSE frames: id, event type, the event object', async () => {
-      const client = await stream('?types=test.live');
+      const client = await stream('?types=match.started');
       assert.equal(client.response.statusCode, 200);
       assert.match(String(client.response.headers['content-type']), /^text\/event-stream/);
       assert.equal(client.response.headers['content-encoding'], undefined);
       const ids = await emit(
         testDb,
         [
-          { type: 'test.live', data: { n: 1 } },
-          { type: 'test.other', data: { n: 2 } },
-          { type: 'test.live', data: { n: 3 } },
+          { type: 'match.started', data: { n: 1 } },
+          { type: 'match.ended', data: { n: 2 } },
+          { type: 'match.started', data: { n: 3 } },
         ],
         app,
       );
@@ -211,16 +217,16 @@ for (const dialect of testDialects()) {
       const second = await client.nextEvent();
       assert.deepEqual(
         [first.id, first.event, first.data.id, first.data.data.n],
-        [ids[0], 'test.live', ids[0], 1],
+        [ids[0], 'match.started', ids[0], 1],
       );
       assert.deepEqual([second.id, second.data.data.n], [ids[2], 3]);
     });
 
     it('resumes after a dropped connection with Last-Event-ID: no gap, no duplicate', async () => {
-      const client = await stream('?types=test.resume');
+      const client = await stream('?types=round.ended');
       const ids = await emit(
         testDb,
-        [1, 2, 3].map((n) => ({ type: 'test.resume', data: { n } })),
+        [1, 2, 3].map((n) => ({ type: 'round.ended', data: { n } })),
         app,
       );
       const got = [(await client.nextEvent()).id, (await client.nextEvent()).id];
@@ -229,23 +235,23 @@ for (const dialect of testDialects()) {
       // written while the client is away
       const meanwhile = await emit(
         testDb,
-        [4, 5].map((n) => ({ type: 'test.resume', data: { n } })),
+        [4, 5].map((n) => ({ type: 'round.ended', data: { n } })),
         app,
       );
-      const resumed = await stream('?types=test.resume', {
+      const resumed = await stream('?types=round.ended', {
         ...bearer('tok-user'),
         'last-event-id': got[1] ?? '',
       });
-      const later = await emit(testDb, [{ type: 'test.resume', data: { n: 6 } }], app);
+      const later = await emit(testDb, [{ type: 'round.ended', data: { n: 6 } }], app);
       const seen: number[] = [];
       for (let i = 0; i < 4; i++) seen.push(Number((await resumed.nextEvent()).data.data.n));
       assert.deepEqual(seen, [3, 4, 5, 6]);
       assert.equal(ids.length + meanwhile.length + later.length, 6);
       // nothing more: the next event is the next one written
-      await emit(testDb, [{ type: 'test.resume', data: { n: 7 } }], app);
+      await emit(testDb, [{ type: 'round.ended', data: { n: 7 } }], app);
       assert.equal((await resumed.nextEvent()).data.data.n, 7);
       // `after` in the query resumes the same way (a client that is not EventSource)
-      const byQuery = await stream(`?types=test.resume&after=${meanwhile[0]}`);
+      const byQuery = await stream(`?types=round.ended&after=${meanwhile[0]}`);
       assert.deepEqual(
         [(await byQuery.nextEvent()).data.data.n, (await byQuery.nextEvent()).data.data.n],
         [5, 6],
@@ -253,12 +259,12 @@ for (const dialect of testDialects()) {
     });
 
     it('keeps private events to their reader on the stream too', async () => {
-      const other = await stream('?types=test.private', bearer('tok-other'));
+      const other = await stream('?types=economy.grant.created', bearer('tok-other'));
       await emit(
         testDb,
         [
-          { type: 'test.private', data: { who: 'user 7' }, userId: USER, scope: 'economy:read' },
-          { type: 'test.private', data: { who: 'public' } },
+          { type: 'economy.grant.created', data: { who: 'user 7' }, userId: USER, scope: 'economy:read' },
+          { type: 'economy.grant.created', data: { who: 'public' } },
         ],
         app,
       );
@@ -266,7 +272,7 @@ for (const dialect of testDialects()) {
     });
 
     it('sends heartbeats', async () => {
-      const client = await stream('?types=test.quiet');
+      const client = await stream('?types=server.removed');
       const seen: string[] = [];
       const deadline = Date.now() + 3000;
       while (!seen.includes('heartbeat') && Date.now() < deadline) {

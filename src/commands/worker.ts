@@ -7,6 +7,8 @@ import { startUdpIngest, type UdpIngest } from '../modules/ingest/udp.js';
 import { serversRepo } from '../modules/servers/repo.js';
 import { timeWindow } from '../modules/ingest/time-window.js';
 import { startPoller } from '../modules/servers/poller/poller.js';
+import { eventsRepo } from '../modules/events/repo.js';
+import { startEventSweep } from '../modules/events/sweep.js';
 import { exitOnSignal } from '../shutdown.js';
 import { explainBindError, openDatabase, StartupError } from '../startup.js';
 
@@ -70,11 +72,15 @@ export async function startBackground(
     onError: (err) => options.log('poller failed', err),
     ...(options.metrics ? { metrics: options.metrics.poll } : {}),
   });
+  // events past the 30 days they are kept
+  const sweep = startEventSweep(eventsRepo(db.kysely), {
+    onError: (err) => options.log('event sweep failed', err),
+  });
   return {
     udpPort: udp?.port ?? null,
     // the receiver's close writes the lines it still buffers
     stop: async () => {
-      await Promise.all([poller.stop(), udp?.close()]);
+      await Promise.all([poller.stop(), udp?.close(), sweep.stop()]);
     },
   };
 }

@@ -1,11 +1,9 @@
 import { Type, type Static } from 'typebox';
 import type { FastifyRequest } from 'fastify';
 import { ProblemError } from '../../http/problem.js';
+import { isEventType } from './catalog.js';
 import { EVENT_ID_EXAMPLE, parseEventId } from './event-id.js';
 import type { EventReader } from './repo.js';
-
-// Until the catalog lands, any `resource.action` name is accepted.
-const isEventType = (type: string): boolean => /^[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*)+$/.test(type);
 
 const EVENT_ID_FORM = 'an event id: `evt_` and 16 digits';
 const TYPES_FORM = 'a comma-separated list of event types (`resource.action`, see GET /v1/events/types)';

@@ -1,0 +1,231 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { FastifyInstance } from 'fastify';
+import { buildApp, type AppDeps } from '../src/app.js';
+import { formatEventId } from '../src/modules/events/event-id.js';
+import { emitEvents, type NewEvent } from '../src/modules/events/outbox.js';
+import { eventsRepo, type EventsRepo, type OutboxEvent } from '../src/modules/events/repo.js';
+import { startEventSweep } from '../src/modules/events/sweep.js';
+import { EventHub } from '../src/modules/events/stream/hub.js';
+import { localEventSignal } from '../src/modules/events/stream/signal.js';
+import { openTestDb, testDialects, type TestDb } from './helpers/db.js';
+import { factories } from './helpers/factories.js';
+import { sharedRedisUrl } from './helpers/redis.js';
+import { openSse, type SseClient } from './helpers/sse.js';
+
+async function emit(testDb: TestDb, events: NewEvent[], app?: FastifyInstance): Promise<string[]> {
+  const ids = await testDb.db.kysely
+    .transaction()
+    .execute((trx) => emitEvents(trx, testDb.db.dialect, events, Date.now()));
+  app?.eventSignal.notify();
+  return ids.map(formatEventId);
+}
+
+const build = (testDb: TestDb, config: Partial<AppDeps['config']> = {}) =>
+  buildApp({
+    db: testDb.db,
+    config: { LOG_LEVEL: 'silent', CACHE_TTL_MS: 0, TRUST_PROXY: false, ...config },
+  });
+
+async function listen(app: FastifyInstance): Promise<string> {
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  const address = app.server.address();
+  if (!address || typeof address === 'string') throw new Error('no port');
+  return `http://127.0.0.1:${address.port}/v1/events/stream`;
+}
+
+describe('event hub: one outbox read per wake-up, whatever the number of connections', () => {
+  it('reads once for 200 subscribers and hands each the same batch', async () => {
+    let reads = 0;
+    const rows: OutboxEvent[] = [1, 2, 3].map((position) => ({
+      position,
+      event: { id: formatEventId(position), type: 'test.hub', created_at: '', data: {} },
+      userId: null,
+      appId: null,
+      scope: null,
+    }));
+    const repo: Pick<EventsRepo, 'allAfter' | 'latest'> = {
+      latest: () => Promise.resolve(0),
+      allAfter: (after) => {
+        reads++;
+        return Promise.resolve(rows.filter((r) => r.position > after));
+      },
+    };
+    const signal = localEventSignal();
+    const hub = new EventHub(repo, signal, { pollMs: 60_000, onError: (err) => assert.fail(String(err)) });
+    await hub.start();
+    const got: number[][] = [];
+    for (let i = 0; i < 200; i++) {
+      const mine: number[] = [];
+      got.push(mine);
+      hub.add({ deliver: (events) => mine.push(...events.map((e) => e.position)) });
+    }
+    signal.notify();
+    signal.notify();
+    await sleep(20);
+    // one read that found the events, one (coalesced) re-read for the second wake-up
+    assert.ok(reads <= 2, `${reads} reads`);
+    for (const mine of got) assert.deepEqual(mine, [1, 2, 3]);
+    assert.equal(hub.position, 3);
+    await hub.close();
+  });
+});
+
+for (const dialect of testDialects()) {
+  describe(`event stream: polling, slow clients, shutdown (${dialect})`, () => {
+    let testDb: TestDb;
+    let key: string;
+    const clients: SseClient[] = [];
+    before(async () => {
+      testDb = await openTestDb(dialect);
+      key = (await factories(testDb.db).makeKey()).secret;
+    });
+    after(async () => {
+      for (const client of clients) client.close();
+      await testDb.drop();
+    });
+    const connect = async (url: string, query = '') => {
+      const client = await openSse(`${url}${query}`, { authorization: `Bearer ${key}` });
+      clients.push(client);
+      return client;
+    };
+
+    it('keeps events 30 days: the worker’s sweep drops older ones, at start and then periodically', async () => {
+      const now = Date.now();
+      const day = 86_400_000;
+      const ids = await testDb.db.kysely
+        .transaction()
+        .execute(async (trx) => [
+          ...(await emitEvents(trx, dialect, [{ type: 'clan.updated', data: { age: 31 } }], now - 31 * day)),
+          ...(await emitEvents(trx, dialect, [{ type: 'clan.updated', data: { age: 29 } }], now - 29 * day)),
+        ]);
+      const sweep = startEventSweep(eventsRepo(testDb.db.kysely), {
+        now: () => now,
+        onError: (err) => assert.fail(String(err)),
+      });
+      await sweep.stop();
+      const left = await testDb.db.kysely.selectFrom('events').select('id').where('id', 'in', ids).execute();
+      assert.deepEqual(
+        left.map((r) => r.id),
+        ids.slice(1),
+      );
+    });
+
+    it('delivers without a wake-up too: a missed notify only delays until the next poll', async () => {
+      const app = await build(testDb, { EVENTS_STREAM_POLL_MS: 100 });
+      try {
+        const client = await connect(await listen(app), '?types=clan.created');
+        const [id] = await emit(testDb, [{ type: 'clan.created', data: {} }]);
+        const started = Date.now();
+        assert.equal((await client.nextEvent(3000)).id, id);
+        assert.ok(Date.now() - started < 2000);
+      } finally {
+        await app.close();
+      }
+    });
+
+    it('closes a client that does not read, with a last comment, instead of buffering for it', async () => {
+      const app = await build(testDb, {
+        EVENTS_STREAM_MAX_BUFFER_BYTES: 64 * 1024,
+        EVENTS_STREAM_POLL_MS: 60_000,
+      });
+      try {
+        const client = await connect(await listen(app), '?types=kill.recorded');
+        client.response.pause();
+        const payload = 'x'.repeat(16 * 1024);
+        // far more than the socket buffers can hold: the server must cut the stream, not queue it
+        for (let i = 0; i < 40; i++)
+          await emit(
+            testDb,
+            Array.from({ length: 25 }, (_, n) => ({ type: 'kill.recorded', data: { i, n, payload } })),
+            app,
+          );
+        await sleep(200);
+        client.response.resume();
+        let events = 0;
+        let last: string | undefined;
+        for (;;) {
+          let item;
+          try {
+            item = await client.next(5000);
+          } catch {
+            break;
+          }
+          if (item.kind === 'event') events++;
+          else last = item.text;
+        }
+        assert.ok(events < 1000, `${events} events: the stream was never cut`);
+        assert.match(last ?? '', /reads too slowly.*reconnect with Last-Event-ID: evt_\d{16}/);
+      } finally {
+        await app.close();
+      }
+    });
+
+    it('ends every stream with a comment when the server shuts down', async () => {
+      const app = await build(testDb, { EVENTS_STREAM_POLL_MS: 60_000 });
+      const client = await connect(await listen(app));
+      const opened = await client.next();
+      assert.equal(opened.kind, 'comment');
+      const closing = app.close();
+      const comments: string[] = [];
+      for (;;) {
+        try {
+          const item = await client.next(5000);
+          if (item.kind === 'comment') comments.push(item.text);
+        } catch {
+          break;
+        }
+      }
+      await closing;
+      assert.ok(
+        comments.some((c) => /shutting down; reconnect/.test(c)),
+        JSON.stringify(comments),
+      );
+    });
+  });
+}
+
+describe(
+  'two API instances on one PostgreSQL and Redis',
+  { skip: !(process.env.TEST_DATABASE_URL && sharedRedisUrl) },
+  () => {
+    let testDb: TestDb;
+    const apps: FastifyInstance[] = [];
+    const clients: SseClient[] = [];
+    before(async () => {
+      testDb = await openTestDb('postgres');
+    });
+    after(async () => {
+      for (const client of clients) client.close();
+      for (const app of apps) await app.close();
+      await testDb.drop();
+    });
+
+    it('an event committed through instance A reaches a stream on instance B at once (Redis wake-up)', async () => {
+      // B polls once a minute: only the Redis wake-up can bring the event within the bound
+      const config = {
+        REDIS_URL: sharedRedisUrl ?? '',
+        REDIS_COMMAND_TIMEOUT_MS: 5000,
+        EVENTS_STREAM_POLL_MS: 60_000,
+      };
+      const a = await build(testDb, config);
+      apps.push(a);
+      const b = await build(testDb, config);
+      apps.push(b);
+      const key = (await factories(testDb.db).makeKey()).secret;
+      const client = await openSse(`${await listen(b)}?types=server.status_changed`, {
+        authorization: `Bearer ${key}`,
+      });
+      clients.push(client);
+      await client.next();
+      for (let n = 1; n <= 3; n++) {
+        const [id] = await emit(testDb, [{ type: 'server.status_changed', data: { n } }], a);
+        const started = Date.now();
+        const event = await client.nextEvent(2000);
+        assert.equal(event.id, id);
+        assert.ok(Date.now() - started < 1000, `${Date.now() - started} ms`);
+      }
+    });
+  },
+);

@@ -68,8 +68,10 @@ for (const dialect of testDialects()) {
       assert.equal(ended.length, tally.matches.length);
       const match = tally.matches[0];
       assert.ok(match);
-      assert.equal(ended[0]?.data.map, 'de_inferno');
-      assert.deepEqual([ended[0]?.data.team1_score, ended[0]?.data.team2_score], [match.ct, match.t]);
+      const [told] = ended;
+      assert.ok(told);
+      assert.equal(told.data.map, 'de_inferno');
+      assert.deepEqual([told.data.team1_score, told.data.team2_score], [match.ct, match.t]);
       const players = match.team1.size + match.team2.size;
       assert.equal(ofType(events, 'elo.changed').length, players);
       assert.equal(

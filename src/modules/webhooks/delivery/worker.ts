@@ -151,6 +151,8 @@ export function deliveryWorker(db: Db, options: DeliveryWorkerOptions): Delivery
     if (options.dispatch)
       for (let round = 0; round < DISPATCH_ROUNDS && (await options.dispatch(now())) > 0; round++);
     const wanted = concurrency - inFlightTotal;
+    // a claim costs a write transaction: while busy, wait until a quarter of the slots are free
+    if (inFlightTotal > 0 && wanted < Math.ceil(concurrency / 4)) return { claimed: 0, wanted: 0 };
     const full = [...inFlight].flatMap(([id, n]) => (n >= perWebhook ? [id] : []));
     const jobs = await repo.claim({
       now: now(),

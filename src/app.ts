@@ -72,6 +72,8 @@ import { appsService } from './modules/apps/service.js';
 import { appWebRoutes } from './modules/apps/web-routes.js';
 import { authorizedAppRoutes } from './modules/oauth/authorized-apps.js';
 import { authorizedAppPages } from './modules/oauth/authorized-pages.js';
+import { webhooksService } from './modules/webhooks/service.js';
+import { webhooksV1Routes } from './modules/webhooks/v1-routes.js';
 import { OAuthServer } from './modules/oauth/server.js';
 import { eventsRepo } from './modules/events/repo.js';
 import { openEventStreams } from './modules/events/stream/open.js';
@@ -92,6 +94,7 @@ export interface AppDeps {
         | 'EVENTS_STREAM_POLL_MS'
         | 'EVENTS_STREAM_HEARTBEAT_MS'
         | 'EVENTS_STREAM_MAX_BUFFER_BYTES'
+        | 'WEBHOOKS_ALLOW_PRIVATE_TARGETS'
       >
     > &
     StoresConfig;
@@ -205,6 +208,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   // one repository of each feature, shared by the published API and the /v1 preview
   const tournaments = tournamentsRepo(deps.db.kysely);
   const servers = serversRepo(deps.db.kysely);
+  const webhooks = webhooksService(deps.db, {
+    now,
+    allowPrivateTargets: deps.config.WEBHOOKS_ALLOW_PRIVATE_TARGETS ?? false,
+  });
   await app.register(
     async (v1: App) => {
       usersRoutes(usersRepo(deps.db.kysely))(v1);
@@ -234,6 +241,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       clansV1Routes(clansService(clansStore(deps.db.kysely), now))(preview);
       economyRoutes(economyService(economyRepo(deps.db), now))(preview);
       eventsV1Routes(events, eventStreams)(preview);
+      webhooksV1Routes(webhooks)(preview);
     },
     { prefix: V1_PREFIX },
   );

@@ -170,6 +170,7 @@ describe('OpenAPI document', () => {
           'Clans',
           'Economy',
           'Events',
+          'Webhooks',
         ].includes(tag),
         `unexpected tag ${tag}`,
       );

@@ -66,6 +66,7 @@ import { idempotencyRepo } from './modules/idempotency/repo.js';
 import { INGEST_PREFIX, ingestRoutes } from './modules/ingest/routes.js';
 import { opsRoutes } from './modules/ops/routes.js';
 import { openStores, type StoresConfig } from './stores.js';
+import type { Broadcast } from './http/broadcast.js';
 import { appsRepo } from './modules/apps/repo.js';
 import { appRoutes } from './modules/apps/routes.js';
 import { appsService } from './modules/apps/service.js';
@@ -138,7 +139,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.log = log;
   const metrics = deps.metrics ?? createMetrics();
 
-  const { rateLimitStore, throttle } = await openStores(deps.config, {
+  const { rateLimitStore, throttle, broadcast } = await openStores(deps.config, {
     db: deps.db.kysely,
     log,
     onStateChange: metrics.store.state,
@@ -156,6 +157,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   registerAccessLog(app);
   app.addHook('onResponse', requestMetricsHook(metrics));
   app.addHook('onClose', async () => {
+    await broadcast.close();
     await Promise.all([rateLimitStore.close(), throttle.close()]);
   });
 
@@ -172,8 +174,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     now,
     trustProxy: deps.config.TRUST_PROXY,
     onError: (err) => log.error({ err }, 'authorization server error'),
+    broadcast,
   });
   app.decorate('oauth', oauth);
+  app.decorate('broadcast', broadcast);
   const usage = new UsageRecorder(usageRows, now);
   app.decorate('usageRecorder', usage);
   await app.register(pipelinePlugin, {
@@ -278,5 +282,7 @@ declare module 'fastify' {
   interface FastifyInstance {
     usageRecorder: UsageRecorder;
     oauth: OAuthServer;
+    /** messages to every instance of the deployment (src/http/broadcast.ts) */
+    broadcast: Broadcast;
   }
 }

@@ -139,7 +139,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.log = log;
   const metrics = deps.metrics ?? createMetrics();
 
-  const { rateLimitStore, throttle, broadcast } = await openStores(deps.config, {
+  const stores = await openStores(deps.config, {
     db: deps.db.kysely,
     log,
     onStateChange: metrics.store.state,
@@ -157,8 +157,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   registerAccessLog(app);
   app.addHook('onResponse', requestMetricsHook(metrics));
   app.addHook('onClose', async () => {
-    await broadcast.close();
-    await Promise.all([rateLimitStore.close(), throttle.close()]);
+    await stores.close();
   });
 
   await app.register(errorsPlugin);
@@ -174,15 +173,15 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     now,
     trustProxy: deps.config.TRUST_PROXY,
     onError: (err) => log.error({ err }, 'authorization server error'),
-    broadcast,
+    broadcast: stores.broadcast,
   });
   app.decorate('oauth', oauth);
-  app.decorate('broadcast', broadcast);
+  app.decorate('broadcast', stores.broadcast);
   const usage = new UsageRecorder(usageRows, now);
   app.decorate('usageRecorder', usage);
   await app.register(pipelinePlugin, {
     keys,
-    rateLimitStore,
+    rateLimitStore: stores.rateLimitStore,
     cache,
     usage,
     now,
@@ -226,12 +225,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     },
     { prefix: V1_PREFIX },
   );
-  const accounts = accountsService(accountsRepo(deps.db.kysely), throttle, now);
+  const accounts = accountsService(accountsRepo(deps.db.kysely), stores.throttle, now);
   const portalKeys = portalKeysService({
     keys,
     usage: usageRows,
     recorder: usage,
-    rateLimitStore,
+    rateLimitStore: stores.rateLimitStore,
     now,
   });
   const flashes = portalFlashes(portalRepo(deps.db.kysely), now);
@@ -265,7 +264,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     ...(deps.config.REDIS_URL
       ? {
           redis: {
-            health: () => rateLimitStore.health(),
+            health: () => stores.rateLimitStore.health(),
             failureMode: deps.config.RATE_LIMIT_STORE_FAILURE ?? 'open',
           },
         }

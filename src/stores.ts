@@ -18,6 +18,20 @@ export interface Stores {
   throttle: ThrottleStore;
   /** messages to every instance (revocations, event wake-ups): Redis pub/sub, or this process */
   broadcast: Broadcast;
+  /** closes all three and their Redis connections */
+  close(): Promise<void>;
+}
+
+function stores(rateLimitStore: RateLimitStore, throttle: ThrottleStore, broadcast: Broadcast): Stores {
+  return {
+    rateLimitStore,
+    throttle,
+    broadcast,
+    close: async () => {
+      await broadcast.close();
+      await Promise.all([rateLimitStore.close(), throttle.close()]);
+    },
+  };
 }
 
 /** The Redis prefix of a deployment: REDIS_PREFIX, or one made from the database's own random id. */
@@ -44,11 +58,11 @@ export async function openStores(
 ): Promise<Stores> {
   const { rateLimitStore, throttle } = deps.given ?? {};
   if (!config.REDIS_URL || (rateLimitStore && throttle)) {
-    return {
-      rateLimitStore: rateLimitStore ?? new MemoryRateLimitStore(),
-      throttle: throttle ?? new MemoryThrottleStore(),
-      broadcast: new LocalBroadcast(),
-    };
+    return stores(
+      rateLimitStore ?? new MemoryRateLimitStore(),
+      throttle ?? new MemoryThrottleStore(),
+      new LocalBroadcast(),
+    );
   }
   const prefix = await redisPrefixFor(config, deps.db);
   const link = new RedisLink({
@@ -61,9 +75,9 @@ export async function openStores(
   });
   const broadcast = new RedisBroadcast(link, prefix, deps.log);
   await Promise.all([link.connected(), broadcast.connected()]);
-  return {
-    rateLimitStore: rateLimitStore ?? new RedisRateLimitStore(link, prefix),
-    throttle: throttle ?? new RedisThrottleStore(link, prefix),
+  return stores(
+    rateLimitStore ?? new RedisRateLimitStore(link, prefix),
+    throttle ?? new RedisThrottleStore(link, prefix),
     broadcast,
-  };
+  );
 }

@@ -94,6 +94,5 @@ async function announce(config: StoresConfig, db: Db, clientId: string): Promise
   const quiet = { info: () => undefined, warn: (_: object, message: string) => console.error(message) };
   const stores = await openStores(config, { db: db.kysely, log: quiet });
   announceClientDeleted(stores.broadcast, clientId);
-  await stores.broadcast.close();
-  await Promise.all([stores.rateLimitStore.close(), stores.throttle.close()]);
+  await stores.close();
 }

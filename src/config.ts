@@ -117,6 +117,11 @@ export const ConfigSchema = Type.Object({
       description: 'when set, `/metrics` answers only to `Authorization: Bearer <METRICS_TOKEN>`',
     }),
   ),
+  WEBHOOKS_ALLOW_PRIVATE_TARGETS: Type.Boolean({
+    default: false,
+    description:
+      'let webhooks reach private, loopback, link-local and metadata addresses (tests and private deployments only; refused by default against SSRF)',
+  }),
   WORKER_IN_SERVE: Type.Boolean({
     default: true,
     description:

@@ -1,7 +1,12 @@
-import { sql, type Kysely } from 'kysely';
+import { sql, type Kysely, type Selectable } from 'kysely';
 import type { Db, Dialect } from '../../db/connect.js';
 import { ISSUANCE_ACCOUNT } from '../../db/migrations/0014_economy.js';
-import type { Database, EconomyKind } from '../../db/types.js';
+import type {
+  Database,
+  EconomyAccountsTable,
+  EconomyEntriesTable,
+  EconomyTransactionsTable,
+} from '../../db/types.js';
 import { writeTransaction } from '../../db/write-transaction.js';
 import { isBalanced, type Reward } from '../../engines/ledger.js';
 
@@ -15,46 +20,22 @@ import { isBalanced, type Reward } from '../../engines/ledger.js';
  */
 type Executor = Kysely<Database>;
 
-interface Account {
-  id: number;
-  user_id: number | null;
-  balance: number;
-}
+type Account = Pick<Selectable<EconomyAccountsTable>, 'id' | 'user_id' | 'balance'>;
+type TransactionRow = Selectable<EconomyTransactionsTable>;
+type Movement = Omit<TransactionRow, 'id' | 'created_at'>;
 
-interface Movement {
-  kind: EconomyKind;
-  from_user_id: number | null;
-  to_user_id: number;
-  amount: number;
-  note: string | null;
-  reason: string | null;
-  idempotency_owner: string | null;
-  idempotency_key: string | null;
-}
-
-export interface TransferRow {
-  id: number;
+export type TransferRow = Pick<TransactionRow, 'id' | 'to_user_id' | 'amount' | 'note' | 'created_at'> & {
+  /** always a user for a transfer */
   from_user_id: number;
-  to_user_id: number;
-  amount: number;
-  note: string | null;
-  created_at: number;
   /** the sender's balance once the transfer was written */
   balance_after: number;
-}
+};
 
-export interface HistoryRow {
-  id: number;
-  transaction_id: number;
-  kind: EconomyKind;
-  amount: number;
-  balance_after: number;
-  from_user_id: number | null;
-  to_user_id: number;
-  note: string | null;
-  reason: string | null;
-  created_at: number;
-}
+export type HistoryRow = Pick<
+  Selectable<EconomyEntriesTable>,
+  'id' | 'transaction_id' | 'amount' | 'balance_after' | 'created_at'
+> &
+  Pick<TransactionRow, 'kind' | 'from_user_id' | 'to_user_id' | 'note' | 'reason'>;
 
 export interface TransferRequest {
   fromUserId: number;
@@ -227,12 +208,6 @@ export function economyRepo(db: Db) {
         .select(['balance', 'updated_at'])
         .where('user_id', '=', userId)
         .executeTakeFirst();
-    },
-
-    async userExists(userId: number): Promise<boolean> {
-      return (
-        (await k.selectFrom('users').select('id').where('id', '=', userId).executeTakeFirst()) !== undefined
-      );
     },
 
     /** The user's entries, newest first, and how many there are. */

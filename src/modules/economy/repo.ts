@@ -67,7 +67,12 @@ export interface AuditReport {
   negative: number[];
 }
 
-/** Gives each listed user that exists an account (balance 0), if it has none yet. */
+/**
+ * Gives each listed user that exists an account (balance 0), if it has none yet. A transfer or a
+ * grant opens the account of a user receiving coins for the first time in a statement of its own,
+ * then tries again: its transaction only ever locks accounts that existed when it began, in id
+ * order, and the common case (the account is there) costs no extra statement.
+ */
 async function ensureAccounts(db: Executor, userIds: number[], at: number): Promise<void> {
   if (userIds.length === 0) return;
   await db
@@ -255,86 +260,93 @@ export function economyRepo(db: Db) {
     /** Moves coins between two users in one transaction, or says why not (changing nothing). */
     async transfer(request: TransferRequest, at: number): Promise<TransferOutcome> {
       const { fromUserId, toUserId, amount, idempotency } = request;
-      // outside the transaction: the recipient gets an account if it is a user
+      const attempt = () =>
+        writeTransaction(k, async (trx): Promise<TransferOutcome> => {
+          if (idempotency) {
+            const prior = await priorTransfer(trx, idempotency.owner, idempotency.key);
+            if (prior) return { outcome: 'prior', transfer: prior };
+          }
+          const accounts = await lockAccounts(trx, db.dialect, [fromUserId, toUserId], false);
+          const to = accounts.find((a) => a.user_id === toUserId);
+          if (!to) return { outcome: 'recipient_not_found' };
+          const from = accounts.find((a) => a.user_id === fromUserId);
+          if (!from || from.balance < amount)
+            return { outcome: 'insufficient_funds', balance: from?.balance ?? 0 };
+          const { id, after } = await post(
+            trx,
+            {
+              kind: 'transfer',
+              from_user_id: fromUserId,
+              to_user_id: toUserId,
+              amount,
+              note: request.note,
+              reason: null,
+              idempotency_owner: idempotency?.owner ?? null,
+              idempotency_key: idempotency?.key ?? null,
+            },
+            [
+              { account: from, amount: -amount },
+              { account: to, amount },
+            ],
+            at,
+          );
+          return {
+            outcome: 'done',
+            transfer: {
+              id,
+              from_user_id: fromUserId,
+              to_user_id: toUserId,
+              amount,
+              note: request.note,
+              created_at: at,
+              balance_after: after[0] ?? 0,
+            },
+          };
+        });
+      const first = await attempt();
+      if (first.outcome !== 'recipient_not_found') return first;
       await ensureAccounts(k, [toUserId], at);
-      return writeTransaction(k, async (trx): Promise<TransferOutcome> => {
-        if (idempotency) {
-          const prior = await priorTransfer(trx, idempotency.owner, idempotency.key);
-          if (prior) return { outcome: 'prior', transfer: prior };
-        }
-        const accounts = await lockAccounts(trx, db.dialect, [fromUserId, toUserId], false);
-        const to = accounts.find((a) => a.user_id === toUserId);
-        if (!to) return { outcome: 'recipient_not_found' };
-        const from = accounts.find((a) => a.user_id === fromUserId);
-        if (!from || from.balance < amount)
-          return { outcome: 'insufficient_funds', balance: from?.balance ?? 0 };
-        const { id, after } = await post(
-          trx,
-          {
-            kind: 'transfer',
-            from_user_id: fromUserId,
-            to_user_id: toUserId,
-            amount,
-            note: request.note,
-            reason: null,
-            idempotency_owner: idempotency?.owner ?? null,
-            idempotency_key: idempotency?.key ?? null,
-          },
-          [
-            { account: from, amount: -amount },
-            { account: to, amount },
-          ],
-          at,
-        );
-        return {
-          outcome: 'done',
-          transfer: {
-            id,
-            from_user_id: fromUserId,
-            to_user_id: toUserId,
-            amount,
-            note: request.note,
-            created_at: at,
-            balance_after: after[0] ?? 0,
-          },
-        };
-      });
+      return attempt();
     },
 
-    /** Mints coins to a user by an operator's decision; false when the user does not exist. */
+    /** Mints coins to a user by an operator's decision; null when the user does not exist. */
     async grant(
       userId: number,
       amount: number,
       reason: string,
       at: number,
     ): Promise<{ id: number; balance: number } | null> {
+      const attempt = () =>
+        writeTransaction(k, async (trx) => {
+          const accounts = await lockAccounts(trx, db.dialect, [userId], true);
+          const issuance = accounts.find((a) => a.user_id === null);
+          const account = accounts.find((a) => a.user_id === userId);
+          if (!account) return null;
+          if (!issuance) throw new Error('the issuance account is missing');
+          const { id, after } = await post(
+            trx,
+            {
+              kind: 'grant',
+              from_user_id: null,
+              to_user_id: userId,
+              amount,
+              note: null,
+              reason,
+              idempotency_owner: null,
+              idempotency_key: null,
+            },
+            [
+              { account: issuance, amount: -amount },
+              { account, amount },
+            ],
+            at,
+          );
+          return { id, balance: after[1] ?? 0 };
+        });
+      const first = await attempt();
+      if (first) return first;
       await ensureAccounts(k, [userId], at);
-      return writeTransaction(k, async (trx) => {
-        const accounts = await lockAccounts(trx, db.dialect, [userId], true);
-        const issuance = accounts.find((a) => a.user_id === null);
-        const account = accounts.find((a) => a.user_id === userId);
-        if (!account) return null;
-        if (!issuance) throw new Error('the issuance account is missing');
-        const { id, after } = await post(
-          trx,
-          {
-            kind: 'grant',
-            from_user_id: null,
-            to_user_id: userId,
-            amount,
-            note: null,
-            reason,
-            idempotency_owner: null,
-            idempotency_key: null,
-          },
-          [
-            { account: issuance, amount: -amount },
-            { account, amount },
-          ],
-          at,
-        );
-        return { id, balance: after[1] ?? 0 };
-      });
+      return attempt();
     },
 
     /** Proves the ledger sound: every movement balances, every balance is its entries, none negative. */

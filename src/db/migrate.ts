@@ -12,6 +12,7 @@ import * as oauth from './migrations/0011_oauth.js';
 import * as clans from './migrations/0013_clans.js';
 import * as economy from './migrations/0014_economy.js';
 import * as events from './migrations/0015_events.js';
+import * as webhooks from './migrations/0017_webhooks.js';
 import * as keyOrigins from './migrations/0008_key_origins.js';
 import * as serverRegionPolls from './migrations/0012_server_region_polls.js';
 
@@ -34,6 +35,7 @@ const MIGRATIONS = [
   ['0015_events', events],
   ['0008_key_origins', keyOrigins],
   ['0012_server_region_polls', serverRegionPolls],
+  ['0017_webhooks', webhooks],
 ] as const;
 
 /**

@@ -3,7 +3,9 @@ import type { Db } from '../../../db/connect.js';
 import type { Database, WebhookDeliveryStatus } from '../../../db/types.js';
 import { writeTransaction } from '../../../db/write-transaction.js';
 import { formatEventId } from '../../events/event-id.js';
+import { eventOf } from '../../events/define.js';
 import { emitEvents } from '../../events/outbox.js';
+import { WEBHOOK_ENDPOINT_DISABLED } from '../events.js';
 import type { AttemptOutcome } from './schedule.js';
 import type { SendResult } from './send.js';
 
@@ -144,17 +146,11 @@ export function deliveryRepo(db: Db) {
       trx,
       dialect,
       [
-        {
-          type: 'webhook.endpoint_disabled',
-          data: {
-            webhook_id: webhook.id,
-            url: webhook.url,
-            reason,
-            disabled_at: new Date(now).toISOString(),
-          },
-          ...owner,
-          scope: 'webhooks:read',
-        },
+        eventOf(
+          WEBHOOK_ENDPOINT_DISABLED,
+          { webhook_id: webhook.id, url: webhook.url, reason, disabled_at: new Date(now).toISOString() },
+          owner,
+        ),
       ],
       now,
     );

@@ -6,6 +6,7 @@ import { formatEventId } from '../../events/event-id.js';
 import { eventOf } from '../../events/define.js';
 import { emitEvents } from '../../events/outbox.js';
 import { WEBHOOK_ENDPOINT_DISABLED } from '../events.js';
+import { updateDeliveries } from './batch-update.js';
 import type { AttemptOutcome } from './schedule.js';
 import type { SendResult } from './send.js';
 
@@ -60,6 +61,12 @@ export interface DisabledWebhook {
 
 const ERROR_MAX = 500;
 const clip = (text: string, max: number) => (text.length > max ? text.slice(0, max) : text);
+const STATUS_AFTER: Record<AttemptOutcome['kind'], WebhookDeliveryStatus> = {
+  succeeded: 'succeeded',
+  retry: 'pending',
+  failed: 'failed',
+  gone: 'dead',
+};
 /** Candidates read per claim, per delivery wanted: room to skip over a webhook that is full. */
 const SEARCH_FACTOR = 4;
 
@@ -248,37 +255,25 @@ export function deliveryRepo(db: Db) {
               })),
             )
             .execute();
-        for (const { job, result, outcome } of recorded) {
-          const status: WebhookDeliveryStatus =
-            outcome.kind === 'succeeded'
-              ? 'succeeded'
-              : outcome.kind === 'retry'
-                ? 'pending'
-                : outcome.kind === 'gone'
-                  ? 'dead'
-                  : 'failed';
-          await trx
-            .updateTable('webhook_deliveries')
-            .set({
-              status,
-              attempts: job.attempts + 1,
-              next_attempt_at: outcome.kind === 'retry' ? outcome.at : null,
-              claimed_until: null,
-              claimed_by: null,
-              last_status_code: result.status ?? null,
-              last_latency_ms: result.latencyMs,
-              last_response: result.error === undefined ? result.bodyExcerpt : null,
-              last_error:
-                result.error === undefined
-                  ? result.ok
-                    ? null
-                    : `HTTP ${result.status}`
-                  : clip(`${result.error}: ${result.message}`, ERROR_MAX),
-              ...(outcome.kind === 'succeeded' ? { delivered_at: now } : {}),
-            })
-            .where('id', '=', job.id)
-            .execute();
-        }
+        await updateDeliveries(
+          trx,
+          recorded.map(({ job, result, outcome }) => ({
+            id: job.id,
+            status: STATUS_AFTER[outcome.kind],
+            attempts: job.attempts + 1,
+            nextAttemptAt: outcome.kind === 'retry' ? outcome.at : null,
+            statusCode: result.status ?? null,
+            latencyMs: result.latencyMs,
+            response: result.error === undefined ? result.bodyExcerpt : null,
+            error:
+              result.error === undefined
+                ? result.ok
+                  ? null
+                  : `HTTP ${result.status}`
+                : clip(`${result.error}: ${result.message}`, ERROR_MAX),
+            deliveredAt: outcome.kind === 'succeeded' ? now : null,
+          })),
+        );
         for (const { job, status, error } of skipped.filter((s) => mine.has(s.job.id)))
           await trx
             .updateTable('webhook_deliveries')

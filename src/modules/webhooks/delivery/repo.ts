@@ -290,20 +290,20 @@ export function deliveryRepo(db: Db) {
           byWebhook.set(job.webhookId, seen);
         }
         const disabled: DisabledWebhook[] = [];
+        const recovered = [...byWebhook].flatMap(([id, seen]) => (seen.ok && !seen.gone ? [id] : []));
+        if (recovered.length > 0)
+          await trx
+            .updateTable('webhooks')
+            .set({ failing_since: null })
+            .where('id', 'in', recovered)
+            .where('failing_since', 'is not', null)
+            .execute();
         for (const [webhookId, { ok, gone }] of byWebhook) {
           if (gone) {
             if (await disable(trx, webhookId, 'gone', now)) disabled.push({ webhookId, reason: 'gone' });
             continue;
           }
-          if (ok) {
-            await trx
-              .updateTable('webhooks')
-              .set({ failing_since: null })
-              .where('id', '=', webhookId)
-              .where('failing_since', 'is not', null)
-              .execute();
-            continue;
-          }
+          if (ok) continue;
           const row = await trx
             .updateTable('webhooks')
             .set((eb) => ({ failing_since: eb.fn.coalesce('failing_since', eb.val(now)) }))

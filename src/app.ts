@@ -66,6 +66,7 @@ import { idempotencyRepo } from './modules/idempotency/repo.js';
 import { INGEST_PREFIX, ingestRoutes } from './modules/ingest/routes.js';
 import { opsRoutes } from './modules/ops/routes.js';
 import { openStores, type StoresConfig } from './stores.js';
+import type { Broadcast } from './http/broadcast.js';
 import { appsRepo } from './modules/apps/repo.js';
 import { appRoutes } from './modules/apps/routes.js';
 import { appsService } from './modules/apps/service.js';
@@ -74,6 +75,9 @@ import { authorizedAppRoutes } from './modules/oauth/authorized-apps.js';
 import { authorizedAppPages } from './modules/oauth/authorized-pages.js';
 import { webhooksService } from './modules/webhooks/service.js';
 import { webhooksV1Routes } from './modules/webhooks/v1-routes.js';
+import { webhookTester } from './modules/webhooks/test-send.js';
+import { webhookTestRoute } from './modules/webhooks/test-route.js';
+import { webhookWebRoutes } from './modules/webhooks/web-routes.js';
 import { OAuthServer } from './modules/oauth/server.js';
 
 export interface AppDeps {
@@ -144,7 +148,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.log = log;
   const metrics = deps.metrics ?? createMetrics();
 
-  const { rateLimitStore, throttle } = await openStores(deps.config, {
+  const stores = await openStores(deps.config, {
     db: deps.db.kysely,
     log,
     onStateChange: metrics.store.state,
@@ -162,7 +166,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   registerAccessLog(app);
   app.addHook('onResponse', requestMetricsHook(metrics));
   app.addHook('onClose', async () => {
-    await Promise.all([rateLimitStore.close(), throttle.close()]);
+    await stores.close();
   });
 
   await app.register(errorsPlugin);
@@ -178,13 +182,15 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     now,
     trustProxy: deps.config.TRUST_PROXY,
     onError: (err) => log.error({ err }, 'authorization server error'),
+    broadcast: stores.broadcast,
   });
   app.decorate('oauth', oauth);
+  app.decorate('broadcast', stores.broadcast);
   const usage = new UsageRecorder(usageRows, now);
   app.decorate('usageRecorder', usage);
   await app.register(pipelinePlugin, {
     keys,
-    rateLimitStore,
+    rateLimitStore: stores.rateLimitStore,
     cache,
     usage,
     now,
@@ -233,17 +239,21 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     },
     { prefix: V1_PREFIX },
   );
-  const accounts = accountsService(accountsRepo(deps.db.kysely), throttle, now);
+  const accounts = accountsService(accountsRepo(deps.db.kysely), stores.throttle, now);
   const portalKeys = portalKeysService({
     keys,
     usage: usageRows,
     recorder: usage,
-    rateLimitStore,
+    rateLimitStore: stores.rateLimitStore,
     now,
   });
   const flashes = portalFlashes(portalRepo(deps.db.kysely), now);
   const appsRows = appsRepo(deps.db.kysely);
   const apps = appsService(appsRows, (clientId) => oauth.revokeClient(clientId), now);
+  const tester = webhookTester(webhooks.repo, {
+    now,
+    allowPrivateTargets: deps.config.WEBHOOKS_ALLOW_PRIVATE_TARGETS ?? false,
+  });
   await registerPortal(app, {
     accounts,
     keys: portalKeys,
@@ -251,10 +261,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       webRoutes(accounts, portalKeys, flashes)(web);
       appWebRoutes(apps, accounts, flashes)(web);
       authorizedAppPages(oauth, appsRows, accounts, flashes, now)(web);
+      webhookWebRoutes({ webhooks, tester, appsOf: (id) => apps.list(id), accounts, flashes })(web);
     },
     signedInRoutes: (signedIn) => {
       appRoutes(apps)(signedIn);
       authorizedAppRoutes(oauth, appsRows, now)(signedIn);
+      webhookTestRoute(tester)(signedIn);
     },
   });
   await app.register(
@@ -272,7 +284,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     ...(deps.config.REDIS_URL
       ? {
           redis: {
-            health: () => rateLimitStore.health(),
+            health: () => stores.rateLimitStore.health(),
             failureMode: deps.config.RATE_LIMIT_STORE_FAILURE ?? 'open',
           },
         }
@@ -289,5 +301,7 @@ declare module 'fastify' {
   interface FastifyInstance {
     usageRecorder: UsageRecorder;
     oauth: OAuthServer;
+    /** messages to every instance of the deployment (src/http/broadcast.ts) */
+    broadcast: Broadcast;
   }
 }

@@ -10,6 +10,7 @@ import { startPoller } from '../modules/servers/poller/poller.js';
 import { eventsRepo } from '../modules/events/repo.js';
 import { startEventSweep } from '../modules/events/sweep.js';
 import { startDeliveryWorker } from '../modules/webhooks/delivery/worker.js';
+import { webhookDispatcher } from '../modules/webhooks/dispatch.js';
 import { exitOnSignal } from '../shutdown.js';
 import { explainBindError, openDatabase, StartupError } from '../startup.js';
 
@@ -80,10 +81,12 @@ export async function startBackground(
   const sweep = startEventSweep(eventsRepo(db.kysely), {
     onError: (err) => options.log('event sweep failed', err),
   });
+  const dispatcher = webhookDispatcher(db);
   const webhooks = startDeliveryWorker(db, {
     allowPrivate: config.WEBHOOKS_ALLOW_PRIVATE_TARGETS,
     concurrency: config.WEBHOOK_CONCURRENCY,
     perWebhook: config.WEBHOOK_ENDPOINT_CONCURRENCY,
+    dispatch: (now) => dispatcher.dispatch(now),
     onError: (err) => options.log('webhook delivery failed', err),
   });
   return {

@@ -75,6 +75,8 @@ import { authorizedAppPages } from './modules/oauth/authorized-pages.js';
 import { webhooksService } from './modules/webhooks/service.js';
 import { webhooksV1Routes } from './modules/webhooks/v1-routes.js';
 import { OAuthServer } from './modules/oauth/server.js';
+import { eventWebhooks } from './modules/events/openapi-webhooks.js';
+import { eventTypesRoute } from './modules/events/types-route.js';
 
 export interface AppDeps {
   db: Db;
@@ -169,7 +171,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(jsonBodyPlugin);
   await app.register(strictIntegersPlugin);
   await app.register(corsPreflightPlugin);
-  await registerDocs(app);
+  await registerDocs(app, { webhooks: eventWebhooks() });
   const oauth = await OAuthServer.create({
     db: deps.db.kysely,
     issuer: deps.issuer ?? 'http://localhost',
@@ -230,6 +232,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       clansV1Routes(clansService(clansStore(deps.db.kysely), now))(preview);
       economyRoutes(economyService(economyRepo(deps.db), now))(preview);
       webhooksV1Routes(webhooks)(preview);
+      eventTypesRoute()(preview);
     },
     { prefix: V1_PREFIX },
   );

@@ -3,6 +3,7 @@ import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import { pino } from 'pino';
 import type { Config } from './config.js';
 import type { Db } from './db/connect.js';
+import type { SecretKey } from './engines/secret-box.js';
 import { pingDatabase } from './db/ping.js';
 import type { AccessTokenVerifier } from './http/access-tokens.js';
 import type { App } from './http/app-types.js';
@@ -101,6 +102,8 @@ export interface AppDeps {
   issuer?: string;
   /** the process's metrics, shared with what runs beside the app (the embedded worker) */
   metrics?: Metrics;
+  /** seals RCON passwords (HUB_SECRET_KEY); without it server commands answer 503 */
+  secretKey?: SecretKey;
 }
 
 /** Builds the whole service without listening; tests drive it with `inject()`. */

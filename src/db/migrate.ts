@@ -14,6 +14,7 @@ import * as economy from './migrations/0014_economy.js';
 import * as events from './migrations/0015_events.js';
 import * as keyOrigins from './migrations/0008_key_origins.js';
 import * as serverRegionPolls from './migrations/0012_server_region_polls.js';
+import * as serverCommands from './migrations/0016_server_commands.js';
 
 /**
  * Migrations are listed here in order; each module exports `up(dialect)` / `down(dialect)` so
@@ -34,6 +35,7 @@ const MIGRATIONS = [
   ['0015_events', events],
   ['0008_key_origins', keyOrigins],
   ['0012_server_region_polls', serverRegionPolls],
+  ['0016_server_commands', serverCommands],
 ] as const;
 
 /**

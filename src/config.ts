@@ -124,6 +124,11 @@ export const ConfigSchema = Type.Object({
         '32 random bytes as 64 hex digits or 44 base64 characters (`openssl rand -base64 32`): seals RCON passwords at rest (AES-256-GCM). On SQLite without it, one is generated and kept in the data folder (`secret-key`); on PostgreSQL it must be given for server commands',
     }),
   ),
+  WEBHOOKS_ALLOW_PRIVATE_TARGETS: Type.Boolean({
+    default: false,
+    description:
+      'let webhooks reach private, loopback, link-local and metadata addresses (tests and private deployments only; refused by default against SSRF)',
+  }),
   WORKER_IN_SERVE: Type.Boolean({
     default: true,
     description:

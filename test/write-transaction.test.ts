@@ -2,6 +2,8 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import SQLite from 'better-sqlite3';
+import { DatabaseBusyError, writeTransaction } from '../src/db/write-transaction.js';
 import { openTestDb, type TestDb } from './helpers/db.js';
 
 /**
@@ -82,5 +84,66 @@ describe('write transactions on one SQLite file from two processes', () => {
     const busy = runs.reduce((s, r) => s + r.busy, 0);
     assert.ok(busy > 0, `expected lost transactions, got ${JSON.stringify(runs)}`);
     assert.equal(await value(), 2 * PER_PROCESS - busy);
+  });
+
+  /**
+   * Another connection (another process, as far as SQLite can tell) holds the write lock while
+   * `writeTransaction` waits for it. A timer ticking every 5 ms measures the longest the event loop
+   * stood still: a busy timeout sleeping inside better-sqlite3 would stall it for seconds.
+   */
+  async function whileLocked<T>(holdMs: number, work: () => Promise<T>) {
+    const holder = new SQLite(t.url.slice('sqlite:'.length));
+    holder.exec('begin immediate');
+    const released = setTimeout(() => holder.exec('commit'), holdMs);
+    let last = performance.now();
+    let stall = 0;
+    const ticker = setInterval(() => {
+      const now = performance.now();
+      stall = Math.max(stall, now - last);
+      last = now;
+    }, 5);
+    const started = performance.now();
+    try {
+      const outcome = await work().then(
+        (value) => ({ ok: true as const, value }),
+        (error: unknown) => ({ ok: false as const, error }),
+      );
+      return { outcome, waitedMs: performance.now() - started, stallMs: stall };
+    } finally {
+      clearInterval(ticker);
+      clearTimeout(released);
+      if (holder.inTransaction) holder.exec('commit');
+      holder.close();
+    }
+  }
+
+  it('waits for a held lock on a timer: the event loop keeps turning, the write lands after the release', async () => {
+    await reset();
+    const bump = () =>
+      writeTransaction(t.db.kysely, (trx) =>
+        trx.updateTable('meta').set({ value: '1' }).where('key', '=', 'contender').execute(),
+      );
+    const run = await whileLocked(400, bump);
+    assert.equal(run.outcome.ok, true);
+    assert.ok(run.waitedMs >= 390, `committed after ${run.waitedMs} ms, before the lock was released`);
+    assert.ok(run.waitedMs < 1500, `waited ${run.waitedMs} ms after a 400 ms hold`);
+    assert.ok(run.stallMs < 150, `the event loop stood still for ${run.stallMs} ms`);
+    assert.equal(await value(), 1);
+  });
+
+  it('gives up after its bound with DatabaseBusyError (503), having changed nothing', async () => {
+    await reset();
+    const run = await whileLocked(2000, () =>
+      writeTransaction(
+        t.db.kysely,
+        (trx) => trx.updateTable('meta').set({ value: '9' }).where('key', '=', 'contender').execute(),
+        300,
+      ),
+    );
+    assert.equal(run.outcome.ok, false);
+    assert.ok(run.outcome.error instanceof DatabaseBusyError);
+    assert.ok(run.waitedMs >= 290 && run.waitedMs < 1000, `gave up after ${run.waitedMs} ms`);
+    assert.ok(run.stallMs < 150, `the event loop stood still for ${run.stallMs} ms`);
+    assert.equal(await value(), 0);
   });
 });

@@ -5,7 +5,7 @@ import { Kysely, PostgresDialect, type SqliteDatabase } from 'kysely';
 import pg from 'pg';
 import { sqliteReader, type SqliteReader } from './sqlite-reader.js';
 import type { Database } from './types.js';
-import { ImmediateSqliteDialect } from './write-transaction.js';
+import { ImmediateSqliteDialect, SQLITE_BUSY_TIMEOUT_MS } from './write-transaction.js';
 
 export type Dialect = 'sqlite' | 'postgres';
 
@@ -75,7 +75,7 @@ export function connect(url: string, options: ConnectOptions = {}): Db {
     const walMode = database.pragma('journal_mode = WAL', { simple: true }) === 'wal';
     database.pragma('synchronous = NORMAL');
     database.pragma('foreign_keys = ON');
-    database.pragma('busy_timeout = 5000');
+    database.pragma(`busy_timeout = ${SQLITE_BUSY_TIMEOUT_MS}`);
     database.pragma('cache_size = -65536');
     if (file === ':memory:') {
       const kysely = new Kysely<Database>({

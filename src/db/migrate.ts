@@ -12,6 +12,7 @@ import * as oauth from './migrations/0011_oauth.js';
 import * as clans from './migrations/0013_clans.js';
 import * as economy from './migrations/0014_economy.js';
 import * as events from './migrations/0015_events.js';
+import * as webhooks from './migrations/0017_webhooks.js';
 import * as keyOrigins from './migrations/0008_key_origins.js';
 import * as serverRegionPolls from './migrations/0012_server_region_polls.js';
 import * as serverCommands from './migrations/0016_server_commands.js';
@@ -36,6 +37,7 @@ const MIGRATIONS = [
   ['0008_key_origins', keyOrigins],
   ['0012_server_region_polls', serverRegionPolls],
   ['0016_server_commands', serverCommands],
+  ['0017_webhooks', webhooks],
 ] as const;
 
 /**

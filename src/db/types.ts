@@ -271,6 +271,10 @@ export interface Database {
   server_polls: ServerPollsTable;
   server_operators: ServerOperatorsTable;
   server_commands: ServerCommandsTable;
+  webhooks: WebhooksTable;
+  webhook_secrets: WebhookSecretsTable;
+  webhook_deliveries: WebhookDeliveriesTable;
+  webhook_attempts: WebhookAttemptsTable;
 }
 
 /**
@@ -471,4 +475,70 @@ export interface ServerPollsTable {
   hour: Millis;
   ok: number;
   total: number;
+}
+
+/** A webhook endpoint (0017_webhooks): owned by an app, or by a user for their API keys. */
+export interface WebhooksTable {
+  id: Generated<number>;
+  app_id: number | null;
+  user_id: number | null;
+  url: string;
+  /** JSON array of event types, or `*` for every type */
+  events: string;
+  description: string | null;
+  enabled: Generated<Flag>;
+  /** 'gone' (answered 410), 'failing' (5 days of failures), 'owner' (turned off by its owner) */
+  disabled_reason: string | null;
+  created_at: Millis;
+  updated_at: Millis;
+  /** first failure of the current run of failures; null after a success */
+  failing_since: Millis | null;
+}
+
+/** A `whsec_` signing secret; the current one has no expiry, a rotated one signs until `expires_at`. */
+export interface WebhookSecretsTable {
+  id: Generated<number>;
+  webhook_id: number;
+  secret: string;
+  created_at: Millis;
+  expires_at: Millis | null;
+}
+
+export type WebhookDeliveryStatus = 'pending' | 'delivering' | 'succeeded' | 'failed' | 'dead';
+
+/** One event to send to one webhook; claimed by a worker by `next_attempt_at`. */
+export interface WebhookDeliveriesTable {
+  id: Generated<number>;
+  webhook_id: number;
+  /** outbox position (events.id) */
+  event_id: number;
+  status: WebhookDeliveryStatus;
+  attempts: Generated<number>;
+  /** when it is due (null: nothing left to do) */
+  next_attempt_at: Millis | null;
+  claimed_until: Millis | null;
+  claimed_by: string | null;
+  last_status_code: number | null;
+  last_latency_ms: number | null;
+  /** the first bytes of the last response body */
+  last_response: string | null;
+  last_error: string | null;
+  created_at: Millis;
+  delivered_at: Millis | null;
+}
+
+/** Every send of a delivery: the delivery log (30 days). */
+export interface WebhookAttemptsTable {
+  id: Generated<number>;
+  delivery_id: number;
+  webhook_id: number;
+  /** 1 for the first send */
+  attempt: number;
+  started_at: Millis;
+  status_code: number | null;
+  latency_ms: number | null;
+  /** JSON object of the response headers kept */
+  response_headers: string | null;
+  response_excerpt: string | null;
+  error: string | null;
 }

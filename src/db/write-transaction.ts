@@ -16,18 +16,34 @@ import type { Database } from './types.js';
  * SQLite: a plain `BEGIN` is DEFERRED. A transaction that reads first and writes later takes a
  * read snapshot, and when another process (`hub serve` beside `hub worker`) commits in between,
  * its first write fails at once with SQLITE_BUSY: the busy timeout is not even consulted, because
- * waiting could never help a stale snapshot. So on SQLite every transaction begins IMMEDIATE (the
- * write lock is taken up front, waiting up to the connection's busy timeout), and a `BEGIN` that
- * still finds the lock held is retried here, asynchronously, for up to `WAIT_MS`. Retrying is safe:
- * nothing of the transaction has run yet. Kysely issues plain `begin`, hence the dialect below.
+ * waiting could never help a stale snapshot. So on SQLite every transaction begins IMMEDIATE: the
+ * write lock is taken up front, and nothing of the transaction runs before it is held.
+ *
+ * Waiting for that lock must not stop the process. better-sqlite3 is synchronous: its busy
+ * timeout sleeps inside the call, so a `BEGIN` behind another process's long batch would freeze
+ * the event loop (no HTTP answers, no UDP datagrams read: the kernel drops them) for as long as the
+ * timeout. The `BEGIN IMMEDIATE` therefore runs with the busy timeout off and fails at once when
+ * the lock is held; `writeTransaction` then retries it on a timer with a growing, jittered delay,
+ * for up to `WRITE_LOCK_WAIT_MS`. Retrying is safe: nothing of the transaction has run yet.
+ * Kysely issues plain `begin`, hence the dialect below.
  *
  * PostgreSQL: a plain transaction; writers lock the rows they change (see the repos).
  */
-export const WRITE_LOCK_WAIT_MS = 60_000;
+export const WRITE_LOCK_WAIT_MS = 10_000;
+/** The busy timeout of SQLite connections for every statement but the `BEGIN IMMEDIATE`. */
+export const SQLITE_BUSY_TIMEOUT_MS = 5000;
+
+const NO_BUSY_WAIT = CompiledQuery.raw('pragma busy_timeout = 0');
+const BUSY_WAIT = CompiledQuery.raw(`pragma busy_timeout = ${SQLITE_BUSY_TIMEOUT_MS}`);
 
 class ImmediateSqliteDriver extends SqliteDriver {
   override async beginTransaction(connection: DatabaseConnection): Promise<void> {
-    await connection.executeQuery(CompiledQuery.raw('begin immediate'));
+    await connection.executeQuery(NO_BUSY_WAIT);
+    try {
+      await connection.executeQuery(CompiledQuery.raw('begin immediate'));
+    } finally {
+      await connection.executeQuery(BUSY_WAIT);
+    }
   }
 }
 
@@ -56,6 +72,14 @@ export class DatabaseBusyError extends Error {
 const isBusy = (err: unknown): boolean =>
   err instanceof Error && 'code' in err && typeof err.code === 'string' && err.code.startsWith('SQLITE_BUSY');
 
+/**
+ * 1, 2, 4 … ms, then every 25-50 ms: a short hold (one HTTP batch) is caught within a few
+ * milliseconds, a long one (a big flush) costs a poll every few dozen. The jitter keeps two
+ * waiting processes from retrying in step.
+ */
+const retryDelay = (attempt: number) =>
+  attempt <= 5 ? 2 ** (attempt - 1) : 25 + Math.floor(Math.random() * 25);
+
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
@@ -77,8 +101,9 @@ export async function writeTransaction<T>(
       });
     } catch (err) {
       if (run.began || !isBusy(err)) throw err;
-      if (Date.now() >= deadline) throw new DatabaseBusyError(err);
-      await sleep(Math.min(25 * attempt, 250));
+      const left = deadline - Date.now();
+      if (left <= 0) throw new DatabaseBusyError(err);
+      await sleep(Math.min(retryDelay(attempt), left));
     }
   }
 }

@@ -50,6 +50,10 @@ import { portalRepo } from './modules/portal/repo.js';
 import { serversRepo } from './modules/servers/repo.js';
 import { serversRoutes } from './modules/servers/routes.js';
 import { serversV1Routes } from './modules/servers/v1-routes.js';
+import { serverCommandsRepo } from './modules/servers/commands/repo.js';
+import { serverCommandsService } from './modules/servers/commands/service.js';
+import { serverCommandsV1Routes } from './modules/servers/commands/v1-routes.js';
+import { runRconCommand } from './modules/servers/rcon/index.js';
 import { tournamentsRepo } from './modules/tournaments/repo.js';
 import { tournamentsRoutes } from './modules/tournaments/routes.js';
 import { tournamentsV1Routes } from './modules/tournaments/v1-routes.js';
@@ -77,6 +81,9 @@ import { webhooksService } from './modules/webhooks/service.js';
 import { webhooksV1Routes } from './modules/webhooks/v1-routes.js';
 import { OAuthServer } from './modules/oauth/server.js';
 
+/** RCON_TIMEOUT_MS's default, for an app built without the whole config (tests) */
+const DEFAULT_RCON_TIMEOUT_MS = 5000;
+
 export interface AppDeps {
   db: Db;
   /** with REDIS_URL (and its companions) the quota and throttle stores are shared through Redis */
@@ -89,6 +96,7 @@ export interface AppDeps {
         | 'REQUEST_TIMEOUT_MS'
         | 'INGEST_MAX_AGE_DAYS'
         | 'WEBHOOKS_ALLOW_PRIVATE_TARGETS'
+        | 'RCON_TIMEOUT_MS'
       >
     > &
     StoresConfig;
@@ -223,6 +231,20 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     async (preview: App) => {
       tournamentsV1Routes(tournaments)(preview);
       serversV1Routes(servers, now)(preview);
+      serverCommandsV1Routes(
+        serverCommandsService({
+          repo: serverCommandsRepo(deps.db.kysely),
+          key: deps.secretKey,
+          run: runRconCommand,
+          options: { timeoutMs: deps.config.RCON_TIMEOUT_MS ?? DEFAULT_RCON_TIMEOUT_MS },
+          now,
+          onKeyProblem: (serverId, reason) =>
+            log.error(
+              { serverId, reason },
+              'cannot decrypt the RCON password of a server: check HUB_SECRET_KEY',
+            ),
+        }),
+      )(preview);
       userStatsV1Route({
         users: usersRepo(deps.db.kysely),
         elo: eloRepo(deps.db.kysely),

@@ -117,6 +117,13 @@ export const ConfigSchema = Type.Object({
       description: 'when set, `/metrics` answers only to `Authorization: Bearer <METRICS_TOKEN>`',
     }),
   ),
+  RCON_TIMEOUT_MS: Type.Integer({
+    minimum: 100,
+    maximum: 60000,
+    default: 5000,
+    description:
+      'how long a remote-console command (connect, log in, run, answer) may take before it is answered 504',
+  }),
   HUB_SECRET_KEY: Type.Optional(
     Type.String({
       pattern: '^([0-9a-fA-F]{64}|[A-Za-z0-9+/]{43}=|[A-Za-z0-9_-]{43})$',

@@ -1,5 +1,5 @@
-import type { Kysely } from 'kysely';
-import type { Database, ServerCommandStatus } from '../../../db/types.js';
+import type { Insertable, Kysely, Selectable } from 'kysely';
+import type { Database, ServerCommandsTable } from '../../../db/types.js';
 
 /** What sending a command to a server needs to know about it. */
 export interface CommandTarget {
@@ -13,27 +13,9 @@ export interface CommandTarget {
   rcon_password: string | null;
 }
 
-export interface AuditEntry {
-  id: number;
-  user_id: number;
-  app_id: number | null;
-  command: string;
-  status: ServerCommandStatus;
-  output: string;
-  duration_ms: number;
-  created_at: number;
-}
-
-export interface NewAuditEntry {
-  server_id: number;
-  user_id: number;
-  app_id: number | null;
-  command: string;
-  status: ServerCommandStatus;
-  output: string;
-  duration_ms: number;
-  created_at: number;
-}
+/** One audit entry as the routes list it (the server is the one asked for). */
+export type AuditEntry = Omit<Selectable<ServerCommandsTable>, 'server_id'>;
+export type NewAuditEntry = Insertable<ServerCommandsTable>;
 
 const AUDIT = [
   'id',

@@ -86,5 +86,13 @@ for (const dialect of testDialects()) {
         [['kill.recorded', KILL_RECORDED.example]],
       );
     });
+
+    it('writes the largest ingest batch (10,000 kills and their batched events) in one call', async () => {
+      const { kysely } = testDb.db;
+      const events = Array.from({ length: 10_020 }, () => eventOf(KILL_RECORDED, KILL_RECORDED.example));
+      const ids = await kysely.transaction().execute((trx) => emit(trx, events, Date.now()));
+      assert.equal(ids.length, events.length);
+      assert.equal(new Set(ids).size, events.length);
+    });
   });
 }

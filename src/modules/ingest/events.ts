@@ -44,7 +44,7 @@ export const KILL_RECORDED = defineEvent({
 export const KILLS_BATCH_RECORDED = defineEvent({
   type: 'kills.batch_recorded',
   description:
-    'The kills one ingested batch counted (usually a round), in one event: the batched variant of `kill.recorded`.',
+    'The kills one ingested batch counted (usually a round), in one event: the batched variant of `kill.recorded`. At most 500 kills per event; a larger batch is told in several.',
   properties: {
     server_id: Id('Game server', 3),
     game: Game(),
@@ -220,8 +220,8 @@ export const ACHIEVEMENT_UNLOCKED = defineEvent({
 export const PLAYER_REGISTERED = defineEvent({
   type: 'player.registered',
   description: 'A SteamID was seen on a hub server for the first time and got a hub profile.',
-  properties: { user_id: UserId(), steam_id: SteamId(), username: Text('Hub username', 'ace') },
-  example: { user_id: 42, steam_id: '76561198000000042', username: 'ace' },
+  properties: { user_id: UserId(), steam_id: SteamId(), name: Text('Name in game', 'ace') },
+  example: { user_id: 42, steam_id: '76561198000000042', name: 'ace' },
   scope: 'stats:read',
   audience: 'public',
 });

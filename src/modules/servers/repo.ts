@@ -40,6 +40,8 @@ export interface ServerRecord {
   created_at: number;
   removed_at: number | null;
   region: string;
+  owner_user_id: number | null;
+  rcon_port: number | null;
 }
 
 /** A server as the preview surface shows it: the live state the poller keeps. */
@@ -89,6 +91,8 @@ const RECORD = [
   'created_at',
   'removed_at',
   'region',
+  'owner_user_id',
+  'rcon_port',
 ] as const;
 
 /** Game servers: the public list, registration, token lookup and the poller's status updates. */
@@ -113,6 +117,10 @@ export function serversRepo(db: Kysely<Database>) {
       token_hash: string;
       created_at: number;
       region?: Region;
+      owner_user_id?: number | null;
+      rcon_port?: number | null;
+      /** sealed (src/modules/servers/commands/rcon-password.ts) */
+      rcon_password?: string | null;
     }): Promise<ServerRecord> {
       return writeTransaction(db, async (trx) => {
         const record = await trx

@@ -3,6 +3,7 @@ import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import { pino } from 'pino';
 import type { Config } from './config.js';
 import type { Db } from './db/connect.js';
+import type { SecretKey } from './engines/secret-box.js';
 import { pingDatabase } from './db/ping.js';
 import type { AccessTokenVerifier } from './http/access-tokens.js';
 import type { App } from './http/app-types.js';
@@ -49,6 +50,10 @@ import { portalRepo } from './modules/portal/repo.js';
 import { serversRepo } from './modules/servers/repo.js';
 import { serversRoutes } from './modules/servers/routes.js';
 import { serversV1Routes } from './modules/servers/v1-routes.js';
+import { serverCommandsRepo } from './modules/servers/commands/repo.js';
+import { serverCommandsService } from './modules/servers/commands/service.js';
+import { serverCommandsV1Routes } from './modules/servers/commands/v1-routes.js';
+import { runRconCommand } from './modules/servers/rcon/index.js';
 import { tournamentsRepo } from './modules/tournaments/repo.js';
 import { tournamentsRoutes } from './modules/tournaments/routes.js';
 import { tournamentsV1Routes } from './modules/tournaments/v1-routes.js';
@@ -83,6 +88,11 @@ import { eventsRepo } from './modules/events/repo.js';
 import { openEventStreams } from './modules/events/stream/open.js';
 import type { EventSignal } from './modules/events/stream/signal.js';
 import { eventsV1Routes } from './modules/events/v1-routes.js';
+import { eventWebhooks } from './modules/events/openapi-webhooks.js';
+import { eventTypesRoute } from './modules/events/types-route.js';
+
+/** RCON_TIMEOUT_MS's default, for an app built without the whole config (tests) */
+const DEFAULT_RCON_TIMEOUT_MS = 5000;
 
 export interface AppDeps {
   db: Db;
@@ -99,6 +109,7 @@ export interface AppDeps {
         | 'EVENTS_STREAM_HEARTBEAT_MS'
         | 'EVENTS_STREAM_MAX_BUFFER_BYTES'
         | 'WEBHOOKS_ALLOW_PRIVATE_TARGETS'
+        | 'RCON_TIMEOUT_MS'
       >
     > &
     StoresConfig;
@@ -120,6 +131,8 @@ export interface AppDeps {
   metrics?: Metrics;
   /** event wake-ups shared with what runs beside the app (default: Redis pub/sub with REDIS_URL, else in-process) */
   eventSignal?: EventSignal;
+  /** seals RCON passwords (HUB_SECRET_KEY); without it server commands answer 503 */
+  secretKey?: SecretKey;
 }
 
 /** Builds the whole service without listening; tests drive it with `inject()`. */
@@ -190,7 +203,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(jsonBodyPlugin);
   await app.register(strictIntegersPlugin);
   await app.register(corsPreflightPlugin);
-  await registerDocs(app);
+  await registerDocs(app, { webhooks: eventWebhooks() });
   const oauth = await OAuthServer.create({
     db: deps.db.kysely,
     issuer: deps.issuer ?? 'http://localhost',
@@ -242,12 +255,27 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     async (preview: App) => {
       tournamentsV1Routes(tournaments)(preview);
       serversV1Routes(servers, now)(preview);
+      serverCommandsV1Routes(
+        serverCommandsService({
+          repo: serverCommandsRepo(deps.db.kysely),
+          key: deps.secretKey,
+          run: runRconCommand,
+          options: { timeoutMs: deps.config.RCON_TIMEOUT_MS ?? DEFAULT_RCON_TIMEOUT_MS },
+          now,
+          onKeyProblem: (serverId, reason) =>
+            log.error(
+              { serverId, reason },
+              'cannot decrypt the RCON password of a server: check HUB_SECRET_KEY',
+            ),
+        }),
+      )(preview);
       userStatsV1Route({ users, elo, killboard, achievements })(preview);
       meRoute(users)(preview);
       clansV1Routes(clansService(clansStore(deps.db.kysely), now))(preview);
       economyRoutes(economyService(economyRepo(deps.db), now))(preview);
       eventsV1Routes(events, eventStreams)(preview);
       webhooksV1Routes(webhooks)(preview);
+      eventTypesRoute()(preview);
     },
     { prefix: V1_PREFIX },
   );

@@ -171,6 +171,7 @@ describe('OpenAPI document', () => {
           'Economy',
           'Events',
           'Webhooks',
+          'Events',
         ].includes(tag),
         `unexpected tag ${tag}`,
       );

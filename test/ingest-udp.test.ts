@@ -8,11 +8,11 @@ import { createMetrics } from '../src/http/metrics.js';
 import { metricValue } from './helpers/metrics.js';
 import { openTestDb, testDialects, type TestDb } from './helpers/db.js';
 import { registerServer } from './helpers/ingest.js';
+import { udpLog } from './helpers/udp.js';
 
 const L = 'L 11/21/2026 - 19:34:51: ';
 const NOW = Date.UTC(2026, 10, 21, 20, 0, 0);
-const datagram = (type: 'R' | 'S', secret: string, line: string) =>
-  Buffer.concat([Buffer.from([0xff, 0xff, 0xff, 0xff]), Buffer.from(`${type}${secret}${line}\n\0`, 'utf8')]);
+const datagram = (type: 'R' | 'S', secret: string, line: string) => udpLog(secret, line, type);
 
 for (const dialect of testDialects()) {
   describe(`UDP log ingest, GoldSrc logaddress_add (${dialect})`, () => {

@@ -72,6 +72,8 @@ import { appsService } from './modules/apps/service.js';
 import { appWebRoutes } from './modules/apps/web-routes.js';
 import { authorizedAppRoutes } from './modules/oauth/authorized-apps.js';
 import { authorizedAppPages } from './modules/oauth/authorized-pages.js';
+import { webhooksService } from './modules/webhooks/service.js';
+import { webhooksV1Routes } from './modules/webhooks/v1-routes.js';
 import { OAuthServer } from './modules/oauth/server.js';
 
 export interface AppDeps {
@@ -81,7 +83,11 @@ export interface AppDeps {
     Partial<
       Pick<
         Config,
-        'METRICS_TOKEN' | 'REQUEST_HEADERS_TIMEOUT_MS' | 'REQUEST_TIMEOUT_MS' | 'INGEST_MAX_AGE_DAYS'
+        | 'METRICS_TOKEN'
+        | 'REQUEST_HEADERS_TIMEOUT_MS'
+        | 'REQUEST_TIMEOUT_MS'
+        | 'INGEST_MAX_AGE_DAYS'
+        | 'WEBHOOKS_ALLOW_PRIVATE_TARGETS'
       >
     > &
     StoresConfig;
@@ -191,6 +197,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   // one repository of each feature, shared by the published API and the /v1 preview
   const tournaments = tournamentsRepo(deps.db.kysely);
   const servers = serversRepo(deps.db.kysely);
+  const webhooks = webhooksService(deps.db, {
+    now,
+    allowPrivateTargets: deps.config.WEBHOOKS_ALLOW_PRIVATE_TARGETS ?? false,
+  });
   await app.register(
     async (v1: App) => {
       usersRoutes(usersRepo(deps.db.kysely))(v1);
@@ -219,6 +229,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       meRoute(usersRepo(deps.db.kysely))(preview);
       clansV1Routes(clansService(clansStore(deps.db.kysely), now))(preview);
       economyRoutes(economyService(economyRepo(deps.db), now))(preview);
+      webhooksV1Routes(webhooks)(preview);
     },
     { prefix: V1_PREFIX },
   );

@@ -129,6 +129,19 @@ export const ConfigSchema = Type.Object({
     description:
       'let webhooks reach private, loopback, link-local and metadata addresses (tests and private deployments only; refused by default against SSRF)',
   }),
+  WEBHOOK_CONCURRENCY: Type.Integer({
+    minimum: 1,
+    maximum: 4096,
+    default: 128,
+    description: 'webhook deliveries a worker sends at once',
+  }),
+  WEBHOOK_ENDPOINT_CONCURRENCY: Type.Integer({
+    minimum: 1,
+    maximum: 1024,
+    default: 8,
+    description:
+      'webhook deliveries a worker sends at once to one endpoint, so a slow receiver cannot hold up the others',
+  }),
   WORKER_IN_SERVE: Type.Boolean({
     default: true,
     description:

@@ -169,6 +169,7 @@ describe('OpenAPI document', () => {
           'Operations',
           'Clans',
           'Economy',
+          'Webhooks',
         ].includes(tag),
         `unexpected tag ${tag}`,
       );

@@ -9,7 +9,9 @@ import {
   type RconTarget,
 } from '../src/modules/servers/rcon/index.js';
 import { deadPort, delay, type FakeServer } from './helpers/fake-rcon/common.js';
+import { deadUdpPort, fakeGoldSrcServer, type FakeGoldSrcOptions } from './helpers/fake-rcon/goldsrc.js';
 import { fakeSourceServer, type FakeSourceOptions } from './helpers/fake-rcon/source.js';
+import { fakeWebRconServer, type FakeWebRconOptions } from './helpers/fake-rcon/webrcon.js';
 
 const PASSWORD = 'correct horse';
 const CS2_STATUS = readFileSync(new URL('./fixtures/rcon/cs2-status.txt', import.meta.url), 'utf8');
@@ -26,6 +28,18 @@ after(() => Promise.all(servers.map((s) => s.close())));
 
 async function source(options: Partial<FakeSourceOptions> = {}): Promise<FakeServer> {
   const server = await fakeSourceServer({ password: PASSWORD, ...options });
+  servers.push(server);
+  return server;
+}
+
+async function goldsrc(options: Partial<FakeGoldSrcOptions> = {}): Promise<FakeServer> {
+  const server = await fakeGoldSrcServer({ password: PASSWORD, ...options });
+  servers.push(server);
+  return server;
+}
+
+async function webrcon(options: Partial<FakeWebRconOptions> = {}): Promise<FakeServer> {
+  const server = await fakeWebRconServer({ password: PASSWORD, ...options });
   servers.push(server);
   return server;
 }
@@ -118,24 +132,7 @@ describe('Source RCON client (SRCDS and Minecraft flavours)', () => {
     });
   }
 
-  it('times out within the bound on a server that never answers, and closes the socket', async () => {
-    const server = await source({ behaviour: 'slow' });
-    const started = Date.now();
-    await rejectsWith(runRconCommand(target(server, 'source'), 'status', { timeoutMs: 300 }), 'timeout');
-    const took = Date.now() - started;
-    assert.ok(took >= 290 && took < 800, `took ${took} ms`);
-    await allClosed(server);
-  });
-
-  it('reports a closed port as unreachable', async () => {
-    const port = await deadPort();
-    await rejectsWith(
-      runRconCommand({ protocol: 'source', host: '127.0.0.1', port, password: PASSWORD }, 'status'),
-      'unreachable',
-    );
-  });
-
-  for (const behaviour of ['garbage', 'oversized', 'hangup'] as const) {
+  for (const behaviour of ['oversized', 'hangup'] as const) {
     it(`fails fast with a protocol error on a ${behaviour} server`, async () => {
       const server = await source({ behaviour });
       const started = Date.now();
@@ -180,4 +177,127 @@ describe('Source RCON client (SRCDS and Minecraft flavours)', () => {
       { numRuns: 60 },
     );
   });
+});
+
+describe('GoldSrc rcon client (UDP, challenge rcon)', () => {
+  it('gets a challenge, runs a command and returns its output', async () => {
+    const server = await goldsrc();
+    const result = await runRconCommand(target(server, 'goldsrc'), 'changelevel de_dust2', { quietMs: 100 });
+    assert.equal(result.output, 'ran: changelevel de_dust2');
+    assert.equal(result.truncated, false);
+    assert.deepEqual(server.received, ['changelevel de_dust2']);
+  });
+
+  it('collects a reply spread over many datagrams until the quiet period', async () => {
+    const server = await goldsrc({ handler: () => BIG, datagramBytes: 1000 });
+    const result = await runRconCommand(target(server, 'goldsrc'), 'cvarlist', { quietMs: 150 });
+    assert.equal(result.output, BIG);
+    assert.ok(result.durationMs >= 150, `took ${result.durationMs} ms`);
+  });
+
+  it('passes quotes and unicode in the command through', async () => {
+    const server = await goldsrc();
+    await runRconCommand(target(server, 'goldsrc'), 'say "gg" — ünïcødé 🎮', { quietMs: 50 });
+    assert.deepEqual(server.received, ['say "gg" — ünïcødé 🎮']);
+  });
+
+  it('reports "Bad rcon_password." as auth_failed', async () => {
+    const server = await goldsrc();
+    await rejectsWith(
+      runRconCommand(target(server, 'goldsrc', 'wrong'), 'status'),
+      'auth_failed',
+      /password/,
+    );
+    assert.deepEqual(server.received, []);
+  });
+
+  it('caps the output at maxOutputBytes', async () => {
+    const server = await goldsrc({ handler: () => BIG, datagramBytes: 1000 });
+    const result = await runRconCommand(target(server, 'goldsrc'), 'cvarlist', { maxOutputBytes: 2500 });
+    assert.equal(result.truncated, true);
+    assert.ok(BIG.startsWith(result.output));
+    assert.ok(Buffer.byteLength(result.output) > 2490 && Buffer.byteLength(result.output) <= 2500);
+  });
+});
+
+describe('WebRCON client (Rust, WebSocket)', () => {
+  it('sends {Identifier, Message, Name} and returns the reply with its Identifier, skipping broadcasts', async () => {
+    const server = await webrcon();
+    const result = await runRconCommand(target(server, 'webrcon'), 'server.save');
+    assert.equal(result.output, 'ran: server.save');
+    assert.equal(result.truncated, false);
+    assert.deepEqual(server.received, ['server.save']);
+    await allClosed(server);
+  });
+
+  it('returns a 20 KB reply whole', async () => {
+    const server = await webrcon({ handler: () => BIG });
+    assert.equal((await runRconCommand(target(server, 'webrcon'), 'status')).output, BIG);
+  });
+
+  for (const wrongPassword of ['refuse', 'close'] as const) {
+    it(`reports a wrong password as auth_failed (upgrade ${wrongPassword === 'refuse' ? 'refused' : 'then closed'})`, async () => {
+      const server = await webrcon({ wrongPassword });
+      await rejectsWith(
+        runRconCommand(target(server, 'webrcon', 'wrong'), 'status'),
+        'auth_failed',
+        /password/,
+      );
+      assert.deepEqual(server.received, []);
+      await allClosed(server);
+    });
+  }
+
+  it('puts a password with URL characters in the path safely', async () => {
+    const server = await webrcon({ password: 'p@ss/w?rd #1' });
+    const result = await runRconCommand(target(server, 'webrcon', 'p@ss/w?rd #1'), 'status');
+    assert.equal(result.output, 'ran: status');
+  });
+
+  it('caps the output at maxOutputBytes', async () => {
+    const server = await webrcon({ handler: () => BIG });
+    const result = await runRconCommand(target(server, 'webrcon'), 'status', { maxOutputBytes: 3000 });
+    assert.equal(result.truncated, true);
+    assert.ok(BIG.startsWith(result.output));
+  });
+});
+
+describe('every protocol: slow, dead and garbage servers', () => {
+  const protocols = [
+    { protocol: 'source', fake: (behaviour: 'slow' | 'garbage') => source({ behaviour }), dead: deadPort },
+    {
+      protocol: 'goldsrc',
+      fake: (behaviour: 'slow' | 'garbage') => goldsrc({ behaviour }),
+      dead: deadUdpPort,
+    },
+    { protocol: 'webrcon', fake: (behaviour: 'slow' | 'garbage') => webrcon({ behaviour }), dead: deadPort },
+  ] as const;
+  for (const { protocol, fake, dead } of protocols) {
+    it(`${protocol}: times out within the bound on a server that never answers, and closes the socket`, async () => {
+      const server = await fake('slow');
+      const started = Date.now();
+      await rejectsWith(runRconCommand(target(server, protocol), 'status', { timeoutMs: 300 }), 'timeout');
+      const took = Date.now() - started;
+      assert.ok(took >= 290 && took < 800, `took ${took} ms`);
+      await allClosed(server);
+    });
+
+    it(`${protocol}: reports a closed port as unreachable at once`, async () => {
+      const port = await dead();
+      const started = Date.now();
+      await rejectsWith(
+        runRconCommand({ protocol, host: '127.0.0.1', port, password: PASSWORD }, 'status'),
+        'unreachable',
+      );
+      assert.ok(Date.now() - started < 1000, 'the refusal ends it, not the timeout');
+    });
+
+    it(`${protocol}: fails fast with a protocol error on a server answering garbage`, async () => {
+      const server = await fake('garbage');
+      const started = Date.now();
+      await rejectsWith(runRconCommand(target(server, protocol), 'status'), 'protocol');
+      assert.ok(Date.now() - started < 1000);
+      await allClosed(server);
+    });
+  }
 });

@@ -1,53 +1,16 @@
 import assert from 'node:assert/strict';
-import { createHmac, randomBytes } from 'node:crypto';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { createHmac } from 'node:crypto';
 import { describe, it } from 'node:test';
 import { Webhook } from 'standardwebhooks';
 import { parseRetryAfter } from '../src/modules/webhooks/delivery/retry-after.js';
 import { sendSignedWebhook } from '../src/modules/webhooks/delivery/send.js';
 import { signWebhook } from '../src/modules/webhooks/delivery/sign.js';
 import { checkTarget, forbiddenReason } from '../src/modules/webhooks/delivery/ssrf.js';
-
-const newSecret = () => `whsec_${randomBytes(32).toString('base64')}`;
-
-interface Receipt {
-  headers: IncomingMessage['headers'];
-  body: string;
-}
-
-/** A local receiver answering with whatever `answer` does, keeping every request it gets. */
-async function receiver(answer: (req: IncomingMessage, res: ServerResponse, body: string) => void) {
-  const receipts: Receipt[] = [];
-  const server: Server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      const body = Buffer.concat(chunks).toString('utf8');
-      receipts.push({ headers: req.headers, body });
-      answer(req, res, body);
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}/hook`,
-    port,
-    receipts,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
-}
-
-const verify = (secret: string, r: Receipt) =>
-  new Webhook(secret).verify(r.body, r.headers as Record<string, string>) as Record<string, unknown>;
+import { newWebhookSecret, receiver, verified } from './helpers/webhook-receiver.js';
 
 describe('webhook signatures (Standard Webhooks)', () => {
   it('verifies with the standardwebhooks library and matches an HMAC computed apart', () => {
-    const secret = newSecret();
+    const secret = newWebhookSecret();
     const body = JSON.stringify({ id: 'evt_0000000000000001', type: 'kill.recorded', data: { n: 1 } });
     const now = Date.now();
     const headers = signWebhook('evt_0000000000000001', body, [secret], now);
@@ -58,12 +21,15 @@ describe('webhook signatures (Standard Webhooks)', () => {
       .digest('base64');
     assert.equal(headers['webhook-signature'], `v1,${expected}`);
     assert.deepEqual(new Webhook(secret).verify(body, { ...headers }), JSON.parse(body));
-    assert.throws(() => new Webhook(newSecret()).verify(body, { ...headers }), /No matching signature/);
+    assert.throws(
+      () => new Webhook(newWebhookSecret()).verify(body, { ...headers }),
+      /No matching signature/,
+    );
     assert.throws(() => new Webhook(secret).verify(`${body} `, { ...headers }), /No matching signature/);
   });
 
   it('signs with every secret during a rotation: the old and the new secret both verify', () => {
-    const [old, fresh] = [newSecret(), newSecret()];
+    const [old, fresh] = [newWebhookSecret(), newWebhookSecret()];
     const body = '{"a":1}';
     const headers = signWebhook('evt_0000000000000002', body, [old, fresh], Date.now());
     assert.equal(headers['webhook-signature'].split(' ').length, 2);
@@ -153,7 +119,7 @@ describe('SSRF guard', () => {
         url,
         body: '{}',
         eventId: 'evt_0000000000000001',
-        secrets: [newSecret()],
+        secrets: [newWebhookSecret()],
         allowPrivate: false,
       });
       assert.equal(result.ok, false);
@@ -177,7 +143,7 @@ describe('SSRF guard', () => {
       url: 'http://metadata.example/',
       body: '{}',
       eventId: 'evt_0000000000000001',
-      secrets: [newSecret()],
+      secrets: [newWebhookSecret()],
       allowPrivate: false,
       resolve: () => Promise.resolve([{ address: '169.254.169.254', family: 4 }]),
     });
@@ -193,7 +159,7 @@ describe('SSRF guard', () => {
         url: `http://hooks.rebind.invalid:${hook.port}/x`,
         body: '{}',
         eventId: 'evt_0000000000000001',
-        secrets: [newSecret()],
+        secrets: [newWebhookSecret()],
         allowPrivate: true,
         resolve: () => {
           lookups++;
@@ -215,7 +181,7 @@ describe('SSRF guard', () => {
       url: 'http://nowhere.invalid/',
       body: '{}',
       eventId: 'evt_0000000000000001',
-      secrets: [newSecret()],
+      secrets: [newWebhookSecret()],
       allowPrivate: false,
     });
     assert.equal(result.error, 'dns_failed');
@@ -232,7 +198,7 @@ describe('SSRF guard', () => {
         url,
         body: '{}',
         eventId: 'evt_0000000000000001',
-        secrets: [newSecret()],
+        secrets: [newWebhookSecret()],
         allowPrivate: true,
       });
       assert.equal(result.error, 'invalid_url', url);
@@ -242,7 +208,7 @@ describe('SSRF guard', () => {
 
 describe('sendSignedWebhook', () => {
   it('POSTs the body signed, and reports status, latency, headers and a 1 KiB excerpt', async () => {
-    const secret = newSecret();
+    const secret = newWebhookSecret();
     const hook = await receiver((_req, res) => {
       res.setHeader('x-receiver', 'yes');
       res.end('y'.repeat(5000));
@@ -270,7 +236,7 @@ describe('sendSignedWebhook', () => {
       assert.ok(receipt);
       assert.equal(receipt.headers['content-type'], 'application/json');
       assert.equal(receipt.headers['webhook-id'], 'evt_0000000000000009');
-      assert.deepEqual(verify(secret, receipt), JSON.parse(body));
+      assert.deepEqual(verified(secret, receipt), JSON.parse(body));
     } finally {
       await hook.close();
     }
@@ -284,7 +250,7 @@ describe('sendSignedWebhook', () => {
       res.end();
     });
     try {
-      const secret = newSecret();
+      const secret = newWebhookSecret();
       const result = await sendSignedWebhook({
         url: hook.url,
         body: '{}',
@@ -296,14 +262,14 @@ describe('sendSignedWebhook', () => {
       assert.equal(result.ok, false);
       assert.equal(target.receipts.length, 0);
       assert.equal(hook.receipts.length, 1);
-      assert.ok(hook.receipts[0] && verify(secret, hook.receipts[0]));
+      assert.ok(hook.receipts[0] && verified(secret, hook.receipts[0]));
     } finally {
       await Promise.all([hook.close(), target.close()]);
     }
   });
 
   it('gives up on a receiver that does not answer in time', async () => {
-    const secret = newSecret();
+    const secret = newWebhookSecret();
     const hook = await receiver(() => {
       /* never answers */
     });
@@ -318,7 +284,7 @@ describe('sendSignedWebhook', () => {
       });
       assert.equal(result.error, 'timeout');
       assert.ok(result.latencyMs >= 290 && result.latencyMs < 5000, String(result.latencyMs));
-      assert.ok(hook.receipts[0] && verify(secret, hook.receipts[0]));
+      assert.ok(hook.receipts[0] && verified(secret, hook.receipts[0]));
     } finally {
       await hook.close();
     }
@@ -334,7 +300,7 @@ describe('sendSignedWebhook', () => {
         url: hook.url,
         body: '{}',
         eventId: 'evt_0000000000000004',
-        secrets: [newSecret()],
+        secrets: [newWebhookSecret()],
         allowPrivate: true,
         timeoutMs: 300,
       });
@@ -356,7 +322,7 @@ describe('sendSignedWebhook', () => {
         url: hook.url,
         body: '{}',
         eventId: 'evt_0000000000000005',
-        secrets: [newSecret()],
+        secrets: [newWebhookSecret()],
         allowPrivate: true,
       });
       if (result.error) assert.fail(result.message);
@@ -370,7 +336,7 @@ describe('sendSignedWebhook', () => {
       url: `http://127.0.0.1:${port}/`,
       body: '{}',
       eventId: 'evt_0000000000000005',
-      secrets: [newSecret()],
+      secrets: [newWebhookSecret()],
       allowPrivate: true,
     });
     assert.equal(refused.error, 'connection_failed');

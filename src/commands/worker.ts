@@ -7,6 +7,7 @@ import { startUdpIngest, type UdpIngest } from '../modules/ingest/udp.js';
 import { serversRepo } from '../modules/servers/repo.js';
 import { timeWindow } from '../modules/ingest/time-window.js';
 import { startPoller } from '../modules/servers/poller/poller.js';
+import { startDeliveryWorker } from '../modules/webhooks/delivery/worker.js';
 import { exitOnSignal } from '../shutdown.js';
 import { explainBindError, openDatabase, StartupError } from '../startup.js';
 
@@ -19,6 +20,9 @@ type WorkerConfig = Pick<
   | 'POLL_INTERVAL_MS'
   | 'POLL_TIMEOUT_MS'
   | 'POLL_OFFLINE_AFTER'
+  | 'WEBHOOKS_ALLOW_PRIVATE_TARGETS'
+  | 'WEBHOOK_CONCURRENCY'
+  | 'WEBHOOK_ENDPOINT_CONCURRENCY'
 >;
 
 export interface BackgroundOptions {
@@ -32,7 +36,7 @@ export interface BackgroundOptions {
   udpInUse: 'fail' | 'warn';
 }
 
-/** The background side of the data path: the status poller and the UDP log receiver. */
+/** The background side: the status poller, the UDP log receiver and webhook delivery. */
 export async function startBackground(
   config: WorkerConfig,
   db: Db,
@@ -72,17 +76,23 @@ export async function startBackground(
     onError: (err) => options.log('poller failed', err),
     ...(options.metrics ? { metrics: options.metrics.poll } : {}),
   });
+  const webhooks = startDeliveryWorker(db, {
+    allowPrivate: config.WEBHOOKS_ALLOW_PRIVATE_TARGETS,
+    concurrency: config.WEBHOOK_CONCURRENCY,
+    perWebhook: config.WEBHOOK_ENDPOINT_CONCURRENCY,
+    onError: (err) => options.log('webhook delivery failed', err),
+  });
   return {
     udpPort: udp?.port ?? null,
     udpRecvBuffer: udp?.recvBufferBytes ?? null,
-    // the receiver's close writes the lines it still buffers
+    // the receiver's close writes the lines it still buffers; sends in flight are recorded
     stop: async () => {
-      await Promise.all([poller.stop(), udp?.close()]);
+      await Promise.all([poller.stop(), udp?.close(), webhooks.stop()]);
     },
   };
 }
 
-/** `hub worker`: runs the poller and the UDP receiver until SIGINT/SIGTERM (scale-out setups). */
+/** `hub worker`: runs the poller, the UDP receiver and webhook delivery until SIGINT/SIGTERM (scale-out setups). */
 export async function workerCommand(config: Config): Promise<void> {
   const log = pino({ level: config.LOG_LEVEL });
   const db = await openDatabase(config.DATABASE_URL);
@@ -101,7 +111,8 @@ export async function workerCommand(config: Config): Promise<void> {
     `hub worker: polling every ${config.POLL_INTERVAL_MS} ms` +
       (background.udpPort
         ? `; UDP logs on ${config.INGEST_UDP_HOST}:${background.udpPort}` +
-            ` (receive buffer ${Math.round((background.udpRecvBuffer ?? 0) / 1024)} KiB)`
-        : '; UDP logs off'),
+          ` (receive buffer ${Math.round((background.udpRecvBuffer ?? 0) / 1024)} KiB)`
+        : '; UDP logs off') +
+      '; delivering webhooks',
   );
 }

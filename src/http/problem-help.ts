@@ -77,6 +77,16 @@ export const PROBLEM_HELP: Record<ErrorCode, ProblemHelp> = {
     fix: 'Wait a moment (see `Retry-After`) and retry with the same key and body: you will get the first request\u2019s answer, and the operation happens once.',
     example: 'A request with this Idempotency-Key is still being processed; retry after it has finished.',
   },
+  invalid_webhook_url: {
+    when: 'The webhook URL is not an absolute `https` URL of at most 2048 characters without credentials (plain `http` and private addresses are allowed only on deployments that set WEBHOOKS_ALLOW_PRIVATE_TARGETS).',
+    fix: 'Give the public `https://` URL your receiver listens on.',
+    example: 'A webhook URL must use https.',
+  },
+  unknown_event_type: {
+    when: 'An entry of `events` is neither `*` nor an event type of the catalog.',
+    fix: 'Pick types from `GET /v1/events/types`, or `*` for every type.',
+    example: 'Unknown event type: match.exploded.',
+  },
   idempotency_key_reused: {
     when: 'The `Idempotency-Key` was already used, within the last 24 hours, for a request with a different method, path or body.',
     fix: 'Use a new, unique key for each new operation; reuse a key only to retry the very same request.',
@@ -168,6 +178,16 @@ export const PROBLEM_HELP: Record<ErrorCode, ProblemHelp> = {
     when: 'Accepting, declining or revoking an invite that is not pending: never sent, already accepted, declined or revoked.',
     fix: 'List your pending invites with `GET /v1/clans/invites`.',
     example: 'There is no pending invite of user 42 to clan 12.',
+  },
+  webhook_not_found: {
+    when: 'No webhook with this id belongs to the caller: the app of the OAuth token, or the owner of the API key (another owner\u2019s webhook is reported exactly like a missing one).',
+    fix: 'List your webhooks with `GET /v1/webhooks` and use one of their ids.',
+    example: 'There is no webhook with id 12.',
+  },
+  delivery_not_found: {
+    when: 'The webhook has no delivery with this id (deliveries are kept 30 days).',
+    fix: 'List the webhook\u2019s deliveries with `GET /v1/webhooks/{id}/deliveries`.',
+    example: 'Webhook 12 has no delivery with id 345.',
   },
   method_not_allowed: {
     when: 'The path exists but not for this HTTP method. The published API is read-only: its operations are GET.',

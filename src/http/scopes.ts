@@ -26,12 +26,15 @@ export const SCOPE_NAMES = Object.keys(SCOPES) as Scope[];
 export const isScope = (value: string): value is Scope => Object.hasOwn(SCOPES, value);
 
 /**
- * What an API key may do on /v1 (app context, public data only): the read scopes of public
- * resources. User-context routes (a user's own data) need an OAuth access token.
+ * What an API key (and an app's own client_credentials token) may do on /v1 (app context): the
+ * read scopes of public resources, and managing its own webhooks (those of the key's owner, or of
+ * the app). User-context routes (a user's own data) need an OAuth access token.
  */
 export const API_KEY_SCOPES: ReadonlySet<Scope> = new Set<Scope>([
   'stats:read',
   'servers:read',
   'clans:read',
   'tournaments:read',
+  'webhooks:read',
+  'webhooks:write',
 ]);

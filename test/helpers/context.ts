@@ -29,6 +29,8 @@ export interface ContextOptions {
   accessTokens?: AccessTokenVerifier;
   /** short request timeouts, for tests that wait for them on a listening server */
   timeouts?: Pick<Config, 'REQUEST_HEADERS_TIMEOUT_MS' | 'REQUEST_TIMEOUT_MS'>;
+  /** WEBHOOKS_ALLOW_PRIVATE_TARGETS: webhooks to local receivers */
+  allowPrivateTargets?: boolean;
 }
 
 /** A fresh migrated database, the app built on it, and factories. */
@@ -44,6 +46,7 @@ export async function createTestContext(
       CACHE_TTL_MS: options.cacheTtlMs ?? 0,
       TRUST_PROXY: false,
       ...options.timeouts,
+      ...(options.allowPrivateTargets ? { WEBHOOKS_ALLOW_PRIVATE_TARGETS: true } : {}),
     },
     ...(options.now ? { now: options.now } : {}),
     ...(options.rateLimitStore ? { rateLimitStore: options.rateLimitStore } : {}),

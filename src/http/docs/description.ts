@@ -44,6 +44,11 @@ export const TAGS: TagObject[] = [
       'Preview (`/v1`): clans of one game with an owner, officers and members. Anyone reads public clans (an OAuth token with `clans:read`, or an API key); a user who granted `clans:write` creates clans, joins and leaves them, and runs the ones where they are owner or officer. Names and tags are unique per game without regard to case; a player belongs to one clan per game.',
   },
   {
+    name: 'Webhooks',
+    description:
+      'Preview (`/v1`): endpoints that receive events as signed POSTs (Standard Webhooks). An app manages its webhooks with a token holding `webhooks:read` / `webhooks:write` (its own client_credentials token or a user\u2019s); an API key manages the webhooks of its owner. A webhook receives the event types it chose that its owner may see: public events, the app\u2019s own, and private events of users who authorized the app with the event\u2019s scope. Failed deliveries are retried for days, logged 30 days, and can be sent again or replayed.',
+  },
+  {
     name: 'Developer portal',
     description:
       'Session-authenticated routes under `/api-platform/developer` (not the API base): hub accounts, self-service keys and usage. The web pages live at `/api-platform/developer`.',

@@ -38,19 +38,27 @@ export async function emitEvents(
 ): Promise<number[]> {
   if (events.length === 0) return [];
   if (dialect === 'postgres') await OUTBOX_LOCK.execute(trx);
-  const rows = await trx
-    .insertInto('events')
-    .values(
-      events.map((event) => ({
-        type: event.type,
-        created_at: now,
-        data: JSON.stringify(event.data),
-        user_id: event.userId ?? null,
-        app_id: event.appId ?? null,
-        scope: event.scope ?? null,
-      })),
-    )
-    .returning('id')
-    .execute();
-  return rows.map((row) => row.id).sort((a, b) => a - b);
+  const ids: number[] = [];
+  // a batch of 10,000 kills is 60,000 bound values: past what SQLite takes in one statement
+  for (let i = 0; i < events.length; i += CHUNK) {
+    const rows = await trx
+      .insertInto('events')
+      .values(
+        events.slice(i, i + CHUNK).map((event) => ({
+          type: event.type,
+          created_at: now,
+          data: JSON.stringify(event.data),
+          user_id: event.userId ?? null,
+          app_id: event.appId ?? null,
+          scope: event.scope ?? null,
+        })),
+      )
+      .returning('id')
+      .execute();
+    for (const row of rows) ids.push(row.id);
+  }
+  return ids.sort((a, b) => a - b);
 }
+
+/** Events per insert statement (6 bound values each). */
+const CHUNK = 1000;

@@ -138,9 +138,17 @@ export interface MatchRecord {
   tournamentId?: number;
 }
 
+/** Round and match boundaries, in log order, for the events the pipeline tells (events.ts). */
+export type Happening =
+  | { kind: 'round_started'; map: string; round: number }
+  | { kind: 'round_ended'; map: string; round: number; kills: number }
+  | { kind: 'match_started'; map: string }
+  | { kind: 'match_abandoned'; map: string; rounds: number };
+
 export interface StreamOutput {
   kills: KillRecord[];
   matches: MatchRecord[];
+  happenings: Happening[];
   /** every counted player (to create hub profiles) */
   seen: Map<string, string>;
   /** events that carried nothing to count (bots, team kills, warm-up, voided rounds, …) */
@@ -157,9 +165,15 @@ const onSide = (p: LogPlayer, side: string): OnSide => ({ side, name: p.name, id
 
 /** Applies events to `state` (mutated) and returns what to store. */
 export function applyLogEvents(state: StreamState, events: LogEvent[], teamScoresEnd: boolean): StreamOutput {
-  const out: StreamOutput = { kills: [], matches: [], seen: new Map(), ignored: 0 };
+  const out: StreamOutput = { kills: [], matches: [], happenings: [], seen: new Map(), ignored: 0 };
   const counted = (p: LogPlayer): string | null =>
     p.steamId && !isFake(state.roster, p.id) ? p.steamId : null;
+
+  /** a match with counted rounds that stops here without a result */
+  const abandon = () => {
+    if (state.rounds > 0)
+      out.happenings.push({ kind: 'match_abandoned', map: state.map, rounds: state.rounds });
+  };
 
   const resetMatch = () => {
     state.round = null;
@@ -178,6 +192,7 @@ export function applyLogEvents(state: StreamState, events: LogEvent[], teamScore
     if (!round) return;
     state.round = null;
     const fragsInRound = new Map<string, number>();
+    const counted = out.kills.length;
     for (const k of round.kills) {
       const killer = k.killer.steamId && !isFake(state.roster, k.killer.id) ? k.killer.steamId : null;
       const victim = k.victim.steamId && !isFake(state.roster, k.victim.id) ? k.victim.steamId : null;
@@ -205,6 +220,12 @@ export function applyLogEvents(state: StreamState, events: LogEvent[], teamScore
       out.seen.set(victim, k.victim.name);
     }
     state.rounds++;
+    out.happenings.push({
+      kind: 'round_ended',
+      map: state.map,
+      round: round.number,
+      kills: out.kills.length - counted,
+    });
     for (const [steamId, { side, name, id }] of Object.entries(round.sides)) {
       if (isFake(state.roster, id)) continue;
       const player = (state.players[steamId] ??= { name, rounds: 0, team: 0 });
@@ -226,7 +247,10 @@ export function applyLogEvents(state: StreamState, events: LogEvent[], teamScore
     const team2 = team((state.parity + 1) % 2);
     if (matchCounts(team1, team2)) {
       out.matches.push({ map: map || state.map, team1, team2, team1Score: ct, team2Score: t, endedAt: at });
-    } else out.ignored++;
+    } else {
+      out.ignored++;
+      abandon();
+    }
     resetMatch();
   };
 
@@ -339,18 +363,22 @@ export function applyLogEvents(state: StreamState, events: LogEvent[], teamScore
           sides,
           kills: [],
         };
+        out.happenings.push({ kind: 'round_started', map: state.map, round: state.round.number });
         break;
       }
       case 'round_end':
         break;
       case 'restart':
       case 'warmup_start':
+        abandon();
         resetMatch();
         if (e.kind === 'warmup_start') state.warmup = true;
         break;
       case 'match_start':
+        abandon();
         resetMatch();
         if (e.map) state.map = e.map;
+        out.happenings.push({ kind: 'match_started', map: state.map });
         break;
       case 'warmup_end':
         state.warmup = false;
@@ -385,6 +413,7 @@ export function applyLogEvents(state: StreamState, events: LogEvent[], teamScore
       }
       case 'map':
         settleRound();
+        abandon();
         resetMatch();
         state.warmup = false;
         state.matchStatus = false;

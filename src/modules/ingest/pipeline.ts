@@ -3,12 +3,22 @@ import type { Db } from '../../db/connect.js';
 import type { Database } from '../../db/types.js';
 import { writeTransaction } from '../../db/write-transaction.js';
 import { COUNTERS, type Counter } from '../../engines/achievements.js';
-import { rateMatch, ELO_START, type EloPlayer } from '../../engines/elo.js';
+import { rateMatch, ELO_START, type EloChange, type EloPlayer } from '../../engines/elo.js';
 import { LONG_RANGE_METRES, progress, weaponClass, xpForActivity, type Activity } from '../../engines/xp.js';
 import { ELO_GAMES } from '../../engines/elo.js';
 import { rewardsFor } from '../../engines/ledger.js';
 import { mintRewards } from '../economy/repo.js';
+import { emitEvents, type NewEvent } from '../events/outbox.js';
 import { addKillsToRollups, dayOf, ensureFragWindow } from '../killboard/rollups.js';
+import {
+  happeningEvents,
+  killEvents,
+  matchEvents,
+  progressEvents,
+  registeredEvents,
+  rewardEvents,
+  type ProgressTold,
+} from './batch-events.js';
 import { parseLogBatch, type LogLine } from './parsers/cs2-log.js';
 import type { LogEvent } from './parsers/log-line.js';
 import { numbersOutOfBounds } from './parsers/event-bounds.js';
@@ -18,6 +28,7 @@ import {
   applyLogEvents,
   endsOnTeamScores,
   restoreState,
+  type Happening,
   type KillRecord,
   type MatchRecord,
 } from './match-state.js';
@@ -47,7 +58,8 @@ import {
  * transaction: kills, rollups, per-player counters, achievements, XP and levels, matches and Elo,
  * and the log-stream state. After a crash a batch is all in or all out.
  * Work is grouped per batch, not per kill: one user lookup, multi-row inserts, counters and
- * achievements evaluated once per player.
+ * achievements evaluated once per player. The batch's events (batch-events.ts) are written last,
+ * in the same transaction, with one multi-row insert.
  */
 export interface IngestServerRef {
   id: number;
@@ -59,6 +71,8 @@ export interface BatchItems {
   matches: MatchRecord[];
   /** SteamID64 -> name of everyone seen, so each gets a hub profile */
   seen: Map<string, string>;
+  /** round and match boundaries (log streams only), told as events */
+  happenings?: Happening[];
 }
 
 export interface ApplyResult {
@@ -124,8 +138,13 @@ export function ingestPipeline(db: Db, now: () => number = Date.now, window: Tim
       players.set(k.victim.steamId, k.victim.name);
     }
     for (const m of items.matches) for (const p of [...m.team1, ...m.team2]) players.set(p.steamId, p.name);
-    if (players.size === 0) return { kills: 0, matches: 0, unlocked: 0 };
-    const ids = await resolveUsers(trx, players, at);
+    const boundaries = happeningEvents(server, items.happenings ?? []);
+    if (players.size === 0) {
+      await emitEvents(trx, db.dialect, boundaries, at);
+      return { kills: 0, matches: 0, unlocked: 0 };
+    }
+    const created = new Map<number, { steamId: string; name: string }>();
+    const ids = await resolveUsers(trx, players, at, created);
     const userOf = (steamId: string): number => {
       const id = ids.get(steamId);
       if (id === undefined) throw new Error('unresolved steam id');
@@ -191,12 +210,14 @@ export function ingestPipeline(db: Db, now: () => number = Date.now, window: Tim
     );
     await addKillsToRollups(trx, byPlayer, windowDay);
 
-    for (const m of items.matches) await applyMatch(trx, server, m, userOf, add, act);
+    const matchTold: NewEvent[] = [];
+    for (const m of items.matches) matchTold.push(...(await applyMatch(trx, server, m, userOf, add, act)));
 
     await bumpCounters(trx, db.dialect, [...sums.values()], [...maxes.values()]);
     const affected = [...new Set([...activity.keys(), ...[...sums.values()].map((s) => s.user_id)])];
     const snapshots = await readPlayers(trx, affected);
     const writes: ProgressWrite[] = [];
+    const told: ProgressTold[] = [];
     let unlocked = 0;
     for (const userId of affected) {
       const snap = snapshots.get(userId);
@@ -208,14 +229,20 @@ export function ingestPipeline(db: Db, now: () => number = Date.now, window: Tim
       if (p.achievementXp > 0) xp.push({ reason: 'achievement', amount: p.achievementXp });
       if (gained === 0 && p.unlocked.length === 0) continue;
       unlocked += p.unlocked.length;
-      writes.push({
+      const unlockedRows = p.unlocked.flatMap((a) => {
+        const id = catalogIds.get(a.code);
+        return id === undefined ? [] : [{ id, code: a.code }];
+      });
+      const write = {
         userId,
         totalXp: p.totalXp,
         level: p.level,
         levelBefore: p.levelBefore,
-        unlockedIds: p.unlocked.map((a) => catalogIds.get(a.code)).filter((id) => id !== undefined),
+        unlockedIds: unlockedRows.map((a) => a.id),
         xp,
-      });
+      };
+      writes.push(write);
+      told.push({ ...write, unlocked: unlockedRows });
     }
     await writeProgress(trx, writes, at);
     // coins for wins and unlocks, minted in this same transaction (engines/ledger.ts REWARDS)
@@ -226,6 +253,19 @@ export function ingestPipeline(db: Db, now: () => number = Date.now, window: Tim
       }),
     );
     await mintRewards(trx, db.dialect, rewards, at);
+    await emitEvents(
+      trx,
+      db.dialect,
+      [
+        ...registeredEvents(created),
+        ...killEvents(server, kills),
+        ...boundaries,
+        ...matchTold,
+        ...progressEvents(told),
+        ...rewardEvents(rewards),
+      ],
+      at,
+    );
     return { kills: kills.length, matches: items.matches.length, unlocked };
   }
 
@@ -236,7 +276,7 @@ export function ingestPipeline(db: Db, now: () => number = Date.now, window: Tim
     userOf: (steamId: string) => number,
     add: (user: number, counter: Counter, n: number) => void,
     act: (user: number, what: keyof Activity, n?: number) => void,
-  ): Promise<void> {
+  ): Promise<NewEvent[]> {
     const winner = m.team1Score > m.team2Score ? 1 : m.team2Score > m.team1Score ? 2 : 0;
     const matchId = await insertMatch(trx, {
       game: server.game,
@@ -262,13 +302,28 @@ export function ingestPipeline(db: Db, now: () => number = Date.now, window: Tim
         act(p.userId, 'match_won');
       }
     }
+    let joined: number[] = [];
     if (m.tournamentId !== undefined) {
       const userIds = everyone.map((p) => p.userId);
-      const first = await joinTournament(trx, m.tournamentId, userIds);
-      for (const u of first) add(u, 'tournaments_played', 1);
+      joined = await joinTournament(trx, m.tournamentId, userIds);
+      for (const u of joined) add(u, 'tournaments_played', 1);
       for (const u of userIds) act(u, 'tournament_match');
     }
-    if (!isEloGame(server.game)) return;
+    const told = (elo: EloChange[]) =>
+      matchEvents(server, {
+        matchId,
+        map: m.map.slice(0, 64),
+        team1Score: m.team1Score,
+        team2Score: m.team2Score,
+        winner,
+        team1: team1.map((p) => p.userId),
+        team2: team2.map((p) => p.userId),
+        endedAt: m.endedAt,
+        ...(m.tournamentId === undefined ? {} : { tournamentId: m.tournamentId }),
+        joined,
+        elo,
+      });
+    if (!isEloGame(server.game)) return told([]);
     const ratings = await readElo(
       trx,
       server.game,
@@ -291,6 +346,7 @@ export function ingestPipeline(db: Db, now: () => number = Date.now, window: Tim
       }),
       m.endedAt,
     );
+    return told(changes);
   }
 
   /** Why a parsed log event is refused (a number out of range, a time out of the window), or null. */

@@ -23,6 +23,8 @@ export async function resolveUsers(
   trx: Trx,
   players: Map<string, string>,
   now: number,
+  /** filled with the profiles this call created: user id -> SteamID64 and name */
+  created?: Map<number, { steamId: string; name: string }>,
 ): Promise<Map<string, number>> {
   const ids = new Map<string, number>();
   const lookup = async (steamIds: string[]) => {
@@ -36,6 +38,7 @@ export async function resolveUsers(
     }
   };
   await lookup([...players.keys()]);
+  const known = new Set(ids.keys());
   const naming = [
     (steam: string, name: string) => cleanName(name) || `player_${steam.slice(-6)}`,
     (steam: string, name: string) => `${cleanName(name) || 'player'}#${steam.slice(-6)}`,
@@ -65,6 +68,9 @@ export async function resolveUsers(
     }
     await lookup(missing);
   }
+  if (created)
+    for (const [steamId, id] of ids)
+      if (!known.has(steamId)) created.set(id, { steamId, name: players.get(steamId) ?? '' });
   return ids;
 }
 

@@ -2,11 +2,12 @@ import { Type, type Static } from 'typebox';
 import type { App } from '../../http/app-types.js';
 import { ProblemError } from '../../http/problem.js';
 import { Timestamp } from '../../http/schemas.js';
-import { isScope, type Scope } from '../../http/scopes.js';
+import type { Scope } from '../../http/scopes.js';
 import type { AppsRepo } from '../apps/repo.js';
 import { portalOperation } from '../portal/schemas.js';
 import type { PortalAccount } from '../portal/session-auth.js';
 import type { OAuthServer } from './server.js';
+import { grantedScopes } from './store-repo.js';
 
 export const AuthorizedAppSchema = Type.Object(
   {
@@ -23,7 +24,6 @@ export type AuthorizedApp = Static<typeof AuthorizedAppSchema>;
 
 interface GrantPayload {
   iat?: number;
-  openid?: { scope?: string };
 }
 
 /** The apps a user has granted access, one entry per app (its grants merged). */
@@ -39,7 +39,7 @@ export async function authorizedAppsOf(
     if (!grant.client_id) continue;
     const payload = JSON.parse(grant.payload) as GrantPayload;
     const entry = byClient.get(grant.client_id) ?? { scopes: new Set(), granted: Infinity, lastUsed: null };
-    for (const scope of (payload.openid?.scope ?? '').split(' ')) if (isScope(scope)) entry.scopes.add(scope);
+    for (const scope of grantedScopes(grant.payload)) entry.scopes.add(scope);
     entry.granted = Math.min(entry.granted, (payload.iat ?? 0) * 1000);
     if (grant.last_used_at !== null) entry.lastUsed = Math.max(entry.lastUsed ?? 0, grant.last_used_at);
     byClient.set(grant.client_id, entry);

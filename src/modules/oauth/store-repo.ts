@@ -1,5 +1,6 @@
 import type { ExpressionBuilder, Kysely } from 'kysely';
 import type { Database } from '../../db/types.js';
+import { isScope, type Scope } from '../../http/scopes.js';
 
 /** What the adapter writes besides the payload: the columns its lookups and sweeps use. */
 export interface StoreRow {
@@ -24,6 +25,12 @@ export interface GrantRow {
   client_id: string | null;
   payload: string;
   last_used_at: number | null;
+}
+
+/** The scopes a grant's payload (oidc-provider's Grant) holds for the OpenID resource. */
+export function grantedScopes(payload: string): Scope[] {
+  const parsed = JSON.parse(payload) as { openid?: { scope?: string } };
+  return (parsed.openid?.scope ?? '').split(' ').filter(isScope);
 }
 
 export const TOKEN_MODELS = ['AccessToken', 'ClientCredentials'] as const;
@@ -121,6 +128,18 @@ export function oauthStoreRepo(db: Kysely<Database>) {
         .where('model', '=', 'Grant')
         .where(live(now))
         .orderBy('id')
+        .execute();
+    },
+
+    /** The live grants of these accounts to these apps (the webhook dispatcher's audience check). */
+    grantsBetween(accountIds: readonly string[], clientIds: readonly string[], now: number) {
+      if (accountIds.length === 0 || clientIds.length === 0) return Promise.resolve([]);
+      return table()
+        .select(['account_id', 'client_id', 'payload'])
+        .where('model', '=', 'Grant')
+        .where('account_id', 'in', [...accountIds])
+        .where('client_id', 'in', [...clientIds])
+        .where(live(now))
         .execute();
     },
 

@@ -1,7 +1,9 @@
 import { performance } from 'node:perf_hooks';
 import { validateRconCommand } from './command.js';
 import { RconError } from './errors.js';
+import { goldsrcCommand } from './goldsrc.js';
 import { sourceCommand } from './source.js';
+import { webrconCommand } from './webrcon.js';
 import type { ExchangeLimits, RconOptions, RconResult, RconResultBody, RconTarget } from './types.js';
 
 export { MAX_COMMAND_BYTES, rconProtocolOf, validateRconCommand } from './command.js';
@@ -37,8 +39,9 @@ function dispatch(target: RconTarget, command: string, limits: ExchangeLimits): 
     case 'source':
       return sourceCommand(target, command, limits);
     case 'goldsrc':
+      return goldsrcCommand(target, command, limits);
     case 'webrcon':
-      return Promise.reject(new RconError('protocol', `${target.protocol} is not supported yet`));
+      return webrconCommand(target, command, limits);
   }
 }
 

@@ -59,8 +59,8 @@ export type SendResult = SendResponse | SendFailure;
 // Keep-alive pools: one receiver gets many deliveries, and a TLS handshake per delivery would cost
 // more than the delivery. Sockets are keyed by host:port and were opened to a checked address.
 const agents = {
-  'http:': new http.Agent({ keepAlive: true, maxSockets: 64, maxFreeSockets: 16, timeout: 30_000 }),
-  'https:': new https.Agent({ keepAlive: true, maxSockets: 64, maxFreeSockets: 16, timeout: 30_000 }),
+  'http:': new http.Agent({ keepAlive: true, maxSockets: 64, maxFreeSockets: 64, timeout: 30_000 }),
+  'https:': new https.Agent({ keepAlive: true, maxSockets: 64, maxFreeSockets: 64, timeout: 30_000 }),
 };
 
 /** A lookup that answers with the addresses already checked, so the connection goes to one of them. */

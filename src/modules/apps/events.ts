@@ -1,0 +1,54 @@
+import { Type } from 'typebox';
+import { defineEvent } from '../events/define.js';
+import { Id, Text, UserId } from '../events/fields.js';
+
+/** Events of an OAuth app's registration, told only to that app. Never its secret. */
+
+const AppFields = {
+  app_id: Id('App', 5),
+  client_id: Text('OAuth client id', 'app_4f9c2d1e8b7a'),
+  owner_id: UserId('The developer who owns it'),
+  name: Text('App name', 'Frag Stats'),
+  kind: Type.Union([Type.Literal('public'), Type.Literal('confidential')], {
+    description: 'OAuth client type',
+    examples: ['confidential'],
+  }),
+  redirect_uris: Type.Array(Type.String(), {
+    description: 'Registered redirect URIs',
+    examples: [['https://fragstats.example.com/callback']],
+  }),
+};
+const APP_EXAMPLE = {
+  app_id: 5,
+  client_id: 'app_4f9c2d1e8b7a',
+  owner_id: 42,
+  name: 'Frag Stats',
+  kind: 'confidential' as const,
+  redirect_uris: ['https://fragstats.example.com/callback'],
+};
+
+const appEvent = (type: string, description: string) =>
+  defineEvent({
+    type,
+    description,
+    properties: AppFields,
+    example: APP_EXAMPLE,
+    scope: null,
+    audience: 'app',
+  });
+
+export const APP_CREATED = appEvent('app.created', 'The app was registered in the developer portal.');
+export const APP_UPDATED = appEvent(
+  'app.updated',
+  'The app’s name, redirect URIs, homepage or logo changed.',
+);
+export const APP_SECRET_ROTATED = appEvent(
+  'app.secret_rotated',
+  'The app’s client secret was replaced; the old one stopped working.',
+);
+export const APP_DELETED = appEvent(
+  'app.deleted',
+  'The app was deleted: its tokens and grants are revoked (the last event it can receive).',
+);
+
+export const APP_EVENTS = [APP_CREATED, APP_UPDATED, APP_SECRET_ROTATED, APP_DELETED];

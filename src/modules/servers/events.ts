@@ -1,0 +1,111 @@
+import { Type } from 'typebox';
+import { defineEvent } from '../events/define.js';
+import { Count, Game, Id, Text, UserId } from '../events/fields.js';
+import { REGIONS } from './regions.js';
+import { StringEnum } from '../../http/schemas.js';
+
+/** Events of game servers: the registry (`hub servers`) and the poller. Public (servers:read). */
+
+const ServerRef = { server_id: Id('Game server', 3), game: Game() };
+const SERVER_REF = { server_id: 3, game: 'cs2' as const };
+const Status = (description: string) =>
+  Type.Union([Type.Literal('online'), Type.Literal('offline')], { description, examples: ['online'] });
+
+export const SERVER_ADDED = defineEvent({
+  type: 'server.added',
+  description:
+    'An operator registered a game server (`hub servers add`); it shows once the poller reaches it.',
+  properties: {
+    ...ServerRef,
+    name: Text('Server name', 'Hub #1 Dust2'),
+    region: StringEnum(REGIONS, { description: 'Region', examples: ['eu-west'] }),
+  },
+  example: { ...SERVER_REF, name: 'Hub #1 Dust2', region: 'eu-west' },
+  scope: 'servers:read',
+  audience: 'public',
+});
+
+export const SERVER_REMOVED = defineEvent({
+  type: 'server.removed',
+  description:
+    'An operator removed a game server: its token is revoked and it leaves the list; its kills stay.',
+  properties: ServerRef,
+  example: SERVER_REF,
+  scope: 'servers:read',
+  audience: 'public',
+});
+
+export const SERVER_REGION_CHANGED = defineEvent({
+  type: 'server.region_changed',
+  description: 'An operator moved a game server to another region.',
+  properties: {
+    ...ServerRef,
+    region: StringEnum(REGIONS, { description: 'New region', examples: ['eu-west'] }),
+  },
+  example: { ...SERVER_REF, region: 'eu-west' },
+  scope: 'servers:read',
+  audience: 'public',
+});
+
+export const SERVER_STATUS_CHANGED = defineEvent({
+  type: 'server.status_changed',
+  description:
+    'A server came online (it answered a status query) or went offline (it missed several in a row).',
+  properties: { ...ServerRef, status: Status('New status'), previous_status: Status('Status before') },
+  example: { ...SERVER_REF, status: 'online', previous_status: 'offline' },
+  scope: 'servers:read',
+  audience: 'public',
+});
+
+export const SERVER_MAP_CHANGED = defineEvent({
+  type: 'server.map_changed',
+  description: 'The poller saw an online server on another map.',
+  properties: {
+    ...ServerRef,
+    map: Text('New map', 'de_inferno'),
+    previous_map: Text('Map before', 'de_dust2'),
+  },
+  example: { ...SERVER_REF, map: 'de_inferno', previous_map: 'de_dust2' },
+  scope: 'servers:read',
+  audience: 'public',
+});
+
+export const SERVER_PLAYERS_CHANGED = defineEvent({
+  type: 'server.players_changed',
+  description: 'The poller saw a different player count on an online server (at most one event per poll).',
+  properties: {
+    ...ServerRef,
+    players: Count('Players now', 12),
+    previous_players: Count('Players before', 10),
+    max_players: Count('Slots', 20),
+  },
+  example: { ...SERVER_REF, players: 12, previous_players: 10, max_players: 20 },
+  scope: 'servers:read',
+  audience: 'public',
+});
+
+export const SERVER_COMMAND_EXECUTED = defineEvent({
+  type: 'server.command_executed',
+  description:
+    'A remote-console command was sent to a server (`POST /v1/servers/{id}/command`); told to the user who sent it.',
+  properties: {
+    ...ServerRef,
+    command_id: Id('Audited command', 77),
+    user_id: UserId('Who sent it'),
+    command: Text('The command', 'changelevel de_inferno'),
+    ok: Type.Boolean({ description: 'The server answered', examples: [true] }),
+  },
+  example: { ...SERVER_REF, command_id: 77, user_id: 42, command: 'changelevel de_inferno', ok: true },
+  scope: 'servers:command',
+  audience: 'user',
+});
+
+export const SERVER_EVENTS = [
+  SERVER_ADDED,
+  SERVER_REMOVED,
+  SERVER_REGION_CHANGED,
+  SERVER_STATUS_CHANGED,
+  SERVER_MAP_CHANGED,
+  SERVER_PLAYERS_CHANGED,
+  SERVER_COMMAND_EXECUTED,
+];

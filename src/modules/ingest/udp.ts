@@ -158,7 +158,7 @@ export async function startUdpIngest(
       for (const { server, lines } of batches) {
         delivery.pending -= lines.length;
         try {
-          const r = await pipeline.ingestLogLines(server, lines);
+          const r = await pipeline.ingestLogLines(server, lines, 'line');
           delivery.applied += lines.length;
           delivery.duplicates += r.duplicates;
           options.metrics?.kills('udp', r.kills);

@@ -74,6 +74,9 @@ import { authorizedAppRoutes } from './modules/oauth/authorized-apps.js';
 import { authorizedAppPages } from './modules/oauth/authorized-pages.js';
 import { webhooksService } from './modules/webhooks/service.js';
 import { webhooksV1Routes } from './modules/webhooks/v1-routes.js';
+import { webhookTester } from './modules/webhooks/test-send.js';
+import { webhookTestRoute } from './modules/webhooks/test-route.js';
+import { webhookWebRoutes } from './modules/webhooks/web-routes.js';
 import { OAuthServer } from './modules/oauth/server.js';
 
 export interface AppDeps {
@@ -244,6 +247,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const flashes = portalFlashes(portalRepo(deps.db.kysely), now);
   const appsRows = appsRepo(deps.db.kysely);
   const apps = appsService(appsRows, (clientId) => oauth.revokeClient(clientId), now);
+  const tester = webhookTester(webhooks.repo, {
+    now,
+    allowPrivateTargets: deps.config.WEBHOOKS_ALLOW_PRIVATE_TARGETS ?? false,
+  });
   await registerPortal(app, {
     accounts,
     keys: portalKeys,
@@ -251,10 +258,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       webRoutes(accounts, portalKeys, flashes)(web);
       appWebRoutes(apps, accounts, flashes)(web);
       authorizedAppPages(oauth, appsRows, accounts, flashes, now)(web);
+      webhookWebRoutes({ webhooks, tester, appsOf: (id) => apps.list(id), accounts, flashes })(web);
     },
     signedInRoutes: (signedIn) => {
       appRoutes(apps)(signedIn);
       authorizedAppRoutes(oauth, appsRows, now)(signedIn);
+      webhookTestRoute(tester)(signedIn);
     },
   });
   await app.register(

@@ -8,7 +8,8 @@ import {
   type RconErrorKind,
   type RconTarget,
 } from '../src/modules/servers/rcon/index.js';
-import { deadPort, delay, type FakeServer } from './helpers/fake-rcon/common.js';
+import { encodePacket } from '../src/modules/servers/rcon/source-packet.js';
+import { deadPort, delay, listenTcp, type FakeServer } from './helpers/fake-rcon/common.js';
 import { deadUdpPort, fakeGoldSrcServer, type FakeGoldSrcOptions } from './helpers/fake-rcon/goldsrc.js';
 import { fakeSourceServer, type FakeSourceOptions } from './helpers/fake-rcon/source.js';
 import { fakeWebRconServer, type FakeWebRconOptions } from './helpers/fake-rcon/webrcon.js';
@@ -300,4 +301,49 @@ describe('every protocol: slow, dead and garbage servers', () => {
       await allClosed(server);
     });
   }
+});
+
+describe('hostile servers (property)', () => {
+  it('Source: whatever bytes the server sends, the client settles with a result or an RconError and closes', async () => {
+    let reply = Buffer.alloc(0);
+    let hangUp = false;
+    const listener = await listenTcp((socket) => {
+      socket.once('data', () => {
+        socket.write(reply);
+        if (hangUp) socket.end();
+      });
+    });
+    servers.push({ host: '127.0.0.1', received: [], ...listener });
+    const loginOk = (id: number) => encodePacket(id, 2, '');
+    await fc.assert(
+      fc.asyncProperty(
+        fc.oneof(
+          fc.uint8Array({ maxLength: 200 }).map((b) => Buffer.from(b)),
+          fc
+            .tuple(
+              fc.integer({ min: -2, max: 3 }),
+              fc.integer({ min: -1, max: 3 }),
+              fc.string({ maxLength: 50 }),
+            )
+            .map(([id, type, body]) => Buffer.concat([loginOk(id), encodePacket(id, type, body)])),
+        ),
+        fc.boolean(),
+        async (bytes, close) => {
+          reply = bytes;
+          hangUp = close;
+          const outcome = await runRconCommand(
+            { protocol: 'source', host: '127.0.0.1', port: listener.port, password: PASSWORD },
+            'status',
+            { timeoutMs: 100, quietMs: 20 },
+          ).catch((error: unknown) => error);
+          assert.ok(
+            outcome instanceof RconError || typeof (outcome as { output?: unknown }).output === 'string',
+          );
+        },
+      ),
+      { numRuns: 60 },
+    );
+    for (let i = 0; i < 100 && listener.openConnections() > 0; i++) await delay(5);
+    assert.equal(listener.openConnections(), 0);
+  });
 });

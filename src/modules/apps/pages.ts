@@ -1,4 +1,5 @@
 import { html, layout, type SafeHtml } from '../portal/pages/html.js';
+import { secretShownOnce } from '../portal/pages/pages.js';
 import { PORTAL_PREFIX, type PortalAccount } from '../portal/session-auth.js';
 import type { AppView } from './schemas.js';
 
@@ -108,17 +109,12 @@ export function appPage(
       ${alert('error', notice.errors?.join(' '))}${alert('success', notice.success)}
       ${
         notice.secret
-          ? html`<div class="alert warn" role="status">
-                <strong>Copy the client secret now.</strong> It is shown only once; we store only a hash of
-                it.
-              </div>
-              <section class="card">
-                <label for="secret">Client secret</label>
-                <div class="secret">
-                  <input type="text" id="secret" value="${notice.secret}" readonly spellcheck="false" />
-                  <button type="button" data-copy="secret">Copy</button>
-                </div>
-              </section>`
+          ? secretShownOnce(
+              'Client secret',
+              notice.secret,
+              html`<strong>Copy the client secret now.</strong> It is shown only once; we store only a hash of
+                it.`,
+            )
           : ''
       }
       <section class="card" aria-labelledby="creds-title">

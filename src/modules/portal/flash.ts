@@ -1,4 +1,5 @@
 import { createCipheriv, createDecipheriv, createHash, hkdfSync, randomBytes } from 'node:crypto';
+import type { WebhookTestResult } from '../webhooks/test-send.js';
 import type { PortalRepo } from './repo.js';
 
 /** What a page shows once after a form redirected to it. */
@@ -6,6 +7,10 @@ export type Flash =
   | { kind: 'key_created'; keyId: number; secret: string }
   /** an app's client secret, new or rotated (shown once) */
   | { kind: 'app_secret'; appId: number; secret: string }
+  /** a webhook's signing secret, new or rotated (shown once) */
+  | { kind: 'webhook_secret'; webhookId: number; secret: string }
+  /** what the receiver answered the webhook test page's sample */
+  | { kind: 'webhook_test'; result: WebhookTestResult }
   | {
       kind: 'notice';
       success?: string;

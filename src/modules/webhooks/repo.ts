@@ -1,4 +1,4 @@
-import type { Kysely, Selectable } from 'kysely';
+import type { ExpressionBuilder, Kysely, Selectable } from 'kysely';
 import type { Database, WebhooksTable } from '../../db/types.js';
 import { writeTransaction } from '../../db/write-transaction.js';
 import { ownedBy, type WebhookOwner } from './owner.js';
@@ -18,6 +18,20 @@ export interface WebhookChanges {
   description?: string | null;
   enabled?: boolean;
 }
+
+const ofAccount = (accountId: number) => (eb: ExpressionBuilder<Database, 'webhooks'>) =>
+  eb.or([
+    eb('webhooks.user_id', '=', accountId),
+    eb(
+      'webhooks.app_id',
+      'in',
+      eb.selectFrom('oauth_apps').select('oauth_apps.id').where('oauth_apps.owner_id', '=', accountId),
+    ),
+  ]);
+
+/** The owner of a row, to act on it with the owner-scoped statements. */
+export const ownerOfRow = (row: WebhookRow): WebhookOwner =>
+  row.app_id !== null ? { appId: row.app_id } : { userId: row.user_id ?? 0 };
 
 /** Webhooks and their secrets: every statement names the owner, so another's id is never found. */
 export function webhooksRepo(db: Kysely<Database>) {
@@ -57,6 +71,20 @@ export function webhooksRepo(db: Kysely<Database>) {
           .executeTakeFirstOrThrow(),
       ]);
       return { rows, total: count.n };
+    },
+
+    /** The portal's view: a developer's own webhooks (their keys') and those of their apps. */
+    listForAccount(accountId: number): Promise<WebhookRow[]> {
+      return db.selectFrom('webhooks').selectAll().where(ofAccount(accountId)).orderBy('id').execute();
+    },
+
+    findForAccount(accountId: number, id: number): Promise<WebhookRow | undefined> {
+      return db
+        .selectFrom('webhooks')
+        .selectAll()
+        .where(ofAccount(accountId))
+        .where('id', '=', id)
+        .executeTakeFirst();
     },
 
     find(owner: WebhookOwner, id: number): Promise<WebhookRow | undefined> {

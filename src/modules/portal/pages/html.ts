@@ -64,6 +64,7 @@ export function layout(options: LayoutOptions, body: SafeHtml): string {
               username
                 ? html`<a href="${base}/keys">My keys</a>
                     <a href="${base}/apps">My apps</a>
+                    <a href="${base}/webhooks">Webhooks</a>
                     <a href="${base}/authorized-apps">Authorized apps</a>
                     <form method="post" action="${base}/sign-out" class="inline">
                       <input type="hidden" name="_csrf" value="${csrfToken}" />

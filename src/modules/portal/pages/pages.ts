@@ -19,6 +19,18 @@ export const alert = (kind: 'error' | 'success' | 'warn', text: string | undefin
 export const signedIn = (a: PortalAccount, title: string, body: SafeHtml) =>
   layout({ title, username: a.username, csrfToken: a.csrfToken, base: BASE }, body);
 
+/** A secret shown once: the warning, then a read-only field with a copy button. */
+export const secretShownOnce = (label: string, secret: string, warning: SafeHtml) =>
+  html`<div class="alert warn" role="status">${warning}</div>
+    <section class="card">
+      <label for="secret">${label}</label>
+      <div class="secret">
+        <input type="text" id="secret" value="${secret}" readonly spellcheck="false" autocomplete="off" />
+        <button type="button" data-copy="secret">Copy</button>
+      </div>
+      <p class="hint" id="secret-status" role="status" aria-live="polite"></p>
+    </section>`;
+
 export function signInPage(options: { csrf: string; error?: string; username?: string }): string {
   return layout(
     { title: 'Sign in', base: BASE },

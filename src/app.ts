@@ -66,6 +66,7 @@ import { idempotencyRepo } from './modules/idempotency/repo.js';
 import { INGEST_PREFIX, ingestRoutes } from './modules/ingest/routes.js';
 import { opsRoutes } from './modules/ops/routes.js';
 import { openStores, type StoresConfig } from './stores.js';
+import type { Broadcast } from './http/broadcast.js';
 import { appsRepo } from './modules/apps/repo.js';
 import { appRoutes } from './modules/apps/routes.js';
 import { appsService } from './modules/apps/service.js';
@@ -147,7 +148,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.log = log;
   const metrics = deps.metrics ?? createMetrics();
 
-  const { rateLimitStore, throttle } = await openStores(deps.config, {
+  const stores = await openStores(deps.config, {
     db: deps.db.kysely,
     log,
     onStateChange: metrics.store.state,
@@ -165,7 +166,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   registerAccessLog(app);
   app.addHook('onResponse', requestMetricsHook(metrics));
   app.addHook('onClose', async () => {
-    await Promise.all([rateLimitStore.close(), throttle.close()]);
+    await stores.close();
   });
 
   await app.register(errorsPlugin);
@@ -181,13 +182,15 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     now,
     trustProxy: deps.config.TRUST_PROXY,
     onError: (err) => log.error({ err }, 'authorization server error'),
+    broadcast: stores.broadcast,
   });
   app.decorate('oauth', oauth);
+  app.decorate('broadcast', stores.broadcast);
   const usage = new UsageRecorder(usageRows, now);
   app.decorate('usageRecorder', usage);
   await app.register(pipelinePlugin, {
     keys,
-    rateLimitStore,
+    rateLimitStore: stores.rateLimitStore,
     cache,
     usage,
     now,
@@ -236,12 +239,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     },
     { prefix: V1_PREFIX },
   );
-  const accounts = accountsService(accountsRepo(deps.db.kysely), throttle, now);
+  const accounts = accountsService(accountsRepo(deps.db.kysely), stores.throttle, now);
   const portalKeys = portalKeysService({
     keys,
     usage: usageRows,
     recorder: usage,
-    rateLimitStore,
+    rateLimitStore: stores.rateLimitStore,
     now,
   });
   const flashes = portalFlashes(portalRepo(deps.db.kysely), now);
@@ -281,7 +284,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     ...(deps.config.REDIS_URL
       ? {
           redis: {
-            health: () => rateLimitStore.health(),
+            health: () => stores.rateLimitStore.health(),
             failureMode: deps.config.RATE_LIMIT_STORE_FAILURE ?? 'open',
           },
         }
@@ -298,5 +301,7 @@ declare module 'fastify' {
   interface FastifyInstance {
     usageRecorder: UsageRecorder;
     oauth: OAuthServer;
+    /** messages to every instance of the deployment (src/http/broadcast.ts) */
+    broadcast: Broadcast;
   }
 }

@@ -79,7 +79,7 @@ async function main(argv: string[]): Promise<void> {
       try {
         if (command === 'seed') await seedCommand(db, rest);
         else if (command === 'users') await usersCommand(db, rest);
-        else if (command === 'apps') await appsCommand(db, rest);
+        else if (command === 'apps') await appsCommand(db, rest, config);
         else await keysCommand(db, rest);
       } finally {
         await db.close();

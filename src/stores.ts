@@ -3,6 +3,7 @@ import type { Config } from './config.js';
 import { readDeploymentId } from './db/deployment.js';
 import type { Database } from './db/types.js';
 import { MemoryRateLimitStore, type RateLimitStore } from './http/rate-limit-store.js';
+import { LocalBroadcast, RedisBroadcast, type Broadcast } from './http/broadcast.js';
 import { RedisLink, type LinkLogger, type RedisLinkOptions } from './http/redis-link.js';
 import { RedisRateLimitStore } from './http/redis-rate-limit-store.js';
 import { RedisThrottleStore } from './modules/accounts/redis-throttle-store.js';
@@ -15,6 +16,22 @@ export type StoresConfig = Partial<
 export interface Stores {
   rateLimitStore: RateLimitStore;
   throttle: ThrottleStore;
+  /** messages to every instance (revocations, event wake-ups): Redis pub/sub, or this process */
+  broadcast: Broadcast;
+  /** closes all three and their Redis connections */
+  close(): Promise<void>;
+}
+
+function stores(rateLimitStore: RateLimitStore, throttle: ThrottleStore, broadcast: Broadcast): Stores {
+  return {
+    rateLimitStore,
+    throttle,
+    broadcast,
+    close: async () => {
+      await broadcast.close();
+      await Promise.all([rateLimitStore.close(), throttle.close()]);
+    },
+  };
 }
 
 /** The Redis prefix of a deployment: REDIS_PREFIX, or one made from the database's own random id. */
@@ -23,9 +40,10 @@ export async function redisPrefixFor(config: StoresConfig, db: Kysely<Database>)
 }
 
 /**
- * The quota and throttle stores: in process memory by default; with REDIS_URL, one Redis
- * connection shared by both, so every API instance counts against the same limits. A store the
- * caller hands in (`given`) is used as it is.
+ * The quota and throttle stores and the broadcast: in process memory by default; with REDIS_URL,
+ * one Redis connection shared by all three (plus the subscriber connection pub/sub needs), so every
+ * API instance counts against the same limits and hears the others. A store the caller hands in
+ * (`given`) is used as it is.
  */
 export async function openStores(
   config: StoresConfig,
@@ -39,12 +57,12 @@ export async function openStores(
   },
 ): Promise<Stores> {
   const { rateLimitStore, throttle } = deps.given ?? {};
-  if (rateLimitStore && throttle) return { rateLimitStore, throttle };
-  if (!config.REDIS_URL) {
-    return {
-      rateLimitStore: rateLimitStore ?? new MemoryRateLimitStore(),
-      throttle: throttle ?? new MemoryThrottleStore(),
-    };
+  if (!config.REDIS_URL || (rateLimitStore && throttle)) {
+    return stores(
+      rateLimitStore ?? new MemoryRateLimitStore(),
+      throttle ?? new MemoryThrottleStore(),
+      new LocalBroadcast(),
+    );
   }
   const prefix = await redisPrefixFor(config, deps.db);
   const link = new RedisLink({
@@ -55,9 +73,11 @@ export async function openStores(
     ...(deps.onStateChange ? { onStateChange: deps.onStateChange } : {}),
     ...(deps.onFailure ? { onFailure: deps.onFailure } : {}),
   });
-  await link.connected();
-  return {
-    rateLimitStore: rateLimitStore ?? new RedisRateLimitStore(link, prefix),
-    throttle: throttle ?? new RedisThrottleStore(link, prefix),
-  };
+  const broadcast = new RedisBroadcast(link, prefix, deps.log);
+  await Promise.all([link.connected(), broadcast.connected()]);
+  return stores(
+    rateLimitStore ?? new RedisRateLimitStore(link, prefix),
+    throttle ?? new RedisThrottleStore(link, prefix),
+    broadcast,
+  );
 }

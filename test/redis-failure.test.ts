@@ -323,8 +323,7 @@ describe('Redis failure mode', { skip: !redisServerInstalled && 'redis-server is
         'connected at start, lost, back',
       );
     } finally {
-      await stores.rateLimitStore.close();
-      await stores.throttle.close();
+      await stores.close();
     }
   });
 

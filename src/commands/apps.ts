@@ -4,6 +4,8 @@ import { appsRepo } from '../modules/apps/repo.js';
 import { appView } from '../modules/apps/schemas.js';
 import { appsService } from '../modules/apps/service.js';
 import { oauthStoreRepo } from '../modules/oauth/store-repo.js';
+import { announceClientDeleted } from '../modules/oauth/verifier.js';
+import { openStores, type StoresConfig } from '../stores.js';
 import { intOption, parse, UsageError } from './args.js';
 
 export const APPS_USAGE = `hub apps create --owner USER_ID --name TEXT --redirect-uri URI [--redirect-uri URI ...] [--public] [--homepage URL] [--json]
@@ -12,10 +14,11 @@ hub apps delete ID`;
 
 /**
  * The operator's view of registered OAuth apps. Deleting one removes its grants and tokens from
- * the database; running API instances stop accepting its cached tokens within 30 s (at once when
- * deleted through the portal, or with REDIS_URL set).
+ * the database and, with REDIS_URL set, tells every running API instance at once; without Redis a
+ * running instance (there is one on the embedded setup) stops accepting its cached tokens within
+ * 30 s.
  */
-export async function appsCommand(db: Db, argv: string[]): Promise<void> {
+export async function appsCommand(db: Db, argv: string[], config: StoresConfig = {}): Promise<void> {
   const [sub, ...rest] = argv;
   const store = oauthStoreRepo(db.kysely);
   const service = appsService(appsRepo(db.kysely), (clientId) => store.deleteByClient(clientId), Date.now);
@@ -71,6 +74,7 @@ export async function appsCommand(db: Db, argv: string[]): Promise<void> {
         const id = intOption(positionals[0], 'id', 1, 2147483647);
         if (id === undefined) throw new UsageError('usage: hub apps delete ID');
         const app = await service.delete(undefined, id);
+        await announce(config, db, app.client_id);
         console.log(`Deleted app ${id} (${app.name}); its grants and tokens are revoked.`);
         return;
       }
@@ -82,4 +86,13 @@ export async function appsCommand(db: Db, argv: string[]): Promise<void> {
     if (err instanceof ProblemError) throw new UsageError(err.message);
     throw err;
   }
+}
+
+/** With REDIS_URL, the running instances forget the app's cached tokens now rather than in 30 s. */
+async function announce(config: StoresConfig, db: Db, clientId: string): Promise<void> {
+  if (!config.REDIS_URL) return;
+  const quiet = { info: () => undefined, warn: (_: object, message: string) => console.error(message) };
+  const stores = await openStores(config, { db: db.kysely, log: quiet });
+  announceClientDeleted(stores.broadcast, clientId);
+  await stores.close();
 }

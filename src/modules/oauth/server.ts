@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely';
 import type Provider from 'oidc-provider';
 import type { Database } from '../../db/types.js';
 import type { App } from '../../http/app-types.js';
+import type { Broadcast } from '../../http/broadcast.js';
 import type { AccountsService } from '../accounts/service.js';
 import { privatePages } from '../portal/session-auth.js';
 import type { AppsRepo } from '../apps/repo.js';
@@ -22,6 +23,8 @@ export interface OAuthServerDeps {
   now: () => number;
   trustProxy: boolean;
   onError: (err: unknown) => void;
+  /** revocations reach every instance's token cache through it */
+  broadcast?: Broadcast;
 }
 
 /** The authorization server with its storage and the /v1 token verifier, ready to mount. */
@@ -38,7 +41,7 @@ export class OAuthServer {
   ) {
     this.now = deps.now;
     this.store = oauthStoreRepo(deps.db);
-    this.verifier = new CachedAccessTokens(this.store, deps.apps, deps.now, deps.onError);
+    this.verifier = new CachedAccessTokens(this.store, deps.apps, deps.now, deps.onError, deps.broadcast);
     const adapter = storeAdapterFactory({
       store: this.store,
       apps: deps.apps,

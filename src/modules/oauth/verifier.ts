@@ -1,4 +1,6 @@
+import { createHash } from 'node:crypto';
 import type { AccessTokenVerifier, VerifiedAccessToken } from '../../http/access-tokens.js';
+import type { Broadcast } from '../../http/broadcast.js';
 import { API_KEY_SCOPES, isScope, type Scope } from '../../http/scopes.js';
 import { tierForOwner } from '../keys/tiers.js';
 import type { AppsRepo } from '../apps/repo.js';
@@ -11,6 +13,18 @@ interface Entry {
   /** re-read from the database after this (epoch ms), whatever happens */
   checkAfter: number;
 }
+
+/** What one instance tells the others; a token travels as its digest, never as itself. */
+type Revocation = { token: string } | { grant: string } | { client: string };
+
+const REVOCATIONS = 'oauth.revocations';
+
+/** Tells every running instance that an app was deleted (from a process without a verifier: the CLI). */
+export function announceClientDeleted(broadcast: Broadcast, clientId: string): void {
+  broadcast.publish(REVOCATIONS, JSON.stringify({ client: clientId } satisfies Revocation));
+}
+
+const digestOf = (token: string): string => createHash('sha256').update(token).digest('base64url');
 
 interface TokenPayload {
   accountId?: string;
@@ -30,21 +44,27 @@ const MAX_ENTRIES = 50_000;
  * The /v1 pipeline's access-token check. A token is read from the database once, then answered from
  * memory with no I/O. Revocation still applies to the very next request: every way a token dies
  * goes through the store adapter (refresh-token reuse, RFC 7009 revocation, "revoke app", app
- * deletion), which tells this cache at once (`RevocationListener`), and other instances hear it
- * through `remote` (Redis pub/sub). `TOKEN_CACHE_MS` bounds how long an entry lives regardless.
+ * deletion), which tells this cache at once (`RevocationListener`), and every other instance hears
+ * it through the broadcast (Redis pub/sub with REDIS_URL). A broadcast lost while Redis is away
+ * is covered by `TOKEN_CACHE_MS`, which bounds how long an entry lives regardless.
  */
 export class CachedAccessTokens implements AccessTokenVerifier, RevocationListener {
   private readonly entries = new Map<string, Entry>();
+  /** digest -> token, so a revocation heard from another instance finds its entry */
+  private readonly byDigest = new Map<string, string>();
   private readonly touched = new Map<string, number>();
-  /** other instances' caches, told of every revocation made here */
-  remote: RevocationListener | undefined;
 
   constructor(
     private readonly store: OAuthStoreRepo,
     private readonly apps: AppsRepo,
     private readonly now: () => number,
     private readonly onError: (err: unknown) => void,
-  ) {}
+    private readonly broadcast?: Broadcast,
+  ) {
+    broadcast?.subscribe(REVOCATIONS, (message) => {
+      this.heard(message);
+    });
+  }
 
   verify(token: string): VerifiedAccessToken | undefined | Promise<VerifiedAccessToken | undefined> {
     if (token.length > 128) return undefined;
@@ -54,7 +74,7 @@ export class CachedAccessTokens implements AccessTokenVerifier, RevocationListen
       this.touch(hit.grantId, at);
       return hit.token;
     }
-    if (hit) this.entries.delete(token);
+    if (hit) this.drop(token);
     return this.load(token, at);
   }
 
@@ -80,8 +100,12 @@ export class CachedAccessTokens implements AccessTokenVerifier, RevocationListen
       expiresAt,
     };
     const grantId = payload.grantId ?? null;
-    if (this.entries.size >= MAX_ENTRIES) this.entries.clear();
+    if (this.entries.size >= MAX_ENTRIES) {
+      this.entries.clear();
+      this.byDigest.clear();
+    }
     this.entries.set(token, { token: verified, grantId, checkAfter: at + TOKEN_CACHE_MS });
+    this.byDigest.set(digestOf(token), token);
     this.touch(grantId, at);
     return verified;
   }
@@ -96,21 +120,50 @@ export class CachedAccessTokens implements AccessTokenVerifier, RevocationListen
   }
 
   tokenDestroyed(id: string): void {
-    this.entries.delete(id);
-    this.remote?.tokenDestroyed(id);
+    this.drop(id);
+    this.tell({ token: digestOf(id) });
   }
 
   grantRevoked(grantId: string): void {
     this.forget((entry) => entry.grantId === grantId);
-    this.remote?.grantRevoked(grantId);
+    this.tell({ grant: grantId });
   }
 
   /** The app was deleted: none of its tokens may pass again. */
   clientDeleted(clientId: string): void {
     this.forget((entry) => entry.token.clientId === clientId);
+    if (this.broadcast) announceClientDeleted(this.broadcast, clientId);
+  }
+
+  private tell(revocation: Revocation): void {
+    this.broadcast?.publish(REVOCATIONS, JSON.stringify(revocation));
+  }
+
+  /** Another instance (or this one, echoed back) revoked something: forget it here too. */
+  private heard(message: string): void {
+    let revocation: Partial<Record<'token' | 'grant' | 'client', unknown>>;
+    try {
+      revocation = JSON.parse(message) as typeof revocation;
+    } catch {
+      return;
+    }
+    const { token, grant, client } = revocation;
+    if (typeof token === 'string') {
+      const found = this.byDigest.get(token);
+      if (found !== undefined) this.drop(found);
+    } else if (typeof grant === 'string') {
+      this.forget((entry) => entry.grantId === grant);
+    } else if (typeof client === 'string') {
+      this.forget((entry) => entry.token.clientId === client);
+    }
+  }
+
+  private drop(token: string): void {
+    this.entries.delete(token);
+    this.byDigest.delete(digestOf(token));
   }
 
   private forget(match: (entry: Entry) => boolean): void {
-    for (const [token, entry] of this.entries) if (match(entry)) this.entries.delete(token);
+    for (const [token, entry] of this.entries) if (match(entry)) this.drop(token);
   }
 }

@@ -39,7 +39,7 @@ h2 { font-size: 1.2rem; margin: 0 0 12px; }
 .narrow { max-width: 440px; margin: 24px auto; }
 label { display: block; font-weight: 600; margin: 12px 0 4px; }
 .hint { color: var(--muted); font-size: 0.88rem; margin: 4px 0 0; }
-input[type=text], input[type=password], textarea { width: 100%; padding: 10px 12px; font-size: 1rem; border: 1px solid #8c959f;
+input[type=text], input[type=password], input[type=url], select, textarea { width: 100%; padding: 10px 12px; font-size: 1rem; border: 1px solid #8c959f;
   border-radius: 6px; background: #fff; color: var(--text); }
 .row { display: flex; gap: 8px; align-items: flex-end; flex-wrap: wrap; }
 .row > .grow { flex: 1 1 240px; }

@@ -1,6 +1,7 @@
 /**
  * Webhook delivery benchmark (issue 15): signed deliveries per second from one worker to a local
- * receiver (target ≥ 2,000/s), and the time from an event's commit to its arrival at the receiver
+ * receiver (target ≥ 2,000/s), through the whole path (outbox -> dispatcher -> deliveries ->
+ * claim -> signed POST -> recorded), and the time from an event's commit to its arrival at the receiver
  * while events are emitted at a steady rate (target p99 ≤ 1 s). The baseline, in the same run:
  * raw unsigned POSTs of the same bodies through the same keep-alive HTTP client at the same
  * concurrency, with no database; the ratio says what claiming, signing and recording cost.
@@ -19,6 +20,7 @@ import { connect, type Db } from '../src/db/connect.js';
 import { migrateToLatest } from '../src/db/migrate.js';
 import { emitEvents } from '../src/modules/events/outbox.js';
 import { deliveryWorker } from '../src/modules/webhooks/delivery/worker.js';
+import { webhookDispatcher } from '../src/modules/webhooks/dispatch.js';
 
 const DELIVERIES = Number(process.env.BENCH_DELIVERIES ?? 20_000);
 const RATE = Number(process.env.BENCH_RATE ?? 2000);
@@ -115,7 +117,8 @@ async function makeEndpoints(db: Db, port: number): Promise<number[]> {
         user_id: user.id,
         app_id: null,
         url: `http://127.0.0.1:${port}/hook/${i}`,
-        events: '*',
+        // one type per endpoint, so each event makes one delivery
+        events: JSON.stringify([`bench.e${i}`]),
         description: null,
         disabled_reason: null,
         created_at: now,
@@ -133,40 +136,19 @@ async function makeEndpoints(db: Db, port: number): Promise<number[]> {
   return ids;
 }
 
-/** One transaction: `count` events and their deliveries, spread over the endpoints (what the dispatcher writes). */
-async function commitEvents(db: Db, endpoints: number[], count: number, seq: number): Promise<number[]> {
-  return db.kysely.transaction().execute(async (trx) => {
-    const now = Date.now();
-    const ids = await emitEvents(
+/** One transaction: `count` events, one per endpoint in turn; the worker's dispatcher makes the deliveries. */
+async function commitEvents(db: Db, count: number, seq: number): Promise<number[]> {
+  return db.kysely.transaction().execute((trx) =>
+    emitEvents(
       trx,
       db.dialect,
       Array.from({ length: count }, (_, i) => ({
-        type: 'kill.recorded',
+        type: `bench.e${(seq + i) % ENDPOINTS}`,
         data: { kill_id: seq + i, weapon: 'ak47', headshot: i % 3 === 0, map: 'de_dust2' },
       })),
-      now,
-    );
-    await trx
-      .insertInto('webhook_deliveries')
-      .values(
-        ids.map((eventId, i) => ({
-          webhook_id: endpoints[(seq + i) % endpoints.length] ?? 0,
-          event_id: eventId,
-          status: 'pending' as const,
-          next_attempt_at: now,
-          claimed_until: null,
-          claimed_by: null,
-          last_status_code: null,
-          last_latency_ms: null,
-          last_response: null,
-          last_error: null,
-          created_at: now,
-          delivered_at: null,
-        })),
-      )
-      .execute();
-    return ids;
-  });
+      Date.now(),
+    ),
+  );
 }
 
 const waitFor = async (done: () => boolean, limitMs: number) => {
@@ -217,19 +199,21 @@ async function baseline(port: number, total: number): Promise<number> {
 async function run(url: string | undefined): Promise<void> {
   const { db, label, drop } = await openDb(url);
   const receiver = await startReceiver();
-  const endpoints = await makeEndpoints(db, receiver.port);
+  await makeEndpoints(db, receiver.port);
+  const dispatcher = webhookDispatcher(db);
 
   const rawPerSecond = await baseline(receiver.port, DELIVERIES);
 
   // throughput: a backlog of deliveries, one worker draining it
   for (let seq = 0; seq < DELIVERIES; seq += 1000)
-    await commitEvents(db, endpoints, Math.min(1000, DELIVERIES - seq), seq);
+    await commitEvents(db, Math.min(1000, DELIVERIES - seq), seq);
   const before = receiver.arrived.size;
   const worker = deliveryWorker(db, {
     allowPrivate: true,
     concurrency: CONCURRENCY,
     perWebhook: CONCURRENCY / ENDPOINTS,
     pollMs: 50,
+    dispatch: (now) => dispatcher.dispatch(now),
   });
   const started = performance.now();
   worker.start();
@@ -246,7 +230,7 @@ async function run(url: string | undefined): Promise<void> {
   const ticks = SECONDS * 100;
   const t0 = performance.now();
   for (let tick = 0; tick < ticks; tick++) {
-    const ids = await commitEvents(db, endpoints, perTick, DELIVERIES + tick * perTick);
+    const ids = await commitEvents(db, perTick, DELIVERIES + tick * perTick);
     const at = performance.timeOrigin + performance.now();
     for (const id of ids) committedAt.set(`evt_${String(id).padStart(16, '0')}`, at);
     worker.nudge();

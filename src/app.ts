@@ -162,6 +162,14 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   // one of each: the pipeline and the portal share the compiled key lookup and usage statements
   const keys = keysRepo(deps.db.kysely, { reader: deps.db.reader });
   const usageRows = usageRepo(deps.db.kysely);
+  // one repository of each feature, shared by the published API, the /v1 preview, OAuth and the portal
+  const users = usersRepo(deps.db.kysely);
+  const appsRows = appsRepo(deps.db.kysely);
+  const tournaments = tournamentsRepo(deps.db.kysely);
+  const servers = serversRepo(deps.db.kysely);
+  const elo = eloRepo(deps.db.kysely);
+  const killboard = killboardRepo(deps.db.kysely);
+  const achievements = achievementsRepo(deps.db.kysely);
   await app.register(requestBasicsPlugin);
   registerAccessLog(app);
   app.addHook('onResponse', requestMetricsHook(metrics));
@@ -177,8 +185,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const oauth = await OAuthServer.create({
     db: deps.db.kysely,
     issuer: deps.issuer ?? 'http://localhost',
-    apps: appsRepo(deps.db.kysely),
-    users: usersRepo(deps.db.kysely),
+    apps: appsRows,
+    users,
     now,
     trustProxy: deps.config.TRUST_PROXY,
     onError: (err) => log.error({ err }, 'authorization server error'),
@@ -200,23 +208,20 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
   await app.register(usagePlugin, { recorder: usage, flushEveryMs: deps.usageFlushMs ?? 5000 });
 
-  // one repository of each feature, shared by the published API and the /v1 preview
-  const tournaments = tournamentsRepo(deps.db.kysely);
-  const servers = serversRepo(deps.db.kysely);
   const webhooks = webhooksService(deps.db, {
     now,
     allowPrivateTargets: deps.config.WEBHOOKS_ALLOW_PRIVATE_TARGETS ?? false,
   });
   await app.register(
     async (v1: App) => {
-      usersRoutes(usersRepo(deps.db.kysely))(v1);
+      usersRoutes(users)(v1);
       leaderboardsRoutes(leaderboardsRepo(deps.db.kysely))(v1);
       tournamentsRoutes(tournaments)(v1);
       serversRoutes(servers)(v1);
       forumRoutes(forumRepo(deps.db.kysely))(v1);
-      achievementsRoutes(achievementsRepo(deps.db.kysely))(v1);
-      killboardRoutes(killboardRepo(deps.db.kysely), now)(v1);
-      eloRoutes(eloRepo(deps.db.kysely))(v1);
+      achievementsRoutes(achievements)(v1);
+      killboardRoutes(killboard, now)(v1);
+      eloRoutes(elo)(v1);
     },
     { prefix: API_PREFIX },
   );
@@ -226,13 +231,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     async (preview: App) => {
       tournamentsV1Routes(tournaments)(preview);
       serversV1Routes(servers, now)(preview);
-      userStatsV1Route({
-        users: usersRepo(deps.db.kysely),
-        elo: eloRepo(deps.db.kysely),
-        killboard: killboardRepo(deps.db.kysely),
-        achievements: achievementsRepo(deps.db.kysely),
-      })(preview);
-      meRoute(usersRepo(deps.db.kysely))(preview);
+      userStatsV1Route({ users, elo, killboard, achievements })(preview);
+      meRoute(users)(preview);
       clansV1Routes(clansService(clansStore(deps.db.kysely), now))(preview);
       economyRoutes(economyService(economyRepo(deps.db), now))(preview);
       webhooksV1Routes(webhooks)(preview);
@@ -248,7 +248,6 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     now,
   });
   const flashes = portalFlashes(portalRepo(deps.db.kysely), now);
-  const appsRows = appsRepo(deps.db.kysely);
   const apps = appsService(appsRows, (clientId) => oauth.revokeClient(clientId), now);
   const tester = webhookTester(webhooks.repo, {
     now,

@@ -1,29 +1,15 @@
 import assert from 'node:assert/strict';
-import type { ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, rmSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { after, before, describe, it } from 'node:test';
-import { buildIfStale, hub, serve, stop } from './helpers/cli.js';
+import { describe, it } from 'node:test';
+import { cliScratch, hub, serve, stop } from './helpers/cli.js';
 
 /**
  * Drives the built `hub` CLI as real processes, the way an operator does: each run gets its own
  * temporary SQLite database through DATABASE_URL.
  */
 describe('hub CLI end to end', () => {
-  const dirs: string[] = [];
-  const children: ChildProcess[] = [];
-  const tempDb = () => {
-    const dir = mkdtempSync(join(tmpdir(), 'hub-e2e-'));
-    dirs.push(dir);
-    return `sqlite:${join(dir, 'hub.sqlite')}`;
-  };
-
-  before(() => buildIfStale());
-  after(() => {
-    for (const c of children) if (c.exitCode === null) c.kill('SIGKILL');
-    for (const d of dirs) rmSync(d, { recursive: true, force: true });
-  });
+  const { tempDb, children } = cliScratch('hub-e2e-');
 
   it('migrates, seeds, creates a key, serves, authenticates, revokes and stops cleanly', async () => {
     const db = tempDb();

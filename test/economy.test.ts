@@ -219,6 +219,31 @@ for (const dialect of testDialects()) {
       );
     });
 
+    it('moves coins once when the process died between the transfer and storing its answer', async () => {
+      const body = { to_user_id: bob, amount: 3 };
+      const first = await send('alice', body, 'died-after-commit');
+      assert.equal(first.statusCode, 201, first.body);
+      const before = await ledgerRows();
+      const balance = await balanceOf('alice');
+      // What such a crash leaves: the transfer committed, the key still claimed with no answer
+      // stored, and the claim's lease run out, so the pipeline lets a retry run the handler again.
+      await ctx.testDb.db.kysely
+        .updateTable('idempotency_keys')
+        .set({ state: 'in_flight', status: null, content_type: null, body: null, lease_until: 0 })
+        .where('key', '=', 'died-after-commit')
+        .execute();
+      const retry = await send('alice', body, 'died-after-commit');
+      assert.equal(retry.statusCode, 201, retry.body);
+      assert.equal(retry.headers['idempotent-replayed'], undefined, 'the handler ran again');
+      // ...and found the transfer by the key written with it, instead of making another
+      assert.deepEqual(retry.json(), first.json());
+      assert.deepEqual(await ledgerRows(), before);
+      assert.equal(await balanceOf('alice'), balance);
+      const replay = await send('alice', body, 'died-after-commit');
+      assert.equal(replay.headers['idempotent-replayed'], 'true');
+      assert.equal(replay.body, first.body);
+    });
+
     it('keeps the ledger append-only and balanced', async () => {
       const k = ctx.testDb.db.kysely;
       await assert.rejects(sql`update economy_entries set amount = amount + 1`.execute(k), /append-only/);

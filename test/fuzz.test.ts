@@ -257,20 +257,34 @@ function requestFor(op: Operation, creds: Credentials) {
 
 const CODES = new Set(Object.keys(ERRORS));
 
-/** No 5xx; every 4xx a problem document with a code from the closed list and matching status. */
-function checkAnswer(req: FuzzRequest, res: LightMyRequestResponse): void {
+/**
+ * The web pages among the fuzzed paths, as `METHOD /path`: a method the app serves on a documented
+ * path that the document does not list there (pages are hidden from it; `/keys/{id}/origins` is a
+ * JSON route for PUT and the form for GET). A page answers with an HTML error page, by design.
+ */
+function pagesAmong(app: TestContext['app'], doc: OpenApi, ops: Operation[]): Set<string> {
+  const pages = new Set<string>();
+  for (const op of ops) {
+    const url = op.base + op.path.replace(/\{([^}]+)\}/g, ':$1');
+    const documented = Object.keys(doc.paths[op.path] ?? {}).map((m) => m.toUpperCase());
+    for (const method of ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const) {
+      if (!documented.includes(method) && app.hasRoute({ method, url }))
+        pages.add(`${method} ${op.base}${op.path}`);
+    }
+  }
+  return pages;
+}
+
+/**
+ * No 5xx; every 4xx a problem document with a code from the closed list and matching status, or,
+ * from a web page, an HTML page.
+ */
+function checkAnswer(req: FuzzRequest, res: LightMyRequestResponse, page: boolean): void {
   const what = `${req.method} ${req.url} -> ${res.statusCode} ${res.body.slice(0, 300)}`;
   assert.ok(res.statusCode < 500, what);
   assert.equal(res.headers['x-content-type-options'], 'nosniff', what);
   if (res.statusCode < 400 || req.method === 'HEAD') return;
-  // A portal path that is also a web page (`/keys/{id}/origins`: PUT is the JSON route, GET the
-  // form) answers a GET as a page does: an HTML error page, by design.
-  if (
-    req.method === 'GET' &&
-    req.url.startsWith(`${PORTAL}/`) &&
-    /^text\/html/.test(String(res.headers['content-type']))
-  )
-    return;
+  if (page && /^text\/html/.test(String(res.headers['content-type']))) return;
   assert.match(String(res.headers['content-type']), /^application\/problem\+json/, what);
   const problem = json<Problem>(res);
   assert.ok(CODES.has(problem.code), what);
@@ -287,6 +301,7 @@ for (const dialect of testDialects()) {
   describe(`fuzz: every OpenAPI operation with generated malformed input (${dialect})`, () => {
     let ctx: TestContext;
     let ops: Operation[];
+    let pages: Set<string>;
     let creds: Credentials;
     let session: PortalSession;
     const statuses = new Map<number, number>();
@@ -294,9 +309,9 @@ for (const dialect of testDialects()) {
 
     before(async () => {
       ctx = await createTestContext(dialect);
-      ops = operations(
-        json<OpenApi>(await ctx.inject({ method: 'GET', url: '/api-platform/v1/openapi.json' })),
-      );
+      const doc = json<OpenApi>(await ctx.inject({ method: 'GET', url: '/api-platform/v1/openapi.json' }));
+      ops = operations(doc);
+      pages = pagesAmong(ctx.app, doc, ops);
       const apiKey = (await ctx.makeKey({ tier: 'partner', quota: 1_000_000_000, name: 'fuzz' })).secret;
       const server = await registerServer(ctx.testDb.db, 'cs2');
       session = await signUp(ctx, 'fuzzer_account');
@@ -304,8 +319,11 @@ for (const dialect of testDialects()) {
     });
     after(() => ctx.close());
 
-    it('lists the operations to fuzz', () => {
+    it('lists the operations to fuzz, and knows which of their paths are also web pages', () => {
       assert.ok(ops.length >= 20, `only ${ops.length} operations`);
+      assert.ok(pages.has(`GET ${PORTAL}/keys/{id}/origins`), [...pages].join(', '));
+      const elsewhere = [...pages].filter((p) => !p.split(' ')[1]?.startsWith(`${PORTAL}/`));
+      assert.deepEqual(elsewhere, [], 'web pages are the portal\u2019s only');
     });
 
     it('answers every generated request below 500, every 4xx as a problem from the closed list', async () => {
@@ -315,7 +333,7 @@ for (const dialect of testDialects()) {
             const res = await ctx.inject(req);
             requests++;
             statuses.set(res.statusCode, (statuses.get(res.statusCode) ?? 0) + 1);
-            checkAnswer(req, res);
+            checkAnswer(req, res, pages.has(`${req.method} ${op.base}${op.path}`));
             // a generated sign-out ends the fuzzer's session; sign in again for the next requests
             if (req.url === `${PORTAL}/session` && req.method === 'DELETE' && res.statusCode === 204) {
               session = sessionFrom(ctx, await signIn(ctx, 'fuzzer_account', GOOD_PASSWORD, {}, '192.0.2.1'));

@@ -1,13 +1,9 @@
 import assert from 'node:assert/strict';
-import type { ChildProcess } from 'node:child_process';
 import { createSocket, type Socket } from 'node:dgram';
-import { mkdtempSync, rmSync } from 'node:fs';
 import { connect as tcpConnect, createServer, type Server } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { connect } from '../src/db/connect.js';
-import { buildIfStale, hub, serve, stop, type Run } from './helpers/cli.js';
+import { cliScratch, hub, serve, stop, type Run } from './helpers/cli.js';
 import { inRound, stamp } from './helpers/ingest.js';
 
 /**
@@ -45,18 +41,7 @@ const bindUdp = () =>
   });
 
 describe('hub start-up failures and graceful shutdown', () => {
-  const dirs: string[] = [];
-  const children: ChildProcess[] = [];
-  const tempDb = () => {
-    const dir = mkdtempSync(join(tmpdir(), 'hub-ops-'));
-    dirs.push(dir);
-    return `sqlite:${join(dir, 'hub.sqlite')}`;
-  };
-  before(() => buildIfStale());
-  after(() => {
-    for (const c of children) if (c.exitCode === null) c.kill('SIGKILL');
-    for (const d of dirs) rmSync(d, { recursive: true, force: true });
-  });
+  const { tempDb, children } = cliScratch('hub-ops-');
 
   it('bad settings: one line naming every bad variable and what it accepts, never a secret', () => {
     const run = hub(tempDb(), ['serve'], {

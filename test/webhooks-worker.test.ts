@@ -2,6 +2,8 @@ import assert from 'node:assert/strict';
 import { after, afterEach, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { formatEventId } from '../src/modules/events/event-id.js';
+import { emitEvents } from '../src/modules/events/outbox.js';
+import { webhookDispatcher } from '../src/modules/webhooks/dispatch.js';
 import { deliveryRepo } from '../src/modules/webhooks/delivery/repo.js';
 import {
   DISABLE_AFTER_FAILING_MS,
@@ -104,6 +106,25 @@ for (const dialect of testDialects()) {
       // nothing left to send
       assert.equal((await worker(c).runOnce()).sent, 0);
       assert.equal(hook.receipts.length, 1);
+    });
+
+    it('runs the dispatcher first: an event committed to the outbox reaches a subscribed webhook', async () => {
+      const c = clock(T0 + 60_000);
+      const secret = newWebhookSecret();
+      const hook = await open();
+      const webhook = await insertWebhook(testDb.db, userId, hook.url, c.t, [secret]);
+      c.t += 1;
+      const [eventId] = await testDb.db.kysely
+        .transaction()
+        .execute((trx) => emitEvents(trx, dialect, [{ type: 'match.ended', data: { match_id: 7 } }], c.t));
+      assert.ok(eventId);
+      const dispatcher = webhookDispatcher(testDb.db);
+      const round = await worker(c, { dispatch: (now) => dispatcher.dispatch(now) }).runOnce();
+      assert.equal(round.sent, 1);
+      const receipt = hook.receipts.find((r) => r.headers['webhook-id'] === formatEventId(eventId));
+      assert.ok(receipt);
+      assert.deepEqual(verified(secret, receipt).data, { match_id: 7 });
+      assert.equal((await delivery(webhook.id))[0]?.status, 'succeeded');
     });
 
     it('retries at 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h, then gives up', async () => {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { after, before, describe, it } from 'node:test';
+import { after, afterEach, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { connect } from '../src/db/connect.js';
 import { deliveryWorker } from '../src/modules/webhooks/delivery/worker.js';
@@ -44,6 +44,8 @@ for (const dialect of testDialects()) {
       testDb = await openTestDb(dialect);
       userId = (await factories(testDb.db).makeUser()).id;
     });
+    // each test's webhooks go with it (the worker's dispatcher would send them the next test's events)
+    afterEach(() => testDb.db.kysely.deleteFrom('webhooks').execute());
     after(async () => {
       await Promise.all(receivers.map((r) => r.close()));
       await testDb.drop();

@@ -8,6 +8,7 @@ import { serversRepo } from '../modules/servers/repo.js';
 import { timeWindow } from '../modules/ingest/time-window.js';
 import { startPoller } from '../modules/servers/poller/poller.js';
 import { startDeliveryWorker } from '../modules/webhooks/delivery/worker.js';
+import { webhookDispatcher } from '../modules/webhooks/dispatch.js';
 import { exitOnSignal } from '../shutdown.js';
 import { explainBindError, openDatabase, StartupError } from '../startup.js';
 
@@ -76,10 +77,12 @@ export async function startBackground(
     onError: (err) => options.log('poller failed', err),
     ...(options.metrics ? { metrics: options.metrics.poll } : {}),
   });
+  const dispatcher = webhookDispatcher(db);
   const webhooks = startDeliveryWorker(db, {
     allowPrivate: config.WEBHOOKS_ALLOW_PRIVATE_TARGETS,
     concurrency: config.WEBHOOK_CONCURRENCY,
     perWebhook: config.WEBHOOK_ENDPOINT_CONCURRENCY,
+    dispatch: (now) => dispatcher.dispatch(now),
     onError: (err) => options.log('webhook delivery failed', err),
   });
   return {

@@ -56,12 +56,16 @@ export function createMetrics(options: { processMetrics?: boolean } = {}): Metri
   const registers = [registry];
   if (options.processMetrics !== false) collectDefaultMetrics({ register: registry });
 
-  const requests = new Counter({
-    name: 'hub_http_requests_total',
-    help: 'HTTP requests answered, by route pattern, method and status',
-    labelNames: ['route', 'method', 'status'] as const,
-    registers,
-  });
+  // every series of this registry only, its label names fixed (typed) at declaration
+  const counter = <L extends string>(name: string, help: string, labelNames: readonly L[]) =>
+    new Counter({ name, help, labelNames, registers });
+  const gauge = <L extends string>(name: string, help: string, labelNames: readonly L[]) =>
+    new Gauge({ name, help, labelNames, registers });
+  const requests = counter(
+    'hub_http_requests_total',
+    'HTTP requests answered, by route pattern, method and status',
+    ['route', 'method', 'status'],
+  );
   const latency = new Histogram({
     name: 'hub_http_request_duration_seconds',
     help: 'Time from the request arriving to its response being sent, by route pattern and method',
@@ -69,48 +73,41 @@ export function createMetrics(options: { processMetrics?: boolean } = {}): Metri
     buckets: LATENCY_BUCKETS,
     registers,
   });
-  const quotaRejections = new Counter({
-    name: 'hub_quota_rejections_total',
-    help: 'Requests refused with 429 rate_limited for their hourly quota, by tier',
-    labelNames: ['tier'] as const,
-    registers,
-  });
-  const ingestLines = new Counter({
-    name: 'hub_ingest_lines_total',
-    help: 'Log lines and JSON events received from game servers and accepted, by source',
-    labelNames: ['source'] as const,
-    registers,
-  });
-  const ingestRejections = new Counter({
-    name: 'hub_ingest_rejections_total',
-    help: 'Log lines, events or datagrams refused, by source and reason (invalid, unauthorized)',
-    labelNames: ['source', 'reason'] as const,
-    registers,
-  });
-  const ingestKills = new Counter({
-    name: 'hub_ingest_kills_total',
-    help: 'Kills recorded from ingested lines and events, by source',
-    labelNames: ['source'] as const,
-    registers,
-  });
-  const pollResults = new Counter({
-    name: 'hub_poller_results_total',
-    help: 'Game-server status queries, by result (online: answered, failed: no answer in time), and rounds that could not run (error)',
-    labelNames: ['result'] as const,
-    registers,
-  });
-  const storeFailures = new Counter({
-    name: 'hub_store_failures_total',
-    help: 'Failed commands and connection errors of the shared rate-limit store (Redis)',
-    labelNames: ['store'] as const,
-    registers,
-  });
-  const storeUp = new Gauge({
-    name: 'hub_store_up',
-    help: 'Whether the shared rate-limit store (Redis) is reachable (1) or quotas count per instance (0)',
-    labelNames: ['store'] as const,
-    registers,
-  });
+  const quotaRejections = counter(
+    'hub_quota_rejections_total',
+    'Requests refused with 429 rate_limited for their hourly quota, by tier',
+    ['tier'],
+  );
+  const ingestLines = counter(
+    'hub_ingest_lines_total',
+    'Log lines and JSON events received from game servers and accepted, by source',
+    ['source'],
+  );
+  const ingestRejections = counter(
+    'hub_ingest_rejections_total',
+    'Log lines, events or datagrams refused, by source and reason (invalid, unauthorized)',
+    ['source', 'reason'],
+  );
+  const ingestKills = counter(
+    'hub_ingest_kills_total',
+    'Kills recorded from ingested lines and events, by source',
+    ['source'],
+  );
+  const pollResults = counter(
+    'hub_poller_results_total',
+    'Game-server status queries, by result (online: answered, failed: no answer in time), and rounds that could not run (error)',
+    ['result'],
+  );
+  const storeFailures = counter(
+    'hub_store_failures_total',
+    'Failed commands and connection errors of the shared rate-limit store (Redis)',
+    ['store'],
+  );
+  const storeUp = gauge(
+    'hub_store_up',
+    'Whether the shared rate-limit store (Redis) is reachable (1) or quotas count per instance (0)',
+    ['store'],
+  );
 
   // One child per label set, found by one string key: labels() hashes its arguments on every call.
   const series = new Map<

@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { readdirSync, statSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { after, before } from 'node:test';
 
 /**
  * The built `hub` CLI run as real processes, the way an operator does (end-to-end tests): each
@@ -34,6 +36,27 @@ export function buildIfStale(): void {
     { cwd: ROOT, encoding: 'utf8' },
   );
   assert.equal(tsc.status, 0, `build failed:\n${tsc.stdout}${tsc.stderr}`);
+}
+
+/**
+ * The scratch of a suite of CLI tests (call it inside `describe`): the CLI built before the first
+ * test; `tempDb()` a fresh SQLite database in a temporary folder; `children` the `hub` processes the
+ * tests started. After the last test, children still running are killed and the folders removed.
+ */
+export function cliScratch(prefix: string): { tempDb: () => string; children: ChildProcess[] } {
+  const dirs: string[] = [];
+  const children: ChildProcess[] = [];
+  before(() => buildIfStale());
+  after(() => {
+    for (const c of children) if (c.exitCode === null) c.kill('SIGKILL');
+    for (const d of dirs) rmSync(d, { recursive: true, force: true });
+  });
+  const tempDb = () => {
+    const dir = mkdtempSync(join(tmpdir(), prefix));
+    dirs.push(dir);
+    return `sqlite:${join(dir, 'hub.sqlite')}`;
+  };
+  return { tempDb, children };
 }
 
 export interface Run {

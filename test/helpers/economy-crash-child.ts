@@ -14,11 +14,14 @@ const db = connect(url);
 const economy = economyService(economyRepo(db), Date.now);
 let sent = 0;
 
-async function sender(lane: number): Promise<never> {
+async function sender(): Promise<never> {
   for (;;) {
     const n = sent++;
-    const from = users[(n * 7 + lane) % users.length] ?? 0;
-    const to = users[(n * 7 + lane + 1 + (n % (users.length - 1))) % users.length] ?? 0;
+    // The pair depends on n alone: every user sends and receives in turn whichever lane runs it.
+    // (With the lane in it, lanes running in lockstep made only every other user a sender, until
+    // all coins sat with the others and every transfer was refused.)
+    const from = users[n % users.length] ?? 0;
+    const to = users[(n + 1 + (Math.floor(n / users.length) % (users.length - 1))) % users.length] ?? 0;
     try {
       await economy.transfer(
         from,
@@ -32,4 +35,4 @@ async function sender(lane: number): Promise<never> {
   }
 }
 
-await Promise.all(Array.from({ length: 8 }, (_, lane) => sender(lane)));
+await Promise.all(Array.from({ length: 8 }, () => sender()));

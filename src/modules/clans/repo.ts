@@ -68,6 +68,20 @@ const containsPattern = (text: string) => `%${text.toLowerCase().replace(/[\\%_]
 
 /** All SQL of clans. Every write runs inside a transaction of `clansStore().transaction()`. */
 export function clansRepo(db: Kysely<Database>) {
+  /** A clan's members with their user names, as `MemberRow`s. */
+  const memberRows = (clanId: number) =>
+    db
+      .selectFrom('clan_members')
+      .innerJoin('users', 'users.id', 'clan_members.user_id')
+      .select([
+        'clan_members.clan_id',
+        'clan_members.user_id',
+        'users.username',
+        'clan_members.role',
+        'clan_members.joined_at',
+      ])
+      .where('clan_members.clan_id', '=', clanId);
+
   return {
     findClan(id: number): Promise<ClanRow | undefined> {
       return db.selectFrom('clans').select(CLAN_COLUMNS).where('id', '=', id).executeTakeFirst();
@@ -129,17 +143,7 @@ export function clansRepo(db: Kysely<Database>) {
     },
 
     members(clanId: number): Promise<MemberRow[]> {
-      return db
-        .selectFrom('clan_members')
-        .innerJoin('users', 'users.id', 'clan_members.user_id')
-        .select([
-          'clan_members.clan_id',
-          'clan_members.user_id',
-          'users.username',
-          'clan_members.role',
-          'clan_members.joined_at',
-        ])
-        .where('clan_members.clan_id', '=', clanId)
+      return memberRows(clanId)
         .orderBy(ROLE_ORDER)
         .orderBy('clan_members.joined_at')
         .orderBy('clan_members.user_id')
@@ -147,19 +151,7 @@ export function clansRepo(db: Kysely<Database>) {
     },
 
     member(clanId: number, userId: number): Promise<MemberRow | undefined> {
-      return db
-        .selectFrom('clan_members')
-        .innerJoin('users', 'users.id', 'clan_members.user_id')
-        .select([
-          'clan_members.clan_id',
-          'clan_members.user_id',
-          'users.username',
-          'clan_members.role',
-          'clan_members.joined_at',
-        ])
-        .where('clan_members.clan_id', '=', clanId)
-        .where('clan_members.user_id', '=', userId)
-        .executeTakeFirst();
+      return memberRows(clanId).where('clan_members.user_id', '=', userId).executeTakeFirst();
     },
 
     /** The clan a user belongs to in a game, if any. */

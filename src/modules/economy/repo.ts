@@ -1,7 +1,12 @@
-import { sql, type Kysely } from 'kysely';
+import { sql, type Kysely, type Selectable } from 'kysely';
 import type { Db, Dialect } from '../../db/connect.js';
 import { ISSUANCE_ACCOUNT } from '../../db/migrations/0014_economy.js';
-import type { Database, EconomyKind } from '../../db/types.js';
+import type {
+  Database,
+  EconomyAccountsTable,
+  EconomyEntriesTable,
+  EconomyTransactionsTable,
+} from '../../db/types.js';
 import { writeTransaction } from '../../db/write-transaction.js';
 import { isBalanced, type Reward } from '../../engines/ledger.js';
 
@@ -15,46 +20,22 @@ import { isBalanced, type Reward } from '../../engines/ledger.js';
  */
 type Executor = Kysely<Database>;
 
-interface Account {
-  id: number;
-  user_id: number | null;
-  balance: number;
-}
+type Account = Pick<Selectable<EconomyAccountsTable>, 'id' | 'user_id' | 'balance'>;
+type TransactionRow = Selectable<EconomyTransactionsTable>;
+type Movement = Omit<TransactionRow, 'id' | 'created_at'>;
 
-interface Movement {
-  kind: EconomyKind;
-  from_user_id: number | null;
-  to_user_id: number;
-  amount: number;
-  note: string | null;
-  reason: string | null;
-  idempotency_owner: string | null;
-  idempotency_key: string | null;
-}
-
-export interface TransferRow {
-  id: number;
+export type TransferRow = Pick<TransactionRow, 'id' | 'to_user_id' | 'amount' | 'note' | 'created_at'> & {
+  /** always a user for a transfer */
   from_user_id: number;
-  to_user_id: number;
-  amount: number;
-  note: string | null;
-  created_at: number;
   /** the sender's balance once the transfer was written */
   balance_after: number;
-}
+};
 
-export interface HistoryRow {
-  id: number;
-  transaction_id: number;
-  kind: EconomyKind;
-  amount: number;
-  balance_after: number;
-  from_user_id: number | null;
-  to_user_id: number;
-  note: string | null;
-  reason: string | null;
-  created_at: number;
-}
+export type HistoryRow = Pick<
+  Selectable<EconomyEntriesTable>,
+  'id' | 'transaction_id' | 'amount' | 'balance_after' | 'created_at'
+> &
+  Pick<TransactionRow, 'kind' | 'from_user_id' | 'to_user_id' | 'note' | 'reason'>;
 
 export interface TransferRequest {
   fromUserId: number;
@@ -86,7 +67,12 @@ export interface AuditReport {
   negative: number[];
 }
 
-/** Gives each listed user that exists an account (balance 0), if it has none yet. */
+/**
+ * Gives each listed user that exists an account (balance 0), if it has none yet. A transfer or a
+ * grant opens the account of a user receiving coins for the first time in a statement of its own,
+ * then tries again: its transaction only ever locks accounts that existed when it began, in id
+ * order, and the common case (the account is there) costs no extra statement.
+ */
 async function ensureAccounts(db: Executor, userIds: number[], at: number): Promise<void> {
   if (userIds.length === 0) return;
   await db
@@ -229,12 +215,6 @@ export function economyRepo(db: Db) {
         .executeTakeFirst();
     },
 
-    async userExists(userId: number): Promise<boolean> {
-      return (
-        (await k.selectFrom('users').select('id').where('id', '=', userId).executeTakeFirst()) !== undefined
-      );
-    },
-
     /** The user's entries, newest first, and how many there are. */
     async history(
       userId: number,
@@ -280,86 +260,93 @@ export function economyRepo(db: Db) {
     /** Moves coins between two users in one transaction, or says why not (changing nothing). */
     async transfer(request: TransferRequest, at: number): Promise<TransferOutcome> {
       const { fromUserId, toUserId, amount, idempotency } = request;
-      // outside the transaction: the recipient gets an account if it is a user
+      const attempt = () =>
+        writeTransaction(k, async (trx): Promise<TransferOutcome> => {
+          if (idempotency) {
+            const prior = await priorTransfer(trx, idempotency.owner, idempotency.key);
+            if (prior) return { outcome: 'prior', transfer: prior };
+          }
+          const accounts = await lockAccounts(trx, db.dialect, [fromUserId, toUserId], false);
+          const to = accounts.find((a) => a.user_id === toUserId);
+          if (!to) return { outcome: 'recipient_not_found' };
+          const from = accounts.find((a) => a.user_id === fromUserId);
+          if (!from || from.balance < amount)
+            return { outcome: 'insufficient_funds', balance: from?.balance ?? 0 };
+          const { id, after } = await post(
+            trx,
+            {
+              kind: 'transfer',
+              from_user_id: fromUserId,
+              to_user_id: toUserId,
+              amount,
+              note: request.note,
+              reason: null,
+              idempotency_owner: idempotency?.owner ?? null,
+              idempotency_key: idempotency?.key ?? null,
+            },
+            [
+              { account: from, amount: -amount },
+              { account: to, amount },
+            ],
+            at,
+          );
+          return {
+            outcome: 'done',
+            transfer: {
+              id,
+              from_user_id: fromUserId,
+              to_user_id: toUserId,
+              amount,
+              note: request.note,
+              created_at: at,
+              balance_after: after[0] ?? 0,
+            },
+          };
+        });
+      const first = await attempt();
+      if (first.outcome !== 'recipient_not_found') return first;
       await ensureAccounts(k, [toUserId], at);
-      return writeTransaction(k, async (trx): Promise<TransferOutcome> => {
-        if (idempotency) {
-          const prior = await priorTransfer(trx, idempotency.owner, idempotency.key);
-          if (prior) return { outcome: 'prior', transfer: prior };
-        }
-        const accounts = await lockAccounts(trx, db.dialect, [fromUserId, toUserId], false);
-        const to = accounts.find((a) => a.user_id === toUserId);
-        if (!to) return { outcome: 'recipient_not_found' };
-        const from = accounts.find((a) => a.user_id === fromUserId);
-        if (!from || from.balance < amount)
-          return { outcome: 'insufficient_funds', balance: from?.balance ?? 0 };
-        const { id, after } = await post(
-          trx,
-          {
-            kind: 'transfer',
-            from_user_id: fromUserId,
-            to_user_id: toUserId,
-            amount,
-            note: request.note,
-            reason: null,
-            idempotency_owner: idempotency?.owner ?? null,
-            idempotency_key: idempotency?.key ?? null,
-          },
-          [
-            { account: from, amount: -amount },
-            { account: to, amount },
-          ],
-          at,
-        );
-        return {
-          outcome: 'done',
-          transfer: {
-            id,
-            from_user_id: fromUserId,
-            to_user_id: toUserId,
-            amount,
-            note: request.note,
-            created_at: at,
-            balance_after: after[0] ?? 0,
-          },
-        };
-      });
+      return attempt();
     },
 
-    /** Mints coins to a user by an operator's decision; false when the user does not exist. */
+    /** Mints coins to a user by an operator's decision; null when the user does not exist. */
     async grant(
       userId: number,
       amount: number,
       reason: string,
       at: number,
     ): Promise<{ id: number; balance: number } | null> {
+      const attempt = () =>
+        writeTransaction(k, async (trx) => {
+          const accounts = await lockAccounts(trx, db.dialect, [userId], true);
+          const issuance = accounts.find((a) => a.user_id === null);
+          const account = accounts.find((a) => a.user_id === userId);
+          if (!account) return null;
+          if (!issuance) throw new Error('the issuance account is missing');
+          const { id, after } = await post(
+            trx,
+            {
+              kind: 'grant',
+              from_user_id: null,
+              to_user_id: userId,
+              amount,
+              note: null,
+              reason,
+              idempotency_owner: null,
+              idempotency_key: null,
+            },
+            [
+              { account: issuance, amount: -amount },
+              { account, amount },
+            ],
+            at,
+          );
+          return { id, balance: after[1] ?? 0 };
+        });
+      const first = await attempt();
+      if (first) return first;
       await ensureAccounts(k, [userId], at);
-      return writeTransaction(k, async (trx) => {
-        const accounts = await lockAccounts(trx, db.dialect, [userId], true);
-        const issuance = accounts.find((a) => a.user_id === null);
-        const account = accounts.find((a) => a.user_id === userId);
-        if (!account) return null;
-        if (!issuance) throw new Error('the issuance account is missing');
-        const { id, after } = await post(
-          trx,
-          {
-            kind: 'grant',
-            from_user_id: null,
-            to_user_id: userId,
-            amount,
-            note: null,
-            reason,
-            idempotency_owner: null,
-            idempotency_key: null,
-          },
-          [
-            { account: issuance, amount: -amount },
-            { account, amount },
-          ],
-          at,
-        );
-        return { id, balance: after[1] ?? 0 };
-      });
+      return attempt();
     },
 
     /** Proves the ledger sound: every movement balances, every balance is its entries, none negative. */

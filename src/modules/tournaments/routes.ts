@@ -2,7 +2,7 @@ import { Type, type Static } from 'typebox';
 import type { App } from '../../http/app-types.js';
 import { publicRead } from '../../http/public-route.js';
 import { Envelope, StringEnum, Timestamp, toIso } from '../../http/schemas.js';
-import type { TournamentsRepo, TournamentStatus } from './repo.js';
+import type { TournamentRow, TournamentsRepo, TournamentStatus } from './repo.js';
 
 export const TOURNAMENT_STATUSES = [
   'upcoming',
@@ -40,6 +40,16 @@ export const TournamentsResponse = Envelope(
 );
 export type TournamentsBody = { tournaments: Static<typeof TournamentSchema>[] };
 
+/** A tournament as both APIs show it. */
+export const tournamentRecord = (row: TournamentRow): Static<typeof TournamentSchema> => ({
+  id: row.id,
+  name: row.name,
+  game: row.game,
+  status: row.status,
+  max_teams: row.max_teams,
+  starts_at: toIso(row.starts_at),
+});
+
 export function tournamentsRoutes(repo: TournamentsRepo) {
   return (app: App): void => {
     app.addSchema(TournamentSchema);
@@ -58,16 +68,7 @@ export function tournamentsRoutes(repo: TournamentsRepo) {
       async (request): Promise<TournamentsBody> => {
         const { status } = request.query;
         const rows = await repo.listByStatus(status ? [status] : DEFAULT_STATUSES);
-        return {
-          tournaments: rows.map((row) => ({
-            id: row.id,
-            name: row.name,
-            game: row.game,
-            status: row.status,
-            max_teams: row.max_teams,
-            starts_at: toIso(row.starts_at),
-          })),
-        };
+        return { tournaments: rows.map(tournamentRecord) };
       },
     );
   };

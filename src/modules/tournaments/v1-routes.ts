@@ -1,9 +1,9 @@
 import { Type, type Static } from 'typebox';
 import type { App } from '../../http/app-types.js';
-import { GAMES, StringEnum, toIso } from '../../http/schemas.js';
+import { GAMES, StringEnum } from '../../http/schemas.js';
 import { listBody, ListOf, PageQuery, pageWindow, v1Route } from '../../http/v1-route.js';
 import type { TournamentsRepo } from './repo.js';
-import { TournamentSchema, TOURNAMENT_STATUSES } from './routes.js';
+import { tournamentRecord, TournamentSchema, TOURNAMENT_STATUSES } from './routes.js';
 
 /** The preview record is the published one, inline (the /v1 surface registers no shared schemas). */
 export const V1TournamentSchema = Type.Object(TournamentSchema.properties, {
@@ -46,15 +46,7 @@ export function tournamentsV1Routes(repo: TournamentsRepo) {
       async (request): Promise<V1TournamentsBody> => {
         const { status, game } = request.query;
         const { rows, total } = await repo.page({ status, game }, pageWindow(request.query));
-        const data = rows.map((row) => ({
-          id: row.id,
-          name: row.name,
-          game: row.game,
-          status: row.status,
-          max_teams: row.max_teams,
-          starts_at: toIso(row.starts_at),
-        }));
-        return listBody(data, total, request.query);
+        return listBody(rows.map(tournamentRecord), total, request.query);
       },
     );
   };

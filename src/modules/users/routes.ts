@@ -5,7 +5,7 @@ import { ProblemError } from '../../http/problem.js';
 import { publicRead } from '../../http/public-route.js';
 import { Envelope, IdParam, Timestamp, toIso } from '../../http/schemas.js';
 import { avatarPath } from '../avatars/routes.js';
-import type { UsersRepo } from './repo.js';
+import type { UsersRepo, UserStatsRow } from './repo.js';
 
 export const UserSchema = Type.Object(
   {
@@ -39,6 +39,16 @@ export const UserResponse = Envelope('user', Type.Ref('User'), 'A public user pr
 export const UserStatsResponse = Envelope('stats', Type.Ref('UserStats'), 'A user\u2019s stats');
 export type UserBody = { user: Static<typeof UserSchema> };
 export type UserStatsBody = { stats: Static<typeof UserStatsSchema> };
+
+/** The published stats of a user (also the first fields of `GET /v1/users/{id}/stats`). */
+export const userStats = (row: UserStatsRow): Static<typeof UserStatsSchema> => ({
+  xp: xpIntoLevel(row.total_xp),
+  level: levelForXp(row.total_xp),
+  total_xp: row.total_xp,
+  achievements: row.achievements_count,
+  forum_posts: row.forum_posts,
+  tournaments_played: row.tournaments_played,
+});
 
 const notFound = (id: number) => new ProblemError('user_not_found', `There is no user with id ${id}.`);
 
@@ -89,16 +99,7 @@ export function usersRoutes(repo: UsersRepo) {
       async (request): Promise<UserStatsBody> => {
         const row = await repo.findStats(request.params.id);
         if (!row) throw notFound(request.params.id);
-        return {
-          stats: {
-            xp: xpIntoLevel(row.total_xp),
-            level: levelForXp(row.total_xp),
-            total_xp: row.total_xp,
-            achievements: row.achievements_count,
-            forum_posts: row.forum_posts,
-            tournaments_played: row.tournaments_played,
-          },
-        };
+        return { stats: userStats(row) };
       },
     );
   };

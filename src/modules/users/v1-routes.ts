@@ -1,15 +1,17 @@
 import { Type, type Static } from 'typebox';
-import { levelForXp, xpIntoLevel } from '../../engines/levels.js';
 import { percent1 } from '../../engines/percent.js';
 import type { App } from '../../http/app-types.js';
 import { ProblemError } from '../../http/problem.js';
 import { IdParam, Timestamp, toIso } from '../../http/schemas.js';
 import { One, v1Route } from '../../http/v1-route.js';
 import type { AchievementsRepo } from '../achievements/repo.js';
+import { AchievementSchema } from '../achievements/routes.js';
 import type { EloRepo } from '../elo/repo.js';
+import { EloLadderEntrySchema } from '../elo/routes.js';
 import type { KillboardRepo } from '../killboard/repo.js';
+import { TopFragLeaderSchema } from '../killboard/routes.js';
 import type { UsersRepo } from './repo.js';
-import { UserStatsSchema } from './routes.js';
+import { userStats, UserStatsSchema } from './routes.js';
 
 const game = (examples: string[]) => Type.String({ description: 'game code', examples });
 
@@ -20,30 +22,16 @@ export const V1UserStatsSchema = Type.Object(
     elo: Type.Array(
       Type.Object({
         game: game(['cs2']),
-        rating: Type.Integer({ description: 'current Elo rating', examples: [1184] }),
-        games: Type.Integer({ minimum: 0, description: 'rated matches played', examples: [57] }),
-        wins: Type.Integer({ minimum: 0, examples: [31] }),
-        win_pct: Type.Number({
-          minimum: 0,
-          maximum: 100,
-          description: 'wins / games, one decimal',
-          examples: [54.4],
-        }),
+        ...Type.Pick(EloLadderEntrySchema, ['rating', 'games', 'wins', 'win_pct']).properties,
       }),
       { description: 'The user\u2019s Elo per game (cs2, cs16) where they have played a rated match' },
     ),
     combat: Type.Array(
       Type.Object({
         game: game(['cs2']),
-        kills: Type.Integer({ minimum: 0, examples: [812] }),
+        kills: TopFragLeaderSchema.properties.kills,
         deaths: Type.Integer({ minimum: 0, examples: [640] }),
-        headshots: Type.Integer({ minimum: 0, examples: [301] }),
-        hs_pct: Type.Number({
-          minimum: 0,
-          maximum: 100,
-          description: 'headshots / kills, one decimal',
-          examples: [37.1],
-        }),
+        ...Type.Pick(TopFragLeaderSchema, ['headshots', 'hs_pct']).properties,
       }),
       {
         description: 'All-time kills, deaths and headshots per game (cs2, cs16, rust) where the user has any',
@@ -51,10 +39,7 @@ export const V1UserStatsSchema = Type.Object(
     ),
     unlocked_achievements: Type.Array(
       Type.Object({
-        id: Type.Integer({ examples: [3] }),
-        name: Type.String({ examples: ['Sharpshooter'] }),
-        icon: Type.String({ description: 'an emoji character', examples: ['🎯'] }),
-        category: Type.String({ examples: ['combat'] }),
+        ...Type.Pick(AchievementSchema, ['id', 'name', 'icon', 'category']).properties,
         unlocked_at: Timestamp('when the user unlocked it'),
       }),
       { description: 'Achievements the user has unlocked, most recent first' },
@@ -103,12 +88,7 @@ export function userStatsV1Route(sources: UserStatsSources) {
         return {
           data: {
             user_id: String(row.id),
-            xp: xpIntoLevel(row.total_xp),
-            level: levelForXp(row.total_xp),
-            total_xp: row.total_xp,
-            achievements: row.achievements_count,
-            forum_posts: row.forum_posts,
-            tournaments_played: row.tournaments_played,
+            ...userStats(row),
             elo: ratings.map((r) => ({ ...r, win_pct: percent1(r.wins, r.games) })),
             combat: combat.map((c) => ({ ...c, hs_pct: percent1(c.headshots, c.kills) })),
             unlocked_achievements: unlocked.map((a) => ({

@@ -3,7 +3,10 @@ import type { Db } from '../../../db/connect.js';
 import type { Database, WebhookDeliveryStatus } from '../../../db/types.js';
 import { writeTransaction } from '../../../db/write-transaction.js';
 import { formatEventId } from '../../events/event-id.js';
+import { eventOf } from '../../events/define.js';
 import { emitEvents } from '../../events/outbox.js';
+import { WEBHOOK_ENDPOINT_DISABLED } from '../events.js';
+import { updateDeliveries } from './batch-update.js';
 import type { AttemptOutcome } from './schedule.js';
 import type { SendResult } from './send.js';
 
@@ -58,6 +61,12 @@ export interface DisabledWebhook {
 
 const ERROR_MAX = 500;
 const clip = (text: string, max: number) => (text.length > max ? text.slice(0, max) : text);
+const STATUS_AFTER: Record<AttemptOutcome['kind'], WebhookDeliveryStatus> = {
+  succeeded: 'succeeded',
+  retry: 'pending',
+  failed: 'failed',
+  gone: 'dead',
+};
 /** Candidates read per claim, per delivery wanted: room to skip over a webhook that is full. */
 const SEARCH_FACTOR = 4;
 
@@ -144,17 +153,11 @@ export function deliveryRepo(db: Db) {
       trx,
       dialect,
       [
-        {
-          type: 'webhook.endpoint_disabled',
-          data: {
-            webhook_id: webhook.id,
-            url: webhook.url,
-            reason,
-            disabled_at: new Date(now).toISOString(),
-          },
-          ...owner,
-          scope: 'webhooks:read',
-        },
+        eventOf(
+          WEBHOOK_ENDPOINT_DISABLED,
+          { webhook_id: webhook.id, url: webhook.url, reason, disabled_at: new Date(now).toISOString() },
+          owner,
+        ),
       ],
       now,
     );
@@ -252,37 +255,25 @@ export function deliveryRepo(db: Db) {
               })),
             )
             .execute();
-        for (const { job, result, outcome } of recorded) {
-          const status: WebhookDeliveryStatus =
-            outcome.kind === 'succeeded'
-              ? 'succeeded'
-              : outcome.kind === 'retry'
-                ? 'pending'
-                : outcome.kind === 'gone'
-                  ? 'dead'
-                  : 'failed';
-          await trx
-            .updateTable('webhook_deliveries')
-            .set({
-              status,
-              attempts: job.attempts + 1,
-              next_attempt_at: outcome.kind === 'retry' ? outcome.at : null,
-              claimed_until: null,
-              claimed_by: null,
-              last_status_code: result.status ?? null,
-              last_latency_ms: result.latencyMs,
-              last_response: result.error === undefined ? result.bodyExcerpt : null,
-              last_error:
-                result.error === undefined
-                  ? result.ok
-                    ? null
-                    : `HTTP ${result.status}`
-                  : clip(`${result.error}: ${result.message}`, ERROR_MAX),
-              ...(outcome.kind === 'succeeded' ? { delivered_at: now } : {}),
-            })
-            .where('id', '=', job.id)
-            .execute();
-        }
+        await updateDeliveries(
+          trx,
+          recorded.map(({ job, result, outcome }) => ({
+            id: job.id,
+            status: STATUS_AFTER[outcome.kind],
+            attempts: job.attempts + 1,
+            nextAttemptAt: outcome.kind === 'retry' ? outcome.at : null,
+            statusCode: result.status ?? null,
+            latencyMs: result.latencyMs,
+            response: result.error === undefined ? result.bodyExcerpt : null,
+            error:
+              result.error === undefined
+                ? result.ok
+                  ? null
+                  : `HTTP ${result.status}`
+                : clip(`${result.error}: ${result.message}`, ERROR_MAX),
+            deliveredAt: outcome.kind === 'succeeded' ? now : null,
+          })),
+        );
         for (const { job, status, error } of skipped.filter((s) => mine.has(s.job.id)))
           await trx
             .updateTable('webhook_deliveries')
@@ -299,20 +290,20 @@ export function deliveryRepo(db: Db) {
           byWebhook.set(job.webhookId, seen);
         }
         const disabled: DisabledWebhook[] = [];
+        const recovered = [...byWebhook].flatMap(([id, seen]) => (seen.ok && !seen.gone ? [id] : []));
+        if (recovered.length > 0)
+          await trx
+            .updateTable('webhooks')
+            .set({ failing_since: null })
+            .where('id', 'in', recovered)
+            .where('failing_since', 'is not', null)
+            .execute();
         for (const [webhookId, { ok, gone }] of byWebhook) {
           if (gone) {
             if (await disable(trx, webhookId, 'gone', now)) disabled.push({ webhookId, reason: 'gone' });
             continue;
           }
-          if (ok) {
-            await trx
-              .updateTable('webhooks')
-              .set({ failing_since: null })
-              .where('id', '=', webhookId)
-              .where('failing_since', 'is not', null)
-              .execute();
-            continue;
-          }
+          if (ok) continue;
           const row = await trx
             .updateTable('webhooks')
             .set((eb) => ({ failing_since: eb.fn.coalesce('failing_since', eb.val(now)) }))

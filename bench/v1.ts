@@ -1,0 +1,158 @@
+/**
+ * `npm run bench:v1`: the /v1 reads against the published API's equivalent route as the baseline,
+ * same `hub serve`, same run, paired alternating rounds (see bench/api.ts and bench/oauth.ts):
+ *
+ *   /v1/users/@me              OAuth user tokens (identify)           vs  /users/{id} with API keys
+ *   /v1/users/{id}/stats       OAuth user tokens, and API keys        vs  /users/{id}/stats with API keys
+ *   /v1/tournaments            OAuth user tokens, and API keys        vs  /tournaments with API keys
+ *   /v1/servers                OAuth user tokens, and API keys        vs  /servers with API keys
+ *
+ * The user tokens are real access tokens of the authorization server (oidc-provider's AccessToken,
+ * saved through the service's store as the code flow would), one per (app, user) pair so no
+ * pair's quota is reached; API keys are sent as `Authorization: Bearer ghk_…` on /v1.
+ *
+ *   npm run bench:v1 [-- --duration SEC --rounds N --connections N]
+ */
+import { parseArgs } from 'node:util';
+import { API_PREFIX, V1_PREFIX } from '../src/http/paths.js';
+import { appsRepo } from '../src/modules/apps/repo.js';
+import { appsService } from '../src/modules/apps/service.js';
+import { OAuthServer } from '../src/modules/oauth/server.js';
+import { usersRepo } from '../src/modules/users/repo.js';
+import { combineRounds, pairedRatios, runLoad, type LoadRun } from './load.js';
+import { startService } from './processes.js';
+import { partnerKeys, seededDb } from './setup.js';
+
+const { values } = parseArgs({
+  options: {
+    duration: { type: 'string', default: '3' },
+    rounds: { type: 'string', default: '3' },
+    connections: { type: 'string', default: '50' },
+  },
+});
+const duration = Number(values.duration);
+const rounds = Number(values.rounds);
+const connections = Number(values.connections);
+const SCOPES = 'identify stats:read tournaments:read servers:read';
+const USER_ID = 42;
+
+interface Case {
+  name: string;
+  /** the /v1 route and the published route measured against it */
+  preview: string;
+  published: string;
+  credential: 'token' | 'key';
+}
+
+const CASES: Case[] = [
+  { name: 'users/@me', preview: '/users/@me', published: `/users/${USER_ID}`, credential: 'token' },
+  ...(['token', 'key'] as const).flatMap((credential) => [
+    {
+      name: 'users/{id}/stats',
+      preview: `/users/${USER_ID}/stats`,
+      published: `/users/${USER_ID}/stats`,
+      credential,
+    },
+    { name: 'tournaments', preview: '/tournaments', published: '/tournaments', credential },
+    { name: 'servers', preview: '/servers', published: '/servers', credential },
+  ]),
+];
+
+const bench = await seededDb(2000, 20_000, 1);
+const keys = await partnerKeys(bench.db, 20_000 * duration * rounds * CASES.length);
+const owner = await bench.db.kysely
+  .insertInto('users')
+  .values({ username: 'bench_owner', avatar: '', joined_at: Date.now(), password_hash: null, is_partner: 1 })
+  .returning('id')
+  .executeTakeFirstOrThrow();
+const apps = appsRepo(bench.db.kysely);
+const oauth = await OAuthServer.create({
+  db: bench.db.kysely,
+  issuer: 'http://localhost',
+  apps,
+  users: usersRepo(bench.db.kysely),
+  now: Date.now,
+  trustProxy: false,
+  onError: (err) => console.error(err),
+});
+// one app per token, as bench/oauth.ts: each (app, user) pair has its own partner quota
+const appsOf = appsService(apps, () => Promise.resolve(), Date.now);
+const tokens: string[] = [];
+for (let i = 0; i < keys.length; i++) {
+  const created = await appsOf.create(owner.id, {
+    name: `bench ${i}`,
+    kind: 'confidential',
+    redirect_uris: ['http://127.0.0.1:9/cb'],
+  });
+  const client = await oauth.provider.Client.find(created.app.client_id);
+  if (!client) throw new Error('the bench app is not a client of the authorization server');
+  const accountId = String(USER_ID);
+  const grant = new oauth.provider.Grant({ accountId, clientId: client.clientId });
+  grant.addOIDCScope(SCOPES);
+  const grantId = await grant.save();
+  const token = new oauth.provider.AccessToken({ accountId, client, grantId, scope: SCOPES, gty: 'bench' });
+  tokens.push(await token.save());
+}
+
+const service = await startService(bench.url, {});
+try {
+  for (const c of CASES) {
+    const credentials = c.credential === 'token' ? tokens : keys;
+    const probe = await fetch(`${service.url}${V1_PREFIX}${c.preview}`, {
+      headers: { authorization: `Bearer ${credentials[0] ?? ''}` },
+    });
+    if (probe.status !== 200)
+      throw new Error(
+        `GET ${V1_PREFIX}${c.preview} (${c.credential}): ${probe.status} ${await probe.text()}`,
+      );
+  }
+  const load = { connections, duration };
+  let invalid = false;
+  console.log(
+    `/v1 reads vs the published API, ${rounds} paired rounds of ${duration} s at ${connections} connections`,
+  );
+  for (const c of CASES) {
+    const published: LoadRun[] = [];
+    const preview: LoadRun[] = [];
+    const credentials = c.credential === 'token' ? tokens : keys;
+    for (let round = 0; round < rounds; round++) {
+      // alternate which goes first, so drift on a shared machine does not favour one side
+      const runPublished = async () =>
+        published.push(await runLoad(service.url, `${API_PREFIX}${c.published}`, { ...load, keys }));
+      const runPreview = async () =>
+        preview.push(
+          await runLoad(service.url, `${V1_PREFIX}${c.preview}`, {
+            ...load,
+            keys: credentials,
+            bearer: true,
+          }),
+        );
+      if (round % 2 === 0) {
+        await runPublished();
+        await runPreview();
+      } else {
+        await runPreview();
+        await runPublished();
+      }
+    }
+    const base = combineRounds(service.url, published);
+    const v1 = combineRounds(service.url, preview);
+    const { ratio } = pairedRatios(preview, published);
+    invalid ||= base.bad + v1.bad > 0;
+    const label = `${c.name} (${c.credential === 'token' ? 'OAuth token' : 'API key'})`;
+    console.log(
+      `${label.padEnd(32)} /v1 ${v1.rps.toFixed(0).padStart(6)} req/s p50 ${v1.p50} ms p99 ${v1.p99} ms | published ${base.rps
+        .toFixed(0)
+        .padStart(
+          6,
+        )} req/s p99 ${base.p99} ms | ratio ${(ratio * 100).toFixed(1)}%${v1.bad + base.bad ? ` | ${v1.bad + base.bad} BAD` : ''}`,
+    );
+  }
+  if (invalid) {
+    console.log('INVALID: non-2xx responses');
+    process.exitCode = 1;
+  }
+} finally {
+  await service.stop();
+  await bench.drop();
+}

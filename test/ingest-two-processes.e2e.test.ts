@@ -129,7 +129,7 @@ describe('serve and worker ingesting into one SQLite file at once (e2e)', () => 
 
   it('HTTP batches into serve and UDP lines into the worker, at once: every kill stored exactly once', async () => {
     const { port, worker } = await udpWorker();
-    const at = Date.now() - 3_600_000;
+    const at = Math.floor(Date.now() / 1000) * 1000 - 3_600_000; // whole seconds: each round start in a second of its own
     const batches = Array.from({ length: HTTP_BATCHES }, (_, b) =>
       killLog(HTTP_PER_BATCH, at + b * HTTP_PER_BATCH * 1000, cs2Kill, b * HTTP_PER_BATCH),
     );

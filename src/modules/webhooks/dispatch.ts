@@ -67,6 +67,11 @@ const enabledWebhooks = (db: Kysely<Database>) =>
     .select(['id', 'app_id', 'user_id', 'events', 'created_at'])
     .where('enabled', '=', 1);
 
+async function cursorOf(db: Kysely<Database>): Promise<number> {
+  const row = await db.selectFrom('meta').select('value').where('key', '=', CURSOR_KEY).executeTakeFirst();
+  return row ? Number(row.value) : 0;
+}
+
 const outboxColumns = ['id', 'type', 'created_at', 'user_id', 'app_id', 'scope'] as const;
 
 /**
@@ -81,18 +86,22 @@ export function webhookDispatcher(db: Db, options: { batch?: number } = {}) {
   const deliveries = deliveriesRepo(db.kysely);
   return {
     /** Dispatches one batch; returns how many events it read (0: caught up, or another worker's turn). */
-    dispatch(now: number): Promise<number> {
+    async dispatch(now: number): Promise<number> {
+      // Caught up is the common case of a polling worker: tell it with two reads, without the
+      // write transaction (on SQLite the write lock every other writer waits for).
+      const waiting = await db.kysely
+        .selectFrom('events')
+        .select('id')
+        .where('id', '>', await cursorOf(db.kysely))
+        .limit(1)
+        .executeTakeFirst();
+      if (!waiting) return 0;
       return writeTransaction(db.kysely, async (trx) => {
         if (db.dialect === 'postgres') {
           const { rows } = await DISPATCH_LOCK.execute(trx);
           if (!rows[0]?.locked) return 0;
         }
-        const cursorRow = await trx
-          .selectFrom('meta')
-          .select('value')
-          .where('key', '=', CURSOR_KEY)
-          .executeTakeFirst();
-        const cursor = cursorRow ? Number(cursorRow.value) : 0;
+        const cursor = await cursorOf(trx);
         const events = await trx
           .selectFrom('events')
           .select([...outboxColumns])

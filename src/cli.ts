@@ -7,8 +7,9 @@ import { appsCommand, APPS_USAGE } from './commands/apps.js';
 import { keysCommand, KEYS_USAGE } from './commands/keys.js';
 import { seedCommand, SEED_USAGE } from './commands/seed.js';
 import { usersCommand, USERS_USAGE } from './commands/users.js';
-import { serversCommand, SERVERS_USAGE } from './commands/servers.js';
+import { isHelp, serversCommand, SERVERS_HELP, SERVERS_USAGE } from './commands/servers.js';
 import { workerCommand } from './commands/worker.js';
+import { secretKeyFor } from './commands/secret-key.js';
 import { AuditFailed, economyCommand, ECONOMY_USAGE } from './commands/economy.js';
 
 const USAGE = `Usage: hub <command>
@@ -54,9 +55,13 @@ async function main(argv: string[]): Promise<void> {
     case 'worker':
       return workerCommand(config);
     case 'servers': {
+      if (isHelp(rest[0])) {
+        console.log(SERVERS_HELP);
+        return;
+      }
       const db = await openDatabase(config.DATABASE_URL);
       try {
-        await serversCommand(db, rest);
+        await serversCommand(db, rest, () => secretKeyFor(config));
       } finally {
         await db.close();
       }

@@ -124,6 +124,20 @@ export const ConfigSchema = Type.Object({
       description: 'when set, `/metrics` answers only to `Authorization: Bearer <METRICS_TOKEN>`',
     }),
   ),
+  RCON_TIMEOUT_MS: Type.Integer({
+    minimum: 100,
+    maximum: 60000,
+    default: 5000,
+    description:
+      'how long a remote-console command (connect, log in, run, answer) may take before it is answered 504',
+  }),
+  HUB_SECRET_KEY: Type.Optional(
+    Type.String({
+      pattern: '^([0-9a-fA-F]{64}|[A-Za-z0-9+/]{43}=|[A-Za-z0-9_-]{43})$',
+      description:
+        '32 random bytes as 64 hex digits or 44 base64 characters (`openssl rand -base64 32`): seals RCON passwords at rest (AES-256-GCM). On SQLite without it, one is generated and kept in the data folder (`secret-key`); on PostgreSQL it must be given for server commands',
+    }),
+  ),
   WEBHOOKS_ALLOW_PRIVATE_TARGETS: Type.Boolean({
     default: false,
     description:
@@ -172,7 +186,7 @@ function allowed(name: string): string {
 
 /** A value as it may be shown back: never a token, never the password of a URL. */
 function shown(name: string, value: unknown): string {
-  if (name.endsWith('_TOKEN')) return 'a value that is not shown';
+  if (name.endsWith('_TOKEN') || name.endsWith('_KEY')) return 'a value that is not shown';
   return JSON.stringify(typeof value === 'string' ? value.replace(/\/\/[^@/]*@/, '//***@') : value);
 }
 

@@ -4,6 +4,7 @@ import { explainBindError, StartupError } from './startup.js';
 import type { Config } from './config.js';
 import type { Db } from './db/connect.js';
 import type { Metrics } from './http/metrics.js';
+import type { SecretKey } from './engines/secret-box.js';
 
 export interface RunningServer {
   app: FastifyInstance;
@@ -20,7 +21,7 @@ export interface RunningServer {
 export async function startServer(
   config: Config,
   db: Db,
-  options: { metrics?: Metrics } = {},
+  options: { metrics?: Metrics; secretKey?: SecretKey } = {},
 ): Promise<RunningServer> {
   const host = config.HOST.includes(':') ? `[${config.HOST}]` : config.HOST;
   const local = `http://${host === '0.0.0.0' ? '127.0.0.1' : host}`;
@@ -29,6 +30,7 @@ export async function startServer(
     config,
     issuer: config.PUBLIC_BASE_URL ?? `${local}:${config.PORT}`,
     ...(options.metrics ? { metrics: options.metrics } : {}),
+    ...(options.secretKey ? { secretKey: options.secretKey } : {}),
   });
   try {
     await app.listen({ port: config.PORT, host: config.HOST });

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
 import type { AuditReport } from '../src/modules/economy/repo.js';
-import { openTestDb, testDialects, type TestDb } from './helpers/db.js';
+import { databaseUrlOf, openTestDb, testDialects, type TestDb } from './helpers/db.js';
 import { factories } from './helpers/factories.js';
 
 /**
@@ -15,12 +15,6 @@ import { factories } from './helpers/factories.js';
 const ROOT = join(import.meta.dirname, '..');
 const CLI = join(ROOT, 'src', 'cli.ts');
 const CHILD = join(ROOT, 'test', 'helpers', 'economy-crash-child.ts');
-
-/** DATABASE_URL of a test database, its PostgreSQL schema carried in the connection options. */
-const databaseUrl = (testDb: TestDb) =>
-  testDb.schema
-    ? `${testDb.url}${testDb.url.includes('?') ? '&' : '?'}options=${encodeURIComponent(`-c search_path=${testDb.schema}`)}`
-    : testDb.url;
 
 for (const dialect of testDialects()) {
   describe(`hub economy CLI and crash (${dialect})`, () => {
@@ -36,7 +30,7 @@ for (const dialect of testDialects()) {
 
     before(async () => {
       testDb = await openTestDb(dialect);
-      url = databaseUrl(testDb);
+      url = databaseUrlOf(testDb);
       const made = factories(testDb.db);
       for (let i = 0; i < 6; i++) users.push((await made.makeUser()).id);
     });

@@ -5,9 +5,12 @@ import { startServer } from '../server.js';
 import { exitOnSignal } from '../shutdown.js';
 import { isDatabaseEmpty, seedDatabase } from '../seed/index.js';
 import { progressReporter } from '../seed/progress.js';
-import { openDatabase } from '../startup.js';
+import { serverCommandsRepo } from '../modules/servers/commands/repo.js';
+import { sealedPasswordsProblem } from '../modules/servers/commands/key-check.js';
+import { openDatabase, StartupError } from '../startup.js';
 import { parse } from './args.js';
 import { demoKey, localDataFolder, type DemoKey } from './demo-key.js';
+import { secretKeyFor } from './secret-key.js';
 import { startBackground } from './worker.js';
 
 function describeDemoKey(key: DemoKey): string {
@@ -36,8 +39,14 @@ export async function serveCommand(config: Config, argv: string[]): Promise<void
     }
     key = await demoKey(db.kysely, localDataFolder(config.DATABASE_URL));
   }
+  const secretKey = secretKeyFor(config);
+  const sealedProblem = await sealedPasswordsProblem(serverCommandsRepo(db.kysely), secretKey);
+  if (sealedProblem) {
+    await db.close();
+    throw new StartupError(sealedProblem);
+  }
   const metrics = createMetrics();
-  const server = await startServer(config, db, { metrics });
+  const server = await startServer(config, db, { metrics, ...(secretKey ? { secretKey } : {}) });
   const log = server.app.log;
   // Embedded setup: the poller and UDP log receiver run in-process (scale-out: `hub worker`).
   const background =
@@ -62,6 +71,7 @@ export async function serveCommand(config: Config, argv: string[]): Promise<void
   console.log(
     `  Probes:    ${base}${OPS_PATHS.health}  ${base}${OPS_PATHS.ready}  ${base}${OPS_PATHS.metrics}`,
   );
+  if (!secretKey) console.log('  Commands:  off (remote server commands need HUB_SECRET_KEY)');
   if (key) {
     console.log(`  Demo key:  ${describeDemoKey(key)}`);
     if (key.secret)

@@ -2,20 +2,41 @@ import { isIP } from 'node:net';
 import type { Db } from '../db/connect.js';
 import { GAMES } from '../http/schemas.js';
 import { REGIONS } from '../modules/servers/regions.js';
+import { serverCommandsRepo } from '../modules/servers/commands/repo.js';
 import { serversRepo } from '../modules/servers/repo.js';
 import { generateToken, hashToken } from '../modules/servers/tokens.js';
 import { intOption, iso, oneOf, parse, UsageError } from './args.js';
+import { ownerOption, RCON_USAGE, sealedPassword, serverRconCommand, type KeySource } from './server-rcon.js';
 
-export const SERVERS_USAGE = `hub servers add --name TEXT --game cs2|cs16|rust|minecraft --ip IP --port N [--query-port N] [--region REGION] [--json]
+export const SERVERS_USAGE = `hub servers add --name TEXT --game cs2|cs16|rust|minecraft --ip IP --port N [--query-port N] [--region REGION]
+                 [--owner USER_ID --rcon-password PW [--rcon-port N]] [--json]
 hub servers update ID --region REGION
 hub servers list [--json]
 hub servers remove ID
+${RCON_USAGE}
 REGION is one of: ${REGIONS.join(', ')}`;
 
-export async function serversCommand(db: Db, argv: string[]): Promise<void> {
+export const SERVERS_HELP = `${SERVERS_USAGE}
+
+The owner (a hub user id) and the users granted with \`grant\` may send remote-console commands to
+the server through an app they authorized (POST /v1/servers/ID/command, scope servers:command).
+The RCON password is stored encrypted (AES-256-GCM) under HUB_SECRET_KEY; on SQLite without it,
+a key is generated once and kept in the data folder (secret-key). --rcon-port defaults to the game port.`;
+
+export const isHelp = (arg: string | undefined) => arg === 'help' || arg === '--help' || arg === '-h';
+
+export async function serversCommand(
+  db: Db,
+  argv: string[],
+  key: KeySource = () => undefined,
+): Promise<void> {
   const [sub, ...rest] = argv;
   const repo = serversRepo(db.kysely);
   switch (sub ?? '') {
+    case 'set-rcon':
+    case 'grant':
+    case 'revoke':
+      return serverRconCommand(db, sub ?? '', rest, key);
     case 'add': {
       const { values } = parse(rest, {
         name: { type: 'string' },
@@ -24,6 +45,9 @@ export async function serversCommand(db: Db, argv: string[]): Promise<void> {
         port: { type: 'string' },
         'query-port': { type: 'string' },
         region: { type: 'string' },
+        owner: { type: 'string' },
+        'rcon-password': { type: 'string' },
+        'rcon-port': { type: 'string' },
         json: { type: 'boolean' },
       });
       const game = oneOf(values.game, 'game', GAMES);
@@ -35,6 +59,12 @@ export async function serversCommand(db: Db, argv: string[]): Promise<void> {
         throw new UsageError(`--name, --game, --ip and --port are required\n${SERVERS_USAGE}`);
       if (name.length > 120) throw new UsageError('--name must be at most 120 characters');
       if (!isIP(values.ip)) throw new UsageError(`--ip must be an IPv4 or IPv6 address (got ${values.ip})`);
+      const rconPort = intOption(values['rcon-port'], 'rcon-port', 1, 65535);
+      const password = values['rcon-password'];
+      if (rconPort !== undefined && password === undefined)
+        throw new UsageError('--rcon-port needs --rcon-password');
+      const owner = await ownerOption(db, values.owner);
+      const rcon = password === undefined ? undefined : sealedPassword(password, key);
       const token = generateToken();
       const record = await repo.add({
         name,
@@ -45,6 +75,9 @@ export async function serversCommand(db: Db, argv: string[]): Promise<void> {
         token_hash: hashToken(token),
         created_at: Date.now(),
         region,
+        owner_user_id: owner ?? null,
+        rcon_port: rconPort ?? null,
+        rcon_password: rcon ?? null,
       });
       if (values.json) {
         console.log(
@@ -57,11 +90,14 @@ export async function serversCommand(db: Db, argv: string[]): Promise<void> {
             port,
             query_port: queryPort ?? null,
             region,
+            owner_user_id: owner ?? null,
+            rcon: rcon !== undefined,
+            rcon_port: rconPort ?? null,
           }),
         );
       } else {
         console.log(
-          `Registered server ${record.id} (${game}, ${record.ip}:${port}, ${region}). Ingest token: ${token}`,
+          `Registered server ${record.id} (${game}, ${record.ip}:${port}, ${region}${owner === undefined ? '' : `, owner user ${owner}`}${rcon === undefined ? '' : `, RCON on port ${rconPort ?? port}`}). Ingest token: ${token}`,
         );
         console.log('Store it now: it is shown only once. See the README (Operators) to connect the server.');
       }
@@ -69,6 +105,7 @@ export async function serversCommand(db: Db, argv: string[]): Promise<void> {
     }
     case 'list': {
       const { values } = parse(rest, { json: { type: 'boolean' } });
+      const withRcon = new Set((await serverCommandsRepo(db.kysely).sealedPasswords()).map((r) => r.id));
       const rows = (await repo.list()).map((s) => ({
         id: s.id,
         name: s.name,
@@ -76,6 +113,8 @@ export async function serversCommand(db: Db, argv: string[]): Promise<void> {
         address: `${s.ip}:${s.port}`,
         query_port: s.query_port,
         region: s.region,
+        owner_user_id: s.owner_user_id,
+        rcon: withRcon.has(s.id) ? `port ${s.rcon_port ?? s.port}` : 'off',
         status: s.status,
         players: `${s.players}/${s.max_players}`,
         map: s.map,

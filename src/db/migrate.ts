@@ -15,6 +15,7 @@ import * as events from './migrations/0015_events.js';
 import * as webhooks from './migrations/0017_webhooks.js';
 import * as keyOrigins from './migrations/0008_key_origins.js';
 import * as serverRegionPolls from './migrations/0012_server_region_polls.js';
+import * as serverCommands from './migrations/0016_server_commands.js';
 
 /**
  * Migrations are listed here in order; each module exports `up(dialect)` / `down(dialect)` so
@@ -35,6 +36,7 @@ const MIGRATIONS = [
   ['0015_events', events],
   ['0008_key_origins', keyOrigins],
   ['0012_server_region_polls', serverRegionPolls],
+  ['0016_server_commands', serverCommands],
   ['0017_webhooks', webhooks],
 ] as const;
 

@@ -72,6 +72,36 @@ export interface GameServersTable {
   region: Generated<string>;
   /** how long the last answered status query took */
   last_latency_ms: number | null;
+  /** the hub user who runs the server and may send it commands (0016_server_commands) */
+  owner_user_id: number | null;
+  /** the remote-console port; null: the game port */
+  rcon_port: number | null;
+  /** the RCON password sealed by src/engines/secret-box.ts, never the plaintext; null: no RCON */
+  rcon_password: string | null;
+}
+
+/** A user the owner granted the right to send commands to a server (0016_server_commands). */
+export interface ServerOperatorsTable {
+  server_id: number;
+  user_id: number;
+  granted_at: Millis;
+}
+
+export type ServerCommandStatus = 'ok' | 'timeout' | 'unreachable' | 'auth_failed' | 'error';
+
+/** The audit of every command sent to a server, whatever its result (0016_server_commands). */
+export interface ServerCommandsTable {
+  id: Generated<number>;
+  server_id: number;
+  user_id: number;
+  /** the OAuth app it was sent through */
+  app_id: number | null;
+  command: string;
+  status: ServerCommandStatus;
+  /** the start of the output, or what went wrong */
+  output: string;
+  duration_ms: number;
+  created_at: Millis;
 }
 
 export interface ForumCategoriesTable {
@@ -239,6 +269,8 @@ export interface Database {
   clan_members: ClanMembersTable;
   clan_invites: ClanInvitesTable;
   server_polls: ServerPollsTable;
+  server_operators: ServerOperatorsTable;
+  server_commands: ServerCommandsTable;
   webhooks: WebhooksTable;
   webhook_secrets: WebhookSecretsTable;
   webhook_deliveries: WebhookDeliveriesTable;

@@ -118,6 +118,11 @@ export const PROBLEM_HELP: Record<ErrorCode, ProblemHelp> = {
     fix: 'Ask the clan\u2019s owner or an officer (`GET /v1/clans/{id}` lists members and roles); repeating the request unchanged will not help.',
     example: 'Changing the settings of clan 12 needs the owner or an officer; you are a member.',
   },
+  server_operator_required: {
+    when: 'Sending a command to a game server, or reading its command audit, by a user who is neither the server\u2019s owner nor an operator the owner granted (`hub servers grant`). The server itself is public (`GET /v1/servers`).',
+    fix: 'Ask the hub operator to grant your hub account on that server; repeating the request unchanged will not help.',
+    example: 'Only the owner of server 3 and the operators it granted may send it commands.',
+  },
   clan_closed: {
     when: 'Joining, inviting to or accepting an invite of a clan whose join policy is `closed`: it takes no new members.',
     fix: 'Ask an officer to change the join policy to `open` or `invite` (`PUT /v1/clans/{id}/settings`).',
@@ -290,6 +295,34 @@ export const PROBLEM_HELP: Record<ErrorCode, ProblemHelp> = {
     when: 'The request line and headers together are larger than the server accepts (16 KiB). The connection is closed after the answer (`Connection: close`).',
     fix: 'Send fewer or shorter headers (large cookies are the usual cause) and a shorter URL.',
     example: 'The request line and headers are larger than 16 KiB.',
+  },
+  rcon_not_configured: {
+    when: 'A command to a game server that has no remote console set up: no RCON password registered, or a game without a supported remote-console protocol. Nothing was sent.',
+    fix: 'Ask the hub operator to set the server\u2019s RCON password (`hub servers set-rcon ID --password …`); then repeat the request with a new Idempotency-Key.',
+    example:
+      'Server 3 has no RCON password set up; the hub operator sets one with `hub servers set-rcon 3 --password …`.',
+  },
+  rcon_unreachable: {
+    when: 'The game server\u2019s remote console could not be reached: the connection was refused or there is no route to it (the server is down, or its RCON port is wrong or firewalled). The command was not run; the attempt is in the server\u2019s audit.',
+    fix: 'Check that the game server is running and that its RCON port is open to the hub; retry later with a new Idempotency-Key (the key of a 5xx answer is released, so the same key also works).',
+    example:
+      'Server 3 (127.0.0.1:27015) refused the remote-console connection: is it running, and is its RCON port right?',
+  },
+  rcon_auth_failed: {
+    when: 'The game server refused the RCON password the hub holds for it (it was changed on the server, or registered wrong). The command was not run. Game servers ban an address after repeated failures, so the hub does not retry.',
+    fix: 'Ask the hub operator to set the server\u2019s current RCON password (`hub servers set-rcon`); do not retry until then.',
+    example:
+      'Server 3 refused the RCON password the hub has for it; the hub operator must set the current one (hub servers set-rcon).',
+  },
+  rcon_protocol_error: {
+    when: 'The game server answered, but not in its remote-console protocol (a different service on that port, a damaged or oversized packet, or the connection closed mid-answer). The command may or may not have run.',
+    fix: 'Check that the registered RCON port is the game server\u2019s remote-console port and that the game matches; read the server\u2019s audit before retrying a command that must not run twice.',
+    example: 'Server 3 answered outside the Source RCON protocol: the connection closed before the reply.',
+  },
+  rcon_timeout: {
+    when: 'The game server did not finish answering the command within the time limit (`RCON_TIMEOUT_MS`, 5 s by default). The command may have run anyway.',
+    fix: 'Read the server\u2019s audit (`GET /v1/servers/{id}/commands`) or its state before retrying a command that must not run twice; retry later if the server is busy.',
+    example: 'Server 3 did not answer the command within 5 s; it may have run anyway.',
   },
   internal_error: {
     when: 'The server failed to complete the request. The cause is logged with the request id and never exposed.',

@@ -22,6 +22,7 @@ export const ERRORS = {
   clan_role_required: { status: 403, title: 'Clan role required' },
   clan_closed: { status: 403, title: 'Clan closed to new members' },
   clan_invite_required: { status: 403, title: 'Clan invite required' },
+  server_operator_required: { status: 403, title: 'Server operator required' },
   not_found: { status: 404, title: 'Not found' },
   user_not_found: { status: 404, title: 'User not found' },
   thread_not_found: { status: 404, title: 'Thread not found' },
@@ -45,6 +46,7 @@ export const ERRORS = {
   clan_owner_must_transfer: { status: 409, title: 'Owner must transfer the clan first' },
   clan_role_conflict: { status: 409, title: 'Role change not possible' },
   clan_max_members_too_low: { status: 409, title: 'Maximum below the member count' },
+  rcon_not_configured: { status: 409, title: 'Remote console not configured' },
   payload_too_large: { status: 413, title: 'Payload too large' },
   uri_too_long: { status: 414, title: 'URI too long' },
   unsupported_media_type: { status: 415, title: 'Unsupported media type' },
@@ -60,7 +62,11 @@ export const ERRORS = {
   key_creation_limited: { status: 429, title: 'Key creation limit reached' },
   headers_too_large: { status: 431, title: 'Request header fields too large' },
   internal_error: { status: 500, title: 'Internal server error' },
+  rcon_unreachable: { status: 502, title: 'Game server unreachable' },
+  rcon_auth_failed: { status: 502, title: 'RCON password refused' },
+  rcon_protocol_error: { status: 502, title: 'Game server answered out of protocol' },
   service_unavailable: { status: 503, title: 'Service unavailable' },
+  rcon_timeout: { status: 504, title: 'Game server timed out' },
 } as const satisfies Record<string, { status: number; title: string }>;
 
 export type ErrorCode = keyof typeof ERRORS;

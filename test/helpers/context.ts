@@ -2,6 +2,7 @@ import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fas
 import { buildApp } from '../../src/app.js';
 import type { Config } from '../../src/config.js';
 import type { Dialect } from '../../src/db/connect.js';
+import type { SecretKey } from '../../src/engines/secret-box.js';
 import type { AccessTokenVerifier } from '../../src/http/access-tokens.js';
 import type { RateLimitStore } from '../../src/http/rate-limit-store.js';
 import type { ThrottleStore } from '../../src/modules/accounts/throttle.js';
@@ -31,6 +32,10 @@ export interface ContextOptions {
   timeouts?: Pick<Config, 'REQUEST_HEADERS_TIMEOUT_MS' | 'REQUEST_TIMEOUT_MS'>;
   /** WEBHOOKS_ALLOW_PRIVATE_TARGETS: webhooks to local receivers */
   allowPrivateTargets?: boolean;
+  /** HUB_SECRET_KEY: seals RCON passwords (server commands answer 503 without one) */
+  secretKey?: SecretKey;
+  /** RCON_TIMEOUT_MS, short for tests of slow game servers */
+  rconTimeoutMs?: number;
 }
 
 /** A fresh migrated database, the app built on it, and factories. */
@@ -47,7 +52,9 @@ export async function createTestContext(
       TRUST_PROXY: false,
       ...options.timeouts,
       ...(options.allowPrivateTargets ? { WEBHOOKS_ALLOW_PRIVATE_TARGETS: true } : {}),
+      ...(options.rconTimeoutMs ? { RCON_TIMEOUT_MS: options.rconTimeoutMs } : {}),
     },
+    ...(options.secretKey ? { secretKey: options.secretKey } : {}),
     ...(options.now ? { now: options.now } : {}),
     ...(options.rateLimitStore ? { rateLimitStore: options.rateLimitStore } : {}),
     ...(options.throttle ? { throttle: options.throttle } : {}),

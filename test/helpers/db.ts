@@ -19,6 +19,12 @@ export interface TestDb {
   drop(): Promise<void>;
 }
 
+/** DATABASE_URL of a test database for a spawned CLI, its PostgreSQL schema carried in the connection options. */
+export const databaseUrlOf = (testDb: Pick<TestDb, 'url' | 'schema'>): string =>
+  testDb.schema
+    ? `${testDb.url}${testDb.url.includes('?') ? '&' : '?'}options=${encodeURIComponent(`-c search_path=${testDb.schema}`)}`
+    : testDb.url;
+
 /** A fresh database migrated from zero: a temp SQLite file, or a fresh PostgreSQL schema. */
 export async function openTestDb(dialect: Dialect): Promise<TestDb> {
   if (dialect === 'sqlite') {

@@ -35,6 +35,8 @@ export interface ServerRecord {
   created_at: number;
   removed_at: number | null;
   region: string;
+  owner_user_id: number | null;
+  rcon_port: number | null;
 }
 
 /** A server as the preview surface shows it: the live state the poller keeps. */
@@ -84,6 +86,8 @@ const RECORD = [
   'created_at',
   'removed_at',
   'region',
+  'owner_user_id',
+  'rcon_port',
 ] as const;
 
 /** Game servers: the public list, registration, token lookup and the poller's status updates. */
@@ -108,6 +112,10 @@ export function serversRepo(db: Kysely<Database>) {
       token_hash: string;
       created_at: number;
       region?: Region;
+      owner_user_id?: number | null;
+      rcon_port?: number | null;
+      /** sealed (src/modules/servers/commands/rcon-password.ts) */
+      rcon_password?: string | null;
     }): Promise<ServerRecord> {
       return db
         .insertInto('game_servers')

@@ -1,0 +1,140 @@
+import type { Insertable, Kysely, Selectable } from 'kysely';
+import type { Database, ServerCommandsTable } from '../../../db/types.js';
+
+/** What sending a command to a server needs to know about it. */
+export interface CommandTarget {
+  id: number;
+  game: string;
+  ip: string;
+  port: number;
+  owner_user_id: number | null;
+  rcon_port: number | null;
+  /** sealed; null: no RCON configured */
+  rcon_password: string | null;
+}
+
+/** One audit entry as the routes list it (the server is the one asked for). */
+export type AuditEntry = Omit<Selectable<ServerCommandsTable>, 'server_id'>;
+export type NewAuditEntry = Insertable<ServerCommandsTable>;
+
+const AUDIT = [
+  'id',
+  'user_id',
+  'app_id',
+  'command',
+  'status',
+  'output',
+  'duration_ms',
+  'created_at',
+] as const;
+
+/** Server owners, operators, RCON settings and the command audit. */
+export function serverCommandsRepo(db: Kysely<Database>) {
+  return {
+    /** A registered server (removed ones aside) with its RCON settings. */
+    findTarget(id: number): Promise<CommandTarget | undefined> {
+      return db
+        .selectFrom('game_servers')
+        .select(['id', 'game', 'ip', 'port', 'owner_user_id', 'rcon_port', 'rcon_password'])
+        .where('id', '=', id)
+        .where('removed_at', 'is', null)
+        .executeTakeFirst();
+    },
+
+    async isOperator(serverId: number, userId: number): Promise<boolean> {
+      const row = await db
+        .selectFrom('server_operators')
+        .select('user_id')
+        .where('server_id', '=', serverId)
+        .where('user_id', '=', userId)
+        .executeTakeFirst();
+      return row !== undefined;
+    },
+
+    /** Sets the owner and RCON settings of a registered server; false when there is none. */
+    async setRcon(
+      id: number,
+      settings: { owner_user_id?: number; rcon_port?: number | null; rcon_password: string },
+    ): Promise<boolean> {
+      const result = await db
+        .updateTable('game_servers')
+        .set(settings)
+        .where('id', '=', id)
+        .where('removed_at', 'is', null)
+        .executeTakeFirst();
+      return result.numUpdatedRows > 0n;
+    },
+
+    /** Grants a user the right to send commands; false when it was already granted. */
+    async grant(serverId: number, userId: number, now: number): Promise<boolean> {
+      const result = await db
+        .insertInto('server_operators')
+        .values({ server_id: serverId, user_id: userId, granted_at: now })
+        .onConflict((oc) => oc.columns(['server_id', 'user_id']).doNothing())
+        .executeTakeFirst();
+      return (result.numInsertedOrUpdatedRows ?? 0n) > 0n;
+    },
+
+    /** Takes the right back; false when the user had none. */
+    async revoke(serverId: number, userId: number): Promise<boolean> {
+      const result = await db
+        .deleteFrom('server_operators')
+        .where('server_id', '=', serverId)
+        .where('user_id', '=', userId)
+        .executeTakeFirst();
+      return result.numDeletedRows > 0n;
+    },
+
+    operators(serverId: number): Promise<{ user_id: number; granted_at: number }[]> {
+      return db
+        .selectFrom('server_operators')
+        .select(['user_id', 'granted_at'])
+        .where('server_id', '=', serverId)
+        .orderBy('user_id')
+        .execute();
+    },
+
+    /** The key ids of every sealed RCON password, to check HUB_SECRET_KEY at start-up. */
+    async sealedPasswords(): Promise<{ id: number; rcon_password: string }[]> {
+      const rows = await db
+        .selectFrom('game_servers')
+        .select(['id', 'rcon_password'])
+        .where('rcon_password', 'is not', null)
+        .where('removed_at', 'is', null)
+        .orderBy('id')
+        .execute();
+      return rows.flatMap((r) =>
+        r.rcon_password === null ? [] : [{ id: r.id, rcon_password: r.rcon_password }],
+      );
+    },
+
+    async audit(entry: NewAuditEntry): Promise<number> {
+      const row = await db
+        .insertInto('server_commands')
+        .values(entry)
+        .returning('id')
+        .executeTakeFirstOrThrow();
+      return row.id;
+    },
+
+    /**
+     * One page of a server's audit, newest first, with the count of all; only `userId`'s own
+     * entries when given (index `server_commands_server_user`), else every entry.
+     */
+    async auditPage(
+      serverId: number,
+      userId: number | undefined,
+      window: { limit: number; offset: number },
+    ): Promise<{ rows: AuditEntry[]; total: number }> {
+      let matching = db.selectFrom('server_commands').where('server_id', '=', serverId);
+      if (userId !== undefined) matching = matching.where('user_id', '=', userId);
+      const [rows, count] = await Promise.all([
+        matching.select(AUDIT).orderBy('id', 'desc').limit(window.limit).offset(window.offset).execute(),
+        matching.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
+      ]);
+      return { rows, total: count.n };
+    },
+  };
+}
+
+export type ServerCommandsRepo = ReturnType<typeof serverCommandsRepo>;

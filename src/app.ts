@@ -84,6 +84,8 @@ import { webhookTester } from './modules/webhooks/test-send.js';
 import { webhookTestRoute } from './modules/webhooks/test-route.js';
 import { webhookWebRoutes } from './modules/webhooks/web-routes.js';
 import { OAuthServer } from './modules/oauth/server.js';
+import { eventWebhooks } from './modules/events/openapi-webhooks.js';
+import { eventTypesRoute } from './modules/events/types-route.js';
 
 /** RCON_TIMEOUT_MS's default, for an app built without the whole config (tests) */
 const DEFAULT_RCON_TIMEOUT_MS = 5000;
@@ -192,7 +194,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(jsonBodyPlugin);
   await app.register(strictIntegersPlugin);
   await app.register(corsPreflightPlugin);
-  await registerDocs(app);
+  await registerDocs(app, { webhooks: eventWebhooks() });
   const oauth = await OAuthServer.create({
     db: deps.db.kysely,
     issuer: deps.issuer ?? 'http://localhost',
@@ -261,6 +263,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       clansV1Routes(clansService(clansStore(deps.db.kysely), now))(preview);
       economyRoutes(economyService(economyRepo(deps.db), now))(preview);
       webhooksV1Routes(webhooks)(preview);
+      eventTypesRoute()(preview);
     },
     { prefix: V1_PREFIX },
   );

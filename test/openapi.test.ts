@@ -170,6 +170,7 @@ describe('OpenAPI document', () => {
           'Clans',
           'Economy',
           'Webhooks',
+          'Events',
         ].includes(tag),
         `unexpected tag ${tag}`,
       );

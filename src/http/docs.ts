@@ -67,8 +67,14 @@ function transformRoute({ schema, url, route }: { schema: FastifySchema; url: st
   return { schema: { ...schema, ...marks } as FastifySchema, url: inV1 ? url.slice(API_PREFIX.length) : url };
 }
 
+/** What the features add to the document beyond their routes. */
+export interface DocsExtras {
+  /** the OpenAPI 3.1 `webhooks` section: the requests the API sends (the event catalog) */
+  webhooks?: OpenApiDocument['webhooks'];
+}
+
 /** OpenAPI 3.1 generated from the route schemas, and the interactive reference served offline. */
-export async function registerDocs(app: FastifyInstance): Promise<void> {
+export async function registerDocs(app: FastifyInstance, extras: DocsExtras = {}): Promise<void> {
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
@@ -146,7 +152,10 @@ export async function registerDocs(app: FastifyInstance): Promise<void> {
     transform: transformRoute,
     transformObject: (input) =>
       'openapiObject' in input
-        ? completeDocument(input.openapiObject as unknown as OpenApiDocument)
+        ? completeDocument({
+            ...(input.openapiObject as unknown as OpenApiDocument),
+            ...(extras.webhooks ? { webhooks: extras.webhooks } : {}),
+          })
         : input.swaggerObject,
   });
 }

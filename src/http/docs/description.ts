@@ -64,6 +64,11 @@ export const TAGS: TagObject[] = [
       'For the operator\u2019s probes and scrapers, at the service root: liveness (`/health`), readiness of the database and Redis (`/ready`) and Prometheus metrics (`/metrics`). No API key; no quota.',
   },
   {
+    name: 'Events',
+    description:
+      'Preview (`/v1`): what happens on the hub, as events (`resource.action`) written in the same transaction as the change. The catalog of types is `GET /v1/events/types` and this document\u2019s `webhooks` section (each type\u2019s event object, data schema and example).',
+  },
+  {
     name: 'Economy',
     description:
       'Preview (`/v1`, OAuth access token for a signed-in user): the user\u2019s coin balance and history, and coin transfers between users, exactly once per `Idempotency-Key`. An append-only double-entry ledger; balances never go below zero.',

@@ -96,6 +96,8 @@ export interface OpenApiDocument {
   tags?: TagObject[];
   externalDocs?: { url: string; description?: string };
   paths: Record<string, Record<string, OperationObject>>;
+  /** requests the API sends to its subscribers, by name (OpenAPI 3.1) */
+  webhooks?: Record<string, Record<string, unknown>>;
   components: {
     schemas?: Record<string, SchemaObject>;
     headers?: Record<string, HeaderObject>;

@@ -1,5 +1,7 @@
 import { Type } from 'typebox';
-import { defineEvent } from '../events/define.js';
+import { defineEvent, eventOf } from '../events/define.js';
+import type { NewEvent } from '../events/outbox.js';
+import { tierForOwner, type Subscription } from '../keys/tiers.js';
 import { Text, UserId } from '../events/fields.js';
 
 /** Events of hub accounts, private to the account's user (scope identify). */
@@ -33,5 +35,22 @@ export const ACCOUNT_TIER_CHANGED = defineEvent({
   scope: 'identify',
   audience: 'user',
 });
+
+/** The plan of an account after an operator changed it. */
+export const tierEvent = (account: {
+  id: number;
+  subscription: Subscription;
+  is_partner: number;
+}): NewEvent =>
+  eventOf(
+    ACCOUNT_TIER_CHANGED,
+    {
+      user_id: account.id,
+      subscription: account.subscription,
+      partner: account.is_partner === 1,
+      tier: tierForOwner(account),
+    },
+    { userId: account.id },
+  );
 
 export const ACCOUNT_EVENTS = [ACCOUNT_CREATED, ACCOUNT_TIER_CHANGED];

@@ -1,6 +1,10 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/types.js';
+import { writeTransaction } from '../../db/write-transaction.js';
+import { eventOf } from '../events/define.js';
+import { emit } from '../events/emit.js';
 import type { Subscription } from '../keys/tiers.js';
+import { ACCOUNT_CREATED, tierEvent } from './events.js';
 
 export interface AccountRow {
   id: number;
@@ -36,24 +40,39 @@ export function accountsRepo(db: Kysely<Database>) {
     },
 
     create(input: { username: string; passwordHash: string; now: number }): Promise<AccountRow> {
-      return db
-        .insertInto('users')
-        .values({
-          username: input.username,
-          avatar: '/avatars/default.png',
-          password_hash: input.passwordHash,
-          joined_at: input.now,
-        })
-        .returning(ACCOUNT_COLUMNS)
-        .executeTakeFirstOrThrow();
+      return writeTransaction(db, async (trx) => {
+        const account = await trx
+          .insertInto('users')
+          .values({
+            username: input.username,
+            avatar: '/avatars/default.png',
+            password_hash: input.passwordHash,
+            joined_at: input.now,
+          })
+          .returning(ACCOUNT_COLUMNS)
+          .executeTakeFirstOrThrow();
+        const { id, username } = account;
+        await emit(trx, [eventOf(ACCOUNT_CREATED, { user_id: id, username }, { userId: id })], input.now);
+        return account;
+      });
     },
 
     async update(
       id: number,
       changes: Partial<{ subscription: Subscription; is_partner: number; password_hash: string }>,
     ): Promise<boolean> {
-      const result = await db.updateTable('users').set(changes).where('id', '=', id).executeTakeFirst();
-      return result.numUpdatedRows > 0n;
+      return writeTransaction(db, async (trx) => {
+        const account = await trx
+          .updateTable('users')
+          .set(changes)
+          .where('id', '=', id)
+          .returning(ACCOUNT_COLUMNS)
+          .executeTakeFirst();
+        // a plan change is told; a password change is not anyone else's business
+        if (account && (changes.subscription !== undefined || changes.is_partner !== undefined))
+          await emit(trx, [tierEvent(account)], Date.now());
+        return account !== undefined;
+      });
     },
 
     async createSession(session: {

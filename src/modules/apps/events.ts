@@ -1,5 +1,7 @@
 import { Type } from 'typebox';
-import { defineEvent } from '../events/define.js';
+import type { AppRow } from './repo.js';
+import { defineEvent, eventOf } from '../events/define.js';
+import type { NewEvent } from '../events/outbox.js';
 import { Id, Text, UserId } from '../events/fields.js';
 
 /** Events of an OAuth app's registration, told only to that app. Never its secret. */
@@ -27,7 +29,7 @@ const APP_EXAMPLE = {
   redirect_uris: ['https://fragstats.example.com/callback'],
 };
 
-const appEvent = (type: string, description: string) =>
+const appDefinition = (type: string, description: string) =>
   defineEvent({
     type,
     description,
@@ -37,18 +39,33 @@ const appEvent = (type: string, description: string) =>
     audience: 'app',
   });
 
-export const APP_CREATED = appEvent('app.created', 'The app was registered in the developer portal.');
-export const APP_UPDATED = appEvent(
+export const APP_CREATED = appDefinition('app.created', 'The app was registered in the developer portal.');
+export const APP_UPDATED = appDefinition(
   'app.updated',
   'The app’s name, redirect URIs, homepage or logo changed.',
 );
-export const APP_SECRET_ROTATED = appEvent(
+export const APP_SECRET_ROTATED = appDefinition(
   'app.secret_rotated',
   'The app’s client secret was replaced; the old one stopped working.',
 );
-export const APP_DELETED = appEvent(
+export const APP_DELETED = appDefinition(
   'app.deleted',
   'The app was deleted: its tokens and grants are revoked (the last event it can receive).',
 );
+
+/** The event of a change to an app, told to that app. */
+export const appEvent = (definition: typeof APP_CREATED, app: AppRow): NewEvent =>
+  eventOf(
+    definition,
+    {
+      app_id: app.id,
+      client_id: app.client_id,
+      owner_id: app.owner_id,
+      name: app.name,
+      kind: app.kind,
+      redirect_uris: JSON.parse(app.redirect_uris) as string[],
+    },
+    { appId: app.id },
+  );
 
 export const APP_EVENTS = [APP_CREATED, APP_UPDATED, APP_SECRET_ROTATED, APP_DELETED];

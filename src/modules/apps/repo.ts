@@ -1,6 +1,9 @@
 import type { Kysely, Selectable } from 'kysely';
 import type { Database, OAuthAppsTable } from '../../db/types.js';
+import { writeTransaction } from '../../db/write-transaction.js';
+import { emit } from '../events/emit.js';
 import type { Subscription } from '../keys/tiers.js';
+import { APP_CREATED, APP_DELETED, APP_SECRET_ROTATED, APP_UPDATED, appEvent } from './events.js';
 
 export type AppRow = Selectable<OAuthAppsTable>;
 
@@ -27,22 +30,26 @@ export type AppChanges = Partial<Pick<NewApp, 'name' | 'redirectUris' | 'homepag
 export function appsRepo(db: Kysely<Database>) {
   return {
     async create(app: NewApp): Promise<AppRow> {
-      return db
-        .insertInto('oauth_apps')
-        .values({
-          client_id: app.clientId,
-          owner_id: app.ownerId,
-          name: app.name,
-          kind: app.kind,
-          redirect_uris: JSON.stringify(app.redirectUris),
-          homepage_url: app.homepageUrl,
-          logo_url: app.logoUrl,
-          secret_hash: app.secretHash,
-          created_at: app.now,
-          updated_at: app.now,
-        })
-        .returningAll()
-        .executeTakeFirstOrThrow();
+      return writeTransaction(db, async (trx) => {
+        const row = await trx
+          .insertInto('oauth_apps')
+          .values({
+            client_id: app.clientId,
+            owner_id: app.ownerId,
+            name: app.name,
+            kind: app.kind,
+            redirect_uris: JSON.stringify(app.redirectUris),
+            homepage_url: app.homepageUrl,
+            logo_url: app.logoUrl,
+            secret_hash: app.secretHash,
+            created_at: app.now,
+            updated_at: app.now,
+          })
+          .returningAll()
+          .executeTakeFirstOrThrow();
+        await emit(trx, [appEvent(APP_CREATED, row)], app.now);
+        return row;
+      });
     },
 
     /** Every app, or the apps of one owner, newest first. */
@@ -73,32 +80,44 @@ export function appsRepo(db: Kysely<Database>) {
     },
 
     async update(id: number, changes: AppChanges, now: number): Promise<AppRow | undefined> {
-      return db
-        .updateTable('oauth_apps')
-        .set({
-          ...(changes.name !== undefined ? { name: changes.name } : {}),
-          ...(changes.redirectUris !== undefined
-            ? { redirect_uris: JSON.stringify(changes.redirectUris) }
-            : {}),
-          ...(changes.homepageUrl !== undefined ? { homepage_url: changes.homepageUrl } : {}),
-          ...(changes.logoUrl !== undefined ? { logo_url: changes.logoUrl } : {}),
-          updated_at: now,
-        })
-        .where('id', '=', id)
-        .returningAll()
-        .executeTakeFirst();
+      return writeTransaction(db, async (trx) => {
+        const row = await trx
+          .updateTable('oauth_apps')
+          .set({
+            ...(changes.name !== undefined ? { name: changes.name } : {}),
+            ...(changes.redirectUris !== undefined
+              ? { redirect_uris: JSON.stringify(changes.redirectUris) }
+              : {}),
+            ...(changes.homepageUrl !== undefined ? { homepage_url: changes.homepageUrl } : {}),
+            ...(changes.logoUrl !== undefined ? { logo_url: changes.logoUrl } : {}),
+            updated_at: now,
+          })
+          .where('id', '=', id)
+          .returningAll()
+          .executeTakeFirst();
+        if (row) await emit(trx, [appEvent(APP_UPDATED, row)], now);
+        return row;
+      });
     },
 
     async setSecretHash(id: number, secretHash: string, now: number): Promise<void> {
-      await db
-        .updateTable('oauth_apps')
-        .set({ secret_hash: secretHash, updated_at: now })
-        .where('id', '=', id)
-        .execute();
+      await writeTransaction(db, async (trx) => {
+        const row = await trx
+          .updateTable('oauth_apps')
+          .set({ secret_hash: secretHash, updated_at: now })
+          .where('id', '=', id)
+          .returningAll()
+          .executeTakeFirst();
+        if (row) await emit(trx, [appEvent(APP_SECRET_ROTATED, row)], now);
+      });
     },
 
-    async delete(id: number): Promise<AppRow | undefined> {
-      return db.deleteFrom('oauth_apps').where('id', '=', id).returningAll().executeTakeFirst();
+    async delete(id: number, now = Date.now()): Promise<AppRow | undefined> {
+      return writeTransaction(db, async (trx) => {
+        const row = await trx.deleteFrom('oauth_apps').where('id', '=', id).returningAll().executeTakeFirst();
+        if (row) await emit(trx, [appEvent(APP_DELETED, row)], now);
+        return row;
+      });
     },
   };
 }

@@ -1,6 +1,8 @@
 import { Type } from 'typebox';
-import { defineEvent, type EventDefinition } from '../events/define.js';
+import type { ClanRole } from '../../db/types.js';
+import { defineEvent, type EventDefinition, type EventTarget } from '../events/define.js';
 import { Count, Game, Id, Text, UserId } from '../events/fields.js';
+import type { ClanRow } from './repo.js';
 
 /**
  * Events of clans. Public clans' events are public (scope clans:read); a private clan's are told
@@ -123,6 +125,42 @@ export const CLAN_INVITE_REVOKED = inviteEvent(
   'clan.invite_revoked',
   'An owner or officer withdrew the user’s invite.',
 );
+
+type Game = (typeof CLAN_REF)['game'];
+
+/** The clan fields of a clan event, from its row, and who changed it. */
+export const clanData = (clan: ClanRow, by: number) => ({
+  clan_id: clan.id,
+  game: clan.game as Game,
+  name: clan.name,
+  tag: clan.tag,
+  description: clan.description,
+  join_policy: clan.join_policy,
+  visibility: clan.visibility,
+  max_members: clan.max_members,
+  member_count: clan.member_count,
+  by_user_id: by,
+});
+
+export const memberData = (clan: ClanRow, userId: number, role: ClanRole, by: number) => ({
+  clan_id: clan.id,
+  game: clan.game as Game,
+  user_id: userId,
+  role,
+  by_user_id: by,
+});
+
+export const inviteData = (clan: ClanRow, inviteeId: number, by: number) => ({
+  clan_id: clan.id,
+  game: clan.game as Game,
+  name: clan.name,
+  user_id: inviteeId,
+  by_user_id: by,
+});
+
+/** A private clan's event reaches only apps acting for the user it concerns. */
+export const clanTarget = (clan: ClanRow, concerns: number): EventTarget =>
+  clan.visibility === 'private' ? { userId: concerns } : {};
 
 export const CLAN_EVENTS: readonly EventDefinition[] = [
   CLAN_CREATED,

@@ -1,6 +1,8 @@
 import { sql, type Kysely } from 'kysely';
 import type { ClanRole, ClansTable, Database } from '../../db/types.js';
 import { writeTransaction } from '../../db/write-transaction.js';
+import { emit } from '../events/emit.js';
+import type { NewEvent } from '../events/outbox.js';
 
 export interface ClanRow {
   id: number;
@@ -341,12 +343,26 @@ export type ClansRepo = ReturnType<typeof clansRepo>;
 
 /** The repository, and write transactions (immediate on SQLite) with a repository bound to each. */
 export interface ClansStore extends ClansRepo {
-  transaction<T>(work: (tx: ClansRepo) => Promise<T>): Promise<T>;
+  transaction<T>(work: (tx: ClansTx) => Promise<T>): Promise<T>;
+}
+
+/** The repository bound to a write transaction, which also writes the change's events. */
+export interface ClansTx extends ClansRepo {
+  /** writes events in this transaction (last, after the change) */
+  tell(events: readonly NewEvent[], at: number): Promise<void>;
 }
 
 export function clansStore(db: Kysely<Database>): ClansStore {
   return {
     ...clansRepo(db),
-    transaction: (work) => writeTransaction(db, (trx) => work(clansRepo(trx))),
+    transaction: (work) =>
+      writeTransaction(db, (trx) =>
+        work({
+          ...clansRepo(trx),
+          tell: async (events, at) => {
+            await emit(trx, events, at);
+          },
+        }),
+      ),
   };
 }

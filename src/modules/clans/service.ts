@@ -11,6 +11,26 @@ import type {
   SettingsPatch,
 } from './repo.js';
 import { mayAct, maySee, whoMay, type ClanAction, type Role } from './rules.js';
+import { eventOf } from '../events/define.js';
+import {
+  CLAN_CREATED,
+  CLAN_DISBANDED,
+  CLAN_INVITE_ACCEPTED,
+  CLAN_INVITE_CREATED,
+  CLAN_INVITE_DECLINED,
+  CLAN_INVITE_REVOKED,
+  CLAN_MEMBER_DEMOTED,
+  CLAN_MEMBER_JOINED,
+  CLAN_MEMBER_KICKED,
+  CLAN_MEMBER_LEFT,
+  CLAN_MEMBER_PROMOTED,
+  CLAN_OWNERSHIP_TRANSFERRED,
+  CLAN_UPDATED,
+  clanData,
+  clanTarget,
+  inviteData,
+  memberData,
+} from './events.js';
 
 export interface NewClanInput {
   name: string;
@@ -120,7 +140,15 @@ export function clansService(store: ClansStore, now: () => number) {
           );
         }
         if (invite) await tx.deleteInvite(clanId, userId);
-        return requireMember(tx, clanId, userId);
+        const member = await requireMember(tx, clanId, userId);
+        await tx.tell(
+          [
+            eventOf(CLAN_MEMBER_JOINED, memberData(clan, userId, 'member', userId), clanTarget(clan, userId)),
+            ...(invite ? [eventOf(CLAN_INVITE_ACCEPTED, inviteData(clan, userId, userId), { userId })] : []),
+          ],
+          now(),
+        );
+        return member;
       });
     } catch (error) {
       if (game !== undefined && isUniqueViolation(error)) throw await explainRace(userId, game);
@@ -158,7 +186,12 @@ export function clansService(store: ClansStore, now: () => number) {
             { ...NEW_CLAN_DEFAULTS, ...input, description: input.description ?? '', created_at },
             userId,
           );
-          return { clan, members: await tx.members(clan.id) };
+          const members = await tx.members(clan.id);
+          await tx.tell(
+            [eventOf(CLAN_CREATED, clanData(clan, userId), clanTarget(clan, userId))],
+            created_at,
+          );
+          return { clan, members };
         });
       } catch (error) {
         if (isUniqueViolation(error)) throw await explainRace(userId, input.game, input);
@@ -177,14 +210,18 @@ export function clansService(store: ClansStore, now: () => number) {
             `Clan ${clanId} has ${locked.clan.member_count} members; max_members cannot be lower than that.`,
           );
         }
+        await tx.tell([eventOf(CLAN_UPDATED, clanData(updated, userId), clanTarget(updated, userId))], now());
         return updated;
       });
     },
 
     async disband(userId: number, clanId: number): Promise<void> {
       await store.transaction(async (tx) => {
-        requireRole(await lockVisible(tx, clanId, userId), 'disband');
+        const locked = await lockVisible(tx, clanId, userId);
+        requireRole(locked, 'disband');
         await tx.deleteClan(clanId);
+        const { clan } = locked;
+        await tx.tell([eventOf(CLAN_DISBANDED, clanData(clan, userId), clanTarget(clan, userId))], now());
       });
     },
 
@@ -204,6 +241,17 @@ export function clansService(store: ClansStore, now: () => number) {
           );
         }
         await tx.removeMember(clanId, userId);
+        const { clan } = locked;
+        await tx.tell(
+          [
+            eventOf(
+              CLAN_MEMBER_LEFT,
+              memberData(clan, userId, locked.role, userId),
+              clanTarget(clan, userId),
+            ),
+          ],
+          now(),
+        );
       });
     },
 
@@ -226,6 +274,10 @@ export function clansService(store: ClansStore, now: () => number) {
           invited_by: userId,
           created_at: now(),
         });
+        await tx.tell(
+          [eventOf(CLAN_INVITE_CREATED, inviteData(locked.clan, inviteeId, userId), { userId: inviteeId })],
+          now(),
+        );
         return { ...invite, clan: locked.clan };
       });
     },
@@ -241,6 +293,11 @@ export function clansService(store: ClansStore, now: () => number) {
             `There is no pending invite of user ${inviteeId} to clan ${clanId}.`,
           );
         }
+        const told = inviteeId === userId ? CLAN_INVITE_DECLINED : CLAN_INVITE_REVOKED;
+        await tx.tell(
+          [eventOf(told, inviteData(locked.clan, inviteeId, userId), { userId: inviteeId })],
+          now(),
+        );
       });
     },
 
@@ -253,29 +310,64 @@ export function clansService(store: ClansStore, now: () => number) {
         const target = await requireMember(tx, clanId, memberId);
         requireRole(locked, 'kick', target.role);
         await tx.removeMember(clanId, memberId);
+        const { clan } = locked;
+        await tx.tell(
+          [
+            eventOf(
+              CLAN_MEMBER_KICKED,
+              memberData(clan, memberId, target.role, userId),
+              clanTarget(clan, memberId),
+            ),
+          ],
+          now(),
+        );
       });
     },
 
     async promote(userId: number, clanId: number, memberId: number): Promise<MemberRow> {
       return store.transaction(async (tx) => {
-        requireRole(await lockVisible(tx, clanId, userId), 'promote');
+        const locked = await lockVisible(tx, clanId, userId);
+        requireRole(locked, 'promote');
         const target = await requireMember(tx, clanId, memberId);
         if (target.role !== 'member')
           throw roleConflict(`User ${memberId} is already ${article(target.role)} of clan ${clanId}.`);
         await tx.setRole(clanId, memberId, 'officer');
+        const { clan } = locked;
+        await tx.tell(
+          [
+            eventOf(
+              CLAN_MEMBER_PROMOTED,
+              memberData(clan, memberId, 'officer', userId),
+              clanTarget(clan, memberId),
+            ),
+          ],
+          now(),
+        );
         return { ...target, role: 'officer' };
       });
     },
 
     async demote(userId: number, clanId: number, memberId: number): Promise<MemberRow> {
       return store.transaction(async (tx) => {
-        requireRole(await lockVisible(tx, clanId, userId), 'demote');
+        const locked = await lockVisible(tx, clanId, userId);
+        requireRole(locked, 'demote');
         const target = await requireMember(tx, clanId, memberId);
         if (target.role !== 'officer')
           throw roleConflict(
             `User ${memberId} is ${article(target.role)} of clan ${clanId}, not an officer.`,
           );
         await tx.setRole(clanId, memberId, 'member');
+        const { clan } = locked;
+        await tx.tell(
+          [
+            eventOf(
+              CLAN_MEMBER_DEMOTED,
+              memberData(clan, memberId, 'member', userId),
+              clanTarget(clan, memberId),
+            ),
+          ],
+          now(),
+        );
         return { ...target, role: 'member' };
       });
     },
@@ -290,7 +382,18 @@ export function clansService(store: ClansStore, now: () => number) {
         // the old owner steps down first: the database allows one owner per clan
         await tx.setRole(clanId, userId, 'officer');
         await tx.setRole(clanId, memberId, 'owner');
-        return { clan: locked.clan, members: await tx.members(clanId) };
+        const { clan } = locked;
+        await tx.tell(
+          [
+            eventOf(
+              CLAN_OWNERSHIP_TRANSFERRED,
+              memberData(clan, memberId, 'owner', userId),
+              clanTarget(clan, memberId),
+            ),
+          ],
+          now(),
+        );
+        return { clan, members: await tx.members(clanId) };
       });
     },
   };

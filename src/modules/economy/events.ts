@@ -1,5 +1,7 @@
 import { Type } from 'typebox';
-import { defineEvent } from '../events/define.js';
+import { toIso } from '../../http/schemas.js';
+import { defineEvent, eventOf } from '../events/define.js';
+import type { NewEvent } from '../events/outbox.js';
 import { At, Count, Id, Text, UserId } from '../events/fields.js';
 
 /** Events of the coin ledger: private to the user whose balance moves (scope economy:read). */
@@ -78,5 +80,31 @@ export const REWARD_MINTED = defineEvent({
   scope: 'economy:read',
   audience: 'user',
 });
+
+/** A booked transfer, told to each side with their own balance after it. */
+export function transferEvents(
+  t: {
+    id: number;
+    from_user_id: number;
+    to_user_id: number;
+    amount: number;
+    note: string | null;
+    created_at: number;
+  },
+  balances: { from: number; to: number },
+): NewEvent[] {
+  const data = {
+    transfer_id: t.id,
+    from_user_id: t.from_user_id,
+    to_user_id: t.to_user_id,
+    amount: t.amount,
+    note: t.note,
+    created_at: toIso(t.created_at),
+  };
+  return [
+    eventOf(TRANSFER_CREATED, { ...data, balance: balances.from }, { userId: t.from_user_id }),
+    eventOf(TRANSFER_RECEIVED, { ...data, balance: balances.to }, { userId: t.to_user_id }),
+  ];
+}
 
 export const ECONOMY_EVENTS = [TRANSFER_CREATED, TRANSFER_RECEIVED, GRANT_CREATED, REWARD_MINTED];

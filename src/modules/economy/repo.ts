@@ -8,6 +8,9 @@ import type {
   EconomyTransactionsTable,
 } from '../../db/types.js';
 import { writeTransaction } from '../../db/write-transaction.js';
+import { eventOf } from '../events/define.js';
+import { emitEvents } from '../events/outbox.js';
+import { GRANT_CREATED, transferEvents } from './events.js';
 import { isBalanced, type Reward } from '../../engines/ledger.js';
 
 /**
@@ -290,18 +293,22 @@ export function economyRepo(db: Db) {
             ],
             at,
           );
-          return {
-            outcome: 'done',
-            transfer: {
-              id,
-              from_user_id: fromUserId,
-              to_user_id: toUserId,
-              amount,
-              note: request.note,
-              created_at: at,
-              balance_after: after[0] ?? 0,
-            },
+          const transfer = {
+            id,
+            from_user_id: fromUserId,
+            to_user_id: toUserId,
+            amount,
+            note: request.note,
+            created_at: at,
+            balance_after: after[0] ?? 0,
           };
+          await emitEvents(
+            trx,
+            db.dialect,
+            transferEvents(transfer, { from: after[0] ?? 0, to: after[1] ?? 0 }),
+            at,
+          );
+          return { outcome: 'done', transfer };
         });
       const first = await attempt();
       if (first.outcome !== 'recipient_not_found') return first;
@@ -341,7 +348,14 @@ export function economyRepo(db: Db) {
             ],
             at,
           );
-          return { id, balance: after[1] ?? 0 };
+          const balance = after[1] ?? 0;
+          await emitEvents(
+            trx,
+            db.dialect,
+            [eventOf(GRANT_CREATED, { grant_id: id, user_id: userId, amount, reason, balance }, { userId })],
+            at,
+          );
+          return { id, balance };
         });
       const first = await attempt();
       if (first) return first;

@@ -19,6 +19,8 @@ export const Flag = (description: string) => Type.Boolean({ description, example
 export const At = (description: string) =>
   Type.String({ format: 'date-time', description, examples: ['2026-11-20T18:04:11.000Z'] });
 
+export type GameCode = (typeof GAMES)[number];
+
 export const Game = () => StringEnum(GAMES, { description: 'Game code', examples: ['cs2'] });
 
 export const SteamId = () =>

@@ -1,5 +1,6 @@
 import { Type } from 'typebox';
-import { defineEvent } from '../events/define.js';
+import { defineEvent, eventOf } from '../events/define.js';
+import type { NewEvent } from '../events/outbox.js';
 import { Id, Text, UserId } from '../events/fields.js';
 
 /**
@@ -47,5 +48,35 @@ export const KEY_ORIGINS_CHANGED = defineEvent({
   scope: 'identify',
   audience: 'user',
 });
+
+interface KeyRow {
+  id: number;
+  user_id: number | null;
+  name: string;
+  prefix: string;
+  allowed_origins: string | null;
+}
+
+const owned = (key: KeyRow) =>
+  key.user_id === null
+    ? undefined
+    : {
+        data: { key_id: key.id, user_id: key.user_id, name: key.name, prefix: key.prefix },
+        userId: key.user_id,
+      };
+
+/** A key created or revoked; an operator's key without an owner tells nobody. */
+export function keyEvents(definition: typeof KEY_CREATED, key: KeyRow): NewEvent[] {
+  const of = owned(key);
+  return of ? [eventOf(definition, of.data, { userId: of.userId })] : [];
+}
+
+/** A key's allowed origins changed (none: any origin). */
+export function originsEvents(key: KeyRow): NewEvent[] {
+  const of = owned(key);
+  if (!of) return [];
+  const allowed_origins = key.allowed_origins?.split(' ').filter(Boolean) ?? [];
+  return [eventOf(KEY_ORIGINS_CHANGED, { ...of.data, allowed_origins }, { userId: of.userId })];
+}
 
 export const KEY_EVENTS = [KEY_CREATED, KEY_REVOKED, KEY_ORIGINS_CHANGED];

@@ -3,6 +3,8 @@ import type { SqliteReader } from '../../db/sqlite-reader.js';
 import { VersionedCache } from '../../db/versioned-cache.js';
 import type { Database } from '../../db/types.js';
 import { writeTransaction } from '../../db/write-transaction.js';
+import { emit } from '../events/emit.js';
+import { KEY_CREATED, KEY_REVOKED, keyEvents, originsEvents } from './events.js';
 import type { Subscription, Tier } from './tiers.js';
 
 export interface KeyForAuth {
@@ -106,7 +108,15 @@ export function keysRepo(db: Kysely<Database>, options: { reader?: SqliteReader 
     },
 
     async insert(key: NewKey): Promise<KeyRecord> {
-      return db.insertInto('api_keys').values(key).returning(RECORD_COLUMNS).executeTakeFirstOrThrow();
+      return writeTransaction(db, async (trx) => {
+        const record = await trx
+          .insertInto('api_keys')
+          .values(key)
+          .returning(RECORD_COLUMNS)
+          .executeTakeFirstOrThrow();
+        await emit(trx, keyEvents(KEY_CREATED, record), key.created_at);
+        return record;
+      });
     },
 
     /**
@@ -143,13 +153,13 @@ export function keysRepo(db: Kysely<Database>, options: { reader?: SqliteReader 
           .where('revoked_at', 'is', null)
           .executeTakeFirstOrThrow();
         if (n >= limits.activeCap) return { refused: 'active' as const };
-        return {
-          record: await trx
-            .insertInto('api_keys')
-            .values(key)
-            .returning(RECORD_COLUMNS)
-            .executeTakeFirstOrThrow(),
-        };
+        const record = await trx
+          .insertInto('api_keys')
+          .values(key)
+          .returning(RECORD_COLUMNS)
+          .executeTakeFirstOrThrow();
+        await emit(trx, keyEvents(KEY_CREATED, record), key.created_at);
+        return { record };
       });
     },
 
@@ -164,20 +174,31 @@ export function keysRepo(db: Kysely<Database>, options: { reader?: SqliteReader 
     },
 
     /** Sets (or, with null, lifts) the browser origins a key may be used from. */
-    async setAllowedOrigins(id: number, origins: string | null): Promise<void> {
-      await db.updateTable('api_keys').set({ allowed_origins: origins }).where('id', '=', id).execute();
+    async setAllowedOrigins(id: number, origins: string | null, now = Date.now()): Promise<void> {
+      await writeTransaction(db, async (trx) => {
+        const record = await trx
+          .updateTable('api_keys')
+          .set({ allowed_origins: origins })
+          .where('id', '=', id)
+          .returning(RECORD_COLUMNS)
+          .executeTakeFirst();
+        if (record) await emit(trx, originsEvents(record), now);
+      });
     },
 
     /** Returns false when there was no such active key. */
     async revoke(id: number, at: number, filter: { userId?: number } = {}): Promise<boolean> {
-      let query = db
-        .updateTable('api_keys')
-        .set({ revoked_at: at })
-        .where('id', '=', id)
-        .where('revoked_at', 'is', null);
-      if (filter.userId !== undefined) query = query.where('user_id', '=', filter.userId);
-      const result = await query.executeTakeFirst();
-      return result.numUpdatedRows > 0n;
+      return writeTransaction(db, async (trx) => {
+        let query = trx
+          .updateTable('api_keys')
+          .set({ revoked_at: at })
+          .where('id', '=', id)
+          .where('revoked_at', 'is', null);
+        if (filter.userId !== undefined) query = query.where('user_id', '=', filter.userId);
+        const record = await query.returning(RECORD_COLUMNS).executeTakeFirst();
+        if (record) await emit(trx, keyEvents(KEY_REVOKED, record), at);
+        return record !== undefined;
+      });
     },
   };
 }

@@ -82,12 +82,8 @@ export class OAuthServer {
 
   /** A user takes back every grant they gave an app ("Authorized apps"). */
   async revokeGrantsOf(userId: number, clientId: string): Promise<number> {
-    const grants = await this.store.grantsOf(String(userId), this.now());
-    const mine = grants.filter((g) => g.client_id === clientId);
-    for (const grant of mine) {
-      await this.store.revokeGrant(grant.id);
-      this.verifier.grantRevoked(grant.id);
-    }
-    return mine.length;
+    const revoked = await this.store.revokeGrantsOfUser(userId, clientId, this.now());
+    for (const grantId of revoked) this.verifier.grantRevoked(grantId);
+    return revoked.length;
   }
 }

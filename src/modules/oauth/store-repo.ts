@@ -1,6 +1,10 @@
 import type { ExpressionBuilder, Kysely } from 'kysely';
 import type { Database } from '../../db/types.js';
 import { isScope, type Scope } from '../../http/scopes.js';
+import { writeTransaction } from '../../db/write-transaction.js';
+import { eventOf } from '../events/define.js';
+import { emit } from '../events/emit.js';
+import { AUTHORIZATION_REVOKED } from './events.js';
 
 /** What the adapter writes besides the payload: the columns its lookups and sweeps use. */
 export interface StoreRow {
@@ -109,6 +113,46 @@ export function oauthStoreRepo(db: Kysely<Database>) {
           eb.or([eb('grant_id', '=', grantId), eb.and([eb('model', '=', 'Grant'), eb('id', '=', grantId)])]),
         )
         .execute();
+    },
+
+    /**
+     * A user takes back every grant they gave an app, in one transaction that also tells the app
+     * (`authorization.revoked`). Returns how many grants went.
+     */
+    async revokeGrantsOfUser(userId: number, clientId: string, now: number): Promise<string[]> {
+      return writeTransaction(db, async (trx) => {
+        const grants = (await oauthStoreRepo(trx).grantsOf(String(userId), now)).filter(
+          (g) => g.client_id === clientId,
+        );
+        if (grants.length === 0) return [];
+        const ids = grants.map((g) => g.id);
+        await trx
+          .deleteFrom('oauth_store')
+          .where((eb) =>
+            eb.or([eb('grant_id', 'in', ids), eb.and([eb('model', '=', 'Grant'), eb('id', 'in', ids)])]),
+          )
+          .execute();
+        const app = await trx
+          .selectFrom('oauth_apps')
+          .select('id')
+          .where('client_id', '=', clientId)
+          .executeTakeFirst();
+        if (app) {
+          const scopes = [...new Set(grants.flatMap((g) => grantedScopes(g.payload)))];
+          await emit(
+            trx,
+            [
+              eventOf(
+                AUTHORIZATION_REVOKED,
+                { user_id: userId, client_id: clientId, scopes },
+                { appId: app.id },
+              ),
+            ],
+            now,
+          );
+        }
+        return ids;
+      });
     },
 
     /** Everything an app holds: its grants, codes and tokens (the app was deleted). */

@@ -115,7 +115,7 @@ export function portalKeysService({ keys, usage, recorder, rateLimitStore, now }
         );
       }
       record.allowed_origins = storedOrigins(parsed.origins);
-      await keys.setAllowedOrigins(id, record.allowed_origins);
+      await keys.setAllowedOrigins(id, record.allowed_origins, now());
       return view(record, account);
     },
 

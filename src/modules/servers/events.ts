@@ -1,6 +1,7 @@
 import { Type } from 'typebox';
-import { defineEvent } from '../events/define.js';
-import { Count, Game, Id, Text, UserId } from '../events/fields.js';
+import { defineEvent, eventOf } from '../events/define.js';
+import type { NewEvent } from '../events/outbox.js';
+import { Count, Game, Id, Text, UserId, type GameCode } from '../events/fields.js';
 import { REGIONS } from './regions.js';
 import { StringEnum } from '../../http/schemas.js';
 
@@ -99,6 +100,43 @@ export const SERVER_COMMAND_EXECUTED = defineEvent({
   scope: 'servers:command',
   audience: 'user',
 });
+
+type Status = 'online' | 'offline';
+
+/** A server's live state as the poller keeps it. */
+export interface LiveState {
+  status: Status;
+  map: string;
+  players: number;
+  max_players: number;
+}
+
+/** What one poll changed: status, map (online servers), player count (online servers). */
+export function pollEvents(
+  server: { id: number; game: string },
+  before: LiveState,
+  after: LiveState,
+): NewEvent[] {
+  const ref = { server_id: server.id, game: server.game as GameCode };
+  const events: NewEvent[] = [];
+  if (before.status !== after.status)
+    events.push(
+      eventOf(SERVER_STATUS_CHANGED, { ...ref, status: after.status, previous_status: before.status }),
+    );
+  if (after.status !== 'online') return events;
+  if (before.map !== after.map && after.map !== '')
+    events.push(eventOf(SERVER_MAP_CHANGED, { ...ref, map: after.map, previous_map: before.map }));
+  if (before.players !== after.players)
+    events.push(
+      eventOf(SERVER_PLAYERS_CHANGED, {
+        ...ref,
+        players: after.players,
+        previous_players: before.players,
+        max_players: after.max_players,
+      }),
+    );
+  return events;
+}
 
 export const SERVER_EVENTS = [
   SERVER_ADDED,

@@ -1,5 +1,10 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/types.js';
+import { writeTransaction } from '../../db/write-transaction.js';
+import { eventOf } from '../events/define.js';
+import { emit } from '../events/emit.js';
+import type { GameCode } from '../events/fields.js';
+import { pollEvents, SERVER_ADDED, SERVER_REGION_CHANGED, SERVER_REMOVED } from './events.js';
 import type { Region } from './regions.js';
 
 export interface ServerRow {
@@ -117,11 +122,20 @@ export function serversRepo(db: Kysely<Database>) {
       /** sealed (src/modules/servers/commands/rcon-password.ts) */
       rcon_password?: string | null;
     }): Promise<ServerRecord> {
-      return db
-        .insertInto('game_servers')
-        .values({ ...input, status: 'offline' })
-        .returning(RECORD)
-        .executeTakeFirstOrThrow();
+      return writeTransaction(db, async (trx) => {
+        const record = await trx
+          .insertInto('game_servers')
+          .values({ ...input, status: 'offline' })
+          .returning(RECORD)
+          .executeTakeFirstOrThrow();
+        const { id, game, name, region } = record;
+        await emit(
+          trx,
+          [eventOf(SERVER_ADDED, { server_id: id, game: game as GameCode, name, region: region as Region })],
+          input.created_at,
+        );
+        return record;
+      });
     },
 
     list(includeRemoved = false): Promise<ServerRecord[]> {
@@ -132,13 +146,18 @@ export function serversRepo(db: Kysely<Database>) {
 
     /** Removal revokes the token at once and hides the server from `/servers`; its kills stay. */
     async remove(id: number, now: number): Promise<boolean> {
-      const result = await db
-        .updateTable('game_servers')
-        .set({ removed_at: now, status: 'offline', token_hash: null })
-        .where('id', '=', id)
-        .where('removed_at', 'is', null)
-        .executeTakeFirst();
-      return result.numUpdatedRows > 0n;
+      return writeTransaction(db, async (trx) => {
+        const row = await trx
+          .updateTable('game_servers')
+          .set({ removed_at: now, status: 'offline', token_hash: null })
+          .where('id', '=', id)
+          .where('removed_at', 'is', null)
+          .returning(['id', 'game'])
+          .executeTakeFirst();
+        if (row)
+          await emit(trx, [eventOf(SERVER_REMOVED, { server_id: row.id, game: row.game as GameCode })], now);
+        return row !== undefined;
+      });
     },
 
     listForPoll(): Promise<
@@ -157,14 +176,23 @@ export function serversRepo(db: Kysely<Database>) {
     },
 
     /** The operator moves a registered server to another region. */
-    async setRegion(id: number, region: Region): Promise<boolean> {
-      const result = await db
-        .updateTable('game_servers')
-        .set({ region })
-        .where('id', '=', id)
-        .where('removed_at', 'is', null)
-        .executeTakeFirst();
-      return result.numUpdatedRows > 0n;
+    async setRegion(id: number, region: Region, now = Date.now()): Promise<boolean> {
+      return writeTransaction(db, async (trx) => {
+        const row = await trx
+          .updateTable('game_servers')
+          .set({ region })
+          .where('id', '=', id)
+          .where('removed_at', 'is', null)
+          .returning(['id', 'game'])
+          .executeTakeFirst();
+        if (row)
+          await emit(
+            trx,
+            [eventOf(SERVER_REGION_CHANGED, { server_id: row.id, game: row.game as GameCode, region })],
+            now,
+          );
+        return row !== undefined;
+      });
     },
 
     /**
@@ -238,50 +266,70 @@ export function serversRepo(db: Kysely<Database>) {
       return Number(result.numDeletedRows);
     },
 
+    /** An answered poll; what it changed (status, map, players) is told in the same transaction. */
     async markOnline(
       id: number,
       info: { players: number; max_players: number; map: string },
       now: number,
       latencyMs: number | null = null,
     ) {
-      await db
-        .updateTable('game_servers')
-        .set({
-          ...info,
-          map: info.map.slice(0, 64),
-          status: 'online',
-          poll_failures: 0,
-          last_seen_at: now,
-          last_latency_ms: latencyMs,
-        })
-        .where('id', '=', id)
-        .where('removed_at', 'is', null)
-        .execute();
+      await writeTransaction(db, async (trx) => {
+        const before = await trx
+          .selectFrom('game_servers')
+          .select(['id', 'game', 'status', 'map', 'players', 'max_players'])
+          .where('id', '=', id)
+          .where('removed_at', 'is', null)
+          .executeTakeFirst();
+        if (!before) return;
+        const map = info.map.slice(0, 64);
+        await trx
+          .updateTable('game_servers')
+          .set({
+            ...info,
+            map,
+            status: 'online',
+            poll_failures: 0,
+            last_seen_at: now,
+            last_latency_ms: latencyMs,
+          })
+          .where('id', '=', id)
+          .execute();
+        await emit(trx, pollEvents(before, before, { ...info, map, status: 'online' }), now);
+      });
     },
 
     /** One more failed query; the server turns `offline` (0 players) after `offlineAfter` in a row. */
-    async markFailure(id: number, offlineAfter: number) {
-      await db
-        .updateTable('game_servers')
-        .set((eb) => ({
-          poll_failures: eb('poll_failures', '+', 1),
-          // the latency reported is the last poll's: none when it went unanswered
-          last_latency_ms: null,
-          status: eb
-            .case()
-            .when('poll_failures', '>=', offlineAfter - 1)
-            .then('offline' as const)
-            .else(eb.ref('status'))
-            .end(),
-          players: eb
-            .case()
-            .when('poll_failures', '>=', offlineAfter - 1)
-            .then(0)
-            .else(eb.ref('players'))
-            .end(),
-        }))
-        .where('id', '=', id)
-        .execute();
+    async markFailure(id: number, offlineAfter: number, now = Date.now()) {
+      await writeTransaction(db, async (trx) => {
+        const before = await trx
+          .selectFrom('game_servers')
+          .select(['id', 'game', 'status', 'map', 'players', 'max_players'])
+          .where('id', '=', id)
+          .executeTakeFirst();
+        const after = await trx
+          .updateTable('game_servers')
+          .set((eb) => ({
+            poll_failures: eb('poll_failures', '+', 1),
+            // the latency reported is the last poll's: none when it went unanswered
+            last_latency_ms: null,
+            status: eb
+              .case()
+              .when('poll_failures', '>=', offlineAfter - 1)
+              .then('offline' as const)
+              .else(eb.ref('status'))
+              .end(),
+            players: eb
+              .case()
+              .when('poll_failures', '>=', offlineAfter - 1)
+              .then(0)
+              .else(eb.ref('players'))
+              .end(),
+          }))
+          .where('id', '=', id)
+          .returning(['status', 'map', 'players', 'max_players'])
+          .executeTakeFirst();
+        if (before && after) await emit(trx, pollEvents(before, before, after), now);
+      });
     },
 
     /** The active server a token belongs to; one indexed lookup, so revocation applies at once. */

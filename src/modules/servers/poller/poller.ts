@@ -57,7 +57,7 @@ export function startPoller(servers: ServersRepo, options: PollerOptions, autoSt
           }
         } catch {
           failed++;
-          await servers.markFailure(s.id, options.offlineAfter);
+          await servers.markFailure(s.id, options.offlineAfter, now());
           await servers.recordPoll(s.id, hourOf(now()), false);
           return;
         }

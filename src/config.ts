@@ -79,6 +79,13 @@ export const ConfigSchema = Type.Object({
     description: 'UDP port for `logaddress_add` log streams (CS 1.6); 0 disables the UDP receiver',
   }),
   INGEST_UDP_HOST: Type.String({ default: '0.0.0.0', description: 'bind address of the UDP log receiver' }),
+  INGEST_UDP_RECV_BUFFER: Type.Integer({
+    minimum: 0,
+    maximum: 268435456,
+    default: 4194304,
+    description:
+      'socket receive buffer (bytes) the UDP log receiver asks for, so bursts are not dropped by the kernel; the OS may grant less (Linux: net.core.rmem_max); 0 keeps the OS default',
+  }),
   INGEST_MAX_AGE_DAYS: Type.Integer({
     minimum: 1,
     maximum: 3650,

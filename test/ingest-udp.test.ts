@@ -8,11 +8,11 @@ import { createMetrics } from '../src/http/metrics.js';
 import { metricValue } from './helpers/metrics.js';
 import { openTestDb, testDialects, type TestDb } from './helpers/db.js';
 import { registerServer } from './helpers/ingest.js';
+import { sendDatagrams, udpLog } from './helpers/udp.js';
 
 const L = 'L 11/21/2026 - 19:34:51: ';
 const NOW = Date.UTC(2026, 10, 21, 20, 0, 0);
-const datagram = (type: 'R' | 'S', secret: string, line: string) =>
-  Buffer.concat([Buffer.from([0xff, 0xff, 0xff, 0xff]), Buffer.from(`${type}${secret}${line}\n\0`, 'utf8')]);
+const datagram = (type: 'R' | 'S', secret: string, line: string) => udpLog(secret, line, type);
 
 for (const dialect of testDialects()) {
   describe(`UDP log ingest, GoldSrc logaddress_add (${dialect})`, () => {
@@ -51,7 +51,8 @@ for (const dialect of testDialects()) {
         datagram('S', '98765432109876543210987654321098', killLine(8, 9)), // unknown token
         datagram('S', elsewhere.token, killLine(8, 9)), // right token, wrong source address
         datagram('S', cs16.token, 'not a log line at all'),
-        datagram('S', cs16.token, `${L}World triggered "Round_Start"`), // the next round settles the first
+        // the next round settles the first (a second later: the same line again would be a duplicate)
+        datagram('S', cs16.token, `L 11/21/2026 - 19:34:52: World triggered "Round_Start"`),
       ];
       for (const p of packets)
         await new Promise<void>((r) => client.send(p, udp.port, '127.0.0.1', () => r()));
@@ -103,6 +104,40 @@ for (const dialect of testDialects()) {
         .where('counter', '=', 'max_kills_in_round')
         .executeTakeFirst();
       assert.equal(counter?.value, 2);
+    });
+
+    it('a datagram received twice counts once, in the same flush or a later one (the ingest_lines rule)', async () => {
+      const server = await registerServer(testDb.db, 'cs16', { ip: '127.0.0.1' });
+      const at = (s: number) => `L 11/21/2026 - 19:40:${String(s).padStart(2, '0')}: `;
+      const kill = (s: number, victim: number) =>
+        udpLog(
+          server.token,
+          `${at(s)}"A<2><STEAM_0:1:71><CT>" killed "B<3><STEAM_0:0:${victim}><TERRORIST>" with "ak47"`,
+        );
+      const roundStart = (s: number) => udpLog(server.token, `${at(s)}World triggered "Round_Start"`);
+      const duplicates = udp.delivery.duplicates;
+      const sent = async (datagrams: Buffer[]) => {
+        const target = udp.stats.accepted + datagrams.length;
+        await sendDatagrams(udp.port, datagrams);
+        const deadline = Date.now() + 3000;
+        while (udp.stats.accepted < target && Date.now() < deadline)
+          await new Promise((r) => setTimeout(r, 5));
+        await udp.flush();
+      };
+      await sent([roundStart(0), kill(1, 81), kill(1, 81), kill(2, 82), roundStart(0)]);
+      await sent([kill(1, 81), kill(2, 82), kill(3, 83)]);
+      await sent([roundStart(9)]);
+      const victims = await testDb.db.kysely
+        .selectFrom('kills')
+        .select('victim_steam_id')
+        .where('server_id', '=', server.id)
+        .orderBy('victim_steam_id')
+        .execute();
+      assert.deepEqual(
+        victims.map((v) => v.victim_steam_id),
+        ['76561197960265890', '76561197960265892', '76561197960265894'],
+      );
+      assert.equal(udp.delivery.duplicates - duplicates, 4);
     });
   });
 }

@@ -174,14 +174,16 @@ describe('hub start-up failures and graceful shutdown', () => {
     // UDP log lines wait up to 250 ms to be written in one batch
     const udp = createSocket('udp4');
     // a round of two kills, settled by the next round's start (kills count once their round is over)
-    const now = stamp(Date.now());
-    const lines = inRound(
-      Date.now(),
-      [60, 61].map(
+    // (each line a second of its own: over UDP the same line twice is one datagram received twice)
+    const at = Date.now() - 5000;
+    const lines = [
+      `${stamp(at)}World triggered "Round_Start"`,
+      ...[60, 61].map(
         (victim) =>
-          `${now}"Old<2><STEAM_0:1:5><CT>" killed "V<3><STEAM_0:0:${victim}><TERRORIST>" with "ak47"`,
+          `${stamp(at + 1000)}"Old<2><STEAM_0:1:5><CT>" killed "V<3><STEAM_0:0:${victim}><TERRORIST>" with "ak47"`,
       ),
-    );
+      `${stamp(at + 2000)}World triggered "Round_Start"`,
+    ];
     for (const line of lines) {
       const datagram = Buffer.from(`\xff\xff\xff\xffS${cs16.token}${line}\n\0`, 'latin1');
       await new Promise<void>((resolve) => udp.send(datagram, udpPort, '127.0.0.1', () => resolve()));

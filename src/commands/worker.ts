@@ -18,6 +18,7 @@ type WorkerConfig = Pick<
   Config,
   | 'INGEST_UDP_PORT'
   | 'INGEST_UDP_HOST'
+  | 'INGEST_UDP_RECV_BUFFER'
   | 'INGEST_MAX_AGE_DAYS'
   | 'POLL_INTERVAL_MS'
   | 'POLL_TIMEOUT_MS'
@@ -43,7 +44,7 @@ export async function startBackground(
   config: WorkerConfig,
   db: Db,
   options: BackgroundOptions,
-): Promise<{ udpPort: number | null; stop(): Promise<void> }> {
+): Promise<{ udpPort: number | null; udpRecvBuffer: number | null; stop(): Promise<void> }> {
   const servers = serversRepo(db.kysely);
   let udp: UdpIngest | undefined;
   if (config.INGEST_UDP_PORT > 0) {
@@ -54,6 +55,7 @@ export async function startBackground(
         {
           port: config.INGEST_UDP_PORT,
           host: config.INGEST_UDP_HOST,
+          recvBufferBytes: config.INGEST_UDP_RECV_BUFFER,
           onError: (err) => options.log('UDP log ingest failed', err),
           ...(options.metrics ? { metrics: options.metrics.ingest } : {}),
         },
@@ -91,6 +93,7 @@ export async function startBackground(
   });
   return {
     udpPort: udp?.port ?? null,
+    udpRecvBuffer: udp?.recvBufferBytes ?? null,
     // the receiver's close writes the lines it still buffers; sends in flight are recorded
     stop: async () => {
       await Promise.all([poller.stop(), udp?.close(), webhooks.stop(), sweep.stop()]);
@@ -116,7 +119,8 @@ export async function workerCommand(config: Config): Promise<void> {
   console.log(
     `hub worker: polling every ${config.POLL_INTERVAL_MS} ms` +
       (background.udpPort
-        ? `; UDP logs on ${config.INGEST_UDP_HOST}:${background.udpPort}`
+        ? `; UDP logs on ${config.INGEST_UDP_HOST}:${background.udpPort}` +
+          ` (receive buffer ${Math.round((background.udpRecvBuffer ?? 0) / 1024)} KiB)`
         : '; UDP logs off') +
       '; delivering webhooks',
   );

@@ -86,11 +86,15 @@ export function hub(dbUrl: string, args: string[], extra: Record<string, string>
   return { status: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
-export interface Served {
+/** A long-running `hub` process (serve, worker). */
+export interface Started {
   child: ChildProcess;
-  url: string;
   output: () => string;
   exit: Promise<number | null>;
+}
+
+export interface Served extends Started {
+  url: string;
 }
 
 /** Starts `hub serve …` and resolves once it prints the address it listens on. */
@@ -126,8 +130,35 @@ export function serve(
   });
 }
 
+/** Starts `hub worker` and resolves once it prints its banner (the UDP receiver is bound by then). */
+export function startWorker(dbUrl: string, extra: Record<string, string> = {}): Promise<Started> {
+  const child = spawn(process.execPath, [CLI, 'worker'], { env: envFor(dbUrl, extra) });
+  let out = '';
+  const exit = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`worker did not start:\n${out}`));
+    }, 60_000);
+    const onExit = (code: number | null) => {
+      clearTimeout(timer);
+      reject(new Error(`worker exited with ${code}:\n${out}`));
+    };
+    child.stdout.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+      if (/^hub worker: .*\n/m.test(out)) {
+        clearTimeout(timer);
+        child.off('exit', onExit);
+        resolve({ child, output: () => out, exit });
+      }
+    });
+    child.stderr.on('data', (chunk: Buffer) => (out += chunk.toString()));
+    child.on('exit', onExit);
+  });
+}
+
 /** SIGTERM, then the exit code. */
-export async function stop(served: Served): Promise<number | null> {
+export async function stop(served: Started): Promise<number | null> {
   served.child.kill('SIGTERM');
   return served.exit;
 }

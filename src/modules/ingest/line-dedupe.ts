@@ -8,14 +8,20 @@ import { createHash } from 'node:crypto';
  * is 128 bits of SHA-256, base64url (22 characters), stored per server while the line's time is
  * inside the ingest window (time-window.ts); lines older than that are refused.
  *
+ * Over UDP (`unit` `line`) every datagram holds one line and is its own batch: the same line twice
+ * is a datagram received twice (a network duplicate, a relay resending), wherever the receiver's
+ * flushes happen to cut, so identical lines share one fingerprint and count once.
+ *
  * Only lines that change something are fingerprinted: a resent `other` line (chat, purchases,
  * damage) is a no-op anyway, and those are most of a log.
  */
-export function lineFingerprints(texts: readonly string[]): string[] {
+export type ResendUnit = 'batch' | 'line';
+
+export function lineFingerprints(texts: readonly string[], unit: ResendUnit = 'batch'): string[] {
   const seen = new Map<string, number>();
   return texts.map((raw) => {
     const text = raw.trimEnd();
-    const n = seen.get(text) ?? 0;
+    const n = unit === 'line' ? 0 : (seen.get(text) ?? 0);
     seen.set(text, n + 1);
     return createHash('sha256').update(`${n}\n${text}`).digest('base64url').slice(0, 22);
   });

@@ -22,7 +22,7 @@ import {
 import { parseLogBatch, type LogLine } from './parsers/cs2-log.js';
 import type { LogEvent } from './parsers/log-line.js';
 import { numbersOutOfBounds } from './parsers/event-bounds.js';
-import { lineFingerprints } from './line-dedupe.js';
+import { lineFingerprints, type ResendUnit } from './line-dedupe.js';
 import { outsideWindow, timeWindow, windowStart, type TimeWindow } from './time-window.js';
 import {
   applyLogEvents,
@@ -363,10 +363,12 @@ export function ingestPipeline(db: Db, now: () => number = Date.now, window: Tim
   /**
    * Log lines (CS2 HTTP stream, CS 1.6 over HTTP or UDP), applied with the server's stream state.
    * A line outside the time window is refused; a line already applied (a resent batch) is skipped.
+   * `unit`: what the sender resends, a whole batch (HTTP) or one line (a UDP datagram).
    */
   async function ingestLogLines(
     server: IngestServerRef,
     lines: readonly LogLine[],
+    unit: ResendUnit = 'batch',
   ): Promise<LogIngestResult> {
     const prepared = await prepare(now());
     const rejected: Rejection[] = [];
@@ -376,7 +378,10 @@ export function ingestPipeline(db: Db, now: () => number = Date.now, window: Tim
       return reason === null;
     });
     const keyed = timely.filter((l) => l.event.kind !== 'other');
-    const prints = lineFingerprints(keyed.map((l) => l.text));
+    const prints = lineFingerprints(
+      keyed.map((l) => l.text),
+      unit,
+    );
     const printOf = new Map(keyed.map((l, i) => [l, prints[i] ?? '']));
     const result = await writeTransaction(db.kysely, async (trx) => {
       await pruneIfDue(trx, prepared.at);
@@ -386,14 +391,19 @@ export function ingestPipeline(db: Db, now: () => number = Date.now, window: Tim
         server.id,
         keyed.map((l) => ({ fingerprint: printOf.get(l) ?? '', at: l.event.at })),
       );
+      const claimed = fresh.size;
+      // a fingerprint claimed now admits its first line only (later ones are the same line again)
       const events = timely
-        .filter((l) => fresh.has(printOf.get(l) ?? '') || !printOf.has(l))
+        .filter((l) => {
+          const print = printOf.get(l);
+          return print === undefined || fresh.delete(print);
+        })
         .map((l) => l.event);
       const state = restoreState(await loadStreamState(trx, db.dialect, server.id));
       const out = applyLogEvents(state, events, endsOnTeamScores(server.game));
       const applied = await applyItems(trx, server, out, prepared);
       await saveStreamState(trx, server.id, JSON.stringify(state), prepared.at);
-      return { ...applied, accepted: events.length, duplicates: keyed.length - fresh.size };
+      return { ...applied, accepted: events.length, duplicates: keyed.length - claimed };
     });
     return { ...result, rejected };
   }

@@ -13,7 +13,13 @@ import { hashToken, TOKEN_PATTERN } from '../servers/tokens.js';
  * AND comes from that server's registered IP: UDP source addresses can be spoofed, the secret
  * alone could leak from a config file, so both are required. Lines are buffered per server and
  * applied in batches (one transaction each) every `flushMs`, in arrival order. A batch the database
- * refuses is kept and retried; on close (SIGTERM) what is buffered is applied before the process exits.
+ * refuses is kept and retried; on close (SIGTERM) the datagrams still waiting in the socket are read
+ * and everything buffered is applied before the process exits. What a kill -9 loses is what was
+ * buffered: at most `flushMs` of lines (longer only while the database refuses them).
+ *
+ * The socket asks the kernel for a large receive buffer (`recvBufferBytes`): while a flush runs
+ * (synchronous SQLite work) nothing reads the socket, and a burst beyond the default buffer
+ * (about 200 KiB on Linux, a few hundred datagrams) would be dropped by the kernel, unseen.
  */
 export interface UdpIngestOptions {
   port: number;
@@ -23,12 +29,16 @@ export interface UdpIngestOptions {
   authCacheMs?: number;
   /** how long `close()` keeps retrying a failing flush before it gives the lines up */
   closeTimeoutMs?: number;
+  /** SO_RCVBUF to ask for (0: the OS default); the OS may grant less (Linux: capped by net.core.rmem_max) */
+  recvBufferBytes?: number;
   onError?: (err: unknown) => void;
   metrics?: IngestRecorder;
 }
 
 export interface UdpIngest {
   port: number;
+  /** the socket receive buffer the OS granted, in bytes (Linux reports twice what it was asked) */
+  recvBufferBytes: number;
   /** datagrams: buffered to apply, refused (malformed or out of the time window), unauthorized */
   stats: { accepted: number; rejected: number; unauthorized: number };
   /**
@@ -51,6 +61,9 @@ const FLUSH_AT = 5000;
 const MAX_PENDING = 200_000;
 const RETRY_MIN_MS = 250;
 const RETRY_MAX_MS = 30_000;
+export const UDP_RECV_BUFFER_BYTES = 4 * 1024 * 1024;
+/** At close, the socket is read until it stays empty this long (datagrams sent before the signal). */
+const DRAIN_QUIET_MS = 20;
 const unmap = (address: string) => (address.startsWith('::ffff:') ? address.slice(7) : address);
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -69,6 +82,7 @@ export async function startUdpIngest(
   let timer: NodeJS.Timeout | undefined;
   let retryMs = 0;
   let queue: Promise<void> = Promise.resolve();
+  let received = 0;
   let flushing: Promise<void> = Promise.resolve();
 
   async function authenticate(secret: string, address: string): Promise<IngestServer | null> {
@@ -144,7 +158,7 @@ export async function startUdpIngest(
       for (const { server, lines } of batches) {
         delivery.pending -= lines.length;
         try {
-          const r = await pipeline.ingestLogLines(server, lines);
+          const r = await pipeline.ingestLogLines(server, lines, 'line');
           delivery.applied += lines.length;
           delivery.duplicates += r.duplicates;
           options.metrics?.kills('udp', r.kills);
@@ -165,6 +179,7 @@ export async function startUdpIngest(
 
   const socket: Socket = createSocket({ type: options.host?.includes(':') ? 'udp6' : 'udp4' });
   socket.on('message', (msg, rinfo) => {
+    received++;
     queue = queue.then(() => handle(msg, rinfo)).catch((err: unknown) => options.onError?.(err));
   });
   socket.on('error', (err) => options.onError?.(err));
@@ -175,8 +190,31 @@ export async function startUdpIngest(
       resolve();
     });
   });
+  const recvBufferBytes = options.recvBufferBytes ?? UDP_RECV_BUFFER_BYTES;
+  if (recvBufferBytes > 0) {
+    try {
+      socket.setRecvBufferSize(recvBufferBytes);
+    } catch (err) {
+      options.onError?.(err); // receiving still works, with the OS default buffer
+    }
+  }
+
+  /**
+   * Reads what is still queued in the socket: after each quiet interval, one more poll phase of
+   * the event loop (setImmediate runs right after it) must bring no new datagram. Bounded, so
+   * a server that keeps sending cannot hold the shutdown open.
+   */
+  async function drainSocket(until: number): Promise<void> {
+    for (;;) {
+      const seen = received;
+      await sleep(DRAIN_QUIET_MS);
+      await new Promise((resolve) => setImmediate(resolve));
+      if (received === seen || Date.now() >= until) return;
+    }
+  }
   return {
     port: socket.address().port,
+    recvBufferBytes: socket.getRecvBufferSize(),
     stats,
     delivery,
     flush: async () => {
@@ -184,9 +222,10 @@ export async function startUdpIngest(
       await flush();
     },
     close: async () => {
+      const deadline = Date.now() + closeTimeoutMs;
+      await drainSocket(Math.min(deadline, Date.now() + 1000));
       await new Promise<void>((resolve) => socket.close(() => resolve()));
       await queue;
-      const deadline = Date.now() + closeTimeoutMs;
       await flush();
       while (delivery.pending > 0 && Date.now() < deadline) {
         await sleep(Math.min(retryMs || RETRY_MIN_MS, Math.max(0, deadline - Date.now())));

@@ -237,6 +237,8 @@ for (const dialect of testDialects()) {
       assert.ok(Math.abs(ends - (now + ROTATION_OVERLAP_MS)) < 60_000);
       assert.deepEqual(await repo.liveSecrets(webhook.id, ends + 1), [rotated.secret]);
       // a second rotation: the first secret is gone at its end, the second signs 24 h more
+      // (a few ms later: rotated in the same millisecond, the second secret would end exactly when the first does)
+      await new Promise((resolve) => setTimeout(resolve, 5));
       const third = (await call('POST', `/webhooks/${webhook.id}/rotate-secret`, 'a')).json<{
         data: { secret: string };
       }>();

@@ -42,7 +42,8 @@ for (const dialect of testDialects()) {
         assert.equal(run.status, 0, run.stderr);
         assert.equal((JSON.parse(run.stdout) as { balance: number }).balance, 500);
       }
-      assert.equal(hub('grant', '999999', '5', '--reason', 'x').status, 2);
+      const unknown = hub('grant', '999999', '5', '--reason', 'x');
+      assert.equal(unknown.status, 2, unknown.stderr);
       assert.equal(hub('grant', String(users[0]), '0', '--reason', 'x').status, 2);
       assert.equal(hub('grant', String(users[0]), '1.5', '--reason', 'x').status, 2);
       const noReason = hub('grant', String(users[0]), '5');

@@ -16,6 +16,7 @@ import { Worker } from 'node:worker_threads';
 import { buildApp } from '../src/app.js';
 import type { Dialect } from '../src/db/connect.js';
 import { emitEvents } from '../src/modules/events/outbox.js';
+import { announceEvents } from '../src/modules/events/wake.js';
 import { openTestDb } from '../test/helpers/db.js';
 import { factories } from '../test/helpers/factories.js';
 
@@ -130,7 +131,7 @@ async function run(dialect: Dialect, count: number) {
     await testDb.db.kysely
       .transaction()
       .execute((trx) => emitEvents(trx, dialect, [{ type: 'bench.tick', data: { seq } }], Date.now()));
-    app.eventSignal.notify();
+    announceEvents(app.broadcast);
   };
   let broken = 0;
   const latencies: number[] = [];

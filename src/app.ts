@@ -86,7 +86,6 @@ import { webhookWebRoutes } from './modules/webhooks/web-routes.js';
 import { OAuthServer } from './modules/oauth/server.js';
 import { eventsRepo } from './modules/events/repo.js';
 import { openEventStreams } from './modules/events/stream/open.js';
-import type { EventSignal } from './modules/events/stream/signal.js';
 import { eventsV1Routes } from './modules/events/v1-routes.js';
 import { eventWebhooks } from './modules/events/openapi-webhooks.js';
 import { eventTypesRoute } from './modules/events/types-route.js';
@@ -129,8 +128,6 @@ export interface AppDeps {
   issuer?: string;
   /** the process's metrics, shared with what runs beside the app (the embedded worker) */
   metrics?: Metrics;
-  /** event wake-ups shared with what runs beside the app (default: Redis pub/sub with REDIS_URL, else in-process) */
-  eventSignal?: EventSignal;
   /** seals RCON passwords (HUB_SECRET_KEY); without it server commands answer 503 */
   secretKey?: SecretKey;
 }
@@ -231,7 +228,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(usagePlugin, { recorder: usage, flushEveryMs: deps.usageFlushMs ?? 5000 });
 
   const events = eventsRepo(deps.db.kysely);
-  const eventStreams = await openEventStreams(app, deps, events);
+  const eventStreams = openEventStreams(app, { config: deps.config, broadcast: stores.broadcast }, events);
   const webhooks = webhooksService(deps.db, {
     now,
     allowPrivateTargets: deps.config.WEBHOOKS_ALLOW_PRIVATE_TARGETS ?? false,
@@ -340,8 +337,6 @@ declare module 'fastify' {
   interface FastifyInstance {
     usageRecorder: UsageRecorder;
     oauth: OAuthServer;
-    /** call `notify()` after a transaction that emitted events commits */
-    eventSignal: EventSignal;
     /** messages to every instance of the deployment (src/http/broadcast.ts) */
     broadcast: Broadcast;
   }

@@ -5,10 +5,11 @@ import type { FastifyInstance } from 'fastify';
 import { buildApp, type AppDeps } from '../src/app.js';
 import { formatEventId } from '../src/modules/events/event-id.js';
 import { emitEvents, type NewEvent } from '../src/modules/events/outbox.js';
+import { announceEvents, onEventsAnnounced } from '../src/modules/events/wake.js';
 import { eventsRepo, type EventsRepo, type OutboxEvent } from '../src/modules/events/repo.js';
 import { startEventSweep } from '../src/modules/events/sweep.js';
 import { EventHub } from '../src/modules/events/stream/hub.js';
-import { localEventSignal } from '../src/modules/events/stream/signal.js';
+import { LocalBroadcast } from '../src/http/broadcast.js';
 import { openTestDb, testDialects, type TestDb } from './helpers/db.js';
 import { factories } from './helpers/factories.js';
 import { sharedRedisUrl } from './helpers/redis.js';
@@ -18,7 +19,7 @@ async function emit(testDb: TestDb, events: NewEvent[], app?: FastifyInstance): 
   const ids = await testDb.db.kysely
     .transaction()
     .execute((trx) => emitEvents(trx, testDb.db.dialect, events, Date.now()));
-  app?.eventSignal.notify();
+  if (app) announceEvents(app.broadcast);
   return ids.map(formatEventId);
 }
 
@@ -52,8 +53,11 @@ describe('event hub: one outbox read per wake-up, whatever the number of connect
         return Promise.resolve(rows.filter((r) => r.position > after));
       },
     };
-    const signal = localEventSignal();
-    const hub = new EventHub(repo, signal, { pollMs: 60_000, onError: (err) => assert.fail(String(err)) });
+    const broadcast = new LocalBroadcast();
+    const hub = new EventHub(repo, (wake) => onEventsAnnounced(broadcast, wake), {
+      pollMs: 60_000,
+      onError: (err) => assert.fail(String(err)),
+    });
     await hub.start();
     const got: number[][] = [];
     for (let i = 0; i < 200; i++) {
@@ -61,8 +65,8 @@ describe('event hub: one outbox read per wake-up, whatever the number of connect
       got.push(mine);
       hub.add({ deliver: (events) => mine.push(...events.map((e) => e.position)) });
     }
-    signal.notify();
-    signal.notify();
+    announceEvents(broadcast);
+    announceEvents(broadcast);
     await sleep(20);
     // one read that found the events, one (coalesced) re-read for the second wake-up
     assert.ok(reads <= 2, `${reads} reads`);

@@ -6,6 +6,7 @@ import { buildApp, type AppDeps } from '../src/app.js';
 import type { Problem } from '../src/http/problem.js';
 import { formatEventId } from '../src/modules/events/event-id.js';
 import { emitEvents, type NewEvent } from '../src/modules/events/outbox.js';
+import { announceEvents } from '../src/modules/events/wake.js';
 import type { EventsPageBody } from '../src/modules/events/v1-schemas.js';
 import { json } from './helpers/context.js';
 import { openTestDb, testDialects, type TestDb } from './helpers/db.js';
@@ -22,7 +23,7 @@ async function emit(testDb: TestDb, events: NewEvent[], app?: FastifyInstance): 
   const ids = await testDb.db.kysely
     .transaction()
     .execute((trx) => emitEvents(trx, testDb.db.dialect, events, Date.now()));
-  app?.eventSignal.notify();
+  if (app) announceEvents(app.broadcast);
   return ids.map(formatEventId);
 }
 

@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import type { LinkLogger, RedisLink } from './redis-link.js';
+import { firstAnswer, type LinkLogger, type RedisLink } from './redis-link.js';
 
 export type BroadcastHandler = (message: string) => void;
 
@@ -93,16 +93,7 @@ export class RedisBroadcast implements Broadcast {
    * by another instance just after start-up is not missed. Never throws.
    */
   connected(timeoutMs = 5000): Promise<void> {
-    if (this.subscriber.status === 'ready') return Promise.resolve();
-    return new Promise((resolve) => {
-      const done = () => {
-        clearTimeout(timer);
-        this.subscriber.off('ready', done).off('error', done);
-        resolve();
-      };
-      const timer = setTimeout(done, timeoutMs);
-      this.subscriber.on('ready', done).on('error', done);
-    });
+    return firstAnswer(this.subscriber, timeoutMs);
   }
 
   private get channelPrefix(): string {

@@ -45,6 +45,23 @@ const describe = (url: string): string => {
 };
 
 /**
+ * Resolves when `client` is ready, or is refused (a refused connection is an answer too: start-up
+ * does not wait out the timer for it), or after `timeoutMs`: never throws.
+ */
+export function firstAnswer(client: Redis, timeoutMs: number): Promise<void> {
+  if (client.status === 'ready') return Promise.resolve();
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      client.off('ready', done).off('error', done);
+      resolve();
+    };
+    const timer = setTimeout(done, timeoutMs);
+    client.on('ready', done).on('error', done);
+  });
+}
+
+/**
  * One Redis connection for the shared stores, with a circuit around it. A request never waits on a
  * Redis that is away: commands are not queued while disconnected (they fail at once), a command
  * that takes longer than `commandTimeoutMs` fails, and after a failure Redis is not tried again for
@@ -88,18 +105,7 @@ export class RedisLink {
 
   /** Resolves once connected, or refused, or after a short wait: never throws. */
   async connected(): Promise<void> {
-    if (this.client.status !== 'ready') {
-      await new Promise<void>((resolve) => {
-        // a refused connection is an answer too: start-up does not wait out the timer for it
-        const done = () => {
-          clearTimeout(timer);
-          this.client.off('ready', done).off('error', done);
-          resolve();
-        };
-        const timer = setTimeout(done, FIRST_CONNECT_MS);
-        this.client.on('ready', done).on('error', done);
-      });
-    }
+    await firstAnswer(this.client, FIRST_CONNECT_MS);
     if (this.state === 'connecting') this.fail(new Error('no connection at start-up'));
   }
 

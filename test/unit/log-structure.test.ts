@@ -104,6 +104,20 @@ describe('structural parsing of player lines', () => {
     assert.deepEqual(out.kills, []);
   });
 
+  it('treats a SteamID that two connected players hold under different names as shared, and stops counting its kills', () => {
+    // The UDP property's seed 394895091: an authentic line put the killer's id on a second
+    // connection (uid 1726801127, another name) while the first was still connected. A real
+    // account cannot be connected twice; bot mods give many bots one id. The same id under the
+    // same name is a reconnect whose disconnect was missed, and keeps counting.
+    const kill = `"Old<2><[U:1:11]><CT>" [0 0 0] killed "V<3><[U:1:66]><TERRORIST>" [0 0 0] with "ak47"`;
+    const counted = (between: string) =>
+      replay([side('Old', 2, 11, 'CT'), side('V', 3, 66, 'TERRORIST'), between, ROUND, kill, ROUND]).kills
+        .length;
+    assert.equal(counted(`"Other<1726801127><[U:1:11]><CT>" say "hi"`), 0);
+    assert.equal(counted(`"Old<1726801127><[U:1:11]><CT>" say "hi"`), 1);
+    assert.equal(counted(`"Other<1726801127><[U:1:12]><CT>" say "hi"`), 1);
+  });
+
   it('keeps lines with many token-like fragments bounded (not read, no quadratic work)', () => {
     const spam = '<1><[U:1:1]><CT>"'.repeat(2000);
     const started = performance.now();

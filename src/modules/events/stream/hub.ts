@@ -1,10 +1,12 @@
 import type { EventsRepo, OutboxEvent } from '../repo.js';
-import type { EventSignal } from './signal.js';
 
 /** A connection fed by the hub: handed every event read, in order, once each. */
 export interface HubSubscriber {
   deliver(events: readonly OutboxEvent[]): void;
 }
+
+/** Subscribes a listener to the wake-ups (events committed, here or elsewhere); returns the unsubscribe. */
+export type WakeUps = (listener: () => void) => () => void;
 
 export interface HubOptions {
   /** how often the outbox is read without a wake-up (a lost wake-up delays by at most this) */
@@ -35,7 +37,7 @@ export class EventHub {
 
   constructor(
     private readonly repo: Pick<EventsRepo, 'allAfter' | 'latest'>,
-    private readonly signal: EventSignal,
+    private readonly wakeUps: WakeUps,
     private readonly options: HubOptions,
   ) {}
 
@@ -52,7 +54,7 @@ export class EventHub {
     return (this.starting ??= (async () => {
       this.cursor = await this.repo.latest();
       if (this.closed) return;
-      this.unsubscribe = this.signal.onWake(() => this.wake());
+      this.unsubscribe = this.wakeUps(() => this.wake());
       this.timer = setInterval(() => this.wake(), this.options.pollMs);
       this.timer.unref();
     })());

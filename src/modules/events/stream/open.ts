@@ -1,43 +1,39 @@
 import type { FastifyInstance } from 'fastify';
 import type { Config } from '../../../config.js';
-import type { Db } from '../../../db/connect.js';
-import { redisPrefixFor, type StoresConfig } from '../../../stores.js';
+import type { Broadcast } from '../../../http/broadcast.js';
 import type { EventsRepo } from '../repo.js';
-import { localEventSignal, redisEventSignal, type EventSignal } from './signal.js';
+import { onEventsAnnounced } from '../wake.js';
+import type { WakeUps } from './hub.js';
 import { DEFAULT_STREAM_SETTINGS, EventStreams } from './streams.js';
 
-type StreamConfig = StoresConfig &
-  Partial<
-    Pick<Config, 'EVENTS_STREAM_POLL_MS' | 'EVENTS_STREAM_HEARTBEAT_MS' | 'EVENTS_STREAM_MAX_BUFFER_BYTES'>
-  >;
+type StreamConfig = Partial<
+  Pick<Config, 'EVENTS_STREAM_POLL_MS' | 'EVENTS_STREAM_HEARTBEAT_MS' | 'EVENTS_STREAM_MAX_BUFFER_BYTES'>
+>;
 
 /**
- * The app's event streams and their wake-ups: the signal handed in (the embedded worker shares
- * the process's), else Redis pub/sub with REDIS_URL, else in-process. The app gets `eventSignal`
- * for emitters to call after commit; on close, streams end before the server waits for requests.
+ * The app's event streams, woken through the app's broadcast (Redis pub/sub with REDIS_URL, else
+ * in-process: src/http/broadcast.ts) whenever events are committed on any instance. The topic is
+ * subscribed now, while the app is built, so the subscription is in place before it serves; the
+ * hub (started by the first stream) listens to it here. On close, streams end before the server
+ * waits for requests.
  */
-export async function openEventStreams(
+export function openEventStreams(
   app: FastifyInstance,
-  deps: { db: Db; config: StreamConfig; eventSignal?: EventSignal },
+  deps: { config: StreamConfig; broadcast: Broadcast },
   repo: EventsRepo,
-): Promise<EventStreams> {
+): EventStreams {
   const { config } = deps;
-  let signal = deps.eventSignal;
-  if (!signal) {
-    const own = config.REDIS_URL
-      ? await redisEventSignal({
-          url: config.REDIS_URL,
-          prefix: await redisPrefixFor(config, deps.db.kysely),
-          onError: (err) =>
-            app.log.warn({ err }, 'event wake-ups through Redis failed; streams poll meanwhile'),
-        })
-      : localEventSignal();
-    app.addHook('onClose', () => own.close());
-    signal = own;
-  }
+  const listeners = new Set<() => void>();
+  const unsubscribe = onEventsAnnounced(deps.broadcast, () => {
+    for (const listener of listeners) listener();
+  });
+  const wakeUps: WakeUps = (listener) => {
+    listeners.add(listener);
+    return () => void listeners.delete(listener);
+  };
   const streams = new EventStreams(
     repo,
-    signal,
+    wakeUps,
     {
       pollMs: config.EVENTS_STREAM_POLL_MS ?? DEFAULT_STREAM_SETTINGS.pollMs,
       heartbeatMs: config.EVENTS_STREAM_HEARTBEAT_MS ?? DEFAULT_STREAM_SETTINGS.heartbeatMs,
@@ -46,7 +42,9 @@ export async function openEventStreams(
     },
     (err) => app.log.error({ err }, 'event streams could not read the outbox'),
   );
-  app.decorate('eventSignal', signal);
-  app.addHook('preClose', () => streams.close());
+  app.addHook('preClose', async () => {
+    unsubscribe();
+    await streams.close();
+  });
   return streams;
 }

@@ -1,7 +1,6 @@
 import type { EventReader, EventsRepo } from '../repo.js';
 import { StreamConnection, type StreamLimits } from './connection.js';
-import { EventHub } from './hub.js';
-import type { EventSignal } from './signal.js';
+import { EventHub, type WakeUps } from './hub.js';
 
 export interface StreamSettings extends StreamLimits {
   /** outbox poll without a wake-up */
@@ -22,11 +21,11 @@ export class EventStreams {
 
   constructor(
     private readonly repo: Pick<EventsRepo, 'after' | 'allAfter' | 'latest'>,
-    signal: EventSignal,
+    wakeUps: WakeUps,
     private readonly settings: StreamSettings,
     onError: (err: unknown) => void,
   ) {
-    this.hub = new EventHub(repo, signal, { pollMs: settings.pollMs, onError });
+    this.hub = new EventHub(repo, wakeUps, { pollMs: settings.pollMs, onError });
   }
 
   /** A new connection (its body is the response); `after` undefined: from now. */

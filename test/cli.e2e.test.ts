@@ -9,7 +9,7 @@ import { cliScratch, hub, serve, stop } from './helpers/cli.js';
  * temporary SQLite database through DATABASE_URL.
  */
 describe('hub CLI end to end', () => {
-  const { tempDb, children } = cliScratch('hub-e2e-');
+  const { tempDb } = cliScratch('hub-e2e-');
 
   it('migrates, seeds, creates a key, serves, authenticates, revokes and stops cleanly', async () => {
     const db = tempDb();
@@ -59,7 +59,6 @@ describe('hub CLI end to end', () => {
     assert.ok(!listed.stdout.includes(key.key), 'the secret is never listed');
 
     const served = await serve(db);
-    children.push(served.child);
     assert.match(served.url, /^http:\/\/127\.0\.0\.1:\d+$/);
     assert.doesNotMatch(served.url, /:0$/, 'the real port, not the requested 0');
     assert.doesNotMatch(served.output(), /Demo key/);
@@ -90,7 +89,6 @@ describe('hub CLI end to end', () => {
       key: string;
     };
     const plain = await serve(plainDb);
-    children.push(plain.child);
     assert.doesNotMatch(plain.output(), /Demo key|demo data/);
     const missing = await fetch(`${plain.url}/api-platform/v1/users/1`, {
       headers: { 'x-api-key': operator.key },
@@ -106,7 +104,6 @@ describe('hub CLI end to end', () => {
 
     const demoDb = tempDb();
     const demo = await serve(demoDb, ['--demo']);
-    children.push(demo.child);
     const out = demo.output();
     assert.match(out, /Empty database: loading demo data/);
     assert.match(out, new RegExp(`API base: +${demo.url}/api-platform/v1\\n`));
@@ -124,7 +121,6 @@ describe('hub CLI end to end', () => {
     assert.equal(readFileSync(join(folder, 'demo-key'), 'utf8'), `${demoKey}\n`);
     assert.equal(statSync(join(folder, 'demo-key')).mode & 0o777, 0o600, 'readable by its owner only');
     const again = await serve(demoDb, ['--demo']);
-    children.push(again.child);
     assert.doesNotMatch(again.output(), /loading demo data/);
     assert.match(
       again.output(),
@@ -142,7 +138,6 @@ describe('hub CLI end to end', () => {
     // without the kept secret (deleted, or a PostgreSQL database) the key is named by its prefix only
     rmSync(join(folder, 'demo-key'));
     const third = await serve(demoDb, ['--demo']);
-    children.push(third.child);
     assert.match(
       third.output(),
       new RegExp(

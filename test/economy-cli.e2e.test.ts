@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
-import { spawn, spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
 import type { AuditReport } from '../src/modules/economy/repo.js';
+import { buildIfStale, hub as runHub, spawnChild } from './helpers/cli.js';
 import { databaseUrlOf, openTestDb, testDialects, type TestDb } from './helpers/db.js';
 import { factories } from './helpers/factories.js';
 
@@ -13,7 +13,6 @@ import { factories } from './helpers/factories.js';
  * wholly in the ledger or not at all, and the audit passes.
  */
 const ROOT = join(import.meta.dirname, '..');
-const CLI = join(ROOT, 'src', 'cli.ts');
 const CHILD = join(ROOT, 'test', 'helpers', 'economy-crash-child.ts');
 
 for (const dialect of testDialects()) {
@@ -21,14 +20,10 @@ for (const dialect of testDialects()) {
     let testDb: TestDb;
     let url: string;
     const users: number[] = [];
-    const hub = (...args: string[]) =>
-      spawnSync(process.execPath, ['--import', 'tsx', CLI, 'economy', ...args], {
-        cwd: ROOT,
-        encoding: 'utf8',
-        env: { ...process.env, DATABASE_URL: url, LOG_LEVEL: 'silent' },
-      });
+    const hub = (...args: string[]) => runHub(url, ['economy', ...args]);
 
     before(async () => {
+      buildIfStale();
       testDb = await openTestDb(dialect);
       url = databaseUrlOf(testDb);
       const made = factories(testDb.db);
@@ -51,46 +46,50 @@ for (const dialect of testDialects()) {
       assert.match(noReason.stderr, /--reason/);
     });
 
-    it('survives SIGKILL in the middle of transfers: all of a transfer or none, audit passes', async () => {
-      const child = spawn(process.execPath, ['--import', 'tsx', CHILD], {
-        cwd: ROOT,
-        env: { ...process.env, DATABASE_URL: url, USERS: JSON.stringify(users) },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      });
-      let committed = 0;
-      let stderr = '';
-      child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-      await new Promise<void>((resolve, reject) => {
-        child.stdout.on('data', (d: Buffer) => {
-          committed += d
-            .toString()
-            .split('\n')
-            .filter((l) => l.startsWith('ok')).length;
-          if (committed >= 150) resolve();
+    it(
+      'survives SIGKILL in the middle of transfers: all of a transfer or none, audit passes',
+      { timeout: 120_000 },
+      async () => {
+        // spawnChild: killed after the file's last test even when this one fails or times out
+        const child = spawnChild(process.execPath, ['--import', 'tsx', CHILD], {
+          cwd: ROOT,
+          env: { ...process.env, DATABASE_URL: url, USERS: JSON.stringify(users) },
         });
-        child.on('exit', () => reject(new Error(`the sender exited on its own: ${stderr}`)));
-      });
-      child.kill('SIGKILL');
-      await new Promise((resolve) => child.once('close', resolve));
+        let committed = 0;
+        let stderr = '';
+        child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+        await new Promise<void>((resolve, reject) => {
+          child.stdout.on('data', (d: Buffer) => {
+            committed += d
+              .toString()
+              .split('\n')
+              .filter((l) => l.startsWith('ok')).length;
+            if (committed >= 150) resolve();
+          });
+          child.on('exit', () => reject(new Error(`the sender exited on its own: ${stderr}`)));
+        });
+        child.kill('SIGKILL');
+        await new Promise((resolve) => child.once('close', resolve));
 
-      const run = hub('audit', '--json');
-      assert.equal(run.status, 0, run.stdout + run.stderr);
-      const report = JSON.parse(run.stdout) as AuditReport;
-      assert.equal(report.ok, true);
-      assert.equal(report.entries, report.transactions * 2);
-      const transfers = await testDb.db.kysely
-        .selectFrom('economy_transactions')
-        .select((eb) => eb.fn.countAll<number>().as('n'))
-        .where('kind', '=', 'transfer')
-        .executeTakeFirstOrThrow();
-      assert.ok(transfers.n >= committed, `${transfers.n} transfers written, ${committed} reported`);
-      const total = await testDb.db.kysely
-        .selectFrom('economy_accounts')
-        .select((eb) => eb.fn.sum<number>('balance').as('n'))
-        .where('user_id', 'is not', null)
-        .executeTakeFirstOrThrow();
-      assert.equal(total.n, users.length * 500);
-    });
+        const run = hub('audit', '--json');
+        assert.equal(run.status, 0, run.stdout + run.stderr);
+        const report = JSON.parse(run.stdout) as AuditReport;
+        assert.equal(report.ok, true);
+        assert.equal(report.entries, report.transactions * 2);
+        const transfers = await testDb.db.kysely
+          .selectFrom('economy_transactions')
+          .select((eb) => eb.fn.countAll<number>().as('n'))
+          .where('kind', '=', 'transfer')
+          .executeTakeFirstOrThrow();
+        assert.ok(transfers.n >= committed, `${transfers.n} transfers written, ${committed} reported`);
+        const total = await testDb.db.kysely
+          .selectFrom('economy_accounts')
+          .select((eb) => eb.fn.sum<number>('balance').as('n'))
+          .where('user_id', 'is not', null)
+          .executeTakeFirstOrThrow();
+        assert.equal(total.n, users.length * 500);
+      },
+    );
 
     it('audit exits 1 and names the account when a balance is not its entries', async () => {
       await sql`update economy_accounts set balance = balance + 3 where user_id = ${users[0]}`.execute(

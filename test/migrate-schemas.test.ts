@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { sql } from 'kysely';
+import { migrateToLatest } from '../src/db/migrate.js';
 import { dropTable, migrateAgain, openTestDb, testDialects } from './helpers/db.js';
 
 // Kysely's migrator once found another schema's bookkeeping tables and skipped creating its own.
@@ -39,6 +40,34 @@ describe('a migration that lands after higher-numbered ones ran', () => {
           [['0009_portal_flashes', 'Success']],
         );
         await sql`select count(*) from portal_flashes`.execute(kysely);
+      } finally {
+        await testDb.drop();
+      }
+    });
+  }
+});
+
+// Every CLI command migrates on start. Kysely's migrator scans the columns of every table of
+// every schema, looking each schema up by name, so a schema another process dropped mid-scan
+// failed it ("schema … does not exist": `hub economy grant` exited 1 in a full PostgreSQL run).
+// An up-to-date database must not run that scan: it reads only its own migration table.
+describe('migrating an up-to-date database', () => {
+  for (const dialect of testDialects()) {
+    it(`reads only its own migration table, no catalog scan (${dialect})`, async () => {
+      const testDb = await openTestDb(dialect);
+      try {
+        const statements: string[] = [];
+        const kysely = testDb.db.kysely.withPlugin({
+          transformQuery: (args) => {
+            statements.push(JSON.stringify(args.node));
+            return args.node;
+          },
+          transformResult: (args) => Promise.resolve(args.result),
+        });
+        const result = await migrateToLatest({ ...testDb.db, kysely }, { schema: testDb.schema });
+        assert.deepEqual(result.results, []);
+        assert.ok(statements.length <= 2, `${statements.length} statements:\n${statements.join('\n')}`);
+        for (const s of statements) assert.doesNotMatch(s, /pg_attribute|pg_namespace|kysely_migration_lock/);
       } finally {
         await testDb.drop();
       }

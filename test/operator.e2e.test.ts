@@ -41,7 +41,7 @@ const bindUdp = () =>
   });
 
 describe('hub start-up failures and graceful shutdown', () => {
-  const { tempDb, children } = cliScratch('hub-ops-');
+  const { tempDb } = cliScratch('hub-ops-');
 
   it('bad settings: one line naming every bad variable and what it accepts, never a secret', () => {
     const run = hub(tempDb(), ['serve'], {
@@ -84,7 +84,6 @@ describe('hub start-up failures and graceful shutdown', () => {
         ),
       );
       const served = await serve(db, [], { ...udp, LOG_LEVEL: 'warn' });
-      children.push(served.child);
       assert.match(served.output(), /UDP log receiver port .* is already in use.*the API runs without it/);
       assert.doesNotMatch(served.output(), /\n\s+at /, 'no stack trace');
       assert.equal((await fetch(`${served.url}/health`)).status, 200);
@@ -162,7 +161,6 @@ describe('hub start-up failures and graceful shutdown', () => {
     const udpPort = probe.address().port;
     await new Promise<void>((resolve) => probe.close(() => resolve()));
     const served = await serve(db, [], { INGEST_UDP_PORT: String(udpPort), INGEST_UDP_HOST: '127.0.0.1' });
-    children.push(served.child);
 
     // usage counts wait in memory for the next flush (every 5 s)
     for (let i = 0; i < 7; i++) {
@@ -209,7 +207,6 @@ describe('hub start-up failures and graceful shutdown', () => {
   it('SIGTERM lets a request in flight finish before the process exits', async () => {
     const { db, cs2 } = preparedDatabase();
     const served = await serve(db);
-    children.push(served.child);
     const url = new URL(served.url);
     const at = Date.now();
     const body = inRound(

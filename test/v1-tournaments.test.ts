@@ -108,4 +108,32 @@ for (const dialect of testDialects()) {
       }
     });
   });
+
+  describe(`GET /v1/tournaments with the response cache on (${dialect})`, () => {
+    let ctx: TestContext;
+    let content: ReturnType<typeof contentFactories>;
+    const tokens = new TokenTable();
+    before(async () => {
+      ctx = await createTestContext(dialect, { accessTokens: tokens, cacheTtlMs: 60_000 });
+      tokens.tokens.set('tok-identify', userToken(['identify']));
+      content = contentFactories(ctx.testDb.db);
+      await content.makeTournament({ name: 'Cup first', status: 'upcoming' });
+    });
+    after(() => ctx.close());
+
+    it('answers repeats from the cache with the same ETag (a change inside the TTL is not seen yet), and still checks the scope first', async () => {
+      const first = await v1Get(ctx, '/tournaments', ctx.key);
+      assert.equal(first.statusCode, 200, first.body);
+      const etag = String(first.headers.etag);
+      assert.match(etag, /^"/);
+      await content.makeTournament({ name: 'Cup later', status: 'upcoming' });
+      const cached = await v1Get(ctx, '/tournaments', ctx.key);
+      assert.equal(cached.body, first.body);
+      assert.equal(cached.headers.etag, etag);
+      assert.equal(json<V1TournamentsBody>(cached).meta.total, 1);
+      const refused = await v1Get(ctx, '/tournaments', 'tok-identify');
+      assert.equal(refused.statusCode, 403);
+      assert.equal(json<Problem>(refused).code, 'insufficient_scope');
+    });
+  });
 }

@@ -1,4 +1,4 @@
-import { Migrator, sql, type Migration, type MigrationResultSet } from 'kysely';
+import { DEFAULT_MIGRATION_TABLE, Migrator, sql, type Migration, type MigrationResultSet } from 'kysely';
 import type { Db } from './connect.js';
 import * as core from './migrations/0001_core.js';
 import * as killboardIndexes from './migrations/0002_killboard_indexes.js';
@@ -50,6 +50,8 @@ export async function migrateToLatest(
   db: Db,
   options: { schema?: string } = {},
 ): Promise<MigrationResultSet> {
+  const schema = db.dialect === 'postgres' ? (options.schema ?? (await currentSchema(db))) : undefined;
+  if (await upToDate(db, schema)) return { results: [] };
   const migrations: Record<string, Migration> = {};
   for (const [name, module] of MIGRATIONS) {
     migrations[name] = { up: module.up(db.dialect), down: module.down() };
@@ -60,13 +62,36 @@ export async function migrateToLatest(
     // Features land in parallel with numbers reserved up front, so a database migrated before a
     // lower-numbered migration landed must still take it (each migration touches its own tables).
     allowUnorderedMigrations: true,
-    ...(db.dialect === 'postgres'
-      ? { migrationTableSchema: options.schema ?? (await currentSchema(db)) }
-      : {}),
+    ...(schema ? { migrationTableSchema: schema } : {}),
   });
   const result = await migrator.migrateToLatest();
   if (result.error) throw result.error instanceof Error ? result.error : new Error('migration failed');
   return result;
+}
+
+/**
+ * Whether every migration is already recorded, read from this schema's migration table alone.
+ * Every command of the CLI migrates on start, and Kysely's migrator begins by introspecting the
+ * columns of every table in every schema of the database, looking schemas up by name; a schema
+ * another process drops during that scan fails it with "schema … does not exist" (seen as
+ * `hub economy grant` exiting 1 while parallel test files dropped their schemas). An up-to-date
+ * database, the usual case, now never runs that scan, and costs two small queries.
+ */
+async function upToDate(db: Db, schema: string | undefined): Promise<boolean> {
+  const table = schema ? `${schema}.${DEFAULT_MIGRATION_TABLE}` : DEFAULT_MIGRATION_TABLE;
+  const present =
+    db.dialect === 'postgres'
+      ? sql<{
+          found: string | null;
+        }>`select to_regclass(quote_ident(${schema}) || '.' || quote_ident(${DEFAULT_MIGRATION_TABLE}))::text as found`
+      : sql<{
+          found: string | null;
+        }>`select name as found from sqlite_master where type = 'table' and name = ${DEFAULT_MIGRATION_TABLE}`;
+  const { rows } = await present.execute(db.kysely);
+  if (!rows[0]?.found) return false;
+  const applied = await sql<{ name: string }>`select name from ${sql.table(table)}`.execute(db.kysely);
+  const names = new Set(applied.rows.map((r) => r.name));
+  return MIGRATIONS.every(([name]) => names.has(name));
 }
 
 async function currentSchema(db: Db): Promise<string> {

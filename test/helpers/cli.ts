@@ -1,5 +1,11 @@
 import assert from 'node:assert/strict';
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import {
+  spawn,
+  spawnSync,
+  type ChildProcess,
+  type ChildProcessWithoutNullStreams,
+  type SpawnOptionsWithoutStdio,
+} from 'node:child_process';
 import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -38,17 +44,44 @@ export function buildIfStale(): void {
   assert.equal(tsc.status, 0, `build failed:\n${tsc.stdout}${tsc.stderr}`);
 }
 
+/** The processes the tests of this file started and that have not exited yet. */
+const running = new Set<ChildProcess>();
+
+/** SIGKILLs every process a test started that is still running. */
+export function killChildren(): void {
+  for (const child of running) child.kill('SIGKILL');
+}
+
+// A test that fails or times out never reaches its own clean-up, and a live child keeps the test
+// file's event loop (and itself: orphans ran for 1.5 h) alive. So children are killed after the
+// file's last test whatever happened, and at the latest when the test process exits.
+after(killChildren);
+process.once('exit', killChildren);
+
+/**
+ * Every long-running process a test starts goes through here (`hub serve`, `hub worker`, helper
+ * scripts): it is killed when the test file ends, passed or not.
+ */
+export function spawnChild(
+  command: string,
+  args: string[],
+  options: SpawnOptionsWithoutStdio = {},
+): ChildProcessWithoutNullStreams {
+  const child = spawn(command, args, options);
+  running.add(child);
+  child.once('exit', () => running.delete(child));
+  return child;
+}
+
 /**
  * The scratch of a suite of CLI tests (call it inside `describe`): the CLI built before the first
- * test; `tempDb()` a fresh SQLite database in a temporary folder; `children` the `hub` processes the
- * tests started. After the last test, children still running are killed and the folders removed.
+ * test; `tempDb()` a fresh SQLite database in a temporary folder, removed after the last test.
  */
-export function cliScratch(prefix: string): { tempDb: () => string; children: ChildProcess[] } {
+export function cliScratch(prefix: string): { tempDb: () => string } {
   const dirs: string[] = [];
-  const children: ChildProcess[] = [];
   before(() => buildIfStale());
   after(() => {
-    for (const c of children) if (c.exitCode === null) c.kill('SIGKILL');
+    killChildren();
     for (const d of dirs) rmSync(d, { recursive: true, force: true });
   });
   const tempDb = () => {
@@ -56,7 +89,7 @@ export function cliScratch(prefix: string): { tempDb: () => string; children: Ch
     dirs.push(dir);
     return `sqlite:${join(dir, 'hub.sqlite')}`;
   };
-  return { tempDb, children };
+  return { tempDb };
 }
 
 export interface Run {
@@ -103,7 +136,7 @@ export function serve(
   args: string[] = [],
   extra: Record<string, string> = {},
 ): Promise<Served> {
-  const child = spawn(process.execPath, [CLI, 'serve', ...args], { env: envFor(dbUrl, extra) });
+  const child = spawnChild(process.execPath, [CLI, 'serve', ...args], { env: envFor(dbUrl, extra) });
   let out = '';
   const exit = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
   return new Promise((resolve, reject) => {
@@ -132,7 +165,7 @@ export function serve(
 
 /** Starts `hub worker` and resolves once it prints its banner (the UDP receiver is bound by then). */
 export function startWorker(dbUrl: string, extra: Record<string, string> = {}): Promise<Started> {
-  const child = spawn(process.execPath, [CLI, 'worker'], { env: envFor(dbUrl, extra) });
+  const child = spawnChild(process.execPath, [CLI, 'worker'], { env: envFor(dbUrl, extra) });
   let out = '';
   const exit = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
   return new Promise((resolve, reject) => {

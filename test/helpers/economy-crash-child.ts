@@ -8,6 +8,10 @@ import { ProblemError } from '../../src/http/problem.js';
 import { economyRepo } from '../../src/modules/economy/repo.js';
 import { economyService } from '../../src/modules/economy/service.js';
 
+// stdin is the test's pipe: it ends when the test process dies, however it dies (even SIGKILL,
+// which leaves it no chance to kill this process); then stop instead of sending on as an orphan
+process.stdin.on('end', () => process.exit(3)).resume();
+
 const url = process.env.DATABASE_URL ?? '';
 const users = JSON.parse(process.env.USERS ?? '[]') as number[];
 const db = connect(url);

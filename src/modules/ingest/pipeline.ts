@@ -244,7 +244,7 @@ export function ingestPipeline(db: Db, now: () => number = Date.now, window: Tim
       writes.push(write);
       told.push({ ...write, unlocked: unlockedRows });
     }
-    await writeProgress(trx, writes, at);
+    await writeProgress(trx, db.dialect, writes, at);
     // coins for wins and unlocks, minted in this same transaction (engines/ledger.ts REWARDS)
     const rewards = writes.flatMap((w) =>
       rewardsFor(w.userId, {

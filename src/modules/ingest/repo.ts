@@ -184,7 +184,12 @@ export interface ProgressWrite {
   xp: { reason: string; amount: number }[];
 }
 
-export async function writeProgress(trx: Trx, writes: ProgressWrite[], now: number): Promise<void> {
+export async function writeProgress(
+  trx: Trx,
+  dialect: Dialect,
+  writes: ProgressWrite[],
+  now: number,
+): Promise<void> {
   const unlocks = writes.flatMap((w) =>
     w.unlockedIds.map((achievement_id) => ({ user_id: w.userId, achievement_id, unlocked_at: now })),
   );
@@ -203,16 +208,32 @@ export async function writeProgress(trx: Trx, writes: ProgressWrite[], now: numb
     .filter((w) => w.level > w.levelBefore)
     .map((w) => ({ user_id: w.userId, from_level: w.levelBefore, to_level: w.level, occurred_at: now }));
   for (const chunk of chunks(ups, 1000)) await trx.insertInto('level_ups').values(chunk).execute();
-  for (const w of [...writes].sort((a, b) => a.userId - b.userId)) {
-    await trx
-      .updateTable('users')
-      .set((eb) => ({
-        total_xp: w.totalXp,
-        level: w.level,
-        achievements_count: eb('achievements_count', '+', w.unlockedIds.length),
-      }))
-      .where('id', '=', w.userId)
-      .execute();
+  await updateUserProgress(trx, dialect, writes);
+}
+
+/**
+ * Every player's XP, level and achievement count in one UPDATE per chunk (the rows travel as one
+ * JSON parameter, like kills), not one statement per player. On PostgreSQL the rows are locked
+ * first, in id order, so concurrent batches sharing players cannot deadlock (the join of the
+ * UPDATE visits them in whatever order the plan picks).
+ */
+async function updateUserProgress(trx: Trx, dialect: Dialect, writes: ProgressWrite[]): Promise<void> {
+  const rows = [...writes]
+    .sort((a, b) => a.userId - b.userId)
+    .map((w) => [w.userId, w.totalXp, w.level, w.unlockedIds.length]);
+  for (const chunk of chunks(rows, 5000)) {
+    const payload = JSON.stringify(chunk);
+    if (dialect === 'sqlite') {
+      await sql`update users set total_xp = p.value ->> 1, level = p.value ->> 2,
+        achievements_count = achievements_count + (p.value ->> 3)
+        from json_each(${payload}) as p where users.id = p.value ->> 0`.execute(trx);
+      continue;
+    }
+    const ids = chunk.map((r) => r[0]);
+    await sql`select id from users where id = any(${ids}::int[]) order by id for update`.execute(trx);
+    await sql`update users set total_xp = (p ->> 1)::bigint, level = (p ->> 2)::int,
+      achievements_count = users.achievements_count + (p ->> 3)::int
+      from json_array_elements(${payload}::json) as p where users.id = (p ->> 0)::int`.execute(trx);
   }
 }
 

@@ -38,8 +38,11 @@ export function tournamentsV1Routes(repo: TournamentsRepo) {
         tag: 'Tournaments',
         summary: 'List tournaments (preview)',
         description:
-          'Tournaments in every status (upcoming, active, completed) unless `status` picks one, optionally of one `game`, newest first (`starts_at` descending, then id descending), paged with `page` and `per_page`. An API key (`Authorization: Bearer ghk_…`) may call it as well as an OAuth token with `tournaments:read`.',
+          'Tournaments in every status (upcoming, active, completed) unless `status` picks one, optionally of one `game`, newest first (`starts_at` descending, then id descending), paged with `page` and `per_page`. An API key (`Authorization: Bearer ghk_…`) may call it as well as an OAuth token with `tournaments:read`. Responses may be served from a cache for up to `CACHE_TTL_MS` (default 0.5 s) and carry an `ETag`.',
         scope: 'tournaments:read',
+        // public data, the same for every caller: the page and its count are read once per URL and TTL,
+        // as the published GET /tournaments is, instead of two queries on every request
+        cache: true,
         querystring: V1TournamentsQuery,
         response: V1TournamentsResponse,
       }),

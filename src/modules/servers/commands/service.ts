@@ -62,6 +62,22 @@ function failureDetail(target: CommandTarget, where: string, err: RconError, tim
   }
 }
 
+/** What stands for the RCON password wherever a text would have carried it. */
+export const PASSWORD_MASK = '********';
+
+/**
+ * The text with every occurrence of the RCON password masked, as sent and as WebRCON's URL path
+ * carries it. A game server may print it (`rcon_password` answers with the current one) and an
+ * error may quote what was sent; the password is the hub operator's, never the caller's to read,
+ * nor the audit's to keep.
+ */
+export function maskPassword(text: string, password: string): string {
+  let masked = text;
+  for (const form of new Set([password, encodeURIComponent(password)]))
+    masked = masked.split(form).join(PASSWORD_MASK);
+  return masked;
+}
+
 /**
  * Remote server commands: who may send them (the server's owner and the operators it granted),
  * sending one over the server's own protocol, and the audit of every attempt, whatever its result.
@@ -140,10 +156,11 @@ export function serverCommandsService(deps: ServerCommandsDeps) {
       const where = `${target.ip}:${port}, ${PROTOCOL_NAMES[protocol]}`;
       try {
         const result = await deps.run({ protocol, host: target.ip, port, password }, command, deps.options);
-        await audit(target, caller, command, 'ok', result.output, result.durationMs, at);
+        const output = maskPassword(result.output, password);
+        await audit(target, caller, command, 'ok', output, result.durationMs, at);
         return {
           command,
-          output: result.output,
+          output,
           truncated: result.truncated,
           duration_ms: result.durationMs,
           executed_at: at,
@@ -151,7 +168,10 @@ export function serverCommandsService(deps: ServerCommandsDeps) {
       } catch (err) {
         if (!(err instanceof RconError)) throw err;
         const failure = FAILURES[err.kind];
-        const detail = failureDetail(target, where, err, deps.options.timeoutMs ?? 5000);
+        const detail = maskPassword(
+          failureDetail(target, where, err, deps.options.timeoutMs ?? 5000),
+          password,
+        );
         await audit(target, caller, command, failure.status, detail, Math.max(0, now() - at), at);
         throw new ProblemError(failure.code, detail);
       }

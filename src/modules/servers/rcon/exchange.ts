@@ -51,10 +51,16 @@ export function boundedExchange<T>(
     try {
       close = start(settle);
     } catch (error) {
+      // Not the thrown error's text, nor the error as a cause: it may quote what `start` was given,
+      // the password included (WebRCON's password is its URL's path, and ws quotes a bad URL whole).
       settle.reject(
-        error instanceof RconError ? error : new RconError('unreachable', `${what}: ${String(error)}`),
+        error instanceof RconError
+          ? error
+          : new RconError('unreachable', `${what}: the connection could not be opened (${errorName(error)})`),
       );
     }
     if (!settle.open) close?.();
   });
 }
+
+const errorName = (error: unknown): string => (error instanceof Error ? error.name : typeof error);

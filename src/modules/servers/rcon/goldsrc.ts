@@ -71,10 +71,13 @@ export function goldsrcCommand(
           : connectError(where, error),
       );
     });
-    socket.connect(target.port, target.host, () => {
+    // A failed look-up of the host calls this back with the error (the typings say no argument);
+    // sending on the unconnected socket would then throw outside any handler and stop the process.
+    socket.connect(target.port, target.host, ((error?: Error) => {
+      if (error) return settle.reject(connectError(where, error));
       connected = true;
       send('challenge rcon\n');
-    });
+    }) as () => void);
     return () => {
       clearTimeout(quietTimer);
       socket.close();

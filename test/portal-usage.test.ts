@@ -163,7 +163,10 @@ for (const dialect of testDialects()) {
         .where('name', '=', 'context key')
         .executeTakeFirstOrThrow();
       assert.deepEqual(
-        ctx.app.usageRecorder.pending([id]).map((row) => [row.class, row.count]),
+        (await ctx.app.usageRecorder.withPending([id], () => Promise.resolve([]))).map((row) => [
+          row.class,
+          row.count,
+        ]),
         [['5xx', 1]],
       );
     });

@@ -33,4 +33,53 @@ describe('UsageRecorder', () => {
       ],
     );
   });
+
+  it('counts every request exactly once in a view read while a flush writes', async () => {
+    const hour = 100 * WINDOW_MS;
+    const stored: UsageRow[] = [];
+    // each flush waits in the repo until the test lets it write
+    const writes: (() => void)[] = [];
+    let entered = () => {};
+    const repo = {
+      flush: async (rows: UsageRow[]) => {
+        await new Promise<void>((resolve) => {
+          writes.push(resolve);
+          entered();
+        });
+        stored.push(...rows.map((r) => ({ ...r })));
+      },
+    } as unknown as UsageRepo;
+    const inRepo = () => new Promise<void>((resolve) => (entered = resolve));
+    const recorder = new UsageRecorder(repo, () => hour + 10);
+    const total = (rows: UsageRow[]) => rows.reduce((n, r) => n + r.count, 0);
+    const view = () => recorder.withPending([7], () => Promise.resolve(stored.map((r) => ({ ...r }))));
+
+    for (let i = 0; i < 3; i++) recorder.record(7, hour + i, 200);
+    let writing = inRepo();
+    const first = recorder.flush();
+    await writing; // its 3 rows are out of the buffer and not yet stored
+    const during = view();
+    recorder.record(7, hour + 3, 200);
+    writes.shift()?.();
+    await first;
+    assert.equal(total(await during), 4);
+
+    // a flush asked for while a view reads waits for the read, so nothing is counted twice
+    let reading = () => {};
+    const slow = recorder.withPending([7], async () => {
+      const rows = stored.map((r) => ({ ...r }));
+      await new Promise<void>((resolve) => (reading = resolve));
+      return rows;
+    });
+    writing = inRepo();
+    const second = recorder.flush();
+    await new Promise((r) => setImmediate(r));
+    assert.equal(writes.length, 0, 'the flush waits for the read');
+    reading();
+    assert.equal(total(await slow), 4);
+    await writing;
+    writes.shift()?.();
+    await second;
+    assert.equal(total(await view()), 4);
+  });
 });

@@ -7,7 +7,7 @@ import { newKey } from '../keys/service.js';
 import { originsOf, parseOrigins, storedOrigins } from '../keys/origins.js';
 import { limitFor } from '../keys/tiers.js';
 import type { UsageRecorder } from '../usage/recorder.js';
-import type { UsageRepo, UsageRow } from '../usage/repo.js';
+import type { UsageRepo } from '../usage/repo.js';
 import type { PortalKey, UsageBody, UsageCounts } from './schemas.js';
 import type { PortalAccount } from './session-auth.js';
 
@@ -128,7 +128,7 @@ export function portalKeysService({ keys, usage, recorder, rateLimitStore, now }
       const record = await ownKey(account, id);
       const current = windowStartOf(now());
       const from = current - (hours - 1) * WINDOW_MS;
-      const rows: UsageRow[] = [...(await usage.since([id], from)), ...recorder.pending([id])];
+      const rows = await recorder.withPending([id], () => usage.since([id], from));
       const empty = (): UsageCounts => ({
         '2xx': 0,
         '3xx': 0,

@@ -38,6 +38,7 @@ function bump(tally: KeyTally, keyId: number, hour: number, cls: StatusClass, co
 export class UsageRecorder {
   private tallies = new Map<number, KeyTally>();
   private flushing: Promise<void> | undefined;
+  private readonly reads = new Set<Promise<UsageRow[]>>();
   private lastRetentionAt = 0;
 
   constructor(
@@ -59,16 +60,35 @@ export class UsageRecorder {
     if (tally.lastUsed < usedAt) tally.lastUsed = usedAt;
   }
 
-  /** Counts recorded here and not yet flushed, for views that want to be exact on this instance. */
-  pending(keyIds: number[]): UsageRow[] {
+  /** Counts recorded here and not yet flushed. */
+  private pending(keyIds: number[]): UsageRow[] {
     return keyIds.flatMap((id) => this.tallies.get(id)?.rows.map((r) => ({ ...r })) ?? []);
   }
 
-  /** Writes the buffer; concurrent callers share one flush. */
+  /**
+   * The rows `stored` reads from the database plus the counts still buffered here, for views that
+   * want to be exact on this instance. No flush runs in between: a flush under way is waited for,
+   * and one that starts meanwhile waits, so every count is in exactly one of the two (a flush's rows
+   * are in neither while it writes).
+   */
+  async withPending(keyIds: number[], stored: () => Promise<UsageRow[]>): Promise<UsageRow[]> {
+    while (this.flushing) await this.flushing.catch(() => undefined);
+    const read = stored().then((rows) => [...rows, ...this.pending(keyIds)]);
+    this.reads.add(read);
+    try {
+      return await read;
+    } finally {
+      this.reads.delete(read);
+    }
+  }
+
+  /** Writes the buffer (after the reads under way); concurrent callers share one flush. */
   flush(): Promise<void> {
-    this.flushing ??= this.write().finally(() => {
-      this.flushing = undefined;
-    });
+    this.flushing ??= Promise.allSettled(this.reads)
+      .then(() => this.write())
+      .finally(() => {
+        this.flushing = undefined;
+      });
     return this.flushing;
   }
 

@@ -247,7 +247,9 @@ function requestFor(op: Operation, creds: Credentials) {
       // a GET with a body is legal HTTP but no client sends one; every other method gets bodies
       const withBody = g.body !== undefined && g.method !== 'GET';
       return {
-        // a method name from the OpenAPI document, typed as inject() takes it
+        // a method name from the OpenAPI document, typed as inject() takes it (needed with the pinned
+        // light-my-request 6.6.0; a node_modules still holding 6.8 calls the cast unnecessary)
+        // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-assertion
         method: g.method as NonNullable<InjectOptions['method']>,
         url,
         headers,

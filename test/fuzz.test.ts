@@ -247,8 +247,8 @@ function requestFor(op: Operation, creds: Credentials) {
       // a GET with a body is legal HTTP but no client sends one; every other method gets bodies
       const withBody = g.body !== undefined && g.method !== 'GET';
       return {
-        // a method name from the OpenAPI document, typed as inject() takes it (needed with the pinned
-        // light-my-request 6.6.0; a node_modules still holding 6.8 calls the cast unnecessary)
+        // a method name from the OpenAPI document, typed as inject() takes it
+        // needed with the pinned light-my-request 6.6.0, redundant with the 6.8 a stale node_modules holds
         // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-assertion
         method: g.method as NonNullable<InjectOptions['method']>,
         url,

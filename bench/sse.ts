@@ -15,8 +15,8 @@ import { parseArgs } from 'node:util';
 import { Worker } from 'node:worker_threads';
 import { buildApp } from '../src/app.js';
 import type { Dialect } from '../src/db/connect.js';
+import { writeTransaction } from '../src/db/write-transaction.js';
 import { emitEvents } from '../src/modules/events/outbox.js';
-import { announceEvents } from '../src/modules/events/wake.js';
 import { openTestDb } from '../test/helpers/db.js';
 import { factories } from '../test/helpers/factories.js';
 
@@ -128,10 +128,10 @@ async function run(dialect: Dialect, count: number) {
   let seq = 0;
   const commit = async () => {
     seq++;
-    await testDb.db.kysely
-      .transaction()
-      .execute((trx) => emitEvents(trx, dialect, [{ type: 'bench.tick', data: { seq } }], Date.now()));
-    announceEvents(app.broadcast);
+    // as every emitter does: the commit wakes the streams (events/wake.ts)
+    await writeTransaction(testDb.db.kysely, (trx) =>
+      emitEvents(trx, dialect, [{ type: 'bench.tick', data: { seq } }], Date.now()),
+    );
   };
   let broken = 0;
   const latencies: number[] = [];

@@ -228,7 +228,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(usagePlugin, { recorder: usage, flushEveryMs: deps.usageFlushMs ?? 5000 });
 
   const events = eventsRepo(deps.db.kysely);
-  const eventStreams = openEventStreams(app, { config: deps.config, broadcast: stores.broadcast }, events);
+  const eventStreams = openEventStreams(
+    app,
+    { db: deps.db.kysely, config: deps.config, broadcast: stores.broadcast },
+    events,
+  );
   const webhooks = webhooksService(deps.db, {
     now,
     allowPrivateTargets: deps.config.WEBHOOKS_ALLOW_PRIVATE_TARGETS ?? false,

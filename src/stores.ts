@@ -39,6 +39,47 @@ export async function redisPrefixFor(config: StoresConfig, db: Kysely<Database>)
   return config.REDIS_PREFIX ?? `hub:${await readDeploymentId(db)}:`;
 }
 
+function redisLink(
+  url: string,
+  config: StoresConfig,
+  deps: {
+    log: LinkLogger;
+    onStateChange?: RedisLinkOptions['onStateChange'];
+    onFailure?: RedisLinkOptions['onFailure'];
+  },
+): RedisLink {
+  return new RedisLink({
+    url,
+    failureMode: config.RATE_LIMIT_STORE_FAILURE ?? 'open',
+    ...(config.REDIS_COMMAND_TIMEOUT_MS ? { commandTimeoutMs: config.REDIS_COMMAND_TIMEOUT_MS } : {}),
+    log: deps.log,
+    ...(deps.onStateChange ? { onStateChange: deps.onStateChange } : {}),
+    ...(deps.onFailure ? { onFailure: deps.onFailure } : {}),
+  });
+}
+
+/**
+ * The broadcast alone, for what runs without the API's stores (`hub worker`): Redis pub/sub under
+ * the deployment's prefix with REDIS_URL (its own link, closed with it), else this process only.
+ */
+export async function openBroadcast(
+  config: StoresConfig,
+  deps: { db: Kysely<Database>; log: LinkLogger },
+): Promise<Broadcast> {
+  if (!config.REDIS_URL) return new LocalBroadcast();
+  const link = redisLink(config.REDIS_URL, config, deps);
+  const broadcast = new RedisBroadcast(link, await redisPrefixFor(config, deps.db), deps.log);
+  await Promise.all([link.connected(), broadcast.connected()]);
+  return {
+    publish: (topic, message) => broadcast.publish(topic, message),
+    subscribe: (topic, handler) => broadcast.subscribe(topic, handler),
+    close: async () => {
+      await broadcast.close();
+      await link.close();
+    },
+  };
+}
+
 /**
  * The quota and throttle stores and the broadcast: in process memory by default; with REDIS_URL,
  * one Redis connection shared by all three (plus the subscriber connection pub/sub needs), so every
@@ -65,14 +106,7 @@ export async function openStores(
     );
   }
   const prefix = await redisPrefixFor(config, deps.db);
-  const link = new RedisLink({
-    url: config.REDIS_URL,
-    failureMode: config.RATE_LIMIT_STORE_FAILURE ?? 'open',
-    ...(config.REDIS_COMMAND_TIMEOUT_MS ? { commandTimeoutMs: config.REDIS_COMMAND_TIMEOUT_MS } : {}),
-    log: deps.log,
-    ...(deps.onStateChange ? { onStateChange: deps.onStateChange } : {}),
-    ...(deps.onFailure ? { onFailure: deps.onFailure } : {}),
-  });
+  const link = redisLink(config.REDIS_URL, config, deps);
   const broadcast = new RedisBroadcast(link, prefix, deps.log);
   await Promise.all([link.connected(), broadcast.connected()]);
   return stores(

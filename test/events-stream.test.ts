@@ -3,6 +3,8 @@ import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { FastifyInstance } from 'fastify';
 import { buildApp, type AppDeps } from '../src/app.js';
+import { connect, type Db } from '../src/db/connect.js';
+import { writeTransaction } from '../src/db/write-transaction.js';
 import { formatEventId } from '../src/modules/events/event-id.js';
 import { emitEvents, type NewEvent } from '../src/modules/events/outbox.js';
 import { announceEvents, onEventsAnnounced } from '../src/modules/events/wake.js';
@@ -15,11 +17,19 @@ import { factories } from './helpers/factories.js';
 import { sharedRedisUrl } from './helpers/redis.js';
 import { openSse, type SseClient } from './helpers/sse.js';
 
-async function emit(testDb: TestDb, events: NewEvent[], app?: FastifyInstance): Promise<string[]> {
+/** Commits events as every emitter does (`writeTransaction`): the commit wakes the streams of every instance. */
+async function emit(testDb: TestDb, events: NewEvent[]): Promise<string[]> {
+  const ids = await writeTransaction(testDb.db.kysely, (trx) =>
+    emitEvents(trx, testDb.db.dialect, events, Date.now()),
+  );
+  return ids.map(formatEventId);
+}
+
+/** Commits events in a transaction the wake-ups cannot see: only a poll finds them. */
+async function emitUnannounced(testDb: TestDb, events: NewEvent[]): Promise<string[]> {
   const ids = await testDb.db.kysely
     .transaction()
     .execute((trx) => emitEvents(trx, testDb.db.dialect, events, Date.now()));
-  if (app) announceEvents(app.broadcast);
   return ids.map(formatEventId);
 }
 
@@ -120,10 +130,36 @@ for (const dialect of testDialects()) {
       const app = await build(testDb, { EVENTS_STREAM_POLL_MS: 100 });
       try {
         const client = await connect(await listen(app), '?types=clan.created');
-        const [id] = await emit(testDb, [{ type: 'clan.created', data: {} }]);
+        const [id] = await emitUnannounced(testDb, [{ type: 'clan.created', data: {} }]);
         const started = Date.now();
         assert.equal((await client.nextEvent(3000)).id, id);
         assert.ok(Date.now() - started < 2000);
+      } finally {
+        await app.close();
+      }
+    });
+
+    it('wakes at once when events commit: the stream gets them long before its once-a-minute poll', async () => {
+      const app = await build(testDb, { EVENTS_STREAM_POLL_MS: 60_000 });
+      try {
+        const client = await connect(await listen(app), '?types=clan.disbanded');
+        await client.next();
+        for (let n = 1; n <= 3; n++) {
+          const [id] = await emit(testDb, [{ type: 'clan.disbanded', data: { n } }]);
+          const started = Date.now();
+          assert.equal((await client.nextEvent(2000)).id, id);
+          assert.ok(Date.now() - started < 1000, `${Date.now() - started} ms`);
+        }
+        // a transaction that rolls back announces nothing, and a later commit still wakes
+        await assert.rejects(
+          writeTransaction(testDb.db.kysely, async (trx) => {
+            await emitEvents(trx, dialect, [{ type: 'clan.disbanded', data: { n: 0 } }], Date.now());
+            throw new Error('rolled back');
+          }),
+          /rolled back/,
+        );
+        const [id] = await emit(testDb, [{ type: 'clan.disbanded', data: { n: 4 } }]);
+        assert.equal((await client.nextEvent(2000)).id, id);
       } finally {
         await app.close();
       }
@@ -143,7 +179,6 @@ for (const dialect of testDialects()) {
           await emit(
             testDb,
             Array.from({ length: 25 }, (_, n) => ({ type: 'kill.recorded', data: { i, n, payload } })),
-            app,
           );
         await sleep(200);
         client.response.resume();
@@ -196,6 +231,7 @@ describe(
   () => {
     let testDb: TestDb;
     const apps: FastifyInstance[] = [];
+    const dbs: Db[] = [];
     const clients: SseClient[] = [];
     before(async () => {
       testDb = await openTestDb('postgres');
@@ -203,6 +239,7 @@ describe(
     after(async () => {
       for (const client of clients) client.close();
       for (const app of apps) await app.close();
+      for (const db of dbs) await db.close();
       await testDb.drop();
     });
 
@@ -213,9 +250,13 @@ describe(
         REDIS_COMMAND_TIMEOUT_MS: 5000,
         EVENTS_STREAM_POLL_MS: 60_000,
       };
+      // A on the test's database connection, B on a pool of its own: A's commits are announced by
+      // A alone, so B hears of them only through Redis
       const a = await build(testDb, config);
       apps.push(a);
-      const b = await build(testDb, config);
+      const own = connect(testDb.url, testDb.schema ? { schema: testDb.schema } : {});
+      dbs.push(own);
+      const b = await build({ ...testDb, db: own }, config);
       apps.push(b);
       const key = (await factories(testDb.db).makeKey()).secret;
       const client = await openSse(`${await listen(b)}?types=server.status_changed`, {
@@ -224,7 +265,7 @@ describe(
       clients.push(client);
       await client.next();
       for (let n = 1; n <= 3; n++) {
-        const [id] = await emit(testDb, [{ type: 'server.status_changed', data: { n } }], a);
+        const [id] = await emit(testDb, [{ type: 'server.status_changed', data: { n } }]);
         const started = Date.now();
         const event = await client.nextEvent(2000);
         assert.equal(event.id, id);

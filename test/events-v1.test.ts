@@ -3,10 +3,10 @@ import { after, before, describe, it } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import fc from 'fast-check';
 import { buildApp, type AppDeps } from '../src/app.js';
+import { writeTransaction } from '../src/db/write-transaction.js';
 import type { Problem } from '../src/http/problem.js';
 import { formatEventId } from '../src/modules/events/event-id.js';
 import { emitEvents, type NewEvent } from '../src/modules/events/outbox.js';
-import { announceEvents } from '../src/modules/events/wake.js';
 import type { EventsPageBody } from '../src/modules/events/v1-schemas.js';
 import { json } from './helpers/context.js';
 import { openTestDb, testDialects, type TestDb } from './helpers/db.js';
@@ -18,12 +18,11 @@ const USER = 7;
 const OTHER_USER = 8;
 const APP = 3;
 
-/** Commits events through the outbox, as an emitter does, and wakes the streams after commit. */
-async function emit(testDb: TestDb, events: NewEvent[], app?: FastifyInstance): Promise<string[]> {
-  const ids = await testDb.db.kysely
-    .transaction()
-    .execute((trx) => emitEvents(trx, testDb.db.dialect, events, Date.now()));
-  if (app) announceEvents(app.broadcast);
+/** Commits events through the outbox, as an emitter does: the commit wakes the streams (poll: 1 min). */
+async function emit(testDb: TestDb, events: NewEvent[]): Promise<string[]> {
+  const ids = await writeTransaction(testDb.db.kysely, (trx) =>
+    emitEvents(trx, testDb.db.dialect, events, Date.now()),
+  );
   return ids.map(formatEventId);
 }
 
@@ -205,15 +204,11 @@ for (const dialect of testDialects()) {
       assert.equal(client.response.statusCode, 200);
       assert.match(String(client.response.headers['content-type']), /^text\/event-stream/);
       assert.equal(client.response.headers['content-encoding'], undefined);
-      const ids = await emit(
-        testDb,
-        [
-          { type: 'match.started', data: { n: 1 } },
-          { type: 'match.ended', data: { n: 2 } },
-          { type: 'match.started', data: { n: 3 } },
-        ],
-        app,
-      );
+      const ids = await emit(testDb, [
+        { type: 'match.started', data: { n: 1 } },
+        { type: 'match.ended', data: { n: 2 } },
+        { type: 'match.started', data: { n: 3 } },
+      ]);
       const first = await client.nextEvent();
       const second = await client.nextEvent();
       assert.deepEqual(
@@ -228,7 +223,6 @@ for (const dialect of testDialects()) {
       const ids = await emit(
         testDb,
         [1, 2, 3].map((n) => ({ type: 'round.ended', data: { n } })),
-        app,
       );
       const got = [(await client.nextEvent()).id, (await client.nextEvent()).id];
       assert.deepEqual(got, ids.slice(0, 2));
@@ -237,19 +231,18 @@ for (const dialect of testDialects()) {
       const meanwhile = await emit(
         testDb,
         [4, 5].map((n) => ({ type: 'round.ended', data: { n } })),
-        app,
       );
       const resumed = await stream('?types=round.ended', {
         ...bearer('tok-user'),
         'last-event-id': got[1] ?? '',
       });
-      const later = await emit(testDb, [{ type: 'round.ended', data: { n: 6 } }], app);
+      const later = await emit(testDb, [{ type: 'round.ended', data: { n: 6 } }]);
       const seen: number[] = [];
       for (let i = 0; i < 4; i++) seen.push(Number((await resumed.nextEvent()).data.data.n));
       assert.deepEqual(seen, [3, 4, 5, 6]);
       assert.equal(ids.length + meanwhile.length + later.length, 6);
       // nothing more: the next event is the next one written
-      await emit(testDb, [{ type: 'round.ended', data: { n: 7 } }], app);
+      await emit(testDb, [{ type: 'round.ended', data: { n: 7 } }]);
       assert.equal((await resumed.nextEvent()).data.data.n, 7);
       // `after` in the query resumes the same way (a client that is not EventSource)
       const byQuery = await stream(`?types=round.ended&after=${meanwhile[0]}`);
@@ -261,14 +254,10 @@ for (const dialect of testDialects()) {
 
     it('keeps private events to their reader on the stream too', async () => {
       const other = await stream('?types=economy.grant.created', bearer('tok-other'));
-      await emit(
-        testDb,
-        [
-          { type: 'economy.grant.created', data: { who: 'user 7' }, userId: USER, scope: 'economy:read' },
-          { type: 'economy.grant.created', data: { who: 'public' } },
-        ],
-        app,
-      );
+      await emit(testDb, [
+        { type: 'economy.grant.created', data: { who: 'user 7' }, userId: USER, scope: 'economy:read' },
+        { type: 'economy.grant.created', data: { who: 'public' } },
+      ]);
       assert.equal((await other.nextEvent()).data.data.who, 'public');
     });
 

@@ -12,14 +12,20 @@ import { stamp } from './helpers/ingest.js';
  * `hub serve` (WORKER_IN_SERVE=false) and `hub worker` on ONE SQLite file, both ingesting at once:
  * CS2 log batches over HTTP into serve, CS 1.6 log lines over UDP into the worker. Every line is a
  * kill of its own victim; every kill must be stored exactly once, none lost to the other process's
- * write lock, none doubled. Then a SIGTERM right after a burst of datagrams: the worker writes what
- * it buffered (and what was still waiting in its socket) before it exits.
+ * write lock, none doubled; and each process's writes land between the other's (the file really had
+ * two writers at once). Then a SIGTERM right after a burst of datagrams, none of it written yet: the
+ * worker writes what it buffered (and what was still waiting in its socket) before it exits.
+ *
+ * Both processes log at `error` (not the tests' usual `silent`): a flush that failed on the other
+ * process's lock and was retried is logged, and the output is checked for it.
  */
 const HTTP_BATCHES = 40;
 const HTTP_PER_BATCH = 20;
 const HTTP_SENDERS = 4;
 const UDP_LINES = 800;
 const ROUND = 50;
+/** the processes log errors, so that a failed (and retried) write shows in their output */
+const LOG_ERRORS = { LOG_LEVEL: 'error' };
 
 interface Registered {
   id: number;
@@ -89,6 +95,16 @@ describe('serve and worker ingesting into one SQLite file at once (e2e)', () => 
   const killsOf = (server: Registered) => count('select count(*) from kills where server_id = ?', server.id);
   const victimsOf = (server: Registered) =>
     count('select count(distinct victim_steam_id) from kills where server_id = ?', server.id);
+  /** How often the writer changes along the kills in id order: 1 if one wrote all its kills first. */
+  const writerChanges = (): number => {
+    const db = new SQLite(file, { readonly: true });
+    try {
+      const servers = db.prepare('select server_id from kills order by id').pluck().all() as number[];
+      return servers.filter((s, i) => i > 0 && s !== servers[i - 1]).length;
+    } finally {
+      db.close();
+    }
+  };
   async function settle(server: Registered, expected: number, ms = 20_000): Promise<number> {
     const deadline = Date.now() + ms;
     let n = killsOf(server);
@@ -103,7 +119,11 @@ describe('serve and worker ingesting into one SQLite file at once (e2e)', () => 
   const workers: Started[] = [];
   async function udpWorker(): Promise<{ port: number; worker: Started }> {
     const port = await freeUdpPort();
-    const worker = await startWorker(url, { INGEST_UDP_PORT: String(port), INGEST_UDP_HOST: '127.0.0.1' });
+    const worker = await startWorker(url, {
+      INGEST_UDP_PORT: String(port),
+      INGEST_UDP_HOST: '127.0.0.1',
+      ...LOG_ERRORS,
+    });
     workers.push(worker);
     return { port, worker };
   }
@@ -120,7 +140,7 @@ describe('serve and worker ingesting into one SQLite file at once (e2e)', () => 
     assert.equal(hub(url, ['migrate']).status, 0);
     cs2 = register('cs2', 27015);
     cs16 = register('cs16', 27016);
-    served = await serve(url, [], { WORKER_IN_SERVE: 'false' });
+    served = await serve(url, [], { WORKER_IN_SERVE: 'false', ...LOG_ERRORS });
   });
   after(async () => {
     await stop(served);
@@ -134,16 +154,23 @@ describe('serve and worker ingesting into one SQLite file at once (e2e)', () => 
       killLog(HTTP_PER_BATCH, at + b * HTTP_PER_BATCH * 1000, cs2Kill, b * HTTP_PER_BATCH),
     );
     const statuses: number[] = [];
+    const post = async (b: number) => {
+      const res = await fetch(`${served.url}/api-platform/ingest/logs`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${cs2.token}`, 'content-type': 'text/plain' },
+        body: (batches[b] ?? []).join('\n') + '\n',
+      });
+      statuses.push(res.status);
+      await res.arrayBuffer();
+    };
+    // Every sender keeps its last batch until the worker has written: serve then writes both before
+    // and after the worker's first write, whatever the speed of either side.
     const postAll = async (sender: number) => {
-      for (let b = sender; b < HTTP_BATCHES; b += HTTP_SENDERS) {
-        const res = await fetch(`${served.url}/api-platform/ingest/logs`, {
-          method: 'POST',
-          headers: { authorization: `Bearer ${cs2.token}`, 'content-type': 'text/plain' },
-          body: (batches[b] ?? []).join('\n') + '\n',
-        });
-        statuses.push(res.status);
-        await res.arrayBuffer();
-      }
+      const mine = Array.from({ length: HTTP_BATCHES / HTTP_SENDERS }, (_, i) => sender + i * HTTP_SENDERS);
+      const last = mine.pop() ?? 0;
+      for (const b of mine) await post(b);
+      await settle(cs16, 1); // the worker's first UDP kills are in the file (it flushes every 250 ms)
+      await post(last);
     };
     const udpLines = killLog(UDP_LINES, at, cs16Kill);
     await Promise.all([
@@ -165,19 +192,36 @@ describe('serve and worker ingesting into one SQLite file at once (e2e)', () => 
     assert.equal(victimsOf(cs2), HTTP_BATCHES * HTTP_PER_BATCH, 'no HTTP kill doubled');
     assert.equal(killsOf(cs16), UDP_LINES, 'no UDP kill doubled');
     assert.equal(victimsOf(cs16), UDP_LINES);
-    assert.doesNotMatch(worker.output(), /failed|locked/i);
+    assert.equal(
+      count('select count(*) from kills'),
+      HTTP_BATCHES * HTTP_PER_BATCH + UDP_LINES,
+      'no other kill',
+    );
+    // serve wrote before and after the worker's first write (at least two changes of writer)
+    assert.ok(
+      writerChanges() >= 2,
+      `the two processes wrote one after the other (${writerChanges()} change)`,
+    );
+    assert.doesNotMatch(worker.output(), /failed|locked|error/i);
+    assert.doesNotMatch(served.output(), /failed|locked|error/i);
   });
 
   it('SIGTERM right after a burst: every datagram sent before it is stored', async () => {
     const { port, worker } = await udpWorker();
     const before = killsOf(cs16);
+    const victimsBefore = victimsOf(cs16);
     const lines = killLog(300, Date.now() - 7_200_000, cs16Kill, 10_000);
     await sendDatagrams(
       port,
       lines.map((l) => udpLog(cs16.token, l)),
       { perTick: 300 },
     );
+    // the worker flushes 250 ms after the first line: nothing of the burst is written yet, so what is
+    // stored below was written on the way out
+    assert.equal(killsOf(cs16) - before, 0, 'the burst is still buffered when the signal is sent');
     assert.equal(await stop(worker), 0, worker.output());
     assert.equal(killsOf(cs16) - before, 300, worker.output());
+    assert.equal(victimsOf(cs16) - victimsBefore, 300, 'none doubled');
+    assert.doesNotMatch(worker.output(), /failed|locked|error/i);
   });
 });

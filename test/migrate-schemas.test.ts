@@ -74,3 +74,54 @@ describe('migrating an up-to-date database', () => {
     });
   }
 });
+
+describe('0018_death_totals on a database that already holds kills', () => {
+  for (const dialect of testDialects()) {
+    it(`fills every player's deaths per game from the stored kills (${dialect})`, async () => {
+      const testDb = await openTestDb(dialect);
+      try {
+        const { kysely } = testDb.db;
+        await dropTable(testDb, 'death_totals');
+        await sql`delete from kysely_migration where name = '0018_death_totals'`.execute(kysely);
+        const kill = (victim: number, game: string) => ({
+          game,
+          server_id: 1,
+          match_id: null,
+          killer_user_id: 1,
+          killer_steam_id: '76561198000000001',
+          killer_name: 'one',
+          victim_user_id: victim,
+          victim_steam_id: '76561198000000002',
+          victim_name: 'two',
+          weapon: 'ak47',
+          headshot: 0,
+          distance: 1,
+          round_number: 1,
+          occurred_at: 1_700_000_000_000,
+        });
+        await kysely
+          .insertInto('kills')
+          .values([kill(7, 'cs2'), kill(7, 'cs2'), kill(7, 'rust'), kill(8, 'cs2')])
+          .execute();
+        const result = await migrateAgain(testDb);
+        assert.deepEqual(
+          result.results?.map((r) => [r.migrationName, r.status]),
+          [['0018_death_totals', 'Success']],
+        );
+        const rows = await kysely
+          .selectFrom('death_totals')
+          .select(['user_id', 'game', 'deaths'])
+          .orderBy('user_id')
+          .orderBy('game')
+          .execute();
+        assert.deepEqual(rows, [
+          { user_id: 7, game: 'cs2', deaths: 2 },
+          { user_id: 7, game: 'rust', deaths: 1 },
+          { user_id: 8, game: 'cs2', deaths: 1 },
+        ]);
+      } finally {
+        await testDb.drop();
+      }
+    });
+  }
+});

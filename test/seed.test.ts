@@ -23,6 +23,7 @@ const ORDERED: [string, string][] = [
   ['kills', 'id'],
   ['frag_daily', 'user_id, game, day'],
   ['frag_totals', 'period, game, user_id'],
+  ['death_totals', 'user_id, game'],
   ['matches', 'id'],
   ['elo_history', 'id'],
   ['elo_ratings', 'user_id, game'],
@@ -306,6 +307,14 @@ for (const dialect of testDialects()) {
           ),
         );
         assert.equal(await count(db, "select sum(kills) as n from frag_totals where period = 'all'"), 20_000);
+        const deathMismatch = await count(
+          db,
+          `select count(*) as n from (select victim_user_id, game, count(*) as c from kills group by victim_user_id, game) a
+           left join death_totals d on d.user_id = a.victim_user_id and d.game = a.game
+           where d.deaths is null or d.deaths <> a.c`,
+        );
+        assert.equal(deathMismatch, 0, 'deaths per victim and game');
+        assert.equal(await count(db, 'select sum(deaths) as n from death_totals'), 20_000);
         assert.equal(
           await count(db, "select sum(kills) as n from frag_totals where period = 'week'"),
           await count(db, `select count(*) as n from kills where occurred_at >= ${(windowDay - 6) * DAY}`),

@@ -94,6 +94,25 @@ for (const dialect of testDialects()) {
       assert.equal(base.total_xp, 600);
     });
 
+    it('reads deaths from the death_totals rollup kept beside the kills, not by counting raw kills', async () => {
+      const killer = await ctx.makeUser();
+      const victim = await ctx.makeUser();
+      const at = NOW - 60_000;
+      await makeKills(
+        ctx.testDb.db,
+        [
+          { killer, victim, game: 'cs16', occurred_at: at },
+          { killer, victim, game: 'cs16', occurred_at: at + 1 },
+        ],
+        NOW,
+      );
+      const expected = [{ game: 'cs16', kills: 0, deaths: 2, headshots: 0, hs_pct: 0 }];
+      assert.deepEqual((await stats(victim.id)).combat, expected);
+      // without the raw rows the answer stands: the request counted nothing in `kills`
+      await ctx.testDb.db.kysely.deleteFrom('kills').where('victim_user_id', '=', victim.id).execute();
+      assert.deepEqual((await stats(victim.id)).combat, expected);
+    });
+
     it('is empty-handed, not absent, for a user who has not played', async () => {
       const fresh = await ctx.makeUser();
       const body = await stats(fresh.id);

@@ -1,8 +1,11 @@
 import assert from 'node:assert/strict';
 import { after, afterEach, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { writeTransaction } from '../src/db/write-transaction.js';
+import { LocalBroadcast } from '../src/http/broadcast.js';
 import { formatEventId } from '../src/modules/events/event-id.js';
 import { emitEvents } from '../src/modules/events/outbox.js';
+import { announceCommits, onEventsAnnounced } from '../src/modules/events/wake.js';
 import { webhookDispatcher } from '../src/modules/webhooks/dispatch.js';
 import { deliveryRepo } from '../src/modules/webhooks/delivery/repo.js';
 import {
@@ -125,6 +128,40 @@ for (const dialect of testDialects()) {
       assert.ok(receipt);
       assert.deepEqual(verified(secret, receipt).data, { match_id: 7 });
       assert.equal((await delivery(webhook.id))[0]?.status, 'succeeded');
+    });
+
+    it('starts a delivery as soon as its event commits, not at the next poll: the commit wakes the worker', async () => {
+      const broadcast = new LocalBroadcast();
+      const stopAnnouncing = announceCommits(testDb.db.kysely, broadcast);
+      const secret = newWebhookSecret();
+      const hook = await open();
+      await insertWebhook(testDb.db, userId, hook.url, Date.now(), [secret]);
+      const dispatcher = webhookDispatcher(testDb.db);
+      const w = deliveryWorker(testDb.db, {
+        allowPrivate: true,
+        pollMs: 60_000,
+        dispatch: (now) => dispatcher.dispatch(now),
+        wakeUps: (listener) => onEventsAnnounced(broadcast, listener),
+      });
+      w.start();
+      try {
+        // its first round finds nothing; the next poll is a minute away
+        await sleep(100);
+        const started = Date.now();
+        const [eventId] = await writeTransaction(testDb.db.kysely, (trx) =>
+          emitEvents(trx, dialect, [{ type: 'match.ended', data: { match_id: 8 } }], Date.now()),
+        );
+        assert.ok(eventId);
+        const arrived = () => hook.receipts.find((r) => r.headers['webhook-id'] === formatEventId(eventId));
+        for (let i = 0; i < 200 && !arrived(); i++) await sleep(10);
+        const receipt = arrived();
+        assert.ok(receipt, `not delivered ${Date.now() - started} ms after the commit`);
+        assert.ok(Date.now() - started < 1000, `${Date.now() - started} ms`);
+        assert.deepEqual(verified(secret, receipt).data, { match_id: 8 });
+      } finally {
+        await w.stop();
+        stopAnnouncing();
+      }
     });
 
     it('retries at 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h, then gives up', async () => {

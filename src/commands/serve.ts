@@ -54,6 +54,7 @@ export async function serveCommand(config: Config, argv: string[]): Promise<void
       ? await startBackground(config, db, {
           log: (m, e) => log.error({ err: e }, m),
           metrics,
+          broadcast: server.app.broadcast,
           udpInUse: 'warn',
         })
       : undefined;

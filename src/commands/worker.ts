@@ -1,6 +1,7 @@
 import { pino } from 'pino';
 import type { Config } from '../config.js';
 import type { Db } from '../db/connect.js';
+import type { Broadcast } from '../http/broadcast.js';
 import type { Metrics } from '../http/metrics.js';
 import { ingestPipeline } from '../modules/ingest/pipeline.js';
 import { startUdpIngest, type UdpIngest } from '../modules/ingest/udp.js';
@@ -9,9 +10,11 @@ import { timeWindow } from '../modules/ingest/time-window.js';
 import { startPoller } from '../modules/servers/poller/poller.js';
 import { eventsRepo } from '../modules/events/repo.js';
 import { startEventSweep } from '../modules/events/sweep.js';
+import { announceCommits, onEventsAnnounced } from '../modules/events/wake.js';
 import { startDeliveryWorker } from '../modules/webhooks/delivery/worker.js';
 import { webhookDispatcher } from '../modules/webhooks/dispatch.js';
 import { exitOnSignal } from '../shutdown.js';
+import { openBroadcast } from '../stores.js';
 import { explainBindError, openDatabase, StartupError } from '../startup.js';
 
 type WorkerConfig = Pick<
@@ -31,6 +34,12 @@ type WorkerConfig = Pick<
 export interface BackgroundOptions {
   log: (msg: string, err?: unknown) => void;
   metrics?: Metrics;
+  /**
+   * Messages to every instance: events committed here (ingest, the poller, a disabled webhook) wake
+   * the API's streams, and events committed anywhere wake webhook delivery (events/wake.ts). The
+   * embedded worker shares the app's; `hub worker` opens its own.
+   */
+  broadcast: Broadcast;
   /**
    * A UDP port that cannot be bound: `fail` (the worker, whose job it is) throws a StartupError;
    * `warn` (the embedded worker of `hub serve`) logs one line and leaves the receiver off, so the API
@@ -83,12 +92,14 @@ export async function startBackground(
   const sweep = startEventSweep(eventsRepo(db.kysely), {
     onError: (err) => options.log('event sweep failed', err),
   });
+  const stopAnnouncing = announceCommits(db.kysely, options.broadcast);
   const dispatcher = webhookDispatcher(db);
   const webhooks = startDeliveryWorker(db, {
     allowPrivate: config.WEBHOOKS_ALLOW_PRIVATE_TARGETS,
     concurrency: config.WEBHOOK_CONCURRENCY,
     perWebhook: config.WEBHOOK_ENDPOINT_CONCURRENCY,
     dispatch: (now) => dispatcher.dispatch(now),
+    wakeUps: (listener) => onEventsAnnounced(options.broadcast, listener),
     onError: (err) => options.log('webhook delivery failed', err),
   });
   return {
@@ -97,6 +108,7 @@ export async function startBackground(
     // the receiver's close writes the lines it still buffers; sends in flight are recorded
     stop: async () => {
       await Promise.all([poller.stop(), udp?.close(), webhooks.stop(), sweep.stop()]);
+      stopAnnouncing();
     },
   };
 }
@@ -105,15 +117,19 @@ export async function startBackground(
 export async function workerCommand(config: Config): Promise<void> {
   const log = pino({ level: config.LOG_LEVEL });
   const db = await openDatabase(config.DATABASE_URL);
+  const broadcast = await openBroadcast(config, { db: db.kysely, log });
   const background = await startBackground(config, db, {
     log: (msg, err) => log.error({ err }, msg),
+    broadcast,
     udpInUse: 'fail',
   }).catch(async (err: unknown) => {
+    await broadcast.close();
     await db.close();
     throw err;
   });
   exitOnSignal(async () => {
     await background.stop();
+    await broadcast.close();
     await db.close();
   }, log);
   console.log(

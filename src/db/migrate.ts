@@ -16,6 +16,7 @@ import * as webhooks from './migrations/0017_webhooks.js';
 import * as keyOrigins from './migrations/0008_key_origins.js';
 import * as serverRegionPolls from './migrations/0012_server_region_polls.js';
 import * as serverCommands from './migrations/0016_server_commands.js';
+import * as deathTotals from './migrations/0018_death_totals.js';
 
 /**
  * Migrations are listed here in order; each module exports `up(dialect)` / `down(dialect)` so
@@ -38,6 +39,7 @@ const MIGRATIONS = [
   ['0012_server_region_polls', serverRegionPolls],
   ['0016_server_commands', serverCommands],
   ['0017_webhooks', webhooks],
+  ['0018_death_totals', deathTotals],
 ] as const;
 
 /**

@@ -178,6 +178,13 @@ export interface FragTotalsTable {
   headshots: number;
 }
 
+/** All-time deaths per (player, game), kept by ingest beside `frag_totals` (0018_death_totals). */
+export interface DeathTotalsTable {
+  user_id: number;
+  game: string;
+  deaths: number;
+}
+
 export interface MatchesTable {
   id: Generated<number>;
   game: string;
@@ -245,6 +252,7 @@ export interface Database {
   kills: KillsTable;
   frag_daily: FragDailyTable;
   frag_totals: FragTotalsTable;
+  death_totals: DeathTotalsTable;
   matches: MatchesTable;
   elo_ratings: EloRatingsTable;
   elo_history: EloHistoryTable;

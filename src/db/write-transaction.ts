@@ -82,6 +82,25 @@ const retryDelay = (attempt: number) =>
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/** Told the database (the Kysely instance `writeTransaction` was given) once a write has committed. */
+export type CommitHook = (db: Kysely<Database>) => void;
+
+/** The hooks of each write transaction under way, run once it has committed. */
+const commitHooks = new WeakMap<Kysely<Database>, Set<CommitHook>>();
+
+/**
+ * Runs `hook` once what `db` wrote is committed, never before and never if it rolls back: inside a
+ * `writeTransaction`, right after its commit (the same hook once per transaction, however often it
+ * is asked for); outside any transaction (the statement committed by itself), now. In a transaction
+ * that `writeTransaction` did not begin, the commit cannot be seen and the hook is skipped: every
+ * write transaction of the service goes through `writeTransaction`. A hook must not throw.
+ */
+export function afterCommit(db: Kysely<Database>, hook: CommitHook): void {
+  const hooks = commitHooks.get(db);
+  if (hooks) hooks.add(hook);
+  else if (!db.isTransaction) hook(db);
+}
+
 /**
  * Runs `fn` in one write transaction: all of it commits or none of it does. On SQLite the write
  * lock is held from the first statement, so a read inside `fn` stays true until the commit.
@@ -94,11 +113,15 @@ export async function writeTransaction<T>(
   const deadline = Date.now() + waitMs;
   for (let attempt = 1; ; attempt++) {
     const run = { began: false };
+    const hooks = new Set<CommitHook>();
     try {
-      return await db.transaction().execute((trx) => {
+      const result = await db.transaction().execute((trx) => {
         run.began = true;
+        commitHooks.set(trx, hooks);
         return fn(trx);
       });
+      for (const hook of hooks) hook(db);
+      return result;
     } catch (err) {
       if (run.began || !isBusy(err)) throw err;
       const left = deadline - Date.now();

@@ -21,6 +21,7 @@ const DEMO_TABLES = [
   'matches',
   'frag_totals',
   'frag_daily',
+  'death_totals',
   'kills',
   'forum_posts',
   'forum_threads',

@@ -1,7 +1,9 @@
 import { sql, type Kysely } from 'kysely';
 import type { Dialect } from '../../db/connect.js';
 import type { Database } from '../../db/types.js';
+import { afterCommit } from '../../db/write-transaction.js';
 import type { Scope } from '../../http/scopes.js';
+import { eventsCommitted } from './wake.js';
 
 /** An event to tell, written by the transaction that makes the change (DESIGN.md, "Events"). */
 export interface NewEvent {
@@ -28,7 +30,9 @@ const OUTBOX_LOCK = sql`select pg_advisory_xact_lock(7245110305)`;
 /**
  * Writes events inside the caller's transaction (`trx` must be one): nothing is told for a change
  * that rolls back, nothing is lost for one that commits. Emit last in the transaction, so the lock
- * is held only for the commit. Returns the ids, in order.
+ * is held only for the commit. Once the transaction has committed (`writeTransaction`), every
+ * instance's streams and delivery workers are woken through the broadcast (wake.ts), so the events
+ * go out at once rather than at the next poll. Returns the ids, in order.
  */
 export async function emitEvents(
   trx: Kysely<Database>,
@@ -57,6 +61,7 @@ export async function emitEvents(
       .execute();
     for (const row of rows) ids.push(row.id);
   }
+  afterCommit(trx, eventsCommitted);
   return ids.sort((a, b) => a - b);
 }
 

@@ -47,7 +47,7 @@ export function killboardRepo(db: Kysely<Database>) {
   return {
     /**
      * One player's all-time kills and headshots per game (the `all` rollup, a primary-key lookup
-     * per game) and deaths per game (counted on index `kills_victim_game_recent`), for the games
+     * per game) and deaths per game (the `death_totals` rollup, one primary-key range), for the games
      * where they have any, in KILLBOARD_GAMES order.
      */
     async combatTotals(
@@ -61,12 +61,7 @@ export function killboardRepo(db: Kysely<Database>) {
           .where('game', 'in', KILLBOARD_GAMES)
           .where('user_id', '=', userId)
           .execute(),
-        db
-          .selectFrom('kills')
-          .select((eb) => ['game', eb.fn.countAll<number>().as('n')])
-          .where('victim_user_id', '=', userId)
-          .groupBy('game')
-          .execute(),
+        db.selectFrom('death_totals').select(['game', 'deaths as n']).where('user_id', '=', userId).execute(),
       ]);
       return KILLBOARD_GAMES.map((game) => {
         const frag = frags.find((f) => f.game === game);

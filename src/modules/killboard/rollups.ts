@@ -9,6 +9,8 @@ import { writeTransaction } from '../../db/write-transaction.js';
  * where W is the window day stored in `meta.frag_window_day`. Kills add to the daily row and to each
  * period they fall in, in the caller's transaction. When the UTC day changes, week and month are
  * rebuilt from the daily rows once (by whichever process notices first).
+ * `death_totals` holds all-time deaths per (player, game), added in the same transaction from the
+ * kills' victims, so a player's combat totals read no raw kills.
  */
 export const DAY_MS = 86_400_000;
 export const PERIOD_DAYS = { week: 7, month: 30 } as const;
@@ -19,6 +21,7 @@ export const dayOf = (ms: number): number => Math.floor(ms / DAY_MS);
 
 export interface RollupKill {
   killer_user_id: number;
+  victim_user_id: number;
   game: string;
   occurred_at: number;
   headshot: number;
@@ -62,10 +65,29 @@ async function rebuildPeriod(trx: Transaction<Database>, period: Period, windowD
     .execute();
 }
 
-/** Rebuilds every period from `frag_daily` (after a bulk load) and sets the window to `windowDay`. */
+/** Recomputes every player's deaths per game from the stored kills (an index-only pass on the victim index). */
+async function rebuildDeaths(trx: Transaction<Database>) {
+  await trx.deleteFrom('death_totals').execute();
+  await trx
+    .insertInto('death_totals')
+    .columns(['user_id', 'game', 'deaths'])
+    .expression(
+      trx
+        .selectFrom('kills')
+        .select((eb) => ['victim_user_id', 'game', eb.fn.countAll<number>().as('deaths')])
+        .groupBy(['victim_user_id', 'game']),
+    )
+    .execute();
+}
+
+/**
+ * Rebuilds every period from `frag_daily` and the deaths from `kills` (after a bulk load), and sets
+ * the window to `windowDay`.
+ */
 export async function rebuildFragTotals(db: Kysely<Database>, windowDay: number): Promise<void> {
   await writeTransaction(db, async (trx) => {
     for (const period of ['all', 'week', 'month'] as const) await rebuildPeriod(trx, period, windowDay);
+    await rebuildDeaths(trx);
     await trx
       .insertInto('meta')
       .values({ key: WINDOW_KEY, value: String(windowDay) })
@@ -105,7 +127,7 @@ export async function ensureFragWindow(db: Kysely<Database>, today: number): Pro
   return today;
 }
 
-/** Adds kills to the daily rollups and period totals, inside the caller's transaction. */
+/** Adds kills to the daily rollups, period totals and victims' deaths, inside the caller's transaction. */
 export async function addKillsToRollups(
   trx: Transaction<Database>,
   kills: RollupKill[],
@@ -119,7 +141,12 @@ export async function addKillsToRollups(
     string,
     { period: Period; game: string; user_id: number; kills: number; headshots: number }
   >();
+  const deaths = new Map<string, { user_id: number; game: string; deaths: number }>();
   for (const kill of kills) {
+    const deathKey = `${kill.victim_user_id}|${kill.game}`;
+    const death = deaths.get(deathKey);
+    if (death) death.deaths++;
+    else deaths.set(deathKey, { user_id: kill.victim_user_id, game: kill.game, deaths: 1 });
     const day = dayOf(kill.occurred_at);
     const hs = kill.headshot ? 1 : 0;
     const dailyKey = `${kill.killer_user_id}|${kill.game}|${day}`;
@@ -166,6 +193,19 @@ export async function addKillsToRollups(
           kills: sql`frag_totals.kills + excluded.kills`,
           headshots: sql`frag_totals.headshots + excluded.headshots`,
         }),
+      )
+      .execute();
+  }
+  // in one fixed order (player, then game), so concurrent batches lock these rows alike on PostgreSQL
+  const byVictim = [...deaths.values()].sort(
+    (a, b) => a.user_id - b.user_id || (a.game < b.game ? -1 : a.game > b.game ? 1 : 0),
+  );
+  for (const chunk of chunks(byVictim, 500)) {
+    await trx
+      .insertInto('death_totals')
+      .values(chunk)
+      .onConflict((oc) =>
+        oc.columns(['user_id', 'game']).doUpdateSet({ deaths: sql`death_totals.deaths + excluded.deaths` }),
       )
       .execute();
   }

@@ -1,8 +1,10 @@
 import type { FastifyInstance } from 'fastify';
+import type { Kysely } from 'kysely';
+import type { Database } from '../../../db/types.js';
 import type { Config } from '../../../config.js';
 import type { Broadcast } from '../../../http/broadcast.js';
 import type { EventsRepo } from '../repo.js';
-import { onEventsAnnounced } from '../wake.js';
+import { announceCommits, onEventsAnnounced } from '../wake.js';
 import type { WakeUps } from './hub.js';
 import { DEFAULT_STREAM_SETTINGS, EventStreams } from './streams.js';
 
@@ -12,17 +14,18 @@ type StreamConfig = Partial<
 
 /**
  * The app's event streams, woken through the app's broadcast (Redis pub/sub with REDIS_URL, else
- * in-process: src/http/broadcast.ts) whenever events are committed on any instance. The topic is
- * subscribed now, while the app is built, so the subscription is in place before it serves; the
- * hub (started by the first stream) listens to it here. On close, streams end before the server
- * waits for requests.
+ * in-process: src/http/broadcast.ts) whenever events are committed on any instance, this one's
+ * commits included (announced from here on). The topic is subscribed now, while the app is built,
+ * so the subscription is in place before it serves; the hub (started by the first stream) listens
+ * to it here. On close, streams end before the server waits for requests.
  */
 export function openEventStreams(
   app: FastifyInstance,
-  deps: { config: StreamConfig; broadcast: Broadcast },
+  deps: { db: Kysely<Database>; config: StreamConfig; broadcast: Broadcast },
   repo: EventsRepo,
 ): EventStreams {
   const { config } = deps;
+  const stopAnnouncing = announceCommits(deps.db, deps.broadcast);
   const listeners = new Set<() => void>();
   const unsubscribe = onEventsAnnounced(deps.broadcast, () => {
     for (const listener of listeners) listener();
@@ -42,6 +45,7 @@ export function openEventStreams(
     },
     (err) => app.log.error({ err }, 'event streams could not read the outbox'),
   );
+  app.addHook('onClose', async () => stopAnnouncing());
   app.addHook('preClose', async () => {
     unsubscribe();
     await streams.close();

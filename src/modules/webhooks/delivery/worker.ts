@@ -25,6 +25,11 @@ export interface DeliveryWorkerOptions {
   timeoutMs?: number;
   /** how long a claim keeps other workers away: longer than a send can take */
   leaseMs?: number;
+  /**
+   * Subscribes to the wake-ups (events committed on any instance: events/wake.ts), each a nudge;
+   * returns the unsubscribe. Taken at start, dropped at stop.
+   */
+  wakeUps?: (listener: () => void) => () => void;
   /** the fan-out from the outbox to deliveries (webhooks/dispatch.ts), run before each claim */
   dispatch?: (now: number) => Promise<number>;
   onError?: (err: unknown) => void;
@@ -86,6 +91,7 @@ export function deliveryWorker(db: Db, options: DeliveryWorkerOptions): Delivery
   let again = false;
   const askedAgain = () => again;
   let timer: NodeJS.Timeout | undefined;
+  let unsubscribe: (() => void) | undefined;
 
   const release = (job: DeliveryJob) => {
     inFlightTotal--;
@@ -199,15 +205,18 @@ export function deliveryWorker(db: Db, options: DeliveryWorkerOptions): Delivery
     schedule(busy || askedAgain() ? 0 : pollMs);
   }
 
+  const nudge = () => {
+    if (running) schedule(0);
+  };
+
   return {
     workerId,
     start() {
       running = true;
+      unsubscribe = options.wakeUps?.(nudge);
       schedule(0);
     },
-    nudge() {
-      if (running) schedule(0);
-    },
+    nudge,
     async runOnce() {
       const { claimed } = await claimAndStart();
       await Promise.all([...sending]);
@@ -218,6 +227,7 @@ export function deliveryWorker(db: Db, options: DeliveryWorkerOptions): Delivery
     async stop(graceMs = 5000) {
       stopped = true;
       running = false;
+      unsubscribe?.();
       clearTimeout(timer);
       let timeout: NodeJS.Timeout | undefined;
       await Promise.race([

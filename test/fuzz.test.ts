@@ -247,7 +247,8 @@ function requestFor(op: Operation, creds: Credentials) {
       // a GET with a body is legal HTTP but no client sends one; every other method gets bodies
       const withBody = g.body !== undefined && g.method !== 'GET';
       return {
-        method: g.method,
+        // a method name from the OpenAPI document, typed as inject() takes it
+        method: g.method as NonNullable<InjectOptions['method']>,
         url,
         headers,
         remoteAddress: g.remoteAddress,

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, InjectOptions } from 'fastify';
 import type { Dialect } from '../../src/db/connect.js';
 import { OPENAPI_PATH, V1_PREFIX } from '../../src/http/paths.js';
 import type { Problem } from '../../src/http/problem.js';
@@ -142,7 +142,7 @@ export async function tokenTableTarget(dialect: Dialect): Promise<V1SecurityTarg
 
 const call = (app: FastifyInstance, op: V1Operation, authorization?: string) =>
   injectAnswer(app, {
-    method: op.method,
+    method: op.method as InjectOptions['method'],
     url: op.url,
     headers: authorization === undefined ? {} : { authorization },
   });

@@ -19,7 +19,8 @@
  */
 import { parseArgs } from 'node:util';
 import { API_PREFIX } from '../src/http/paths.js';
-import { combineRounds, pairedRatios, runLoad, type LoadRun, type LoadStats } from './load.js';
+import { wholeNumber } from './args.js';
+import { combineRounds, pairedRatios, pairedRounds, runLoad, type LoadRun, type LoadStats } from './load.js';
 import { startRawProcess, startService } from './processes.js';
 import { partnerKeys, seededDb } from './setup.js';
 
@@ -45,21 +46,13 @@ const { values } = parseArgs({
   },
 });
 
-const int = (value: string, name: string, min: number): number => {
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < min) {
-    console.error(`--${name} must be an integer ≥ ${min} (got ${value})`);
-    process.exit(2);
-  }
-  return n;
-};
-const users = values.big ? 100_000 : int(values.users, 'users', 10);
-const kills = values.big ? 5_000_000 : int(values.kills, 'kills', 0);
-const seed = int(values.seed, 'seed', 0);
-const duration = int(values.duration, 'duration', 1);
-const rounds = int(values.rounds, 'rounds', 1);
-const connections = int(values.connections, 'connections', 1);
-const uncachedConnections = int(values['uncached-connections'], 'uncached-connections', 1);
+const users = values.big ? 100_000 : wholeNumber(values.users, 'users', 10);
+const kills = values.big ? 5_000_000 : wholeNumber(values.kills, 'kills', 0);
+const seed = wholeNumber(values.seed, 'seed', 0);
+const duration = wholeNumber(values.duration, 'duration', 1);
+const rounds = wholeNumber(values.rounds, 'rounds', 1);
+const connections = wholeNumber(values.connections, 'connections', 1);
+const uncachedConnections = wholeNumber(values['uncached-connections'], 'uncached-connections', 1);
 const routes = values.routes.split(',').filter(Boolean);
 
 const fmt = (n: number, digits = 0) =>
@@ -90,15 +83,11 @@ async function main(): Promise<void> {
     for (const route of routes) {
       const path = `${API_PREFIX}${route}`;
       await runLoad(api.url, path, warm);
-      const baseline: LoadRun[] = [];
-      const target: LoadRun[] = [];
-      for (let round = 0; round < rounds; round++) {
-        // raw first in even rounds, the route first in odd ones: a steady drift in the machine's
-        // speed then favours neither side of the ratio
-        if (round % 2 === 0) baseline.push(await runLoad(raw.url, '/', load));
-        target.push(await runLoad(api.url, path, load));
-        if (round % 2 === 1) baseline.push(await runLoad(raw.url, '/', load));
-      }
+      const { baseline, target } = await pairedRounds(
+        rounds,
+        () => runLoad(raw.url, '/', load),
+        () => runLoad(api.url, path, load),
+      );
       rawRounds.push(...baseline);
       rows.push({
         name: `GET ${route}`,

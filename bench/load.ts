@@ -117,3 +117,56 @@ export function pairedRatios(
   const rounds = target.map((t, i) => t.rps / (baseline[i]?.rps ?? Number.NaN));
   return { ratio: median(rounds), rounds };
 }
+
+/**
+ * `rounds` runs of a baseline and of a target back to back, the baseline first in even rounds and the
+ * target first in odd ones: a steady drift in a shared machine's speed then favours neither side.
+ */
+export async function pairedRounds(
+  rounds: number,
+  baseline: () => Promise<LoadRun>,
+  target: () => Promise<LoadRun>,
+): Promise<{ baseline: LoadRun[]; target: LoadRun[] }> {
+  const runs = { baseline: [] as LoadRun[], target: [] as LoadRun[] };
+  for (let round = 0; round < rounds; round++) {
+    if (round % 2 === 0) runs.baseline.push(await baseline());
+    runs.target.push(await target());
+    if (round % 2 === 1) runs.baseline.push(await baseline());
+  }
+  return runs;
+}
+
+/** One side of a comparison: where to send the load, and how. */
+export interface LoadTarget {
+  url: string;
+  path: string;
+  options: LoadOptions;
+}
+
+export interface Comparison {
+  target: LoadStats;
+  baseline: LoadStats;
+  /** median of the per-round ratios of target to baseline req/s */
+  ratio: number;
+  rounds: number[];
+  /** non-2xx responses and errors on either side: any makes the comparison invalid */
+  bad: number;
+}
+
+/** A target against a baseline over `rounds` paired rounds: both sides' figures and their ratio. */
+export async function compareLoads(
+  rounds: number,
+  baseline: LoadTarget,
+  target: LoadTarget,
+): Promise<Comparison> {
+  const run = (side: LoadTarget) => () => runLoad(side.url, side.path, side.options);
+  const runs = await pairedRounds(rounds, run(baseline), run(target));
+  const base = combineRounds(baseline.url, runs.baseline);
+  const measured = combineRounds(target.url, runs.target);
+  return {
+    target: measured,
+    baseline: base,
+    ...pairedRatios(runs.target, runs.baseline),
+    bad: base.bad + measured.bad,
+  };
+}

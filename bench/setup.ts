@@ -5,6 +5,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { connect, type Db } from '../src/db/connect.js';
 import { migrateToLatest } from '../src/db/migrate.js';
+import { appsRepo } from '../src/modules/apps/repo.js';
+import { appsService } from '../src/modules/apps/service.js';
 import { keysRepo } from '../src/modules/keys/repo.js';
 import { createKey } from '../src/modules/keys/service.js';
 import { TIERS } from '../src/modules/keys/tiers.js';
@@ -60,4 +62,34 @@ export async function partnerKeys(db: Db, expectedRequests: number): Promise<str
     keys.push((await createKey(repo, { name: `bench ${i + 1}`, tier: 'partner' })).secret);
   }
   return keys;
+}
+
+/**
+ * `count` confidential OAuth apps of one partner account: each app's tokens get the partner quota
+ * per (app, user) pair, so a run spread over the apps never reaches one pair's quota.
+ */
+export async function partnerApps(db: Db, count: number) {
+  const owner = await db.kysely
+    .insertInto('users')
+    .values({
+      username: 'bench_owner',
+      avatar: '',
+      joined_at: Date.now(),
+      password_hash: null,
+      is_partner: 1,
+    })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  const apps = appsService(appsRepo(db.kysely), () => Promise.resolve(), Date.now);
+  const created = [];
+  for (let i = 0; i < count; i++) {
+    created.push(
+      await apps.create(owner.id, {
+        name: `bench ${i}`,
+        kind: 'confidential',
+        redirect_uris: ['http://127.0.0.1:9/cb'],
+      }),
+    );
+  }
+  return created;
 }

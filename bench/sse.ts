@@ -11,7 +11,6 @@
  * Every client must receive every event once, in order; anything else makes the run INVALID (exit 1).
  */
 import type { AddressInfo } from 'node:net';
-import { parseArgs } from 'node:util';
 import { Worker } from 'node:worker_threads';
 import { buildApp } from '../src/app.js';
 import type { Dialect } from '../src/db/connect.js';
@@ -19,17 +18,13 @@ import { writeTransaction } from '../src/db/write-transaction.js';
 import { emitEvents } from '../src/modules/events/outbox.js';
 import { openTestDb } from '../test/helpers/db.js';
 import { factories } from '../test/helpers/factories.js';
+import { countArgs } from './args.js';
 
-const { values } = parseArgs({
-  options: {
-    clients: { type: 'string', default: '500' },
-    rounds: { type: 'string', default: '30' },
-    burst: { type: 'string', default: '200' },
-  },
-});
-const CLIENTS = Number(values.clients);
-const ROUNDS = Number(values.rounds);
-const BURST = Number(values.burst);
+const {
+  clients: CLIENTS,
+  rounds: ROUNDS,
+  burst: BURST,
+} = countArgs({ clients: 500, rounds: 30, burst: 200 });
 
 /** The clients: open `count` streams, then report when every one of them has `expected` events. */
 const WORKER_SOURCE = `

@@ -13,26 +13,16 @@
  *
  *   npm run bench:v1 [-- --duration SEC --rounds N --connections N]
  */
-import { parseArgs } from 'node:util';
 import { API_PREFIX, V1_PREFIX } from '../src/http/paths.js';
 import { appsRepo } from '../src/modules/apps/repo.js';
-import { appsService } from '../src/modules/apps/service.js';
 import { OAuthServer } from '../src/modules/oauth/server.js';
 import { usersRepo } from '../src/modules/users/repo.js';
-import { combineRounds, pairedRatios, runLoad, type LoadRun } from './load.js';
+import { countArgs } from './args.js';
+import { compareLoads } from './load.js';
 import { startService } from './processes.js';
-import { partnerKeys, seededDb } from './setup.js';
+import { partnerApps, partnerKeys, seededDb } from './setup.js';
 
-const { values } = parseArgs({
-  options: {
-    duration: { type: 'string', default: '3' },
-    rounds: { type: 'string', default: '3' },
-    connections: { type: 'string', default: '50' },
-  },
-});
-const duration = Number(values.duration);
-const rounds = Number(values.rounds);
-const connections = Number(values.connections);
+const { duration, rounds, connections } = countArgs({ duration: 3, rounds: 3, connections: 50 });
 const SCOPES = 'identify stats:read tournaments:read servers:read';
 const USER_ID = 42;
 
@@ -60,30 +50,18 @@ const CASES: Case[] = [
 
 const bench = await seededDb(2000, 20_000, 1);
 const keys = await partnerKeys(bench.db, 20_000 * duration * rounds * CASES.length);
-const owner = await bench.db.kysely
-  .insertInto('users')
-  .values({ username: 'bench_owner', avatar: '', joined_at: Date.now(), password_hash: null, is_partner: 1 })
-  .returning('id')
-  .executeTakeFirstOrThrow();
-const apps = appsRepo(bench.db.kysely);
 const oauth = await OAuthServer.create({
   db: bench.db.kysely,
   issuer: 'http://localhost',
-  apps,
+  apps: appsRepo(bench.db.kysely),
   users: usersRepo(bench.db.kysely),
   now: Date.now,
   trustProxy: false,
   onError: (err) => console.error(err),
 });
 // one app per token, as bench/oauth.ts: each (app, user) pair has its own partner quota
-const appsOf = appsService(apps, () => Promise.resolve(), Date.now);
 const tokens: string[] = [];
-for (let i = 0; i < keys.length; i++) {
-  const created = await appsOf.create(owner.id, {
-    name: `bench ${i}`,
-    kind: 'confidential',
-    redirect_uris: ['http://127.0.0.1:9/cb'],
-  });
+for (const created of await partnerApps(bench.db, keys.length)) {
   const client = await oauth.provider.Client.find(created.app.client_id);
   if (!client) throw new Error('the bench app is not a client of the authorization server');
   const accountId = String(USER_ID);
@@ -112,40 +90,25 @@ try {
     `/v1 reads vs the published API, ${rounds} paired rounds of ${duration} s at ${connections} connections`,
   );
   for (const c of CASES) {
-    const published: LoadRun[] = [];
-    const preview: LoadRun[] = [];
-    const credentials = c.credential === 'token' ? tokens : keys;
-    for (let round = 0; round < rounds; round++) {
-      // alternate which goes first, so drift on a shared machine does not favour one side
-      const runPublished = async () =>
-        published.push(await runLoad(service.url, `${API_PREFIX}${c.published}`, { ...load, keys }));
-      const runPreview = async () =>
-        preview.push(
-          await runLoad(service.url, `${V1_PREFIX}${c.preview}`, {
-            ...load,
-            keys: credentials,
-            bearer: true,
-          }),
-        );
-      if (round % 2 === 0) {
-        await runPublished();
-        await runPreview();
-      } else {
-        await runPreview();
-        await runPublished();
-      }
-    }
-    const base = combineRounds(service.url, published);
-    const v1 = combineRounds(service.url, preview);
-    const { ratio } = pairedRatios(preview, published);
-    invalid ||= base.bad + v1.bad > 0;
+    const published = {
+      url: service.url,
+      path: `${API_PREFIX}${c.published}`,
+      options: { ...load, keys },
+    };
+    const preview = {
+      url: service.url,
+      path: `${V1_PREFIX}${c.preview}`,
+      options: { ...load, keys: c.credential === 'token' ? tokens : keys, bearer: true },
+    };
+    const { target: v1, baseline: base, ratio, bad } = await compareLoads(rounds, published, preview);
+    invalid ||= bad > 0;
     const label = `${c.name} (${c.credential === 'token' ? 'OAuth token' : 'API key'})`;
     console.log(
       `${label.padEnd(32)} /v1 ${v1.rps.toFixed(0).padStart(6)} req/s p50 ${v1.p50} ms p99 ${v1.p99} ms | published ${base.rps
         .toFixed(0)
         .padStart(
           6,
-        )} req/s p99 ${base.p99} ms | ratio ${(ratio * 100).toFixed(1)}%${v1.bad + base.bad ? ` | ${v1.bad + base.bad} BAD` : ''}`,
+        )} req/s p99 ${base.p99} ms | ratio ${(ratio * 100).toFixed(1)}%${bad ? ` | ${bad} BAD` : ''}`,
     );
   }
   if (invalid) {

@@ -7,17 +7,7 @@ import type { AppBody, AppsBody, CreatedAppBody } from '../src/modules/apps/sche
 import type { AuthorizedApp } from '../src/modules/oauth/authorized-apps.js';
 import { createTestContext, type TestContext } from './helpers/context.js';
 import { testDialects } from './helpers/db.js';
-import {
-  authorizeUrl,
-  callbackParams,
-  CookieJar,
-  follow,
-  pkcePair,
-  REDIRECT_URI,
-  submit,
-  tokenRequest,
-  type TokenSet,
-} from './helpers/oauth.js';
+import { REDIRECT_URI, tokenRequest, userTokens } from './helpers/oauth.js';
 import { FORM, followForm, hiddenCsrf, signUp, type PortalSession } from './helpers/portal.js';
 
 const NEW_APP = { name: 'Frag Tracker', kind: 'confidential', redirect_uris: [REDIRECT_URI] } as const;
@@ -30,30 +20,9 @@ for (const dialect of testDialects()) {
     });
     after(() => ctx.close());
 
-    async function userTokens(user: PortalSession, clientId: string, secret: string) {
-      const { verifier, challenge } = pkcePair();
-      const jar = new CookieJar(user.cookie);
-      const url = authorizeUrl({
-        client_id: clientId,
-        response_type: 'code',
-        redirect_uri: REDIRECT_URI,
-        scope: 'identify stats:read',
-        code_challenge: challenge,
-        code_challenge_method: 'S256',
-      });
-      const page = await follow(
-        ctx,
-        jar,
-        jar.take(await ctx.inject({ method: 'GET', url, headers: { cookie: jar.header() } })),
-      );
-      const code = callbackParams(await submit(ctx, jar, page, { decision: 'allow' })).get('code') ?? '';
-      const res = await tokenRequest(
-        ctx,
-        { clientId, secret },
-        { grant_type: 'authorization_code', code, code_verifier: verifier, redirect_uri: REDIRECT_URI },
-      );
-      return res.json<TokenSet>().access_token;
-    }
+    const tokenOf = async (user: PortalSession, clientId: string, secret: string) =>
+      (await userTokens(ctx, user, { clientId, secret }, 'identify stats:read', { state: undefined }))
+        .access_token;
     const me = (token: string) =>
       ctx.inject({ method: 'GET', url: '/v1/users/@me', headers: { authorization: `Bearer ${token}` } });
 
@@ -129,7 +98,7 @@ for (const dialect of testDialects()) {
       const dev = await signUp(ctx);
       const app = (await dev.call('POST', '/my-apps', NEW_APP)).json<CreatedAppBody>();
       const user = await signUp(ctx);
-      const token = await userTokens(user, app.app.client_id, app.client_secret ?? '');
+      const token = await tokenOf(user, app.app.client_id, app.client_secret ?? '');
       assert.equal((await me(token)).statusCode, 200);
       const listed = (await user.call('GET', '/my-authorized-apps')).json<{
         authorized_apps: AuthorizedApp[];
@@ -179,7 +148,7 @@ for (const dialect of testDialects()) {
       assert.doesNotMatch(reload.body, /ghcs_/, 'shown once');
 
       const user = await signUp(ctx);
-      const token = await userTokens(user, clientId, secret);
+      const token = await tokenOf(user, clientId, secret);
       const page = await ctx.inject({
         method: 'GET',
         url: '/api-platform/developer/authorized-apps',
@@ -224,7 +193,7 @@ for (const dialect of testDialects()) {
       };
       assert.match(created.client_secret, /^ghcs_/);
       const user = await signUp(ctx);
-      const token = await userTokens(user, created.client_id, created.client_secret);
+      const token = await tokenOf(user, created.client_id, created.client_secret);
       assert.equal((await me(token)).statusCode, 200);
       await assert.rejects(appsCommand(ctx.testDb.db, ['create', '--owner', '1']), UsageError);
       await assert.rejects(

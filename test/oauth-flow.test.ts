@@ -3,15 +3,12 @@ import { after, before, describe, test } from 'node:test';
 import { createTestContext, type TestContext } from './helpers/context.js';
 import { testDialects } from './helpers/db.js';
 import {
-  authorizeUrl,
+  authorizationCode,
   callbackParams,
-  CookieJar,
-  follow,
-  pkcePair,
+  exchangeCode,
+  openAuthorization,
   REDIRECT_URI,
   registerApp,
-  submit,
-  tokenRequest,
   type TokenSet,
 } from './helpers/oauth.js';
 import { signUp, type PortalSession } from './helpers/portal.js';
@@ -30,39 +27,9 @@ for (const dialect of testDialects()) {
     });
     after(() => ctx.close());
 
-    /** A signed-in hub user's browser starting an authorization request. */
-    async function start(user: PortalSession, params: Record<string, string | undefined>) {
-      const jar = new CookieJar(user.cookie);
-      const res = jar.take(
-        await ctx.inject({ method: 'GET', url: authorizeUrl(params), headers: { cookie: jar.header() } }),
-      );
-      return { jar, page: await follow(ctx, jar, res) };
-    }
-
-    async function codeFor(user: PortalSession, scope: string, extra: Record<string, string> = {}) {
-      const { verifier, challenge } = pkcePair();
-      const { jar, page } = await start(user, {
-        client_id: client.clientId,
-        response_type: 'code',
-        redirect_uri: REDIRECT_URI,
-        scope,
-        state: 'st-123',
-        code_challenge: challenge,
-        code_challenge_method: 'S256',
-        ...extra,
-      });
-      const done = page.statusCode === 303 ? page : await submit(ctx, jar, page, { decision: 'allow' });
-      const params = callbackParams(done);
-      return { code: params.get('code') ?? '', state: params.get('state'), verifier, jar, consent: page };
-    }
-
-    const exchange = (code: string, verifier: string) =>
-      tokenRequest(ctx, client, {
-        grant_type: 'authorization_code',
-        code,
-        code_verifier: verifier,
-        redirect_uri: REDIRECT_URI,
-      });
+    const codeFor = (user: PortalSession, scope: string, extra: Record<string, string> = {}) =>
+      authorizationCode(ctx, user, client, scope, extra);
+    const exchange = (code: string, verifier: string) => exchangeCode(ctx, client, code, verifier);
     const me = (token: string) =>
       ctx.inject({ method: 'GET', url: '/v1/users/@me', headers: { authorization: `Bearer ${token}` } });
 
@@ -131,11 +98,17 @@ for (const dialect of testDialects()) {
         scope: 'identify',
         state: 's',
       };
-      const missing = callbackParams((await start(user, base)).page);
+      const missing = callbackParams((await openAuthorization(ctx, user, base)).page);
       assert.equal(missing.get('error'), 'invalid_request');
       assert.match(missing.get('error_description') ?? '', /PKCE/);
       const plain = callbackParams(
-        (await start(user, { ...base, code_challenge: 'a'.repeat(43), code_challenge_method: 'plain' })).page,
+        (
+          await openAuthorization(ctx, user, {
+            ...base,
+            code_challenge: 'a'.repeat(43),
+            code_challenge_method: 'plain',
+          })
+        ).page,
       );
       assert.equal(plain.get('error'), 'invalid_request');
       assert.equal(plain.get('state'), 's');

@@ -3,16 +3,15 @@ import { after, before, describe, test } from 'node:test';
 import { createTestContext, type TestContext } from './helpers/context.js';
 import { testDialects } from './helpers/db.js';
 import {
-  authorizeUrl,
-  callbackParams,
-  CookieJar,
+  authorizationCode,
   directApps,
-  follow,
+  exchangeCode,
   pkcePair,
   REDIRECT_URI,
   registerApp,
-  submit,
+  requestAuthorization,
   tokenRequest,
+  userTokens,
   type TokenSet,
 } from './helpers/oauth.js';
 import { FORM, signUp, type PortalSession } from './helpers/portal.js';
@@ -38,57 +37,19 @@ for (const dialect of testDialects()) {
     });
     after(() => ctx.close());
 
-    async function consentPage(
+    const consentPage = (
       user: PortalSession,
       app: Client,
       scope: string,
       extra: Record<string, string> = {},
-    ) {
-      const { verifier, challenge } = pkcePair();
-      const jar = new CookieJar(user.cookie);
-      const url = authorizeUrl({
-        client_id: app.clientId,
-        response_type: 'code',
-        redirect_uri: REDIRECT_URI,
-        scope,
-        state: 'xyz',
-        code_challenge: challenge,
-        code_challenge_method: 'S256',
-        ...extra,
-      });
-      const page = await follow(
-        ctx,
-        jar,
-        jar.take(await ctx.inject({ method: 'GET', url, headers: { cookie: jar.header() } })),
-      );
-      return { jar, page, verifier };
-    }
-
-    async function codeFor(
-      user: PortalSession,
-      app: Client,
-      scope: string,
-      extra: Record<string, string> = {},
-    ) {
-      const { jar, page, verifier } = await consentPage(user, app, scope, extra);
-      const done = page.statusCode === 303 ? page : await submit(ctx, jar, page, { decision: 'allow' });
-      return { code: callbackParams(done).get('code') ?? '', verifier };
-    }
-
+    ) => requestAuthorization(ctx, user, app, scope, extra);
+    const codeFor = (user: PortalSession, app: Client, scope: string) =>
+      authorizationCode(ctx, user, app, scope);
     const exchange = (app: Client, code: string, verifier: string, redirectUri = REDIRECT_URI) =>
-      tokenRequest(ctx, app, {
-        grant_type: 'authorization_code',
-        code,
-        code_verifier: verifier,
-        redirect_uri: redirectUri,
-      });
-
-    async function tokensFor(user: PortalSession, scope = 'identify offline_access', app = client) {
-      const { code, verifier } = await codeFor(user, app, scope, { prompt: 'consent' });
-      const res = await exchange(app, code, verifier);
-      assert.equal(res.statusCode, 200, res.body);
-      return res.json<TokenSet>();
-    }
+      exchangeCode(ctx, app, code, verifier, redirectUri);
+    // a new consent every time, so a refresh token is issued whatever the user granted before
+    const tokensFor = (user: PortalSession, scope = 'identify offline_access', app = client) =>
+      userTokens(ctx, user, app, scope, { prompt: 'consent' });
 
     const me = (token: string) =>
       ctx.inject({ method: 'GET', url: '/v1/users/@me', headers: { authorization: `Bearer ${token}` } });

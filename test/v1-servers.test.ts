@@ -5,10 +5,9 @@ import { serversRepo } from '../src/modules/servers/repo.js';
 import { HOUR_MS } from '../src/modules/servers/uptime.js';
 import type { V1ServersBody, V1ServerStatusBody } from '../src/modules/servers/v1-routes.js';
 import { contentFactories } from './helpers/content-factories.js';
-import { createTestContext, json, type TestContext } from './helpers/context.js';
+import { json, type TestContext } from './helpers/context.js';
 import { testDialects } from './helpers/db.js';
-import { TokenTable, userToken } from './helpers/token-table.js';
-import { v1Get } from './helpers/v1.js';
+import { v1Context, v1Get, v1Json } from './helpers/v1.js';
 
 // 12:30 UTC: the current hour began at 12:00
 const NOW = Date.UTC(2026, 10, 20, 12, 30);
@@ -18,24 +17,19 @@ const hoursAgo = (n: number) => HOUR - n * HOUR_MS;
 for (const dialect of testDialects()) {
   describe(`GET /v1/servers and /v1/servers/:id/status (${dialect})`, () => {
     let ctx: TestContext;
-    const tokens = new TokenTable();
     const ids: Record<string, number> = {};
-    const list = async (query: string, credential = ctx.key) => {
-      const res = await v1Get(ctx, `/servers${query}`, credential);
-      assert.equal(res.statusCode, 200, res.body);
-      return json<V1ServersBody>(res);
-    };
+    const list = (query: string, credential = ctx.key) =>
+      v1Json<V1ServersBody>(ctx, `/servers${query}`, credential);
     const names = (body: V1ServersBody) => body.data.map((s) => s.name);
-    const status = async (id: number | string) => {
-      const res = await v1Get(ctx, `/servers/${id}/status`, ctx.key);
-      assert.equal(res.statusCode, 200, res.body);
-      return json<V1ServerStatusBody>(res).data;
-    };
+    const status = async (id: number | string) =>
+      (await v1Json<V1ServerStatusBody>(ctx, `/servers/${id}/status`)).data;
 
     before(async () => {
-      ctx = await createTestContext(dialect, { accessTokens: tokens, now: () => NOW });
-      tokens.tokens.set('tok-servers', userToken(['servers:read']));
-      tokens.tokens.set('tok-stats', userToken(['stats:read']));
+      ctx = await v1Context(
+        dialect,
+        { 'tok-servers': ['servers:read'], 'tok-stats': ['stats:read'] },
+        { now: () => NOW },
+      );
       const content = contentFactories(ctx.testDb.db);
       const repo = serversRepo(ctx.testDb.db.kysely);
       const specs = [

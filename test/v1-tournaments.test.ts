@@ -3,29 +3,25 @@ import { after, before, describe, it } from 'node:test';
 import type { Problem } from '../src/http/problem.js';
 import type { V1TournamentsBody } from '../src/modules/tournaments/v1-routes.js';
 import { contentFactories } from './helpers/content-factories.js';
-import { createTestContext, json, type TestContext } from './helpers/context.js';
+import { json, type TestContext } from './helpers/context.js';
 import { testDialects } from './helpers/db.js';
-import { TokenTable, userToken } from './helpers/token-table.js';
-import { v1Get } from './helpers/v1.js';
+import { v1Context, v1Get, v1Json } from './helpers/v1.js';
 
 const at = (iso: string) => Date.parse(iso);
 
 for (const dialect of testDialects()) {
   describe(`GET /v1/tournaments (${dialect})`, () => {
     let ctx: TestContext;
-    const tokens = new TokenTable();
     const ids: Record<string, number> = {};
-    const list = async (query: string, credential = ctx.key) => {
-      const res = await v1Get(ctx, `/tournaments${query}`, credential);
-      assert.equal(res.statusCode, 200, res.body);
-      return json<V1TournamentsBody>(res);
-    };
+    const list = (query: string, credential = ctx.key) =>
+      v1Json<V1TournamentsBody>(ctx, `/tournaments${query}`, credential);
     const names = (body: V1TournamentsBody) => body.data.map((t) => t.name.slice(4));
 
     before(async () => {
-      ctx = await createTestContext(dialect, { accessTokens: tokens });
-      tokens.tokens.set('tok-tournaments', userToken(['tournaments:read']));
-      tokens.tokens.set('tok-identify', userToken(['identify']));
+      ctx = await v1Context(dialect, {
+        'tok-tournaments': ['tournaments:read'],
+        'tok-identify': ['identify'],
+      });
       const content = contentFactories(ctx.testDb.db);
       // inserted out of date order, so id order and date order disagree
       const specs = [
@@ -112,10 +108,8 @@ for (const dialect of testDialects()) {
   describe(`GET /v1/tournaments with the response cache on (${dialect})`, () => {
     let ctx: TestContext;
     let content: ReturnType<typeof contentFactories>;
-    const tokens = new TokenTable();
     before(async () => {
-      ctx = await createTestContext(dialect, { accessTokens: tokens, cacheTtlMs: 60_000 });
-      tokens.tokens.set('tok-identify', userToken(['identify']));
+      ctx = await v1Context(dialect, { 'tok-identify': ['identify'] }, { cacheTtlMs: 60_000 });
       content = contentFactories(ctx.testDb.db);
       await content.makeTournament({ name: 'Cup first', status: 'upcoming' });
     });

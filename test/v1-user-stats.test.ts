@@ -3,12 +3,11 @@ import { after, before, describe, it } from 'node:test';
 import type { Problem } from '../src/http/problem.js';
 import type { V1UserStatsBody } from '../src/modules/users/v1-routes.js';
 import { contentFactories } from './helpers/content-factories.js';
-import { createTestContext, json, type TestContext } from './helpers/context.js';
+import { json, type TestContext } from './helpers/context.js';
 import { testDialects } from './helpers/db.js';
 import type { MadeUser } from './helpers/factories.js';
 import { makeKills, makeRating } from './helpers/killboard-factories.js';
-import { TokenTable, userToken } from './helpers/token-table.js';
-import { v1Get } from './helpers/v1.js';
+import { v1Context, v1Get, v1Json } from './helpers/v1.js';
 
 const NOW = Date.UTC(2026, 10, 20, 12);
 
@@ -17,17 +16,15 @@ for (const dialect of testDialects()) {
     let ctx: TestContext;
     let player: MadeUser;
     let rival: MadeUser;
-    const tokens = new TokenTable();
-    const stats = async (id: number, credential = ctx.key) => {
-      const res = await v1Get(ctx, `/users/${id}/stats`, credential);
-      assert.equal(res.statusCode, 200, res.body);
-      return json<V1UserStatsBody>(res).data;
-    };
+    const stats = async (id: number, credential = ctx.key) =>
+      (await v1Json<V1UserStatsBody>(ctx, `/users/${id}/stats`, credential)).data;
 
     before(async () => {
-      ctx = await createTestContext(dialect, { accessTokens: tokens, now: () => NOW });
-      tokens.tokens.set('tok-stats', userToken(['stats:read']));
-      tokens.tokens.set('tok-servers', userToken(['servers:read']));
+      ctx = await v1Context(
+        dialect,
+        { 'tok-stats': ['stats:read'], 'tok-servers': ['servers:read'] },
+        { now: () => NOW },
+      );
       player = await ctx.makeUser({ total_xp: 600, achievements_count: 2 });
       rival = await ctx.makeUser();
       const at = NOW - 3_600_000;

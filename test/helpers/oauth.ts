@@ -1,3 +1,4 @@
+import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import type { Db } from '../../src/db/connect.js';
@@ -143,4 +144,97 @@ export interface TokenSet {
   scope?: string;
   expires_in: number;
   token_type: string;
+}
+
+/** A registered app as the flow needs it: its client id, and its secret when confidential. */
+export interface FlowClient {
+  clientId: string;
+  secret: string | undefined;
+}
+
+/** A signed-in hub user's browser sending `params` to the authorize endpoint: the page it ends on. */
+export async function openAuthorization(
+  ctx: TestContext,
+  user: { cookie: string },
+  params: Record<string, string | undefined>,
+): Promise<{ jar: CookieJar; page: LightMyRequestResponse }> {
+  const jar = new CookieJar(user.cookie);
+  const res = jar.take(
+    await ctx.inject({ method: 'GET', url: authorizeUrl(params), headers: { cookie: jar.header() } }),
+  );
+  return { jar, page: await follow(ctx, jar, res) };
+}
+
+/**
+ * The first step of the code flow: an authorization request for `scope` with a fresh PKCE S256
+ * pair (state `st-123`; `extra` adds or overrides parameters). The page is the consent form, or the
+ * redirect to the app when the user granted these scopes already.
+ */
+export async function requestAuthorization(
+  ctx: TestContext,
+  user: { cookie: string },
+  client: Pick<FlowClient, 'clientId'>,
+  scope: string,
+  extra: Record<string, string | undefined> = {},
+): Promise<{ jar: CookieJar; page: LightMyRequestResponse; verifier: string }> {
+  const { verifier, challenge } = pkcePair();
+  const { jar, page } = await openAuthorization(ctx, user, {
+    client_id: client.clientId,
+    response_type: 'code',
+    redirect_uri: REDIRECT_URI,
+    scope,
+    state: 'st-123',
+    code_challenge: challenge,
+    code_challenge_method: 'S256',
+    ...extra,
+  });
+  return { jar, page, verifier };
+}
+
+/**
+ * authorize -> consent (allowed, when it is asked) -> the code sent back to the app. Throws, failing
+ * the test, when the flow does not come back to the app with a code.
+ */
+export async function authorizationCode(
+  ctx: TestContext,
+  user: { cookie: string },
+  client: Pick<FlowClient, 'clientId'>,
+  scope: string,
+  extra: Record<string, string | undefined> = {},
+) {
+  const { jar, page, verifier } = await requestAuthorization(ctx, user, client, scope, extra);
+  const done = page.statusCode === 303 ? page : await submit(ctx, jar, page, { decision: 'allow' });
+  const params = callbackParams(done);
+  const code = params.get('code');
+  if (!code) throw new Error(`no code in the redirect to the app: ${params.toString()}`);
+  return { code, state: params.get('state'), verifier, jar, consent: page };
+}
+
+/** The code -> token exchange, with the PKCE verifier (as a confidential or public client). */
+export const exchangeCode = (
+  ctx: TestContext,
+  client: FlowClient,
+  code: string,
+  verifier: string,
+  redirectUri = REDIRECT_URI,
+): Promise<LightMyRequestResponse> =>
+  tokenRequest(ctx, client, {
+    grant_type: 'authorization_code',
+    code,
+    code_verifier: verifier,
+    redirect_uri: redirectUri,
+  });
+
+/** The whole code flow for a signed-in user: authorize -> consent -> code -> tokens (200 asserted). */
+export async function userTokens(
+  ctx: TestContext,
+  user: { cookie: string },
+  client: FlowClient,
+  scope: string,
+  extra: Record<string, string | undefined> = {},
+): Promise<TokenSet> {
+  const { code, verifier } = await authorizationCode(ctx, user, client, scope, extra);
+  const res = await exchangeCode(ctx, client, code, verifier);
+  assert.equal(res.statusCode, 200, res.body);
+  return res.json<TokenSet>();
 }

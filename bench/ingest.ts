@@ -6,17 +6,12 @@
  *
  *   npm run bench:ingest                      BENCH_KILLS=200000 BENCH_BATCH=2000 to change the load
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { sql } from 'kysely';
 import { buildApp } from '../src/app.js';
-import { connect, type Db } from '../src/db/connect.js';
-import { migrateToLatest } from '../src/db/migrate.js';
 import { serversRepo } from '../src/modules/servers/repo.js';
 import { generateToken, hashToken } from '../src/modules/servers/tokens.js';
 import { keysRepo } from '../src/modules/keys/repo.js';
 import { createKey } from '../src/modules/keys/service.js';
+import { freshBenchDb } from './lib/bench-db.js';
 
 const KILLS = Number(process.env.BENCH_KILLS ?? 100_000);
 const BATCH = Number(process.env.BENCH_BATCH ?? 2000);
@@ -65,37 +60,8 @@ function jsonBatch(seq: number, size: number, at: number): string {
   return JSON.stringify({ events });
 }
 
-async function openDb(
-  url: string | undefined,
-): Promise<{ db: Db; label: string; drop: () => Promise<void> }> {
-  if (!url) {
-    const dir = mkdtempSync(join(tmpdir(), 'hub-bench-'));
-    const db = connect(`sqlite:${join(dir, 'bench.sqlite')}`);
-    await migrateToLatest(db);
-    return {
-      db,
-      label: 'SQLite',
-      drop: async () => (await db.close(), rmSync(dir, { recursive: true, force: true })),
-    };
-  }
-  const schema = `bench_${process.pid}`;
-  const admin = connect(url, { poolSize: 1 });
-  await sql`create schema ${sql.id(schema)}`.execute(admin.kysely);
-  await admin.close();
-  const db = connect(url, { schema, poolSize: 10 });
-  await migrateToLatest(db);
-  return {
-    db,
-    label: 'PostgreSQL',
-    drop: async () => {
-      await sql`drop schema ${sql.id(schema)} cascade`.execute(db.kysely);
-      await db.close();
-    },
-  };
-}
-
 async function run(url: string | undefined): Promise<void> {
-  const { db, label, drop } = await openDb(url);
+  const { db, label, drop } = await freshBenchDb(url);
   const app = await buildApp({ db, config: { LOG_LEVEL: 'silent', CACHE_TTL_MS: 500, TRUST_PROXY: false } });
   await app.listen({ port: 0, host: '127.0.0.1' });
   const address = app.server.address();

@@ -9,18 +9,14 @@
  *
  *   npm run bench:webhooks        BENCH_DELIVERIES=20000 BENCH_RATE=2000 BENCH_SECONDS=10 to change the load
  */
-import { mkdtempSync, rmSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { sql } from 'kysely';
 import { Webhook } from 'standardwebhooks';
-import { connect, type Db } from '../src/db/connect.js';
-import { migrateToLatest } from '../src/db/migrate.js';
+import type { Db } from '../src/db/connect.js';
 import { emitEvents } from '../src/modules/events/outbox.js';
 import { deliveryWorker } from '../src/modules/webhooks/delivery/worker.js';
 import { webhookDispatcher } from '../src/modules/webhooks/dispatch.js';
+import { freshBenchDb } from './lib/bench-db.js';
 
 const DELIVERIES = Number(process.env.BENCH_DELIVERIES ?? 20_000);
 const RATE = Number(process.env.BENCH_RATE ?? 2000);
@@ -64,35 +60,6 @@ async function startReceiver() {
     badSignatures: () => badSignatures,
     close: () =>
       new Promise<void>((resolve) => (server.closeAllConnections(), server.close(() => resolve()))),
-  };
-}
-
-async function openDb(
-  url: string | undefined,
-): Promise<{ db: Db; label: string; drop: () => Promise<void> }> {
-  if (!url) {
-    const dir = mkdtempSync(join(tmpdir(), 'hub-bench-'));
-    const db = connect(`sqlite:${join(dir, 'bench.sqlite')}`);
-    await migrateToLatest(db);
-    return {
-      db,
-      label: 'SQLite',
-      drop: async () => (await db.close(), rmSync(dir, { recursive: true, force: true })),
-    };
-  }
-  const schema = `bench_webhooks_${process.pid}`;
-  const admin = connect(url, { poolSize: 1 });
-  await sql`create schema ${sql.id(schema)}`.execute(admin.kysely);
-  await admin.close();
-  const db = connect(url, { schema, poolSize: 10 });
-  await migrateToLatest(db);
-  return {
-    db,
-    label: 'PostgreSQL',
-    drop: async () => {
-      await sql`drop schema ${sql.id(schema)} cascade`.execute(db.kysely);
-      await db.close();
-    },
   };
 }
 
@@ -197,7 +164,7 @@ async function baseline(port: number, total: number): Promise<number> {
 }
 
 async function run(url: string | undefined): Promise<void> {
-  const { db, label, drop } = await openDb(url);
+  const { db, label, drop } = await freshBenchDb(url, 'bench_webhooks');
   const receiver = await startReceiver();
   await makeEndpoints(db, receiver.port);
   const dispatcher = webhookDispatcher(db);

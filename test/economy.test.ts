@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
 import { sql } from 'kysely';
+import { buildApp } from '../src/app.js';
 import { MAX_TRANSFER } from '../src/engines/ledger.js';
 import type { Problem } from '../src/http/problem.js';
 import { economyRepo } from '../src/modules/economy/repo.js';
@@ -242,6 +243,61 @@ for (const dialect of testDialects()) {
       const replay = await send('alice', body, 'died-after-commit');
       assert.equal(replay.headers['idempotent-replayed'], 'true');
       assert.equal(replay.body, first.body);
+    });
+
+    it("writes the key and its answer in the transfer's own transaction: one write of the key per request", async () => {
+      const statements: string[] = [];
+      const kysely = ctx.testDb.db.kysely.withPlugin({
+        transformQuery: (args) => {
+          const node = JSON.stringify(args.node);
+          if (node.includes('"idempotency_keys"')) statements.push(args.node.kind);
+          return args.node;
+        },
+        transformResult: (args) => Promise.resolve(args.result),
+      });
+      const counted = await buildApp({
+        db: { ...ctx.testDb.db, kysely },
+        config: { LOG_LEVEL: 'silent', CACHE_TTL_MS: 0, TRUST_PROXY: false },
+        accessTokens: tokens,
+      });
+      try {
+        const post = (key: string, amount: number) =>
+          counted.inject({
+            method: 'POST',
+            url: '/v1/economy/transfer',
+            headers: { authorization: 'Bearer alice', 'idempotency-key': key },
+            payload: { to_user_id: bob, amount },
+          });
+        const first = await post('one-transaction', 2);
+        assert.equal(first.statusCode, 201, first.body);
+        // the look-up, then the insert inside the transfer's transaction: no claim, no update after
+        // (a new app also sweeps expired keys, a delete, once a minute)
+        assert.deepEqual(
+          statements.filter((k) => k === 'InsertQueryNode' || k === 'UpdateQueryNode'),
+          ['InsertQueryNode'],
+        );
+
+        const stored = await ctx.testDb.db.kysely
+          .selectFrom('idempotency_keys')
+          .selectAll()
+          .where('key', '=', 'one-transaction')
+          .executeTakeFirstOrThrow();
+        assert.equal(stored.state, 'done');
+        assert.equal(stored.body, first.body);
+        const replay = await post('one-transaction', 2);
+        assert.equal(replay.headers['idempotent-replayed'], 'true');
+        assert.equal(replay.body, first.body);
+        // a refusal moves nothing and is stored after the answer, then replayed
+        const before = await ledgerRows();
+        const refused = await post('refused-once', MAX_TRANSFER);
+        problemOf(refused, 422, 'insufficient_funds');
+        const again = await post('refused-once', MAX_TRANSFER);
+        assert.equal(again.headers['idempotent-replayed'], 'true');
+        assert.equal(again.body, refused.body);
+        assert.deepEqual(await ledgerRows(), before);
+      } finally {
+        await counted.close();
+      }
     });
 
     it('keeps the ledger append-only and balanced', async () => {

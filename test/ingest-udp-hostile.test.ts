@@ -1,13 +1,18 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import fc from 'fast-check';
-import { ingestPipeline } from '../src/modules/ingest/pipeline.js';
-import { startUdpIngest, type UdpIngest } from '../src/modules/ingest/udp.js';
-import { serversRepo } from '../src/modules/servers/repo.js';
-import { openTestDb, testDialects, type TestDb } from './helpers/db.js';
+import type { UdpIngest } from '../src/modules/ingest/udp.js';
+import { testDialects, type TestDb } from './helpers/db.js';
 import { hostileLine } from './helpers/hostile-lines.js';
 import { registerServer, stamp } from './helpers/ingest.js';
-import { sendDatagrams, udpLog } from './helpers/udp.js';
+import {
+  handled,
+  handledAndFlushed,
+  sendDatagrams,
+  udpLog,
+  udpReceiverOnTestDb,
+  type TestUdpReceiver,
+} from './helpers/udp.js';
 
 /**
  * A property over what the UDP log receiver can be sent: any bytes of any length up to the largest
@@ -22,26 +27,15 @@ const MAX_PAYLOAD = 65_507;
 
 for (const dialect of testDialects()) {
   describe(`UDP log ingest under hostile input (${dialect})`, () => {
+    let receiver: TestUdpReceiver;
     let testDb: TestDb;
     let udp: UdpIngest;
     const errors: unknown[] = [];
     before(async () => {
-      testDb = await openTestDb(dialect);
-      udp = await startUdpIngest(
-        serversRepo(testDb.db.kysely),
-        ingestPipeline(testDb.db, () => NOW),
-        {
-          port: 0,
-          host: '127.0.0.1',
-          flushMs: 20,
-          onError: (err) => errors.push(err),
-        },
-      );
+      receiver = await udpReceiverOnTestDb(dialect, NOW, { onError: (err) => errors.push(err) });
+      ({ testDb, udp } = receiver);
     });
-    after(async () => {
-      await udp.close();
-      await testDb.drop();
-    });
+    after(() => receiver.close());
 
     it('any datagram: the receiver never fails, counts every one, and keeps storing valid kills', async () => {
       const server = await registerServer(testDb.db, 'cs16', { ip: '127.0.0.1' });
@@ -62,7 +56,6 @@ for (const dialect of testDialects()) {
       );
       let victim = 0;
       let second = 0;
-      const counted = () => udp.stats.accepted + udp.stats.rejected + udp.stats.unauthorized;
       const kills = async () =>
         Number(
           (
@@ -85,13 +78,14 @@ for (const dialect of testDialects()) {
             `${stamp(at + 1000)}"Old<2><STEAM_0:1:424242><CT>" killed "V<3><STEAM_0:0:${900_000 + ++victim}><TERRORIST>" with "ak47"`,
             `${stamp(at + 2000)}World triggered "Round_Start"`,
           ].map((l) => udpLog(server.token, l));
-          const before = { counted: counted(), kills: await kills(), errors: errors.length };
+          const before = { counted: handled(udp), kills: await kills(), errors: errors.length };
           await sendDatagrams(udp.port, [...hostile, ...round]);
-          const deadline = Date.now() + 5000;
-          while (counted() < before.counted + hostile.length + round.length && Date.now() < deadline)
-            await new Promise((r) => setTimeout(r, 5));
-          await udp.flush();
-          assert.equal(counted(), before.counted + hostile.length + round.length, 'every datagram counted');
+          await handledAndFlushed(udp, before.counted + hostile.length + round.length, 5000);
+          assert.equal(
+            handled(udp),
+            before.counted + hostile.length + round.length,
+            'every datagram counted',
+          );
           assert.deepEqual(errors.slice(before.errors), [], 'no batch failed');
           assert.equal(udp.delivery.pending, 0);
           assert.ok((await kills()) >= before.kills + 1, 'the valid kill is stored');

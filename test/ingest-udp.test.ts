@@ -1,14 +1,19 @@
 import assert from 'node:assert/strict';
 import { createSocket } from 'node:dgram';
 import { after, before, describe, it } from 'node:test';
-import { ingestPipeline } from '../src/modules/ingest/pipeline.js';
-import { serversRepo } from '../src/modules/servers/repo.js';
-import { startUdpIngest, type UdpIngest } from '../src/modules/ingest/udp.js';
+import type { UdpIngest } from '../src/modules/ingest/udp.js';
 import { createMetrics } from '../src/http/metrics.js';
 import { metricValue } from './helpers/metrics.js';
-import { openTestDb, testDialects, type TestDb } from './helpers/db.js';
+import { testDialects, type TestDb } from './helpers/db.js';
 import { registerServer } from './helpers/ingest.js';
-import { sendDatagrams, udpLog } from './helpers/udp.js';
+import {
+  handled,
+  handledAndFlushed,
+  sendDatagrams,
+  udpLog,
+  udpReceiverOnTestDb,
+  type TestUdpReceiver,
+} from './helpers/udp.js';
 
 const L = 'L 11/21/2026 - 19:34:51: ';
 const NOW = Date.UTC(2026, 10, 21, 20, 0, 0);
@@ -16,26 +21,15 @@ const datagram = (type: 'R' | 'S', secret: string, line: string) => udpLog(secre
 
 for (const dialect of testDialects()) {
   describe(`UDP log ingest, GoldSrc logaddress_add (${dialect})`, () => {
+    let receiver: TestUdpReceiver;
     let testDb: TestDb;
     let udp: UdpIngest;
     const metrics = createMetrics({ processMetrics: false });
     before(async () => {
-      testDb = await openTestDb(dialect);
-      udp = await startUdpIngest(
-        serversRepo(testDb.db.kysely),
-        ingestPipeline(testDb.db, () => NOW),
-        {
-          port: 0,
-          host: '127.0.0.1',
-          flushMs: 20,
-          metrics: metrics.ingest,
-        },
-      );
+      receiver = await udpReceiverOnTestDb(dialect, NOW, { metrics: metrics.ingest });
+      ({ testDb, udp } = receiver);
     });
-    after(async () => {
-      await udp.close();
-      await testDb.drop();
-    });
+    after(() => receiver.close());
 
     it('accepts lines carrying the token as log secret from the registered address only', async () => {
       const cs16 = await registerServer(testDb.db, 'cs16', { ip: '127.0.0.1' });
@@ -57,13 +51,7 @@ for (const dialect of testDialects()) {
       for (const p of packets)
         await new Promise<void>((r) => client.send(p, udp.port, '127.0.0.1', () => r()));
       client.close();
-      const deadline = Date.now() + 3000;
-      while (
-        udp.stats.accepted + udp.stats.rejected + udp.stats.unauthorized < packets.length &&
-        Date.now() < deadline
-      )
-        await new Promise((r) => setTimeout(r, 10));
-      await udp.flush();
+      await handledAndFlushed(udp, packets.length);
       assert.deepEqual(udp.stats, { accepted: 4, rejected: 1, unauthorized: 3 });
       const text = await metrics.registry.metrics();
       assert.deepEqual(
@@ -117,12 +105,9 @@ for (const dialect of testDialects()) {
       const roundStart = (s: number) => udpLog(server.token, `${at(s)}World triggered "Round_Start"`);
       const duplicates = udp.delivery.duplicates;
       const sent = async (datagrams: Buffer[]) => {
-        const target = udp.stats.accepted + datagrams.length;
+        const target = handled(udp) + datagrams.length;
         await sendDatagrams(udp.port, datagrams);
-        const deadline = Date.now() + 3000;
-        while (udp.stats.accepted < target && Date.now() < deadline)
-          await new Promise((r) => setTimeout(r, 5));
-        await udp.flush();
+        await handledAndFlushed(udp, target);
       };
       await sent([roundStart(0), kill(1, 81), kill(1, 81), kill(2, 82), roundStart(0)]);
       await sent([kill(1, 81), kill(2, 82), kill(3, 83)]);

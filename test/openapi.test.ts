@@ -146,6 +146,12 @@ describe('OpenAPI document', () => {
   });
 
   it('lists a described tag for every operation, and no empty tag', () => {
+    const names = (doc.tags ?? []).map((t) => t.name);
+    assert.deepEqual(
+      names.filter((name, i) => names.indexOf(name) !== i),
+      [],
+      'each tag is declared once',
+    );
     const declared = new Map((doc.tags ?? []).map((t) => [t.name, t.description]));
     const used = new Set(allOperations.flatMap(({ op }) => op.tags ?? []));
     for (const [name, description] of declared) {
@@ -171,7 +177,6 @@ describe('OpenAPI document', () => {
           'Economy',
           'Events',
           'Webhooks',
-          'Events',
         ].includes(tag),
         `unexpected tag ${tag}`,
       );

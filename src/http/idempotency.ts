@@ -17,6 +17,14 @@ import type { Principal } from './request-context.js';
  * must happen at most once even if the process dies between the two (a transfer of coins)
  * records `request.idempotency.key` in its own transaction as well, and the handler answers a
  * repeat from that record.
+ *
+ * A route declaring `config.idempotencyInTransaction` (a hot write: coin transfers) goes further:
+ * the pipeline only reads the key (a stored answer is replayed, a request still running is 409),
+ * claims nothing, and the handler writes the key with its answer inside its own transaction
+ * (`storeAnswer`), setting `request.idempotency.stored`: one transaction per request instead of
+ * three. An answer the handler did not store (a 4xx, a repeat it answered from its own record)
+ * is stored after the send; a 5xx leaves nothing to release. Two such requests racing with one
+ * key both reach the handler, whose own record makes the second answer with the first's effect.
  */
 export const IDEMPOTENCY_HEADER = 'idempotency-key';
 export const REPLAYED_HEADER = 'idempotent-replayed';
@@ -40,19 +48,37 @@ export interface IdempotencyStore {
   complete(owner: string, key: string, response: StoredResponse, now: number): Promise<void>;
   /** Gives an unanswered claim back (the request failed with a 5xx). */
   release(owner: string, key: string): Promise<void>;
+  /** What holds (owner, key), read without writing anything; undefined when nothing (live) does. */
+  find(owner: string, key: string, fingerprint: string, now: number): Promise<IdempotencyClaim | undefined>;
+  /** Stores the answer of (owner, key) unless one is stored already (in-transaction routes). */
+  remember(
+    owner: string,
+    key: string,
+    fingerprint: string,
+    response: StoredResponse,
+    now: number,
+  ): Promise<void>;
 }
 
 export interface IdempotencyState {
   owner: string;
   key: string;
+  /** what identifies the request (method, URL, body): stored with its answer */
+  fingerprint: string;
   /** the answer came from the store: nothing to record */
   replayed: boolean;
+  /** the route stores its answer in its own transaction (`config.idempotencyInTransaction`) */
+  inTransaction: boolean;
+  /** set by such a handler once its transaction stored the answer: nothing left to record */
+  stored?: boolean;
 }
 
 declare module 'fastify' {
   interface FastifyContextConfig {
     /** state-changing /v1 routes: whether `Idempotency-Key` must be sent or may be */
     idempotency?: 'required' | 'optional';
+    /** the handler writes the key and its answer in its own transaction (see above) */
+    idempotencyInTransaction?: boolean;
   }
   interface FastifyRequest {
     idempotency?: IdempotencyState;
@@ -77,11 +103,14 @@ const headerProblem = (reason: string) =>
     invalidParams: [{ in: 'header', name: 'Idempotency-Key', reason }],
   });
 
+const CLAIMED: IdempotencyClaim = { outcome: 'claimed' };
+
 /** preHandler step (after authentication and validation, so the body is known). */
 export function claimIdempotencyKey(
   store: IdempotencyStore,
   mode: 'required' | 'optional',
   now: () => number,
+  inTransaction = false,
 ): preHandlerAsyncHookHandler {
   return async function claimKey(request: FastifyRequest, reply: FastifyReply) {
     const header = request.headers[IDEMPOTENCY_HEADER];
@@ -95,9 +124,11 @@ export function claimIdempotencyKey(
     if (!request.principal) throw new Error('idempotency needs an authenticated principal');
     const owner = idempotencyOwner(request.principal);
     const fingerprint = fingerprintOf(request);
-    const claim = await store.claim(owner, header, fingerprint, now());
+    const claim = inTransaction
+      ? ((await store.find(owner, header, fingerprint, now())) ?? CLAIMED)
+      : await store.claim(owner, header, fingerprint, now());
     if (claim.outcome === 'claimed') {
-      request.idempotency = { owner, key: header, replayed: false };
+      request.idempotency = { owner, key: header, fingerprint, replayed: false, inTransaction };
       return;
     }
     if (claim.fingerprint !== fingerprint) {
@@ -113,7 +144,7 @@ export function claimIdempotencyKey(
         { headers: { 'retry-after': '1' } },
       );
     }
-    request.idempotency = { owner, key: header, replayed: true };
+    request.idempotency = { owner, key: header, fingerprint, replayed: true, inTransaction };
     const { status, contentType, body } = claim.response;
     reply.code(status).header(REPLAYED_HEADER, 'true');
     if (body !== '') reply.header('content-type', contentType);
@@ -125,7 +156,7 @@ export function claimIdempotencyKey(
 export function recordIdempotentResponse(store: IdempotencyStore, now: () => number): SendStep {
   return async function recordResponse(request, reply, payload) {
     const state = request.idempotency;
-    if (!state || state.replayed) return payload;
+    if (!state || state.replayed || state.stored) return payload;
     // `reply.send()` without a body (a 204) arrives as undefined: an empty answer, still stored
     const body =
       payload === undefined || payload === null
@@ -136,11 +167,14 @@ export function recordIdempotentResponse(store: IdempotencyStore, now: () => num
             ? payload.toString('utf8')
             : null;
     if (reply.statusCode >= 500 || body === null) {
-      await store.release(state.owner, state.key);
+      // an in-transaction route claimed nothing: nothing to give back
+      if (!state.inTransaction) await store.release(state.owner, state.key);
       return payload;
     }
     const contentType = String(reply.getHeader('content-type') ?? 'application/json; charset=utf-8');
-    await store.complete(state.owner, state.key, { status: reply.statusCode, contentType, body }, now());
+    const response = { status: reply.statusCode, contentType, body };
+    if (state.inTransaction) await store.remember(state.owner, state.key, state.fingerprint, response, now());
+    else await store.complete(state.owner, state.key, response, now());
     return payload;
   };
 }

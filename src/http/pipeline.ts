@@ -81,7 +81,12 @@ export const pipelinePlugin = fp<PipelineOptions>(
           throw new Error(`${route.url}: idempotency needs a bearer route and an idempotency store`);
         route.preHandler = [
           ...asArray(route.preHandler),
-          claimIdempotencyKey(idempotency, config.idempotency, options.now),
+          claimIdempotencyKey(
+            idempotency,
+            config.idempotency,
+            options.now,
+            config.idempotencyInTransaction === true,
+          ),
         ];
         onSend.push(recordIdempotent);
       }

@@ -87,6 +87,8 @@ export interface V1RouteSpec<
   cache?: boolean;
   /** state-changing routes: `Idempotency-Key` accepted ('optional') or required */
   idempotency?: 'required' | 'optional';
+  /** the handler stores the key's answer in its own transaction (src/http/idempotency.ts) */
+  idempotencyInTransaction?: boolean;
   params?: P;
   querystring?: Q;
   body?: B;
@@ -149,6 +151,7 @@ export function v1Route<
       ...(spec.userContext ? { userContext: true } : {}),
       ...(spec.cache ? { cache: true } : {}),
       ...(spec.idempotency ? { idempotency: spec.idempotency } : {}),
+      ...(spec.idempotency && spec.idempotencyInTransaction ? { idempotencyInTransaction: true } : {}),
     },
   };
 }

@@ -3,6 +3,7 @@ import { describe, it } from 'node:test';
 import { parseLogBatch } from '../../src/modules/ingest/parsers/cs2-log.js';
 import { distanceMetres, parseLogLine, type LogEvent } from '../../src/modules/ingest/parsers/log-line.js';
 import { applyLogEvents, emptyState } from '../../src/modules/ingest/match-state.js';
+import { MAX_LOG_NUMBER, numbersOutOfBounds } from '../../src/modules/ingest/parsers/event-bounds.js';
 import { accountOf as toSteamId64 } from '../../src/engines/counting.js';
 
 const event = (line: string): LogEvent => {
@@ -157,6 +158,27 @@ describe('CS2 log lines', () => {
         [5, 'invalid timestamp'],
       ],
     );
+  });
+});
+
+describe('numbers out of bounds', () => {
+  it('names the first number beyond the bound by its path, skips times, refuses non-finite numbers', () => {
+    const bound = `(±${MAX_LOG_NUMBER})`;
+    assert.equal(
+      numbersOutOfBounds({ kind: 'score', at: 1e15, ct: MAX_LOG_NUMBER, t: -MAX_LOG_NUMBER }),
+      null,
+    );
+    assert.equal(
+      numbersOutOfBounds({ kind: 'score', at: 1, ct: MAX_LOG_NUMBER + 1 }),
+      `ct is out of range ${bound}`,
+    );
+    assert.equal(
+      numbersOutOfBounds({ kind: 'kill', at: 1, killerPos: { x: 0, y: -1e9, z: 0 }, victimPos: { x: 1e9 } }),
+      `killerPos.y is out of range ${bound}`,
+    );
+    assert.equal(numbersOutOfBounds({ a: { b: { c: Number.NaN } } }), `a.b.c is out of range ${bound}`);
+    assert.equal(numbersOutOfBounds({ p: { at: Infinity, x: Infinity } }), `p.x is out of range ${bound}`);
+    assert.equal(numbersOutOfBounds(Object.create({ inherited: 1e99 }) as object), null);
   });
 });
 

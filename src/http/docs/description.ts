@@ -64,11 +64,6 @@ export const TAGS: TagObject[] = [
       'For the operator\u2019s probes and scrapers, at the service root: liveness (`/health`), readiness of the database and Redis (`/ready`) and Prometheus metrics (`/metrics`). No API key; no quota.',
   },
   {
-    name: 'Events',
-    description:
-      'Preview (`/v1`): what happens on the hub, as events (`resource.action`) written in the same transaction as the change. The catalog of types is `GET /v1/events/types` and this document\u2019s `webhooks` section (each type\u2019s event object, data schema and example).',
-  },
-  {
     name: 'Economy',
     description:
       'Preview (`/v1`, OAuth access token for a signed-in user): the user\u2019s coin balance and history, and coin transfers between users, exactly once per `Idempotency-Key`. An append-only double-entry ledger; balances never go below zero.',
@@ -76,7 +71,7 @@ export const TAGS: TagObject[] = [
   {
     name: 'Events',
     description:
-      'Preview (`/v1`, any credential): the events of the hub (`resource.action`, sortable ids) read from one outbox, live as Server-Sent Events (`GET /v1/events/stream`, resumable with `Last-Event-ID`) or pulled by cursor (`GET /v1/events?after=`). The same ids are the webhooks\u2019 `webhook-id`. Events are kept 30 days.',
+      'Preview (`/v1`, any credential): what happens on the hub, as events (`resource.action`, sortable ids) written in the same transaction as the change to one outbox, read live as Server-Sent Events (`GET /v1/events/stream`, resumable with `Last-Event-ID`) or pulled by cursor (`GET /v1/events?after=`). The same ids are the webhooks\u2019 `webhook-id`. Events are kept 30 days. The catalog of types is `GET /v1/events/types` and this document\u2019s `webhooks` section (each type\u2019s event object, data schema and example).',
   },
 ];
 

@@ -6,6 +6,7 @@ import type {
   ClanRow,
   ClansRepo,
   ClansStore,
+  ClansTx,
   InviteRow,
   MemberRow,
   SettingsPatch,
@@ -62,6 +63,9 @@ const notMember = (clanId: number, userId: number) =>
   new ProblemError('clan_member_not_found', `User ${userId} is not a member of clan ${clanId}.`);
 const roleConflict = (detail: string) => new ProblemError('clan_role_conflict', detail);
 
+/** The events of one member's change (every one built by the same definition). */
+type MemberEvent = typeof CLAN_MEMBER_LEFT;
+
 /** A clan locked for this transaction, as the caller sees it. */
 interface Locked {
   clan: ClanRow;
@@ -100,6 +104,18 @@ export function clansService(store: ClansStore, now: () => number) {
     const member = await tx.member(clanId, userId);
     if (!member) throw notMember(clanId, userId);
     return member;
+  }
+
+  /** Tells a change of one member (`memberId`, now `role`) made by `by`, in the change's transaction. */
+  function tellMember(
+    tx: ClansTx,
+    event: MemberEvent,
+    clan: ClanRow,
+    memberId: number,
+    role: ClanRole,
+    by: number,
+  ): Promise<void> {
+    return tx.tell([eventOf(event, memberData(clan, memberId, role, by), clanTarget(clan, memberId))], now());
   }
 
   /** Says which rule a request broke when a concurrent writer won a unique index. */
@@ -242,16 +258,7 @@ export function clansService(store: ClansStore, now: () => number) {
         }
         await tx.removeMember(clanId, userId);
         const { clan } = locked;
-        await tx.tell(
-          [
-            eventOf(
-              CLAN_MEMBER_LEFT,
-              memberData(clan, userId, locked.role, userId),
-              clanTarget(clan, userId),
-            ),
-          ],
-          now(),
-        );
+        await tellMember(tx, CLAN_MEMBER_LEFT, clan, userId, locked.role, userId);
       });
     },
 
@@ -311,16 +318,7 @@ export function clansService(store: ClansStore, now: () => number) {
         requireRole(locked, 'kick', target.role);
         await tx.removeMember(clanId, memberId);
         const { clan } = locked;
-        await tx.tell(
-          [
-            eventOf(
-              CLAN_MEMBER_KICKED,
-              memberData(clan, memberId, target.role, userId),
-              clanTarget(clan, memberId),
-            ),
-          ],
-          now(),
-        );
+        await tellMember(tx, CLAN_MEMBER_KICKED, clan, memberId, target.role, userId);
       });
     },
 
@@ -333,16 +331,7 @@ export function clansService(store: ClansStore, now: () => number) {
           throw roleConflict(`User ${memberId} is already ${article(target.role)} of clan ${clanId}.`);
         await tx.setRole(clanId, memberId, 'officer');
         const { clan } = locked;
-        await tx.tell(
-          [
-            eventOf(
-              CLAN_MEMBER_PROMOTED,
-              memberData(clan, memberId, 'officer', userId),
-              clanTarget(clan, memberId),
-            ),
-          ],
-          now(),
-        );
+        await tellMember(tx, CLAN_MEMBER_PROMOTED, clan, memberId, 'officer', userId);
         return { ...target, role: 'officer' };
       });
     },
@@ -358,16 +347,7 @@ export function clansService(store: ClansStore, now: () => number) {
           );
         await tx.setRole(clanId, memberId, 'member');
         const { clan } = locked;
-        await tx.tell(
-          [
-            eventOf(
-              CLAN_MEMBER_DEMOTED,
-              memberData(clan, memberId, 'member', userId),
-              clanTarget(clan, memberId),
-            ),
-          ],
-          now(),
-        );
+        await tellMember(tx, CLAN_MEMBER_DEMOTED, clan, memberId, 'member', userId);
         return { ...target, role: 'member' };
       });
     },
@@ -383,16 +363,7 @@ export function clansService(store: ClansStore, now: () => number) {
         await tx.setRole(clanId, userId, 'officer');
         await tx.setRole(clanId, memberId, 'owner');
         const { clan } = locked;
-        await tx.tell(
-          [
-            eventOf(
-              CLAN_OWNERSHIP_TRANSFERRED,
-              memberData(clan, memberId, 'owner', userId),
-              clanTarget(clan, memberId),
-            ),
-          ],
-          now(),
-        );
+        await tellMember(tx, CLAN_OWNERSHIP_TRANSFERRED, clan, memberId, 'owner', userId);
         return { clan, members: await tx.members(clanId) };
       });
     },

@@ -8,6 +8,8 @@ import type {
   EconomyTransactionsTable,
 } from '../../db/types.js';
 import { writeTransaction } from '../../db/write-transaction.js';
+import type { StoredResponse } from '../../http/idempotency.js';
+import { storeAnswer } from '../idempotency/repo.js';
 import { eventOf } from '../events/define.js';
 import { emitEvents } from '../events/outbox.js';
 import { GRANT_CREATED, transferEvents } from './events.js';
@@ -45,7 +47,17 @@ export interface TransferRequest {
   toUserId: number;
   amount: number;
   note: string | null;
-  idempotency?: { owner: string; key: string };
+  idempotency?: TransferIdempotency;
+}
+
+export interface TransferIdempotency {
+  owner: string;
+  key: string;
+  /**
+   * The HTTP answer to a transfer this request writes, stored under the key in the transfer's
+   * own transaction (one transaction per request: src/http/idempotency.ts).
+   */
+  answer?: (transfer: TransferRow) => { fingerprint: string; response: StoredResponse };
 }
 
 export type TransferOutcome =
@@ -265,11 +277,13 @@ export function economyRepo(db: Db) {
       const { fromUserId, toUserId, amount, idempotency } = request;
       const attempt = () =>
         writeTransaction(k, async (trx): Promise<TransferOutcome> => {
+          // Locked first: a request racing with the same key (same sender, so the same account)
+          // waits here for the first to commit, then finds its transfer below.
+          const accounts = await lockAccounts(trx, db.dialect, [fromUserId, toUserId], false);
           if (idempotency) {
             const prior = await priorTransfer(trx, idempotency.owner, idempotency.key);
             if (prior) return { outcome: 'prior', transfer: prior };
           }
-          const accounts = await lockAccounts(trx, db.dialect, [fromUserId, toUserId], false);
           const to = accounts.find((a) => a.user_id === toUserId);
           if (!to) return { outcome: 'recipient_not_found' };
           const from = accounts.find((a) => a.user_id === fromUserId);
@@ -308,6 +322,10 @@ export function economyRepo(db: Db) {
             transferEvents(transfer, { from: after[0] ?? 0, to: after[1] ?? 0 }),
             at,
           );
+          if (idempotency?.answer) {
+            const { fingerprint, response } = idempotency.answer(transfer);
+            await storeAnswer(trx, idempotency.owner, idempotency.key, fingerprint, response, at);
+          }
           return { outcome: 'done', transfer };
         });
       const first = await attempt();

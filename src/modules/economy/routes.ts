@@ -4,9 +4,10 @@ import { CURRENCY, MAX_NOTE_LENGTH, MAX_TRANSFER, REWARDS } from '../../engines/
 import type { App } from '../../http/app-types.js';
 import { listBody, ListOf, One, PageQuery, pageWindow, v1Route } from '../../http/v1-route.js';
 import { Timestamp } from '../../http/schemas.js';
-import { invalidAmount, type EconomyService } from './service.js';
+import { invalidAmount, type EconomyService, type TransferRecord } from './service.js';
 
 const TAG = 'Economy';
+const JSON_UTF8 = 'application/json; charset=utf-8';
 const Coins = (description: string, example: number) => Type.Integer({ description, examples: [example] });
 const Currency = Type.Literal(CURRENCY, { description: 'the hub\u2019s one currency' });
 
@@ -162,6 +163,8 @@ export function economyRoutes(economy: EconomyService) {
           scope: 'economy:transfer',
           userContext: true,
           idempotency: 'required',
+          // the key and its answer are written in the transfer's transaction: one per request
+          idempotencyInTransaction: true,
           body: TransferBody,
           status: 201,
           response: One(Type.Ref('EconomyTransfer'), 'the transfer written'),
@@ -180,12 +183,27 @@ export function economyRoutes(economy: EconomyService) {
           throw failed;
         }
         const state = request.idempotency;
+        // Serialized here, so the answer stored with the transfer is byte for byte the one sent.
+        const answerOf = (record: TransferRecord) => JSON.stringify({ data: record });
         const record = await economy.transfer(
           userOf(request),
           request.body,
-          state ? { owner: state.owner, key: state.key } : undefined,
+          state && {
+            owner: state.owner,
+            key: state.key,
+            answer: (written) => {
+              state.stored = true;
+              const body = answerOf(written);
+              return {
+                fingerprint: state.fingerprint,
+                response: { status: 201, contentType: JSON_UTF8, body },
+              };
+            },
+          },
         );
-        return reply.code(201).send({ data: record });
+        // already serialized: Fastify sends a string with a JSON content type as it is
+        const body = answerOf(record) as unknown as { data: unknown };
+        return reply.code(201).type(JSON_UTF8).send(body);
       },
     );
   };

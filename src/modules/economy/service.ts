@@ -1,7 +1,7 @@
 import { amountFault, CURRENCY, MAX_GRANT, MAX_TRANSFER } from '../../engines/ledger.js';
 import { ProblemError } from '../../http/problem.js';
 import { toIso } from '../../http/schemas.js';
-import type { EconomyRepo, HistoryRow, TransferRow } from './repo.js';
+import type { EconomyRepo, HistoryRow, TransferIdempotency, TransferRow } from './repo.js';
 
 export interface TransferRecord {
   id: number;
@@ -74,6 +74,16 @@ function historyItem(row: HistoryRow): HistoryItem {
   };
 }
 
+type ServiceIdempotency = Omit<TransferIdempotency, 'answer'> & {
+  /** the HTTP answer to store with the transfer (see TransferIdempotency) */
+  answer?: (record: TransferRecord) => ReturnType<NonNullable<TransferIdempotency['answer']>>;
+};
+
+/** The key as the ledger takes it: its answer built from the record the caller is given. */
+function ledgerIdempotency({ owner, key, answer }: ServiceIdempotency): TransferIdempotency {
+  return answer ? { owner, key, answer: (row) => answer(transferRecord(row)) } : { owner, key };
+}
+
 export function economyService(repo: EconomyRepo, now: () => number) {
   return {
     async balance(userId: number) {
@@ -97,7 +107,7 @@ export function economyService(repo: EconomyRepo, now: () => number) {
     async transfer(
       fromUserId: number,
       input: TransferInput,
-      idempotency?: { owner: string; key: string },
+      idempotency?: ServiceIdempotency,
     ): Promise<TransferRecord> {
       if (amountFault(input.amount, MAX_TRANSFER)) throw invalidAmount(input.amount);
       if (input.to_user_id === fromUserId) {
@@ -113,7 +123,7 @@ export function economyService(repo: EconomyRepo, now: () => number) {
           toUserId: input.to_user_id,
           amount: input.amount,
           note,
-          ...(idempotency ? { idempotency } : {}),
+          ...(idempotency ? { idempotency: ledgerIdempotency(idempotency) } : {}),
         },
         now(),
       );

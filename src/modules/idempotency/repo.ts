@@ -1,5 +1,5 @@
-import type { Kysely } from 'kysely';
-import type { Database } from '../../db/types.js';
+import type { Kysely, Selectable } from 'kysely';
+import type { Database, IdempotencyKeysTable } from '../../db/types.js';
 import type { IdempotencyClaim, IdempotencyStore, StoredResponse } from '../../http/idempotency.js';
 
 /** A claim of a request that never answered (its process died) may be taken over after this. */
@@ -7,6 +7,50 @@ export const IDEMPOTENCY_LEASE_MS = 60_000;
 /** How long a key and its response are kept and replayed. */
 export const IDEMPOTENCY_TTL_MS = 24 * 3_600_000;
 const SWEEP_EVERY_MS = 60_000;
+
+/**
+ * Writes the answer of (owner, key) as done, inside the caller's transaction when given one (a
+ * route that stores its answer with its own writes); a row still claimed (its request's process
+ * died) or an expired answer becomes this answer, a live stored answer is left as it is.
+ */
+export async function storeAnswer(
+  db: Kysely<Database>,
+  owner: string,
+  key: string,
+  fingerprint: string,
+  response: StoredResponse,
+  now: number,
+): Promise<void> {
+  const answer = {
+    state: 'done',
+    status: response.status,
+    content_type: response.contentType,
+    body: response.body,
+    expires_at: now + IDEMPOTENCY_TTL_MS,
+  } as const;
+  await db
+    .insertInto('idempotency_keys')
+    .values({ owner, key, fingerprint, created_at: now, lease_until: now, ...answer })
+    .onConflict((oc) =>
+      oc
+        .columns(['owner', 'key'])
+        .doUpdateSet({ ...answer, fingerprint, created_at: now })
+        .where((eb) =>
+          eb.or([eb('idempotency_keys.state', '!=', 'done'), eb('idempotency_keys.expires_at', '<=', now)]),
+        ),
+    )
+    .execute();
+}
+
+const replayOf = (row: Selectable<IdempotencyKeysTable>): IdempotencyClaim => ({
+  outcome: 'replay',
+  fingerprint: row.fingerprint,
+  response: {
+    status: row.status ?? 200,
+    contentType: row.content_type ?? 'application/json; charset=utf-8',
+    body: row.body ?? '',
+  },
+});
 
 /**
  * Idempotency keys in the database, so that every API instance sees the same claims. The
@@ -60,14 +104,7 @@ export function idempotencyRepo(db: Kysely<Database>): IdempotencyStore {
             .execute();
           continue;
         }
-        if (row.state === 'done') {
-          const response: StoredResponse = {
-            status: row.status ?? 200,
-            contentType: row.content_type ?? 'application/json; charset=utf-8',
-            body: row.body ?? '',
-          };
-          return { outcome: 'replay', fingerprint: row.fingerprint, response };
-        }
+        if (row.state === 'done') return replayOf(row);
         if (row.lease_until > now || row.fingerprint !== fingerprint) {
           return { outcome: 'in_flight', fingerprint: row.fingerprint };
         }
@@ -99,6 +136,19 @@ export function idempotencyRepo(db: Kysely<Database>): IdempotencyStore {
         .where('key', '=', key)
         .execute();
     },
+
+    async find(owner, key, fingerprint, now): Promise<IdempotencyClaim | undefined> {
+      await sweep(now);
+      const row = await where(owner, key).selectAll().executeTakeFirst();
+      if (!row || row.expires_at <= now) return undefined;
+      if (row.state === 'done') return replayOf(row);
+      // a claim whose process died (its lease ran out): the handler's own record decides
+      if (row.lease_until <= now && row.fingerprint === fingerprint) return undefined;
+      return { outcome: 'in_flight', fingerprint: row.fingerprint };
+    },
+
+    remember: (owner, key, fingerprint, response, now) =>
+      storeAnswer(db, owner, key, fingerprint, response, now),
 
     async release(owner, key): Promise<void> {
       await db

@@ -56,6 +56,17 @@ const RECORD_COLUMNS = [
   'allowed_origins',
 ] as const;
 
+/** Writes a key and tells its creation, inside the caller's transaction. */
+async function insertKey(trx: Kysely<Database>, key: NewKey): Promise<KeyRecord> {
+  const record = await trx
+    .insertInto('api_keys')
+    .values(key)
+    .returning(RECORD_COLUMNS)
+    .executeTakeFirstOrThrow();
+  await emit(trx, keyEvents(KEY_CREATED, record), key.created_at);
+  return record;
+}
+
 /**
  * On SQLite the lookup runs synchronously on the reader connection, and its row is remembered until
  * the database changes: a revocation or plan change, by this process or another one, moves the
@@ -108,15 +119,7 @@ export function keysRepo(db: Kysely<Database>, options: { reader?: SqliteReader 
     },
 
     async insert(key: NewKey): Promise<KeyRecord> {
-      return writeTransaction(db, async (trx) => {
-        const record = await trx
-          .insertInto('api_keys')
-          .values(key)
-          .returning(RECORD_COLUMNS)
-          .executeTakeFirstOrThrow();
-        await emit(trx, keyEvents(KEY_CREATED, record), key.created_at);
-        return record;
-      });
+      return writeTransaction(db, (trx) => insertKey(trx, key));
     },
 
     /**
@@ -153,13 +156,7 @@ export function keysRepo(db: Kysely<Database>, options: { reader?: SqliteReader 
           .where('revoked_at', 'is', null)
           .executeTakeFirstOrThrow();
         if (n >= limits.activeCap) return { refused: 'active' as const };
-        const record = await trx
-          .insertInto('api_keys')
-          .values(key)
-          .returning(RECORD_COLUMNS)
-          .executeTakeFirstOrThrow();
-        await emit(trx, keyEvents(KEY_CREATED, record), key.created_at);
-        return { record };
+        return { record: await insertKey(trx, key) };
       });
     },
 

@@ -8,14 +8,16 @@ export const MAX_LOG_NUMBER = 10_000_000;
 
 /** Why the event's numbers are refused (the path of the first bad one), or null. */
 export function numbersOutOfBounds(value: object, path = ''): string | null {
-  for (const [key, v] of Object.entries(value)) {
+  // runs on every line: the path of a key is only spelled out for a bad number or a nested object
+  for (const key in value) {
     // times are the window's to judge (the readings of an ambiguous line carry the line's time too)
-    if (key === 'at') continue;
-    const where = path ? `${path}.${key}` : key;
+    if (key === 'at' || !Object.hasOwn(value, key)) continue;
+    const v: unknown = (value as Record<string, unknown>)[key];
     if (typeof v === 'number') {
-      if (!(Math.abs(v) <= MAX_LOG_NUMBER)) return `${where} is out of range (±${MAX_LOG_NUMBER})`;
+      if (!(Math.abs(v) <= MAX_LOG_NUMBER))
+        return `${path ? `${path}.${key}` : key} is out of range (±${MAX_LOG_NUMBER})`;
     } else if (typeof v === 'object' && v !== null) {
-      const inner = numbersOutOfBounds(v as object, where);
+      const inner = numbersOutOfBounds(v, path ? `${path}.${key}` : key);
       if (inner !== null) return inner;
     }
   }

@@ -114,7 +114,7 @@ for (const dialect of testDialects()) {
           ...(await emitEvents(trx, dialect, [{ type: 'clan.updated', data: { age: 31 } }], now - 31 * day)),
           ...(await emitEvents(trx, dialect, [{ type: 'clan.updated', data: { age: 29 } }], now - 29 * day)),
         ]);
-      const sweep = startEventSweep(eventsRepo(testDb.db.kysely), {
+      const sweep = startEventSweep([eventsRepo(testDb.db.kysely)], {
         now: () => now,
         onError: (err) => assert.fail(String(err)),
       });

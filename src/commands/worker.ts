@@ -10,6 +10,7 @@ import { timeWindow } from '../modules/ingest/time-window.js';
 import { startPoller } from '../modules/servers/poller/poller.js';
 import { eventsRepo } from '../modules/events/repo.js';
 import { startEventSweep } from '../modules/events/sweep.js';
+import { deliveriesRepo } from '../modules/webhooks/deliveries-repo.js';
 import { announceCommits, onEventsAnnounced } from '../modules/events/wake.js';
 import { startDeliveryWorker } from '../modules/webhooks/delivery/worker.js';
 import { webhookDispatcher } from '../modules/webhooks/dispatch.js';
@@ -88,8 +89,8 @@ export async function startBackground(
     onError: (err) => options.log('poller failed', err),
     ...(options.metrics ? { metrics: options.metrics.poll } : {}),
   });
-  // events past the 30 days they are kept
-  const sweep = startEventSweep(eventsRepo(db.kysely), {
+  // events and webhook deliveries past the 30 days they are kept
+  const sweep = startEventSweep([eventsRepo(db.kysely), deliveriesRepo(db.kysely)], {
     onError: (err) => options.log('event sweep failed', err),
   });
   const stopAnnouncing = announceCommits(db.kysely, options.broadcast);

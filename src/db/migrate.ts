@@ -17,6 +17,7 @@ import * as keyOrigins from './migrations/0008_key_origins.js';
 import * as serverRegionPolls from './migrations/0012_server_region_polls.js';
 import * as serverCommands from './migrations/0016_server_commands.js';
 import * as deathTotals from './migrations/0018_death_totals.js';
+import * as webhookDeliveryAge from './migrations/0019_webhook_delivery_age.js';
 
 /**
  * Migrations are listed here in order; each module exports `up(dialect)` / `down(dialect)` so
@@ -40,6 +41,7 @@ const MIGRATIONS = [
   ['0016_server_commands', serverCommands],
   ['0017_webhooks', webhooks],
   ['0018_death_totals', deathTotals],
+  ['0019_webhook_delivery_age', webhookDeliveryAge],
 ] as const;
 
 /**

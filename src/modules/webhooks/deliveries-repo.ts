@@ -40,6 +40,8 @@ export interface QueuedDelivery {
 }
 
 const QUEUE_CHUNK = 200;
+/** Deliveries dropped per statement by the sweep (short write transactions). */
+const SWEEP_BATCH = 1000;
 
 /** Delivery rows as the log reads them, and queueing them (the dispatcher, replays, redelivers). */
 export function deliveriesRepo(db: Kysely<Database>) {
@@ -96,6 +98,31 @@ export function deliveriesRepo(db: Kysely<Database>) {
   }
 
   return {
+    /**
+     * Drops deliveries past the 30 days the log is kept, their attempts with them (cascade), a batch
+     * per statement; returns how many. Any number of workers may sweep at once.
+     */
+    async sweep(now: number): Promise<number> {
+      const before = now - DELIVERY_RETENTION_MS;
+      let swept = 0;
+      for (;;) {
+        const result = await db
+          .deleteFrom('webhook_deliveries')
+          .where('id', 'in', (eb) =>
+            eb
+              .selectFrom('webhook_deliveries')
+              .select('id')
+              .where('created_at', '<', before)
+              .orderBy('created_at')
+              .limit(SWEEP_BATCH),
+          )
+          .executeTakeFirst();
+        const n = Number(result.numDeletedRows);
+        swept += n;
+        if (n < SWEEP_BATCH) return swept;
+      }
+    },
+
     /** One webhook's deliveries of the last 30 days, newest first, each with its newest attempts. */
     async list(
       webhookId: number,

@@ -194,6 +194,36 @@ for (const dialect of testDialects()) {
       );
     });
 
+    it('never stores a secret with an idempotent answer: its replay carries `secret: null`', async () => {
+      const body = { url: 'https://example.com/secret-once', events: ['match.ended'] };
+      const first = await call('POST', '/webhooks', 'a', body, 'secret-key');
+      const again = await call('POST', '/webhooks', 'a', body, 'secret-key');
+      assert.equal(again.statusCode, 201, again.body);
+      assert.equal(again.headers['idempotent-replayed'], 'true');
+      const created = first.json<Created>().data;
+      assert.match(created.secret, /^whsec_/);
+      assert.deepEqual(again.json<{ data: unknown }>().data, { webhook: created.webhook, secret: null });
+
+      const rotate = () =>
+        call('POST', `/webhooks/${created.webhook.id}/rotate-secret`, 'a', undefined, 'rotate-key');
+      const rotated = await rotate();
+      const rotatedAgain = await rotate();
+      assert.equal(rotatedAgain.statusCode, 200, rotatedAgain.body);
+      assert.equal(rotatedAgain.headers['idempotent-replayed'], 'true');
+      const fresh = rotated.json<{ data: { secret: string; previous_expires_at: string } }>().data;
+      assert.match(fresh.secret, /^whsec_/);
+      assert.deepEqual(rotatedAgain.json<{ data: unknown }>().data, { ...fresh, secret: null });
+
+      // no stored answer holds any secret: not these, nor those of every webhook created above
+      const stored = JSON.stringify(
+        await ctx.testDb.db.kysely.selectFrom('idempotency_keys').selectAll().execute(),
+      );
+      assert.ok(stored.includes('secret-once'), 'the answers are stored');
+      assert.doesNotMatch(stored, /whsec_/);
+      for (const secret of [created.secret, fresh.secret])
+        assert.ok(!stored.includes(secret.slice('whsec_'.length)));
+    });
+
     it('changes, disables and enables again, and deletes', async () => {
       const { webhook } = await create('a');
       const changed = await call('PATCH', `/webhooks/${webhook.id}`, 'a', {

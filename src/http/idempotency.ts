@@ -13,6 +13,9 @@ import type { Principal } from './request-context.js';
  * first request is still running is 409 `idempotency_key_in_use`. A 5xx releases the key, so the
  * retry runs again.
  *
+ * A secret shown once (a webhook's signing secret) is never stored: a route lists such fields of
+ * its `data` in `config.withheldOnReplay`, and they are stored, and so replayed, as `null`.
+ *
  * The stored response is written after the handler's own transaction commits. An effect that
  * must happen at most once even if the process dies between the two (a transfer of coins)
  * records `request.idempotency.key` in its own transaction as well, and the handler answers a
@@ -79,6 +82,8 @@ declare module 'fastify' {
     idempotency?: 'required' | 'optional';
     /** the handler writes the key and its answer in its own transaction (see above) */
     idempotencyInTransaction?: boolean;
+    /** fields of the answer's `data` (secrets shown once) stored, and so replayed, as `null` */
+    withheldOnReplay?: readonly string[];
   }
   interface FastifyRequest {
     idempotency?: IdempotencyState;
@@ -172,9 +177,19 @@ export function recordIdempotentResponse(store: IdempotencyStore, now: () => num
       return payload;
     }
     const contentType = String(reply.getHeader('content-type') ?? 'application/json; charset=utf-8');
-    const response = { status: reply.statusCode, contentType, body };
+    const withheld = request.routeOptions.config.withheldOnReplay;
+    const stored = withheld && reply.statusCode < 300 ? withhold(body, withheld) : body;
+    const response = { status: reply.statusCode, contentType, body: stored };
     if (state.inTransaction) await store.remember(state.owner, state.key, state.fingerprint, response, now());
     else await store.complete(state.owner, state.key, response, now());
     return payload;
   };
+}
+
+/** The JSON answer `{ data: {...} }` with these fields of `data` set to null. */
+function withhold(body: string, fields: readonly string[]): string {
+  const answer = JSON.parse(body) as { data?: Record<string, unknown> };
+  if (!answer.data || typeof answer.data !== 'object') return body;
+  for (const field of fields) if (field in answer.data) answer.data[field] = null;
+  return JSON.stringify(answer);
 }

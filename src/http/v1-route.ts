@@ -89,6 +89,11 @@ export interface V1RouteSpec<
   idempotency?: 'required' | 'optional';
   /** the handler stores the key's answer in its own transaction (src/http/idempotency.ts) */
   idempotencyInTransaction?: boolean;
+  /**
+   * fields of the answer's `data` that hold a secret shown once: never stored with the answer, so a
+   * replay (`Idempotent-Replayed: true`) carries `null` in their place (src/http/idempotency.ts)
+   */
+  withheldOnReplay?: readonly string[];
   params?: P;
   querystring?: Q;
   body?: B;
@@ -112,6 +117,8 @@ export function v1Route<
 >(spec: V1RouteSpec<P, Q, B, R>) {
   if (spec.cache && (spec.userContext || spec.idempotency))
     throw new Error(`${spec.operationId}: only public reads may be cached`);
+  if (spec.withheldOnReplay && !spec.idempotency)
+    throw new Error(`${spec.operationId}: withheldOnReplay is for routes that take an Idempotency-Key`);
   const hasParameters = spec.params !== undefined || spec.querystring !== undefined;
   const errors: ErrorCode[] = [
     ...(hasParameters || spec.idempotency ? (['invalid_parameter'] as const) : []),
@@ -152,6 +159,7 @@ export function v1Route<
       ...(spec.cache ? { cache: true } : {}),
       ...(spec.idempotency ? { idempotency: spec.idempotency } : {}),
       ...(spec.idempotency && spec.idempotencyInTransaction ? { idempotencyInTransaction: true } : {}),
+      ...(spec.withheldOnReplay ? { withheldOnReplay: spec.withheldOnReplay } : {}),
     },
   };
 }

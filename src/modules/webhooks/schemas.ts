@@ -24,9 +24,10 @@ const Description = Type.String({
   description: 'a note for yourself',
   examples: ['production receiver'],
 });
-const Secret = Type.String({
+/** Shown once and never stored in plaintext, so a replay of the answer cannot show it again. */
+const Secret = Type.Union([Type.String(), Type.Null()], {
   description:
-    'the Standard Webhooks signing secret (`whsec_` + base64 of 32 bytes); shown only in this answer, keep it safe',
+    'the Standard Webhooks signing secret (`whsec_` + base64 of 32 bytes); shown only in this answer, keep it safe. `null` in a replay of this answer (`Idempotent-Replayed: true`): the secret is not kept with stored answers, so if the first answer was lost, rotate the secret (`POST /v1/webhooks/{id}/rotate-secret`) for a new one',
   examples: ['whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw'],
 });
 

@@ -85,9 +85,10 @@ export function webhooksV1Routes(webhooks: WebhooksService) {
         operationId: 'v1CreateWebhook',
         summary: 'Register a webhook',
         description:
-          'Registers an endpoint that receives the chosen event types (or `["*"]` for all) as signed POSTs (Standard Webhooks: `webhook-id`, `webhook-timestamp`, `webhook-signature`). The answer holds the signing secret `whsec_…`, shown only this once. The URL must be `https` (`422 invalid_webhook_url`), every type must be in the catalog (`422 unknown_event_type`). Only events that happen after registration are sent; replay older ones with `POST /v1/webhooks/{id}/replay`.',
+          'Registers an endpoint that receives the chosen event types (or `["*"]` for all) as signed POSTs (Standard Webhooks: `webhook-id`, `webhook-timestamp`, `webhook-signature`). The answer holds the signing secret `whsec_…`, shown only this once: a retry with the same `Idempotency-Key` replays the answer with `secret: null` (rotate the secret if the first answer was lost). The URL must be `https` (`422 invalid_webhook_url`), every type must be in the catalog (`422 unknown_event_type`). Only events that happen after registration are sent; replay older ones with `POST /v1/webhooks/{id}/replay`.',
         body: CreateWebhookBody,
         response: CreatedWebhookResponse,
+        withheldOnReplay: ['secret'],
         status: 201,
         errors: ['invalid_webhook_url', 'unknown_event_type'],
       }),
@@ -167,9 +168,10 @@ export function webhooksV1Routes(webhooks: WebhooksService) {
         operationId: 'v1RotateWebhookSecret',
         summary: 'Rotate a webhook\u2019s secret',
         description:
-          'Issues a new signing secret, shown only in this answer. For 24 hours every delivery carries two signatures (the new and the previous secret) in `webhook-signature`, so a receiver can switch without missing one; then only the new secret signs.',
+          'Issues a new signing secret, shown only in this answer (a replay with the same `Idempotency-Key` carries `secret: null`). For 24 hours every delivery carries two signatures (the new and the previous secret) in `webhook-signature`, so a receiver can switch without missing one; then only the new secret signs.',
         params: WebhookParams,
         response: RotatedSecretResponse,
+        withheldOnReplay: ['secret'],
         errors: ['webhook_not_found'],
       }),
       async (request) => {

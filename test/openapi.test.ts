@@ -8,6 +8,7 @@ import type {
   OpenApiDocument,
   OperationObject,
   ParameterObject,
+  ResponseObject,
   SchemaObject,
 } from '../src/http/docs/openapi-types.js';
 import { ERRORS, type ErrorCode, type Problem } from '../src/http/problem.js';
@@ -67,6 +68,70 @@ function fieldsWithoutExamples(schema: SchemaObject, at: string): string[] {
     );
   if (schema.items) return fieldsWithoutExamples(schema.items, `${at}[]`);
   return [at];
+}
+
+/** What the parameters of an operation lack: a description, a schema, bounds, defaults. */
+function parameterProblems(op: OperationObject): string[] {
+  const problems: string[] = [];
+  for (const p of op.parameters ?? []) {
+    const where = `${p.in} parameter ${p.name}`;
+    const s: SchemaObject = p.schema ?? {};
+    if (!p.description || p.description.length < 5) problems.push(`${where}: no description`);
+    if (!p.schema) problems.push(`${where}: no schema`);
+    if (p.in === 'path' && p.required !== true) problems.push(`${where}: path parameters are required`);
+    if (s.type === 'integer' || s.type === 'number') {
+      if (s.minimum === undefined || s.maximum === undefined) problems.push(`${where}: no minimum/maximum`);
+      // An optional number has a default, unless it is a filter whose description says what
+      // leaving it out means.
+      if (p.in === 'query' && !p.required && s.default === undefined && !/omit/i.test(p.description ?? ''))
+        problems.push(`${where}: optional without a default (or "omit ..." in its description)`);
+      if (
+        typeof s.default === 'number' &&
+        (s.default < (s.minimum ?? -Infinity) || s.default > (s.maximum ?? Infinity))
+      )
+        problems.push(`${where}: default ${s.default} outside its bounds`);
+    }
+    if (s.type === 'string' && p.in !== 'header' && !s.enum && !s.pattern && s.maxLength === undefined)
+      problems.push(`${where}: a string needs an enum, a pattern or a maxLength`);
+  }
+  return problems;
+}
+
+/** Every response of 400 and up: problem+json by reference to Problem, with a valid example per code. */
+function assertProblemResponses(op: OperationObject, raw: OperationObject | undefined): void {
+  for (const [status, response] of Object.entries(op.responses)) {
+    assert.ok(response.description, `${status} has no description`);
+    if (Number(status) < 400) continue;
+    assert.deepEqual(Object.keys(response.content ?? {}), ['application/problem+json'], status);
+    assert.deepEqual(raw?.responses[status]?.content?.['application/problem+json']?.schema, {
+      $ref: '#/components/schemas/Problem',
+    });
+    const examples = Object.entries(response.content?.['application/problem+json']?.examples ?? {});
+    assert.ok(examples.length > 0, `${status} has no example`);
+    for (const [code, example] of examples) {
+      const body = example.value as Problem;
+      assert.ok(problemValidator(body), `${status} ${code}: ${JSON.stringify(problemValidator.errors)}`);
+      assert.equal(body.code, code);
+      assert.equal(body.status, Number(status));
+      assert.equal(ERRORS[code as ErrorCode].status, Number(status));
+      assert.equal(body.type, `/api-platform/problems/${code}`);
+      assert.ok(response.description.includes(`\`${code}\``), `${status} description omits ${code}`);
+    }
+  }
+}
+
+/** A success response's JSON: a schema, an example valid against it, and examples on every field. */
+function assertJsonExample(response: ResponseObject, status: string): void {
+  const media = response.content?.['application/json'];
+  assert.ok(media?.schema, `${status} has no application/json schema`);
+  assert.notEqual(media.example, undefined, `${status} has no example`);
+  const check = ajv.compile(media.schema);
+  assert.ok(check(media.example), JSON.stringify(check.errors));
+  assert.deepEqual(
+    fieldsWithoutExamples(media.schema, 'body'),
+    [],
+    `${status}: response fields without \`examples\``,
+  );
 }
 
 function headerNames(headers: Record<string, unknown> | undefined): string[] {
@@ -207,34 +272,7 @@ describe('OpenAPI document', () => {
       });
 
       it('documents every parameter with a description, a schema, bounds and defaults', () => {
-        const problems: string[] = [];
-        for (const p of op.parameters ?? []) {
-          const where = `${p.in} parameter ${p.name}`;
-          const s: SchemaObject = p.schema ?? {};
-          if (!p.description || p.description.length < 5) problems.push(`${where}: no description`);
-          if (!p.schema) problems.push(`${where}: no schema`);
-          if (p.in === 'path' && p.required !== true) problems.push(`${where}: path parameters are required`);
-          if (s.type === 'integer' || s.type === 'number') {
-            if (s.minimum === undefined || s.maximum === undefined)
-              problems.push(`${where}: no minimum/maximum`);
-            // An optional number has a default, unless it is a filter whose description says what
-            // leaving it out means.
-            if (
-              p.in === 'query' &&
-              !p.required &&
-              s.default === undefined &&
-              !/omit/i.test(p.description ?? '')
-            )
-              problems.push(`${where}: optional without a default (or "omit ..." in its description)`);
-            if (
-              typeof s.default === 'number' &&
-              (s.default < (s.minimum ?? -Infinity) || s.default > (s.maximum ?? Infinity))
-            )
-              problems.push(`${where}: default ${s.default} outside its bounds`);
-          }
-          if (s.type === 'string' && p.in !== 'header' && !s.enum && !s.pattern && s.maxLength === undefined)
-            problems.push(`${where}: a string needs an enum, a pattern or a maxLength`);
-        }
+        const problems = parameterProblems(op);
         const conditional = (op.parameters ?? []).find(
           (p: ParameterObject) => p.in === 'header' && p.name === 'If-None-Match',
         );
@@ -249,16 +287,7 @@ describe('OpenAPI document', () => {
         for (const h of [...QUOTA_HEADERS, 'ETag', 'x-request-id'])
           assert.ok(headerNames(ok.headers).includes(h), `200 lacks header ${h}`);
         for (const h of Object.values(ok.headers ?? {})) assert.ok((h as HeaderObject).description);
-        const media = ok.content?.['application/json'];
-        assert.ok(media?.schema, '200 has no application/json schema');
-        assert.notEqual(media.example, undefined, '200 has no example');
-        const check = ajv.compile(media.schema);
-        assert.ok(check(media.example), JSON.stringify(check.errors));
-        assert.deepEqual(
-          fieldsWithoutExamples(media.schema, 'body'),
-          [],
-          'response fields without `examples`',
-        );
+        assertJsonExample(ok, '200');
       });
 
       it('documents 304 Not Modified without a body', () => {
@@ -274,28 +303,7 @@ describe('OpenAPI document', () => {
         for (const status of required) assert.ok(op.responses[status], `no ${status} response`);
         assert.ok(headerNames(op.responses['401']?.headers).includes('WWW-Authenticate'), '401 challenge');
         assert.ok(headerNames(op.responses['429']?.headers).includes('Retry-After'), '429 Retry-After');
-        for (const [status, response] of Object.entries(op.responses)) {
-          assert.ok(response.description, `${status} has no description`);
-          if (Number(status) < 400) continue;
-          assert.deepEqual(Object.keys(response.content ?? {}), ['application/problem+json'], status);
-          assert.deepEqual(raw?.responses[status]?.content?.['application/problem+json']?.schema, {
-            $ref: '#/components/schemas/Problem',
-          });
-          const examples = Object.entries(response.content?.['application/problem+json']?.examples ?? {});
-          assert.ok(examples.length > 0, `${status} has no example`);
-          for (const [code, example] of examples) {
-            const body = example.value as Problem;
-            assert.ok(
-              problemValidator(body),
-              `${status} ${code}: ${JSON.stringify(problemValidator.errors)}`,
-            );
-            assert.equal(body.code, code);
-            assert.equal(body.status, Number(status));
-            assert.equal(ERRORS[code as ErrorCode].status, Number(status));
-            assert.equal(body.type, `/api-platform/problems/${code}`);
-            assert.ok(response.description.includes(`\`${code}\``), `${status} description omits ${code}`);
-          }
-        }
+        assertProblemResponses(op, raw);
       });
 
       it('documents the 400 the service really answers for an out-of-range parameter', async (t) => {
@@ -377,7 +385,7 @@ describe('developer portal and ingest operations', () => {
 });
 
 describe('preview /v1 operations', () => {
-  for (const { path, method, op } of previewOperations) {
+  for (const { path, method, op, raw } of previewOperations) {
     it(`${method.toUpperCase()} ${path}: server, tag, OAuth scope, bearer errors as problem+json`, () => {
       assert.deepEqual(op.servers, [{ url: '/' }]);
       assert.equal(op.tags?.length, 1);
@@ -393,6 +401,23 @@ describe('preview /v1 operations', () => {
         assert.ok(response.content?.['application/problem+json'], `${status} is not problem+json`);
       }
       assert.ok(op.responses['401'], 'documents 401 for a missing or invalid token');
+    });
+
+    it(`${method.toUpperCase()} ${path}: parameters with bounds, an example per success and per error code`, () => {
+      assert.deepEqual(
+        parameterProblems(op).filter((p) => !p.includes('header parameter')),
+        [],
+      );
+      const successes = Object.entries(op.responses).filter(([status]) => Number(status) < 300);
+      assert.ok(successes.length > 0, 'no success response');
+      for (const [status, response] of successes) {
+        assert.ok(response.description, `${status} has no description`);
+        if (response.content?.['application/json']) assertJsonExample(response, status);
+        else if (status !== '204')
+          for (const [type, media] of Object.entries(response.content ?? {}))
+            assert.ok(media.example !== undefined || media.examples, `${status} ${type} has no example`);
+      }
+      assertProblemResponses(op, raw);
     });
   }
 });

@@ -184,7 +184,7 @@ function completeOperation(doc: OpenApiDocument, operation: OperationObject): vo
     if (code >= 400) {
       const codes = problems[status] ?? [];
       response.content = { 'application/problem+json': problemMedia(operation, codes) };
-    } else if (code === 200) {
+    } else if (code >= 200 && code < 300) {
       for (const media of Object.values(response.content ?? {})) {
         if (media.schema && media.example === undefined && media.examples === undefined)
           media.example = exampleFor(media.schema, doc.components.schemas ?? {});
@@ -196,7 +196,7 @@ function completeOperation(doc: OpenApiDocument, operation: OperationObject): vo
 /**
  * Finishes the generated document in one place, so every route gets the same treatment from what
  * it declares: quota/ETag/request-id headers, the `If-None-Match` parameter and `304`, challenge
- * and retry headers, problem+json media with an example per error code, and a 200 example built
+ * and retry headers, problem+json media with an example per error code, and a 2xx example built
  * from the field examples of the response schema.
  */
 export function completeDocument(doc: OpenApiDocument): OpenApiDocument {

@@ -37,7 +37,7 @@ export const WebhookSchema = Type.Object(
     url: Url,
     events: Events,
     description: Type.Union([Description, Type.Null()]),
-    enabled: Type.Boolean({ description: 'false: no event is sent to it' }),
+    enabled: Type.Boolean({ description: 'false: no event is sent to it', examples: [true] }),
     disabled_reason: Type.Union([StringEnum(['gone', 'failing', 'owner'] as const), Type.Null()], {
       description:
         'why it is off: `gone` (it answered 410), `failing` (5 days of failed deliveries), `owner` (turned off with PATCH); null when enabled',
@@ -64,14 +64,18 @@ export const webhookBody = (row: WebhookRow): WebhookBody => ({
 });
 
 const AttemptSchema = Type.Object({
-  attempt: Type.Integer({ minimum: 1, description: 'which try of the current run (1 = first)' }),
+  attempt: Type.Integer({
+    minimum: 1,
+    description: 'which try of the current run (1 = first)',
+    examples: [1],
+  }),
   started_at: Timestamp('when it was sent'),
   status_code: Type.Union([Type.Integer({ examples: [200] }), Type.Null()], {
     description: 'the receiver\u2019s HTTP status; null when no answer came',
   }),
   latency_ms: Type.Union([Type.Integer({ minimum: 0, examples: [84] }), Type.Null()]),
   response_excerpt: Type.Union([
-    Type.String({ description: 'the first 1 KiB of the answer\u2019s body' }),
+    Type.String({ description: 'the first 1 KiB of the answer\u2019s body', examples: ['ok'] }),
     Type.Null(),
   ]),
   error: Type.Union([Type.String({ examples: ['timeout'] }), Type.Null()], {
@@ -95,15 +99,15 @@ export const DeliverySchema = Type.Object(
       description:
         '`pending` (due or waiting for a retry), `delivering` (being sent), `succeeded` (a 2xx), `failed` (the last try failed, more to come), `dead` (retries exhausted or the endpoint disabled)',
     }),
-    attempts: Type.Integer({ minimum: 0, description: 'tries of the current run' }),
+    attempts: Type.Integer({ minimum: 0, description: 'tries of the current run', examples: [1] }),
     next_attempt_at: Type.Union([Timestamp('next try'), Type.Null()]),
-    last_status_code: Type.Union([Type.Integer(), Type.Null()]),
-    last_latency_ms: Type.Union([Type.Integer({ minimum: 0 }), Type.Null()]),
+    last_status_code: Type.Union([Type.Integer({ examples: [200] }), Type.Null()]),
+    last_latency_ms: Type.Union([Type.Integer({ minimum: 0, examples: [84] }), Type.Null()]),
     last_response: Type.Union([
-      Type.String({ description: 'the first 1 KiB of the last answer\u2019s body' }),
+      Type.String({ description: 'the first 1 KiB of the last answer\u2019s body', examples: ['ok'] }),
       Type.Null(),
     ]),
-    last_error: Type.Union([Type.String(), Type.Null()]),
+    last_error: Type.Union([Type.String({ examples: ['timeout'] }), Type.Null()]),
     created_at: Timestamp('when the event was queued for this webhook'),
     delivered_at: Type.Union([Timestamp('when a try succeeded'), Type.Null()]),
     attempt_log: Type.Array(AttemptSchema, { description: 'the newest tries first (at most 10)' }),
@@ -209,9 +213,10 @@ export const DeliveriesResponse = ListOf(
 export const DeliveryResponse = One(Type.Ref('WebhookDelivery'), 'The delivery, queued to be sent again');
 export const ReplayResponse = One(
   Type.Object({
-    queued: Type.Integer({ minimum: 0, description: 'deliveries queued' }),
+    queued: Type.Integer({ minimum: 0, description: 'deliveries queued', examples: [12] }),
     complete: Type.Boolean({
       description: 'false when the bound was reached: replay again from `next_since` for the rest',
+      examples: [true],
     }),
     next_since: Type.Union([Timestamp('where to resume a replay that was not complete'), Type.Null()]),
   }),

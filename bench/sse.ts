@@ -25,6 +25,8 @@ const {
   rounds: ROUNDS,
   burst: BURST,
 } = countArgs({ clients: 500, rounds: 30, burst: 200 });
+/** a public event type (an API key's stream carries public events); `round` carries the sequence */
+const TYPE = 'round.started';
 
 /** The clients: open `count` streams, then report when every one of them has `expected` events. */
 const WORKER_SOURCE = `
@@ -41,7 +43,7 @@ const requests = [];
 function onFrame(i, frame) {
   const at = frame.indexOf('\\ndata: ');
   if (at === -1) return;
-  const seq = JSON.parse(frame.slice(at + 7)).data.seq;
+  const seq = JSON.parse(frame.slice(at + 7)).data.round;
   if (seq !== lastSeq[i] + 1) broken++;
   lastSeq[i] = seq;
   received[i]++;
@@ -50,7 +52,13 @@ function onFrame(i, frame) {
 let opened = 0;
 for (let i = 0; i < count; i++) {
   const req = http.get(url, { agent, headers: { authorization: 'Bearer ' + key, accept: 'text/event-stream' } }, (res) => {
-    if (res.statusCode !== 200) { broken++; res.resume(); return; }
+    if (res.statusCode !== 200) {
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (c) => (body += c));
+      res.on('end', () => parentPort.postMessage({ kind: 'refused', status: res.statusCode, body }));
+      return;
+    }
     res.setEncoding('utf8');
     let buffer = '';
     let first = true;
@@ -85,21 +93,26 @@ function startClients(url: string, key: string, count: number): Promise<Clients>
   let waiter: ((m: { at: number; broken: number }) => void) | undefined;
   return new Promise((resolve, reject) => {
     worker.once('error', reject);
-    worker.on('message', (m: { kind: string; at: number; broken: number }) => {
-      if (m.kind === 'open')
-        resolve({
-          allHave: (total) =>
-            new Promise((done) => {
-              waiter = done;
-              worker.postMessage({ kind: 'expect', total });
-            }),
-          close: async () => {
-            worker.postMessage({ kind: 'close' });
-            await new Promise((r) => worker.once('exit', r));
-          },
-        });
-      if (m.kind === 'all') waiter?.(m);
-    });
+    worker.on(
+      'message',
+      (m: { kind: string; at: number; broken: number; status?: number; body?: string }) => {
+        if (m.kind === 'open')
+          resolve({
+            allHave: (total) =>
+              new Promise((done) => {
+                waiter = done;
+                worker.postMessage({ kind: 'expect', total });
+              }),
+            close: async () => {
+              worker.postMessage({ kind: 'close' });
+              await new Promise((r) => worker.once('exit', r));
+            },
+          });
+        if (m.kind === 'all') waiter?.(m);
+        // a stream the API refused: the run cannot measure anything
+        if (m.kind === 'refused') reject(new Error(`the stream answered ${m.status}: ${m.body}`));
+      },
+    );
   });
 }
 
@@ -115,17 +128,18 @@ async function run(dialect: Dialect, count: number) {
   await app.listen({ port: 0, host: '127.0.0.1' });
   const { port } = app.server.address() as AddressInfo;
   const key = (await factories(testDb.db).makeKey({ tier: 'partner' })).secret;
-  const clients = await startClients(
-    `http://127.0.0.1:${port}/v1/events/stream?types=bench.tick`,
-    key,
-    count,
-  );
+  const clients = await startClients(`http://127.0.0.1:${port}/v1/events/stream?types=${TYPE}`, key, count);
   let seq = 0;
   const commit = async () => {
     seq++;
     // as every emitter does: the commit wakes the streams (events/wake.ts)
     await writeTransaction(testDb.db.kysely, (trx) =>
-      emitEvents(trx, dialect, [{ type: 'bench.tick', data: { seq } }], Date.now()),
+      emitEvents(
+        trx,
+        dialect,
+        [{ type: TYPE, data: { server_id: 3, game: 'cs2', map: 'de_dust2', round: seq } }],
+        Date.now(),
+      ),
     );
   };
   let broken = 0;

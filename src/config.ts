@@ -137,6 +137,14 @@ export const ConfigSchema = Type.Object({
     default: 1048576,
     description: 'bytes a stream client may leave unread before its stream is closed (it resumes)',
   }),
+  WORKER_METRICS_PORT: Type.Optional(
+    Type.Integer({
+      minimum: 0,
+      maximum: 65535,
+      description:
+        '`hub worker` serves its own `/health`, `/ready` and `/metrics` (poller, UDP ingest, webhook delivery) on this port, bound to HOST; unset: none (`hub serve` reports its embedded worker on its own `/metrics`)',
+    }),
+  ),
   METRICS_TOKEN: Type.Optional(
     Type.String({
       minLength: 16,

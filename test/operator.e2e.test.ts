@@ -3,7 +3,7 @@ import { createSocket, type Socket } from 'node:dgram';
 import { connect as tcpConnect, createServer, type Server } from 'node:net';
 import { describe, it } from 'node:test';
 import { connect } from '../src/db/connect.js';
-import { cliScratch, hub, serve, stop, type Run } from './helpers/cli.js';
+import { cliScratch, hub, serve, startWorker, stop, type Run } from './helpers/cli.js';
 import { inRound, stamp } from './helpers/ingest.js';
 
 /**
@@ -202,6 +202,65 @@ describe('hub start-up failures and graceful shutdown', () => {
       await opened.close();
     }
     assert.equal((await killsBy(db)).get(cs16.id), 2, 'the buffered UDP lines were written');
+  });
+
+  it('a separate `hub worker` serves its own metrics (WORKER_METRICS_PORT), behind METRICS_TOKEN', async () => {
+    const { db, cs16 } = preparedDatabase();
+    const probe = await bindUdp();
+    const udpPort = probe.address().port;
+    await new Promise<void>((resolve) => probe.close(() => resolve()));
+    const tcp = await listenTcp();
+    const metricsPort = tcpPort(tcp);
+    await new Promise<void>((resolve) => tcp.close(() => resolve()));
+    const token = 'worker-metrics-token-0123';
+    const worker = await startWorker(db, {
+      INGEST_UDP_PORT: String(udpPort),
+      INGEST_UDP_HOST: '127.0.0.1',
+      HOST: '127.0.0.1',
+      WORKER_METRICS_PORT: String(metricsPort),
+      METRICS_TOKEN: token,
+    });
+    const base = `http://127.0.0.1:${metricsPort}`;
+    try {
+      assert.match(worker.output(), new RegExp(`metrics on ${base}/metrics`));
+      const udp = createSocket('udp4');
+      const at = Date.now() - 5000;
+      const lines = [
+        `${stamp(at)}World triggered "Round_Start"`,
+        `${stamp(at + 1000)}"Old<2><STEAM_0:1:5><CT>" killed "V<3><STEAM_0:0:70><TERRORIST>" with "ak47"`,
+        `${stamp(at + 2000)}World triggered "Round_Start"`,
+      ];
+      for (const line of lines) {
+        const datagram = Buffer.from(`\xff\xff\xff\xffS${cs16.token}${line}\n\0`, 'latin1');
+        await new Promise<void>((resolve) => udp.send(datagram, udpPort, '127.0.0.1', () => resolve()));
+      }
+      udp.close();
+
+      const refused = await fetch(`${base}/metrics`);
+      assert.equal(refused.status, 401);
+      assert.match(refused.headers.get('content-type') ?? '', /application\/problem\+json/);
+      const scrape = async () => {
+        const res = await fetch(`${base}/metrics`, { headers: { authorization: `Bearer ${token}` } });
+        assert.equal(res.status, 200);
+        return res.text();
+      };
+      let text = await scrape();
+      const deadline = Date.now() + 10_000;
+      while (!/hub_ingest_kills_total\{source="udp"\} 1\b/.test(text) && Date.now() < deadline) {
+        await sleep(100);
+        text = await scrape();
+      }
+      assert.match(text, /hub_ingest_lines_total\{source="udp"\} 3\b/, text);
+      assert.match(text, /hub_ingest_kills_total\{source="udp"\} 1\b/);
+      assert.match(text, /^process_cpu_user_seconds_total /m);
+      const health = await fetch(`${base}/health`);
+      assert.equal(health.status, 200);
+      const ready = await fetch(`${base}/ready`);
+      assert.equal(ready.status, 200);
+      assert.equal((await fetch(`${base}/api-platform/v1/users/1`)).status, 404, 'no API route here');
+    } finally {
+      assert.equal(await stop(worker), 0);
+    }
   });
 
   it('SIGTERM lets a request in flight finish before the process exits', async () => {

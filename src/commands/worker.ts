@@ -2,7 +2,7 @@ import { pino } from 'pino';
 import type { Config } from '../config.js';
 import type { Db } from '../db/connect.js';
 import type { Broadcast } from '../http/broadcast.js';
-import type { Metrics } from '../http/metrics.js';
+import { createMetrics, type Metrics } from '../http/metrics.js';
 import { ingestPipeline } from '../modules/ingest/pipeline.js';
 import { startUdpIngest, type UdpIngest } from '../modules/ingest/udp.js';
 import { serversRepo } from '../modules/servers/repo.js';
@@ -14,6 +14,7 @@ import { deliveriesRepo } from '../modules/webhooks/deliveries-repo.js';
 import { announceCommits, onEventsAnnounced } from '../modules/events/wake.js';
 import { startDeliveryWorker } from '../modules/webhooks/delivery/worker.js';
 import { webhookDispatcher } from '../modules/webhooks/dispatch.js';
+import { startWorkerOps } from '../modules/ops/worker-server.js';
 import { exitOnSignal } from '../shutdown.js';
 import { openBroadcast } from '../stores.js';
 import { explainBindError, openDatabase, StartupError } from '../startup.js';
@@ -119,8 +120,10 @@ export async function workerCommand(config: Config): Promise<void> {
   const log = pino({ level: config.LOG_LEVEL });
   const db = await openDatabase(config.DATABASE_URL);
   const broadcast = await openBroadcast(config, { db: db.kysely, log });
+  const metrics = createMetrics();
   const background = await startBackground(config, db, {
     log: (msg, err) => log.error({ err }, msg),
+    metrics,
     broadcast,
     udpInUse: 'fail',
   }).catch(async (err: unknown) => {
@@ -128,7 +131,29 @@ export async function workerCommand(config: Config): Promise<void> {
     await db.close();
     throw err;
   });
+  const ops =
+    config.WORKER_METRICS_PORT === undefined
+      ? undefined
+      : await startWorkerOps(db, {
+          port: config.WORKER_METRICS_PORT,
+          host: config.HOST,
+          metrics,
+          ...(config.METRICS_TOKEN ? { metricsToken: config.METRICS_TOKEN } : {}),
+        }).catch(async (err: unknown) => {
+          await background.stop();
+          await broadcast.close();
+          await db.close();
+          const line = explainBindError(err, {
+            what: 'worker metrics',
+            host: config.HOST,
+            port: config.WORKER_METRICS_PORT ?? 0,
+            setting: 'WORKER_METRICS_PORT; leave it unset for none',
+            hostSetting: 'HOST',
+          });
+          throw line ? new StartupError(line) : err;
+        });
   exitOnSignal(async () => {
+    await ops?.close();
     await background.stop();
     await broadcast.close();
     await db.close();
@@ -139,6 +164,7 @@ export async function workerCommand(config: Config): Promise<void> {
         ? `; UDP logs on ${config.INGEST_UDP_HOST}:${background.udpPort}` +
           ` (receive buffer ${Math.round((background.udpRecvBuffer ?? 0) / 1024)} KiB)`
         : '; UDP logs off') +
-      '; delivering webhooks',
+      '; delivering webhooks' +
+      (ops ? `; metrics on http://${config.HOST}:${ops.port}/metrics` : ''),
   );
 }

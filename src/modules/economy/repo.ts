@@ -7,11 +7,12 @@ import type {
   EconomyEntriesTable,
   EconomyTransactionsTable,
 } from '../../db/types.js';
+import { groupCommit } from '../../db/group-commit.js';
 import { writeTransaction } from '../../db/write-transaction.js';
 import type { StoredResponse } from '../../http/idempotency.js';
 import { storeAnswer } from '../idempotency/repo.js';
 import { eventOf } from '../events/define.js';
-import { emitEvents } from '../events/outbox.js';
+import { emitEvents, type NewEvent } from '../events/outbox.js';
 import { GRANT_CREATED, transferEvents } from './events.js';
 import { isBalanced, type Reward } from '../../engines/ledger.js';
 
@@ -227,6 +228,75 @@ async function mint(
   return { id: posted.id, balance: posted.after[1] ?? 0 };
 }
 
+/** What one transfer of a batch did: the movement it wrote (and the balances after), or why not. */
+type BatchedOutcome =
+  | Exclude<TransferOutcome, { outcome: 'done' }>
+  | { outcome: 'done'; transfer: TransferRow; balances: { from: number; to: number } };
+
+/**
+ * One transfer inside a transaction that has locked its two accounts (and perhaps others): the
+ * same checks and writes whether it is alone or one of a batch. Its events are the caller's to
+ * emit, once for the whole batch.
+ */
+async function transferOn(
+  trx: Executor,
+  locked: Account[],
+  request: TransferRequest,
+  at: number,
+): Promise<BatchedOutcome> {
+  const { fromUserId, toUserId, amount, idempotency } = request;
+  // A retry whose transfer was written earlier is answered with it, whatever the balances are
+  // now. The common case (a new key) costs no read: the key is unique in the ledger, and writing
+  // it is what finds it spent.
+  const spent = async () => idempotency && (await priorTransfer(trx, idempotency.owner, idempotency.key));
+  const to = locked.find((a) => a.user_id === toUserId);
+  const from = locked.find((a) => a.user_id === fromUserId);
+  if (!to || !from || from.balance < amount) {
+    const prior = await spent();
+    if (prior) return { outcome: 'prior', transfer: prior };
+    if (!to) return { outcome: 'recipient_not_found' };
+    return { outcome: 'insufficient_funds', balance: from?.balance ?? 0 };
+  }
+  const posted = await post(
+    trx,
+    {
+      kind: 'transfer',
+      from_user_id: fromUserId,
+      to_user_id: toUserId,
+      amount,
+      note: request.note,
+      reason: null,
+      idempotency_owner: idempotency?.owner ?? null,
+      idempotency_key: idempotency?.key ?? null,
+    },
+    [
+      { account: from, amount: -amount },
+      { account: to, amount },
+    ],
+    at,
+  );
+  if (!posted) {
+    const prior = await spent();
+    if (!prior) throw new Error('the Idempotency-Key was spent by a movement that is not a transfer');
+    return { outcome: 'prior', transfer: prior };
+  }
+  const [fromAfter = 0, toAfter = 0] = posted.after;
+  const transfer = {
+    id: posted.id,
+    from_user_id: fromUserId,
+    to_user_id: toUserId,
+    amount,
+    note: request.note,
+    created_at: at,
+    balance_after: fromAfter,
+  };
+  if (idempotency?.answer) {
+    const { fingerprint, response } = idempotency.answer(transfer);
+    await storeAnswer(trx, idempotency.owner, idempotency.key, fingerprint, response, at);
+  }
+  return { outcome: 'done', transfer, balances: { from: fromAfter, to: toAfter } };
+}
+
 /**
  * Mints rewards inside the caller's transaction (the ingest batch that recorded the wins and
  * unlocks), so an event and its coins are written together or not at all.
@@ -250,8 +320,36 @@ export async function mintRewards(
   }
 }
 
-export function economyRepo(db: Db) {
+/** The most transfers one transaction writes (group commit). */
+export const TRANSFERS_PER_COMMIT = 64;
+
+export function economyRepo(db: Db, options: { transfersPerCommit?: number } = {}) {
   const k = db.kysely;
+  const writeTransfer = groupCommit<{ request: TransferRequest; at: number }, TransferOutcome>({
+    maxBatch: options.transfersPerCommit ?? TRANSFERS_PER_COMMIT,
+    write: (take) =>
+      writeTransaction(k, async (trx) => {
+        const batch = take();
+        // Every account of the batch is locked first, in id order: a request racing with the same
+        // key (same sender, so the same account) waits here for the first to commit, then finds
+        // the key spent; two batches locking in the same order cannot deadlock.
+        const userIds = batch.flatMap(({ request }) => [request.fromUserId, request.toUserId]);
+        const accounts = await lockAccounts(trx, db.dialect, [...new Set(userIds)], false);
+        const outcomes: TransferOutcome[] = [];
+        const events: NewEvent[] = [];
+        for (const { request, at } of batch) {
+          const outcome = await transferOn(trx, accounts, request, at);
+          outcomes.push(outcome);
+          if (outcome.outcome === 'done') {
+            const { transfer, balances } = outcome;
+            events.push(...transferEvents(transfer, balances));
+          }
+        }
+        // the batch's events in one statement, stamped when the last of its transfers was asked
+        await emitEvents(trx, db.dialect, events, Math.max(...batch.map((b) => b.at)));
+        return outcomes.map((o) => (o.outcome === 'done' ? { outcome: 'done', transfer: o.transfer } : o));
+      }),
+  });
   return {
     async balance(userId: number): Promise<{ balance: number; updated_at: number } | undefined> {
       return k
@@ -303,76 +401,16 @@ export function economyRepo(db: Db) {
       return { rows, total: count.n };
     },
 
-    /** Moves coins between two users in one transaction, or says why not (changing nothing). */
+    /**
+     * Moves coins between two users, or says why not (changing nothing). Transfers that arrive
+     * while one is being written are written together in the next transaction (group commit),
+     * each exactly as it would be alone.
+     */
     async transfer(request: TransferRequest, at: number): Promise<TransferOutcome> {
-      const { fromUserId, toUserId, amount, idempotency } = request;
-      const attempt = () =>
-        writeTransaction(k, async (trx): Promise<TransferOutcome> => {
-          // Locked first: a request racing with the same key (same sender, so the same account)
-          // waits here for the first to commit, then finds the key spent.
-          const accounts = await lockAccounts(trx, db.dialect, [fromUserId, toUserId], false);
-          // A retry whose transfer was written earlier is answered with it, whatever the balances
-          // are now. The common case (a new key) costs no read: the key is unique in the ledger,
-          // and writing it is what finds it spent.
-          const spent = async () =>
-            idempotency && (await priorTransfer(trx, idempotency.owner, idempotency.key));
-          const to = accounts.find((a) => a.user_id === toUserId);
-          const from = accounts.find((a) => a.user_id === fromUserId);
-          if (!to || !from || from.balance < amount) {
-            const prior = await spent();
-            if (prior) return { outcome: 'prior', transfer: prior };
-            if (!to) return { outcome: 'recipient_not_found' };
-            return { outcome: 'insufficient_funds', balance: from?.balance ?? 0 };
-          }
-          const posted = await post(
-            trx,
-            {
-              kind: 'transfer',
-              from_user_id: fromUserId,
-              to_user_id: toUserId,
-              amount,
-              note: request.note,
-              reason: null,
-              idempotency_owner: idempotency?.owner ?? null,
-              idempotency_key: idempotency?.key ?? null,
-            },
-            [
-              { account: from, amount: -amount },
-              { account: to, amount },
-            ],
-            at,
-          );
-          if (!posted) {
-            const prior = await spent();
-            if (!prior) throw new Error('the Idempotency-Key was spent by a movement that is not a transfer');
-            return { outcome: 'prior', transfer: prior };
-          }
-          const { id, after } = posted;
-          const transfer = {
-            id,
-            from_user_id: fromUserId,
-            to_user_id: toUserId,
-            amount,
-            note: request.note,
-            created_at: at,
-            balance_after: after[0] ?? 0,
-          };
-          await emitEvents(
-            trx,
-            db.dialect,
-            transferEvents(transfer, { from: after[0] ?? 0, to: after[1] ?? 0 }),
-            at,
-          );
-          if (idempotency?.answer) {
-            const { fingerprint, response } = idempotency.answer(transfer);
-            await storeAnswer(trx, idempotency.owner, idempotency.key, fingerprint, response, at);
-          }
-          return { outcome: 'done', transfer };
-        });
-      const first = await attempt();
+      const first = await writeTransfer({ request, at });
       if (first.outcome !== 'recipient_not_found') return first;
-      await ensureAccounts(k, [toUserId], at);
-      return attempt();
+      await ensureAccounts(k, [request.toUserId], at);
+      return writeTransfer({ request, at });
     },
 
     /** Mints coins to a user by an operator's decision; null when the user does not exist. */

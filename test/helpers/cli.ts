@@ -119,6 +119,31 @@ export function hub(dbUrl: string, args: string[], extra: Record<string, string>
   return { status: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
+/** A game server `hub servers add` registered: its id and ingest token. */
+export interface RegisteredServer {
+  id: number;
+  token: string;
+}
+
+/** Registers a game server on 127.0.0.1:`port` with `hub servers add`. */
+export function addServer(dbUrl: string, game: string, port: number): RegisteredServer {
+  const run = hub(dbUrl, [
+    'servers',
+    'add',
+    '--name',
+    `${game} box`,
+    '--game',
+    game,
+    '--ip',
+    '127.0.0.1',
+    '--port',
+    String(port),
+    '--json',
+  ]);
+  assert.equal(run.status, 0, run.stderr);
+  return JSON.parse(run.stdout) as RegisteredServer;
+}
+
 /** A long-running `hub` process (serve, worker). */
 export interface Started {
   child: ChildProcess;

@@ -15,9 +15,21 @@ export interface StreamLimits {
   catchUpPage: number;
 }
 
-/** One SSE frame: `id` is the event id (the resume cursor), `event` its type, `data` the object. */
-export const sseFrame = (event: EventObject): string =>
-  `id: ${event.id}\nevent: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`;
+/** Frames already built: the hub hands the same event object to every connection. */
+const frames = new WeakMap<EventObject, string>();
+
+/**
+ * One SSE frame: `id` is the event id (the resume cursor), `event` its type, `data` the object.
+ * Serialised once per event, however many connections send it.
+ */
+const sseFrame = (event: EventObject): string => {
+  let frame = frames.get(event);
+  if (frame === undefined) {
+    frame = `id: ${event.id}\nevent: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`;
+    frames.set(event, frame);
+  }
+  return frame;
+};
 
 /** A comment line (ignored by EventSource, seen by curl). */
 const comment = (text: string): string => `: ${text}\n\n`;

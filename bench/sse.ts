@@ -10,21 +10,19 @@
  *     (clients x events / time from the first commit to the last client having the last event).
  * Every client must receive every event once, in order; anything else makes the run INVALID (exit 1).
  */
-import type { AddressInfo } from 'node:net';
 import { Worker } from 'node:worker_threads';
-import { buildApp } from '../src/app.js';
-import type { Dialect } from '../src/db/connect.js';
-import { writeTransaction } from '../src/db/write-transaction.js';
-import { emitEvents } from '../src/modules/events/outbox.js';
-import { openTestDb } from '../test/helpers/db.js';
 import { factories } from '../test/helpers/factories.js';
+import { commitEvents, listenForStream, streamApp } from '../test/helpers/stream-app.js';
 import { countArgs } from './args.js';
+import { freshBenchDb } from './lib/bench-db.js';
 
 const {
   clients: CLIENTS,
   rounds: ROUNDS,
   burst: BURST,
 } = countArgs({ clients: 500, rounds: 30, burst: 200 });
+/** PostgreSQL when set (a schema of the bench's own, dropped afterwards), else a temp SQLite file */
+const DATABASE_URL = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL;
 /** a public event type (an API key's stream carries public events); `round` carries the sequence */
 const TYPE = 'round.started';
 
@@ -119,28 +117,19 @@ function startClients(url: string, key: string, count: number): Promise<Clients>
 const percentile = (sorted: number[], p: number) =>
   sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
 
-async function run(dialect: Dialect, count: number) {
-  const testDb = await openTestDb(dialect);
-  const app = await buildApp({
-    db: testDb.db,
-    config: { LOG_LEVEL: 'silent', CACHE_TTL_MS: 0, TRUST_PROXY: false },
-  });
-  await app.listen({ port: 0, host: '127.0.0.1' });
-  const { port } = app.server.address() as AddressInfo;
-  const key = (await factories(testDb.db).makeKey({ tier: 'partner' })).secret;
-  const clients = await startClients(`http://127.0.0.1:${port}/v1/events/stream?types=${TYPE}`, key, count);
+async function run(count: number) {
+  const { db, drop } = await freshBenchDb(DATABASE_URL, 'bench_sse');
+  const app = await streamApp({ db });
+  const url = await listenForStream(app);
+  const key = (await factories(db).makeKey({ tier: 'partner' })).secret;
+  const clients = await startClients(`${url}?types=${TYPE}`, key, count);
   let seq = 0;
   const commit = async () => {
     seq++;
     // as every emitter does: the commit wakes the streams (events/wake.ts)
-    await writeTransaction(testDb.db.kysely, (trx) =>
-      emitEvents(
-        trx,
-        dialect,
-        [{ type: TYPE, data: { server_id: 3, game: 'cs2', map: 'de_dust2', round: seq } }],
-        Date.now(),
-      ),
-    );
+    await commitEvents({ db }, [
+      { type: TYPE, data: { server_id: 3, game: 'cs2', map: 'de_dust2', round: seq } },
+    ]);
   };
   let broken = 0;
   const latencies: number[] = [];
@@ -161,7 +150,7 @@ async function run(dialect: Dialect, count: number) {
   const seconds = Math.max(1, at - start) / 1000;
   await clients.close();
   await app.close();
-  await testDb.drop();
+  await drop();
   return {
     p50: percentile(latencies, 50),
     max: latencies.at(-1) ?? NaN,
@@ -171,12 +160,11 @@ async function run(dialect: Dialect, count: number) {
   };
 }
 
-const dialect: Dialect =
-  process.env.BENCH_DATABASE_URL || process.env.TEST_DATABASE_URL ? 'postgres' : 'sqlite';
-if (process.env.BENCH_DATABASE_URL) process.env.TEST_DATABASE_URL = process.env.BENCH_DATABASE_URL;
-console.log(`SSE fan-out on ${dialect}: ${ROUNDS} single events, then a burst of ${BURST}`);
-const base = await run(dialect, 1);
-const fan = await run(dialect, CLIENTS);
+console.log(
+  `SSE fan-out on ${DATABASE_URL ? 'PostgreSQL' : 'SQLite'}: ${ROUNDS} single events, then a burst of ${BURST}`,
+);
+const base = await run(1);
+const fan = await run(CLIENTS);
 const row = (name: string, r: typeof base) =>
   `${name.padEnd(12)} commit->last client p50 ${r.p50.toFixed(0).padStart(4)} ms, max ${r.max
     .toFixed(0)

@@ -2,7 +2,6 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { FastifyInstance } from 'fastify';
-import { buildApp, type AppDeps } from '../src/app.js';
 import { connect, type Db } from '../src/db/connect.js';
 import { writeTransaction } from '../src/db/write-transaction.js';
 import { formatEventId } from '../src/modules/events/event-id.js';
@@ -16,14 +15,7 @@ import { openTestDb, testDialects, type TestDb } from './helpers/db.js';
 import { factories } from './helpers/factories.js';
 import { sharedRedisUrl } from './helpers/redis.js';
 import { openSse, type SseClient } from './helpers/sse.js';
-
-/** Commits events as every emitter does (`writeTransaction`): the commit wakes the streams of every instance. */
-async function emit(testDb: TestDb, events: NewEvent[]): Promise<string[]> {
-  const ids = await writeTransaction(testDb.db.kysely, (trx) =>
-    emitEvents(trx, testDb.db.dialect, events, Date.now()),
-  );
-  return ids.map(formatEventId);
-}
+import { commitEvents, listenForStream, streamApp } from './helpers/stream-app.js';
 
 /** Commits events in a transaction the wake-ups cannot see: only a poll finds them. */
 async function emitUnannounced(testDb: TestDb, events: NewEvent[]): Promise<string[]> {
@@ -31,19 +23,6 @@ async function emitUnannounced(testDb: TestDb, events: NewEvent[]): Promise<stri
     .transaction()
     .execute((trx) => emitEvents(trx, testDb.db.dialect, events, Date.now()));
   return ids.map(formatEventId);
-}
-
-const build = (testDb: TestDb, config: Partial<AppDeps['config']> = {}) =>
-  buildApp({
-    db: testDb.db,
-    config: { LOG_LEVEL: 'silent', CACHE_TTL_MS: 0, TRUST_PROXY: false, ...config },
-  });
-
-async function listen(app: FastifyInstance): Promise<string> {
-  await app.listen({ port: 0, host: '127.0.0.1' });
-  const address = app.server.address();
-  if (!address || typeof address === 'string') throw new Error('no port');
-  return `http://127.0.0.1:${address.port}/v1/events/stream`;
 }
 
 describe('event hub: one outbox read per wake-up, whatever the number of connections', () => {
@@ -127,9 +106,9 @@ for (const dialect of testDialects()) {
     });
 
     it('delivers without a wake-up too: a missed notify only delays until the next poll', async () => {
-      const app = await build(testDb, { EVENTS_STREAM_POLL_MS: 100 });
+      const app = await streamApp(testDb, { EVENTS_STREAM_POLL_MS: 100 });
       try {
-        const client = await connect(await listen(app), '?types=clan.created');
+        const client = await connect(await listenForStream(app), '?types=clan.created');
         const [id] = await emitUnannounced(testDb, [{ type: 'clan.created', data: {} }]);
         const started = Date.now();
         assert.equal((await client.nextEvent(3000)).id, id);
@@ -140,12 +119,12 @@ for (const dialect of testDialects()) {
     });
 
     it('wakes at once when events commit: the stream gets them long before its once-a-minute poll', async () => {
-      const app = await build(testDb, { EVENTS_STREAM_POLL_MS: 60_000 });
+      const app = await streamApp(testDb, { EVENTS_STREAM_POLL_MS: 60_000 });
       try {
-        const client = await connect(await listen(app), '?types=clan.disbanded');
+        const client = await connect(await listenForStream(app), '?types=clan.disbanded');
         await client.next();
         for (let n = 1; n <= 3; n++) {
-          const [id] = await emit(testDb, [{ type: 'clan.disbanded', data: { n } }]);
+          const [id] = await commitEvents(testDb, [{ type: 'clan.disbanded', data: { n } }]);
           const started = Date.now();
           assert.equal((await client.nextEvent(2000)).id, id);
           assert.ok(Date.now() - started < 1000, `${Date.now() - started} ms`);
@@ -158,7 +137,7 @@ for (const dialect of testDialects()) {
           }),
           /rolled back/,
         );
-        const [id] = await emit(testDb, [{ type: 'clan.disbanded', data: { n: 4 } }]);
+        const [id] = await commitEvents(testDb, [{ type: 'clan.disbanded', data: { n: 4 } }]);
         assert.equal((await client.nextEvent(2000)).id, id);
       } finally {
         await app.close();
@@ -166,17 +145,17 @@ for (const dialect of testDialects()) {
     });
 
     it('closes a client that does not read, with a last comment, instead of buffering for it', async () => {
-      const app = await build(testDb, {
+      const app = await streamApp(testDb, {
         EVENTS_STREAM_MAX_BUFFER_BYTES: 64 * 1024,
         EVENTS_STREAM_POLL_MS: 60_000,
       });
       try {
-        const client = await connect(await listen(app), '?types=kill.recorded');
+        const client = await connect(await listenForStream(app), '?types=kill.recorded');
         client.response.pause();
         const payload = 'x'.repeat(16 * 1024);
         // far more than the socket buffers can hold: the server must cut the stream, not queue it
         for (let i = 0; i < 40; i++)
-          await emit(
+          await commitEvents(
             testDb,
             Array.from({ length: 25 }, (_, n) => ({ type: 'kill.recorded', data: { i, n, payload } })),
           );
@@ -202,8 +181,8 @@ for (const dialect of testDialects()) {
     });
 
     it('ends every stream with a comment when the server shuts down', async () => {
-      const app = await build(testDb, { EVENTS_STREAM_POLL_MS: 60_000 });
-      const client = await connect(await listen(app));
+      const app = await streamApp(testDb, { EVENTS_STREAM_POLL_MS: 60_000 });
+      const client = await connect(await listenForStream(app));
       const opened = await client.next();
       assert.equal(opened.kind, 'comment');
       const closing = app.close();
@@ -252,20 +231,20 @@ describe(
       };
       // A on the test's database connection, B on a pool of its own: A's commits are announced by
       // A alone, so B hears of them only through Redis
-      const a = await build(testDb, config);
+      const a = await streamApp(testDb, config);
       apps.push(a);
       const own = connect(testDb.url, testDb.schema ? { schema: testDb.schema } : {});
       dbs.push(own);
-      const b = await build({ ...testDb, db: own }, config);
+      const b = await streamApp({ ...testDb, db: own }, config);
       apps.push(b);
       const key = (await factories(testDb.db).makeKey()).secret;
-      const client = await openSse(`${await listen(b)}?types=server.status_changed`, {
+      const client = await openSse(`${await listenForStream(b)}?types=server.status_changed`, {
         authorization: `Bearer ${key}`,
       });
       clients.push(client);
       await client.next();
       for (let n = 1; n <= 3; n++) {
-        const [id] = await emit(testDb, [{ type: 'server.status_changed', data: { n } }]);
+        const [id] = await commitEvents(testDb, [{ type: 'server.status_changed', data: { n } }]);
         const started = Date.now();
         const event = await client.nextEvent(2000);
         assert.equal(event.id, id);

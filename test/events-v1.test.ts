@@ -2,44 +2,18 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import fc from 'fast-check';
-import { buildApp, type AppDeps } from '../src/app.js';
-import { writeTransaction } from '../src/db/write-transaction.js';
 import type { Problem } from '../src/http/problem.js';
-import { formatEventId } from '../src/modules/events/event-id.js';
-import { emitEvents, type NewEvent } from '../src/modules/events/outbox.js';
 import type { EventsPageBody } from '../src/modules/events/v1-schemas.js';
 import { json } from './helpers/context.js';
 import { openTestDb, testDialects, type TestDb } from './helpers/db.js';
 import { factories } from './helpers/factories.js';
 import { openSse, type SseClient } from './helpers/sse.js';
+import { commitEvents, listenForStream, streamApp } from './helpers/stream-app.js';
 import { TokenTable, userToken } from './helpers/token-table.js';
 
 const USER = 7;
 const OTHER_USER = 8;
 const APP = 3;
-
-/** Commits events through the outbox, as an emitter does: the commit wakes the streams (poll: 1 min). */
-async function emit(testDb: TestDb, events: NewEvent[]): Promise<string[]> {
-  const ids = await writeTransaction(testDb.db.kysely, (trx) =>
-    emitEvents(trx, testDb.db.dialect, events, Date.now()),
-  );
-  return ids.map(formatEventId);
-}
-
-const build = (testDb: TestDb, tokens: TokenTable, config: Partial<AppDeps['config']> = {}) =>
-  buildApp({
-    db: testDb.db,
-    config: { LOG_LEVEL: 'silent', CACHE_TTL_MS: 0, TRUST_PROXY: false, ...config },
-    accessTokens: tokens,
-  });
-
-/** Listens on a free port; returns the stream URL. */
-async function listen(app: FastifyInstance): Promise<string> {
-  await app.listen({ port: 0, host: '127.0.0.1' });
-  const address = app.server.address();
-  if (!address || typeof address === 'string') throw new Error('no port');
-  return `http://127.0.0.1:${address.port}/v1/events/stream`;
-}
 
 const bearer = (credential: string) => ({ authorization: `Bearer ${credential}` });
 
@@ -69,8 +43,12 @@ for (const dialect of testDialects()) {
       );
       tokens.tokens.set('tok-noscope', userToken([], { userId: USER, appId: APP, tier: 'partner' }));
       // a long poll: what these tests see arrives through wake-ups, except where they test polling
-      app = await build(testDb, tokens, { EVENTS_STREAM_POLL_MS: 60_000, EVENTS_STREAM_HEARTBEAT_MS: 300 });
-      url = await listen(app);
+      app = await streamApp(
+        testDb,
+        { EVENTS_STREAM_POLL_MS: 60_000, EVENTS_STREAM_HEARTBEAT_MS: 300 },
+        tokens,
+      );
+      url = await listenForStream(app);
       key = (await factories(testDb.db).makeKey()).secret;
     });
     after(async () => {
@@ -91,7 +69,7 @@ for (const dialect of testDialects()) {
 
     it('pages by cursor, oldest first, with next_after and has_more', async () => {
       const start = (await page('?limit=1000')).meta.next_after;
-      const ids = await emit(
+      const ids = await commitEvents(
         testDb,
         [1, 2, 3, 4, 5].map((n) => ({ type: 'round.started', data: { n } })),
       );
@@ -124,7 +102,7 @@ for (const dialect of testDialects()) {
     });
 
     it('shows a reader only what it may see: never another user’s or app’s private events', async () => {
-      const [, mine, , , appOnly] = await emit(testDb, [
+      const [, mine, , , appOnly] = await commitEvents(testDb, [
         { type: 'economy.transfer.created', data: { who: 'public' } },
         { type: 'economy.transfer.created', data: { who: 'mine' }, userId: USER, scope: 'economy:read' },
         {
@@ -204,7 +182,7 @@ for (const dialect of testDialects()) {
       assert.equal(client.response.statusCode, 200);
       assert.match(String(client.response.headers['content-type']), /^text\/event-stream/);
       assert.equal(client.response.headers['content-encoding'], undefined);
-      const ids = await emit(testDb, [
+      const ids = await commitEvents(testDb, [
         { type: 'match.started', data: { n: 1 } },
         { type: 'match.ended', data: { n: 2 } },
         { type: 'match.started', data: { n: 3 } },
@@ -220,7 +198,7 @@ for (const dialect of testDialects()) {
 
     it('resumes after a dropped connection with Last-Event-ID: no gap, no duplicate', async () => {
       const client = await stream('?types=round.ended');
-      const ids = await emit(
+      const ids = await commitEvents(
         testDb,
         [1, 2, 3].map((n) => ({ type: 'round.ended', data: { n } })),
       );
@@ -228,7 +206,7 @@ for (const dialect of testDialects()) {
       assert.deepEqual(got, ids.slice(0, 2));
       client.close();
       // written while the client is away
-      const meanwhile = await emit(
+      const meanwhile = await commitEvents(
         testDb,
         [4, 5].map((n) => ({ type: 'round.ended', data: { n } })),
       );
@@ -236,13 +214,13 @@ for (const dialect of testDialects()) {
         ...bearer('tok-user'),
         'last-event-id': got[1] ?? '',
       });
-      const later = await emit(testDb, [{ type: 'round.ended', data: { n: 6 } }]);
+      const later = await commitEvents(testDb, [{ type: 'round.ended', data: { n: 6 } }]);
       const seen: number[] = [];
       for (let i = 0; i < 4; i++) seen.push(Number((await resumed.nextEvent()).data.data.n));
       assert.deepEqual(seen, [3, 4, 5, 6]);
       assert.equal(ids.length + meanwhile.length + later.length, 6);
       // nothing more: the next event is the next one written
-      await emit(testDb, [{ type: 'round.ended', data: { n: 7 } }]);
+      await commitEvents(testDb, [{ type: 'round.ended', data: { n: 7 } }]);
       assert.equal((await resumed.nextEvent()).data.data.n, 7);
       // `after` in the query resumes the same way (a client that is not EventSource)
       const byQuery = await stream(`?types=round.ended&after=${meanwhile[0]}`);
@@ -254,7 +232,7 @@ for (const dialect of testDialects()) {
 
     it('keeps private events to their reader on the stream too', async () => {
       const other = await stream('?types=economy.grant.created', bearer('tok-other'));
-      await emit(testDb, [
+      await commitEvents(testDb, [
         { type: 'economy.grant.created', data: { who: 'user 7' }, userId: USER, scope: 'economy:read' },
         { type: 'economy.grant.created', data: { who: 'public' } },
       ]);

@@ -7,6 +7,7 @@ import type { AppBody, AppsBody, CreatedAppBody } from '../src/modules/apps/sche
 import type { AuthorizedApp } from '../src/modules/oauth/authorized-apps.js';
 import { createTestContext, type TestContext } from './helpers/context.js';
 import { testDialects } from './helpers/db.js';
+import { assertCatalogued, eventsAfter, lastEventId } from './helpers/events.js';
 import { REDIRECT_URI, tokenRequest, userTokens } from './helpers/oauth.js';
 import { FORM, followForm, hiddenCsrf, signUp, type PortalSession } from './helpers/portal.js';
 
@@ -110,10 +111,25 @@ for (const dialect of testDialects()) {
       assert.deepEqual(entry.scopes.sort(), ['identify', 'stats:read']);
       assert.ok(entry.last_used, 'last use recorded');
 
+      const start = await lastEventId(ctx.testDb.db.kysely);
       const revoked = await user.call('DELETE', `/my-authorized-apps/${app.app.client_id}`);
       assert.equal(revoked.statusCode, 204);
       assert.equal((await me(token)).statusCode, 401);
       assert.equal((await user.call('DELETE', `/my-authorized-apps/${app.app.client_id}`)).statusCode, 404);
+      // the app is told once, in the revocation's transaction; the second DELETE revoked nothing
+      const told = await eventsAfter(ctx.testDb.db.kysely, start);
+      assertCatalogued(told);
+      assert.deepEqual(
+        told.map((e) => [e.type, e.app_id, e.user_id, e.data]),
+        [
+          [
+            'authorization.revoked',
+            app.app.id,
+            null,
+            { user_id: user.accountId, client_id: app.app.client_id, scopes: ['identify', 'stats:read'] },
+          ],
+        ],
+      );
     });
 
     test('pages: register an app (secret shown once), authorized apps page revokes', async () => {

@@ -84,7 +84,7 @@ export function storeAdapterFactory(deps: AdapterDeps): (model: string) => Adapt
         if (model === 'Grant') revocations.grantRevoked(id);
       },
       async revokeByGrantId(grantId) {
-        await store.revokeGrant(grantId);
+        await store.revokeGrants([grantId]);
         revocations.grantRevoked(grantId);
       },
     };

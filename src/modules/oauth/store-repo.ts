@@ -2,6 +2,7 @@ import type { ExpressionBuilder, Kysely } from 'kysely';
 import type { Database } from '../../db/types.js';
 import { isScope, type Scope } from '../../http/scopes.js';
 import { writeTransaction } from '../../db/write-transaction.js';
+import { appsRepo } from '../apps/repo.js';
 import { eventOf } from '../events/define.js';
 import { emit } from '../events/emit.js';
 import { AUTHORIZATION_REVOKED } from './events.js';
@@ -105,38 +106,30 @@ export function oauthStoreRepo(db: Kysely<Database>) {
       await db.deleteFrom('oauth_store').where('model', '=', model).where('id', '=', id).execute();
     },
 
-    /** Every row of a grant, the grant included (reuse detection, revocation, "revoke app"). */
-    async revokeGrant(grantId: string): Promise<void> {
+    /** Every row of these grants, the grants included (reuse detection, revocation, "revoke app"). */
+    async revokeGrants(grantIds: readonly string[]): Promise<void> {
+      if (grantIds.length === 0) return;
+      const ids = [...grantIds];
       await db
         .deleteFrom('oauth_store')
         .where((eb) =>
-          eb.or([eb('grant_id', '=', grantId), eb.and([eb('model', '=', 'Grant'), eb('id', '=', grantId)])]),
+          eb.or([eb('grant_id', 'in', ids), eb.and([eb('model', '=', 'Grant'), eb('id', 'in', ids)])]),
         )
         .execute();
     },
 
     /**
      * A user takes back every grant they gave an app, in one transaction that also tells the app
-     * (`authorization.revoked`). Returns how many grants went.
+     * (`authorization.revoked`). Returns the ids of the grants that went.
      */
     async revokeGrantsOfUser(userId: number, clientId: string, now: number): Promise<string[]> {
       return writeTransaction(db, async (trx) => {
-        const grants = (await oauthStoreRepo(trx).grantsOf(String(userId), now)).filter(
-          (g) => g.client_id === clientId,
-        );
+        const store = oauthStoreRepo(trx);
+        const grants = (await store.grantsOf(String(userId), now)).filter((g) => g.client_id === clientId);
         if (grants.length === 0) return [];
         const ids = grants.map((g) => g.id);
-        await trx
-          .deleteFrom('oauth_store')
-          .where((eb) =>
-            eb.or([eb('grant_id', 'in', ids), eb.and([eb('model', '=', 'Grant'), eb('id', 'in', ids)])]),
-          )
-          .execute();
-        const app = await trx
-          .selectFrom('oauth_apps')
-          .select('id')
-          .where('client_id', '=', clientId)
-          .executeTakeFirst();
+        await store.revokeGrants(ids);
+        const app = await appsRepo(trx).findByClientId(clientId);
         if (app) {
           const scopes = [...new Set(grants.flatMap((g) => grantedScopes(g.payload)))];
           await emit(

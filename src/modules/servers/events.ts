@@ -111,13 +111,15 @@ export interface LiveState {
   max_players: number;
 }
 
+/** The fields every server event starts with, from the server's row. */
+export const serverRef = (server: { id: number; game: string }) => ({
+  server_id: server.id,
+  game: server.game as GameCode,
+});
+
 /** What one poll changed: status, map (online servers), player count (online servers). */
-export function pollEvents(
-  server: { id: number; game: string },
-  before: LiveState,
-  after: LiveState,
-): NewEvent[] {
-  const ref = { server_id: server.id, game: server.game as GameCode };
+export function pollEvents(before: LiveState & { id: number; game: string }, after: LiveState): NewEvent[] {
+  const ref = serverRef(before);
   const events: NewEvent[] = [];
   if (before.status !== after.status)
     events.push(

@@ -3,8 +3,7 @@ import type { Database } from '../../db/types.js';
 import { writeTransaction } from '../../db/write-transaction.js';
 import { eventOf } from '../events/define.js';
 import { emit } from '../events/emit.js';
-import type { GameCode } from '../events/fields.js';
-import { pollEvents, SERVER_ADDED, SERVER_REGION_CHANGED, SERVER_REMOVED } from './events.js';
+import { pollEvents, serverRef, SERVER_ADDED, SERVER_REGION_CHANGED, SERVER_REMOVED } from './events.js';
 import type { Region } from './regions.js';
 
 export interface ServerRow {
@@ -128,10 +127,10 @@ export function serversRepo(db: Kysely<Database>) {
           .values({ ...input, status: 'offline' })
           .returning(RECORD)
           .executeTakeFirstOrThrow();
-        const { id, game, name, region } = record;
+        const { name, region } = record;
         await emit(
           trx,
-          [eventOf(SERVER_ADDED, { server_id: id, game: game as GameCode, name, region: region as Region })],
+          [eventOf(SERVER_ADDED, { ...serverRef(record), name, region: region as Region })],
           input.created_at,
         );
         return record;
@@ -154,8 +153,7 @@ export function serversRepo(db: Kysely<Database>) {
           .where('removed_at', 'is', null)
           .returning(['id', 'game'])
           .executeTakeFirst();
-        if (row)
-          await emit(trx, [eventOf(SERVER_REMOVED, { server_id: row.id, game: row.game as GameCode })], now);
+        if (row) await emit(trx, [eventOf(SERVER_REMOVED, serverRef(row))], now);
         return row !== undefined;
       });
     },
@@ -185,12 +183,7 @@ export function serversRepo(db: Kysely<Database>) {
           .where('removed_at', 'is', null)
           .returning(['id', 'game'])
           .executeTakeFirst();
-        if (row)
-          await emit(
-            trx,
-            [eventOf(SERVER_REGION_CHANGED, { server_id: row.id, game: row.game as GameCode, region })],
-            now,
-          );
+        if (row) await emit(trx, [eventOf(SERVER_REGION_CHANGED, { ...serverRef(row), region })], now);
         return row !== undefined;
       });
     },
@@ -294,7 +287,7 @@ export function serversRepo(db: Kysely<Database>) {
           })
           .where('id', '=', id)
           .execute();
-        await emit(trx, pollEvents(before, before, { ...info, map, status: 'online' }), now);
+        await emit(trx, pollEvents(before, { ...info, map, status: 'online' }), now);
       });
     },
 
@@ -328,7 +321,7 @@ export function serversRepo(db: Kysely<Database>) {
           .where('id', '=', id)
           .returning(['status', 'map', 'players', 'max_players'])
           .executeTakeFirst();
-        if (before && after) await emit(trx, pollEvents(before, before, after), now);
+        if (before && after) await emit(trx, pollEvents(before, after), now);
       });
     },
 

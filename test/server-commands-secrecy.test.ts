@@ -17,9 +17,10 @@ import { TokenTable, userToken } from './helpers/token-table.js';
 
 /**
  * The RCON password never leaves the hub: not in an answer (output or problem), not in the
- * command history (rows or the history route), not in a stored idempotent answer, not in a log
- * line, whatever happens on the wire (refused, silent, garbage, hang-up, oversized, unreachable)
- * and even when the game server prints it (`rcon_password` echoes the current one).
+ * command history (rows or the history route), not in a stored idempotent answer, not in an
+ * event, not in a log line, whatever happens on the wire (refused, silent, garbage, hang-up,
+ * oversized, unreachable) and even when the game server prints it (`rcon_password` echoes the
+ * current one).
  */
 const PASSWORD = 'Leak me? #7/pw';
 const FORMS = [PASSWORD, encodeURIComponent(PASSWORD)];
@@ -134,7 +135,7 @@ for (const dialect of testDialects()) {
       assert.equal(masked.length, 6, bodies.join('\n'));
     });
 
-    it('keeps it out of the command history, its route, the stored answers and the logs', async () => {
+    it('keeps it out of the command history, its route, the stored answers, the events and the logs', async () => {
       const rows = await testDb.db.kysely.selectFrom('server_commands').selectAll().execute();
       assert.equal(rows.length, servers.length * 2);
       assert.deepEqual(leaks(JSON.stringify(rows)), [], 'server_commands rows');
@@ -150,6 +151,9 @@ for (const dialect of testDialects()) {
       const stored = await testDb.db.kysely.selectFrom('idempotency_keys').select('body').execute();
       assert.ok(stored.length > 0);
       assert.deepEqual(leaks(JSON.stringify(stored)), [], 'stored idempotent answers');
+      const told = await testDb.db.kysely.selectFrom('events').select('data').execute();
+      assert.ok(told.length >= rows.length, 'every command was told');
+      assert.deepEqual(leaks(JSON.stringify(told)), [], 'events');
       assert.ok(lines.length > 0, 'the app logged');
       assert.deepEqual(leaks(lines.join('\n')), [], 'log lines');
     });

@@ -10,6 +10,7 @@ import type { ServerCommandResponse } from '../src/modules/servers/commands/v1-r
 import { serversRepo } from '../src/modules/servers/repo.js';
 import { createTestContext, type TestContext } from './helpers/context.js';
 import { testDialects } from './helpers/db.js';
+import { assertCatalogued, eventsAfter, lastEventId } from './helpers/events.js';
 import { deadPort, type FakeServer } from './helpers/fake-rcon/common.js';
 import { fakeGoldSrcServer } from './helpers/fake-rcon/goldsrc.js';
 import { fakeSourceServer } from './helpers/fake-rcon/source.js';
@@ -354,6 +355,27 @@ for (const dialect of testDialects()) {
       } finally {
         await other.close();
       }
+    });
+
+    it('tells the sender each attempt the history records (server.command_executed), answered or not', async () => {
+      const start = await lastEventId(ctx.testDb.db.kysely);
+      assert.equal((await send('owner', servers.cs16, { command: 'status' })).statusCode, 200);
+      problemOf(await send('owner', servers.rustWrong, { command: 'status' }), 502, 'rcon_auth_failed');
+      problemOf(await send('stranger', servers.cs2, { command: 'status' }), 403, 'server_operator_required');
+      const told = await eventsAfter(ctx.testDb.db.kysely, start);
+      assertCatalogued(told);
+      const audited = [(await auditRows(servers.cs16)).at(-1), (await auditRows(servers.rustWrong)).at(-1)];
+      assert.deepEqual(
+        told.map((e) => [e.type, e.user_id, e.data]),
+        [
+          [servers.cs16, 'cs16', audited[0]?.id, true],
+          [servers.rustWrong, 'rust', audited[1]?.id, false],
+        ].map(([server_id, game, command_id, ok]) => [
+          'server.command_executed',
+          owner,
+          { server_id, game, command_id, user_id: owner, command: 'status', ok },
+        ]),
+      );
     });
 
     it('never stores the RCON password in clear', async () => {

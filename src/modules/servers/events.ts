@@ -88,7 +88,7 @@ export const SERVER_PLAYERS_CHANGED = defineEvent({
 export const SERVER_COMMAND_EXECUTED = defineEvent({
   type: 'server.command_executed',
   description:
-    'A remote-console command was sent to a server (`POST /v1/servers/{id}/command`); told to the user who sent it.',
+    'A remote-console command was sent to a server (`POST /v1/servers/{id}/command`), or failed to be: every attempt the server’s command history records, told to the user who sent it.',
   properties: {
     ...ServerRef,
     command_id: Id('Audited command', 77),
@@ -139,6 +139,24 @@ export function pollEvents(before: LiveState & { id: number; game: string }, aft
     );
   return events;
 }
+
+/** An audited command (`command_id`: its entry in the server's command history), told to its sender. */
+export const commandEvent = (
+  entry: { server_id: number; user_id: number; command: string; status: string },
+  game: string,
+  commandId: number,
+): NewEvent =>
+  eventOf(
+    SERVER_COMMAND_EXECUTED,
+    {
+      ...serverRef({ id: entry.server_id, game }),
+      command_id: commandId,
+      user_id: entry.user_id,
+      command: entry.command,
+      ok: entry.status === 'ok',
+    },
+    { userId: entry.user_id },
+  );
 
 export const SERVER_EVENTS = [
   SERVER_ADDED,

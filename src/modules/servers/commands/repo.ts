@@ -1,5 +1,8 @@
 import type { Insertable, Kysely, Selectable } from 'kysely';
 import type { Database, ServerCommandsTable } from '../../../db/types.js';
+import { writeTransaction } from '../../../db/write-transaction.js';
+import { emit } from '../../events/emit.js';
+import { commandEvent } from '../events.js';
 
 /** What sending a command to a server needs to know about it. */
 export interface CommandTarget {
@@ -108,13 +111,17 @@ export function serverCommandsRepo(db: Kysely<Database>) {
       );
     },
 
-    async audit(entry: NewAuditEntry): Promise<number> {
-      const row = await db
-        .insertInto('server_commands')
-        .values(entry)
-        .returning('id')
-        .executeTakeFirstOrThrow();
-      return row.id;
+    /** Writes one attempt to the history and tells its sender (server.command_executed), in one transaction. */
+    async audit(entry: NewAuditEntry, game: string): Promise<number> {
+      return writeTransaction(db, async (trx) => {
+        const { id } = await trx
+          .insertInto('server_commands')
+          .values(entry)
+          .returning('id')
+          .executeTakeFirstOrThrow();
+        await emit(trx, [commandEvent(entry, game, id)], entry.created_at);
+        return id;
+      });
     },
 
     /**

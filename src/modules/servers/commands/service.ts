@@ -107,16 +107,19 @@ export function serverCommandsService(deps: ServerCommandsDeps) {
     durationMs: number,
     at: number,
   ): Promise<void> {
-    await repo.audit({
-      server_id: target.id,
-      user_id: caller.userId,
-      app_id: caller.appId,
-      command,
-      status,
-      output: output.slice(0, AUDIT_OUTPUT_CHARS),
-      duration_ms: durationMs,
-      created_at: at,
-    });
+    await repo.audit(
+      {
+        server_id: target.id,
+        user_id: caller.userId,
+        app_id: caller.appId,
+        command,
+        status,
+        output: output.slice(0, AUDIT_OUTPUT_CHARS),
+        duration_ms: durationMs,
+        created_at: at,
+      },
+      target.game,
+    );
   }
 
   return {

@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, afterEach, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { writeTransaction } from '../src/db/write-transaction.js';
 import { LocalBroadcast } from '../src/http/broadcast.js';
 import { formatEventId } from '../src/modules/events/event-id.js';
 import { emitEvents } from '../src/modules/events/outbox.js';
@@ -15,6 +14,7 @@ import {
 } from '../src/modules/webhooks/delivery/schedule.js';
 import { deliveryWorker, type DeliveryWorkerOptions } from '../src/modules/webhooks/delivery/worker.js';
 import { openTestDb, testDialects, type TestDb } from './helpers/db.js';
+import { commitEvents } from './helpers/stream-app.js';
 import { factories } from './helpers/factories.js';
 import {
   insertWebhook,
@@ -148,11 +148,9 @@ for (const dialect of testDialects()) {
         // its first round finds nothing; the next poll is a minute away
         await sleep(100);
         const started = Date.now();
-        const [eventId] = await writeTransaction(testDb.db.kysely, (trx) =>
-          emitEvents(trx, dialect, [{ type: 'match.ended', data: { match_id: 8 } }], Date.now()),
-        );
+        const [eventId] = await commitEvents(testDb, [{ type: 'match.ended', data: { match_id: 8 } }]);
         assert.ok(eventId);
-        const arrived = () => hook.receipts.find((r) => r.headers['webhook-id'] === formatEventId(eventId));
+        const arrived = () => hook.receipts.find((r) => r.headers['webhook-id'] === eventId);
         for (let i = 0; i < 200 && !arrived(); i++) await sleep(10);
         const receipt = arrived();
         assert.ok(receipt, `not delivered ${Date.now() - started} ms after the commit`);

@@ -5,7 +5,10 @@ import { formatEventId } from '../../src/modules/events/event-id.js';
 import { emitEvents, type NewEvent } from '../../src/modules/events/outbox.js';
 import type { TestDb } from './db.js';
 
-/** Commits events as every emitter does (`writeTransaction`): the commit wakes the streams of every instance. */
+/**
+ * Commits events as every emitter does (`writeTransaction`): the commit wakes the streams and the
+ * delivery workers of every instance. Returns the event ids.
+ */
 export async function commitEvents(testDb: Pick<TestDb, 'db'>, events: NewEvent[]): Promise<string[]> {
   const ids = await writeTransaction(testDb.db.kysely, (trx) =>
     emitEvents(trx, testDb.db.dialect, events, Date.now()),

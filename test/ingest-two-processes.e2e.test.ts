@@ -4,7 +4,17 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, afterEach, before, describe, it } from 'node:test';
 import SQLite from 'better-sqlite3';
-import { buildIfStale, hub, serve, startWorker, stop, type Served, type Started } from './helpers/cli.js';
+import {
+  addServer,
+  buildIfStale,
+  hub,
+  serve,
+  startWorker,
+  stop,
+  type RegisteredServer,
+  type Served,
+  type Started,
+} from './helpers/cli.js';
 import { freeUdpPort, sendDatagrams, udpLog } from './helpers/udp.js';
 import { stamp } from './helpers/ingest.js';
 
@@ -26,11 +36,6 @@ const UDP_LINES = 800;
 const ROUND = 50;
 /** the processes log errors, so that a failed (and retried) write shows in their output */
 const LOG_ERRORS = { LOG_LEVEL: 'error' };
-
-interface Registered {
-  id: number;
-  token: string;
-}
 
 const cs2Kill = (at: number, victim: number) =>
   `${stamp(at)}"P${victim % 7}<${victim % 7}><[U:1:${1 + (victim % 7)}]><CT>" [0 0 0] killed "V${victim}<9><[U:1:${100_000 + victim}]><TERRORIST>" [0 0 0] with "ak47"`;
@@ -58,54 +63,39 @@ describe('serve and worker ingesting into one SQLite file at once (e2e)', () => 
   let dir: string;
   let url: string;
   let file: string;
-  let cs2: Registered;
-  let cs16: Registered;
+  let cs2: RegisteredServer;
+  let cs16: RegisteredServer;
   let served: Served;
 
-  const register = (game: string, port: number): Registered => {
-    const r = hub(url, [
-      'servers',
-      'add',
-      '--name',
-      `${game} e2e`,
-      '--game',
-      game,
-      '--ip',
-      '127.0.0.1',
-      '--port',
-      String(port),
-      '--json',
-    ]);
-    assert.equal(r.status, 0, r.stderr);
-    return JSON.parse(r.stdout) as Registered;
-  };
-  const count = (sql: string, ...params: unknown[]): number => {
+  /** `query` on the file opened read-only (another connection than either process's) */
+  const read = <T>(query: (db: SQLite.Database) => T): T => {
     const db = new SQLite(file, { readonly: true });
     try {
-      return (
+      return query(db);
+    } finally {
+      db.close();
+    }
+  };
+  const count = (sql: string, ...params: unknown[]): number =>
+    read(
+      (db) =>
         (db
           .prepare(sql)
           .pluck()
-          .get(...params) as number | undefined) ?? 0
-      );
-    } finally {
-      db.close();
-    }
-  };
-  const killsOf = (server: Registered) => count('select count(*) from kills where server_id = ?', server.id);
-  const victimsOf = (server: Registered) =>
+          .get(...params) as number | undefined) ?? 0,
+    );
+  const killsOf = (server: RegisteredServer) =>
+    count('select count(*) from kills where server_id = ?', server.id);
+  const victimsOf = (server: RegisteredServer) =>
     count('select count(distinct victim_steam_id) from kills where server_id = ?', server.id);
   /** How often the writer changes along the kills in id order: 1 if one wrote all its kills first. */
   const writerChanges = (): number => {
-    const db = new SQLite(file, { readonly: true });
-    try {
-      const servers = db.prepare('select server_id from kills order by id').pluck().all() as number[];
-      return servers.filter((s, i) => i > 0 && s !== servers[i - 1]).length;
-    } finally {
-      db.close();
-    }
+    const servers = read(
+      (db) => db.prepare('select server_id from kills order by id').pluck().all() as number[],
+    );
+    return servers.filter((s, i) => i > 0 && s !== servers[i - 1]).length;
   };
-  async function settle(server: Registered, expected: number, ms = 20_000): Promise<number> {
+  async function settle(server: RegisteredServer, expected: number, ms = 20_000): Promise<number> {
     const deadline = Date.now() + ms;
     let n = killsOf(server);
     while (n < expected && Date.now() < deadline) {
@@ -138,8 +128,8 @@ describe('serve and worker ingesting into one SQLite file at once (e2e)', () => 
     file = join(dir, 'hub.sqlite');
     url = `sqlite:${file}`;
     assert.equal(hub(url, ['migrate']).status, 0);
-    cs2 = register('cs2', 27015);
-    cs16 = register('cs16', 27016);
+    cs2 = addServer(url, 'cs2', 27015);
+    cs16 = addServer(url, 'cs16', 27016);
     served = await serve(url, [], { WORKER_IN_SERVE: 'false', ...LOG_ERRORS });
   });
   after(async () => {

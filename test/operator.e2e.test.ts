@@ -3,8 +3,9 @@ import { createSocket, type Socket } from 'node:dgram';
 import { connect as tcpConnect, createServer, type Server } from 'node:net';
 import { describe, it } from 'node:test';
 import { connect } from '../src/db/connect.js';
-import { cliScratch, hub, serve, startWorker, stop, type Run } from './helpers/cli.js';
+import { addServer, cliScratch, hub, serve, startWorker, stop, type Run } from './helpers/cli.js';
 import { inRound, stamp } from './helpers/ingest.js';
+import { freeUdpPort, sendDatagrams, udpLog } from './helpers/udp.js';
 
 /**
  * The operator's side of the `hub` binary, as real processes: start-up failures are one clear line
@@ -39,6 +40,23 @@ const bindUdp = () =>
     const socket = createSocket('udp4');
     socket.bind(0, '127.0.0.1', () => resolve(socket));
   });
+
+/**
+ * A CS 1.6 round of kills (one per victim) over UDP, settled by the next round's start (kills count
+ * once their round is over); each line in a second of its own: over UDP the same line twice is one
+ * datagram received twice.
+ */
+function cs16Round(token: string, victims: number[]): Buffer[] {
+  const at = Date.now() - 5000;
+  return [
+    `${stamp(at)}World triggered "Round_Start"`,
+    ...victims.map(
+      (victim) =>
+        `${stamp(at + 1000)}"Old<2><STEAM_0:1:5><CT>" killed "V<3><STEAM_0:0:${victim}><TERRORIST>" with "ak47"`,
+    ),
+    `${stamp(at + 2000)}World triggered "Round_Start"`,
+  ].map((line) => udpLog(token, line));
+}
 
 describe('hub start-up failures and graceful shutdown', () => {
   const { tempDb } = cliScratch('hub-ops-');
@@ -84,10 +102,11 @@ describe('hub start-up failures and graceful shutdown', () => {
         ),
       );
       const served = await serve(db, [], { ...udp, LOG_LEVEL: 'warn' });
-      assert.match(served.output(), /UDP log receiver port .* is already in use.*the API runs without it/);
-      assert.doesNotMatch(served.output(), /\n\s+at /, 'no stack trace');
       assert.equal((await fetch(`${served.url}/health`)).status, 200);
       assert.equal(await stop(served), 0);
+      // read once it has exited: the log is written asynchronously, and may come after the banner
+      assert.match(served.output(), /UDP log receiver port .* is already in use.*the API runs without it/);
+      assert.doesNotMatch(served.output(), /\n\s+at /, 'no stack trace');
     } finally {
       taken.close();
     }
@@ -124,23 +143,7 @@ describe('hub start-up failures and graceful shutdown', () => {
       id: number;
       key: string;
     };
-    const addServer = (game: string, port: string) =>
-      JSON.parse(
-        hub(db, [
-          'servers',
-          'add',
-          '--name',
-          `${game} box`,
-          '--game',
-          game,
-          '--ip',
-          '127.0.0.1',
-          '--port',
-          port,
-          '--json',
-        ]).stdout,
-      ) as { id: number; token: string };
-    return { db, key, cs2: addServer('cs2', '27015'), cs16: addServer('cs16', '27016') };
+    return { db, key, cs2: addServer(db, 'cs2', 27015), cs16: addServer(db, 'cs16', 27016) };
   }
 
   async function killsBy(db: string): Promise<Map<number, number>> {
@@ -157,9 +160,7 @@ describe('hub start-up failures and graceful shutdown', () => {
 
   it('SIGTERM writes the buffered usage counts and UDP log lines, then exits 0', async () => {
     const { db, key, cs16 } = preparedDatabase();
-    const probe = await bindUdp();
-    const udpPort = probe.address().port;
-    await new Promise<void>((resolve) => probe.close(() => resolve()));
+    const udpPort = await freeUdpPort();
     const served = await serve(db, [], { INGEST_UDP_PORT: String(udpPort), INGEST_UDP_HOST: '127.0.0.1' });
 
     // usage counts wait in memory for the next flush (every 5 s)
@@ -170,23 +171,7 @@ describe('hub start-up failures and graceful shutdown', () => {
       assert.equal(res.status, 200);
     }
     // UDP log lines wait up to 250 ms to be written in one batch
-    const udp = createSocket('udp4');
-    // a round of two kills, settled by the next round's start (kills count once their round is over)
-    // (each line a second of its own: over UDP the same line twice is one datagram received twice)
-    const at = Date.now() - 5000;
-    const lines = [
-      `${stamp(at)}World triggered "Round_Start"`,
-      ...[60, 61].map(
-        (victim) =>
-          `${stamp(at + 1000)}"Old<2><STEAM_0:1:5><CT>" killed "V<3><STEAM_0:0:${victim}><TERRORIST>" with "ak47"`,
-      ),
-      `${stamp(at + 2000)}World triggered "Round_Start"`,
-    ];
-    for (const line of lines) {
-      const datagram = Buffer.from(`\xff\xff\xff\xffS${cs16.token}${line}\n\0`, 'latin1');
-      await new Promise<void>((resolve) => udp.send(datagram, udpPort, '127.0.0.1', () => resolve()));
-    }
-    udp.close();
+    await sendDatagrams(udpPort, cs16Round(cs16.token, [60, 61]));
     await sleep(30);
     assert.equal(await stop(served), 0);
 
@@ -206,9 +191,7 @@ describe('hub start-up failures and graceful shutdown', () => {
 
   it('a separate `hub worker` serves its own metrics (WORKER_METRICS_PORT), behind METRICS_TOKEN', async () => {
     const { db, cs16 } = preparedDatabase();
-    const probe = await bindUdp();
-    const udpPort = probe.address().port;
-    await new Promise<void>((resolve) => probe.close(() => resolve()));
+    const udpPort = await freeUdpPort();
     const tcp = await listenTcp();
     const metricsPort = tcpPort(tcp);
     await new Promise<void>((resolve) => tcp.close(() => resolve()));
@@ -223,18 +206,7 @@ describe('hub start-up failures and graceful shutdown', () => {
     const base = `http://127.0.0.1:${metricsPort}`;
     try {
       assert.match(worker.output(), new RegExp(`metrics on ${base}/metrics`));
-      const udp = createSocket('udp4');
-      const at = Date.now() - 5000;
-      const lines = [
-        `${stamp(at)}World triggered "Round_Start"`,
-        `${stamp(at + 1000)}"Old<2><STEAM_0:1:5><CT>" killed "V<3><STEAM_0:0:70><TERRORIST>" with "ak47"`,
-        `${stamp(at + 2000)}World triggered "Round_Start"`,
-      ];
-      for (const line of lines) {
-        const datagram = Buffer.from(`\xff\xff\xff\xffS${cs16.token}${line}\n\0`, 'latin1');
-        await new Promise<void>((resolve) => udp.send(datagram, udpPort, '127.0.0.1', () => resolve()));
-      }
-      udp.close();
+      await sendDatagrams(udpPort, cs16Round(cs16.token, [70]));
 
       const refused = await fetch(`${base}/metrics`);
       assert.equal(refused.status, 401);

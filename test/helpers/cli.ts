@@ -119,6 +119,31 @@ export function hub(dbUrl: string, args: string[], extra: Record<string, string>
   return { status: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
+/** A game server `hub servers add` registered: its id and ingest token. */
+export interface RegisteredServer {
+  id: number;
+  token: string;
+}
+
+/** Registers a game server on 127.0.0.1:`port` with `hub servers add`. */
+export function addServer(dbUrl: string, game: string, port: number): RegisteredServer {
+  const run = hub(dbUrl, [
+    'servers',
+    'add',
+    '--name',
+    `${game} box`,
+    '--game',
+    game,
+    '--ip',
+    '127.0.0.1',
+    '--port',
+    String(port),
+    '--json',
+  ]);
+  assert.equal(run.status, 0, run.stderr);
+  return JSON.parse(run.stdout) as RegisteredServer;
+}
+
 /** A long-running `hub` process (serve, worker). */
 export interface Started {
   child: ChildProcess;
@@ -130,65 +155,63 @@ export interface Served extends Started {
   url: string;
 }
 
-/** Starts `hub serve …` and resolves once it prints the address it listens on. */
-export function serve(
+/**
+ * Starts `hub <args>` and resolves once its output matches `banner` (with that match): what every
+ * long-running `hub` process prints once it is up. Rejects with the output when the process exits
+ * first or has not printed it within 60 s (then it is killed).
+ */
+function startHub(
   dbUrl: string,
-  args: string[] = [],
-  extra: Record<string, string> = {},
-): Promise<Served> {
-  const child = spawnChild(process.execPath, [CLI, 'serve', ...args], { env: envFor(dbUrl, extra) });
+  args: string[],
+  extra: Record<string, string>,
+  banner: RegExp,
+): Promise<Started & { banner: RegExpExecArray }> {
+  const child = spawnChild(process.execPath, [CLI, ...args], { env: envFor(dbUrl, extra) });
+  const name = `hub ${args[0] ?? ''}`;
   let out = '';
   const exit = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
-      reject(new Error(`serve did not start:\n${out}`));
+      reject(new Error(`${name} did not start:\n${out}`));
     }, 60_000);
-    const onData = (chunk: Buffer) => {
+    child.stdout.on('data', (chunk: Buffer) => {
       out += chunk.toString();
-      // the whole banner is printed synchronously after the listening line; wait for a full line
-      const match = /listening on (http:\/\/[^\s]+)\n/.exec(out);
-      if (match?.[1]) {
+      const match = banner.exec(out);
+      if (match) {
         clearTimeout(timer);
-        const url = match[1];
-        setTimeout(() => resolve({ child, url, output: () => out, exit }), 100);
+        resolve({ child, output: () => out, exit, banner: match });
       }
-    };
-    child.stdout.on('data', onData);
+    });
     child.stderr.on('data', (chunk: Buffer) => (out += chunk.toString()));
     child.on('exit', (code) => {
       clearTimeout(timer);
-      reject(new Error(`serve exited with ${code}:\n${out}`));
+      reject(new Error(`${name} exited with ${code}:\n${out}`));
     });
   });
 }
 
-/** Starts `hub worker` and resolves once it prints its banner (the UDP receiver is bound by then). */
-export function startWorker(dbUrl: string, extra: Record<string, string> = {}): Promise<Started> {
-  const child = spawnChild(process.execPath, [CLI, 'worker'], { env: envFor(dbUrl, extra) });
-  let out = '';
-  const exit = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`worker did not start:\n${out}`));
-    }, 60_000);
-    const onExit = (code: number | null) => {
-      clearTimeout(timer);
-      reject(new Error(`worker exited with ${code}:\n${out}`));
-    };
-    child.stdout.on('data', (chunk: Buffer) => {
-      out += chunk.toString();
-      if (/^hub worker: .*\n/m.test(out)) {
-        clearTimeout(timer);
-        child.off('exit', onExit);
-        resolve({ child, output: () => out, exit });
-      }
-    });
-    child.stderr.on('data', (chunk: Buffer) => (out += chunk.toString()));
-    child.on('exit', onExit);
-  });
+/** Starts `hub serve …` and resolves once it prints the address it listens on. */
+export async function serve(
+  dbUrl: string,
+  args: string[] = [],
+  extra: Record<string, string> = {},
+): Promise<Served> {
+  // a full line: the URL is whole
+  const { banner, ...started } = await startHub(
+    dbUrl,
+    ['serve', ...args],
+    extra,
+    /listening on (http:\/\/[^\s]+)\n/,
+  );
+  // the rest of the banner is printed synchronously after the listening line
+  await new Promise((resolve) => setTimeout(resolve, 100));
+  return { ...started, url: banner[1] ?? '' };
 }
+
+/** Starts `hub worker` and resolves once it prints its banner (the UDP receiver is bound by then). */
+export const startWorker = (dbUrl: string, extra: Record<string, string> = {}): Promise<Started> =>
+  startHub(dbUrl, ['worker'], extra, /^hub worker: .*\n/m);
 
 /** SIGTERM, then the exit code. */
 export async function stop(served: Started): Promise<number | null> {

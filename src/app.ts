@@ -221,7 +221,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     cache,
     usage,
     now,
-    idempotency: idempotencyRepo(deps.db.kysely),
+    idempotency: idempotencyRepo(deps.db.kysely, { reader: deps.db.reader }),
     onQuotaRejected: (subject) => metrics.quotaRejected(subject.tier),
     accessTokens: deps.accessTokens ?? oauth.verifier,
   });

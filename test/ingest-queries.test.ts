@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import type { KyselyPlugin, RootOperationNode } from 'kysely';
 import { ingestPipeline, type IngestPipeline } from '../src/modules/ingest/pipeline.js';
 import { openTestDb, testDialects, type TestDb } from './helpers/db.js';
 import { inRound, registerServer, stamp } from './helpers/ingest.js';
+import { queryCounter } from './helpers/query-counter.js';
 
 /**
  * The pipeline's work is grouped per batch (pipeline.ts): a batch costs the same few statements
@@ -18,24 +18,6 @@ const NOT_INGEST = /economy_/;
 /** Kills, outbox events and fingerprints are inserted in chunks (1,000 to 5,000 rows each). */
 const MAX_PER_LABEL = 3;
 
-function labelOf(node: RootOperationNode): string {
-  if (node.kind === 'RawNode') return node.sqlFragments.join('?').replace(/\s+/g, ' ').slice(0, 40);
-  // the first identifier of a built query is its table (insert into, update, delete from, select from)
-  const table = /"name":"(\w+)"/.exec(JSON.stringify(node));
-  return `${node.kind} ${table?.[1] ?? '?'}`;
-}
-
-function counting(): { plugin: KyselyPlugin; labels: string[] } {
-  const labels: string[] = [];
-  return {
-    labels,
-    plugin: {
-      transformQuery: (args) => (labels.push(labelOf(args.node)), args.node),
-      transformResult: async (args) => args.result,
-    },
-  };
-}
-
 const killLine = (n: number, players: number, at: number) => {
   const a = n % players;
   const b = (a + 1 + (n % (players - 1))) % players;
@@ -46,7 +28,7 @@ for (const dialect of testDialects()) {
   describe(`ingest: statements per batch (${dialect})`, () => {
     let testDb: TestDb;
     let pipeline: IngestPipeline;
-    const count = counting();
+    const count = queryCounter();
     before(async () => {
       testDb = await openTestDb(dialect);
       pipeline = ingestPipeline(

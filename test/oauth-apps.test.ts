@@ -99,7 +99,20 @@ for (const dialect of testDialects()) {
       const dev = await signUp(ctx);
       const app = (await dev.call('POST', '/my-apps', NEW_APP)).json<CreatedAppBody>();
       const user = await signUp(ctx);
+      const beforeConsent = await lastEventId(ctx.testDb.db.kysely);
       const token = await tokenOf(user, app.app.client_id, app.client_secret ?? '');
+      const decision = {
+        user_id: user.accountId,
+        client_id: app.app.client_id,
+        scopes: ['identify', 'stats:read'],
+      };
+      const toldOf = async (after: number) => {
+        const told = await eventsAfter(ctx.testDb.db.kysely, after);
+        assertCatalogued(told);
+        return told.map((e) => [e.type, e.app_id, e.user_id, e.data]);
+      };
+      // consent is told to the app once (the code and token exchange save no grant)
+      assert.deepEqual(await toldOf(beforeConsent), [['authorization.granted', app.app.id, null, decision]]);
       assert.equal((await me(token)).statusCode, 200);
       const listed = (await user.call('GET', '/my-authorized-apps')).json<{
         authorized_apps: AuthorizedApp[];
@@ -117,19 +130,7 @@ for (const dialect of testDialects()) {
       assert.equal((await me(token)).statusCode, 401);
       assert.equal((await user.call('DELETE', `/my-authorized-apps/${app.app.client_id}`)).statusCode, 404);
       // the app is told once, in the revocation's transaction; the second DELETE revoked nothing
-      const told = await eventsAfter(ctx.testDb.db.kysely, start);
-      assertCatalogued(told);
-      assert.deepEqual(
-        told.map((e) => [e.type, e.app_id, e.user_id, e.data]),
-        [
-          [
-            'authorization.revoked',
-            app.app.id,
-            null,
-            { user_id: user.accountId, client_id: app.app.client_id, scopes: ['identify', 'stats:read'] },
-          ],
-        ],
-      );
+      assert.deepEqual(await toldOf(start), [['authorization.revoked', app.app.id, null, decision]]);
     });
 
     test('pages: register an app (secret shown once), authorized apps page revokes', async () => {

@@ -7,11 +7,12 @@ import type {
   EconomyEntriesTable,
   EconomyTransactionsTable,
 } from '../../db/types.js';
+import { groupCommit } from '../../db/group-commit.js';
 import { writeTransaction } from '../../db/write-transaction.js';
 import type { StoredResponse } from '../../http/idempotency.js';
 import { storeAnswer } from '../idempotency/repo.js';
 import { eventOf } from '../events/define.js';
-import { emitEvents } from '../events/outbox.js';
+import { emitEvents, type NewEvent } from '../events/outbox.js';
 import { GRANT_CREATED, transferEvents } from './events.js';
 import { isBalanced, type Reward } from '../../engines/ledger.js';
 
@@ -120,35 +121,51 @@ async function lockAccounts(
   return dialect === 'postgres' ? query.forUpdate().execute() : query.execute();
 }
 
-/** Writes one movement and its legs on locked accounts; returns its id and each leg's balance after. */
+/**
+ * Writes one movement and its legs on locked accounts; returns its id (undefined when the movement's
+ * Idempotency-Key was already spent: nothing is written then) and each leg's balance after. The
+ * accounts are locked, so their balances are known here: every leg's account changes in one
+ * statement, and the entries record the balances computed from the locked ones.
+ */
 async function post(
   trx: Executor,
   movement: Movement,
   legs: { account: Account; amount: number }[],
   at: number,
-): Promise<{ id: number; after: number[] }> {
+): Promise<{ id: number; after: number[] } | undefined> {
   if (!isBalanced(legs.map((l) => l.amount))) throw new Error('a movement must balance');
-  const { id } = await trx
+  const written = await trx
     .insertInto('economy_transactions')
     .values({ ...movement, created_at: at })
+    .onConflict((oc) => oc.columns(['idempotency_owner', 'idempotency_key']).doNothing())
     .returning('id')
-    .executeTakeFirstOrThrow();
-  const after: number[] = [];
-  for (const leg of legs) {
-    const { balance } = await trx
-      .updateTable('economy_accounts')
-      .set((eb) => ({ balance: eb('balance', '+', leg.amount), updated_at: at }))
-      .where('id', '=', leg.account.id)
-      .returning('balance')
-      .executeTakeFirstOrThrow();
-    leg.account.balance = balance;
-    after.push(balance);
-  }
+    .executeTakeFirst();
+  if (!written) return undefined;
+  const after = legs.map((leg) => (leg.account.balance += leg.amount));
+  await trx
+    .updateTable('economy_accounts')
+    .set((eb) => ({
+      balance: eb(
+        'balance',
+        '+',
+        sql<number>`case ${sql.join(
+          legs.map((leg) => sql`when id = ${leg.account.id} then ${leg.amount}`),
+          sql` `,
+        )} else 0 end`,
+      ),
+      updated_at: at,
+    }))
+    .where(
+      'id',
+      'in',
+      legs.map((leg) => leg.account.id),
+    )
+    .execute();
   await trx
     .insertInto('economy_entries')
     .values(
       legs.map((leg, i) => ({
-        transaction_id: id,
+        transaction_id: written.id,
         account_id: leg.account.id,
         amount: leg.amount,
         balance_after: after[i] ?? 0,
@@ -156,7 +173,7 @@ async function post(
       })),
     )
     .execute();
-  return { id, after };
+  return { id: written.id, after };
 }
 
 async function priorTransfer(trx: Executor, owner: string, key: string): Promise<TransferRow | undefined> {
@@ -179,6 +196,107 @@ async function priorTransfer(trx: Executor, owner: string, key: string): Promise
   return row && { ...row, from_user_id: row.from_user_id ?? 0 };
 }
 
+/** Mints coins from the issuance account to a user's (both locked): a reward or a grant. */
+async function mint(
+  trx: Executor,
+  issuance: Account,
+  account: Account,
+  what: { kind: 'reward' | 'grant'; amount: number; reason: string },
+  at: number,
+): Promise<{ id: number; balance: number }> {
+  if (account.user_id === null) throw new Error('coins are minted to a user');
+  const posted = await post(
+    trx,
+    {
+      kind: what.kind,
+      from_user_id: null,
+      to_user_id: account.user_id,
+      amount: what.amount,
+      note: null,
+      reason: what.reason,
+      idempotency_owner: null,
+      idempotency_key: null,
+    },
+    [
+      { account: issuance, amount: -what.amount },
+      { account, amount: what.amount },
+    ],
+    at,
+  );
+  // a mint has no Idempotency-Key, so nothing can conflict with it
+  if (!posted) throw new Error('a mint was refused by the ledger');
+  return { id: posted.id, balance: posted.after[1] ?? 0 };
+}
+
+/** What one transfer of a batch did: the movement it wrote (and the balances after), or why not. */
+type BatchedOutcome =
+  | Exclude<TransferOutcome, { outcome: 'done' }>
+  | { outcome: 'done'; transfer: TransferRow; balances: { from: number; to: number } };
+
+/**
+ * One transfer inside a transaction that has locked its two accounts (and perhaps others): the
+ * same checks and writes whether it is alone or one of a batch. Its events are the caller's to
+ * emit, once for the whole batch.
+ */
+async function transferOn(
+  trx: Executor,
+  locked: Account[],
+  request: TransferRequest,
+  at: number,
+): Promise<BatchedOutcome> {
+  const { fromUserId, toUserId, amount, idempotency } = request;
+  // A retry whose transfer was written earlier is answered with it, whatever the balances are
+  // now. The common case (a new key) costs no read: the key is unique in the ledger, and writing
+  // it is what finds it spent.
+  const spent = async () => idempotency && (await priorTransfer(trx, idempotency.owner, idempotency.key));
+  const to = locked.find((a) => a.user_id === toUserId);
+  const from = locked.find((a) => a.user_id === fromUserId);
+  if (!to || !from || from.balance < amount) {
+    const prior = await spent();
+    if (prior) return { outcome: 'prior', transfer: prior };
+    if (!to) return { outcome: 'recipient_not_found' };
+    return { outcome: 'insufficient_funds', balance: from?.balance ?? 0 };
+  }
+  const posted = await post(
+    trx,
+    {
+      kind: 'transfer',
+      from_user_id: fromUserId,
+      to_user_id: toUserId,
+      amount,
+      note: request.note,
+      reason: null,
+      idempotency_owner: idempotency?.owner ?? null,
+      idempotency_key: idempotency?.key ?? null,
+    },
+    [
+      { account: from, amount: -amount },
+      { account: to, amount },
+    ],
+    at,
+  );
+  if (!posted) {
+    const prior = await spent();
+    if (!prior) throw new Error('the Idempotency-Key was spent by a movement that is not a transfer');
+    return { outcome: 'prior', transfer: prior };
+  }
+  const [fromAfter = 0, toAfter = 0] = posted.after;
+  const transfer = {
+    id: posted.id,
+    from_user_id: fromUserId,
+    to_user_id: toUserId,
+    amount,
+    note: request.note,
+    created_at: at,
+    balance_after: fromAfter,
+  };
+  if (idempotency?.answer) {
+    const { fingerprint, response } = idempotency.answer(transfer);
+    await storeAnswer(trx, idempotency.owner, idempotency.key, fingerprint, response, at);
+  }
+  return { outcome: 'done', transfer, balances: { from: fromAfter, to: toAfter } };
+}
+
 /**
  * Mints rewards inside the caller's transaction (the ingest batch that recorded the wins and
  * unlocks), so an event and its coins are written together or not at all.
@@ -198,29 +316,40 @@ export async function mintRewards(
   for (const reward of rewards) {
     const account = accounts.find((a) => a.user_id === reward.userId);
     if (!account) throw new Error(`no account for user ${reward.userId}`);
-    await post(
-      trx,
-      {
-        kind: 'reward',
-        from_user_id: null,
-        to_user_id: reward.userId,
-        amount: reward.amount,
-        note: null,
-        reason: reward.reason,
-        idempotency_owner: null,
-        idempotency_key: null,
-      },
-      [
-        { account: issuance, amount: -reward.amount },
-        { account, amount: reward.amount },
-      ],
-      at,
-    );
+    await mint(trx, issuance, account, { kind: 'reward', ...reward }, at);
   }
 }
 
-export function economyRepo(db: Db) {
+/** The most transfers one transaction writes (group commit). */
+export const TRANSFERS_PER_COMMIT = 64;
+
+export function economyRepo(db: Db, options: { transfersPerCommit?: number } = {}) {
   const k = db.kysely;
+  const writeTransfer = groupCommit<{ request: TransferRequest; at: number }, TransferOutcome>({
+    maxBatch: options.transfersPerCommit ?? TRANSFERS_PER_COMMIT,
+    write: (take) =>
+      writeTransaction(k, async (trx) => {
+        const batch = take();
+        // Every account of the batch is locked first, in id order: a request racing with the same
+        // key (same sender, so the same account) waits here for the first to commit, then finds
+        // the key spent; two batches locking in the same order cannot deadlock.
+        const userIds = batch.flatMap(({ request }) => [request.fromUserId, request.toUserId]);
+        const accounts = await lockAccounts(trx, db.dialect, [...new Set(userIds)], false);
+        const outcomes: TransferOutcome[] = [];
+        const events: NewEvent[] = [];
+        for (const { request, at } of batch) {
+          const outcome = await transferOn(trx, accounts, request, at);
+          outcomes.push(outcome);
+          if (outcome.outcome === 'done') {
+            const { transfer, balances } = outcome;
+            events.push(...transferEvents(transfer, balances));
+          }
+        }
+        // the batch's events in one statement, stamped when the last of its transfers was asked
+        await emitEvents(trx, db.dialect, events, Math.max(...batch.map((b) => b.at)));
+        return outcomes.map((o) => (o.outcome === 'done' ? { outcome: 'done', transfer: o.transfer } : o));
+      }),
+  });
   return {
     async balance(userId: number): Promise<{ balance: number; updated_at: number } | undefined> {
       return k
@@ -272,66 +401,16 @@ export function economyRepo(db: Db) {
       return { rows, total: count.n };
     },
 
-    /** Moves coins between two users in one transaction, or says why not (changing nothing). */
+    /**
+     * Moves coins between two users, or says why not (changing nothing). Transfers that arrive
+     * while one is being written are written together in the next transaction (group commit),
+     * each exactly as it would be alone.
+     */
     async transfer(request: TransferRequest, at: number): Promise<TransferOutcome> {
-      const { fromUserId, toUserId, amount, idempotency } = request;
-      const attempt = () =>
-        writeTransaction(k, async (trx): Promise<TransferOutcome> => {
-          // Locked first: a request racing with the same key (same sender, so the same account)
-          // waits here for the first to commit, then finds its transfer below.
-          const accounts = await lockAccounts(trx, db.dialect, [fromUserId, toUserId], false);
-          if (idempotency) {
-            const prior = await priorTransfer(trx, idempotency.owner, idempotency.key);
-            if (prior) return { outcome: 'prior', transfer: prior };
-          }
-          const to = accounts.find((a) => a.user_id === toUserId);
-          if (!to) return { outcome: 'recipient_not_found' };
-          const from = accounts.find((a) => a.user_id === fromUserId);
-          if (!from || from.balance < amount)
-            return { outcome: 'insufficient_funds', balance: from?.balance ?? 0 };
-          const { id, after } = await post(
-            trx,
-            {
-              kind: 'transfer',
-              from_user_id: fromUserId,
-              to_user_id: toUserId,
-              amount,
-              note: request.note,
-              reason: null,
-              idempotency_owner: idempotency?.owner ?? null,
-              idempotency_key: idempotency?.key ?? null,
-            },
-            [
-              { account: from, amount: -amount },
-              { account: to, amount },
-            ],
-            at,
-          );
-          const transfer = {
-            id,
-            from_user_id: fromUserId,
-            to_user_id: toUserId,
-            amount,
-            note: request.note,
-            created_at: at,
-            balance_after: after[0] ?? 0,
-          };
-          await emitEvents(
-            trx,
-            db.dialect,
-            transferEvents(transfer, { from: after[0] ?? 0, to: after[1] ?? 0 }),
-            at,
-          );
-          if (idempotency?.answer) {
-            const { fingerprint, response } = idempotency.answer(transfer);
-            await storeAnswer(trx, idempotency.owner, idempotency.key, fingerprint, response, at);
-          }
-          return { outcome: 'done', transfer };
-        });
-      const first = await attempt();
+      const first = await writeTransfer({ request, at });
       if (first.outcome !== 'recipient_not_found') return first;
-      await ensureAccounts(k, [toUserId], at);
-      return attempt();
+      await ensureAccounts(k, [request.toUserId], at);
+      return writeTransfer({ request, at });
     },
 
     /** Mints coins to a user by an operator's decision; null when the user does not exist. */
@@ -348,25 +427,7 @@ export function economyRepo(db: Db) {
           const account = accounts.find((a) => a.user_id === userId);
           if (!account) return null;
           if (!issuance) throw new Error('the issuance account is missing');
-          const { id, after } = await post(
-            trx,
-            {
-              kind: 'grant',
-              from_user_id: null,
-              to_user_id: userId,
-              amount,
-              note: null,
-              reason,
-              idempotency_owner: null,
-              idempotency_key: null,
-            },
-            [
-              { account: issuance, amount: -amount },
-              { account, amount },
-            ],
-            at,
-          );
-          const balance = after[1] ?? 0;
+          const { id, balance } = await mint(trx, issuance, account, { kind: 'grant', amount, reason }, at);
           await emitEvents(
             trx,
             db.dialect,

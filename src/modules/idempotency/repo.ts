@@ -1,5 +1,6 @@
 import type { Kysely, Selectable } from 'kysely';
 import type { Database, IdempotencyKeysTable } from '../../db/types.js';
+import type { SqliteReader } from '../../db/sqlite-reader.js';
 import type { IdempotencyClaim, IdempotencyStore, StoredResponse } from '../../http/idempotency.js';
 
 /** A claim of a request that never answered (its process died) may be taken over after this. */
@@ -42,7 +43,9 @@ export async function storeAnswer(
     .execute();
 }
 
-const replayOf = (row: Selectable<IdempotencyKeysTable>): IdempotencyClaim => ({
+type KeyRow = Selectable<IdempotencyKeysTable>;
+
+const replayOf = (row: KeyRow): IdempotencyClaim => ({
   outcome: 'replay',
   fingerprint: row.fingerprint,
   response: {
@@ -55,11 +58,21 @@ const replayOf = (row: Selectable<IdempotencyKeysTable>): IdempotencyClaim => ({
 /**
  * Idempotency keys in the database, so that every API instance sees the same claims. The
  * primary key (owner, key) makes the first INSERT the only winner; everything else reads the row.
+ *
+ * On SQLite, `find` (the read that leads every request of an in-transaction route: coin transfers)
+ * runs synchronously on the reader connection, compiled once (as the API-key lookup does). It
+ * only needs what is committed, and on the writer's one connection it would wait behind the
+ * transaction under way (a batch of transfers) and cost the query builder on every request.
  */
-export function idempotencyRepo(db: Kysely<Database>): IdempotencyStore {
+export function idempotencyRepo(
+  db: Kysely<Database>,
+  options: { reader?: SqliteReader | undefined } = {},
+): IdempotencyStore {
   let lastSweep = 0;
   const where = (owner: string, key: string) =>
     db.selectFrom('idempotency_keys').where('owner', '=', owner).where('key', '=', key);
+  const findSql = where('', '').selectAll().compile().sql;
+  const readRow = options.reader?.prepare<KeyRow>(findSql);
 
   async function sweep(now: number): Promise<void> {
     if (now - lastSweep < SWEEP_EVERY_MS) return;
@@ -139,7 +152,7 @@ export function idempotencyRepo(db: Kysely<Database>): IdempotencyStore {
 
     async find(owner, key, fingerprint, now): Promise<IdempotencyClaim | undefined> {
       await sweep(now);
-      const row = await where(owner, key).selectAll().executeTakeFirst();
+      const row = readRow ? readRow([owner, key]) : await where(owner, key).selectAll().executeTakeFirst();
       if (!row || row.expires_at <= now) return undefined;
       if (row.state === 'done') return replayOf(row);
       // a claim whose process died (its lease ran out): the handler's own record decides

@@ -56,7 +56,7 @@ export function storeAdapterFactory(deps: AdapterDeps): (model: string) => Adapt
           lastSweep = at;
           await store.sweep(at);
         }
-        await store.upsert({
+        const row = {
           model,
           id,
           payload: JSON.stringify(payload),
@@ -65,7 +65,10 @@ export function storeAdapterFactory(deps: AdapterDeps): (model: string) => Adapt
           clientId: payload.clientId ?? null,
           accountId: model === 'Grant' ? (payload.accountId ?? null) : null,
           expiresAt: expiresIn ? at + expiresIn * 1000 : null,
-        });
+        };
+        // a grant is saved when the user consents (interactions.ts): the app is told
+        if (model === 'Grant') await store.saveGrant(row, at);
+        else await store.upsert(row);
       },
       async find(id) {
         return parse(await store.find(model, id, now()));

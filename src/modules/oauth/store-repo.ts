@@ -1,11 +1,12 @@
 import type { ExpressionBuilder, Kysely } from 'kysely';
+import type { Static } from 'typebox';
 import type { Database } from '../../db/types.js';
 import { isScope, type Scope } from '../../http/scopes.js';
 import { writeTransaction } from '../../db/write-transaction.js';
 import { appsRepo } from '../apps/repo.js';
 import { eventOf } from '../events/define.js';
 import { emit } from '../events/emit.js';
-import { AUTHORIZATION_REVOKED } from './events.js';
+import { AUTHORIZATION_GRANTED, AUTHORIZATION_REVOKED } from './events.js';
 
 /** What the adapter writes besides the payload: the columns its lookups and sweeps use. */
 export interface StoreRow {
@@ -39,6 +40,19 @@ export function grantedScopes(payload: string): Scope[] {
 }
 
 export const TOKEN_MODELS = ['AccessToken', 'ClientCredentials'] as const;
+
+type GrantEvent = typeof AUTHORIZATION_GRANTED;
+
+/** Tells the app behind `data.client_id` (none if it is gone) of a user's grant, in `trx`. */
+async function tellApp(
+  trx: Kysely<Database>,
+  definition: GrantEvent,
+  data: Static<GrantEvent['schema']>,
+  now: number,
+): Promise<void> {
+  const app = await appsRepo(trx).findByClientId(data.client_id);
+  if (app) await emit(trx, [eventOf(definition, data, { appId: app.id })], now);
+}
 
 /** The only SQL over `oauth_store` (oidc-provider's storage, see adapter.ts). */
 export function oauthStoreRepo(db: Kysely<Database>) {
@@ -129,22 +143,20 @@ export function oauthStoreRepo(db: Kysely<Database>) {
         if (grants.length === 0) return [];
         const ids = grants.map((g) => g.id);
         await store.revokeGrants(ids);
-        const app = await appsRepo(trx).findByClientId(clientId);
-        if (app) {
-          const scopes = [...new Set(grants.flatMap((g) => grantedScopes(g.payload)))];
-          await emit(
-            trx,
-            [
-              eventOf(
-                AUTHORIZATION_REVOKED,
-                { user_id: userId, client_id: clientId, scopes },
-                { appId: app.id },
-              ),
-            ],
-            now,
-          );
-        }
+        const scopes = [...new Set(grants.flatMap((g) => grantedScopes(g.payload)))];
+        await tellApp(trx, AUTHORIZATION_REVOKED, { user_id: userId, client_id: clientId, scopes }, now);
         return ids;
+      });
+    },
+
+    /** A grant saved at consent, told to its app (`authorization.granted`) in the same transaction. */
+    async saveGrant(row: StoreRow, now: number): Promise<void> {
+      await writeTransaction(db, async (trx) => {
+        await oauthStoreRepo(trx).upsert(row);
+        const { clientId, accountId } = row;
+        if (clientId === null || accountId === null) return;
+        const data = { user_id: Number(accountId), client_id: clientId, scopes: grantedScopes(row.payload) };
+        await tellApp(trx, AUTHORIZATION_GRANTED, data, now);
       });
     },
 

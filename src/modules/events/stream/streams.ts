@@ -16,7 +16,7 @@ export const DEFAULT_STREAM_SETTINGS: StreamSettings = {
 
 /** The live streams of one API instance: one hub, every open connection, and their shutdown. */
 export class EventStreams {
-  readonly hub: EventHub;
+  private readonly hub: EventHub;
   private readonly open = new Set<StreamConnection>();
 
   constructor(
@@ -40,10 +40,6 @@ export class EventStreams {
     this.open.add(connection);
     connection.body.on('close', () => this.open.delete(connection));
     return connection;
-  }
-
-  get connections(): number {
-    return this.open.size;
   }
 
   /**

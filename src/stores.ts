@@ -39,16 +39,22 @@ export async function redisPrefixFor(config: StoresConfig, db: Kysely<Database>)
   return config.REDIS_PREFIX ?? `hub:${await readDeploymentId(db)}:`;
 }
 
-function redisLink(
+/**
+ * The deployment's Redis link and the pub/sub broadcast over it, once both have answered (or given
+ * up: a link that fails open serves from memory meanwhile).
+ */
+async function redisBroadcast(
   url: string,
   config: StoresConfig,
   deps: {
+    db: Kysely<Database>;
     log: LinkLogger;
     onStateChange?: RedisLinkOptions['onStateChange'];
     onFailure?: RedisLinkOptions['onFailure'];
   },
-): RedisLink {
-  return new RedisLink({
+): Promise<{ link: RedisLink; prefix: string; broadcast: RedisBroadcast }> {
+  const prefix = await redisPrefixFor(config, deps.db);
+  const link = new RedisLink({
     url,
     failureMode: config.RATE_LIMIT_STORE_FAILURE ?? 'open',
     ...(config.REDIS_COMMAND_TIMEOUT_MS ? { commandTimeoutMs: config.REDIS_COMMAND_TIMEOUT_MS } : {}),
@@ -56,6 +62,9 @@ function redisLink(
     ...(deps.onStateChange ? { onStateChange: deps.onStateChange } : {}),
     ...(deps.onFailure ? { onFailure: deps.onFailure } : {}),
   });
+  const broadcast = new RedisBroadcast(link, prefix, deps.log);
+  await Promise.all([link.connected(), broadcast.connected()]);
+  return { link, prefix, broadcast };
 }
 
 /**
@@ -67,9 +76,7 @@ export async function openBroadcast(
   deps: { db: Kysely<Database>; log: LinkLogger },
 ): Promise<Broadcast> {
   if (!config.REDIS_URL) return new LocalBroadcast();
-  const link = redisLink(config.REDIS_URL, config, deps);
-  const broadcast = new RedisBroadcast(link, await redisPrefixFor(config, deps.db), deps.log);
-  await Promise.all([link.connected(), broadcast.connected()]);
+  const { link, broadcast } = await redisBroadcast(config.REDIS_URL, config, deps);
   return {
     publish: (topic, message) => broadcast.publish(topic, message),
     subscribe: (topic, handler) => broadcast.subscribe(topic, handler),
@@ -105,10 +112,7 @@ export async function openStores(
       new LocalBroadcast(),
     );
   }
-  const prefix = await redisPrefixFor(config, deps.db);
-  const link = redisLink(config.REDIS_URL, config, deps);
-  const broadcast = new RedisBroadcast(link, prefix, deps.log);
-  await Promise.all([link.connected(), broadcast.connected()]);
+  const { link, prefix, broadcast } = await redisBroadcast(config.REDIS_URL, config, deps);
   return stores(
     rateLimitStore ?? new RedisRateLimitStore(link, prefix),
     throttle ?? new RedisThrottleStore(link, prefix),

@@ -112,6 +112,21 @@ describe('hub start-up failures and graceful shutdown', () => {
     }
   });
 
+  it("the worker's metrics port in use: one line, and the worker stops", async () => {
+    const taken = await listenTcp();
+    try {
+      const port = tcpPort(taken);
+      assertOneLine(
+        hub(tempDb(), ['worker'], { WORKER_METRICS_PORT: String(port) }),
+        new RegExp(
+          `^hub: worker metrics port 127\\.0\\.0\\.1:${port} is already in use: .*\\(WORKER_METRICS_PORT; leave it unset for none\\)`,
+        ),
+      );
+    } finally {
+      taken.close();
+    }
+  });
+
   it('PostgreSQL unreachable, missing or refusing the user: one line, without the password', () => {
     assertOneLine(
       hub('postgres://hub:s3cret@127.0.0.1:1/hub', ['serve']),

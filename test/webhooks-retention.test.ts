@@ -61,6 +61,10 @@ for (const dialect of testDialects()) {
 
     it('the periodic sweep takes events and deliveries together', async () => {
       const { kysely } = testDb.db;
+      // an event and its delivery of its own, so the test does not lean on what another one left
+      const user = await factories(testDb.db).makeUser();
+      const hook = await insertWebhook(testDb.db, user.id, 'https://example.com/periodic', Date.now());
+      await queueDeliveries(testDb.db, [hook.id], 1, Date.now());
       const now = Date.now() + 40 * 86_400_000; // everything stored so far is past 30 days
       const sweep = startEventSweep([eventsRepo(kysely), deliveriesRepo(kysely)], {
         now: () => now,

@@ -14,7 +14,7 @@ import { deliveriesRepo } from '../modules/webhooks/deliveries-repo.js';
 import { announceCommits, onEventsAnnounced } from '../modules/events/wake.js';
 import { startDeliveryWorker } from '../modules/webhooks/delivery/worker.js';
 import { webhookDispatcher } from '../modules/webhooks/dispatch.js';
-import { startWorkerOps } from '../modules/ops/worker-server.js';
+import { startWorkerOps, type WorkerOps } from '../modules/ops/worker-server.js';
 import { exitOnSignal } from '../shutdown.js';
 import { openBroadcast } from '../stores.js';
 import { explainBindError, openDatabase, StartupError } from '../startup.js';
@@ -50,12 +50,18 @@ export interface BackgroundOptions {
   udpInUse: 'fail' | 'warn';
 }
 
+export interface Background {
+  /** the UDP log receiver, when it is on: its port and the receive buffer the OS granted */
+  udp: Pick<UdpIngest, 'port' | 'recvBufferBytes'> | null;
+  stop(): Promise<void>;
+}
+
 /** The background side: the status poller, the UDP log receiver and webhook delivery. */
 export async function startBackground(
   config: WorkerConfig,
   db: Db,
   options: BackgroundOptions,
-): Promise<{ udpPort: number | null; udpRecvBuffer: number | null; stop(): Promise<void> }> {
+): Promise<Background> {
   const servers = serversRepo(db.kysely);
   let udp: UdpIngest | undefined;
   if (config.INGEST_UDP_PORT > 0) {
@@ -105,8 +111,7 @@ export async function startBackground(
     onError: (err) => options.log('webhook delivery failed', err),
   });
   return {
-    udpPort: udp?.port ?? null,
-    udpRecvBuffer: udp?.recvBufferBytes ?? null,
+    udp: udp ? { port: udp.port, recvBufferBytes: udp.recvBufferBytes } : null,
     // the receiver's close writes the lines it still buffers; sends in flight are recorded
     stop: async () => {
       await Promise.all([poller.stop(), udp?.close(), webhooks.stop(), sweep.stop()]);
@@ -121,48 +126,40 @@ export async function workerCommand(config: Config): Promise<void> {
   const db = await openDatabase(config.DATABASE_URL);
   const broadcast = await openBroadcast(config, { db: db.kysely, log });
   const metrics = createMetrics();
-  const background = await startBackground(config, db, {
-    log: (msg, err) => log.error({ err }, msg),
-    metrics,
-    broadcast,
-    udpInUse: 'fail',
-  }).catch(async (err: unknown) => {
-    await broadcast.close();
-    await db.close();
-    throw err;
-  });
-  const ops =
-    config.WORKER_METRICS_PORT === undefined
-      ? undefined
-      : await startWorkerOps(db, {
-          port: config.WORKER_METRICS_PORT,
-          host: config.HOST,
-          metrics,
-          ...(config.METRICS_TOKEN ? { metricsToken: config.METRICS_TOKEN } : {}),
-        }).catch(async (err: unknown) => {
-          await background.stop();
-          await broadcast.close();
-          await db.close();
-          const line = explainBindError(err, {
-            what: 'worker metrics',
-            host: config.HOST,
-            port: config.WORKER_METRICS_PORT ?? 0,
-            setting: 'WORKER_METRICS_PORT; leave it unset for none',
-            hostSetting: 'HOST',
-          });
-          throw line ? new StartupError(line) : err;
-        });
-  exitOnSignal(async () => {
+  let background: Background | undefined;
+  let ops: WorkerOps | undefined;
+  // what started, in the reverse order: on a signal, or when a later part fails to start
+  const stop = async () => {
     await ops?.close();
-    await background.stop();
+    await background?.stop();
     await broadcast.close();
     await db.close();
-  }, log);
+  };
+  try {
+    background = await startBackground(config, db, {
+      log: (msg, err) => log.error({ err }, msg),
+      metrics,
+      broadcast,
+      udpInUse: 'fail',
+    });
+    if (config.WORKER_METRICS_PORT !== undefined)
+      ops = await startWorkerOps(db, {
+        port: config.WORKER_METRICS_PORT,
+        host: config.HOST,
+        metrics,
+        ...(config.METRICS_TOKEN ? { metricsToken: config.METRICS_TOKEN } : {}),
+      });
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+  exitOnSignal(stop, log);
+  const { udp } = background;
   console.log(
     `hub worker: polling every ${config.POLL_INTERVAL_MS} ms` +
-      (background.udpPort
-        ? `; UDP logs on ${config.INGEST_UDP_HOST}:${background.udpPort}` +
-          ` (receive buffer ${Math.round((background.udpRecvBuffer ?? 0) / 1024)} KiB)`
+      (udp
+        ? `; UDP logs on ${config.INGEST_UDP_HOST}:${udp.port}` +
+          ` (receive buffer ${Math.round(udp.recvBufferBytes / 1024)} KiB)`
         : '; UDP logs off') +
       '; delivering webhooks' +
       (ops ? `; metrics on http://${config.HOST}:${ops.port}/metrics` : ''),

@@ -1,6 +1,7 @@
 import { Type } from 'typebox';
 import type { ClanRole } from '../../db/types.js';
-import { defineEvent, type EventDefinition, type EventTarget } from '../events/define.js';
+import { defineEvent, eventOf, type EventDefinition, type EventTarget } from '../events/define.js';
+import type { NewEvent } from '../events/outbox.js';
 import { Count, Game, Id, Text, UserId } from '../events/fields.js';
 import type { ClanRow } from './repo.js';
 
@@ -50,7 +51,7 @@ const CLAN_EXAMPLE = {
   member_count: 1,
 };
 
-const clanEvent = (type: string, description: string) =>
+const clanDefinition = (type: string, description: string) =>
   defineEvent({
     type,
     description: description + PRIVATE_NOTE,
@@ -60,12 +61,15 @@ const clanEvent = (type: string, description: string) =>
     audience: 'public',
   });
 
-export const CLAN_CREATED = clanEvent('clan.created', 'A player created a clan (they are its owner).');
-export const CLAN_UPDATED = clanEvent('clan.updated', 'An owner or officer changed the clan’s settings.');
-export const CLAN_DISBANDED = clanEvent('clan.disbanded', 'The owner disbanded the clan; it is gone.');
+export const CLAN_CREATED = clanDefinition('clan.created', 'A player created a clan (they are its owner).');
+export const CLAN_UPDATED = clanDefinition(
+  'clan.updated',
+  'An owner or officer changed the clan’s settings.',
+);
+export const CLAN_DISBANDED = clanDefinition('clan.disbanded', 'The owner disbanded the clan; it is gone.');
 
 /** A change to one member, made by `by_user_id` (the member themself for joins and leaves). */
-const memberEvent = (type: string, description: string) =>
+const memberDefinition = (type: string, description: string) =>
   defineEvent({
     type,
     description: description + PRIVATE_NOTE,
@@ -80,24 +84,30 @@ const memberEvent = (type: string, description: string) =>
     audience: 'public',
   });
 
-export const CLAN_MEMBER_JOINED = memberEvent(
+export const CLAN_MEMBER_JOINED = memberDefinition(
   'clan.member_joined',
   'A player joined the clan (open clan, or with an invite).',
 );
-export const CLAN_MEMBER_LEFT = memberEvent('clan.member_left', 'A member left the clan.');
-export const CLAN_MEMBER_KICKED = memberEvent(
+export const CLAN_MEMBER_LEFT = memberDefinition('clan.member_left', 'A member left the clan.');
+export const CLAN_MEMBER_KICKED = memberDefinition(
   'clan.member_kicked',
   'An owner or officer removed a member; `role` is the role they had.',
 );
-export const CLAN_MEMBER_PROMOTED = memberEvent('clan.member_promoted', 'A member was promoted to officer.');
-export const CLAN_MEMBER_DEMOTED = memberEvent('clan.member_demoted', 'An officer was demoted to member.');
-export const CLAN_OWNERSHIP_TRANSFERRED = memberEvent(
+export const CLAN_MEMBER_PROMOTED = memberDefinition(
+  'clan.member_promoted',
+  'A member was promoted to officer.',
+);
+export const CLAN_MEMBER_DEMOTED = memberDefinition(
+  'clan.member_demoted',
+  'An officer was demoted to member.',
+);
+export const CLAN_OWNERSHIP_TRANSFERRED = memberDefinition(
   'clan.ownership_transferred',
   'The owner handed the clan to `user_id` (now owner) and stayed on as an officer.',
 );
 
 /** Invites are the invitee's business: told only to apps acting for them. */
-const inviteEvent = (type: string, description: string) =>
+const inviteDefinition = (type: string, description: string) =>
   defineEvent({
     type,
     description,
@@ -112,55 +122,74 @@ const inviteEvent = (type: string, description: string) =>
     audience: 'user',
   });
 
-export const CLAN_INVITE_CREATED = inviteEvent(
+export const CLAN_INVITE_CREATED = inviteDefinition(
   'clan.invite_created',
   'The user was invited to a clan (told to the invitee).',
 );
-export const CLAN_INVITE_ACCEPTED = inviteEvent(
+export const CLAN_INVITE_ACCEPTED = inviteDefinition(
   'clan.invite_accepted',
   'The user accepted their invite and joined the clan.',
 );
-export const CLAN_INVITE_DECLINED = inviteEvent('clan.invite_declined', 'The user declined their invite.');
-export const CLAN_INVITE_REVOKED = inviteEvent(
+export const CLAN_INVITE_DECLINED = inviteDefinition(
+  'clan.invite_declined',
+  'The user declined their invite.',
+);
+export const CLAN_INVITE_REVOKED = inviteDefinition(
   'clan.invite_revoked',
   'An owner or officer withdrew the user’s invite.',
 );
 
 type Game = (typeof CLAN_REF)['game'];
 
-/** The clan fields of a clan event, from its row, and who changed it. */
-export const clanData = (clan: ClanRow, by: number) => ({
-  clan_id: clan.id,
-  game: clan.game as Game,
-  name: clan.name,
-  tag: clan.tag,
-  description: clan.description,
-  join_policy: clan.join_policy,
-  visibility: clan.visibility,
-  max_members: clan.max_members,
-  member_count: clan.member_count,
-  by_user_id: by,
-});
-
-export const memberData = (clan: ClanRow, userId: number, role: ClanRole, by: number) => ({
-  clan_id: clan.id,
-  game: clan.game as Game,
-  user_id: userId,
-  role,
-  by_user_id: by,
-});
-
-export const inviteData = (clan: ClanRow, inviteeId: number, by: number) => ({
-  clan_id: clan.id,
-  game: clan.game as Game,
-  name: clan.name,
-  user_id: inviteeId,
-  by_user_id: by,
-});
-
 /** A private clan's event reaches only apps acting for the user it concerns. */
-export const clanTarget = (clan: ClanRow, concerns: number): EventTarget =>
+const clanTarget = (clan: ClanRow, concerns: number): EventTarget =>
   clan.visibility === 'private' ? { userId: concerns } : {};
+
+/** A change to the clan itself (created, updated, disbanded) made by `by`. */
+export const clanEvent = (definition: typeof CLAN_CREATED, clan: ClanRow, by: number): NewEvent =>
+  eventOf(
+    definition,
+    {
+      clan_id: clan.id,
+      game: clan.game as Game,
+      name: clan.name,
+      tag: clan.tag,
+      description: clan.description,
+      join_policy: clan.join_policy,
+      visibility: clan.visibility,
+      max_members: clan.max_members,
+      member_count: clan.member_count,
+      by_user_id: by,
+    },
+    clanTarget(clan, by),
+  );
+
+/** A change to one member (`userId`, now `role`) made by `by`. */
+export const memberEvent = (
+  definition: typeof CLAN_MEMBER_LEFT,
+  clan: ClanRow,
+  userId: number,
+  role: ClanRole,
+  by: number,
+): NewEvent =>
+  eventOf(
+    definition,
+    { clan_id: clan.id, game: clan.game as Game, user_id: userId, role, by_user_id: by },
+    clanTarget(clan, userId),
+  );
+
+/** An invite's change, told to the invitee only. */
+export const inviteEvent = (
+  definition: typeof CLAN_INVITE_CREATED,
+  clan: ClanRow,
+  inviteeId: number,
+  by: number,
+): NewEvent =>
+  eventOf(
+    definition,
+    { clan_id: clan.id, game: clan.game as Game, name: clan.name, user_id: inviteeId, by_user_id: by },
+    { userId: inviteeId },
+  );
 
 export const CLAN_EVENTS: readonly EventDefinition[] = [
   CLAN_CREATED,

@@ -6,13 +6,11 @@ import type {
   ClanRow,
   ClansRepo,
   ClansStore,
-  ClansTx,
   InviteRow,
   MemberRow,
   SettingsPatch,
 } from './repo.js';
 import { mayAct, maySee, whoMay, type ClanAction, type Role } from './rules.js';
-import { eventOf } from '../events/define.js';
 import {
   CLAN_CREATED,
   CLAN_DISBANDED,
@@ -27,10 +25,9 @@ import {
   CLAN_MEMBER_PROMOTED,
   CLAN_OWNERSHIP_TRANSFERRED,
   CLAN_UPDATED,
-  clanData,
-  clanTarget,
-  inviteData,
-  memberData,
+  clanEvent,
+  inviteEvent,
+  memberEvent,
 } from './events.js';
 
 export interface NewClanInput {
@@ -62,9 +59,6 @@ const clanNotFound = (id: number) => new ProblemError('clan_not_found', `There i
 const notMember = (clanId: number, userId: number) =>
   new ProblemError('clan_member_not_found', `User ${userId} is not a member of clan ${clanId}.`);
 const roleConflict = (detail: string) => new ProblemError('clan_role_conflict', detail);
-
-/** The events of one member's change (every one built by the same definition). */
-type MemberEvent = typeof CLAN_MEMBER_LEFT;
 
 /** A clan locked for this transaction, as the caller sees it. */
 interface Locked {
@@ -104,18 +98,6 @@ export function clansService(store: ClansStore, now: () => number) {
     const member = await tx.member(clanId, userId);
     if (!member) throw notMember(clanId, userId);
     return member;
-  }
-
-  /** Tells a change of one member (`memberId`, now `role`) made by `by`, in the change's transaction. */
-  function tellMember(
-    tx: ClansTx,
-    event: MemberEvent,
-    clan: ClanRow,
-    memberId: number,
-    role: ClanRole,
-    by: number,
-  ): Promise<void> {
-    return tx.tell([eventOf(event, memberData(clan, memberId, role, by), clanTarget(clan, memberId))], now());
   }
 
   /** Says which rule a request broke when a concurrent writer won a unique index. */
@@ -159,8 +141,8 @@ export function clansService(store: ClansStore, now: () => number) {
         const member = await requireMember(tx, clanId, userId);
         await tx.tell(
           [
-            eventOf(CLAN_MEMBER_JOINED, memberData(clan, userId, 'member', userId), clanTarget(clan, userId)),
-            ...(invite ? [eventOf(CLAN_INVITE_ACCEPTED, inviteData(clan, userId, userId), { userId })] : []),
+            memberEvent(CLAN_MEMBER_JOINED, clan, userId, 'member', userId),
+            ...(invite ? [inviteEvent(CLAN_INVITE_ACCEPTED, clan, userId, userId)] : []),
           ],
           now(),
         );
@@ -203,10 +185,7 @@ export function clansService(store: ClansStore, now: () => number) {
             userId,
           );
           const members = await tx.members(clan.id);
-          await tx.tell(
-            [eventOf(CLAN_CREATED, clanData(clan, userId), clanTarget(clan, userId))],
-            created_at,
-          );
+          await tx.tell([clanEvent(CLAN_CREATED, clan, userId)], created_at);
           return { clan, members };
         });
       } catch (error) {
@@ -226,7 +205,7 @@ export function clansService(store: ClansStore, now: () => number) {
             `Clan ${clanId} has ${locked.clan.member_count} members; max_members cannot be lower than that.`,
           );
         }
-        await tx.tell([eventOf(CLAN_UPDATED, clanData(updated, userId), clanTarget(updated, userId))], now());
+        await tx.tell([clanEvent(CLAN_UPDATED, updated, userId)], now());
         return updated;
       });
     },
@@ -236,8 +215,7 @@ export function clansService(store: ClansStore, now: () => number) {
         const locked = await lockVisible(tx, clanId, userId);
         requireRole(locked, 'disband');
         await tx.deleteClan(clanId);
-        const { clan } = locked;
-        await tx.tell([eventOf(CLAN_DISBANDED, clanData(clan, userId), clanTarget(clan, userId))], now());
+        await tx.tell([clanEvent(CLAN_DISBANDED, locked.clan, userId)], now());
       });
     },
 
@@ -257,8 +235,7 @@ export function clansService(store: ClansStore, now: () => number) {
           );
         }
         await tx.removeMember(clanId, userId);
-        const { clan } = locked;
-        await tellMember(tx, CLAN_MEMBER_LEFT, clan, userId, locked.role, userId);
+        await tx.tell([memberEvent(CLAN_MEMBER_LEFT, locked.clan, userId, locked.role, userId)], now());
       });
     },
 
@@ -281,10 +258,7 @@ export function clansService(store: ClansStore, now: () => number) {
           invited_by: userId,
           created_at: now(),
         });
-        await tx.tell(
-          [eventOf(CLAN_INVITE_CREATED, inviteData(locked.clan, inviteeId, userId), { userId: inviteeId })],
-          now(),
-        );
+        await tx.tell([inviteEvent(CLAN_INVITE_CREATED, locked.clan, inviteeId, userId)], now());
         return { ...invite, clan: locked.clan };
       });
     },
@@ -301,10 +275,7 @@ export function clansService(store: ClansStore, now: () => number) {
           );
         }
         const told = inviteeId === userId ? CLAN_INVITE_DECLINED : CLAN_INVITE_REVOKED;
-        await tx.tell(
-          [eventOf(told, inviteData(locked.clan, inviteeId, userId), { userId: inviteeId })],
-          now(),
-        );
+        await tx.tell([inviteEvent(told, locked.clan, inviteeId, userId)], now());
       });
     },
 
@@ -317,8 +288,7 @@ export function clansService(store: ClansStore, now: () => number) {
         const target = await requireMember(tx, clanId, memberId);
         requireRole(locked, 'kick', target.role);
         await tx.removeMember(clanId, memberId);
-        const { clan } = locked;
-        await tellMember(tx, CLAN_MEMBER_KICKED, clan, memberId, target.role, userId);
+        await tx.tell([memberEvent(CLAN_MEMBER_KICKED, locked.clan, memberId, target.role, userId)], now());
       });
     },
 
@@ -330,8 +300,7 @@ export function clansService(store: ClansStore, now: () => number) {
         if (target.role !== 'member')
           throw roleConflict(`User ${memberId} is already ${article(target.role)} of clan ${clanId}.`);
         await tx.setRole(clanId, memberId, 'officer');
-        const { clan } = locked;
-        await tellMember(tx, CLAN_MEMBER_PROMOTED, clan, memberId, 'officer', userId);
+        await tx.tell([memberEvent(CLAN_MEMBER_PROMOTED, locked.clan, memberId, 'officer', userId)], now());
         return { ...target, role: 'officer' };
       });
     },
@@ -346,8 +315,7 @@ export function clansService(store: ClansStore, now: () => number) {
             `User ${memberId} is ${article(target.role)} of clan ${clanId}, not an officer.`,
           );
         await tx.setRole(clanId, memberId, 'member');
-        const { clan } = locked;
-        await tellMember(tx, CLAN_MEMBER_DEMOTED, clan, memberId, 'member', userId);
+        await tx.tell([memberEvent(CLAN_MEMBER_DEMOTED, locked.clan, memberId, 'member', userId)], now());
         return { ...target, role: 'member' };
       });
     },
@@ -362,9 +330,11 @@ export function clansService(store: ClansStore, now: () => number) {
         // the old owner steps down first: the database allows one owner per clan
         await tx.setRole(clanId, userId, 'officer');
         await tx.setRole(clanId, memberId, 'owner');
-        const { clan } = locked;
-        await tellMember(tx, CLAN_OWNERSHIP_TRANSFERRED, clan, memberId, 'owner', userId);
-        return { clan, members: await tx.members(clanId) };
+        await tx.tell(
+          [memberEvent(CLAN_OWNERSHIP_TRANSFERRED, locked.clan, memberId, 'owner', userId)],
+          now(),
+        );
+        return { clan: locked.clan, members: await tx.members(clanId) };
       });
     },
   };

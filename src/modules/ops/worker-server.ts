@@ -5,6 +5,7 @@ import type { Db } from '../../db/connect.js';
 import { pingDatabase } from '../../db/ping.js';
 import { errorsPlugin } from '../../http/errors.js';
 import type { Metrics } from '../../http/metrics.js';
+import { explainBindError, StartupError } from '../../startup.js';
 import { opsRoutes } from './routes.js';
 
 export interface WorkerOpsOptions {
@@ -14,16 +15,20 @@ export interface WorkerOpsOptions {
   metricsToken?: string;
 }
 
+export interface WorkerOps {
+  /** the port bound (the one asked for, or the system's choice for 0) */
+  port: number;
+  close(): Promise<void>;
+}
+
 /**
  * `hub worker`'s operator endpoints on a port of their own (`WORKER_METRICS_PORT`): the same
  * `/health`, `/ready` and `/metrics` as the API's, answered the same way (problem+json errors,
  * `METRICS_TOKEN`), for the worker's own process: its poller, UDP ingest, webhook delivery and
  * process metrics, which a separate worker otherwise keeps to itself. No API route is served here.
+ * A port that cannot be bound is a StartupError (one line, exit 1), as for the API's (server.ts).
  */
-export async function startWorkerOps(
-  db: Db,
-  options: WorkerOpsOptions,
-): Promise<{ port: number; close(): Promise<void> }> {
+export async function startWorkerOps(db: Db, options: WorkerOpsOptions): Promise<WorkerOps> {
   const app = Fastify({ logger: false }).withTypeProvider<TypeBoxTypeProvider>();
   await app.register(errorsPlugin);
   opsRoutes({
@@ -31,6 +36,18 @@ export async function startWorkerOps(
     metrics: options.metrics,
     ...(options.metricsToken ? { metricsToken: options.metricsToken } : {}),
   })(app);
-  await app.listen({ port: options.port, host: options.host });
+  try {
+    await app.listen({ port: options.port, host: options.host });
+  } catch (err) {
+    await app.close().catch(() => undefined);
+    const line = explainBindError(err, {
+      what: 'worker metrics',
+      host: options.host,
+      port: options.port,
+      setting: 'WORKER_METRICS_PORT; leave it unset for none',
+      hostSetting: 'HOST',
+    });
+    throw line ? new StartupError(line) : err;
+  }
   return { port: (app.server.address() as AddressInfo).port, close: () => app.close() };
 }

@@ -1,5 +1,4 @@
 import assert from 'node:assert/strict';
-import { createSocket } from 'node:dgram';
 import { after, before, describe, it } from 'node:test';
 import type { UdpIngest } from '../src/modules/ingest/udp.js';
 import { createMetrics } from '../src/http/metrics.js';
@@ -17,7 +16,6 @@ import {
 
 const L = 'L 11/21/2026 - 19:34:51: ';
 const NOW = Date.UTC(2026, 10, 21, 20, 0, 0);
-const datagram = (type: 'R' | 'S', secret: string, line: string) => udpLog(secret, line, type);
 
 for (const dialect of testDialects()) {
   describe(`UDP log ingest, GoldSrc logaddress_add (${dialect})`, () => {
@@ -36,21 +34,18 @@ for (const dialect of testDialects()) {
       const elsewhere = await registerServer(testDb.db, 'cs16', { ip: '10.1.2.3' });
       const killLine = (a: number, b: number) =>
         `${L}"Old<2><STEAM_0:1:${a}><CT>" killed "Timer<3><STEAM_0:0:${b}><TERRORIST>" with "ak47"`;
-      const client = createSocket('udp4');
       const packets = [
-        datagram('S', cs16.token, `${L}World triggered "Round_Start"`),
-        datagram('S', cs16.token, killLine(5, 6)),
-        datagram('S', cs16.token, killLine(5, 7)),
-        datagram('R', '', killLine(8, 9)), // no secret
-        datagram('S', '98765432109876543210987654321098', killLine(8, 9)), // unknown token
-        datagram('S', elsewhere.token, killLine(8, 9)), // right token, wrong source address
-        datagram('S', cs16.token, 'not a log line at all'),
+        udpLog(cs16.token, `${L}World triggered "Round_Start"`),
+        udpLog(cs16.token, killLine(5, 6)),
+        udpLog(cs16.token, killLine(5, 7)),
+        udpLog('', killLine(8, 9), 'R'), // no secret
+        udpLog('98765432109876543210987654321098', killLine(8, 9)), // unknown token
+        udpLog(elsewhere.token, killLine(8, 9)), // right token, wrong source address
+        udpLog(cs16.token, 'not a log line at all'),
         // the next round settles the first (a second later: the same line again would be a duplicate)
-        datagram('S', cs16.token, `L 11/21/2026 - 19:34:52: World triggered "Round_Start"`),
+        udpLog(cs16.token, `L 11/21/2026 - 19:34:52: World triggered "Round_Start"`),
       ];
-      for (const p of packets)
-        await new Promise<void>((r) => client.send(p, udp.port, '127.0.0.1', () => r()));
-      client.close();
+      await sendDatagrams(udp.port, packets);
       await handledAndFlushed(udp, packets.length);
       assert.deepEqual(udp.stats, { accepted: 4, rejected: 1, unauthorized: 3 });
       const text = await metrics.registry.metrics();

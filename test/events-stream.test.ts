@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import type { Readable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { FastifyInstance } from 'fastify';
 import { connect, type Db } from '../src/db/connect.js';
@@ -10,6 +11,7 @@ import { announceEvents, onEventsAnnounced } from '../src/modules/events/wake.js
 import { eventsRepo, type EventsRepo, type OutboxEvent } from '../src/modules/events/repo.js';
 import { startEventSweep } from '../src/modules/events/sweep.js';
 import { EventHub } from '../src/modules/events/stream/hub.js';
+import { EventStreams } from '../src/modules/events/stream/streams.js';
 import { LocalBroadcast } from '../src/http/broadcast.js';
 import { openTestDb, testDialects, type TestDb } from './helpers/db.js';
 import { factories } from './helpers/factories.js';
@@ -62,6 +64,41 @@ describe('event hub: one outbox read per wake-up, whatever the number of connect
     for (const mine of got) assert.deepEqual(mine, [1, 2, 3]);
     assert.equal(hub.position, 3);
     await hub.close();
+  });
+});
+
+describe('event streams: the outbox unreadable when the first stream opens', () => {
+  it('ends that stream with a comment, and the next stream starts the hub again', async () => {
+    let latestCalls = 0;
+    const repo: Pick<EventsRepo, 'after' | 'allAfter' | 'latest'> = {
+      latest: () => (++latestCalls === 1 ? Promise.reject(new Error('database away')) : Promise.resolve(0)),
+      allAfter: () => Promise.resolve([]),
+      after: () => Promise.resolve([]),
+    };
+    const streams = new EventStreams(
+      repo,
+      () => () => undefined,
+      { pollMs: 60_000, heartbeatMs: 60_000, maxBufferedBytes: 1 << 20, catchUpPage: 10 },
+      (err) => assert.fail(String(err)),
+    );
+    const reader = { userId: null, appId: null, scopes: new Set<string>() };
+    /** everything the stream sends until it ends (a stream left open fails after 2 s) */
+    const read = async (body: Readable) => {
+      const timer = setTimeout(() => body.destroy(new Error('the stream was left open')), 2000);
+      let text = '';
+      for await (const chunk of body) text += String(chunk);
+      clearTimeout(timer);
+      return text;
+    };
+    const first = streams.connect(reader, undefined, undefined);
+    await assert.rejects(first.open(), /database away/);
+    // the client is told to come back, instead of waiting on an open stream that never sends
+    assert.match(await read(first.body), /^: .*reconnect/);
+    const second = streams.connect(reader, undefined, undefined);
+    await second.open();
+    const opened = second.body.read() as Buffer | null;
+    assert.match(String(opened), /^retry: 1000\n: stream open after evt_0000000000000000/);
+    await streams.close();
   });
 });
 

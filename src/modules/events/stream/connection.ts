@@ -69,15 +69,15 @@ export class StreamConnection implements HubSubscriber {
   /** Writes the opening lines, catches up, then follows the hub until the client or server ends it. */
   async open(): Promise<void> {
     const { hub } = this.deps;
-    await hub.start();
-    if (this.ended) return;
-    hub.add(this);
-    const joinedAt = hub.position;
-    if (this.fromNow) this.position = joinedAt;
-    this.write(`retry: 1000\n${comment(`stream open after ${formatEventId(this.position)}`)}`);
-    this.heartbeat = setInterval(() => this.write(comment('heartbeat')), this.limits.heartbeatMs);
-    this.heartbeat.unref();
     try {
+      await hub.start();
+      if (this.ended) return;
+      hub.add(this);
+      const joinedAt = hub.position;
+      if (this.fromNow) this.position = joinedAt;
+      this.write(`retry: 1000\n${comment(`stream open after ${formatEventId(this.position)}`)}`);
+      this.heartbeat = setInterval(() => this.write(comment('heartbeat')), this.limits.heartbeatMs);
+      this.heartbeat.unref();
       while (this.isOpen() && this.position < joinedAt) {
         const page = await this.deps.repo.after({
           after: this.position,
@@ -89,6 +89,7 @@ export class StreamConnection implements HubSubscriber {
         if (page.length < this.limits.catchUpPage) break;
       }
     } catch (err) {
+      // ended with a comment, so the client reconnects instead of waiting on a stream that never sends
       this.close('the stream could not read the outbox; reconnect with Last-Event-ID');
       throw err;
     }

@@ -49,7 +49,10 @@ export class EventHub {
     return this.subscribers.size;
   }
 
-  /** Reads the newest position once, then follows wake-ups and the poll timer. */
+  /**
+   * Reads the newest position once, then follows wake-ups and the poll timer. A start that failed
+   * (the outbox could not be read) is tried again by the next stream, not kept failing for good.
+   */
   start(): Promise<void> {
     return (this.starting ??= (async () => {
       this.cursor = await this.repo.latest();
@@ -57,7 +60,10 @@ export class EventHub {
       this.unsubscribe = this.wakeUps(() => this.wake());
       this.timer = setInterval(() => this.wake(), this.options.pollMs);
       this.timer.unref();
-    })());
+    })().catch((err: unknown) => {
+      this.starting = undefined;
+      throw err;
+    }));
   }
 
   add(subscriber: HubSubscriber): void {

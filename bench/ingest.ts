@@ -7,10 +7,9 @@
  *   npm run bench:ingest                      BENCH_KILLS=200000 BENCH_BATCH=2000 to change the load
  */
 import { buildApp } from '../src/app.js';
-import { serversRepo } from '../src/modules/servers/repo.js';
-import { generateToken, hashToken } from '../src/modules/servers/tokens.js';
 import { keysRepo } from '../src/modules/keys/repo.js';
 import { createKey } from '../src/modules/keys/service.js';
+import { registerServer } from '../test/helpers/ingest.js';
 import { freshBenchDb } from './lib/bench-db.js';
 
 const KILLS = Number(process.env.BENCH_KILLS ?? 100_000);
@@ -66,21 +65,8 @@ async function run(url: string | undefined): Promise<void> {
   await app.listen({ port: 0, host: '127.0.0.1' });
   const address = app.server.address();
   const base = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
-  const register = async (game: string) => {
-    const token = generateToken();
-    await serversRepo(db.kysely).add({
-      name: `bench ${game}`,
-      game,
-      ip: '127.0.0.1',
-      port: 27015,
-      query_port: null,
-      token_hash: hashToken(token),
-      created_at: Date.now(),
-    });
-    return token;
-  };
-  const cs2 = await register('cs2');
-  const rust = await register('rust');
+  const cs2 = (await registerServer(db, 'cs2')).token;
+  const rust = (await registerServer(db, 'rust')).token;
   const post = async (path: string, token: string, body: string, type: string) => {
     const res = await fetch(base + path, {
       method: 'POST',

@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import type { AppRow } from './repo.js';
+import { redirectUrisOf, type AppRow } from './repo.js';
 import { defineEvent, eventOf } from '../events/define.js';
 import type { NewEvent } from '../events/outbox.js';
 import { Id, Text, UserId } from '../events/fields.js';
@@ -63,7 +63,7 @@ export const appEvent = (definition: typeof APP_CREATED, app: AppRow): NewEvent 
       owner_id: app.owner_id,
       name: app.name,
       kind: app.kind,
-      redirect_uris: JSON.parse(app.redirect_uris) as string[],
+      redirect_uris: redirectUrisOf(app),
     },
     { appId: app.id },
   );

@@ -8,11 +8,11 @@ import { queryCounter } from './helpers/query-counter.js';
 import { TokenTable, userToken } from './helpers/token-table.js';
 
 /**
- * A transfer is the hottest write of the API, so its statements are counted: with a new
- * Idempotency-Key it reads only the two accounts it locks and writes each table once (the key is
- * unique in the ledger, so writing it is what finds it spent: no read of the ledger first). A
- * retry of a spent key writes nothing and answers with the first transfer, even once the sender
- * could no longer afford it.
+ * A transfer is the hottest write of the API, so its statements are counted. Transfers asked for
+ * together share one transaction (group commit) and cost what one does: the accounts locked, the
+ * keys looked up, each table written once. Within a batch each transfer is decided as it would be
+ * alone, in order. A retry of a spent key writes nothing and answers with the first transfer, even
+ * once the sender could no longer afford it.
  */
 const NOW = Date.UTC(2026, 10, 24, 12, 0, 0);
 /** The outbox's PostgreSQL ordering lock (outbox.ts): a raw statement, not a table's. */
@@ -36,6 +36,15 @@ for (const dialect of testDialects()) {
       await repo.transfer({ fromUserId: alice, toUserId: bob, amount: 1, note: null }, NOW); // bob's account
     });
     after(() => testDb.drop());
+
+    const countRows = async (table: 'economy_transactions', keys: string) =>
+      (
+        await testDb.db.kysely
+          .selectFrom(table)
+          .select((eb) => eb.fn.countAll<number>().as('n'))
+          .where('idempotency_key', 'like', keys)
+          .executeTakeFirstOrThrow()
+      ).n;
 
     const transfer = async (amount: number, key: string) => {
       count.labels.length = 0;
@@ -61,6 +70,7 @@ for (const dialect of testDialects()) {
       assert.equal(result.outcome, 'done');
       assert.deepEqual(labels, [
         'SelectQueryNode economy_accounts',
+        'SelectQueryNode economy_transactions',
         'InsertQueryNode economy_transactions',
         'UpdateQueryNode economy_accounts',
         'InsertQueryNode economy_entries',
@@ -69,7 +79,7 @@ for (const dialect of testDialects()) {
       ]);
     });
 
-    it('transfers sent together are written together: one lock and one events insert per transaction', async () => {
+    it('transfers sent together are written together, in the statements of one', async () => {
       const carol = (await factories(testDb.db).makeUser()).id;
       await repo.grant(carol, 1000, 'start', NOW);
       await repo.grant(bob, 1000, 'start', NOW);
@@ -89,12 +99,19 @@ for (const dialect of testDialects()) {
         ),
       );
       assert.ok(outcomes.every((o) => o.outcome === 'done'));
-      const times = (label: string) => count.labels.filter((l) => l === label).length;
-      assert.equal(times('InsertQueryNode economy_transactions'), 20);
-      const transactions = times('SelectQueryNode economy_accounts');
-      // asked for in the same turn of the event loop: one transaction
-      assert.equal(transactions, 1, count.labels.join('\n'));
-      assert.equal(times('InsertQueryNode events'), transactions);
+      // asked for in the same turn of the event loop: one transaction, each statement once
+      assert.deepEqual(
+        count.labels.filter((l) => !RAW.test(l)),
+        [
+          'SelectQueryNode economy_accounts',
+          'SelectQueryNode economy_transactions',
+          'InsertQueryNode economy_transactions',
+          'UpdateQueryNode economy_accounts',
+          'InsertQueryNode economy_entries',
+          'InsertQueryNode events',
+        ],
+      );
+      assert.equal(await countRows('economy_transactions', 'together-%'), 20);
       assert.equal((await repo.audit()).ok, true);
     });
 
@@ -114,9 +131,39 @@ for (const dialect of testDialects()) {
       assert.equal(retried.result.outcome, 'prior');
       assert.deepEqual(
         retried.labels.filter((l) => /^(Update|Insert)/.test(l)),
-        ['InsertQueryNode economy_transactions'],
-        'only the refused attempt to write the key',
+        [],
       );
+      assert.equal((await repo.audit()).ok, true);
+    });
+
+    it('within a batch each transfer is decided on what the ones before it left', async () => {
+      const dave = (await factories(testDb.db).makeUser()).id;
+      await repo.grant(dave, 5, 'start', NOW);
+      const send = (fromUserId: number, toUserId: number, amount: number, key: string) =>
+        repo.transfer(
+          { fromUserId, toUserId, amount, note: null, idempotency: { owner: 'app:1:3', key } },
+          NOW,
+        );
+      count.labels.length = 0;
+      const outcomes = await Promise.all([
+        send(dave, bob, 3, 'd1'), // 5 -> 2
+        send(dave, bob, 3, 'd2'), // refused: 2 left
+        send(dave, bob, 3, 'd1'), // the same key again: the first transfer, not another
+        send(bob, dave, 4, 'd3'), // dave 2 -> 6
+        send(dave, bob, 3, 'd4'), // now affordable: 6 -> 3
+      ]);
+      assert.equal(count.labels.filter((l) => l === 'SelectQueryNode economy_accounts').length, 1);
+      assert.deepEqual(
+        outcomes.map((o) => o.outcome),
+        ['done', 'insufficient_funds', 'prior', 'done', 'done'],
+      );
+      assert.deepEqual(outcomes[1], { outcome: 'insufficient_funds', balance: 2 });
+      const [first, , repeat, , last] = outcomes;
+      assert.ok(first.outcome === 'done' && repeat.outcome === 'prior' && last.outcome === 'done');
+      assert.deepEqual(repeat.transfer, first.transfer);
+      assert.equal(first.transfer.balance_after, 2);
+      assert.equal(last.transfer.balance_after, 3);
+      assert.equal((await repo.balance(dave))?.balance, 3);
       assert.equal((await repo.audit()).ok, true);
     });
 
@@ -151,9 +198,12 @@ for (const dialect of testDialects()) {
           answers.map(() => 201),
         );
         const times = (label: string) => count.labels.filter((l) => l === label).length;
-        assert.equal(times('InsertQueryNode economy_transactions'), 20);
         // one at a time, it would be 20 transactions
-        assert.ok(times('SelectQueryNode economy_accounts') <= 4, count.labels.join('\n'));
+        const transactions = times('SelectQueryNode economy_accounts');
+        assert.ok(transactions <= 4, count.labels.join('\n'));
+        assert.equal(times('InsertQueryNode economy_transactions'), transactions);
+        assert.equal(times('InsertQueryNode idempotency_keys'), transactions, 'the answers stored together');
+        assert.equal(await countRows('economy_transactions', 'http-%'), 20);
       } finally {
         await app.close();
       }

@@ -9,35 +9,56 @@ export const IDEMPOTENCY_LEASE_MS = 60_000;
 export const IDEMPOTENCY_TTL_MS = 24 * 3_600_000;
 const SWEEP_EVERY_MS = 60_000;
 
+/** An answer to store under (owner, key), as of `at`. */
+export interface AnswerToStore {
+  owner: string;
+  key: string;
+  fingerprint: string;
+  response: StoredResponse;
+  at: number;
+}
+
 /**
- * Writes the answer of (owner, key) as done, inside the caller's transaction when given one (a
- * route that stores its answer with its own writes); a row still claimed (its request's process
- * died) or an expired answer becomes this answer, a live stored answer is left as it is.
+ * Writes answers as done, in one statement however many there are, inside the caller's transaction
+ * when given one (a route that stores its answers with its own writes: a batch of transfers). A
+ * row still claimed (its request's process died) or an expired answer becomes the new answer; a
+ * live stored answer is left as it is. Each (owner, key) may appear once.
  */
-export async function storeAnswer(
-  db: Kysely<Database>,
-  owner: string,
-  key: string,
-  fingerprint: string,
-  response: StoredResponse,
-  now: number,
-): Promise<void> {
-  const answer = {
-    state: 'done',
-    status: response.status,
-    content_type: response.contentType,
-    body: response.body,
-    expires_at: now + IDEMPOTENCY_TTL_MS,
-  } as const;
+export async function storeAnswers(db: Kysely<Database>, answers: readonly AnswerToStore[]): Promise<void> {
+  if (answers.length === 0) return;
   await db
     .insertInto('idempotency_keys')
-    .values({ owner, key, fingerprint, created_at: now, lease_until: now, ...answer })
+    .values(
+      answers.map(({ owner, key, fingerprint, response, at }) => ({
+        owner,
+        key,
+        fingerprint,
+        state: 'done',
+        status: response.status,
+        content_type: response.contentType,
+        body: response.body,
+        created_at: at,
+        lease_until: at,
+        expires_at: at + IDEMPOTENCY_TTL_MS,
+      })),
+    )
     .onConflict((oc) =>
       oc
         .columns(['owner', 'key'])
-        .doUpdateSet({ ...answer, fingerprint, created_at: now })
+        .doUpdateSet((eb) => ({
+          fingerprint: eb.ref('excluded.fingerprint'),
+          state: eb.ref('excluded.state'),
+          status: eb.ref('excluded.status'),
+          content_type: eb.ref('excluded.content_type'),
+          body: eb.ref('excluded.body'),
+          created_at: eb.ref('excluded.created_at'),
+          expires_at: eb.ref('excluded.expires_at'),
+        }))
         .where((eb) =>
-          eb.or([eb('idempotency_keys.state', '!=', 'done'), eb('idempotency_keys.expires_at', '<=', now)]),
+          eb.or([
+            eb('idempotency_keys.state', '!=', 'done'),
+            eb('idempotency_keys.expires_at', '<=', eb.ref('excluded.created_at')),
+          ]),
         ),
     )
     .execute();
@@ -161,7 +182,7 @@ export function idempotencyRepo(
     },
 
     remember: (owner, key, fingerprint, response, now) =>
-      storeAnswer(db, owner, key, fingerprint, response, now),
+      storeAnswers(db, [{ owner, key, fingerprint, response, at: now }]),
 
     async release(owner, key): Promise<void> {
       await db

@@ -1,8 +1,9 @@
 import { Type, type Static } from 'typebox';
 import type { App } from '../../http/app-types.js';
+import { StringEnum } from '../../http/schemas.js';
 import { v1Route } from '../../http/v1-route.js';
 import { SCOPE_NAMES } from '../../http/scopes.js';
-import { EVENT_CATALOG } from './catalog.js';
+import { EVENT_CATALOG, type EventAudience } from './catalog.js';
 import { audienceNote } from './openapi-webhooks.js';
 
 const EventTypeSchema = Type.Object(
@@ -12,13 +13,11 @@ const EventTypeSchema = Type.Object(
       description: 'What it tells, and who receives it',
       examples: ['One counted kill, told when its round is settled.'],
     }),
-    scope: Type.Union([Type.Unsafe<string>({ type: 'string', enum: SCOPE_NAMES }), Type.Null()], {
+    scope: Type.Union([StringEnum(SCOPE_NAMES), Type.Null()], {
       description: 'The scope a reader needs (null: none beyond the audience)',
       examples: ['stats:read'],
     }),
-    audience: Type.Unsafe<'public' | 'user' | 'app'>({
-      type: 'string',
-      enum: ['public', 'user', 'app'],
+    audience: StringEnum(['public', 'user', 'app'] satisfies EventAudience[], {
       description:
         '`public`: every subscriber with the scope; `user`: only apps acting for the user it concerns; `app`: only the app it concerns',
       examples: ['public'],

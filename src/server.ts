@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from './app.js';
-import { explainBindError, StartupError } from './startup.js';
+import { listenOrExplain } from './startup.js';
 import type { Config } from './config.js';
 import type { Db } from './db/connect.js';
 import type { Metrics } from './http/metrics.js';
@@ -32,19 +32,13 @@ export async function startServer(
     ...(options.metrics ? { metrics: options.metrics } : {}),
     ...(options.secretKey ? { secretKey: options.secretKey } : {}),
   });
-  try {
-    await app.listen({ port: config.PORT, host: config.HOST });
-  } catch (err) {
-    await app.close().catch(() => undefined);
-    const line = explainBindError(err, {
-      what: 'HTTP',
-      host: config.HOST,
-      port: config.PORT,
-      setting: 'PORT',
-      hostSetting: 'HOST',
-    });
-    throw line ? new StartupError(line) : err;
-  }
+  await listenOrExplain(app, {
+    what: 'HTTP',
+    host: config.HOST,
+    port: config.PORT,
+    setting: 'PORT',
+    hostSetting: 'HOST',
+  });
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.PORT;
   const url = `${local}:${port}`;

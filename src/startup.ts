@@ -129,3 +129,20 @@ export function explainBindError(
     return `${what} cannot bind ${at}: ${host} is not an address of this machine (${hostSetting})`;
   return undefined;
 }
+
+/**
+ * Listens on `target`'s host and port. A port that cannot be bound closes `app` and is a
+ * StartupError (one line, exit 1) when it can be explained; any other failure is thrown as it is.
+ */
+export async function listenOrExplain(
+  app: { listen(options: { port: number; host: string }): Promise<unknown>; close(): Promise<unknown> },
+  target: BindTarget,
+): Promise<void> {
+  try {
+    await app.listen({ port: target.port, host: target.host });
+  } catch (err) {
+    await app.close().catch(() => undefined);
+    const line = explainBindError(err, target);
+    throw line ? new StartupError(line) : err;
+  }
+}

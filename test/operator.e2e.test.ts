@@ -76,13 +76,19 @@ describe('hub start-up failures and graceful shutdown', () => {
     assert.doesNotMatch(run.stderr, /hunter2/);
   });
 
-  it('the HTTP port in use', async () => {
+  it("a TCP port in use: serve's HTTP port, the worker's metrics port", async () => {
     const taken = await listenTcp();
     try {
       const port = tcpPort(taken);
       assertOneLine(
         hub(tempDb(), ['serve'], { PORT: String(port) }),
         new RegExp(`^hub: HTTP port 127\\.0\\.0\\.1:${port} is already in use: .*\\(PORT\\)`),
+      );
+      assertOneLine(
+        hub(tempDb(), ['worker'], { WORKER_METRICS_PORT: String(port) }),
+        new RegExp(
+          `^hub: worker metrics port 127\\.0\\.0\\.1:${port} is already in use: .*\\(WORKER_METRICS_PORT; leave it unset for none\\)`,
+        ),
       );
     } finally {
       taken.close();
@@ -107,21 +113,6 @@ describe('hub start-up failures and graceful shutdown', () => {
       // read once it has exited: the log is written asynchronously, and may come after the banner
       assert.match(served.output(), /UDP log receiver port .* is already in use.*the API runs without it/);
       assert.doesNotMatch(served.output(), /\n\s+at /, 'no stack trace');
-    } finally {
-      taken.close();
-    }
-  });
-
-  it("the worker's metrics port in use: one line, and the worker stops", async () => {
-    const taken = await listenTcp();
-    try {
-      const port = tcpPort(taken);
-      assertOneLine(
-        hub(tempDb(), ['worker'], { WORKER_METRICS_PORT: String(port) }),
-        new RegExp(
-          `^hub: worker metrics port 127\\.0\\.0\\.1:${port} is already in use: .*\\(WORKER_METRICS_PORT; leave it unset for none\\)`,
-        ),
-      );
     } finally {
       taken.close();
     }

@@ -5,7 +5,7 @@ import type { Db } from '../../db/connect.js';
 import { pingDatabase } from '../../db/ping.js';
 import { errorsPlugin } from '../../http/errors.js';
 import type { Metrics } from '../../http/metrics.js';
-import { explainBindError, StartupError } from '../../startup.js';
+import { listenOrExplain } from '../../startup.js';
 import { opsRoutes } from './routes.js';
 
 export interface WorkerOpsOptions {
@@ -36,18 +36,12 @@ export async function startWorkerOps(db: Db, options: WorkerOpsOptions): Promise
     metrics: options.metrics,
     ...(options.metricsToken ? { metricsToken: options.metricsToken } : {}),
   })(app);
-  try {
-    await app.listen({ port: options.port, host: options.host });
-  } catch (err) {
-    await app.close().catch(() => undefined);
-    const line = explainBindError(err, {
-      what: 'worker metrics',
-      host: options.host,
-      port: options.port,
-      setting: 'WORKER_METRICS_PORT; leave it unset for none',
-      hostSetting: 'HOST',
-    });
-    throw line ? new StartupError(line) : err;
-  }
+  await listenOrExplain(app, {
+    what: 'worker metrics',
+    host: options.host,
+    port: options.port,
+    setting: 'WORKER_METRICS_PORT; leave it unset for none',
+    hostSetting: 'HOST',
+  });
   return { port: (app.server.address() as AddressInfo).port, close: () => app.close() };
 }

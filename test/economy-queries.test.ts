@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { buildApp } from '../src/app.js';
 import { economyRepo, type EconomyRepo } from '../src/modules/economy/repo.js';
+import { priorTransfersQuery } from '../src/modules/economy/transfers.js';
 import { openTestDb, testDialects, type TestDb } from './helpers/db.js';
 import { factories } from './helpers/factories.js';
 import { queryCounter } from './helpers/query-counter.js';
@@ -207,6 +208,19 @@ for (const dialect of testDialects()) {
       } finally {
         await app.close();
       }
+    });
+
+    it('looking up a batch of keys probes indexes only: never a scan of the ledger', async (t) => {
+      const sqlite = testDb.db.sqlite;
+      if (!sqlite) return t.skip('SQLite query plan');
+      const keys = Array.from({ length: 20 }, (_, i) => ({ owner: `app:1:${i}`, key: `plan-${i}` }));
+      const { sql, parameters } = priorTransfersQuery(testDb.db.kysely, keys).compile();
+      const plan = sqlite
+        .prepare<unknown[], { detail: string }>(`explain query plan ${sql}`)
+        .all(...parameters)
+        .map((row) => row.detail);
+      const scans = plan.filter((step) => /^SCAN (t|e)\b/.test(step));
+      assert.deepEqual(scans, [], plan.join('\n'));
     });
   });
 }

@@ -18,6 +18,7 @@ import * as serverRegionPolls from './migrations/0012_server_region_polls.js';
 import * as serverCommands from './migrations/0016_server_commands.js';
 import * as deathTotals from './migrations/0018_death_totals.js';
 import * as webhookDeliveryAge from './migrations/0019_webhook_delivery_age.js';
+import * as economyEntryMovement from './migrations/0020_economy_entry_movement.js';
 
 /**
  * Migrations are listed here in order; each module exports `up(dialect)` / `down(dialect)` so
@@ -42,6 +43,7 @@ const MIGRATIONS = [
   ['0017_webhooks', webhooks],
   ['0018_death_totals', deathTotals],
   ['0019_webhook_delivery_age', webhookDeliveryAge],
+  ['0020_economy_entry_movement', economyEntryMovement],
 ] as const;
 
 /**

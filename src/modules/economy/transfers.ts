@@ -49,14 +49,14 @@ export interface QueuedTransfer {
 
 const keyOf = ({ owner, key }: TransferIdempotency) => `${owner}\u0000${key}`;
 
-/** The transfers already written under these keys, by key: one read for a whole batch. */
-async function priorTransfers(
-  trx: Executor,
-  keys: readonly TransferIdempotency[],
-): Promise<Map<string, TransferRow>> {
-  const found = new Map<string, TransferRow>();
-  if (keys.length === 0) return found;
-  const rows = await trx
+/**
+ * The read of the transfers written under these keys. Each key is one probe of the ledger's
+ * (owner, key) index, and each transfer found one of its entries' movement index (0020): the
+ * pairs are row values matched against a VALUES list (two IN lists, of owners and of keys, would
+ * probe every combination of them).
+ */
+export const priorTransfersQuery = (trx: Executor, keys: readonly TransferIdempotency[]) =>
+  trx
     .selectFrom('economy_transactions as t')
     .innerJoin('economy_entries as e', (j) => j.onRef('e.transaction_id', '=', 't.id').on('e.amount', '<', 0))
     .select([
@@ -70,14 +70,21 @@ async function priorTransfers(
       't.idempotency_key',
       'e.balance_after',
     ])
-    // row values against a VALUES list: one index probe per pair (two IN lists would probe their product)
     .where(
       sql<boolean>`(t.idempotency_owner, t.idempotency_key) in (values ${sql.join(
         keys.map((k) => sql`(${k.owner}, ${k.key})`),
       )})`,
     )
-    .where('t.kind', '=', 'transfer')
-    .execute();
+    .where('t.kind', '=', 'transfer');
+
+/** The transfers already written under these keys, by key: one read for a whole batch. */
+async function priorTransfers(
+  trx: Executor,
+  keys: readonly TransferIdempotency[],
+): Promise<Map<string, TransferRow>> {
+  const found = new Map<string, TransferRow>();
+  if (keys.length === 0) return found;
+  const rows = await priorTransfersQuery(trx, keys).execute();
   for (const { idempotency_owner: owner, idempotency_key: key, ...row } of rows)
     found.set(keyOf({ owner: owner ?? '', key: key ?? '' }), { ...row, from_user_id: row.from_user_id ?? 0 });
   return found;

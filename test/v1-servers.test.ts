@@ -56,9 +56,11 @@ for (const dialect of testDialects()) {
         NOW - 60_000,
         27,
       );
-      // alpha: this hour 4/4, 10 hours ago 2/4, 5 days ago 0/4; edges of both windows
+      // alpha: this hour 4/4 (the answered poll above and three more), 10 hours ago 2/4, 5 days
+      // ago 0/4; edges of both windows
       const polls: [number, number, boolean][] = [];
-      for (let i = 0; i < 4; i++) polls.push([0, 0, true], [10, 0, i < 2], [5 * 24, 0, false]);
+      for (let i = 0; i < 4; i++) polls.push([10, 0, i < 2], [5 * 24, 0, false]);
+      for (let i = 0; i < 3; i++) polls.push([0, 0, true]);
       polls.push([23, 0, true], [24, 0, false], [719, 0, true], [720, 0, false]);
       for (const [ago, , ok] of polls) await repo.recordPoll(ids.alpha ?? 0, hoursAgo(ago), ok);
       // a removed server is never listed

@@ -5,6 +5,7 @@ import { eventOf } from '../events/define.js';
 import { emit } from '../events/emit.js';
 import { pollEvents, serverRef, SERVER_ADDED, SERVER_REGION_CHANGED, SERVER_REMOVED } from './events.js';
 import type { Region } from './regions.js';
+import { hourOf } from './uptime.js';
 
 export interface ServerRow {
   id: number;
@@ -259,7 +260,10 @@ export function serversRepo(db: Kysely<Database>) {
       return Number(result.numDeletedRows);
     },
 
-    /** An answered poll; what it changed (status, map, players) is told in the same transaction. */
+    /**
+     * An answered poll, counted in the poll history; what it changed (status, map, players) is told
+     * in the same transaction.
+     */
     async markOnline(
       id: number,
       info: { players: number; max_players: number; map: string },
@@ -267,6 +271,7 @@ export function serversRepo(db: Kysely<Database>) {
       latencyMs: number | null = null,
     ) {
       await writeTransaction(db, async (trx) => {
+        await serversRepo(trx).recordPoll(id, hourOf(now), true);
         const before = await trx
           .selectFrom('game_servers')
           .select(['id', 'game', 'status', 'map', 'players', 'max_players'])
@@ -291,9 +296,13 @@ export function serversRepo(db: Kysely<Database>) {
       });
     },
 
-    /** One more failed query; the server turns `offline` (0 players) after `offlineAfter` in a row. */
+    /**
+     * One more failed query, counted in the poll history; the server turns `offline` (0 players)
+     * after `offlineAfter` in a row.
+     */
     async markFailure(id: number, offlineAfter: number, now = Date.now()) {
       await writeTransaction(db, async (trx) => {
+        await serversRepo(trx).recordPoll(id, hourOf(now), false);
         const before = await trx
           .selectFrom('game_servers')
           .select(['id', 'game', 'status', 'map', 'players', 'max_players'])

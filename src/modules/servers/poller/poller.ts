@@ -58,13 +58,10 @@ export function startPoller(servers: ServersRepo, options: PollerOptions, autoSt
         } catch {
           failed++;
           await servers.markFailure(s.id, options.offlineAfter, now());
-          await servers.recordPoll(s.id, hourOf(now()), false);
           return;
         }
         const latencyMs = Math.round(performance.now() - started);
-        const at = now();
-        await servers.markOnline(s.id, status, at, latencyMs);
-        await servers.recordPoll(s.id, hourOf(at), true);
+        await servers.markOnline(s.id, status, now(), latencyMs);
         online++;
       }),
     );

@@ -1,4 +1,4 @@
-import type { Selectable } from 'kysely';
+import { sql, type Selectable } from 'kysely';
 import type { Dialect } from '../../db/connect.js';
 import type { EconomyTransactionsTable } from '../../db/types.js';
 import type { StoredResponse } from '../../http/idempotency.js';
@@ -70,16 +70,16 @@ async function priorTransfers(
       't.idempotency_key',
       'e.balance_after',
     ])
-    // the pairs' owners and keys, each set once: a superset of the pairs, filtered below
-    .where('t.idempotency_owner', 'in', [...new Set(keys.map((k) => k.owner))])
-    .where('t.idempotency_key', 'in', [...new Set(keys.map((k) => k.key))])
+    // row values against a VALUES list: one index probe per pair (two IN lists would probe their product)
+    .where(
+      sql<boolean>`(t.idempotency_owner, t.idempotency_key) in (values ${sql.join(
+        keys.map((k) => sql`(${k.owner}, ${k.key})`),
+      )})`,
+    )
     .where('t.kind', '=', 'transfer')
     .execute();
-  const wanted = new Set(keys.map(keyOf));
-  for (const { idempotency_owner: owner, idempotency_key: key, ...row } of rows) {
-    const pair = keyOf({ owner: owner ?? '', key: key ?? '' });
-    if (wanted.has(pair)) found.set(pair, { ...row, from_user_id: row.from_user_id ?? 0 });
-  }
+  for (const { idempotency_owner: owner, idempotency_key: key, ...row } of rows)
+    found.set(keyOf({ owner: owner ?? '', key: key ?? '' }), { ...row, from_user_id: row.from_user_id ?? 0 });
   return found;
 }
 

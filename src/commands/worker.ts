@@ -148,6 +148,7 @@ export async function workerCommand(config: Config): Promise<void> {
         host: config.HOST,
         metrics,
         ...(config.METRICS_TOKEN ? { metricsToken: config.METRICS_TOKEN } : {}),
+        log,
       });
   } catch (err) {
     await stop();

@@ -2,6 +2,8 @@ import { Type } from 'typebox';
 import { defineEvent, eventOf } from '../events/define.js';
 import type { NewEvent } from '../events/outbox.js';
 import { Id, Text, UserId } from '../events/fields.js';
+import { originsOf } from './origins.js';
+import type { KeyRecord } from './repo.js';
 
 /**
  * Events of API keys, private to the key's owner (scope identify): an app the owner authorized
@@ -49,13 +51,7 @@ export const KEY_ORIGINS_CHANGED = defineEvent({
   audience: 'user',
 });
 
-interface KeyRow {
-  id: number;
-  user_id: number | null;
-  name: string;
-  prefix: string;
-  allowed_origins: string | null;
-}
+type KeyRow = Pick<KeyRecord, 'id' | 'user_id' | 'name' | 'prefix' | 'allowed_origins'>;
 
 const owned = (key: KeyRow) =>
   key.user_id === null
@@ -75,7 +71,7 @@ export function keyEvents(definition: typeof KEY_CREATED, key: KeyRow): NewEvent
 export function originsEvents(key: KeyRow): NewEvent[] {
   const of = owned(key);
   if (!of) return [];
-  const allowed_origins = key.allowed_origins?.split(' ').filter(Boolean) ?? [];
+  const allowed_origins = originsOf(key.allowed_origins);
   return [eventOf(KEY_ORIGINS_CHANGED, { ...of.data, allowed_origins }, { userId: of.userId })];
 }
 

@@ -1,6 +1,6 @@
 import type { AddressInfo } from 'node:net';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import Fastify from 'fastify';
+import Fastify, { LogController, type FastifyBaseLogger } from 'fastify';
 import type { Db } from '../../db/connect.js';
 import { pingDatabase } from '../../db/ping.js';
 import { errorsPlugin } from '../../http/errors.js';
@@ -13,6 +13,8 @@ export interface WorkerOpsOptions {
   host: string;
   metrics: Metrics;
   metricsToken?: string;
+  /** the worker's logger: why /ready failed, and errors no answer shows */
+  log: FastifyBaseLogger;
 }
 
 export interface WorkerOps {
@@ -29,7 +31,10 @@ export interface WorkerOps {
  * A port that cannot be bound is a StartupError (one line, exit 1), as for the API's (server.ts).
  */
 export async function startWorkerOps(db: Db, options: WorkerOpsOptions): Promise<WorkerOps> {
-  const app = Fastify({ logger: false }).withTypeProvider<TypeBoxTypeProvider>();
+  const app = Fastify({
+    loggerInstance: options.log,
+    logController: new LogController({ disableRequestLogging: true }),
+  }).withTypeProvider<TypeBoxTypeProvider>();
   await app.register(errorsPlugin);
   opsRoutes({
     pingDatabase: (timeoutMs) => pingDatabase(db.kysely, timeoutMs),

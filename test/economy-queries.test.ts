@@ -170,12 +170,17 @@ for (const dialect of testDialects()) {
 
     it('within a batch each transfer, its events and its accounts carry the time it was asked', async () => {
       const made = factories(testDb.db);
-      const [erin, frank, gina, hank] = await Promise.all([1, 2, 3, 4].map(() => made.makeUser()));
+      const [erin, frank, gina, hank] = [
+        await made.makeUser(),
+        await made.makeUser(),
+        await made.makeUser(),
+        await made.makeUser(),
+      ];
       for (const user of [erin, frank, gina, hank]) await repo.grant(user.id, 10, 'start', NOW);
-      const asked = [NOW + 1000, NOW + 2000];
+      const asked = [NOW + 1000, NOW + 2000] as const;
       const [early, late] = await Promise.all([
-        repo.transfer({ fromUserId: erin.id, toUserId: frank.id, amount: 1, note: null }, asked[0] ?? 0),
-        repo.transfer({ fromUserId: gina.id, toUserId: hank.id, amount: 1, note: null }, asked[1] ?? 0),
+        repo.transfer({ fromUserId: erin.id, toUserId: frank.id, amount: 1, note: null }, asked[0]),
+        repo.transfer({ fromUserId: gina.id, toUserId: hank.id, amount: 1, note: null }, asked[1]),
       ]);
       assert.ok(early.outcome === 'done' && late.outcome === 'done');
       assert.equal(early.transfer.created_at, asked[0]);

@@ -185,22 +185,29 @@ export function economyRoutes(economy: EconomyService) {
         const state = request.idempotency;
         // Serialized here, so the answer stored with the transfer is byte for byte the one sent.
         const answerOf = (record: TransferRecord) => JSON.stringify({ data: record });
-        const record = await economy.transfer(
-          userOf(request),
-          request.body,
-          state && {
-            owner: state.owner,
-            key: state.key,
-            answer: (written) => {
-              state.stored = true;
-              const body = answerOf(written);
-              return {
-                fingerprint: state.fingerprint,
-                response: { status: 201, contentType: JSON_UTF8, body },
-              };
+        const record = await economy
+          .transfer(
+            userOf(request),
+            request.body,
+            state && {
+              owner: state.owner,
+              key: state.key,
+              answer: (written) => {
+                state.stored = true;
+                const body = answerOf(written);
+                return {
+                  fingerprint: state.fingerprint,
+                  response: { status: 201, contentType: JSON_UTF8, body },
+                };
+              },
             },
-          },
-        );
+          )
+          .catch((err: unknown) => {
+            // A transfer whose batch failed after its answer was built is written again alone, and
+            // may then be refused: that stored answer rolled back, so the refusal is stored after.
+            if (state) state.stored = false;
+            throw err;
+          });
         // already serialized: Fastify sends a string with a JSON content type as it is
         const body = answerOf(record) as unknown as { data: unknown };
         return reply.code(201).type(JSON_UTF8).send(body);

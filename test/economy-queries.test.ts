@@ -168,6 +168,39 @@ for (const dialect of testDialects()) {
       assert.equal((await repo.audit()).ok, true);
     });
 
+    it('within a batch each transfer, its events and its accounts carry the time it was asked', async () => {
+      const made = factories(testDb.db);
+      const [erin, frank, gina, hank] = [
+        await made.makeUser(),
+        await made.makeUser(),
+        await made.makeUser(),
+        await made.makeUser(),
+      ];
+      for (const user of [erin, frank, gina, hank]) await repo.grant(user.id, 10, 'start', NOW);
+      const asked = [NOW + 1000, NOW + 2000] as const;
+      const [early, late] = await Promise.all([
+        repo.transfer({ fromUserId: erin.id, toUserId: frank.id, amount: 1, note: null }, asked[0]),
+        repo.transfer({ fromUserId: gina.id, toUserId: hank.id, amount: 1, note: null }, asked[1]),
+      ]);
+      assert.ok(early.outcome === 'done' && late.outcome === 'done');
+      assert.equal(early.transfer.created_at, asked[0]);
+      const events = await testDb.db.kysely
+        .selectFrom('events')
+        .select(['created_at', 'data'])
+        .where('type', 'like', 'economy.transfer.%')
+        .orderBy('id')
+        .execute();
+      const stamps = (transferId: number) =>
+        events
+          .filter((e) => (JSON.parse(e.data) as { transfer_id: number }).transfer_id === transferId)
+          .map((e) => e.created_at);
+      assert.deepEqual(stamps(early.transfer.id), [asked[0], asked[0]], "not the later transfer's time");
+      assert.deepEqual(stamps(late.transfer.id), [asked[1], asked[1]]);
+      assert.equal((await repo.balance(erin.id))?.updated_at, asked[0]);
+      assert.equal((await repo.balance(frank.id))?.updated_at, asked[0]);
+      assert.equal((await repo.balance(hank.id))?.updated_at, asked[1]);
+    });
+
     it('over HTTP too: concurrent requests reach the ledger together (the key lookup waits behind no transaction)', async () => {
       const tokens = new TokenTable();
       for (const [name, userId] of [

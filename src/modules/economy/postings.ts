@@ -1,4 +1,4 @@
-import { sql, type Kysely, type Selectable } from 'kysely';
+import { sql, type Kysely, type RawBuilder, type Selectable } from 'kysely';
 import type { Dialect } from '../../db/connect.js';
 import { ISSUANCE_ACCOUNT } from '../../db/migrations/0014_economy.js';
 import type { Database, EconomyAccountsTable, EconomyTransactionsTable } from '../../db/types.js';
@@ -135,22 +135,26 @@ async function postChunk(trx: Executor, postings: readonly Posting[]): Promise<n
   if (rows.length !== postings.length) throw new Error('an Idempotency-Key was spent by a concurrent write');
   const ids = rows.map((r) => r.id).sort((a, b) => a - b);
 
-  const change = new Map<number, number>();
-  for (const { legs } of postings)
-    for (const leg of legs) change.set(leg.account.id, (change.get(leg.account.id) ?? 0) + leg.amount);
-  const at = Math.max(...postings.map((p) => p.at));
+  // each account's net change, and when the last of its movements was asked (as if written one by one)
+  const change = new Map<number, { amount: number; at: number }>();
+  for (const { legs, at } of postings)
+    for (const leg of legs)
+      change.set(leg.account.id, { amount: (change.get(leg.account.id)?.amount ?? 0) + leg.amount, at });
+  // the `else` types the parameters (PostgreSQL reads a CASE of untyped parameters alone as text)
+  const byAccount = (value: (c: { amount: number; at: number }) => number, otherwise: RawBuilder<number>) =>
+    sql<number>`case ${sql.join(
+      [...change].map(([id, c]) => sql`when id = ${id} then ${value(c)}`),
+      sql` `,
+    )} else ${otherwise} end`;
   await trx
     .updateTable('economy_accounts')
     .set((eb) => ({
       balance: eb(
         'balance',
         '+',
-        sql<number>`case ${sql.join(
-          [...change].map(([id, amount]) => sql`when id = ${id} then ${amount}`),
-          sql` `,
-        )} else 0 end`,
+        byAccount((c) => c.amount, sql`0`),
       ),
-      updated_at: at,
+      updated_at: byAccount((c) => c.at, sql.ref('updated_at')),
     }))
     .where('id', 'in', [...change.keys()])
     .execute();

@@ -34,22 +34,26 @@ export function groupCommit<I, O>(options: GroupCommitOptions<I, O>): (item: I) 
   /** One transaction over `take()`'s items; each is answered, or failed alone. */
   async function settle(take: () => Waiting<I, O>[]): Promise<void> {
     let taken: Waiting<I, O>[] | undefined;
+    let results: O[];
     try {
-      const results = await options.write(() => {
+      results = await options.write(() => {
         taken ??= take();
         return taken.map((w) => w.item);
       });
-      if (!taken) throw new Error('a group commit must take its items');
-      if (results.length !== taken.length) throw new Error('a group commit must answer every item');
-      const answered = taken;
-      answered.forEach((w, i) => w.resolve(results[i] as O));
     } catch (err) {
       // It never began (the database stayed locked): what it would have taken fails with it, at
       // once; one by one, each would wait for the lock again.
       if (!taken) for (const w of take()) w.reject(err);
       else if (taken.length === 1) taken[0]?.reject(err);
       else for (const w of taken) await settle(() => [w]);
+      return;
     }
+    // Committed: a writer that answered wrongly fails its items; written again, they would repeat.
+    const answered = taken ?? take();
+    if (!taken || results.length !== answered.length) {
+      const wrong = new Error(`a group commit must ${taken ? 'answer every item' : 'take its items'}`);
+      for (const w of answered) w.reject(wrong);
+    } else answered.forEach((w, i) => w.resolve(results[i] as O));
   }
 
   async function drain(): Promise<void> {

@@ -102,4 +102,17 @@ describe('groupCommit', () => {
     const write = groupCommit<number, number>({ maxBatch: 5, write: async (take) => (take(), []) });
     await assert.rejects(write(1), /must answer every item/);
   });
+
+  it('a batch that committed but answered wrongly is failed, never written again item by item', async () => {
+    const batches: number[][] = [];
+    const write = groupCommit<number, number>({
+      maxBatch: 5,
+      write: async (take) => (batches.push(take()), []),
+    });
+    const results = await Promise.allSettled([1, 2].map(write));
+    assert.ok(
+      results.every((r) => r.status === 'rejected' && /must answer every item/.test(String(r.reason))),
+    );
+    assert.deepEqual(batches, [[1, 2]], 'its writes were committed: once more would move the coins twice');
+  });
 });

@@ -1,10 +1,9 @@
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { after, afterEach, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { connect } from '../src/db/connect.js';
 import { deliveryWorker } from '../src/modules/webhooks/delivery/worker.js';
-import { buildIfStale, CLI, envFor } from './helpers/cli.js';
+import { buildIfStale, CLI, envFor, spawnChild } from './helpers/cli.js';
 import { openTestDb, testDialects, type TestDb } from './helpers/db.js';
 import { factories } from './helpers/factories.js';
 import {
@@ -121,10 +120,11 @@ for (const dialect of testDialects()) {
       const webhook = await insertWebhook(testDb.db, userId, hook.url, Date.now(), [secret]);
       const [eventId] = await queueDeliveries(testDb.db, [webhook.id], 1, Date.now());
       assert.ok(eventId);
-      const child = spawn(process.execPath, [CLI, 'worker'], {
+      const child = spawnChild(process.execPath, [CLI, 'worker'], {
         env: envFor(urlOf(testDb), { WEBHOOKS_ALLOW_PRIVATE_TARGETS: 'true', POLL_INTERVAL_MS: '3600000' }),
-        stdio: 'ignore',
       });
+      child.stdout.resume();
+      child.stderr.resume();
       const exited = new Promise((resolve) => child.on('exit', resolve));
       try {
         await until(() => hook.receipts.length === 1, 30_000, 'the worker to send');

@@ -182,7 +182,8 @@ export async function startUdpIngest(
     received++;
     queue = queue.then(() => handle(msg, rinfo)).catch((err: unknown) => options.onError?.(err));
   });
-  socket.on('error', (err) => options.onError?.(err));
+  // A failed bind (the port in use) is the caller's to explain, once: errors go to onError only
+  // once the socket is bound.
   await new Promise<void>((resolve, reject) => {
     socket.once('error', reject);
     socket.bind(options.port, options.host ?? '0.0.0.0', () => {
@@ -190,6 +191,7 @@ export async function startUdpIngest(
       resolve();
     });
   });
+  socket.on('error', (err) => options.onError?.(err));
   const recvBufferBytes = options.recvBufferBytes ?? UDP_RECV_BUFFER_BYTES;
   if (recvBufferBytes > 0) {
     try {

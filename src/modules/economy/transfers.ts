@@ -29,7 +29,8 @@ export interface TransferIdempotency {
   key: string;
   /**
    * The HTTP answer to a transfer this request writes, stored under the key in the transfer's
-   * own transaction (one transaction per request: src/http/idempotency.ts).
+   * own transaction (src/http/idempotency.ts). Called for each attempt: a batch that fails after
+   * it rolls back with the answer, and the transfer is written again alone (group commit).
    */
   answer?: (transfer: TransferRow) => { fingerprint: string; response: StoredResponse };
 }

@@ -15,8 +15,6 @@ import {
   type TransferRequest,
 } from './transfers.js';
 
-export type { TransferIdempotency, TransferOutcome, TransferRequest, TransferRow } from './transfers.js';
-
 /**
  * The economy's SQL: balances, history and the audit are read here; movements are written through
  * postings.ts (the ledger's rules) and transfers.ts (a batch of transfers).

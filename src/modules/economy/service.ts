@@ -1,7 +1,8 @@
 import { amountFault, CURRENCY, MAX_GRANT, MAX_TRANSFER } from '../../engines/ledger.js';
 import { ProblemError } from '../../http/problem.js';
 import { toIso } from '../../http/schemas.js';
-import type { EconomyRepo, HistoryRow, TransferIdempotency, TransferRow } from './repo.js';
+import type { EconomyRepo, HistoryRow } from './repo.js';
+import type { TransferIdempotency, TransferRow } from './transfers.js';
 
 export interface TransferRecord {
   id: number;

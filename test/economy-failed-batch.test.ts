@@ -1,7 +1,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import type { FastifyInstance } from 'fastify';
+import { buildApp } from '../src/app.js';
 import { economyRepo } from '../src/modules/economy/repo.js';
 import { createTestContext, type TestContext } from './helpers/context.js';
+import { queryCounter } from './helpers/query-counter.js';
 import { TokenTable, userToken } from './helpers/token-table.js';
 
 /**
@@ -11,6 +14,8 @@ import { TokenTable, userToken } from './helpers/token-table.js';
  */
 describe('economy: a transfer of a failed batch (sqlite)', () => {
   let ctx: TestContext;
+  let app: FastifyInstance;
+  const count = queryCounter();
   const tokens = new TokenTable();
   let dave: number;
   let erin: number;
@@ -24,11 +29,19 @@ describe('economy: a transfer of a failed batch (sqlite)', () => {
       ['erin', erin],
     ] as const)
       tokens.tokens.set(name, userToken(['economy:read', 'economy:transfer'], { userId, tier: 'partner' }));
+    app = await buildApp({
+      db: { ...ctx.testDb.db, kysely: ctx.testDb.db.kysely.withPlugin(count.plugin) },
+      config: { LOG_LEVEL: 'silent', CACHE_TTL_MS: 0, TRUST_PROXY: false },
+      accessTokens: tokens,
+    });
   });
-  after(() => ctx.close());
+  after(async () => {
+    await app.close();
+    await ctx.close();
+  });
 
   const send = (token: string, key: string, to_user_id: number, amount: number) =>
-    ctx.inject({
+    app.inject({
       method: 'POST',
       url: '/v1/economy/transfer',
       headers: { authorization: `Bearer ${token}`, 'idempotency-key': key },
@@ -48,11 +61,14 @@ describe('economy: a transfer of a failed batch (sqlite)', () => {
       when new.type = 'economy.transfer.created' and json_extract(new.data, '$.from_user_id') = ${erin}
       begin select raise(abort, 'refused'); end`);
     // one batch: erin's 50 to dave, then dave's 60, affordable only after erin's
+    count.labels.length = 0;
     const [credit, spend] = await Promise.all([
       send('erin', 'credit', dave, 50),
       send('dave', 'spend', bob, 60),
     ]);
     sqlite.exec('drop trigger refuse_erin');
+    const locks = count.labels.filter((l) => l === 'SelectQueryNode economy_accounts').length;
+    assert.equal(locks, 3, 'one batch of the two, then each alone');
     assert.equal(credit.statusCode, 500, credit.body);
     assert.equal(spend.statusCode, 422, spend.body);
     assert.equal(spend.json<{ code: string }>().code, 'insufficient_funds');

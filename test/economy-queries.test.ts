@@ -178,12 +178,16 @@ for (const dialect of testDialects()) {
       ];
       for (const user of [erin, frank, gina, hank]) await repo.grant(user.id, 10, 'start', NOW);
       const asked = [NOW + 1000, NOW + 2000] as const;
+      count.labels.length = 0;
       const [early, late] = await Promise.all([
         repo.transfer({ fromUserId: erin.id, toUserId: frank.id, amount: 1, note: null }, asked[0]),
         repo.transfer({ fromUserId: gina.id, toUserId: hank.id, amount: 1, note: null }, asked[1]),
       ]);
       assert.ok(early.outcome === 'done' && late.outcome === 'done');
       assert.equal(early.transfer.created_at, asked[0]);
+      const times = (label: string) => count.labels.filter((l) => l === label).length;
+      assert.equal(times('SelectQueryNode economy_accounts'), 1, 'one batch');
+      assert.equal(times('InsertQueryNode events'), 1, 'its events in one statement, each with its own time');
       const events = await testDb.db.kysely
         .selectFrom('events')
         .select(['created_at', 'data'])

@@ -24,7 +24,7 @@ import type { Principal } from './request-context.js';
  * A route declaring `config.idempotencyInTransaction` (a hot write: coin transfers) goes further:
  * the pipeline only reads the key (a stored answer is replayed, a request still running is 409),
  * claims nothing, and the handler writes the key with its answer inside its own transaction
- * (`storeAnswer`), setting `request.idempotency.stored`: one transaction per request instead of
+ * (`storeAnswers`), setting `request.idempotency.stored`: one transaction per request instead of
  * three. An answer the handler did not store (a 4xx, a repeat it answered from its own record)
  * is stored after the send; a 5xx leaves nothing to release. Two such requests racing with one
  * key both reach the handler, whose own record makes the second answer with the first's effect.

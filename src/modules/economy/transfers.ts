@@ -182,24 +182,19 @@ export async function writeTransfers(
         : [],
     ),
   );
-  // each transfer's events stamped when it was asked, as when written alone (not with a later
-  // neighbour's time): one statement per run of transfers asked in the same millisecond
-  for (let i = 0; i < transfers.length;) {
-    const at = transfers[i]?.row.created_at ?? 0;
-    let end = i + 1;
-    while (transfers[end]?.row.created_at === at) end++;
-    await emitEvents(
-      trx,
-      dialect,
-      transfers
-        .slice(i, end)
-        .flatMap(({ posting, row }) =>
-          transferEvents(row, { from: posting.after[0] ?? 0, to: posting.after[1] ?? 0 }),
-        ),
-      at,
-    );
-    i = end;
-  }
+  // each transfer's events stamped when it was asked, as when written alone (not with a
+  // neighbour's time), all in one statement
+  await emitEvents(
+    trx,
+    dialect,
+    transfers.flatMap(({ posting, row }) =>
+      transferEvents(row, { from: posting.after[0] ?? 0, to: posting.after[1] ?? 0 }).map((event) => ({
+        ...event,
+        at: row.created_at,
+      })),
+    ),
+    Math.max(...transfers.map((t) => t.row.created_at)),
+  );
   return planned.map((p): TransferOutcome => {
     if ('outcome' in p) return p;
     const transfer = transfers[p.posting]?.row ?? unreachable();

@@ -16,6 +16,8 @@ export interface NewEvent {
   appId?: number | null;
   /** the scope a reader needs to see it */
   scope?: Scope | null;
+  /** when the change happened, if not when the transaction writing it was asked (`now`): a batch of changes written together keeps each one's own time */
+  at?: number;
 }
 
 /**
@@ -50,7 +52,7 @@ export async function emitEvents(
       .values(
         events.slice(i, i + CHUNK).map((event) => ({
           type: event.type,
-          created_at: now,
+          created_at: event.at ?? now,
           data: JSON.stringify(event.data),
           user_id: event.userId ?? null,
           app_id: event.appId ?? null,

@@ -13,7 +13,8 @@ import { metricValue } from './helpers/metrics.js';
 import { tcpProxy } from './helpers/tcp-proxy.js';
 import { ownRedis, redisServerInstalled, uniquePrefix, type OwnRedis } from './helpers/redis.js';
 
-const T0 = Date.UTC(2026, 10, 20, 12, 0, 0);
+// Dated an hour ago, so the 7-day ingest window accepts it whatever today's date is.
+const T0 = Math.floor(Date.now() / 1000) * 1000 - 3_600_000;
 const kill = (killer: number, victim: number) =>
   `${stamp(T0)}"P${killer}<${killer}><[U:1:${killer}]><CT>" [0 0 0] killed "P${victim}<${victim}><[U:1:${victim}]><TERRORIST>" [0 0 0] with "ak47"`;
 
@@ -118,7 +119,7 @@ for (const dialect of testDialects()) {
         {
           type: 'kill',
           client_id: 'ops-1',
-          occurred_at: '2026-11-20T12:00:00Z',
+          occurred_at: new Date(T0).toISOString(),
           killer: { steam_id: '76561197960265729', name: 'Rusty' },
           victim: { steam_id: '76561197960265730', name: 'Naked' },
           weapon: 'rifle.bolt',

@@ -172,6 +172,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     log,
     onStateChange: metrics.store.state,
     onFailure: metrics.store.failure,
+    onFleetSize: metrics.store.fleet,
     given: {
       ...(deps.rateLimitStore ? { rateLimitStore: deps.rateLimitStore } : {}),
       ...(deps.throttle ? { throttle: deps.throttle } : {}),
@@ -325,6 +326,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       ? {
           redis: {
             health: () => stores.rateLimitStore.health(),
+            fleetSize: () => stores.fleetSize(),
             failureMode: deps.config.RATE_LIMIT_STORE_FAILURE ?? 'open',
           },
         }

@@ -26,8 +26,9 @@ export const ConfigSchema = Type.Object({
   REDIS_COMMAND_TIMEOUT_MS: Type.Integer({
     minimum: 5,
     maximum: 10000,
-    default: 50,
-    description: 'how long a Redis command may take before Redis counts as unreachable',
+    default: 250,
+    description:
+      'how long a Redis reply may take before it counts as a timeout; Redis counts as unreachable only after 10 timeouts in a row with no reply (or a lost connection)',
   }),
   RATE_LIMIT_STORE_FAILURE: Type.Union([Type.Literal('open'), Type.Literal('closed')], {
     default: 'open',

@@ -5,6 +5,7 @@ import type { Database } from './db/types.js';
 import { MemoryRateLimitStore, type RateLimitStore } from './http/rate-limit-store.js';
 import { LocalBroadcast, RedisBroadcast, type Broadcast } from './http/broadcast.js';
 import { RedisLink, type LinkLogger, type RedisLinkOptions } from './http/redis-link.js';
+import { Fleet } from './http/redis-fleet.js';
 import { RedisRateLimitStore } from './http/redis-rate-limit-store.js';
 import { RedisThrottleStore } from './modules/accounts/redis-throttle-store.js';
 import { MemoryThrottleStore, type ThrottleStore } from './modules/accounts/throttle.js';
@@ -18,18 +19,29 @@ export interface Stores {
   throttle: ThrottleStore;
   /** messages to every instance (revocations, event wake-ups): Redis pub/sub, or this process */
   broadcast: Broadcast;
+  /** the API instances last seen alive (1 without Redis): the fail-open share is 1/this */
+  fleetSize(): number;
   /** closes all three and their Redis connections */
   close(): Promise<void>;
 }
 
-function stores(rateLimitStore: RateLimitStore, throttle: ThrottleStore, broadcast: Broadcast): Stores {
+function stores(
+  rateLimitStore: RateLimitStore,
+  throttle: ThrottleStore,
+  broadcast: Broadcast,
+  fleet?: Fleet,
+): Stores {
   return {
     rateLimitStore,
     throttle,
     broadcast,
+    fleetSize: () => fleet?.size ?? 1,
     close: async () => {
       await broadcast.close();
-      await Promise.all([rateLimitStore.close(), throttle.close()]);
+      await fleet?.stop();
+      // the quota store gives its unspent blocks back before the shared connection is closed
+      await rateLimitStore.close();
+      await throttle.close();
     },
   };
 }
@@ -51,10 +63,12 @@ async function redisBroadcast(
     log: LinkLogger;
     onStateChange?: RedisLinkOptions['onStateChange'];
     onFailure?: RedisLinkOptions['onFailure'];
+    fleetSize?: RedisLinkOptions['fleetSize'];
   },
 ): Promise<{ link: RedisLink; prefix: string; broadcast: RedisBroadcast }> {
   const prefix = await redisPrefixFor(config, deps.db);
   const link = new RedisLink({
+    ...(deps.fleetSize ? { fleetSize: deps.fleetSize } : {}),
     url,
     failureMode: config.RATE_LIMIT_STORE_FAILURE ?? 'open',
     ...(config.REDIS_COMMAND_TIMEOUT_MS ? { commandTimeoutMs: config.REDIS_COMMAND_TIMEOUT_MS } : {}),
@@ -102,6 +116,8 @@ export async function openStores(
     /** for readiness and metrics (see RedisLinkOptions) */
     onStateChange?: RedisLinkOptions['onStateChange'];
     onFailure?: RedisLinkOptions['onFailure'];
+    /** the instances last seen alive changed (a metrics gauge) */
+    onFleetSize?: (size: number) => void;
   },
 ): Promise<Stores> {
   const { rateLimitStore, throttle } = deps.given ?? {};
@@ -112,10 +128,18 @@ export async function openStores(
       new LocalBroadcast(),
     );
   }
-  const { link, prefix, broadcast } = await redisBroadcast(config.REDIS_URL, config, deps);
+  // the link reports the fleet's size in its warning, and the fleet heartbeats through the link
+  const known: { fleet?: Fleet } = {};
+  const { link, prefix, broadcast } = await redisBroadcast(config.REDIS_URL, config, {
+    ...deps,
+    fleetSize: () => known.fleet?.size ?? 1,
+  });
+  const fleet = (known.fleet = new Fleet(link, prefix, deps.onFleetSize));
+  await fleet.start();
   return stores(
-    rateLimitStore ?? new RedisRateLimitStore(link, prefix),
+    rateLimitStore ?? new RedisRateLimitStore(link, prefix, fleet.id, broadcast),
     throttle ?? new RedisThrottleStore(link, prefix),
     broadcast,
+    fleet,
   );
 }

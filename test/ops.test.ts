@@ -260,10 +260,18 @@ describe(
         });
         assert.deepEqual(await readiness(app), {
           status: 200,
-          body: { status: 'degraded', checks: { database: { status: 'ok' }, redis: { status: 'degraded' } } },
+          body: {
+            status: 'degraded',
+            checks: {
+              database: { status: 'ok' },
+              // the only instance alive: it counts alone, and its share is the whole limit
+              redis: { status: 'degraded', counting_alone: { instances: 1, share: '1/1' } },
+            },
+          },
         });
         const down = await metricsText(app);
         assert.equal(metricValue(down, 'hub_store_up', { store: 'redis' }), 0);
+        assert.equal(metricValue(down, 'hub_store_fleet_instances', { store: 'redis' }), 1);
         assert.ok(metricValue(down, 'hub_store_failures_total', { store: 'redis' }) >= 1);
 
         await redis.start();

@@ -43,6 +43,8 @@ export interface StoreRecorder {
   failure: () => void;
   /** the shared store went between reachable and not */
   state: (health: StoreHealth) => void;
+  /** the API instances last seen alive changed (the fail-open share is 1/this) */
+  fleet: (size: number) => void;
 }
 
 /** Latency buckets (seconds): the API answers in well under a millisecond to a few hundred. */
@@ -103,6 +105,11 @@ export function createMetrics(options: { processMetrics?: boolean } = {}): Metri
     'Failed commands and connection errors of the shared rate-limit store (Redis)',
     ['store'],
   );
+  const fleetSize = gauge(
+    'hub_store_fleet_instances',
+    'API instances last seen alive through Redis heartbeats; while Redis is unreachable (hub_store_up 0) this instance counts alone and allows 1/this of every limit',
+    ['store'],
+  );
   const storeUp = gauge(
     'hub_store_up',
     'Whether the shared rate-limit store (Redis) is reachable (1) or quotas count per instance (0)',
@@ -155,6 +162,7 @@ export function createMetrics(options: { processMetrics?: boolean } = {}): Metri
     store: {
       failure: () => storeFailures.inc({ store: 'redis' }),
       state: (health) => storeUp.set({ store: 'redis' }, health.status === 'ok' ? 1 : 0),
+      fleet: (size) => fleetSize.set({ store: 'redis' }, size),
     },
   };
 }

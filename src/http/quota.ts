@@ -82,7 +82,7 @@ export function consumeQuotaHook(
       resetAt: windowStart + WINDOW_MS,
       storeKey: key.storeKey,
     };
-    const used = store.hit(quota.storeKey, windowStart, WINDOW_MS);
+    const used = store.hit(quota.storeKey, windowStart, WINDOW_MS, key);
     if (isPromise(used)) return used.then((count) => admit(request, key, quota, at, count, onReject));
     return admit(request, key, quota, at, used, onReject);
   };

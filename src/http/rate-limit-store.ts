@@ -3,8 +3,18 @@
  * a Redis implementation shares counts between API instances. Both must be safe under concurrency
  * (hit returns the count after this request's increment).
  */
+/** Whose quota a hit spends: a lease of the shared store belongs to one tier and limit. */
+export interface LeaseSubject {
+  limit: number;
+  tier: string;
+}
+
 export interface RateLimitStore {
-  hit(key: string, windowStart: number, windowMs: number): number | Promise<number>;
+  /**
+   * Counts one request; returns its figure: the count after it (the shared store: the fleet-wide
+   * figure of its unit, see RedisRateLimitStore), past `subject.limit` when refused.
+   */
+  hit(key: string, windowStart: number, windowMs: number, subject: LeaseSubject): number | Promise<number>;
   /** Takes back one hit (a 304 does not count against the quota). */
   refund(key: string, windowStart: number): void | Promise<void>;
   /** Current count without incrementing. */

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Result } from 'ioredis';
 import type { StoreHealth } from '../../http/rate-limit-store.js';
+import { shareOf } from '../../http/redis-fleet.js';
 import type { RedisLink } from '../../http/redis-link.js';
 import { MemoryThrottleStore, type Reservation, type ThrottleCheck, type ThrottleStore } from './throttle.js';
 
@@ -40,8 +41,8 @@ declare module 'ioredis' {
 
 /**
  * Shares sign-in and sign-up throttles between API instances. While Redis is unreachable the link
- * fails open to this instance's memory counts (or closed, with 503); release and reset are best
- * effort.
+ * fails open to this instance's memory counts, each limit divided by the instances last seen alive
+ * (or closed, with 503); release and reset are best effort.
  */
 export class RedisThrottleStore implements ThrottleStore {
   private readonly fallback = new MemoryThrottleStore();
@@ -65,7 +66,12 @@ export class RedisThrottleStore implements ThrottleStore {
         const retryAt = await redis.hubThrottleReserve(keys.length, ...keys, now, ticket, ...args);
         return retryAt > 0 ? { ok: false, retryAt } : { ok: true, ticket };
       },
-      () => this.fallback.reserve(checks, now),
+      // counting alone: this instance's share of each limit (see Fleet), at least one attempt
+      () =>
+        this.fallback.reserve(
+          checks.map((c) => ({ ...c, limit: shareOf(c.limit, this.link.fleetSize()) })),
+          now,
+        ),
     );
   }
 

@@ -13,7 +13,7 @@ export interface OpsDeps {
   /** one round trip to the database; rejects when it is unreachable or slower than `timeoutMs` */
   pingDatabase: (timeoutMs: number) => Promise<void>;
   /** the shared (Redis) store behind quotas and throttles, when REDIS_URL is set */
-  redis?: { health(): StoreHealth; failureMode: StoreFailureMode };
+  redis?: { health(): StoreHealth; failureMode: StoreFailureMode; fleetSize(): number };
   metrics: Metrics;
   /** when set, /metrics wants `Authorization: Bearer <token>` */
   metricsToken?: string;
@@ -27,6 +27,25 @@ const CheckSchema = Type.Object({
       '`ok`; `degraded`: Redis is unreachable and quotas and sign-in throttles count per instance (RATE_LIMIT_STORE_FAILURE=open); `unreachable`; `not_configured`: no REDIS_URL, counters live in this process',
     examples: ['ok'],
   }),
+  counting_alone: Type.Optional(
+    Type.Object(
+      {
+        instances: Type.Integer({
+          minimum: 1,
+          description: 'the API instances this one last saw alive (heartbeats in Redis)',
+          examples: [3],
+        }),
+        share: Type.String({
+          description: 'the part of every quota and sign-in throttle this instance allows meanwhile',
+          examples: ['1/3'],
+        }),
+      },
+      {
+        description:
+          'Redis only, while it is unreachable and quotas fail open: this instance counts alone and allows 1/instances of each limit (of what was left of it)',
+      },
+    ),
+  ),
 });
 
 const ReadinessSchema = Type.Object(
@@ -144,10 +163,15 @@ export function opsRoutes(deps: OpsDeps) {
           ? { status: 'not_configured' as const }
           : redisHealth.status === 'ok'
             ? { status: 'ok' as const }
-            : {
-                status:
-                  deps.redis?.failureMode === 'closed' ? ('unreachable' as const) : ('degraded' as const),
-              };
+            : deps.redis?.failureMode === 'closed'
+              ? { status: 'unreachable' as const }
+              : {
+                  status: 'degraded' as const,
+                  counting_alone: {
+                    instances: deps.redis?.fleetSize() ?? 1,
+                    share: `1/${deps.redis?.fleetSize() ?? 1}`,
+                  },
+                };
         const failing = [
           ...(database.status === 'unreachable' ? ['the database does not answer'] : []),
           ...(redis.status === 'unreachable'
@@ -170,7 +194,7 @@ export function opsRoutes(deps: OpsDeps) {
           operationId: 'getMetrics',
           summary: 'Metrics in the Prometheus text format',
           description:
-            'Counters and histograms of this process for a Prometheus scraper: `hub_http_requests_total` (by route pattern, method and status), `hub_http_request_duration_seconds` (latency histogram by route and method), `hub_quota_rejections_total` (by tier), `hub_ingest_lines_total`, `hub_ingest_rejections_total` and `hub_ingest_kills_total` (by source: `http_logs`, `http_events`, `udp`), `hub_poller_results_total` (`online`, `failed`, `error`), `hub_store_failures_total` and `hub_store_up` (Redis), and the Node.js process metrics (`process_*`, `nodejs_*`). Each instance reports its own; sum them in Prometheus. Open unless the operator sets `METRICS_TOKEN`, then `Authorization: Bearer <METRICS_TOKEN>` is required.',
+            'Counters and histograms of this process for a Prometheus scraper: `hub_http_requests_total` (by route pattern, method and status), `hub_http_request_duration_seconds` (latency histogram by route and method), `hub_quota_rejections_total` (by tier), `hub_ingest_lines_total`, `hub_ingest_rejections_total` and `hub_ingest_kills_total` (by source: `http_logs`, `http_events`, `udp`), `hub_poller_results_total` (`online`, `failed`, `error`), `hub_store_failures_total`, `hub_store_up` and `hub_store_fleet_instances` (Redis: while `hub_store_up` is 0 this instance counts alone and allows 1/`hub_store_fleet_instances` of every limit), and the Node.js process metrics (`process_*`, `nodejs_*`). Each instance reports its own; sum them in Prometheus. Open unless the operator sets `METRICS_TOKEN`, then `Authorization: Bearer <METRICS_TOKEN>` is required.',
           security: [{}, { metricsToken: [] }],
           response: {
             200: {

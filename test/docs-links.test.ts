@@ -44,7 +44,7 @@ describe('the README and the guides in docs/', () => {
     for (const [name, schema] of Object.entries(ConfigSchema.properties)) {
       const row = rows.get(name);
       assert.ok(row !== undefined, `${name} is in the configuration table`);
-      const fallback = (schema as { default?: unknown }).default;
+      const fallback = (schema as { default?: string | number | boolean }).default;
       if (fallback !== undefined) assert.equal(row, `\`${String(fallback)}\``, `${name}'s default`);
     }
   });

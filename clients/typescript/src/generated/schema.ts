@@ -1279,7 +1279,13 @@ export interface paths {
          *     or, for senders that cannot set headers, in the path. The event is attributed to that server and its game.
          *     A missing, unknown or revoked token gets `401` and nothing is stored. A batch is applied in one transaction.
          *
-         *     A batch of up to 10000 events: `kill`, `match_result`, `player_session` (schema `IngestEventBatch`). Each event is validated alone; an invalid one is rejected with its index and reason. `client_id` makes a resent event a duplicate.
+         *     A batch of up to 10000 events: `kill`, `match_result`, `player_session`, each an object of one of these shapes (`?`: optional):
+         *
+         *     - `type`: "kill", `client_id`: string, `occurred_at`: string, `killer`: { `steam_id`: string, `name`: string }, `victim`: { `steam_id`: string, `name`: string }, `weapon`: string, `headshot?`: boolean, `distance?`: number, `round_number?`: integer
+         *     - `type`: "match_result", `client_id`: string, `ended_at`: string, `map`: string, `team1`: [{ `steam_id`: string, `name`: string, `participation?`: number }], `team2`: [{ `steam_id`: string, `name`: string, `participation?`: number }], `team1_score`: integer, `team2_score`: integer, `tournament_id?`: integer
+         *     - `type`: "player_session", `client_id`: string, `occurred_at`: string, `action`: "connect" | "disconnect", `steam_id`: string, `name`: string
+         *
+         *     Each event is validated alone; an invalid one is rejected with its index and reason. `client_id` makes a resent event a duplicate.
          *
          *     ### What the service derives
          *     - **Players**: Steam IDs (`[U:1:N]`, `STEAM_X:Y:Z`, SteamID64) are stored as SteamID64; a new Steam ID gets a hub profile.
@@ -3262,93 +3268,6 @@ export interface components {
                 index?: number;
                 reason: string;
             }[];
-        };
-        /** IngestEventBatch */
-        IngestEventBatch: {
-            events: ({
-                /** @constant */
-                type: "kill";
-                /** @description unique per server; an event whose client_id was already accepted is a duplicate */
-                client_id: string;
-                /**
-                 * Format: date-time
-                 * @description ISO 8601 time of the event
-                 */
-                occurred_at: string;
-                killer: {
-                    /**
-                     * @description SteamID64 (17 digits), STEAM_X:Y:Z or [U:1:N]; stored as SteamID64
-                     * @example 76561198000000001
-                     */
-                    steam_id: string;
-                    name: string;
-                };
-                victim: {
-                    /**
-                     * @description SteamID64 (17 digits), STEAM_X:Y:Z or [U:1:N]; stored as SteamID64
-                     * @example 76561198000000001
-                     */
-                    steam_id: string;
-                    name: string;
-                };
-                /** @example rifle.ak */
-                weapon: string;
-                headshot?: boolean;
-                /** @description metres */
-                distance?: number;
-                round_number?: number;
-            } | {
-                /** @constant */
-                type: "match_result";
-                /** @description unique per server; an event whose client_id was already accepted is a duplicate */
-                client_id: string;
-                /**
-                 * Format: date-time
-                 * @description ISO 8601 time of the event
-                 */
-                ended_at: string;
-                map: string;
-                team1: {
-                    /**
-                     * @description SteamID64 (17 digits), STEAM_X:Y:Z or [U:1:N]; stored as SteamID64
-                     * @example 76561198000000001
-                     */
-                    steam_id: string;
-                    name: string;
-                    /** @description share of the match played, default 1 */
-                    participation?: number;
-                }[];
-                team2: {
-                    /**
-                     * @description SteamID64 (17 digits), STEAM_X:Y:Z or [U:1:N]; stored as SteamID64
-                     * @example 76561198000000001
-                     */
-                    steam_id: string;
-                    name: string;
-                    /** @description share of the match played, default 1 */
-                    participation?: number;
-                }[];
-                team1_score: number;
-                team2_score: number;
-                tournament_id?: number;
-            } | {
-                /** @constant */
-                type: "player_session";
-                /** @description unique per server; an event whose client_id was already accepted is a duplicate */
-                client_id: string;
-                /**
-                 * Format: date-time
-                 * @description ISO 8601 time of the event
-                 */
-                occurred_at: string;
-                action: "connect" | "disconnect";
-                /**
-                 * @description SteamID64 (17 digits), STEAM_X:Y:Z or [U:1:N]; stored as SteamID64
-                 * @example 76561198000000001
-                 */
-                steam_id: string;
-                name: string;
-            })[];
         };
     };
     responses: never;
@@ -14857,7 +14776,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description events as in IngestEventBatch, validated one by one */
+                    /** @description events of the three types above, validated one by one */
                     events: unknown[];
                 };
             };

@@ -24,7 +24,7 @@ const USAGE = `Usage: hub <command>
   ${ECONOMY_USAGE.split('\n').join('\n  ')}
   hub worker                poll game servers (A2S / Server List Ping) and receive UDP logs
 
-Environment: PORT, HOST, DATABASE_URL, REDIS_URL, LOG_LEVEL, PUBLIC_BASE_URL, CACHE_TTL_MS (see README).`;
+Environment: PORT, HOST, DATABASE_URL, REDIS_URL, LOG_LEVEL, PUBLIC_BASE_URL, CACHE_TTL_MS; every variable with its default: docs/operating.md.`;
 
 async function main(argv: string[]): Promise<void> {
   const [command, ...rest] = argv;

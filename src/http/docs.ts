@@ -18,7 +18,6 @@ import {
   OAUTH_TOKEN_PATH,
   OPENAPI_PATH,
   OPS_PATHS,
-  PROBLEMS_PATH,
   V1_PREFIX,
 } from './paths.js';
 
@@ -83,14 +82,13 @@ export async function registerDocs(app: FastifyInstance, extras: DocsExtras = {}
         version: '1.0.0',
         description: API_DESCRIPTION,
         license: { name: 'MIT', identifier: 'MIT' },
+        // Whoever runs this hub answers for it. No URL: OpenAPI wants an absolute one, and the
+        // document does not know the host it is served from.
+        contact: { name: 'The operator of this hub' },
       },
       servers: [{ url: API_PREFIX, description: 'This service, API version 1' }],
       security: [{ apiKey: [] }],
       tags: TAGS,
-      externalDocs: {
-        url: PROBLEMS_PATH,
-        description: 'Error codes: when each happens and what to do',
-      },
       components: {
         securitySchemes: {
           apiKey: {

@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { ConfigSchema } from '../src/config.js';
-import { anchors, brokenLinks, documentationFiles, links, slug } from './helpers/markdown-links.js';
+import { slug } from '../src/http/docs/markdown.js';
+import { anchors, brokenLinks, documentationFiles, links } from './helpers/markdown-links.js';
 
 const ROOT = join(import.meta.dirname, '..');
 const read = (path: string) => readFileSync(join(ROOT, path), 'utf8');

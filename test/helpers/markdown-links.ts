@@ -1,5 +1,6 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
+import { slug } from '../../src/http/docs/markdown.js';
 
 /**
  * Relative links and anchors of markdown files, read the way GitHub renders them: headings and links
@@ -21,17 +22,6 @@ function proseLines(text: string): { line: string; number: number }[] {
     if (fence === undefined) out.push({ line, number: i + 1 });
   });
   return out;
-}
-
-/** GitHub's heading id: the rendered text, lower-cased, punctuation dropped, spaces to hyphens. */
-export function slug(heading: string): string {
-  return heading
-    .replace(/!?\[([^\]]*)\]\([^)]*\)/g, '$1') // a link's text only
-    .replace(/[`*]/g, '') // code and emphasis marks are not text
-    .trim()
-    .toLowerCase()
-    .replace(/[^\p{L}\p{N}\p{M} _-]/gu, '')
-    .replace(/ /g, '-');
 }
 
 /** Every anchor a markdown text defines: heading ids (repeats get -1, -2 … as on GitHub). */

@@ -78,7 +78,7 @@ main{max-width:46rem;margin:2rem auto;padding:0 1rem}nav a{margin-right:1rem}
 code,pre{font-family:ui-monospace,monospace;background:#eee;border-radius:4px}code{padding:0 .25rem}
 pre{padding:1rem;overflow:auto;white-space:pre-wrap;overflow-wrap:anywhere}table{border-collapse:collapse;width:100%}
 td,th{text-align:left;padding:.3rem .6rem;border-bottom:1px solid #ddd}.status{color:#666}
-pre code{background:none;padding:0}h1,h2,h3{line-height:1.25}.guide table{display:block;overflow-x:auto}`;
+pre code{background:none;padding:0}h1,h2,h3{line-height:1.25}.guide table{display:block;overflow-x:auto}main:has(.guide){max-width:64rem}`;
 
 export function page(title: string, body: string): string {
   return `<!doctype html>

@@ -183,6 +183,11 @@ export const ConfigSchema = Type.Object({
     description:
       'webhook deliveries a worker sends at once to one endpoint, so a slow receiver cannot hold up the others',
   }),
+  DEMO_SERVER: Type.Union([Type.Literal('on'), Type.Literal('off')], {
+    default: 'on',
+    description:
+      '`hub serve --demo` (npm start) also runs a demo CS2 server posting matches to the ingest route; `off` turns it off (as `--no-demo-server` does)',
+  }),
   WORKER_IN_SERVE: Type.Boolean({
     default: true,
     description:

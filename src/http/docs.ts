@@ -4,6 +4,7 @@ import { API_KEY_HEADER } from './api-key-auth.js';
 import { API_DESCRIPTION, TAGS } from './docs/description.js';
 import type { OpenApiDocument } from './docs/openapi-types.js';
 import { completeDocument, MARK, type ProblemCodesByStatus } from './docs/operations.js';
+import { registerGuides } from './docs/guides.js';
 import { registerPages } from './docs/pages.js';
 import { registerReference } from './docs/reference.js';
 import type { ErrorCode } from './problem.js';
@@ -170,4 +171,5 @@ export async function registerDocsRoutes(app: FastifyInstance): Promise<void> {
   });
   await registerReference(app, DOCS_PATH, OPENAPI_PATH);
   registerPages(app, DOCS_PATH);
+  registerGuides(app);
 }

@@ -81,6 +81,8 @@ export interface OperationObject {
 export interface TagObject {
   name: string;
   description: string;
+  /** the name a reference shows (Scalar, Redoc) */
+  'x-displayName'?: string;
 }
 
 export interface OpenApiDocument {
@@ -90,6 +92,7 @@ export interface OpenApiDocument {
     version: string;
     description?: string;
     license?: { name: string; identifier?: string };
+    contact?: { name?: string; url?: string; email?: string };
   };
   servers?: { url: string; description?: string }[];
   security?: Record<string, string[]>[];

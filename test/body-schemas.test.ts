@@ -153,7 +153,11 @@ for (const dialect of testDialects()) {
     /** Every row of every table, as text: what a refused request must leave exactly as it was. */
     async function snapshot(): Promise<Map<string, string>> {
       const kysely = ctx.testDb.db.kysely;
-      const tables = (await kysely.introspection.getTables()).map((t) => t.name).sort();
+      // on PostgreSQL, the tables of this test's schema only (other tests run beside it)
+      const tables = (await kysely.introspection.getTables())
+        .filter((t) => ctx.testDb.schema === undefined || t.schema === ctx.testDb.schema)
+        .map((t) => t.name)
+        .sort();
       const out = new Map<string, string>();
       // counted per request by design (usage per key and hour), refused requests included
       for (const table of tables.filter((t) => t !== 'key_usage' && !t.startsWith('kysely_'))) {

@@ -79,6 +79,7 @@ import { appsService } from './modules/apps/service.js';
 import { appWebRoutes } from './modules/apps/web-routes.js';
 import { authorizedAppRoutes } from './modules/oauth/authorized-apps.js';
 import { authorizedAppPages } from './modules/oauth/authorized-pages.js';
+import type { Resolver } from './modules/webhooks/delivery/ssrf.js';
 import { webhooksService } from './modules/webhooks/service.js';
 import { webhooksV1Routes } from './modules/webhooks/v1-routes.js';
 import { webhookTester } from './modules/webhooks/test-send.js';
@@ -131,6 +132,11 @@ export interface AppDeps {
   metrics?: Metrics;
   /** seals RCON passwords (HUB_SECRET_KEY); without it server commands answer 503 */
   secretKey?: SecretKey;
+  /**
+   * resolves webhook hosts when a webhook is registered, changed or test-sent (default: the
+   * system's `dns.lookup`); tests hand their own so that no test reaches a real DNS server
+   */
+  lookup?: Resolver;
 }
 
 /** Builds the whole service without listening; tests drive it with `inject()`. */
@@ -239,6 +245,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const webhooks = webhooksService(deps.db, {
     now,
     allowPrivateTargets: deps.config.WEBHOOKS_ALLOW_PRIVATE_TARGETS ?? false,
+    resolve: deps.lookup,
   });
   await app.register(
     async (v1: App) => {
@@ -296,6 +303,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const tester = webhookTester(webhooks.repo, {
     now,
     allowPrivateTargets: deps.config.WEBHOOKS_ALLOW_PRIVATE_TARGETS ?? false,
+    resolve: deps.lookup,
   });
   await registerPortal(app, {
     accounts,

@@ -1,5 +1,5 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import Fastify, { LogController, type FastifyInstance } from 'fastify';
+import Fastify, { LogController, type FastifyInstance, type FastifyRequest } from 'fastify';
 import { pino } from 'pino';
 import type { Config } from './config.js';
 import type { Db } from './db/connect.js';
@@ -137,6 +137,11 @@ export interface AppDeps {
    * system's `dns.lookup`); tests hand their own so that no test reaches a real DNS server
    */
   lookup?: Resolver;
+  /**
+   * requests left out of the access log: `npm start`'s demo game server posts a batch every 400 ms,
+   * which would bury the newcomer's own requests (it reports each match on stdout instead)
+   */
+  quietAccessLog?: (request: FastifyRequest) => boolean;
 }
 
 /** Builds the whole service without listening; tests drive it with `inject()`. */
@@ -199,7 +204,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const killboard = killboardRepo(deps.db.kysely);
   const achievements = achievementsRepo(deps.db.kysely);
   await app.register(requestBasicsPlugin);
-  registerAccessLog(app);
+  registerAccessLog(app, { quiet: deps.quietAccessLog });
   app.addHook('onResponse', requestMetricsHook(metrics));
   app.addHook('onClose', async () => {
     await stores.close();

@@ -20,6 +20,7 @@ import { jsonBodyPlugin } from './http/json-body.js';
 import { requestBasicsPlugin } from './http/request-basics.js';
 import { nextRequestId } from './http/request-id.js';
 import { pipelinePlugin } from './http/pipeline.js';
+import { ALL_STEPS_ON, type StepsOff } from './http/pipeline-switches.js';
 import type { RateLimitStore } from './http/rate-limit-store.js';
 import { ResponseCache } from './http/response-cache.js';
 import { accountsRepo } from './modules/accounts/repo.js';
@@ -130,6 +131,8 @@ export interface AppDeps {
   metrics?: Metrics;
   /** seals RCON passwords (HUB_SECRET_KEY); without it server commands answer 503 */
   secretKey?: SecretKey;
+  /** pipeline steps turned off, for the pipeline benchmark only (bench/pipeline.ts); none by default */
+  stepsOff?: StepsOff;
 }
 
 /** Builds the whole service without listening; tests drive it with `inject()`. */
@@ -189,9 +192,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const elo = eloRepo(deps.db.kysely);
   const killboard = killboardRepo(deps.db.kysely);
   const achievements = achievementsRepo(deps.db.kysely);
-  await app.register(requestBasicsPlugin);
+  const stepsOff = deps.stepsOff ?? ALL_STEPS_ON;
+  await app.register(requestBasicsPlugin, { stepsOff });
   registerAccessLog(app);
-  app.addHook('onResponse', requestMetricsHook(metrics));
+  if (!stepsOff.has('metrics')) app.addHook('onResponse', requestMetricsHook(metrics));
   app.addHook('onClose', async () => {
     await stores.close();
   });
@@ -224,6 +228,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     idempotency: idempotencyRepo(deps.db.kysely, { reader: deps.db.reader }),
     onQuotaRejected: (subject) => metrics.quotaRejected(subject.tier),
     accessTokens: deps.accessTokens ?? oauth.verifier,
+    seriesFor: (route, method) => metrics.seriesFor(route, method),
+    stepsOff,
   });
   await app.register(usagePlugin, { recorder: usage, flushEveryMs: deps.usageFlushMs ?? 5000 });
 

@@ -10,8 +10,11 @@ export default tseslint.config(
       'test-artifacts/',
       '.bench/',
       'eslint.config.js',
-      'scripts/*.mjs',
+      'scripts/**/*.mjs',
       '.scratch/',
+      // written by `npm run clients:generate`, checked by the drift test
+      'clients/*/src/generated/',
+      'clients/*/dist/',
     ],
   },
   js.configs.recommended,

@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // Runs every test/**/*.test.ts with node's test runner (TypeScript through tsx).
 // Usage: npm test [-- path-filter ...]   e.g. npm test -- killboard
+// Without a filter it then runs scripts/test-clients.mjs (the client libraries' conformance).
 import { spawnSync } from 'node:child_process';
 import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
@@ -26,4 +27,9 @@ const result = spawnSync(process.execPath, args, {
   stdio: 'inherit',
   env: { ...process.env, LOG_LEVEL: process.env.LOG_LEVEL ?? 'silent' },
 });
-process.exit(result.status ?? 1);
+// The whole suite also runs the client libraries against a seeded hub (npm run test:clients).
+const clients =
+  filters.length === 0
+    ? spawnSync(process.execPath, ['scripts/test-clients.mjs'], { stdio: 'inherit' })
+    : undefined;
+process.exit(result.status || (clients?.status ?? 0));

@@ -1,5 +1,5 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import Fastify, { LogController, type FastifyInstance } from 'fastify';
+import Fastify, { LogController, type FastifyInstance, type FastifyRequest } from 'fastify';
 import { pino } from 'pino';
 import type { Config } from './config.js';
 import type { Db } from './db/connect.js';
@@ -79,6 +79,7 @@ import { appsService } from './modules/apps/service.js';
 import { appWebRoutes } from './modules/apps/web-routes.js';
 import { authorizedAppRoutes } from './modules/oauth/authorized-apps.js';
 import { authorizedAppPages } from './modules/oauth/authorized-pages.js';
+import type { Resolver } from './modules/webhooks/delivery/ssrf.js';
 import { webhooksService } from './modules/webhooks/service.js';
 import { webhooksV1Routes } from './modules/webhooks/v1-routes.js';
 import { webhookTester } from './modules/webhooks/test-send.js';
@@ -133,6 +134,16 @@ export interface AppDeps {
   secretKey?: SecretKey;
   /** pipeline steps turned off, for the pipeline benchmark only (bench/pipeline.ts); none by default */
   stepsOff?: StepsOff;
+  /**
+   * resolves webhook hosts when a webhook is registered, changed or test-sent (default: the
+   * system's `dns.lookup`); tests hand their own so that no test reaches a real DNS server
+   */
+  lookup?: Resolver;
+  /**
+   * requests left out of the access log: `npm start`'s demo game server posts a batch every 400 ms,
+   * which would bury the newcomer's own requests (it reports each match on stdout instead)
+   */
+  quietAccessLog?: (request: FastifyRequest) => boolean;
 }
 
 /** Builds the whole service without listening; tests drive it with `inject()`. */
@@ -194,7 +205,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const achievements = achievementsRepo(deps.db.kysely);
   const stepsOff = deps.stepsOff ?? ALL_STEPS_ON;
   await app.register(requestBasicsPlugin, { stepsOff });
-  registerAccessLog(app);
+  registerAccessLog(app, { quiet: deps.quietAccessLog });
   if (!stepsOff.has('metrics')) app.addHook('onResponse', requestMetricsHook(metrics));
   app.addHook('onClose', async () => {
     await stores.close();
@@ -242,6 +253,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const webhooks = webhooksService(deps.db, {
     now,
     allowPrivateTargets: deps.config.WEBHOOKS_ALLOW_PRIVATE_TARGETS ?? false,
+    resolve: deps.lookup,
   });
   await app.register(
     async (v1: App) => {
@@ -299,6 +311,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const tester = webhookTester(webhooks.repo, {
     now,
     allowPrivateTargets: deps.config.WEBHOOKS_ALLOW_PRIVATE_TARGETS ?? false,
+    resolve: deps.lookup,
   });
   await registerPortal(app, {
     accounts,

@@ -9,12 +9,13 @@ import { seedCommand, SEED_USAGE } from './commands/seed.js';
 import { usersCommand, USERS_USAGE } from './commands/users.js';
 import { isHelp, serversCommand, SERVERS_HELP, SERVERS_USAGE } from './commands/servers.js';
 import { workerCommand } from './commands/worker.js';
+import { SERVE_HELP, SERVE_USAGE } from './commands/serve-usage.js';
 import { secretKeyFor } from './commands/secret-key.js';
 import { AuditFailed, economyCommand, ECONOMY_USAGE } from './commands/economy.js';
 
 const USAGE = `Usage: hub <command>
 
-  hub serve [--demo]        run the API (migrates first); --demo seeds an empty database and prints a key
+  ${SERVE_USAGE.split('\n').join('\n  ')}
   hub migrate               apply database migrations to DATABASE_URL
   ${SEED_USAGE}
   ${KEYS_USAGE.split('\n').join('\n  ')}
@@ -24,7 +25,7 @@ const USAGE = `Usage: hub <command>
   ${ECONOMY_USAGE.split('\n').join('\n  ')}
   hub worker                poll game servers (A2S / Server List Ping) and receive UDP logs
 
-Environment: PORT, HOST, DATABASE_URL, REDIS_URL, LOG_LEVEL, PUBLIC_BASE_URL, CACHE_TTL_MS (see README).`;
+Environment: PORT, HOST, DATABASE_URL, REDIS_URL, LOG_LEVEL, PUBLIC_BASE_URL, CACHE_TTL_MS; every variable with its default: docs/operating.md.`;
 
 async function main(argv: string[]): Promise<void> {
   const [command, ...rest] = argv;
@@ -35,6 +36,10 @@ async function main(argv: string[]): Promise<void> {
   const config = loadConfig();
   switch (command) {
     case 'serve': {
+      if (isHelp(rest[0])) {
+        console.log(SERVE_HELP);
+        return;
+      }
       // loaded on demand: the HTTP stack is most of the start-up time of the other commands
       const { serveCommand } = await import('./commands/serve.js');
       return serveCommand(config, rest);

@@ -168,7 +168,7 @@ export const ConfigSchema = Type.Object({
   WEBHOOKS_ALLOW_PRIVATE_TARGETS: Type.Boolean({
     default: false,
     description:
-      'let webhooks reach private, loopback, link-local and metadata addresses (tests and private deployments only; refused by default against SSRF)',
+      'let webhooks use plain http and reach private, loopback, link-local and metadata addresses, at registration and at delivery (local tests and private deployments only; refused by default against SSRF)',
   }),
   WEBHOOK_CONCURRENCY: Type.Integer({
     minimum: 1,
@@ -182,6 +182,11 @@ export const ConfigSchema = Type.Object({
     default: 8,
     description:
       'webhook deliveries a worker sends at once to one endpoint, so a slow receiver cannot hold up the others',
+  }),
+  DEMO_SERVER: Type.Union([Type.Literal('on'), Type.Literal('off')], {
+    default: 'on',
+    description:
+      '`hub serve --demo` (npm start) also runs a demo CS2 server posting matches to the ingest route; `off` turns it off (as `--no-demo-server` does)',
   }),
   WORKER_IN_SERVE: Type.Boolean({
     default: true,

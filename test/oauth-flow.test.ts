@@ -75,6 +75,18 @@ for (const dialect of testDialects()) {
       assert.doesNotMatch(profile.body, /password|hash|csrf/i);
     });
 
+    test('the consent page header shows the signed-in account and its sign-out, not "Sign in / Sign up"', async () => {
+      const user = await signUp(ctx);
+      const { consent } = await codeFor(user, 'identify');
+      assert.equal(consent.statusCode, 200);
+      assert.match(consent.body, /Signed in as <strong>/);
+      const header = /<header class="top">([\s\S]*?)<\/header>/.exec(consent.body)?.[1] ?? '';
+      assert.match(header, /action="\/api-platform\/developer\/sign-out"/);
+      assert.match(header, new RegExp(`Sign out <span class="muted">\\(${user.username}\\)</span>`));
+      assert.match(header, new RegExp(`name="_csrf" value="${user.csrf}"`), "the portal session's own token");
+      assert.doesNotMatch(header, /Sign in|Sign up/);
+    });
+
     test('a remembered grant asks again only for new scopes', async () => {
       const user = await signUp(ctx);
       await codeFor(user, 'identify');

@@ -14,7 +14,7 @@ import {
   userTokens,
   type TokenSet,
 } from './helpers/oauth.js';
-import { FORM, signUp, type PortalSession } from './helpers/portal.js';
+import { FORM, mainOf, signUp, type PortalSession } from './helpers/portal.js';
 
 interface Client {
   clientId: string;
@@ -224,7 +224,7 @@ for (const dialect of testDialects()) {
         ['decision=allow', {}],
         ['decision=allow&_csrf=forged', {}],
         [
-          `decision=allow&_csrf=${/name="_csrf" value="([^"]+)"/.exec(page.body)?.[1] ?? ''}`,
+          `decision=allow&_csrf=${/name="_csrf" value="([^"]+)"/.exec(mainOf(page.body))?.[1] ?? ''}`,
           { 'sec-fetch-site': 'cross-site' },
         ],
       ] as const) {

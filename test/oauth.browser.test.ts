@@ -9,7 +9,7 @@ import { browserSkipReason, launchChromium } from './helpers/browser.js';
 import { openTestDb, testDialects, type TestDb } from './helpers/db.js';
 import { factories } from './helpers/factories.js';
 import { directAppsFor, REDIRECT_URI } from './helpers/oauth.js';
-import { GOOD_PASSWORD, uniqueName } from './helpers/portal.js';
+import { GOOD_PASSWORD, mainOf, uniqueName } from './helpers/portal.js';
 import { hashPassword } from '../src/modules/accounts/password.js';
 
 /**
@@ -51,7 +51,7 @@ class FormAgent {
         res = await this.get(next.href);
         continue;
       }
-      const page = await res.text();
+      const page = mainOf(await res.text());
       assert.equal(res.status, 200, page.slice(0, 300));
       const action = /<form method="post" action="([^"]+)"/.exec(page)?.[1] ?? '';
       const csrf = /name="_csrf" value="([^"]+)"/.exec(page)?.[1] ?? '';

@@ -17,7 +17,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
  * oidc-provider 9 prints this on any Node.js before 22 when it is loaded (by `serve`, before it
- * listens). It is the platform question (README, Requirements), not a start-up failure's line.
+ * listens). It is the platform question (docs/operating.md, Requirements), not a start-up failure's line.
  */
 const OIDC_RUNTIME_WARNING = /^oidc-provider WARNING: Unsupported runtime\..*\n/;
 

@@ -234,4 +234,53 @@ describe('developer portal in a browser', { skip }, () => {
     await snap('usage');
     await phone.close();
   });
+  it('on a 375×667 phone the usage chart fills the card and its labels are readable and inside it', async () => {
+    const phone = await browser.newContext({
+      viewport: { width: 375, height: 667 },
+      deviceScaleFactor: 2,
+      isMobile: true,
+      hasTouch: true,
+    });
+    const mobile = await phone.newPage();
+    await mobile.goto(`${base}/api-platform/developer/sign-up`);
+    await mobile.getByLabel('Username').fill(uniqueName('Chart'));
+    await mobile.getByLabel('Password').fill(GOOD_PASSWORD);
+    await mobile.getByRole('button', { name: 'Create account' }).click();
+    await mobile.waitForURL('**/api-platform/developer/keys');
+    await mobile.getByLabel('Key name').fill('Chart bot');
+    await mobile.getByRole('button', { name: 'Create key' }).click();
+    const secret = await mobile.locator('#secret').inputValue();
+    // Little traffic under a quota of 100: the axis ends at the quota, its line on the chart's top edge.
+    for (let i = 0; i < 3; i++) assert.equal((await api(secret, `/users/${userId}`)).status, 200);
+    await mobile.getByRole('link', { name: /back to my keys/ }).click();
+    await mobile.getByRole('link', { name: 'Usage' }).first().click();
+    const chart = mobile.locator('svg.chart');
+    await chart.scrollIntoViewIfNeeded();
+    await mobile.screenshot({ path: `${ARTIFACTS}/portal-mobile-chart.png` });
+
+    const box = await chart.boundingBox();
+    assert.ok(box, 'the chart is drawn');
+    assert.ok(box.width >= 0.8 * 375, `the chart is ${box.width}px wide on a 375px screen`);
+    assert.ok(box.height >= 160, `the chart is ${box.height}px high`);
+    const inside = (b: { x: number; y: number; width: number; height: number } | null, what: string) => {
+      assert.ok(b && b.width > 0, `${what} is drawn`);
+      assert.ok(
+        b.x >= box.x - 0.5 &&
+          b.y >= box.y - 0.5 &&
+          b.x + b.width <= box.x + box.width + 0.5 &&
+          b.y + b.height <= box.y + box.height + 0.5 &&
+          b.x + b.width <= 375,
+        `${what} ${JSON.stringify(b)} leaves the chart ${JSON.stringify(box)}`,
+      );
+      // readable: as tall as 11 CSS px text at least (the text is drawn at the page's scale, not shrunk)
+      assert.ok(b.height >= 11, `${what} is ${b.height}px high`);
+    };
+    const label = mobile.locator('svg.chart .quota-label');
+    assert.match((await label.textContent()) ?? '', /quota 100\/h/);
+    inside(await label.boundingBox(), 'the quota label');
+    const ticks = mobile.locator('svg.chart .tick');
+    assert.ok((await ticks.count()) >= 2);
+    for (let i = 0; i < (await ticks.count()); i++) inside(await ticks.nth(i).boundingBox(), `tick ${i}`);
+    await phone.close();
+  });
 });

@@ -12,6 +12,12 @@ import { parse } from './args.js';
 import { demoKey, localDataFolder, type DemoKey } from './demo-key.js';
 import { secretKeyFor } from './secret-key.js';
 import { startBackground } from './worker.js';
+import {
+  DEMO_SERVER_NAME,
+  demoServerMark,
+  startDemoServer,
+  type DemoServer,
+} from '../modules/demo-server/start.js';
 
 function describeDemoKey(key: DemoKey): string {
   if (!key.secret)
@@ -21,14 +27,22 @@ function describeDemoKey(key: DemoKey): string {
   return `${key.secret}   (premium tier, made by an earlier start; read from ${key.file ?? 'the data folder'})`;
 }
 
+/** Why the demo game server does not run, or undefined when it should. */
+function demoServerOff(config: Config, flag: boolean | undefined): string | undefined {
+  if (flag) return '--no-demo-server';
+  if (config.DEMO_SERVER === 'off') return 'DEMO_SERVER=off';
+  return undefined;
+}
+
 /**
  * `hub serve [--demo]`: migrates and listens. With --demo (what `npm start` runs) an empty database
- * is filled with demo data, and the demo key is made once and reused on later starts.
+ * is filled with demo data, the demo key is made once and reused on later starts, and a demo game
+ * server plays CS2 matches into the hub (modules/demo-server) until the service stops.
  * On SIGTERM/SIGINT: requests in flight finish, buffered usage counts and UDP log lines are written,
  * then the database closes.
  */
 export async function serveCommand(config: Config, argv: string[]): Promise<void> {
-  const { values } = parse(argv, { demo: { type: 'boolean' } });
+  const { values } = parse(argv, { demo: { type: 'boolean' }, 'no-demo-server': { type: 'boolean' } });
   const db = await openDatabase(config.DATABASE_URL);
   let key: DemoKey | undefined;
   if (values.demo) {
@@ -45,8 +59,14 @@ export async function serveCommand(config: Config, argv: string[]): Promise<void
     await db.close();
     throw new StartupError(sealedProblem);
   }
+  const off = demoServerOff(config, values['no-demo-server']);
+  const mark = values.demo && !off ? demoServerMark() : undefined;
   const metrics = createMetrics();
-  const server = await startServer(config, db, { metrics, ...(secretKey ? { secretKey } : {}) });
+  const server = await startServer(config, db, {
+    metrics,
+    ...(secretKey ? { secretKey } : {}),
+    ...(mark ? { quietAccessLog: mark.marks } : {}),
+  });
   const log = server.app.log;
   // Embedded setup: the poller and UDP log receiver run in-process (scale-out: `hub worker`).
   const background =
@@ -58,8 +78,14 @@ export async function serveCommand(config: Config, argv: string[]): Promise<void
           udpInUse: 'warn',
         })
       : undefined;
+  let demoServer: DemoServer | { off: string } | undefined;
+  if (mark) {
+    demoServer = await startDemoServer(db.kysely, server.url, { report: (line) => console.log(line), mark });
+  }
   exitOnSignal(async () => {
-    // the HTTP side drains while the receiver writes what it buffers; the database closes last
+    // the game stops first (its last batch answered), then the HTTP side drains while the
+    // receiver writes what it buffers; the database closes last
+    if (demoServer && 'stop' in demoServer) await demoServer.stop();
     await Promise.all([server.close(), background?.stop()]);
     await db.close();
   }, log);
@@ -79,5 +105,15 @@ export async function serveCommand(config: Config, argv: string[]): Promise<void
       console.log(
         `  Try:       curl -H 'x-api-key: ${key.secret}' ${base}${API_PREFIX}/leaderboards?limit=5`,
       );
+    if (demoServer && 'stop' in demoServer) {
+      console.log(
+        `  Demo server: "${DEMO_SERVER_NAME}" (id ${demoServer.id}) plays CS2 matches among ${demoServer.players} demo players, posting its log to ${base}/api-platform/ingest/logs`,
+      );
+      console.log(
+        `               watch ${base}${API_PREFIX}/killboard/feed or ${base}/v1/events/stream; it stops with the hub (Ctrl-C); start without it: --no-demo-server or DEMO_SERVER=off`,
+      );
+    } else {
+      console.log(`  Demo server: off (${off ?? demoServer?.off ?? ''})`);
+    }
   }
 }

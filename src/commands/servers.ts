@@ -99,7 +99,7 @@ export async function serversCommand(
         console.log(
           `Registered server ${record.id} (${game}, ${record.ip}:${port}, ${region}${owner === undefined ? '' : `, owner user ${owner}`}${rcon === undefined ? '' : `, RCON on port ${rconPort ?? port}`}). Ingest token: ${token}`,
         );
-        console.log('Store it now: it is shown only once. See the README (Operators) to connect the server.');
+        console.log('Store it now: it is shown only once. To connect the server, see docs/game-servers.md.');
       }
       return;
     }

@@ -4,6 +4,7 @@ import { API_KEY_HEADER } from './api-key-auth.js';
 import { API_DESCRIPTION, TAGS } from './docs/description.js';
 import type { OpenApiDocument } from './docs/openapi-types.js';
 import { completeDocument, MARK, type ProblemCodesByStatus } from './docs/operations.js';
+import { registerGuides } from './docs/guides.js';
 import { registerPages } from './docs/pages.js';
 import { registerReference } from './docs/reference.js';
 import type { ErrorCode } from './problem.js';
@@ -18,7 +19,6 @@ import {
   OAUTH_TOKEN_PATH,
   OPENAPI_PATH,
   OPS_PATHS,
-  PROBLEMS_PATH,
   V1_PREFIX,
 } from './paths.js';
 
@@ -83,14 +83,13 @@ export async function registerDocs(app: FastifyInstance, extras: DocsExtras = {}
         version: '1.0.0',
         description: API_DESCRIPTION,
         license: { name: 'MIT', identifier: 'MIT' },
+        // Whoever runs this hub answers for it. No URL: OpenAPI wants an absolute one, and the
+        // document does not know the host it is served from.
+        contact: { name: 'The operator of this hub' },
       },
       servers: [{ url: API_PREFIX, description: 'This service, API version 1' }],
       security: [{ apiKey: [] }],
       tags: TAGS,
-      externalDocs: {
-        url: PROBLEMS_PATH,
-        description: 'Error codes: when each happens and what to do',
-      },
       components: {
         securitySchemes: {
           apiKey: {
@@ -172,4 +171,5 @@ export async function registerDocsRoutes(app: FastifyInstance): Promise<void> {
   });
   await registerReference(app, DOCS_PATH, OPENAPI_PATH);
   registerPages(app, DOCS_PATH);
+  registerGuides(app);
 }

@@ -9,6 +9,8 @@ export const OAUTH_PREFIX = '/api-platform/oauth';
 export const OAUTH_AUTHORIZE_PATH = `${OAUTH_PREFIX}/authorize`;
 export const OAUTH_TOKEN_PATH = `${OAUTH_PREFIX}/token`;
 export const DOCS_PATH = '/api-platform/docs';
+/** The guides of docs/, rendered: `${GUIDES_PATH}/<file name without .md>`. */
+export const GUIDES_PATH = `${DOCS_PATH}/guides`;
 export const OPENAPI_PATH = `${API_PREFIX}/openapi.json`;
 /** the index of error-code pages; each code's page is PROBLEM_TYPE_BASE + code */
 export const PROBLEMS_PATH = PROBLEM_TYPE_BASE.slice(0, -1);

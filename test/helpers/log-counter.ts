@@ -6,7 +6,7 @@ import { fromAnySteamId } from '../../src/engines/steam-id.js';
  * method: players are known by the exact `"name<uid><id>` text of their connect lines, so a line
  * is a kill only when it starts with one known player's token and the rest names another;
  * anything else (chat, name changes, plugins) is just text. Teams are found by who stood on the
- * same side in the same round (no side-swap bookkeeping). The rules are the README's "What counts".
+ * same side in the same round (no side-swap bookkeeping). The rules are docs/game-servers.md, "What counts".
  */
 export interface Frag {
   killer: string;

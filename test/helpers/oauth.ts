@@ -5,7 +5,7 @@ import type { Db } from '../../src/db/connect.js';
 import { appsRepo } from '../../src/modules/apps/repo.js';
 import { appsService, type NewAppInput } from '../../src/modules/apps/service.js';
 import type { TestContext } from './context.js';
-import { FORM, hiddenCsrf, setCookies } from './portal.js';
+import { FORM, mainOf, setCookies } from './portal.js';
 
 export const REDIRECT_URI = 'http://127.0.0.1:9/callback';
 export const AUTHORIZE = '/api-platform/oauth/authorize';
@@ -88,20 +88,24 @@ export function authorizeUrl(params: Record<string, string | undefined>): string
   return `${AUTHORIZE}?${query.toString()}`;
 }
 
-/** Posts a form of the page `page` (its CSRF field included) and follows the redirects. */
+/** Posts the first form of the page's content (its CSRF field included) and follows the redirects. */
 export async function submit(
   ctx: TestContext,
   jar: CookieJar,
   page: LightMyRequestResponse,
   fields: Record<string, string>,
 ): Promise<LightMyRequestResponse> {
-  const action = /<form method="post" action="([^"]+)"/.exec(page.body)?.[1];
+  const main = mainOf(page.body);
+  const action = /<form method="post" action="([^"]+)"/.exec(main)?.[1];
   if (!action) throw new Error(`no form on the page: ${page.body.slice(0, 300)}`);
   const res = await ctx.inject({
     method: 'POST',
     url: action.replace(/&amp;/g, '&'),
     headers: { ...FORM, cookie: jar.header() },
-    payload: new URLSearchParams({ _csrf: hiddenCsrf(page), ...fields }).toString(),
+    payload: new URLSearchParams({
+      _csrf: /name="_csrf" value="([^"]+)"/.exec(main)?.[1] ?? '',
+      ...fields,
+    }).toString(),
   });
   return follow(ctx, jar, jar.take(res));
 }

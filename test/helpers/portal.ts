@@ -156,6 +156,12 @@ export const cookieNamed = (res: LightMyRequestResponse, name: string): string |
     .find((c) => c.startsWith(`${name}=`))
     ?.split(';')[0];
 
+/**
+ * A page's content without its header: a signed-in page's header holds the sign-out form, so the
+ * page's own forms are looked for after `<main`.
+ */
+export const mainOf = (body: string): string => body.slice(Math.max(0, body.indexOf('<main')));
+
 /** The CSRF token a page's form carries in its hidden `_csrf` field. */
 export const hiddenCsrf = (res: LightMyRequestResponse): string =>
   /name="_csrf" value="([^"]+)"/.exec(res.body)?.[1] ?? '';

@@ -45,7 +45,17 @@ export function instancesOnSharedRedis(testDb: TestDb, count: number): Promise<F
   );
 }
 
-export const redisServerInstalled = spawnSync('redis-server', ['--version']).status === 0;
+/**
+ * redis-server's environment without libfaketime: CI runs the suite a second time with the clock a
+ * year ahead (faketime), and redis-server hangs at start under it (its allocator clashes with the
+ * preloaded clock). Redis keeps real time; the hub under test is what must not depend on the date.
+ */
+const redisEnv = Object.fromEntries(
+  Object.entries(process.env).filter(([name]) => name !== 'LD_PRELOAD' && !name.startsWith('FAKETIME')),
+);
+
+export const redisServerInstalled =
+  spawnSync('redis-server', ['--version'], { env: redisEnv, timeout: 10_000 }).status === 0;
 
 /** A redis-server of the test's own, on a port of its own: the test may stop, freeze and kill it. */
 export interface OwnRedis {
@@ -83,7 +93,7 @@ export async function ownRedis(ports: readonly number[] = PORTS): Promise<OwnRed
       const proc = spawn(
         'redis-server',
         ['--port', String(p), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
-        { stdio: ['ignore', 'pipe', 'pipe'] },
+        { stdio: ['ignore', 'pipe', 'pipe'], env: redisEnv },
       );
       let out = '';
       proc.stdout.on('data', (chunk: Buffer) => {

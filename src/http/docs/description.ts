@@ -1,6 +1,6 @@
 import { TIER_DESCRIPTIONS, TIERS, TIER_NAMES } from '../../modules/keys/tiers.js';
 import { API_KEY_HEADER } from '../api-key-auth.js';
-import { ERRORS, problemType, type ErrorCode } from '../problem.js';
+import { ERRORS, PROBLEM_TYPE_BASE, problemType, type ErrorCode } from '../problem.js';
 import type { TagObject } from './openapi-types.js';
 
 /** The tags operations are grouped by, in reference order. An operation's tag must be one of these. */
@@ -126,7 +126,7 @@ so pages are stable. A \`limit\` or \`offset\` outside its range is rejected wit
 Every error is an RFC 9457 \`application/problem+json\` document with \`type\`, \`title\`, \`status\`, \`detail\`,
 \`instance\` (the request id, also sent as \`x-request-id\`) and a machine-readable \`code\`. Invalid parameters are
 listed in \`errors\`, each with the allowed range. The \`type\` of a problem is a page explaining the code: when it
-happens and what to do.
+happens and what to do; [all error codes](${PROBLEM_TYPE_BASE.slice(0, -1)}) are listed on one page.
 
 ${errorTable}
 

@@ -90,6 +90,7 @@ export interface OpenApiDocument {
     version: string;
     description?: string;
     license?: { name: string; identifier?: string };
+    contact?: { name?: string; url?: string; email?: string };
   };
   servers?: { url: string; description?: string }[];
   security?: Record<string, string[]>[];

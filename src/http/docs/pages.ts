@@ -1,6 +1,13 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ERRORS, problemBody, problemType, ProblemError, type ErrorCode } from '../problem.js';
-import { API_PREFIX, DOCS_PATH, EXAMPLE_REQUEST_ID, OPENAPI_PATH, PROBLEMS_PATH } from '../paths.js';
+import {
+  API_PREFIX,
+  DOCS_PATH,
+  EXAMPLE_REQUEST_ID,
+  GUIDES_PATH,
+  OPENAPI_PATH,
+  PROBLEMS_PATH,
+} from '../paths.js';
 import { PROBLEM_HELP } from '../problem-help.js';
 
 /**
@@ -60,7 +67,7 @@ export function prefersJson(accept: string | undefined): boolean {
   return quality(accept, ['application/json', 'application/problem+json']) > quality(accept, ['text/html']);
 }
 
-const escapeHtml = (text: string): string =>
+export const escapeHtml = (text: string): string =>
   text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 
 /** Help texts mark code with backticks, as in the OpenAPI markdown. */
@@ -70,15 +77,16 @@ const STYLE = `body{font:16px/1.5 system-ui,sans-serif;margin:0;color:#1d1d1f;ba
 main{max-width:46rem;margin:2rem auto;padding:0 1rem}nav a{margin-right:1rem}
 code,pre{font-family:ui-monospace,monospace;background:#eee;border-radius:4px}code{padding:0 .25rem}
 pre{padding:1rem;overflow:auto;white-space:pre-wrap;overflow-wrap:anywhere}table{border-collapse:collapse;width:100%}
-td,th{text-align:left;padding:.3rem .6rem;border-bottom:1px solid #ddd}.status{color:#666}`;
+td,th{text-align:left;padding:.3rem .6rem;border-bottom:1px solid #ddd}.status{color:#666}
+pre code{background:none;padding:0}h1,h2,h3{line-height:1.25}.guide table{display:block;overflow-x:auto}main:has(.guide){max-width:64rem}`;
 
-function page(title: string, body: string): string {
+export function page(title: string, body: string): string {
   return `<!doctype html>
 <html lang="en">
 <head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${escapeHtml(title)} · Gaming Hub API</title><style>${STYLE}</style></head>
 <body><main>
-<nav><a href="${DOCS_PATH}/">API reference</a><a href="${PROBLEMS_PATH}">All error codes</a></nav>
+<nav><a href="${DOCS_PATH}/">API reference</a><a href="${GUIDES_PATH}">Guides</a><a href="${PROBLEMS_PATH}">All error codes</a></nav>
 ${body}
 </main></body>
 </html>
@@ -114,7 +122,8 @@ ${rows}
 }
 
 // Static pages: no script at all, and nothing loaded from anywhere.
-const PAGE_CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src 'self'; frame-ancestors 'none'";
+export const PAGE_CSP =
+  "default-src 'none'; style-src 'unsafe-inline'; img-src 'self'; frame-ancestors 'none'";
 
 function negotiate(request: FastifyRequest, reply: FastifyReply, json: unknown, html: () => string) {
   void reply.header('vary', 'Accept').header('cache-control', 'public, max-age=3600');

@@ -1,4 +1,4 @@
-import { html, layout, type SafeHtml } from '../portal/pages/html.js';
+import { guideHref, html, layout, type SafeHtml } from '../portal/pages/html.js';
 import { secretShownOnce } from '../portal/pages/pages.js';
 import { PORTAL_PREFIX, type PortalAccount } from '../portal/session-auth.js';
 import type { AppView } from './schemas.js';
@@ -42,7 +42,8 @@ export function appsPage(
     html`<h1>OAuth apps</h1>
       <p class="lead">
         Register an app to let hub users sign in with their account and grant it access (OAuth 2.0,
-        authorization code with PKCE).
+        authorization code with PKCE). The <a href="${guideHref('oauth-apps')}">OAuth apps guide</a> walks
+        through a first sign-in.
       </p>
       ${alert('error', notice.errors?.join(' '))}${alert('success', notice.success)}
       <section class="card" aria-labelledby="list-title">

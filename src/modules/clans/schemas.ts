@@ -5,7 +5,7 @@ import { avatarPath } from '../avatars/routes.js';
 import type { ClanRow, InviteRow, MemberRow } from './repo.js';
 import type { ClanDetail } from './service.js';
 
-/** Bounds of the clan fields, shared by the schemas and the README. */
+/** Bounds of the clan fields, shared by the schemas and the docs. */
 export const CLAN_LIMITS = { minMembers: 2, maxMembers: 100, description: 500 } as const;
 
 const JOIN_POLICIES = ['open', 'invite', 'closed'] as const;

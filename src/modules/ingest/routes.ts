@@ -3,7 +3,13 @@ import { Type, type Static } from 'typebox';
 import type { App } from '../../http/app-types.js';
 import type { IngestRecorder } from '../../http/metrics.js';
 import { errorResponses, ProblemError } from '../../http/problem.js';
-import { EventBatchSchema, MAX_EVENTS, validateEvents } from './parsers/json-events.js';
+import {
+  KillEventSchema,
+  MatchResultEventSchema,
+  MAX_EVENTS,
+  PlayerSessionEventSchema,
+  validateEvents,
+} from './parsers/json-events.js';
 import type { IngestPipeline, IngestServerRef, Rejection } from './pipeline.js';
 import type { ServersRepo } from '../servers/repo.js';
 import { hashToken, TOKEN_PATTERN } from '../servers/tokens.js';
@@ -72,6 +78,43 @@ const ENGINES_DOC = `### What the service derives
 - **ELO** (cs2, cs16): team rating = mean of its players; E = 1 / (1 + 10^((R_opp − R_team)/400)); S = 1, 0.5 or 0; change = round(K·(S − E)·participation), K = 100 for a player's first 10 rated matches, then 50; participation = share of rounds played (a leaver on the losing side takes the full loss). Every change is kept with its match id, before and after.
 - **Top-frag**: kills update per-day rollups in the same transaction.`;
 
+interface FieldSchema {
+  type?: string;
+  const?: unknown;
+  properties?: Record<string, FieldSchema>;
+  required?: string[];
+  items?: FieldSchema;
+  anyOf?: FieldSchema[];
+}
+
+/** `name` (its type), `name?` when optional, nested objects in braces: read from the schema itself. */
+function fieldList(schema: FieldSchema): string {
+  return Object.entries(schema.properties ?? {})
+    .map(([name, field]) => {
+      const optional = schema.required?.includes(name) ? '' : '?';
+      const shape = (s: FieldSchema): string =>
+        s.const !== undefined
+          ? JSON.stringify(s.const)
+          : s.anyOf
+            ? s.anyOf.map(shape).join(' | ')
+            : s.type === 'object'
+              ? `{ ${fieldList(s)} }`
+              : s.type === 'array' && s.items
+                ? `[${shape(s.items)}]`
+                : (s.type ?? 'any');
+      return `\`${name}${optional}\`: ${shape(field)}`;
+    })
+    .join(', ');
+}
+
+/**
+ * The body's items are validated one by one after the batch is accepted (an invalid event is
+ * rejected alone, in the 200 answer), so the body schema cannot say their shape; this text does.
+ */
+const EVENTS_DOC = [KillEventSchema, MatchResultEventSchema, PlayerSessionEventSchema]
+  .map((schema) => `- ${fieldList(schema as FieldSchema)}`)
+  .join('\n');
+
 declare module 'fastify' {
   interface FastifyRequest {
     ingestServer?: IngestServerRef;
@@ -103,7 +146,6 @@ export function ingestRoutes(deps: {
 }) {
   return async (app: App): Promise<void> => {
     app.addSchema(IngestResultSchema);
-    app.addSchema(EventBatchSchema);
     // CS2 posts text/plain; relays may send anything else. Parsed only after authentication.
     app.addContentTypeParser(
       ['text/plain', '*'],
@@ -194,12 +236,12 @@ export function ingestRoutes(deps: {
           operationId: 'ingestEvents',
           ...documented,
           summary: 'Ingest typed JSON events (Rust and other plugins)',
-          description: `\`POST ${INGEST_PREFIX}/events\` (Bearer).\n\n${AUTH_DOC}\n\nA batch of up to ${MAX_EVENTS} events: \`kill\`, \`match_result\`, \`player_session\` (schema \`IngestEventBatch\`). Each event is validated alone; an invalid one is rejected with its index and reason. \`client_id\` makes a resent event a duplicate.\n\n${ENGINES_DOC}`,
+          description: `\`POST ${INGEST_PREFIX}/events\` (Bearer).\n\n${AUTH_DOC}\n\nA batch of up to ${MAX_EVENTS} events: \`kill\`, \`match_result\`, \`player_session\`, each an object of one of these shapes (\`?\`: optional):\n\n${EVENTS_DOC}\n\nEach event is validated alone; an invalid one is rejected with its index and reason. \`client_id\` makes a resent event a duplicate.\n\n${ENGINES_DOC}`,
           body: Type.Object({
             events: Type.Array(Type.Unknown(), {
               minItems: 1,
               maxItems: MAX_EVENTS,
-              description: 'events as in IngestEventBatch, validated one by one',
+              description: 'events of the three types above, validated one by one',
             }),
           }),
           response: { 200: Type.Ref('IngestResult'), ...errors },

@@ -10,6 +10,17 @@ const BASE = PORTAL_PREFIX;
 const alert = (text: string | undefined) =>
   text ? html`<div class="alert error" role="alert">${text}</div>` : '';
 
+/** The portal account signed in in this browser: the header names it and offers to sign out. */
+export interface SignedInView {
+  username: string;
+  csrfToken: string;
+}
+
+const layoutFor = (title: string, account: SignedInView | undefined) =>
+  account
+    ? { title, username: account.username, csrfToken: account.csrfToken, base: BASE }
+    : { title, base: BASE };
+
 export interface ClientView {
   name: string;
   homepage?: string | undefined;
@@ -20,9 +31,11 @@ export function interactionSignInPage(options: {
   csrf: string;
   client: ClientView;
   error?: string;
+  /** a portal session of another account than the one this request started with */
+  account?: SignedInView | undefined;
 }): string {
   return layout(
-    { title: 'Sign in', base: BASE },
+    layoutFor('Sign in', options.account),
     html`<section class="card narrow" aria-labelledby="title">
       <h1 id="title">Sign in to continue to ${options.client.name}</h1>
       <p class="lead">Use your Gaming Hub account. ${options.client.name} never sees your password.</p>
@@ -59,7 +72,7 @@ const scopeWords = (scope: string) => (isScope(scope) ? SCOPES[scope] : scope);
 export function consentPage(options: {
   action: string;
   csrf: string;
-  username: string;
+  account: SignedInView;
   client: ClientView;
   /** what this request adds */
   requested: string[];
@@ -68,11 +81,11 @@ export function consentPage(options: {
 }): string {
   const { client } = options;
   return layout(
-    { title: 'Authorize app', base: BASE },
+    layoutFor('Authorize app', options.account),
     html`<section class="card narrow" aria-labelledby="title">
       <h1 id="title">Authorize ${client.name}?</h1>
       <p class="lead">
-        Signed in as <strong>${options.username}</strong>.
+        Signed in as <strong>${options.account.username}</strong>.
         ${client.homepage ? html`<a href="${client.homepage}" rel="noopener noreferrer">${client.name}</a>` : client.name}
         would like to:
       </p>

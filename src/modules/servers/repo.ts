@@ -174,6 +174,23 @@ export function serversRepo(db: Kysely<Database>) {
       );
     },
 
+    /**
+     * A new ingest token for a registered server: the old one stops working at once. The demo
+     * server (modules/demo-server) takes a fresh one at every start, since only hashes are kept.
+     */
+    async replaceToken(id: number, tokenHash: string): Promise<boolean> {
+      return writeTransaction(db, async (trx) => {
+        const row = await trx
+          .updateTable('game_servers')
+          .set({ token_hash: tokenHash })
+          .where('id', '=', id)
+          .where('removed_at', 'is', null)
+          .returning('id')
+          .executeTakeFirst();
+        return row !== undefined;
+      });
+    },
+
     /** The operator moves a registered server to another region. */
     async setRegion(id: number, region: Region, now = Date.now()): Promise<boolean> {
       return writeTransaction(db, async (trx) => {

@@ -1,5 +1,5 @@
 import { alert, BASE, secretShownOnce, signedIn } from '../portal/pages/pages.js';
-import { html, type SafeHtml } from '../portal/pages/html.js';
+import { guideHref, html, type SafeHtml } from '../portal/pages/html.js';
 import type { PortalAccount } from '../portal/session-auth.js';
 import type { DeliveryBody, WebhookBody } from './schemas.js';
 import type { WebhookTestResult } from './test-send.js';
@@ -57,7 +57,8 @@ export function webhooksPage(
     html`<h1>Webhooks</h1>
       <p class="lead">
         Events pushed to your server as signed POSTs (Standard Webhooks). Try an endpoint first with the
-        <a href="${BASE}/webhook-test">webhook test</a>.
+        <a href="${BASE}/webhook-test">webhook test</a>; the
+        <a href="${guideHref('events-and-webhooks', 'webhooks')}">webhooks guide</a> shows how to verify them.
       </p>
       ${notices(notice)}
       <section class="card" aria-labelledby="list-title">
@@ -272,7 +273,9 @@ export function webhookTestPage(
     html`<h1>Webhook test</h1>
       <p class="lead">
         Send a signed sample of any event type (the catalog's example) and see what your endpoint answers.
-        Nothing is stored or retried.
+        Nothing is stored or retried. A receiver on your own machine needs the service started with
+        <code>WEBHOOKS_ALLOW_PRIVATE_TARGETS=true</code>
+        (<a href="${guideHref('events-and-webhooks', 'trying-webhooks-on-your-own-machine')}">how</a>).
       </p>
       ${notices(options.notice)}
       <section class="card" aria-labelledby="test-title">

@@ -85,18 +85,6 @@ type Validator = NonNullable<ReturnType<typeof BY_TYPE.get>>;
 
 export const MAX_EVENTS = 10_000;
 
-export const EventBatchSchema = Type.Object(
-  {
-    events: Type.Array(
-      Type.Union([KillEventSchema, MatchResultEventSchema, PlayerSessionEventSchema], {
-        description: 'validated one by one: an invalid event is rejected alone',
-      }),
-      { minItems: 1, maxItems: MAX_EVENTS },
-    ),
-  },
-  { $id: 'IngestEventBatch', title: 'IngestEventBatch' },
-);
-
 type KillEvent = Static<typeof KillEventSchema>;
 type MatchEvent = Static<typeof MatchResultEventSchema>;
 type SessionEvent = Static<typeof PlayerSessionEventSchema>;

@@ -8,7 +8,7 @@ export type { LogEvent, LogPlayer, ParseResult, Vec3 } from './log-events.js';
  *   `L MM/DD/YYYY - HH:MM:SS: <event>`
  * CS2's HTTP log stream writes `MM/DD/YYYY - HH:MM:SS.mmm - <event>` (no `L `, milliseconds, ` - `),
  * so the prefix, the milliseconds and the separator are all optional here. Server clocks carry no
- * zone in the line; timestamps are read as UTC (run game servers with TZ=UTC, see the README).
+ * zone in the line; timestamps are read as UTC (run game servers with TZ=UTC, see docs/game-servers.md).
  *
  * Lines that start with a participant are read by structure (player-line.ts); the others are
  * written by the server itself (`World triggered`, `Team … triggered`, `MatchStatus`, `Game Over`,

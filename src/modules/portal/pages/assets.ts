@@ -71,11 +71,12 @@ pre { background: #101820; color: #e6edf3; padding: 12px; border-radius: 8px; ov
 .stat { background: var(--card); border: 1px solid var(--line); border-radius: 10px; padding: 12px 14px; }
 .stat b { display: block; font-size: 1.5rem; }
 .stat span { color: var(--muted); font-size: 0.85rem; }
-.chart { width: 100%; height: auto; display: block; }
+.chart { width: 100%; display: block; overflow: hidden; }
 .chart .axis { stroke: #8c959f; stroke-width: 1; }
-.chart .tick { fill: var(--muted); font-size: 11px; }
+.chart .grid { stroke: var(--line); stroke-width: 1; }
+.chart .tick { fill: var(--muted); font-size: 12px; }
 .chart .quota { stroke: var(--danger); stroke-width: 1.5; stroke-dasharray: 6 4; }
-.chart .quota-label { fill: var(--danger); font-size: 11px; font-weight: 600; }
+.chart .quota-label { fill: var(--danger); font-size: 12px; font-weight: 600; }
 .s-2xx { fill: var(--s-2xx); } .s-3xx { fill: var(--s-3xx); } .s-4xx { fill: var(--s-4xx); }
 .s-429 { fill: var(--s-429); } .s-5xx { fill: var(--s-5xx); }
 .legend { display: flex; flex-wrap: wrap; gap: 14px; list-style: none; padding: 0; margin: 12px 0 0; font-size: 0.88rem; color: var(--muted); }
@@ -108,8 +109,6 @@ pre { background: #101820; color: #e6edf3; padding: 12px; border-radius: 8px; ov
   table.usage th { font-size: 0.72rem; letter-spacing: 0; white-space: normal; }
   table.usage .year { display: none; }
   table.usage .time { display: block; margin: 0; }
-  /* The chart shrinks to about 0.45 of its drawing: its labels grow to stay readable. */
-  .chart .tick, .chart .quota-label { font-size: 22px; }
   pre { white-space: pre-wrap; overflow-wrap: anywhere; }
 }
 `;

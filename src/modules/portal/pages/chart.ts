@@ -10,12 +10,21 @@ export const SERIES = [
   ['5xx', 'Server errors (5xx)'],
 ] as const;
 
-// "50K", not "50,000": the axis label must fit the left margin at the larger phone font size.
+// "50K", not "50,000": the axis label sits beside the quota label on a phone's narrow chart.
 const compact = new Intl.NumberFormat('en-US', { notation: 'compact' });
 
-const W = 760;
+/**
+ * The chart is drawn in CSS pixels, not scaled from a fixed drawing: its height is fixed and its
+ * width is the card's. A drawing scaled to the card (the old 760×240 viewBox) shrank to 100 px
+ * high on a phone and pushed the quota label off its top edge. Only the bars are stretched to the
+ * width (a nested SVG in hour units); lines and text are placed in pixels or percentages.
+ */
 const H = 240;
-const PAD = { left: 48, right: 12, top: 16, bottom: 28 };
+/** room above the plot for the axis maximum and a quota label on the top edge */
+const TOP = 24;
+/** room below the plot for the hour ticks */
+const BOTTOM = 24;
+const PLOT_H = H - TOP - BOTTOM;
 
 /** A round axis maximum ≥ value: 1, 2, 5 × 10^n. */
 function niceMax(value: number): number {
@@ -25,6 +34,18 @@ function niceMax(value: number): number {
   return 10 * magnitude;
 }
 
+const percent = (fraction: number) => `${(fraction * 100).toFixed(2)}%`;
+
+/** An hour tick centred under its bar, kept inside the chart at either end. */
+function tick(hour: string, i: number, count: number): SafeHtml {
+  const at = (i + 0.5) / count;
+  const [x, anchor] =
+    at < 0.05 ? [i / count, 'start'] : at > 0.95 ? [(i + 1) / count, 'end'] : [at, 'middle'];
+  return html`<text class="tick" x="${percent(x)}" y="${H - 7}" text-anchor="${anchor}"
+    >${hour.slice(11, 13)}h</text
+  >`;
+}
+
 /**
  * Requests per hour as stacked bars against the quota line, as inline SVG (no script, no CDN).
  * The axis reaches the quota, so the line is always visible; bars keep at least 2 px when non-zero.
@@ -32,29 +53,26 @@ function niceMax(value: number): number {
 export function usageChart(hours: UsageHour[], quota: number): SafeHtml {
   const peak = Math.max(0, ...hours.map((h) => h.total));
   const yMax = niceMax(Math.max(quota, peak));
-  const plotW = W - PAD.left - PAD.right;
-  const plotH = H - PAD.top - PAD.bottom;
-  const slot = plotW / Math.max(1, hours.length);
-  const barW = Math.max(2, slot * 0.7);
-  const y = (v: number) => PAD.top + plotH - (v / yMax) * plotH;
+  const count = Math.max(1, hours.length);
+  /** pixels from the plot's top */
+  const y = (v: number) => PLOT_H - (v / yMax) * PLOT_H;
   const total = hours.reduce((sum, h) => sum + h.total, 0);
 
   const bars = hours.map((h, i) => {
     if (h.total === 0) return '';
-    const x = PAD.left + i * slot + (slot - barW) / 2;
     let base = 0;
     const stack = SERIES.map(([cls]) => {
-      const count = h[cls];
-      if (count === 0) return '';
-      const top = y(base + count);
+      const requests = h[cls];
+      if (requests === 0) return '';
+      const top = y(base + requests);
       const bottom = y(base);
-      base += count;
+      base += requests;
       const height = Math.max(2, bottom - top);
       return html`<rect
         class="s-${cls}"
-        x="${x.toFixed(1)}"
+        x="${(i + 0.15).toFixed(2)}"
         y="${(bottom - height).toFixed(1)}"
-        width="${barW.toFixed(1)}"
+        width="0.7"
         height="${height.toFixed(1)}"
       ></rect>`;
     });
@@ -64,49 +82,37 @@ export function usageChart(hours: UsageHour[], quota: number): SafeHtml {
   const ticks = hours
     .map((h, i) => ({ h, i }))
     .filter(({ h }) => Number(h.hour.slice(11, 13)) % 6 === 0)
-    .map(
-      ({ h, i }) =>
-        html`<text
-          class="tick"
-          x="${(PAD.left + i * slot + slot / 2).toFixed(1)}"
-          y="${H - 8}"
-          text-anchor="middle"
-          >${h.hour.slice(11, 13)}h</text
-        >`,
-    );
-  const quotaY = y(quota).toFixed(1);
+    .map(({ h, i }) => tick(h.hour, i, count));
+  // The quota is at most the axis maximum, so its line is on or below the plot's top and its label,
+  // 5 px above the line, stays inside the chart.
+  const quotaY = (TOP + y(quota)).toFixed(1);
+  const bottomY = TOP + PLOT_H;
   const summary = `Requests per hour over the last ${hours.length} hours: ${total} in total, peak ${peak} in one hour, quota ${quota} per hour.`;
 
   return html`<svg
     class="chart"
-    viewBox="0 0 ${W} ${H}"
+    width="100%"
+    height="${H}"
     role="img"
     aria-label="${summary}"
     data-total="${total}"
-    preserveAspectRatio="xMidYMid meet"
   >
-    <line
-      class="axis"
-      x1="${PAD.left}"
-      y1="${PAD.top + plotH}"
-      x2="${W - PAD.right}"
-      y2="${PAD.top + plotH}"
-    ></line>
-    <text
-      class="tick"
-      x="${PAD.left - 6}"
-      y="${PAD.top + plotH}"
-      text-anchor="end"
-      dominant-baseline="middle"
+    <line class="grid" x1="0" y1="${TOP}" x2="100%" y2="${TOP}"></line>
+    <text class="tick" x="0" y="${TOP - 7}">${compact.format(yMax)} requests</text>
+    <svg
+      class="plot"
+      x="0"
+      y="${TOP}"
+      width="100%"
+      height="${PLOT_H}"
+      viewBox="0 0 ${count} ${PLOT_H}"
+      preserveAspectRatio="none"
     >
-      0
-    </text>
-    <text class="tick" x="${PAD.left - 6}" y="${PAD.top}" text-anchor="end" dominant-baseline="middle">
-      ${compact.format(yMax)}
-    </text>
-    ${bars}
-    <line class="quota" x1="${PAD.left}" y1="${quotaY}" x2="${W - PAD.right}" y2="${quotaY}"></line>
-    <text class="quota-label" x="${W - PAD.right}" y="${(Number(quotaY) - 5).toFixed(1)}" text-anchor="end">
+      ${bars}
+    </svg>
+    <line class="axis" x1="0" y1="${bottomY}" x2="100%" y2="${bottomY}"></line>
+    <line class="quota" x1="0" y1="${quotaY}" x2="100%" y2="${quotaY}"></line>
+    <text class="quota-label" x="100%" y="${(Number(quotaY) - 5).toFixed(1)}" text-anchor="end">
       quota ${quota.toLocaleString('en-US')}/h
     </text>
     ${ticks}

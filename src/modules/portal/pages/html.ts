@@ -1,3 +1,4 @@
+import { DOCS_PATH, GUIDES_PATH } from '../../../http/paths.js';
 import { ASSET_NAMES } from './assets.js';
 
 /** Server-rendered HTML: every interpolated value is escaped unless it is already SafeHtml. */
@@ -17,6 +18,10 @@ const ESCAPES: Record<string, string> = {
   '"': '&quot;',
   "'": '&#39;',
 };
+
+/** The page of a guide of docs/ (and a section of it): the portal's pages point at the guide that explains them. */
+export const guideHref = (name: string, section?: string): string =>
+  `${GUIDES_PATH}/${name}${section ? `#${section}` : ''}`;
 
 export const escapeHtml = (text: string): string => text.replace(/[&<>"']/g, (c) => ESCAPES[c] ?? c);
 
@@ -59,7 +64,8 @@ export function layout(options: LayoutOptions, body: SafeHtml): string {
         <header class="top">
           <a class="brand" href="${base}">Gaming Hub <span>developers</span></a>
           <nav aria-label="Portal">
-            <a href="/api-platform/docs">API reference</a>
+            <a href="${DOCS_PATH}">API reference</a>
+            <a href="${GUIDES_PATH}">Guides</a>
             ${
               username
                 ? html`<a href="${base}/keys">My keys</a>

@@ -1,6 +1,6 @@
 import type { PortalKey } from '../schemas.js';
 import type { PortalAccount } from '../session-auth.js';
-import { html } from './html.js';
+import { guideHref, html } from './html.js';
 import { alert, BASE, signedIn } from './pages.js';
 
 /** The form that restricts a key to browser origins (CORS), one per line. */
@@ -29,7 +29,8 @@ export function originsPage(
 ${current}</textarea>
         <p class="hint">
           As browsers send it: scheme, host, and port if not the default, such as
-          <code>https://app.example.com</code> or <code>http://localhost:5173</code>. At most 10.
+          <code>https://app.example.com</code> or <code>http://localhost:5173</code>. At most 10. See
+          <a href="${guideHref('using-the-api', 'calling-from-a-browser-cors')}">Calling from a browser</a>.
         </p>
         <div class="row">
           <button type="submit">Save origins</button>

@@ -2,7 +2,7 @@ import { TIERS } from '../../keys/tiers.js';
 import type { PortalKey, UsageBody } from '../schemas.js';
 import { PORTAL_PREFIX, type PortalAccount } from '../session-auth.js';
 import { SERIES, usageChart } from './chart.js';
-import { html, layout, type SafeHtml } from './html.js';
+import { guideHref, html, layout, type SafeHtml } from './html.js';
 
 /** Where the portal's pages live: the prefix its routes are registered under. */
 export const BASE = PORTAL_PREFIX;
@@ -183,7 +183,8 @@ export function keysPage(
         </form>
         <p class="hint" id="name-hint">
           ${active} of 10 active keys used. Send a key in the <code>x-api-key</code> header; see the
-          <a href="/api-platform/docs">API reference</a>.
+          <a href="/api-platform/docs">API reference</a> and the guide
+          <a href="${guideHref('using-the-api')}">Using the published API</a>.
         </p>
       </section>
       <section class="card" aria-labelledby="list-title">

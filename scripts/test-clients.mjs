@@ -1,0 +1,185 @@
+#!/usr/bin/env node
+// `npm run test:clients [-- language ...]`: builds the service, seeds a hub once (SQLite, temp
+// dir), then for each language of clients/conformance/languages.json starts a hub on a copy of
+// that database behind the conformance proxy, runs the language's own tests and its
+// implementation of every scenario of clients/conformance/scenarios.json, and prints the matrix
+// scenario x language. Fails when a language's tests fail, or it fails or lacks a scenario.
+import { spawn, spawnSync } from 'node:child_process';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { startConformanceProxy } from './clients/conformance-proxy.mjs';
+import { prepareTemplate, startHub } from './clients/hub.mjs';
+
+const ROOT = resolve(import.meta.dirname, '..');
+const CONFORMANCE = join(ROOT, 'clients/conformance');
+const { scenarios } = JSON.parse(readFileSync(join(CONFORMANCE, 'scenarios.json'), 'utf8'));
+const { languages: all } = JSON.parse(readFileSync(join(CONFORMANCE, 'languages.json'), 'utf8'));
+const wanted = process.argv.slice(2);
+const languages = all.filter((l) => wanted.length === 0 || wanted.includes(l.name));
+if (languages.length === 0) {
+  console.error(`no language named ${wanted.join(', ')}`);
+  process.exit(1);
+}
+
+const log = (line) => process.stderr.write(`test:clients: ${line}\n`);
+
+if (!process.env.CLIENTS_SKIP_BUILD) {
+  log('building the service');
+  const build = spawnSync('npm', ['run', 'build', '--silent'], { cwd: ROOT, stdio: 'inherit' });
+  if (build.status !== 0) process.exit(build.status ?? 1);
+}
+
+/** What the scenarios compare with, read from the fresh hub with plain HTTP (no library involved). */
+async function measure(hubUrl, apiKey) {
+  const get = async (path, headers) => {
+    const res = await fetch(new URL(path, hubUrl), { headers });
+    if (!res.ok) throw new Error(`GET ${path}: ${res.status} ${await res.text()}`);
+    return res.json();
+  };
+  const published = { 'x-api-key': apiKey };
+  const bearer = { authorization: `Bearer ${apiKey}` };
+  const walk = async (path, key) => {
+    const items = [];
+    for (let offset = 0; ; offset += 50) {
+      const page = (
+        await get(`${path}${path.includes('?') ? '&' : '?'}limit=50&offset=${offset}`, published)
+      )[key];
+      items.push(...page);
+      if (page.length < 50) return items;
+    }
+  };
+  const threads = await walk('/api-platform/v1/forum/threads', 'threads');
+  // the thread with the most posts, so its paging takes several pages
+  let thread = { id: threads[0].id, posts: 0 };
+  for (const t of threads.slice(0, 10)) {
+    const posts = (await walk(`/api-platform/v1/forum/threads/${t.id}/posts`, 'posts')).length;
+    if (posts > thread.posts) thread = { id: t.id, posts };
+  }
+  const total = async (path) => (await get(`${path}?per_page=1`, bearer)).meta.total;
+  let events = 0;
+  for (let after; ;) {
+    const page = await get(`/v1/events?limit=1000${after ? `&after=${after}` : ''}`, bearer);
+    events += page.data.length;
+    if (!page.meta.has_more) break;
+    after = page.meta.next_after;
+  }
+  return {
+    forum: { thread_id: thread.id },
+    counts: {
+      forum_threads: threads.length,
+      forum_posts: thread.posts,
+      v1_tournaments: await total('/v1/tournaments'),
+      v1_servers: await total('/v1/servers'),
+      v1_clans: await total('/v1/clans'),
+      v1_events: events,
+    },
+  };
+}
+
+/** Runs a command, its stderr passed through; resolves with its exit code and stdout. */
+function run(command, args, options) {
+  return new Promise((done) => {
+    const child = spawn(command, args, { ...options, stdio: ['ignore', 'pipe', 'inherit'] });
+    let stdout = '';
+    child.stdout.on('data', (chunk) => {
+      stdout += chunk;
+      if (options.echo) process.stderr.write(chunk);
+    });
+    child.on('exit', (code) => done({ code: code ?? 1, stdout }));
+    child.on('error', (error) => done({ code: 1, stdout: String(error) }));
+  });
+}
+
+log('seeding the template hub');
+const template = prepareTemplate();
+const results = new Map(); // language -> { tests, scenarios: Map(name -> result) }
+try {
+  for (const language of languages) {
+    log(`${language.name}: starting a seeded hub`);
+    const hub = await startHub(template.dir);
+    const fixtureFile = join(hub.dir, 'fixture.json');
+    let proxy;
+    try {
+      const measured = await measure(hub.url, template.fixture.api_key);
+      proxy = await startConformanceProxy({ hubUrl: hub.url, scenarios, fixture: template.fixture });
+      const fixture = {
+        ...template.fixture,
+        ...measured,
+        base_url: proxy.url,
+        hub_url: hub.url,
+        scenarios_file: join(CONFORMANCE, 'scenarios.json'),
+        vectors_file: join(CONFORMANCE, 'webhook-vectors.json'),
+      };
+      writeFileSync(fixtureFile, `${JSON.stringify(fixture, null, 2)}\n`);
+      log(`${language.name}: hub ${hub.url}, proxy ${proxy.url}, counts ${JSON.stringify(measured.counts)}`);
+      const options = {
+        cwd: join(ROOT, language.dir),
+        env: { ...process.env, HUB_CONFORMANCE_FIXTURE: fixtureFile },
+      };
+      log(`${language.name}: its own tests`);
+      const tests = process.env.CLIENTS_SKIP_TESTS
+        ? { code: 0 }
+        : await run(language.tests[0], language.tests.slice(1), { ...options, echo: true });
+      log(`${language.name}: the scenarios`);
+      // CLIENTS_SCENARIOS="a b": only these scenarios (while working on them; the rest show MISSING)
+      const only = (process.env.CLIENTS_SCENARIOS ?? '').split(/[\s,]+/).filter(Boolean);
+      const scenarioRun = await run(
+        language.scenarios[0],
+        [...language.scenarios.slice(1), ...only],
+        options,
+      );
+      const byName = new Map();
+      for (const line of scenarioRun.stdout.split('\n')) {
+        if (!line.startsWith('{')) continue;
+        try {
+          const result = JSON.parse(line);
+          if (typeof result.scenario === 'string') byName.set(result.scenario, result);
+        } catch {
+          // not a result line
+        }
+      }
+      results.set(language.name, { tests: tests.code === 0, exit: scenarioRun.code, scenarios: byName });
+    } finally {
+      await proxy?.close();
+      await hub.stop();
+      rmSync(hub.dir, { recursive: true, force: true });
+    }
+  }
+} finally {
+  rmSync(template.dir, { recursive: true, force: true });
+}
+
+// the matrix
+const names = languages.map((l) => l.name);
+const width = Math.max(...scenarios.map((s) => s.name.length), 'own tests'.length) + 2;
+const cell = (text) => text.padEnd(Math.max(12, ...names.map((n) => n.length + 2)));
+const lines = [`${'scenario'.padEnd(width)}${names.map(cell).join('')}`];
+let failed = 0;
+const mark = (ok) => {
+  if (!ok) failed++;
+  return ok ? 'pass' : 'FAIL';
+};
+lines.push(
+  `${'own tests'.padEnd(width)}${names.map((n) => cell(mark(results.get(n)?.tests === true))).join('')}`,
+);
+const failures = [];
+for (const scenario of scenarios) {
+  const row = names.map((n) => {
+    const result = results.get(n)?.scenarios.get(scenario.name);
+    if (!result) {
+      failed++;
+      return cell('MISSING');
+    }
+    if (result.status !== 'pass') failures.push(`${n} ${scenario.name}: ${result.error ?? result.status}`);
+    return cell(mark(result.status === 'pass'));
+  });
+  lines.push(`${scenario.name.padEnd(width)}${row.join('')}`);
+}
+console.log(lines.join('\n'));
+for (const failure of failures) console.log(`  ${failure}`);
+console.log(
+  failed === 0
+    ? `all ${scenarios.length} scenarios pass in ${names.join(', ')}`
+    : `${failed} failed or missing`,
+);
+process.exit(failed === 0 ? 0 : 1);

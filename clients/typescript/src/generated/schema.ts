@@ -13541,7 +13541,7 @@ export interface operations {
             content: {
                 "application/json": {
                     /**
-                     * @description up to 10 origins, each as a browser sends `Origin` (scheme, host, port if not the default); an empty list allows any origin
+                     * @description up to 10 origins, each as a browser sends `Origin` (scheme, host, port if not the default; one that is not written so is `422`); an empty list allows any origin
                      * @example [
                      *       "https://app.example.com",
                      *       "http://localhost:5173"
@@ -13635,6 +13635,16 @@ export interface operations {
             };
             /** @description `unsupported_media_type`: Unsupported media type */
             415: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unprocessable`: Unprocessable request */
+            422: {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
                     [name: string]: unknown;

@@ -1,5 +1,5 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import Fastify, { LogController, type FastifyInstance } from 'fastify';
+import Fastify, { LogController, type FastifyInstance, type FastifyRequest } from 'fastify';
 import { pino } from 'pino';
 import type { Config } from './config.js';
 import type { Db } from './db/connect.js';
@@ -78,6 +78,7 @@ import { appsService } from './modules/apps/service.js';
 import { appWebRoutes } from './modules/apps/web-routes.js';
 import { authorizedAppRoutes } from './modules/oauth/authorized-apps.js';
 import { authorizedAppPages } from './modules/oauth/authorized-pages.js';
+import type { Resolver } from './modules/webhooks/delivery/ssrf.js';
 import { webhooksService } from './modules/webhooks/service.js';
 import { webhooksV1Routes } from './modules/webhooks/v1-routes.js';
 import { webhookTester } from './modules/webhooks/test-send.js';
@@ -130,6 +131,16 @@ export interface AppDeps {
   metrics?: Metrics;
   /** seals RCON passwords (HUB_SECRET_KEY); without it server commands answer 503 */
   secretKey?: SecretKey;
+  /**
+   * resolves webhook hosts when a webhook is registered, changed or test-sent (default: the
+   * system's `dns.lookup`); tests hand their own so that no test reaches a real DNS server
+   */
+  lookup?: Resolver;
+  /**
+   * requests left out of the access log: `npm start`'s demo game server posts a batch every 400 ms,
+   * which would bury the newcomer's own requests (it reports each match on stdout instead)
+   */
+  quietAccessLog?: (request: FastifyRequest) => boolean;
 }
 
 /** Builds the whole service without listening; tests drive it with `inject()`. */
@@ -190,7 +201,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const killboard = killboardRepo(deps.db.kysely);
   const achievements = achievementsRepo(deps.db.kysely);
   await app.register(requestBasicsPlugin);
-  registerAccessLog(app);
+  registerAccessLog(app, { quiet: deps.quietAccessLog });
   app.addHook('onResponse', requestMetricsHook(metrics));
   app.addHook('onClose', async () => {
     await stores.close();
@@ -236,6 +247,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const webhooks = webhooksService(deps.db, {
     now,
     allowPrivateTargets: deps.config.WEBHOOKS_ALLOW_PRIVATE_TARGETS ?? false,
+    resolve: deps.lookup,
   });
   await app.register(
     async (v1: App) => {
@@ -293,6 +305,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const tester = webhookTester(webhooks.repo, {
     now,
     allowPrivateTargets: deps.config.WEBHOOKS_ALLOW_PRIVATE_TARGETS ?? false,
+    resolve: deps.lookup,
   });
   await registerPortal(app, {
     accounts,

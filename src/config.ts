@@ -168,7 +168,7 @@ export const ConfigSchema = Type.Object({
   WEBHOOKS_ALLOW_PRIVATE_TARGETS: Type.Boolean({
     default: false,
     description:
-      'let webhooks reach private, loopback, link-local and metadata addresses (tests and private deployments only; refused by default against SSRF)',
+      'let webhooks use plain http and reach private, loopback, link-local and metadata addresses, at registration and at delivery (local tests and private deployments only; refused by default against SSRF)',
   }),
   WEBHOOK_CONCURRENCY: Type.Integer({
     minimum: 1,

@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { buildApp } from './app.js';
 import { listenOrExplain } from './startup.js';
 import type { Config } from './config.js';
@@ -21,7 +21,11 @@ export interface RunningServer {
 export async function startServer(
   config: Config,
   db: Db,
-  options: { metrics?: Metrics; secretKey?: SecretKey } = {},
+  options: {
+    metrics?: Metrics;
+    secretKey?: SecretKey;
+    quietAccessLog?: (request: FastifyRequest) => boolean;
+  } = {},
 ): Promise<RunningServer> {
   const host = config.HOST.includes(':') ? `[${config.HOST}]` : config.HOST;
   const local = `http://${host === '0.0.0.0' ? '127.0.0.1' : host}`;
@@ -31,6 +35,7 @@ export async function startServer(
     issuer: config.PUBLIC_BASE_URL ?? `${local}:${config.PORT}`,
     ...(options.metrics ? { metrics: options.metrics } : {}),
     ...(options.secretKey ? { secretKey: options.secretKey } : {}),
+    ...(options.quietAccessLog ? { quietAccessLog: options.quietAccessLog } : {}),
   });
   await listenOrExplain(app, {
     what: 'HTTP',

@@ -60,7 +60,8 @@ describe('hub serve --demo: the demo game server', () => {
 
   it('plays CS2 matches through the ingest route: kills in the feed, rated matches, chat, then stops with the service', async () => {
     const db = seeded();
-    const served = await serve(db, ['--demo']);
+    // at the default log level: the access log shows the newcomer's requests, not the game's batches
+    const served = await serve(db, ['--demo'], { LOG_LEVEL: 'info' });
     const startedAt = new Date().toISOString();
     const key = keyOf(served);
     const banner = /Demo server: "Demo CS2 server" \(id (\d+)\) plays CS2 matches among 10 demo players/.exec(
@@ -130,6 +131,12 @@ describe('hub serve --demo: the demo game server', () => {
     assert.ok(Number(report[1]) > 0, 'chat lines were written and taken');
     assert.ok(Number(report[2]) > 50);
     assert.equal(report[3], '0', 'no line refused');
+    assert.match(served.output(), /"url":"\/api-platform\/v1\/killboard\/feed\?limit=50"/);
+    assert.doesNotMatch(
+      served.output(),
+      /"url":"\/api-platform\/ingest/,
+      'the batches are not in the access log',
+    );
 
     assert.equal(await stop(served), 0);
   });

@@ -5,7 +5,7 @@ import { Webhook } from 'standardwebhooks';
 import { parseRetryAfter } from '../src/modules/webhooks/delivery/retry-after.js';
 import { sendSignedWebhook } from '../src/modules/webhooks/delivery/send.js';
 import { signWebhook } from '../src/modules/webhooks/delivery/sign.js';
-import { checkTarget, forbiddenReason } from '../src/modules/webhooks/delivery/ssrf.js';
+import { checkTarget, forbiddenReason, hostOf } from '../src/modules/webhooks/delivery/ssrf.js';
 import { newWebhookSecret, receiver, verified } from './helpers/webhook-receiver.js';
 
 describe('webhook signatures (Standard Webhooks)', () => {
@@ -71,6 +71,10 @@ describe('SSRF guard', () => {
     'ff02::1',
     'fec0::1',
     '2001:db8::1',
+    '::ffff:0:127.0.0.1',
+    '::ffff:0:a9fe:a9fe',
+    '3fff::1',
+    'fe80::1%eth0',
   ];
   for (const address of forbidden) {
     it(`refuses ${address}`, () => {
@@ -126,6 +130,15 @@ describe('SSRF guard', () => {
       assert.equal(result.error, 'forbidden_address', JSON.stringify(result));
     });
   }
+
+  it('refuses loopback names without asking DNS, with or without the final dot', async () => {
+    for (const url of ['https://localhost/', 'https://LOCALHOST./', 'https://a.b.localhost:8443/']) {
+      const check = await checkTarget(hostOf(new URL(url)), false, () =>
+        Promise.reject(new Error(`no lookup expected for ${url}`)),
+      );
+      assert.ok(!check.ok && check.kind === 'forbidden_address', url);
+    }
+  });
 
   it('refuses a name when any one of its addresses is private', async () => {
     const check = await checkTarget('mixed.example', false, () =>

@@ -52,7 +52,9 @@ async function actAsUser(hubUrl, authorizationUrl, user, redirectUri) {
       init = { method: 'GET' };
       continue;
     }
-    const page = await res.text();
+    // the page's own form, after its header (a signed-in page's header holds the sign-out form)
+    const full = await res.text();
+    const page = full.slice(Math.max(0, full.indexOf('<main')));
     const action = /<form method="post" action="([^"]+)"/.exec(page)?.[1];
     const csrf = /name="_csrf" value="([^"]+)"/.exec(page)?.[1];
     if (!action || !csrf) throw new Error(`no consent form (${res.status}): ${page.slice(0, 300)}`);

@@ -12,7 +12,12 @@ import { parse } from './args.js';
 import { demoKey, localDataFolder, type DemoKey } from './demo-key.js';
 import { secretKeyFor } from './secret-key.js';
 import { startBackground } from './worker.js';
-import { DEMO_SERVER_NAME, startDemoServer, type DemoServer } from '../modules/demo-server/start.js';
+import {
+  DEMO_SERVER_NAME,
+  demoServerMark,
+  startDemoServer,
+  type DemoServer,
+} from '../modules/demo-server/start.js';
 
 function describeDemoKey(key: DemoKey): string {
   if (!key.secret)
@@ -54,8 +59,14 @@ export async function serveCommand(config: Config, argv: string[]): Promise<void
     await db.close();
     throw new StartupError(sealedProblem);
   }
+  const off = demoServerOff(config, values['no-demo-server']);
+  const mark = values.demo && !off ? demoServerMark() : undefined;
   const metrics = createMetrics();
-  const server = await startServer(config, db, { metrics, ...(secretKey ? { secretKey } : {}) });
+  const server = await startServer(config, db, {
+    metrics,
+    ...(secretKey ? { secretKey } : {}),
+    ...(mark ? { quietAccessLog: mark.marks } : {}),
+  });
   const log = server.app.log;
   // Embedded setup: the poller and UDP log receiver run in-process (scale-out: `hub worker`).
   const background =
@@ -68,9 +79,8 @@ export async function serveCommand(config: Config, argv: string[]): Promise<void
         })
       : undefined;
   let demoServer: DemoServer | { off: string } | undefined;
-  const off = demoServerOff(config, values['no-demo-server']);
-  if (values.demo && !off) {
-    demoServer = await startDemoServer(db.kysely, server.url, { report: (line) => console.log(line) });
+  if (mark) {
+    demoServer = await startDemoServer(db.kysely, server.url, { report: (line) => console.log(line), mark });
   }
   exitOnSignal(async () => {
     // the game stops first (its last batch answered), then the HTTP side drains while the

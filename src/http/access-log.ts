@@ -1,14 +1,18 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { redactQuery } from './secrets.js';
 
 /**
  * One access-log line per request (Fastify's default is two). Matched routes are logged by their
  * pattern plus query string, so a secret in a path (an ingest token in the URL) never reaches logs.
  */
-export function registerAccessLog(app: FastifyInstance): void {
+export function registerAccessLog(
+  app: FastifyInstance,
+  options: { quiet?: ((request: FastifyRequest) => boolean) | undefined } = {},
+): void {
   // Below info nothing would be written, so the hook is not installed at all.
   if (!['info', 'debug', 'trace'].includes(app.log.level)) return;
   app.addHook('onResponse', async (request, reply) => {
+    if (options.quiet?.(request)) return;
     const pattern = request.routeOptions.url ?? request.routePattern;
     const query = request.url.indexOf('?');
     // the query is kept (it says what was asked) but a secret put there by mistake is not

@@ -78,8 +78,8 @@ export const PROBLEM_HELP: Record<ErrorCode, ProblemHelp> = {
     example: 'A request with this Idempotency-Key is still being processed; retry after it has finished.',
   },
   invalid_webhook_url: {
-    when: 'The webhook URL is not an absolute `https` URL of at most 2048 characters without credentials (plain `http` and private addresses are allowed only on deployments that set WEBHOOKS_ALLOW_PRIVATE_TARGETS).',
-    fix: 'Give the public `https://` URL your receiver listens on.',
+    when: 'The webhook URL is not an absolute `https` URL of at most 2048 characters without credentials, or its host can never receive a delivery: an address that is not public (private, loopback, link-local, CGNAT, cloud metadata, in any spelling), `localhost`, a name that resolves to such an address, or a name that does not resolve. Plain `http` and private targets are allowed only on a hub started with WEBHOOKS_ALLOW_PRIVATE_TARGETS=true (local tests, private deployments).',
+    fix: 'Give the public `https://` URL your receiver listens on; to test with a receiver on your own machine, run the hub with WEBHOOKS_ALLOW_PRIVATE_TARGETS=true.',
     example: 'A webhook URL must use https.',
   },
   unknown_event_type: {

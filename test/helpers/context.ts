@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
 import { buildApp } from '../../src/app.js';
 import type { Config } from '../../src/config.js';
@@ -6,6 +7,7 @@ import type { SecretKey } from '../../src/engines/secret-box.js';
 import type { AccessTokenVerifier } from '../../src/http/access-tokens.js';
 import type { RateLimitStore } from '../../src/http/rate-limit-store.js';
 import type { ThrottleStore } from '../../src/modules/accounts/throttle.js';
+import type { Resolver } from '../../src/modules/webhooks/delivery/ssrf.js';
 import { openTestDb, type TestDb } from './db.js';
 import { factories, type Factories } from './factories.js';
 
@@ -36,6 +38,26 @@ export interface ContextOptions {
   secretKey?: SecretKey;
   /** RCON_TIMEOUT_MS, short for tests of slow game servers */
   rconTimeoutMs?: number;
+  /** resolves webhook hosts at registration (default: fakeDns(), so no test reaches a real DNS server) */
+  lookup?: Resolver;
+}
+
+/** An address outside every forbidden range (example.com's), for names that tests treat as public. */
+export const PUBLIC_ADDRESS = '93.184.215.14';
+
+/**
+ * A resolver for tests: the names given resolve as given, `localhost` to 127.0.0.1 (as a hosts
+ * file says), a name ending in `.invalid` does not resolve (ENOTFOUND), any other to PUBLIC_ADDRESS.
+ */
+export function fakeDns(names: Record<string, string[]> = {}): Resolver {
+  return (host) => {
+    const given = Object.hasOwn(names, host) ? names[host] : undefined;
+    const addresses =
+      given ?? (host === 'localhost' ? ['127.0.0.1'] : host.endsWith('.invalid') ? [] : [PUBLIC_ADDRESS]);
+    if (addresses.length === 0)
+      return Promise.reject(Object.assign(new Error(`getaddrinfo ENOTFOUND ${host}`), { code: 'ENOTFOUND' }));
+    return Promise.resolve(addresses.map((address) => ({ address, family: isIP(address) === 6 ? 6 : 4 })));
+  };
 }
 
 /** A fresh migrated database, the app built on it, and factories. */
@@ -60,6 +82,7 @@ export async function createTestContext(
     ...(options.throttle ? { throttle: options.throttle } : {}),
     ...(options.usageFlushMs ? { usageFlushMs: options.usageFlushMs } : {}),
     ...(options.accessTokens ? { accessTokens: options.accessTokens } : {}),
+    lookup: options.lookup ?? fakeDns(),
   });
   const made = factories(testDb.db);
   const { secret } = await made.makeKey({ tier: 'partner', name: 'context key' });

@@ -23,7 +23,7 @@ export interface HubClientOptions extends Credentials, Omit<RequestSettings, 'si
   headers?: Record<string, string>;
   retryTiming?: Partial<RetryTiming>;
   /** a fetch of your own (a proxy agent, a test double); defaults to the global fetch */
-  fetch?: (request: Request) => Promise<Response>;
+  fetch?: (request: Request, init?: RequestInit) => Promise<Response>;
 }
 
 /** Per call: the operation's own options (params, body, headers) and these. */
@@ -43,6 +43,9 @@ export type ResponseOf<P extends keyof paths, M extends HttpMethod> = NonNullabl
 export type Conditional<T> =
   { notModified: false; data: T; etag: string | undefined } | { notModified: true; etag: string };
 
+/** `HeadersInit`, named without the DOM library so Node-only projects compile this package */
+type HeadersLike = ConstructorParameters<typeof Headers>[0];
+
 const isBrowser = typeof (globalThis as { document?: unknown }).document !== 'undefined';
 
 /**
@@ -60,7 +63,8 @@ export class HubClient {
 
   constructor(private readonly options: HubClientOptions) {
     this.credentials = new CredentialStore(options);
-    const fetchImpl = options.fetch ?? ((request: Request) => globalThis.fetch(request));
+    const fetchImpl =
+      options.fetch ?? ((request: Request, init?: RequestInit) => globalThis.fetch(request, init));
     this.transport = new Transport({
       fetch: fetchImpl,
       settings: {
@@ -142,7 +146,7 @@ export class HubClient {
     etag: string | undefined,
     ...init: Args<Init<P, 'get'>>
   ): Promise<Conditional<ResponseOf<P, 'get'>>> {
-    const options = (init[0] ?? {}) as CallOptions & { headers?: HeadersInit };
+    const options = (init[0] ?? {}) as CallOptions & { headers?: HeadersLike };
     const headers = new Headers(options.headers);
     if (etag !== undefined) headers.set('if-none-match', etag);
     const { response, data } = await this.send('get', path, { ...options, headers });
@@ -181,7 +185,7 @@ export class HubClient {
     init: unknown,
   ): Promise<{ response: Response; data: unknown }> {
     const { maxRetries, timeoutMs, signal, idempotencyKey, ...rest } = (init ?? {}) as CallOptions & {
-      headers?: HeadersInit;
+      headers?: HeadersLike;
     };
     const headers = new Headers(rest.headers);
     if (IDEMPOTENT_OPERATIONS.has(`${method.toUpperCase()} ${path}`) && !headers.has('idempotency-key'))

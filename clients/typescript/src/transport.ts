@@ -25,7 +25,7 @@ export const DEFAULT_TIMING: RetryTiming = { initialDelayMs: 500, maxDelayMs: 80
 export const DEFAULT_SETTINGS = { maxRetries: 2, timeoutMs: 30_000 };
 
 export interface TransportOptions {
-  fetch: (request: Request) => Promise<Response>;
+  fetch: (request: Request, init?: RequestInit) => Promise<Response>;
   settings: { maxRetries: number; timeoutMs: number };
   timing: RetryTiming;
   /** sets the credentials of a request for its URL (awaits a token refresh when one is due) */
@@ -85,7 +85,8 @@ export class Transport {
     const maxRetries = settings.maxRetries ?? this.options.settings.maxRetries;
     const timeoutMs = settings.timeoutMs ?? this.options.settings.timeoutMs;
     const retryable = SAFE.has(request.method) || request.headers.has('idempotency-key');
-    // read once: every attempt sends the same bytes
+    // A request without a body is sent as it is on every attempt (building a Request per call
+    // costs more than the rest of the client); a body is read once and sent again on a retry.
     const body = request.body === null ? undefined : await request.arrayBuffer();
     let refreshed = false;
     for (let attempt = 0; ; attempt++) {
@@ -93,19 +94,20 @@ export class Transport {
       // 0: no timeout (a stream the caller times itself)
       const timeout = timeoutMs > 0 ? AbortSignal.timeout(timeoutMs) : undefined;
       const signals = [settings.signal, timeout].filter((s): s is AbortSignal => s !== undefined);
-      const signal = signals.length > 0 ? AbortSignal.any(signals) : undefined;
-      const headers = new Headers(request.headers);
-      const attemptRequest = new Request(request.url, {
-        method: request.method,
-        headers,
-        ...(body === undefined ? {} : { body }),
-        ...(signal ? { signal } : {}),
-        redirect: request.redirect,
-      });
+      const signal = signals.length > 1 ? AbortSignal.any(signals) : signals[0];
+      const attemptRequest =
+        body === undefined
+          ? request
+          : new Request(request.url, {
+              method: request.method,
+              headers: request.headers,
+              body,
+              redirect: request.redirect,
+            });
       await this.options.authorize(attemptRequest);
       let response: Response;
       try {
-        response = await this.options.fetch(attemptRequest);
+        response = await this.options.fetch(attemptRequest, signal ? { signal } : undefined);
       } catch (error) {
         if (settings.signal?.aborted) throw error;
         const failure = timeout?.aborted

@@ -25,6 +25,9 @@ export interface WebhookVerifierOptions {
   now?: () => number;
 }
 
+/** WebCrypto's `CryptoKey`, named without the DOM library */
+type HmacKey = Awaited<ReturnType<typeof crypto.subtle.importKey>>;
+
 type HeaderSource = Headers | Record<string, string | readonly string[] | undefined>;
 
 const header = (headers: HeaderSource, name: string): string | undefined => {
@@ -46,7 +49,7 @@ const base64ToBytes = (text: string): Uint8Array<ArrayBuffer> => {
  * the old and the new secret (two signatures), and either verifies.
  */
 export class WebhookVerifier {
-  private readonly keys: Promise<CryptoKey[]>;
+  private readonly keys: Promise<HmacKey[]>;
   private readonly toleranceSeconds: number;
   private readonly now: () => number;
 

@@ -35,13 +35,15 @@ interface IngestAnswer {
 export function runDemoGame(options: {
   game: DemoGame;
   url: string;
+  /** sent with every batch besides the content type */
+  headers?: Record<string, string>;
   stepMs: number;
   now: () => number;
   onFailure: (message: string) => void;
   /** after each answered batch, with the totals so far */
   afterPost?: (totals: IngestTotals) => void;
 }): DemoRun {
-  const { game, url, stepMs, now, onFailure, afterPost } = options;
+  const { game, url, headers = {}, stepMs, now, onFailure, afterPost } = options;
   const totals: IngestTotals = { batches: 0, accepted: 0, rejected: 0, kills: 0, matches: 0, failed: 0 };
   let stopped = false;
   let failing = false;
@@ -50,7 +52,11 @@ export function runDemoGame(options: {
 
   const post = async (body: string): Promise<void> => {
     try {
-      const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'text/plain' }, body });
+      const res = await fetch(url, {
+        method: 'POST',
+        headers: { ...headers, 'content-type': 'text/plain' },
+        body,
+      });
       if (!res.ok) throw new Error(`the ingest route answered ${res.status}: ${await res.text()}`);
       const answer = (await res.json()) as IngestAnswer;
       totals.batches++;

@@ -1,3 +1,5 @@
+import { randomBytes } from 'node:crypto';
+import type { FastifyRequest } from 'fastify';
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/types.js';
 import { Rng } from '../../seed/random.js';
@@ -14,6 +16,22 @@ const SEED = 1;
 const SEATS = 10;
 /** A moment of play every 400 ms: about two kills a second, a match in 15 to 30 s. */
 const STEP_MS = 400;
+
+/**
+ * The header the demo server's batches carry, with a value made per process (demoServerMark), so
+ * that the access log can leave them out (its lines would bury the newcomer's own) and nobody else
+ * can hide a request that way.
+ */
+const MARK_HEADER = 'x-hub-demo-server';
+
+export function demoServerMark(): {
+  header: string;
+  value: string;
+  marks: (request: FastifyRequest) => boolean;
+} {
+  const value = randomBytes(16).toString('hex');
+  return { header: MARK_HEADER, value, marks: (request) => request.headers[MARK_HEADER] === value };
+}
 
 export interface DemoServer {
   id: number;
@@ -32,7 +50,7 @@ export interface DemoServer {
 export async function startDemoServer(
   db: Kysely<Database>,
   baseUrl: string,
-  options: { report: (line: string) => void; now?: () => number },
+  options: { report: (line: string) => void; mark?: { header: string; value: string }; now?: () => number },
 ): Promise<DemoServer | { off: string }> {
   const { report, now = Date.now } = options;
   const players = await demoServerRepo(db).playersWithSteamIds(SEATS);
@@ -65,6 +83,7 @@ export async function startDemoServer(
   const run = runDemoGame({
     game,
     url: `${baseUrl}${INGEST_PREFIX}/logs/${token}`,
+    ...(options.mark ? { headers: { [options.mark.header]: options.mark.value } } : {}),
     stepMs: STEP_MS,
     now,
     onFailure: (message) => report(`Demo server: a log batch was not taken (${message}); it plays on`),

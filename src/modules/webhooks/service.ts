@@ -5,7 +5,7 @@ import { DELIVERY_RETENTION_MS, deliveriesRepo, type DeliveryRow } from './deliv
 import { webhookDispatcher } from './dispatch.js';
 import type { WebhookOwner } from './owner.js';
 import { webhooksRepo, type WebhookRow } from './repo.js';
-import { checkEventTypes, checkWebhookUrl, encodeEventTypes } from './rules.js';
+import { checkEventTypes, checkWebhookUrl, encodeEventTypes, type TargetPolicy } from './rules.js';
 import { newWebhookSecret, ROTATION_OVERLAP_MS } from './secret.js';
 
 /** A replay queues at most this many deliveries per call. */
@@ -27,8 +27,8 @@ export interface WebhookPatch {
 const notFound = (id: number) => new ProblemError('webhook_not_found', `There is no webhook with id ${id}.`);
 
 /** Webhook subscriptions of an owner: every read and write is scoped to the owner (else 404). */
-export function webhooksService(db: Db, options: { now: () => number; allowPrivateTargets: boolean }) {
-  const { now, allowPrivateTargets } = options;
+export function webhooksService(db: Db, options: { now: () => number } & TargetPolicy) {
+  const { now } = options;
   const repo = webhooksRepo(db.kysely);
   const deliveries = deliveriesRepo(db.kysely);
   const dispatcher = webhookDispatcher(db);
@@ -44,7 +44,7 @@ export function webhooksService(db: Db, options: { now: () => number; allowPriva
 
     async create(owner: WebhookOwner, input: WebhookInput): Promise<{ webhook: WebhookRow; secret: string }> {
       const fields = {
-        url: checkWebhookUrl(input.url, allowPrivateTargets),
+        url: await checkWebhookUrl(input.url, options),
         events: encodeEventTypes(checkEventTypes(input.events)),
         description: input.description?.trim() ? input.description.trim() : null,
       };
@@ -58,7 +58,7 @@ export function webhooksService(db: Db, options: { now: () => number; allowPriva
 
     async update(owner: WebhookOwner, id: number, patch: WebhookPatch): Promise<WebhookRow> {
       const changes = {
-        ...(patch.url !== undefined ? { url: checkWebhookUrl(patch.url, allowPrivateTargets) } : {}),
+        ...(patch.url !== undefined ? { url: await checkWebhookUrl(patch.url, options) } : {}),
         ...(patch.events !== undefined ? { events: encodeEventTypes(checkEventTypes(patch.events)) } : {}),
         ...(patch.description !== undefined
           ? { description: patch.description?.trim() ? patch.description.trim() : null }

@@ -4,7 +4,7 @@ import { EVENT_CATALOG } from '../events/catalog.js';
 import type { EventObject } from '../events/repo.js';
 import { sendSignedWebhook, type SendResult } from './delivery/send.js';
 import type { WebhooksRepo } from './repo.js';
-import { checkWebhookUrl } from './rules.js';
+import { parseWebhookUrl, type TargetPolicy } from './rules.js';
 import { newWebhookSecret } from './secret.js';
 
 export interface WebhookTestInput {
@@ -70,10 +70,7 @@ const outcome = (result: SendResult) =>
  * account's webhooks through the delivery sender (SSRF guard, signing, 15 s timeout, no redirects)
  * and reports what the receiver answered. Nothing is stored.
  */
-export function webhookTester(
-  repo: WebhooksRepo,
-  options: { now: () => number; allowPrivateTargets: boolean },
-) {
+export function webhookTester(repo: WebhooksRepo, options: { now: () => number } & TargetPolicy) {
   return async function testWebhook(accountId: number, input: WebhookTestInput): Promise<WebhookTestResult> {
     if ((input.url === undefined) === (input.webhook_id === undefined))
       throw new ProblemError('unprocessable', 'Give either `url` or `webhook_id`.');
@@ -88,7 +85,7 @@ export function webhookTester(
       url = webhook.url;
       secrets = await repo.liveSecrets(webhook.id, options.now());
     } else {
-      url = checkWebhookUrl(input.url ?? '', options.allowPrivateTargets);
+      url = parseWebhookUrl(input.url ?? '', options.allowPrivateTargets).href;
       if (input.secret !== undefined && !SECRET_PATTERN.test(input.secret))
         throw new ProblemError('unprocessable', 'A secret is `whsec_` followed by base64 of 24 to 64 bytes.');
       shown = input.secret === undefined ? newWebhookSecret() : null;
@@ -101,6 +98,7 @@ export function webhookTester(
       eventId: event.id,
       secrets,
       allowPrivate: options.allowPrivateTargets,
+      ...(options.resolve ? { resolve: options.resolve } : {}),
     });
     return { event, url, secret: shown, ...outcome(result) };
   };

@@ -85,7 +85,7 @@ export function webhooksV1Routes(webhooks: WebhooksService) {
         operationId: 'v1CreateWebhook',
         summary: 'Register a webhook',
         description:
-          'Registers an endpoint that receives the chosen event types (or `["*"]` for all) as signed POSTs (Standard Webhooks: `webhook-id`, `webhook-timestamp`, `webhook-signature`). The answer holds the signing secret `whsec_…`, shown only this once: a retry with the same `Idempotency-Key` replays the answer with `secret: null` (rotate the secret if the first answer was lost). The URL must be `https` (`422 invalid_webhook_url`), every type must be in the catalog (`422 unknown_event_type`). Only events that happen after registration are sent; replay older ones with `POST /v1/webhooks/{id}/replay`.',
+          'Registers an endpoint that receives the chosen event types (or `["*"]` for all) as signed POSTs (Standard Webhooks: `webhook-id`, `webhook-timestamp`, `webhook-signature`). The answer holds the signing secret `whsec_…`, shown only this once: a retry with the same `Idempotency-Key` replays the answer with `secret: null` (rotate the secret if the first answer was lost). The URL must be `https` and its host must resolve to public addresses only (`422 invalid_webhook_url` says why not: a private, loopback, link-local or metadata address, `localhost`, or a name that does not resolve; a hub started with WEBHOOKS_ALLOW_PRIVATE_TARGETS=true accepts plain http and private targets, for local tests), every type must be in the catalog (`422 unknown_event_type`). Only events that happen after registration are sent; replay older ones with `POST /v1/webhooks/{id}/replay`.',
         body: CreateWebhookBody,
         response: CreatedWebhookResponse,
         withheldOnReplay: ['secret'],
@@ -134,7 +134,7 @@ export function webhooksV1Routes(webhooks: WebhooksService) {
         operationId: 'v1UpdateWebhook',
         summary: 'Change a webhook',
         description:
-          'Changes the URL, event types, description, or turns the webhook off (`enabled: false`) or on again (`enabled: true`, also after it was disabled for failing or answering 410). Fields left out keep their value.',
+          'Changes the URL, event types, description, or turns the webhook off (`enabled: false`) or on again (`enabled: true`, also after it was disabled for failing or answering 410). Fields left out keep their value. A new URL is checked as at registration (`422 invalid_webhook_url`).',
         params: WebhookParams,
         body: UpdateWebhookBody,
         response: WebhookResponse,

@@ -3,7 +3,7 @@ import https from 'node:https';
 import type { LookupFunction } from 'node:net';
 import { parseRetryAfter } from './retry-after.js';
 import { signWebhook } from './sign.js';
-import { checkTarget, type ResolvedAddress, type Resolver } from './ssrf.js';
+import { checkTarget, hostOf, type ResolvedAddress, type Resolver } from './ssrf.js';
 
 export const DEFAULT_TIMEOUT_MS = 15_000;
 /** What a delivery log keeps of a receiver's answer. */
@@ -114,7 +114,7 @@ export async function sendSignedWebhook(request: SendRequest): Promise<SendResul
     };
   if (url.username || url.password)
     return { ok: false, error: 'invalid_url', message: 'a webhook URL carries no credentials', latencyMs: 0 };
-  const host = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
+  const host = hostOf(url);
   const target = await checkTarget(host, request.allowPrivate, request.resolve);
   if (!target.ok) return { ok: false, error: target.kind, message: target.message, latencyMs: elapsed() };
 

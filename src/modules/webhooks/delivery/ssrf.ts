@@ -2,14 +2,17 @@ import { lookup } from 'node:dns/promises';
 import { BlockList, isIP } from 'node:net';
 
 /**
- * The SSRF guard of webhook delivery (DESIGN.md, "Security"): a developer chooses the URL, so a
- * delivery must not become a way to reach the hub's own network. The host is resolved at send
- * time, every address it resolves to is checked, and the connection then goes to a checked address
- * (see send.ts), so a name that resolves to a public address for the check and to 127.0.0.1 a
- * moment later (DNS rebinding) reaches nothing private.
+ * The SSRF guard of webhooks (DESIGN.md, "Security"): a developer chooses the URL, so a delivery
+ * must not become a way to reach the hub's own network. It is the one classifier of targets, run
+ * when a webhook is registered or changed (rules.ts: a target that can never be delivered is
+ * refused at once) and again at every send (send.ts: a name can change its address). The host is
+ * resolved, every address it resolves to is checked, and a send then connects to a checked
+ * address, so a name that resolves to a public address for the check and to 127.0.0.1 a moment
+ * later (DNS rebinding) reaches nothing private.
  *
- * Decimal, octal and hex hosts (`http://2130706433/`, `http://0177.0.0.1/`, `http://0x7f.1/`) are
- * normalised to dotted IPv4 by the WHATWG URL parser before they get here.
+ * Decimal, octal and hex hosts (`https://2130706433/`, `https://0177.0.0.1/`, `https://0x7f.1/`)
+ * are normalised to dotted IPv4 by the WHATWG URL parser before they get here, and IPv6 literals
+ * to their short hex form (`[::ffff:127.0.0.1]` is `[::ffff:7f00:1]`): hostOf() takes that host.
  */
 
 /** Address ranges no webhook may reach: [network, prefix length, what it is]. */
@@ -32,11 +35,15 @@ const FORBIDDEN_V4: readonly [string, number, string][] = [
 ];
 
 const FORBIDDEN_V6: readonly [string, number, string][] = [
-  ['::', 96, 'unspecified, loopback or IPv4-compatible'],
+  ['::', 128, 'unspecified'],
+  ['::1', 128, 'loopback'],
+  ['::', 96, 'IPv4-compatible (deprecated)'],
   ['64:ff9b:1::', 48, 'local-use IPv4/IPv6 translation'],
   ['100::', 64, 'discard-only'],
   ['2001::', 23, 'IETF protocol assignments'],
   ['2001:db8::', 32, 'documentation'],
+  ['3fff::', 20, 'documentation'],
+  ['5f00::', 16, 'segment routing (SRv6)'],
   ['fc00::', 7, 'unique local (fd00:ec2::254 is the cloud metadata service)'],
   ['fe80::', 10, 'link-local'],
   ['fec0::', 10, 'site-local'],
@@ -57,7 +64,8 @@ const V6 = rangeList(FORBIDDEN_V6, 'ipv6');
 
 /** The 8 groups of an IPv6 address (`::` expanded, a dotted IPv4 tail converted). */
 function ipv6Groups(address: string): number[] {
-  let text = address.toLowerCase();
+  // a zone (`fe80::1%eth0`) names an interface of this machine, not part of the address
+  let text = address.toLowerCase().replace(/%.*$/, '');
   const dotted = /(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(text);
   if (dotted) {
     const [a, b, c, d] = dotted.slice(1).map(Number) as [number, number, number, number];
@@ -75,8 +83,8 @@ const v4FromGroups = (hi: number, lo: number): string => `${hi >> 8}.${hi & 255}
 
 /**
  * The IPv4 address an IPv6 address carries to an IPv4 host, if any: IPv4-mapped
- * (`::ffff:127.0.0.1`), NAT64 (`64:ff9b::/96`) and 6to4 (`2002:AABB:CCDD::/48`). Those reach the
- * IPv4 address, so the IPv4 rules apply to it.
+ * (`::ffff:127.0.0.1`), IPv4-translated (`::ffff:0:127.0.0.1`, RFC 2765), NAT64 (`64:ff9b::/96`)
+ * and 6to4 (`2002:AABB:CCDD::/48`). Those reach the IPv4 address, so the IPv4 rules apply to it.
  */
 function embeddedIPv4(address: string): string | undefined {
   const g = ipv6Groups(address);
@@ -92,6 +100,7 @@ function embeddedIPv4(address: string): string | undefined {
     number,
   ];
   if (g0 === 0 && g1 === 0 && g2 === 0 && g3 === 0 && g4 === 0 && g5 === 0xffff) return v4FromGroups(g6, g7);
+  if (g0 === 0 && g1 === 0 && g2 === 0 && g3 === 0 && g4 === 0xffff && g5 === 0) return v4FromGroups(g6, g7);
   if (g0 === 0x64 && g1 === 0xff9b && g2 === 0 && g3 === 0 && g4 === 0 && g5 === 0)
     return v4FromGroups(g6, g7);
   if (g0 === 0x2002) return v4FromGroups(g1, g2);
@@ -126,37 +135,71 @@ export type TargetCheck =
   | { ok: true; addresses: ResolvedAddress[] }
   | { ok: false; kind: 'dns_failed' | 'forbidden_address'; message: string };
 
+/** Resolves a name to every address it has (`dns.lookup` with `all`; tests inject their own). */
 export type Resolver = (host: string) => Promise<ResolvedAddress[]>;
 
-const systemResolver: Resolver = async (host) =>
+export const systemResolver: Resolver = async (host) =>
   (await lookup(host, { all: true, verbatim: true })).map((a) => ({
     address: a.address,
     family: a.family === 6 ? 6 : 4,
   }));
 
+/** A lookup slower than this fails the check (getaddrinfo itself may wait far longer). */
+const RESOLVE_TIMEOUT_MS = 5_000;
+
 /**
- * Resolves a host (a name, or an IP literal without brackets) and checks every address it
- * resolves to: one forbidden address refuses the whole target, so a name cannot smuggle a private
- * address in among public ones. `allowPrivate` (WEBHOOKS_ALLOW_PRIVATE_TARGETS) skips the check
- * for tests and private deployments; the host is still resolved once and pinned.
+ * The host of a URL as the guard reads it: without the brackets of an IPv6 literal and without
+ * the final dot of a fully qualified name (`LOCALHOST.` is `localhost`; the parser lowercased it).
+ */
+export function hostOf(url: URL): string {
+  const host = url.hostname;
+  if (host.startsWith('[')) return host.slice(1, -1);
+  return host.endsWith('.') ? host.slice(0, -1) : host;
+}
+
+/** `localhost` and every name under it mean this machine (RFC 6761 §6.3), whatever DNS says. */
+const isLoopbackName = (host: string): boolean => host === 'localhost' || host.endsWith('.localhost');
+
+function resolveWithin(resolve: Resolver, host: string, ms: number): Promise<ResolvedAddress[]> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(Object.assign(new Error('timeout'), { code: 'ETIMEOUT' })), ms);
+  });
+  return Promise.race([resolve(host), timeout]).finally(() => clearTimeout(timer));
+}
+
+/**
+ * Resolves a host (a name, or an IP literal without brackets: see hostOf) and checks every
+ * address it resolves to: one forbidden address refuses the whole target, so a name cannot
+ * smuggle a private address in among public ones. `allowPrivate` (WEBHOOKS_ALLOW_PRIVATE_TARGETS)
+ * skips the check for tests and private deployments; the host is still resolved once and pinned.
  */
 export async function checkTarget(
   host: string,
   allowPrivate: boolean,
   resolve: Resolver = systemResolver,
 ): Promise<TargetCheck> {
-  let addresses: ResolvedAddress[];
   const literal = isIP(host);
-  if (literal !== 0) addresses = [{ address: host, family: literal === 6 ? 6 : 4 }];
-  else {
-    try {
-      addresses = await resolve(host);
-    } catch (err) {
-      const code = (err as { code?: unknown }).code;
-      return { ok: false, kind: 'dns_failed', message: `${host} did not resolve (${String(code ?? err)})` };
-    }
-    if (addresses.length === 0) return { ok: false, kind: 'dns_failed', message: `${host} has no address` };
+  if (literal !== 0) {
+    const reason = allowPrivate ? undefined : forbiddenReason(host);
+    if (reason === undefined)
+      return { ok: true, addresses: [{ address: host, family: literal === 6 ? 6 : 4 }] };
+    return { ok: false, kind: 'forbidden_address', message: `${host} is not a public address (${reason})` };
   }
+  if (!allowPrivate && isLoopbackName(host))
+    return {
+      ok: false,
+      kind: 'forbidden_address',
+      message: `${host} is not a public address (a loopback name: this machine)`,
+    };
+  let addresses: ResolvedAddress[];
+  try {
+    addresses = await resolveWithin(resolve, host, RESOLVE_TIMEOUT_MS);
+  } catch (err) {
+    const code = (err as { code?: unknown }).code;
+    return { ok: false, kind: 'dns_failed', message: `${host} did not resolve (${String(code ?? err)})` };
+  }
+  if (addresses.length === 0) return { ok: false, kind: 'dns_failed', message: `${host} has no address` };
   if (!allowPrivate) {
     for (const { address } of addresses) {
       const reason = forbiddenReason(address);
@@ -164,7 +207,7 @@ export async function checkTarget(
         return {
           ok: false,
           kind: 'forbidden_address',
-          message: `${host} resolves to ${address}, a ${reason} address; webhooks are sent only to public addresses`,
+          message: `${host} resolves to ${address}, not a public address (${reason})`,
         };
     }
   }

@@ -14,6 +14,7 @@ import { lazyChildLoggerFactory } from './http/lazy-logger.js';
 import { createMetrics, requestMetricsHook, type Metrics } from './http/metrics.js';
 import { errorsPlugin } from './http/errors.js';
 import { strictIntegersPlugin } from './http/strict-integers.js';
+import { validatorsByPart } from './http/validation.js';
 import { clientLimitOptions, DEFAULT_TIMEOUTS } from './http/client-errors.js';
 import { corsPreflightPlugin } from './http/cors.js';
 import { jsonBodyPlugin } from './http/json-body.js';
@@ -166,6 +167,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: 1_048_576,
     ajv: { customOptions: { verbose: true, allErrors: false } },
+    // bodies are checked exactly as published; URL parts are text converted by their schemas
+    schemaController: { compilersFactory: { buildValidator: validatorsByPart() } },
     // timeouts, header and path limits, and problem answers for what the router or Node refuses
     ...clientLimitOptions(
       {

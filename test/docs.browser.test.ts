@@ -70,8 +70,9 @@ describe('interactive API reference in a real browser', () => {
   // The browser asks for the icon when it likes; it is not part of the page.
   const drainServed = () => served.splice(0).filter(([path]) => path !== '/favicon.ico');
 
+  // Scalar reads and validates the whole document first: seconds on a busy two-core machine.
   const operationShown = (page: Page) =>
-    page.getByText('Get a public user profile').first().waitFor({ state: 'visible', timeout: 15_000 });
+    page.getByText('Get a public user profile').first().waitFor({ state: 'visible', timeout: 60_000 });
 
   it('works offline under a policy without inline script: renders, shows examples, sends requests', async (t) => {
     if (!browser) return t.skip(String(browserSkipReason));
@@ -134,6 +135,44 @@ describe('interactive API reference in a real browser', () => {
     );
     assert.deepEqual(refused, [], 'requests refused by the Content-Security-Policy');
     assert.deepEqual(pageErrors, []);
+  });
+
+  // Page-side code as text: this project compiles without the DOM types. Each list of the sidebar
+  // (the top level, a group's tags, a tag's operations) as the labels of its own entries.
+  const SIDEBAR_LISTS = `Array.from(document.querySelectorAll('aside ul')).map((ul) =>
+    Array.from(ul.children).filter((li) => li.tagName === 'LI').map((li) =>
+      (li.querySelector('[class*="button-label"]')?.textContent ?? '').trim()))`;
+
+  it('reads the document without a console warning or error, and lists each sidebar section once', async (t) => {
+    if (!browser) return t.skip(String(browserSkipReason));
+    const context = await browser.newContext({ viewport: { width: 1400, height: 1000 } });
+    const page = await context.newPage();
+    // Scalar validates the document it loads and warns ("document validation errors") about every
+    // schema it cannot read; any warning or error at all fails, so none hides behind another.
+    const complaints: string[] = [];
+    page.on('console', (message) => {
+      if (message.type() === 'warning' || message.type() === 'error')
+        complaints.push(`${message.type()}: ${message.text()}`);
+    });
+    page.on('pageerror', (error) => complaints.push(`pageerror: ${error.message}`));
+    await page.goto(`${origin}${DOCS}/`, { waitUntil: 'networkidle' });
+    await operationShown(page);
+    const lists = await page.evaluate<string[][]>(SIDEBAR_LISTS);
+    await context.close();
+
+    assert.deepEqual(complaints, []);
+    const top = lists.find((labels) => labels.includes('Models')) ?? [];
+    // The endpoints' tag and the requests the hub sends (the document's `webhooks`), once each.
+    assert.deepEqual(
+      top.filter((label) => /webhook/i.test(label)),
+      ['v1 Webhook endpoints', 'Webhooks'],
+    );
+    for (const labels of lists)
+      assert.deepEqual(
+        labels.filter((label, i) => label !== '' && labels.indexOf(label) !== i),
+        [],
+        `a sidebar list names a section twice: ${labels.join(' | ')}`,
+      );
   });
 
   it('gets the bundle compressed once; a repeat visit costs two 304s and no script download', async (t) => {

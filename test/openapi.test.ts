@@ -238,10 +238,14 @@ describe('OpenAPI document', () => {
           'Developer portal',
           'Ingest',
           'Operations',
-          'Clans',
-          'Economy',
-          'Events',
-          'Webhooks',
+          // the preview surface's own tags (tags belong to one surface)
+          'v1 Users',
+          'v1 Tournaments',
+          'v1 Servers',
+          'v1 Clans',
+          'v1 Economy',
+          'v1 Events',
+          'v1 Webhooks',
         ].includes(tag),
         `unexpected tag ${tag}`,
       );
@@ -263,6 +267,7 @@ describe('OpenAPI document', () => {
         assert.ok((op.description ?? '').length >= 20, 'description');
         assert.notEqual(op.description, op.summary);
         assert.equal(op.tags?.length, 1);
+        assert.doesNotMatch(String(op.tags), /^v1 /, 'a tag of the published surface');
         assert.deepEqual(op.security, [{ apiKey: [] }]);
         assert.equal(
           Object.keys(op).filter((k) => k.startsWith('x-hub-')).length,
@@ -389,6 +394,7 @@ describe('preview /v1 operations', () => {
     it(`${method.toUpperCase()} ${path}: server, tag, OAuth scope, bearer errors as problem+json`, () => {
       assert.deepEqual(op.servers, [{ url: '/' }]);
       assert.equal(op.tags?.length, 1);
+      assert.match(String(op.tags), /^v1 /, 'a tag of the preview surface');
       assert.match(op.operationId ?? '', /^[a-z][A-Za-z0-9]+$/);
       assert.ok((op.summary ?? '').length >= 5 && (op.description ?? '').length >= 20);
       const security = op.security ?? [];

@@ -66,6 +66,30 @@ function echoed(name: string, schema: Record<string, unknown> | undefined, value
   return typeof value === 'string' ? ` (got ${value.length} characters)` : '';
 }
 
+const TYPE_NOUNS: Record<string, string> = {
+  string: 'a string',
+  integer: 'an integer',
+  number: 'a number',
+  boolean: 'a boolean',
+  object: 'an object',
+  array: 'an array',
+  null: 'null',
+};
+
+/**
+ * "must be a string (3-32 characters: …)": a value of the wrong JSON type is told the type the
+ * schema expects first, then what else it says ("must be an integer from 1 to 100" says both).
+ */
+function wrongType(v: ValidationError, allowed: string | undefined): string {
+  // Ajv names the expected types joined by commas ("string,null")
+  const expected = ((v.params as { type?: string }).type ?? '')
+    .split(',')
+    .map((type) => TYPE_NOUNS[type] ?? type)
+    .join(' or ');
+  if (allowed === undefined) return `must be ${expected}`;
+  return allowed.startsWith(expected) ? `must be ${allowed}` : `must be ${expected} (${allowed})`;
+}
+
 function invalidParams(error: FastifyError): InvalidParam[] {
   const location = CONTEXT_TO_LOCATION[error.validationContext ?? 'body'];
   const all = error.validation as ValidationError[];
@@ -82,10 +106,12 @@ function invalidParams(error: FastifyError): InvalidParam[] {
     if (missing) return { in: location, name, reason: 'is required' };
     if (v.keyword === 'additionalProperties') {
       const extra = (v.params as { additionalProperty?: string }).additionalProperty ?? '';
-      return { in: location, name: extra || name, reason: 'is not allowed here' };
+      const at = v.instancePath === '' ? '' : `${name}.`;
+      return { in: location, name: `${at}${extra}` || name, reason: 'is not allowed here' };
     }
     const allowed = describeAllowed(v.parentSchema);
     const got = echoed(name, v.parentSchema, v.data);
+    if (v.keyword === 'type') return { in: location, name, reason: `${wrongType(v, allowed)}${got}` };
     const reason = allowed ? `must be ${allowed}${got}` : `${v.message ?? 'is invalid'}${got}`;
     return { in: location, name, reason };
   });

@@ -118,6 +118,9 @@ export function claimIdempotencyKey(
   inTransaction = false,
 ): preHandlerAsyncHookHandler {
   return async function claimKey(request: FastifyRequest, reply: FastifyReply) {
+    // A body its schema refused (a route that words that refusal itself, `attachValidation`) is
+    // answered as on every other route, where validation comes first: no key read, none stored.
+    if (request.validationError) return;
     const header = request.headers[IDEMPOTENCY_HEADER];
     if (Array.isArray(header)) throw headerProblem('must be sent once');
     if (header === undefined) {

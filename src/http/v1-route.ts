@@ -1,3 +1,4 @@
+import { v1Tag } from './docs/description.js';
 import { Type, type TSchema } from 'typebox';
 import type { FastifyRequest } from 'fastify';
 import { errorResponses, type ErrorCode } from './problem.js';
@@ -136,7 +137,7 @@ export function v1Route<
   ];
   const schema = {
     operationId: spec.operationId,
-    tags: [spec.tag],
+    tags: [v1Tag(spec.tag)],
     summary: spec.summary,
     description: spec.description,
     servers: [{ url: '/' }],

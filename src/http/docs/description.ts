@@ -3,76 +3,70 @@ import { API_KEY_HEADER } from '../api-key-auth.js';
 import { ERRORS, PROBLEM_TYPE_BASE, problemType, type ErrorCode } from '../problem.js';
 import type { TagObject } from './openapi-types.js';
 
+/** The tag of a preview (`/v1`) operation: tags belong to one surface, and both have users, servers… */
+export const v1Tag = (resource: string): string => `v1 ${resource}`;
+
+const published = (name: string, description: string): TagObject => ({ name, description });
+const preview = (resource: string, description: string): TagObject => ({
+  name: v1Tag(resource),
+  description: `Preview (\`/v1\`): ${description}`,
+});
+
 /** The tags operations are grouped by, in reference order. An operation's tag must be one of these. */
 export const TAGS: TagObject[] = [
+  published('Users', 'Public profiles of hub users, with their XP, level and activity counters.'),
+  published('Leaderboards', 'The XP leaderboard: users ranked by total XP, ties by user id.'),
+  published('Tournaments', 'Tournaments of the hub: upcoming, active and completed.'),
+  published('Servers', 'Game servers that are online now, with their current map and player count.'),
+  published('Forum', 'Recent forum threads and the posts of a thread, paginated with limit and offset.'),
+  published('Achievements', 'The catalogue of achievements players can unlock, with their XP rewards.'),
+  published(
+    'Killboard',
+    'Kills across CS2, CS 1.6 and Rust: the live kill feed and the top-fragger leaderboard.',
+  ),
+  published(
+    'ELO',
+    'Counter-Strike skill ladder (cs2, cs16), separate from the XP leaderboard: team Elo starting at 1000, logistic expectation on a 400-point scale, K 50 (higher for a player\u2019s first matches).',
+  ),
+  preview('Users', 'the signed-in user, and stats with ELO, kills and achievements per game.'),
+  preview('Tournaments', 'tournaments of every status with filters, page by page.'),
+  preview(
+    'Servers',
+    'every registered server with its region and uptime, the live status of one, and the commands its owner sends it.',
+  ),
+  preview(
+    'Clans',
+    'clans of one game with an owner, officers and members. Anyone reads public clans (an OAuth token with `clans:read`, or an API key); a user who granted `clans:write` creates clans, joins and leaves them, and runs the ones where they are owner or officer. Names and tags are unique per game without regard to case; a player belongs to one clan per game.',
+  ),
+  preview(
+    'Economy',
+    'an OAuth access token for a signed-in user: the user\u2019s coin balance and history, and coin transfers between users, exactly once per `Idempotency-Key`. An append-only double-entry ledger; balances never go below zero.',
+  ),
+  preview(
+    'Events',
+    'any credential: what happens on the hub, as events (`resource.action`, sortable ids) written in the same transaction as the change to one outbox, read live as Server-Sent Events (`GET /v1/events/stream`, resumable with `Last-Event-ID`) or pulled by cursor (`GET /v1/events?after=`). The same ids are the webhooks\u2019 `webhook-id`. Events are kept 30 days. The catalog of types is `GET /v1/events/types` and this document\u2019s `webhooks` section (each type\u2019s event object, data schema and example).',
+  ),
+  // Shown as "v1 Webhook endpoints": the reference lists the document's `webhooks` (the requests
+  // the hub sends) in a section of their own called "Webhooks", and two of one name were a puzzle.
   {
-    name: 'Users',
-    description:
-      'Public profiles of hub users, with their XP, level and activity counters; on the preview `/v1` surface also the signed-in user and stats with ELO, kills and achievements per game.',
+    ...preview(
+      'Webhooks',
+      'endpoints that receive events as signed POSTs (Standard Webhooks). An app manages its webhooks with a token holding `webhooks:read` / `webhooks:write` (its own client_credentials token or a user\u2019s); an API key manages the webhooks of its owner. A webhook receives the event types it chose that its owner may see: public events, the app\u2019s own, and private events of users who authorized the app with the event\u2019s scope. Failed deliveries are retried for days, logged 30 days, and can be sent again or replayed. The requests an endpoint receives are listed under Webhooks.',
+    ),
+    'x-displayName': 'v1 Webhook endpoints',
   },
-  { name: 'Leaderboards', description: 'The XP leaderboard: users ranked by total XP, ties by user id.' },
-  {
-    name: 'Tournaments',
-    description:
-      'Tournaments of the hub: upcoming, active and completed; the preview `/v1/tournaments` lists every status with filters, page by page.',
-  },
-  {
-    name: 'Servers',
-    description:
-      'Game servers that are online now, with their current map and player count; on the preview `/v1` surface every registered server with its region and uptime, and the live status of one.',
-  },
-  {
-    name: 'Forum',
-    description: 'Recent forum threads and the posts of a thread, paginated with limit and offset.',
-  },
-  {
-    name: 'Achievements',
-    description: 'The catalogue of achievements players can unlock, with their XP rewards.',
-  },
-  {
-    name: 'Killboard',
-    description: 'Kills across CS2, CS 1.6 and Rust: the live kill feed and the top-fragger leaderboard.',
-  },
-  {
-    name: 'ELO',
-    description:
-      'Counter-Strike skill ladder (cs2, cs16), separate from the XP leaderboard: team Elo starting at 1000, logistic expectation on a 400-point scale, K 50 (higher for a player\u2019s first matches).',
-  },
-  {
-    name: 'Clans',
-    description:
-      'Preview (`/v1`): clans of one game with an owner, officers and members. Anyone reads public clans (an OAuth token with `clans:read`, or an API key); a user who granted `clans:write` creates clans, joins and leaves them, and runs the ones where they are owner or officer. Names and tags are unique per game without regard to case; a player belongs to one clan per game.',
-  },
-  {
-    name: 'Webhooks',
-    description:
-      'Preview (`/v1`): endpoints that receive events as signed POSTs (Standard Webhooks). An app manages its webhooks with a token holding `webhooks:read` / `webhooks:write` (its own client_credentials token or a user\u2019s); an API key manages the webhooks of its owner. A webhook receives the event types it chose that its owner may see: public events, the app\u2019s own, and private events of users who authorized the app with the event\u2019s scope. Failed deliveries are retried for days, logged 30 days, and can be sent again or replayed.',
-  },
-  {
-    name: 'Developer portal',
-    description:
-      'Session-authenticated routes under `/api-platform/developer` (not the API base): hub accounts, self-service keys and usage. The web pages live at `/api-platform/developer`.',
-  },
-  {
-    name: 'Ingest',
-    description:
-      'For hub operators\u2019 game servers, not third-party clients: log lines and JSON events pushed under `/api-platform/ingest`, authenticated by each server\u2019s ingest token. The XP, level, achievement and Elo rules applied to them are documented on each operation.',
-  },
-  {
-    name: 'Operations',
-    description:
-      'For the operator\u2019s probes and scrapers, at the service root: liveness (`/health`), readiness of the database and Redis (`/ready`) and Prometheus metrics (`/metrics`). No API key; no quota.',
-  },
-  {
-    name: 'Economy',
-    description:
-      'Preview (`/v1`, OAuth access token for a signed-in user): the user\u2019s coin balance and history, and coin transfers between users, exactly once per `Idempotency-Key`. An append-only double-entry ledger; balances never go below zero.',
-  },
-  {
-    name: 'Events',
-    description:
-      'Preview (`/v1`, any credential): what happens on the hub, as events (`resource.action`, sortable ids) written in the same transaction as the change to one outbox, read live as Server-Sent Events (`GET /v1/events/stream`, resumable with `Last-Event-ID`) or pulled by cursor (`GET /v1/events?after=`). The same ids are the webhooks\u2019 `webhook-id`. Events are kept 30 days. The catalog of types is `GET /v1/events/types` and this document\u2019s `webhooks` section (each type\u2019s event object, data schema and example).',
-  },
+  published(
+    'Developer portal',
+    'Session-authenticated routes under `/api-platform/developer`: hub accounts, self-service keys, OAuth apps and usage. The web pages live at `/api-platform/developer`.',
+  ),
+  published(
+    'Ingest',
+    'For hub operators\u2019 game servers, not third-party clients: log lines and JSON events pushed under `/api-platform/ingest`, authenticated by each server\u2019s ingest token. The XP, level, achievement and Elo rules applied to them are documented on each operation.',
+  ),
+  published(
+    'Operations',
+    'For the operator\u2019s probes and scrapers, at the service root: liveness (`/health`), readiness of the database and Redis (`/ready`) and Prometheus metrics (`/metrics`). No API key; no quota.',
+  ),
 ];
 
 const tierTable = [

@@ -81,6 +81,8 @@ export interface OperationObject {
 export interface TagObject {
   name: string;
   description: string;
+  /** the name a reference shows (Scalar, Redoc) */
+  'x-displayName'?: string;
 }
 
 export interface OpenApiDocument {

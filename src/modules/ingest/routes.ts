@@ -237,13 +237,16 @@ export function ingestRoutes(deps: {
           ...documented,
           summary: 'Ingest typed JSON events (Rust and other plugins)',
           description: `\`POST ${INGEST_PREFIX}/events\` (Bearer).\n\n${AUTH_DOC}\n\nA batch of up to ${MAX_EVENTS} events: \`kill\`, \`match_result\`, \`player_session\`, each an object of one of these shapes (\`?\`: optional):\n\n${EVENTS_DOC}\n\nEach event is validated alone; an invalid one is rejected with its index and reason. \`client_id\` makes a resent event a duplicate.\n\n${ENGINES_DOC}`,
-          body: Type.Object({
-            events: Type.Array(Type.Unknown(), {
-              minItems: 1,
-              maxItems: MAX_EVENTS,
-              description: 'events of the three types above, validated one by one',
-            }),
-          }),
+          body: Type.Object(
+            {
+              events: Type.Array(Type.Unknown(), {
+                minItems: 1,
+                maxItems: MAX_EVENTS,
+                description: 'events of the three types above, validated one by one',
+              }),
+            },
+            { additionalProperties: false },
+          ),
           response: { 200: Type.Ref('IngestResult'), ...errors },
         },
       },

@@ -2,8 +2,14 @@ import type { InvalidParam } from '../../http/problem.js';
 
 /** How many browser origins one key may list. */
 export const MAX_ORIGINS = 10;
-const MAX_ORIGIN_LENGTH = 200;
+export const MAX_ORIGIN_LENGTH = 200;
 const ORIGIN_SHAPE = /^https?:\/\/[^/?#\s@]+$/;
+/**
+ * What an origin looks like as a browser sends it (`Origin` is ASCII: an IDN host in punycode), for
+ * the JSON schema: a scheme and a host with its port, nothing after. Written without a negated
+ * class, which the interactive reference's example generator does not survive.
+ */
+export const ORIGIN_PATTERN = '^https?://[-A-Za-z0-9._:\\[\\]]+$';
 
 /**
  * A key's allowed origins from what its owner typed: each exactly as a browser sends `Origin`

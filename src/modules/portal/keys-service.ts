@@ -108,8 +108,9 @@ export function portalKeysService({ keys, usage, recorder, rateLimitStore, now }
       const record = await ownKey(account, id);
       const parsed = parseOrigins(entries);
       if ('errors' in parsed) {
+        // shaped like origins (the schema checked that) but not as a browser writes them
         throw new ProblemError(
-          'invalid_body',
+          'unprocessable',
           parsed.errors.map((e) => `${e.name}: ${e.reason}`).join('; '),
           { invalidParams: parsed.errors },
         );

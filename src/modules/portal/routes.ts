@@ -110,6 +110,7 @@ export function portalKeyRoutes(service: PortalKeysService) {
             'unauthenticated',
             'csrf_failed',
             'key_not_found',
+            'unprocessable',
             'payload_too_large',
             'unsupported_media_type',
           ],

@@ -1,7 +1,7 @@
 import { Type, type Static, type TSchema } from 'typebox';
 import { errorResponses, type ErrorCode } from '../../http/problem.js';
 import { StringEnum, Timestamp } from '../../http/schemas.js';
-import { MAX_ORIGINS } from '../keys/origins.js';
+import { MAX_ORIGIN_LENGTH, MAX_ORIGINS, ORIGIN_PATTERN } from '../keys/origins.js';
 import { TIER_NAMES } from '../keys/tiers.js';
 
 export const PORTAL_TAG = 'Developer portal';
@@ -74,11 +74,18 @@ export const NewKeyBody = Type.Object(
 
 export const KeyOriginsBody = Type.Object(
   {
-    origins: Type.Array(Type.String({ maxLength: 200 }), {
-      maxItems: MAX_ORIGINS,
-      description: `up to ${MAX_ORIGINS} origins, each as a browser sends \`Origin\` (scheme, host, port if not the default); an empty list allows any origin`,
-      examples: [['https://app.example.com', 'http://localhost:5173']],
-    }),
+    origins: Type.Array(
+      Type.String({
+        maxLength: MAX_ORIGIN_LENGTH,
+        pattern: ORIGIN_PATTERN,
+        description: 'an origin: `http` or `https`, `://` and a host (with its port), nothing after it',
+      }),
+      {
+        maxItems: MAX_ORIGINS,
+        description: `up to ${MAX_ORIGINS} origins, each as a browser sends \`Origin\` (scheme, host, port if not the default; one that is not written so is \`422\`); an empty list allows any origin`,
+        examples: [['https://app.example.com', 'http://localhost:5173']],
+      },
+    ),
   },
   { additionalProperties: false },
 );

@@ -2759,7 +2759,10 @@ export interface components {
             rank: number;
             /** @example 42 */
             user_id: number;
-            /** @description null when the user has no linked Steam account */
+            /**
+             * @description SteamID64; null when the user has no linked Steam account
+             * @example 76561197960290419
+             */
             steam_id: string | null;
             /**
              * @description the user’s username
@@ -2787,7 +2790,10 @@ export interface components {
             rank: number;
             /** @example 42 */
             user_id: number;
-            /** @description null when the user has no linked Steam account */
+            /**
+             * @description SteamID64; null when the user has no linked Steam account
+             * @example 76561197960290419
+             */
             steam_id: string | null;
             /**
              * @description the user’s username
@@ -2842,10 +2848,20 @@ export interface components {
              * @example 2026-11-20T18:04:11.000Z
              */
             created: string;
+            /**
+             * Format: date-time
+             * @description last request made with the key
+             * @example 2026-11-20T18:04:11.000Z
+             */
             last_used: string | null;
             /** @description requests counted in the current UTC hour against the quota this key spends: the account's, shared by all its keys */
             requests_this_hour: number;
             revoked: boolean;
+            /**
+             * Format: date-time
+             * @description when the key was revoked
+             * @example 2026-11-20T18:04:11.000Z
+             */
             revoked_at: string | null;
             /**
              * @description browser origins the key may be used from (a page elsewhere gets `403 origin_not_allowed`); empty: any origin
@@ -2949,13 +2965,17 @@ export interface components {
              * @example 7
              */
             user_id: number;
-            /** @description the OAuth app it was sent through */
+            /**
+             * @description the OAuth app it was sent through
+             * @example 3
+             */
             app_id: number | null;
             /** @example changelevel de_inferno */
             command: string;
             /**
              * @description `ok`: the server answered; `timeout`: no answer in time (504); `unreachable`: no connection (502); `auth_failed`: the RCON password was refused (502); `error`: anything else (an answer out of protocol, a password the hub could not decrypt)
              * @example ok
+             * @enum {string}
              */
             status: "ok" | "timeout" | "unreachable" | "auth_failed" | "error";
             /**
@@ -3014,7 +3034,11 @@ export interface components {
              * @constant
              */
             currency: "coins";
-            /** @description when the balance last changed; null if it never has */
+            /**
+             * Format: date-time
+             * @description when the balance last changed; when the balance last changed; null if it never has
+             * @example 2026-11-20T18:04:11.000Z
+             */
             updated_at: string | null;
         };
         /** EconomyTransfer */
@@ -3041,6 +3065,7 @@ export interface components {
              * @constant
              */
             currency: "coins";
+            /** @example gg, thanks for the carry */
             note: string | null;
             /**
              * @description the sender’s balance right after this transfer
@@ -3066,7 +3091,10 @@ export interface components {
              * @example 5012
              */
             transaction_id: number;
-            /** @description sent to or received from another user, minted by a rule, or granted by an operator */
+            /**
+             * @description sent to or received from another user, minted by a rule, or granted by an operator
+             * @enum {string}
+             */
             type: "transfer_out" | "transfer_in" | "reward" | "grant";
             /**
              * @description signed: negative when coins left the balance
@@ -3078,11 +3106,20 @@ export interface components {
              * @example 1000
              */
             balance_after: number;
-            /** @description the other user of a transfer; null for rewards and grants */
+            /**
+             * @description the other user of a transfer; null for rewards and grants
+             * @example 42
+             */
             counterparty_user_id: number | null;
-            /** @description the sender’s note of a transfer */
+            /**
+             * @description the sender’s note of a transfer
+             * @example gg, thanks for the carry
+             */
             note: string | null;
-            /** @description why coins were minted: `match_win`, `achievement`, or the operator’s reason of a grant */
+            /**
+             * @description why coins were minted: `match_win`, `achievement`, or the operator’s reason of a grant
+             * @example match_win
+             */
             reason: string | null;
             /**
              * Format: date-time
@@ -3110,14 +3147,26 @@ export interface components {
              *     ]
              */
             events: string[];
+            /**
+             * @description a note for yourself
+             * @example production receiver
+             */
             description: string | null;
             /**
              * @description false: no event is sent to it
              * @example true
              */
             enabled: boolean;
-            /** @description why it is off: `gone` (it answered 410), `failing` (5 days of failed deliveries), `owner` (turned off with PATCH); null when enabled */
-            disabled_reason: ("gone" | "failing" | "owner") | null;
+            /**
+             * @description why it is off: `gone` (it answered 410), `failing` (5 days of failed deliveries), `owner` (turned off with PATCH); null when enabled
+             * @enum {string|null}
+             */
+            disabled_reason: "gone" | "failing" | "owner" | null;
+            /**
+             * Format: date-time
+             * @description first failure of the current run of failures
+             * @example 2026-11-20T18:04:11.000Z
+             */
             failing_since: string | null;
             /**
              * Format: date-time
@@ -3144,7 +3193,10 @@ export interface components {
              * @example evt_0000000000000042
              */
             event_id: string;
-            /** @description null once the event left the 30-day outbox */
+            /**
+             * @description null once the event left the 30-day outbox
+             * @example match.ended
+             */
             event_type: string | null;
             /**
              * @description `pending` (due or waiting for a retry), `delivering` (being sent), `succeeded` (a 2xx), `failed` (the last try failed, more to come), `dead` (retries exhausted or the endpoint disabled)
@@ -3156,10 +3208,22 @@ export interface components {
              * @example 1
              */
             attempts: number;
+            /**
+             * Format: date-time
+             * @description next try
+             * @example 2026-11-20T18:04:11.000Z
+             */
             next_attempt_at: string | null;
+            /** @example 200 */
             last_status_code: number | null;
+            /** @example 84 */
             last_latency_ms: number | null;
+            /**
+             * @description the first 1 KiB of the last answer’s body
+             * @example ok
+             */
             last_response: string | null;
+            /** @example timeout */
             last_error: string | null;
             /**
              * Format: date-time
@@ -3167,6 +3231,11 @@ export interface components {
              * @example 2026-11-20T18:04:11.000Z
              */
             created_at: string;
+            /**
+             * Format: date-time
+             * @description when a try succeeded
+             * @example 2026-11-20T18:04:11.000Z
+             */
             delivered_at: string | null;
             /** @description the newest tries first (at most 10) */
             attempt_log: {
@@ -3181,11 +3250,22 @@ export interface components {
                  * @example 2026-11-20T18:04:11.000Z
                  */
                 started_at: string;
-                /** @description the receiver’s HTTP status; null when no answer came */
+                /**
+                 * @description the receiver’s HTTP status; null when no answer came
+                 * @example 200
+                 */
                 status_code: number | null;
+                /** @example 84 */
                 latency_ms: number | null;
+                /**
+                 * @description the first 1 KiB of the answer’s body
+                 * @example ok
+                 */
                 response_excerpt: string | null;
-                /** @description why no answer came (timeout, connection_failed, forbidden_address, ...) */
+                /**
+                 * @description why no answer came (timeout, connection_failed, forbidden_address, ...)
+                 * @example timeout
+                 */
                 error: string | null;
             }[];
         };
@@ -3245,6 +3325,11 @@ export interface components {
              * @example 2026-11-20T18:04:11.000Z
              */
             granted: string;
+            /**
+             * Format: date-time
+             * @description last API call with one of its tokens (to the minute)
+             * @example 2026-11-20T18:04:11.000Z
+             */
             last_used: string | null;
         };
         /** IngestResult */
@@ -5523,7 +5608,11 @@ export interface operations {
                              * @example de_mirage
                              */
                             map: string;
-                            /** @example 2026-11-20T18:04:11.000Z */
+                            /**
+                             * Format: date-time
+                             * @description when the server last answered a status query
+                             * @example 2026-11-20T18:04:11.000Z
+                             */
                             last_seen: string | null;
                             /** @example 23 */
                             latency_ms: number | null;
@@ -11586,6 +11675,10 @@ export interface operations {
                      *     ]
                      */
                     events?: string[];
+                    /**
+                     * @description a note for yourself
+                     * @example production receiver
+                     */
                     description?: string | null;
                     /** @description false turns it off; true turns it on again after it was disabled */
                     enabled?: boolean;
@@ -12464,6 +12557,11 @@ export interface operations {
                              * @example true
                              */
                             complete: boolean;
+                            /**
+                             * Format: date-time
+                             * @description where to resume a replay that was not complete
+                             * @example 2026-11-20T18:04:11.000Z
+                             */
                             next_since: string | null;
                         };
                     };
@@ -12668,8 +12766,9 @@ export interface operations {
                             /**
                              * @description The scope a reader needs (null: none beyond the audience)
                              * @example stats:read
+                             * @enum {string|null}
                              */
-                            scope: ("openid" | "identify" | "stats:read" | "servers:read" | "servers:command" | "clans:read" | "clans:write" | "tournaments:read" | "economy:read" | "economy:transfer" | "webhooks:read" | "webhooks:write" | "offline_access") | null;
+                            scope: "openid" | "identify" | "stats:read" | "servers:read" | "servers:command" | "clans:read" | "clans:write" | "tournaments:read" | "economy:read" | "economy:transfer" | "webhooks:read" | "webhooks:write" | "offline_access" | null;
                             /**
                              * @description `public`: every subscriber with the scope; `user`: only apps acting for the user it concerns; `app`: only the app it concerns
                              * @example public
@@ -13442,7 +13541,7 @@ export interface operations {
             content: {
                 "application/json": {
                     /**
-                     * @description up to 10 origins, each as a browser sends `Origin` (scheme, host, port if not the default); an empty list allows any origin
+                     * @description up to 10 origins, each as a browser sends `Origin` (scheme, host, port if not the default; one that is not written so is `422`); an empty list allows any origin
                      * @example [
                      *       "https://app.example.com",
                      *       "http://localhost:5173"
@@ -13536,6 +13635,16 @@ export interface operations {
             };
             /** @description `unsupported_media_type`: Unsupported media type */
             415: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unprocessable`: Unprocessable request */
+            422: {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
                     [name: string]: unknown;
@@ -13798,6 +13907,10 @@ export interface operations {
                      */
                     "application/json": {
                         app: components["schemas"]["App"];
+                        /**
+                         * @description the client secret: shown this once, stored only as a hash
+                         * @example ghcs_…
+                         */
                         client_secret: string | null;
                     };
                 };
@@ -14489,7 +14602,10 @@ export interface operations {
                         secret: string | null;
                         /** @description the receiver answered 2xx */
                         ok: boolean;
-                        /** @description the receiver’s HTTP status (a redirect is not followed); null without an answer */
+                        /**
+                         * @description the receiver’s HTTP status (a redirect is not followed); null without an answer
+                         * @example 200
+                         */
                         status: number | null;
                         /** @example 84 */
                         latency_ms: number;
@@ -14499,7 +14615,10 @@ export interface operations {
                         };
                         /** @description the first 1 KiB of the answer’s body */
                         body_excerpt: string;
-                        /** @description why no answer came: `invalid_url`, `dns_failed`, `forbidden_address` (a private or metadata address), `timeout` (15 s), `connection_failed`, `tls_failed` */
+                        /**
+                         * @description why no answer came: `invalid_url`, `dns_failed`, `forbidden_address` (a private or metadata address), `timeout` (15 s), `connection_failed`, `tls_failed`
+                         * @example timeout
+                         */
                         error: string | null;
                         error_message: string | null;
                     };
@@ -16838,11 +16957,13 @@ export interface operations {
                         /**
                          * @description New status
                          * @example online
+                         * @enum {string}
                          */
                         status: "online" | "offline";
                         /**
                          * @description Status before
                          * @example online
+                         * @enum {string}
                          */
                         previous_status: "online" | "offline";
                     };
@@ -17581,6 +17702,7 @@ export interface operations {
                         /**
                          * @description The rule
                          * @example match_win
+                         * @enum {string}
                          */
                         reason: "match_win" | "achievement";
                     };
@@ -17695,11 +17817,13 @@ export interface operations {
                         /**
                          * @description How players join
                          * @example invite
+                         * @enum {string}
                          */
                         join_policy: "open" | "invite" | "closed";
                         /**
                          * @description Who sees the clan
                          * @example public
+                         * @enum {string}
                          */
                         visibility: "public" | "private";
                         /**
@@ -17829,11 +17953,13 @@ export interface operations {
                         /**
                          * @description How players join
                          * @example invite
+                         * @enum {string}
                          */
                         join_policy: "open" | "invite" | "closed";
                         /**
                          * @description Who sees the clan
                          * @example public
+                         * @enum {string}
                          */
                         visibility: "public" | "private";
                         /**
@@ -17963,11 +18089,13 @@ export interface operations {
                         /**
                          * @description How players join
                          * @example invite
+                         * @enum {string}
                          */
                         join_policy: "open" | "invite" | "closed";
                         /**
                          * @description Who sees the clan
                          * @example public
+                         * @enum {string}
                          */
                         visibility: "public" | "private";
                         /**
@@ -18082,6 +18210,7 @@ export interface operations {
                         /**
                          * @description Role in the clan
                          * @example member
+                         * @enum {string}
                          */
                         role: "owner" | "officer" | "member";
                         /**
@@ -18186,6 +18315,7 @@ export interface operations {
                         /**
                          * @description Role in the clan
                          * @example member
+                         * @enum {string}
                          */
                         role: "owner" | "officer" | "member";
                         /**
@@ -18290,6 +18420,7 @@ export interface operations {
                         /**
                          * @description Role in the clan
                          * @example member
+                         * @enum {string}
                          */
                         role: "owner" | "officer" | "member";
                         /**
@@ -18394,6 +18525,7 @@ export interface operations {
                         /**
                          * @description Role in the clan
                          * @example member
+                         * @enum {string}
                          */
                         role: "owner" | "officer" | "member";
                         /**
@@ -18498,6 +18630,7 @@ export interface operations {
                         /**
                          * @description Role in the clan
                          * @example member
+                         * @enum {string}
                          */
                         role: "owner" | "officer" | "member";
                         /**
@@ -18602,6 +18735,7 @@ export interface operations {
                         /**
                          * @description Role in the clan
                          * @example member
+                         * @enum {string}
                          */
                         role: "owner" | "officer" | "member";
                         /**
@@ -19205,6 +19339,7 @@ export interface operations {
                         /**
                          * @description The plan the user’s API keys spend
                          * @example free
+                         * @enum {string}
                          */
                         tier: "free" | "authenticated" | "premium" | "partner";
                     };
@@ -19612,6 +19747,7 @@ export interface operations {
                         /**
                          * @description OAuth client type
                          * @example confidential
+                         * @enum {string}
                          */
                         kind: "public" | "confidential";
                         /**
@@ -19725,6 +19861,7 @@ export interface operations {
                         /**
                          * @description OAuth client type
                          * @example confidential
+                         * @enum {string}
                          */
                         kind: "public" | "confidential";
                         /**
@@ -19838,6 +19975,7 @@ export interface operations {
                         /**
                          * @description OAuth client type
                          * @example confidential
+                         * @enum {string}
                          */
                         kind: "public" | "confidential";
                         /**
@@ -19951,6 +20089,7 @@ export interface operations {
                         /**
                          * @description OAuth client type
                          * @example confidential
+                         * @enum {string}
                          */
                         kind: "public" | "confidential";
                         /**
@@ -20244,6 +20383,7 @@ export interface operations {
                         /**
                          * @description `gone`: it answered 410; `failing`: 5 days of failed deliveries
                          * @example gone
+                         * @enum {string}
                          */
                         reason: "gone" | "failing";
                         /**

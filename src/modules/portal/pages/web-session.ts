@@ -1,4 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { Type } from 'typebox';
 import type { App } from '../../../http/app-types.js';
 import { ProblemError } from '../../../http/problem.js';
 import type { AccountsService } from '../../accounts/service.js';
@@ -39,8 +40,24 @@ export const seeOther = (reply: FastifyReply, to: string) => reply.code(303).hea
 
 type Form = Record<string, string | undefined>;
 
-/** HTML forms post urlencoded; parsed only inside the scope given, so JSON routes keep refusing it. */
+/**
+ * What an HTML form sends: named text fields. The handler converts them (a number typed in a field
+ * is still text), so each page's form reads strings, whatever a client put in the body.
+ */
+export const FormFields = Type.Object(
+  {},
+  { additionalProperties: Type.String(), description: 'the fields of an HTML form, as text' },
+);
+
+/**
+ * The scope's routes are the pages' forms: they read urlencoded bodies, and only those. JSON is
+ * refused (415) here, where the app-wide parser would otherwise hand a handler that reads form
+ * strings a number or an object (a sign-up posted as JSON with a numeric password was a 500), and
+ * every POST declares its body as text fields (FormFields), checked like any body. Parsed only
+ * inside the scope given, so the JSON routes keep refusing urlencoded bodies.
+ */
 export function acceptForms(app: App): void {
+  app.removeAllContentTypeParsers();
   app.addContentTypeParser(
     'application/x-www-form-urlencoded',
     { parseAs: 'string', bodyLimit: PORTAL_BODY_LIMIT },
@@ -48,6 +65,11 @@ export function acceptForms(app: App): void {
       done(null, Object.fromEntries(new URLSearchParams(body as string)));
     },
   );
+  app.addHook('onRoute', (route) => {
+    const methods = Array.isArray(route.method) ? route.method : [route.method];
+    if (!methods.includes('POST') || route.schema?.body !== undefined) return;
+    route.schema = { ...route.schema, body: FormFields };
+  });
 }
 
 export const formOf = (request: FastifyRequest): Form =>

@@ -2,7 +2,7 @@
 #   filename:  openapi.json
 
 from __future__ import annotations
-from enum import StrEnum
+from enum import Enum, StrEnum
 from typing import Annotated, Any, Literal
 from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, RootModel
 
@@ -291,7 +291,11 @@ class TopFragLeader(BaseModel):
     rank: Annotated[int, Field(examples=[1], ge=1)]
     user_id: Annotated[int, Field(examples=[42])]
     steam_id: Annotated[
-        str | None, Field(description="null when the user has no linked Steam account")
+        str | None,
+        Field(
+            description="SteamID64; null when the user has no linked Steam account",
+            examples=["76561197960290419"],
+        ),
     ]
     name: Annotated[
         str, Field(description="the user’s username", examples=["NovaStrike"])
@@ -314,7 +318,11 @@ class EloLadderEntry(BaseModel):
     rank: Annotated[int, Field(examples=[1], ge=1)]
     user_id: Annotated[int, Field(examples=[42])]
     steam_id: Annotated[
-        str | None, Field(description="null when the user has no linked Steam account")
+        str | None,
+        Field(
+            description="SteamID64; null when the user has no linked Steam account",
+            examples=["76561197960290419"],
+        ),
     ]
     name: Annotated[
         str, Field(description="the user’s username", examples=["NovaStrike"])
@@ -369,7 +377,13 @@ class PortalKey(BaseModel):
             examples=["2026-11-20T18:04:11.000Z"],
         ),
     ]
-    last_used: AwareDatetime | None
+    last_used: Annotated[
+        AwareDatetime | None,
+        Field(
+            description="last request made with the key",
+            examples=["2026-11-20T18:04:11.000Z"],
+        ),
+    ]
     requests_this_hour: Annotated[
         int,
         Field(
@@ -378,7 +392,13 @@ class PortalKey(BaseModel):
         ),
     ]
     revoked: bool
-    revoked_at: AwareDatetime | None
+    revoked_at: Annotated[
+        AwareDatetime | None,
+        Field(
+            description="when the key was revoked",
+            examples=["2026-11-20T18:04:11.000Z"],
+        ),
+    ]
     allowed_origins: Annotated[
         list[str],
         Field(
@@ -517,7 +537,7 @@ class ServerCommandAuditEntry(BaseModel):
     ]
     user_id: Annotated[int, Field(description="the hub user who sent it", examples=[7])]
     app_id: Annotated[
-        int | None, Field(description="the OAuth app it was sent through")
+        int | None, Field(description="the OAuth app it was sent through", examples=[3])
     ]
     command: Annotated[str, Field(examples=["changelevel de_inferno"])]
     status: Annotated[
@@ -571,12 +591,11 @@ class EconomyBalance(BaseModel):
     currency: Annotated[Literal["coins"], Field(description="the hub’s one currency")]
     updated_at: Annotated[
         AwareDatetime | None,
-        Field(description="when the balance last changed; null if it never has"),
+        Field(
+            description="when the balance last changed; when the balance last changed; null if it never has",
+            examples=["2026-11-20T18:04:11.000Z"],
+        ),
     ]
-
-
-class Note(RootModel[str]):
-    root: Annotated[str, Field(examples=["gg, thanks for the carry"], max_length=200)]
 
 
 class EconomyTransfer(BaseModel):
@@ -587,7 +606,9 @@ class EconomyTransfer(BaseModel):
     to_user_id: Annotated[int, Field(description="the recipient", examples=[42])]
     amount: Annotated[int, Field(examples=[250], ge=1, le=1000000)]
     currency: Annotated[Literal["coins"], Field(description="the hub’s one currency")]
-    note: Note | None
+    note: Annotated[
+        str | None, Field(examples=["gg, thanks for the carry"], max_length=200)
+    ]
     balance_after: Annotated[
         int,
         Field(
@@ -638,13 +659,23 @@ class EconomyEntry(BaseModel):
     ]
     counterparty_user_id: Annotated[
         int | None,
-        Field(description="the other user of a transfer; null for rewards and grants"),
+        Field(
+            description="the other user of a transfer; null for rewards and grants",
+            examples=[42],
+        ),
     ]
-    note: Annotated[str | None, Field(description="the sender’s note of a transfer")]
+    note: Annotated[
+        str | None,
+        Field(
+            description="the sender’s note of a transfer",
+            examples=["gg, thanks for the carry"],
+        ),
+    ]
     reason: Annotated[
         str | None,
         Field(
-            description="why coins were minted: `match_win`, `achievement`, or the operator’s reason of a grant"
+            description="why coins were minted: `match_win`, `achievement`, or the operator’s reason of a grant",
+            examples=["match_win"],
         ),
     ]
     created_at: Annotated[AwareDatetime, Field(examples=["2026-11-20T18:04:11.000Z"])]
@@ -654,21 +685,11 @@ class Event(RootModel[str]):
     root: Annotated[str, Field(max_length=64, min_length=1)]
 
 
-class Description(RootModel[str]):
-    root: Annotated[
-        str,
-        Field(
-            description="a note for yourself",
-            examples=["production receiver"],
-            max_length=200,
-        ),
-    ]
-
-
-class DisabledReason(StrEnum):
+class DisabledReason(Enum):
     gone = "gone"
     failing = "failing"
     owner = "owner"
+    NoneType_None = None
 
 
 class Webhook(BaseModel):
@@ -691,7 +712,14 @@ class Webhook(BaseModel):
             min_length=1,
         ),
     ]
-    description: Description | None
+    description: Annotated[
+        str | None,
+        Field(
+            description="a note for yourself",
+            examples=["production receiver"],
+            max_length=200,
+        ),
+    ]
     enabled: Annotated[
         bool, Field(description="false: no event is sent to it", examples=[True])
     ]
@@ -701,7 +729,13 @@ class Webhook(BaseModel):
             description="why it is off: `gone` (it answered 410), `failing` (5 days of failed deliveries), `owner` (turned off with PATCH); null when enabled"
         ),
     ]
-    failing_since: AwareDatetime | None
+    failing_since: Annotated[
+        AwareDatetime | None,
+        Field(
+            description="first failure of the current run of failures",
+            examples=["2026-11-20T18:04:11.000Z"],
+        ),
+    ]
     created_at: Annotated[
         AwareDatetime,
         Field(
@@ -722,14 +756,6 @@ class Status5(StrEnum):
     dead = "dead"
 
 
-class LastLatencyMs(RootModel[int]):
-    root: Annotated[int, Field(examples=[84], ge=0)]
-
-
-class LatencyMs(RootModel[int]):
-    root: Annotated[int, Field(examples=[84], ge=0)]
-
-
 class AttemptLogItem(BaseModel):
     attempt: Annotated[
         int,
@@ -743,14 +769,21 @@ class AttemptLogItem(BaseModel):
     ]
     status_code: Annotated[
         int | None,
-        Field(description="the receiver’s HTTP status; null when no answer came"),
+        Field(
+            description="the receiver’s HTTP status; null when no answer came",
+            examples=[200],
+        ),
     ]
-    latency_ms: LatencyMs | None
-    response_excerpt: str | None
+    latency_ms: Annotated[int | None, Field(examples=[84], ge=0)]
+    response_excerpt: Annotated[
+        str | None,
+        Field(description="the first 1 KiB of the answer’s body", examples=["ok"]),
+    ]
     error: Annotated[
         str | None,
         Field(
-            description="why no answer came (timeout, connection_failed, forbidden_address, ...)"
+            description="why no answer came (timeout, connection_failed, forbidden_address, ...)",
+            examples=["timeout"],
         ),
     ]
 
@@ -765,7 +798,11 @@ class WebhookDelivery(BaseModel):
         ),
     ]
     event_type: Annotated[
-        str | None, Field(description="null once the event left the 30-day outbox")
+        str | None,
+        Field(
+            description="null once the event left the 30-day outbox",
+            examples=["match.ended"],
+        ),
     ]
     status: Annotated[
         Status5,
@@ -776,11 +813,17 @@ class WebhookDelivery(BaseModel):
     attempts: Annotated[
         int, Field(description="tries of the current run", examples=[1], ge=0)
     ]
-    next_attempt_at: AwareDatetime | None
-    last_status_code: int | None
-    last_latency_ms: LastLatencyMs | None
-    last_response: str | None
-    last_error: str | None
+    next_attempt_at: Annotated[
+        AwareDatetime | None,
+        Field(description="next try", examples=["2026-11-20T18:04:11.000Z"]),
+    ]
+    last_status_code: Annotated[int | None, Field(examples=[200])]
+    last_latency_ms: Annotated[int | None, Field(examples=[84], ge=0)]
+    last_response: Annotated[
+        str | None,
+        Field(description="the first 1 KiB of the last answer’s body", examples=["ok"]),
+    ]
+    last_error: Annotated[str | None, Field(examples=["timeout"])]
     created_at: Annotated[
         AwareDatetime,
         Field(
@@ -788,7 +831,12 @@ class WebhookDelivery(BaseModel):
             examples=["2026-11-20T18:04:11.000Z"],
         ),
     ]
-    delivered_at: AwareDatetime | None
+    delivered_at: Annotated[
+        AwareDatetime | None,
+        Field(
+            description="when a try succeeded", examples=["2026-11-20T18:04:11.000Z"]
+        ),
+    ]
     attempt_log: Annotated[
         list[AttemptLogItem], Field(description="the newest tries first (at most 10)")
     ]
@@ -846,7 +894,13 @@ class AuthorizedApp(BaseModel):
             examples=["2026-11-20T18:04:11.000Z"],
         ),
     ]
-    last_used: AwareDatetime | None
+    last_used: Annotated[
+        AwareDatetime | None,
+        Field(
+            description="last API call with one of its tokens (to the minute)",
+            examples=["2026-11-20T18:04:11.000Z"],
+        ),
+    ]
 
 
 class Error1(BaseModel):
@@ -1080,7 +1134,7 @@ class V1ServersGetResponse(BaseModel):
     meta: Annotated[Meta, Field(description="Where this page sits in the whole list")]
 
 
-class LatencyMs1(RootModel[int]):
+class LatencyMs(RootModel[int]):
     root: Annotated[
         int,
         Field(
@@ -1133,9 +1187,13 @@ class Data(BaseModel):
         Field(description="current map (empty for minecraft)", examples=["de_mirage"]),
     ]
     last_seen: Annotated[
-        AwareDatetime | None, Field(examples=["2026-11-20T18:04:11.000Z"])
+        AwareDatetime | None,
+        Field(
+            description="when the server last answered a status query",
+            examples=["2026-11-20T18:04:11.000Z"],
+        ),
     ]
-    latency_ms: Annotated[LatencyMs1 | None, Field(examples=[23])]
+    latency_ms: Annotated[LatencyMs | None, Field(examples=[23])]
     uptime_24h: Annotated[Uptime24h | None, Field(examples=[99.4])]
     uptime_30d: Annotated[Uptime30d | None, Field(examples=[99.4])]
 
@@ -2342,7 +2400,14 @@ class V1WebhooksIdPatchRequest(BaseModel):
             min_length=1,
         ),
     ] = None
-    description: Description | None = None
+    description: Annotated[
+        str | None,
+        Field(
+            description="a note for yourself",
+            examples=["production receiver"],
+            max_length=200,
+        ),
+    ] = None
     enabled: Annotated[
         bool | None,
         Field(
@@ -2415,14 +2480,20 @@ class Data13(BaseModel):
             examples=[True],
         ),
     ]
-    next_since: AwareDatetime | None
+    next_since: Annotated[
+        AwareDatetime | None,
+        Field(
+            description="where to resume a replay that was not complete",
+            examples=["2026-11-20T18:04:11.000Z"],
+        ),
+    ]
 
 
 class V1WebhooksIdReplayPostResponse(BaseModel):
     data: Data13
 
 
-class Scope(StrEnum):
+class Scope(Enum):
     openid = "openid"
     identify = "identify"
     stats_read = "stats:read"
@@ -2436,6 +2507,7 @@ class Scope(StrEnum):
     webhooks_read = "webhooks:read"
     webhooks_write = "webhooks:write"
     offline_access = "offline_access"
+    NoneType_None = None
 
 
 class Audience(StrEnum):
@@ -2570,7 +2642,14 @@ class ApiPlatformDeveloperKeysIdDeleteResponse(BaseModel):
 
 
 class Origin(RootModel[str]):
-    root: Annotated[str, Field(max_length=200)]
+    root: Annotated[
+        str,
+        Field(
+            description="an origin: `http` or `https`, `://` and a host (with its port), nothing after it",
+            max_length=200,
+            pattern="^https?://[-A-Za-z0-9._:\\[\\]]+$",
+        ),
+    ]
 
 
 class ApiPlatformDeveloperKeysIdOriginsPutRequest(BaseModel):
@@ -2580,7 +2659,7 @@ class ApiPlatformDeveloperKeysIdOriginsPutRequest(BaseModel):
     origins: Annotated[
         list[Origin],
         Field(
-            description="up to 10 origins, each as a browser sends `Origin` (scheme, host, port if not the default); an empty list allows any origin",
+            description="up to 10 origins, each as a browser sends `Origin` (scheme, host, port if not the default; one that is not written so is `422`); an empty list allows any origin",
             examples=[["https://app.example.com", "http://localhost:5173"]],
             max_length=10,
         ),
@@ -2637,14 +2716,6 @@ class RedirectUri(RootModel[str]):
     root: Annotated[str, Field(max_length=500)]
 
 
-class HomepageUrl(RootModel[str]):
-    root: Annotated[str, Field(max_length=500)]
-
-
-class LogoUrl(RootModel[str]):
-    root: Annotated[str, Field(max_length=500)]
-
-
 class ApiPlatformDeveloperMyAppsPostRequest(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
@@ -2660,13 +2731,19 @@ class ApiPlatformDeveloperMyAppsPostRequest(BaseModel):
             min_length=1,
         ),
     ]
-    homepage_url: HomepageUrl | None = None
-    logo_url: LogoUrl | None = None
+    homepage_url: Annotated[str | None, Field(max_length=500)] = None
+    logo_url: Annotated[str | None, Field(max_length=500)] = None
 
 
 class ApiPlatformDeveloperMyAppsPostResponse(BaseModel):
     app: App
-    client_secret: str | None
+    client_secret: Annotated[
+        str | None,
+        Field(
+            description="the client secret: shown this once, stored only as a hash",
+            examples=["ghcs_…"],
+        ),
+    ]
 
 
 class ApiPlatformDeveloperMyAppsIdGetResponse(BaseModel):
@@ -2689,8 +2766,8 @@ class ApiPlatformDeveloperMyAppsIdPatchRequest(BaseModel):
             min_length=1,
         ),
     ] = None
-    homepage_url: HomepageUrl | None = None
-    logo_url: LogoUrl | None = None
+    homepage_url: Annotated[str | None, Field(max_length=500)] = None
+    logo_url: Annotated[str | None, Field(max_length=500)] = None
 
 
 class ApiPlatformDeveloperMyAppsIdPatchResponse(BaseModel):
@@ -2778,7 +2855,8 @@ class ApiPlatformDeveloperWebhookTestPostResponse(BaseModel):
     status: Annotated[
         int | None,
         Field(
-            description="the receiver’s HTTP status (a redirect is not followed); null without an answer"
+            description="the receiver’s HTTP status (a redirect is not followed); null without an answer",
+            examples=[200],
         ),
     ]
     latency_ms: Annotated[int, Field(examples=[84], ge=0)]
@@ -2791,13 +2869,17 @@ class ApiPlatformDeveloperWebhookTestPostResponse(BaseModel):
     error: Annotated[
         str | None,
         Field(
-            description="why no answer came: `invalid_url`, `dns_failed`, `forbidden_address` (a private or metadata address), `timeout` (15 s), `connection_failed`, `tls_failed`"
+            description="why no answer came: `invalid_url`, `dns_failed`, `forbidden_address` (a private or metadata address), `timeout` (15 s), `connection_failed`, `tls_failed`",
+            examples=["timeout"],
         ),
     ]
     error_message: str | None
 
 
 class ApiPlatformIngestEventsPostRequest(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
     events: Annotated[
         list[Any],
         Field(
@@ -3590,12 +3672,6 @@ class ServerCommandExecutedPostRequest(BaseModel):
     data: Data34
 
 
-class Note1(RootModel[str]):
-    root: Annotated[
-        str, Field(description="The sender’s note", examples=["gg"], max_length=200)
-    ]
-
-
 class Data35(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
@@ -3607,7 +3683,8 @@ class Data35(BaseModel):
     to_user_id: Annotated[int, Field(description="Recipient", examples=[42], ge=1)]
     amount: Annotated[int, Field(description="Coins moved", examples=[250], ge=1)]
     note: Annotated[
-        Note1 | None, Field(description="The sender’s note", examples=["gg"])
+        str | None,
+        Field(description="The sender’s note", examples=["gg"], max_length=200),
     ]
     created_at: Annotated[
         AwareDatetime,
@@ -3643,31 +3720,6 @@ class EconomyTransferCreatedPostRequest(BaseModel):
     data: Data35
 
 
-class Data36(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
-    transfer_id: Annotated[
-        int, Field(description="Ledger movement", examples=[9001], ge=1)
-    ]
-    from_user_id: Annotated[int, Field(description="Sender", examples=[42], ge=1)]
-    to_user_id: Annotated[int, Field(description="Recipient", examples=[42], ge=1)]
-    amount: Annotated[int, Field(description="Coins moved", examples=[250], ge=1)]
-    note: Annotated[
-        Note1 | None, Field(description="The sender’s note", examples=["gg"])
-    ]
-    created_at: Annotated[
-        AwareDatetime,
-        Field(description="When it was booked", examples=["2026-11-20T18:04:11.000Z"]),
-    ]
-    balance: Annotated[
-        int,
-        Field(
-            description="The user’s balance after it, in coins", examples=[1250], ge=0
-        ),
-    ]
-
-
 class EconomyTransferReceivedPostRequest(BaseModel):
     id: Annotated[
         str,
@@ -3687,7 +3739,7 @@ class EconomyTransferReceivedPostRequest(BaseModel):
             examples=["2026-11-20T18:04:11.000Z"],
         ),
     ]
-    data: Data36
+    data: Data35
 
 
 class Data37(BaseModel):

@@ -10,6 +10,8 @@ export interface LoadOptions {
   keys: readonly string[];
   /** send them as `Authorization: Bearer` (OAuth access tokens) instead of `x-api-key` */
   bearer?: boolean;
+  /** requests per second over all connections (default: as fast as the server answers) */
+  rate?: number;
 }
 
 export interface LoadStats {
@@ -83,6 +85,7 @@ export async function runLoad(url: string, path: string, options: LoadOptions): 
       duration: options.duration,
       pipelining: 1,
       requests,
+      ...(options.rate ? { overallRate: options.rate } : {}),
     } satisfies autocannon.Options,
   });
   const raw = await new Promise<RawResult>((resolve, reject) => {

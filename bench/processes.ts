@@ -1,9 +1,12 @@
 import { fork, spawn, type ChildProcess } from 'node:child_process';
+import { openSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 /** A server the benchmark started in a process of its own. */
 export interface ServerProcess {
   url: string;
+  /** its process id (for reading its CPU time) */
+  pid: number;
   stop(): Promise<void>;
 }
 
@@ -50,15 +53,30 @@ export async function startService(databaseUrl: string, env: Record<string, stri
       reject(new Error(`hub serve exited (${String(code)}) before listening:\n${out}`)),
     );
   });
-  return { url, stop: stopper(child) };
+  return { url, pid: child.pid ?? 0, stop: stopper(child) };
 }
 
-/** The raw node:http baseline, in a process of its own like the service. */
-export async function startRawProcess(): Promise<ServerProcess> {
-  const child = fork(fileURLToPath(new URL('./raw-server.ts', import.meta.url)), [], { stdio: 'inherit' });
+/**
+ * A bench server script (bench/*.ts) in a process of its own, which sends its URL once listening.
+ * `quiet` sends its standard output to /dev/null (a service logging every request).
+ */
+export async function startScript(
+  script: string,
+  args: string[] = [],
+  options: { env?: Record<string, string>; quiet?: boolean } = {},
+): Promise<ServerProcess> {
+  const out = options.quiet ? openSync('/dev/null', 'w') : 'inherit';
+  const child = fork(fileURLToPath(new URL(script, import.meta.url)), args, {
+    stdio: ['ignore', out, 'inherit', 'ipc'],
+    env: { ...process.env, ...options.env },
+  });
   const url = await new Promise<string>((resolve, reject) => {
     child.once('message', (message) => resolve(message as string));
-    child.once('exit', (code) => reject(new Error(`raw server exited (${String(code)})`)));
+    child.once('exit', (code) => reject(new Error(`${script} exited (${String(code)})`)));
   });
-  return { url, stop: stopper(child) };
+  return { url, pid: child.pid ?? 0, stop: stopper(child) };
 }
+
+/** The raw node:http baseline, in a process of its own like the service (`bodies`: see raw-server.ts). */
+export const startRawProcess = (bodies?: string): Promise<ServerProcess> =>
+  startScript('./raw-server.ts', bodies ? [bodies] : []);

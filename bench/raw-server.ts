@@ -1,5 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { loadBodies } from './lib/bodies.js';
 
 /** The same user document shape the API returns, serialised once: the ceiling of plain node:http. */
 const BODY = JSON.stringify({
@@ -13,16 +14,21 @@ const BODY = JSON.stringify({
   },
 });
 
+// with a file argument (bench/pipeline.ts): the hub's own bodies, byte for byte, by path
+const bodies = loadBodies(process.argv[2], {
+  path: '/',
+  contentType: 'application/json; charset=utf-8',
+  body: Buffer.from(BODY).toString('base64'),
+});
+
 /**
  * A bare node:http server answering every request with a fixed JSON object: the baseline. Run as a
  * child process (`fork`), it listens on a free port and sends its URL to the parent.
  */
-const server: Server = createServer((_req, res) => {
-  res.writeHead(200, {
-    'content-type': 'application/json; charset=utf-8',
-    'content-length': Buffer.byteLength(BODY),
-  });
-  res.end(BODY);
+const server: Server = createServer((req, res) => {
+  const { contentType, body } = bodies.forUrl(req.url ?? '/');
+  res.writeHead(200, { 'content-type': contentType, 'content-length': body.length });
+  res.end(body);
 });
 server.listen(0, '127.0.0.1', () => {
   const { port } = server.address() as AddressInfo;

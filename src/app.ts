@@ -21,6 +21,7 @@ import { jsonBodyPlugin } from './http/json-body.js';
 import { requestBasicsPlugin } from './http/request-basics.js';
 import { nextRequestId } from './http/request-id.js';
 import { pipelinePlugin } from './http/pipeline.js';
+import { ALL_STEPS_ON, type StepsOff } from './http/pipeline-switches.js';
 import type { RateLimitStore } from './http/rate-limit-store.js';
 import { ResponseCache } from './http/response-cache.js';
 import { accountsRepo } from './modules/accounts/repo.js';
@@ -132,6 +133,8 @@ export interface AppDeps {
   metrics?: Metrics;
   /** seals RCON passwords (HUB_SECRET_KEY); without it server commands answer 503 */
   secretKey?: SecretKey;
+  /** pipeline steps turned off, for the pipeline benchmark only (bench/pipeline.ts); none by default */
+  stepsOff?: StepsOff;
   /**
    * resolves webhook hosts when a webhook is registered, changed or test-sent (default: the
    * system's `dns.lookup`); tests hand their own so that no test reaches a real DNS server
@@ -203,9 +206,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const elo = eloRepo(deps.db.kysely);
   const killboard = killboardRepo(deps.db.kysely);
   const achievements = achievementsRepo(deps.db.kysely);
-  await app.register(requestBasicsPlugin);
+  const stepsOff = deps.stepsOff ?? ALL_STEPS_ON;
+  await app.register(requestBasicsPlugin, { stepsOff });
   registerAccessLog(app, { quiet: deps.quietAccessLog });
-  app.addHook('onResponse', requestMetricsHook(metrics));
+  if (!stepsOff.has('metrics')) app.addHook('onResponse', requestMetricsHook(metrics));
   app.addHook('onClose', async () => {
     await stores.close();
   });
@@ -238,6 +242,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     idempotency: idempotencyRepo(deps.db.kysely, { reader: deps.db.reader }),
     onQuotaRejected: (subject) => metrics.quotaRejected(subject.tier),
     accessTokens: deps.accessTokens ?? oauth.verifier,
+    seriesFor: (route, method) => metrics.seriesFor(route, method),
+    stepsOff,
   });
   await app.register(usagePlugin, { recorder: usage, flushEveryMs: deps.usageFlushMs ?? 5000 });
 

@@ -7,6 +7,7 @@ import type { ServersBody } from '../src/modules/servers/routes.js';
 import { contentFactories, type ContentFactories } from './helpers/content-factories.js';
 import { createTestContext, json, type TestContext } from './helpers/context.js';
 import { testDialects } from './helpers/db.js';
+import { metricValue } from './helpers/metrics.js';
 
 const V1 = '/api-platform/v1';
 const HOUR = 3_600_000;
@@ -250,6 +251,41 @@ for (const dialect of testDialects()) {
 
       const after304 = await ctx.get('/servers', as);
       assert.equal(remaining(after304), '97');
+    });
+
+    it('answers a hit with every header the miss had (security, CORS, ETag, quota), counted in usage and metrics', async () => {
+      const { id, secret } = await ctx.makeKey({ tier: 'free' });
+      const as = { 'x-api-key': secret, origin: 'https://page.example' };
+      const miss = await ctx.get('/achievements', as);
+      const hit = await ctx.get('/achievements', as);
+      assert.equal(hit.statusCode, 200);
+      assert.equal(hit.body, miss.body);
+      // the same headers, by name and (but for the request id and the quota count) by value
+      const varying = ['x-request-id', 'x-ratelimit-remaining', 'x-ratelimit-used', 'ratelimit', 'date'];
+      const fixed = (res: LightMyRequestResponse) =>
+        Object.fromEntries(Object.entries(res.headers).filter(([name]) => !varying.includes(name)));
+      assert.deepEqual(Object.keys(hit.headers).sort(), Object.keys(miss.headers).sort());
+      assert.deepEqual(fixed(hit), fixed(miss));
+      assert.equal(hit.headers['access-control-allow-origin'], '*');
+      assert.equal(hit.headers['x-content-type-options'], 'nosniff');
+      assert.equal(hit.headers['content-length'], String(Buffer.byteLength(hit.body)));
+      assert.match(String(hit.headers['x-request-id']), /\S/);
+      assert.notEqual(hit.headers['x-request-id'], miss.headers['x-request-id']);
+      assert.equal(remaining(hit), '98');
+      assert.equal(hit.headers['x-ratelimit-used'], '2');
+      assert.equal(hit.headers.ratelimit?.toString().startsWith('"hourly";r=98;t='), true);
+
+      const counted = await ctx.app.usageRecorder.withPending([id], () => Promise.resolve([]));
+      assert.equal(
+        counted
+          .filter((row) => row.key_id === id && row.class === '2xx')
+          .reduce((n, row) => n + row.count, 0),
+        2,
+      );
+      const text = (await ctx.inject({ url: '/metrics' })).body;
+      const route = `${V1}/achievements`;
+      assert.equal(metricValue(text, 'hub_http_requests_total', { route, method: 'GET', status: '200' }), 2);
+      assert.equal(metricValue(text, 'hub_http_request_duration_seconds_count', { route, method: 'GET' }), 2);
     });
   });
 

@@ -152,6 +152,24 @@ for (const dialect of testDialects()) {
       );
     });
 
+    it('caps every portal form at 16 KiB: 200 KB posted to sign-out is refused and signs nobody out', async () => {
+      const session = await signUp(ctx);
+      const post = (contentType: string, payload: string) =>
+        ctx.inject({
+          method: 'POST',
+          url: `${PORTAL}/sign-out`,
+          headers: { cookie: session.cookie, 'content-type': contentType },
+          payload,
+        });
+      const big = 'a'.repeat(200_000);
+      const asForm = await post(FORM['content-type'], `_csrf=${session.csrf}&x=${big}`);
+      assert.equal(asForm.statusCode, 413, asForm.body);
+      assert.match(String(asForm.headers['content-type']), /^application\/problem\+json/);
+      const asJson = await post('application/json', JSON.stringify({ _csrf: session.csrf, x: big }));
+      assert.equal(asJson.statusCode, 415, asJson.body);
+      assert.equal((await session.call('GET', '/session')).statusCode, 200, 'still signed in');
+    });
+
     describe('sign-up with a number as the password', () => {
       const accounts = async () =>
         Number(

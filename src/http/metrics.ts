@@ -1,6 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { collectDefaultMetrics, Counter, Gauge, Registry } from 'prom-client';
 import type { StoreHealth } from './rate-limit-store.js';
+import { registerRequestSeries, RequestSeriesSet, type RequestSeries } from './request-series.js';
 
 /** Where a batch of ingested lines or events came from. */
 export type IngestSource = 'http_logs' | 'http_events' | 'udp';
@@ -19,6 +20,8 @@ export interface Metrics {
   quotaRejected(tier: string): void;
   /** one answered request: its route pattern (not its URL), method, status and time taken */
   request(route: string, method: string, status: number, seconds: number): void;
+  /** the series of one route pattern and method, for a hot path that records many requests */
+  seriesFor(route: string, method: string): RequestSeries;
 }
 
 export interface IngestRecorder {
@@ -45,9 +48,6 @@ export interface StoreRecorder {
   state: (health: StoreHealth) => void;
 }
 
-/** Latency buckets (seconds): the API answers in well under a millisecond to a few hundred. */
-const LATENCY_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5];
-
 /** The label of requests no route matched: their URLs are not labels (one series per probe). */
 export const UNMATCHED_ROUTE = 'unmatched';
 
@@ -61,18 +61,8 @@ export function createMetrics(options: { processMetrics?: boolean } = {}): Metri
     new Counter({ name, help, labelNames, registers });
   const gauge = <L extends string>(name: string, help: string, labelNames: readonly L[]) =>
     new Gauge({ name, help, labelNames, registers });
-  const requests = counter(
-    'hub_http_requests_total',
-    'HTTP requests answered, by route pattern, method and status',
-    ['route', 'method', 'status'],
-  );
-  const latency = new Histogram({
-    name: 'hub_http_request_duration_seconds',
-    help: 'Time from the request arriving to its response being sent, by route pattern and method',
-    labelNames: ['route', 'method'] as const,
-    buckets: LATENCY_BUCKETS,
-    registers,
-  });
+  const requests = new RequestSeriesSet();
+  registerRequestSeries(registry, requests);
   const quotaRejections = counter(
     'hub_quota_rejections_total',
     'Requests refused with 429 rate_limited for their hourly quota, by tier',
@@ -109,31 +99,12 @@ export function createMetrics(options: { processMetrics?: boolean } = {}): Metri
     ['store'],
   );
 
-  // One child per label set, found by one string key: labels() hashes its arguments on every call.
-  const series = new Map<
-    string,
-    { count: ReturnType<typeof requests.labels>; time: ReturnType<typeof latency.labels> }
-  >();
-  const requestSeries = (route: string, method: string, status: number) => {
-    const key = `${route}\u0000${method}\u0000${status}`;
-    let found = series.get(key);
-    if (!found) {
-      found = {
-        count: requests.labels(route, method, String(status)),
-        time: latency.labels(route, method),
-      };
-      series.set(key, found);
-    }
-    return found;
-  };
-
   return {
     registry,
     request(route, method, status, seconds) {
-      const { count, time } = requestSeries(route, method, status);
-      count.inc();
-      time.observe(seconds);
+      requests.for(route, method).observe(status, seconds);
     },
+    seriesFor: (route, method) => requests.for(route, method),
     quotaRejected: (tier) => quotaRejections.inc({ tier }),
     ingest: {
       received(source, accepted, rejected) {
@@ -165,8 +136,10 @@ export function createMetrics(options: { processMetrics?: boolean } = {}): Metri
  */
 export function requestMetricsHook(metrics: Metrics) {
   return function observeRequest(request: FastifyRequest, reply: FastifyReply, done: () => void): void {
-    const route = request.routeOptions.url ?? UNMATCHED_ROUTE;
-    metrics.request(route, request.method, reply.statusCode, reply.elapsedTime / 1000);
+    // the pipeline's routes name their series up front (request.routeOptions builds an object per call)
+    const series =
+      request.metricsSeries ?? metrics.seriesFor(request.routeOptions.url ?? UNMATCHED_ROUTE, request.method);
+    series.observe(reply.statusCode, reply.elapsedTime / 1000);
     done();
   };
 }

@@ -13,7 +13,7 @@ export const windowStartOf = (now: number): number => now - (now % WINDOW_MS);
  * Hands each quota header to `set`: the one place their names and values are written, for every
  * response (set straight on the reply: no object built and walked per response) and for a 429.
  */
-function eachQuotaHeader(
+export function eachQuotaHeader(
   { limit, used, resetAt }: QuotaState,
   now: number,
   set: (name: string, value: string) => void,

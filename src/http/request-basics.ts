@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
+import type { StepsOff } from './pipeline-switches.js';
 import { ProblemError } from './problem.js';
 
 /**
@@ -29,11 +30,13 @@ function hostHeaders(rawHeaders: readonly string[]): number {
  * and a 400 unless it carries exactly one `Host` (RFC 9112 §3.2: a server must refuse two, since a
  * proxy in front may have read the other one). One hook, so the hot path pays for one call.
  */
-export const requestBasicsPlugin = fp(
-  (app: FastifyInstance) => {
+export const requestBasicsPlugin = fp<{ stepsOff: StepsOff }>(
+  (app: FastifyInstance, { stepsOff }) => {
+    const requestId = !stepsOff.has('requestId');
+    const securityHeaders = stepsOff.has('securityHeaders') ? [] : SECURITY_HEADER_ENTRIES;
     app.addHook('onRequest', (request, reply, done) => {
-      reply.header('x-request-id', request.id);
-      for (const [name, value] of SECURITY_HEADER_ENTRIES) reply.header(name, value);
+      if (requestId) reply.header('x-request-id', request.id);
+      for (const [name, value] of securityHeaders) reply.header(name, value);
       const hosts = hostHeaders(request.raw.rawHeaders);
       if (hosts > 1 || (hosts === 0 && request.raw.httpVersion === '1.1')) {
         reply.header('connection', 'close');

@@ -1,5 +1,6 @@
 import type { Tier } from '../modules/keys/tiers.js';
 import type { Scope } from './scopes.js';
+import type { RequestSeries } from './request-series.js';
 
 /** Whose hourly quota a request spends: an API key's, or an OAuth app's for one user. */
 export interface QuotaSubject {
@@ -45,6 +46,8 @@ export interface QuotaState {
 export interface CachedResponse {
   /** encoded once, so a hit costs no UTF-8 encoding of the body */
   payload: Buffer;
+  /** the payload's length, as the content-length header (made once) */
+  contentLength: string;
   etag: string;
   contentType: string;
   expiresAt: number;
@@ -78,5 +81,7 @@ declare module 'fastify' {
     servedFromCache?: boolean;
     /** the pattern of the route a 405 was answered for (unmatched requests have no routeOptions.url) */
     routePattern?: string;
+    /** where the request is counted and timed, when its route named it up front (the pipeline's) */
+    metricsSeries?: RequestSeries;
   }
 }

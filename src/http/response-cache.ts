@@ -67,8 +67,10 @@ export function etagHook(cache: ResponseCache, now: () => number) {
     // GET only: Fastify's HEAD twin drops the body after this step, so it must not be stored.
     if (request.method === 'GET' && cache.ttlMs > 0) {
       const contentType = String(reply.getHeader('content-type') ?? 'application/json; charset=utf-8');
+      const bytes = Buffer.from(payload);
       cache.set(request.url, {
-        payload: Buffer.from(payload),
+        payload: bytes,
+        contentLength: String(bytes.length),
         etag,
         contentType,
         expiresAt: now() + cache.ttlMs,

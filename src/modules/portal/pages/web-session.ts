@@ -66,6 +66,8 @@ export function acceptForms(app: App): void {
     },
   );
   app.addHook('onRoute', (route) => {
+    // every form of the portal is capped like its JSON routes, whatever the body claims to be
+    route.bodyLimit ??= PORTAL_BODY_LIMIT;
     const methods = Array.isArray(route.method) ? route.method : [route.method];
     if (!methods.includes('POST') || route.schema?.body !== undefined) return;
     route.schema = { ...route.schema, body: FormFields };

@@ -93,11 +93,9 @@ for (const dialect of testDialects()) {
       const doc = json<OpenApiDocument>(
         await ctx.inject({ method: 'GET', url: '/api-platform/v1/openapi.json' }),
       );
-      const paths = Object.keys(doc.paths).filter(
-        (p) =>
-          // the published API: operations on the document's server (the others name their own)
-          doc.paths[p]?.get && !doc.paths[p].get.servers && !p.includes('{'),
-      );
+      const paths = Object.keys(doc.paths)
+        .filter((p) => p.startsWith('/api-platform/v1/') && doc.paths[p]?.get && !p.includes('{'))
+        .map((p) => p.slice('/api-platform/v1'.length));
       assert.ok(paths.length >= 8, paths.join(' '));
       const found = new Set<string>();
       for (const path of [...paths, ...ids.flatMap((id) => [`/users/${id}`, `/users/${id}/stats`])]) {

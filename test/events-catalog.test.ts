@@ -79,7 +79,7 @@ for (const dialect of testDialects()) {
       const seen = await repo.after({
         after: start,
         limit: 10,
-        reader: { userId: null, appId: null, scopes: new Set(['stats:read']) },
+        reader: { userId: null, appId: null, keyOwnerId: null, scopes: new Set(['stats:read']) },
       });
       assert.deepEqual(
         seen.map((s) => [s.event.type, s.event.data]),

@@ -3,10 +3,11 @@ import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { formatEventId, parseEventId } from '../src/modules/events/event-id.js';
 import { emitEvents } from '../src/modules/events/outbox.js';
-import { eventsRepo, type EventReader } from '../src/modules/events/repo.js';
+import type { EventReader } from '../src/modules/events/audience.js';
+import { eventsRepo } from '../src/modules/events/repo.js';
 import { openTestDb, testDialects, type TestDb } from './helpers/db.js';
 
-const everyone: EventReader = { userId: null, appId: null, scopes: new Set<string>() };
+const everyone: EventReader = { userId: null, appId: null, keyOwnerId: null, scopes: new Set<string>() };
 
 /**
  * The outbox: events are written by the transaction that makes the change, and their ids follow
@@ -118,15 +119,20 @@ for (const dialect of testDialects()) {
       const types = async (reader: typeof everyone) =>
         (await repo.after({ after: start, limit: 10, reader })).map((s) => s.event.type);
       assert.deepEqual(await types(everyone), ['test.public']);
-      assert.deepEqual(await types({ userId: 5, appId: null, scopes: new Set() }), ['test.public']);
-      assert.deepEqual(await types({ userId: 5, appId: null, scopes: new Set(['economy:read']) }), [
-        'test.public',
-        'test.mine',
-      ]);
-      assert.deepEqual(await types({ userId: 6, appId: 9, scopes: new Set(['economy:read']) }), [
-        'test.public',
-        'test.app',
-      ]);
+      const forUser = (userId: number, appId: number, scopes: string[]) => ({
+        userId,
+        appId,
+        keyOwnerId: null,
+        scopes: new Set(scopes),
+      });
+      assert.deepEqual(await types(forUser(5, 3, [])), ['test.public']);
+      assert.deepEqual(await types(forUser(5, 3, ['economy:read'])), ['test.public', 'test.mine']);
+      // a user's private event never reaches an API key, even its owner's (app context)
+      assert.deepEqual(
+        await types({ userId: null, appId: null, keyOwnerId: 5, scopes: new Set(['economy:read']) }),
+        ['test.public'],
+      );
+      assert.deepEqual(await types(forUser(6, 9, ['economy:read'])), ['test.public', 'test.app']);
     });
 
     it('keeps 30 days', async () => {

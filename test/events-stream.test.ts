@@ -33,6 +33,7 @@ describe('event hub: one outbox read per wake-up, whatever the number of connect
     const rows: OutboxEvent[] = [1, 2, 3].map((position) => ({
       position,
       event: { id: formatEventId(position), type: 'test.hub', created_at: '', data: {} },
+      type: 'test.hub',
       userId: null,
       appId: null,
       scope: null,
@@ -81,7 +82,7 @@ describe('event streams: the outbox unreadable when the first stream opens', () 
       { pollMs: 60_000, heartbeatMs: 60_000, maxBufferedBytes: 1 << 20, catchUpPage: 10 },
       (err) => assert.fail(String(err)),
     );
-    const reader = { userId: null, appId: null, scopes: new Set<string>() };
+    const reader = { userId: null, appId: null, keyOwnerId: null, scopes: new Set<string>() };
     /** everything the stream sends until it ends (a stream left open fails after 2 s) */
     const read = async (body: Readable) => {
       const timer = setTimeout(() => body.destroy(new Error('the stream was left open')), 2000);

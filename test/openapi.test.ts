@@ -160,7 +160,7 @@ describe('OpenAPI document', () => {
     assert.equal(doc.info.version, '1.0.0');
     assert.deepEqual(
       doc.servers?.map((s) => s.url),
-      ['/api-platform/v1'],
+      ['/'],
     );
     assert.deepEqual(doc.components.securitySchemes?.apiKey, {
       type: 'apiKey',
@@ -326,7 +326,7 @@ describe('OpenAPI document', () => {
           invalid.in === 'path' && name === invalid.name ? encodeURIComponent(String(bad)) : '1',
         );
         if (invalid.in === 'query') url += `?${invalid.name}=${encodeURIComponent(String(bad))}`;
-        const res = await ctx.get(url);
+        const res = await ctx.get(url.slice('/api-platform/v1'.length));
         assert.equal(res.statusCode, 400, url);
         const answer = json<Problem>(res);
         assert.equal(answer.detail, example.detail);
@@ -336,10 +336,36 @@ describe('OpenAPI document', () => {
   }
 });
 
+describe('paths, as client generators read them', () => {
+  // Generators ignore per-path and per-operation `servers` (DESIGN.md, "Client libraries"): one
+  // server for the whole document, and every path written in full from the service's root.
+  it('has one server, the service root, and no other server anywhere', () => {
+    assert.deepEqual(
+      doc.servers?.map((s) => s.url),
+      ['/'],
+    );
+    for (const [path, item] of Object.entries(doc.paths)) {
+      assert.equal((item as { servers?: unknown }).servers, undefined, path);
+      for (const [method, op] of Object.entries(item))
+        assert.equal(op.servers, undefined, `${method} ${path}`);
+    }
+  });
+
+  it('writes every path in full, under one of the surfaces', () => {
+    const surfaces = /^\/(api-platform\/(v1|developer|ingest)\/|v1\/|(health|ready|metrics)$)/;
+    assert.deepEqual(
+      Object.keys(doc.paths).filter((path) => !surfaces.test(path)),
+      [],
+    );
+    assert.ok(doc.paths['/api-platform/v1/users/{id}']?.get, 'the published API under its prefix');
+    assert.ok(doc.paths['/v1/clans']?.get, 'the preview API under /v1');
+  });
+});
+
 describe('operation list', () => {
   it('is not empty', () => {
     assert.ok(operations.length >= 2, `only ${operations.length} operations`);
-    const sample: OperationObject | undefined = resolved.paths['/users/{id}']?.get;
+    const sample: OperationObject | undefined = resolved.paths['/api-platform/v1/users/{id}']?.get;
     assert.equal(sample?.summary, 'Get a public user profile');
   });
 });
@@ -369,7 +395,6 @@ describe('developer portal and ingest operations', () => {
       const ops = ['/health', '/ready', '/metrics'].includes(path);
       assert.ok(ingest || ops || path.startsWith('/api-platform/developer/'), path);
       assert.deepEqual(op.tags, [ingest ? 'Ingest' : ops ? 'Operations' : 'Developer portal']);
-      assert.deepEqual(op.servers, [{ url: '/' }]);
       assert.match(op.operationId ?? '', /^[a-z][A-Za-z0-9]+$/);
       assert.ok((op.summary ?? '').length >= 5 && (op.description ?? '').length >= 20);
       const security = JSON.stringify(op.security);
@@ -392,7 +417,6 @@ describe('developer portal and ingest operations', () => {
 describe('preview /v1 operations', () => {
   for (const { path, method, op, raw } of previewOperations) {
     it(`${method.toUpperCase()} ${path}: server, tag, OAuth scope, bearer errors as problem+json`, () => {
-      assert.deepEqual(op.servers, [{ url: '/' }]);
       assert.equal(op.tags?.length, 1);
       assert.match(String(op.tags), /^v1 /, 'a tag of the preview surface');
       assert.match(op.operationId ?? '', /^[a-z][A-Za-z0-9]+$/);

@@ -35,10 +35,7 @@ function problemCodes(response: unknown): ProblemCodesByStatus {
   return out;
 }
 
-/**
- * Prefixes documented outside the v1 server URL; their operations name their own server (`/`)
- * and keep their full path.
- */
+/** Prefixes documented besides the published API's; every path is written in full. */
 const OTHER_DOCUMENTED_PREFIXES = [
   '/api-platform/developer/',
   '/api-platform/ingest/',
@@ -48,23 +45,24 @@ const OTHER_DOCUMENTED_PREFIXES = [
 const OPS_ROUTES: readonly string[] = Object.values(OPS_PATHS);
 
 /**
- * Per route: the path relative to its server URL, and what the route declares in `config` (auth,
- * cache) and in its error responses, handed to `completeDocument` as operation extensions.
+ * Per route: what the route declares in `config` (auth, cache) and in its error responses, handed
+ * to `completeDocument` as operation extensions. Paths stay in full under the document's one
+ * server (`/`): generators ignore per-operation servers (DESIGN.md, "Client libraries").
  * Other routes (docs, pages, assets) are not part of this document.
  */
 function transformRoute({ schema, url, route }: { schema: FastifySchema; url: string; route: RouteOptions }) {
-  const inV1 = url.startsWith(`${API_PREFIX}/`);
+  const inApi = url.startsWith(`${API_PREFIX}/`);
   const elsewhere =
     (OTHER_DOCUMENTED_PREFIXES.some((prefix) => url.startsWith(prefix)) || OPS_ROUTES.includes(url)) &&
     schema.tags !== undefined;
-  if (!inV1 && !elsewhere) return { schema: { ...schema, hide: true }, url };
+  if (!inApi && !elsewhere) return { schema: { ...schema, hide: true }, url };
   const marks = {
     [MARK.auth]: route.config?.auth,
     [MARK.cache]: route.config?.cache === true,
     [MARK.idempotency]: route.config?.idempotency,
     [MARK.problems]: problemCodes(schema.response),
   };
-  return { schema: { ...schema, ...marks } as FastifySchema, url: inV1 ? url.slice(API_PREFIX.length) : url };
+  return { schema: { ...schema, ...marks } as FastifySchema, url };
 }
 
 /** What the features add to the document beyond their routes. */
@@ -87,7 +85,7 @@ export async function registerDocs(app: FastifyInstance, extras: DocsExtras = {}
         // document does not know the host it is served from.
         contact: { name: 'The operator of this hub' },
       },
-      servers: [{ url: API_PREFIX, description: 'This service, API version 1' }],
+      servers: [{ url: '/', description: 'This service (the origin that serves this document)' }],
       security: [{ apiKey: [] }],
       tags: TAGS,
       components: {

@@ -140,7 +140,6 @@ export function v1Route<
     tags: [v1Tag(spec.tag)],
     summary: spec.summary,
     description: spec.description,
-    servers: [{ url: '/' }],
     security,
     params: spec.params as P,
     querystring: defaultsOptional(spec.querystring) as Q,

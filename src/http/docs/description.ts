@@ -51,7 +51,7 @@ export const TAGS: TagObject[] = [
   {
     ...preview(
       'Webhooks',
-      'endpoints that receive events as signed POSTs (Standard Webhooks). An app manages its webhooks with a token holding `webhooks:read` / `webhooks:write` (its own client_credentials token or a user\u2019s); an API key manages the webhooks of its owner. A webhook receives the event types it chose that its owner may see: public events, the app\u2019s own, and private events of users who authorized the app with the event\u2019s scope. Failed deliveries are retried for days, logged 30 days, and can be sent again or replayed. The requests an endpoint receives are listed under Webhooks.',
+      'endpoints that receive events as signed POSTs (Standard Webhooks). An app manages its webhooks with a token holding `webhooks:read` / `webhooks:write` (its own client_credentials token or a user\u2019s); an API key manages the webhooks of its owner. A webhook receives the event types it chose that its owner\u2019s credentials may pull from `GET /v1/events` (one rule for every channel): public events, the app\u2019s own, and private events of users who authorized the app with the event\u2019s scope; an API key\u2019s webhook, what the key pulls. Failed deliveries are retried for days, logged 30 days, and can be sent again or replayed. The requests an endpoint receives are listed under Webhooks.',
     ),
     'x-displayName': 'v1 Webhook endpoints',
   },

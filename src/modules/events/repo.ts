@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/types.js';
+import { mayRead, type EventAddress, type EventReader } from './audience.js';
 import { formatEventId } from './event-id.js';
 
 /** The event object every channel sends (webhook body, SSE data, pull item). */
@@ -8,13 +9,6 @@ export interface EventObject {
   type: string;
   created_at: string;
   data: Record<string, unknown>;
-}
-
-/** Who is reading: public events, plus those private to this user (with the scope) or this app. */
-export interface EventReader {
-  userId: number | null;
-  appId: number | null;
-  scopes: ReadonlySet<string>;
 }
 
 export interface EventQuery {
@@ -27,23 +21,10 @@ export interface EventQuery {
 }
 
 /** An outbox row with who may see it: what the stream's shared poll hands to every connection. */
-export interface OutboxEvent {
+export interface OutboxEvent extends EventAddress {
   position: number;
   event: EventObject;
-  userId: number | null;
-  appId: number | null;
-  scope: string | null;
 }
-
-/**
- * The visibility rule of `after()`, for events already read: public, or private to this reader's
- * user or app, and needing no scope or one the reader holds. The stream reads each event once per
- * process and filters it per connection with this instead of querying per connection.
- */
-export const visibleTo = (reader: EventReader, row: Omit<OutboxEvent, 'position' | 'event'>): boolean =>
-  (row.userId === null || row.userId === reader.userId) &&
-  (row.appId === null || row.appId === reader.appId) &&
-  (row.scope === null || reader.scopes.has(row.scope));
 
 const RETENTION_MS = 30 * 24 * 3_600_000;
 
@@ -56,39 +37,56 @@ const toEvent = (row: { id: number; type: string; created_at: number; data: stri
 
 export function eventsRepo(db: Kysely<Database>) {
   return {
-    /** Events after a position, oldest first, as the reader may see them. */
+    /**
+     * Events after a position, oldest first, that the reader may see (audience.ts decides). The
+     * query narrows the rows to those the rule could let through (public, or for the reader's
+     * user, key owner or app, with a scope it holds); the rule itself then drops the few it does
+     * not (a user's `user` events read with their API key), and a page short of them reads on.
+     */
     async after({
       after,
       types,
       limit,
       reader,
     }: EventQuery): Promise<{ position: number; event: EventObject }[]> {
-      let query = db
-        .selectFrom('events')
-        .select(['id', 'type', 'created_at', 'data'])
-        .where('id', '>', after)
-        .where((eb) =>
-          reader.userId === null
-            ? eb('user_id', 'is', null)
-            : eb.or([eb('user_id', 'is', null), eb('user_id', '=', reader.userId)]),
-        )
-        .where((eb) =>
-          reader.appId === null
-            ? eb('app_id', 'is', null)
-            : eb.or([eb('app_id', 'is', null), eb('app_id', '=', reader.appId)]),
-        );
+      const users = [reader.userId, reader.keyOwnerId].filter((id): id is number => id !== null);
       const scopes = [...reader.scopes];
-      query = query.where((eb) =>
-        scopes.length === 0
-          ? eb('scope', 'is', null)
-          : eb.or([eb('scope', 'is', null), eb('scope', 'in', scopes)]),
-      );
-      if (types && types.length > 0) query = query.where('type', 'in', [...types]);
-      const rows = await query.orderBy('id').limit(limit).execute();
-      return rows.map((row) => ({ position: row.id, event: toEvent(row) }));
+      const out: { position: number; event: EventObject }[] = [];
+      let cursor = after;
+      for (;;) {
+        let query = db
+          .selectFrom('events')
+          .select(['id', 'type', 'created_at', 'data', 'user_id', 'app_id', 'scope'])
+          .where('id', '>', cursor)
+          .where((eb) =>
+            users.length === 0
+              ? eb('user_id', 'is', null)
+              : eb.or([eb('user_id', 'is', null), eb('user_id', 'in', users)]),
+          )
+          .where((eb) =>
+            reader.appId === null
+              ? eb('app_id', 'is', null)
+              : eb.or([eb('app_id', 'is', null), eb('app_id', '=', reader.appId)]),
+          )
+          .where((eb) =>
+            scopes.length === 0
+              ? eb('scope', 'is', null)
+              : eb.or([eb('scope', 'is', null), eb('scope', 'in', scopes)]),
+          );
+        if (types && types.length > 0) query = query.where('type', 'in', [...types]);
+        const want = limit - out.length;
+        const rows = await query.orderBy('id').limit(want).execute();
+        for (const row of rows) {
+          if (mayRead(reader, { type: row.type, userId: row.user_id, appId: row.app_id, scope: row.scope }))
+            out.push({ position: row.id, event: toEvent(row) });
+        }
+        const last = rows.at(-1);
+        if (rows.length < want || out.length >= limit || !last) return out;
+        cursor = last.id;
+      }
     },
 
-    /** Every event after a position, oldest first, whoever may see it (filter with `visibleTo`). */
+    /** Every event after a position, oldest first, whoever may see it (filter with `mayRead`). */
     async allAfter(after: number, limit: number): Promise<OutboxEvent[]> {
       const rows = await db
         .selectFrom('events')
@@ -100,6 +98,7 @@ export function eventsRepo(db: Kysely<Database>) {
       return rows.map((row) => ({
         position: row.id,
         event: toEvent(row),
+        type: row.type,
         userId: row.user_id,
         appId: row.app_id,
         scope: row.scope,

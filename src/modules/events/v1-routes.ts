@@ -17,7 +17,7 @@ import {
 } from './v1-schemas.js';
 
 const VISIBILITY =
-  'An OAuth access token sees public events, the events private to its user that its scopes cover, and the events private to its app; an API key (app context) sees public events only.';
+  'What a credential sees is the same on every channel (this route, the stream and its webhooks), and needs the event\u2019s scope: an OAuth access token sees public events, the events private to its user (so only an app the user authorized with the scope) and the events of its app; an API key (app context, public data only) sees public events and those about its owner\u2019s own webhooks, never its owner\u2019s private events.';
 
 const STREAM_EXAMPLE = [
   'retry: 1000',

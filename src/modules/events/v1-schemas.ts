@@ -3,7 +3,7 @@ import type { FastifyRequest } from 'fastify';
 import { ProblemError } from '../../http/problem.js';
 import { isEventType } from './catalog.js';
 import { EVENT_ID_EXAMPLE, parseEventId } from './event-id.js';
-import type { EventReader } from './repo.js';
+import type { EventReader } from './audience.js';
 
 const EVENT_ID_FORM = 'an event id: `evt_` and 16 digits';
 const TYPES_FORM = 'a comma-separated list of event types (`resource.action`, see GET /v1/events/types)';
@@ -128,13 +128,14 @@ export function typesOf(list: string | undefined): ReadonlySet<string> | undefin
   return types;
 }
 
-/**
- * Who reads: an OAuth token sees public events, those private to its user (with the scope the
- * event needs) and those private to its app; an API key (app context, public data only) sees
- * public events, of the public read scopes an API key holds.
- */
+/** Who reads (audience.ts): an API key as its owner's key, an OAuth token as its app, for its user if any. */
 export function readerOf(request: FastifyRequest): EventReader {
   const principal = request.principal;
   if (!principal) throw new Error('an events route ran without a credential');
-  return { userId: principal.userId, appId: principal.appId, scopes: principal.scopes };
+  return {
+    appId: principal.appId,
+    userId: principal.userId,
+    keyOwnerId: principal.keyId === null ? null : (request.apiKey?.userId ?? null),
+    scopes: principal.scopes,
+  };
 }

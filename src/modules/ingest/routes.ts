@@ -191,8 +191,7 @@ export function ingestRoutes(deps: {
       'unsupported_media_type',
       'internal_error',
     );
-    // Ingest lives outside the v1 API base, so each operation names its own server (`/`).
-    const documented = { tags: ['Ingest'], servers: [{ url: '/' }], security: [{ ingestToken: [] }] };
+    const documented = { tags: ['Ingest'], security: [{ ingestToken: [] }] };
     const logsSchema = {
       ...documented,
       summary: 'Ingest log lines (CS2 HTTP log stream, CS 1.6)',

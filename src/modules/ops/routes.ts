@@ -64,7 +64,7 @@ hub_store_up{store="redis"} 1
 
 const DATABASE_TIMEOUT_MS = 2000;
 const NO_STORE = 'no-store';
-const documented = { tags: ['Operations'], servers: [{ url: '/' }] };
+const documented = { tags: ['Operations'] };
 
 const digest = (value: string) => createHash('sha256').update(value).digest();
 

@@ -147,10 +147,7 @@ export const UsageResponse = Type.Object(
 );
 export type UsageBody = Static<typeof UsageResponse>;
 
-/**
- * Schema of a documented portal operation. Portal paths live outside the published API's base
- * (`/api-platform/v1`), so each operation names its own server (`/`).
- */
+/** Schema of a documented portal operation (its path is documented in full, like every other). */
 export function portalOperation<
   B extends TSchema | undefined = undefined,
   P extends TSchema | undefined = undefined,
@@ -172,7 +169,6 @@ export function portalOperation<
     tags: [PORTAL_TAG],
     summary: spec.summary,
     description: spec.description,
-    servers: [{ url: '/' }],
     security: spec.session === false ? [] : [{ session: [] }],
     body: spec.body as B,
     params: spec.params as P,

@@ -1,44 +1,46 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/types.js';
 import { API_KEY_SCOPES, type Scope } from '../../http/scopes.js';
+import type { EventAddress, EventReader } from '../events/audience.js';
 import { grantedScopes, oauthStoreRepo } from '../oauth/store-repo.js';
 
-/** An outbox row as the audience check reads it. */
-export interface AudienceEvent {
-  user_id: number | null;
-  app_id: number | null;
-  scope: string | null;
-}
-
-/** A webhook as the audience check reads it. */
+/** A webhook as the audience rule reads it: its owner. */
 export interface Subscriber {
   appId: number | null;
   userId: number | null;
 }
 
-/** What each user granted each app: `${userId}:${appId}` -> scopes. */
-export type GrantIndex = ReadonlyMap<string, ReadonlySet<Scope>>;
+/**
+ * The reader a user's grant to an app makes (that app acting for that user, with the scopes the
+ * user granted), by `${userId}:${appId}`.
+ */
+export type GrantIndex = ReadonlyMap<string, EventReader>;
 
 const grantKey = (userId: number, appId: number) => `${userId}:${appId}`;
 
 /**
- * Whether a webhook may receive an event (the outbox's reader rules, events/repo.ts, applied to a
- * webhook instead of a caller):
- * - an app's own event (`app_id`) reaches only that app's webhooks;
- * - a user's private event (`user_id`) reaches the webhooks of that user (their API keys), and
- *   those of apps the user authorized with the event's scope; never an app the user did not;
- * - a public event reaches every webhook whose owner holds its scope in app context (the scopes
- *   of an API key or an app's own token).
+ * Who a webhook stands for, outside a user's grant: the API key of its owner (a webhook a user
+ * registered with a key or in the portal), or its app in app context. Both hold the app-context
+ * scopes, what an API key or an app's client_credentials token holds.
  */
-export function mayReceive(subscriber: Subscriber, event: AudienceEvent, grants: GrantIndex): boolean {
-  if (event.app_id !== null) return subscriber.appId === event.app_id;
-  if (event.user_id !== null) {
-    if (subscriber.userId !== null) return subscriber.userId === event.user_id;
-    if (subscriber.appId === null) return false;
-    const granted = grants.get(grantKey(event.user_id, subscriber.appId));
-    return granted !== undefined && (event.scope === null || granted.has(event.scope as Scope));
-  }
-  return event.scope === null || API_KEY_SCOPES.has(event.scope as Scope);
+export const ownReader = (subscriber: Subscriber): EventReader =>
+  subscriber.appId !== null
+    ? { appId: subscriber.appId, userId: null, keyOwnerId: null, scopes: API_KEY_SCOPES }
+    : { appId: null, userId: null, keyOwnerId: subscriber.userId, scopes: API_KEY_SCOPES };
+
+/**
+ * The reader a webhook is for an event, so that the one audience rule (events/audience.ts) decides
+ * what it receives exactly as it decides what a credential pulls or streams: an app's webhook reads
+ * an event addressed to a user as the app acting for that user (with the user's grant, if any);
+ * anything else as its own reader.
+ */
+export function readerFor(
+  subscriber: Subscriber & { reader: EventReader },
+  event: EventAddress,
+  grants: GrantIndex,
+): EventReader {
+  if (subscriber.appId === null || event.userId === null || event.appId !== null) return subscriber.reader;
+  return grants.get(grantKey(event.userId, subscriber.appId)) ?? subscriber.reader;
 }
 
 /** The grants between the users of these events and these apps, read once per batch. */
@@ -48,8 +50,7 @@ export async function grantIndex(
   appIds: readonly number[],
   now: number,
 ): Promise<GrantIndex> {
-  const index = new Map<string, Set<Scope>>();
-  if (userIds.length === 0 || appIds.length === 0) return index;
+  if (userIds.length === 0 || appIds.length === 0) return new Map();
   const apps = await db
     .selectFrom('oauth_apps')
     .select(['id', 'client_id'])
@@ -61,13 +62,15 @@ export async function grantIndex(
     apps.map((app) => app.client_id),
     now,
   );
+  const index = new Map<string, EventReader & { scopes: Set<Scope> }>();
   for (const grant of grants) {
     const appId = appOf.get(grant.client_id ?? '');
     if (appId === undefined || grant.account_id === null) continue;
-    const key = grantKey(Number(grant.account_id), appId);
-    const scopes = index.get(key) ?? new Set<Scope>();
-    for (const scope of grantedScopes(grant.payload)) scopes.add(scope);
-    index.set(key, scopes);
+    const userId = Number(grant.account_id);
+    const key = grantKey(userId, appId);
+    const reader = index.get(key) ?? { appId, userId, keyOwnerId: null, scopes: new Set<Scope>() };
+    for (const scope of grantedScopes(grant.payload)) reader.scopes.add(scope);
+    index.set(key, reader);
   }
   return index;
 }

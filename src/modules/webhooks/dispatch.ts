@@ -2,7 +2,8 @@ import { sql, type Kysely } from 'kysely';
 import type { Db } from '../../db/connect.js';
 import type { Database } from '../../db/types.js';
 import { writeTransaction } from '../../db/write-transaction.js';
-import { grantIndex, mayReceive, type AudienceEvent } from './audience.js';
+import { mayRead } from '../events/audience.js';
+import { grantIndex, ownReader, readerFor } from './audience.js';
 import { deliveriesRepo, type QueuedDelivery } from './deliveries-repo.js';
 import { ALL_EVENTS } from './event-types.js';
 import { decodeEventTypes, wants } from './rules.js';
@@ -15,10 +16,13 @@ const REPLAY_SCAN_MAX = 50_000;
 /** PostgreSQL: one dispatcher at a time; another worker skips its turn instead of waiting. */
 const DISPATCH_LOCK = sql<{ locked: boolean }>`select pg_try_advisory_xact_lock(7245110306) as locked`;
 
-export interface OutboxRow extends AudienceEvent {
+export interface OutboxRow {
   id: number;
   type: string;
   created_at: number;
+  user_id: number | null;
+  app_id: number | null;
+  scope: string | null;
 }
 
 interface SubscriberRow {
@@ -31,7 +35,9 @@ interface SubscriberRow {
 
 /**
  * The deliveries a batch of events makes: one per (enabled webhook, event) when the webhook
- * subscribed to the type, existed when the event happened, and may receive it (audience.ts).
+ * subscribed to the type, existed when the event happened, and may receive it: what the credential
+ * it stands for may read (events/audience.ts, through webhooks/audience.ts). The grants are read
+ * once per batch, the readers built once per webhook or grant, not per pair.
  */
 export async function matchDeliveries(
   db: Kysely<Database>,
@@ -39,23 +45,28 @@ export async function matchDeliveries(
   webhooks: readonly SubscriberRow[],
   now: number,
 ): Promise<QueuedDelivery[]> {
-  const subscribers = webhooks.map((row) => ({
-    id: row.id,
-    appId: row.app_id,
-    userId: row.user_id,
-    types: decodeEventTypes(row.events),
-    createdAt: row.created_at,
-  }));
+  const subscribers = webhooks.map((row) => {
+    const owner = { appId: row.app_id, userId: row.user_id };
+    return {
+      ...owner,
+      id: row.id,
+      reader: ownReader(owner),
+      types: decodeEventTypes(row.events),
+      createdAt: row.created_at,
+    };
+  });
   const privateUsers = [
     ...new Set(events.flatMap((e) => (e.user_id !== null && e.app_id === null ? [e.user_id] : []))),
   ];
   const apps = [...new Set(subscribers.flatMap((s) => (s.appId === null ? [] : [s.appId])))];
   const grants = await grantIndex(db, privateUsers, apps, now);
   const out: QueuedDelivery[] = [];
-  for (const event of events) {
+  for (const row of events) {
+    const event = { type: row.type, userId: row.user_id, appId: row.app_id, scope: row.scope };
     for (const subscriber of subscribers) {
-      if (event.created_at < subscriber.createdAt || !wants(subscriber.types, event.type)) continue;
-      if (mayReceive(subscriber, event, grants)) out.push({ webhookId: subscriber.id, eventId: event.id });
+      if (row.created_at < subscriber.createdAt || !wants(subscriber.types, row.type)) continue;
+      if (mayRead(readerFor(subscriber, event, grants), event))
+        out.push({ webhookId: subscriber.id, eventId: row.id });
     }
   }
   return out;

@@ -1,6 +1,7 @@
 import { PassThrough } from 'node:stream';
 import { formatEventId } from '../event-id.js';
-import { visibleTo, type EventObject, type EventReader, type EventsRepo, type OutboxEvent } from '../repo.js';
+import { mayRead, type EventReader } from '../audience.js';
+import type { EventObject, EventsRepo, OutboxEvent } from '../repo.js';
 import type { EventHub, HubSubscriber } from './hub.js';
 
 export interface StreamLimits {
@@ -110,7 +111,7 @@ export class StreamConnection implements HubSubscriber {
     for (const row of events) {
       if (row.position <= this.position) continue;
       if (this.types && !this.types.has(row.event.type)) continue;
-      if (!visibleTo(this.reader, row)) continue;
+      if (!mayRead(this.reader, row)) continue;
       this.send(row.position, row.event);
       if (!this.isOpen()) return;
     }

@@ -1,4 +1,5 @@
-import type { EventReader, EventsRepo } from '../repo.js';
+import type { EventReader } from '../audience.js';
+import type { EventsRepo } from '../repo.js';
 import { StreamConnection, type StreamLimits } from './connection.js';
 import { EventHub, type WakeUps } from './hub.js';
 

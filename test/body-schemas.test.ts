@@ -153,11 +153,15 @@ for (const dialect of testDialects()) {
     /** Every row of every table, as text: what a refused request must leave exactly as it was. */
     async function snapshot(): Promise<Map<string, string>> {
       const kysely = ctx.testDb.db.kysely;
-      // on PostgreSQL, the tables of this test's schema only (other tests run beside it)
-      const tables = (await kysely.introspection.getTables())
-        .filter((t) => ctx.testDb.schema === undefined || t.schema === ctx.testDb.schema)
-        .map((t) => t.name)
-        .sort();
+      // On PostgreSQL, the tables of this test's schema only, read from its catalog: Kysely's
+      // introspection scans every schema and fails when another test file drops its own mid-scan.
+      const schema = ctx.testDb.schema;
+      const { rows: named } = await (schema === undefined
+        ? sql<{ name: string }>`select name from sqlite_master where type = 'table' and name not like 'sqlite_%'`
+        : sql<{ name: string }>`select table_name as name from information_schema.tables
+            where table_schema = ${schema} and table_type = 'BASE TABLE'`
+      ).execute(kysely);
+      const tables = named.map((t) => t.name).sort();
       const out = new Map<string, string>();
       // counted per request by design (usage per key and hour), refused requests included
       for (const table of tables.filter((t) => t !== 'key_usage' && !t.startsWith('kysely_'))) {

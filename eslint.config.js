@@ -12,6 +12,7 @@ export default tseslint.config(
       'eslint.config.js',
       'scripts/**/*.mjs',
       '.scratch/',
+      'clients/python/.venv/',
       // written by `npm run clients:generate`, checked by the drift test
       'clients/*/src/generated/',
       'clients/*/dist/',

@@ -5,6 +5,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { dumpOpenApi } from './dump-openapi.js';
 import { generatorDocument } from './generator-document.js';
+import { pythonGenerator } from './python.js';
 import { typescriptGenerator } from './typescript.js';
 
 /** The document as generators read it (see generator-document.ts). */
@@ -19,7 +20,7 @@ export interface ClientGenerator {
 }
 
 /** One step per language; the drift test checks every one. */
-export const GENERATORS: readonly ClientGenerator[] = [typescriptGenerator];
+export const GENERATORS: readonly ClientGenerator[] = [typescriptGenerator, pythonGenerator];
 
 export const CLIENTS_DIR = resolve(dirname(fileURLToPath(import.meta.url)), '../../clients');
 export const DOCUMENT_FILE = join(CLIENTS_DIR, 'openapi.json');

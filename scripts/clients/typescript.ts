@@ -37,7 +37,7 @@ function operationParameters(doc: GeneratorDocument): [string, Parameter[]][] {
 }
 
 /** The closed list of error codes, the operations' idempotency and paging, the webhook types. */
-function metadataSource(doc: GeneratorDocument): string {
+export function documentTables(doc: GeneratorDocument) {
   const problem = (doc.components as { schemas?: Record<string, Json> } | undefined)?.schemas?.Problem;
   const codes = (problem?.properties as Record<string, { enum?: string[] }> | undefined)?.code?.enum ?? [];
   if (codes.length === 0) throw new Error('the document lists no error codes (Problem.code enum)');
@@ -52,6 +52,11 @@ function metadataSource(doc: GeneratorDocument): string {
     else if (query.has('page') && query.has('per_page')) paging[operation] = 'page';
   }
   const webhookTypes = Object.keys(doc.webhooks ?? {});
+  return { codes, idempotency, paging, webhookTypes };
+}
+
+function metadataSource(doc: GeneratorDocument): string {
+  const { codes, idempotency, paging, webhookTypes } = documentTables(doc);
   const lines = [
     header('error codes, idempotency, paging, webhook event types'),
     '/** Every `code` a problem document can carry, as named constants (`HubErrorCode.UserNotFound`). */',

@@ -1,0 +1,1 @@
+"""This library's implementation of clients/conformance/scenarios.json (`python -m conformance`)."""

@@ -156,9 +156,12 @@ for (const dialect of testDialects()) {
       // On PostgreSQL, the tables of this test's schema only, read from its catalog: Kysely's
       // introspection scans every schema and fails when another test file drops its own mid-scan.
       const schema = ctx.testDb.schema;
-      const { rows: named } = await (schema === undefined
-        ? sql<{ name: string }>`select name from sqlite_master where type = 'table' and name not like 'sqlite_%'`
-        : sql<{ name: string }>`select table_name as name from information_schema.tables
+      const { rows: named } = await (
+        schema === undefined
+          ? sql<{
+              name: string;
+            }>`select name from sqlite_master where type = 'table' and name not like 'sqlite_%'`
+          : sql<{ name: string }>`select table_name as name from information_schema.tables
             where table_schema = ${schema} and table_type = 'BASE TABLE'`
       ).execute(kysely);
       const tables = named.map((t) => t.name).sort();

@@ -144,9 +144,9 @@ for (const dialect of testDialects()) {
         >;
       }>(await ctx.inject({ method: 'GET', url: '/api-platform/v1/openapi.json' }));
       for (const [path, names] of [
-        ['/stats/elo', ['game', 'limit']],
-        ['/killboard/feed', ['game', 'player', 'limit']],
-        ['/killboard/top-frag', ['period', 'game', 'limit']],
+        ['/api-platform/v1/stats/elo', ['game', 'limit']],
+        ['/api-platform/v1/killboard/feed', ['game', 'player', 'limit']],
+        ['/api-platform/v1/killboard/top-frag', ['period', 'game', 'limit']],
       ] as const) {
         assert.deepEqual(
           doc.paths[path]?.get.parameters
@@ -156,7 +156,7 @@ for (const dialect of testDialects()) {
           path,
         );
       }
-      const description = doc.paths['/stats/elo']?.get.description ?? '';
+      const description = doc.paths['/api-platform/v1/stats/elo']?.get.description ?? '';
       assert.match(description, /starts at 1000/);
       assert.match(description, /E = 1 \/ \(1 \+ 10\^\(\(R_opponent − R_team\) \/ 400\)\)/);
       assert.match(description, /K is 50, or 100 during a player's first 10 rated matches/);

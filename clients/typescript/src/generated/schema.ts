@@ -1351,7 +1351,7 @@ export interface paths {
         };
         /**
          * Metrics in the Prometheus text format
-         * @description Counters and histograms of this process for a Prometheus scraper: `hub_http_requests_total` (by route pattern, method and status), `hub_http_request_duration_seconds` (latency histogram by route and method), `hub_quota_rejections_total` (by tier), `hub_ingest_lines_total`, `hub_ingest_rejections_total` and `hub_ingest_kills_total` (by source: `http_logs`, `http_events`, `udp`), `hub_poller_results_total` (`online`, `failed`, `error`), `hub_store_failures_total` and `hub_store_up` (Redis), and the Node.js process metrics (`process_*`, `nodejs_*`). Each instance reports its own; sum them in Prometheus. Open unless the operator sets `METRICS_TOKEN`, then `Authorization: Bearer <METRICS_TOKEN>` is required.
+         * @description Counters and histograms of this process for a Prometheus scraper: `hub_http_requests_total` (by route pattern, method and status), `hub_http_request_duration_seconds` (latency histogram by route and method), `hub_quota_rejections_total` (by tier), `hub_ingest_lines_total`, `hub_ingest_rejections_total` and `hub_ingest_kills_total` (by source: `http_logs`, `http_events`, `udp`), `hub_poller_results_total` (`online`, `failed`, `error`), `hub_store_failures_total`, `hub_store_up` and `hub_store_fleet_instances` (Redis: while `hub_store_up` is 0 this instance counts alone and allows 1/`hub_store_fleet_instances` of every limit), and the Node.js process metrics (`process_*`, `nodejs_*`). Each instance reports its own; sum them in Prometheus. Open unless the operator sets `METRICS_TOKEN`, then `Authorization: Bearer <METRICS_TOKEN>` is required.
          */
         get: operations["getMetrics"];
         put?: never;
@@ -2913,6 +2913,19 @@ export interface components {
                      * @enum {string}
                      */
                     status: "ok" | "degraded" | "unreachable" | "not_configured";
+                    /** @description Redis only, while it is unreachable and quotas fail open: this instance counts alone and allows 1/instances of each limit (of what was left of it) */
+                    counting_alone?: {
+                        /**
+                         * @description the API instances this one last saw alive (heartbeats in Redis)
+                         * @example 3
+                         */
+                        instances: number;
+                        /**
+                         * @description the part of every quota and sign-in throttle this instance allows meanwhile
+                         * @example 1/3
+                         */
+                        share: string;
+                    };
                 };
                 redis: {
                     /**
@@ -2921,6 +2934,19 @@ export interface components {
                      * @enum {string}
                      */
                     status: "ok" | "degraded" | "unreachable" | "not_configured";
+                    /** @description Redis only, while it is unreachable and quotas fail open: this instance counts alone and allows 1/instances of each limit (of what was left of it) */
+                    counting_alone?: {
+                        /**
+                         * @description the API instances this one last saw alive (heartbeats in Redis)
+                         * @example 3
+                         */
+                        instances: number;
+                        /**
+                         * @description the part of every quota and sign-in throttle this instance allows meanwhile
+                         * @example 1/3
+                         */
+                        share: string;
+                    };
                 };
             };
         };
@@ -15028,10 +15054,18 @@ export interface operations {
                      *       "status": "ready",
                      *       "checks": {
                      *         "database": {
-                     *           "status": "ok"
+                     *           "status": "ok",
+                     *           "counting_alone": {
+                     *             "instances": 3,
+                     *             "share": "1/3"
+                     *           }
                      *         },
                      *         "redis": {
-                     *           "status": "ok"
+                     *           "status": "ok",
+                     *           "counting_alone": {
+                     *             "instances": 3,
+                     *             "share": "1/3"
+                     *           }
                      *         }
                      *       }
                      *     }

@@ -447,6 +447,24 @@ class Status2(StrEnum):
     not_configured = "not_configured"
 
 
+class CountingAlone(BaseModel):
+    instances: Annotated[
+        int,
+        Field(
+            description="the API instances this one last saw alive (heartbeats in Redis)",
+            examples=[3],
+            ge=1,
+        ),
+    ]
+    share: Annotated[
+        str,
+        Field(
+            description="the part of every quota and sign-in throttle this instance allows meanwhile",
+            examples=["1/3"],
+        ),
+    ]
+
+
 class Database(BaseModel):
     status: Annotated[
         Status2,
@@ -455,6 +473,12 @@ class Database(BaseModel):
             examples=["ok"],
         ),
     ]
+    counting_alone: Annotated[
+        CountingAlone | None,
+        Field(
+            description="Redis only, while it is unreachable and quotas fail open: this instance counts alone and allows 1/instances of each limit (of what was left of it)"
+        ),
+    ] = None
 
 
 class Redis(BaseModel):
@@ -465,6 +489,12 @@ class Redis(BaseModel):
             examples=["ok"],
         ),
     ]
+    counting_alone: Annotated[
+        CountingAlone | None,
+        Field(
+            description="Redis only, while it is unreachable and quotas fail open: this instance counts alone and allows 1/instances of each limit (of what was left of it)"
+        ),
+    ] = None
 
 
 class Checks(BaseModel):

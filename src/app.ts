@@ -1,5 +1,10 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import Fastify, { LogController, type FastifyInstance, type FastifyRequest } from 'fastify';
+import Fastify, {
+  LogController,
+  type FastifyInstance,
+  type FastifyRequest,
+  type RouteOptions,
+} from 'fastify';
 import { pino } from 'pino';
 import type { Config } from './config.js';
 import type { Db } from './db/connect.js';
@@ -145,6 +150,8 @@ export interface AppDeps {
    * which would bury the newcomer's own requests (it reports each match on stdout instead)
    */
   quietAccessLog?: (request: FastifyRequest) => boolean;
+  /** told of every route as it is added (tests walk the route table: test/route-table.test.ts) */
+  onRoute?: (route: RouteOptions) => void;
 }
 
 /** Builds the whole service without listening; tests drive it with `inject()`. */
@@ -182,6 +189,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     ),
   }).withTypeProvider<TypeBoxTypeProvider>();
   app.log = log;
+  if (deps.onRoute) app.addHook('onRoute', deps.onRoute);
   const metrics = deps.metrics ?? createMetrics();
 
   const stores = await openStores(deps.config, {

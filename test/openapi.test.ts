@@ -35,7 +35,11 @@ const isPublished = (op: OperationObject) => JSON.stringify(op.security) === JSO
 // The published API (key-protected); the portal's session routes are held to their own checks below.
 const operations = allOperations.filter(({ op }) => isPublished(op));
 const isPreview = (path: string) => path.startsWith('/v1/');
-const portalOperations = allOperations.filter(({ op, path }) => !isPublished(op) && !isPreview(path));
+const isOAuth = (path: string) => path.startsWith('/api-platform/oauth/') || path.startsWith('/.well-known/');
+const oauthOperations = allOperations.filter(({ path }) => isOAuth(path));
+const portalOperations = allOperations.filter(
+  ({ op, path }) => !isPublished(op) && !isPreview(path) && !isOAuth(path),
+);
 const previewOperations = allOperations.filter(({ path }) => isPreview(path));
 
 const ajv = new Ajv2020({ strict: false, allErrors: true });
@@ -236,6 +240,7 @@ describe('OpenAPI document', () => {
           'Killboard',
           'ELO',
           'Developer portal',
+          'OAuth',
           'Ingest',
           'Operations',
           // the preview surface's own tags (tags belong to one surface)
@@ -352,7 +357,8 @@ describe('paths, as client generators read them', () => {
   });
 
   it('writes every path in full, under one of the surfaces', () => {
-    const surfaces = /^\/(api-platform\/(v1|developer|ingest)\/|v1\/|(health|ready|metrics)$)/;
+    const surfaces =
+      /^\/(api-platform\/(v1|developer|ingest|oauth)\/|v1\/|\.well-known\/|(health|ready|metrics)$)/;
     assert.deepEqual(
       Object.keys(doc.paths).filter((path) => !surfaces.test(path)),
       [],
@@ -409,6 +415,44 @@ describe('developer portal and ingest operations', () => {
       for (const [status, response] of Object.entries(op.responses)) {
         if (Number(status) < 400) continue;
         assert.ok(response.content?.['application/problem+json'], `${status} is not problem+json`);
+      }
+    });
+  }
+});
+
+describe('OAuth authorization server operations', () => {
+  it('are the endpoints the metadata names, and the metadata itself', () => {
+    assert.deepEqual(oauthOperations.map(({ method, path }) => `${method.toUpperCase()} ${path}`).sort(), [
+      'GET /.well-known/oauth-authorization-server',
+      'GET /.well-known/openid-configuration',
+      'GET /api-platform/oauth/authorize',
+      'GET /api-platform/oauth/jwks',
+      'GET /api-platform/oauth/userinfo',
+      'POST /api-platform/oauth/introspect',
+      'POST /api-platform/oauth/par',
+      'POST /api-platform/oauth/revoke',
+      'POST /api-platform/oauth/token',
+      'POST /api-platform/oauth/userinfo',
+    ]);
+  });
+
+  for (const { path, method, op } of oauthOperations) {
+    it(`${method.toUpperCase()} ${path}: tag, resource_action id, forms in, RFC 6749 errors out`, () => {
+      assert.deepEqual(op.tags, ['OAuth']);
+      assert.match(op.operationId ?? '', /^(oauth|oidc)_[a-z]+(_[a-z]+)+$/);
+      assert.ok((op.summary ?? '').length >= 5 && (op.description ?? '').length >= 20);
+      const body = (op as { requestBody?: { content: Record<string, unknown> } }).requestBody;
+      for (const type of Object.keys(body?.content ?? {}))
+        assert.equal(type, 'application/x-www-form-urlencoded', 'OAuth requests are forms');
+      for (const [status, response] of Object.entries(op.responses)) {
+        if (Number(status) < 400) continue;
+        const media = response.content ?? {};
+        const html = path.endsWith('/authorize') && Object.keys(media).join() === 'text/html';
+        const schema = media['application/json']?.schema as { required?: string[] } | undefined;
+        assert.ok(
+          html || (schema?.required ?? []).includes('error'),
+          `${status} is an OAuth error (RFC 6749 §5.2)`,
+        );
       }
     });
   }

@@ -41,6 +41,7 @@ const OTHER_DOCUMENTED_PREFIXES = [
   '/api-platform/ingest/',
   `${V1_PREFIX}/`,
   `${OAUTH_PREFIX}/`,
+  '/.well-known/',
 ];
 const OPS_ROUTES: readonly string[] = Object.values(OPS_PATHS);
 
@@ -60,6 +61,7 @@ function transformRoute({ schema, url, route }: { schema: FastifySchema; url: st
     [MARK.auth]: route.config?.auth,
     [MARK.cache]: route.config?.cache === true,
     [MARK.idempotency]: route.config?.idempotency,
+    [MARK.protocolErrors]: route.config?.protocolErrors === true,
     [MARK.problems]: problemCodes(schema.response),
   };
   return { schema: { ...schema, ...marks } as FastifySchema, url };
@@ -116,6 +118,12 @@ export async function registerDocs(app: FastifyInstance, extras: DocsExtras = {}
               },
               clientCredentials: { tokenUrl: OAUTH_TOKEN_PATH, scopes: SCOPES },
             },
+          },
+          oauthClient: {
+            type: 'http',
+            scheme: 'basic',
+            description:
+              'An app authenticating at the OAuth endpoints (`client_secret_basic`): its client id and secret as HTTP Basic credentials. A confidential app may send `client_id` and `client_secret` in the form instead (`client_secret_post`); a public app sends only `client_id` in the form.',
           },
           ingestToken: {
             type: 'http',

@@ -69,6 +69,11 @@ declare module 'fastify' {
     cache?: boolean;
     /** how deep a JSON body may nest arrays and objects (default 32; see json-body.ts) */
     maxJsonDepth?: number;
+    /**
+     * the route answers errors in its protocol's own format (the OAuth endpoints: RFC 6749 JSON), as
+     * its schema documents them, rather than as problem documents
+     */
+    protocolErrors?: boolean;
   }
   interface FastifyRequest {
     apiKey?: AuthenticatedKey;

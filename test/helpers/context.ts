@@ -1,6 +1,6 @@
 import { isIP } from 'node:net';
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
-import { buildApp } from '../../src/app.js';
+import { buildApp, type AppDeps } from '../../src/app.js';
 import type { Config } from '../../src/config.js';
 import type { Dialect } from '../../src/db/connect.js';
 import type { SecretKey } from '../../src/engines/secret-box.js';
@@ -40,6 +40,8 @@ export interface ContextOptions {
   rconTimeoutMs?: number;
   /** resolves webhook hosts at registration (default: fakeDns(), so no test reaches a real DNS server) */
   lookup?: Resolver;
+  /** told of every route the app adds (its route table) */
+  onRoute?: AppDeps['onRoute'];
 }
 
 /** An address outside every forbidden range (example.com's), for names that tests treat as public. */
@@ -83,6 +85,7 @@ export async function createTestContext(
     ...(options.usageFlushMs ? { usageFlushMs: options.usageFlushMs } : {}),
     ...(options.accessTokens ? { accessTokens: options.accessTokens } : {}),
     lookup: options.lookup ?? fakeDns(),
+    ...(options.onRoute ? { onRoute: options.onRoute } : {}),
   });
   const made = factories(testDb.db);
   const { secret } = await made.makeKey({ tier: 'partner', name: 'context key' });

@@ -56,6 +56,10 @@ export const TAGS: TagObject[] = [
     'x-displayName': 'v1 Webhook endpoints',
   },
   published(
+    'OAuth',
+    'The OAuth 2.0 authorization server (`/api-platform/oauth`, metadata at `/.well-known/oauth-authorization-server`) for apps registered in the developer portal: the authorization code flow with PKCE S256 (required for every app), refresh tokens that rotate, client credentials for confidential apps, revocation (RFC 7009), introspection (RFC 7662), pushed authorization requests (RFC 9126) and OpenID Connect UserInfo. These endpoints speak the OAuth protocol: forms in (`application/x-www-form-urlencoded`, unknown parameters ignored as RFC 6749 §3.2 requires) and RFC 6749 error JSON (`error`, `error_description`) out, never problem documents, so any OAuth library can use them.',
+  ),
+  published(
     'Developer portal',
     'Session-authenticated routes under `/api-platform/developer`: hub accounts, self-service keys, OAuth apps and usage. The web pages live at `/api-platform/developer`.',
   ),

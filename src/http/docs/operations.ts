@@ -22,6 +22,7 @@ export const MARK = {
   cache: 'x-hub-cache',
   problems: 'x-hub-problems',
   idempotency: 'x-hub-idempotency',
+  protocolErrors: 'x-hub-protocol-errors',
 } as const;
 
 export type ProblemCodesByStatus = Record<string, ErrorCode[]>;
@@ -154,6 +155,7 @@ function completeOperation(doc: OpenApiDocument, operation: OperationObject): vo
   const cache = operation[MARK.cache] === true;
   const problems = (operation[MARK.problems] ?? {}) as ProblemCodesByStatus;
   const idempotency = operation[MARK.idempotency];
+  const protocolErrors = operation[MARK.protocolErrors] === true;
   for (const mark of Object.values(MARK)) Reflect.deleteProperty(operation, mark);
 
   const responses = operation.responses;
@@ -182,7 +184,7 @@ function completeOperation(doc: OpenApiDocument, operation: OperationObject): vo
     headers.push('x-request-id');
     addHeaders(response, headers);
 
-    if (code >= 400) {
+    if (code >= 400 && !protocolErrors) {
       const codes = problems[status] ?? [];
       response.content = { 'application/problem+json': problemMedia(operation, codes) };
     } else if (code >= 200 && code < 300) {

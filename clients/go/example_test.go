@@ -129,8 +129,8 @@ func Example_typed() {
 	ctx := context.Background()
 	c, _ := hub.New("http://localhost:3000", hub.WithAPIKey(os.Getenv("HUB_API_KEY")))
 
-	game := api.GetEloLadderParamsGame("cs2")
-	ladder, err := c.API.GetEloLadderWithResponse(ctx, &api.GetEloLadderParams{Game: &game},
+	game := api.StatsEloGetParamsGameCs2
+	ladder, err := c.API.StatsEloGetWithResponse(ctx, &api.StatsEloGetParams{Game: &game},
 		hub.Call(hub.WithTimeout(5*time.Second)))
 	if err != nil {
 		log.Fatal(err)

@@ -123,7 +123,7 @@ type callKey struct{}
 
 // Call carries per-call options to a generated method of Client.API:
 //
-//	c.API.GetEloLadderWithResponse(ctx, params, hub.Call(hub.WithMaxRetries(0)))
+//	c.API.StatsEloGetWithResponse(ctx, params, hub.Call(hub.WithMaxRetries(0)))
 func Call(opts ...CallOption) api.RequestEditorFn {
 	return func(_ context.Context, req *http.Request) error {
 		cfg := &callConfig{}

@@ -211,7 +211,7 @@ func TestErrorsAreDistinct(t *testing.T) {
 	if !errors.As(err, &decode) {
 		t.Fatalf("decode error %v", err)
 	}
-	_, err = c.API.ListServersWithResponse(context.Background(), nil)
+	_, err = c.API.ServersListWithResponse(context.Background(), nil)
 	if !errors.As(err, &decode) {
 		t.Fatalf("the generated client's decode error %v", err)
 	}
@@ -242,8 +242,8 @@ func TestTheGeneratedClientSendsThroughTheClient(t *testing.T) {
 		fmt.Fprint(w, `{"game":"cs2","leaderboard":[{"rank":1,"user_id":5,"name":"a","rating":1200,"matches":3,"wins":2,"losses":1}]}`)
 	})
 	c := newClient(t, base)
-	game := api.GetEloLadderParamsGame("cs2")
-	ladder, err := c.API.GetEloLadderWithResponse(context.Background(), &api.GetEloLadderParams{Game: &game})
+	game := api.StatsEloGetParamsGame("cs2")
+	ladder, err := c.API.StatsEloGetWithResponse(context.Background(), &api.StatsEloGetParams{Game: &game})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -253,7 +253,7 @@ func TestTheGeneratedClientSendsThroughTheClient(t *testing.T) {
 	if rec.request(1).Header.Get("X-Api-Key") != "ghk_test" {
 		t.Fatal("no API key")
 	}
-	_, err = c.API.GetUserWithResponse(context.Background(), 99, nil, Call(WithMaxRetries(0)))
+	_, err = c.API.UsersGetWithResponse(context.Background(), 99, nil, Call(WithMaxRetries(0)))
 	var apiErr *APIError
 	if !errors.As(err, &apiErr) || apiErr.Code != api.CodeUserNotFound {
 		t.Fatalf("error %v", err)

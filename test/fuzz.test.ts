@@ -279,16 +279,27 @@ function pagesAmong(app: TestContext['app'], doc: OpenApi, ops: Operation[]): Se
   return pages;
 }
 
+/** The OAuth authorization server's operations answer in the protocol's formats (RFC 6749). */
+const isOAuth = (path: string) => path.startsWith('/api-platform/oauth/') || path.startsWith('/.well-known/');
+
 /**
  * No 5xx; every 4xx a problem document with a code from the closed list and matching status, or,
- * from a web page, an HTML page.
+ * from a web page, an HTML page; from an OAuth endpoint, an RFC 6749 error (or the authorization
+ * endpoint's HTML page for the user), as the document says.
  */
-function checkAnswer(req: FuzzRequest, res: Answer, page: boolean): void {
+function checkAnswer(req: FuzzRequest, res: Answer, page: boolean, oauth = false): void {
   const what = `${req.method} ${req.url} -> ${res.statusCode} ${res.body.slice(0, 300)}`;
   assert.ok(res.statusCode < 500, what);
   assert.equal(res.headers['x-content-type-options'], 'nosniff', what);
   if (res.statusCode < 400 || req.method === 'HEAD') return;
   if (page && /^text\/html/.test(String(res.headers['content-type']))) return;
+  // (what the service refuses before the provider reads it, a 404, 405 or 415, is a problem as anywhere)
+  if (oauth && !/^application\/problem\+json/.test(String(res.headers['content-type']))) {
+    if (/^text\/html/.test(String(res.headers['content-type'])) && req.url.includes('/authorize')) return;
+    assert.match(String(res.headers['content-type']), /^application\/json/, what);
+    assert.equal(typeof res.json<{ error: unknown }>().error, 'string', what);
+    return;
+  }
   assert.match(String(res.headers['content-type']), /^application\/problem\+json/, what);
   const problem = res.json<Problem>();
   assert.ok(CODES.has(problem.code), what);
@@ -338,7 +349,7 @@ for (const dialect of testDialects()) {
             const res = await injectAnswer(ctx.app, req);
             requests++;
             statuses.set(res.statusCode, (statuses.get(res.statusCode) ?? 0) + 1);
-            checkAnswer(req, res, pages.has(`${req.method} ${op.base}${op.path}`));
+            checkAnswer(req, res, pages.has(`${req.method} ${op.base}${op.path}`), isOAuth(op.path));
             // a generated sign-out ends the fuzzer's session; sign in again for the next requests
             if (req.url === `${PORTAL}/session` && req.method === 'DELETE' && res.statusCode === 204) {
               session = sessionFrom(ctx, await signIn(ctx, 'fuzzer_account', GOOD_PASSWORD, {}, '192.0.2.1'));

@@ -91,6 +91,10 @@ describe('OAuth endpoints as documented', () => {
     assertDocumented('POST', token, ok);
     const access = ok.json<{ access_token: string }>().access_token;
     assertDocumented('POST', token, await form(token, 'grant_type=client_credentials'));
+    // an app's call gets the JSON error even when it says it prefers HTML (only browsers get pages)
+    const html = await form(token, 'grant_type=client_credentials', { accept: 'text/html' });
+    assert.match(String(html.headers['content-type']), /^application\/json/, html.body.slice(0, 200));
+    assertDocumented('POST', token, html);
     const wrongSecret = await form(token, 'grant_type=client_credentials', {
       authorization: `Basic ${Buffer.from(`${client.clientId}:nope`).toString('base64')}`,
     });

@@ -28,6 +28,9 @@ const SURFACES: readonly {
     resourcePath: (p) => after_(p, '/api-platform/developer/'),
   },
   { name: 'ingest', namespace: 'ingest_', resourcePath: (p) => after_(p, '/api-platform/ingest/') },
+  { name: 'OAuth', namespace: 'oauth_', resourcePath: (p) => after_(p, '/api-platform/oauth/') },
+  // the authorization server's metadata, in the root's well-known URI space (RFC 8615)
+  { name: 'well-known', namespace: 'well_known_', resourcePath: (p) => after_(p, '/.well-known/') },
   // operations routes are single segments at the root (/health, /ready, /metrics)
   { name: 'operations', namespace: 'ops_', resourcePath: (p) => (/^\/[a-z]+$/.test(p) ? p.slice(1) : null) },
 ];
@@ -71,12 +74,16 @@ describe('operation ids: snake_case resource_action, one namespace per surface',
         `${id} starts with "${surface?.namespace}" (${surface?.name})`,
       );
       const rest = id.slice(surface.namespace.length);
-      // the other namespaces are not resources of the published API
+      const words = staticWords(surface.resourcePath(path) ?? '');
+      // the other namespaces are not resources of the published API (unless the path's own first
+      // word begins like one: /.well-known/oauth-authorization-server)
       assert.ok(
-        !SURFACES.some((s) => s.namespace !== '' && rest.startsWith(s.namespace)),
+        !SURFACES.some(
+          (s) =>
+            s.namespace !== '' && rest.startsWith(s.namespace) && !`${words[0]}_`.startsWith(s.namespace),
+        ),
         `${rest}: one namespace`,
       );
-      const words = staticWords(surface.resourcePath(path) ?? '');
       assert.ok(words.length > 0, path);
       // the resource: every static segment in path order; the last one may be the action itself
       // (`rotate-secret` -> `secret_rotate`, `join`), so its words only have to appear

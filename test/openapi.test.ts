@@ -439,7 +439,7 @@ describe('OAuth authorization server operations', () => {
   for (const { path, method, op } of oauthOperations) {
     it(`${method.toUpperCase()} ${path}: tag, resource_action id, forms in, RFC 6749 errors out`, () => {
       assert.deepEqual(op.tags, ['OAuth']);
-      assert.match(op.operationId ?? '', /^(oauth|oidc)_[a-z]+(_[a-z]+)+$/);
+      assert.match(op.operationId ?? '', /^(oauth|well_known)_[a-z]+(_[a-z]+)*$/);
       assert.ok((op.summary ?? '').length >= 5 && (op.description ?? '').length >= 20);
       const body = (op as { requestBody?: { content: Record<string, unknown> } }).requestBody;
       for (const type of Object.keys(body?.content ?? {}))

@@ -63,7 +63,7 @@ function endpoints(): Endpoint[] {
     url: OAUTH_PATHS.userinfo,
     schema: {
       tags: [TAG],
-      operationId: method === 'GET' ? 'oauth_userinfo_get' : 'oauth_userinfo_post',
+      operationId: method === 'GET' ? 'oauth_userinfo_get' : 'oauth_userinfo_get_by_post',
       summary:
         method === 'GET' ? 'Get the signed-in user\u2019s claims' : 'Get the user\u2019s claims (POST)',
       description:
@@ -84,7 +84,7 @@ function endpoints(): Endpoint[] {
       url: OAUTH_PATHS.authorize,
       schema: {
         tags: [TAG],
-        operationId: 'oauth_authorization_start',
+        operationId: 'oauth_authorize',
         summary: 'Start an authorization request (browser)',
         description:
           'Where an app sends the user\u2019s browser (RFC 6749 §4.1.1). The user signs in with their hub account and is asked to allow the scopes not granted before; the browser then returns to `redirect_uri` with `code`, `state` and `iss` (or `error`, e.g. `access_denied`). PKCE with `S256` is required for every app. Not an API call: open it in a browser.' +
@@ -157,7 +157,7 @@ function endpoints(): Endpoint[] {
       url: OAUTH_PATHS.par,
       schema: {
         tags: [TAG],
-        operationId: 'oauth_pushed_authorization_create',
+        operationId: 'oauth_par_create',
         summary: 'Push an authorization request',
         description:
           'RFC 9126: an app\u2019s back end sends the authorization request\u2019s parameters here first, then opens the authorization endpoint with just `client_id` and the returned `request_uri`, so nothing of the request travels through the browser.',
@@ -191,7 +191,9 @@ function endpoints(): Endpoint[] {
       url,
       schema: {
         tags: [TAG],
-        operationId: url.endsWith('openid-configuration') ? 'oidc_configuration_get' : 'oauth_metadata_get',
+        operationId: url.endsWith('openid-configuration')
+          ? 'well_known_openid_configuration_get'
+          : 'well_known_oauth_authorization_server_get',
         summary: url.endsWith('openid-configuration')
           ? 'Get the OpenID Connect configuration'
           : 'Get the authorization server metadata',

@@ -113,8 +113,21 @@ export function consentPage(options: {
   );
 }
 
-/** oidc-provider's error page (an authorization request that cannot go back to the app). */
+/** The provider's routes a browser opens; every other endpoint is called by an app's code. */
+const BROWSER_ROUTES = new Set(['authorization', 'resume']);
+
+/**
+ * oidc-provider's error page (an authorization request that cannot go back to the app). The
+ * provider asks for it whenever a request prefers HTML; an app's call to the token, revocation,
+ * introspection, PAR or userinfo endpoint gets its RFC 6749 JSON error whatever it accepts, as the
+ * document says.
+ */
 export function renderOAuthError(ctx: KoaContextWithOIDC, out: ErrorOut): void {
+  if (!BROWSER_ROUTES.has(ctx.oidc.route)) {
+    ctx.type = 'json';
+    ctx.body = out;
+    return;
+  }
   ctx.type = 'html';
   ctx.set('content-security-policy', PAGE_CSP);
   ctx.body = layout(

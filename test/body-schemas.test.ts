@@ -3,13 +3,13 @@ import { after, before, describe, it } from 'node:test';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import formats from 'ajv-formats';
 import fc from 'fast-check';
-import { sql } from 'kysely';
 import type { InjectOptions, LightMyRequestResponse } from 'fastify';
 import type { Problem } from '../src/http/problem.js';
 import { SCOPES, type Scope } from '../src/http/scopes.js';
 import { clanClient } from './helpers/clans.js';
 import { createTestContext, json, type TestContext } from './helpers/context.js';
 import { testDialects } from './helpers/db.js';
+import { changedTables, snapshotTables } from './helpers/db-snapshot.js';
 import { registerServer } from './helpers/ingest.js';
 import { registerApp } from './helpers/oauth.js';
 import { PORTAL, signUp, type PortalSession } from './helpers/portal.js';
@@ -150,31 +150,7 @@ for (const dialect of testDialects()) {
       };
     }
 
-    /** Every row of every table, as text: what a refused request must leave exactly as it was. */
-    async function snapshot(): Promise<Map<string, string>> {
-      const kysely = ctx.testDb.db.kysely;
-      // On PostgreSQL, the tables of this test's schema only, read from its catalog: Kysely's
-      // introspection scans every schema and fails when another test file drops its own mid-scan.
-      const schema = ctx.testDb.schema;
-      const { rows: named } = await (
-        schema === undefined
-          ? sql<{
-              name: string;
-            }>`select name from sqlite_master where type = 'table' and name not like 'sqlite_%'`
-          : sql<{ name: string }>`select table_name as name from information_schema.tables
-            where table_schema = ${schema} and table_type = 'BASE TABLE'`
-      ).execute(kysely);
-      const tables = named.map((t) => t.name).sort();
-      const out = new Map<string, string>();
-      // counted per request by design (usage per key and hour), refused requests included
-      for (const table of tables.filter((t) => t !== 'key_usage' && !t.startsWith('kysely_'))) {
-        const { rows } = await sql`select * from ${sql.table(table)}`.execute(kysely);
-        out.set(table, JSON.stringify(rows));
-      }
-      return out;
-    }
-    const changedTables = (before: Map<string, string>, after: Map<string, string>) =>
-      [...after].filter(([table, rows]) => before.get(table) !== rows).map(([table]) => table);
+    const snapshot = () => snapshotTables(ctx.testDb);
 
     const valid = (op: Operation) => validValue(op.schema).filter((b) => validate(op)(b));
 

@@ -3,7 +3,7 @@ import type { App } from '../../http/app-types.js';
 import { ProblemError } from '../../http/problem.js';
 import type { AccountsService } from '../accounts/service.js';
 import type { PortalFlashes } from '../portal/flash.js';
-import { signedInPage, pageReply, seeOther } from '../portal/pages/web-session.js';
+import { formRoute, signedInPage, pageReply, seeOther } from '../portal/pages/web-session.js';
 import { PORTAL_PREFIX } from '../portal/session-auth.js';
 import { appPage, appsPage } from './pages.js';
 import { appView } from './schemas.js';
@@ -52,30 +52,34 @@ export function appWebRoutes(apps: AppsService, accounts: AccountsService, flash
       return pageReply(reply, appsPage(account, (await apps.list(account.id)).map(appView), notice));
     });
 
-    app.post('/apps/new', HIDE, async (request, reply) => {
-      const account = await session(request, reply);
-      if (!account) return reply;
-      const form = request.body as Form;
-      try {
-        const created = await apps.create(account.id, {
-          name: (form.name ?? '').slice(0, 200),
-          kind: form.kind === 'public' ? 'public' : 'confidential',
-          redirect_uris: lines(form.redirect_uris),
-          homepage_url: optional(form.homepage_url),
-          logo_url: optional(form.logo_url),
-        });
-        const id = await flashes.put(account.sessionId, {
-          kind: 'app_secret',
-          appId: created.app.id,
-          secret: created.secret ?? '',
-        });
-        return await seeOther(reply, `${BASE}/apps/${created.app.id}?flash=${id}`);
-      } catch (err) {
-        const errors = problemText(err);
-        if (!errors) throw err;
-        return back(reply, account.sessionId, `${BASE}/apps`, errors);
-      }
-    });
+    app.post(
+      '/apps/new',
+      formRoute('name', 'kind', 'redirect_uris', 'homepage_url', 'logo_url'),
+      async (request, reply) => {
+        const account = await session(request, reply);
+        if (!account) return reply;
+        const form = request.body as Form;
+        try {
+          const created = await apps.create(account.id, {
+            name: (form.name ?? '').slice(0, 200),
+            kind: form.kind === 'public' ? 'public' : 'confidential',
+            redirect_uris: lines(form.redirect_uris),
+            homepage_url: optional(form.homepage_url),
+            logo_url: optional(form.logo_url),
+          });
+          const id = await flashes.put(account.sessionId, {
+            kind: 'app_secret',
+            appId: created.app.id,
+            secret: created.secret ?? '',
+          });
+          return await seeOther(reply, `${BASE}/apps/${created.app.id}?flash=${id}`);
+        } catch (err) {
+          const errors = problemText(err);
+          if (!errors) throw err;
+          return back(reply, account.sessionId, `${BASE}/apps`, errors);
+        }
+      },
+    );
 
     app.get<{ Params: { id: string } }>('/apps/:id', HIDE, async (request, reply) => {
       const account = await session(request, reply);
@@ -91,27 +95,31 @@ export function appWebRoutes(apps: AppsService, accounts: AccountsService, flash
       return pageReply(reply, appPage(account, appView(found), notice));
     });
 
-    app.post<{ Params: { id: string } }>('/apps/:id/edit', HIDE, async (request, reply) => {
-      const account = await session(request, reply);
-      if (!account) return reply;
-      const id = appId(request.params.id);
-      const form = request.body as Form;
-      try {
-        await apps.update(account.id, id, {
-          name: (form.name ?? '').slice(0, 200),
-          redirect_uris: lines(form.redirect_uris),
-          homepage_url: optional(form.homepage_url),
-          logo_url: optional(form.logo_url),
-        });
-        return await back(reply, account.sessionId, `${BASE}/apps/${id}`, undefined, 'Saved.');
-      } catch (err) {
-        const errors = problemText(err);
-        if (!errors) throw err;
-        return back(reply, account.sessionId, `${BASE}/apps/${id}`, errors);
-      }
-    });
+    app.post<{ Params: { id: string } }>(
+      '/apps/:id/edit',
+      formRoute('name', 'redirect_uris', 'homepage_url', 'logo_url'),
+      async (request, reply) => {
+        const account = await session(request, reply);
+        if (!account) return reply;
+        const id = appId(request.params.id);
+        const form = request.body as Form;
+        try {
+          await apps.update(account.id, id, {
+            name: (form.name ?? '').slice(0, 200),
+            redirect_uris: lines(form.redirect_uris),
+            homepage_url: optional(form.homepage_url),
+            logo_url: optional(form.logo_url),
+          });
+          return await back(reply, account.sessionId, `${BASE}/apps/${id}`, undefined, 'Saved.');
+        } catch (err) {
+          const errors = problemText(err);
+          if (!errors) throw err;
+          return back(reply, account.sessionId, `${BASE}/apps/${id}`, errors);
+        }
+      },
+    );
 
-    app.post<{ Params: { id: string } }>('/apps/:id/secret', HIDE, async (request, reply) => {
+    app.post<{ Params: { id: string } }>('/apps/:id/secret', formRoute(), async (request, reply) => {
       const account = await session(request, reply);
       if (!account) return reply;
       const id = appId(request.params.id);
@@ -120,7 +128,7 @@ export function appWebRoutes(apps: AppsService, accounts: AccountsService, flash
       return seeOther(reply, `${BASE}/apps/${id}?flash=${flash}`);
     });
 
-    app.post<{ Params: { id: string } }>('/apps/:id/delete', HIDE, async (request, reply) => {
+    app.post<{ Params: { id: string } }>('/apps/:id/delete', formRoute(), async (request, reply) => {
       const account = await session(request, reply);
       if (!account) return reply;
       const deleted = await apps.delete(account.id, appId(request.params.id));

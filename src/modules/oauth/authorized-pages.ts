@@ -4,7 +4,7 @@ import type { AccountsService } from '../accounts/service.js';
 import type { AppsRepo } from '../apps/repo.js';
 import type { PortalFlashes } from '../portal/flash.js';
 import { html, layout } from '../portal/pages/html.js';
-import { pageReply, seeOther, signedInPage } from '../portal/pages/web-session.js';
+import { formRoute, pageReply, seeOther, signedInPage } from '../portal/pages/web-session.js';
 import { PORTAL_PREFIX, type PortalAccount } from '../portal/session-auth.js';
 import { SCOPES, isScope } from '../../http/scopes.js';
 import { authorizedAppsOf, type AuthorizedApp } from './authorized-apps.js';
@@ -73,7 +73,7 @@ export function authorizedAppPages(
 
     app.post<{ Params: { clientId: string } }>(
       '/authorized-apps/:clientId/revoke',
-      HIDE,
+      formRoute(),
       async (request, reply) => {
         const account = await session(request, reply);
         if (!account) return reply;

@@ -13,7 +13,7 @@ import {
   sessionIdOf,
   setSessionCookie,
 } from '../portal/session-auth.js';
-import { acceptForms, formOf, pageCsp, pageReply, seeOther } from '../portal/pages/web-session.js';
+import { acceptForms, formOf, formRoute, pageCsp, pageReply, seeOther } from '../portal/pages/web-session.js';
 import { consentPage, interactionSignInPage, type ClientView } from './pages.js';
 import { INTERACTION_PATH } from './provider.js';
 
@@ -138,7 +138,7 @@ export function interactionRoutes(provider: Provider, accounts: AccountsService,
 
     app.post<{ Params: { uid: string } }>(
       `${INTERACTION_PATH}/:uid/sign-in`,
-      HIDE,
+      formRoute('username', 'password'),
       async (request, reply) => {
         const details = await detailsOf(request, reply);
         const form = checkForm(request, details.uid);
@@ -163,7 +163,7 @@ export function interactionRoutes(provider: Provider, accounts: AccountsService,
 
     app.post<{ Params: { uid: string } }>(
       `${INTERACTION_PATH}/:uid/consent`,
-      HIDE,
+      formRoute('decision'),
       async (request, reply) => {
         const details = await detailsOf(request, reply);
         const form = checkForm(request, details.uid);

@@ -4,7 +4,7 @@ import { ProblemError } from '../../http/problem.js';
 import type { AccountsService } from '../accounts/service.js';
 import { EVENT_CATALOG } from '../events/catalog.js';
 import type { PortalFlashes } from '../portal/flash.js';
-import { formOf, pageReply, seeOther, signedInPage } from '../portal/pages/web-session.js';
+import { formOf, formRoute, pageReply, seeOther, signedInPage } from '../portal/pages/web-session.js';
 import { PORTAL_PREFIX, type PortalAccount } from '../portal/session-auth.js';
 import { webhookPage, webhooksPage, webhookTestPage, type OwnerChoice, type PortalWebhook } from './pages.js';
 import { ownerOfRow, type WebhookRow } from './repo.js';
@@ -90,7 +90,7 @@ export function webhookWebRoutes(deps: {
       return pageReply(reply, webhooksPage(account, list, owners, flash?.kind === 'notice' ? flash : {}));
     });
 
-    app.post('/webhooks/new', HIDE, async (request, reply) => {
+    app.post('/webhooks/new', formRoute('owner', 'url', 'events', 'description'), async (request, reply) => {
       const account = await session(request, reply);
       if (!account) return reply;
       const form = formOf(request);
@@ -138,28 +138,32 @@ export function webhookWebRoutes(deps: {
       return pageReply(reply, webhookPage(account, webhook, rows.map(deliveryBody), notice));
     });
 
-    app.post<{ Params: { id: string } }>('/webhooks/:id/edit', HIDE, async (request, reply) => {
-      const account = await session(request, reply);
-      if (!account) return reply;
-      const row = await ownedRow(account, request.params.id);
-      const form = formOf(request);
-      const path = `${BASE}/webhooks/${row.id}`;
-      try {
-        await webhooks.update(ownerOfRow(row), row.id, {
-          url: (form.url ?? '').trim(),
-          events: typesOf(form.events),
-          description: form.description ?? null,
-          enabled: form.enabled === 'on',
-        });
-        return await back(reply, account.sessionId, path, { success: 'Saved.' });
-      } catch (err) {
-        const errors = problemText(err);
-        if (!errors) throw err;
-        return back(reply, account.sessionId, path, { errors });
-      }
-    });
+    app.post<{ Params: { id: string } }>(
+      '/webhooks/:id/edit',
+      formRoute('url', 'events', 'description', 'enabled'),
+      async (request, reply) => {
+        const account = await session(request, reply);
+        if (!account) return reply;
+        const row = await ownedRow(account, request.params.id);
+        const form = formOf(request);
+        const path = `${BASE}/webhooks/${row.id}`;
+        try {
+          await webhooks.update(ownerOfRow(row), row.id, {
+            url: (form.url ?? '').trim(),
+            events: typesOf(form.events),
+            description: form.description ?? null,
+            enabled: form.enabled === 'on',
+          });
+          return await back(reply, account.sessionId, path, { success: 'Saved.' });
+        } catch (err) {
+          const errors = problemText(err);
+          if (!errors) throw err;
+          return back(reply, account.sessionId, path, { errors });
+        }
+      },
+    );
 
-    app.post<{ Params: { id: string } }>('/webhooks/:id/secret', HIDE, async (request, reply) => {
+    app.post<{ Params: { id: string } }>('/webhooks/:id/secret', formRoute(), async (request, reply) => {
       const account = await session(request, reply);
       if (!account) return reply;
       const row = await ownedRow(account, request.params.id);
@@ -172,7 +176,7 @@ export function webhookWebRoutes(deps: {
       return seeOther(reply, `${BASE}/webhooks/${row.id}?flash=${flash}`);
     });
 
-    app.post<{ Params: { id: string } }>('/webhooks/:id/delete', HIDE, async (request, reply) => {
+    app.post<{ Params: { id: string } }>('/webhooks/:id/delete', formRoute(), async (request, reply) => {
       const account = await session(request, reply);
       if (!account) return reply;
       const row = await ownedRow(account, request.params.id);
@@ -182,7 +186,7 @@ export function webhookWebRoutes(deps: {
 
     app.post<{ Params: { id: string; delivery: string } }>(
       '/webhooks/:id/deliveries/:delivery/redeliver',
-      HIDE,
+      formRoute(),
       async (request, reply) => {
         const account = await session(request, reply);
         if (!account) return reply;
@@ -215,24 +219,28 @@ export function webhookWebRoutes(deps: {
       );
     });
 
-    app.post('/webhook-test/send', HIDE, async (request, reply) => {
-      const account = await session(request, reply);
-      if (!account) return reply;
-      const form = formOf(request);
-      try {
-        const webhookId = form.webhook_id ? idOf(form.webhook_id) : undefined;
-        const result = await tester(account.id, {
-          event_type: form.event_type ?? '',
-          ...(webhookId === undefined ? { url: (form.url ?? '').trim() } : { webhook_id: webhookId }),
-          ...(webhookId === undefined && form.secret?.trim() ? { secret: form.secret.trim() } : {}),
-        });
-        const id = await flashes.put(account.sessionId, { kind: 'webhook_test', result });
-        return await seeOther(reply, `${BASE}/webhook-test?flash=${id}#result`);
-      } catch (err) {
-        const errors = problemText(err);
-        if (!errors) throw err;
-        return back(reply, account.sessionId, `${BASE}/webhook-test`, { errors });
-      }
-    });
+    app.post(
+      '/webhook-test/send',
+      formRoute('event_type', 'webhook_id', 'url', 'secret'),
+      async (request, reply) => {
+        const account = await session(request, reply);
+        if (!account) return reply;
+        const form = formOf(request);
+        try {
+          const webhookId = form.webhook_id ? idOf(form.webhook_id) : undefined;
+          const result = await tester(account.id, {
+            event_type: form.event_type ?? '',
+            ...(webhookId === undefined ? { url: (form.url ?? '').trim() } : { webhook_id: webhookId }),
+            ...(webhookId === undefined && form.secret?.trim() ? { secret: form.secret.trim() } : {}),
+          });
+          const id = await flashes.put(account.sessionId, { kind: 'webhook_test', result });
+          return await seeOther(reply, `${BASE}/webhook-test?flash=${id}#result`);
+        } catch (err) {
+          const errors = problemText(err);
+          if (!errors) throw err;
+          return back(reply, account.sessionId, `${BASE}/webhook-test`, { errors });
+        }
+      },
+    );
   };
 }

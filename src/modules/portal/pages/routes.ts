@@ -19,7 +19,7 @@ import {
 import { newSecretToken } from '../../accounts/service.js';
 import { IMMUTABLE, sendAsset } from '../../../http/static-asset.js';
 import { ASSETS } from './assets.js';
-import { acceptForms, formOf, pageReply, seeOther, signedInPage } from './web-session.js';
+import { acceptForms, formOf, formRoute, pageReply, seeOther, signedInPage } from './web-session.js';
 import { originsPage } from './origins-page.js';
 import {
   BASE,
@@ -98,7 +98,7 @@ export function webRoutes(accounts: AccountsService, keys: PortalKeysService, fl
       return page(reply, signInPage({ csrf, error: shown?.errors?.[0], username: shown?.username }));
     });
 
-    app.post('/sign-in', HIDE, async (request, reply) => {
+    app.post('/sign-in', formRoute('username', 'password'), async (request, reply) => {
       const owner = checkFormToken(request);
       const { username, password } = form(request);
       try {
@@ -127,7 +127,7 @@ export function webRoutes(accounts: AccountsService, keys: PortalKeysService, fl
       return page(reply, signUpPage({ csrf, errors: shown?.errors, username: shown?.username }));
     });
 
-    app.post('/sign-up', HIDE, async (request, reply) => {
+    app.post('/sign-up', formRoute('username', 'password'), async (request, reply) => {
       const owner = checkFormToken(request);
       const { username, password } = form(request);
       try {
@@ -152,7 +152,7 @@ export function webRoutes(accounts: AccountsService, keys: PortalKeysService, fl
       }
     });
 
-    app.post('/sign-out', HIDE, async (request, reply) => {
+    app.post('/sign-out', formRoute(), async (request, reply) => {
       const account = await session(request, reply);
       if (!account) return reply;
       await accounts.signOut(account.sessionId);
@@ -167,7 +167,7 @@ export function webRoutes(accounts: AccountsService, keys: PortalKeysService, fl
       return page(reply, keysPage(account, await keys.list(account), shown ?? {}));
     });
 
-    app.post('/keys/new', HIDE, async (request, reply) => {
+    app.post('/keys/new', formRoute('name'), async (request, reply) => {
       const account = await session(request, reply);
       if (!account) return reply;
       const name = (form(request).name ?? '').trim();
@@ -249,7 +249,7 @@ export function webRoutes(accounts: AccountsService, keys: PortalKeysService, fl
       );
     });
 
-    app.post('/keys/:id/origins', HIDE, async (request, reply) => {
+    app.post('/keys/:id/origins', formRoute('origins'), async (request, reply) => {
       const found = await ownKey(request, reply);
       if (!found) return reply;
       const typed = str(form(request).origins, 2200);
@@ -268,7 +268,7 @@ export function webRoutes(accounts: AccountsService, keys: PortalKeysService, fl
       }
     });
 
-    app.post('/keys/:id/revoke', HIDE, async (request, reply) => {
+    app.post('/keys/:id/revoke', formRoute(), async (request, reply) => {
       const found = await ownKey(request, reply);
       if (!found) return reply;
       await keys.revoke(found.account, found.key.id);

@@ -41,20 +41,28 @@ export const seeOther = (reply: FastifyReply, to: string) => reply.code(303).hea
 type Form = Record<string, string | undefined>;
 
 /**
- * What an HTML form sends: named text fields. The handler converts them (a number typed in a field
- * is still text), so each page's form reads strings, whatever a client put in the body.
+ * What one HTML form sends: its named text fields (each optional: a browser leaves out an unchecked
+ * box, and the handler says what is missing in the page it redirects to) and its CSRF field, and
+ * nothing else. A field the form does not have is a 400 problem naming it, as for every JSON body
+ * (DESIGN.md, "Bodies are exact"): a typo'd or forged field is never silently dropped.
  */
-export const FormFields = Type.Object(
-  {},
-  { additionalProperties: Type.String(), description: 'the fields of an HTML form, as text' },
-);
+export function formFields(...names: string[]) {
+  return Type.Object(
+    Object.fromEntries([CSRF_FIELD, ...names].map((name) => [name, Type.Optional(Type.String())])),
+    { additionalProperties: false, description: 'the fields of an HTML form, as text' },
+  );
+}
+
+/** The route options of a page's form: hidden from the document, its fields declared (formFields). */
+export const formRoute = (...names: string[]) => ({ schema: { hide: true, body: formFields(...names) } });
 
 /**
  * The scope's routes are the pages' forms: they read urlencoded bodies, and only those. JSON is
  * refused (415) here, where the app-wide parser would otherwise hand a handler that reads form
  * strings a number or an object (a sign-up posted as JSON with a numeric password was a 500), and
- * every POST declares its body as text fields (FormFields), checked like any body. Parsed only
- * inside the scope given, so the JSON routes keep refusing urlencoded bodies.
+ * every POST declares its fields (formRoute), checked like any body: a POST that declares none is a
+ * mistake caught when the app starts. Parsed only inside the scope given, so the JSON routes keep
+ * refusing urlencoded bodies.
  */
 export function acceptForms(app: App): void {
   app.removeAllContentTypeParsers();
@@ -69,8 +77,8 @@ export function acceptForms(app: App): void {
     // every form of the portal is capped like its JSON routes, whatever the body claims to be
     route.bodyLimit ??= PORTAL_BODY_LIMIT;
     const methods = Array.isArray(route.method) ? route.method : [route.method];
-    if (!methods.includes('POST') || route.schema?.body !== undefined) return;
-    route.schema = { ...route.schema, body: FormFields };
+    if (methods.includes('POST') && route.schema?.body === undefined)
+      throw new Error(`the form POST ${route.url} declares no fields: give it formRoute(...)`);
   });
 }
 

@@ -32,6 +32,20 @@ export const Offset = () =>
     description: 'Number of items to skip (default 0).',
   });
 
+/**
+ * A name people type (an app's, a key's): stored without its surrounding whitespace, as the
+ * document says, so it must hold at least one character that is not whitespace; a name of only
+ * spaces is a 400 naming the field, like any other value outside its schema.
+ */
+export const TrimmedName = (maxLength: number, examples: string[]) =>
+  Type.String({
+    minLength: 1,
+    maxLength,
+    pattern: '\\S',
+    description: `1 to ${maxLength} characters, at least one of them not whitespace; surrounding whitespace is removed when it is stored`,
+    examples,
+  });
+
 /** A string enum rendered as `{ type: string, enum: [...] }` in JSON Schema and OpenAPI. */
 export const StringEnum = <const T extends readonly string[]>(
   values: T,

@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox';
-import { StringEnum, Timestamp } from '../../http/schemas.js';
+import { StringEnum, Timestamp, TrimmedName } from '../../http/schemas.js';
 import { redirectUrisOf, type AppRow } from './repo.js';
 import { APP_NAME_MAX, REDIRECT_URIS_MAX, URL_MAX } from './rules.js';
 
@@ -37,7 +37,7 @@ export function appView(app: AppRow): AppView {
 }
 
 const fields = {
-  name: Type.String({ minLength: 1, maxLength: APP_NAME_MAX, examples: ['Frag Tracker'] }),
+  name: TrimmedName(APP_NAME_MAX, ['Frag Tracker']),
   redirect_uris: Type.Array(Type.String({ maxLength: URL_MAX }), {
     minItems: 1,
     maxItems: REDIRECT_URIS_MAX,

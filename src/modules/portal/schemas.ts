@@ -1,6 +1,6 @@
 import { Type, type Static, type TSchema } from 'typebox';
 import { errorResponses, type ErrorCode } from '../../http/problem.js';
-import { StringEnum, Timestamp } from '../../http/schemas.js';
+import { StringEnum, Timestamp, TrimmedName } from '../../http/schemas.js';
 import { MAX_ORIGIN_LENGTH, MAX_ORIGINS, ORIGIN_PATTERN } from '../keys/origins.js';
 import { TIER_NAMES } from '../keys/tiers.js';
 
@@ -68,7 +68,7 @@ export const Credentials = Type.Object(
 );
 
 export const NewKeyBody = Type.Object(
-  { name: Type.String({ minLength: 1, maxLength: 100, description: 'a label for the key' }) },
+  { name: TrimmedName(100, ['my bot']) },
   { additionalProperties: false },
 );
 

@@ -21,7 +21,8 @@ const Events = Type.Array(Type.String({ minLength: 1, maxLength: 64 }), {
 });
 const Description = Type.String({
   maxLength: DESCRIPTION_MAX,
-  description: 'a note for yourself',
+  description:
+    'a note for yourself; surrounding whitespace is removed, and an empty or whitespace-only note is stored as null',
   examples: ['production receiver'],
 });
 /** Shown once and never stored in plaintext, so a replay of the answer cannot show it again. */

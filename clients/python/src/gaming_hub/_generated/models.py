@@ -745,7 +745,7 @@ class Webhook(BaseModel):
     description: Annotated[
         str | None,
         Field(
-            description="a note for yourself",
+            description="a note for yourself; surrounding whitespace is removed, and an empty or whitespace-only note is stored as null",
             examples=["production receiver"],
             max_length=200,
         ),
@@ -2546,7 +2546,7 @@ class V1WebhooksPostRequest(BaseModel):
     description: Annotated[
         str | None,
         Field(
-            description="a note for yourself",
+            description="a note for yourself; surrounding whitespace is removed, and an empty or whitespace-only note is stored as null",
             examples=["production receiver"],
             max_length=200,
         ),
@@ -2597,7 +2597,7 @@ class V1WebhooksIdPatchRequest(BaseModel):
     description: Annotated[
         str | None,
         Field(
-            description="a note for yourself",
+            description="a note for yourself; surrounding whitespace is removed, and an empty or whitespace-only note is stored as null",
             examples=["production receiver"],
             max_length=200,
         ),
@@ -2816,7 +2816,14 @@ class ApiPlatformDeveloperKeysPostRequest(BaseModel):
         extra="forbid",
     )
     name: Annotated[
-        str, Field(description="a label for the key", max_length=100, min_length=1)
+        str,
+        Field(
+            description="1 to 100 characters, at least one of them not whitespace; surrounding whitespace is removed when it is stored",
+            examples=["my bot"],
+            max_length=100,
+            min_length=1,
+            pattern="\\S",
+        ),
     ]
 
 
@@ -2914,7 +2921,16 @@ class ApiPlatformDeveloperMyAppsPostRequest(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    name: Annotated[str, Field(examples=["Frag Tracker"], max_length=100, min_length=1)]
+    name: Annotated[
+        str,
+        Field(
+            description="1 to 100 characters, at least one of them not whitespace; surrounding whitespace is removed when it is stored",
+            examples=["Frag Tracker"],
+            max_length=100,
+            min_length=1,
+            pattern="\\S",
+        ),
+    ]
     kind: Kind
     redirect_uris: Annotated[
         list[RedirectUri],
@@ -2949,7 +2965,14 @@ class ApiPlatformDeveloperMyAppsIdPatchRequest(BaseModel):
         extra="forbid",
     )
     name: Annotated[
-        str | None, Field(examples=["Frag Tracker"], max_length=100, min_length=1)
+        str | None,
+        Field(
+            description="1 to 100 characters, at least one of them not whitespace; surrounding whitespace is removed when it is stored",
+            examples=["Frag Tracker"],
+            max_length=100,
+            min_length=1,
+            pattern="\\S",
+        ),
     ] = None
     redirect_uris: Annotated[
         list[RedirectUri] | None,

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { cliScratch, hub, serve, stop, type Served } from './helpers/cli.js';
 import { openSse } from './helpers/sse.js';
+import { receiver, verified } from './helpers/webhook-receiver.js';
 
 interface FeedKill {
   server_id: number;
@@ -139,6 +140,65 @@ describe('hub serve --demo: the demo game server', () => {
     );
 
     assert.equal(await stop(served), 0);
+  });
+
+  it('delivers the demo server\u2019s events to a webhook registered on a local receiver, signed (Standard Webhooks)', async () => {
+    const db = seeded();
+    const local = await receiver();
+    // the documented setting for a receiver on this machine (docs/events-and-webhooks.md)
+    const served = await serve(db, ['--demo'], { WEBHOOKS_ALLOW_PRIVATE_TARGETS: 'true' });
+    try {
+      const serverId = Number(/Demo server: "Demo CS2 server" \(id (\d+)\)/.exec(served.output())?.[1]);
+      // a newcomer's own key (webhooks belong to an account): sign up, then create a key
+      const portal = `${served.url}/api-platform/developer`;
+      const json = { 'content-type': 'application/json' };
+      const account = await fetch(`${portal}/accounts`, {
+        method: 'POST',
+        headers: json,
+        body: JSON.stringify({ username: 'hook_tester', password: 'violet-harbor-97' }),
+      });
+      assert.equal(account.status, 201, await account.clone().text());
+      const { csrf_token: csrf } = (await account.json()) as { csrf_token: string };
+      const cookie = (account.headers.get('set-cookie') ?? '').split(';')[0] ?? '';
+      const made = await fetch(`${portal}/keys`, {
+        method: 'POST',
+        headers: { ...json, cookie, 'x-csrf-token': csrf },
+        body: JSON.stringify({ name: 'webhook test' }),
+      });
+      const { secret: key } = (await made.json()) as { secret: string };
+      assert.equal(made.status, 201, key);
+      const registered = await fetch(`${served.url}/v1/webhooks`, {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${key}`,
+          'content-type': 'application/json',
+          'idempotency-key': 'demo-hook',
+        },
+        body: JSON.stringify({ url: local.url, events: ['kill.recorded', 'round.started', 'match.started'] }),
+      });
+      const created = (await registered.json()) as { data: { secret: string } };
+      assert.equal(registered.status, 201, JSON.stringify(created));
+      const registeredAt = Date.now();
+      // a round starts every few seconds and its kills follow: the first delivery comes within seconds
+      const delivery = await within(30_000, 'a signed delivery of a demo event', () => {
+        for (const receipt of local.receipts) {
+          const event = verified(created.data.secret, receipt) as {
+            type: string;
+            data: { server_id?: number };
+          };
+          if (event.data.server_id === serverId) return Promise.resolve({ receipt, event });
+        }
+        return Promise.resolve(undefined);
+      });
+      assert.ok(['kill.recorded', 'round.started', 'match.started'].includes(delivery.event.type));
+      assert.equal(delivery.receipt.headers['webhook-id'], (delivery.event as { id?: string }).id);
+      process.stdout.write(
+        `# demo webhook: first ${delivery.event.type} delivered ${delivery.receipt.at - registeredAt} ms after registration\n`,
+      );
+    } finally {
+      assert.equal(await stop(served), 0);
+      await local.close();
+    }
   });
 
   it('--no-demo-server and DEMO_SERVER=off start the hub without it: nothing is played', async () => {

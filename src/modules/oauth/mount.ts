@@ -242,9 +242,26 @@ export async function mountProvider(app: App, provider: Provider): Promise<void>
     }
     const hidden = { schema: { hide: true }, validatorCompiler: noValidation, handler };
     scope.route({ method: 'GET', url: AUTHORIZE_RESUME_PATH, ...hidden });
-    const preflights = new Set(
-      [...Object.values(OAUTH_PATHS), ...METADATA_PATHS].filter((url) => url !== OAUTH_AUTHORIZE_PATH),
-    );
-    for (const url of preflights) scope.route({ method: 'OPTIONS', url, ...hidden });
+    // A CORS preflight goes to the provider (its CORS rules per client); any other OPTIONS is
+    // answered here with the methods the path allows (RFC 9110 §9.3.7), not the provider's text 404.
+    const allowed = new Map<string, string[]>();
+    for (const { url, method } of endpoints())
+      if (url !== OAUTH_AUTHORIZE_PATH) allowed.set(url, [...(allowed.get(url) ?? []), ...method]);
+    for (const [url, methods] of allowed) {
+      scope.route({
+        method: 'OPTIONS',
+        url,
+        schema: { hide: true },
+        validatorCompiler: noValidation,
+        handler: (request, reply) => {
+          const { origin, 'access-control-request-method': preflight } = request.headers;
+          if (origin !== undefined && preflight !== undefined) return handler(request, reply);
+          return reply
+            .code(204)
+            .header('allow', [...methods, 'OPTIONS'].join(', '))
+            .send();
+        },
+      });
+    }
   });
 }

@@ -89,7 +89,7 @@ export function eventSchemas(doc: GeneratorDocument): [type: string, component: 
 /** The document as progenitor reads it (see the comment at the top). */
 export function progenitorDocument(doc: GeneratorDocument): Json {
   const copy = structuredClone(doc);
-  const components = (isObject(copy.components) ? copy.components : {});
+  const components = isObject(copy.components) ? copy.components : {};
   const schemas: Json = {};
   for (const [name, schema] of Object.entries((components.schemas ?? {}) as Json))
     schemas[name] = schema30(schema);

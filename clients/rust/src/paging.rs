@@ -153,9 +153,10 @@ impl RequestBuilder {
             items: VecDeque::new(),
             _item: std::marker::PhantomData,
         };
-        futures_util::stream::unfold(state, |mut state| async move {
+        // boxed: the stream is Unpin, so `while let Some(x) = items.try_next().await?` just works
+        Box::pin(futures_util::stream::unfold(state, |mut state| async move {
             let item = state.next_item().await?;
             Some((item, state))
-        })
+        }))
     }
 }

@@ -95,7 +95,7 @@ mod tests {
         let got = frames(&[
             ": hello\r\n\r\nid: evt_1\r",
             "\nevent: x\ndata: {\"a\":\ndata: 1}\n",
-            "\nid: evt_2\rdata: b\r\r",
+            "\nid: evt_2\rdata: b\r\n\r\n",
         ]);
         assert_eq!(got.len(), 2);
         assert_eq!(got[0].id.as_deref(), Some("evt_1"));

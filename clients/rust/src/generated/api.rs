@@ -475,6 +475,82 @@ pub mod types {
             value.parse()
         }
     }
+    ///`AchievementsListCategory`
+    #[derive(
+        ::serde::Deserialize,
+        ::serde::Serialize,
+        Clone,
+        Copy,
+        Debug,
+        Eq,
+        Hash,
+        Ord,
+        PartialEq,
+        PartialOrd
+    )]
+    pub enum AchievementsListCategory {
+        #[serde(rename = "combat")]
+        Combat,
+        #[serde(rename = "weapons")]
+        Weapons,
+        #[serde(rename = "teamwork")]
+        Teamwork,
+        #[serde(rename = "progression")]
+        Progression,
+        #[serde(rename = "community")]
+        Community,
+        #[serde(rename = "tournaments")]
+        Tournaments,
+    }
+    impl ::std::fmt::Display for AchievementsListCategory {
+        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+            match *self {
+                Self::Combat => f.write_str("combat"),
+                Self::Weapons => f.write_str("weapons"),
+                Self::Teamwork => f.write_str("teamwork"),
+                Self::Progression => f.write_str("progression"),
+                Self::Community => f.write_str("community"),
+                Self::Tournaments => f.write_str("tournaments"),
+            }
+        }
+    }
+    impl ::std::str::FromStr for AchievementsListCategory {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            match value {
+                "combat" => Ok(Self::Combat),
+                "weapons" => Ok(Self::Weapons),
+                "teamwork" => Ok(Self::Teamwork),
+                "progression" => Ok(Self::Progression),
+                "community" => Ok(Self::Community),
+                "tournaments" => Ok(Self::Tournaments),
+                _ => Err("invalid value".into()),
+            }
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for AchievementsListCategory {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String> for AchievementsListCategory {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    ///The achievement catalog
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    pub struct AchievementsListResponse {
+        pub achievements: ::std::vec::Vec<Achievement>,
+    }
     ///An app registered for OAuth; never its secret
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
     pub struct App {
@@ -4904,96 +4980,36 @@ pub mod types {
             value.parse()
         }
     }
-    ///`CreateEconomyTransferBody`
+    ///`DeveloperAccountsCreateBody`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
     #[serde(deny_unknown_fields)]
-    pub struct CreateEconomyTransferBody {
-        ///whole coins, 1 to 1,000,000; anything else is `invalid_amount`
-        pub amount: ::std::num::NonZeroU64,
-        ///shown to both users in their history
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub note: ::std::option::Option<CreateEconomyTransferBodyNote>,
-        ///the recipient’s user id
-        pub to_user_id: ::std::num::NonZeroU64,
+    pub struct DeveloperAccountsCreateBody {
+        pub password: DeveloperAccountsCreateBodyPassword,
+        pub username: DeveloperAccountsCreateBodyUsername,
     }
-    ///shown to both users in their history
+    ///`DeveloperAccountsCreateBodyPassword`
     #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
-    pub struct CreateEconomyTransferBodyNote(::std::string::String);
-    impl ::std::ops::Deref for CreateEconomyTransferBodyNote {
+    pub struct DeveloperAccountsCreateBodyPassword(::std::string::String);
+    impl ::std::ops::Deref for DeveloperAccountsCreateBodyPassword {
         type Target = ::std::string::String;
         fn deref(&self) -> &::std::string::String {
             &self.0
         }
     }
-    impl ::std::convert::From<CreateEconomyTransferBodyNote> for ::std::string::String {
-        fn from(value: CreateEconomyTransferBodyNote) -> Self {
-            value.0
-        }
-    }
-    impl ::std::str::FromStr for CreateEconomyTransferBodyNote {
-        type Err = self::error::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            if value.chars().count() > 200usize {
-                return Err("longer than 200 characters".into());
-            }
-            Ok(Self(value.to_string()))
-        }
-    }
-    impl ::std::convert::TryFrom<&str> for CreateEconomyTransferBodyNote {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl ::std::convert::TryFrom<::std::string::String>
-    for CreateEconomyTransferBodyNote {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl<'de> ::serde::Deserialize<'de> for CreateEconomyTransferBodyNote {
-        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
-        where
-            D: ::serde::Deserializer<'de>,
-        {
-            ::std::string::String::deserialize(deserializer)?
-                .parse()
-                .map_err(|e: self::error::ConversionError| {
-                    <D::Error as ::serde::de::Error>::custom(e.to_string())
-                })
-        }
-    }
-    ///`CreateEconomyTransferIdempotencyKey`
-    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
-    #[serde(transparent)]
-    pub struct CreateEconomyTransferIdempotencyKey(::std::string::String);
-    impl ::std::ops::Deref for CreateEconomyTransferIdempotencyKey {
-        type Target = ::std::string::String;
-        fn deref(&self) -> &::std::string::String {
-            &self.0
-        }
-    }
-    impl ::std::convert::From<CreateEconomyTransferIdempotencyKey>
+    impl ::std::convert::From<DeveloperAccountsCreateBodyPassword>
     for ::std::string::String {
-        fn from(value: CreateEconomyTransferIdempotencyKey) -> Self {
+        fn from(value: DeveloperAccountsCreateBodyPassword) -> Self {
             value.0
         }
     }
-    impl ::std::str::FromStr for CreateEconomyTransferIdempotencyKey {
+    impl ::std::str::FromStr for DeveloperAccountsCreateBodyPassword {
         type Err = self::error::ConversionError;
         fn from_str(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            if value.chars().count() > 255usize {
-                return Err("longer than 255 characters".into());
+            if value.chars().count() > 1024usize {
+                return Err("longer than 1024 characters".into());
             }
             if value.chars().count() < 1usize {
                 return Err("shorter than 1 characters".into());
@@ -5001,7 +5017,7 @@ pub mod types {
             Ok(Self(value.to_string()))
         }
     }
-    impl ::std::convert::TryFrom<&str> for CreateEconomyTransferIdempotencyKey {
+    impl ::std::convert::TryFrom<&str> for DeveloperAccountsCreateBodyPassword {
         type Error = self::error::ConversionError;
         fn try_from(
             value: &str,
@@ -5010,7 +5026,7 @@ pub mod types {
         }
     }
     impl ::std::convert::TryFrom<::std::string::String>
-    for CreateEconomyTransferIdempotencyKey {
+    for DeveloperAccountsCreateBodyPassword {
         type Error = self::error::ConversionError;
         fn try_from(
             value: ::std::string::String,
@@ -5018,7 +5034,7 @@ pub mod types {
             value.parse()
         }
     }
-    impl<'de> ::serde::Deserialize<'de> for CreateEconomyTransferIdempotencyKey {
+    impl<'de> ::serde::Deserialize<'de> for DeveloperAccountsCreateBodyPassword {
         fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
         where
             D: ::serde::Deserializer<'de>,
@@ -5030,209 +5046,29 @@ pub mod types {
                 })
         }
     }
-    ///the transfer written
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct CreateEconomyTransferResponse {
-        pub data: EconomyTransfer,
-    }
-    ///`CreateMyAppBody`
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    #[serde(deny_unknown_fields)]
-    pub struct CreateMyAppBody {
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub homepage_url: ::std::option::Option<CreateMyAppBodyHomepageUrl>,
-        pub kind: CreateMyAppBodyKind,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub logo_url: ::std::option::Option<CreateMyAppBodyLogoUrl>,
-        pub name: CreateMyAppBodyName,
-        ///https URIs (plain http only to 127.0.0.1, [::1] or localhost), compared exactly
-        pub redirect_uris: ::std::vec::Vec<CreateMyAppBodyRedirectUrisItem>,
-    }
-    ///`CreateMyAppBodyHomepageUrl`
+    ///`DeveloperAccountsCreateBodyUsername`
     #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
-    pub struct CreateMyAppBodyHomepageUrl(::std::string::String);
-    impl ::std::ops::Deref for CreateMyAppBodyHomepageUrl {
+    pub struct DeveloperAccountsCreateBodyUsername(::std::string::String);
+    impl ::std::ops::Deref for DeveloperAccountsCreateBodyUsername {
         type Target = ::std::string::String;
         fn deref(&self) -> &::std::string::String {
             &self.0
         }
     }
-    impl ::std::convert::From<CreateMyAppBodyHomepageUrl> for ::std::string::String {
-        fn from(value: CreateMyAppBodyHomepageUrl) -> Self {
+    impl ::std::convert::From<DeveloperAccountsCreateBodyUsername>
+    for ::std::string::String {
+        fn from(value: DeveloperAccountsCreateBodyUsername) -> Self {
             value.0
         }
     }
-    impl ::std::str::FromStr for CreateMyAppBodyHomepageUrl {
+    impl ::std::str::FromStr for DeveloperAccountsCreateBodyUsername {
         type Err = self::error::ConversionError;
         fn from_str(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            if value.chars().count() > 500usize {
-                return Err("longer than 500 characters".into());
-            }
-            Ok(Self(value.to_string()))
-        }
-    }
-    impl ::std::convert::TryFrom<&str> for CreateMyAppBodyHomepageUrl {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl ::std::convert::TryFrom<::std::string::String> for CreateMyAppBodyHomepageUrl {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl<'de> ::serde::Deserialize<'de> for CreateMyAppBodyHomepageUrl {
-        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
-        where
-            D: ::serde::Deserializer<'de>,
-        {
-            ::std::string::String::deserialize(deserializer)?
-                .parse()
-                .map_err(|e: self::error::ConversionError| {
-                    <D::Error as ::serde::de::Error>::custom(e.to_string())
-                })
-        }
-    }
-    ///`CreateMyAppBodyKind`
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Copy,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd
-    )]
-    pub enum CreateMyAppBodyKind {
-        #[serde(rename = "public")]
-        Public,
-        #[serde(rename = "confidential")]
-        Confidential,
-    }
-    impl ::std::fmt::Display for CreateMyAppBodyKind {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-            match *self {
-                Self::Public => f.write_str("public"),
-                Self::Confidential => f.write_str("confidential"),
-            }
-        }
-    }
-    impl ::std::str::FromStr for CreateMyAppBodyKind {
-        type Err = self::error::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            match value {
-                "public" => Ok(Self::Public),
-                "confidential" => Ok(Self::Confidential),
-                _ => Err("invalid value".into()),
-            }
-        }
-    }
-    impl ::std::convert::TryFrom<&str> for CreateMyAppBodyKind {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl ::std::convert::TryFrom<::std::string::String> for CreateMyAppBodyKind {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    ///`CreateMyAppBodyLogoUrl`
-    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
-    #[serde(transparent)]
-    pub struct CreateMyAppBodyLogoUrl(::std::string::String);
-    impl ::std::ops::Deref for CreateMyAppBodyLogoUrl {
-        type Target = ::std::string::String;
-        fn deref(&self) -> &::std::string::String {
-            &self.0
-        }
-    }
-    impl ::std::convert::From<CreateMyAppBodyLogoUrl> for ::std::string::String {
-        fn from(value: CreateMyAppBodyLogoUrl) -> Self {
-            value.0
-        }
-    }
-    impl ::std::str::FromStr for CreateMyAppBodyLogoUrl {
-        type Err = self::error::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            if value.chars().count() > 500usize {
-                return Err("longer than 500 characters".into());
-            }
-            Ok(Self(value.to_string()))
-        }
-    }
-    impl ::std::convert::TryFrom<&str> for CreateMyAppBodyLogoUrl {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl ::std::convert::TryFrom<::std::string::String> for CreateMyAppBodyLogoUrl {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl<'de> ::serde::Deserialize<'de> for CreateMyAppBodyLogoUrl {
-        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
-        where
-            D: ::serde::Deserializer<'de>,
-        {
-            ::std::string::String::deserialize(deserializer)?
-                .parse()
-                .map_err(|e: self::error::ConversionError| {
-                    <D::Error as ::serde::de::Error>::custom(e.to_string())
-                })
-        }
-    }
-    ///`CreateMyAppBodyName`
-    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
-    #[serde(transparent)]
-    pub struct CreateMyAppBodyName(::std::string::String);
-    impl ::std::ops::Deref for CreateMyAppBodyName {
-        type Target = ::std::string::String;
-        fn deref(&self) -> &::std::string::String {
-            &self.0
-        }
-    }
-    impl ::std::convert::From<CreateMyAppBodyName> for ::std::string::String {
-        fn from(value: CreateMyAppBodyName) -> Self {
-            value.0
-        }
-    }
-    impl ::std::str::FromStr for CreateMyAppBodyName {
-        type Err = self::error::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            if value.chars().count() > 100usize {
-                return Err("longer than 100 characters".into());
+            if value.chars().count() > 64usize {
+                return Err("longer than 64 characters".into());
             }
             if value.chars().count() < 1usize {
                 return Err("shorter than 1 characters".into());
@@ -5240,62 +5076,7 @@ pub mod types {
             Ok(Self(value.to_string()))
         }
     }
-    impl ::std::convert::TryFrom<&str> for CreateMyAppBodyName {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl ::std::convert::TryFrom<::std::string::String> for CreateMyAppBodyName {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl<'de> ::serde::Deserialize<'de> for CreateMyAppBodyName {
-        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
-        where
-            D: ::serde::Deserializer<'de>,
-        {
-            ::std::string::String::deserialize(deserializer)?
-                .parse()
-                .map_err(|e: self::error::ConversionError| {
-                    <D::Error as ::serde::de::Error>::custom(e.to_string())
-                })
-        }
-    }
-    ///`CreateMyAppBodyRedirectUrisItem`
-    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
-    #[serde(transparent)]
-    pub struct CreateMyAppBodyRedirectUrisItem(::std::string::String);
-    impl ::std::ops::Deref for CreateMyAppBodyRedirectUrisItem {
-        type Target = ::std::string::String;
-        fn deref(&self) -> &::std::string::String {
-            &self.0
-        }
-    }
-    impl ::std::convert::From<CreateMyAppBodyRedirectUrisItem>
-    for ::std::string::String {
-        fn from(value: CreateMyAppBodyRedirectUrisItem) -> Self {
-            value.0
-        }
-    }
-    impl ::std::str::FromStr for CreateMyAppBodyRedirectUrisItem {
-        type Err = self::error::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            if value.chars().count() > 500usize {
-                return Err("longer than 500 characters".into());
-            }
-            Ok(Self(value.to_string()))
-        }
-    }
-    impl ::std::convert::TryFrom<&str> for CreateMyAppBodyRedirectUrisItem {
+    impl ::std::convert::TryFrom<&str> for DeveloperAccountsCreateBodyUsername {
         type Error = self::error::ConversionError;
         fn try_from(
             value: &str,
@@ -5304,7 +5085,7 @@ pub mod types {
         }
     }
     impl ::std::convert::TryFrom<::std::string::String>
-    for CreateMyAppBodyRedirectUrisItem {
+    for DeveloperAccountsCreateBodyUsername {
         type Error = self::error::ConversionError;
         fn try_from(
             value: ::std::string::String,
@@ -5312,7 +5093,7 @@ pub mod types {
             value.parse()
         }
     }
-    impl<'de> ::serde::Deserialize<'de> for CreateMyAppBodyRedirectUrisItem {
+    impl<'de> ::serde::Deserialize<'de> for DeveloperAccountsCreateBodyUsername {
         fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
         where
             D: ::serde::Deserializer<'de>,
@@ -5324,37 +5105,36 @@ pub mod types {
                 })
         }
     }
-    ///The new app; `client_secret` is null for a public app
+    ///The signed-in account and its CSRF token
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct CreateMyAppResponse {
-        pub app: App,
-        ///the client secret: shown this once, stored only as a hash
-        #[serde(deserialize_with = "::std::option::Option::deserialize")]
-        pub client_secret: ::std::option::Option<::std::string::String>,
+    pub struct DeveloperAccountsCreateResponse {
+        pub account: PortalAccount,
+        ///send it in the x-csrf-token header of every POST and DELETE
+        pub csrf_token: ::std::string::String,
     }
-    ///`CreateMyKeyBody`
+    ///`DeveloperKeysCreateBody`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
     #[serde(deny_unknown_fields)]
-    pub struct CreateMyKeyBody {
+    pub struct DeveloperKeysCreateBody {
         ///a label for the key
-        pub name: CreateMyKeyBodyName,
+        pub name: DeveloperKeysCreateBodyName,
     }
     ///a label for the key
     #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
-    pub struct CreateMyKeyBodyName(::std::string::String);
-    impl ::std::ops::Deref for CreateMyKeyBodyName {
+    pub struct DeveloperKeysCreateBodyName(::std::string::String);
+    impl ::std::ops::Deref for DeveloperKeysCreateBodyName {
         type Target = ::std::string::String;
         fn deref(&self) -> &::std::string::String {
             &self.0
         }
     }
-    impl ::std::convert::From<CreateMyKeyBodyName> for ::std::string::String {
-        fn from(value: CreateMyKeyBodyName) -> Self {
+    impl ::std::convert::From<DeveloperKeysCreateBodyName> for ::std::string::String {
+        fn from(value: DeveloperKeysCreateBodyName) -> Self {
             value.0
         }
     }
-    impl ::std::str::FromStr for CreateMyKeyBodyName {
+    impl ::std::str::FromStr for DeveloperKeysCreateBodyName {
         type Err = self::error::ConversionError;
         fn from_str(
             value: &str,
@@ -5368,7 +5148,7 @@ pub mod types {
             Ok(Self(value.to_string()))
         }
     }
-    impl ::std::convert::TryFrom<&str> for CreateMyKeyBodyName {
+    impl ::std::convert::TryFrom<&str> for DeveloperKeysCreateBodyName {
         type Error = self::error::ConversionError;
         fn try_from(
             value: &str,
@@ -5376,7 +5156,7 @@ pub mod types {
             value.parse()
         }
     }
-    impl ::std::convert::TryFrom<::std::string::String> for CreateMyKeyBodyName {
+    impl ::std::convert::TryFrom<::std::string::String> for DeveloperKeysCreateBodyName {
         type Error = self::error::ConversionError;
         fn try_from(
             value: ::std::string::String,
@@ -5384,7 +5164,7 @@ pub mod types {
             value.parse()
         }
     }
-    impl<'de> ::serde::Deserialize<'de> for CreateMyKeyBodyName {
+    impl<'de> ::serde::Deserialize<'de> for DeveloperKeysCreateBodyName {
         fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
         where
             D: ::serde::Deserializer<'de>,
@@ -5398,10 +5178,1137 @@ pub mod types {
     }
     ///The new key and its secret
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct CreateMyKeyResponse {
+    pub struct DeveloperKeysCreateResponse {
         pub key: PortalKey,
         ///the API key itself: shown this once, never again
         pub secret: ::std::string::String,
+    }
+    ///`DeveloperKeysOriginsUpdateBody`
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    #[serde(deny_unknown_fields)]
+    pub struct DeveloperKeysOriginsUpdateBody {
+        ///up to 10 origins, each as a browser sends `Origin` (scheme, host, port if not the default; one that is not written so is `422`); an empty list allows any origin
+        pub origins: ::std::vec::Vec<DeveloperKeysOriginsUpdateBodyOriginsItem>,
+    }
+    ///an origin: `http` or `https`, `://` and a host (with its port), nothing after it
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+    #[serde(transparent)]
+    pub struct DeveloperKeysOriginsUpdateBodyOriginsItem(::std::string::String);
+    impl ::std::ops::Deref for DeveloperKeysOriginsUpdateBodyOriginsItem {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<DeveloperKeysOriginsUpdateBodyOriginsItem>
+    for ::std::string::String {
+        fn from(value: DeveloperKeysOriginsUpdateBodyOriginsItem) -> Self {
+            value.0
+        }
+    }
+    impl ::std::str::FromStr for DeveloperKeysOriginsUpdateBodyOriginsItem {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            if value.chars().count() > 200usize {
+                return Err("longer than 200 characters".into());
+            }
+            static PATTERN: ::std::sync::LazyLock<::regress::Regex> = ::std::sync::LazyLock::new(||
+            { ::regress::Regex::new("^https?://[-A-Za-z0-9._:\\[\\]]+$").unwrap() });
+            if PATTERN.find(value).is_none() {
+                return Err(
+                    "doesn't match pattern \"^https?://[-A-Za-z0-9._:\\[\\]]+$\"".into(),
+                );
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for DeveloperKeysOriginsUpdateBodyOriginsItem {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String>
+    for DeveloperKeysOriginsUpdateBodyOriginsItem {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for DeveloperKeysOriginsUpdateBodyOriginsItem {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| {
+                    <D::Error as ::serde::de::Error>::custom(e.to_string())
+                })
+        }
+    }
+    ///The key as it is now
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    pub struct DeveloperKeysOriginsUpdateResponse {
+        pub key: PortalKey,
+    }
+    ///The revoked key
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    pub struct DeveloperKeysRevokeResponse {
+        pub key: PortalKey,
+    }
+    ///Requests per hour and status class
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    pub struct DeveloperKeysUsageGetResponse {
+        pub usage: DeveloperKeysUsageGetResponseUsage,
+    }
+    ///`DeveloperKeysUsageGetResponseUsage`
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    pub struct DeveloperKeysUsageGetResponseUsage {
+        ///oldest first, one entry per hour, zeros included
+        pub hours: ::std::vec::Vec<DeveloperKeysUsageGetResponseUsageHoursItem>,
+        pub key_id: i64,
+        ///requests per hour allowed now
+        pub quota: i64,
+        pub totals: DeveloperKeysUsageGetResponseUsageTotals,
+    }
+    ///`DeveloperKeysUsageGetResponseUsageHoursItem`
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    pub struct DeveloperKeysUsageGetResponseUsageHoursItem {
+        ///start of the UTC hour
+        pub hour: ::chrono::DateTime<::chrono::offset::Utc>,
+        pub total: i64,
+        #[serde(rename = "2xx")]
+        pub x2xx: i64,
+        #[serde(rename = "3xx")]
+        pub x3xx: i64,
+        #[serde(rename = "429")]
+        pub x429: i64,
+        #[serde(rename = "4xx")]
+        pub x4xx: i64,
+        #[serde(rename = "5xx")]
+        pub x5xx: i64,
+    }
+    ///`DeveloperKeysUsageGetResponseUsageTotals`
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    pub struct DeveloperKeysUsageGetResponseUsageTotals {
+        pub total: i64,
+        #[serde(rename = "2xx")]
+        pub x2xx: i64,
+        #[serde(rename = "3xx")]
+        pub x3xx: i64,
+        #[serde(rename = "429")]
+        pub x429: i64,
+        #[serde(rename = "4xx")]
+        pub x4xx: i64,
+        #[serde(rename = "5xx")]
+        pub x5xx: i64,
+    }
+    ///`DeveloperMyAppsCreateBody`
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    #[serde(deny_unknown_fields)]
+    pub struct DeveloperMyAppsCreateBody {
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub homepage_url: ::std::option::Option<DeveloperMyAppsCreateBodyHomepageUrl>,
+        pub kind: DeveloperMyAppsCreateBodyKind,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub logo_url: ::std::option::Option<DeveloperMyAppsCreateBodyLogoUrl>,
+        pub name: DeveloperMyAppsCreateBodyName,
+        ///https URIs (plain http only to 127.0.0.1, [::1] or localhost), compared exactly
+        pub redirect_uris: ::std::vec::Vec<DeveloperMyAppsCreateBodyRedirectUrisItem>,
+    }
+    ///`DeveloperMyAppsCreateBodyHomepageUrl`
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+    #[serde(transparent)]
+    pub struct DeveloperMyAppsCreateBodyHomepageUrl(::std::string::String);
+    impl ::std::ops::Deref for DeveloperMyAppsCreateBodyHomepageUrl {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<DeveloperMyAppsCreateBodyHomepageUrl>
+    for ::std::string::String {
+        fn from(value: DeveloperMyAppsCreateBodyHomepageUrl) -> Self {
+            value.0
+        }
+    }
+    impl ::std::str::FromStr for DeveloperMyAppsCreateBodyHomepageUrl {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            if value.chars().count() > 500usize {
+                return Err("longer than 500 characters".into());
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for DeveloperMyAppsCreateBodyHomepageUrl {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String>
+    for DeveloperMyAppsCreateBodyHomepageUrl {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for DeveloperMyAppsCreateBodyHomepageUrl {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| {
+                    <D::Error as ::serde::de::Error>::custom(e.to_string())
+                })
+        }
+    }
+    ///`DeveloperMyAppsCreateBodyKind`
+    #[derive(
+        ::serde::Deserialize,
+        ::serde::Serialize,
+        Clone,
+        Copy,
+        Debug,
+        Eq,
+        Hash,
+        Ord,
+        PartialEq,
+        PartialOrd
+    )]
+    pub enum DeveloperMyAppsCreateBodyKind {
+        #[serde(rename = "public")]
+        Public,
+        #[serde(rename = "confidential")]
+        Confidential,
+    }
+    impl ::std::fmt::Display for DeveloperMyAppsCreateBodyKind {
+        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+            match *self {
+                Self::Public => f.write_str("public"),
+                Self::Confidential => f.write_str("confidential"),
+            }
+        }
+    }
+    impl ::std::str::FromStr for DeveloperMyAppsCreateBodyKind {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            match value {
+                "public" => Ok(Self::Public),
+                "confidential" => Ok(Self::Confidential),
+                _ => Err("invalid value".into()),
+            }
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for DeveloperMyAppsCreateBodyKind {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String>
+    for DeveloperMyAppsCreateBodyKind {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    ///`DeveloperMyAppsCreateBodyLogoUrl`
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+    #[serde(transparent)]
+    pub struct DeveloperMyAppsCreateBodyLogoUrl(::std::string::String);
+    impl ::std::ops::Deref for DeveloperMyAppsCreateBodyLogoUrl {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<DeveloperMyAppsCreateBodyLogoUrl>
+    for ::std::string::String {
+        fn from(value: DeveloperMyAppsCreateBodyLogoUrl) -> Self {
+            value.0
+        }
+    }
+    impl ::std::str::FromStr for DeveloperMyAppsCreateBodyLogoUrl {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            if value.chars().count() > 500usize {
+                return Err("longer than 500 characters".into());
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for DeveloperMyAppsCreateBodyLogoUrl {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String>
+    for DeveloperMyAppsCreateBodyLogoUrl {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for DeveloperMyAppsCreateBodyLogoUrl {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| {
+                    <D::Error as ::serde::de::Error>::custom(e.to_string())
+                })
+        }
+    }
+    ///`DeveloperMyAppsCreateBodyName`
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+    #[serde(transparent)]
+    pub struct DeveloperMyAppsCreateBodyName(::std::string::String);
+    impl ::std::ops::Deref for DeveloperMyAppsCreateBodyName {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<DeveloperMyAppsCreateBodyName> for ::std::string::String {
+        fn from(value: DeveloperMyAppsCreateBodyName) -> Self {
+            value.0
+        }
+    }
+    impl ::std::str::FromStr for DeveloperMyAppsCreateBodyName {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            if value.chars().count() > 100usize {
+                return Err("longer than 100 characters".into());
+            }
+            if value.chars().count() < 1usize {
+                return Err("shorter than 1 characters".into());
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for DeveloperMyAppsCreateBodyName {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String>
+    for DeveloperMyAppsCreateBodyName {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for DeveloperMyAppsCreateBodyName {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| {
+                    <D::Error as ::serde::de::Error>::custom(e.to_string())
+                })
+        }
+    }
+    ///`DeveloperMyAppsCreateBodyRedirectUrisItem`
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+    #[serde(transparent)]
+    pub struct DeveloperMyAppsCreateBodyRedirectUrisItem(::std::string::String);
+    impl ::std::ops::Deref for DeveloperMyAppsCreateBodyRedirectUrisItem {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<DeveloperMyAppsCreateBodyRedirectUrisItem>
+    for ::std::string::String {
+        fn from(value: DeveloperMyAppsCreateBodyRedirectUrisItem) -> Self {
+            value.0
+        }
+    }
+    impl ::std::str::FromStr for DeveloperMyAppsCreateBodyRedirectUrisItem {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            if value.chars().count() > 500usize {
+                return Err("longer than 500 characters".into());
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for DeveloperMyAppsCreateBodyRedirectUrisItem {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String>
+    for DeveloperMyAppsCreateBodyRedirectUrisItem {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for DeveloperMyAppsCreateBodyRedirectUrisItem {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| {
+                    <D::Error as ::serde::de::Error>::custom(e.to_string())
+                })
+        }
+    }
+    ///The new app; `client_secret` is null for a public app
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    pub struct DeveloperMyAppsCreateResponse {
+        pub app: App,
+        ///the client secret: shown this once, stored only as a hash
+        #[serde(deserialize_with = "::std::option::Option::deserialize")]
+        pub client_secret: ::std::option::Option<::std::string::String>,
+    }
+    ///The app
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    pub struct DeveloperMyAppsGetResponse {
+        pub app: App,
+    }
+    ///The caller's apps, newest first
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    pub struct DeveloperMyAppsListResponse {
+        pub apps: ::std::vec::Vec<App>,
+    }
+    ///The new secret; the old one no longer works
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    pub struct DeveloperMyAppsSecretRotateResponse {
+        ///the client secret: shown this once, stored only as a hash
+        pub client_secret: ::std::string::String,
+    }
+    ///`DeveloperMyAppsUpdateBody`
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[serde(deny_unknown_fields)]
+    pub struct DeveloperMyAppsUpdateBody {
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub homepage_url: ::std::option::Option<DeveloperMyAppsUpdateBodyHomepageUrl>,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub logo_url: ::std::option::Option<DeveloperMyAppsUpdateBodyLogoUrl>,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub name: ::std::option::Option<DeveloperMyAppsUpdateBodyName>,
+        ///https URIs (plain http only to 127.0.0.1, [::1] or localhost), compared exactly
+        #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
+        pub redirect_uris: ::std::vec::Vec<DeveloperMyAppsUpdateBodyRedirectUrisItem>,
+    }
+    ///`DeveloperMyAppsUpdateBodyHomepageUrl`
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+    #[serde(transparent)]
+    pub struct DeveloperMyAppsUpdateBodyHomepageUrl(::std::string::String);
+    impl ::std::ops::Deref for DeveloperMyAppsUpdateBodyHomepageUrl {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<DeveloperMyAppsUpdateBodyHomepageUrl>
+    for ::std::string::String {
+        fn from(value: DeveloperMyAppsUpdateBodyHomepageUrl) -> Self {
+            value.0
+        }
+    }
+    impl ::std::str::FromStr for DeveloperMyAppsUpdateBodyHomepageUrl {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            if value.chars().count() > 500usize {
+                return Err("longer than 500 characters".into());
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for DeveloperMyAppsUpdateBodyHomepageUrl {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String>
+    for DeveloperMyAppsUpdateBodyHomepageUrl {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for DeveloperMyAppsUpdateBodyHomepageUrl {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| {
+                    <D::Error as ::serde::de::Error>::custom(e.to_string())
+                })
+        }
+    }
+    ///`DeveloperMyAppsUpdateBodyLogoUrl`
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+    #[serde(transparent)]
+    pub struct DeveloperMyAppsUpdateBodyLogoUrl(::std::string::String);
+    impl ::std::ops::Deref for DeveloperMyAppsUpdateBodyLogoUrl {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<DeveloperMyAppsUpdateBodyLogoUrl>
+    for ::std::string::String {
+        fn from(value: DeveloperMyAppsUpdateBodyLogoUrl) -> Self {
+            value.0
+        }
+    }
+    impl ::std::str::FromStr for DeveloperMyAppsUpdateBodyLogoUrl {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            if value.chars().count() > 500usize {
+                return Err("longer than 500 characters".into());
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for DeveloperMyAppsUpdateBodyLogoUrl {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String>
+    for DeveloperMyAppsUpdateBodyLogoUrl {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for DeveloperMyAppsUpdateBodyLogoUrl {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| {
+                    <D::Error as ::serde::de::Error>::custom(e.to_string())
+                })
+        }
+    }
+    ///`DeveloperMyAppsUpdateBodyName`
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+    #[serde(transparent)]
+    pub struct DeveloperMyAppsUpdateBodyName(::std::string::String);
+    impl ::std::ops::Deref for DeveloperMyAppsUpdateBodyName {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<DeveloperMyAppsUpdateBodyName> for ::std::string::String {
+        fn from(value: DeveloperMyAppsUpdateBodyName) -> Self {
+            value.0
+        }
+    }
+    impl ::std::str::FromStr for DeveloperMyAppsUpdateBodyName {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            if value.chars().count() > 100usize {
+                return Err("longer than 100 characters".into());
+            }
+            if value.chars().count() < 1usize {
+                return Err("shorter than 1 characters".into());
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for DeveloperMyAppsUpdateBodyName {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String>
+    for DeveloperMyAppsUpdateBodyName {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for DeveloperMyAppsUpdateBodyName {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| {
+                    <D::Error as ::serde::de::Error>::custom(e.to_string())
+                })
+        }
+    }
+    ///`DeveloperMyAppsUpdateBodyRedirectUrisItem`
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+    #[serde(transparent)]
+    pub struct DeveloperMyAppsUpdateBodyRedirectUrisItem(::std::string::String);
+    impl ::std::ops::Deref for DeveloperMyAppsUpdateBodyRedirectUrisItem {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<DeveloperMyAppsUpdateBodyRedirectUrisItem>
+    for ::std::string::String {
+        fn from(value: DeveloperMyAppsUpdateBodyRedirectUrisItem) -> Self {
+            value.0
+        }
+    }
+    impl ::std::str::FromStr for DeveloperMyAppsUpdateBodyRedirectUrisItem {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            if value.chars().count() > 500usize {
+                return Err("longer than 500 characters".into());
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for DeveloperMyAppsUpdateBodyRedirectUrisItem {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String>
+    for DeveloperMyAppsUpdateBodyRedirectUrisItem {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for DeveloperMyAppsUpdateBodyRedirectUrisItem {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| {
+                    <D::Error as ::serde::de::Error>::custom(e.to_string())
+                })
+        }
+    }
+    ///The app
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    pub struct DeveloperMyAppsUpdateResponse {
+        pub app: App,
+    }
+    ///The apps with a grant
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    pub struct DeveloperMyAuthorizedAppsListResponse {
+        pub authorized_apps: ::std::vec::Vec<AuthorizedApp>,
+    }
+    ///`DeveloperMyAuthorizedAppsRevokeClientId`
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+    #[serde(transparent)]
+    pub struct DeveloperMyAuthorizedAppsRevokeClientId(::std::string::String);
+    impl ::std::ops::Deref for DeveloperMyAuthorizedAppsRevokeClientId {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<DeveloperMyAuthorizedAppsRevokeClientId>
+    for ::std::string::String {
+        fn from(value: DeveloperMyAuthorizedAppsRevokeClientId) -> Self {
+            value.0
+        }
+    }
+    impl ::std::str::FromStr for DeveloperMyAuthorizedAppsRevokeClientId {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            static PATTERN: ::std::sync::LazyLock<::regress::Regex> = ::std::sync::LazyLock::new(||
+            { ::regress::Regex::new("^app_[0-9a-f]{32}$").unwrap() });
+            if PATTERN.find(value).is_none() {
+                return Err("doesn't match pattern \"^app_[0-9a-f]{32}$\"".into());
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for DeveloperMyAuthorizedAppsRevokeClientId {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String>
+    for DeveloperMyAuthorizedAppsRevokeClientId {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for DeveloperMyAuthorizedAppsRevokeClientId {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| {
+                    <D::Error as ::serde::de::Error>::custom(e.to_string())
+                })
+        }
+    }
+    ///The caller's keys, newest first
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    pub struct DeveloperMyKeysListResponse {
+        pub keys: ::std::vec::Vec<PortalKey>,
+    }
+    ///`DeveloperSessionCreateBody`
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    #[serde(deny_unknown_fields)]
+    pub struct DeveloperSessionCreateBody {
+        pub password: DeveloperSessionCreateBodyPassword,
+        pub username: DeveloperSessionCreateBodyUsername,
+    }
+    ///`DeveloperSessionCreateBodyPassword`
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+    #[serde(transparent)]
+    pub struct DeveloperSessionCreateBodyPassword(::std::string::String);
+    impl ::std::ops::Deref for DeveloperSessionCreateBodyPassword {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<DeveloperSessionCreateBodyPassword>
+    for ::std::string::String {
+        fn from(value: DeveloperSessionCreateBodyPassword) -> Self {
+            value.0
+        }
+    }
+    impl ::std::str::FromStr for DeveloperSessionCreateBodyPassword {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            if value.chars().count() > 1024usize {
+                return Err("longer than 1024 characters".into());
+            }
+            if value.chars().count() < 1usize {
+                return Err("shorter than 1 characters".into());
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for DeveloperSessionCreateBodyPassword {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String>
+    for DeveloperSessionCreateBodyPassword {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for DeveloperSessionCreateBodyPassword {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| {
+                    <D::Error as ::serde::de::Error>::custom(e.to_string())
+                })
+        }
+    }
+    ///`DeveloperSessionCreateBodyUsername`
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+    #[serde(transparent)]
+    pub struct DeveloperSessionCreateBodyUsername(::std::string::String);
+    impl ::std::ops::Deref for DeveloperSessionCreateBodyUsername {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<DeveloperSessionCreateBodyUsername>
+    for ::std::string::String {
+        fn from(value: DeveloperSessionCreateBodyUsername) -> Self {
+            value.0
+        }
+    }
+    impl ::std::str::FromStr for DeveloperSessionCreateBodyUsername {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            if value.chars().count() > 64usize {
+                return Err("longer than 64 characters".into());
+            }
+            if value.chars().count() < 1usize {
+                return Err("shorter than 1 characters".into());
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for DeveloperSessionCreateBodyUsername {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String>
+    for DeveloperSessionCreateBodyUsername {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for DeveloperSessionCreateBodyUsername {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| {
+                    <D::Error as ::serde::de::Error>::custom(e.to_string())
+                })
+        }
+    }
+    ///The signed-in account and its CSRF token
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    pub struct DeveloperSessionCreateResponse {
+        pub account: PortalAccount,
+        ///send it in the x-csrf-token header of every POST and DELETE
+        pub csrf_token: ::std::string::String,
+    }
+    ///The signed-in account and its CSRF token
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    pub struct DeveloperSessionGetResponse {
+        pub account: PortalAccount,
+        ///send it in the x-csrf-token header of every POST and DELETE
+        pub csrf_token: ::std::string::String,
+    }
+    ///`DeveloperWebhookTestSendBody`
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    #[serde(deny_unknown_fields)]
+    pub struct DeveloperWebhookTestSendBody {
+        ///the event type to send a sample of (`GET /v1/events/types`)
+        pub event_type: DeveloperWebhookTestSendBodyEventType,
+        ///with `url`: the `whsec_…` secret to sign with; absent, a new one is made and returned
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub secret: ::std::option::Option<DeveloperWebhookTestSendBodySecret>,
+        ///or any https URL (give exactly one of `webhook_id` and `url`)
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub url: ::std::option::Option<DeveloperWebhookTestSendBodyUrl>,
+        ///one of your webhooks (or of your apps): sent to its URL, signed with its secrets
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub webhook_id: ::std::option::Option<::std::num::NonZeroU64>,
+    }
+    ///the event type to send a sample of (`GET /v1/events/types`)
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+    #[serde(transparent)]
+    pub struct DeveloperWebhookTestSendBodyEventType(::std::string::String);
+    impl ::std::ops::Deref for DeveloperWebhookTestSendBodyEventType {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<DeveloperWebhookTestSendBodyEventType>
+    for ::std::string::String {
+        fn from(value: DeveloperWebhookTestSendBodyEventType) -> Self {
+            value.0
+        }
+    }
+    impl ::std::str::FromStr for DeveloperWebhookTestSendBodyEventType {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            if value.chars().count() > 64usize {
+                return Err("longer than 64 characters".into());
+            }
+            if value.chars().count() < 1usize {
+                return Err("shorter than 1 characters".into());
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for DeveloperWebhookTestSendBodyEventType {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String>
+    for DeveloperWebhookTestSendBodyEventType {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for DeveloperWebhookTestSendBodyEventType {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| {
+                    <D::Error as ::serde::de::Error>::custom(e.to_string())
+                })
+        }
+    }
+    ///with `url`: the `whsec_…` secret to sign with; absent, a new one is made and returned
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+    #[serde(transparent)]
+    pub struct DeveloperWebhookTestSendBodySecret(::std::string::String);
+    impl ::std::ops::Deref for DeveloperWebhookTestSendBodySecret {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<DeveloperWebhookTestSendBodySecret>
+    for ::std::string::String {
+        fn from(value: DeveloperWebhookTestSendBodySecret) -> Self {
+            value.0
+        }
+    }
+    impl ::std::str::FromStr for DeveloperWebhookTestSendBodySecret {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            if value.chars().count() > 100usize {
+                return Err("longer than 100 characters".into());
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for DeveloperWebhookTestSendBodySecret {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String>
+    for DeveloperWebhookTestSendBodySecret {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for DeveloperWebhookTestSendBodySecret {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| {
+                    <D::Error as ::serde::de::Error>::custom(e.to_string())
+                })
+        }
+    }
+    ///or any https URL (give exactly one of `webhook_id` and `url`)
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+    #[serde(transparent)]
+    pub struct DeveloperWebhookTestSendBodyUrl(::std::string::String);
+    impl ::std::ops::Deref for DeveloperWebhookTestSendBodyUrl {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<DeveloperWebhookTestSendBodyUrl>
+    for ::std::string::String {
+        fn from(value: DeveloperWebhookTestSendBodyUrl) -> Self {
+            value.0
+        }
+    }
+    impl ::std::str::FromStr for DeveloperWebhookTestSendBodyUrl {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            if value.chars().count() > 2048usize {
+                return Err("longer than 2048 characters".into());
+            }
+            if value.chars().count() < 1usize {
+                return Err("shorter than 1 characters".into());
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for DeveloperWebhookTestSendBodyUrl {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String>
+    for DeveloperWebhookTestSendBodyUrl {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for DeveloperWebhookTestSendBodyUrl {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| {
+                    <D::Error as ::serde::de::Error>::custom(e.to_string())
+                })
+        }
+    }
+    ///What the receiver answered
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    pub struct DeveloperWebhookTestSendResponse {
+        ///the first 1 KiB of the answer’s body
+        pub body_excerpt: ::std::string::String,
+        ///why no answer came: `invalid_url`, `dns_failed`, `forbidden_address` (a private or metadata address), `timeout` (15 s), `connection_failed`, `tls_failed`
+        #[serde(deserialize_with = "::std::option::Option::deserialize")]
+        pub error: ::std::option::Option<::std::string::String>,
+        #[serde(deserialize_with = "::std::option::Option::deserialize")]
+        pub error_message: ::std::option::Option<::std::string::String>,
+        pub event: DeveloperWebhookTestSendResponseEvent,
+        ///the answer’s headers (at most 50)
+        pub headers: ::std::collections::HashMap<
+            ::std::string::String,
+            ::std::string::String,
+        >,
+        pub latency_ms: u64,
+        ///the receiver answered 2xx
+        pub ok: bool,
+        ///the secret made for a `url` test without one, to verify the signature with; null otherwise
+        #[serde(deserialize_with = "::std::option::Option::deserialize")]
+        pub secret: ::std::option::Option<::std::string::String>,
+        ///the receiver’s HTTP status (a redirect is not followed); null without an answer
+        #[serde(deserialize_with = "::std::option::Option::deserialize")]
+        pub status: ::std::option::Option<i64>,
+        ///where it was sent
+        pub url: ::std::string::String,
+    }
+    ///the body sent, signed
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    pub struct DeveloperWebhookTestSendResponseEvent {
+        pub created_at: ::chrono::DateTime<::chrono::offset::Utc>,
+        ///the catalog example of the type
+        pub data: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        ///a test id (`evt_test_…`), never an outbox id
+        pub id: ::std::string::String,
+        #[serde(rename = "type")]
+        pub type_: ::std::string::String,
     }
     ///`EconomyBalance`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
@@ -6633,6 +7540,16 @@ pub mod types {
         pub title: ::std::string::String,
         pub views: u64,
     }
+    ///Recent forum threads
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    pub struct ForumThreadsListResponse {
+        pub threads: ::std::vec::Vec<ForumThread>,
+    }
+    ///Posts of a thread
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    pub struct ForumThreadsPostsListResponse {
+        pub posts: ::std::vec::Vec<ForumPost>,
+    }
     ///`GameServer`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
     pub struct GameServer {
@@ -6651,530 +7568,6 @@ pub mod types {
         pub port: ::std::num::NonZeroU64,
         ///always `online` in this list
         pub status: ::std::string::String,
-    }
-    ///the balance
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct GetEconomyBalanceResponse {
-        pub data: EconomyBalance,
-    }
-    ///`GetEloLadderGame`
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Copy,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd
-    )]
-    pub enum GetEloLadderGame {
-        #[serde(rename = "cs2")]
-        Cs2,
-        #[serde(rename = "cs16")]
-        Cs16,
-    }
-    impl ::std::fmt::Display for GetEloLadderGame {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-            match *self {
-                Self::Cs2 => f.write_str("cs2"),
-                Self::Cs16 => f.write_str("cs16"),
-            }
-        }
-    }
-    impl ::std::str::FromStr for GetEloLadderGame {
-        type Err = self::error::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            match value {
-                "cs2" => Ok(Self::Cs2),
-                "cs16" => Ok(Self::Cs16),
-                _ => Err("invalid value".into()),
-            }
-        }
-    }
-    impl ::std::convert::TryFrom<&str> for GetEloLadderGame {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl ::std::convert::TryFrom<::std::string::String> for GetEloLadderGame {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl ::std::default::Default for GetEloLadderGame {
-        fn default() -> Self {
-            GetEloLadderGame::Cs2
-        }
-    }
-    ///The ELO ladder of one game, highest rating first
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct GetEloLadderResponse {
-        ///the game used
-        pub game: GetEloLadderResponseGame,
-        pub leaderboard: ::std::vec::Vec<EloLadderEntry>,
-    }
-    ///the game used
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Copy,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd
-    )]
-    pub enum GetEloLadderResponseGame {
-        #[serde(rename = "cs2")]
-        Cs2,
-        #[serde(rename = "cs16")]
-        Cs16,
-    }
-    impl ::std::fmt::Display for GetEloLadderResponseGame {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-            match *self {
-                Self::Cs2 => f.write_str("cs2"),
-                Self::Cs16 => f.write_str("cs16"),
-            }
-        }
-    }
-    impl ::std::str::FromStr for GetEloLadderResponseGame {
-        type Err = self::error::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            match value {
-                "cs2" => Ok(Self::Cs2),
-                "cs16" => Ok(Self::Cs16),
-                _ => Err("invalid value".into()),
-            }
-        }
-    }
-    impl ::std::convert::TryFrom<&str> for GetEloLadderResponseGame {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl ::std::convert::TryFrom<::std::string::String> for GetEloLadderResponseGame {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    ///`GetKillFeedGame`
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Copy,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd
-    )]
-    pub enum GetKillFeedGame {
-        #[serde(rename = "cs2")]
-        Cs2,
-        #[serde(rename = "cs16")]
-        Cs16,
-        #[serde(rename = "rust")]
-        Rust,
-    }
-    impl ::std::fmt::Display for GetKillFeedGame {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-            match *self {
-                Self::Cs2 => f.write_str("cs2"),
-                Self::Cs16 => f.write_str("cs16"),
-                Self::Rust => f.write_str("rust"),
-            }
-        }
-    }
-    impl ::std::str::FromStr for GetKillFeedGame {
-        type Err = self::error::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            match value {
-                "cs2" => Ok(Self::Cs2),
-                "cs16" => Ok(Self::Cs16),
-                "rust" => Ok(Self::Rust),
-                _ => Err("invalid value".into()),
-            }
-        }
-    }
-    impl ::std::convert::TryFrom<&str> for GetKillFeedGame {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl ::std::convert::TryFrom<::std::string::String> for GetKillFeedGame {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    ///`GetKillFeedPlayer`
-    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
-    #[serde(transparent)]
-    pub struct GetKillFeedPlayer(::std::string::String);
-    impl ::std::ops::Deref for GetKillFeedPlayer {
-        type Target = ::std::string::String;
-        fn deref(&self) -> &::std::string::String {
-            &self.0
-        }
-    }
-    impl ::std::convert::From<GetKillFeedPlayer> for ::std::string::String {
-        fn from(value: GetKillFeedPlayer) -> Self {
-            value.0
-        }
-    }
-    impl ::std::str::FromStr for GetKillFeedPlayer {
-        type Err = self::error::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            static PATTERN: ::std::sync::LazyLock<::regress::Regex> = ::std::sync::LazyLock::new(||
-            {
-                ::regress::Regex::new(
-                        "^(\\d{17}|STEAM_[0-5]:[01]:\\d{1,10}|\\[U:1:\\d{1,10}\\]|u[1-9]\\d{0,9})$",
-                    )
-                    .unwrap()
-            });
-            if PATTERN.find(value).is_none() {
-                return Err(
-                    "doesn't match pattern \"^(\\d{17}|STEAM_[0-5]:[01]:\\d{1,10}|\\[U:1:\\d{1,10}\\]|u[1-9]\\d{0,9})$\""
-                        .into(),
-                );
-            }
-            Ok(Self(value.to_string()))
-        }
-    }
-    impl ::std::convert::TryFrom<&str> for GetKillFeedPlayer {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl ::std::convert::TryFrom<::std::string::String> for GetKillFeedPlayer {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl<'de> ::serde::Deserialize<'de> for GetKillFeedPlayer {
-        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
-        where
-            D: ::serde::Deserializer<'de>,
-        {
-            ::std::string::String::deserialize(deserializer)?
-                .parse()
-                .map_err(|e: self::error::ConversionError| {
-                    <D::Error as ::serde::de::Error>::custom(e.to_string())
-                })
-        }
-    }
-    ///Kills, newest first
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct GetKillFeedResponse {
-        pub kills: ::std::vec::Vec<Kill>,
-    }
-    ///The signed-in user
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct GetMeResponse {
-        pub data: Me,
-    }
-    ///The app
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct GetMyAppResponse {
-        pub app: App,
-    }
-    ///Requests per hour and status class
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct GetMyKeyUsageResponse {
-        pub usage: GetMyKeyUsageResponseUsage,
-    }
-    ///`GetMyKeyUsageResponseUsage`
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct GetMyKeyUsageResponseUsage {
-        ///oldest first, one entry per hour, zeros included
-        pub hours: ::std::vec::Vec<GetMyKeyUsageResponseUsageHoursItem>,
-        pub key_id: i64,
-        ///requests per hour allowed now
-        pub quota: i64,
-        pub totals: GetMyKeyUsageResponseUsageTotals,
-    }
-    ///`GetMyKeyUsageResponseUsageHoursItem`
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct GetMyKeyUsageResponseUsageHoursItem {
-        ///start of the UTC hour
-        pub hour: ::chrono::DateTime<::chrono::offset::Utc>,
-        pub total: i64,
-        #[serde(rename = "2xx")]
-        pub x2xx: i64,
-        #[serde(rename = "3xx")]
-        pub x3xx: i64,
-        #[serde(rename = "429")]
-        pub x429: i64,
-        #[serde(rename = "4xx")]
-        pub x4xx: i64,
-        #[serde(rename = "5xx")]
-        pub x5xx: i64,
-    }
-    ///`GetMyKeyUsageResponseUsageTotals`
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct GetMyKeyUsageResponseUsageTotals {
-        pub total: i64,
-        #[serde(rename = "2xx")]
-        pub x2xx: i64,
-        #[serde(rename = "3xx")]
-        pub x3xx: i64,
-        #[serde(rename = "429")]
-        pub x429: i64,
-        #[serde(rename = "4xx")]
-        pub x4xx: i64,
-        #[serde(rename = "5xx")]
-        pub x5xx: i64,
-    }
-    ///The signed-in account and its CSRF token
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct GetSessionResponse {
-        pub account: PortalAccount,
-        ///send it in the x-csrf-token header of every POST and DELETE
-        pub csrf_token: ::std::string::String,
-    }
-    ///`GetTopFraggersGame`
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Copy,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd
-    )]
-    pub enum GetTopFraggersGame {
-        #[serde(rename = "cs2")]
-        Cs2,
-        #[serde(rename = "cs16")]
-        Cs16,
-        #[serde(rename = "rust")]
-        Rust,
-    }
-    impl ::std::fmt::Display for GetTopFraggersGame {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-            match *self {
-                Self::Cs2 => f.write_str("cs2"),
-                Self::Cs16 => f.write_str("cs16"),
-                Self::Rust => f.write_str("rust"),
-            }
-        }
-    }
-    impl ::std::str::FromStr for GetTopFraggersGame {
-        type Err = self::error::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            match value {
-                "cs2" => Ok(Self::Cs2),
-                "cs16" => Ok(Self::Cs16),
-                "rust" => Ok(Self::Rust),
-                _ => Err("invalid value".into()),
-            }
-        }
-    }
-    impl ::std::convert::TryFrom<&str> for GetTopFraggersGame {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl ::std::convert::TryFrom<::std::string::String> for GetTopFraggersGame {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    ///`GetTopFraggersPeriod`
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Copy,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd
-    )]
-    pub enum GetTopFraggersPeriod {
-        #[serde(rename = "week")]
-        Week,
-        #[serde(rename = "month")]
-        Month,
-        #[serde(rename = "all")]
-        All,
-    }
-    impl ::std::fmt::Display for GetTopFraggersPeriod {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-            match *self {
-                Self::Week => f.write_str("week"),
-                Self::Month => f.write_str("month"),
-                Self::All => f.write_str("all"),
-            }
-        }
-    }
-    impl ::std::str::FromStr for GetTopFraggersPeriod {
-        type Err = self::error::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            match value {
-                "week" => Ok(Self::Week),
-                "month" => Ok(Self::Month),
-                "all" => Ok(Self::All),
-                _ => Err("invalid value".into()),
-            }
-        }
-    }
-    impl ::std::convert::TryFrom<&str> for GetTopFraggersPeriod {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl ::std::convert::TryFrom<::std::string::String> for GetTopFraggersPeriod {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl ::std::default::Default for GetTopFraggersPeriod {
-        fn default() -> Self {
-            GetTopFraggersPeriod::All
-        }
-    }
-    ///Top fraggers of the period, one row per player and game
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct GetTopFraggersResponse {
-        pub leaders: ::std::vec::Vec<TopFragLeader>,
-        ///the period used
-        pub period: GetTopFraggersResponsePeriod,
-    }
-    ///the period used
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Copy,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd
-    )]
-    pub enum GetTopFraggersResponsePeriod {
-        #[serde(rename = "week")]
-        Week,
-        #[serde(rename = "month")]
-        Month,
-        #[serde(rename = "all")]
-        All,
-    }
-    impl ::std::fmt::Display for GetTopFraggersResponsePeriod {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-            match *self {
-                Self::Week => f.write_str("week"),
-                Self::Month => f.write_str("month"),
-                Self::All => f.write_str("all"),
-            }
-        }
-    }
-    impl ::std::str::FromStr for GetTopFraggersResponsePeriod {
-        type Err = self::error::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            match value {
-                "week" => Ok(Self::Week),
-                "month" => Ok(Self::Month),
-                "all" => Ok(Self::All),
-                _ => Err("invalid value".into()),
-            }
-        }
-    }
-    impl ::std::convert::TryFrom<&str> for GetTopFraggersResponsePeriod {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl ::std::convert::TryFrom<::std::string::String>
-    for GetTopFraggersResponsePeriod {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    ///A public user profile
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct GetUserResponse {
-        pub user: User,
-    }
-    ///A user’s stats
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct GetUserStatsResponse {
-        pub stats: UserStats,
-    }
-    ///Top users by total XP
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct GetXpLeaderboardResponse {
-        pub leaderboard: ::std::vec::Vec<XpLeaderboardEntry>,
     }
     ///Liveness of this process
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
@@ -7235,10 +7628,10 @@ pub mod types {
             value.parse()
         }
     }
-    ///`IngestEventsBody`
+    ///`IngestEventsCreateBody`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
     #[serde(deny_unknown_fields)]
-    pub struct IngestEventsBody {
+    pub struct IngestEventsCreateBody {
         ///events of the three types above, validated one by one
         pub events: ::std::vec::Vec<::serde_json::Value>,
     }
@@ -8077,6 +8470,324 @@ pub mod types {
             value.parse()
         }
     }
+    ///`KillboardFeedGetGame`
+    #[derive(
+        ::serde::Deserialize,
+        ::serde::Serialize,
+        Clone,
+        Copy,
+        Debug,
+        Eq,
+        Hash,
+        Ord,
+        PartialEq,
+        PartialOrd
+    )]
+    pub enum KillboardFeedGetGame {
+        #[serde(rename = "cs2")]
+        Cs2,
+        #[serde(rename = "cs16")]
+        Cs16,
+        #[serde(rename = "rust")]
+        Rust,
+    }
+    impl ::std::fmt::Display for KillboardFeedGetGame {
+        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+            match *self {
+                Self::Cs2 => f.write_str("cs2"),
+                Self::Cs16 => f.write_str("cs16"),
+                Self::Rust => f.write_str("rust"),
+            }
+        }
+    }
+    impl ::std::str::FromStr for KillboardFeedGetGame {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            match value {
+                "cs2" => Ok(Self::Cs2),
+                "cs16" => Ok(Self::Cs16),
+                "rust" => Ok(Self::Rust),
+                _ => Err("invalid value".into()),
+            }
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for KillboardFeedGetGame {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String> for KillboardFeedGetGame {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    ///`KillboardFeedGetPlayer`
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+    #[serde(transparent)]
+    pub struct KillboardFeedGetPlayer(::std::string::String);
+    impl ::std::ops::Deref for KillboardFeedGetPlayer {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<KillboardFeedGetPlayer> for ::std::string::String {
+        fn from(value: KillboardFeedGetPlayer) -> Self {
+            value.0
+        }
+    }
+    impl ::std::str::FromStr for KillboardFeedGetPlayer {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            static PATTERN: ::std::sync::LazyLock<::regress::Regex> = ::std::sync::LazyLock::new(||
+            {
+                ::regress::Regex::new(
+                        "^(\\d{17}|STEAM_[0-5]:[01]:\\d{1,10}|\\[U:1:\\d{1,10}\\]|u[1-9]\\d{0,9})$",
+                    )
+                    .unwrap()
+            });
+            if PATTERN.find(value).is_none() {
+                return Err(
+                    "doesn't match pattern \"^(\\d{17}|STEAM_[0-5]:[01]:\\d{1,10}|\\[U:1:\\d{1,10}\\]|u[1-9]\\d{0,9})$\""
+                        .into(),
+                );
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for KillboardFeedGetPlayer {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String> for KillboardFeedGetPlayer {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for KillboardFeedGetPlayer {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| {
+                    <D::Error as ::serde::de::Error>::custom(e.to_string())
+                })
+        }
+    }
+    ///Kills, newest first
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    pub struct KillboardFeedGetResponse {
+        pub kills: ::std::vec::Vec<Kill>,
+    }
+    ///`KillboardTopFragGetGame`
+    #[derive(
+        ::serde::Deserialize,
+        ::serde::Serialize,
+        Clone,
+        Copy,
+        Debug,
+        Eq,
+        Hash,
+        Ord,
+        PartialEq,
+        PartialOrd
+    )]
+    pub enum KillboardTopFragGetGame {
+        #[serde(rename = "cs2")]
+        Cs2,
+        #[serde(rename = "cs16")]
+        Cs16,
+        #[serde(rename = "rust")]
+        Rust,
+    }
+    impl ::std::fmt::Display for KillboardTopFragGetGame {
+        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+            match *self {
+                Self::Cs2 => f.write_str("cs2"),
+                Self::Cs16 => f.write_str("cs16"),
+                Self::Rust => f.write_str("rust"),
+            }
+        }
+    }
+    impl ::std::str::FromStr for KillboardTopFragGetGame {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            match value {
+                "cs2" => Ok(Self::Cs2),
+                "cs16" => Ok(Self::Cs16),
+                "rust" => Ok(Self::Rust),
+                _ => Err("invalid value".into()),
+            }
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for KillboardTopFragGetGame {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String> for KillboardTopFragGetGame {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    ///`KillboardTopFragGetPeriod`
+    #[derive(
+        ::serde::Deserialize,
+        ::serde::Serialize,
+        Clone,
+        Copy,
+        Debug,
+        Eq,
+        Hash,
+        Ord,
+        PartialEq,
+        PartialOrd
+    )]
+    pub enum KillboardTopFragGetPeriod {
+        #[serde(rename = "week")]
+        Week,
+        #[serde(rename = "month")]
+        Month,
+        #[serde(rename = "all")]
+        All,
+    }
+    impl ::std::fmt::Display for KillboardTopFragGetPeriod {
+        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+            match *self {
+                Self::Week => f.write_str("week"),
+                Self::Month => f.write_str("month"),
+                Self::All => f.write_str("all"),
+            }
+        }
+    }
+    impl ::std::str::FromStr for KillboardTopFragGetPeriod {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            match value {
+                "week" => Ok(Self::Week),
+                "month" => Ok(Self::Month),
+                "all" => Ok(Self::All),
+                _ => Err("invalid value".into()),
+            }
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for KillboardTopFragGetPeriod {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String> for KillboardTopFragGetPeriod {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::default::Default for KillboardTopFragGetPeriod {
+        fn default() -> Self {
+            KillboardTopFragGetPeriod::All
+        }
+    }
+    ///Top fraggers of the period, one row per player and game
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    pub struct KillboardTopFragGetResponse {
+        pub leaders: ::std::vec::Vec<TopFragLeader>,
+        ///the period used
+        pub period: KillboardTopFragGetResponsePeriod,
+    }
+    ///the period used
+    #[derive(
+        ::serde::Deserialize,
+        ::serde::Serialize,
+        Clone,
+        Copy,
+        Debug,
+        Eq,
+        Hash,
+        Ord,
+        PartialEq,
+        PartialOrd
+    )]
+    pub enum KillboardTopFragGetResponsePeriod {
+        #[serde(rename = "week")]
+        Week,
+        #[serde(rename = "month")]
+        Month,
+        #[serde(rename = "all")]
+        All,
+    }
+    impl ::std::fmt::Display for KillboardTopFragGetResponsePeriod {
+        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+            match *self {
+                Self::Week => f.write_str("week"),
+                Self::Month => f.write_str("month"),
+                Self::All => f.write_str("all"),
+            }
+        }
+    }
+    impl ::std::str::FromStr for KillboardTopFragGetResponsePeriod {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            match value {
+                "week" => Ok(Self::Week),
+                "month" => Ok(Self::Month),
+                "all" => Ok(Self::All),
+                _ => Err("invalid value".into()),
+            }
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for KillboardTopFragGetResponsePeriod {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String>
+    for KillboardTopFragGetResponsePeriod {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
     ///`KillsBatchRecordedEvent`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
     pub struct KillsBatchRecordedEvent {
@@ -8482,254 +9193,10 @@ pub mod types {
             value.parse()
         }
     }
-    ///`ListAchievementsCategory`
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Copy,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd
-    )]
-    pub enum ListAchievementsCategory {
-        #[serde(rename = "combat")]
-        Combat,
-        #[serde(rename = "weapons")]
-        Weapons,
-        #[serde(rename = "teamwork")]
-        Teamwork,
-        #[serde(rename = "progression")]
-        Progression,
-        #[serde(rename = "community")]
-        Community,
-        #[serde(rename = "tournaments")]
-        Tournaments,
-    }
-    impl ::std::fmt::Display for ListAchievementsCategory {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-            match *self {
-                Self::Combat => f.write_str("combat"),
-                Self::Weapons => f.write_str("weapons"),
-                Self::Teamwork => f.write_str("teamwork"),
-                Self::Progression => f.write_str("progression"),
-                Self::Community => f.write_str("community"),
-                Self::Tournaments => f.write_str("tournaments"),
-            }
-        }
-    }
-    impl ::std::str::FromStr for ListAchievementsCategory {
-        type Err = self::error::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            match value {
-                "combat" => Ok(Self::Combat),
-                "weapons" => Ok(Self::Weapons),
-                "teamwork" => Ok(Self::Teamwork),
-                "progression" => Ok(Self::Progression),
-                "community" => Ok(Self::Community),
-                "tournaments" => Ok(Self::Tournaments),
-                _ => Err("invalid value".into()),
-            }
-        }
-    }
-    impl ::std::convert::TryFrom<&str> for ListAchievementsCategory {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl ::std::convert::TryFrom<::std::string::String> for ListAchievementsCategory {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    ///The achievement catalog
+    ///Top users by total XP
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct ListAchievementsResponse {
-        pub achievements: ::std::vec::Vec<Achievement>,
-    }
-    ///The apps with a grant
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct ListAuthorizedAppsResponse {
-        pub authorized_apps: ::std::vec::Vec<AuthorizedApp>,
-    }
-    ///a page of entries, newest first
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct ListEconomyTransactionsResponse {
-        pub data: ::std::vec::Vec<EconomyEntry>,
-        pub meta: ListEconomyTransactionsResponseMeta,
-    }
-    ///Where this page sits in the whole list
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct ListEconomyTransactionsResponseMeta {
-        ///This page
-        pub page: ::std::num::NonZeroU64,
-        ///Page size
-        pub per_page: ::std::num::NonZeroU64,
-        ///Items across all pages
-        pub total: u64,
-    }
-    ///Posts of a thread
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct ListForumPostsResponse {
-        pub posts: ::std::vec::Vec<ForumPost>,
-    }
-    ///Recent forum threads
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct ListForumThreadsResponse {
-        pub threads: ::std::vec::Vec<ForumThread>,
-    }
-    ///The caller's apps, newest first
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct ListMyAppsResponse {
-        pub apps: ::std::vec::Vec<App>,
-    }
-    ///The caller's keys, newest first
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct ListMyKeysResponse {
-        pub keys: ::std::vec::Vec<PortalKey>,
-    }
-    ///`ListServersGame`
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Copy,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd
-    )]
-    pub enum ListServersGame {
-        #[serde(rename = "cs2")]
-        Cs2,
-        #[serde(rename = "cs16")]
-        Cs16,
-        #[serde(rename = "rust")]
-        Rust,
-        #[serde(rename = "minecraft")]
-        Minecraft,
-    }
-    impl ::std::fmt::Display for ListServersGame {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-            match *self {
-                Self::Cs2 => f.write_str("cs2"),
-                Self::Cs16 => f.write_str("cs16"),
-                Self::Rust => f.write_str("rust"),
-                Self::Minecraft => f.write_str("minecraft"),
-            }
-        }
-    }
-    impl ::std::str::FromStr for ListServersGame {
-        type Err = self::error::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            match value {
-                "cs2" => Ok(Self::Cs2),
-                "cs16" => Ok(Self::Cs16),
-                "rust" => Ok(Self::Rust),
-                "minecraft" => Ok(Self::Minecraft),
-                _ => Err("invalid value".into()),
-            }
-        }
-    }
-    impl ::std::convert::TryFrom<&str> for ListServersGame {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl ::std::convert::TryFrom<::std::string::String> for ListServersGame {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    ///Online game servers
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct ListServersResponse {
-        pub servers: ::std::vec::Vec<GameServer>,
-    }
-    ///Tournaments in the requested status
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct ListTournamentsResponse {
-        pub tournaments: ::std::vec::Vec<Tournament>,
-    }
-    ///`ListTournamentsStatus`
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Copy,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd
-    )]
-    pub enum ListTournamentsStatus {
-        #[serde(rename = "upcoming")]
-        Upcoming,
-        #[serde(rename = "active")]
-        Active,
-        #[serde(rename = "completed")]
-        Completed,
-    }
-    impl ::std::fmt::Display for ListTournamentsStatus {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-            match *self {
-                Self::Upcoming => f.write_str("upcoming"),
-                Self::Active => f.write_str("active"),
-                Self::Completed => f.write_str("completed"),
-            }
-        }
-    }
-    impl ::std::str::FromStr for ListTournamentsStatus {
-        type Err = self::error::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            match value {
-                "upcoming" => Ok(Self::Upcoming),
-                "active" => Ok(Self::Active),
-                "completed" => Ok(Self::Completed),
-                _ => Err("invalid value".into()),
-            }
-        }
-    }
-    impl ::std::convert::TryFrom<&str> for ListTournamentsStatus {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl ::std::convert::TryFrom<::std::string::String> for ListTournamentsStatus {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
+    pub struct LeaderboardsGetResponse {
+        pub leaderboard: ::std::vec::Vec<XpLeaderboardEntry>,
     }
     ///`MatchAbandonedEvent`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
@@ -10633,73 +11100,6 @@ pub mod types {
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
             value.parse()
         }
-    }
-    ///`RevokeAuthorizedAppClientId`
-    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
-    #[serde(transparent)]
-    pub struct RevokeAuthorizedAppClientId(::std::string::String);
-    impl ::std::ops::Deref for RevokeAuthorizedAppClientId {
-        type Target = ::std::string::String;
-        fn deref(&self) -> &::std::string::String {
-            &self.0
-        }
-    }
-    impl ::std::convert::From<RevokeAuthorizedAppClientId> for ::std::string::String {
-        fn from(value: RevokeAuthorizedAppClientId) -> Self {
-            value.0
-        }
-    }
-    impl ::std::str::FromStr for RevokeAuthorizedAppClientId {
-        type Err = self::error::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            static PATTERN: ::std::sync::LazyLock<::regress::Regex> = ::std::sync::LazyLock::new(||
-            { ::regress::Regex::new("^app_[0-9a-f]{32}$").unwrap() });
-            if PATTERN.find(value).is_none() {
-                return Err("doesn't match pattern \"^app_[0-9a-f]{32}$\"".into());
-            }
-            Ok(Self(value.to_string()))
-        }
-    }
-    impl ::std::convert::TryFrom<&str> for RevokeAuthorizedAppClientId {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl ::std::convert::TryFrom<::std::string::String> for RevokeAuthorizedAppClientId {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl<'de> ::serde::Deserialize<'de> for RevokeAuthorizedAppClientId {
-        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
-        where
-            D: ::serde::Deserializer<'de>,
-        {
-            ::std::string::String::deserialize(deserializer)?
-                .parse()
-                .map_err(|e: self::error::ConversionError| {
-                    <D::Error as ::serde::de::Error>::custom(e.to_string())
-                })
-        }
-    }
-    ///The revoked key
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct RevokeMyKeyResponse {
-        pub key: PortalKey,
-    }
-    ///The new secret; the old one no longer works
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct RotateMyAppSecretResponse {
-        ///the client secret: shown this once, stored only as a hash
-        pub client_secret: ::std::string::String,
     }
     ///`RoundEndedEvent`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
@@ -12896,47 +13296,54 @@ pub mod types {
             value.parse()
         }
     }
-    ///`SetMyKeyOriginsBody`
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    #[serde(deny_unknown_fields)]
-    pub struct SetMyKeyOriginsBody {
-        ///up to 10 origins, each as a browser sends `Origin` (scheme, host, port if not the default; one that is not written so is `422`); an empty list allows any origin
-        pub origins: ::std::vec::Vec<SetMyKeyOriginsBodyOriginsItem>,
+    ///`ServersListGame`
+    #[derive(
+        ::serde::Deserialize,
+        ::serde::Serialize,
+        Clone,
+        Copy,
+        Debug,
+        Eq,
+        Hash,
+        Ord,
+        PartialEq,
+        PartialOrd
+    )]
+    pub enum ServersListGame {
+        #[serde(rename = "cs2")]
+        Cs2,
+        #[serde(rename = "cs16")]
+        Cs16,
+        #[serde(rename = "rust")]
+        Rust,
+        #[serde(rename = "minecraft")]
+        Minecraft,
     }
-    ///an origin: `http` or `https`, `://` and a host (with its port), nothing after it
-    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
-    #[serde(transparent)]
-    pub struct SetMyKeyOriginsBodyOriginsItem(::std::string::String);
-    impl ::std::ops::Deref for SetMyKeyOriginsBodyOriginsItem {
-        type Target = ::std::string::String;
-        fn deref(&self) -> &::std::string::String {
-            &self.0
+    impl ::std::fmt::Display for ServersListGame {
+        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+            match *self {
+                Self::Cs2 => f.write_str("cs2"),
+                Self::Cs16 => f.write_str("cs16"),
+                Self::Rust => f.write_str("rust"),
+                Self::Minecraft => f.write_str("minecraft"),
+            }
         }
     }
-    impl ::std::convert::From<SetMyKeyOriginsBodyOriginsItem> for ::std::string::String {
-        fn from(value: SetMyKeyOriginsBodyOriginsItem) -> Self {
-            value.0
-        }
-    }
-    impl ::std::str::FromStr for SetMyKeyOriginsBodyOriginsItem {
+    impl ::std::str::FromStr for ServersListGame {
         type Err = self::error::ConversionError;
         fn from_str(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            if value.chars().count() > 200usize {
-                return Err("longer than 200 characters".into());
+            match value {
+                "cs2" => Ok(Self::Cs2),
+                "cs16" => Ok(Self::Cs16),
+                "rust" => Ok(Self::Rust),
+                "minecraft" => Ok(Self::Minecraft),
+                _ => Err("invalid value".into()),
             }
-            static PATTERN: ::std::sync::LazyLock<::regress::Regex> = ::std::sync::LazyLock::new(||
-            { ::regress::Regex::new("^https?://[-A-Za-z0-9._:\\[\\]]+$").unwrap() });
-            if PATTERN.find(value).is_none() {
-                return Err(
-                    "doesn't match pattern \"^https?://[-A-Za-z0-9._:\\[\\]]+$\"".into(),
-                );
-            }
-            Ok(Self(value.to_string()))
         }
     }
-    impl ::std::convert::TryFrom<&str> for SetMyKeyOriginsBodyOriginsItem {
+    impl ::std::convert::TryFrom<&str> for ServersListGame {
         type Error = self::error::ConversionError;
         fn try_from(
             value: &str,
@@ -12944,8 +13351,7 @@ pub mod types {
             value.parse()
         }
     }
-    impl ::std::convert::TryFrom<::std::string::String>
-    for SetMyKeyOriginsBodyOriginsItem {
+    impl ::std::convert::TryFrom<::std::string::String> for ServersListGame {
         type Error = self::error::ConversionError;
         fn try_from(
             value: ::std::string::String,
@@ -12953,60 +13359,51 @@ pub mod types {
             value.parse()
         }
     }
-    impl<'de> ::serde::Deserialize<'de> for SetMyKeyOriginsBodyOriginsItem {
-        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
-        where
-            D: ::serde::Deserializer<'de>,
-        {
-            ::std::string::String::deserialize(deserializer)?
-                .parse()
-                .map_err(|e: self::error::ConversionError| {
-                    <D::Error as ::serde::de::Error>::custom(e.to_string())
-                })
-        }
-    }
-    ///The key as it is now
+    ///Online game servers
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct SetMyKeyOriginsResponse {
-        pub key: PortalKey,
+    pub struct ServersListResponse {
+        pub servers: ::std::vec::Vec<GameServer>,
     }
-    ///`SignInBody`
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    #[serde(deny_unknown_fields)]
-    pub struct SignInBody {
-        pub password: SignInBodyPassword,
-        pub username: SignInBodyUsername,
+    ///`StatsEloGetGame`
+    #[derive(
+        ::serde::Deserialize,
+        ::serde::Serialize,
+        Clone,
+        Copy,
+        Debug,
+        Eq,
+        Hash,
+        Ord,
+        PartialEq,
+        PartialOrd
+    )]
+    pub enum StatsEloGetGame {
+        #[serde(rename = "cs2")]
+        Cs2,
+        #[serde(rename = "cs16")]
+        Cs16,
     }
-    ///`SignInBodyPassword`
-    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
-    #[serde(transparent)]
-    pub struct SignInBodyPassword(::std::string::String);
-    impl ::std::ops::Deref for SignInBodyPassword {
-        type Target = ::std::string::String;
-        fn deref(&self) -> &::std::string::String {
-            &self.0
+    impl ::std::fmt::Display for StatsEloGetGame {
+        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+            match *self {
+                Self::Cs2 => f.write_str("cs2"),
+                Self::Cs16 => f.write_str("cs16"),
+            }
         }
     }
-    impl ::std::convert::From<SignInBodyPassword> for ::std::string::String {
-        fn from(value: SignInBodyPassword) -> Self {
-            value.0
-        }
-    }
-    impl ::std::str::FromStr for SignInBodyPassword {
+    impl ::std::str::FromStr for StatsEloGetGame {
         type Err = self::error::ConversionError;
         fn from_str(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            if value.chars().count() > 1024usize {
-                return Err("longer than 1024 characters".into());
+            match value {
+                "cs2" => Ok(Self::Cs2),
+                "cs16" => Ok(Self::Cs16),
+                _ => Err("invalid value".into()),
             }
-            if value.chars().count() < 1usize {
-                return Err("shorter than 1 characters".into());
-            }
-            Ok(Self(value.to_string()))
         }
     }
-    impl ::std::convert::TryFrom<&str> for SignInBodyPassword {
+    impl ::std::convert::TryFrom<&str> for StatsEloGetGame {
         type Error = self::error::ConversionError;
         fn try_from(
             value: &str,
@@ -13014,7 +13411,7 @@ pub mod types {
             value.parse()
         }
     }
-    impl ::std::convert::TryFrom<::std::string::String> for SignInBodyPassword {
+    impl ::std::convert::TryFrom<::std::string::String> for StatsEloGetGame {
         type Error = self::error::ConversionError;
         fn try_from(
             value: ::std::string::String,
@@ -13022,48 +13419,58 @@ pub mod types {
             value.parse()
         }
     }
-    impl<'de> ::serde::Deserialize<'de> for SignInBodyPassword {
-        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
-        where
-            D: ::serde::Deserializer<'de>,
-        {
-            ::std::string::String::deserialize(deserializer)?
-                .parse()
-                .map_err(|e: self::error::ConversionError| {
-                    <D::Error as ::serde::de::Error>::custom(e.to_string())
-                })
+    impl ::std::default::Default for StatsEloGetGame {
+        fn default() -> Self {
+            StatsEloGetGame::Cs2
         }
     }
-    ///`SignInBodyUsername`
-    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
-    #[serde(transparent)]
-    pub struct SignInBodyUsername(::std::string::String);
-    impl ::std::ops::Deref for SignInBodyUsername {
-        type Target = ::std::string::String;
-        fn deref(&self) -> &::std::string::String {
-            &self.0
+    ///The ELO ladder of one game, highest rating first
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    pub struct StatsEloGetResponse {
+        ///the game used
+        pub game: StatsEloGetResponseGame,
+        pub leaderboard: ::std::vec::Vec<EloLadderEntry>,
+    }
+    ///the game used
+    #[derive(
+        ::serde::Deserialize,
+        ::serde::Serialize,
+        Clone,
+        Copy,
+        Debug,
+        Eq,
+        Hash,
+        Ord,
+        PartialEq,
+        PartialOrd
+    )]
+    pub enum StatsEloGetResponseGame {
+        #[serde(rename = "cs2")]
+        Cs2,
+        #[serde(rename = "cs16")]
+        Cs16,
+    }
+    impl ::std::fmt::Display for StatsEloGetResponseGame {
+        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+            match *self {
+                Self::Cs2 => f.write_str("cs2"),
+                Self::Cs16 => f.write_str("cs16"),
+            }
         }
     }
-    impl ::std::convert::From<SignInBodyUsername> for ::std::string::String {
-        fn from(value: SignInBodyUsername) -> Self {
-            value.0
-        }
-    }
-    impl ::std::str::FromStr for SignInBodyUsername {
+    impl ::std::str::FromStr for StatsEloGetResponseGame {
         type Err = self::error::ConversionError;
         fn from_str(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            if value.chars().count() > 64usize {
-                return Err("longer than 64 characters".into());
+            match value {
+                "cs2" => Ok(Self::Cs2),
+                "cs16" => Ok(Self::Cs16),
+                _ => Err("invalid value".into()),
             }
-            if value.chars().count() < 1usize {
-                return Err("shorter than 1 characters".into());
-            }
-            Ok(Self(value.to_string()))
         }
     }
-    impl ::std::convert::TryFrom<&str> for SignInBodyUsername {
+    impl ::std::convert::TryFrom<&str> for StatsEloGetResponseGame {
         type Error = self::error::ConversionError;
         fn try_from(
             value: &str,
@@ -13071,383 +13478,13 @@ pub mod types {
             value.parse()
         }
     }
-    impl ::std::convert::TryFrom<::std::string::String> for SignInBodyUsername {
+    impl ::std::convert::TryFrom<::std::string::String> for StatsEloGetResponseGame {
         type Error = self::error::ConversionError;
         fn try_from(
             value: ::std::string::String,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
             value.parse()
         }
-    }
-    impl<'de> ::serde::Deserialize<'de> for SignInBodyUsername {
-        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
-        where
-            D: ::serde::Deserializer<'de>,
-        {
-            ::std::string::String::deserialize(deserializer)?
-                .parse()
-                .map_err(|e: self::error::ConversionError| {
-                    <D::Error as ::serde::de::Error>::custom(e.to_string())
-                })
-        }
-    }
-    ///The signed-in account and its CSRF token
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct SignInResponse {
-        pub account: PortalAccount,
-        ///send it in the x-csrf-token header of every POST and DELETE
-        pub csrf_token: ::std::string::String,
-    }
-    ///`SignUpBody`
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    #[serde(deny_unknown_fields)]
-    pub struct SignUpBody {
-        pub password: SignUpBodyPassword,
-        pub username: SignUpBodyUsername,
-    }
-    ///`SignUpBodyPassword`
-    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
-    #[serde(transparent)]
-    pub struct SignUpBodyPassword(::std::string::String);
-    impl ::std::ops::Deref for SignUpBodyPassword {
-        type Target = ::std::string::String;
-        fn deref(&self) -> &::std::string::String {
-            &self.0
-        }
-    }
-    impl ::std::convert::From<SignUpBodyPassword> for ::std::string::String {
-        fn from(value: SignUpBodyPassword) -> Self {
-            value.0
-        }
-    }
-    impl ::std::str::FromStr for SignUpBodyPassword {
-        type Err = self::error::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            if value.chars().count() > 1024usize {
-                return Err("longer than 1024 characters".into());
-            }
-            if value.chars().count() < 1usize {
-                return Err("shorter than 1 characters".into());
-            }
-            Ok(Self(value.to_string()))
-        }
-    }
-    impl ::std::convert::TryFrom<&str> for SignUpBodyPassword {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl ::std::convert::TryFrom<::std::string::String> for SignUpBodyPassword {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl<'de> ::serde::Deserialize<'de> for SignUpBodyPassword {
-        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
-        where
-            D: ::serde::Deserializer<'de>,
-        {
-            ::std::string::String::deserialize(deserializer)?
-                .parse()
-                .map_err(|e: self::error::ConversionError| {
-                    <D::Error as ::serde::de::Error>::custom(e.to_string())
-                })
-        }
-    }
-    ///`SignUpBodyUsername`
-    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
-    #[serde(transparent)]
-    pub struct SignUpBodyUsername(::std::string::String);
-    impl ::std::ops::Deref for SignUpBodyUsername {
-        type Target = ::std::string::String;
-        fn deref(&self) -> &::std::string::String {
-            &self.0
-        }
-    }
-    impl ::std::convert::From<SignUpBodyUsername> for ::std::string::String {
-        fn from(value: SignUpBodyUsername) -> Self {
-            value.0
-        }
-    }
-    impl ::std::str::FromStr for SignUpBodyUsername {
-        type Err = self::error::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            if value.chars().count() > 64usize {
-                return Err("longer than 64 characters".into());
-            }
-            if value.chars().count() < 1usize {
-                return Err("shorter than 1 characters".into());
-            }
-            Ok(Self(value.to_string()))
-        }
-    }
-    impl ::std::convert::TryFrom<&str> for SignUpBodyUsername {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl ::std::convert::TryFrom<::std::string::String> for SignUpBodyUsername {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl<'de> ::serde::Deserialize<'de> for SignUpBodyUsername {
-        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
-        where
-            D: ::serde::Deserializer<'de>,
-        {
-            ::std::string::String::deserialize(deserializer)?
-                .parse()
-                .map_err(|e: self::error::ConversionError| {
-                    <D::Error as ::serde::de::Error>::custom(e.to_string())
-                })
-        }
-    }
-    ///The signed-in account and its CSRF token
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct SignUpResponse {
-        pub account: PortalAccount,
-        ///send it in the x-csrf-token header of every POST and DELETE
-        pub csrf_token: ::std::string::String,
-    }
-    ///`TestWebhookBody`
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    #[serde(deny_unknown_fields)]
-    pub struct TestWebhookBody {
-        ///the event type to send a sample of (`GET /v1/events/types`)
-        pub event_type: TestWebhookBodyEventType,
-        ///with `url`: the `whsec_…` secret to sign with; absent, a new one is made and returned
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub secret: ::std::option::Option<TestWebhookBodySecret>,
-        ///or any https URL (give exactly one of `webhook_id` and `url`)
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub url: ::std::option::Option<TestWebhookBodyUrl>,
-        ///one of your webhooks (or of your apps): sent to its URL, signed with its secrets
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub webhook_id: ::std::option::Option<::std::num::NonZeroU64>,
-    }
-    ///the event type to send a sample of (`GET /v1/events/types`)
-    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
-    #[serde(transparent)]
-    pub struct TestWebhookBodyEventType(::std::string::String);
-    impl ::std::ops::Deref for TestWebhookBodyEventType {
-        type Target = ::std::string::String;
-        fn deref(&self) -> &::std::string::String {
-            &self.0
-        }
-    }
-    impl ::std::convert::From<TestWebhookBodyEventType> for ::std::string::String {
-        fn from(value: TestWebhookBodyEventType) -> Self {
-            value.0
-        }
-    }
-    impl ::std::str::FromStr for TestWebhookBodyEventType {
-        type Err = self::error::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            if value.chars().count() > 64usize {
-                return Err("longer than 64 characters".into());
-            }
-            if value.chars().count() < 1usize {
-                return Err("shorter than 1 characters".into());
-            }
-            Ok(Self(value.to_string()))
-        }
-    }
-    impl ::std::convert::TryFrom<&str> for TestWebhookBodyEventType {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl ::std::convert::TryFrom<::std::string::String> for TestWebhookBodyEventType {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl<'de> ::serde::Deserialize<'de> for TestWebhookBodyEventType {
-        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
-        where
-            D: ::serde::Deserializer<'de>,
-        {
-            ::std::string::String::deserialize(deserializer)?
-                .parse()
-                .map_err(|e: self::error::ConversionError| {
-                    <D::Error as ::serde::de::Error>::custom(e.to_string())
-                })
-        }
-    }
-    ///with `url`: the `whsec_…` secret to sign with; absent, a new one is made and returned
-    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
-    #[serde(transparent)]
-    pub struct TestWebhookBodySecret(::std::string::String);
-    impl ::std::ops::Deref for TestWebhookBodySecret {
-        type Target = ::std::string::String;
-        fn deref(&self) -> &::std::string::String {
-            &self.0
-        }
-    }
-    impl ::std::convert::From<TestWebhookBodySecret> for ::std::string::String {
-        fn from(value: TestWebhookBodySecret) -> Self {
-            value.0
-        }
-    }
-    impl ::std::str::FromStr for TestWebhookBodySecret {
-        type Err = self::error::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            if value.chars().count() > 100usize {
-                return Err("longer than 100 characters".into());
-            }
-            Ok(Self(value.to_string()))
-        }
-    }
-    impl ::std::convert::TryFrom<&str> for TestWebhookBodySecret {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl ::std::convert::TryFrom<::std::string::String> for TestWebhookBodySecret {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl<'de> ::serde::Deserialize<'de> for TestWebhookBodySecret {
-        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
-        where
-            D: ::serde::Deserializer<'de>,
-        {
-            ::std::string::String::deserialize(deserializer)?
-                .parse()
-                .map_err(|e: self::error::ConversionError| {
-                    <D::Error as ::serde::de::Error>::custom(e.to_string())
-                })
-        }
-    }
-    ///or any https URL (give exactly one of `webhook_id` and `url`)
-    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
-    #[serde(transparent)]
-    pub struct TestWebhookBodyUrl(::std::string::String);
-    impl ::std::ops::Deref for TestWebhookBodyUrl {
-        type Target = ::std::string::String;
-        fn deref(&self) -> &::std::string::String {
-            &self.0
-        }
-    }
-    impl ::std::convert::From<TestWebhookBodyUrl> for ::std::string::String {
-        fn from(value: TestWebhookBodyUrl) -> Self {
-            value.0
-        }
-    }
-    impl ::std::str::FromStr for TestWebhookBodyUrl {
-        type Err = self::error::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            if value.chars().count() > 2048usize {
-                return Err("longer than 2048 characters".into());
-            }
-            if value.chars().count() < 1usize {
-                return Err("shorter than 1 characters".into());
-            }
-            Ok(Self(value.to_string()))
-        }
-    }
-    impl ::std::convert::TryFrom<&str> for TestWebhookBodyUrl {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl ::std::convert::TryFrom<::std::string::String> for TestWebhookBodyUrl {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl<'de> ::serde::Deserialize<'de> for TestWebhookBodyUrl {
-        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
-        where
-            D: ::serde::Deserializer<'de>,
-        {
-            ::std::string::String::deserialize(deserializer)?
-                .parse()
-                .map_err(|e: self::error::ConversionError| {
-                    <D::Error as ::serde::de::Error>::custom(e.to_string())
-                })
-        }
-    }
-    ///What the receiver answered
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct TestWebhookResponse {
-        ///the first 1 KiB of the answer’s body
-        pub body_excerpt: ::std::string::String,
-        ///why no answer came: `invalid_url`, `dns_failed`, `forbidden_address` (a private or metadata address), `timeout` (15 s), `connection_failed`, `tls_failed`
-        #[serde(deserialize_with = "::std::option::Option::deserialize")]
-        pub error: ::std::option::Option<::std::string::String>,
-        #[serde(deserialize_with = "::std::option::Option::deserialize")]
-        pub error_message: ::std::option::Option<::std::string::String>,
-        pub event: TestWebhookResponseEvent,
-        ///the answer’s headers (at most 50)
-        pub headers: ::std::collections::HashMap<
-            ::std::string::String,
-            ::std::string::String,
-        >,
-        pub latency_ms: u64,
-        ///the receiver answered 2xx
-        pub ok: bool,
-        ///the secret made for a `url` test without one, to verify the signature with; null otherwise
-        #[serde(deserialize_with = "::std::option::Option::deserialize")]
-        pub secret: ::std::option::Option<::std::string::String>,
-        ///the receiver’s HTTP status (a redirect is not followed); null without an answer
-        #[serde(deserialize_with = "::std::option::Option::deserialize")]
-        pub status: ::std::option::Option<i64>,
-        ///where it was sent
-        pub url: ::std::string::String,
-    }
-    ///the body sent, signed
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct TestWebhookResponseEvent {
-        pub created_at: ::chrono::DateTime<::chrono::offset::Utc>,
-        ///the catalog example of the type
-        pub data: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-        ///a test id (`evt_test_…`), never an outbox id
-        pub id: ::std::string::String,
-        #[serde(rename = "type")]
-        pub type_: ::std::string::String,
     }
     ///`TopFragLeader`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
@@ -13860,245 +13897,69 @@ pub mod types {
             value.parse()
         }
     }
-    ///`UpdateMyAppBody`
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
-    #[serde(deny_unknown_fields)]
-    pub struct UpdateMyAppBody {
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub homepage_url: ::std::option::Option<UpdateMyAppBodyHomepageUrl>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub logo_url: ::std::option::Option<UpdateMyAppBodyLogoUrl>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub name: ::std::option::Option<UpdateMyAppBodyName>,
-        ///https URIs (plain http only to 127.0.0.1, [::1] or localhost), compared exactly
-        #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
-        pub redirect_uris: ::std::vec::Vec<UpdateMyAppBodyRedirectUrisItem>,
-    }
-    ///`UpdateMyAppBodyHomepageUrl`
-    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
-    #[serde(transparent)]
-    pub struct UpdateMyAppBodyHomepageUrl(::std::string::String);
-    impl ::std::ops::Deref for UpdateMyAppBodyHomepageUrl {
-        type Target = ::std::string::String;
-        fn deref(&self) -> &::std::string::String {
-            &self.0
-        }
-    }
-    impl ::std::convert::From<UpdateMyAppBodyHomepageUrl> for ::std::string::String {
-        fn from(value: UpdateMyAppBodyHomepageUrl) -> Self {
-            value.0
-        }
-    }
-    impl ::std::str::FromStr for UpdateMyAppBodyHomepageUrl {
-        type Err = self::error::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            if value.chars().count() > 500usize {
-                return Err("longer than 500 characters".into());
-            }
-            Ok(Self(value.to_string()))
-        }
-    }
-    impl ::std::convert::TryFrom<&str> for UpdateMyAppBodyHomepageUrl {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl ::std::convert::TryFrom<::std::string::String> for UpdateMyAppBodyHomepageUrl {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl<'de> ::serde::Deserialize<'de> for UpdateMyAppBodyHomepageUrl {
-        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
-        where
-            D: ::serde::Deserializer<'de>,
-        {
-            ::std::string::String::deserialize(deserializer)?
-                .parse()
-                .map_err(|e: self::error::ConversionError| {
-                    <D::Error as ::serde::de::Error>::custom(e.to_string())
-                })
-        }
-    }
-    ///`UpdateMyAppBodyLogoUrl`
-    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
-    #[serde(transparent)]
-    pub struct UpdateMyAppBodyLogoUrl(::std::string::String);
-    impl ::std::ops::Deref for UpdateMyAppBodyLogoUrl {
-        type Target = ::std::string::String;
-        fn deref(&self) -> &::std::string::String {
-            &self.0
-        }
-    }
-    impl ::std::convert::From<UpdateMyAppBodyLogoUrl> for ::std::string::String {
-        fn from(value: UpdateMyAppBodyLogoUrl) -> Self {
-            value.0
-        }
-    }
-    impl ::std::str::FromStr for UpdateMyAppBodyLogoUrl {
-        type Err = self::error::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            if value.chars().count() > 500usize {
-                return Err("longer than 500 characters".into());
-            }
-            Ok(Self(value.to_string()))
-        }
-    }
-    impl ::std::convert::TryFrom<&str> for UpdateMyAppBodyLogoUrl {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl ::std::convert::TryFrom<::std::string::String> for UpdateMyAppBodyLogoUrl {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl<'de> ::serde::Deserialize<'de> for UpdateMyAppBodyLogoUrl {
-        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
-        where
-            D: ::serde::Deserializer<'de>,
-        {
-            ::std::string::String::deserialize(deserializer)?
-                .parse()
-                .map_err(|e: self::error::ConversionError| {
-                    <D::Error as ::serde::de::Error>::custom(e.to_string())
-                })
-        }
-    }
-    ///`UpdateMyAppBodyName`
-    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
-    #[serde(transparent)]
-    pub struct UpdateMyAppBodyName(::std::string::String);
-    impl ::std::ops::Deref for UpdateMyAppBodyName {
-        type Target = ::std::string::String;
-        fn deref(&self) -> &::std::string::String {
-            &self.0
-        }
-    }
-    impl ::std::convert::From<UpdateMyAppBodyName> for ::std::string::String {
-        fn from(value: UpdateMyAppBodyName) -> Self {
-            value.0
-        }
-    }
-    impl ::std::str::FromStr for UpdateMyAppBodyName {
-        type Err = self::error::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            if value.chars().count() > 100usize {
-                return Err("longer than 100 characters".into());
-            }
-            if value.chars().count() < 1usize {
-                return Err("shorter than 1 characters".into());
-            }
-            Ok(Self(value.to_string()))
-        }
-    }
-    impl ::std::convert::TryFrom<&str> for UpdateMyAppBodyName {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl ::std::convert::TryFrom<::std::string::String> for UpdateMyAppBodyName {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl<'de> ::serde::Deserialize<'de> for UpdateMyAppBodyName {
-        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
-        where
-            D: ::serde::Deserializer<'de>,
-        {
-            ::std::string::String::deserialize(deserializer)?
-                .parse()
-                .map_err(|e: self::error::ConversionError| {
-                    <D::Error as ::serde::de::Error>::custom(e.to_string())
-                })
-        }
-    }
-    ///`UpdateMyAppBodyRedirectUrisItem`
-    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
-    #[serde(transparent)]
-    pub struct UpdateMyAppBodyRedirectUrisItem(::std::string::String);
-    impl ::std::ops::Deref for UpdateMyAppBodyRedirectUrisItem {
-        type Target = ::std::string::String;
-        fn deref(&self) -> &::std::string::String {
-            &self.0
-        }
-    }
-    impl ::std::convert::From<UpdateMyAppBodyRedirectUrisItem>
-    for ::std::string::String {
-        fn from(value: UpdateMyAppBodyRedirectUrisItem) -> Self {
-            value.0
-        }
-    }
-    impl ::std::str::FromStr for UpdateMyAppBodyRedirectUrisItem {
-        type Err = self::error::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            if value.chars().count() > 500usize {
-                return Err("longer than 500 characters".into());
-            }
-            Ok(Self(value.to_string()))
-        }
-    }
-    impl ::std::convert::TryFrom<&str> for UpdateMyAppBodyRedirectUrisItem {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl ::std::convert::TryFrom<::std::string::String>
-    for UpdateMyAppBodyRedirectUrisItem {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl<'de> ::serde::Deserialize<'de> for UpdateMyAppBodyRedirectUrisItem {
-        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
-        where
-            D: ::serde::Deserializer<'de>,
-        {
-            ::std::string::String::deserialize(deserializer)?
-                .parse()
-                .map_err(|e: self::error::ConversionError| {
-                    <D::Error as ::serde::de::Error>::custom(e.to_string())
-                })
-        }
-    }
-    ///The app
+    ///Tournaments in the requested status
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct UpdateMyAppResponse {
-        pub app: App,
+    pub struct TournamentsListResponse {
+        pub tournaments: ::std::vec::Vec<Tournament>,
+    }
+    ///`TournamentsListStatus`
+    #[derive(
+        ::serde::Deserialize,
+        ::serde::Serialize,
+        Clone,
+        Copy,
+        Debug,
+        Eq,
+        Hash,
+        Ord,
+        PartialEq,
+        PartialOrd
+    )]
+    pub enum TournamentsListStatus {
+        #[serde(rename = "upcoming")]
+        Upcoming,
+        #[serde(rename = "active")]
+        Active,
+        #[serde(rename = "completed")]
+        Completed,
+    }
+    impl ::std::fmt::Display for TournamentsListStatus {
+        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+            match *self {
+                Self::Upcoming => f.write_str("upcoming"),
+                Self::Active => f.write_str("active"),
+                Self::Completed => f.write_str("completed"),
+            }
+        }
+    }
+    impl ::std::str::FromStr for TournamentsListStatus {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            match value {
+                "upcoming" => Ok(Self::Upcoming),
+                "active" => Ok(Self::Active),
+                "completed" => Ok(Self::Completed),
+                _ => Err("invalid value".into()),
+            }
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for TournamentsListStatus {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String> for TournamentsListStatus {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
     }
     ///`User`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
@@ -14125,2068 +13986,288 @@ pub mod types {
         ///XP earned inside the current level
         pub xp: u64,
     }
-    ///`V1AcceptClanInviteIdempotencyKey`
-    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
-    #[serde(transparent)]
-    pub struct V1AcceptClanInviteIdempotencyKey(::std::string::String);
-    impl ::std::ops::Deref for V1AcceptClanInviteIdempotencyKey {
-        type Target = ::std::string::String;
-        fn deref(&self) -> &::std::string::String {
-            &self.0
-        }
-    }
-    impl ::std::convert::From<V1AcceptClanInviteIdempotencyKey>
-    for ::std::string::String {
-        fn from(value: V1AcceptClanInviteIdempotencyKey) -> Self {
-            value.0
-        }
-    }
-    impl ::std::str::FromStr for V1AcceptClanInviteIdempotencyKey {
-        type Err = self::error::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            if value.chars().count() > 255usize {
-                return Err("longer than 255 characters".into());
-            }
-            if value.chars().count() < 1usize {
-                return Err("shorter than 1 characters".into());
-            }
-            Ok(Self(value.to_string()))
-        }
-    }
-    impl ::std::convert::TryFrom<&str> for V1AcceptClanInviteIdempotencyKey {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl ::std::convert::TryFrom<::std::string::String>
-    for V1AcceptClanInviteIdempotencyKey {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl<'de> ::serde::Deserialize<'de> for V1AcceptClanInviteIdempotencyKey {
-        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
-        where
-            D: ::serde::Deserializer<'de>,
-        {
-            ::std::string::String::deserialize(deserializer)?
-                .parse()
-                .map_err(|e: self::error::ConversionError| {
-                    <D::Error as ::serde::de::Error>::custom(e.to_string())
-                })
-        }
-    }
-    ///The membership
+    ///A public user profile
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct V1AcceptClanInviteResponse {
-        pub data: V1AcceptClanInviteResponseData,
-    }
-    ///A member of a clan and their role
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct V1AcceptClanInviteResponseData {
-        ///path of the user’s avatar
-        pub avatar: ::std::string::String,
-        pub clan_id: i64,
-        ///when the user joined
-        pub joined_at: ::chrono::DateTime<::chrono::offset::Utc>,
-        ///`owner` (exactly one; everything), `officer` (settings, invites, removes members), `member`
-        pub role: V1AcceptClanInviteResponseDataRole,
-        pub user_id: i64,
-        pub username: ::std::string::String,
-    }
-    ///`owner` (exactly one; everything), `officer` (settings, invites, removes members), `member`
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Copy,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd
-    )]
-    pub enum V1AcceptClanInviteResponseDataRole {
-        #[serde(rename = "owner")]
-        Owner,
-        #[serde(rename = "officer")]
-        Officer,
-        #[serde(rename = "member")]
-        Member,
-    }
-    impl ::std::fmt::Display for V1AcceptClanInviteResponseDataRole {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-            match *self {
-                Self::Owner => f.write_str("owner"),
-                Self::Officer => f.write_str("officer"),
-                Self::Member => f.write_str("member"),
-            }
-        }
-    }
-    impl ::std::str::FromStr for V1AcceptClanInviteResponseDataRole {
-        type Err = self::error::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            match value {
-                "owner" => Ok(Self::Owner),
-                "officer" => Ok(Self::Officer),
-                "member" => Ok(Self::Member),
-                _ => Err("invalid value".into()),
-            }
-        }
-    }
-    impl ::std::convert::TryFrom<&str> for V1AcceptClanInviteResponseDataRole {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl ::std::convert::TryFrom<::std::string::String>
-    for V1AcceptClanInviteResponseDataRole {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    ///`V1CreateClanBody`
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    #[serde(deny_unknown_fields)]
-    pub struct V1CreateClanBody {
-        ///What the clan is about, up to 500 characters.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub description: ::std::option::Option<V1CreateClanBodyDescription>,
-        ///The game the clan plays
-        pub game: V1CreateClanBodyGame,
-        ///3-32 characters: ASCII letters, digits, spaces and . _ ' -, starting and ending with a letter or digit. Unique per game without regard to case.
-        pub name: V1CreateClanBodyName,
-        ///2-6 ASCII letters or digits. Unique per game without regard to case.
-        pub tag: V1CreateClanBodyTag,
-    }
-    ///What the clan is about, up to 500 characters.
-    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
-    #[serde(transparent)]
-    pub struct V1CreateClanBodyDescription(::std::string::String);
-    impl ::std::ops::Deref for V1CreateClanBodyDescription {
-        type Target = ::std::string::String;
-        fn deref(&self) -> &::std::string::String {
-            &self.0
-        }
-    }
-    impl ::std::convert::From<V1CreateClanBodyDescription> for ::std::string::String {
-        fn from(value: V1CreateClanBodyDescription) -> Self {
-            value.0
-        }
-    }
-    impl ::std::str::FromStr for V1CreateClanBodyDescription {
-        type Err = self::error::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            if value.chars().count() > 500usize {
-                return Err("longer than 500 characters".into());
-            }
-            Ok(Self(value.to_string()))
-        }
-    }
-    impl ::std::convert::TryFrom<&str> for V1CreateClanBodyDescription {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl ::std::convert::TryFrom<::std::string::String> for V1CreateClanBodyDescription {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl<'de> ::serde::Deserialize<'de> for V1CreateClanBodyDescription {
-        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
-        where
-            D: ::serde::Deserializer<'de>,
-        {
-            ::std::string::String::deserialize(deserializer)?
-                .parse()
-                .map_err(|e: self::error::ConversionError| {
-                    <D::Error as ::serde::de::Error>::custom(e.to_string())
-                })
-        }
-    }
-    ///The game the clan plays
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Copy,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd
-    )]
-    pub enum V1CreateClanBodyGame {
-        #[serde(rename = "cs2")]
-        Cs2,
-        #[serde(rename = "cs16")]
-        Cs16,
-        #[serde(rename = "rust")]
-        Rust,
-        #[serde(rename = "minecraft")]
-        Minecraft,
-    }
-    impl ::std::fmt::Display for V1CreateClanBodyGame {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-            match *self {
-                Self::Cs2 => f.write_str("cs2"),
-                Self::Cs16 => f.write_str("cs16"),
-                Self::Rust => f.write_str("rust"),
-                Self::Minecraft => f.write_str("minecraft"),
-            }
-        }
-    }
-    impl ::std::str::FromStr for V1CreateClanBodyGame {
-        type Err = self::error::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            match value {
-                "cs2" => Ok(Self::Cs2),
-                "cs16" => Ok(Self::Cs16),
-                "rust" => Ok(Self::Rust),
-                "minecraft" => Ok(Self::Minecraft),
-                _ => Err("invalid value".into()),
-            }
-        }
-    }
-    impl ::std::convert::TryFrom<&str> for V1CreateClanBodyGame {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl ::std::convert::TryFrom<::std::string::String> for V1CreateClanBodyGame {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    ///3-32 characters: ASCII letters, digits, spaces and . _ ' -, starting and ending with a letter or digit. Unique per game without regard to case.
-    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
-    #[serde(transparent)]
-    pub struct V1CreateClanBodyName(::std::string::String);
-    impl ::std::ops::Deref for V1CreateClanBodyName {
-        type Target = ::std::string::String;
-        fn deref(&self) -> &::std::string::String {
-            &self.0
-        }
-    }
-    impl ::std::convert::From<V1CreateClanBodyName> for ::std::string::String {
-        fn from(value: V1CreateClanBodyName) -> Self {
-            value.0
-        }
-    }
-    impl ::std::str::FromStr for V1CreateClanBodyName {
-        type Err = self::error::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            if value.chars().count() > 32usize {
-                return Err("longer than 32 characters".into());
-            }
-            if value.chars().count() < 3usize {
-                return Err("shorter than 3 characters".into());
-            }
-            static PATTERN: ::std::sync::LazyLock<::regress::Regex> = ::std::sync::LazyLock::new(||
-            {
-                ::regress::Regex::new("^[A-Za-z0-9](?:[A-Za-z0-9 ._'-]*[A-Za-z0-9])?$")
-                    .unwrap()
-            });
-            if PATTERN.find(value).is_none() {
-                return Err(
-                    "doesn't match pattern \"^[A-Za-z0-9](?:[A-Za-z0-9 ._'-]*[A-Za-z0-9])?$\""
-                        .into(),
-                );
-            }
-            Ok(Self(value.to_string()))
-        }
-    }
-    impl ::std::convert::TryFrom<&str> for V1CreateClanBodyName {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl ::std::convert::TryFrom<::std::string::String> for V1CreateClanBodyName {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl<'de> ::serde::Deserialize<'de> for V1CreateClanBodyName {
-        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
-        where
-            D: ::serde::Deserializer<'de>,
-        {
-            ::std::string::String::deserialize(deserializer)?
-                .parse()
-                .map_err(|e: self::error::ConversionError| {
-                    <D::Error as ::serde::de::Error>::custom(e.to_string())
-                })
-        }
-    }
-    ///2-6 ASCII letters or digits. Unique per game without regard to case.
-    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
-    #[serde(transparent)]
-    pub struct V1CreateClanBodyTag(::std::string::String);
-    impl ::std::ops::Deref for V1CreateClanBodyTag {
-        type Target = ::std::string::String;
-        fn deref(&self) -> &::std::string::String {
-            &self.0
-        }
-    }
-    impl ::std::convert::From<V1CreateClanBodyTag> for ::std::string::String {
-        fn from(value: V1CreateClanBodyTag) -> Self {
-            value.0
-        }
-    }
-    impl ::std::str::FromStr for V1CreateClanBodyTag {
-        type Err = self::error::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            static PATTERN: ::std::sync::LazyLock<::regress::Regex> = ::std::sync::LazyLock::new(||
-            { ::regress::Regex::new("^[A-Za-z0-9]{2,6}$").unwrap() });
-            if PATTERN.find(value).is_none() {
-                return Err("doesn't match pattern \"^[A-Za-z0-9]{2,6}$\"".into());
-            }
-            Ok(Self(value.to_string()))
-        }
-    }
-    impl ::std::convert::TryFrom<&str> for V1CreateClanBodyTag {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl ::std::convert::TryFrom<::std::string::String> for V1CreateClanBodyTag {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl<'de> ::serde::Deserialize<'de> for V1CreateClanBodyTag {
-        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
-        where
-            D: ::serde::Deserializer<'de>,
-        {
-            ::std::string::String::deserialize(deserializer)?
-                .parse()
-                .map_err(|e: self::error::ConversionError| {
-                    <D::Error as ::serde::de::Error>::custom(e.to_string())
-                })
-        }
-    }
-    ///`V1CreateClanIdempotencyKey`
-    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
-    #[serde(transparent)]
-    pub struct V1CreateClanIdempotencyKey(::std::string::String);
-    impl ::std::ops::Deref for V1CreateClanIdempotencyKey {
-        type Target = ::std::string::String;
-        fn deref(&self) -> &::std::string::String {
-            &self.0
-        }
-    }
-    impl ::std::convert::From<V1CreateClanIdempotencyKey> for ::std::string::String {
-        fn from(value: V1CreateClanIdempotencyKey) -> Self {
-            value.0
-        }
-    }
-    impl ::std::str::FromStr for V1CreateClanIdempotencyKey {
-        type Err = self::error::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            if value.chars().count() > 255usize {
-                return Err("longer than 255 characters".into());
-            }
-            if value.chars().count() < 1usize {
-                return Err("shorter than 1 characters".into());
-            }
-            Ok(Self(value.to_string()))
-        }
-    }
-    impl ::std::convert::TryFrom<&str> for V1CreateClanIdempotencyKey {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl ::std::convert::TryFrom<::std::string::String> for V1CreateClanIdempotencyKey {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl<'de> ::serde::Deserialize<'de> for V1CreateClanIdempotencyKey {
-        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
-        where
-            D: ::serde::Deserializer<'de>,
-        {
-            ::std::string::String::deserialize(deserializer)?
-                .parse()
-                .map_err(|e: self::error::ConversionError| {
-                    <D::Error as ::serde::de::Error>::custom(e.to_string())
-                })
-        }
-    }
-    ///The clan with its members
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct V1CreateClanResponse {
-        pub data: V1CreateClanResponseData,
-    }
-    ///A clan with its members and their roles
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct V1CreateClanResponseData {
-        ///when the clan was created
-        pub created_at: ::chrono::DateTime<::chrono::offset::Utc>,
-        ///What the clan is about, up to 500 characters.
-        pub description: V1CreateClanResponseDataDescription,
-        ///The game the clan plays
-        pub game: V1CreateClanResponseDataGame,
-        ///clan ID
-        pub id: i64,
-        ///`open`: anyone may join; `invite`: only players with a pending invite; `closed`: no new members (pending invites cannot be accepted).
-        pub join_policy: V1CreateClanResponseDataJoinPolicy,
-        ///Most members the clan takes, 2-100; never below the current member count.
-        pub max_members: i64,
-        ///members now, the owner included
-        pub member_count: ::std::num::NonZeroU64,
-        ///every member: the owner, then officers, then members, longest-standing first
-        pub members: ::std::vec::Vec<V1CreateClanResponseDataMembersItem>,
-        ///3-32 characters: ASCII letters, digits, spaces and . _ ' -, starting and ending with a letter or digit. Unique per game without regard to case.
-        pub name: V1CreateClanResponseDataName,
-        ///2-6 ASCII letters or digits. Unique per game without regard to case.
-        pub tag: V1CreateClanResponseDataTag,
-        ///when its settings last changed
-        pub updated_at: ::chrono::DateTime<::chrono::offset::Utc>,
-        ///`public`: listed and readable by anyone; `private`: seen only by its members and the players it invited (to anyone else it does not exist: 404).
-        pub visibility: V1CreateClanResponseDataVisibility,
-    }
-    ///What the clan is about, up to 500 characters.
-    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
-    #[serde(transparent)]
-    pub struct V1CreateClanResponseDataDescription(::std::string::String);
-    impl ::std::ops::Deref for V1CreateClanResponseDataDescription {
-        type Target = ::std::string::String;
-        fn deref(&self) -> &::std::string::String {
-            &self.0
-        }
-    }
-    impl ::std::convert::From<V1CreateClanResponseDataDescription>
-    for ::std::string::String {
-        fn from(value: V1CreateClanResponseDataDescription) -> Self {
-            value.0
-        }
-    }
-    impl ::std::str::FromStr for V1CreateClanResponseDataDescription {
-        type Err = self::error::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            if value.chars().count() > 500usize {
-                return Err("longer than 500 characters".into());
-            }
-            Ok(Self(value.to_string()))
-        }
-    }
-    impl ::std::convert::TryFrom<&str> for V1CreateClanResponseDataDescription {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl ::std::convert::TryFrom<::std::string::String>
-    for V1CreateClanResponseDataDescription {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl<'de> ::serde::Deserialize<'de> for V1CreateClanResponseDataDescription {
-        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
-        where
-            D: ::serde::Deserializer<'de>,
-        {
-            ::std::string::String::deserialize(deserializer)?
-                .parse()
-                .map_err(|e: self::error::ConversionError| {
-                    <D::Error as ::serde::de::Error>::custom(e.to_string())
-                })
-        }
-    }
-    ///The game the clan plays
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Copy,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd
-    )]
-    pub enum V1CreateClanResponseDataGame {
-        #[serde(rename = "cs2")]
-        Cs2,
-        #[serde(rename = "cs16")]
-        Cs16,
-        #[serde(rename = "rust")]
-        Rust,
-        #[serde(rename = "minecraft")]
-        Minecraft,
-    }
-    impl ::std::fmt::Display for V1CreateClanResponseDataGame {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-            match *self {
-                Self::Cs2 => f.write_str("cs2"),
-                Self::Cs16 => f.write_str("cs16"),
-                Self::Rust => f.write_str("rust"),
-                Self::Minecraft => f.write_str("minecraft"),
-            }
-        }
-    }
-    impl ::std::str::FromStr for V1CreateClanResponseDataGame {
-        type Err = self::error::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            match value {
-                "cs2" => Ok(Self::Cs2),
-                "cs16" => Ok(Self::Cs16),
-                "rust" => Ok(Self::Rust),
-                "minecraft" => Ok(Self::Minecraft),
-                _ => Err("invalid value".into()),
-            }
-        }
-    }
-    impl ::std::convert::TryFrom<&str> for V1CreateClanResponseDataGame {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl ::std::convert::TryFrom<::std::string::String>
-    for V1CreateClanResponseDataGame {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    ///`open`: anyone may join; `invite`: only players with a pending invite; `closed`: no new members (pending invites cannot be accepted).
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Copy,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd
-    )]
-    pub enum V1CreateClanResponseDataJoinPolicy {
-        #[serde(rename = "open")]
-        Open,
-        #[serde(rename = "invite")]
-        Invite,
-        #[serde(rename = "closed")]
-        Closed,
-    }
-    impl ::std::fmt::Display for V1CreateClanResponseDataJoinPolicy {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-            match *self {
-                Self::Open => f.write_str("open"),
-                Self::Invite => f.write_str("invite"),
-                Self::Closed => f.write_str("closed"),
-            }
-        }
-    }
-    impl ::std::str::FromStr for V1CreateClanResponseDataJoinPolicy {
-        type Err = self::error::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            match value {
-                "open" => Ok(Self::Open),
-                "invite" => Ok(Self::Invite),
-                "closed" => Ok(Self::Closed),
-                _ => Err("invalid value".into()),
-            }
-        }
-    }
-    impl ::std::convert::TryFrom<&str> for V1CreateClanResponseDataJoinPolicy {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl ::std::convert::TryFrom<::std::string::String>
-    for V1CreateClanResponseDataJoinPolicy {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    ///`V1CreateClanResponseDataMembersItem`
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct V1CreateClanResponseDataMembersItem {
-        ///path of the user’s avatar
-        pub avatar: ::std::string::String,
-        ///when the user joined
-        pub joined_at: ::chrono::DateTime<::chrono::offset::Utc>,
-        ///`owner` (exactly one; everything), `officer` (settings, invites, removes members), `member`
-        pub role: V1CreateClanResponseDataMembersItemRole,
-        pub user_id: i64,
-        pub username: ::std::string::String,
-    }
-    ///`owner` (exactly one; everything), `officer` (settings, invites, removes members), `member`
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Copy,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd
-    )]
-    pub enum V1CreateClanResponseDataMembersItemRole {
-        #[serde(rename = "owner")]
-        Owner,
-        #[serde(rename = "officer")]
-        Officer,
-        #[serde(rename = "member")]
-        Member,
-    }
-    impl ::std::fmt::Display for V1CreateClanResponseDataMembersItemRole {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-            match *self {
-                Self::Owner => f.write_str("owner"),
-                Self::Officer => f.write_str("officer"),
-                Self::Member => f.write_str("member"),
-            }
-        }
-    }
-    impl ::std::str::FromStr for V1CreateClanResponseDataMembersItemRole {
-        type Err = self::error::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            match value {
-                "owner" => Ok(Self::Owner),
-                "officer" => Ok(Self::Officer),
-                "member" => Ok(Self::Member),
-                _ => Err("invalid value".into()),
-            }
-        }
-    }
-    impl ::std::convert::TryFrom<&str> for V1CreateClanResponseDataMembersItemRole {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl ::std::convert::TryFrom<::std::string::String>
-    for V1CreateClanResponseDataMembersItemRole {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    ///3-32 characters: ASCII letters, digits, spaces and . _ ' -, starting and ending with a letter or digit. Unique per game without regard to case.
-    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
-    #[serde(transparent)]
-    pub struct V1CreateClanResponseDataName(::std::string::String);
-    impl ::std::ops::Deref for V1CreateClanResponseDataName {
-        type Target = ::std::string::String;
-        fn deref(&self) -> &::std::string::String {
-            &self.0
-        }
-    }
-    impl ::std::convert::From<V1CreateClanResponseDataName> for ::std::string::String {
-        fn from(value: V1CreateClanResponseDataName) -> Self {
-            value.0
-        }
-    }
-    impl ::std::str::FromStr for V1CreateClanResponseDataName {
-        type Err = self::error::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            if value.chars().count() > 32usize {
-                return Err("longer than 32 characters".into());
-            }
-            if value.chars().count() < 3usize {
-                return Err("shorter than 3 characters".into());
-            }
-            static PATTERN: ::std::sync::LazyLock<::regress::Regex> = ::std::sync::LazyLock::new(||
-            {
-                ::regress::Regex::new("^[A-Za-z0-9](?:[A-Za-z0-9 ._'-]*[A-Za-z0-9])?$")
-                    .unwrap()
-            });
-            if PATTERN.find(value).is_none() {
-                return Err(
-                    "doesn't match pattern \"^[A-Za-z0-9](?:[A-Za-z0-9 ._'-]*[A-Za-z0-9])?$\""
-                        .into(),
-                );
-            }
-            Ok(Self(value.to_string()))
-        }
-    }
-    impl ::std::convert::TryFrom<&str> for V1CreateClanResponseDataName {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl ::std::convert::TryFrom<::std::string::String>
-    for V1CreateClanResponseDataName {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl<'de> ::serde::Deserialize<'de> for V1CreateClanResponseDataName {
-        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
-        where
-            D: ::serde::Deserializer<'de>,
-        {
-            ::std::string::String::deserialize(deserializer)?
-                .parse()
-                .map_err(|e: self::error::ConversionError| {
-                    <D::Error as ::serde::de::Error>::custom(e.to_string())
-                })
-        }
-    }
-    ///2-6 ASCII letters or digits. Unique per game without regard to case.
-    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
-    #[serde(transparent)]
-    pub struct V1CreateClanResponseDataTag(::std::string::String);
-    impl ::std::ops::Deref for V1CreateClanResponseDataTag {
-        type Target = ::std::string::String;
-        fn deref(&self) -> &::std::string::String {
-            &self.0
-        }
-    }
-    impl ::std::convert::From<V1CreateClanResponseDataTag> for ::std::string::String {
-        fn from(value: V1CreateClanResponseDataTag) -> Self {
-            value.0
-        }
-    }
-    impl ::std::str::FromStr for V1CreateClanResponseDataTag {
-        type Err = self::error::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            static PATTERN: ::std::sync::LazyLock<::regress::Regex> = ::std::sync::LazyLock::new(||
-            { ::regress::Regex::new("^[A-Za-z0-9]{2,6}$").unwrap() });
-            if PATTERN.find(value).is_none() {
-                return Err("doesn't match pattern \"^[A-Za-z0-9]{2,6}$\"".into());
-            }
-            Ok(Self(value.to_string()))
-        }
-    }
-    impl ::std::convert::TryFrom<&str> for V1CreateClanResponseDataTag {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl ::std::convert::TryFrom<::std::string::String> for V1CreateClanResponseDataTag {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl<'de> ::serde::Deserialize<'de> for V1CreateClanResponseDataTag {
-        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
-        where
-            D: ::serde::Deserializer<'de>,
-        {
-            ::std::string::String::deserialize(deserializer)?
-                .parse()
-                .map_err(|e: self::error::ConversionError| {
-                    <D::Error as ::serde::de::Error>::custom(e.to_string())
-                })
-        }
-    }
-    ///`public`: listed and readable by anyone; `private`: seen only by its members and the players it invited (to anyone else it does not exist: 404).
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Copy,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd
-    )]
-    pub enum V1CreateClanResponseDataVisibility {
-        #[serde(rename = "public")]
-        Public,
-        #[serde(rename = "private")]
-        Private,
-    }
-    impl ::std::fmt::Display for V1CreateClanResponseDataVisibility {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-            match *self {
-                Self::Public => f.write_str("public"),
-                Self::Private => f.write_str("private"),
-            }
-        }
-    }
-    impl ::std::str::FromStr for V1CreateClanResponseDataVisibility {
-        type Err = self::error::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            match value {
-                "public" => Ok(Self::Public),
-                "private" => Ok(Self::Private),
-                _ => Err("invalid value".into()),
-            }
-        }
-    }
-    impl ::std::convert::TryFrom<&str> for V1CreateClanResponseDataVisibility {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl ::std::convert::TryFrom<::std::string::String>
-    for V1CreateClanResponseDataVisibility {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    ///`V1CreateWebhookBody`
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    #[serde(deny_unknown_fields)]
-    pub struct V1CreateWebhookBody {
-        ///a note for yourself
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub description: ::std::option::Option<V1CreateWebhookBodyDescription>,
-        ///event types to receive (see `GET /v1/events/types`), or `["*"]` for every type
-        pub events: ::std::vec::Vec<V1CreateWebhookBodyEventsItem>,
-        ///where events are POSTed: an absolute `https` URL (plain `http` and private addresses only where the deployment allows private targets)
-        pub url: V1CreateWebhookBodyUrl,
-    }
-    ///a note for yourself
-    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
-    #[serde(transparent)]
-    pub struct V1CreateWebhookBodyDescription(::std::string::String);
-    impl ::std::ops::Deref for V1CreateWebhookBodyDescription {
-        type Target = ::std::string::String;
-        fn deref(&self) -> &::std::string::String {
-            &self.0
-        }
-    }
-    impl ::std::convert::From<V1CreateWebhookBodyDescription> for ::std::string::String {
-        fn from(value: V1CreateWebhookBodyDescription) -> Self {
-            value.0
-        }
-    }
-    impl ::std::str::FromStr for V1CreateWebhookBodyDescription {
-        type Err = self::error::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            if value.chars().count() > 200usize {
-                return Err("longer than 200 characters".into());
-            }
-            Ok(Self(value.to_string()))
-        }
-    }
-    impl ::std::convert::TryFrom<&str> for V1CreateWebhookBodyDescription {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl ::std::convert::TryFrom<::std::string::String>
-    for V1CreateWebhookBodyDescription {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl<'de> ::serde::Deserialize<'de> for V1CreateWebhookBodyDescription {
-        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
-        where
-            D: ::serde::Deserializer<'de>,
-        {
-            ::std::string::String::deserialize(deserializer)?
-                .parse()
-                .map_err(|e: self::error::ConversionError| {
-                    <D::Error as ::serde::de::Error>::custom(e.to_string())
-                })
-        }
-    }
-    ///`V1CreateWebhookBodyEventsItem`
-    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
-    #[serde(transparent)]
-    pub struct V1CreateWebhookBodyEventsItem(::std::string::String);
-    impl ::std::ops::Deref for V1CreateWebhookBodyEventsItem {
-        type Target = ::std::string::String;
-        fn deref(&self) -> &::std::string::String {
-            &self.0
-        }
-    }
-    impl ::std::convert::From<V1CreateWebhookBodyEventsItem> for ::std::string::String {
-        fn from(value: V1CreateWebhookBodyEventsItem) -> Self {
-            value.0
-        }
-    }
-    impl ::std::str::FromStr for V1CreateWebhookBodyEventsItem {
-        type Err = self::error::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            if value.chars().count() > 64usize {
-                return Err("longer than 64 characters".into());
-            }
-            if value.chars().count() < 1usize {
-                return Err("shorter than 1 characters".into());
-            }
-            Ok(Self(value.to_string()))
-        }
-    }
-    impl ::std::convert::TryFrom<&str> for V1CreateWebhookBodyEventsItem {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl ::std::convert::TryFrom<::std::string::String>
-    for V1CreateWebhookBodyEventsItem {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl<'de> ::serde::Deserialize<'de> for V1CreateWebhookBodyEventsItem {
-        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
-        where
-            D: ::serde::Deserializer<'de>,
-        {
-            ::std::string::String::deserialize(deserializer)?
-                .parse()
-                .map_err(|e: self::error::ConversionError| {
-                    <D::Error as ::serde::de::Error>::custom(e.to_string())
-                })
-        }
-    }
-    ///where events are POSTed: an absolute `https` URL (plain `http` and private addresses only where the deployment allows private targets)
-    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
-    #[serde(transparent)]
-    pub struct V1CreateWebhookBodyUrl(::std::string::String);
-    impl ::std::ops::Deref for V1CreateWebhookBodyUrl {
-        type Target = ::std::string::String;
-        fn deref(&self) -> &::std::string::String {
-            &self.0
-        }
-    }
-    impl ::std::convert::From<V1CreateWebhookBodyUrl> for ::std::string::String {
-        fn from(value: V1CreateWebhookBodyUrl) -> Self {
-            value.0
-        }
-    }
-    impl ::std::str::FromStr for V1CreateWebhookBodyUrl {
-        type Err = self::error::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            if value.chars().count() > 2048usize {
-                return Err("longer than 2048 characters".into());
-            }
-            if value.chars().count() < 1usize {
-                return Err("shorter than 1 characters".into());
-            }
-            Ok(Self(value.to_string()))
-        }
-    }
-    impl ::std::convert::TryFrom<&str> for V1CreateWebhookBodyUrl {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl ::std::convert::TryFrom<::std::string::String> for V1CreateWebhookBodyUrl {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl<'de> ::serde::Deserialize<'de> for V1CreateWebhookBodyUrl {
-        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
-        where
-            D: ::serde::Deserializer<'de>,
-        {
-            ::std::string::String::deserialize(deserializer)?
-                .parse()
-                .map_err(|e: self::error::ConversionError| {
-                    <D::Error as ::serde::de::Error>::custom(e.to_string())
-                })
-        }
-    }
-    ///`V1CreateWebhookIdempotencyKey`
-    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
-    #[serde(transparent)]
-    pub struct V1CreateWebhookIdempotencyKey(::std::string::String);
-    impl ::std::ops::Deref for V1CreateWebhookIdempotencyKey {
-        type Target = ::std::string::String;
-        fn deref(&self) -> &::std::string::String {
-            &self.0
-        }
-    }
-    impl ::std::convert::From<V1CreateWebhookIdempotencyKey> for ::std::string::String {
-        fn from(value: V1CreateWebhookIdempotencyKey) -> Self {
-            value.0
-        }
-    }
-    impl ::std::str::FromStr for V1CreateWebhookIdempotencyKey {
-        type Err = self::error::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            if value.chars().count() > 255usize {
-                return Err("longer than 255 characters".into());
-            }
-            if value.chars().count() < 1usize {
-                return Err("shorter than 1 characters".into());
-            }
-            Ok(Self(value.to_string()))
-        }
-    }
-    impl ::std::convert::TryFrom<&str> for V1CreateWebhookIdempotencyKey {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl ::std::convert::TryFrom<::std::string::String>
-    for V1CreateWebhookIdempotencyKey {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl<'de> ::serde::Deserialize<'de> for V1CreateWebhookIdempotencyKey {
-        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
-        where
-            D: ::serde::Deserializer<'de>,
-        {
-            ::std::string::String::deserialize(deserializer)?
-                .parse()
-                .map_err(|e: self::error::ConversionError| {
-                    <D::Error as ::serde::de::Error>::custom(e.to_string())
-                })
-        }
-    }
-    ///The new webhook and its signing secret, shown only this once
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct V1CreateWebhookResponse {
-        pub data: V1CreateWebhookResponseData,
-    }
-    ///`V1CreateWebhookResponseData`
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct V1CreateWebhookResponseData {
-        ///the Standard Webhooks signing secret (`whsec_` + base64 of 32 bytes); shown only in this answer, keep it safe. `null` in a replay of this answer (`Idempotent-Replayed: true`): the secret is not kept with stored answers, so if the first answer was lost, rotate the secret (`POST /v1/webhooks/{id}/rotate-secret`) for a new one
-        #[serde(deserialize_with = "::std::option::Option::deserialize")]
-        pub secret: ::std::option::Option<::std::string::String>,
-        pub webhook: Webhook,
-    }
-    ///`V1DeleteWebhookIdempotencyKey`
-    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
-    #[serde(transparent)]
-    pub struct V1DeleteWebhookIdempotencyKey(::std::string::String);
-    impl ::std::ops::Deref for V1DeleteWebhookIdempotencyKey {
-        type Target = ::std::string::String;
-        fn deref(&self) -> &::std::string::String {
-            &self.0
-        }
-    }
-    impl ::std::convert::From<V1DeleteWebhookIdempotencyKey> for ::std::string::String {
-        fn from(value: V1DeleteWebhookIdempotencyKey) -> Self {
-            value.0
-        }
-    }
-    impl ::std::str::FromStr for V1DeleteWebhookIdempotencyKey {
-        type Err = self::error::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            if value.chars().count() > 255usize {
-                return Err("longer than 255 characters".into());
-            }
-            if value.chars().count() < 1usize {
-                return Err("shorter than 1 characters".into());
-            }
-            Ok(Self(value.to_string()))
-        }
-    }
-    impl ::std::convert::TryFrom<&str> for V1DeleteWebhookIdempotencyKey {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl ::std::convert::TryFrom<::std::string::String>
-    for V1DeleteWebhookIdempotencyKey {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl<'de> ::serde::Deserialize<'de> for V1DeleteWebhookIdempotencyKey {
-        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
-        where
-            D: ::serde::Deserializer<'de>,
-        {
-            ::std::string::String::deserialize(deserializer)?
-                .parse()
-                .map_err(|e: self::error::ConversionError| {
-                    <D::Error as ::serde::de::Error>::custom(e.to_string())
-                })
-        }
-    }
-    ///`V1DemoteClanOfficerIdempotencyKey`
-    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
-    #[serde(transparent)]
-    pub struct V1DemoteClanOfficerIdempotencyKey(::std::string::String);
-    impl ::std::ops::Deref for V1DemoteClanOfficerIdempotencyKey {
-        type Target = ::std::string::String;
-        fn deref(&self) -> &::std::string::String {
-            &self.0
-        }
-    }
-    impl ::std::convert::From<V1DemoteClanOfficerIdempotencyKey>
-    for ::std::string::String {
-        fn from(value: V1DemoteClanOfficerIdempotencyKey) -> Self {
-            value.0
-        }
-    }
-    impl ::std::str::FromStr for V1DemoteClanOfficerIdempotencyKey {
-        type Err = self::error::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            if value.chars().count() > 255usize {
-                return Err("longer than 255 characters".into());
-            }
-            if value.chars().count() < 1usize {
-                return Err("shorter than 1 characters".into());
-            }
-            Ok(Self(value.to_string()))
-        }
-    }
-    impl ::std::convert::TryFrom<&str> for V1DemoteClanOfficerIdempotencyKey {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl ::std::convert::TryFrom<::std::string::String>
-    for V1DemoteClanOfficerIdempotencyKey {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl<'de> ::serde::Deserialize<'de> for V1DemoteClanOfficerIdempotencyKey {
-        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
-        where
-            D: ::serde::Deserializer<'de>,
-        {
-            ::std::string::String::deserialize(deserializer)?
-                .parse()
-                .map_err(|e: self::error::ConversionError| {
-                    <D::Error as ::serde::de::Error>::custom(e.to_string())
-                })
-        }
-    }
-    ///The membership
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct V1DemoteClanOfficerResponse {
-        pub data: V1DemoteClanOfficerResponseData,
-    }
-    ///A member of a clan and their role
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct V1DemoteClanOfficerResponseData {
-        ///path of the user’s avatar
-        pub avatar: ::std::string::String,
-        pub clan_id: i64,
-        ///when the user joined
-        pub joined_at: ::chrono::DateTime<::chrono::offset::Utc>,
-        ///`owner` (exactly one; everything), `officer` (settings, invites, removes members), `member`
-        pub role: V1DemoteClanOfficerResponseDataRole,
-        pub user_id: i64,
-        pub username: ::std::string::String,
-    }
-    ///`owner` (exactly one; everything), `officer` (settings, invites, removes members), `member`
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Copy,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd
-    )]
-    pub enum V1DemoteClanOfficerResponseDataRole {
-        #[serde(rename = "owner")]
-        Owner,
-        #[serde(rename = "officer")]
-        Officer,
-        #[serde(rename = "member")]
-        Member,
-    }
-    impl ::std::fmt::Display for V1DemoteClanOfficerResponseDataRole {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-            match *self {
-                Self::Owner => f.write_str("owner"),
-                Self::Officer => f.write_str("officer"),
-                Self::Member => f.write_str("member"),
-            }
-        }
-    }
-    impl ::std::str::FromStr for V1DemoteClanOfficerResponseDataRole {
-        type Err = self::error::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            match value {
-                "owner" => Ok(Self::Owner),
-                "officer" => Ok(Self::Officer),
-                "member" => Ok(Self::Member),
-                _ => Err("invalid value".into()),
-            }
-        }
-    }
-    impl ::std::convert::TryFrom<&str> for V1DemoteClanOfficerResponseDataRole {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl ::std::convert::TryFrom<::std::string::String>
-    for V1DemoteClanOfficerResponseDataRole {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    ///`V1DisbandClanIdempotencyKey`
-    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
-    #[serde(transparent)]
-    pub struct V1DisbandClanIdempotencyKey(::std::string::String);
-    impl ::std::ops::Deref for V1DisbandClanIdempotencyKey {
-        type Target = ::std::string::String;
-        fn deref(&self) -> &::std::string::String {
-            &self.0
-        }
-    }
-    impl ::std::convert::From<V1DisbandClanIdempotencyKey> for ::std::string::String {
-        fn from(value: V1DisbandClanIdempotencyKey) -> Self {
-            value.0
-        }
-    }
-    impl ::std::str::FromStr for V1DisbandClanIdempotencyKey {
-        type Err = self::error::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            if value.chars().count() > 255usize {
-                return Err("longer than 255 characters".into());
-            }
-            if value.chars().count() < 1usize {
-                return Err("shorter than 1 characters".into());
-            }
-            Ok(Self(value.to_string()))
-        }
-    }
-    impl ::std::convert::TryFrom<&str> for V1DisbandClanIdempotencyKey {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl ::std::convert::TryFrom<::std::string::String> for V1DisbandClanIdempotencyKey {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl<'de> ::serde::Deserialize<'de> for V1DisbandClanIdempotencyKey {
-        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
-        where
-            D: ::serde::Deserializer<'de>,
-        {
-            ::std::string::String::deserialize(deserializer)?
-                .parse()
-                .map_err(|e: self::error::ConversionError| {
-                    <D::Error as ::serde::de::Error>::custom(e.to_string())
-                })
-        }
-    }
-    ///The clan with its members
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct V1GetClanResponse {
-        pub data: V1GetClanResponseData,
-    }
-    ///A clan with its members and their roles
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct V1GetClanResponseData {
-        ///when the clan was created
-        pub created_at: ::chrono::DateTime<::chrono::offset::Utc>,
-        ///What the clan is about, up to 500 characters.
-        pub description: V1GetClanResponseDataDescription,
-        ///The game the clan plays
-        pub game: V1GetClanResponseDataGame,
-        ///clan ID
-        pub id: i64,
-        ///`open`: anyone may join; `invite`: only players with a pending invite; `closed`: no new members (pending invites cannot be accepted).
-        pub join_policy: V1GetClanResponseDataJoinPolicy,
-        ///Most members the clan takes, 2-100; never below the current member count.
-        pub max_members: i64,
-        ///members now, the owner included
-        pub member_count: ::std::num::NonZeroU64,
-        ///every member: the owner, then officers, then members, longest-standing first
-        pub members: ::std::vec::Vec<V1GetClanResponseDataMembersItem>,
-        ///3-32 characters: ASCII letters, digits, spaces and . _ ' -, starting and ending with a letter or digit. Unique per game without regard to case.
-        pub name: V1GetClanResponseDataName,
-        ///2-6 ASCII letters or digits. Unique per game without regard to case.
-        pub tag: V1GetClanResponseDataTag,
-        ///when its settings last changed
-        pub updated_at: ::chrono::DateTime<::chrono::offset::Utc>,
-        ///`public`: listed and readable by anyone; `private`: seen only by its members and the players it invited (to anyone else it does not exist: 404).
-        pub visibility: V1GetClanResponseDataVisibility,
-    }
-    ///What the clan is about, up to 500 characters.
-    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
-    #[serde(transparent)]
-    pub struct V1GetClanResponseDataDescription(::std::string::String);
-    impl ::std::ops::Deref for V1GetClanResponseDataDescription {
-        type Target = ::std::string::String;
-        fn deref(&self) -> &::std::string::String {
-            &self.0
-        }
-    }
-    impl ::std::convert::From<V1GetClanResponseDataDescription>
-    for ::std::string::String {
-        fn from(value: V1GetClanResponseDataDescription) -> Self {
-            value.0
-        }
-    }
-    impl ::std::str::FromStr for V1GetClanResponseDataDescription {
-        type Err = self::error::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            if value.chars().count() > 500usize {
-                return Err("longer than 500 characters".into());
-            }
-            Ok(Self(value.to_string()))
-        }
-    }
-    impl ::std::convert::TryFrom<&str> for V1GetClanResponseDataDescription {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl ::std::convert::TryFrom<::std::string::String>
-    for V1GetClanResponseDataDescription {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl<'de> ::serde::Deserialize<'de> for V1GetClanResponseDataDescription {
-        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
-        where
-            D: ::serde::Deserializer<'de>,
-        {
-            ::std::string::String::deserialize(deserializer)?
-                .parse()
-                .map_err(|e: self::error::ConversionError| {
-                    <D::Error as ::serde::de::Error>::custom(e.to_string())
-                })
-        }
-    }
-    ///The game the clan plays
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Copy,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd
-    )]
-    pub enum V1GetClanResponseDataGame {
-        #[serde(rename = "cs2")]
-        Cs2,
-        #[serde(rename = "cs16")]
-        Cs16,
-        #[serde(rename = "rust")]
-        Rust,
-        #[serde(rename = "minecraft")]
-        Minecraft,
-    }
-    impl ::std::fmt::Display for V1GetClanResponseDataGame {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-            match *self {
-                Self::Cs2 => f.write_str("cs2"),
-                Self::Cs16 => f.write_str("cs16"),
-                Self::Rust => f.write_str("rust"),
-                Self::Minecraft => f.write_str("minecraft"),
-            }
-        }
-    }
-    impl ::std::str::FromStr for V1GetClanResponseDataGame {
-        type Err = self::error::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            match value {
-                "cs2" => Ok(Self::Cs2),
-                "cs16" => Ok(Self::Cs16),
-                "rust" => Ok(Self::Rust),
-                "minecraft" => Ok(Self::Minecraft),
-                _ => Err("invalid value".into()),
-            }
-        }
-    }
-    impl ::std::convert::TryFrom<&str> for V1GetClanResponseDataGame {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl ::std::convert::TryFrom<::std::string::String> for V1GetClanResponseDataGame {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    ///`open`: anyone may join; `invite`: only players with a pending invite; `closed`: no new members (pending invites cannot be accepted).
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Copy,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd
-    )]
-    pub enum V1GetClanResponseDataJoinPolicy {
-        #[serde(rename = "open")]
-        Open,
-        #[serde(rename = "invite")]
-        Invite,
-        #[serde(rename = "closed")]
-        Closed,
-    }
-    impl ::std::fmt::Display for V1GetClanResponseDataJoinPolicy {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-            match *self {
-                Self::Open => f.write_str("open"),
-                Self::Invite => f.write_str("invite"),
-                Self::Closed => f.write_str("closed"),
-            }
-        }
-    }
-    impl ::std::str::FromStr for V1GetClanResponseDataJoinPolicy {
-        type Err = self::error::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            match value {
-                "open" => Ok(Self::Open),
-                "invite" => Ok(Self::Invite),
-                "closed" => Ok(Self::Closed),
-                _ => Err("invalid value".into()),
-            }
-        }
-    }
-    impl ::std::convert::TryFrom<&str> for V1GetClanResponseDataJoinPolicy {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl ::std::convert::TryFrom<::std::string::String>
-    for V1GetClanResponseDataJoinPolicy {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    ///`V1GetClanResponseDataMembersItem`
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct V1GetClanResponseDataMembersItem {
-        ///path of the user’s avatar
-        pub avatar: ::std::string::String,
-        ///when the user joined
-        pub joined_at: ::chrono::DateTime<::chrono::offset::Utc>,
-        ///`owner` (exactly one; everything), `officer` (settings, invites, removes members), `member`
-        pub role: V1GetClanResponseDataMembersItemRole,
-        pub user_id: i64,
-        pub username: ::std::string::String,
-    }
-    ///`owner` (exactly one; everything), `officer` (settings, invites, removes members), `member`
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Copy,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd
-    )]
-    pub enum V1GetClanResponseDataMembersItemRole {
-        #[serde(rename = "owner")]
-        Owner,
-        #[serde(rename = "officer")]
-        Officer,
-        #[serde(rename = "member")]
-        Member,
-    }
-    impl ::std::fmt::Display for V1GetClanResponseDataMembersItemRole {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-            match *self {
-                Self::Owner => f.write_str("owner"),
-                Self::Officer => f.write_str("officer"),
-                Self::Member => f.write_str("member"),
-            }
-        }
-    }
-    impl ::std::str::FromStr for V1GetClanResponseDataMembersItemRole {
-        type Err = self::error::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            match value {
-                "owner" => Ok(Self::Owner),
-                "officer" => Ok(Self::Officer),
-                "member" => Ok(Self::Member),
-                _ => Err("invalid value".into()),
-            }
-        }
-    }
-    impl ::std::convert::TryFrom<&str> for V1GetClanResponseDataMembersItemRole {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl ::std::convert::TryFrom<::std::string::String>
-    for V1GetClanResponseDataMembersItemRole {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    ///3-32 characters: ASCII letters, digits, spaces and . _ ' -, starting and ending with a letter or digit. Unique per game without regard to case.
-    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
-    #[serde(transparent)]
-    pub struct V1GetClanResponseDataName(::std::string::String);
-    impl ::std::ops::Deref for V1GetClanResponseDataName {
-        type Target = ::std::string::String;
-        fn deref(&self) -> &::std::string::String {
-            &self.0
-        }
-    }
-    impl ::std::convert::From<V1GetClanResponseDataName> for ::std::string::String {
-        fn from(value: V1GetClanResponseDataName) -> Self {
-            value.0
-        }
-    }
-    impl ::std::str::FromStr for V1GetClanResponseDataName {
-        type Err = self::error::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            if value.chars().count() > 32usize {
-                return Err("longer than 32 characters".into());
-            }
-            if value.chars().count() < 3usize {
-                return Err("shorter than 3 characters".into());
-            }
-            static PATTERN: ::std::sync::LazyLock<::regress::Regex> = ::std::sync::LazyLock::new(||
-            {
-                ::regress::Regex::new("^[A-Za-z0-9](?:[A-Za-z0-9 ._'-]*[A-Za-z0-9])?$")
-                    .unwrap()
-            });
-            if PATTERN.find(value).is_none() {
-                return Err(
-                    "doesn't match pattern \"^[A-Za-z0-9](?:[A-Za-z0-9 ._'-]*[A-Za-z0-9])?$\""
-                        .into(),
-                );
-            }
-            Ok(Self(value.to_string()))
-        }
-    }
-    impl ::std::convert::TryFrom<&str> for V1GetClanResponseDataName {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl ::std::convert::TryFrom<::std::string::String> for V1GetClanResponseDataName {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl<'de> ::serde::Deserialize<'de> for V1GetClanResponseDataName {
-        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
-        where
-            D: ::serde::Deserializer<'de>,
-        {
-            ::std::string::String::deserialize(deserializer)?
-                .parse()
-                .map_err(|e: self::error::ConversionError| {
-                    <D::Error as ::serde::de::Error>::custom(e.to_string())
-                })
-        }
-    }
-    ///2-6 ASCII letters or digits. Unique per game without regard to case.
-    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
-    #[serde(transparent)]
-    pub struct V1GetClanResponseDataTag(::std::string::String);
-    impl ::std::ops::Deref for V1GetClanResponseDataTag {
-        type Target = ::std::string::String;
-        fn deref(&self) -> &::std::string::String {
-            &self.0
-        }
-    }
-    impl ::std::convert::From<V1GetClanResponseDataTag> for ::std::string::String {
-        fn from(value: V1GetClanResponseDataTag) -> Self {
-            value.0
-        }
-    }
-    impl ::std::str::FromStr for V1GetClanResponseDataTag {
-        type Err = self::error::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            static PATTERN: ::std::sync::LazyLock<::regress::Regex> = ::std::sync::LazyLock::new(||
-            { ::regress::Regex::new("^[A-Za-z0-9]{2,6}$").unwrap() });
-            if PATTERN.find(value).is_none() {
-                return Err("doesn't match pattern \"^[A-Za-z0-9]{2,6}$\"".into());
-            }
-            Ok(Self(value.to_string()))
-        }
-    }
-    impl ::std::convert::TryFrom<&str> for V1GetClanResponseDataTag {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl ::std::convert::TryFrom<::std::string::String> for V1GetClanResponseDataTag {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl<'de> ::serde::Deserialize<'de> for V1GetClanResponseDataTag {
-        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
-        where
-            D: ::serde::Deserializer<'de>,
-        {
-            ::std::string::String::deserialize(deserializer)?
-                .parse()
-                .map_err(|e: self::error::ConversionError| {
-                    <D::Error as ::serde::de::Error>::custom(e.to_string())
-                })
-        }
-    }
-    ///`public`: listed and readable by anyone; `private`: seen only by its members and the players it invited (to anyone else it does not exist: 404).
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Copy,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd
-    )]
-    pub enum V1GetClanResponseDataVisibility {
-        #[serde(rename = "public")]
-        Public,
-        #[serde(rename = "private")]
-        Private,
-    }
-    impl ::std::fmt::Display for V1GetClanResponseDataVisibility {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-            match *self {
-                Self::Public => f.write_str("public"),
-                Self::Private => f.write_str("private"),
-            }
-        }
-    }
-    impl ::std::str::FromStr for V1GetClanResponseDataVisibility {
-        type Err = self::error::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            match value {
-                "public" => Ok(Self::Public),
-                "private" => Ok(Self::Private),
-                _ => Err("invalid value".into()),
-            }
-        }
-    }
-    impl ::std::convert::TryFrom<&str> for V1GetClanResponseDataVisibility {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl ::std::convert::TryFrom<::std::string::String>
-    for V1GetClanResponseDataVisibility {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    ///The live state of a game server
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct V1GetServerStatusResponse {
-        pub data: V1GetServerStatusResponseData,
-    }
-    ///The live state of one game server
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct V1GetServerStatusResponseData {
-        ///server ID
-        pub id: ::std::string::String,
-        ///when the server last answered a status query
-        #[serde(deserialize_with = "::std::option::Option::deserialize")]
-        pub last_seen: ::std::option::Option<::chrono::DateTime<::chrono::offset::Utc>>,
-        ///how long the last status query took to be answered, in milliseconds
-        #[serde(deserialize_with = "::std::option::Option::deserialize")]
-        pub latency_ms: ::std::option::Option<u64>,
-        ///current map (empty for minecraft)
-        pub map: ::std::string::String,
-        pub max_players: u64,
-        ///current player count
-        pub players: u64,
-        ///`running`: the poller’s latest verdict is that the server answers its status query (it answered the last poll, or missed fewer than `POLL_OFFLINE_AFTER` polls in a row, so one lost packet does not flap it); `offline`: otherwise, including a server never polled yet. These two are the complete set.
-        pub status: V1GetServerStatusResponseDataStatus,
-        ///Percent of the poller’s status queries the server answered over the last 24 hours (hourly buckets: the current UTC hour and the ones before it), one decimal.
-        #[serde(deserialize_with = "::std::option::Option::deserialize")]
-        pub uptime_24h: ::std::option::Option<f64>,
-        ///Percent of the poller’s status queries the server answered over the last 30 days (hourly buckets: the current UTC hour and the ones before it), one decimal.
-        #[serde(deserialize_with = "::std::option::Option::deserialize")]
-        pub uptime_30d: ::std::option::Option<f64>,
-    }
-    ///`running`: the poller’s latest verdict is that the server answers its status query (it answered the last poll, or missed fewer than `POLL_OFFLINE_AFTER` polls in a row, so one lost packet does not flap it); `offline`: otherwise, including a server never polled yet. These two are the complete set.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Copy,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd
-    )]
-    pub enum V1GetServerStatusResponseDataStatus {
-        #[serde(rename = "running")]
-        Running,
-        #[serde(rename = "offline")]
-        Offline,
-    }
-    impl ::std::fmt::Display for V1GetServerStatusResponseDataStatus {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-            match *self {
-                Self::Running => f.write_str("running"),
-                Self::Offline => f.write_str("offline"),
-            }
-        }
-    }
-    impl ::std::str::FromStr for V1GetServerStatusResponseDataStatus {
-        type Err = self::error::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            match value {
-                "running" => Ok(Self::Running),
-                "offline" => Ok(Self::Offline),
-                _ => Err("invalid value".into()),
-            }
-        }
-    }
-    impl ::std::convert::TryFrom<&str> for V1GetServerStatusResponseDataStatus {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl ::std::convert::TryFrom<::std::string::String>
-    for V1GetServerStatusResponseDataStatus {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
+    pub struct UsersGetResponse {
+        pub user: User,
     }
     ///A user’s stats
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct V1GetUserStatsResponse {
-        pub data: V1GetUserStatsResponseData,
+    pub struct UsersStatsGetResponse {
+        pub stats: UserStats,
     }
-    ///A user’s stats: the published stats plus Elo, combat totals and unlocked achievements
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct V1GetUserStatsResponseData {
-        ///achievements unlocked
-        pub achievements: u64,
-        ///All-time kills, deaths and headshots per game (cs2, cs16, rust) where the user has any
-        pub combat: ::std::vec::Vec<V1GetUserStatsResponseDataCombatItem>,
-        ///The user’s Elo per game (cs2, cs16) where they have played a rated match
-        pub elo: ::std::vec::Vec<V1GetUserStatsResponseDataEloItem>,
-        pub forum_posts: u64,
-        pub level: ::std::num::NonZeroU64,
-        pub total_xp: u64,
-        pub tournaments_played: u64,
-        ///Achievements the user has unlocked, most recent first
-        pub unlocked_achievements: ::std::vec::Vec<
-            V1GetUserStatsResponseDataUnlockedAchievementsItem,
-        >,
-        ///the hub user id
-        pub user_id: ::std::string::String,
-        ///XP earned inside the current level
-        pub xp: u64,
-    }
-    ///`V1GetUserStatsResponseDataCombatItem`
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct V1GetUserStatsResponseDataCombatItem {
-        pub deaths: u64,
-        ///game code
-        pub game: ::std::string::String,
-        pub headshots: u64,
-        ///headshots / kills × 100, rounded to 1 decimal (0 without kills)
-        pub hs_pct: f64,
-        pub kills: u64,
-    }
-    ///`V1GetUserStatsResponseDataEloItem`
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct V1GetUserStatsResponseDataEloItem {
-        ///game code
-        pub game: ::std::string::String,
-        ///rated matches played
-        pub games: u64,
-        ///ranked Elo rating
-        pub rating: i64,
-        ///wins / games × 100, rounded to 1 decimal (0 without games)
-        pub win_pct: f64,
-        pub wins: u64,
-    }
-    ///`V1GetUserStatsResponseDataUnlockedAchievementsItem`
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct V1GetUserStatsResponseDataUnlockedAchievementsItem {
-        ///one of combat, weapons, teamwork, progression, community, tournaments
-        pub category: ::std::string::String,
-        ///an emoji character
-        pub icon: ::std::string::String,
-        ///achievement ID
-        pub id: i64,
-        pub name: ::std::string::String,
-        ///when the user unlocked it
-        pub unlocked_at: ::chrono::DateTime<::chrono::offset::Utc>,
-    }
-    ///The webhook
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct V1GetWebhookResponse {
-        pub data: Webhook,
-    }
-    ///`V1InviteToClanBody`
+    ///`V1ClansCreateBody`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
     #[serde(deny_unknown_fields)]
-    pub struct V1InviteToClanBody {
-        ///the player to invite
-        pub user_id: ::std::num::NonZeroU64,
+    pub struct V1ClansCreateBody {
+        ///What the clan is about, up to 500 characters.
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub description: ::std::option::Option<V1ClansCreateBodyDescription>,
+        ///The game the clan plays
+        pub game: V1ClansCreateBodyGame,
+        ///3-32 characters: ASCII letters, digits, spaces and . _ ' -, starting and ending with a letter or digit. Unique per game without regard to case.
+        pub name: V1ClansCreateBodyName,
+        ///2-6 ASCII letters or digits. Unique per game without regard to case.
+        pub tag: V1ClansCreateBodyTag,
     }
-    ///`V1InviteToClanIdempotencyKey`
+    ///What the clan is about, up to 500 characters.
     #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
-    pub struct V1InviteToClanIdempotencyKey(::std::string::String);
-    impl ::std::ops::Deref for V1InviteToClanIdempotencyKey {
+    pub struct V1ClansCreateBodyDescription(::std::string::String);
+    impl ::std::ops::Deref for V1ClansCreateBodyDescription {
         type Target = ::std::string::String;
         fn deref(&self) -> &::std::string::String {
             &self.0
         }
     }
-    impl ::std::convert::From<V1InviteToClanIdempotencyKey> for ::std::string::String {
-        fn from(value: V1InviteToClanIdempotencyKey) -> Self {
+    impl ::std::convert::From<V1ClansCreateBodyDescription> for ::std::string::String {
+        fn from(value: V1ClansCreateBodyDescription) -> Self {
             value.0
         }
     }
-    impl ::std::str::FromStr for V1InviteToClanIdempotencyKey {
+    impl ::std::str::FromStr for V1ClansCreateBodyDescription {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            if value.chars().count() > 500usize {
+                return Err("longer than 500 characters".into());
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for V1ClansCreateBodyDescription {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String>
+    for V1ClansCreateBodyDescription {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for V1ClansCreateBodyDescription {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| {
+                    <D::Error as ::serde::de::Error>::custom(e.to_string())
+                })
+        }
+    }
+    ///The game the clan plays
+    #[derive(
+        ::serde::Deserialize,
+        ::serde::Serialize,
+        Clone,
+        Copy,
+        Debug,
+        Eq,
+        Hash,
+        Ord,
+        PartialEq,
+        PartialOrd
+    )]
+    pub enum V1ClansCreateBodyGame {
+        #[serde(rename = "cs2")]
+        Cs2,
+        #[serde(rename = "cs16")]
+        Cs16,
+        #[serde(rename = "rust")]
+        Rust,
+        #[serde(rename = "minecraft")]
+        Minecraft,
+    }
+    impl ::std::fmt::Display for V1ClansCreateBodyGame {
+        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+            match *self {
+                Self::Cs2 => f.write_str("cs2"),
+                Self::Cs16 => f.write_str("cs16"),
+                Self::Rust => f.write_str("rust"),
+                Self::Minecraft => f.write_str("minecraft"),
+            }
+        }
+    }
+    impl ::std::str::FromStr for V1ClansCreateBodyGame {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            match value {
+                "cs2" => Ok(Self::Cs2),
+                "cs16" => Ok(Self::Cs16),
+                "rust" => Ok(Self::Rust),
+                "minecraft" => Ok(Self::Minecraft),
+                _ => Err("invalid value".into()),
+            }
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for V1ClansCreateBodyGame {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String> for V1ClansCreateBodyGame {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    ///3-32 characters: ASCII letters, digits, spaces and . _ ' -, starting and ending with a letter or digit. Unique per game without regard to case.
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+    #[serde(transparent)]
+    pub struct V1ClansCreateBodyName(::std::string::String);
+    impl ::std::ops::Deref for V1ClansCreateBodyName {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<V1ClansCreateBodyName> for ::std::string::String {
+        fn from(value: V1ClansCreateBodyName) -> Self {
+            value.0
+        }
+    }
+    impl ::std::str::FromStr for V1ClansCreateBodyName {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            if value.chars().count() > 32usize {
+                return Err("longer than 32 characters".into());
+            }
+            if value.chars().count() < 3usize {
+                return Err("shorter than 3 characters".into());
+            }
+            static PATTERN: ::std::sync::LazyLock<::regress::Regex> = ::std::sync::LazyLock::new(||
+            {
+                ::regress::Regex::new("^[A-Za-z0-9](?:[A-Za-z0-9 ._'-]*[A-Za-z0-9])?$")
+                    .unwrap()
+            });
+            if PATTERN.find(value).is_none() {
+                return Err(
+                    "doesn't match pattern \"^[A-Za-z0-9](?:[A-Za-z0-9 ._'-]*[A-Za-z0-9])?$\""
+                        .into(),
+                );
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for V1ClansCreateBodyName {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String> for V1ClansCreateBodyName {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for V1ClansCreateBodyName {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| {
+                    <D::Error as ::serde::de::Error>::custom(e.to_string())
+                })
+        }
+    }
+    ///2-6 ASCII letters or digits. Unique per game without regard to case.
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+    #[serde(transparent)]
+    pub struct V1ClansCreateBodyTag(::std::string::String);
+    impl ::std::ops::Deref for V1ClansCreateBodyTag {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<V1ClansCreateBodyTag> for ::std::string::String {
+        fn from(value: V1ClansCreateBodyTag) -> Self {
+            value.0
+        }
+    }
+    impl ::std::str::FromStr for V1ClansCreateBodyTag {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            static PATTERN: ::std::sync::LazyLock<::regress::Regex> = ::std::sync::LazyLock::new(||
+            { ::regress::Regex::new("^[A-Za-z0-9]{2,6}$").unwrap() });
+            if PATTERN.find(value).is_none() {
+                return Err("doesn't match pattern \"^[A-Za-z0-9]{2,6}$\"".into());
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for V1ClansCreateBodyTag {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String> for V1ClansCreateBodyTag {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for V1ClansCreateBodyTag {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| {
+                    <D::Error as ::serde::de::Error>::custom(e.to_string())
+                })
+        }
+    }
+    ///`V1ClansCreateIdempotencyKey`
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+    #[serde(transparent)]
+    pub struct V1ClansCreateIdempotencyKey(::std::string::String);
+    impl ::std::ops::Deref for V1ClansCreateIdempotencyKey {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<V1ClansCreateIdempotencyKey> for ::std::string::String {
+        fn from(value: V1ClansCreateIdempotencyKey) -> Self {
+            value.0
+        }
+    }
+    impl ::std::str::FromStr for V1ClansCreateIdempotencyKey {
         type Err = self::error::ConversionError;
         fn from_str(
             value: &str,
@@ -16200,7 +14281,95 @@ pub mod types {
             Ok(Self(value.to_string()))
         }
     }
-    impl ::std::convert::TryFrom<&str> for V1InviteToClanIdempotencyKey {
+    impl ::std::convert::TryFrom<&str> for V1ClansCreateIdempotencyKey {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String> for V1ClansCreateIdempotencyKey {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for V1ClansCreateIdempotencyKey {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| {
+                    <D::Error as ::serde::de::Error>::custom(e.to_string())
+                })
+        }
+    }
+    ///The clan with its members
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    pub struct V1ClansCreateResponse {
+        pub data: V1ClansCreateResponseData,
+    }
+    ///A clan with its members and their roles
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    pub struct V1ClansCreateResponseData {
+        ///when the clan was created
+        pub created_at: ::chrono::DateTime<::chrono::offset::Utc>,
+        ///What the clan is about, up to 500 characters.
+        pub description: V1ClansCreateResponseDataDescription,
+        ///The game the clan plays
+        pub game: V1ClansCreateResponseDataGame,
+        ///clan ID
+        pub id: i64,
+        ///`open`: anyone may join; `invite`: only players with a pending invite; `closed`: no new members (pending invites cannot be accepted).
+        pub join_policy: V1ClansCreateResponseDataJoinPolicy,
+        ///Most members the clan takes, 2-100; never below the current member count.
+        pub max_members: i64,
+        ///members now, the owner included
+        pub member_count: ::std::num::NonZeroU64,
+        ///every member: the owner, then officers, then members, longest-standing first
+        pub members: ::std::vec::Vec<V1ClansCreateResponseDataMembersItem>,
+        ///3-32 characters: ASCII letters, digits, spaces and . _ ' -, starting and ending with a letter or digit. Unique per game without regard to case.
+        pub name: V1ClansCreateResponseDataName,
+        ///2-6 ASCII letters or digits. Unique per game without regard to case.
+        pub tag: V1ClansCreateResponseDataTag,
+        ///when its settings last changed
+        pub updated_at: ::chrono::DateTime<::chrono::offset::Utc>,
+        ///`public`: listed and readable by anyone; `private`: seen only by its members and the players it invited (to anyone else it does not exist: 404).
+        pub visibility: V1ClansCreateResponseDataVisibility,
+    }
+    ///What the clan is about, up to 500 characters.
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+    #[serde(transparent)]
+    pub struct V1ClansCreateResponseDataDescription(::std::string::String);
+    impl ::std::ops::Deref for V1ClansCreateResponseDataDescription {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<V1ClansCreateResponseDataDescription>
+    for ::std::string::String {
+        fn from(value: V1ClansCreateResponseDataDescription) -> Self {
+            value.0
+        }
+    }
+    impl ::std::str::FromStr for V1ClansCreateResponseDataDescription {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            if value.chars().count() > 500usize {
+                return Err("longer than 500 characters".into());
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for V1ClansCreateResponseDataDescription {
         type Error = self::error::ConversionError;
         fn try_from(
             value: &str,
@@ -16209,7 +14378,7 @@ pub mod types {
         }
     }
     impl ::std::convert::TryFrom<::std::string::String>
-    for V1InviteToClanIdempotencyKey {
+    for V1ClansCreateResponseDataDescription {
         type Error = self::error::ConversionError;
         fn try_from(
             value: ::std::string::String,
@@ -16217,7 +14386,1110 @@ pub mod types {
             value.parse()
         }
     }
-    impl<'de> ::serde::Deserialize<'de> for V1InviteToClanIdempotencyKey {
+    impl<'de> ::serde::Deserialize<'de> for V1ClansCreateResponseDataDescription {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| {
+                    <D::Error as ::serde::de::Error>::custom(e.to_string())
+                })
+        }
+    }
+    ///The game the clan plays
+    #[derive(
+        ::serde::Deserialize,
+        ::serde::Serialize,
+        Clone,
+        Copy,
+        Debug,
+        Eq,
+        Hash,
+        Ord,
+        PartialEq,
+        PartialOrd
+    )]
+    pub enum V1ClansCreateResponseDataGame {
+        #[serde(rename = "cs2")]
+        Cs2,
+        #[serde(rename = "cs16")]
+        Cs16,
+        #[serde(rename = "rust")]
+        Rust,
+        #[serde(rename = "minecraft")]
+        Minecraft,
+    }
+    impl ::std::fmt::Display for V1ClansCreateResponseDataGame {
+        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+            match *self {
+                Self::Cs2 => f.write_str("cs2"),
+                Self::Cs16 => f.write_str("cs16"),
+                Self::Rust => f.write_str("rust"),
+                Self::Minecraft => f.write_str("minecraft"),
+            }
+        }
+    }
+    impl ::std::str::FromStr for V1ClansCreateResponseDataGame {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            match value {
+                "cs2" => Ok(Self::Cs2),
+                "cs16" => Ok(Self::Cs16),
+                "rust" => Ok(Self::Rust),
+                "minecraft" => Ok(Self::Minecraft),
+                _ => Err("invalid value".into()),
+            }
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for V1ClansCreateResponseDataGame {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String>
+    for V1ClansCreateResponseDataGame {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    ///`open`: anyone may join; `invite`: only players with a pending invite; `closed`: no new members (pending invites cannot be accepted).
+    #[derive(
+        ::serde::Deserialize,
+        ::serde::Serialize,
+        Clone,
+        Copy,
+        Debug,
+        Eq,
+        Hash,
+        Ord,
+        PartialEq,
+        PartialOrd
+    )]
+    pub enum V1ClansCreateResponseDataJoinPolicy {
+        #[serde(rename = "open")]
+        Open,
+        #[serde(rename = "invite")]
+        Invite,
+        #[serde(rename = "closed")]
+        Closed,
+    }
+    impl ::std::fmt::Display for V1ClansCreateResponseDataJoinPolicy {
+        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+            match *self {
+                Self::Open => f.write_str("open"),
+                Self::Invite => f.write_str("invite"),
+                Self::Closed => f.write_str("closed"),
+            }
+        }
+    }
+    impl ::std::str::FromStr for V1ClansCreateResponseDataJoinPolicy {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            match value {
+                "open" => Ok(Self::Open),
+                "invite" => Ok(Self::Invite),
+                "closed" => Ok(Self::Closed),
+                _ => Err("invalid value".into()),
+            }
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for V1ClansCreateResponseDataJoinPolicy {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String>
+    for V1ClansCreateResponseDataJoinPolicy {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    ///`V1ClansCreateResponseDataMembersItem`
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    pub struct V1ClansCreateResponseDataMembersItem {
+        ///path of the user’s avatar
+        pub avatar: ::std::string::String,
+        ///when the user joined
+        pub joined_at: ::chrono::DateTime<::chrono::offset::Utc>,
+        ///`owner` (exactly one; everything), `officer` (settings, invites, removes members), `member`
+        pub role: V1ClansCreateResponseDataMembersItemRole,
+        pub user_id: i64,
+        pub username: ::std::string::String,
+    }
+    ///`owner` (exactly one; everything), `officer` (settings, invites, removes members), `member`
+    #[derive(
+        ::serde::Deserialize,
+        ::serde::Serialize,
+        Clone,
+        Copy,
+        Debug,
+        Eq,
+        Hash,
+        Ord,
+        PartialEq,
+        PartialOrd
+    )]
+    pub enum V1ClansCreateResponseDataMembersItemRole {
+        #[serde(rename = "owner")]
+        Owner,
+        #[serde(rename = "officer")]
+        Officer,
+        #[serde(rename = "member")]
+        Member,
+    }
+    impl ::std::fmt::Display for V1ClansCreateResponseDataMembersItemRole {
+        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+            match *self {
+                Self::Owner => f.write_str("owner"),
+                Self::Officer => f.write_str("officer"),
+                Self::Member => f.write_str("member"),
+            }
+        }
+    }
+    impl ::std::str::FromStr for V1ClansCreateResponseDataMembersItemRole {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            match value {
+                "owner" => Ok(Self::Owner),
+                "officer" => Ok(Self::Officer),
+                "member" => Ok(Self::Member),
+                _ => Err("invalid value".into()),
+            }
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for V1ClansCreateResponseDataMembersItemRole {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String>
+    for V1ClansCreateResponseDataMembersItemRole {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    ///3-32 characters: ASCII letters, digits, spaces and . _ ' -, starting and ending with a letter or digit. Unique per game without regard to case.
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+    #[serde(transparent)]
+    pub struct V1ClansCreateResponseDataName(::std::string::String);
+    impl ::std::ops::Deref for V1ClansCreateResponseDataName {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<V1ClansCreateResponseDataName> for ::std::string::String {
+        fn from(value: V1ClansCreateResponseDataName) -> Self {
+            value.0
+        }
+    }
+    impl ::std::str::FromStr for V1ClansCreateResponseDataName {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            if value.chars().count() > 32usize {
+                return Err("longer than 32 characters".into());
+            }
+            if value.chars().count() < 3usize {
+                return Err("shorter than 3 characters".into());
+            }
+            static PATTERN: ::std::sync::LazyLock<::regress::Regex> = ::std::sync::LazyLock::new(||
+            {
+                ::regress::Regex::new("^[A-Za-z0-9](?:[A-Za-z0-9 ._'-]*[A-Za-z0-9])?$")
+                    .unwrap()
+            });
+            if PATTERN.find(value).is_none() {
+                return Err(
+                    "doesn't match pattern \"^[A-Za-z0-9](?:[A-Za-z0-9 ._'-]*[A-Za-z0-9])?$\""
+                        .into(),
+                );
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for V1ClansCreateResponseDataName {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String>
+    for V1ClansCreateResponseDataName {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for V1ClansCreateResponseDataName {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| {
+                    <D::Error as ::serde::de::Error>::custom(e.to_string())
+                })
+        }
+    }
+    ///2-6 ASCII letters or digits. Unique per game without regard to case.
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+    #[serde(transparent)]
+    pub struct V1ClansCreateResponseDataTag(::std::string::String);
+    impl ::std::ops::Deref for V1ClansCreateResponseDataTag {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<V1ClansCreateResponseDataTag> for ::std::string::String {
+        fn from(value: V1ClansCreateResponseDataTag) -> Self {
+            value.0
+        }
+    }
+    impl ::std::str::FromStr for V1ClansCreateResponseDataTag {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            static PATTERN: ::std::sync::LazyLock<::regress::Regex> = ::std::sync::LazyLock::new(||
+            { ::regress::Regex::new("^[A-Za-z0-9]{2,6}$").unwrap() });
+            if PATTERN.find(value).is_none() {
+                return Err("doesn't match pattern \"^[A-Za-z0-9]{2,6}$\"".into());
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for V1ClansCreateResponseDataTag {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String>
+    for V1ClansCreateResponseDataTag {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for V1ClansCreateResponseDataTag {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| {
+                    <D::Error as ::serde::de::Error>::custom(e.to_string())
+                })
+        }
+    }
+    ///`public`: listed and readable by anyone; `private`: seen only by its members and the players it invited (to anyone else it does not exist: 404).
+    #[derive(
+        ::serde::Deserialize,
+        ::serde::Serialize,
+        Clone,
+        Copy,
+        Debug,
+        Eq,
+        Hash,
+        Ord,
+        PartialEq,
+        PartialOrd
+    )]
+    pub enum V1ClansCreateResponseDataVisibility {
+        #[serde(rename = "public")]
+        Public,
+        #[serde(rename = "private")]
+        Private,
+    }
+    impl ::std::fmt::Display for V1ClansCreateResponseDataVisibility {
+        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+            match *self {
+                Self::Public => f.write_str("public"),
+                Self::Private => f.write_str("private"),
+            }
+        }
+    }
+    impl ::std::str::FromStr for V1ClansCreateResponseDataVisibility {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            match value {
+                "public" => Ok(Self::Public),
+                "private" => Ok(Self::Private),
+                _ => Err("invalid value".into()),
+            }
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for V1ClansCreateResponseDataVisibility {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String>
+    for V1ClansCreateResponseDataVisibility {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    ///`V1ClansDisbandIdempotencyKey`
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+    #[serde(transparent)]
+    pub struct V1ClansDisbandIdempotencyKey(::std::string::String);
+    impl ::std::ops::Deref for V1ClansDisbandIdempotencyKey {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<V1ClansDisbandIdempotencyKey> for ::std::string::String {
+        fn from(value: V1ClansDisbandIdempotencyKey) -> Self {
+            value.0
+        }
+    }
+    impl ::std::str::FromStr for V1ClansDisbandIdempotencyKey {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            if value.chars().count() > 255usize {
+                return Err("longer than 255 characters".into());
+            }
+            if value.chars().count() < 1usize {
+                return Err("shorter than 1 characters".into());
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for V1ClansDisbandIdempotencyKey {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String>
+    for V1ClansDisbandIdempotencyKey {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for V1ClansDisbandIdempotencyKey {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| {
+                    <D::Error as ::serde::de::Error>::custom(e.to_string())
+                })
+        }
+    }
+    ///The clan with its members
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    pub struct V1ClansGetResponse {
+        pub data: V1ClansGetResponseData,
+    }
+    ///A clan with its members and their roles
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    pub struct V1ClansGetResponseData {
+        ///when the clan was created
+        pub created_at: ::chrono::DateTime<::chrono::offset::Utc>,
+        ///What the clan is about, up to 500 characters.
+        pub description: V1ClansGetResponseDataDescription,
+        ///The game the clan plays
+        pub game: V1ClansGetResponseDataGame,
+        ///clan ID
+        pub id: i64,
+        ///`open`: anyone may join; `invite`: only players with a pending invite; `closed`: no new members (pending invites cannot be accepted).
+        pub join_policy: V1ClansGetResponseDataJoinPolicy,
+        ///Most members the clan takes, 2-100; never below the current member count.
+        pub max_members: i64,
+        ///members now, the owner included
+        pub member_count: ::std::num::NonZeroU64,
+        ///every member: the owner, then officers, then members, longest-standing first
+        pub members: ::std::vec::Vec<V1ClansGetResponseDataMembersItem>,
+        ///3-32 characters: ASCII letters, digits, spaces and . _ ' -, starting and ending with a letter or digit. Unique per game without regard to case.
+        pub name: V1ClansGetResponseDataName,
+        ///2-6 ASCII letters or digits. Unique per game without regard to case.
+        pub tag: V1ClansGetResponseDataTag,
+        ///when its settings last changed
+        pub updated_at: ::chrono::DateTime<::chrono::offset::Utc>,
+        ///`public`: listed and readable by anyone; `private`: seen only by its members and the players it invited (to anyone else it does not exist: 404).
+        pub visibility: V1ClansGetResponseDataVisibility,
+    }
+    ///What the clan is about, up to 500 characters.
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+    #[serde(transparent)]
+    pub struct V1ClansGetResponseDataDescription(::std::string::String);
+    impl ::std::ops::Deref for V1ClansGetResponseDataDescription {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<V1ClansGetResponseDataDescription>
+    for ::std::string::String {
+        fn from(value: V1ClansGetResponseDataDescription) -> Self {
+            value.0
+        }
+    }
+    impl ::std::str::FromStr for V1ClansGetResponseDataDescription {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            if value.chars().count() > 500usize {
+                return Err("longer than 500 characters".into());
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for V1ClansGetResponseDataDescription {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String>
+    for V1ClansGetResponseDataDescription {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for V1ClansGetResponseDataDescription {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| {
+                    <D::Error as ::serde::de::Error>::custom(e.to_string())
+                })
+        }
+    }
+    ///The game the clan plays
+    #[derive(
+        ::serde::Deserialize,
+        ::serde::Serialize,
+        Clone,
+        Copy,
+        Debug,
+        Eq,
+        Hash,
+        Ord,
+        PartialEq,
+        PartialOrd
+    )]
+    pub enum V1ClansGetResponseDataGame {
+        #[serde(rename = "cs2")]
+        Cs2,
+        #[serde(rename = "cs16")]
+        Cs16,
+        #[serde(rename = "rust")]
+        Rust,
+        #[serde(rename = "minecraft")]
+        Minecraft,
+    }
+    impl ::std::fmt::Display for V1ClansGetResponseDataGame {
+        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+            match *self {
+                Self::Cs2 => f.write_str("cs2"),
+                Self::Cs16 => f.write_str("cs16"),
+                Self::Rust => f.write_str("rust"),
+                Self::Minecraft => f.write_str("minecraft"),
+            }
+        }
+    }
+    impl ::std::str::FromStr for V1ClansGetResponseDataGame {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            match value {
+                "cs2" => Ok(Self::Cs2),
+                "cs16" => Ok(Self::Cs16),
+                "rust" => Ok(Self::Rust),
+                "minecraft" => Ok(Self::Minecraft),
+                _ => Err("invalid value".into()),
+            }
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for V1ClansGetResponseDataGame {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String> for V1ClansGetResponseDataGame {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    ///`open`: anyone may join; `invite`: only players with a pending invite; `closed`: no new members (pending invites cannot be accepted).
+    #[derive(
+        ::serde::Deserialize,
+        ::serde::Serialize,
+        Clone,
+        Copy,
+        Debug,
+        Eq,
+        Hash,
+        Ord,
+        PartialEq,
+        PartialOrd
+    )]
+    pub enum V1ClansGetResponseDataJoinPolicy {
+        #[serde(rename = "open")]
+        Open,
+        #[serde(rename = "invite")]
+        Invite,
+        #[serde(rename = "closed")]
+        Closed,
+    }
+    impl ::std::fmt::Display for V1ClansGetResponseDataJoinPolicy {
+        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+            match *self {
+                Self::Open => f.write_str("open"),
+                Self::Invite => f.write_str("invite"),
+                Self::Closed => f.write_str("closed"),
+            }
+        }
+    }
+    impl ::std::str::FromStr for V1ClansGetResponseDataJoinPolicy {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            match value {
+                "open" => Ok(Self::Open),
+                "invite" => Ok(Self::Invite),
+                "closed" => Ok(Self::Closed),
+                _ => Err("invalid value".into()),
+            }
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for V1ClansGetResponseDataJoinPolicy {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String>
+    for V1ClansGetResponseDataJoinPolicy {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    ///`V1ClansGetResponseDataMembersItem`
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    pub struct V1ClansGetResponseDataMembersItem {
+        ///path of the user’s avatar
+        pub avatar: ::std::string::String,
+        ///when the user joined
+        pub joined_at: ::chrono::DateTime<::chrono::offset::Utc>,
+        ///`owner` (exactly one; everything), `officer` (settings, invites, removes members), `member`
+        pub role: V1ClansGetResponseDataMembersItemRole,
+        pub user_id: i64,
+        pub username: ::std::string::String,
+    }
+    ///`owner` (exactly one; everything), `officer` (settings, invites, removes members), `member`
+    #[derive(
+        ::serde::Deserialize,
+        ::serde::Serialize,
+        Clone,
+        Copy,
+        Debug,
+        Eq,
+        Hash,
+        Ord,
+        PartialEq,
+        PartialOrd
+    )]
+    pub enum V1ClansGetResponseDataMembersItemRole {
+        #[serde(rename = "owner")]
+        Owner,
+        #[serde(rename = "officer")]
+        Officer,
+        #[serde(rename = "member")]
+        Member,
+    }
+    impl ::std::fmt::Display for V1ClansGetResponseDataMembersItemRole {
+        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+            match *self {
+                Self::Owner => f.write_str("owner"),
+                Self::Officer => f.write_str("officer"),
+                Self::Member => f.write_str("member"),
+            }
+        }
+    }
+    impl ::std::str::FromStr for V1ClansGetResponseDataMembersItemRole {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            match value {
+                "owner" => Ok(Self::Owner),
+                "officer" => Ok(Self::Officer),
+                "member" => Ok(Self::Member),
+                _ => Err("invalid value".into()),
+            }
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for V1ClansGetResponseDataMembersItemRole {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String>
+    for V1ClansGetResponseDataMembersItemRole {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    ///3-32 characters: ASCII letters, digits, spaces and . _ ' -, starting and ending with a letter or digit. Unique per game without regard to case.
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+    #[serde(transparent)]
+    pub struct V1ClansGetResponseDataName(::std::string::String);
+    impl ::std::ops::Deref for V1ClansGetResponseDataName {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<V1ClansGetResponseDataName> for ::std::string::String {
+        fn from(value: V1ClansGetResponseDataName) -> Self {
+            value.0
+        }
+    }
+    impl ::std::str::FromStr for V1ClansGetResponseDataName {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            if value.chars().count() > 32usize {
+                return Err("longer than 32 characters".into());
+            }
+            if value.chars().count() < 3usize {
+                return Err("shorter than 3 characters".into());
+            }
+            static PATTERN: ::std::sync::LazyLock<::regress::Regex> = ::std::sync::LazyLock::new(||
+            {
+                ::regress::Regex::new("^[A-Za-z0-9](?:[A-Za-z0-9 ._'-]*[A-Za-z0-9])?$")
+                    .unwrap()
+            });
+            if PATTERN.find(value).is_none() {
+                return Err(
+                    "doesn't match pattern \"^[A-Za-z0-9](?:[A-Za-z0-9 ._'-]*[A-Za-z0-9])?$\""
+                        .into(),
+                );
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for V1ClansGetResponseDataName {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String> for V1ClansGetResponseDataName {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for V1ClansGetResponseDataName {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| {
+                    <D::Error as ::serde::de::Error>::custom(e.to_string())
+                })
+        }
+    }
+    ///2-6 ASCII letters or digits. Unique per game without regard to case.
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+    #[serde(transparent)]
+    pub struct V1ClansGetResponseDataTag(::std::string::String);
+    impl ::std::ops::Deref for V1ClansGetResponseDataTag {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<V1ClansGetResponseDataTag> for ::std::string::String {
+        fn from(value: V1ClansGetResponseDataTag) -> Self {
+            value.0
+        }
+    }
+    impl ::std::str::FromStr for V1ClansGetResponseDataTag {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            static PATTERN: ::std::sync::LazyLock<::regress::Regex> = ::std::sync::LazyLock::new(||
+            { ::regress::Regex::new("^[A-Za-z0-9]{2,6}$").unwrap() });
+            if PATTERN.find(value).is_none() {
+                return Err("doesn't match pattern \"^[A-Za-z0-9]{2,6}$\"".into());
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for V1ClansGetResponseDataTag {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String> for V1ClansGetResponseDataTag {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for V1ClansGetResponseDataTag {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| {
+                    <D::Error as ::serde::de::Error>::custom(e.to_string())
+                })
+        }
+    }
+    ///`public`: listed and readable by anyone; `private`: seen only by its members and the players it invited (to anyone else it does not exist: 404).
+    #[derive(
+        ::serde::Deserialize,
+        ::serde::Serialize,
+        Clone,
+        Copy,
+        Debug,
+        Eq,
+        Hash,
+        Ord,
+        PartialEq,
+        PartialOrd
+    )]
+    pub enum V1ClansGetResponseDataVisibility {
+        #[serde(rename = "public")]
+        Public,
+        #[serde(rename = "private")]
+        Private,
+    }
+    impl ::std::fmt::Display for V1ClansGetResponseDataVisibility {
+        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+            match *self {
+                Self::Public => f.write_str("public"),
+                Self::Private => f.write_str("private"),
+            }
+        }
+    }
+    impl ::std::str::FromStr for V1ClansGetResponseDataVisibility {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            match value {
+                "public" => Ok(Self::Public),
+                "private" => Ok(Self::Private),
+                _ => Err("invalid value".into()),
+            }
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for V1ClansGetResponseDataVisibility {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String>
+    for V1ClansGetResponseDataVisibility {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    ///`V1ClansInvitesAcceptIdempotencyKey`
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+    #[serde(transparent)]
+    pub struct V1ClansInvitesAcceptIdempotencyKey(::std::string::String);
+    impl ::std::ops::Deref for V1ClansInvitesAcceptIdempotencyKey {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<V1ClansInvitesAcceptIdempotencyKey>
+    for ::std::string::String {
+        fn from(value: V1ClansInvitesAcceptIdempotencyKey) -> Self {
+            value.0
+        }
+    }
+    impl ::std::str::FromStr for V1ClansInvitesAcceptIdempotencyKey {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            if value.chars().count() > 255usize {
+                return Err("longer than 255 characters".into());
+            }
+            if value.chars().count() < 1usize {
+                return Err("shorter than 1 characters".into());
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for V1ClansInvitesAcceptIdempotencyKey {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String>
+    for V1ClansInvitesAcceptIdempotencyKey {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for V1ClansInvitesAcceptIdempotencyKey {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| {
+                    <D::Error as ::serde::de::Error>::custom(e.to_string())
+                })
+        }
+    }
+    ///The membership
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    pub struct V1ClansInvitesAcceptResponse {
+        pub data: V1ClansInvitesAcceptResponseData,
+    }
+    ///A member of a clan and their role
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    pub struct V1ClansInvitesAcceptResponseData {
+        ///path of the user’s avatar
+        pub avatar: ::std::string::String,
+        pub clan_id: i64,
+        ///when the user joined
+        pub joined_at: ::chrono::DateTime<::chrono::offset::Utc>,
+        ///`owner` (exactly one; everything), `officer` (settings, invites, removes members), `member`
+        pub role: V1ClansInvitesAcceptResponseDataRole,
+        pub user_id: i64,
+        pub username: ::std::string::String,
+    }
+    ///`owner` (exactly one; everything), `officer` (settings, invites, removes members), `member`
+    #[derive(
+        ::serde::Deserialize,
+        ::serde::Serialize,
+        Clone,
+        Copy,
+        Debug,
+        Eq,
+        Hash,
+        Ord,
+        PartialEq,
+        PartialOrd
+    )]
+    pub enum V1ClansInvitesAcceptResponseDataRole {
+        #[serde(rename = "owner")]
+        Owner,
+        #[serde(rename = "officer")]
+        Officer,
+        #[serde(rename = "member")]
+        Member,
+    }
+    impl ::std::fmt::Display for V1ClansInvitesAcceptResponseDataRole {
+        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+            match *self {
+                Self::Owner => f.write_str("owner"),
+                Self::Officer => f.write_str("officer"),
+                Self::Member => f.write_str("member"),
+            }
+        }
+    }
+    impl ::std::str::FromStr for V1ClansInvitesAcceptResponseDataRole {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            match value {
+                "owner" => Ok(Self::Owner),
+                "officer" => Ok(Self::Officer),
+                "member" => Ok(Self::Member),
+                _ => Err("invalid value".into()),
+            }
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for V1ClansInvitesAcceptResponseDataRole {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String>
+    for V1ClansInvitesAcceptResponseDataRole {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    ///`V1ClansInvitesCreateBody`
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    #[serde(deny_unknown_fields)]
+    pub struct V1ClansInvitesCreateBody {
+        ///the player to invite
+        pub user_id: ::std::num::NonZeroU64,
+    }
+    ///`V1ClansInvitesCreateIdempotencyKey`
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+    #[serde(transparent)]
+    pub struct V1ClansInvitesCreateIdempotencyKey(::std::string::String);
+    impl ::std::ops::Deref for V1ClansInvitesCreateIdempotencyKey {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<V1ClansInvitesCreateIdempotencyKey>
+    for ::std::string::String {
+        fn from(value: V1ClansInvitesCreateIdempotencyKey) -> Self {
+            value.0
+        }
+    }
+    impl ::std::str::FromStr for V1ClansInvitesCreateIdempotencyKey {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            if value.chars().count() > 255usize {
+                return Err("longer than 255 characters".into());
+            }
+            if value.chars().count() < 1usize {
+                return Err("shorter than 1 characters".into());
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for V1ClansInvitesCreateIdempotencyKey {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String>
+    for V1ClansInvitesCreateIdempotencyKey {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for V1ClansInvitesCreateIdempotencyKey {
         fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
         where
             D: ::serde::Deserializer<'de>,
@@ -16231,13 +15503,13 @@ pub mod types {
     }
     ///The pending invite
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct V1InviteToClanResponse {
-        pub data: V1InviteToClanResponseData,
+    pub struct V1ClansInvitesCreateResponse {
+        pub data: V1ClansInvitesCreateResponseData,
     }
     ///A pending invite to a clan
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct V1InviteToClanResponseData {
-        pub clan: V1InviteToClanResponseDataClan,
+    pub struct V1ClansInvitesCreateResponseData {
+        pub clan: V1ClansInvitesCreateResponseDataClan,
         ///when the invite was sent
         pub created_at: ::chrono::DateTime<::chrono::offset::Utc>,
         ///who sent the invite (null if that account is gone)
@@ -16248,47 +15520,47 @@ pub mod types {
     }
     ///A clan of one game
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct V1InviteToClanResponseDataClan {
+    pub struct V1ClansInvitesCreateResponseDataClan {
         ///when the clan was created
         pub created_at: ::chrono::DateTime<::chrono::offset::Utc>,
         ///What the clan is about, up to 500 characters.
-        pub description: V1InviteToClanResponseDataClanDescription,
+        pub description: V1ClansInvitesCreateResponseDataClanDescription,
         ///The game the clan plays
-        pub game: V1InviteToClanResponseDataClanGame,
+        pub game: V1ClansInvitesCreateResponseDataClanGame,
         ///clan ID
         pub id: i64,
         ///`open`: anyone may join; `invite`: only players with a pending invite; `closed`: no new members (pending invites cannot be accepted).
-        pub join_policy: V1InviteToClanResponseDataClanJoinPolicy,
+        pub join_policy: V1ClansInvitesCreateResponseDataClanJoinPolicy,
         ///Most members the clan takes, 2-100; never below the current member count.
         pub max_members: i64,
         ///members now, the owner included
         pub member_count: ::std::num::NonZeroU64,
         ///3-32 characters: ASCII letters, digits, spaces and . _ ' -, starting and ending with a letter or digit. Unique per game without regard to case.
-        pub name: V1InviteToClanResponseDataClanName,
+        pub name: V1ClansInvitesCreateResponseDataClanName,
         ///2-6 ASCII letters or digits. Unique per game without regard to case.
-        pub tag: V1InviteToClanResponseDataClanTag,
+        pub tag: V1ClansInvitesCreateResponseDataClanTag,
         ///when its settings last changed
         pub updated_at: ::chrono::DateTime<::chrono::offset::Utc>,
         ///`public`: listed and readable by anyone; `private`: seen only by its members and the players it invited (to anyone else it does not exist: 404).
-        pub visibility: V1InviteToClanResponseDataClanVisibility,
+        pub visibility: V1ClansInvitesCreateResponseDataClanVisibility,
     }
     ///What the clan is about, up to 500 characters.
     #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
-    pub struct V1InviteToClanResponseDataClanDescription(::std::string::String);
-    impl ::std::ops::Deref for V1InviteToClanResponseDataClanDescription {
+    pub struct V1ClansInvitesCreateResponseDataClanDescription(::std::string::String);
+    impl ::std::ops::Deref for V1ClansInvitesCreateResponseDataClanDescription {
         type Target = ::std::string::String;
         fn deref(&self) -> &::std::string::String {
             &self.0
         }
     }
-    impl ::std::convert::From<V1InviteToClanResponseDataClanDescription>
+    impl ::std::convert::From<V1ClansInvitesCreateResponseDataClanDescription>
     for ::std::string::String {
-        fn from(value: V1InviteToClanResponseDataClanDescription) -> Self {
+        fn from(value: V1ClansInvitesCreateResponseDataClanDescription) -> Self {
             value.0
         }
     }
-    impl ::std::str::FromStr for V1InviteToClanResponseDataClanDescription {
+    impl ::std::str::FromStr for V1ClansInvitesCreateResponseDataClanDescription {
         type Err = self::error::ConversionError;
         fn from_str(
             value: &str,
@@ -16299,7 +15571,8 @@ pub mod types {
             Ok(Self(value.to_string()))
         }
     }
-    impl ::std::convert::TryFrom<&str> for V1InviteToClanResponseDataClanDescription {
+    impl ::std::convert::TryFrom<&str>
+    for V1ClansInvitesCreateResponseDataClanDescription {
         type Error = self::error::ConversionError;
         fn try_from(
             value: &str,
@@ -16308,7 +15581,7 @@ pub mod types {
         }
     }
     impl ::std::convert::TryFrom<::std::string::String>
-    for V1InviteToClanResponseDataClanDescription {
+    for V1ClansInvitesCreateResponseDataClanDescription {
         type Error = self::error::ConversionError;
         fn try_from(
             value: ::std::string::String,
@@ -16316,7 +15589,8 @@ pub mod types {
             value.parse()
         }
     }
-    impl<'de> ::serde::Deserialize<'de> for V1InviteToClanResponseDataClanDescription {
+    impl<'de> ::serde::Deserialize<'de>
+    for V1ClansInvitesCreateResponseDataClanDescription {
         fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
         where
             D: ::serde::Deserializer<'de>,
@@ -16341,7 +15615,7 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
-    pub enum V1InviteToClanResponseDataClanGame {
+    pub enum V1ClansInvitesCreateResponseDataClanGame {
         #[serde(rename = "cs2")]
         Cs2,
         #[serde(rename = "cs16")]
@@ -16351,7 +15625,7 @@ pub mod types {
         #[serde(rename = "minecraft")]
         Minecraft,
     }
-    impl ::std::fmt::Display for V1InviteToClanResponseDataClanGame {
+    impl ::std::fmt::Display for V1ClansInvitesCreateResponseDataClanGame {
         fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
             match *self {
                 Self::Cs2 => f.write_str("cs2"),
@@ -16361,7 +15635,7 @@ pub mod types {
             }
         }
     }
-    impl ::std::str::FromStr for V1InviteToClanResponseDataClanGame {
+    impl ::std::str::FromStr for V1ClansInvitesCreateResponseDataClanGame {
         type Err = self::error::ConversionError;
         fn from_str(
             value: &str,
@@ -16375,7 +15649,7 @@ pub mod types {
             }
         }
     }
-    impl ::std::convert::TryFrom<&str> for V1InviteToClanResponseDataClanGame {
+    impl ::std::convert::TryFrom<&str> for V1ClansInvitesCreateResponseDataClanGame {
         type Error = self::error::ConversionError;
         fn try_from(
             value: &str,
@@ -16384,7 +15658,7 @@ pub mod types {
         }
     }
     impl ::std::convert::TryFrom<::std::string::String>
-    for V1InviteToClanResponseDataClanGame {
+    for V1ClansInvitesCreateResponseDataClanGame {
         type Error = self::error::ConversionError;
         fn try_from(
             value: ::std::string::String,
@@ -16405,7 +15679,7 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
-    pub enum V1InviteToClanResponseDataClanJoinPolicy {
+    pub enum V1ClansInvitesCreateResponseDataClanJoinPolicy {
         #[serde(rename = "open")]
         Open,
         #[serde(rename = "invite")]
@@ -16413,7 +15687,7 @@ pub mod types {
         #[serde(rename = "closed")]
         Closed,
     }
-    impl ::std::fmt::Display for V1InviteToClanResponseDataClanJoinPolicy {
+    impl ::std::fmt::Display for V1ClansInvitesCreateResponseDataClanJoinPolicy {
         fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
             match *self {
                 Self::Open => f.write_str("open"),
@@ -16422,7 +15696,7 @@ pub mod types {
             }
         }
     }
-    impl ::std::str::FromStr for V1InviteToClanResponseDataClanJoinPolicy {
+    impl ::std::str::FromStr for V1ClansInvitesCreateResponseDataClanJoinPolicy {
         type Err = self::error::ConversionError;
         fn from_str(
             value: &str,
@@ -16435,7 +15709,8 @@ pub mod types {
             }
         }
     }
-    impl ::std::convert::TryFrom<&str> for V1InviteToClanResponseDataClanJoinPolicy {
+    impl ::std::convert::TryFrom<&str>
+    for V1ClansInvitesCreateResponseDataClanJoinPolicy {
         type Error = self::error::ConversionError;
         fn try_from(
             value: &str,
@@ -16444,7 +15719,7 @@ pub mod types {
         }
     }
     impl ::std::convert::TryFrom<::std::string::String>
-    for V1InviteToClanResponseDataClanJoinPolicy {
+    for V1ClansInvitesCreateResponseDataClanJoinPolicy {
         type Error = self::error::ConversionError;
         fn try_from(
             value: ::std::string::String,
@@ -16455,20 +15730,20 @@ pub mod types {
     ///3-32 characters: ASCII letters, digits, spaces and . _ ' -, starting and ending with a letter or digit. Unique per game without regard to case.
     #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
-    pub struct V1InviteToClanResponseDataClanName(::std::string::String);
-    impl ::std::ops::Deref for V1InviteToClanResponseDataClanName {
+    pub struct V1ClansInvitesCreateResponseDataClanName(::std::string::String);
+    impl ::std::ops::Deref for V1ClansInvitesCreateResponseDataClanName {
         type Target = ::std::string::String;
         fn deref(&self) -> &::std::string::String {
             &self.0
         }
     }
-    impl ::std::convert::From<V1InviteToClanResponseDataClanName>
+    impl ::std::convert::From<V1ClansInvitesCreateResponseDataClanName>
     for ::std::string::String {
-        fn from(value: V1InviteToClanResponseDataClanName) -> Self {
+        fn from(value: V1ClansInvitesCreateResponseDataClanName) -> Self {
             value.0
         }
     }
-    impl ::std::str::FromStr for V1InviteToClanResponseDataClanName {
+    impl ::std::str::FromStr for V1ClansInvitesCreateResponseDataClanName {
         type Err = self::error::ConversionError;
         fn from_str(
             value: &str,
@@ -16493,7 +15768,7 @@ pub mod types {
             Ok(Self(value.to_string()))
         }
     }
-    impl ::std::convert::TryFrom<&str> for V1InviteToClanResponseDataClanName {
+    impl ::std::convert::TryFrom<&str> for V1ClansInvitesCreateResponseDataClanName {
         type Error = self::error::ConversionError;
         fn try_from(
             value: &str,
@@ -16502,7 +15777,7 @@ pub mod types {
         }
     }
     impl ::std::convert::TryFrom<::std::string::String>
-    for V1InviteToClanResponseDataClanName {
+    for V1ClansInvitesCreateResponseDataClanName {
         type Error = self::error::ConversionError;
         fn try_from(
             value: ::std::string::String,
@@ -16510,7 +15785,7 @@ pub mod types {
             value.parse()
         }
     }
-    impl<'de> ::serde::Deserialize<'de> for V1InviteToClanResponseDataClanName {
+    impl<'de> ::serde::Deserialize<'de> for V1ClansInvitesCreateResponseDataClanName {
         fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
         where
             D: ::serde::Deserializer<'de>,
@@ -16525,20 +15800,20 @@ pub mod types {
     ///2-6 ASCII letters or digits. Unique per game without regard to case.
     #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
-    pub struct V1InviteToClanResponseDataClanTag(::std::string::String);
-    impl ::std::ops::Deref for V1InviteToClanResponseDataClanTag {
+    pub struct V1ClansInvitesCreateResponseDataClanTag(::std::string::String);
+    impl ::std::ops::Deref for V1ClansInvitesCreateResponseDataClanTag {
         type Target = ::std::string::String;
         fn deref(&self) -> &::std::string::String {
             &self.0
         }
     }
-    impl ::std::convert::From<V1InviteToClanResponseDataClanTag>
+    impl ::std::convert::From<V1ClansInvitesCreateResponseDataClanTag>
     for ::std::string::String {
-        fn from(value: V1InviteToClanResponseDataClanTag) -> Self {
+        fn from(value: V1ClansInvitesCreateResponseDataClanTag) -> Self {
             value.0
         }
     }
-    impl ::std::str::FromStr for V1InviteToClanResponseDataClanTag {
+    impl ::std::str::FromStr for V1ClansInvitesCreateResponseDataClanTag {
         type Err = self::error::ConversionError;
         fn from_str(
             value: &str,
@@ -16551,7 +15826,7 @@ pub mod types {
             Ok(Self(value.to_string()))
         }
     }
-    impl ::std::convert::TryFrom<&str> for V1InviteToClanResponseDataClanTag {
+    impl ::std::convert::TryFrom<&str> for V1ClansInvitesCreateResponseDataClanTag {
         type Error = self::error::ConversionError;
         fn try_from(
             value: &str,
@@ -16560,7 +15835,7 @@ pub mod types {
         }
     }
     impl ::std::convert::TryFrom<::std::string::String>
-    for V1InviteToClanResponseDataClanTag {
+    for V1ClansInvitesCreateResponseDataClanTag {
         type Error = self::error::ConversionError;
         fn try_from(
             value: ::std::string::String,
@@ -16568,7 +15843,7 @@ pub mod types {
             value.parse()
         }
     }
-    impl<'de> ::serde::Deserialize<'de> for V1InviteToClanResponseDataClanTag {
+    impl<'de> ::serde::Deserialize<'de> for V1ClansInvitesCreateResponseDataClanTag {
         fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
         where
             D: ::serde::Deserializer<'de>,
@@ -16593,13 +15868,13 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
-    pub enum V1InviteToClanResponseDataClanVisibility {
+    pub enum V1ClansInvitesCreateResponseDataClanVisibility {
         #[serde(rename = "public")]
         Public,
         #[serde(rename = "private")]
         Private,
     }
-    impl ::std::fmt::Display for V1InviteToClanResponseDataClanVisibility {
+    impl ::std::fmt::Display for V1ClansInvitesCreateResponseDataClanVisibility {
         fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
             match *self {
                 Self::Public => f.write_str("public"),
@@ -16607,7 +15882,7 @@ pub mod types {
             }
         }
     }
-    impl ::std::str::FromStr for V1InviteToClanResponseDataClanVisibility {
+    impl ::std::str::FromStr for V1ClansInvitesCreateResponseDataClanVisibility {
         type Err = self::error::ConversionError;
         fn from_str(
             value: &str,
@@ -16619,7 +15894,8 @@ pub mod types {
             }
         }
     }
-    impl ::std::convert::TryFrom<&str> for V1InviteToClanResponseDataClanVisibility {
+    impl ::std::convert::TryFrom<&str>
+    for V1ClansInvitesCreateResponseDataClanVisibility {
         type Error = self::error::ConversionError;
         fn try_from(
             value: &str,
@@ -16628,7 +15904,7 @@ pub mod types {
         }
     }
     impl ::std::convert::TryFrom<::std::string::String>
-    for V1InviteToClanResponseDataClanVisibility {
+    for V1ClansInvitesCreateResponseDataClanVisibility {
         type Error = self::error::ConversionError;
         fn try_from(
             value: ::std::string::String,
@@ -16636,22 +15912,23 @@ pub mod types {
             value.parse()
         }
     }
-    ///`V1JoinClanIdempotencyKey`
+    ///`V1ClansInvitesDeleteIdempotencyKey`
     #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
-    pub struct V1JoinClanIdempotencyKey(::std::string::String);
-    impl ::std::ops::Deref for V1JoinClanIdempotencyKey {
+    pub struct V1ClansInvitesDeleteIdempotencyKey(::std::string::String);
+    impl ::std::ops::Deref for V1ClansInvitesDeleteIdempotencyKey {
         type Target = ::std::string::String;
         fn deref(&self) -> &::std::string::String {
             &self.0
         }
     }
-    impl ::std::convert::From<V1JoinClanIdempotencyKey> for ::std::string::String {
-        fn from(value: V1JoinClanIdempotencyKey) -> Self {
+    impl ::std::convert::From<V1ClansInvitesDeleteIdempotencyKey>
+    for ::std::string::String {
+        fn from(value: V1ClansInvitesDeleteIdempotencyKey) -> Self {
             value.0
         }
     }
-    impl ::std::str::FromStr for V1JoinClanIdempotencyKey {
+    impl ::std::str::FromStr for V1ClansInvitesDeleteIdempotencyKey {
         type Err = self::error::ConversionError;
         fn from_str(
             value: &str,
@@ -16665,7 +15942,7 @@ pub mod types {
             Ok(Self(value.to_string()))
         }
     }
-    impl ::std::convert::TryFrom<&str> for V1JoinClanIdempotencyKey {
+    impl ::std::convert::TryFrom<&str> for V1ClansInvitesDeleteIdempotencyKey {
         type Error = self::error::ConversionError;
         fn try_from(
             value: &str,
@@ -16673,7 +15950,8 @@ pub mod types {
             value.parse()
         }
     }
-    impl ::std::convert::TryFrom<::std::string::String> for V1JoinClanIdempotencyKey {
+    impl ::std::convert::TryFrom<::std::string::String>
+    for V1ClansInvitesDeleteIdempotencyKey {
         type Error = self::error::ConversionError;
         fn try_from(
             value: ::std::string::String,
@@ -16681,7 +15959,486 @@ pub mod types {
             value.parse()
         }
     }
-    impl<'de> ::serde::Deserialize<'de> for V1JoinClanIdempotencyKey {
+    impl<'de> ::serde::Deserialize<'de> for V1ClansInvitesDeleteIdempotencyKey {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| {
+                    <D::Error as ::serde::de::Error>::custom(e.to_string())
+                })
+        }
+    }
+    ///One page of your pending invites, newest first
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    pub struct V1ClansInvitesListResponse {
+        pub data: ::std::vec::Vec<V1ClansInvitesListResponseDataItem>,
+        pub meta: V1ClansInvitesListResponseMeta,
+    }
+    ///A pending invite to a clan
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    pub struct V1ClansInvitesListResponseDataItem {
+        pub clan: V1ClansInvitesListResponseDataItemClan,
+        ///when the invite was sent
+        pub created_at: ::chrono::DateTime<::chrono::offset::Utc>,
+        ///who sent the invite (null if that account is gone)
+        #[serde(deserialize_with = "::std::option::Option::deserialize")]
+        pub invited_by: ::std::option::Option<i64>,
+        ///the invited player
+        pub user_id: i64,
+    }
+    ///A clan of one game
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    pub struct V1ClansInvitesListResponseDataItemClan {
+        ///when the clan was created
+        pub created_at: ::chrono::DateTime<::chrono::offset::Utc>,
+        ///What the clan is about, up to 500 characters.
+        pub description: V1ClansInvitesListResponseDataItemClanDescription,
+        ///The game the clan plays
+        pub game: V1ClansInvitesListResponseDataItemClanGame,
+        ///clan ID
+        pub id: i64,
+        ///`open`: anyone may join; `invite`: only players with a pending invite; `closed`: no new members (pending invites cannot be accepted).
+        pub join_policy: V1ClansInvitesListResponseDataItemClanJoinPolicy,
+        ///Most members the clan takes, 2-100; never below the current member count.
+        pub max_members: i64,
+        ///members now, the owner included
+        pub member_count: ::std::num::NonZeroU64,
+        ///3-32 characters: ASCII letters, digits, spaces and . _ ' -, starting and ending with a letter or digit. Unique per game without regard to case.
+        pub name: V1ClansInvitesListResponseDataItemClanName,
+        ///2-6 ASCII letters or digits. Unique per game without regard to case.
+        pub tag: V1ClansInvitesListResponseDataItemClanTag,
+        ///when its settings last changed
+        pub updated_at: ::chrono::DateTime<::chrono::offset::Utc>,
+        ///`public`: listed and readable by anyone; `private`: seen only by its members and the players it invited (to anyone else it does not exist: 404).
+        pub visibility: V1ClansInvitesListResponseDataItemClanVisibility,
+    }
+    ///What the clan is about, up to 500 characters.
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+    #[serde(transparent)]
+    pub struct V1ClansInvitesListResponseDataItemClanDescription(::std::string::String);
+    impl ::std::ops::Deref for V1ClansInvitesListResponseDataItemClanDescription {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<V1ClansInvitesListResponseDataItemClanDescription>
+    for ::std::string::String {
+        fn from(value: V1ClansInvitesListResponseDataItemClanDescription) -> Self {
+            value.0
+        }
+    }
+    impl ::std::str::FromStr for V1ClansInvitesListResponseDataItemClanDescription {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            if value.chars().count() > 500usize {
+                return Err("longer than 500 characters".into());
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str>
+    for V1ClansInvitesListResponseDataItemClanDescription {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String>
+    for V1ClansInvitesListResponseDataItemClanDescription {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de>
+    for V1ClansInvitesListResponseDataItemClanDescription {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| {
+                    <D::Error as ::serde::de::Error>::custom(e.to_string())
+                })
+        }
+    }
+    ///The game the clan plays
+    #[derive(
+        ::serde::Deserialize,
+        ::serde::Serialize,
+        Clone,
+        Copy,
+        Debug,
+        Eq,
+        Hash,
+        Ord,
+        PartialEq,
+        PartialOrd
+    )]
+    pub enum V1ClansInvitesListResponseDataItemClanGame {
+        #[serde(rename = "cs2")]
+        Cs2,
+        #[serde(rename = "cs16")]
+        Cs16,
+        #[serde(rename = "rust")]
+        Rust,
+        #[serde(rename = "minecraft")]
+        Minecraft,
+    }
+    impl ::std::fmt::Display for V1ClansInvitesListResponseDataItemClanGame {
+        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+            match *self {
+                Self::Cs2 => f.write_str("cs2"),
+                Self::Cs16 => f.write_str("cs16"),
+                Self::Rust => f.write_str("rust"),
+                Self::Minecraft => f.write_str("minecraft"),
+            }
+        }
+    }
+    impl ::std::str::FromStr for V1ClansInvitesListResponseDataItemClanGame {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            match value {
+                "cs2" => Ok(Self::Cs2),
+                "cs16" => Ok(Self::Cs16),
+                "rust" => Ok(Self::Rust),
+                "minecraft" => Ok(Self::Minecraft),
+                _ => Err("invalid value".into()),
+            }
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for V1ClansInvitesListResponseDataItemClanGame {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String>
+    for V1ClansInvitesListResponseDataItemClanGame {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    ///`open`: anyone may join; `invite`: only players with a pending invite; `closed`: no new members (pending invites cannot be accepted).
+    #[derive(
+        ::serde::Deserialize,
+        ::serde::Serialize,
+        Clone,
+        Copy,
+        Debug,
+        Eq,
+        Hash,
+        Ord,
+        PartialEq,
+        PartialOrd
+    )]
+    pub enum V1ClansInvitesListResponseDataItemClanJoinPolicy {
+        #[serde(rename = "open")]
+        Open,
+        #[serde(rename = "invite")]
+        Invite,
+        #[serde(rename = "closed")]
+        Closed,
+    }
+    impl ::std::fmt::Display for V1ClansInvitesListResponseDataItemClanJoinPolicy {
+        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+            match *self {
+                Self::Open => f.write_str("open"),
+                Self::Invite => f.write_str("invite"),
+                Self::Closed => f.write_str("closed"),
+            }
+        }
+    }
+    impl ::std::str::FromStr for V1ClansInvitesListResponseDataItemClanJoinPolicy {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            match value {
+                "open" => Ok(Self::Open),
+                "invite" => Ok(Self::Invite),
+                "closed" => Ok(Self::Closed),
+                _ => Err("invalid value".into()),
+            }
+        }
+    }
+    impl ::std::convert::TryFrom<&str>
+    for V1ClansInvitesListResponseDataItemClanJoinPolicy {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String>
+    for V1ClansInvitesListResponseDataItemClanJoinPolicy {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    ///3-32 characters: ASCII letters, digits, spaces and . _ ' -, starting and ending with a letter or digit. Unique per game without regard to case.
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+    #[serde(transparent)]
+    pub struct V1ClansInvitesListResponseDataItemClanName(::std::string::String);
+    impl ::std::ops::Deref for V1ClansInvitesListResponseDataItemClanName {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<V1ClansInvitesListResponseDataItemClanName>
+    for ::std::string::String {
+        fn from(value: V1ClansInvitesListResponseDataItemClanName) -> Self {
+            value.0
+        }
+    }
+    impl ::std::str::FromStr for V1ClansInvitesListResponseDataItemClanName {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            if value.chars().count() > 32usize {
+                return Err("longer than 32 characters".into());
+            }
+            if value.chars().count() < 3usize {
+                return Err("shorter than 3 characters".into());
+            }
+            static PATTERN: ::std::sync::LazyLock<::regress::Regex> = ::std::sync::LazyLock::new(||
+            {
+                ::regress::Regex::new("^[A-Za-z0-9](?:[A-Za-z0-9 ._'-]*[A-Za-z0-9])?$")
+                    .unwrap()
+            });
+            if PATTERN.find(value).is_none() {
+                return Err(
+                    "doesn't match pattern \"^[A-Za-z0-9](?:[A-Za-z0-9 ._'-]*[A-Za-z0-9])?$\""
+                        .into(),
+                );
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for V1ClansInvitesListResponseDataItemClanName {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String>
+    for V1ClansInvitesListResponseDataItemClanName {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for V1ClansInvitesListResponseDataItemClanName {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| {
+                    <D::Error as ::serde::de::Error>::custom(e.to_string())
+                })
+        }
+    }
+    ///2-6 ASCII letters or digits. Unique per game without regard to case.
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+    #[serde(transparent)]
+    pub struct V1ClansInvitesListResponseDataItemClanTag(::std::string::String);
+    impl ::std::ops::Deref for V1ClansInvitesListResponseDataItemClanTag {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<V1ClansInvitesListResponseDataItemClanTag>
+    for ::std::string::String {
+        fn from(value: V1ClansInvitesListResponseDataItemClanTag) -> Self {
+            value.0
+        }
+    }
+    impl ::std::str::FromStr for V1ClansInvitesListResponseDataItemClanTag {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            static PATTERN: ::std::sync::LazyLock<::regress::Regex> = ::std::sync::LazyLock::new(||
+            { ::regress::Regex::new("^[A-Za-z0-9]{2,6}$").unwrap() });
+            if PATTERN.find(value).is_none() {
+                return Err("doesn't match pattern \"^[A-Za-z0-9]{2,6}$\"".into());
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for V1ClansInvitesListResponseDataItemClanTag {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String>
+    for V1ClansInvitesListResponseDataItemClanTag {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for V1ClansInvitesListResponseDataItemClanTag {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| {
+                    <D::Error as ::serde::de::Error>::custom(e.to_string())
+                })
+        }
+    }
+    ///`public`: listed and readable by anyone; `private`: seen only by its members and the players it invited (to anyone else it does not exist: 404).
+    #[derive(
+        ::serde::Deserialize,
+        ::serde::Serialize,
+        Clone,
+        Copy,
+        Debug,
+        Eq,
+        Hash,
+        Ord,
+        PartialEq,
+        PartialOrd
+    )]
+    pub enum V1ClansInvitesListResponseDataItemClanVisibility {
+        #[serde(rename = "public")]
+        Public,
+        #[serde(rename = "private")]
+        Private,
+    }
+    impl ::std::fmt::Display for V1ClansInvitesListResponseDataItemClanVisibility {
+        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+            match *self {
+                Self::Public => f.write_str("public"),
+                Self::Private => f.write_str("private"),
+            }
+        }
+    }
+    impl ::std::str::FromStr for V1ClansInvitesListResponseDataItemClanVisibility {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            match value {
+                "public" => Ok(Self::Public),
+                "private" => Ok(Self::Private),
+                _ => Err("invalid value".into()),
+            }
+        }
+    }
+    impl ::std::convert::TryFrom<&str>
+    for V1ClansInvitesListResponseDataItemClanVisibility {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String>
+    for V1ClansInvitesListResponseDataItemClanVisibility {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    ///Where this page sits in the whole list
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    pub struct V1ClansInvitesListResponseMeta {
+        ///This page
+        pub page: ::std::num::NonZeroU64,
+        ///Page size
+        pub per_page: ::std::num::NonZeroU64,
+        ///Items across all pages
+        pub total: u64,
+    }
+    ///`V1ClansJoinIdempotencyKey`
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+    #[serde(transparent)]
+    pub struct V1ClansJoinIdempotencyKey(::std::string::String);
+    impl ::std::ops::Deref for V1ClansJoinIdempotencyKey {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<V1ClansJoinIdempotencyKey> for ::std::string::String {
+        fn from(value: V1ClansJoinIdempotencyKey) -> Self {
+            value.0
+        }
+    }
+    impl ::std::str::FromStr for V1ClansJoinIdempotencyKey {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            if value.chars().count() > 255usize {
+                return Err("longer than 255 characters".into());
+            }
+            if value.chars().count() < 1usize {
+                return Err("shorter than 1 characters".into());
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for V1ClansJoinIdempotencyKey {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String> for V1ClansJoinIdempotencyKey {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for V1ClansJoinIdempotencyKey {
         fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
         where
             D: ::serde::Deserializer<'de>,
@@ -16695,19 +16452,19 @@ pub mod types {
     }
     ///The membership
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct V1JoinClanResponse {
-        pub data: V1JoinClanResponseData,
+    pub struct V1ClansJoinResponse {
+        pub data: V1ClansJoinResponseData,
     }
     ///A member of a clan and their role
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct V1JoinClanResponseData {
+    pub struct V1ClansJoinResponseData {
         ///path of the user’s avatar
         pub avatar: ::std::string::String,
         pub clan_id: i64,
         ///when the user joined
         pub joined_at: ::chrono::DateTime<::chrono::offset::Utc>,
         ///`owner` (exactly one; everything), `officer` (settings, invites, removes members), `member`
-        pub role: V1JoinClanResponseDataRole,
+        pub role: V1ClansJoinResponseDataRole,
         pub user_id: i64,
         pub username: ::std::string::String,
     }
@@ -16724,7 +16481,7 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
-    pub enum V1JoinClanResponseDataRole {
+    pub enum V1ClansJoinResponseDataRole {
         #[serde(rename = "owner")]
         Owner,
         #[serde(rename = "officer")]
@@ -16732,7 +16489,7 @@ pub mod types {
         #[serde(rename = "member")]
         Member,
     }
-    impl ::std::fmt::Display for V1JoinClanResponseDataRole {
+    impl ::std::fmt::Display for V1ClansJoinResponseDataRole {
         fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
             match *self {
                 Self::Owner => f.write_str("owner"),
@@ -16741,7 +16498,7 @@ pub mod types {
             }
         }
     }
-    impl ::std::str::FromStr for V1JoinClanResponseDataRole {
+    impl ::std::str::FromStr for V1ClansJoinResponseDataRole {
         type Err = self::error::ConversionError;
         fn from_str(
             value: &str,
@@ -16754,7 +16511,7 @@ pub mod types {
             }
         }
     }
-    impl ::std::convert::TryFrom<&str> for V1JoinClanResponseDataRole {
+    impl ::std::convert::TryFrom<&str> for V1ClansJoinResponseDataRole {
         type Error = self::error::ConversionError;
         fn try_from(
             value: &str,
@@ -16762,7 +16519,7 @@ pub mod types {
             value.parse()
         }
     }
-    impl ::std::convert::TryFrom<::std::string::String> for V1JoinClanResponseDataRole {
+    impl ::std::convert::TryFrom<::std::string::String> for V1ClansJoinResponseDataRole {
         type Error = self::error::ConversionError;
         fn try_from(
             value: ::std::string::String,
@@ -16770,22 +16527,22 @@ pub mod types {
             value.parse()
         }
     }
-    ///`V1KickClanMemberIdempotencyKey`
+    ///`V1ClansLeaveIdempotencyKey`
     #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
-    pub struct V1KickClanMemberIdempotencyKey(::std::string::String);
-    impl ::std::ops::Deref for V1KickClanMemberIdempotencyKey {
+    pub struct V1ClansLeaveIdempotencyKey(::std::string::String);
+    impl ::std::ops::Deref for V1ClansLeaveIdempotencyKey {
         type Target = ::std::string::String;
         fn deref(&self) -> &::std::string::String {
             &self.0
         }
     }
-    impl ::std::convert::From<V1KickClanMemberIdempotencyKey> for ::std::string::String {
-        fn from(value: V1KickClanMemberIdempotencyKey) -> Self {
+    impl ::std::convert::From<V1ClansLeaveIdempotencyKey> for ::std::string::String {
+        fn from(value: V1ClansLeaveIdempotencyKey) -> Self {
             value.0
         }
     }
-    impl ::std::str::FromStr for V1KickClanMemberIdempotencyKey {
+    impl ::std::str::FromStr for V1ClansLeaveIdempotencyKey {
         type Err = self::error::ConversionError;
         fn from_str(
             value: &str,
@@ -16799,7 +16556,7 @@ pub mod types {
             Ok(Self(value.to_string()))
         }
     }
-    impl ::std::convert::TryFrom<&str> for V1KickClanMemberIdempotencyKey {
+    impl ::std::convert::TryFrom<&str> for V1ClansLeaveIdempotencyKey {
         type Error = self::error::ConversionError;
         fn try_from(
             value: &str,
@@ -16807,8 +16564,7 @@ pub mod types {
             value.parse()
         }
     }
-    impl ::std::convert::TryFrom<::std::string::String>
-    for V1KickClanMemberIdempotencyKey {
+    impl ::std::convert::TryFrom<::std::string::String> for V1ClansLeaveIdempotencyKey {
         type Error = self::error::ConversionError;
         fn try_from(
             value: ::std::string::String,
@@ -16816,7 +16572,7 @@ pub mod types {
             value.parse()
         }
     }
-    impl<'de> ::serde::Deserialize<'de> for V1KickClanMemberIdempotencyKey {
+    impl<'de> ::serde::Deserialize<'de> for V1ClansLeaveIdempotencyKey {
         fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
         where
             D: ::serde::Deserializer<'de>,
@@ -16828,64 +16584,7 @@ pub mod types {
                 })
         }
     }
-    ///`V1LeaveClanIdempotencyKey`
-    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
-    #[serde(transparent)]
-    pub struct V1LeaveClanIdempotencyKey(::std::string::String);
-    impl ::std::ops::Deref for V1LeaveClanIdempotencyKey {
-        type Target = ::std::string::String;
-        fn deref(&self) -> &::std::string::String {
-            &self.0
-        }
-    }
-    impl ::std::convert::From<V1LeaveClanIdempotencyKey> for ::std::string::String {
-        fn from(value: V1LeaveClanIdempotencyKey) -> Self {
-            value.0
-        }
-    }
-    impl ::std::str::FromStr for V1LeaveClanIdempotencyKey {
-        type Err = self::error::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            if value.chars().count() > 255usize {
-                return Err("longer than 255 characters".into());
-            }
-            if value.chars().count() < 1usize {
-                return Err("shorter than 1 characters".into());
-            }
-            Ok(Self(value.to_string()))
-        }
-    }
-    impl ::std::convert::TryFrom<&str> for V1LeaveClanIdempotencyKey {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl ::std::convert::TryFrom<::std::string::String> for V1LeaveClanIdempotencyKey {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl<'de> ::serde::Deserialize<'de> for V1LeaveClanIdempotencyKey {
-        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
-        where
-            D: ::serde::Deserializer<'de>,
-        {
-            ::std::string::String::deserialize(deserializer)?
-                .parse()
-                .map_err(|e: self::error::ConversionError| {
-                    <D::Error as ::serde::de::Error>::custom(e.to_string())
-                })
-        }
-    }
-    ///`V1ListClansGame`
+    ///`V1ClansListGame`
     #[derive(
         ::serde::Deserialize,
         ::serde::Serialize,
@@ -16898,7 +16597,7 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
-    pub enum V1ListClansGame {
+    pub enum V1ClansListGame {
         #[serde(rename = "cs2")]
         Cs2,
         #[serde(rename = "cs16")]
@@ -16908,7 +16607,7 @@ pub mod types {
         #[serde(rename = "minecraft")]
         Minecraft,
     }
-    impl ::std::fmt::Display for V1ListClansGame {
+    impl ::std::fmt::Display for V1ClansListGame {
         fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
             match *self {
                 Self::Cs2 => f.write_str("cs2"),
@@ -16918,7 +16617,7 @@ pub mod types {
             }
         }
     }
-    impl ::std::str::FromStr for V1ListClansGame {
+    impl ::std::str::FromStr for V1ClansListGame {
         type Err = self::error::ConversionError;
         fn from_str(
             value: &str,
@@ -16932,7 +16631,7 @@ pub mod types {
             }
         }
     }
-    impl ::std::convert::TryFrom<&str> for V1ListClansGame {
+    impl ::std::convert::TryFrom<&str> for V1ClansListGame {
         type Error = self::error::ConversionError;
         fn try_from(
             value: &str,
@@ -16940,7 +16639,7 @@ pub mod types {
             value.parse()
         }
     }
-    impl ::std::convert::TryFrom<::std::string::String> for V1ListClansGame {
+    impl ::std::convert::TryFrom<::std::string::String> for V1ClansListGame {
         type Error = self::error::ConversionError;
         fn try_from(
             value: ::std::string::String,
@@ -16948,22 +16647,22 @@ pub mod types {
             value.parse()
         }
     }
-    ///`V1ListClansQ`
+    ///`V1ClansListQ`
     #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
-    pub struct V1ListClansQ(::std::string::String);
-    impl ::std::ops::Deref for V1ListClansQ {
+    pub struct V1ClansListQ(::std::string::String);
+    impl ::std::ops::Deref for V1ClansListQ {
         type Target = ::std::string::String;
         fn deref(&self) -> &::std::string::String {
             &self.0
         }
     }
-    impl ::std::convert::From<V1ListClansQ> for ::std::string::String {
-        fn from(value: V1ListClansQ) -> Self {
+    impl ::std::convert::From<V1ClansListQ> for ::std::string::String {
+        fn from(value: V1ClansListQ) -> Self {
             value.0
         }
     }
-    impl ::std::str::FromStr for V1ListClansQ {
+    impl ::std::str::FromStr for V1ClansListQ {
         type Err = self::error::ConversionError;
         fn from_str(
             value: &str,
@@ -16982,7 +16681,7 @@ pub mod types {
             Ok(Self(value.to_string()))
         }
     }
-    impl ::std::convert::TryFrom<&str> for V1ListClansQ {
+    impl ::std::convert::TryFrom<&str> for V1ClansListQ {
         type Error = self::error::ConversionError;
         fn try_from(
             value: &str,
@@ -16990,7 +16689,7 @@ pub mod types {
             value.parse()
         }
     }
-    impl ::std::convert::TryFrom<::std::string::String> for V1ListClansQ {
+    impl ::std::convert::TryFrom<::std::string::String> for V1ClansListQ {
         type Error = self::error::ConversionError;
         fn try_from(
             value: ::std::string::String,
@@ -16998,7 +16697,7 @@ pub mod types {
             value.parse()
         }
     }
-    impl<'de> ::serde::Deserialize<'de> for V1ListClansQ {
+    impl<'de> ::serde::Deserialize<'de> for V1ClansListQ {
         fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
         where
             D: ::serde::Deserializer<'de>,
@@ -17012,53 +16711,53 @@ pub mod types {
     }
     ///One page of clans
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct V1ListClansResponse {
-        pub data: ::std::vec::Vec<V1ListClansResponseDataItem>,
-        pub meta: V1ListClansResponseMeta,
+    pub struct V1ClansListResponse {
+        pub data: ::std::vec::Vec<V1ClansListResponseDataItem>,
+        pub meta: V1ClansListResponseMeta,
     }
     ///A clan of one game
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct V1ListClansResponseDataItem {
+    pub struct V1ClansListResponseDataItem {
         ///when the clan was created
         pub created_at: ::chrono::DateTime<::chrono::offset::Utc>,
         ///What the clan is about, up to 500 characters.
-        pub description: V1ListClansResponseDataItemDescription,
+        pub description: V1ClansListResponseDataItemDescription,
         ///The game the clan plays
-        pub game: V1ListClansResponseDataItemGame,
+        pub game: V1ClansListResponseDataItemGame,
         ///clan ID
         pub id: i64,
         ///`open`: anyone may join; `invite`: only players with a pending invite; `closed`: no new members (pending invites cannot be accepted).
-        pub join_policy: V1ListClansResponseDataItemJoinPolicy,
+        pub join_policy: V1ClansListResponseDataItemJoinPolicy,
         ///Most members the clan takes, 2-100; never below the current member count.
         pub max_members: i64,
         ///members now, the owner included
         pub member_count: ::std::num::NonZeroU64,
         ///3-32 characters: ASCII letters, digits, spaces and . _ ' -, starting and ending with a letter or digit. Unique per game without regard to case.
-        pub name: V1ListClansResponseDataItemName,
+        pub name: V1ClansListResponseDataItemName,
         ///2-6 ASCII letters or digits. Unique per game without regard to case.
-        pub tag: V1ListClansResponseDataItemTag,
+        pub tag: V1ClansListResponseDataItemTag,
         ///when its settings last changed
         pub updated_at: ::chrono::DateTime<::chrono::offset::Utc>,
         ///`public`: listed and readable by anyone; `private`: seen only by its members and the players it invited (to anyone else it does not exist: 404).
-        pub visibility: V1ListClansResponseDataItemVisibility,
+        pub visibility: V1ClansListResponseDataItemVisibility,
     }
     ///What the clan is about, up to 500 characters.
     #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
-    pub struct V1ListClansResponseDataItemDescription(::std::string::String);
-    impl ::std::ops::Deref for V1ListClansResponseDataItemDescription {
+    pub struct V1ClansListResponseDataItemDescription(::std::string::String);
+    impl ::std::ops::Deref for V1ClansListResponseDataItemDescription {
         type Target = ::std::string::String;
         fn deref(&self) -> &::std::string::String {
             &self.0
         }
     }
-    impl ::std::convert::From<V1ListClansResponseDataItemDescription>
+    impl ::std::convert::From<V1ClansListResponseDataItemDescription>
     for ::std::string::String {
-        fn from(value: V1ListClansResponseDataItemDescription) -> Self {
+        fn from(value: V1ClansListResponseDataItemDescription) -> Self {
             value.0
         }
     }
-    impl ::std::str::FromStr for V1ListClansResponseDataItemDescription {
+    impl ::std::str::FromStr for V1ClansListResponseDataItemDescription {
         type Err = self::error::ConversionError;
         fn from_str(
             value: &str,
@@ -17069,7 +16768,7 @@ pub mod types {
             Ok(Self(value.to_string()))
         }
     }
-    impl ::std::convert::TryFrom<&str> for V1ListClansResponseDataItemDescription {
+    impl ::std::convert::TryFrom<&str> for V1ClansListResponseDataItemDescription {
         type Error = self::error::ConversionError;
         fn try_from(
             value: &str,
@@ -17078,7 +16777,7 @@ pub mod types {
         }
     }
     impl ::std::convert::TryFrom<::std::string::String>
-    for V1ListClansResponseDataItemDescription {
+    for V1ClansListResponseDataItemDescription {
         type Error = self::error::ConversionError;
         fn try_from(
             value: ::std::string::String,
@@ -17086,7 +16785,7 @@ pub mod types {
             value.parse()
         }
     }
-    impl<'de> ::serde::Deserialize<'de> for V1ListClansResponseDataItemDescription {
+    impl<'de> ::serde::Deserialize<'de> for V1ClansListResponseDataItemDescription {
         fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
         where
             D: ::serde::Deserializer<'de>,
@@ -17111,7 +16810,7 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
-    pub enum V1ListClansResponseDataItemGame {
+    pub enum V1ClansListResponseDataItemGame {
         #[serde(rename = "cs2")]
         Cs2,
         #[serde(rename = "cs16")]
@@ -17121,7 +16820,7 @@ pub mod types {
         #[serde(rename = "minecraft")]
         Minecraft,
     }
-    impl ::std::fmt::Display for V1ListClansResponseDataItemGame {
+    impl ::std::fmt::Display for V1ClansListResponseDataItemGame {
         fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
             match *self {
                 Self::Cs2 => f.write_str("cs2"),
@@ -17131,7 +16830,7 @@ pub mod types {
             }
         }
     }
-    impl ::std::str::FromStr for V1ListClansResponseDataItemGame {
+    impl ::std::str::FromStr for V1ClansListResponseDataItemGame {
         type Err = self::error::ConversionError;
         fn from_str(
             value: &str,
@@ -17145,7 +16844,7 @@ pub mod types {
             }
         }
     }
-    impl ::std::convert::TryFrom<&str> for V1ListClansResponseDataItemGame {
+    impl ::std::convert::TryFrom<&str> for V1ClansListResponseDataItemGame {
         type Error = self::error::ConversionError;
         fn try_from(
             value: &str,
@@ -17154,7 +16853,7 @@ pub mod types {
         }
     }
     impl ::std::convert::TryFrom<::std::string::String>
-    for V1ListClansResponseDataItemGame {
+    for V1ClansListResponseDataItemGame {
         type Error = self::error::ConversionError;
         fn try_from(
             value: ::std::string::String,
@@ -17175,7 +16874,7 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
-    pub enum V1ListClansResponseDataItemJoinPolicy {
+    pub enum V1ClansListResponseDataItemJoinPolicy {
         #[serde(rename = "open")]
         Open,
         #[serde(rename = "invite")]
@@ -17183,7 +16882,7 @@ pub mod types {
         #[serde(rename = "closed")]
         Closed,
     }
-    impl ::std::fmt::Display for V1ListClansResponseDataItemJoinPolicy {
+    impl ::std::fmt::Display for V1ClansListResponseDataItemJoinPolicy {
         fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
             match *self {
                 Self::Open => f.write_str("open"),
@@ -17192,7 +16891,7 @@ pub mod types {
             }
         }
     }
-    impl ::std::str::FromStr for V1ListClansResponseDataItemJoinPolicy {
+    impl ::std::str::FromStr for V1ClansListResponseDataItemJoinPolicy {
         type Err = self::error::ConversionError;
         fn from_str(
             value: &str,
@@ -17205,7 +16904,7 @@ pub mod types {
             }
         }
     }
-    impl ::std::convert::TryFrom<&str> for V1ListClansResponseDataItemJoinPolicy {
+    impl ::std::convert::TryFrom<&str> for V1ClansListResponseDataItemJoinPolicy {
         type Error = self::error::ConversionError;
         fn try_from(
             value: &str,
@@ -17214,7 +16913,7 @@ pub mod types {
         }
     }
     impl ::std::convert::TryFrom<::std::string::String>
-    for V1ListClansResponseDataItemJoinPolicy {
+    for V1ClansListResponseDataItemJoinPolicy {
         type Error = self::error::ConversionError;
         fn try_from(
             value: ::std::string::String,
@@ -17225,20 +16924,20 @@ pub mod types {
     ///3-32 characters: ASCII letters, digits, spaces and . _ ' -, starting and ending with a letter or digit. Unique per game without regard to case.
     #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
-    pub struct V1ListClansResponseDataItemName(::std::string::String);
-    impl ::std::ops::Deref for V1ListClansResponseDataItemName {
+    pub struct V1ClansListResponseDataItemName(::std::string::String);
+    impl ::std::ops::Deref for V1ClansListResponseDataItemName {
         type Target = ::std::string::String;
         fn deref(&self) -> &::std::string::String {
             &self.0
         }
     }
-    impl ::std::convert::From<V1ListClansResponseDataItemName>
+    impl ::std::convert::From<V1ClansListResponseDataItemName>
     for ::std::string::String {
-        fn from(value: V1ListClansResponseDataItemName) -> Self {
+        fn from(value: V1ClansListResponseDataItemName) -> Self {
             value.0
         }
     }
-    impl ::std::str::FromStr for V1ListClansResponseDataItemName {
+    impl ::std::str::FromStr for V1ClansListResponseDataItemName {
         type Err = self::error::ConversionError;
         fn from_str(
             value: &str,
@@ -17263,7 +16962,7 @@ pub mod types {
             Ok(Self(value.to_string()))
         }
     }
-    impl ::std::convert::TryFrom<&str> for V1ListClansResponseDataItemName {
+    impl ::std::convert::TryFrom<&str> for V1ClansListResponseDataItemName {
         type Error = self::error::ConversionError;
         fn try_from(
             value: &str,
@@ -17272,7 +16971,7 @@ pub mod types {
         }
     }
     impl ::std::convert::TryFrom<::std::string::String>
-    for V1ListClansResponseDataItemName {
+    for V1ClansListResponseDataItemName {
         type Error = self::error::ConversionError;
         fn try_from(
             value: ::std::string::String,
@@ -17280,7 +16979,7 @@ pub mod types {
             value.parse()
         }
     }
-    impl<'de> ::serde::Deserialize<'de> for V1ListClansResponseDataItemName {
+    impl<'de> ::serde::Deserialize<'de> for V1ClansListResponseDataItemName {
         fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
         where
             D: ::serde::Deserializer<'de>,
@@ -17295,19 +16994,19 @@ pub mod types {
     ///2-6 ASCII letters or digits. Unique per game without regard to case.
     #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
-    pub struct V1ListClansResponseDataItemTag(::std::string::String);
-    impl ::std::ops::Deref for V1ListClansResponseDataItemTag {
+    pub struct V1ClansListResponseDataItemTag(::std::string::String);
+    impl ::std::ops::Deref for V1ClansListResponseDataItemTag {
         type Target = ::std::string::String;
         fn deref(&self) -> &::std::string::String {
             &self.0
         }
     }
-    impl ::std::convert::From<V1ListClansResponseDataItemTag> for ::std::string::String {
-        fn from(value: V1ListClansResponseDataItemTag) -> Self {
+    impl ::std::convert::From<V1ClansListResponseDataItemTag> for ::std::string::String {
+        fn from(value: V1ClansListResponseDataItemTag) -> Self {
             value.0
         }
     }
-    impl ::std::str::FromStr for V1ListClansResponseDataItemTag {
+    impl ::std::str::FromStr for V1ClansListResponseDataItemTag {
         type Err = self::error::ConversionError;
         fn from_str(
             value: &str,
@@ -17320,7 +17019,7 @@ pub mod types {
             Ok(Self(value.to_string()))
         }
     }
-    impl ::std::convert::TryFrom<&str> for V1ListClansResponseDataItemTag {
+    impl ::std::convert::TryFrom<&str> for V1ClansListResponseDataItemTag {
         type Error = self::error::ConversionError;
         fn try_from(
             value: &str,
@@ -17329,7 +17028,7 @@ pub mod types {
         }
     }
     impl ::std::convert::TryFrom<::std::string::String>
-    for V1ListClansResponseDataItemTag {
+    for V1ClansListResponseDataItemTag {
         type Error = self::error::ConversionError;
         fn try_from(
             value: ::std::string::String,
@@ -17337,7 +17036,7 @@ pub mod types {
             value.parse()
         }
     }
-    impl<'de> ::serde::Deserialize<'de> for V1ListClansResponseDataItemTag {
+    impl<'de> ::serde::Deserialize<'de> for V1ClansListResponseDataItemTag {
         fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
         where
             D: ::serde::Deserializer<'de>,
@@ -17362,13 +17061,13 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
-    pub enum V1ListClansResponseDataItemVisibility {
+    pub enum V1ClansListResponseDataItemVisibility {
         #[serde(rename = "public")]
         Public,
         #[serde(rename = "private")]
         Private,
     }
-    impl ::std::fmt::Display for V1ListClansResponseDataItemVisibility {
+    impl ::std::fmt::Display for V1ClansListResponseDataItemVisibility {
         fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
             match *self {
                 Self::Public => f.write_str("public"),
@@ -17376,7 +17075,7 @@ pub mod types {
             }
         }
     }
-    impl ::std::str::FromStr for V1ListClansResponseDataItemVisibility {
+    impl ::std::str::FromStr for V1ClansListResponseDataItemVisibility {
         type Err = self::error::ConversionError;
         fn from_str(
             value: &str,
@@ -17388,7 +17087,7 @@ pub mod types {
             }
         }
     }
-    impl ::std::convert::TryFrom<&str> for V1ListClansResponseDataItemVisibility {
+    impl ::std::convert::TryFrom<&str> for V1ClansListResponseDataItemVisibility {
         type Error = self::error::ConversionError;
         fn try_from(
             value: &str,
@@ -17397,7 +17096,7 @@ pub mod types {
         }
     }
     impl ::std::convert::TryFrom<::std::string::String>
-    for V1ListClansResponseDataItemVisibility {
+    for V1ClansListResponseDataItemVisibility {
         type Error = self::error::ConversionError;
         fn try_from(
             value: ::std::string::String,
@@ -17407,7 +17106,7 @@ pub mod types {
     }
     ///Where this page sits in the whole list
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct V1ListClansResponseMeta {
+    pub struct V1ClansListResponseMeta {
         ///This page
         pub page: ::std::num::NonZeroU64,
         ///Page size
@@ -17415,16 +17114,1997 @@ pub mod types {
         ///Items across all pages
         pub total: u64,
     }
+    ///`V1ClansMembersDemoteIdempotencyKey`
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+    #[serde(transparent)]
+    pub struct V1ClansMembersDemoteIdempotencyKey(::std::string::String);
+    impl ::std::ops::Deref for V1ClansMembersDemoteIdempotencyKey {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<V1ClansMembersDemoteIdempotencyKey>
+    for ::std::string::String {
+        fn from(value: V1ClansMembersDemoteIdempotencyKey) -> Self {
+            value.0
+        }
+    }
+    impl ::std::str::FromStr for V1ClansMembersDemoteIdempotencyKey {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            if value.chars().count() > 255usize {
+                return Err("longer than 255 characters".into());
+            }
+            if value.chars().count() < 1usize {
+                return Err("shorter than 1 characters".into());
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for V1ClansMembersDemoteIdempotencyKey {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String>
+    for V1ClansMembersDemoteIdempotencyKey {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for V1ClansMembersDemoteIdempotencyKey {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| {
+                    <D::Error as ::serde::de::Error>::custom(e.to_string())
+                })
+        }
+    }
+    ///The membership
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    pub struct V1ClansMembersDemoteResponse {
+        pub data: V1ClansMembersDemoteResponseData,
+    }
+    ///A member of a clan and their role
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    pub struct V1ClansMembersDemoteResponseData {
+        ///path of the user’s avatar
+        pub avatar: ::std::string::String,
+        pub clan_id: i64,
+        ///when the user joined
+        pub joined_at: ::chrono::DateTime<::chrono::offset::Utc>,
+        ///`owner` (exactly one; everything), `officer` (settings, invites, removes members), `member`
+        pub role: V1ClansMembersDemoteResponseDataRole,
+        pub user_id: i64,
+        pub username: ::std::string::String,
+    }
+    ///`owner` (exactly one; everything), `officer` (settings, invites, removes members), `member`
+    #[derive(
+        ::serde::Deserialize,
+        ::serde::Serialize,
+        Clone,
+        Copy,
+        Debug,
+        Eq,
+        Hash,
+        Ord,
+        PartialEq,
+        PartialOrd
+    )]
+    pub enum V1ClansMembersDemoteResponseDataRole {
+        #[serde(rename = "owner")]
+        Owner,
+        #[serde(rename = "officer")]
+        Officer,
+        #[serde(rename = "member")]
+        Member,
+    }
+    impl ::std::fmt::Display for V1ClansMembersDemoteResponseDataRole {
+        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+            match *self {
+                Self::Owner => f.write_str("owner"),
+                Self::Officer => f.write_str("officer"),
+                Self::Member => f.write_str("member"),
+            }
+        }
+    }
+    impl ::std::str::FromStr for V1ClansMembersDemoteResponseDataRole {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            match value {
+                "owner" => Ok(Self::Owner),
+                "officer" => Ok(Self::Officer),
+                "member" => Ok(Self::Member),
+                _ => Err("invalid value".into()),
+            }
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for V1ClansMembersDemoteResponseDataRole {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String>
+    for V1ClansMembersDemoteResponseDataRole {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    ///`V1ClansMembersKickIdempotencyKey`
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+    #[serde(transparent)]
+    pub struct V1ClansMembersKickIdempotencyKey(::std::string::String);
+    impl ::std::ops::Deref for V1ClansMembersKickIdempotencyKey {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<V1ClansMembersKickIdempotencyKey>
+    for ::std::string::String {
+        fn from(value: V1ClansMembersKickIdempotencyKey) -> Self {
+            value.0
+        }
+    }
+    impl ::std::str::FromStr for V1ClansMembersKickIdempotencyKey {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            if value.chars().count() > 255usize {
+                return Err("longer than 255 characters".into());
+            }
+            if value.chars().count() < 1usize {
+                return Err("shorter than 1 characters".into());
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for V1ClansMembersKickIdempotencyKey {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String>
+    for V1ClansMembersKickIdempotencyKey {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for V1ClansMembersKickIdempotencyKey {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| {
+                    <D::Error as ::serde::de::Error>::custom(e.to_string())
+                })
+        }
+    }
+    ///`V1ClansMembersPromoteIdempotencyKey`
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+    #[serde(transparent)]
+    pub struct V1ClansMembersPromoteIdempotencyKey(::std::string::String);
+    impl ::std::ops::Deref for V1ClansMembersPromoteIdempotencyKey {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<V1ClansMembersPromoteIdempotencyKey>
+    for ::std::string::String {
+        fn from(value: V1ClansMembersPromoteIdempotencyKey) -> Self {
+            value.0
+        }
+    }
+    impl ::std::str::FromStr for V1ClansMembersPromoteIdempotencyKey {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            if value.chars().count() > 255usize {
+                return Err("longer than 255 characters".into());
+            }
+            if value.chars().count() < 1usize {
+                return Err("shorter than 1 characters".into());
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for V1ClansMembersPromoteIdempotencyKey {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String>
+    for V1ClansMembersPromoteIdempotencyKey {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for V1ClansMembersPromoteIdempotencyKey {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| {
+                    <D::Error as ::serde::de::Error>::custom(e.to_string())
+                })
+        }
+    }
+    ///The membership
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    pub struct V1ClansMembersPromoteResponse {
+        pub data: V1ClansMembersPromoteResponseData,
+    }
+    ///A member of a clan and their role
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    pub struct V1ClansMembersPromoteResponseData {
+        ///path of the user’s avatar
+        pub avatar: ::std::string::String,
+        pub clan_id: i64,
+        ///when the user joined
+        pub joined_at: ::chrono::DateTime<::chrono::offset::Utc>,
+        ///`owner` (exactly one; everything), `officer` (settings, invites, removes members), `member`
+        pub role: V1ClansMembersPromoteResponseDataRole,
+        pub user_id: i64,
+        pub username: ::std::string::String,
+    }
+    ///`owner` (exactly one; everything), `officer` (settings, invites, removes members), `member`
+    #[derive(
+        ::serde::Deserialize,
+        ::serde::Serialize,
+        Clone,
+        Copy,
+        Debug,
+        Eq,
+        Hash,
+        Ord,
+        PartialEq,
+        PartialOrd
+    )]
+    pub enum V1ClansMembersPromoteResponseDataRole {
+        #[serde(rename = "owner")]
+        Owner,
+        #[serde(rename = "officer")]
+        Officer,
+        #[serde(rename = "member")]
+        Member,
+    }
+    impl ::std::fmt::Display for V1ClansMembersPromoteResponseDataRole {
+        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+            match *self {
+                Self::Owner => f.write_str("owner"),
+                Self::Officer => f.write_str("officer"),
+                Self::Member => f.write_str("member"),
+            }
+        }
+    }
+    impl ::std::str::FromStr for V1ClansMembersPromoteResponseDataRole {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            match value {
+                "owner" => Ok(Self::Owner),
+                "officer" => Ok(Self::Officer),
+                "member" => Ok(Self::Member),
+                _ => Err("invalid value".into()),
+            }
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for V1ClansMembersPromoteResponseDataRole {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String>
+    for V1ClansMembersPromoteResponseDataRole {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    ///The settings to change; those left out keep their value.
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[serde(deny_unknown_fields)]
+    pub struct V1ClansSettingsUpdateBody {
+        ///What the clan is about, up to 500 characters.
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub description: ::std::option::Option<V1ClansSettingsUpdateBodyDescription>,
+        ///`open`: anyone may join; `invite`: only players with a pending invite; `closed`: no new members (pending invites cannot be accepted).
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub join_policy: ::std::option::Option<V1ClansSettingsUpdateBodyJoinPolicy>,
+        ///Most members the clan takes, 2-100; never below the current member count.
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub max_members: ::std::option::Option<i64>,
+        ///`public`: listed and readable by anyone; `private`: seen only by its members and the players it invited (to anyone else it does not exist: 404).
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub visibility: ::std::option::Option<V1ClansSettingsUpdateBodyVisibility>,
+    }
+    ///What the clan is about, up to 500 characters.
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+    #[serde(transparent)]
+    pub struct V1ClansSettingsUpdateBodyDescription(::std::string::String);
+    impl ::std::ops::Deref for V1ClansSettingsUpdateBodyDescription {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<V1ClansSettingsUpdateBodyDescription>
+    for ::std::string::String {
+        fn from(value: V1ClansSettingsUpdateBodyDescription) -> Self {
+            value.0
+        }
+    }
+    impl ::std::str::FromStr for V1ClansSettingsUpdateBodyDescription {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            if value.chars().count() > 500usize {
+                return Err("longer than 500 characters".into());
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for V1ClansSettingsUpdateBodyDescription {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String>
+    for V1ClansSettingsUpdateBodyDescription {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for V1ClansSettingsUpdateBodyDescription {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| {
+                    <D::Error as ::serde::de::Error>::custom(e.to_string())
+                })
+        }
+    }
+    ///`open`: anyone may join; `invite`: only players with a pending invite; `closed`: no new members (pending invites cannot be accepted).
+    #[derive(
+        ::serde::Deserialize,
+        ::serde::Serialize,
+        Clone,
+        Copy,
+        Debug,
+        Eq,
+        Hash,
+        Ord,
+        PartialEq,
+        PartialOrd
+    )]
+    pub enum V1ClansSettingsUpdateBodyJoinPolicy {
+        #[serde(rename = "open")]
+        Open,
+        #[serde(rename = "invite")]
+        Invite,
+        #[serde(rename = "closed")]
+        Closed,
+    }
+    impl ::std::fmt::Display for V1ClansSettingsUpdateBodyJoinPolicy {
+        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+            match *self {
+                Self::Open => f.write_str("open"),
+                Self::Invite => f.write_str("invite"),
+                Self::Closed => f.write_str("closed"),
+            }
+        }
+    }
+    impl ::std::str::FromStr for V1ClansSettingsUpdateBodyJoinPolicy {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            match value {
+                "open" => Ok(Self::Open),
+                "invite" => Ok(Self::Invite),
+                "closed" => Ok(Self::Closed),
+                _ => Err("invalid value".into()),
+            }
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for V1ClansSettingsUpdateBodyJoinPolicy {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String>
+    for V1ClansSettingsUpdateBodyJoinPolicy {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    ///`public`: listed and readable by anyone; `private`: seen only by its members and the players it invited (to anyone else it does not exist: 404).
+    #[derive(
+        ::serde::Deserialize,
+        ::serde::Serialize,
+        Clone,
+        Copy,
+        Debug,
+        Eq,
+        Hash,
+        Ord,
+        PartialEq,
+        PartialOrd
+    )]
+    pub enum V1ClansSettingsUpdateBodyVisibility {
+        #[serde(rename = "public")]
+        Public,
+        #[serde(rename = "private")]
+        Private,
+    }
+    impl ::std::fmt::Display for V1ClansSettingsUpdateBodyVisibility {
+        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+            match *self {
+                Self::Public => f.write_str("public"),
+                Self::Private => f.write_str("private"),
+            }
+        }
+    }
+    impl ::std::str::FromStr for V1ClansSettingsUpdateBodyVisibility {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            match value {
+                "public" => Ok(Self::Public),
+                "private" => Ok(Self::Private),
+                _ => Err("invalid value".into()),
+            }
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for V1ClansSettingsUpdateBodyVisibility {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String>
+    for V1ClansSettingsUpdateBodyVisibility {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    ///`V1ClansSettingsUpdateIdempotencyKey`
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+    #[serde(transparent)]
+    pub struct V1ClansSettingsUpdateIdempotencyKey(::std::string::String);
+    impl ::std::ops::Deref for V1ClansSettingsUpdateIdempotencyKey {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<V1ClansSettingsUpdateIdempotencyKey>
+    for ::std::string::String {
+        fn from(value: V1ClansSettingsUpdateIdempotencyKey) -> Self {
+            value.0
+        }
+    }
+    impl ::std::str::FromStr for V1ClansSettingsUpdateIdempotencyKey {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            if value.chars().count() > 255usize {
+                return Err("longer than 255 characters".into());
+            }
+            if value.chars().count() < 1usize {
+                return Err("shorter than 1 characters".into());
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for V1ClansSettingsUpdateIdempotencyKey {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String>
+    for V1ClansSettingsUpdateIdempotencyKey {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for V1ClansSettingsUpdateIdempotencyKey {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| {
+                    <D::Error as ::serde::de::Error>::custom(e.to_string())
+                })
+        }
+    }
+    ///The clan
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    pub struct V1ClansSettingsUpdateResponse {
+        pub data: V1ClansSettingsUpdateResponseData,
+    }
+    ///A clan of one game
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    pub struct V1ClansSettingsUpdateResponseData {
+        ///when the clan was created
+        pub created_at: ::chrono::DateTime<::chrono::offset::Utc>,
+        ///What the clan is about, up to 500 characters.
+        pub description: V1ClansSettingsUpdateResponseDataDescription,
+        ///The game the clan plays
+        pub game: V1ClansSettingsUpdateResponseDataGame,
+        ///clan ID
+        pub id: i64,
+        ///`open`: anyone may join; `invite`: only players with a pending invite; `closed`: no new members (pending invites cannot be accepted).
+        pub join_policy: V1ClansSettingsUpdateResponseDataJoinPolicy,
+        ///Most members the clan takes, 2-100; never below the current member count.
+        pub max_members: i64,
+        ///members now, the owner included
+        pub member_count: ::std::num::NonZeroU64,
+        ///3-32 characters: ASCII letters, digits, spaces and . _ ' -, starting and ending with a letter or digit. Unique per game without regard to case.
+        pub name: V1ClansSettingsUpdateResponseDataName,
+        ///2-6 ASCII letters or digits. Unique per game without regard to case.
+        pub tag: V1ClansSettingsUpdateResponseDataTag,
+        ///when its settings last changed
+        pub updated_at: ::chrono::DateTime<::chrono::offset::Utc>,
+        ///`public`: listed and readable by anyone; `private`: seen only by its members and the players it invited (to anyone else it does not exist: 404).
+        pub visibility: V1ClansSettingsUpdateResponseDataVisibility,
+    }
+    ///What the clan is about, up to 500 characters.
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+    #[serde(transparent)]
+    pub struct V1ClansSettingsUpdateResponseDataDescription(::std::string::String);
+    impl ::std::ops::Deref for V1ClansSettingsUpdateResponseDataDescription {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<V1ClansSettingsUpdateResponseDataDescription>
+    for ::std::string::String {
+        fn from(value: V1ClansSettingsUpdateResponseDataDescription) -> Self {
+            value.0
+        }
+    }
+    impl ::std::str::FromStr for V1ClansSettingsUpdateResponseDataDescription {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            if value.chars().count() > 500usize {
+                return Err("longer than 500 characters".into());
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for V1ClansSettingsUpdateResponseDataDescription {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String>
+    for V1ClansSettingsUpdateResponseDataDescription {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de>
+    for V1ClansSettingsUpdateResponseDataDescription {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| {
+                    <D::Error as ::serde::de::Error>::custom(e.to_string())
+                })
+        }
+    }
+    ///The game the clan plays
+    #[derive(
+        ::serde::Deserialize,
+        ::serde::Serialize,
+        Clone,
+        Copy,
+        Debug,
+        Eq,
+        Hash,
+        Ord,
+        PartialEq,
+        PartialOrd
+    )]
+    pub enum V1ClansSettingsUpdateResponseDataGame {
+        #[serde(rename = "cs2")]
+        Cs2,
+        #[serde(rename = "cs16")]
+        Cs16,
+        #[serde(rename = "rust")]
+        Rust,
+        #[serde(rename = "minecraft")]
+        Minecraft,
+    }
+    impl ::std::fmt::Display for V1ClansSettingsUpdateResponseDataGame {
+        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+            match *self {
+                Self::Cs2 => f.write_str("cs2"),
+                Self::Cs16 => f.write_str("cs16"),
+                Self::Rust => f.write_str("rust"),
+                Self::Minecraft => f.write_str("minecraft"),
+            }
+        }
+    }
+    impl ::std::str::FromStr for V1ClansSettingsUpdateResponseDataGame {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            match value {
+                "cs2" => Ok(Self::Cs2),
+                "cs16" => Ok(Self::Cs16),
+                "rust" => Ok(Self::Rust),
+                "minecraft" => Ok(Self::Minecraft),
+                _ => Err("invalid value".into()),
+            }
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for V1ClansSettingsUpdateResponseDataGame {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String>
+    for V1ClansSettingsUpdateResponseDataGame {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    ///`open`: anyone may join; `invite`: only players with a pending invite; `closed`: no new members (pending invites cannot be accepted).
+    #[derive(
+        ::serde::Deserialize,
+        ::serde::Serialize,
+        Clone,
+        Copy,
+        Debug,
+        Eq,
+        Hash,
+        Ord,
+        PartialEq,
+        PartialOrd
+    )]
+    pub enum V1ClansSettingsUpdateResponseDataJoinPolicy {
+        #[serde(rename = "open")]
+        Open,
+        #[serde(rename = "invite")]
+        Invite,
+        #[serde(rename = "closed")]
+        Closed,
+    }
+    impl ::std::fmt::Display for V1ClansSettingsUpdateResponseDataJoinPolicy {
+        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+            match *self {
+                Self::Open => f.write_str("open"),
+                Self::Invite => f.write_str("invite"),
+                Self::Closed => f.write_str("closed"),
+            }
+        }
+    }
+    impl ::std::str::FromStr for V1ClansSettingsUpdateResponseDataJoinPolicy {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            match value {
+                "open" => Ok(Self::Open),
+                "invite" => Ok(Self::Invite),
+                "closed" => Ok(Self::Closed),
+                _ => Err("invalid value".into()),
+            }
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for V1ClansSettingsUpdateResponseDataJoinPolicy {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String>
+    for V1ClansSettingsUpdateResponseDataJoinPolicy {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    ///3-32 characters: ASCII letters, digits, spaces and . _ ' -, starting and ending with a letter or digit. Unique per game without regard to case.
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+    #[serde(transparent)]
+    pub struct V1ClansSettingsUpdateResponseDataName(::std::string::String);
+    impl ::std::ops::Deref for V1ClansSettingsUpdateResponseDataName {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<V1ClansSettingsUpdateResponseDataName>
+    for ::std::string::String {
+        fn from(value: V1ClansSettingsUpdateResponseDataName) -> Self {
+            value.0
+        }
+    }
+    impl ::std::str::FromStr for V1ClansSettingsUpdateResponseDataName {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            if value.chars().count() > 32usize {
+                return Err("longer than 32 characters".into());
+            }
+            if value.chars().count() < 3usize {
+                return Err("shorter than 3 characters".into());
+            }
+            static PATTERN: ::std::sync::LazyLock<::regress::Regex> = ::std::sync::LazyLock::new(||
+            {
+                ::regress::Regex::new("^[A-Za-z0-9](?:[A-Za-z0-9 ._'-]*[A-Za-z0-9])?$")
+                    .unwrap()
+            });
+            if PATTERN.find(value).is_none() {
+                return Err(
+                    "doesn't match pattern \"^[A-Za-z0-9](?:[A-Za-z0-9 ._'-]*[A-Za-z0-9])?$\""
+                        .into(),
+                );
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for V1ClansSettingsUpdateResponseDataName {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String>
+    for V1ClansSettingsUpdateResponseDataName {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for V1ClansSettingsUpdateResponseDataName {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| {
+                    <D::Error as ::serde::de::Error>::custom(e.to_string())
+                })
+        }
+    }
+    ///2-6 ASCII letters or digits. Unique per game without regard to case.
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+    #[serde(transparent)]
+    pub struct V1ClansSettingsUpdateResponseDataTag(::std::string::String);
+    impl ::std::ops::Deref for V1ClansSettingsUpdateResponseDataTag {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<V1ClansSettingsUpdateResponseDataTag>
+    for ::std::string::String {
+        fn from(value: V1ClansSettingsUpdateResponseDataTag) -> Self {
+            value.0
+        }
+    }
+    impl ::std::str::FromStr for V1ClansSettingsUpdateResponseDataTag {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            static PATTERN: ::std::sync::LazyLock<::regress::Regex> = ::std::sync::LazyLock::new(||
+            { ::regress::Regex::new("^[A-Za-z0-9]{2,6}$").unwrap() });
+            if PATTERN.find(value).is_none() {
+                return Err("doesn't match pattern \"^[A-Za-z0-9]{2,6}$\"".into());
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for V1ClansSettingsUpdateResponseDataTag {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String>
+    for V1ClansSettingsUpdateResponseDataTag {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for V1ClansSettingsUpdateResponseDataTag {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| {
+                    <D::Error as ::serde::de::Error>::custom(e.to_string())
+                })
+        }
+    }
+    ///`public`: listed and readable by anyone; `private`: seen only by its members and the players it invited (to anyone else it does not exist: 404).
+    #[derive(
+        ::serde::Deserialize,
+        ::serde::Serialize,
+        Clone,
+        Copy,
+        Debug,
+        Eq,
+        Hash,
+        Ord,
+        PartialEq,
+        PartialOrd
+    )]
+    pub enum V1ClansSettingsUpdateResponseDataVisibility {
+        #[serde(rename = "public")]
+        Public,
+        #[serde(rename = "private")]
+        Private,
+    }
+    impl ::std::fmt::Display for V1ClansSettingsUpdateResponseDataVisibility {
+        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+            match *self {
+                Self::Public => f.write_str("public"),
+                Self::Private => f.write_str("private"),
+            }
+        }
+    }
+    impl ::std::str::FromStr for V1ClansSettingsUpdateResponseDataVisibility {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            match value {
+                "public" => Ok(Self::Public),
+                "private" => Ok(Self::Private),
+                _ => Err("invalid value".into()),
+            }
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for V1ClansSettingsUpdateResponseDataVisibility {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String>
+    for V1ClansSettingsUpdateResponseDataVisibility {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    ///`V1ClansTransferBody`
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    #[serde(deny_unknown_fields)]
+    pub struct V1ClansTransferBody {
+        ///the member who becomes the owner
+        pub user_id: ::std::num::NonZeroU64,
+    }
+    ///`V1ClansTransferIdempotencyKey`
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+    #[serde(transparent)]
+    pub struct V1ClansTransferIdempotencyKey(::std::string::String);
+    impl ::std::ops::Deref for V1ClansTransferIdempotencyKey {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<V1ClansTransferIdempotencyKey> for ::std::string::String {
+        fn from(value: V1ClansTransferIdempotencyKey) -> Self {
+            value.0
+        }
+    }
+    impl ::std::str::FromStr for V1ClansTransferIdempotencyKey {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            if value.chars().count() > 255usize {
+                return Err("longer than 255 characters".into());
+            }
+            if value.chars().count() < 1usize {
+                return Err("shorter than 1 characters".into());
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for V1ClansTransferIdempotencyKey {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String>
+    for V1ClansTransferIdempotencyKey {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for V1ClansTransferIdempotencyKey {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| {
+                    <D::Error as ::serde::de::Error>::custom(e.to_string())
+                })
+        }
+    }
+    ///The clan with its members
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    pub struct V1ClansTransferResponse {
+        pub data: V1ClansTransferResponseData,
+    }
+    ///A clan with its members and their roles
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    pub struct V1ClansTransferResponseData {
+        ///when the clan was created
+        pub created_at: ::chrono::DateTime<::chrono::offset::Utc>,
+        ///What the clan is about, up to 500 characters.
+        pub description: V1ClansTransferResponseDataDescription,
+        ///The game the clan plays
+        pub game: V1ClansTransferResponseDataGame,
+        ///clan ID
+        pub id: i64,
+        ///`open`: anyone may join; `invite`: only players with a pending invite; `closed`: no new members (pending invites cannot be accepted).
+        pub join_policy: V1ClansTransferResponseDataJoinPolicy,
+        ///Most members the clan takes, 2-100; never below the current member count.
+        pub max_members: i64,
+        ///members now, the owner included
+        pub member_count: ::std::num::NonZeroU64,
+        ///every member: the owner, then officers, then members, longest-standing first
+        pub members: ::std::vec::Vec<V1ClansTransferResponseDataMembersItem>,
+        ///3-32 characters: ASCII letters, digits, spaces and . _ ' -, starting and ending with a letter or digit. Unique per game without regard to case.
+        pub name: V1ClansTransferResponseDataName,
+        ///2-6 ASCII letters or digits. Unique per game without regard to case.
+        pub tag: V1ClansTransferResponseDataTag,
+        ///when its settings last changed
+        pub updated_at: ::chrono::DateTime<::chrono::offset::Utc>,
+        ///`public`: listed and readable by anyone; `private`: seen only by its members and the players it invited (to anyone else it does not exist: 404).
+        pub visibility: V1ClansTransferResponseDataVisibility,
+    }
+    ///What the clan is about, up to 500 characters.
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+    #[serde(transparent)]
+    pub struct V1ClansTransferResponseDataDescription(::std::string::String);
+    impl ::std::ops::Deref for V1ClansTransferResponseDataDescription {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<V1ClansTransferResponseDataDescription>
+    for ::std::string::String {
+        fn from(value: V1ClansTransferResponseDataDescription) -> Self {
+            value.0
+        }
+    }
+    impl ::std::str::FromStr for V1ClansTransferResponseDataDescription {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            if value.chars().count() > 500usize {
+                return Err("longer than 500 characters".into());
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for V1ClansTransferResponseDataDescription {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String>
+    for V1ClansTransferResponseDataDescription {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for V1ClansTransferResponseDataDescription {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| {
+                    <D::Error as ::serde::de::Error>::custom(e.to_string())
+                })
+        }
+    }
+    ///The game the clan plays
+    #[derive(
+        ::serde::Deserialize,
+        ::serde::Serialize,
+        Clone,
+        Copy,
+        Debug,
+        Eq,
+        Hash,
+        Ord,
+        PartialEq,
+        PartialOrd
+    )]
+    pub enum V1ClansTransferResponseDataGame {
+        #[serde(rename = "cs2")]
+        Cs2,
+        #[serde(rename = "cs16")]
+        Cs16,
+        #[serde(rename = "rust")]
+        Rust,
+        #[serde(rename = "minecraft")]
+        Minecraft,
+    }
+    impl ::std::fmt::Display for V1ClansTransferResponseDataGame {
+        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+            match *self {
+                Self::Cs2 => f.write_str("cs2"),
+                Self::Cs16 => f.write_str("cs16"),
+                Self::Rust => f.write_str("rust"),
+                Self::Minecraft => f.write_str("minecraft"),
+            }
+        }
+    }
+    impl ::std::str::FromStr for V1ClansTransferResponseDataGame {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            match value {
+                "cs2" => Ok(Self::Cs2),
+                "cs16" => Ok(Self::Cs16),
+                "rust" => Ok(Self::Rust),
+                "minecraft" => Ok(Self::Minecraft),
+                _ => Err("invalid value".into()),
+            }
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for V1ClansTransferResponseDataGame {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String>
+    for V1ClansTransferResponseDataGame {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    ///`open`: anyone may join; `invite`: only players with a pending invite; `closed`: no new members (pending invites cannot be accepted).
+    #[derive(
+        ::serde::Deserialize,
+        ::serde::Serialize,
+        Clone,
+        Copy,
+        Debug,
+        Eq,
+        Hash,
+        Ord,
+        PartialEq,
+        PartialOrd
+    )]
+    pub enum V1ClansTransferResponseDataJoinPolicy {
+        #[serde(rename = "open")]
+        Open,
+        #[serde(rename = "invite")]
+        Invite,
+        #[serde(rename = "closed")]
+        Closed,
+    }
+    impl ::std::fmt::Display for V1ClansTransferResponseDataJoinPolicy {
+        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+            match *self {
+                Self::Open => f.write_str("open"),
+                Self::Invite => f.write_str("invite"),
+                Self::Closed => f.write_str("closed"),
+            }
+        }
+    }
+    impl ::std::str::FromStr for V1ClansTransferResponseDataJoinPolicy {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            match value {
+                "open" => Ok(Self::Open),
+                "invite" => Ok(Self::Invite),
+                "closed" => Ok(Self::Closed),
+                _ => Err("invalid value".into()),
+            }
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for V1ClansTransferResponseDataJoinPolicy {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String>
+    for V1ClansTransferResponseDataJoinPolicy {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    ///`V1ClansTransferResponseDataMembersItem`
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    pub struct V1ClansTransferResponseDataMembersItem {
+        ///path of the user’s avatar
+        pub avatar: ::std::string::String,
+        ///when the user joined
+        pub joined_at: ::chrono::DateTime<::chrono::offset::Utc>,
+        ///`owner` (exactly one; everything), `officer` (settings, invites, removes members), `member`
+        pub role: V1ClansTransferResponseDataMembersItemRole,
+        pub user_id: i64,
+        pub username: ::std::string::String,
+    }
+    ///`owner` (exactly one; everything), `officer` (settings, invites, removes members), `member`
+    #[derive(
+        ::serde::Deserialize,
+        ::serde::Serialize,
+        Clone,
+        Copy,
+        Debug,
+        Eq,
+        Hash,
+        Ord,
+        PartialEq,
+        PartialOrd
+    )]
+    pub enum V1ClansTransferResponseDataMembersItemRole {
+        #[serde(rename = "owner")]
+        Owner,
+        #[serde(rename = "officer")]
+        Officer,
+        #[serde(rename = "member")]
+        Member,
+    }
+    impl ::std::fmt::Display for V1ClansTransferResponseDataMembersItemRole {
+        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+            match *self {
+                Self::Owner => f.write_str("owner"),
+                Self::Officer => f.write_str("officer"),
+                Self::Member => f.write_str("member"),
+            }
+        }
+    }
+    impl ::std::str::FromStr for V1ClansTransferResponseDataMembersItemRole {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            match value {
+                "owner" => Ok(Self::Owner),
+                "officer" => Ok(Self::Officer),
+                "member" => Ok(Self::Member),
+                _ => Err("invalid value".into()),
+            }
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for V1ClansTransferResponseDataMembersItemRole {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String>
+    for V1ClansTransferResponseDataMembersItemRole {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    ///3-32 characters: ASCII letters, digits, spaces and . _ ' -, starting and ending with a letter or digit. Unique per game without regard to case.
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+    #[serde(transparent)]
+    pub struct V1ClansTransferResponseDataName(::std::string::String);
+    impl ::std::ops::Deref for V1ClansTransferResponseDataName {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<V1ClansTransferResponseDataName>
+    for ::std::string::String {
+        fn from(value: V1ClansTransferResponseDataName) -> Self {
+            value.0
+        }
+    }
+    impl ::std::str::FromStr for V1ClansTransferResponseDataName {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            if value.chars().count() > 32usize {
+                return Err("longer than 32 characters".into());
+            }
+            if value.chars().count() < 3usize {
+                return Err("shorter than 3 characters".into());
+            }
+            static PATTERN: ::std::sync::LazyLock<::regress::Regex> = ::std::sync::LazyLock::new(||
+            {
+                ::regress::Regex::new("^[A-Za-z0-9](?:[A-Za-z0-9 ._'-]*[A-Za-z0-9])?$")
+                    .unwrap()
+            });
+            if PATTERN.find(value).is_none() {
+                return Err(
+                    "doesn't match pattern \"^[A-Za-z0-9](?:[A-Za-z0-9 ._'-]*[A-Za-z0-9])?$\""
+                        .into(),
+                );
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for V1ClansTransferResponseDataName {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String>
+    for V1ClansTransferResponseDataName {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for V1ClansTransferResponseDataName {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| {
+                    <D::Error as ::serde::de::Error>::custom(e.to_string())
+                })
+        }
+    }
+    ///2-6 ASCII letters or digits. Unique per game without regard to case.
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+    #[serde(transparent)]
+    pub struct V1ClansTransferResponseDataTag(::std::string::String);
+    impl ::std::ops::Deref for V1ClansTransferResponseDataTag {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<V1ClansTransferResponseDataTag> for ::std::string::String {
+        fn from(value: V1ClansTransferResponseDataTag) -> Self {
+            value.0
+        }
+    }
+    impl ::std::str::FromStr for V1ClansTransferResponseDataTag {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            static PATTERN: ::std::sync::LazyLock<::regress::Regex> = ::std::sync::LazyLock::new(||
+            { ::regress::Regex::new("^[A-Za-z0-9]{2,6}$").unwrap() });
+            if PATTERN.find(value).is_none() {
+                return Err("doesn't match pattern \"^[A-Za-z0-9]{2,6}$\"".into());
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for V1ClansTransferResponseDataTag {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String>
+    for V1ClansTransferResponseDataTag {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for V1ClansTransferResponseDataTag {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| {
+                    <D::Error as ::serde::de::Error>::custom(e.to_string())
+                })
+        }
+    }
+    ///`public`: listed and readable by anyone; `private`: seen only by its members and the players it invited (to anyone else it does not exist: 404).
+    #[derive(
+        ::serde::Deserialize,
+        ::serde::Serialize,
+        Clone,
+        Copy,
+        Debug,
+        Eq,
+        Hash,
+        Ord,
+        PartialEq,
+        PartialOrd
+    )]
+    pub enum V1ClansTransferResponseDataVisibility {
+        #[serde(rename = "public")]
+        Public,
+        #[serde(rename = "private")]
+        Private,
+    }
+    impl ::std::fmt::Display for V1ClansTransferResponseDataVisibility {
+        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+            match *self {
+                Self::Public => f.write_str("public"),
+                Self::Private => f.write_str("private"),
+            }
+        }
+    }
+    impl ::std::str::FromStr for V1ClansTransferResponseDataVisibility {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            match value {
+                "public" => Ok(Self::Public),
+                "private" => Ok(Self::Private),
+                _ => Err("invalid value".into()),
+            }
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for V1ClansTransferResponseDataVisibility {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String>
+    for V1ClansTransferResponseDataVisibility {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    ///the balance
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    pub struct V1EconomyBalanceGetResponse {
+        pub data: EconomyBalance,
+    }
+    ///a page of entries, newest first
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    pub struct V1EconomyTransactionsListResponse {
+        pub data: ::std::vec::Vec<EconomyEntry>,
+        pub meta: V1EconomyTransactionsListResponseMeta,
+    }
+    ///Where this page sits in the whole list
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    pub struct V1EconomyTransactionsListResponseMeta {
+        ///This page
+        pub page: ::std::num::NonZeroU64,
+        ///Page size
+        pub per_page: ::std::num::NonZeroU64,
+        ///Items across all pages
+        pub total: u64,
+    }
+    ///`V1EconomyTransferCreateBody`
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    #[serde(deny_unknown_fields)]
+    pub struct V1EconomyTransferCreateBody {
+        ///whole coins, 1 to 1,000,000; anything else is `invalid_amount`
+        pub amount: ::std::num::NonZeroU64,
+        ///shown to both users in their history
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub note: ::std::option::Option<V1EconomyTransferCreateBodyNote>,
+        ///the recipient’s user id
+        pub to_user_id: ::std::num::NonZeroU64,
+    }
+    ///shown to both users in their history
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+    #[serde(transparent)]
+    pub struct V1EconomyTransferCreateBodyNote(::std::string::String);
+    impl ::std::ops::Deref for V1EconomyTransferCreateBodyNote {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<V1EconomyTransferCreateBodyNote>
+    for ::std::string::String {
+        fn from(value: V1EconomyTransferCreateBodyNote) -> Self {
+            value.0
+        }
+    }
+    impl ::std::str::FromStr for V1EconomyTransferCreateBodyNote {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            if value.chars().count() > 200usize {
+                return Err("longer than 200 characters".into());
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for V1EconomyTransferCreateBodyNote {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String>
+    for V1EconomyTransferCreateBodyNote {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for V1EconomyTransferCreateBodyNote {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| {
+                    <D::Error as ::serde::de::Error>::custom(e.to_string())
+                })
+        }
+    }
+    ///`V1EconomyTransferCreateIdempotencyKey`
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+    #[serde(transparent)]
+    pub struct V1EconomyTransferCreateIdempotencyKey(::std::string::String);
+    impl ::std::ops::Deref for V1EconomyTransferCreateIdempotencyKey {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<V1EconomyTransferCreateIdempotencyKey>
+    for ::std::string::String {
+        fn from(value: V1EconomyTransferCreateIdempotencyKey) -> Self {
+            value.0
+        }
+    }
+    impl ::std::str::FromStr for V1EconomyTransferCreateIdempotencyKey {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            if value.chars().count() > 255usize {
+                return Err("longer than 255 characters".into());
+            }
+            if value.chars().count() < 1usize {
+                return Err("shorter than 1 characters".into());
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for V1EconomyTransferCreateIdempotencyKey {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String>
+    for V1EconomyTransferCreateIdempotencyKey {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for V1EconomyTransferCreateIdempotencyKey {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| {
+                    <D::Error as ::serde::de::Error>::custom(e.to_string())
+                })
+        }
+    }
+    ///the transfer written
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    pub struct V1EconomyTransferCreateResponse {
+        pub data: EconomyTransfer,
+    }
+    ///`V1EventsListAfter`
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+    #[serde(transparent)]
+    pub struct V1EventsListAfter(::std::string::String);
+    impl ::std::ops::Deref for V1EventsListAfter {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<V1EventsListAfter> for ::std::string::String {
+        fn from(value: V1EventsListAfter) -> Self {
+            value.0
+        }
+    }
+    impl ::std::str::FromStr for V1EventsListAfter {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            static PATTERN: ::std::sync::LazyLock<::regress::Regex> = ::std::sync::LazyLock::new(||
+            { ::regress::Regex::new("^evt_[0-9]{16}$").unwrap() });
+            if PATTERN.find(value).is_none() {
+                return Err("doesn't match pattern \"^evt_[0-9]{16}$\"".into());
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for V1EventsListAfter {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String> for V1EventsListAfter {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for V1EventsListAfter {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| {
+                    <D::Error as ::serde::de::Error>::custom(e.to_string())
+                })
+        }
+    }
+    ///One page of events, oldest first
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    pub struct V1EventsListResponse {
+        pub data: ::std::vec::Vec<V1EventsListResponseDataItem>,
+        pub meta: V1EventsListResponseMeta,
+    }
+    ///An event, as every channel sends it (webhook body, SSE data, pull item)
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    pub struct V1EventsListResponseDataItem {
+        ///When the change that emitted the event committed (ISO 8601 UTC).
+        pub created_at: ::chrono::DateTime<::chrono::offset::Utc>,
+        ///The payload; its schema per type is in the OpenAPI `webhooks` section.
+        pub data: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        ///Sortable, unique event id; the same value is the webhook `webhook-id`, the SSE `id` and the pull cursor.
+        pub id: ::std::string::String,
+        ///The event type, `resource.action`.
+        #[serde(rename = "type")]
+        pub type_: ::std::string::String,
+    }
+    ///Cursor paging: the outbox grows at its end, so pages are walked by cursor, not by number
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    pub struct V1EventsListResponseMeta {
+        ///More events are waiting after this page: ask again at once with `after=next_after`.
+        pub has_more: bool,
+        ///The cursor for the next page: pass it as `after`.
+        #[serde(deserialize_with = "::std::option::Option::deserialize")]
+        pub next_after: ::std::option::Option<::std::string::String>,
+    }
+    ///`V1EventsListTypes`
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+    #[serde(transparent)]
+    pub struct V1EventsListTypes(::std::string::String);
+    impl ::std::ops::Deref for V1EventsListTypes {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<V1EventsListTypes> for ::std::string::String {
+        fn from(value: V1EventsListTypes) -> Self {
+            value.0
+        }
+    }
+    impl ::std::str::FromStr for V1EventsListTypes {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            if value.chars().count() > 2000usize {
+                return Err("longer than 2000 characters".into());
+            }
+            static PATTERN: ::std::sync::LazyLock<::regress::Regex> = ::std::sync::LazyLock::new(||
+            { ::regress::Regex::new("^[a-z0-9_.]+(,[a-z0-9_.]+)*$").unwrap() });
+            if PATTERN.find(value).is_none() {
+                return Err(
+                    "doesn't match pattern \"^[a-z0-9_.]+(,[a-z0-9_.]+)*$\"".into(),
+                );
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for V1EventsListTypes {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String> for V1EventsListTypes {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for V1EventsListTypes {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| {
+                    <D::Error as ::serde::de::Error>::custom(e.to_string())
+                })
+        }
+    }
+    ///`V1EventsStreamAfter`
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+    #[serde(transparent)]
+    pub struct V1EventsStreamAfter(::std::string::String);
+    impl ::std::ops::Deref for V1EventsStreamAfter {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<V1EventsStreamAfter> for ::std::string::String {
+        fn from(value: V1EventsStreamAfter) -> Self {
+            value.0
+        }
+    }
+    impl ::std::str::FromStr for V1EventsStreamAfter {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            static PATTERN: ::std::sync::LazyLock<::regress::Regex> = ::std::sync::LazyLock::new(||
+            { ::regress::Regex::new("^evt_[0-9]{16}$").unwrap() });
+            if PATTERN.find(value).is_none() {
+                return Err("doesn't match pattern \"^evt_[0-9]{16}$\"".into());
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for V1EventsStreamAfter {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String> for V1EventsStreamAfter {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for V1EventsStreamAfter {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| {
+                    <D::Error as ::serde::de::Error>::custom(e.to_string())
+                })
+        }
+    }
+    ///`V1EventsStreamLastEventId`
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+    #[serde(transparent)]
+    pub struct V1EventsStreamLastEventId(::std::string::String);
+    impl ::std::ops::Deref for V1EventsStreamLastEventId {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<V1EventsStreamLastEventId> for ::std::string::String {
+        fn from(value: V1EventsStreamLastEventId) -> Self {
+            value.0
+        }
+    }
+    impl ::std::str::FromStr for V1EventsStreamLastEventId {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            static PATTERN: ::std::sync::LazyLock<::regress::Regex> = ::std::sync::LazyLock::new(||
+            { ::regress::Regex::new("^evt_[0-9]{16}$").unwrap() });
+            if PATTERN.find(value).is_none() {
+                return Err("doesn't match pattern \"^evt_[0-9]{16}$\"".into());
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for V1EventsStreamLastEventId {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String> for V1EventsStreamLastEventId {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for V1EventsStreamLastEventId {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| {
+                    <D::Error as ::serde::de::Error>::custom(e.to_string())
+                })
+        }
+    }
+    ///`V1EventsStreamTypes`
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+    #[serde(transparent)]
+    pub struct V1EventsStreamTypes(::std::string::String);
+    impl ::std::ops::Deref for V1EventsStreamTypes {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<V1EventsStreamTypes> for ::std::string::String {
+        fn from(value: V1EventsStreamTypes) -> Self {
+            value.0
+        }
+    }
+    impl ::std::str::FromStr for V1EventsStreamTypes {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            if value.chars().count() > 2000usize {
+                return Err("longer than 2000 characters".into());
+            }
+            static PATTERN: ::std::sync::LazyLock<::regress::Regex> = ::std::sync::LazyLock::new(||
+            { ::regress::Regex::new("^[a-z0-9_.]+(,[a-z0-9_.]+)*$").unwrap() });
+            if PATTERN.find(value).is_none() {
+                return Err(
+                    "doesn't match pattern \"^[a-z0-9_.]+(,[a-z0-9_.]+)*$\"".into(),
+                );
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for V1EventsStreamTypes {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String> for V1EventsStreamTypes {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for V1EventsStreamTypes {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| {
+                    <D::Error as ::serde::de::Error>::custom(e.to_string())
+                })
+        }
+    }
     ///Every event type, in catalog order
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct V1ListEventTypesResponse {
-        pub data: ::std::vec::Vec<V1ListEventTypesResponseDataItem>,
+    pub struct V1EventsTypesListResponse {
+        pub data: ::std::vec::Vec<V1EventsTypesListResponseDataItem>,
     }
     ///One event type of the catalog
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct V1ListEventTypesResponseDataItem {
+    pub struct V1EventsTypesListResponseDataItem {
         ///`public`: every subscriber with the scope; `user`: only apps acting for the user it concerns; `app`: only the app it concerns
-        pub audience: V1ListEventTypesResponseDataItemAudience,
+        pub audience: V1EventsTypesListResponseDataItemAudience,
         ///What it tells, and who receives it
         pub description: ::std::string::String,
         ///An example `data`
@@ -17435,7 +19115,7 @@ pub mod types {
         pub schema: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
         ///The scope a reader needs (null: none beyond the audience)
         #[serde(deserialize_with = "::std::option::Option::deserialize")]
-        pub scope: ::std::option::Option<V1ListEventTypesResponseDataItemScope>,
+        pub scope: ::std::option::Option<V1EventsTypesListResponseDataItemScope>,
         ///Event type, `resource.action`
         #[serde(rename = "type")]
         pub type_: ::std::string::String,
@@ -17453,7 +19133,7 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
-    pub enum V1ListEventTypesResponseDataItemAudience {
+    pub enum V1EventsTypesListResponseDataItemAudience {
         #[serde(rename = "public")]
         Public,
         #[serde(rename = "user")]
@@ -17461,7 +19141,7 @@ pub mod types {
         #[serde(rename = "app")]
         App,
     }
-    impl ::std::fmt::Display for V1ListEventTypesResponseDataItemAudience {
+    impl ::std::fmt::Display for V1EventsTypesListResponseDataItemAudience {
         fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
             match *self {
                 Self::Public => f.write_str("public"),
@@ -17470,7 +19150,7 @@ pub mod types {
             }
         }
     }
-    impl ::std::str::FromStr for V1ListEventTypesResponseDataItemAudience {
+    impl ::std::str::FromStr for V1EventsTypesListResponseDataItemAudience {
         type Err = self::error::ConversionError;
         fn from_str(
             value: &str,
@@ -17483,7 +19163,7 @@ pub mod types {
             }
         }
     }
-    impl ::std::convert::TryFrom<&str> for V1ListEventTypesResponseDataItemAudience {
+    impl ::std::convert::TryFrom<&str> for V1EventsTypesListResponseDataItemAudience {
         type Error = self::error::ConversionError;
         fn try_from(
             value: &str,
@@ -17492,7 +19172,7 @@ pub mod types {
         }
     }
     impl ::std::convert::TryFrom<::std::string::String>
-    for V1ListEventTypesResponseDataItemAudience {
+    for V1EventsTypesListResponseDataItemAudience {
         type Error = self::error::ConversionError;
         fn try_from(
             value: ::std::string::String,
@@ -17513,7 +19193,7 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
-    pub enum V1ListEventTypesResponseDataItemScope {
+    pub enum V1EventsTypesListResponseDataItemScope {
         #[serde(rename = "openid")]
         Openid,
         #[serde(rename = "identify")]
@@ -17541,7 +19221,7 @@ pub mod types {
         #[serde(rename = "offline_access")]
         OfflineAccess,
     }
-    impl ::std::fmt::Display for V1ListEventTypesResponseDataItemScope {
+    impl ::std::fmt::Display for V1EventsTypesListResponseDataItemScope {
         fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
             match *self {
                 Self::Openid => f.write_str("openid"),
@@ -17560,7 +19240,7 @@ pub mod types {
             }
         }
     }
-    impl ::std::str::FromStr for V1ListEventTypesResponseDataItemScope {
+    impl ::std::str::FromStr for V1EventsTypesListResponseDataItemScope {
         type Err = self::error::ConversionError;
         fn from_str(
             value: &str,
@@ -17583,7 +19263,7 @@ pub mod types {
             }
         }
     }
-    impl ::std::convert::TryFrom<&str> for V1ListEventTypesResponseDataItemScope {
+    impl ::std::convert::TryFrom<&str> for V1EventsTypesListResponseDataItemScope {
         type Error = self::error::ConversionError;
         fn try_from(
             value: &str,
@@ -17592,7 +19272,7 @@ pub mod types {
         }
     }
     impl ::std::convert::TryFrom<::std::string::String>
-    for V1ListEventTypesResponseDataItemScope {
+    for V1EventsTypesListResponseDataItemScope {
         type Error = self::error::ConversionError;
         fn try_from(
             value: ::std::string::String,
@@ -17600,224 +19280,44 @@ pub mod types {
             value.parse()
         }
     }
-    ///`V1ListEventsAfter`
+    ///`V1ServersCommandSendBody`
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    #[serde(deny_unknown_fields)]
+    pub struct V1ServersCommandSendBody {
+        ///One console command, 1 to 512 characters, on one line (no line breaks or control characters, which would smuggle a second command).
+        pub command: V1ServersCommandSendBodyCommand,
+    }
+    ///One console command, 1 to 512 characters, on one line (no line breaks or control characters, which would smuggle a second command).
     #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
-    pub struct V1ListEventsAfter(::std::string::String);
-    impl ::std::ops::Deref for V1ListEventsAfter {
+    pub struct V1ServersCommandSendBodyCommand(::std::string::String);
+    impl ::std::ops::Deref for V1ServersCommandSendBodyCommand {
         type Target = ::std::string::String;
         fn deref(&self) -> &::std::string::String {
             &self.0
         }
     }
-    impl ::std::convert::From<V1ListEventsAfter> for ::std::string::String {
-        fn from(value: V1ListEventsAfter) -> Self {
-            value.0
-        }
-    }
-    impl ::std::str::FromStr for V1ListEventsAfter {
-        type Err = self::error::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            static PATTERN: ::std::sync::LazyLock<::regress::Regex> = ::std::sync::LazyLock::new(||
-            { ::regress::Regex::new("^evt_[0-9]{16}$").unwrap() });
-            if PATTERN.find(value).is_none() {
-                return Err("doesn't match pattern \"^evt_[0-9]{16}$\"".into());
-            }
-            Ok(Self(value.to_string()))
-        }
-    }
-    impl ::std::convert::TryFrom<&str> for V1ListEventsAfter {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl ::std::convert::TryFrom<::std::string::String> for V1ListEventsAfter {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl<'de> ::serde::Deserialize<'de> for V1ListEventsAfter {
-        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
-        where
-            D: ::serde::Deserializer<'de>,
-        {
-            ::std::string::String::deserialize(deserializer)?
-                .parse()
-                .map_err(|e: self::error::ConversionError| {
-                    <D::Error as ::serde::de::Error>::custom(e.to_string())
-                })
-        }
-    }
-    ///One page of events, oldest first
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct V1ListEventsResponse {
-        pub data: ::std::vec::Vec<V1ListEventsResponseDataItem>,
-        pub meta: V1ListEventsResponseMeta,
-    }
-    ///An event, as every channel sends it (webhook body, SSE data, pull item)
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct V1ListEventsResponseDataItem {
-        ///When the change that emitted the event committed (ISO 8601 UTC).
-        pub created_at: ::chrono::DateTime<::chrono::offset::Utc>,
-        ///The payload; its schema per type is in the OpenAPI `webhooks` section.
-        pub data: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-        ///Sortable, unique event id; the same value is the webhook `webhook-id`, the SSE `id` and the pull cursor.
-        pub id: ::std::string::String,
-        ///The event type, `resource.action`.
-        #[serde(rename = "type")]
-        pub type_: ::std::string::String,
-    }
-    ///Cursor paging: the outbox grows at its end, so pages are walked by cursor, not by number
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct V1ListEventsResponseMeta {
-        ///More events are waiting after this page: ask again at once with `after=next_after`.
-        pub has_more: bool,
-        ///The cursor for the next page: pass it as `after`.
-        #[serde(deserialize_with = "::std::option::Option::deserialize")]
-        pub next_after: ::std::option::Option<::std::string::String>,
-    }
-    ///`V1ListEventsTypes`
-    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
-    #[serde(transparent)]
-    pub struct V1ListEventsTypes(::std::string::String);
-    impl ::std::ops::Deref for V1ListEventsTypes {
-        type Target = ::std::string::String;
-        fn deref(&self) -> &::std::string::String {
-            &self.0
-        }
-    }
-    impl ::std::convert::From<V1ListEventsTypes> for ::std::string::String {
-        fn from(value: V1ListEventsTypes) -> Self {
-            value.0
-        }
-    }
-    impl ::std::str::FromStr for V1ListEventsTypes {
-        type Err = self::error::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            if value.chars().count() > 2000usize {
-                return Err("longer than 2000 characters".into());
-            }
-            static PATTERN: ::std::sync::LazyLock<::regress::Regex> = ::std::sync::LazyLock::new(||
-            { ::regress::Regex::new("^[a-z0-9_.]+(,[a-z0-9_.]+)*$").unwrap() });
-            if PATTERN.find(value).is_none() {
-                return Err(
-                    "doesn't match pattern \"^[a-z0-9_.]+(,[a-z0-9_.]+)*$\"".into(),
-                );
-            }
-            Ok(Self(value.to_string()))
-        }
-    }
-    impl ::std::convert::TryFrom<&str> for V1ListEventsTypes {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl ::std::convert::TryFrom<::std::string::String> for V1ListEventsTypes {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl<'de> ::serde::Deserialize<'de> for V1ListEventsTypes {
-        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
-        where
-            D: ::serde::Deserializer<'de>,
-        {
-            ::std::string::String::deserialize(deserializer)?
-                .parse()
-                .map_err(|e: self::error::ConversionError| {
-                    <D::Error as ::serde::de::Error>::custom(e.to_string())
-                })
-        }
-    }
-    ///One page of your pending invites, newest first
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct V1ListMyClanInvitesResponse {
-        pub data: ::std::vec::Vec<V1ListMyClanInvitesResponseDataItem>,
-        pub meta: V1ListMyClanInvitesResponseMeta,
-    }
-    ///A pending invite to a clan
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct V1ListMyClanInvitesResponseDataItem {
-        pub clan: V1ListMyClanInvitesResponseDataItemClan,
-        ///when the invite was sent
-        pub created_at: ::chrono::DateTime<::chrono::offset::Utc>,
-        ///who sent the invite (null if that account is gone)
-        #[serde(deserialize_with = "::std::option::Option::deserialize")]
-        pub invited_by: ::std::option::Option<i64>,
-        ///the invited player
-        pub user_id: i64,
-    }
-    ///A clan of one game
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct V1ListMyClanInvitesResponseDataItemClan {
-        ///when the clan was created
-        pub created_at: ::chrono::DateTime<::chrono::offset::Utc>,
-        ///What the clan is about, up to 500 characters.
-        pub description: V1ListMyClanInvitesResponseDataItemClanDescription,
-        ///The game the clan plays
-        pub game: V1ListMyClanInvitesResponseDataItemClanGame,
-        ///clan ID
-        pub id: i64,
-        ///`open`: anyone may join; `invite`: only players with a pending invite; `closed`: no new members (pending invites cannot be accepted).
-        pub join_policy: V1ListMyClanInvitesResponseDataItemClanJoinPolicy,
-        ///Most members the clan takes, 2-100; never below the current member count.
-        pub max_members: i64,
-        ///members now, the owner included
-        pub member_count: ::std::num::NonZeroU64,
-        ///3-32 characters: ASCII letters, digits, spaces and . _ ' -, starting and ending with a letter or digit. Unique per game without regard to case.
-        pub name: V1ListMyClanInvitesResponseDataItemClanName,
-        ///2-6 ASCII letters or digits. Unique per game without regard to case.
-        pub tag: V1ListMyClanInvitesResponseDataItemClanTag,
-        ///when its settings last changed
-        pub updated_at: ::chrono::DateTime<::chrono::offset::Utc>,
-        ///`public`: listed and readable by anyone; `private`: seen only by its members and the players it invited (to anyone else it does not exist: 404).
-        pub visibility: V1ListMyClanInvitesResponseDataItemClanVisibility,
-    }
-    ///What the clan is about, up to 500 characters.
-    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
-    #[serde(transparent)]
-    pub struct V1ListMyClanInvitesResponseDataItemClanDescription(::std::string::String);
-    impl ::std::ops::Deref for V1ListMyClanInvitesResponseDataItemClanDescription {
-        type Target = ::std::string::String;
-        fn deref(&self) -> &::std::string::String {
-            &self.0
-        }
-    }
-    impl ::std::convert::From<V1ListMyClanInvitesResponseDataItemClanDescription>
+    impl ::std::convert::From<V1ServersCommandSendBodyCommand>
     for ::std::string::String {
-        fn from(value: V1ListMyClanInvitesResponseDataItemClanDescription) -> Self {
+        fn from(value: V1ServersCommandSendBodyCommand) -> Self {
             value.0
         }
     }
-    impl ::std::str::FromStr for V1ListMyClanInvitesResponseDataItemClanDescription {
+    impl ::std::str::FromStr for V1ServersCommandSendBodyCommand {
         type Err = self::error::ConversionError;
         fn from_str(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            if value.chars().count() > 500usize {
-                return Err("longer than 500 characters".into());
+            if value.chars().count() > 512usize {
+                return Err("longer than 512 characters".into());
+            }
+            if value.chars().count() < 1usize {
+                return Err("shorter than 1 characters".into());
             }
             Ok(Self(value.to_string()))
         }
     }
-    impl ::std::convert::TryFrom<&str>
-    for V1ListMyClanInvitesResponseDataItemClanDescription {
+    impl ::std::convert::TryFrom<&str> for V1ServersCommandSendBodyCommand {
         type Error = self::error::ConversionError;
         fn try_from(
             value: &str,
@@ -17826,7 +19326,7 @@ pub mod types {
         }
     }
     impl ::std::convert::TryFrom<::std::string::String>
-    for V1ListMyClanInvitesResponseDataItemClanDescription {
+    for V1ServersCommandSendBodyCommand {
         type Error = self::error::ConversionError;
         fn try_from(
             value: ::std::string::String,
@@ -17834,8 +19334,7 @@ pub mod types {
             value.parse()
         }
     }
-    impl<'de> ::serde::Deserialize<'de>
-    for V1ListMyClanInvitesResponseDataItemClanDescription {
+    impl<'de> ::serde::Deserialize<'de> for V1ServersCommandSendBodyCommand {
         fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
         where
             D: ::serde::Deserializer<'de>,
@@ -17847,173 +19346,37 @@ pub mod types {
                 })
         }
     }
-    ///The game the clan plays
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Copy,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd
-    )]
-    pub enum V1ListMyClanInvitesResponseDataItemClanGame {
-        #[serde(rename = "cs2")]
-        Cs2,
-        #[serde(rename = "cs16")]
-        Cs16,
-        #[serde(rename = "rust")]
-        Rust,
-        #[serde(rename = "minecraft")]
-        Minecraft,
-    }
-    impl ::std::fmt::Display for V1ListMyClanInvitesResponseDataItemClanGame {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-            match *self {
-                Self::Cs2 => f.write_str("cs2"),
-                Self::Cs16 => f.write_str("cs16"),
-                Self::Rust => f.write_str("rust"),
-                Self::Minecraft => f.write_str("minecraft"),
-            }
-        }
-    }
-    impl ::std::str::FromStr for V1ListMyClanInvitesResponseDataItemClanGame {
-        type Err = self::error::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            match value {
-                "cs2" => Ok(Self::Cs2),
-                "cs16" => Ok(Self::Cs16),
-                "rust" => Ok(Self::Rust),
-                "minecraft" => Ok(Self::Minecraft),
-                _ => Err("invalid value".into()),
-            }
-        }
-    }
-    impl ::std::convert::TryFrom<&str> for V1ListMyClanInvitesResponseDataItemClanGame {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl ::std::convert::TryFrom<::std::string::String>
-    for V1ListMyClanInvitesResponseDataItemClanGame {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    ///`open`: anyone may join; `invite`: only players with a pending invite; `closed`: no new members (pending invites cannot be accepted).
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Copy,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd
-    )]
-    pub enum V1ListMyClanInvitesResponseDataItemClanJoinPolicy {
-        #[serde(rename = "open")]
-        Open,
-        #[serde(rename = "invite")]
-        Invite,
-        #[serde(rename = "closed")]
-        Closed,
-    }
-    impl ::std::fmt::Display for V1ListMyClanInvitesResponseDataItemClanJoinPolicy {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-            match *self {
-                Self::Open => f.write_str("open"),
-                Self::Invite => f.write_str("invite"),
-                Self::Closed => f.write_str("closed"),
-            }
-        }
-    }
-    impl ::std::str::FromStr for V1ListMyClanInvitesResponseDataItemClanJoinPolicy {
-        type Err = self::error::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            match value {
-                "open" => Ok(Self::Open),
-                "invite" => Ok(Self::Invite),
-                "closed" => Ok(Self::Closed),
-                _ => Err("invalid value".into()),
-            }
-        }
-    }
-    impl ::std::convert::TryFrom<&str>
-    for V1ListMyClanInvitesResponseDataItemClanJoinPolicy {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl ::std::convert::TryFrom<::std::string::String>
-    for V1ListMyClanInvitesResponseDataItemClanJoinPolicy {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    ///3-32 characters: ASCII letters, digits, spaces and . _ ' -, starting and ending with a letter or digit. Unique per game without regard to case.
+    ///`V1ServersCommandSendIdempotencyKey`
     #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
-    pub struct V1ListMyClanInvitesResponseDataItemClanName(::std::string::String);
-    impl ::std::ops::Deref for V1ListMyClanInvitesResponseDataItemClanName {
+    pub struct V1ServersCommandSendIdempotencyKey(::std::string::String);
+    impl ::std::ops::Deref for V1ServersCommandSendIdempotencyKey {
         type Target = ::std::string::String;
         fn deref(&self) -> &::std::string::String {
             &self.0
         }
     }
-    impl ::std::convert::From<V1ListMyClanInvitesResponseDataItemClanName>
+    impl ::std::convert::From<V1ServersCommandSendIdempotencyKey>
     for ::std::string::String {
-        fn from(value: V1ListMyClanInvitesResponseDataItemClanName) -> Self {
+        fn from(value: V1ServersCommandSendIdempotencyKey) -> Self {
             value.0
         }
     }
-    impl ::std::str::FromStr for V1ListMyClanInvitesResponseDataItemClanName {
+    impl ::std::str::FromStr for V1ServersCommandSendIdempotencyKey {
         type Err = self::error::ConversionError;
         fn from_str(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            if value.chars().count() > 32usize {
-                return Err("longer than 32 characters".into());
+            if value.chars().count() > 255usize {
+                return Err("longer than 255 characters".into());
             }
-            if value.chars().count() < 3usize {
-                return Err("shorter than 3 characters".into());
-            }
-            static PATTERN: ::std::sync::LazyLock<::regress::Regex> = ::std::sync::LazyLock::new(||
-            {
-                ::regress::Regex::new("^[A-Za-z0-9](?:[A-Za-z0-9 ._'-]*[A-Za-z0-9])?$")
-                    .unwrap()
-            });
-            if PATTERN.find(value).is_none() {
-                return Err(
-                    "doesn't match pattern \"^[A-Za-z0-9](?:[A-Za-z0-9 ._'-]*[A-Za-z0-9])?$\""
-                        .into(),
-                );
+            if value.chars().count() < 1usize {
+                return Err("shorter than 1 characters".into());
             }
             Ok(Self(value.to_string()))
         }
     }
-    impl ::std::convert::TryFrom<&str> for V1ListMyClanInvitesResponseDataItemClanName {
+    impl ::std::convert::TryFrom<&str> for V1ServersCommandSendIdempotencyKey {
         type Error = self::error::ConversionError;
         fn try_from(
             value: &str,
@@ -18022,7 +19385,7 @@ pub mod types {
         }
     }
     impl ::std::convert::TryFrom<::std::string::String>
-    for V1ListMyClanInvitesResponseDataItemClanName {
+    for V1ServersCommandSendIdempotencyKey {
         type Error = self::error::ConversionError;
         fn try_from(
             value: ::std::string::String,
@@ -18030,7 +19393,7 @@ pub mod types {
             value.parse()
         }
     }
-    impl<'de> ::serde::Deserialize<'de> for V1ListMyClanInvitesResponseDataItemClanName {
+    impl<'de> ::serde::Deserialize<'de> for V1ServersCommandSendIdempotencyKey {
         fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
         where
             D: ::serde::Deserializer<'de>,
@@ -18042,140 +19405,20 @@ pub mod types {
                 })
         }
     }
-    ///2-6 ASCII letters or digits. Unique per game without regard to case.
-    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
-    #[serde(transparent)]
-    pub struct V1ListMyClanInvitesResponseDataItemClanTag(::std::string::String);
-    impl ::std::ops::Deref for V1ListMyClanInvitesResponseDataItemClanTag {
-        type Target = ::std::string::String;
-        fn deref(&self) -> &::std::string::String {
-            &self.0
-        }
-    }
-    impl ::std::convert::From<V1ListMyClanInvitesResponseDataItemClanTag>
-    for ::std::string::String {
-        fn from(value: V1ListMyClanInvitesResponseDataItemClanTag) -> Self {
-            value.0
-        }
-    }
-    impl ::std::str::FromStr for V1ListMyClanInvitesResponseDataItemClanTag {
-        type Err = self::error::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            static PATTERN: ::std::sync::LazyLock<::regress::Regex> = ::std::sync::LazyLock::new(||
-            { ::regress::Regex::new("^[A-Za-z0-9]{2,6}$").unwrap() });
-            if PATTERN.find(value).is_none() {
-                return Err("doesn't match pattern \"^[A-Za-z0-9]{2,6}$\"".into());
-            }
-            Ok(Self(value.to_string()))
-        }
-    }
-    impl ::std::convert::TryFrom<&str> for V1ListMyClanInvitesResponseDataItemClanTag {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl ::std::convert::TryFrom<::std::string::String>
-    for V1ListMyClanInvitesResponseDataItemClanTag {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl<'de> ::serde::Deserialize<'de> for V1ListMyClanInvitesResponseDataItemClanTag {
-        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
-        where
-            D: ::serde::Deserializer<'de>,
-        {
-            ::std::string::String::deserialize(deserializer)?
-                .parse()
-                .map_err(|e: self::error::ConversionError| {
-                    <D::Error as ::serde::de::Error>::custom(e.to_string())
-                })
-        }
-    }
-    ///`public`: listed and readable by anyone; `private`: seen only by its members and the players it invited (to anyone else it does not exist: 404).
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Copy,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd
-    )]
-    pub enum V1ListMyClanInvitesResponseDataItemClanVisibility {
-        #[serde(rename = "public")]
-        Public,
-        #[serde(rename = "private")]
-        Private,
-    }
-    impl ::std::fmt::Display for V1ListMyClanInvitesResponseDataItemClanVisibility {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-            match *self {
-                Self::Public => f.write_str("public"),
-                Self::Private => f.write_str("private"),
-            }
-        }
-    }
-    impl ::std::str::FromStr for V1ListMyClanInvitesResponseDataItemClanVisibility {
-        type Err = self::error::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            match value {
-                "public" => Ok(Self::Public),
-                "private" => Ok(Self::Private),
-                _ => Err("invalid value".into()),
-            }
-        }
-    }
-    impl ::std::convert::TryFrom<&str>
-    for V1ListMyClanInvitesResponseDataItemClanVisibility {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl ::std::convert::TryFrom<::std::string::String>
-    for V1ListMyClanInvitesResponseDataItemClanVisibility {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    ///Where this page sits in the whole list
+    ///the server’s answer
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct V1ListMyClanInvitesResponseMeta {
-        ///This page
-        pub page: ::std::num::NonZeroU64,
-        ///Page size
-        pub per_page: ::std::num::NonZeroU64,
-        ///Items across all pages
-        pub total: u64,
+    pub struct V1ServersCommandSendResponse {
+        pub data: ServerCommandResult,
     }
     ///a page of the audit, newest first
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct V1ListServerCommandsResponse {
+    pub struct V1ServersCommandsListResponse {
         pub data: ::std::vec::Vec<ServerCommandAuditEntry>,
-        pub meta: V1ListServerCommandsResponseMeta,
+        pub meta: V1ServersCommandsListResponseMeta,
     }
     ///Where this page sits in the whole list
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct V1ListServerCommandsResponseMeta {
+    pub struct V1ServersCommandsListResponseMeta {
         ///This page
         pub page: ::std::num::NonZeroU64,
         ///Page size
@@ -18183,7 +19426,7 @@ pub mod types {
         ///Items across all pages
         pub total: u64,
     }
-    ///`V1ListServersGame`
+    ///`V1ServersListGame`
     #[derive(
         ::serde::Deserialize,
         ::serde::Serialize,
@@ -18196,7 +19439,7 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
-    pub enum V1ListServersGame {
+    pub enum V1ServersListGame {
         #[serde(rename = "cs2")]
         Cs2,
         #[serde(rename = "cs16")]
@@ -18206,7 +19449,7 @@ pub mod types {
         #[serde(rename = "minecraft")]
         Minecraft,
     }
-    impl ::std::fmt::Display for V1ListServersGame {
+    impl ::std::fmt::Display for V1ServersListGame {
         fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
             match *self {
                 Self::Cs2 => f.write_str("cs2"),
@@ -18216,7 +19459,7 @@ pub mod types {
             }
         }
     }
-    impl ::std::str::FromStr for V1ListServersGame {
+    impl ::std::str::FromStr for V1ServersListGame {
         type Err = self::error::ConversionError;
         fn from_str(
             value: &str,
@@ -18230,7 +19473,7 @@ pub mod types {
             }
         }
     }
-    impl ::std::convert::TryFrom<&str> for V1ListServersGame {
+    impl ::std::convert::TryFrom<&str> for V1ServersListGame {
         type Error = self::error::ConversionError;
         fn try_from(
             value: &str,
@@ -18238,7 +19481,7 @@ pub mod types {
             value.parse()
         }
     }
-    impl ::std::convert::TryFrom<::std::string::String> for V1ListServersGame {
+    impl ::std::convert::TryFrom<::std::string::String> for V1ServersListGame {
         type Error = self::error::ConversionError;
         fn try_from(
             value: ::std::string::String,
@@ -18246,7 +19489,7 @@ pub mod types {
             value.parse()
         }
     }
-    ///`V1ListServersRegion`
+    ///`V1ServersListRegion`
     #[derive(
         ::serde::Deserialize,
         ::serde::Serialize,
@@ -18259,7 +19502,7 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
-    pub enum V1ListServersRegion {
+    pub enum V1ServersListRegion {
         #[serde(rename = "unassigned")]
         Unassigned,
         #[serde(rename = "eu-west")]
@@ -18291,7 +19534,7 @@ pub mod types {
         #[serde(rename = "oceania")]
         Oceania,
     }
-    impl ::std::fmt::Display for V1ListServersRegion {
+    impl ::std::fmt::Display for V1ServersListRegion {
         fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
             match *self {
                 Self::Unassigned => f.write_str("unassigned"),
@@ -18312,7 +19555,7 @@ pub mod types {
             }
         }
     }
-    impl ::std::str::FromStr for V1ListServersRegion {
+    impl ::std::str::FromStr for V1ServersListRegion {
         type Err = self::error::ConversionError;
         fn from_str(
             value: &str,
@@ -18337,7 +19580,7 @@ pub mod types {
             }
         }
     }
-    impl ::std::convert::TryFrom<&str> for V1ListServersRegion {
+    impl ::std::convert::TryFrom<&str> for V1ServersListRegion {
         type Error = self::error::ConversionError;
         fn try_from(
             value: &str,
@@ -18345,7 +19588,7 @@ pub mod types {
             value.parse()
         }
     }
-    impl ::std::convert::TryFrom<::std::string::String> for V1ListServersRegion {
+    impl ::std::convert::TryFrom<::std::string::String> for V1ServersListRegion {
         type Error = self::error::ConversionError;
         fn try_from(
             value: ::std::string::String,
@@ -18355,15 +19598,15 @@ pub mod types {
     }
     ///One page of game servers
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct V1ListServersResponse {
-        pub data: ::std::vec::Vec<V1ListServersResponseDataItem>,
-        pub meta: V1ListServersResponseMeta,
+    pub struct V1ServersListResponse {
+        pub data: ::std::vec::Vec<V1ServersListResponseDataItem>,
+        pub meta: V1ServersListResponseMeta,
     }
     ///A game server of the hub (the preview server record)
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct V1ListServersResponseDataItem {
+    pub struct V1ServersListResponseDataItem {
         ///game code
-        pub game: V1ListServersResponseDataItemGame,
+        pub game: V1ServersListResponseDataItemGame,
         ///server ID (a string on the preview surface)
         pub id: ::std::string::String,
         pub max_players: u64,
@@ -18371,9 +19614,9 @@ pub mod types {
         ///current player count
         pub players: u64,
         ///Where the server runs, as its operator registered it; `unassigned` until one is set.
-        pub region: V1ListServersResponseDataItemRegion,
+        pub region: V1ServersListResponseDataItemRegion,
         ///`running`: the poller’s latest verdict is that the server answers its status query (it answered the last poll, or missed fewer than `POLL_OFFLINE_AFTER` polls in a row, so one lost packet does not flap it); `offline`: otherwise, including a server never polled yet. These two are the complete set.
-        pub status: V1ListServersResponseDataItemStatus,
+        pub status: V1ServersListResponseDataItemStatus,
         ///Percent of the poller’s status queries the server answered over the last 30 days (hourly buckets: the current UTC hour and the ones before it), one decimal.
         #[serde(deserialize_with = "::std::option::Option::deserialize")]
         pub uptime: ::std::option::Option<f64>,
@@ -18391,7 +19634,7 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
-    pub enum V1ListServersResponseDataItemGame {
+    pub enum V1ServersListResponseDataItemGame {
         #[serde(rename = "cs2")]
         Cs2,
         #[serde(rename = "cs16")]
@@ -18401,7 +19644,7 @@ pub mod types {
         #[serde(rename = "minecraft")]
         Minecraft,
     }
-    impl ::std::fmt::Display for V1ListServersResponseDataItemGame {
+    impl ::std::fmt::Display for V1ServersListResponseDataItemGame {
         fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
             match *self {
                 Self::Cs2 => f.write_str("cs2"),
@@ -18411,7 +19654,7 @@ pub mod types {
             }
         }
     }
-    impl ::std::str::FromStr for V1ListServersResponseDataItemGame {
+    impl ::std::str::FromStr for V1ServersListResponseDataItemGame {
         type Err = self::error::ConversionError;
         fn from_str(
             value: &str,
@@ -18425,7 +19668,7 @@ pub mod types {
             }
         }
     }
-    impl ::std::convert::TryFrom<&str> for V1ListServersResponseDataItemGame {
+    impl ::std::convert::TryFrom<&str> for V1ServersListResponseDataItemGame {
         type Error = self::error::ConversionError;
         fn try_from(
             value: &str,
@@ -18434,7 +19677,7 @@ pub mod types {
         }
     }
     impl ::std::convert::TryFrom<::std::string::String>
-    for V1ListServersResponseDataItemGame {
+    for V1ServersListResponseDataItemGame {
         type Error = self::error::ConversionError;
         fn try_from(
             value: ::std::string::String,
@@ -18455,7 +19698,7 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
-    pub enum V1ListServersResponseDataItemRegion {
+    pub enum V1ServersListResponseDataItemRegion {
         #[serde(rename = "unassigned")]
         Unassigned,
         #[serde(rename = "eu-west")]
@@ -18487,7 +19730,7 @@ pub mod types {
         #[serde(rename = "oceania")]
         Oceania,
     }
-    impl ::std::fmt::Display for V1ListServersResponseDataItemRegion {
+    impl ::std::fmt::Display for V1ServersListResponseDataItemRegion {
         fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
             match *self {
                 Self::Unassigned => f.write_str("unassigned"),
@@ -18508,7 +19751,7 @@ pub mod types {
             }
         }
     }
-    impl ::std::str::FromStr for V1ListServersResponseDataItemRegion {
+    impl ::std::str::FromStr for V1ServersListResponseDataItemRegion {
         type Err = self::error::ConversionError;
         fn from_str(
             value: &str,
@@ -18533,7 +19776,7 @@ pub mod types {
             }
         }
     }
-    impl ::std::convert::TryFrom<&str> for V1ListServersResponseDataItemRegion {
+    impl ::std::convert::TryFrom<&str> for V1ServersListResponseDataItemRegion {
         type Error = self::error::ConversionError;
         fn try_from(
             value: &str,
@@ -18542,7 +19785,7 @@ pub mod types {
         }
     }
     impl ::std::convert::TryFrom<::std::string::String>
-    for V1ListServersResponseDataItemRegion {
+    for V1ServersListResponseDataItemRegion {
         type Error = self::error::ConversionError;
         fn try_from(
             value: ::std::string::String,
@@ -18563,13 +19806,13 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
-    pub enum V1ListServersResponseDataItemStatus {
+    pub enum V1ServersListResponseDataItemStatus {
         #[serde(rename = "running")]
         Running,
         #[serde(rename = "offline")]
         Offline,
     }
-    impl ::std::fmt::Display for V1ListServersResponseDataItemStatus {
+    impl ::std::fmt::Display for V1ServersListResponseDataItemStatus {
         fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
             match *self {
                 Self::Running => f.write_str("running"),
@@ -18577,7 +19820,7 @@ pub mod types {
             }
         }
     }
-    impl ::std::str::FromStr for V1ListServersResponseDataItemStatus {
+    impl ::std::str::FromStr for V1ServersListResponseDataItemStatus {
         type Err = self::error::ConversionError;
         fn from_str(
             value: &str,
@@ -18589,7 +19832,7 @@ pub mod types {
             }
         }
     }
-    impl ::std::convert::TryFrom<&str> for V1ListServersResponseDataItemStatus {
+    impl ::std::convert::TryFrom<&str> for V1ServersListResponseDataItemStatus {
         type Error = self::error::ConversionError;
         fn try_from(
             value: &str,
@@ -18598,7 +19841,7 @@ pub mod types {
         }
     }
     impl ::std::convert::TryFrom<::std::string::String>
-    for V1ListServersResponseDataItemStatus {
+    for V1ServersListResponseDataItemStatus {
         type Error = self::error::ConversionError;
         fn try_from(
             value: ::std::string::String,
@@ -18608,7 +19851,7 @@ pub mod types {
     }
     ///Where this page sits in the whole list
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct V1ListServersResponseMeta {
+    pub struct V1ServersListResponseMeta {
         ///This page
         pub page: ::std::num::NonZeroU64,
         ///Page size
@@ -18616,7 +19859,7 @@ pub mod types {
         ///Items across all pages
         pub total: u64,
     }
-    ///`V1ListServersStatus`
+    ///`V1ServersListStatus`
     #[derive(
         ::serde::Deserialize,
         ::serde::Serialize,
@@ -18629,13 +19872,13 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
-    pub enum V1ListServersStatus {
+    pub enum V1ServersListStatus {
         #[serde(rename = "running")]
         Running,
         #[serde(rename = "offline")]
         Offline,
     }
-    impl ::std::fmt::Display for V1ListServersStatus {
+    impl ::std::fmt::Display for V1ServersListStatus {
         fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
             match *self {
                 Self::Running => f.write_str("running"),
@@ -18643,7 +19886,7 @@ pub mod types {
             }
         }
     }
-    impl ::std::str::FromStr for V1ListServersStatus {
+    impl ::std::str::FromStr for V1ServersListStatus {
         type Err = self::error::ConversionError;
         fn from_str(
             value: &str,
@@ -18655,7 +19898,7 @@ pub mod types {
             }
         }
     }
-    impl ::std::convert::TryFrom<&str> for V1ListServersStatus {
+    impl ::std::convert::TryFrom<&str> for V1ServersListStatus {
         type Error = self::error::ConversionError;
         fn try_from(
             value: &str,
@@ -18663,7 +19906,7 @@ pub mod types {
             value.parse()
         }
     }
-    impl ::std::convert::TryFrom<::std::string::String> for V1ListServersStatus {
+    impl ::std::convert::TryFrom<::std::string::String> for V1ServersListStatus {
         type Error = self::error::ConversionError;
         fn try_from(
             value: ::std::string::String,
@@ -18671,7 +19914,37 @@ pub mod types {
             value.parse()
         }
     }
-    ///`V1ListTournamentsGame`
+    ///The live state of a game server
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    pub struct V1ServersStatusGetResponse {
+        pub data: V1ServersStatusGetResponseData,
+    }
+    ///The live state of one game server
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    pub struct V1ServersStatusGetResponseData {
+        ///server ID
+        pub id: ::std::string::String,
+        ///when the server last answered a status query
+        #[serde(deserialize_with = "::std::option::Option::deserialize")]
+        pub last_seen: ::std::option::Option<::chrono::DateTime<::chrono::offset::Utc>>,
+        ///how long the last status query took to be answered, in milliseconds
+        #[serde(deserialize_with = "::std::option::Option::deserialize")]
+        pub latency_ms: ::std::option::Option<u64>,
+        ///current map (empty for minecraft)
+        pub map: ::std::string::String,
+        pub max_players: u64,
+        ///current player count
+        pub players: u64,
+        ///`running`: the poller’s latest verdict is that the server answers its status query (it answered the last poll, or missed fewer than `POLL_OFFLINE_AFTER` polls in a row, so one lost packet does not flap it); `offline`: otherwise, including a server never polled yet. These two are the complete set.
+        pub status: V1ServersStatusGetResponseDataStatus,
+        ///Percent of the poller’s status queries the server answered over the last 24 hours (hourly buckets: the current UTC hour and the ones before it), one decimal.
+        #[serde(deserialize_with = "::std::option::Option::deserialize")]
+        pub uptime_24h: ::std::option::Option<f64>,
+        ///Percent of the poller’s status queries the server answered over the last 30 days (hourly buckets: the current UTC hour and the ones before it), one decimal.
+        #[serde(deserialize_with = "::std::option::Option::deserialize")]
+        pub uptime_30d: ::std::option::Option<f64>,
+    }
+    ///`running`: the poller’s latest verdict is that the server answers its status query (it answered the last poll, or missed fewer than `POLL_OFFLINE_AFTER` polls in a row, so one lost packet does not flap it); `offline`: otherwise, including a server never polled yet. These two are the complete set.
     #[derive(
         ::serde::Deserialize,
         ::serde::Serialize,
@@ -18684,7 +19957,63 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
-    pub enum V1ListTournamentsGame {
+    pub enum V1ServersStatusGetResponseDataStatus {
+        #[serde(rename = "running")]
+        Running,
+        #[serde(rename = "offline")]
+        Offline,
+    }
+    impl ::std::fmt::Display for V1ServersStatusGetResponseDataStatus {
+        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+            match *self {
+                Self::Running => f.write_str("running"),
+                Self::Offline => f.write_str("offline"),
+            }
+        }
+    }
+    impl ::std::str::FromStr for V1ServersStatusGetResponseDataStatus {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            match value {
+                "running" => Ok(Self::Running),
+                "offline" => Ok(Self::Offline),
+                _ => Err("invalid value".into()),
+            }
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for V1ServersStatusGetResponseDataStatus {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String>
+    for V1ServersStatusGetResponseDataStatus {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    ///`V1TournamentsListGame`
+    #[derive(
+        ::serde::Deserialize,
+        ::serde::Serialize,
+        Clone,
+        Copy,
+        Debug,
+        Eq,
+        Hash,
+        Ord,
+        PartialEq,
+        PartialOrd
+    )]
+    pub enum V1TournamentsListGame {
         #[serde(rename = "cs2")]
         Cs2,
         #[serde(rename = "cs16")]
@@ -18694,7 +20023,7 @@ pub mod types {
         #[serde(rename = "minecraft")]
         Minecraft,
     }
-    impl ::std::fmt::Display for V1ListTournamentsGame {
+    impl ::std::fmt::Display for V1TournamentsListGame {
         fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
             match *self {
                 Self::Cs2 => f.write_str("cs2"),
@@ -18704,7 +20033,7 @@ pub mod types {
             }
         }
     }
-    impl ::std::str::FromStr for V1ListTournamentsGame {
+    impl ::std::str::FromStr for V1TournamentsListGame {
         type Err = self::error::ConversionError;
         fn from_str(
             value: &str,
@@ -18718,7 +20047,7 @@ pub mod types {
             }
         }
     }
-    impl ::std::convert::TryFrom<&str> for V1ListTournamentsGame {
+    impl ::std::convert::TryFrom<&str> for V1TournamentsListGame {
         type Error = self::error::ConversionError;
         fn try_from(
             value: &str,
@@ -18726,7 +20055,7 @@ pub mod types {
             value.parse()
         }
     }
-    impl ::std::convert::TryFrom<::std::string::String> for V1ListTournamentsGame {
+    impl ::std::convert::TryFrom<::std::string::String> for V1TournamentsListGame {
         type Error = self::error::ConversionError;
         fn try_from(
             value: ::std::string::String,
@@ -18736,13 +20065,13 @@ pub mod types {
     }
     ///One page of tournaments
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct V1ListTournamentsResponse {
-        pub data: ::std::vec::Vec<V1ListTournamentsResponseDataItem>,
-        pub meta: V1ListTournamentsResponseMeta,
+    pub struct V1TournamentsListResponse {
+        pub data: ::std::vec::Vec<V1TournamentsListResponseDataItem>,
+        pub meta: V1TournamentsListResponseMeta,
     }
     ///A tournament of the hub
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct V1ListTournamentsResponseDataItem {
+    pub struct V1TournamentsListResponseDataItem {
         ///game code such as cs2, cs16, rust, minecraft
         pub game: ::std::string::String,
         ///tournament ID
@@ -18751,9 +20080,9 @@ pub mod types {
         pub name: ::std::string::String,
         ///when the tournament starts
         pub starts_at: ::chrono::DateTime<::chrono::offset::Utc>,
-        pub status: V1ListTournamentsResponseDataItemStatus,
+        pub status: V1TournamentsListResponseDataItemStatus,
     }
-    ///`V1ListTournamentsResponseDataItemStatus`
+    ///`V1TournamentsListResponseDataItemStatus`
     #[derive(
         ::serde::Deserialize,
         ::serde::Serialize,
@@ -18766,7 +20095,7 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
-    pub enum V1ListTournamentsResponseDataItemStatus {
+    pub enum V1TournamentsListResponseDataItemStatus {
         #[serde(rename = "upcoming")]
         Upcoming,
         #[serde(rename = "active")]
@@ -18774,7 +20103,7 @@ pub mod types {
         #[serde(rename = "completed")]
         Completed,
     }
-    impl ::std::fmt::Display for V1ListTournamentsResponseDataItemStatus {
+    impl ::std::fmt::Display for V1TournamentsListResponseDataItemStatus {
         fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
             match *self {
                 Self::Upcoming => f.write_str("upcoming"),
@@ -18783,7 +20112,7 @@ pub mod types {
             }
         }
     }
-    impl ::std::str::FromStr for V1ListTournamentsResponseDataItemStatus {
+    impl ::std::str::FromStr for V1TournamentsListResponseDataItemStatus {
         type Err = self::error::ConversionError;
         fn from_str(
             value: &str,
@@ -18796,7 +20125,7 @@ pub mod types {
             }
         }
     }
-    impl ::std::convert::TryFrom<&str> for V1ListTournamentsResponseDataItemStatus {
+    impl ::std::convert::TryFrom<&str> for V1TournamentsListResponseDataItemStatus {
         type Error = self::error::ConversionError;
         fn try_from(
             value: &str,
@@ -18805,7 +20134,7 @@ pub mod types {
         }
     }
     impl ::std::convert::TryFrom<::std::string::String>
-    for V1ListTournamentsResponseDataItemStatus {
+    for V1TournamentsListResponseDataItemStatus {
         type Error = self::error::ConversionError;
         fn try_from(
             value: ::std::string::String,
@@ -18815,7 +20144,7 @@ pub mod types {
     }
     ///Where this page sits in the whole list
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct V1ListTournamentsResponseMeta {
+    pub struct V1TournamentsListResponseMeta {
         ///This page
         pub page: ::std::num::NonZeroU64,
         ///Page size
@@ -18823,7 +20152,7 @@ pub mod types {
         ///Items across all pages
         pub total: u64,
     }
-    ///`V1ListTournamentsStatus`
+    ///`V1TournamentsListStatus`
     #[derive(
         ::serde::Deserialize,
         ::serde::Serialize,
@@ -18836,7 +20165,7 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
-    pub enum V1ListTournamentsStatus {
+    pub enum V1TournamentsListStatus {
         #[serde(rename = "upcoming")]
         Upcoming,
         #[serde(rename = "active")]
@@ -18844,7 +20173,7 @@ pub mod types {
         #[serde(rename = "completed")]
         Completed,
     }
-    impl ::std::fmt::Display for V1ListTournamentsStatus {
+    impl ::std::fmt::Display for V1TournamentsListStatus {
         fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
             match *self {
                 Self::Upcoming => f.write_str("upcoming"),
@@ -18853,7 +20182,7 @@ pub mod types {
             }
         }
     }
-    impl ::std::str::FromStr for V1ListTournamentsStatus {
+    impl ::std::str::FromStr for V1TournamentsListStatus {
         type Err = self::error::ConversionError;
         fn from_str(
             value: &str,
@@ -18866,7 +20195,7 @@ pub mod types {
             }
         }
     }
-    impl ::std::convert::TryFrom<&str> for V1ListTournamentsStatus {
+    impl ::std::convert::TryFrom<&str> for V1TournamentsListStatus {
         type Error = self::error::ConversionError;
         fn try_from(
             value: &str,
@@ -18874,7 +20203,7 @@ pub mod types {
             value.parse()
         }
     }
-    impl ::std::convert::TryFrom<::std::string::String> for V1ListTournamentsStatus {
+    impl ::std::convert::TryFrom<::std::string::String> for V1TournamentsListStatus {
         type Error = self::error::ConversionError;
         fn try_from(
             value: ::std::string::String,
@@ -18882,2038 +20211,104 @@ pub mod types {
             value.parse()
         }
     }
-    ///Deliveries of the last 30 days, newest first
+    ///The signed-in user
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct V1ListWebhookDeliveriesResponse {
-        pub data: ::std::vec::Vec<WebhookDelivery>,
-        pub meta: V1ListWebhookDeliveriesResponseMeta,
+    pub struct V1UsersMeGetResponse {
+        pub data: Me,
     }
-    ///Where this page sits in the whole list
+    ///A user’s stats
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct V1ListWebhookDeliveriesResponseMeta {
-        ///This page
-        pub page: ::std::num::NonZeroU64,
-        ///Page size
-        pub per_page: ::std::num::NonZeroU64,
-        ///Items across all pages
-        pub total: u64,
+    pub struct V1UsersStatsGetResponse {
+        pub data: V1UsersStatsGetResponseData,
     }
-    ///`V1ListWebhookDeliveriesStatus`
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Copy,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd
-    )]
-    pub enum V1ListWebhookDeliveriesStatus {
-        #[serde(rename = "pending")]
-        Pending,
-        #[serde(rename = "delivering")]
-        Delivering,
-        #[serde(rename = "succeeded")]
-        Succeeded,
-        #[serde(rename = "failed")]
-        Failed,
-        #[serde(rename = "dead")]
-        Dead,
-    }
-    impl ::std::fmt::Display for V1ListWebhookDeliveriesStatus {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-            match *self {
-                Self::Pending => f.write_str("pending"),
-                Self::Delivering => f.write_str("delivering"),
-                Self::Succeeded => f.write_str("succeeded"),
-                Self::Failed => f.write_str("failed"),
-                Self::Dead => f.write_str("dead"),
-            }
-        }
-    }
-    impl ::std::str::FromStr for V1ListWebhookDeliveriesStatus {
-        type Err = self::error::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            match value {
-                "pending" => Ok(Self::Pending),
-                "delivering" => Ok(Self::Delivering),
-                "succeeded" => Ok(Self::Succeeded),
-                "failed" => Ok(Self::Failed),
-                "dead" => Ok(Self::Dead),
-                _ => Err("invalid value".into()),
-            }
-        }
-    }
-    impl ::std::convert::TryFrom<&str> for V1ListWebhookDeliveriesStatus {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl ::std::convert::TryFrom<::std::string::String>
-    for V1ListWebhookDeliveriesStatus {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    ///The caller’s webhooks, oldest first
+    ///A user’s stats: the published stats plus Elo, combat totals and unlocked achievements
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct V1ListWebhooksResponse {
-        pub data: ::std::vec::Vec<Webhook>,
-        pub meta: V1ListWebhooksResponseMeta,
+    pub struct V1UsersStatsGetResponseData {
+        ///achievements unlocked
+        pub achievements: u64,
+        ///All-time kills, deaths and headshots per game (cs2, cs16, rust) where the user has any
+        pub combat: ::std::vec::Vec<V1UsersStatsGetResponseDataCombatItem>,
+        ///The user’s Elo per game (cs2, cs16) where they have played a rated match
+        pub elo: ::std::vec::Vec<V1UsersStatsGetResponseDataEloItem>,
+        pub forum_posts: u64,
+        pub level: ::std::num::NonZeroU64,
+        pub total_xp: u64,
+        pub tournaments_played: u64,
+        ///Achievements the user has unlocked, most recent first
+        pub unlocked_achievements: ::std::vec::Vec<
+            V1UsersStatsGetResponseDataUnlockedAchievementsItem,
+        >,
+        ///the hub user id
+        pub user_id: ::std::string::String,
+        ///XP earned inside the current level
+        pub xp: u64,
     }
-    ///Where this page sits in the whole list
+    ///`V1UsersStatsGetResponseDataCombatItem`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct V1ListWebhooksResponseMeta {
-        ///This page
-        pub page: ::std::num::NonZeroU64,
-        ///Page size
-        pub per_page: ::std::num::NonZeroU64,
-        ///Items across all pages
-        pub total: u64,
+    pub struct V1UsersStatsGetResponseDataCombatItem {
+        pub deaths: u64,
+        ///game code
+        pub game: ::std::string::String,
+        pub headshots: u64,
+        ///headshots / kills × 100, rounded to 1 decimal (0 without kills)
+        pub hs_pct: f64,
+        pub kills: u64,
     }
-    ///`V1PromoteClanMemberIdempotencyKey`
-    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
-    #[serde(transparent)]
-    pub struct V1PromoteClanMemberIdempotencyKey(::std::string::String);
-    impl ::std::ops::Deref for V1PromoteClanMemberIdempotencyKey {
-        type Target = ::std::string::String;
-        fn deref(&self) -> &::std::string::String {
-            &self.0
-        }
-    }
-    impl ::std::convert::From<V1PromoteClanMemberIdempotencyKey>
-    for ::std::string::String {
-        fn from(value: V1PromoteClanMemberIdempotencyKey) -> Self {
-            value.0
-        }
-    }
-    impl ::std::str::FromStr for V1PromoteClanMemberIdempotencyKey {
-        type Err = self::error::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            if value.chars().count() > 255usize {
-                return Err("longer than 255 characters".into());
-            }
-            if value.chars().count() < 1usize {
-                return Err("shorter than 1 characters".into());
-            }
-            Ok(Self(value.to_string()))
-        }
-    }
-    impl ::std::convert::TryFrom<&str> for V1PromoteClanMemberIdempotencyKey {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl ::std::convert::TryFrom<::std::string::String>
-    for V1PromoteClanMemberIdempotencyKey {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl<'de> ::serde::Deserialize<'de> for V1PromoteClanMemberIdempotencyKey {
-        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
-        where
-            D: ::serde::Deserializer<'de>,
-        {
-            ::std::string::String::deserialize(deserializer)?
-                .parse()
-                .map_err(|e: self::error::ConversionError| {
-                    <D::Error as ::serde::de::Error>::custom(e.to_string())
-                })
-        }
-    }
-    ///The membership
+    ///`V1UsersStatsGetResponseDataEloItem`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct V1PromoteClanMemberResponse {
-        pub data: V1PromoteClanMemberResponseData,
+    pub struct V1UsersStatsGetResponseDataEloItem {
+        ///game code
+        pub game: ::std::string::String,
+        ///rated matches played
+        pub games: u64,
+        ///ranked Elo rating
+        pub rating: i64,
+        ///wins / games × 100, rounded to 1 decimal (0 without games)
+        pub win_pct: f64,
+        pub wins: u64,
     }
-    ///A member of a clan and their role
+    ///`V1UsersStatsGetResponseDataUnlockedAchievementsItem`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct V1PromoteClanMemberResponseData {
-        ///path of the user’s avatar
-        pub avatar: ::std::string::String,
-        pub clan_id: i64,
-        ///when the user joined
-        pub joined_at: ::chrono::DateTime<::chrono::offset::Utc>,
-        ///`owner` (exactly one; everything), `officer` (settings, invites, removes members), `member`
-        pub role: V1PromoteClanMemberResponseDataRole,
-        pub user_id: i64,
-        pub username: ::std::string::String,
-    }
-    ///`owner` (exactly one; everything), `officer` (settings, invites, removes members), `member`
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Copy,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd
-    )]
-    pub enum V1PromoteClanMemberResponseDataRole {
-        #[serde(rename = "owner")]
-        Owner,
-        #[serde(rename = "officer")]
-        Officer,
-        #[serde(rename = "member")]
-        Member,
-    }
-    impl ::std::fmt::Display for V1PromoteClanMemberResponseDataRole {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-            match *self {
-                Self::Owner => f.write_str("owner"),
-                Self::Officer => f.write_str("officer"),
-                Self::Member => f.write_str("member"),
-            }
-        }
-    }
-    impl ::std::str::FromStr for V1PromoteClanMemberResponseDataRole {
-        type Err = self::error::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            match value {
-                "owner" => Ok(Self::Owner),
-                "officer" => Ok(Self::Officer),
-                "member" => Ok(Self::Member),
-                _ => Err("invalid value".into()),
-            }
-        }
-    }
-    impl ::std::convert::TryFrom<&str> for V1PromoteClanMemberResponseDataRole {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl ::std::convert::TryFrom<::std::string::String>
-    for V1PromoteClanMemberResponseDataRole {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    ///`V1RedeliverWebhookDeliveryIdempotencyKey`
-    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
-    #[serde(transparent)]
-    pub struct V1RedeliverWebhookDeliveryIdempotencyKey(::std::string::String);
-    impl ::std::ops::Deref for V1RedeliverWebhookDeliveryIdempotencyKey {
-        type Target = ::std::string::String;
-        fn deref(&self) -> &::std::string::String {
-            &self.0
-        }
-    }
-    impl ::std::convert::From<V1RedeliverWebhookDeliveryIdempotencyKey>
-    for ::std::string::String {
-        fn from(value: V1RedeliverWebhookDeliveryIdempotencyKey) -> Self {
-            value.0
-        }
-    }
-    impl ::std::str::FromStr for V1RedeliverWebhookDeliveryIdempotencyKey {
-        type Err = self::error::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            if value.chars().count() > 255usize {
-                return Err("longer than 255 characters".into());
-            }
-            if value.chars().count() < 1usize {
-                return Err("shorter than 1 characters".into());
-            }
-            Ok(Self(value.to_string()))
-        }
-    }
-    impl ::std::convert::TryFrom<&str> for V1RedeliverWebhookDeliveryIdempotencyKey {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl ::std::convert::TryFrom<::std::string::String>
-    for V1RedeliverWebhookDeliveryIdempotencyKey {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl<'de> ::serde::Deserialize<'de> for V1RedeliverWebhookDeliveryIdempotencyKey {
-        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
-        where
-            D: ::serde::Deserializer<'de>,
-        {
-            ::std::string::String::deserialize(deserializer)?
-                .parse()
-                .map_err(|e: self::error::ConversionError| {
-                    <D::Error as ::serde::de::Error>::custom(e.to_string())
-                })
-        }
-    }
-    ///The delivery, queued to be sent again
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct V1RedeliverWebhookDeliveryResponse {
-        pub data: WebhookDelivery,
-    }
-    ///`V1RemoveClanInviteIdempotencyKey`
-    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
-    #[serde(transparent)]
-    pub struct V1RemoveClanInviteIdempotencyKey(::std::string::String);
-    impl ::std::ops::Deref for V1RemoveClanInviteIdempotencyKey {
-        type Target = ::std::string::String;
-        fn deref(&self) -> &::std::string::String {
-            &self.0
-        }
-    }
-    impl ::std::convert::From<V1RemoveClanInviteIdempotencyKey>
-    for ::std::string::String {
-        fn from(value: V1RemoveClanInviteIdempotencyKey) -> Self {
-            value.0
-        }
-    }
-    impl ::std::str::FromStr for V1RemoveClanInviteIdempotencyKey {
-        type Err = self::error::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            if value.chars().count() > 255usize {
-                return Err("longer than 255 characters".into());
-            }
-            if value.chars().count() < 1usize {
-                return Err("shorter than 1 characters".into());
-            }
-            Ok(Self(value.to_string()))
-        }
-    }
-    impl ::std::convert::TryFrom<&str> for V1RemoveClanInviteIdempotencyKey {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl ::std::convert::TryFrom<::std::string::String>
-    for V1RemoveClanInviteIdempotencyKey {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl<'de> ::serde::Deserialize<'de> for V1RemoveClanInviteIdempotencyKey {
-        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
-        where
-            D: ::serde::Deserializer<'de>,
-        {
-            ::std::string::String::deserialize(deserializer)?
-                .parse()
-                .map_err(|e: self::error::ConversionError| {
-                    <D::Error as ::serde::de::Error>::custom(e.to_string())
-                })
-        }
-    }
-    ///`V1ReplayWebhookBody`
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    #[serde(deny_unknown_fields)]
-    pub struct V1ReplayWebhookBody {
-        ///queue every event since this time (within the last 30 days)
-        pub since: ::chrono::DateTime<::chrono::offset::Utc>,
-    }
-    ///`V1ReplayWebhookIdempotencyKey`
-    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
-    #[serde(transparent)]
-    pub struct V1ReplayWebhookIdempotencyKey(::std::string::String);
-    impl ::std::ops::Deref for V1ReplayWebhookIdempotencyKey {
-        type Target = ::std::string::String;
-        fn deref(&self) -> &::std::string::String {
-            &self.0
-        }
-    }
-    impl ::std::convert::From<V1ReplayWebhookIdempotencyKey> for ::std::string::String {
-        fn from(value: V1ReplayWebhookIdempotencyKey) -> Self {
-            value.0
-        }
-    }
-    impl ::std::str::FromStr for V1ReplayWebhookIdempotencyKey {
-        type Err = self::error::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            if value.chars().count() > 255usize {
-                return Err("longer than 255 characters".into());
-            }
-            if value.chars().count() < 1usize {
-                return Err("shorter than 1 characters".into());
-            }
-            Ok(Self(value.to_string()))
-        }
-    }
-    impl ::std::convert::TryFrom<&str> for V1ReplayWebhookIdempotencyKey {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl ::std::convert::TryFrom<::std::string::String>
-    for V1ReplayWebhookIdempotencyKey {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl<'de> ::serde::Deserialize<'de> for V1ReplayWebhookIdempotencyKey {
-        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
-        where
-            D: ::serde::Deserializer<'de>,
-        {
-            ::std::string::String::deserialize(deserializer)?
-                .parse()
-                .map_err(|e: self::error::ConversionError| {
-                    <D::Error as ::serde::de::Error>::custom(e.to_string())
-                })
-        }
-    }
-    ///What the replay queued
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct V1ReplayWebhookResponse {
-        pub data: V1ReplayWebhookResponseData,
-    }
-    ///`V1ReplayWebhookResponseData`
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct V1ReplayWebhookResponseData {
-        ///false when the bound was reached: replay again from `next_since` for the rest
-        pub complete: bool,
-        ///where to resume a replay that was not complete
-        #[serde(deserialize_with = "::std::option::Option::deserialize")]
-        pub next_since: ::std::option::Option<::chrono::DateTime<::chrono::offset::Utc>>,
-        ///deliveries queued
-        pub queued: u64,
-    }
-    ///`V1RotateWebhookSecretIdempotencyKey`
-    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
-    #[serde(transparent)]
-    pub struct V1RotateWebhookSecretIdempotencyKey(::std::string::String);
-    impl ::std::ops::Deref for V1RotateWebhookSecretIdempotencyKey {
-        type Target = ::std::string::String;
-        fn deref(&self) -> &::std::string::String {
-            &self.0
-        }
-    }
-    impl ::std::convert::From<V1RotateWebhookSecretIdempotencyKey>
-    for ::std::string::String {
-        fn from(value: V1RotateWebhookSecretIdempotencyKey) -> Self {
-            value.0
-        }
-    }
-    impl ::std::str::FromStr for V1RotateWebhookSecretIdempotencyKey {
-        type Err = self::error::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            if value.chars().count() > 255usize {
-                return Err("longer than 255 characters".into());
-            }
-            if value.chars().count() < 1usize {
-                return Err("shorter than 1 characters".into());
-            }
-            Ok(Self(value.to_string()))
-        }
-    }
-    impl ::std::convert::TryFrom<&str> for V1RotateWebhookSecretIdempotencyKey {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl ::std::convert::TryFrom<::std::string::String>
-    for V1RotateWebhookSecretIdempotencyKey {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl<'de> ::serde::Deserialize<'de> for V1RotateWebhookSecretIdempotencyKey {
-        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
-        where
-            D: ::serde::Deserializer<'de>,
-        {
-            ::std::string::String::deserialize(deserializer)?
-                .parse()
-                .map_err(|e: self::error::ConversionError| {
-                    <D::Error as ::serde::de::Error>::custom(e.to_string())
-                })
-        }
-    }
-    ///The new signing secret, shown only this once
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct V1RotateWebhookSecretResponse {
-        pub data: V1RotateWebhookSecretResponseData,
-    }
-    ///`V1RotateWebhookSecretResponseData`
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct V1RotateWebhookSecretResponseData {
-        ///the previous secret signs beside the new one until then
-        pub previous_expires_at: ::chrono::DateTime<::chrono::offset::Utc>,
-        ///the Standard Webhooks signing secret (`whsec_` + base64 of 32 bytes); shown only in this answer, keep it safe. `null` in a replay of this answer (`Idempotent-Replayed: true`): the secret is not kept with stored answers, so if the first answer was lost, rotate the secret (`POST /v1/webhooks/{id}/rotate-secret`) for a new one
-        #[serde(deserialize_with = "::std::option::Option::deserialize")]
-        pub secret: ::std::option::Option<::std::string::String>,
-    }
-    ///`V1SendServerCommandBody`
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    #[serde(deny_unknown_fields)]
-    pub struct V1SendServerCommandBody {
-        ///One console command, 1 to 512 characters, on one line (no line breaks or control characters, which would smuggle a second command).
-        pub command: V1SendServerCommandBodyCommand,
-    }
-    ///One console command, 1 to 512 characters, on one line (no line breaks or control characters, which would smuggle a second command).
-    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
-    #[serde(transparent)]
-    pub struct V1SendServerCommandBodyCommand(::std::string::String);
-    impl ::std::ops::Deref for V1SendServerCommandBodyCommand {
-        type Target = ::std::string::String;
-        fn deref(&self) -> &::std::string::String {
-            &self.0
-        }
-    }
-    impl ::std::convert::From<V1SendServerCommandBodyCommand> for ::std::string::String {
-        fn from(value: V1SendServerCommandBodyCommand) -> Self {
-            value.0
-        }
-    }
-    impl ::std::str::FromStr for V1SendServerCommandBodyCommand {
-        type Err = self::error::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            if value.chars().count() > 512usize {
-                return Err("longer than 512 characters".into());
-            }
-            if value.chars().count() < 1usize {
-                return Err("shorter than 1 characters".into());
-            }
-            Ok(Self(value.to_string()))
-        }
-    }
-    impl ::std::convert::TryFrom<&str> for V1SendServerCommandBodyCommand {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl ::std::convert::TryFrom<::std::string::String>
-    for V1SendServerCommandBodyCommand {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl<'de> ::serde::Deserialize<'de> for V1SendServerCommandBodyCommand {
-        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
-        where
-            D: ::serde::Deserializer<'de>,
-        {
-            ::std::string::String::deserialize(deserializer)?
-                .parse()
-                .map_err(|e: self::error::ConversionError| {
-                    <D::Error as ::serde::de::Error>::custom(e.to_string())
-                })
-        }
-    }
-    ///`V1SendServerCommandIdempotencyKey`
-    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
-    #[serde(transparent)]
-    pub struct V1SendServerCommandIdempotencyKey(::std::string::String);
-    impl ::std::ops::Deref for V1SendServerCommandIdempotencyKey {
-        type Target = ::std::string::String;
-        fn deref(&self) -> &::std::string::String {
-            &self.0
-        }
-    }
-    impl ::std::convert::From<V1SendServerCommandIdempotencyKey>
-    for ::std::string::String {
-        fn from(value: V1SendServerCommandIdempotencyKey) -> Self {
-            value.0
-        }
-    }
-    impl ::std::str::FromStr for V1SendServerCommandIdempotencyKey {
-        type Err = self::error::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            if value.chars().count() > 255usize {
-                return Err("longer than 255 characters".into());
-            }
-            if value.chars().count() < 1usize {
-                return Err("shorter than 1 characters".into());
-            }
-            Ok(Self(value.to_string()))
-        }
-    }
-    impl ::std::convert::TryFrom<&str> for V1SendServerCommandIdempotencyKey {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl ::std::convert::TryFrom<::std::string::String>
-    for V1SendServerCommandIdempotencyKey {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl<'de> ::serde::Deserialize<'de> for V1SendServerCommandIdempotencyKey {
-        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
-        where
-            D: ::serde::Deserializer<'de>,
-        {
-            ::std::string::String::deserialize(deserializer)?
-                .parse()
-                .map_err(|e: self::error::ConversionError| {
-                    <D::Error as ::serde::de::Error>::custom(e.to_string())
-                })
-        }
-    }
-    ///the server’s answer
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct V1SendServerCommandResponse {
-        pub data: ServerCommandResult,
-    }
-    ///`V1StreamEventsAfter`
-    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
-    #[serde(transparent)]
-    pub struct V1StreamEventsAfter(::std::string::String);
-    impl ::std::ops::Deref for V1StreamEventsAfter {
-        type Target = ::std::string::String;
-        fn deref(&self) -> &::std::string::String {
-            &self.0
-        }
-    }
-    impl ::std::convert::From<V1StreamEventsAfter> for ::std::string::String {
-        fn from(value: V1StreamEventsAfter) -> Self {
-            value.0
-        }
-    }
-    impl ::std::str::FromStr for V1StreamEventsAfter {
-        type Err = self::error::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            static PATTERN: ::std::sync::LazyLock<::regress::Regex> = ::std::sync::LazyLock::new(||
-            { ::regress::Regex::new("^evt_[0-9]{16}$").unwrap() });
-            if PATTERN.find(value).is_none() {
-                return Err("doesn't match pattern \"^evt_[0-9]{16}$\"".into());
-            }
-            Ok(Self(value.to_string()))
-        }
-    }
-    impl ::std::convert::TryFrom<&str> for V1StreamEventsAfter {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl ::std::convert::TryFrom<::std::string::String> for V1StreamEventsAfter {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl<'de> ::serde::Deserialize<'de> for V1StreamEventsAfter {
-        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
-        where
-            D: ::serde::Deserializer<'de>,
-        {
-            ::std::string::String::deserialize(deserializer)?
-                .parse()
-                .map_err(|e: self::error::ConversionError| {
-                    <D::Error as ::serde::de::Error>::custom(e.to_string())
-                })
-        }
-    }
-    ///`V1StreamEventsLastEventId`
-    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
-    #[serde(transparent)]
-    pub struct V1StreamEventsLastEventId(::std::string::String);
-    impl ::std::ops::Deref for V1StreamEventsLastEventId {
-        type Target = ::std::string::String;
-        fn deref(&self) -> &::std::string::String {
-            &self.0
-        }
-    }
-    impl ::std::convert::From<V1StreamEventsLastEventId> for ::std::string::String {
-        fn from(value: V1StreamEventsLastEventId) -> Self {
-            value.0
-        }
-    }
-    impl ::std::str::FromStr for V1StreamEventsLastEventId {
-        type Err = self::error::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            static PATTERN: ::std::sync::LazyLock<::regress::Regex> = ::std::sync::LazyLock::new(||
-            { ::regress::Regex::new("^evt_[0-9]{16}$").unwrap() });
-            if PATTERN.find(value).is_none() {
-                return Err("doesn't match pattern \"^evt_[0-9]{16}$\"".into());
-            }
-            Ok(Self(value.to_string()))
-        }
-    }
-    impl ::std::convert::TryFrom<&str> for V1StreamEventsLastEventId {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl ::std::convert::TryFrom<::std::string::String> for V1StreamEventsLastEventId {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl<'de> ::serde::Deserialize<'de> for V1StreamEventsLastEventId {
-        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
-        where
-            D: ::serde::Deserializer<'de>,
-        {
-            ::std::string::String::deserialize(deserializer)?
-                .parse()
-                .map_err(|e: self::error::ConversionError| {
-                    <D::Error as ::serde::de::Error>::custom(e.to_string())
-                })
-        }
-    }
-    ///`V1StreamEventsTypes`
-    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
-    #[serde(transparent)]
-    pub struct V1StreamEventsTypes(::std::string::String);
-    impl ::std::ops::Deref for V1StreamEventsTypes {
-        type Target = ::std::string::String;
-        fn deref(&self) -> &::std::string::String {
-            &self.0
-        }
-    }
-    impl ::std::convert::From<V1StreamEventsTypes> for ::std::string::String {
-        fn from(value: V1StreamEventsTypes) -> Self {
-            value.0
-        }
-    }
-    impl ::std::str::FromStr for V1StreamEventsTypes {
-        type Err = self::error::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            if value.chars().count() > 2000usize {
-                return Err("longer than 2000 characters".into());
-            }
-            static PATTERN: ::std::sync::LazyLock<::regress::Regex> = ::std::sync::LazyLock::new(||
-            { ::regress::Regex::new("^[a-z0-9_.]+(,[a-z0-9_.]+)*$").unwrap() });
-            if PATTERN.find(value).is_none() {
-                return Err(
-                    "doesn't match pattern \"^[a-z0-9_.]+(,[a-z0-9_.]+)*$\"".into(),
-                );
-            }
-            Ok(Self(value.to_string()))
-        }
-    }
-    impl ::std::convert::TryFrom<&str> for V1StreamEventsTypes {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl ::std::convert::TryFrom<::std::string::String> for V1StreamEventsTypes {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl<'de> ::serde::Deserialize<'de> for V1StreamEventsTypes {
-        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
-        where
-            D: ::serde::Deserializer<'de>,
-        {
-            ::std::string::String::deserialize(deserializer)?
-                .parse()
-                .map_err(|e: self::error::ConversionError| {
-                    <D::Error as ::serde::de::Error>::custom(e.to_string())
-                })
-        }
-    }
-    ///`V1TransferClanOwnershipBody`
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    #[serde(deny_unknown_fields)]
-    pub struct V1TransferClanOwnershipBody {
-        ///the member who becomes the owner
-        pub user_id: ::std::num::NonZeroU64,
-    }
-    ///`V1TransferClanOwnershipIdempotencyKey`
-    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
-    #[serde(transparent)]
-    pub struct V1TransferClanOwnershipIdempotencyKey(::std::string::String);
-    impl ::std::ops::Deref for V1TransferClanOwnershipIdempotencyKey {
-        type Target = ::std::string::String;
-        fn deref(&self) -> &::std::string::String {
-            &self.0
-        }
-    }
-    impl ::std::convert::From<V1TransferClanOwnershipIdempotencyKey>
-    for ::std::string::String {
-        fn from(value: V1TransferClanOwnershipIdempotencyKey) -> Self {
-            value.0
-        }
-    }
-    impl ::std::str::FromStr for V1TransferClanOwnershipIdempotencyKey {
-        type Err = self::error::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            if value.chars().count() > 255usize {
-                return Err("longer than 255 characters".into());
-            }
-            if value.chars().count() < 1usize {
-                return Err("shorter than 1 characters".into());
-            }
-            Ok(Self(value.to_string()))
-        }
-    }
-    impl ::std::convert::TryFrom<&str> for V1TransferClanOwnershipIdempotencyKey {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl ::std::convert::TryFrom<::std::string::String>
-    for V1TransferClanOwnershipIdempotencyKey {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl<'de> ::serde::Deserialize<'de> for V1TransferClanOwnershipIdempotencyKey {
-        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
-        where
-            D: ::serde::Deserializer<'de>,
-        {
-            ::std::string::String::deserialize(deserializer)?
-                .parse()
-                .map_err(|e: self::error::ConversionError| {
-                    <D::Error as ::serde::de::Error>::custom(e.to_string())
-                })
-        }
-    }
-    ///The clan with its members
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct V1TransferClanOwnershipResponse {
-        pub data: V1TransferClanOwnershipResponseData,
-    }
-    ///A clan with its members and their roles
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct V1TransferClanOwnershipResponseData {
-        ///when the clan was created
-        pub created_at: ::chrono::DateTime<::chrono::offset::Utc>,
-        ///What the clan is about, up to 500 characters.
-        pub description: V1TransferClanOwnershipResponseDataDescription,
-        ///The game the clan plays
-        pub game: V1TransferClanOwnershipResponseDataGame,
-        ///clan ID
+    pub struct V1UsersStatsGetResponseDataUnlockedAchievementsItem {
+        ///one of combat, weapons, teamwork, progression, community, tournaments
+        pub category: ::std::string::String,
+        ///an emoji character
+        pub icon: ::std::string::String,
+        ///achievement ID
         pub id: i64,
-        ///`open`: anyone may join; `invite`: only players with a pending invite; `closed`: no new members (pending invites cannot be accepted).
-        pub join_policy: V1TransferClanOwnershipResponseDataJoinPolicy,
-        ///Most members the clan takes, 2-100; never below the current member count.
-        pub max_members: i64,
-        ///members now, the owner included
-        pub member_count: ::std::num::NonZeroU64,
-        ///every member: the owner, then officers, then members, longest-standing first
-        pub members: ::std::vec::Vec<V1TransferClanOwnershipResponseDataMembersItem>,
-        ///3-32 characters: ASCII letters, digits, spaces and . _ ' -, starting and ending with a letter or digit. Unique per game without regard to case.
-        pub name: V1TransferClanOwnershipResponseDataName,
-        ///2-6 ASCII letters or digits. Unique per game without regard to case.
-        pub tag: V1TransferClanOwnershipResponseDataTag,
-        ///when its settings last changed
-        pub updated_at: ::chrono::DateTime<::chrono::offset::Utc>,
-        ///`public`: listed and readable by anyone; `private`: seen only by its members and the players it invited (to anyone else it does not exist: 404).
-        pub visibility: V1TransferClanOwnershipResponseDataVisibility,
+        pub name: ::std::string::String,
+        ///when the user unlocked it
+        pub unlocked_at: ::chrono::DateTime<::chrono::offset::Utc>,
     }
-    ///What the clan is about, up to 500 characters.
-    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
-    #[serde(transparent)]
-    pub struct V1TransferClanOwnershipResponseDataDescription(::std::string::String);
-    impl ::std::ops::Deref for V1TransferClanOwnershipResponseDataDescription {
-        type Target = ::std::string::String;
-        fn deref(&self) -> &::std::string::String {
-            &self.0
-        }
-    }
-    impl ::std::convert::From<V1TransferClanOwnershipResponseDataDescription>
-    for ::std::string::String {
-        fn from(value: V1TransferClanOwnershipResponseDataDescription) -> Self {
-            value.0
-        }
-    }
-    impl ::std::str::FromStr for V1TransferClanOwnershipResponseDataDescription {
-        type Err = self::error::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            if value.chars().count() > 500usize {
-                return Err("longer than 500 characters".into());
-            }
-            Ok(Self(value.to_string()))
-        }
-    }
-    impl ::std::convert::TryFrom<&str>
-    for V1TransferClanOwnershipResponseDataDescription {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl ::std::convert::TryFrom<::std::string::String>
-    for V1TransferClanOwnershipResponseDataDescription {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl<'de> ::serde::Deserialize<'de>
-    for V1TransferClanOwnershipResponseDataDescription {
-        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
-        where
-            D: ::serde::Deserializer<'de>,
-        {
-            ::std::string::String::deserialize(deserializer)?
-                .parse()
-                .map_err(|e: self::error::ConversionError| {
-                    <D::Error as ::serde::de::Error>::custom(e.to_string())
-                })
-        }
-    }
-    ///The game the clan plays
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Copy,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd
-    )]
-    pub enum V1TransferClanOwnershipResponseDataGame {
-        #[serde(rename = "cs2")]
-        Cs2,
-        #[serde(rename = "cs16")]
-        Cs16,
-        #[serde(rename = "rust")]
-        Rust,
-        #[serde(rename = "minecraft")]
-        Minecraft,
-    }
-    impl ::std::fmt::Display for V1TransferClanOwnershipResponseDataGame {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-            match *self {
-                Self::Cs2 => f.write_str("cs2"),
-                Self::Cs16 => f.write_str("cs16"),
-                Self::Rust => f.write_str("rust"),
-                Self::Minecraft => f.write_str("minecraft"),
-            }
-        }
-    }
-    impl ::std::str::FromStr for V1TransferClanOwnershipResponseDataGame {
-        type Err = self::error::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            match value {
-                "cs2" => Ok(Self::Cs2),
-                "cs16" => Ok(Self::Cs16),
-                "rust" => Ok(Self::Rust),
-                "minecraft" => Ok(Self::Minecraft),
-                _ => Err("invalid value".into()),
-            }
-        }
-    }
-    impl ::std::convert::TryFrom<&str> for V1TransferClanOwnershipResponseDataGame {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl ::std::convert::TryFrom<::std::string::String>
-    for V1TransferClanOwnershipResponseDataGame {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    ///`open`: anyone may join; `invite`: only players with a pending invite; `closed`: no new members (pending invites cannot be accepted).
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Copy,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd
-    )]
-    pub enum V1TransferClanOwnershipResponseDataJoinPolicy {
-        #[serde(rename = "open")]
-        Open,
-        #[serde(rename = "invite")]
-        Invite,
-        #[serde(rename = "closed")]
-        Closed,
-    }
-    impl ::std::fmt::Display for V1TransferClanOwnershipResponseDataJoinPolicy {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-            match *self {
-                Self::Open => f.write_str("open"),
-                Self::Invite => f.write_str("invite"),
-                Self::Closed => f.write_str("closed"),
-            }
-        }
-    }
-    impl ::std::str::FromStr for V1TransferClanOwnershipResponseDataJoinPolicy {
-        type Err = self::error::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            match value {
-                "open" => Ok(Self::Open),
-                "invite" => Ok(Self::Invite),
-                "closed" => Ok(Self::Closed),
-                _ => Err("invalid value".into()),
-            }
-        }
-    }
-    impl ::std::convert::TryFrom<&str>
-    for V1TransferClanOwnershipResponseDataJoinPolicy {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl ::std::convert::TryFrom<::std::string::String>
-    for V1TransferClanOwnershipResponseDataJoinPolicy {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    ///`V1TransferClanOwnershipResponseDataMembersItem`
+    ///`V1WebhooksCreateBody`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct V1TransferClanOwnershipResponseDataMembersItem {
-        ///path of the user’s avatar
-        pub avatar: ::std::string::String,
-        ///when the user joined
-        pub joined_at: ::chrono::DateTime<::chrono::offset::Utc>,
-        ///`owner` (exactly one; everything), `officer` (settings, invites, removes members), `member`
-        pub role: V1TransferClanOwnershipResponseDataMembersItemRole,
-        pub user_id: i64,
-        pub username: ::std::string::String,
-    }
-    ///`owner` (exactly one; everything), `officer` (settings, invites, removes members), `member`
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Copy,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd
-    )]
-    pub enum V1TransferClanOwnershipResponseDataMembersItemRole {
-        #[serde(rename = "owner")]
-        Owner,
-        #[serde(rename = "officer")]
-        Officer,
-        #[serde(rename = "member")]
-        Member,
-    }
-    impl ::std::fmt::Display for V1TransferClanOwnershipResponseDataMembersItemRole {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-            match *self {
-                Self::Owner => f.write_str("owner"),
-                Self::Officer => f.write_str("officer"),
-                Self::Member => f.write_str("member"),
-            }
-        }
-    }
-    impl ::std::str::FromStr for V1TransferClanOwnershipResponseDataMembersItemRole {
-        type Err = self::error::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            match value {
-                "owner" => Ok(Self::Owner),
-                "officer" => Ok(Self::Officer),
-                "member" => Ok(Self::Member),
-                _ => Err("invalid value".into()),
-            }
-        }
-    }
-    impl ::std::convert::TryFrom<&str>
-    for V1TransferClanOwnershipResponseDataMembersItemRole {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl ::std::convert::TryFrom<::std::string::String>
-    for V1TransferClanOwnershipResponseDataMembersItemRole {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    ///3-32 characters: ASCII letters, digits, spaces and . _ ' -, starting and ending with a letter or digit. Unique per game without regard to case.
-    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
-    #[serde(transparent)]
-    pub struct V1TransferClanOwnershipResponseDataName(::std::string::String);
-    impl ::std::ops::Deref for V1TransferClanOwnershipResponseDataName {
-        type Target = ::std::string::String;
-        fn deref(&self) -> &::std::string::String {
-            &self.0
-        }
-    }
-    impl ::std::convert::From<V1TransferClanOwnershipResponseDataName>
-    for ::std::string::String {
-        fn from(value: V1TransferClanOwnershipResponseDataName) -> Self {
-            value.0
-        }
-    }
-    impl ::std::str::FromStr for V1TransferClanOwnershipResponseDataName {
-        type Err = self::error::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            if value.chars().count() > 32usize {
-                return Err("longer than 32 characters".into());
-            }
-            if value.chars().count() < 3usize {
-                return Err("shorter than 3 characters".into());
-            }
-            static PATTERN: ::std::sync::LazyLock<::regress::Regex> = ::std::sync::LazyLock::new(||
-            {
-                ::regress::Regex::new("^[A-Za-z0-9](?:[A-Za-z0-9 ._'-]*[A-Za-z0-9])?$")
-                    .unwrap()
-            });
-            if PATTERN.find(value).is_none() {
-                return Err(
-                    "doesn't match pattern \"^[A-Za-z0-9](?:[A-Za-z0-9 ._'-]*[A-Za-z0-9])?$\""
-                        .into(),
-                );
-            }
-            Ok(Self(value.to_string()))
-        }
-    }
-    impl ::std::convert::TryFrom<&str> for V1TransferClanOwnershipResponseDataName {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl ::std::convert::TryFrom<::std::string::String>
-    for V1TransferClanOwnershipResponseDataName {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl<'de> ::serde::Deserialize<'de> for V1TransferClanOwnershipResponseDataName {
-        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
-        where
-            D: ::serde::Deserializer<'de>,
-        {
-            ::std::string::String::deserialize(deserializer)?
-                .parse()
-                .map_err(|e: self::error::ConversionError| {
-                    <D::Error as ::serde::de::Error>::custom(e.to_string())
-                })
-        }
-    }
-    ///2-6 ASCII letters or digits. Unique per game without regard to case.
-    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
-    #[serde(transparent)]
-    pub struct V1TransferClanOwnershipResponseDataTag(::std::string::String);
-    impl ::std::ops::Deref for V1TransferClanOwnershipResponseDataTag {
-        type Target = ::std::string::String;
-        fn deref(&self) -> &::std::string::String {
-            &self.0
-        }
-    }
-    impl ::std::convert::From<V1TransferClanOwnershipResponseDataTag>
-    for ::std::string::String {
-        fn from(value: V1TransferClanOwnershipResponseDataTag) -> Self {
-            value.0
-        }
-    }
-    impl ::std::str::FromStr for V1TransferClanOwnershipResponseDataTag {
-        type Err = self::error::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            static PATTERN: ::std::sync::LazyLock<::regress::Regex> = ::std::sync::LazyLock::new(||
-            { ::regress::Regex::new("^[A-Za-z0-9]{2,6}$").unwrap() });
-            if PATTERN.find(value).is_none() {
-                return Err("doesn't match pattern \"^[A-Za-z0-9]{2,6}$\"".into());
-            }
-            Ok(Self(value.to_string()))
-        }
-    }
-    impl ::std::convert::TryFrom<&str> for V1TransferClanOwnershipResponseDataTag {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl ::std::convert::TryFrom<::std::string::String>
-    for V1TransferClanOwnershipResponseDataTag {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl<'de> ::serde::Deserialize<'de> for V1TransferClanOwnershipResponseDataTag {
-        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
-        where
-            D: ::serde::Deserializer<'de>,
-        {
-            ::std::string::String::deserialize(deserializer)?
-                .parse()
-                .map_err(|e: self::error::ConversionError| {
-                    <D::Error as ::serde::de::Error>::custom(e.to_string())
-                })
-        }
-    }
-    ///`public`: listed and readable by anyone; `private`: seen only by its members and the players it invited (to anyone else it does not exist: 404).
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Copy,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd
-    )]
-    pub enum V1TransferClanOwnershipResponseDataVisibility {
-        #[serde(rename = "public")]
-        Public,
-        #[serde(rename = "private")]
-        Private,
-    }
-    impl ::std::fmt::Display for V1TransferClanOwnershipResponseDataVisibility {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-            match *self {
-                Self::Public => f.write_str("public"),
-                Self::Private => f.write_str("private"),
-            }
-        }
-    }
-    impl ::std::str::FromStr for V1TransferClanOwnershipResponseDataVisibility {
-        type Err = self::error::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            match value {
-                "public" => Ok(Self::Public),
-                "private" => Ok(Self::Private),
-                _ => Err("invalid value".into()),
-            }
-        }
-    }
-    impl ::std::convert::TryFrom<&str>
-    for V1TransferClanOwnershipResponseDataVisibility {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl ::std::convert::TryFrom<::std::string::String>
-    for V1TransferClanOwnershipResponseDataVisibility {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    ///The settings to change; those left out keep their value.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
     #[serde(deny_unknown_fields)]
-    pub struct V1UpdateClanSettingsBody {
-        ///What the clan is about, up to 500 characters.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub description: ::std::option::Option<V1UpdateClanSettingsBodyDescription>,
-        ///`open`: anyone may join; `invite`: only players with a pending invite; `closed`: no new members (pending invites cannot be accepted).
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub join_policy: ::std::option::Option<V1UpdateClanSettingsBodyJoinPolicy>,
-        ///Most members the clan takes, 2-100; never below the current member count.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub max_members: ::std::option::Option<i64>,
-        ///`public`: listed and readable by anyone; `private`: seen only by its members and the players it invited (to anyone else it does not exist: 404).
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub visibility: ::std::option::Option<V1UpdateClanSettingsBodyVisibility>,
-    }
-    ///What the clan is about, up to 500 characters.
-    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
-    #[serde(transparent)]
-    pub struct V1UpdateClanSettingsBodyDescription(::std::string::String);
-    impl ::std::ops::Deref for V1UpdateClanSettingsBodyDescription {
-        type Target = ::std::string::String;
-        fn deref(&self) -> &::std::string::String {
-            &self.0
-        }
-    }
-    impl ::std::convert::From<V1UpdateClanSettingsBodyDescription>
-    for ::std::string::String {
-        fn from(value: V1UpdateClanSettingsBodyDescription) -> Self {
-            value.0
-        }
-    }
-    impl ::std::str::FromStr for V1UpdateClanSettingsBodyDescription {
-        type Err = self::error::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            if value.chars().count() > 500usize {
-                return Err("longer than 500 characters".into());
-            }
-            Ok(Self(value.to_string()))
-        }
-    }
-    impl ::std::convert::TryFrom<&str> for V1UpdateClanSettingsBodyDescription {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl ::std::convert::TryFrom<::std::string::String>
-    for V1UpdateClanSettingsBodyDescription {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl<'de> ::serde::Deserialize<'de> for V1UpdateClanSettingsBodyDescription {
-        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
-        where
-            D: ::serde::Deserializer<'de>,
-        {
-            ::std::string::String::deserialize(deserializer)?
-                .parse()
-                .map_err(|e: self::error::ConversionError| {
-                    <D::Error as ::serde::de::Error>::custom(e.to_string())
-                })
-        }
-    }
-    ///`open`: anyone may join; `invite`: only players with a pending invite; `closed`: no new members (pending invites cannot be accepted).
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Copy,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd
-    )]
-    pub enum V1UpdateClanSettingsBodyJoinPolicy {
-        #[serde(rename = "open")]
-        Open,
-        #[serde(rename = "invite")]
-        Invite,
-        #[serde(rename = "closed")]
-        Closed,
-    }
-    impl ::std::fmt::Display for V1UpdateClanSettingsBodyJoinPolicy {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-            match *self {
-                Self::Open => f.write_str("open"),
-                Self::Invite => f.write_str("invite"),
-                Self::Closed => f.write_str("closed"),
-            }
-        }
-    }
-    impl ::std::str::FromStr for V1UpdateClanSettingsBodyJoinPolicy {
-        type Err = self::error::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            match value {
-                "open" => Ok(Self::Open),
-                "invite" => Ok(Self::Invite),
-                "closed" => Ok(Self::Closed),
-                _ => Err("invalid value".into()),
-            }
-        }
-    }
-    impl ::std::convert::TryFrom<&str> for V1UpdateClanSettingsBodyJoinPolicy {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl ::std::convert::TryFrom<::std::string::String>
-    for V1UpdateClanSettingsBodyJoinPolicy {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    ///`public`: listed and readable by anyone; `private`: seen only by its members and the players it invited (to anyone else it does not exist: 404).
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Copy,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd
-    )]
-    pub enum V1UpdateClanSettingsBodyVisibility {
-        #[serde(rename = "public")]
-        Public,
-        #[serde(rename = "private")]
-        Private,
-    }
-    impl ::std::fmt::Display for V1UpdateClanSettingsBodyVisibility {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-            match *self {
-                Self::Public => f.write_str("public"),
-                Self::Private => f.write_str("private"),
-            }
-        }
-    }
-    impl ::std::str::FromStr for V1UpdateClanSettingsBodyVisibility {
-        type Err = self::error::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            match value {
-                "public" => Ok(Self::Public),
-                "private" => Ok(Self::Private),
-                _ => Err("invalid value".into()),
-            }
-        }
-    }
-    impl ::std::convert::TryFrom<&str> for V1UpdateClanSettingsBodyVisibility {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl ::std::convert::TryFrom<::std::string::String>
-    for V1UpdateClanSettingsBodyVisibility {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    ///`V1UpdateClanSettingsIdempotencyKey`
-    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
-    #[serde(transparent)]
-    pub struct V1UpdateClanSettingsIdempotencyKey(::std::string::String);
-    impl ::std::ops::Deref for V1UpdateClanSettingsIdempotencyKey {
-        type Target = ::std::string::String;
-        fn deref(&self) -> &::std::string::String {
-            &self.0
-        }
-    }
-    impl ::std::convert::From<V1UpdateClanSettingsIdempotencyKey>
-    for ::std::string::String {
-        fn from(value: V1UpdateClanSettingsIdempotencyKey) -> Self {
-            value.0
-        }
-    }
-    impl ::std::str::FromStr for V1UpdateClanSettingsIdempotencyKey {
-        type Err = self::error::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            if value.chars().count() > 255usize {
-                return Err("longer than 255 characters".into());
-            }
-            if value.chars().count() < 1usize {
-                return Err("shorter than 1 characters".into());
-            }
-            Ok(Self(value.to_string()))
-        }
-    }
-    impl ::std::convert::TryFrom<&str> for V1UpdateClanSettingsIdempotencyKey {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl ::std::convert::TryFrom<::std::string::String>
-    for V1UpdateClanSettingsIdempotencyKey {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl<'de> ::serde::Deserialize<'de> for V1UpdateClanSettingsIdempotencyKey {
-        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
-        where
-            D: ::serde::Deserializer<'de>,
-        {
-            ::std::string::String::deserialize(deserializer)?
-                .parse()
-                .map_err(|e: self::error::ConversionError| {
-                    <D::Error as ::serde::de::Error>::custom(e.to_string())
-                })
-        }
-    }
-    ///The clan
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct V1UpdateClanSettingsResponse {
-        pub data: V1UpdateClanSettingsResponseData,
-    }
-    ///A clan of one game
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct V1UpdateClanSettingsResponseData {
-        ///when the clan was created
-        pub created_at: ::chrono::DateTime<::chrono::offset::Utc>,
-        ///What the clan is about, up to 500 characters.
-        pub description: V1UpdateClanSettingsResponseDataDescription,
-        ///The game the clan plays
-        pub game: V1UpdateClanSettingsResponseDataGame,
-        ///clan ID
-        pub id: i64,
-        ///`open`: anyone may join; `invite`: only players with a pending invite; `closed`: no new members (pending invites cannot be accepted).
-        pub join_policy: V1UpdateClanSettingsResponseDataJoinPolicy,
-        ///Most members the clan takes, 2-100; never below the current member count.
-        pub max_members: i64,
-        ///members now, the owner included
-        pub member_count: ::std::num::NonZeroU64,
-        ///3-32 characters: ASCII letters, digits, spaces and . _ ' -, starting and ending with a letter or digit. Unique per game without regard to case.
-        pub name: V1UpdateClanSettingsResponseDataName,
-        ///2-6 ASCII letters or digits. Unique per game without regard to case.
-        pub tag: V1UpdateClanSettingsResponseDataTag,
-        ///when its settings last changed
-        pub updated_at: ::chrono::DateTime<::chrono::offset::Utc>,
-        ///`public`: listed and readable by anyone; `private`: seen only by its members and the players it invited (to anyone else it does not exist: 404).
-        pub visibility: V1UpdateClanSettingsResponseDataVisibility,
-    }
-    ///What the clan is about, up to 500 characters.
-    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
-    #[serde(transparent)]
-    pub struct V1UpdateClanSettingsResponseDataDescription(::std::string::String);
-    impl ::std::ops::Deref for V1UpdateClanSettingsResponseDataDescription {
-        type Target = ::std::string::String;
-        fn deref(&self) -> &::std::string::String {
-            &self.0
-        }
-    }
-    impl ::std::convert::From<V1UpdateClanSettingsResponseDataDescription>
-    for ::std::string::String {
-        fn from(value: V1UpdateClanSettingsResponseDataDescription) -> Self {
-            value.0
-        }
-    }
-    impl ::std::str::FromStr for V1UpdateClanSettingsResponseDataDescription {
-        type Err = self::error::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            if value.chars().count() > 500usize {
-                return Err("longer than 500 characters".into());
-            }
-            Ok(Self(value.to_string()))
-        }
-    }
-    impl ::std::convert::TryFrom<&str> for V1UpdateClanSettingsResponseDataDescription {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl ::std::convert::TryFrom<::std::string::String>
-    for V1UpdateClanSettingsResponseDataDescription {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl<'de> ::serde::Deserialize<'de> for V1UpdateClanSettingsResponseDataDescription {
-        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
-        where
-            D: ::serde::Deserializer<'de>,
-        {
-            ::std::string::String::deserialize(deserializer)?
-                .parse()
-                .map_err(|e: self::error::ConversionError| {
-                    <D::Error as ::serde::de::Error>::custom(e.to_string())
-                })
-        }
-    }
-    ///The game the clan plays
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Copy,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd
-    )]
-    pub enum V1UpdateClanSettingsResponseDataGame {
-        #[serde(rename = "cs2")]
-        Cs2,
-        #[serde(rename = "cs16")]
-        Cs16,
-        #[serde(rename = "rust")]
-        Rust,
-        #[serde(rename = "minecraft")]
-        Minecraft,
-    }
-    impl ::std::fmt::Display for V1UpdateClanSettingsResponseDataGame {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-            match *self {
-                Self::Cs2 => f.write_str("cs2"),
-                Self::Cs16 => f.write_str("cs16"),
-                Self::Rust => f.write_str("rust"),
-                Self::Minecraft => f.write_str("minecraft"),
-            }
-        }
-    }
-    impl ::std::str::FromStr for V1UpdateClanSettingsResponseDataGame {
-        type Err = self::error::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            match value {
-                "cs2" => Ok(Self::Cs2),
-                "cs16" => Ok(Self::Cs16),
-                "rust" => Ok(Self::Rust),
-                "minecraft" => Ok(Self::Minecraft),
-                _ => Err("invalid value".into()),
-            }
-        }
-    }
-    impl ::std::convert::TryFrom<&str> for V1UpdateClanSettingsResponseDataGame {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl ::std::convert::TryFrom<::std::string::String>
-    for V1UpdateClanSettingsResponseDataGame {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    ///`open`: anyone may join; `invite`: only players with a pending invite; `closed`: no new members (pending invites cannot be accepted).
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Copy,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd
-    )]
-    pub enum V1UpdateClanSettingsResponseDataJoinPolicy {
-        #[serde(rename = "open")]
-        Open,
-        #[serde(rename = "invite")]
-        Invite,
-        #[serde(rename = "closed")]
-        Closed,
-    }
-    impl ::std::fmt::Display for V1UpdateClanSettingsResponseDataJoinPolicy {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-            match *self {
-                Self::Open => f.write_str("open"),
-                Self::Invite => f.write_str("invite"),
-                Self::Closed => f.write_str("closed"),
-            }
-        }
-    }
-    impl ::std::str::FromStr for V1UpdateClanSettingsResponseDataJoinPolicy {
-        type Err = self::error::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            match value {
-                "open" => Ok(Self::Open),
-                "invite" => Ok(Self::Invite),
-                "closed" => Ok(Self::Closed),
-                _ => Err("invalid value".into()),
-            }
-        }
-    }
-    impl ::std::convert::TryFrom<&str> for V1UpdateClanSettingsResponseDataJoinPolicy {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl ::std::convert::TryFrom<::std::string::String>
-    for V1UpdateClanSettingsResponseDataJoinPolicy {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    ///3-32 characters: ASCII letters, digits, spaces and . _ ' -, starting and ending with a letter or digit. Unique per game without regard to case.
-    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
-    #[serde(transparent)]
-    pub struct V1UpdateClanSettingsResponseDataName(::std::string::String);
-    impl ::std::ops::Deref for V1UpdateClanSettingsResponseDataName {
-        type Target = ::std::string::String;
-        fn deref(&self) -> &::std::string::String {
-            &self.0
-        }
-    }
-    impl ::std::convert::From<V1UpdateClanSettingsResponseDataName>
-    for ::std::string::String {
-        fn from(value: V1UpdateClanSettingsResponseDataName) -> Self {
-            value.0
-        }
-    }
-    impl ::std::str::FromStr for V1UpdateClanSettingsResponseDataName {
-        type Err = self::error::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            if value.chars().count() > 32usize {
-                return Err("longer than 32 characters".into());
-            }
-            if value.chars().count() < 3usize {
-                return Err("shorter than 3 characters".into());
-            }
-            static PATTERN: ::std::sync::LazyLock<::regress::Regex> = ::std::sync::LazyLock::new(||
-            {
-                ::regress::Regex::new("^[A-Za-z0-9](?:[A-Za-z0-9 ._'-]*[A-Za-z0-9])?$")
-                    .unwrap()
-            });
-            if PATTERN.find(value).is_none() {
-                return Err(
-                    "doesn't match pattern \"^[A-Za-z0-9](?:[A-Za-z0-9 ._'-]*[A-Za-z0-9])?$\""
-                        .into(),
-                );
-            }
-            Ok(Self(value.to_string()))
-        }
-    }
-    impl ::std::convert::TryFrom<&str> for V1UpdateClanSettingsResponseDataName {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl ::std::convert::TryFrom<::std::string::String>
-    for V1UpdateClanSettingsResponseDataName {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl<'de> ::serde::Deserialize<'de> for V1UpdateClanSettingsResponseDataName {
-        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
-        where
-            D: ::serde::Deserializer<'de>,
-        {
-            ::std::string::String::deserialize(deserializer)?
-                .parse()
-                .map_err(|e: self::error::ConversionError| {
-                    <D::Error as ::serde::de::Error>::custom(e.to_string())
-                })
-        }
-    }
-    ///2-6 ASCII letters or digits. Unique per game without regard to case.
-    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
-    #[serde(transparent)]
-    pub struct V1UpdateClanSettingsResponseDataTag(::std::string::String);
-    impl ::std::ops::Deref for V1UpdateClanSettingsResponseDataTag {
-        type Target = ::std::string::String;
-        fn deref(&self) -> &::std::string::String {
-            &self.0
-        }
-    }
-    impl ::std::convert::From<V1UpdateClanSettingsResponseDataTag>
-    for ::std::string::String {
-        fn from(value: V1UpdateClanSettingsResponseDataTag) -> Self {
-            value.0
-        }
-    }
-    impl ::std::str::FromStr for V1UpdateClanSettingsResponseDataTag {
-        type Err = self::error::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            static PATTERN: ::std::sync::LazyLock<::regress::Regex> = ::std::sync::LazyLock::new(||
-            { ::regress::Regex::new("^[A-Za-z0-9]{2,6}$").unwrap() });
-            if PATTERN.find(value).is_none() {
-                return Err("doesn't match pattern \"^[A-Za-z0-9]{2,6}$\"".into());
-            }
-            Ok(Self(value.to_string()))
-        }
-    }
-    impl ::std::convert::TryFrom<&str> for V1UpdateClanSettingsResponseDataTag {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl ::std::convert::TryFrom<::std::string::String>
-    for V1UpdateClanSettingsResponseDataTag {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl<'de> ::serde::Deserialize<'de> for V1UpdateClanSettingsResponseDataTag {
-        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
-        where
-            D: ::serde::Deserializer<'de>,
-        {
-            ::std::string::String::deserialize(deserializer)?
-                .parse()
-                .map_err(|e: self::error::ConversionError| {
-                    <D::Error as ::serde::de::Error>::custom(e.to_string())
-                })
-        }
-    }
-    ///`public`: listed and readable by anyone; `private`: seen only by its members and the players it invited (to anyone else it does not exist: 404).
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Copy,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd
-    )]
-    pub enum V1UpdateClanSettingsResponseDataVisibility {
-        #[serde(rename = "public")]
-        Public,
-        #[serde(rename = "private")]
-        Private,
-    }
-    impl ::std::fmt::Display for V1UpdateClanSettingsResponseDataVisibility {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-            match *self {
-                Self::Public => f.write_str("public"),
-                Self::Private => f.write_str("private"),
-            }
-        }
-    }
-    impl ::std::str::FromStr for V1UpdateClanSettingsResponseDataVisibility {
-        type Err = self::error::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            match value {
-                "public" => Ok(Self::Public),
-                "private" => Ok(Self::Private),
-                _ => Err("invalid value".into()),
-            }
-        }
-    }
-    impl ::std::convert::TryFrom<&str> for V1UpdateClanSettingsResponseDataVisibility {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl ::std::convert::TryFrom<::std::string::String>
-    for V1UpdateClanSettingsResponseDataVisibility {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    ///`V1UpdateWebhookBody`
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
-    #[serde(deny_unknown_fields)]
-    pub struct V1UpdateWebhookBody {
+    pub struct V1WebhooksCreateBody {
         ///a note for yourself
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub description: ::std::option::Option<V1UpdateWebhookBodyDescription>,
-        ///false turns it off; true turns it on again after it was disabled
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub enabled: ::std::option::Option<bool>,
+        pub description: ::std::option::Option<V1WebhooksCreateBodyDescription>,
         ///event types to receive (see `GET /v1/events/types`), or `["*"]` for every type
-        #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
-        pub events: ::std::vec::Vec<V1UpdateWebhookBodyEventsItem>,
+        pub events: ::std::vec::Vec<V1WebhooksCreateBodyEventsItem>,
         ///where events are POSTed: an absolute `https` URL (plain `http` and private addresses only where the deployment allows private targets)
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub url: ::std::option::Option<V1UpdateWebhookBodyUrl>,
+        pub url: V1WebhooksCreateBodyUrl,
     }
     ///a note for yourself
     #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
-    pub struct V1UpdateWebhookBodyDescription(::std::string::String);
-    impl ::std::ops::Deref for V1UpdateWebhookBodyDescription {
+    pub struct V1WebhooksCreateBodyDescription(::std::string::String);
+    impl ::std::ops::Deref for V1WebhooksCreateBodyDescription {
         type Target = ::std::string::String;
         fn deref(&self) -> &::std::string::String {
             &self.0
         }
     }
-    impl ::std::convert::From<V1UpdateWebhookBodyDescription> for ::std::string::String {
-        fn from(value: V1UpdateWebhookBodyDescription) -> Self {
+    impl ::std::convert::From<V1WebhooksCreateBodyDescription>
+    for ::std::string::String {
+        fn from(value: V1WebhooksCreateBodyDescription) -> Self {
             value.0
         }
     }
-    impl ::std::str::FromStr for V1UpdateWebhookBodyDescription {
+    impl ::std::str::FromStr for V1WebhooksCreateBodyDescription {
         type Err = self::error::ConversionError;
         fn from_str(
             value: &str,
@@ -20924,7 +20319,7 @@ pub mod types {
             Ok(Self(value.to_string()))
         }
     }
-    impl ::std::convert::TryFrom<&str> for V1UpdateWebhookBodyDescription {
+    impl ::std::convert::TryFrom<&str> for V1WebhooksCreateBodyDescription {
         type Error = self::error::ConversionError;
         fn try_from(
             value: &str,
@@ -20933,7 +20328,7 @@ pub mod types {
         }
     }
     impl ::std::convert::TryFrom<::std::string::String>
-    for V1UpdateWebhookBodyDescription {
+    for V1WebhooksCreateBodyDescription {
         type Error = self::error::ConversionError;
         fn try_from(
             value: ::std::string::String,
@@ -20941,7 +20336,7 @@ pub mod types {
             value.parse()
         }
     }
-    impl<'de> ::serde::Deserialize<'de> for V1UpdateWebhookBodyDescription {
+    impl<'de> ::serde::Deserialize<'de> for V1WebhooksCreateBodyDescription {
         fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
         where
             D: ::serde::Deserializer<'de>,
@@ -20953,22 +20348,22 @@ pub mod types {
                 })
         }
     }
-    ///`V1UpdateWebhookBodyEventsItem`
+    ///`V1WebhooksCreateBodyEventsItem`
     #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
-    pub struct V1UpdateWebhookBodyEventsItem(::std::string::String);
-    impl ::std::ops::Deref for V1UpdateWebhookBodyEventsItem {
+    pub struct V1WebhooksCreateBodyEventsItem(::std::string::String);
+    impl ::std::ops::Deref for V1WebhooksCreateBodyEventsItem {
         type Target = ::std::string::String;
         fn deref(&self) -> &::std::string::String {
             &self.0
         }
     }
-    impl ::std::convert::From<V1UpdateWebhookBodyEventsItem> for ::std::string::String {
-        fn from(value: V1UpdateWebhookBodyEventsItem) -> Self {
+    impl ::std::convert::From<V1WebhooksCreateBodyEventsItem> for ::std::string::String {
+        fn from(value: V1WebhooksCreateBodyEventsItem) -> Self {
             value.0
         }
     }
-    impl ::std::str::FromStr for V1UpdateWebhookBodyEventsItem {
+    impl ::std::str::FromStr for V1WebhooksCreateBodyEventsItem {
         type Err = self::error::ConversionError;
         fn from_str(
             value: &str,
@@ -20982,7 +20377,7 @@ pub mod types {
             Ok(Self(value.to_string()))
         }
     }
-    impl ::std::convert::TryFrom<&str> for V1UpdateWebhookBodyEventsItem {
+    impl ::std::convert::TryFrom<&str> for V1WebhooksCreateBodyEventsItem {
         type Error = self::error::ConversionError;
         fn try_from(
             value: &str,
@@ -20991,7 +20386,7 @@ pub mod types {
         }
     }
     impl ::std::convert::TryFrom<::std::string::String>
-    for V1UpdateWebhookBodyEventsItem {
+    for V1WebhooksCreateBodyEventsItem {
         type Error = self::error::ConversionError;
         fn try_from(
             value: ::std::string::String,
@@ -20999,7 +20394,7 @@ pub mod types {
             value.parse()
         }
     }
-    impl<'de> ::serde::Deserialize<'de> for V1UpdateWebhookBodyEventsItem {
+    impl<'de> ::serde::Deserialize<'de> for V1WebhooksCreateBodyEventsItem {
         fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
         where
             D: ::serde::Deserializer<'de>,
@@ -21014,19 +20409,19 @@ pub mod types {
     ///where events are POSTed: an absolute `https` URL (plain `http` and private addresses only where the deployment allows private targets)
     #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
-    pub struct V1UpdateWebhookBodyUrl(::std::string::String);
-    impl ::std::ops::Deref for V1UpdateWebhookBodyUrl {
+    pub struct V1WebhooksCreateBodyUrl(::std::string::String);
+    impl ::std::ops::Deref for V1WebhooksCreateBodyUrl {
         type Target = ::std::string::String;
         fn deref(&self) -> &::std::string::String {
             &self.0
         }
     }
-    impl ::std::convert::From<V1UpdateWebhookBodyUrl> for ::std::string::String {
-        fn from(value: V1UpdateWebhookBodyUrl) -> Self {
+    impl ::std::convert::From<V1WebhooksCreateBodyUrl> for ::std::string::String {
+        fn from(value: V1WebhooksCreateBodyUrl) -> Self {
             value.0
         }
     }
-    impl ::std::str::FromStr for V1UpdateWebhookBodyUrl {
+    impl ::std::str::FromStr for V1WebhooksCreateBodyUrl {
         type Err = self::error::ConversionError;
         fn from_str(
             value: &str,
@@ -21040,7 +20435,7 @@ pub mod types {
             Ok(Self(value.to_string()))
         }
     }
-    impl ::std::convert::TryFrom<&str> for V1UpdateWebhookBodyUrl {
+    impl ::std::convert::TryFrom<&str> for V1WebhooksCreateBodyUrl {
         type Error = self::error::ConversionError;
         fn try_from(
             value: &str,
@@ -21048,7 +20443,7 @@ pub mod types {
             value.parse()
         }
     }
-    impl ::std::convert::TryFrom<::std::string::String> for V1UpdateWebhookBodyUrl {
+    impl ::std::convert::TryFrom<::std::string::String> for V1WebhooksCreateBodyUrl {
         type Error = self::error::ConversionError;
         fn try_from(
             value: ::std::string::String,
@@ -21056,7 +20451,7 @@ pub mod types {
             value.parse()
         }
     }
-    impl<'de> ::serde::Deserialize<'de> for V1UpdateWebhookBodyUrl {
+    impl<'de> ::serde::Deserialize<'de> for V1WebhooksCreateBodyUrl {
         fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
         where
             D: ::serde::Deserializer<'de>,
@@ -21068,22 +20463,22 @@ pub mod types {
                 })
         }
     }
-    ///`V1UpdateWebhookIdempotencyKey`
+    ///`V1WebhooksCreateIdempotencyKey`
     #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
-    pub struct V1UpdateWebhookIdempotencyKey(::std::string::String);
-    impl ::std::ops::Deref for V1UpdateWebhookIdempotencyKey {
+    pub struct V1WebhooksCreateIdempotencyKey(::std::string::String);
+    impl ::std::ops::Deref for V1WebhooksCreateIdempotencyKey {
         type Target = ::std::string::String;
         fn deref(&self) -> &::std::string::String {
             &self.0
         }
     }
-    impl ::std::convert::From<V1UpdateWebhookIdempotencyKey> for ::std::string::String {
-        fn from(value: V1UpdateWebhookIdempotencyKey) -> Self {
+    impl ::std::convert::From<V1WebhooksCreateIdempotencyKey> for ::std::string::String {
+        fn from(value: V1WebhooksCreateIdempotencyKey) -> Self {
             value.0
         }
     }
-    impl ::std::str::FromStr for V1UpdateWebhookIdempotencyKey {
+    impl ::std::str::FromStr for V1WebhooksCreateIdempotencyKey {
         type Err = self::error::ConversionError;
         fn from_str(
             value: &str,
@@ -21097,7 +20492,7 @@ pub mod types {
             Ok(Self(value.to_string()))
         }
     }
-    impl ::std::convert::TryFrom<&str> for V1UpdateWebhookIdempotencyKey {
+    impl ::std::convert::TryFrom<&str> for V1WebhooksCreateIdempotencyKey {
         type Error = self::error::ConversionError;
         fn try_from(
             value: &str,
@@ -21106,7 +20501,7 @@ pub mod types {
         }
     }
     impl ::std::convert::TryFrom<::std::string::String>
-    for V1UpdateWebhookIdempotencyKey {
+    for V1WebhooksCreateIdempotencyKey {
         type Error = self::error::ConversionError;
         fn try_from(
             value: ::std::string::String,
@@ -21114,7 +20509,647 @@ pub mod types {
             value.parse()
         }
     }
-    impl<'de> ::serde::Deserialize<'de> for V1UpdateWebhookIdempotencyKey {
+    impl<'de> ::serde::Deserialize<'de> for V1WebhooksCreateIdempotencyKey {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| {
+                    <D::Error as ::serde::de::Error>::custom(e.to_string())
+                })
+        }
+    }
+    ///The new webhook and its signing secret, shown only this once
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    pub struct V1WebhooksCreateResponse {
+        pub data: V1WebhooksCreateResponseData,
+    }
+    ///`V1WebhooksCreateResponseData`
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    pub struct V1WebhooksCreateResponseData {
+        ///the Standard Webhooks signing secret (`whsec_` + base64 of 32 bytes); shown only in this answer, keep it safe. `null` in a replay of this answer (`Idempotent-Replayed: true`): the secret is not kept with stored answers, so if the first answer was lost, rotate the secret (`POST /v1/webhooks/{id}/rotate-secret`) for a new one
+        #[serde(deserialize_with = "::std::option::Option::deserialize")]
+        pub secret: ::std::option::Option<::std::string::String>,
+        pub webhook: Webhook,
+    }
+    ///`V1WebhooksDeleteIdempotencyKey`
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+    #[serde(transparent)]
+    pub struct V1WebhooksDeleteIdempotencyKey(::std::string::String);
+    impl ::std::ops::Deref for V1WebhooksDeleteIdempotencyKey {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<V1WebhooksDeleteIdempotencyKey> for ::std::string::String {
+        fn from(value: V1WebhooksDeleteIdempotencyKey) -> Self {
+            value.0
+        }
+    }
+    impl ::std::str::FromStr for V1WebhooksDeleteIdempotencyKey {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            if value.chars().count() > 255usize {
+                return Err("longer than 255 characters".into());
+            }
+            if value.chars().count() < 1usize {
+                return Err("shorter than 1 characters".into());
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for V1WebhooksDeleteIdempotencyKey {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String>
+    for V1WebhooksDeleteIdempotencyKey {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for V1WebhooksDeleteIdempotencyKey {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| {
+                    <D::Error as ::serde::de::Error>::custom(e.to_string())
+                })
+        }
+    }
+    ///Deliveries of the last 30 days, newest first
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    pub struct V1WebhooksDeliveriesListResponse {
+        pub data: ::std::vec::Vec<WebhookDelivery>,
+        pub meta: V1WebhooksDeliveriesListResponseMeta,
+    }
+    ///Where this page sits in the whole list
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    pub struct V1WebhooksDeliveriesListResponseMeta {
+        ///This page
+        pub page: ::std::num::NonZeroU64,
+        ///Page size
+        pub per_page: ::std::num::NonZeroU64,
+        ///Items across all pages
+        pub total: u64,
+    }
+    ///`V1WebhooksDeliveriesListStatus`
+    #[derive(
+        ::serde::Deserialize,
+        ::serde::Serialize,
+        Clone,
+        Copy,
+        Debug,
+        Eq,
+        Hash,
+        Ord,
+        PartialEq,
+        PartialOrd
+    )]
+    pub enum V1WebhooksDeliveriesListStatus {
+        #[serde(rename = "pending")]
+        Pending,
+        #[serde(rename = "delivering")]
+        Delivering,
+        #[serde(rename = "succeeded")]
+        Succeeded,
+        #[serde(rename = "failed")]
+        Failed,
+        #[serde(rename = "dead")]
+        Dead,
+    }
+    impl ::std::fmt::Display for V1WebhooksDeliveriesListStatus {
+        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+            match *self {
+                Self::Pending => f.write_str("pending"),
+                Self::Delivering => f.write_str("delivering"),
+                Self::Succeeded => f.write_str("succeeded"),
+                Self::Failed => f.write_str("failed"),
+                Self::Dead => f.write_str("dead"),
+            }
+        }
+    }
+    impl ::std::str::FromStr for V1WebhooksDeliveriesListStatus {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            match value {
+                "pending" => Ok(Self::Pending),
+                "delivering" => Ok(Self::Delivering),
+                "succeeded" => Ok(Self::Succeeded),
+                "failed" => Ok(Self::Failed),
+                "dead" => Ok(Self::Dead),
+                _ => Err("invalid value".into()),
+            }
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for V1WebhooksDeliveriesListStatus {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String>
+    for V1WebhooksDeliveriesListStatus {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    ///`V1WebhooksDeliveriesRedeliverIdempotencyKey`
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+    #[serde(transparent)]
+    pub struct V1WebhooksDeliveriesRedeliverIdempotencyKey(::std::string::String);
+    impl ::std::ops::Deref for V1WebhooksDeliveriesRedeliverIdempotencyKey {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<V1WebhooksDeliveriesRedeliverIdempotencyKey>
+    for ::std::string::String {
+        fn from(value: V1WebhooksDeliveriesRedeliverIdempotencyKey) -> Self {
+            value.0
+        }
+    }
+    impl ::std::str::FromStr for V1WebhooksDeliveriesRedeliverIdempotencyKey {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            if value.chars().count() > 255usize {
+                return Err("longer than 255 characters".into());
+            }
+            if value.chars().count() < 1usize {
+                return Err("shorter than 1 characters".into());
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for V1WebhooksDeliveriesRedeliverIdempotencyKey {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String>
+    for V1WebhooksDeliveriesRedeliverIdempotencyKey {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for V1WebhooksDeliveriesRedeliverIdempotencyKey {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| {
+                    <D::Error as ::serde::de::Error>::custom(e.to_string())
+                })
+        }
+    }
+    ///The delivery, queued to be sent again
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    pub struct V1WebhooksDeliveriesRedeliverResponse {
+        pub data: WebhookDelivery,
+    }
+    ///The webhook
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    pub struct V1WebhooksGetResponse {
+        pub data: Webhook,
+    }
+    ///The caller’s webhooks, oldest first
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    pub struct V1WebhooksListResponse {
+        pub data: ::std::vec::Vec<Webhook>,
+        pub meta: V1WebhooksListResponseMeta,
+    }
+    ///Where this page sits in the whole list
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    pub struct V1WebhooksListResponseMeta {
+        ///This page
+        pub page: ::std::num::NonZeroU64,
+        ///Page size
+        pub per_page: ::std::num::NonZeroU64,
+        ///Items across all pages
+        pub total: u64,
+    }
+    ///`V1WebhooksReplayBody`
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    #[serde(deny_unknown_fields)]
+    pub struct V1WebhooksReplayBody {
+        ///queue every event since this time (within the last 30 days)
+        pub since: ::chrono::DateTime<::chrono::offset::Utc>,
+    }
+    ///`V1WebhooksReplayIdempotencyKey`
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+    #[serde(transparent)]
+    pub struct V1WebhooksReplayIdempotencyKey(::std::string::String);
+    impl ::std::ops::Deref for V1WebhooksReplayIdempotencyKey {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<V1WebhooksReplayIdempotencyKey> for ::std::string::String {
+        fn from(value: V1WebhooksReplayIdempotencyKey) -> Self {
+            value.0
+        }
+    }
+    impl ::std::str::FromStr for V1WebhooksReplayIdempotencyKey {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            if value.chars().count() > 255usize {
+                return Err("longer than 255 characters".into());
+            }
+            if value.chars().count() < 1usize {
+                return Err("shorter than 1 characters".into());
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for V1WebhooksReplayIdempotencyKey {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String>
+    for V1WebhooksReplayIdempotencyKey {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for V1WebhooksReplayIdempotencyKey {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| {
+                    <D::Error as ::serde::de::Error>::custom(e.to_string())
+                })
+        }
+    }
+    ///What the replay queued
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    pub struct V1WebhooksReplayResponse {
+        pub data: V1WebhooksReplayResponseData,
+    }
+    ///`V1WebhooksReplayResponseData`
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    pub struct V1WebhooksReplayResponseData {
+        ///false when the bound was reached: replay again from `next_since` for the rest
+        pub complete: bool,
+        ///where to resume a replay that was not complete
+        #[serde(deserialize_with = "::std::option::Option::deserialize")]
+        pub next_since: ::std::option::Option<::chrono::DateTime<::chrono::offset::Utc>>,
+        ///deliveries queued
+        pub queued: u64,
+    }
+    ///`V1WebhooksSecretRotateIdempotencyKey`
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+    #[serde(transparent)]
+    pub struct V1WebhooksSecretRotateIdempotencyKey(::std::string::String);
+    impl ::std::ops::Deref for V1WebhooksSecretRotateIdempotencyKey {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<V1WebhooksSecretRotateIdempotencyKey>
+    for ::std::string::String {
+        fn from(value: V1WebhooksSecretRotateIdempotencyKey) -> Self {
+            value.0
+        }
+    }
+    impl ::std::str::FromStr for V1WebhooksSecretRotateIdempotencyKey {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            if value.chars().count() > 255usize {
+                return Err("longer than 255 characters".into());
+            }
+            if value.chars().count() < 1usize {
+                return Err("shorter than 1 characters".into());
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for V1WebhooksSecretRotateIdempotencyKey {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String>
+    for V1WebhooksSecretRotateIdempotencyKey {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for V1WebhooksSecretRotateIdempotencyKey {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| {
+                    <D::Error as ::serde::de::Error>::custom(e.to_string())
+                })
+        }
+    }
+    ///The new signing secret, shown only this once
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    pub struct V1WebhooksSecretRotateResponse {
+        pub data: V1WebhooksSecretRotateResponseData,
+    }
+    ///`V1WebhooksSecretRotateResponseData`
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    pub struct V1WebhooksSecretRotateResponseData {
+        ///the previous secret signs beside the new one until then
+        pub previous_expires_at: ::chrono::DateTime<::chrono::offset::Utc>,
+        ///the Standard Webhooks signing secret (`whsec_` + base64 of 32 bytes); shown only in this answer, keep it safe. `null` in a replay of this answer (`Idempotent-Replayed: true`): the secret is not kept with stored answers, so if the first answer was lost, rotate the secret (`POST /v1/webhooks/{id}/rotate-secret`) for a new one
+        #[serde(deserialize_with = "::std::option::Option::deserialize")]
+        pub secret: ::std::option::Option<::std::string::String>,
+    }
+    ///`V1WebhooksUpdateBody`
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[serde(deny_unknown_fields)]
+    pub struct V1WebhooksUpdateBody {
+        ///a note for yourself
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub description: ::std::option::Option<V1WebhooksUpdateBodyDescription>,
+        ///false turns it off; true turns it on again after it was disabled
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub enabled: ::std::option::Option<bool>,
+        ///event types to receive (see `GET /v1/events/types`), or `["*"]` for every type
+        #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
+        pub events: ::std::vec::Vec<V1WebhooksUpdateBodyEventsItem>,
+        ///where events are POSTed: an absolute `https` URL (plain `http` and private addresses only where the deployment allows private targets)
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub url: ::std::option::Option<V1WebhooksUpdateBodyUrl>,
+    }
+    ///a note for yourself
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+    #[serde(transparent)]
+    pub struct V1WebhooksUpdateBodyDescription(::std::string::String);
+    impl ::std::ops::Deref for V1WebhooksUpdateBodyDescription {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<V1WebhooksUpdateBodyDescription>
+    for ::std::string::String {
+        fn from(value: V1WebhooksUpdateBodyDescription) -> Self {
+            value.0
+        }
+    }
+    impl ::std::str::FromStr for V1WebhooksUpdateBodyDescription {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            if value.chars().count() > 200usize {
+                return Err("longer than 200 characters".into());
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for V1WebhooksUpdateBodyDescription {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String>
+    for V1WebhooksUpdateBodyDescription {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for V1WebhooksUpdateBodyDescription {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| {
+                    <D::Error as ::serde::de::Error>::custom(e.to_string())
+                })
+        }
+    }
+    ///`V1WebhooksUpdateBodyEventsItem`
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+    #[serde(transparent)]
+    pub struct V1WebhooksUpdateBodyEventsItem(::std::string::String);
+    impl ::std::ops::Deref for V1WebhooksUpdateBodyEventsItem {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<V1WebhooksUpdateBodyEventsItem> for ::std::string::String {
+        fn from(value: V1WebhooksUpdateBodyEventsItem) -> Self {
+            value.0
+        }
+    }
+    impl ::std::str::FromStr for V1WebhooksUpdateBodyEventsItem {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            if value.chars().count() > 64usize {
+                return Err("longer than 64 characters".into());
+            }
+            if value.chars().count() < 1usize {
+                return Err("shorter than 1 characters".into());
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for V1WebhooksUpdateBodyEventsItem {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String>
+    for V1WebhooksUpdateBodyEventsItem {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for V1WebhooksUpdateBodyEventsItem {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| {
+                    <D::Error as ::serde::de::Error>::custom(e.to_string())
+                })
+        }
+    }
+    ///where events are POSTed: an absolute `https` URL (plain `http` and private addresses only where the deployment allows private targets)
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+    #[serde(transparent)]
+    pub struct V1WebhooksUpdateBodyUrl(::std::string::String);
+    impl ::std::ops::Deref for V1WebhooksUpdateBodyUrl {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<V1WebhooksUpdateBodyUrl> for ::std::string::String {
+        fn from(value: V1WebhooksUpdateBodyUrl) -> Self {
+            value.0
+        }
+    }
+    impl ::std::str::FromStr for V1WebhooksUpdateBodyUrl {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            if value.chars().count() > 2048usize {
+                return Err("longer than 2048 characters".into());
+            }
+            if value.chars().count() < 1usize {
+                return Err("shorter than 1 characters".into());
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for V1WebhooksUpdateBodyUrl {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String> for V1WebhooksUpdateBodyUrl {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for V1WebhooksUpdateBodyUrl {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| {
+                    <D::Error as ::serde::de::Error>::custom(e.to_string())
+                })
+        }
+    }
+    ///`V1WebhooksUpdateIdempotencyKey`
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+    #[serde(transparent)]
+    pub struct V1WebhooksUpdateIdempotencyKey(::std::string::String);
+    impl ::std::ops::Deref for V1WebhooksUpdateIdempotencyKey {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<V1WebhooksUpdateIdempotencyKey> for ::std::string::String {
+        fn from(value: V1WebhooksUpdateIdempotencyKey) -> Self {
+            value.0
+        }
+    }
+    impl ::std::str::FromStr for V1WebhooksUpdateIdempotencyKey {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            if value.chars().count() > 255usize {
+                return Err("longer than 255 characters".into());
+            }
+            if value.chars().count() < 1usize {
+                return Err("shorter than 1 characters".into());
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for V1WebhooksUpdateIdempotencyKey {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String>
+    for V1WebhooksUpdateIdempotencyKey {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for V1WebhooksUpdateIdempotencyKey {
         fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
         where
             D: ::serde::Deserializer<'de>,
@@ -21128,7 +21163,7 @@ pub mod types {
     }
     ///The webhook
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct V1UpdateWebhookResponse {
+    pub struct V1WebhooksUpdateResponse {
         pub data: Webhook,
     }
     ///A webhook endpoint; never its secret
@@ -21935,11 +21970,11 @@ Arguments:
 - `id`: User ID
 - `if_none_match`: The `ETag` of a copy you hold. If the resource is unchanged the answer is `304 Not Modified` with no body, and it does not count against the quota.
 */
-    pub async fn get_user<'a>(
+    pub async fn users_get<'a>(
         &'a self,
         id: ::std::num::NonZeroU64,
         if_none_match: Option<&'a str>,
-    ) -> Result<ResponseValue<types::GetUserResponse>, Error<types::Problem>> {
+    ) -> Result<ResponseValue<types::UsersGetResponse>, Error<types::Problem>> {
         let url = format!(
             "{}/api-platform/v1/users/{}", self.baseurl, encode_path(& id.to_string()),
         );
@@ -21963,7 +21998,7 @@ Arguments:
             .headers(header_map)
             .build()?;
         let info = OperationInfo {
-            operation_id: "get_user",
+            operation_id: "users_get",
         };
         self.pre(&mut request, &info).await?;
         let result = self.exec(request, &info).await;
@@ -22002,11 +22037,11 @@ Arguments:
 - `id`: User ID
 - `if_none_match`: The `ETag` of a copy you hold. If the resource is unchanged the answer is `304 Not Modified` with no body, and it does not count against the quota.
 */
-    pub async fn get_user_stats<'a>(
+    pub async fn users_stats_get<'a>(
         &'a self,
         id: ::std::num::NonZeroU64,
         if_none_match: Option<&'a str>,
-    ) -> Result<ResponseValue<types::GetUserStatsResponse>, Error<types::Problem>> {
+    ) -> Result<ResponseValue<types::UsersStatsGetResponse>, Error<types::Problem>> {
         let url = format!(
             "{}/api-platform/v1/users/{}/stats", self.baseurl, encode_path(& id
             .to_string()),
@@ -22031,7 +22066,7 @@ Arguments:
             .headers(header_map)
             .build()?;
         let info = OperationInfo {
-            operation_id: "get_user_stats",
+            operation_id: "users_stats_get",
         };
         self.pre(&mut request, &info).await?;
         let result = self.exec(request, &info).await;
@@ -22070,11 +22105,11 @@ Arguments:
 - `limit`: Number of items to return, 1-100 (default 100).
 - `if_none_match`: The `ETag` of a copy you hold. If the resource is unchanged the answer is `304 Not Modified` with no body, and it does not count against the quota.
 */
-    pub async fn get_xp_leaderboard<'a>(
+    pub async fn leaderboards_get<'a>(
         &'a self,
         limit: Option<::std::num::NonZeroU64>,
         if_none_match: Option<&'a str>,
-    ) -> Result<ResponseValue<types::GetXpLeaderboardResponse>, Error<types::Problem>> {
+    ) -> Result<ResponseValue<types::LeaderboardsGetResponse>, Error<types::Problem>> {
         let url = format!("{}/api-platform/v1/leaderboards", self.baseurl,);
         let mut header_map = ::reqwest::header::HeaderMap::with_capacity(2usize);
         header_map
@@ -22097,7 +22132,7 @@ Arguments:
             .headers(header_map)
             .build()?;
         let info = OperationInfo {
-            operation_id: "get_xp_leaderboard",
+            operation_id: "leaderboards_get",
         };
         self.pre(&mut request, &info).await?;
         let result = self.exec(request, &info).await;
@@ -22133,11 +22168,11 @@ Arguments:
 - `status`: Only tournaments in this status. Without it: upcoming and active.
 - `if_none_match`: The `ETag` of a copy you hold. If the resource is unchanged the answer is `304 Not Modified` with no body, and it does not count against the quota.
 */
-    pub async fn list_tournaments<'a>(
+    pub async fn tournaments_list<'a>(
         &'a self,
-        status: Option<types::ListTournamentsStatus>,
+        status: Option<types::TournamentsListStatus>,
         if_none_match: Option<&'a str>,
-    ) -> Result<ResponseValue<types::ListTournamentsResponse>, Error<types::Problem>> {
+    ) -> Result<ResponseValue<types::TournamentsListResponse>, Error<types::Problem>> {
         let url = format!("{}/api-platform/v1/tournaments", self.baseurl,);
         let mut header_map = ::reqwest::header::HeaderMap::with_capacity(2usize);
         header_map
@@ -22160,7 +22195,7 @@ Arguments:
             .headers(header_map)
             .build()?;
         let info = OperationInfo {
-            operation_id: "list_tournaments",
+            operation_id: "tournaments_list",
         };
         self.pre(&mut request, &info).await?;
         let result = self.exec(request, &info).await;
@@ -22196,11 +22231,11 @@ Arguments:
 - `game`: Only servers of this game.
 - `if_none_match`: The `ETag` of a copy you hold. If the resource is unchanged the answer is `304 Not Modified` with no body, and it does not count against the quota.
 */
-    pub async fn list_servers<'a>(
+    pub async fn servers_list<'a>(
         &'a self,
-        game: Option<types::ListServersGame>,
+        game: Option<types::ServersListGame>,
         if_none_match: Option<&'a str>,
-    ) -> Result<ResponseValue<types::ListServersResponse>, Error<types::Problem>> {
+    ) -> Result<ResponseValue<types::ServersListResponse>, Error<types::Problem>> {
         let url = format!("{}/api-platform/v1/servers", self.baseurl,);
         let mut header_map = ::reqwest::header::HeaderMap::with_capacity(2usize);
         header_map
@@ -22223,7 +22258,7 @@ Arguments:
             .headers(header_map)
             .build()?;
         let info = OperationInfo {
-            operation_id: "list_servers",
+            operation_id: "servers_list",
         };
         self.pre(&mut request, &info).await?;
         let result = self.exec(request, &info).await;
@@ -22261,13 +22296,13 @@ Arguments:
 - `offset`: Number of items to skip (default 0).
 - `if_none_match`: The `ETag` of a copy you hold. If the resource is unchanged the answer is `304 Not Modified` with no body, and it does not count against the quota.
 */
-    pub async fn list_forum_threads<'a>(
+    pub async fn forum_threads_list<'a>(
         &'a self,
         category_id: Option<::std::num::NonZeroU64>,
         limit: Option<::std::num::NonZeroU64>,
         offset: Option<i64>,
         if_none_match: Option<&'a str>,
-    ) -> Result<ResponseValue<types::ListForumThreadsResponse>, Error<types::Problem>> {
+    ) -> Result<ResponseValue<types::ForumThreadsListResponse>, Error<types::Problem>> {
         let url = format!("{}/api-platform/v1/forum/threads", self.baseurl,);
         let mut header_map = ::reqwest::header::HeaderMap::with_capacity(2usize);
         header_map
@@ -22292,7 +22327,7 @@ Arguments:
             .headers(header_map)
             .build()?;
         let info = OperationInfo {
-            operation_id: "list_forum_threads",
+            operation_id: "forum_threads_list",
         };
         self.pre(&mut request, &info).await?;
         let result = self.exec(request, &info).await;
@@ -22330,13 +22365,16 @@ Arguments:
 - `offset`: Number of items to skip (default 0).
 - `if_none_match`: The `ETag` of a copy you hold. If the resource is unchanged the answer is `304 Not Modified` with no body, and it does not count against the quota.
 */
-    pub async fn list_forum_posts<'a>(
+    pub async fn forum_threads_posts_list<'a>(
         &'a self,
         id: ::std::num::NonZeroU64,
         limit: Option<::std::num::NonZeroU64>,
         offset: Option<i64>,
         if_none_match: Option<&'a str>,
-    ) -> Result<ResponseValue<types::ListForumPostsResponse>, Error<types::Problem>> {
+    ) -> Result<
+        ResponseValue<types::ForumThreadsPostsListResponse>,
+        Error<types::Problem>,
+    > {
         let url = format!(
             "{}/api-platform/v1/forum/threads/{}/posts", self.baseurl, encode_path(& id
             .to_string()),
@@ -22363,7 +22401,7 @@ Arguments:
             .headers(header_map)
             .build()?;
         let info = OperationInfo {
-            operation_id: "list_forum_posts",
+            operation_id: "forum_threads_posts_list",
         };
         self.pre(&mut request, &info).await?;
         let result = self.exec(request, &info).await;
@@ -22402,11 +22440,11 @@ Arguments:
 - `category`: Only achievements of this category.
 - `if_none_match`: The `ETag` of a copy you hold. If the resource is unchanged the answer is `304 Not Modified` with no body, and it does not count against the quota.
 */
-    pub async fn list_achievements<'a>(
+    pub async fn achievements_list<'a>(
         &'a self,
-        category: Option<types::ListAchievementsCategory>,
+        category: Option<types::AchievementsListCategory>,
         if_none_match: Option<&'a str>,
-    ) -> Result<ResponseValue<types::ListAchievementsResponse>, Error<types::Problem>> {
+    ) -> Result<ResponseValue<types::AchievementsListResponse>, Error<types::Problem>> {
         let url = format!("{}/api-platform/v1/achievements", self.baseurl,);
         let mut header_map = ::reqwest::header::HeaderMap::with_capacity(2usize);
         header_map
@@ -22429,7 +22467,7 @@ Arguments:
             .headers(header_map)
             .build()?;
         let info = OperationInfo {
-            operation_id: "list_achievements",
+            operation_id: "achievements_list",
         };
         self.pre(&mut request, &info).await?;
         let result = self.exec(request, &info).await;
@@ -22467,13 +22505,13 @@ Arguments:
 - `player`: a SteamID64 (17 digits, individual account), STEAM_X:Y:Z (X 0-5, Y 0 or 1), [U:1:N] or u<userId>
 - `if_none_match`: The `ETag` of a copy you hold. If the resource is unchanged the answer is `304 Not Modified` with no body, and it does not count against the quota.
 */
-    pub async fn get_kill_feed<'a>(
+    pub async fn killboard_feed_get<'a>(
         &'a self,
-        game: Option<types::GetKillFeedGame>,
+        game: Option<types::KillboardFeedGetGame>,
         limit: Option<::std::num::NonZeroU64>,
-        player: Option<&'a types::GetKillFeedPlayer>,
+        player: Option<&'a types::KillboardFeedGetPlayer>,
         if_none_match: Option<&'a str>,
-    ) -> Result<ResponseValue<types::GetKillFeedResponse>, Error<types::Problem>> {
+    ) -> Result<ResponseValue<types::KillboardFeedGetResponse>, Error<types::Problem>> {
         let url = format!("{}/api-platform/v1/killboard/feed", self.baseurl,);
         let mut header_map = ::reqwest::header::HeaderMap::with_capacity(2usize);
         header_map
@@ -22498,7 +22536,7 @@ Arguments:
             .headers(header_map)
             .build()?;
         let info = OperationInfo {
-            operation_id: "get_kill_feed",
+            operation_id: "killboard_feed_get",
         };
         self.pre(&mut request, &info).await?;
         let result = self.exec(request, &info).await;
@@ -22536,13 +22574,16 @@ Arguments:
 - `period`: week: the 7 UTC days ending today; month: the 30 UTC days ending today; all: every kill.
 - `if_none_match`: The `ETag` of a copy you hold. If the resource is unchanged the answer is `304 Not Modified` with no body, and it does not count against the quota.
 */
-    pub async fn get_top_fraggers<'a>(
+    pub async fn killboard_top_frag_get<'a>(
         &'a self,
-        game: Option<types::GetTopFraggersGame>,
+        game: Option<types::KillboardTopFragGetGame>,
         limit: Option<::std::num::NonZeroU64>,
-        period: Option<types::GetTopFraggersPeriod>,
+        period: Option<types::KillboardTopFragGetPeriod>,
         if_none_match: Option<&'a str>,
-    ) -> Result<ResponseValue<types::GetTopFraggersResponse>, Error<types::Problem>> {
+    ) -> Result<
+        ResponseValue<types::KillboardTopFragGetResponse>,
+        Error<types::Problem>,
+    > {
         let url = format!("{}/api-platform/v1/killboard/top-frag", self.baseurl,);
         let mut header_map = ::reqwest::header::HeaderMap::with_capacity(2usize);
         header_map
@@ -22567,7 +22608,7 @@ Arguments:
             .headers(header_map)
             .build()?;
         let info = OperationInfo {
-            operation_id: "get_top_fraggers",
+            operation_id: "killboard_top_frag_get",
         };
         self.pre(&mut request, &info).await?;
         let result = self.exec(request, &info).await;
@@ -22606,12 +22647,12 @@ Arguments:
 - `limit`: Number of items to return, 1-200 (default 100).
 - `if_none_match`: The `ETag` of a copy you hold. If the resource is unchanged the answer is `304 Not Modified` with no body, and it does not count against the quota.
 */
-    pub async fn get_elo_ladder<'a>(
+    pub async fn stats_elo_get<'a>(
         &'a self,
-        game: Option<types::GetEloLadderGame>,
+        game: Option<types::StatsEloGetGame>,
         limit: Option<::std::num::NonZeroU64>,
         if_none_match: Option<&'a str>,
-    ) -> Result<ResponseValue<types::GetEloLadderResponse>, Error<types::Problem>> {
+    ) -> Result<ResponseValue<types::StatsEloGetResponse>, Error<types::Problem>> {
         let url = format!("{}/api-platform/v1/stats/elo", self.baseurl,);
         let mut header_map = ::reqwest::header::HeaderMap::with_capacity(2usize);
         header_map
@@ -22635,7 +22676,7 @@ Arguments:
             .headers(header_map)
             .build()?;
         let info = OperationInfo {
-            operation_id: "get_elo_ladder",
+            operation_id: "stats_elo_get",
         };
         self.pre(&mut request, &info).await?;
         let result = self.exec(request, &info).await;
@@ -22674,14 +22715,14 @@ Arguments:
 - `status`: Only tournaments in this status; omit it for every status.
 - `if_none_match`: The `ETag` of a copy you hold. If the resource is unchanged the answer is `304 Not Modified` with no body, and it does not count against the quota.
 */
-    pub async fn v1_list_tournaments<'a>(
+    pub async fn v1_tournaments_list<'a>(
         &'a self,
-        game: Option<types::V1ListTournamentsGame>,
+        game: Option<types::V1TournamentsListGame>,
         page: Option<::std::num::NonZeroU64>,
         per_page: Option<::std::num::NonZeroU64>,
-        status: Option<types::V1ListTournamentsStatus>,
+        status: Option<types::V1TournamentsListStatus>,
         if_none_match: Option<&'a str>,
-    ) -> Result<ResponseValue<types::V1ListTournamentsResponse>, Error<types::Problem>> {
+    ) -> Result<ResponseValue<types::V1TournamentsListResponse>, Error<types::Problem>> {
         let url = format!("{}/v1/tournaments", self.baseurl,);
         let mut header_map = ::reqwest::header::HeaderMap::with_capacity(2usize);
         header_map
@@ -22707,7 +22748,7 @@ Arguments:
             .headers(header_map)
             .build()?;
         let info = OperationInfo {
-            operation_id: "v1_list_tournaments",
+            operation_id: "v1_tournaments_list",
         };
         self.pre(&mut request, &info).await?;
         let result = self.exec(request, &info).await;
@@ -22750,15 +22791,15 @@ Arguments:
 - `status`: Only servers in this status; omit it for both.
 - `if_none_match`: The `ETag` of a copy you hold. If the resource is unchanged the answer is `304 Not Modified` with no body, and it does not count against the quota.
 */
-    pub async fn v1_list_servers<'a>(
+    pub async fn v1_servers_list<'a>(
         &'a self,
-        game: Option<types::V1ListServersGame>,
+        game: Option<types::V1ServersListGame>,
         page: Option<::std::num::NonZeroU64>,
         per_page: Option<::std::num::NonZeroU64>,
-        region: Option<types::V1ListServersRegion>,
-        status: Option<types::V1ListServersStatus>,
+        region: Option<types::V1ServersListRegion>,
+        status: Option<types::V1ServersListStatus>,
         if_none_match: Option<&'a str>,
-    ) -> Result<ResponseValue<types::V1ListServersResponse>, Error<types::Problem>> {
+    ) -> Result<ResponseValue<types::V1ServersListResponse>, Error<types::Problem>> {
         let url = format!("{}/v1/servers", self.baseurl,);
         let mut header_map = ::reqwest::header::HeaderMap::with_capacity(2usize);
         header_map
@@ -22785,7 +22826,7 @@ Arguments:
             .headers(header_map)
             .build()?;
         let info = OperationInfo {
-            operation_id: "v1_list_servers",
+            operation_id: "v1_servers_list",
         };
         self.pre(&mut request, &info).await?;
         let result = self.exec(request, &info).await;
@@ -22824,11 +22865,14 @@ Arguments:
 - `id`: Server ID
 - `if_none_match`: The `ETag` of a copy you hold. If the resource is unchanged the answer is `304 Not Modified` with no body, and it does not count against the quota.
 */
-    pub async fn v1_get_server_status<'a>(
+    pub async fn v1_servers_status_get<'a>(
         &'a self,
         id: ::std::num::NonZeroU64,
         if_none_match: Option<&'a str>,
-    ) -> Result<ResponseValue<types::V1GetServerStatusResponse>, Error<types::Problem>> {
+    ) -> Result<
+        ResponseValue<types::V1ServersStatusGetResponse>,
+        Error<types::Problem>,
+    > {
         let url = format!(
             "{}/v1/servers/{}/status", self.baseurl, encode_path(& id.to_string()),
         );
@@ -22852,7 +22896,7 @@ Arguments:
             .headers(header_map)
             .build()?;
         let info = OperationInfo {
-            operation_id: "v1_get_server_status",
+            operation_id: "v1_servers_status_get",
         };
         self.pre(&mut request, &info).await?;
         let result = self.exec(request, &info).await;
@@ -22895,13 +22939,13 @@ Arguments:
 - `idempotency_key`: A unique value per operation (a UUID, say; 1 to 255 printable ASCII characters), sent again unchanged on retries. The first answer is stored for 24 hours per credential and replayed to a retry with the same body (`Idempotent-Replayed: true`); the same key with another body is `422 idempotency_key_reused`, and a retry while the first request runs is `409 idempotency_key_in_use`. Required on this operation.
 - `body`
 */
-    pub async fn v1_send_server_command<'a>(
+    pub async fn v1_servers_command_send<'a>(
         &'a self,
         id: ::std::num::NonZeroU64,
-        idempotency_key: Option<&'a types::V1SendServerCommandIdempotencyKey>,
-        body: &'a types::V1SendServerCommandBody,
+        idempotency_key: Option<&'a types::V1ServersCommandSendIdempotencyKey>,
+        body: &'a types::V1ServersCommandSendBody,
     ) -> Result<
-        ResponseValue<types::V1SendServerCommandResponse>,
+        ResponseValue<types::V1ServersCommandSendResponse>,
         Error<types::Problem>,
     > {
         let url = format!(
@@ -22928,7 +22972,7 @@ Arguments:
             .headers(header_map)
             .build()?;
         let info = OperationInfo {
-            operation_id: "v1_send_server_command",
+            operation_id: "v1_servers_command_send",
         };
         self.pre(&mut request, &info).await?;
         let result = self.exec(request, &info).await;
@@ -22983,13 +23027,13 @@ Arguments:
 - `page`: Page number, from 1 (default 1).
 - `per_page`: Items per page, 1-100 (default 25).
 */
-    pub async fn v1_list_server_commands<'a>(
+    pub async fn v1_servers_commands_list<'a>(
         &'a self,
         id: ::std::num::NonZeroU64,
         page: Option<::std::num::NonZeroU64>,
         per_page: Option<::std::num::NonZeroU64>,
     ) -> Result<
-        ResponseValue<types::V1ListServerCommandsResponse>,
+        ResponseValue<types::V1ServersCommandsListResponse>,
         Error<types::Problem>,
     > {
         let url = format!(
@@ -23014,7 +23058,7 @@ Arguments:
             .headers(header_map)
             .build()?;
         let info = OperationInfo {
-            operation_id: "v1_list_server_commands",
+            operation_id: "v1_servers_commands_list",
         };
         self.pre(&mut request, &info).await?;
         let result = self.exec(request, &info).await;
@@ -23056,11 +23100,11 @@ Arguments:
 - `id`: User ID
 - `if_none_match`: The `ETag` of a copy you hold. If the resource is unchanged the answer is `304 Not Modified` with no body, and it does not count against the quota.
 */
-    pub async fn v1_get_user_stats<'a>(
+    pub async fn v1_users_stats_get<'a>(
         &'a self,
         id: ::std::num::NonZeroU64,
         if_none_match: Option<&'a str>,
-    ) -> Result<ResponseValue<types::V1GetUserStatsResponse>, Error<types::Problem>> {
+    ) -> Result<ResponseValue<types::V1UsersStatsGetResponse>, Error<types::Problem>> {
         let url = format!(
             "{}/v1/users/{}/stats", self.baseurl, encode_path(& id.to_string()),
         );
@@ -23084,7 +23128,7 @@ Arguments:
             .headers(header_map)
             .build()?;
         let info = OperationInfo {
-            operation_id: "v1_get_user_stats",
+            operation_id: "v1_users_stats_get",
         };
         self.pre(&mut request, &info).await?;
         let result = self.exec(request, &info).await;
@@ -23123,9 +23167,9 @@ The profile of the hub user the OAuth access token acts for. Needs a user’s to
 Sends a `GET` request to `/v1/users/@me`
 
 */
-    pub async fn get_me<'a>(
+    pub async fn v1_users_me_get<'a>(
         &'a self,
-    ) -> Result<ResponseValue<types::GetMeResponse>, Error<types::Problem>> {
+    ) -> Result<ResponseValue<types::V1UsersMeGetResponse>, Error<types::Problem>> {
         let url = format!("{}/v1/users/@me", self.baseurl,);
         let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
         header_map
@@ -23144,7 +23188,7 @@ Sends a `GET` request to `/v1/users/@me`
             .headers(header_map)
             .build()?;
         let info = OperationInfo {
-            operation_id: "get_me",
+            operation_id: "v1_users_me_get",
         };
         self.pre(&mut request, &info).await?;
         let result = self.exec(request, &info).await;
@@ -23185,13 +23229,13 @@ Arguments:
 - `per_page`: Items per page, 1-100 (default 25).
 - `q`: Only clans whose name or tag contains this text, without regard to case.
 */
-    pub async fn v1_list_clans<'a>(
+    pub async fn v1_clans_list<'a>(
         &'a self,
-        game: Option<types::V1ListClansGame>,
+        game: Option<types::V1ClansListGame>,
         page: Option<::std::num::NonZeroU64>,
         per_page: Option<::std::num::NonZeroU64>,
-        q: Option<&'a types::V1ListClansQ>,
-    ) -> Result<ResponseValue<types::V1ListClansResponse>, Error<types::Problem>> {
+        q: Option<&'a types::V1ClansListQ>,
+    ) -> Result<ResponseValue<types::V1ClansListResponse>, Error<types::Problem>> {
         let url = format!("{}/v1/clans", self.baseurl,);
         let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
         header_map
@@ -23214,7 +23258,7 @@ Arguments:
             .headers(header_map)
             .build()?;
         let info = OperationInfo {
-            operation_id: "v1_list_clans",
+            operation_id: "v1_clans_list",
         };
         self.pre(&mut request, &info).await?;
         let result = self.exec(request, &info).await;
@@ -23253,11 +23297,11 @@ Arguments:
 - `idempotency_key`: A unique value per operation (a UUID, say; 1 to 255 printable ASCII characters), sent again unchanged on retries. The first answer is stored for 24 hours per credential and replayed to a retry with the same body (`Idempotent-Replayed: true`); the same key with another body is `422 idempotency_key_reused`, and a retry while the first request runs is `409 idempotency_key_in_use`.
 - `body`
 */
-    pub async fn v1_create_clan<'a>(
+    pub async fn v1_clans_create<'a>(
         &'a self,
-        idempotency_key: Option<&'a types::V1CreateClanIdempotencyKey>,
-        body: &'a types::V1CreateClanBody,
-    ) -> Result<ResponseValue<types::V1CreateClanResponse>, Error<types::Problem>> {
+        idempotency_key: Option<&'a types::V1ClansCreateIdempotencyKey>,
+        body: &'a types::V1ClansCreateBody,
+    ) -> Result<ResponseValue<types::V1ClansCreateResponse>, Error<types::Problem>> {
         let url = format!("{}/v1/clans", self.baseurl,);
         let mut header_map = ::reqwest::header::HeaderMap::with_capacity(2usize);
         header_map
@@ -23280,7 +23324,7 @@ Arguments:
             .headers(header_map)
             .build()?;
         let info = OperationInfo {
-            operation_id: "v1_create_clan",
+            operation_id: "v1_clans_create",
         };
         self.pre(&mut request, &info).await?;
         let result = self.exec(request, &info).await;
@@ -23325,12 +23369,12 @@ Arguments:
 - `page`: Page number, from 1 (default 1).
 - `per_page`: Items per page, 1-100 (default 25).
 */
-    pub async fn v1_list_my_clan_invites<'a>(
+    pub async fn v1_clans_invites_list<'a>(
         &'a self,
         page: Option<::std::num::NonZeroU64>,
         per_page: Option<::std::num::NonZeroU64>,
     ) -> Result<
-        ResponseValue<types::V1ListMyClanInvitesResponse>,
+        ResponseValue<types::V1ClansInvitesListResponse>,
         Error<types::Problem>,
     > {
         let url = format!("{}/v1/clans/invites", self.baseurl,);
@@ -23353,7 +23397,7 @@ Arguments:
             .headers(header_map)
             .build()?;
         let info = OperationInfo {
-            operation_id: "v1_list_my_clan_invites",
+            operation_id: "v1_clans_invites_list",
         };
         self.pre(&mut request, &info).await?;
         let result = self.exec(request, &info).await;
@@ -23391,10 +23435,10 @@ Sends a `GET` request to `/v1/clans/{id}`
 Arguments:
 - `id`: clan ID
 */
-    pub async fn v1_get_clan<'a>(
+    pub async fn v1_clans_get<'a>(
         &'a self,
         id: ::std::num::NonZeroU64,
-    ) -> Result<ResponseValue<types::V1GetClanResponse>, Error<types::Problem>> {
+    ) -> Result<ResponseValue<types::V1ClansGetResponse>, Error<types::Problem>> {
         let url = format!(
             "{}/v1/clans/{}", self.baseurl, encode_path(& id.to_string()),
         );
@@ -23415,7 +23459,7 @@ Arguments:
             .headers(header_map)
             .build()?;
         let info = OperationInfo {
-            operation_id: "v1_get_clan",
+            operation_id: "v1_clans_get",
         };
         self.pre(&mut request, &info).await?;
         let result = self.exec(request, &info).await;
@@ -23457,10 +23501,10 @@ Arguments:
 - `id`: clan ID
 - `idempotency_key`: A unique value per operation (a UUID, say; 1 to 255 printable ASCII characters), sent again unchanged on retries. The first answer is stored for 24 hours per credential and replayed to a retry with the same body (`Idempotent-Replayed: true`); the same key with another body is `422 idempotency_key_reused`, and a retry while the first request runs is `409 idempotency_key_in_use`.
 */
-    pub async fn v1_disband_clan<'a>(
+    pub async fn v1_clans_disband<'a>(
         &'a self,
         id: ::std::num::NonZeroU64,
-        idempotency_key: Option<&'a types::V1DisbandClanIdempotencyKey>,
+        idempotency_key: Option<&'a types::V1ClansDisbandIdempotencyKey>,
     ) -> Result<ResponseValue<()>, Error<types::Problem>> {
         let url = format!(
             "{}/v1/clans/{}", self.baseurl, encode_path(& id.to_string()),
@@ -23485,7 +23529,7 @@ Arguments:
             .headers(header_map)
             .build()?;
         let info = OperationInfo {
-            operation_id: "v1_disband_clan",
+            operation_id: "v1_clans_disband",
         };
         self.pre(&mut request, &info).await?;
         let result = self.exec(request, &info).await;
@@ -23534,13 +23578,13 @@ Arguments:
 - `idempotency_key`: A unique value per operation (a UUID, say; 1 to 255 printable ASCII characters), sent again unchanged on retries. The first answer is stored for 24 hours per credential and replayed to a retry with the same body (`Idempotent-Replayed: true`); the same key with another body is `422 idempotency_key_reused`, and a retry while the first request runs is `409 idempotency_key_in_use`.
 - `body`: The settings to change; those left out keep their value.
 */
-    pub async fn v1_update_clan_settings<'a>(
+    pub async fn v1_clans_settings_update<'a>(
         &'a self,
         id: ::std::num::NonZeroU64,
-        idempotency_key: Option<&'a types::V1UpdateClanSettingsIdempotencyKey>,
-        body: &'a types::V1UpdateClanSettingsBody,
+        idempotency_key: Option<&'a types::V1ClansSettingsUpdateIdempotencyKey>,
+        body: &'a types::V1ClansSettingsUpdateBody,
     ) -> Result<
-        ResponseValue<types::V1UpdateClanSettingsResponse>,
+        ResponseValue<types::V1ClansSettingsUpdateResponse>,
         Error<types::Problem>,
     > {
         let url = format!(
@@ -23567,7 +23611,7 @@ Arguments:
             .headers(header_map)
             .build()?;
         let info = OperationInfo {
-            operation_id: "v1_update_clan_settings",
+            operation_id: "v1_clans_settings_update",
         };
         self.pre(&mut request, &info).await?;
         let result = self.exec(request, &info).await;
@@ -23615,11 +23659,11 @@ Arguments:
 - `id`: clan ID
 - `idempotency_key`: A unique value per operation (a UUID, say; 1 to 255 printable ASCII characters), sent again unchanged on retries. The first answer is stored for 24 hours per credential and replayed to a retry with the same body (`Idempotent-Replayed: true`); the same key with another body is `422 idempotency_key_reused`, and a retry while the first request runs is `409 idempotency_key_in_use`.
 */
-    pub async fn v1_join_clan<'a>(
+    pub async fn v1_clans_join<'a>(
         &'a self,
         id: ::std::num::NonZeroU64,
-        idempotency_key: Option<&'a types::V1JoinClanIdempotencyKey>,
-    ) -> Result<ResponseValue<types::V1JoinClanResponse>, Error<types::Problem>> {
+        idempotency_key: Option<&'a types::V1ClansJoinIdempotencyKey>,
+    ) -> Result<ResponseValue<types::V1ClansJoinResponse>, Error<types::Problem>> {
         let url = format!(
             "{}/v1/clans/{}/join", self.baseurl, encode_path(& id.to_string()),
         );
@@ -23643,7 +23687,7 @@ Arguments:
             .headers(header_map)
             .build()?;
         let info = OperationInfo {
-            operation_id: "v1_join_clan",
+            operation_id: "v1_clans_join",
         };
         self.pre(&mut request, &info).await?;
         let result = self.exec(request, &info).await;
@@ -23691,12 +23735,12 @@ Arguments:
 - `id`: clan ID
 - `idempotency_key`: A unique value per operation (a UUID, say; 1 to 255 printable ASCII characters), sent again unchanged on retries. The first answer is stored for 24 hours per credential and replayed to a retry with the same body (`Idempotent-Replayed: true`); the same key with another body is `422 idempotency_key_reused`, and a retry while the first request runs is `409 idempotency_key_in_use`.
 */
-    pub async fn v1_accept_clan_invite<'a>(
+    pub async fn v1_clans_invites_accept<'a>(
         &'a self,
         id: ::std::num::NonZeroU64,
-        idempotency_key: Option<&'a types::V1AcceptClanInviteIdempotencyKey>,
+        idempotency_key: Option<&'a types::V1ClansInvitesAcceptIdempotencyKey>,
     ) -> Result<
-        ResponseValue<types::V1AcceptClanInviteResponse>,
+        ResponseValue<types::V1ClansInvitesAcceptResponse>,
         Error<types::Problem>,
     > {
         let url = format!(
@@ -23722,7 +23766,7 @@ Arguments:
             .headers(header_map)
             .build()?;
         let info = OperationInfo {
-            operation_id: "v1_accept_clan_invite",
+            operation_id: "v1_clans_invites_accept",
         };
         self.pre(&mut request, &info).await?;
         let result = self.exec(request, &info).await;
@@ -23770,10 +23814,10 @@ Arguments:
 - `id`: clan ID
 - `idempotency_key`: A unique value per operation (a UUID, say; 1 to 255 printable ASCII characters), sent again unchanged on retries. The first answer is stored for 24 hours per credential and replayed to a retry with the same body (`Idempotent-Replayed: true`); the same key with another body is `422 idempotency_key_reused`, and a retry while the first request runs is `409 idempotency_key_in_use`.
 */
-    pub async fn v1_leave_clan<'a>(
+    pub async fn v1_clans_leave<'a>(
         &'a self,
         id: ::std::num::NonZeroU64,
-        idempotency_key: Option<&'a types::V1LeaveClanIdempotencyKey>,
+        idempotency_key: Option<&'a types::V1ClansLeaveIdempotencyKey>,
     ) -> Result<ResponseValue<()>, Error<types::Problem>> {
         let url = format!(
             "{}/v1/clans/{}/leave", self.baseurl, encode_path(& id.to_string()),
@@ -23798,7 +23842,7 @@ Arguments:
             .headers(header_map)
             .build()?;
         let info = OperationInfo {
-            operation_id: "v1_leave_clan",
+            operation_id: "v1_clans_leave",
         };
         self.pre(&mut request, &info).await?;
         let result = self.exec(request, &info).await;
@@ -23847,12 +23891,15 @@ Arguments:
 - `idempotency_key`: A unique value per operation (a UUID, say; 1 to 255 printable ASCII characters), sent again unchanged on retries. The first answer is stored for 24 hours per credential and replayed to a retry with the same body (`Idempotent-Replayed: true`); the same key with another body is `422 idempotency_key_reused`, and a retry while the first request runs is `409 idempotency_key_in_use`.
 - `body`
 */
-    pub async fn v1_invite_to_clan<'a>(
+    pub async fn v1_clans_invites_create<'a>(
         &'a self,
         id: ::std::num::NonZeroU64,
-        idempotency_key: Option<&'a types::V1InviteToClanIdempotencyKey>,
-        body: &'a types::V1InviteToClanBody,
-    ) -> Result<ResponseValue<types::V1InviteToClanResponse>, Error<types::Problem>> {
+        idempotency_key: Option<&'a types::V1ClansInvitesCreateIdempotencyKey>,
+        body: &'a types::V1ClansInvitesCreateBody,
+    ) -> Result<
+        ResponseValue<types::V1ClansInvitesCreateResponse>,
+        Error<types::Problem>,
+    > {
         let url = format!(
             "{}/v1/clans/{}/invites", self.baseurl, encode_path(& id.to_string()),
         );
@@ -23877,7 +23924,7 @@ Arguments:
             .headers(header_map)
             .build()?;
         let info = OperationInfo {
-            operation_id: "v1_invite_to_clan",
+            operation_id: "v1_clans_invites_create",
         };
         self.pre(&mut request, &info).await?;
         let result = self.exec(request, &info).await;
@@ -23926,11 +23973,11 @@ Arguments:
 - `user_id`: the member or invited player
 - `idempotency_key`: A unique value per operation (a UUID, say; 1 to 255 printable ASCII characters), sent again unchanged on retries. The first answer is stored for 24 hours per credential and replayed to a retry with the same body (`Idempotent-Replayed: true`); the same key with another body is `422 idempotency_key_reused`, and a retry while the first request runs is `409 idempotency_key_in_use`.
 */
-    pub async fn v1_remove_clan_invite<'a>(
+    pub async fn v1_clans_invites_delete<'a>(
         &'a self,
         id: ::std::num::NonZeroU64,
         user_id: ::std::num::NonZeroU64,
-        idempotency_key: Option<&'a types::V1RemoveClanInviteIdempotencyKey>,
+        idempotency_key: Option<&'a types::V1ClansInvitesDeleteIdempotencyKey>,
     ) -> Result<ResponseValue<()>, Error<types::Problem>> {
         let url = format!(
             "{}/v1/clans/{}/invites/{}", self.baseurl, encode_path(& id.to_string()),
@@ -23956,7 +24003,7 @@ Arguments:
             .headers(header_map)
             .build()?;
         let info = OperationInfo {
-            operation_id: "v1_remove_clan_invite",
+            operation_id: "v1_clans_invites_delete",
         };
         self.pre(&mut request, &info).await?;
         let result = self.exec(request, &info).await;
@@ -24005,11 +24052,11 @@ Arguments:
 - `user_id`: the member or invited player
 - `idempotency_key`: A unique value per operation (a UUID, say; 1 to 255 printable ASCII characters), sent again unchanged on retries. The first answer is stored for 24 hours per credential and replayed to a retry with the same body (`Idempotent-Replayed: true`); the same key with another body is `422 idempotency_key_reused`, and a retry while the first request runs is `409 idempotency_key_in_use`.
 */
-    pub async fn v1_kick_clan_member<'a>(
+    pub async fn v1_clans_members_kick<'a>(
         &'a self,
         id: ::std::num::NonZeroU64,
         user_id: ::std::num::NonZeroU64,
-        idempotency_key: Option<&'a types::V1KickClanMemberIdempotencyKey>,
+        idempotency_key: Option<&'a types::V1ClansMembersKickIdempotencyKey>,
     ) -> Result<ResponseValue<()>, Error<types::Problem>> {
         let url = format!(
             "{}/v1/clans/{}/members/{}", self.baseurl, encode_path(& id.to_string()),
@@ -24035,7 +24082,7 @@ Arguments:
             .headers(header_map)
             .build()?;
         let info = OperationInfo {
-            operation_id: "v1_kick_clan_member",
+            operation_id: "v1_clans_members_kick",
         };
         self.pre(&mut request, &info).await?;
         let result = self.exec(request, &info).await;
@@ -24084,13 +24131,13 @@ Arguments:
 - `user_id`: the member or invited player
 - `idempotency_key`: A unique value per operation (a UUID, say; 1 to 255 printable ASCII characters), sent again unchanged on retries. The first answer is stored for 24 hours per credential and replayed to a retry with the same body (`Idempotent-Replayed: true`); the same key with another body is `422 idempotency_key_reused`, and a retry while the first request runs is `409 idempotency_key_in_use`.
 */
-    pub async fn v1_promote_clan_member<'a>(
+    pub async fn v1_clans_members_promote<'a>(
         &'a self,
         id: ::std::num::NonZeroU64,
         user_id: ::std::num::NonZeroU64,
-        idempotency_key: Option<&'a types::V1PromoteClanMemberIdempotencyKey>,
+        idempotency_key: Option<&'a types::V1ClansMembersPromoteIdempotencyKey>,
     ) -> Result<
-        ResponseValue<types::V1PromoteClanMemberResponse>,
+        ResponseValue<types::V1ClansMembersPromoteResponse>,
         Error<types::Problem>,
     > {
         let url = format!(
@@ -24117,7 +24164,7 @@ Arguments:
             .headers(header_map)
             .build()?;
         let info = OperationInfo {
-            operation_id: "v1_promote_clan_member",
+            operation_id: "v1_clans_members_promote",
         };
         self.pre(&mut request, &info).await?;
         let result = self.exec(request, &info).await;
@@ -24166,13 +24213,13 @@ Arguments:
 - `user_id`: the member or invited player
 - `idempotency_key`: A unique value per operation (a UUID, say; 1 to 255 printable ASCII characters), sent again unchanged on retries. The first answer is stored for 24 hours per credential and replayed to a retry with the same body (`Idempotent-Replayed: true`); the same key with another body is `422 idempotency_key_reused`, and a retry while the first request runs is `409 idempotency_key_in_use`.
 */
-    pub async fn v1_demote_clan_officer<'a>(
+    pub async fn v1_clans_members_demote<'a>(
         &'a self,
         id: ::std::num::NonZeroU64,
         user_id: ::std::num::NonZeroU64,
-        idempotency_key: Option<&'a types::V1DemoteClanOfficerIdempotencyKey>,
+        idempotency_key: Option<&'a types::V1ClansMembersDemoteIdempotencyKey>,
     ) -> Result<
-        ResponseValue<types::V1DemoteClanOfficerResponse>,
+        ResponseValue<types::V1ClansMembersDemoteResponse>,
         Error<types::Problem>,
     > {
         let url = format!(
@@ -24199,7 +24246,7 @@ Arguments:
             .headers(header_map)
             .build()?;
         let info = OperationInfo {
-            operation_id: "v1_demote_clan_officer",
+            operation_id: "v1_clans_members_demote",
         };
         self.pre(&mut request, &info).await?;
         let result = self.exec(request, &info).await;
@@ -24248,15 +24295,12 @@ Arguments:
 - `idempotency_key`: A unique value per operation (a UUID, say; 1 to 255 printable ASCII characters), sent again unchanged on retries. The first answer is stored for 24 hours per credential and replayed to a retry with the same body (`Idempotent-Replayed: true`); the same key with another body is `422 idempotency_key_reused`, and a retry while the first request runs is `409 idempotency_key_in_use`.
 - `body`
 */
-    pub async fn v1_transfer_clan_ownership<'a>(
+    pub async fn v1_clans_transfer<'a>(
         &'a self,
         id: ::std::num::NonZeroU64,
-        idempotency_key: Option<&'a types::V1TransferClanOwnershipIdempotencyKey>,
-        body: &'a types::V1TransferClanOwnershipBody,
-    ) -> Result<
-        ResponseValue<types::V1TransferClanOwnershipResponse>,
-        Error<types::Problem>,
-    > {
+        idempotency_key: Option<&'a types::V1ClansTransferIdempotencyKey>,
+        body: &'a types::V1ClansTransferBody,
+    ) -> Result<ResponseValue<types::V1ClansTransferResponse>, Error<types::Problem>> {
         let url = format!(
             "{}/v1/clans/{}/transfer", self.baseurl, encode_path(& id.to_string()),
         );
@@ -24281,7 +24325,7 @@ Arguments:
             .headers(header_map)
             .build()?;
         let info = OperationInfo {
-            operation_id: "v1_transfer_clan_ownership",
+            operation_id: "v1_clans_transfer",
         };
         self.pre(&mut request, &info).await?;
         let result = self.exec(request, &info).await;
@@ -24326,9 +24370,12 @@ The signed-in user’s coin balance. Coins are whole numbers of one currency (`c
 Sends a `GET` request to `/v1/economy/balance`
 
 */
-    pub async fn get_economy_balance<'a>(
+    pub async fn v1_economy_balance_get<'a>(
         &'a self,
-    ) -> Result<ResponseValue<types::GetEconomyBalanceResponse>, Error<types::Problem>> {
+    ) -> Result<
+        ResponseValue<types::V1EconomyBalanceGetResponse>,
+        Error<types::Problem>,
+    > {
         let url = format!("{}/v1/economy/balance", self.baseurl,);
         let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
         header_map
@@ -24347,7 +24394,7 @@ Sends a `GET` request to `/v1/economy/balance`
             .headers(header_map)
             .build()?;
         let info = OperationInfo {
-            operation_id: "get_economy_balance",
+            operation_id: "v1_economy_balance_get",
         };
         self.pre(&mut request, &info).await?;
         let result = self.exec(request, &info).await;
@@ -24383,12 +24430,12 @@ Arguments:
 - `page`: Page number, from 1 (default 1).
 - `per_page`: Items per page, 1-100 (default 25).
 */
-    pub async fn list_economy_transactions<'a>(
+    pub async fn v1_economy_transactions_list<'a>(
         &'a self,
         page: Option<::std::num::NonZeroU64>,
         per_page: Option<::std::num::NonZeroU64>,
     ) -> Result<
-        ResponseValue<types::ListEconomyTransactionsResponse>,
+        ResponseValue<types::V1EconomyTransactionsListResponse>,
         Error<types::Problem>,
     > {
         let url = format!("{}/v1/economy/transactions", self.baseurl,);
@@ -24411,7 +24458,7 @@ Arguments:
             .headers(header_map)
             .build()?;
         let info = OperationInfo {
-            operation_id: "list_economy_transactions",
+            operation_id: "v1_economy_transactions_list",
         };
         self.pre(&mut request, &info).await?;
         let result = self.exec(request, &info).await;
@@ -24450,12 +24497,12 @@ Arguments:
 - `idempotency_key`: A unique value per operation (a UUID, say; 1 to 255 printable ASCII characters), sent again unchanged on retries. The first answer is stored for 24 hours per credential and replayed to a retry with the same body (`Idempotent-Replayed: true`); the same key with another body is `422 idempotency_key_reused`, and a retry while the first request runs is `409 idempotency_key_in_use`. Required on this operation.
 - `body`
 */
-    pub async fn create_economy_transfer<'a>(
+    pub async fn v1_economy_transfer_create<'a>(
         &'a self,
-        idempotency_key: Option<&'a types::CreateEconomyTransferIdempotencyKey>,
-        body: &'a types::CreateEconomyTransferBody,
+        idempotency_key: Option<&'a types::V1EconomyTransferCreateIdempotencyKey>,
+        body: &'a types::V1EconomyTransferCreateBody,
     ) -> Result<
-        ResponseValue<types::CreateEconomyTransferResponse>,
+        ResponseValue<types::V1EconomyTransferCreateResponse>,
         Error<types::Problem>,
     > {
         let url = format!("{}/v1/economy/transfer", self.baseurl,);
@@ -24480,7 +24527,7 @@ Arguments:
             .headers(header_map)
             .build()?;
         let info = OperationInfo {
-            operation_id: "create_economy_transfer",
+            operation_id: "v1_economy_transfer_create",
         };
         self.pre(&mut request, &info).await?;
         let result = self.exec(request, &info).await;
@@ -24526,12 +24573,12 @@ Arguments:
 - `limit`: Events per page, 1-1000 (default 100).
 - `types`: a comma-separated list of event types (`resource.action`, see GET /v1/events/types); only events of these types. Omit it for every type the credential may see.
 */
-    pub async fn v1_list_events<'a>(
+    pub async fn v1_events_list<'a>(
         &'a self,
-        after: Option<&'a types::V1ListEventsAfter>,
+        after: Option<&'a types::V1EventsListAfter>,
         limit: Option<::std::num::NonZeroU64>,
-        types: Option<&'a types::V1ListEventsTypes>,
-    ) -> Result<ResponseValue<types::V1ListEventsResponse>, Error<types::Problem>> {
+        types: Option<&'a types::V1EventsListTypes>,
+    ) -> Result<ResponseValue<types::V1EventsListResponse>, Error<types::Problem>> {
         let url = format!("{}/v1/events", self.baseurl,);
         let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
         header_map
@@ -24553,7 +24600,7 @@ Arguments:
             .headers(header_map)
             .build()?;
         let info = OperationInfo {
-            operation_id: "v1_list_events",
+            operation_id: "v1_events_list",
         };
         self.pre(&mut request, &info).await?;
         let result = self.exec(request, &info).await;
@@ -24590,11 +24637,11 @@ Arguments:
 - `types`: a comma-separated list of event types (`resource.action`, see GET /v1/events/types); only events of these types. Omit it for every type the credential may see.
 - `last_event_id`: an event id: `evt_` and 16 digits. Sent by EventSource when it reconnects: the stream resumes right after it (it wins over `after`).
 */
-    pub async fn v1_stream_events<'a>(
+    pub async fn v1_events_stream<'a>(
         &'a self,
-        after: Option<&'a types::V1StreamEventsAfter>,
-        types: Option<&'a types::V1StreamEventsTypes>,
-        last_event_id: Option<&'a types::V1StreamEventsLastEventId>,
+        after: Option<&'a types::V1EventsStreamAfter>,
+        types: Option<&'a types::V1EventsStreamTypes>,
+        last_event_id: Option<&'a types::V1EventsStreamLastEventId>,
     ) -> Result<ResponseValue<ByteStream>, Error<types::Problem>> {
         let url = format!("{}/v1/events/stream", self.baseurl,);
         let mut header_map = ::reqwest::header::HeaderMap::with_capacity(2usize);
@@ -24615,7 +24662,7 @@ Arguments:
             .headers(header_map)
             .build()?;
         let info = OperationInfo {
-            operation_id: "v1_stream_events",
+            operation_id: "v1_events_stream",
         };
         self.pre(&mut request, &info).await?;
         let result = self.exec(request, &info).await;
@@ -24651,11 +24698,11 @@ Arguments:
 - `page`: Page number, from 1 (default 1).
 - `per_page`: Items per page, 1-100 (default 25).
 */
-    pub async fn v1_list_webhooks<'a>(
+    pub async fn v1_webhooks_list<'a>(
         &'a self,
         page: Option<::std::num::NonZeroU64>,
         per_page: Option<::std::num::NonZeroU64>,
-    ) -> Result<ResponseValue<types::V1ListWebhooksResponse>, Error<types::Problem>> {
+    ) -> Result<ResponseValue<types::V1WebhooksListResponse>, Error<types::Problem>> {
         let url = format!("{}/v1/webhooks", self.baseurl,);
         let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
         header_map
@@ -24676,7 +24723,7 @@ Arguments:
             .headers(header_map)
             .build()?;
         let info = OperationInfo {
-            operation_id: "v1_list_webhooks",
+            operation_id: "v1_webhooks_list",
         };
         self.pre(&mut request, &info).await?;
         let result = self.exec(request, &info).await;
@@ -24718,11 +24765,11 @@ Arguments:
 - `idempotency_key`: A unique value per operation (a UUID, say; 1 to 255 printable ASCII characters), sent again unchanged on retries. The first answer is stored for 24 hours per credential and replayed to a retry with the same body (`Idempotent-Replayed: true`); the same key with another body is `422 idempotency_key_reused`, and a retry while the first request runs is `409 idempotency_key_in_use`.
 - `body`
 */
-    pub async fn v1_create_webhook<'a>(
+    pub async fn v1_webhooks_create<'a>(
         &'a self,
-        idempotency_key: Option<&'a types::V1CreateWebhookIdempotencyKey>,
-        body: &'a types::V1CreateWebhookBody,
-    ) -> Result<ResponseValue<types::V1CreateWebhookResponse>, Error<types::Problem>> {
+        idempotency_key: Option<&'a types::V1WebhooksCreateIdempotencyKey>,
+        body: &'a types::V1WebhooksCreateBody,
+    ) -> Result<ResponseValue<types::V1WebhooksCreateResponse>, Error<types::Problem>> {
         let url = format!("{}/v1/webhooks", self.baseurl,);
         let mut header_map = ::reqwest::header::HeaderMap::with_capacity(2usize);
         header_map
@@ -24745,7 +24792,7 @@ Arguments:
             .headers(header_map)
             .build()?;
         let info = OperationInfo {
-            operation_id: "v1_create_webhook",
+            operation_id: "v1_webhooks_create",
         };
         self.pre(&mut request, &info).await?;
         let result = self.exec(request, &info).await;
@@ -24789,10 +24836,10 @@ Sends a `GET` request to `/v1/webhooks/{id}`
 Arguments:
 - `id`: webhook ID
 */
-    pub async fn v1_get_webhook<'a>(
+    pub async fn v1_webhooks_get<'a>(
         &'a self,
         id: ::std::num::NonZeroU64,
-    ) -> Result<ResponseValue<types::V1GetWebhookResponse>, Error<types::Problem>> {
+    ) -> Result<ResponseValue<types::V1WebhooksGetResponse>, Error<types::Problem>> {
         let url = format!(
             "{}/v1/webhooks/{}", self.baseurl, encode_path(& id.to_string()),
         );
@@ -24813,7 +24860,7 @@ Arguments:
             .headers(header_map)
             .build()?;
         let info = OperationInfo {
-            operation_id: "v1_get_webhook",
+            operation_id: "v1_webhooks_get",
         };
         self.pre(&mut request, &info).await?;
         let result = self.exec(request, &info).await;
@@ -24858,10 +24905,10 @@ Arguments:
 - `id`: webhook ID
 - `idempotency_key`: A unique value per operation (a UUID, say; 1 to 255 printable ASCII characters), sent again unchanged on retries. The first answer is stored for 24 hours per credential and replayed to a retry with the same body (`Idempotent-Replayed: true`); the same key with another body is `422 idempotency_key_reused`, and a retry while the first request runs is `409 idempotency_key_in_use`.
 */
-    pub async fn v1_delete_webhook<'a>(
+    pub async fn v1_webhooks_delete<'a>(
         &'a self,
         id: ::std::num::NonZeroU64,
-        idempotency_key: Option<&'a types::V1DeleteWebhookIdempotencyKey>,
+        idempotency_key: Option<&'a types::V1WebhooksDeleteIdempotencyKey>,
     ) -> Result<ResponseValue<()>, Error<types::Problem>> {
         let url = format!(
             "{}/v1/webhooks/{}", self.baseurl, encode_path(& id.to_string()),
@@ -24886,7 +24933,7 @@ Arguments:
             .headers(header_map)
             .build()?;
         let info = OperationInfo {
-            operation_id: "v1_delete_webhook",
+            operation_id: "v1_webhooks_delete",
         };
         self.pre(&mut request, &info).await?;
         let result = self.exec(request, &info).await;
@@ -24935,12 +24982,12 @@ Arguments:
 - `idempotency_key`: A unique value per operation (a UUID, say; 1 to 255 printable ASCII characters), sent again unchanged on retries. The first answer is stored for 24 hours per credential and replayed to a retry with the same body (`Idempotent-Replayed: true`); the same key with another body is `422 idempotency_key_reused`, and a retry while the first request runs is `409 idempotency_key_in_use`.
 - `body`
 */
-    pub async fn v1_update_webhook<'a>(
+    pub async fn v1_webhooks_update<'a>(
         &'a self,
         id: ::std::num::NonZeroU64,
-        idempotency_key: Option<&'a types::V1UpdateWebhookIdempotencyKey>,
-        body: &'a types::V1UpdateWebhookBody,
-    ) -> Result<ResponseValue<types::V1UpdateWebhookResponse>, Error<types::Problem>> {
+        idempotency_key: Option<&'a types::V1WebhooksUpdateIdempotencyKey>,
+        body: &'a types::V1WebhooksUpdateBody,
+    ) -> Result<ResponseValue<types::V1WebhooksUpdateResponse>, Error<types::Problem>> {
         let url = format!(
             "{}/v1/webhooks/{}", self.baseurl, encode_path(& id.to_string()),
         );
@@ -24965,7 +25012,7 @@ Arguments:
             .headers(header_map)
             .build()?;
         let info = OperationInfo {
-            operation_id: "v1_update_webhook",
+            operation_id: "v1_webhooks_update",
         };
         self.pre(&mut request, &info).await?;
         let result = self.exec(request, &info).await;
@@ -25013,12 +25060,12 @@ Arguments:
 - `id`: webhook ID
 - `idempotency_key`: A unique value per operation (a UUID, say; 1 to 255 printable ASCII characters), sent again unchanged on retries. The first answer is stored for 24 hours per credential and replayed to a retry with the same body (`Idempotent-Replayed: true`); the same key with another body is `422 idempotency_key_reused`, and a retry while the first request runs is `409 idempotency_key_in_use`.
 */
-    pub async fn v1_rotate_webhook_secret<'a>(
+    pub async fn v1_webhooks_secret_rotate<'a>(
         &'a self,
         id: ::std::num::NonZeroU64,
-        idempotency_key: Option<&'a types::V1RotateWebhookSecretIdempotencyKey>,
+        idempotency_key: Option<&'a types::V1WebhooksSecretRotateIdempotencyKey>,
     ) -> Result<
-        ResponseValue<types::V1RotateWebhookSecretResponse>,
+        ResponseValue<types::V1WebhooksSecretRotateResponse>,
         Error<types::Problem>,
     > {
         let url = format!(
@@ -25045,7 +25092,7 @@ Arguments:
             .headers(header_map)
             .build()?;
         let info = OperationInfo {
-            operation_id: "v1_rotate_webhook_secret",
+            operation_id: "v1_webhooks_secret_rotate",
         };
         self.pre(&mut request, &info).await?;
         let result = self.exec(request, &info).await;
@@ -25095,14 +25142,14 @@ Arguments:
 - `per_page`: Items per page, 1-100 (default 25).
 - `status`: only deliveries in this state
 */
-    pub async fn v1_list_webhook_deliveries<'a>(
+    pub async fn v1_webhooks_deliveries_list<'a>(
         &'a self,
         id: ::std::num::NonZeroU64,
         page: Option<::std::num::NonZeroU64>,
         per_page: Option<::std::num::NonZeroU64>,
-        status: Option<types::V1ListWebhookDeliveriesStatus>,
+        status: Option<types::V1WebhooksDeliveriesListStatus>,
     ) -> Result<
-        ResponseValue<types::V1ListWebhookDeliveriesResponse>,
+        ResponseValue<types::V1WebhooksDeliveriesListResponse>,
         Error<types::Problem>,
     > {
         let url = format!(
@@ -25128,7 +25175,7 @@ Arguments:
             .headers(header_map)
             .build()?;
         let info = OperationInfo {
-            operation_id: "v1_list_webhook_deliveries",
+            operation_id: "v1_webhooks_deliveries_list",
         };
         self.pre(&mut request, &info).await?;
         let result = self.exec(request, &info).await;
@@ -25174,13 +25221,13 @@ Arguments:
 - `delivery_id`: delivery ID
 - `idempotency_key`: A unique value per operation (a UUID, say; 1 to 255 printable ASCII characters), sent again unchanged on retries. The first answer is stored for 24 hours per credential and replayed to a retry with the same body (`Idempotent-Replayed: true`); the same key with another body is `422 idempotency_key_reused`, and a retry while the first request runs is `409 idempotency_key_in_use`.
 */
-    pub async fn v1_redeliver_webhook_delivery<'a>(
+    pub async fn v1_webhooks_deliveries_redeliver<'a>(
         &'a self,
         id: ::std::num::NonZeroU64,
         delivery_id: ::std::num::NonZeroU64,
-        idempotency_key: Option<&'a types::V1RedeliverWebhookDeliveryIdempotencyKey>,
+        idempotency_key: Option<&'a types::V1WebhooksDeliveriesRedeliverIdempotencyKey>,
     ) -> Result<
-        ResponseValue<types::V1RedeliverWebhookDeliveryResponse>,
+        ResponseValue<types::V1WebhooksDeliveriesRedeliverResponse>,
         Error<types::Problem>,
     > {
         let url = format!(
@@ -25207,7 +25254,7 @@ Arguments:
             .headers(header_map)
             .build()?;
         let info = OperationInfo {
-            operation_id: "v1_redeliver_webhook_delivery",
+            operation_id: "v1_webhooks_deliveries_redeliver",
         };
         self.pre(&mut request, &info).await?;
         let result = self.exec(request, &info).await;
@@ -25256,12 +25303,12 @@ Arguments:
 - `idempotency_key`: A unique value per operation (a UUID, say; 1 to 255 printable ASCII characters), sent again unchanged on retries. The first answer is stored for 24 hours per credential and replayed to a retry with the same body (`Idempotent-Replayed: true`); the same key with another body is `422 idempotency_key_reused`, and a retry while the first request runs is `409 idempotency_key_in_use`.
 - `body`
 */
-    pub async fn v1_replay_webhook<'a>(
+    pub async fn v1_webhooks_replay<'a>(
         &'a self,
         id: ::std::num::NonZeroU64,
-        idempotency_key: Option<&'a types::V1ReplayWebhookIdempotencyKey>,
-        body: &'a types::V1ReplayWebhookBody,
-    ) -> Result<ResponseValue<types::V1ReplayWebhookResponse>, Error<types::Problem>> {
+        idempotency_key: Option<&'a types::V1WebhooksReplayIdempotencyKey>,
+        body: &'a types::V1WebhooksReplayBody,
+    ) -> Result<ResponseValue<types::V1WebhooksReplayResponse>, Error<types::Problem>> {
         let url = format!(
             "{}/v1/webhooks/{}/replay", self.baseurl, encode_path(& id.to_string()),
         );
@@ -25286,7 +25333,7 @@ Arguments:
             .headers(header_map)
             .build()?;
         let info = OperationInfo {
-            operation_id: "v1_replay_webhook",
+            operation_id: "v1_webhooks_replay",
         };
         self.pre(&mut request, &info).await?;
         let result = self.exec(request, &info).await;
@@ -25333,10 +25380,10 @@ Sends a `GET` request to `/v1/events/types`
 Arguments:
 - `if_none_match`: The `ETag` of a copy you hold. If the resource is unchanged the answer is `304 Not Modified` with no body, and it does not count against the quota.
 */
-    pub async fn v1_list_event_types<'a>(
+    pub async fn v1_events_types_list<'a>(
         &'a self,
         if_none_match: Option<&'a str>,
-    ) -> Result<ResponseValue<types::V1ListEventTypesResponse>, Error<types::Problem>> {
+    ) -> Result<ResponseValue<types::V1EventsTypesListResponse>, Error<types::Problem>> {
         let url = format!("{}/v1/events/types", self.baseurl,);
         let mut header_map = ::reqwest::header::HeaderMap::with_capacity(2usize);
         header_map
@@ -25358,7 +25405,7 @@ Arguments:
             .headers(header_map)
             .build()?;
         let info = OperationInfo {
-            operation_id: "v1_list_event_types",
+            operation_id: "v1_events_types_list",
         };
         self.pre(&mut request, &info).await?;
         let result = self.exec(request, &info).await;
@@ -25388,10 +25435,13 @@ Creates an account and signs it in (session cookie). Username: 3-32 letters, dig
 Sends a `POST` request to `/api-platform/developer/accounts`
 
 */
-    pub async fn sign_up<'a>(
+    pub async fn developer_accounts_create<'a>(
         &'a self,
-        body: &'a types::SignUpBody,
-    ) -> Result<ResponseValue<types::SignUpResponse>, Error<types::Problem>> {
+        body: &'a types::DeveloperAccountsCreateBody,
+    ) -> Result<
+        ResponseValue<types::DeveloperAccountsCreateResponse>,
+        Error<types::Problem>,
+    > {
         let url = format!("{}/api-platform/developer/accounts", self.baseurl,);
         let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
         header_map
@@ -25411,7 +25461,7 @@ Sends a `POST` request to `/api-platform/developer/accounts`
             .headers(header_map)
             .build()?;
         let info = OperationInfo {
-            operation_id: "sign_up",
+            operation_id: "developer_accounts_create",
         };
         self.pre(&mut request, &info).await?;
         let result = self.exec(request, &info).await;
@@ -25453,9 +25503,12 @@ The account behind the session cookie and its CSRF token.
 Sends a `GET` request to `/api-platform/developer/session`
 
 */
-    pub async fn get_session<'a>(
+    pub async fn developer_session_get<'a>(
         &'a self,
-    ) -> Result<ResponseValue<types::GetSessionResponse>, Error<types::Problem>> {
+    ) -> Result<
+        ResponseValue<types::DeveloperSessionGetResponse>,
+        Error<types::Problem>,
+    > {
         let url = format!("{}/api-platform/developer/session", self.baseurl,);
         let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
         header_map
@@ -25474,7 +25527,7 @@ Sends a `GET` request to `/api-platform/developer/session`
             .headers(header_map)
             .build()?;
         let info = OperationInfo {
-            operation_id: "get_session",
+            operation_id: "developer_session_get",
         };
         self.pre(&mut request, &info).await?;
         let result = self.exec(request, &info).await;
@@ -25498,10 +25551,13 @@ Signs in and sets a fresh session cookie (any session id the client brought is d
 Sends a `POST` request to `/api-platform/developer/session`
 
 */
-    pub async fn sign_in<'a>(
+    pub async fn developer_session_create<'a>(
         &'a self,
-        body: &'a types::SignInBody,
-    ) -> Result<ResponseValue<types::SignInResponse>, Error<types::Problem>> {
+        body: &'a types::DeveloperSessionCreateBody,
+    ) -> Result<
+        ResponseValue<types::DeveloperSessionCreateResponse>,
+        Error<types::Problem>,
+    > {
         let url = format!("{}/api-platform/developer/session", self.baseurl,);
         let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
         header_map
@@ -25521,7 +25577,7 @@ Sends a `POST` request to `/api-platform/developer/session`
             .headers(header_map)
             .build()?;
         let info = OperationInfo {
-            operation_id: "sign_in",
+            operation_id: "developer_session_create",
         };
         self.pre(&mut request, &info).await?;
         let result = self.exec(request, &info).await;
@@ -25560,7 +25616,7 @@ Ends the session on the server and clears the cookie.
 Sends a `DELETE` request to `/api-platform/developer/session`
 
 */
-    pub async fn sign_out<'a>(
+    pub async fn developer_session_delete<'a>(
         &'a self,
     ) -> Result<ResponseValue<()>, Error<types::Problem>> {
         let url = format!("{}/api-platform/developer/session", self.baseurl,);
@@ -25581,7 +25637,7 @@ Sends a `DELETE` request to `/api-platform/developer/session`
             .headers(header_map)
             .build()?;
         let info = OperationInfo {
-            operation_id: "sign_out",
+            operation_id: "developer_session_delete",
         };
         self.pre(&mut request, &info).await?;
         let result = self.exec(request, &info).await;
@@ -25608,9 +25664,12 @@ The signed-in account's keys, newest first, revoked ones included: name, display
 Sends a `GET` request to `/api-platform/developer/my-keys`
 
 */
-    pub async fn list_my_keys<'a>(
+    pub async fn developer_my_keys_list<'a>(
         &'a self,
-    ) -> Result<ResponseValue<types::ListMyKeysResponse>, Error<types::Problem>> {
+    ) -> Result<
+        ResponseValue<types::DeveloperMyKeysListResponse>,
+        Error<types::Problem>,
+    > {
         let url = format!("{}/api-platform/developer/my-keys", self.baseurl,);
         let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
         header_map
@@ -25629,7 +25688,7 @@ Sends a `GET` request to `/api-platform/developer/my-keys`
             .headers(header_map)
             .build()?;
         let info = OperationInfo {
-            operation_id: "list_my_keys",
+            operation_id: "developer_my_keys_list",
         };
         self.pre(&mut request, &info).await?;
         let result = self.exec(request, &info).await;
@@ -25653,10 +25712,13 @@ Creates a key that follows the account's plan (its tier changes with the subscri
 Sends a `POST` request to `/api-platform/developer/keys`
 
 */
-    pub async fn create_my_key<'a>(
+    pub async fn developer_keys_create<'a>(
         &'a self,
-        body: &'a types::CreateMyKeyBody,
-    ) -> Result<ResponseValue<types::CreateMyKeyResponse>, Error<types::Problem>> {
+        body: &'a types::DeveloperKeysCreateBody,
+    ) -> Result<
+        ResponseValue<types::DeveloperKeysCreateResponse>,
+        Error<types::Problem>,
+    > {
         let url = format!("{}/api-platform/developer/keys", self.baseurl,);
         let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
         header_map
@@ -25676,7 +25738,7 @@ Sends a `POST` request to `/api-platform/developer/keys`
             .headers(header_map)
             .build()?;
         let info = OperationInfo {
-            operation_id: "create_my_key",
+            operation_id: "developer_keys_create",
         };
         self.pre(&mut request, &info).await?;
         let result = self.exec(request, &info).await;
@@ -25720,10 +25782,13 @@ Sends a `DELETE` request to `/api-platform/developer/keys/{id}`
 Arguments:
 - `id`: API key ID
 */
-    pub async fn revoke_my_key<'a>(
+    pub async fn developer_keys_revoke<'a>(
         &'a self,
         id: ::std::num::NonZeroU64,
-    ) -> Result<ResponseValue<types::RevokeMyKeyResponse>, Error<types::Problem>> {
+    ) -> Result<
+        ResponseValue<types::DeveloperKeysRevokeResponse>,
+        Error<types::Problem>,
+    > {
         let url = format!(
             "{}/api-platform/developer/keys/{}", self.baseurl, encode_path(& id
             .to_string()),
@@ -25745,7 +25810,7 @@ Arguments:
             .headers(header_map)
             .build()?;
         let info = OperationInfo {
-            operation_id: "revoke_my_key",
+            operation_id: "developer_keys_revoke",
         };
         self.pre(&mut request, &info).await?;
         let result = self.exec(request, &info).await;
@@ -25781,11 +25846,14 @@ Arguments:
 - `id`: API key ID
 - `body`
 */
-    pub async fn set_my_key_origins<'a>(
+    pub async fn developer_keys_origins_update<'a>(
         &'a self,
         id: ::std::num::NonZeroU64,
-        body: &'a types::SetMyKeyOriginsBody,
-    ) -> Result<ResponseValue<types::SetMyKeyOriginsResponse>, Error<types::Problem>> {
+        body: &'a types::DeveloperKeysOriginsUpdateBody,
+    ) -> Result<
+        ResponseValue<types::DeveloperKeysOriginsUpdateResponse>,
+        Error<types::Problem>,
+    > {
         let url = format!(
             "{}/api-platform/developer/keys/{}/origins", self.baseurl, encode_path(& id
             .to_string()),
@@ -25808,7 +25876,7 @@ Arguments:
             .headers(header_map)
             .build()?;
         let info = OperationInfo {
-            operation_id: "set_my_key_origins",
+            operation_id: "developer_keys_origins_update",
         };
         self.pre(&mut request, &info).await?;
         let result = self.exec(request, &info).await;
@@ -25853,11 +25921,14 @@ Arguments:
 - `id`: API key ID
 - `hours`: Hours to return, 1-720 (default 48).
 */
-    pub async fn get_my_key_usage<'a>(
+    pub async fn developer_keys_usage_get<'a>(
         &'a self,
         id: ::std::num::NonZeroU64,
         hours: ::std::num::NonZeroU64,
-    ) -> Result<ResponseValue<types::GetMyKeyUsageResponse>, Error<types::Problem>> {
+    ) -> Result<
+        ResponseValue<types::DeveloperKeysUsageGetResponse>,
+        Error<types::Problem>,
+    > {
         let url = format!(
             "{}/api-platform/developer/keys/{}/usage", self.baseurl, encode_path(& id
             .to_string()),
@@ -25880,7 +25951,7 @@ Arguments:
             .headers(header_map)
             .build()?;
         let info = OperationInfo {
-            operation_id: "get_my_key_usage",
+            operation_id: "developer_keys_usage_get",
         };
         self.pre(&mut request, &info).await?;
         let result = self.exec(request, &info).await;
@@ -25910,9 +25981,12 @@ The signed-in developer's registered apps, newest first. Secrets are never liste
 Sends a `GET` request to `/api-platform/developer/my-apps`
 
 */
-    pub async fn list_my_apps<'a>(
+    pub async fn developer_my_apps_list<'a>(
         &'a self,
-    ) -> Result<ResponseValue<types::ListMyAppsResponse>, Error<types::Problem>> {
+    ) -> Result<
+        ResponseValue<types::DeveloperMyAppsListResponse>,
+        Error<types::Problem>,
+    > {
         let url = format!("{}/api-platform/developer/my-apps", self.baseurl,);
         let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
         header_map
@@ -25931,7 +26005,7 @@ Sends a `GET` request to `/api-platform/developer/my-apps`
             .headers(header_map)
             .build()?;
         let info = OperationInfo {
-            operation_id: "list_my_apps",
+            operation_id: "developer_my_apps_list",
         };
         self.pre(&mut request, &info).await?;
         let result = self.exec(request, &info).await;
@@ -25955,10 +26029,13 @@ Registers an app: its users sign in with their hub account and grant it scopes (
 Sends a `POST` request to `/api-platform/developer/my-apps`
 
 */
-    pub async fn create_my_app<'a>(
+    pub async fn developer_my_apps_create<'a>(
         &'a self,
-        body: &'a types::CreateMyAppBody,
-    ) -> Result<ResponseValue<types::CreateMyAppResponse>, Error<types::Problem>> {
+        body: &'a types::DeveloperMyAppsCreateBody,
+    ) -> Result<
+        ResponseValue<types::DeveloperMyAppsCreateResponse>,
+        Error<types::Problem>,
+    > {
         let url = format!("{}/api-platform/developer/my-apps", self.baseurl,);
         let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
         header_map
@@ -25978,7 +26055,7 @@ Sends a `POST` request to `/api-platform/developer/my-apps`
             .headers(header_map)
             .build()?;
         let info = OperationInfo {
-            operation_id: "create_my_app",
+            operation_id: "developer_my_apps_create",
         };
         self.pre(&mut request, &info).await?;
         let result = self.exec(request, &info).await;
@@ -26019,10 +26096,13 @@ Sends a `GET` request to `/api-platform/developer/my-apps/{id}`
 Arguments:
 - `id`: App ID
 */
-    pub async fn get_my_app<'a>(
+    pub async fn developer_my_apps_get<'a>(
         &'a self,
         id: ::std::num::NonZeroU64,
-    ) -> Result<ResponseValue<types::GetMyAppResponse>, Error<types::Problem>> {
+    ) -> Result<
+        ResponseValue<types::DeveloperMyAppsGetResponse>,
+        Error<types::Problem>,
+    > {
         let url = format!(
             "{}/api-platform/developer/my-apps/{}", self.baseurl, encode_path(& id
             .to_string()),
@@ -26044,7 +26124,7 @@ Arguments:
             .headers(header_map)
             .build()?;
         let info = OperationInfo {
-            operation_id: "get_my_app",
+            operation_id: "developer_my_apps_get",
         };
         self.pre(&mut request, &info).await?;
         let result = self.exec(request, &info).await;
@@ -26076,7 +26156,7 @@ Sends a `DELETE` request to `/api-platform/developer/my-apps/{id}`
 Arguments:
 - `id`: App ID
 */
-    pub async fn delete_my_app<'a>(
+    pub async fn developer_my_apps_delete<'a>(
         &'a self,
         id: ::std::num::NonZeroU64,
     ) -> Result<ResponseValue<()>, Error<types::Problem>> {
@@ -26101,7 +26181,7 @@ Arguments:
             .headers(header_map)
             .build()?;
         let info = OperationInfo {
-            operation_id: "delete_my_app",
+            operation_id: "developer_my_apps_delete",
         };
         self.pre(&mut request, &info).await?;
         let result = self.exec(request, &info).await;
@@ -26137,11 +26217,14 @@ Arguments:
 - `id`: App ID
 - `body`
 */
-    pub async fn update_my_app<'a>(
+    pub async fn developer_my_apps_update<'a>(
         &'a self,
         id: ::std::num::NonZeroU64,
-        body: &'a types::UpdateMyAppBody,
-    ) -> Result<ResponseValue<types::UpdateMyAppResponse>, Error<types::Problem>> {
+        body: &'a types::DeveloperMyAppsUpdateBody,
+    ) -> Result<
+        ResponseValue<types::DeveloperMyAppsUpdateResponse>,
+        Error<types::Problem>,
+    > {
         let url = format!(
             "{}/api-platform/developer/my-apps/{}", self.baseurl, encode_path(& id
             .to_string()),
@@ -26164,7 +26247,7 @@ Arguments:
             .headers(header_map)
             .build()?;
         let info = OperationInfo {
-            operation_id: "update_my_app",
+            operation_id: "developer_my_apps_update",
         };
         self.pre(&mut request, &info).await?;
         let result = self.exec(request, &info).await;
@@ -26208,10 +26291,13 @@ Sends a `POST` request to `/api-platform/developer/my-apps/{id}/secret`
 Arguments:
 - `id`: App ID
 */
-    pub async fn rotate_my_app_secret<'a>(
+    pub async fn developer_my_apps_secret_rotate<'a>(
         &'a self,
         id: ::std::num::NonZeroU64,
-    ) -> Result<ResponseValue<types::RotateMyAppSecretResponse>, Error<types::Problem>> {
+    ) -> Result<
+        ResponseValue<types::DeveloperMyAppsSecretRotateResponse>,
+        Error<types::Problem>,
+    > {
         let url = format!(
             "{}/api-platform/developer/my-apps/{}/secret", self.baseurl, encode_path(& id
             .to_string()),
@@ -26233,7 +26319,7 @@ Arguments:
             .headers(header_map)
             .build()?;
         let info = OperationInfo {
-            operation_id: "rotate_my_app_secret",
+            operation_id: "developer_my_apps_secret_rotate",
         };
         self.pre(&mut request, &info).await?;
         let result = self.exec(request, &info).await;
@@ -26269,10 +26355,10 @@ Every app holding a grant from the signed-in user: the scopes allowed, when, and
 Sends a `GET` request to `/api-platform/developer/my-authorized-apps`
 
 */
-    pub async fn list_authorized_apps<'a>(
+    pub async fn developer_my_authorized_apps_list<'a>(
         &'a self,
     ) -> Result<
-        ResponseValue<types::ListAuthorizedAppsResponse>,
+        ResponseValue<types::DeveloperMyAuthorizedAppsListResponse>,
         Error<types::Problem>,
     > {
         let url = format!("{}/api-platform/developer/my-authorized-apps", self.baseurl,);
@@ -26293,7 +26379,7 @@ Sends a `GET` request to `/api-platform/developer/my-authorized-apps`
             .headers(header_map)
             .build()?;
         let info = OperationInfo {
-            operation_id: "list_authorized_apps",
+            operation_id: "developer_my_authorized_apps_list",
         };
         self.pre(&mut request, &info).await?;
         let result = self.exec(request, &info).await;
@@ -26319,9 +26405,9 @@ Sends a `DELETE` request to `/api-platform/developer/my-authorized-apps/{client_
 Arguments:
 - `client_id`: the app’s client_id
 */
-    pub async fn revoke_authorized_app<'a>(
+    pub async fn developer_my_authorized_apps_revoke<'a>(
         &'a self,
-        client_id: &'a types::RevokeAuthorizedAppClientId,
+        client_id: &'a types::DeveloperMyAuthorizedAppsRevokeClientId,
     ) -> Result<ResponseValue<()>, Error<types::Problem>> {
         let url = format!(
             "{}/api-platform/developer/my-authorized-apps/{}", self.baseurl,
@@ -26344,7 +26430,7 @@ Arguments:
             .headers(header_map)
             .build()?;
         let info = OperationInfo {
-            operation_id: "revoke_authorized_app",
+            operation_id: "developer_my_authorized_apps_revoke",
         };
         self.pre(&mut request, &info).await?;
         let result = self.exec(request, &info).await;
@@ -26377,10 +26463,13 @@ Sends a signed sample of an event type (the catalog’s example, with a test id)
 Sends a `POST` request to `/api-platform/developer/webhook-test`
 
 */
-    pub async fn test_webhook<'a>(
+    pub async fn developer_webhook_test_send<'a>(
         &'a self,
-        body: &'a types::TestWebhookBody,
-    ) -> Result<ResponseValue<types::TestWebhookResponse>, Error<types::Problem>> {
+        body: &'a types::DeveloperWebhookTestSendBody,
+    ) -> Result<
+        ResponseValue<types::DeveloperWebhookTestSendResponse>,
+        Error<types::Problem>,
+    > {
         let url = format!("{}/api-platform/developer/webhook-test", self.baseurl,);
         let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
         header_map
@@ -26400,7 +26489,7 @@ Sends a `POST` request to `/api-platform/developer/webhook-test`
             .headers(header_map)
             .build()?;
         let info = OperationInfo {
-            operation_id: "test_webhook",
+            operation_id: "developer_webhook_test_send",
         };
         self.pre(&mut request, &info).await?;
         let result = self.exec(request, &info).await;
@@ -26472,7 +26561,7 @@ many identical lines came before it in the batch; a line seen again is counted i
 Sends a `POST` request to `/api-platform/ingest/logs`
 
 */
-    pub async fn ingest_logs<'a>(
+    pub async fn ingest_logs_create<'a>(
         &'a self,
     ) -> Result<ResponseValue<types::IngestResult>, Error<types::Problem>> {
         let url = format!("{}/api-platform/ingest/logs", self.baseurl,);
@@ -26493,7 +26582,7 @@ Sends a `POST` request to `/api-platform/ingest/logs`
             .headers(header_map)
             .build()?;
         let info = OperationInfo {
-            operation_id: "ingest_logs",
+            operation_id: "ingest_logs_create",
         };
         self.pre(&mut request, &info).await?;
         let result = self.exec(request, &info).await;
@@ -26558,7 +26647,7 @@ Sends a `POST` request to `/api-platform/ingest/logs/{token}`
 Arguments:
 - `token`: the server ingest token
 */
-    pub async fn ingest_logs_token_in_path<'a>(
+    pub async fn ingest_logs_create_by_token<'a>(
         &'a self,
         token: &'a str,
     ) -> Result<ResponseValue<types::IngestResult>, Error<types::Problem>> {
@@ -26583,7 +26672,7 @@ Arguments:
             .headers(header_map)
             .build()?;
         let info = OperationInfo {
-            operation_id: "ingest_logs_token_in_path",
+            operation_id: "ingest_logs_create_by_token",
         };
         self.pre(&mut request, &info).await?;
         let result = self.exec(request, &info).await;
@@ -26636,9 +26725,9 @@ Each event is validated alone; an invalid one is rejected with its index and rea
 Sends a `POST` request to `/api-platform/ingest/events`
 
 */
-    pub async fn ingest_events<'a>(
+    pub async fn ingest_events_create<'a>(
         &'a self,
-        body: &'a types::IngestEventsBody,
+        body: &'a types::IngestEventsCreateBody,
     ) -> Result<ResponseValue<types::IngestResult>, Error<types::Problem>> {
         let url = format!("{}/api-platform/ingest/events", self.baseurl,);
         let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
@@ -26659,7 +26748,7 @@ Sends a `POST` request to `/api-platform/ingest/events`
             .headers(header_map)
             .build()?;
         let info = OperationInfo {
-            operation_id: "ingest_events",
+            operation_id: "ingest_events_create",
         };
         self.pre(&mut request, &info).await?;
         let result = self.exec(request, &info).await;
@@ -26692,7 +26781,7 @@ Always `200` while the process runs and its event loop turns; it checks no depen
 Sends a `GET` request to `/health`
 
 */
-    pub async fn get_health<'a>(
+    pub async fn ops_health_get<'a>(
         &'a self,
     ) -> Result<ResponseValue<types::Health>, Error<()>> {
         let url = format!("{}/health", self.baseurl,);
@@ -26713,7 +26802,7 @@ Sends a `GET` request to `/health`
             .headers(header_map)
             .build()?;
         let info = OperationInfo {
-            operation_id: "get_health",
+            operation_id: "ops_health_get",
         };
         self.pre(&mut request, &info).await?;
         let result = self.exec(request, &info).await;
@@ -26731,7 +26820,7 @@ Sends a `GET` request to `/health`
 Sends a `GET` request to `/ready`
 
 */
-    pub async fn get_readiness<'a>(
+    pub async fn ops_ready_get<'a>(
         &'a self,
     ) -> Result<ResponseValue<types::Readiness>, Error<types::Problem>> {
         let url = format!("{}/ready", self.baseurl,);
@@ -26752,7 +26841,7 @@ Sends a `GET` request to `/ready`
             .headers(header_map)
             .build()?;
         let info = OperationInfo {
-            operation_id: "get_readiness",
+            operation_id: "ops_ready_get",
         };
         self.pre(&mut request, &info).await?;
         let result = self.exec(request, &info).await;
@@ -26773,7 +26862,7 @@ Counters and histograms of this process for a Prometheus scraper: `hub_http_requ
 Sends a `GET` request to `/metrics`
 
 */
-    pub async fn get_metrics<'a>(
+    pub async fn ops_metrics_get<'a>(
         &'a self,
     ) -> Result<ResponseValue<ByteStream>, Error<types::Problem>> {
         let url = format!("{}/metrics", self.baseurl,);
@@ -26786,7 +26875,7 @@ Sends a `GET` request to `/metrics`
         #[allow(unused_mut)]
         let mut request = self.client.get(url).headers(header_map).build()?;
         let info = OperationInfo {
-            operation_id: "get_metrics",
+            operation_id: "ops_metrics_get",
         };
         self.pre(&mut request, &info).await?;
         let result = self.exec(request, &info).await;

@@ -9702,7 +9702,7 @@ type ClientInterface interface {
 
 	// OauthTokenIntrospectWithBody Describe a token
 	//
-	// RFC 7662: whether one of the app’s tokens is active, with its scopes, user and expiry. For confidential apps (a back end or resource server): a public app is `401 invalid_client`.
+	// RFC 7662: whether one of the app’s tokens is active, with its scopes, user and expiry. For confidential apps (a back end or resource server): a public app learns nothing, every token is `{"active": false}` to it.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -9711,7 +9711,7 @@ type ClientInterface interface {
 
 	// OauthTokenIntrospectWithFormdataBody Describe a token
 	//
-	// RFC 7662: whether one of the app’s tokens is active, with its scopes, user and expiry. For confidential apps (a back end or resource server): a public app is `401 invalid_client`.
+	// RFC 7662: whether one of the app’s tokens is active, with its scopes, user and expiry. For confidential apps (a back end or resource server): a public app learns nothing, every token is `{"active": false}` to it.
 	//
 	// Takes a body of the `application/x-www-form-urlencoded` content type.
 	//
@@ -10930,7 +10930,7 @@ func (c *Client) OauthAuthorize(ctx context.Context, params *OauthAuthorizeParam
 
 // OauthTokenIntrospectWithBody Describe a token
 //
-// RFC 7662: whether one of the app’s tokens is active, with its scopes, user and expiry. For confidential apps (a back end or resource server): a public app is `401 invalid_client`.
+// RFC 7662: whether one of the app’s tokens is active, with its scopes, user and expiry. For confidential apps (a back end or resource server): a public app learns nothing, every token is `{"active": false}` to it.
 //
 // Takes any type of body and a specified content type.
 //
@@ -10949,7 +10949,7 @@ func (c *Client) OauthTokenIntrospectWithBody(ctx context.Context, contentType s
 
 // OauthTokenIntrospectWithFormdataBody Describe a token
 //
-// RFC 7662: whether one of the app’s tokens is active, with its scopes, user and expiry. For confidential apps (a back end or resource server): a public app is `401 invalid_client`.
+// RFC 7662: whether one of the app’s tokens is active, with its scopes, user and expiry. For confidential apps (a back end or resource server): a public app learns nothing, every token is `{"active": false}` to it.
 //
 // Takes a body of the `application/x-www-form-urlencoded` content type.
 //
@@ -16936,7 +16936,7 @@ type ClientWithResponsesInterface interface {
 
 	// OauthTokenIntrospectWithBodyWithResponse Describe a token
 	//
-	// RFC 7662: whether one of the app’s tokens is active, with its scopes, user and expiry. For confidential apps (a back end or resource server): a public app is `401 invalid_client`.
+	// RFC 7662: whether one of the app’s tokens is active, with its scopes, user and expiry. For confidential apps (a back end or resource server): a public app learns nothing, every token is `{"active": false}` to it.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -16945,7 +16945,7 @@ type ClientWithResponsesInterface interface {
 
 	// OauthTokenIntrospectWithFormdataBodyWithResponse Describe a token
 	//
-	// RFC 7662: whether one of the app’s tokens is active, with its scopes, user and expiry. For confidential apps (a back end or resource server): a public app is `401 invalid_client`.
+	// RFC 7662: whether one of the app’s tokens is active, with its scopes, user and expiry. For confidential apps (a back end or resource server): a public app learns nothing, every token is `{"active": false}` to it.
 	//
 	// Takes a body of the `application/x-www-form-urlencoded` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -33356,7 +33356,7 @@ func (c *ClientWithResponses) OauthAuthorizeWithResponse(ctx context.Context, pa
 
 // OauthTokenIntrospectWithBodyWithResponse Describe a token
 //
-// RFC 7662: whether one of the app’s tokens is active, with its scopes, user and expiry. For confidential apps (a back end or resource server): a public app is `401 invalid_client`.
+// RFC 7662: whether one of the app’s tokens is active, with its scopes, user and expiry. For confidential apps (a back end or resource server): a public app learns nothing, every token is `{"active": false}` to it.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -33371,7 +33371,7 @@ func (c *ClientWithResponses) OauthTokenIntrospectWithBodyWithResponse(ctx conte
 
 // OauthTokenIntrospectWithFormdataBodyWithResponse Describe a token
 //
-// RFC 7662: whether one of the app’s tokens is active, with its scopes, user and expiry. For confidential apps (a back end or resource server): a public app is `401 invalid_client`.
+// RFC 7662: whether one of the app’s tokens is active, with its scopes, user and expiry. For confidential apps (a back end or resource server): a public app learns nothing, every token is `{"active": false}` to it.
 //
 // Takes a body of the `application/x-www-form-urlencoded` content type, and returns a wrapper object for the known response body format(s).
 //

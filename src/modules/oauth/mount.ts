@@ -37,7 +37,7 @@ const CLIENT_AUTH: Record<string, string[]>[] = [{ oauthClient: [] }, {}];
 const CLIENT_ERRORS = {
   400: oauthError('`invalid_request` and the other RFC 6749 §5.2 errors of the request'),
   401: oauthError(
-    '`invalid_client`: the app\u2019s authentication failed (unknown client, wrong secret, or a public app on an endpoint for confidential apps); with `WWW-Authenticate: Basic` when it used HTTP Basic',
+    '`invalid_client`: the app\u2019s authentication failed (unknown client, or a wrong or missing secret); with `WWW-Authenticate: Basic` when it used HTTP Basic',
   ),
 };
 const redirect = (description: string) => ({
@@ -145,7 +145,7 @@ function endpoints(): Endpoint[] {
         operationId: 'oauth_token_introspect',
         summary: 'Describe a token',
         description:
-          'RFC 7662: whether one of the app\u2019s tokens is active, with its scopes, user and expiry. For confidential apps (a back end or resource server): a public app is `401 invalid_client`.',
+          'RFC 7662: whether one of the app\u2019s tokens is active, with its scopes, user and expiry. For confidential apps (a back end or resource server): a public app learns nothing, every token is `{"active": false}` to it.',
         security: CLIENT_AUTH,
         consumes: FORM,
         body: IntrospectionRequestSchema,

@@ -27712,7 +27712,7 @@ Arguments:
     }
     /**Describe a token
 
-RFC 7662: whether one of the app’s tokens is active, with its scopes, user and expiry. For confidential apps (a back end or resource server): a public app is `401 invalid_client`.
+RFC 7662: whether one of the app’s tokens is active, with its scopes, user and expiry. For confidential apps (a back end or resource server): a public app learns nothing, every token is `{"active": false}` to it.
 
 Sends a `POST` request to `/api-platform/oauth/introspect`
 

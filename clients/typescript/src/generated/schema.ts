@@ -1373,7 +1373,7 @@ export interface paths {
         put?: never;
         /**
          * Describe a token
-         * @description RFC 7662: whether one of the app’s tokens is active, with its scopes, user and expiry. For confidential apps (a back end or resource server): a public app is `401 invalid_client`.
+         * @description RFC 7662: whether one of the app’s tokens is active, with its scopes, user and expiry. For confidential apps (a back end or resource server): a public app learns nothing, every token is `{"active": false}` to it.
          */
         post: operations["oauth_token_introspect"];
         delete?: never;
@@ -15496,7 +15496,7 @@ export interface operations {
                     "application/json": components["schemas"]["OAuthError"];
                 };
             };
-            /** @description `invalid_client`: the app’s authentication failed (unknown client, wrong secret, or a public app on an endpoint for confidential apps); with `WWW-Authenticate: Basic` when it used HTTP Basic */
+            /** @description `invalid_client`: the app’s authentication failed (unknown client, or a wrong or missing secret); with `WWW-Authenticate: Basic` when it used HTTP Basic */
             401: {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
@@ -15555,7 +15555,7 @@ export interface operations {
                     "application/json": components["schemas"]["OAuthError"];
                 };
             };
-            /** @description `invalid_client`: the app’s authentication failed (unknown client, wrong secret, or a public app on an endpoint for confidential apps); with `WWW-Authenticate: Basic` when it used HTTP Basic */
+            /** @description `invalid_client`: the app’s authentication failed (unknown client, or a wrong or missing secret); with `WWW-Authenticate: Basic` when it used HTTP Basic */
             401: {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
@@ -15628,7 +15628,7 @@ export interface operations {
                     "application/json": components["schemas"]["OAuthError"];
                 };
             };
-            /** @description `invalid_client`: the app’s authentication failed (unknown client, wrong secret, or a public app on an endpoint for confidential apps); with `WWW-Authenticate: Basic` when it used HTTP Basic */
+            /** @description `invalid_client`: the app’s authentication failed (unknown client, or a wrong or missing secret); with `WWW-Authenticate: Basic` when it used HTTP Basic */
             401: {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
@@ -15712,7 +15712,7 @@ export interface operations {
                     "application/json": components["schemas"]["OAuthError"];
                 };
             };
-            /** @description `invalid_client`: the app’s authentication failed (unknown client, wrong secret, or a public app on an endpoint for confidential apps); with `WWW-Authenticate: Basic` when it used HTTP Basic */
+            /** @description `invalid_client`: the app’s authentication failed (unknown client, or a wrong or missing secret); with `WWW-Authenticate: Basic` when it used HTTP Basic */
             401: {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];

@@ -29,7 +29,7 @@ describe('v1 route declaration', () => {
   const items = Array.from({ length: 60 }, (_, i) => ({ n: i + 1 }));
 
   const list = v1Route({
-    operationId: 'listThings',
+    operationId: 'v1_things_list',
     tag: 'Things',
     summary: 'List things',
     description: 'Things, paged the /v1 way.',
@@ -38,7 +38,7 @@ describe('v1 route declaration', () => {
     response: ListOf(Type.Object({ n: Type.Integer() }), 'a page of things'),
   });
   const mine = v1Route({
-    operationId: 'getMyThing',
+    operationId: 'v1_things_me_get',
     tag: 'Things',
     summary: 'My thing',
     description: 'The signed-in user\u2019s own thing.',

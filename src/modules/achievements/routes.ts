@@ -43,7 +43,7 @@ export function achievementsRoutes(repo: AchievementsRepo) {
     app.get(
       '/achievements',
       publicRead({
-        operationId: 'listAchievements',
+        operationId: 'achievements_list',
         tag: 'Achievements',
         summary: 'List achievements',
         description: `Every achievement a player can unlock, ordered by id. \`category\` keeps one category: one of ${ACHIEVEMENT_CATEGORIES.join(', ')}; any other value is rejected with 400.`,

@@ -42,7 +42,7 @@ export function appRoutes(service: AppsService) {
       '/my-apps',
       {
         schema: portalOperation({
-          operationId: 'listMyApps',
+          operationId: 'developer_my_apps_list',
           summary: 'List my OAuth apps',
           description: "The signed-in developer's registered apps, newest first. Secrets are never listed.",
           response: { 200: AppsResponse },
@@ -59,7 +59,7 @@ export function appRoutes(service: AppsService) {
       {
         bodyLimit: PORTAL_BODY_LIMIT,
         schema: portalOperation({
-          operationId: 'createMyApp',
+          operationId: 'developer_my_apps_create',
           summary: 'Register an OAuth app',
           description:
             'Registers an app: its users sign in with their hub account and grant it scopes (authorization code with PKCE S256). A confidential app gets a client secret, returned this once and stored only as a SHA-256; rotate it if lost. Redirect URIs are matched exactly.',
@@ -79,7 +79,7 @@ export function appRoutes(service: AppsService) {
       '/my-apps/:id',
       {
         schema: portalOperation({
-          operationId: 'getMyApp',
+          operationId: 'developer_my_apps_get',
           summary: 'Get one of my OAuth apps',
           description: 'One app of the caller; an app of another developer is `404`, as an unknown id is.',
           params: IdParam('App'),
@@ -97,7 +97,7 @@ export function appRoutes(service: AppsService) {
       {
         bodyLimit: PORTAL_BODY_LIMIT,
         schema: portalOperation({
-          operationId: 'updateMyApp',
+          operationId: 'developer_my_apps_update',
           summary: 'Change an OAuth app',
           description:
             'Changes the name, redirect URIs, homepage or logo of an app. Whether it is public or confidential cannot change (register another app).',
@@ -116,7 +116,7 @@ export function appRoutes(service: AppsService) {
       '/my-apps/:id/secret',
       {
         schema: portalOperation({
-          operationId: 'rotateMyAppSecret',
+          operationId: 'developer_my_apps_secret_rotate',
           summary: "Rotate an app's client secret",
           description:
             'Issues a new client secret for a confidential app and returns it once; the previous secret stops working at once (tokens already issued keep working). A public app has no secret: `409 conflict`.',
@@ -134,7 +134,7 @@ export function appRoutes(service: AppsService) {
       '/my-apps/:id',
       {
         schema: portalOperation({
-          operationId: 'deleteMyApp',
+          operationId: 'developer_my_apps_delete',
           summary: 'Delete an OAuth app',
           description:
             'Deletes an app and revokes every grant, code and token it holds: the next API call with one of its tokens is `401`.',

@@ -25,7 +25,7 @@ export function clansV1Routes(clans: ClansService) {
     app.get(
       '/clans',
       v1Route({
-        operationId: 'v1ListClans',
+        operationId: 'v1_clans_list',
         tag: CLANS_TAG,
         summary: 'List clans',
         description:
@@ -49,7 +49,7 @@ export function clansV1Routes(clans: ClansService) {
     app.get(
       '/clans/invites',
       v1Route({
-        operationId: 'v1ListMyClanInvites',
+        operationId: 'v1_clans_invites_list',
         tag: CLANS_TAG,
         summary: 'Your pending clan invites',
         description:
@@ -68,7 +68,7 @@ export function clansV1Routes(clans: ClansService) {
     app.get(
       '/clans/:id',
       v1Route({
-        operationId: 'v1GetClan',
+        operationId: 'v1_clans_get',
         tag: CLANS_TAG,
         summary: 'A clan with its members',
         description:
@@ -86,7 +86,7 @@ export function clansV1Routes(clans: ClansService) {
     app.post(
       '/clans',
       clanWrite({
-        operationId: 'v1CreateClan',
+        operationId: 'v1_clans_create',
         summary: 'Create a clan',
         description: `Creates a clan of one game with the signed-in user as its owner. Name and tag are unique per game without regard to case (\`409 clan_name_taken\`, \`409 clan_tag_taken\`), and a player belongs to at most one clan per game (\`409 already_in_clan\`); both rules are held by the database, so concurrent requests cannot break them. A new clan is \`${NEW_CLAN_DEFAULTS.visibility}\`, joined by \`${NEW_CLAN_DEFAULTS.join_policy}\`, with room for ${NEW_CLAN_DEFAULTS.max_members} members; change that with \`PUT /v1/clans/{id}/settings\`.`,
         body: CreateClanBody,
@@ -103,7 +103,7 @@ export function clansV1Routes(clans: ClansService) {
     app.put(
       '/clans/:id/settings',
       clanWrite({
-        operationId: 'v1UpdateClanSettings',
+        operationId: 'v1_clans_settings_update',
         summary: 'Change a clan\u2019s settings',
         description:
           'The owner or an officer changes the description, join policy, visibility or maximum number of members; settings left out of the body keep their value. Anyone else gets `403 clan_role_required` (`404 clan_not_found` for a private clan they cannot see). `max_members` cannot go below the current member count (`409 clan_max_members_too_low`).',
@@ -120,7 +120,7 @@ export function clansV1Routes(clans: ClansService) {
     app.delete(
       '/clans/:id',
       clanWrite({
-        operationId: 'v1DisbandClan',
+        operationId: 'v1_clans_disband',
         summary: 'Disband a clan',
         description:
           'The owner deletes the clan with its memberships and pending invites; every member is free to join another clan of the game. Anyone else gets `403 clan_role_required`.',

@@ -116,7 +116,7 @@ export function economyRoutes(economy: EconomyService) {
     app.get(
       '/economy/balance',
       v1Route({
-        operationId: 'getEconomyBalance',
+        operationId: 'v1_economy_balance_get',
         tag: TAG,
         summary: 'Your coin balance',
         description: `The signed-in user\u2019s coin balance. ${LEDGER_RULES}`,
@@ -130,7 +130,7 @@ export function economyRoutes(economy: EconomyService) {
     app.get(
       '/economy/transactions',
       v1Route({
-        operationId: 'listEconomyTransactions',
+        operationId: 'v1_economy_transactions_list',
         tag: TAG,
         summary: 'Your coin history',
         description:
@@ -152,7 +152,7 @@ export function economyRoutes(economy: EconomyService) {
       '/economy/transfer',
       {
         ...v1Route({
-          operationId: 'createEconomyTransfer',
+          operationId: 'v1_economy_transfer_create',
           tag: TAG,
           summary: 'Send coins to another user',
           description:

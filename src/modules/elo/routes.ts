@@ -65,7 +65,7 @@ export function eloRoutes(repo: EloRepo) {
     app.get(
       '/stats/elo',
       publicRead({
-        operationId: 'getEloLadder',
+        operationId: 'stats_elo_get',
         tag: 'ELO',
         summary: 'Counter-Strike ELO ladder',
         description:

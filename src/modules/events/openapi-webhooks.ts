@@ -45,11 +45,9 @@ const HEADERS = [
   ),
 ];
 
-const camel = (type: string) =>
-  type
-    .split(/[._]/)
-    .map((part) => part.charAt(0).toUpperCase() + part.slice(1))
-    .join('');
+// The `event_` namespace of the operation-id rule (docs/development.md): `clan.member_joined`
+// -> `event_clan_member_joined`.
+const operationIdOf = (type: string) => `event_${type.replace(/\./g, '_')}`;
 
 function webhookOf(definition: EventDefinition) {
   const example = {
@@ -60,7 +58,7 @@ function webhookOf(definition: EventDefinition) {
   };
   return {
     post: {
-      operationId: `event${camel(definition.type)}`,
+      operationId: operationIdOf(definition.type),
       summary: definition.type,
       description: `${definition.description}\n\n${audienceNote(definition)}`,
       parameters: HEADERS,

@@ -72,7 +72,7 @@ export function eventTypesRoute() {
     app.get(
       '/events/types',
       v1Route({
-        operationId: 'v1ListEventTypes',
+        operationId: 'v1_events_types_list',
         tag: 'Events',
         summary: 'List event types (preview)',
         description:

@@ -52,7 +52,7 @@ export function eventsV1Routes(repo: EventsRepo, streams: EventStreams) {
     app.get(
       '/events',
       v1Route({
-        operationId: 'v1ListEvents',
+        operationId: 'v1_events_list',
         tag: 'Events',
         summary: 'Read events after a cursor (pull)',
         description: `The pull fallback of webhooks and the stream: events after \`after\` (from the oldest kept when omitted), oldest first, at most \`limit\`, optionally only \`types\`. Unlike other /v1 lists this one is paged by cursor, not by page number, because the outbox only grows at its end: \`meta.next_after\` is the cursor of the next page and \`meta.has_more\` says whether to ask again now. Events are kept 30 days. ${VISIBILITY} Any /v1 credential may call it.`,
@@ -78,7 +78,7 @@ export function eventsV1Routes(repo: EventsRepo, streams: EventStreams) {
     );
 
     const stream = v1Route({
-      operationId: 'v1StreamEvents',
+      operationId: 'v1_events_stream',
       tag: 'Events',
       summary: 'Follow events live (Server-Sent Events)',
       description: `A \`text/event-stream\` of events as they commit, optionally only \`types\`: each frame's \`id\` is the event id, \`event\` its type and \`data\` the event object. Resumable: after a disconnect, reconnect with \`Last-Event-ID\` (EventSource does it by itself) or \`after\` and the stream sends every event after it, with no gap and no duplicate (30 days are kept); without either it starts from now. A comment line is sent every 15 s. A client that leaves more than 1 MiB unread, and every client when the server shuts down, gets a final comment and the end of the stream: reconnect with the last id. ${VISIBILITY} A stream is one request for the quota, however long it lasts.`,

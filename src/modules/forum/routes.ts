@@ -64,7 +64,7 @@ export function forumRoutes(repo: ForumRepo) {
     app.get(
       '/forum/threads',
       publicRead({
-        operationId: 'listForumThreads',
+        operationId: 'forum_threads_list',
         tag: 'Forum',
         summary: 'List recent forum threads',
         description:
@@ -93,7 +93,7 @@ export function forumRoutes(repo: ForumRepo) {
     app.get(
       '/forum/threads/:id/posts',
       publicRead({
-        operationId: 'listForumPosts',
+        operationId: 'forum_threads_posts_list',
         tag: 'Forum',
         summary: 'List the posts of a thread',
         description:

@@ -211,7 +211,7 @@ export function ingestRoutes(deps: {
     };
     app.post(
       '/logs',
-      { bodyLimit: BODY_LIMIT, schema: { ...logsSchema, operationId: 'ingestLogs' } },
+      { bodyLimit: BODY_LIMIT, schema: { ...logsSchema, operationId: 'ingest_logs_create' } },
       ingestLogs,
     );
     app.post(
@@ -220,7 +220,7 @@ export function ingestRoutes(deps: {
         bodyLimit: BODY_LIMIT,
         schema: {
           ...logsSchema,
-          operationId: 'ingestLogsTokenInPath',
+          operationId: 'ingest_logs_create_by_token',
           params: Type.Object({ token: Type.String({ description: 'the server ingest token' }) }),
         },
       },
@@ -232,7 +232,7 @@ export function ingestRoutes(deps: {
       {
         bodyLimit: BODY_LIMIT,
         schema: {
-          operationId: 'ingestEvents',
+          operationId: 'ingest_events_create',
           ...documented,
           summary: 'Ingest typed JSON events (Rust and other plugins)',
           description: `\`POST ${INGEST_PREFIX}/events\` (Bearer).\n\n${AUTH_DOC}\n\nA batch of up to ${MAX_EVENTS} events: \`kill\`, \`match_result\`, \`player_session\`, each an object of one of these shapes (\`?\`: optional):\n\n${EVENTS_DOC}\n\nEach event is validated alone; an invalid one is rejected with its index and reason. \`client_id\` makes a resent event a duplicate.\n\n${ENGINES_DOC}`,

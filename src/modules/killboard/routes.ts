@@ -138,7 +138,7 @@ export function killboardRoutes(repo: KillboardRepo, now: () => number) {
     app.get(
       '/killboard/feed',
       publicRead({
-        operationId: 'getKillFeed',
+        operationId: 'killboard_feed_get',
         tag: 'Killboard',
         summary: 'Recent kills across all games',
         description:
@@ -159,7 +159,7 @@ export function killboardRoutes(repo: KillboardRepo, now: () => number) {
     app.get(
       '/killboard/top-frag',
       publicRead({
-        operationId: 'getTopFraggers',
+        operationId: 'killboard_top_frag_get',
         tag: 'Killboard',
         summary: 'Top fraggers',
         description:

@@ -34,7 +34,7 @@ export function leaderboardsRoutes(repo: LeaderboardsRepo) {
     app.get(
       '/leaderboards',
       publicRead({
-        operationId: 'getXpLeaderboard',
+        operationId: 'leaderboards_get',
         tag: 'Leaderboards',
         summary: 'Top users by total XP',
         description:

@@ -79,7 +79,7 @@ export function authorizedAppRoutes(oauth: OAuthServer, apps: AppsRepo, now: () 
       '/my-authorized-apps',
       {
         schema: portalOperation({
-          operationId: 'listAuthorizedApps',
+          operationId: 'developer_my_authorized_apps_list',
           summary: 'List the apps I authorized',
           description:
             'Every app holding a grant from the signed-in user: the scopes allowed, when, and when one of its tokens was last used (updated at most once a minute).',
@@ -101,7 +101,7 @@ export function authorizedAppRoutes(oauth: OAuthServer, apps: AppsRepo, now: () 
       '/my-authorized-apps/:client_id',
       {
         schema: portalOperation({
-          operationId: 'revokeAuthorizedApp',
+          operationId: 'developer_my_authorized_apps_revoke',
           summary: 'Revoke an app I authorized',
           description:
             'Takes back every grant the user gave the app: its access and refresh tokens stop working, and the next API call with one is `401`. Signing in to the app again asks for consent again.',

@@ -123,7 +123,7 @@ export function opsRoutes(deps: OpsDeps) {
       {
         schema: {
           ...documented,
-          operationId: 'getHealth',
+          operationId: 'ops_health_get',
           summary: 'Liveness: the process answers',
           description:
             'Always `200` while the process runs and its event loop turns; it checks no dependency (that is `/ready`). For a container liveness probe: restart the process when this fails.',
@@ -142,7 +142,7 @@ export function opsRoutes(deps: OpsDeps) {
       {
         schema: {
           ...documented,
-          operationId: 'getReadiness',
+          operationId: 'ops_ready_get',
           summary: 'Readiness: the database and Redis answer',
           description: `\`200\` when this instance can serve: the database answered a query within ${databaseTimeoutMs} ms, and Redis (with \`REDIS_URL\`) is reachable. With Redis unreachable and \`RATE_LIMIT_STORE_FAILURE=open\` (the default) it is still \`200\`, with \`status: degraded\`: requests are served and quotas count per instance until Redis is back. \`503 service_unavailable\` when the database does not answer, or Redis is unreachable and the failure mode is \`closed\` (keyed requests get 503 then). For a load balancer's health check.`,
           security: [],
@@ -191,7 +191,7 @@ export function opsRoutes(deps: OpsDeps) {
       {
         schema: {
           ...documented,
-          operationId: 'getMetrics',
+          operationId: 'ops_metrics_get',
           summary: 'Metrics in the Prometheus text format',
           description:
             'Counters and histograms of this process for a Prometheus scraper: `hub_http_requests_total` (by route pattern, method and status), `hub_http_request_duration_seconds` (latency histogram by route and method), `hub_quota_rejections_total` (by tier), `hub_ingest_lines_total`, `hub_ingest_rejections_total` and `hub_ingest_kills_total` (by source: `http_logs`, `http_events`, `udp`), `hub_poller_results_total` (`online`, `failed`, `error`), `hub_store_failures_total`, `hub_store_up` and `hub_store_fleet_instances` (Redis: while `hub_store_up` is 0 this instance counts alone and allows 1/`hub_store_fleet_instances` of every limit), and the Node.js process metrics (`process_*`, `nodejs_*`). Each instance reports its own; sum them in Prometheus. Open unless the operator sets `METRICS_TOKEN`, then `Authorization: Bearer <METRICS_TOKEN>` is required.',

@@ -57,7 +57,7 @@ export function portalAuthRoutes(accounts: AccountsService) {
       {
         bodyLimit: PORTAL_BODY_LIMIT,
         schema: portalOperation({
-          operationId: 'signUp',
+          operationId: 'developer_accounts_create',
           summary: 'Create a hub account',
           description:
             'Creates an account and signs it in (session cookie). Username: 3-32 letters, digits, `_`, `.`, `-`, unique ignoring case. Password: 10-128 characters, not containing the username, at least 4 different characters, not a well-known password. At most 5 sign-ups per address (an IPv6 /64) per hour, counting those refused for a taken username: past that, `429 too_many_attempts` with `Retry-After`.',
@@ -92,7 +92,7 @@ export function portalAuthRoutes(accounts: AccountsService) {
       {
         bodyLimit: PORTAL_BODY_LIMIT,
         schema: portalOperation({
-          operationId: 'signIn',
+          operationId: 'developer_session_create',
           summary: 'Sign in',
           description:
             'Signs in and sets a fresh session cookie (any session id the client brought is discarded). Wrong username and wrong password give the same `401`. After 5 failures for one account, or 20 from one address (an IPv6 /64), within 15 minutes: `429 too_many_attempts` with `Retry-After`. Attempts are counted before the password is checked, so parallel attempts count too.',
@@ -125,7 +125,7 @@ export function portalAuthRoutes(accounts: AccountsService) {
       {
         onRequest: requireSession,
         schema: portalOperation({
-          operationId: 'getSession',
+          operationId: 'developer_session_get',
           summary: 'The signed-in account',
           description: 'The account behind the session cookie and its CSRF token.',
           response: { 200: SessionResponse },
@@ -143,7 +143,7 @@ export function portalAuthRoutes(accounts: AccountsService) {
       {
         onRequest: requireSession,
         schema: portalOperation({
-          operationId: 'signOut',
+          operationId: 'developer_session_delete',
           summary: 'Sign out',
           description: 'Ends the session on the server and clears the cookie.',
           response: { 204: Type.Null({ description: 'Signed out' }) },

@@ -34,7 +34,7 @@ export function portalKeyRoutes(service: PortalKeysService) {
       '/my-keys',
       {
         schema: portalOperation({
-          operationId: 'listMyKeys',
+          operationId: 'developer_my_keys_list',
           summary: 'List my API keys',
           description:
             "The signed-in account's keys, newest first, revoked ones included: name, display prefix, tier, hourly quota, creation, last use and requests counted in the current hour against the key's quota. The secret is never listed.",
@@ -50,7 +50,7 @@ export function portalKeyRoutes(service: PortalKeysService) {
       {
         bodyLimit: PORTAL_BODY_LIMIT,
         schema: portalOperation({
-          operationId: 'createMyKey',
+          operationId: 'developer_keys_create',
           summary: 'Create an API key',
           description:
             "Creates a key that follows the account's plan (its tier changes with the subscription on the next request). The hourly quota is the account's: all its keys share one count, so a new key adds no requests. The response carries the secret once; store it, it cannot be shown again. An account may hold 10 active keys (`409 key_limit_reached`) and create 10 keys in any 24 hours, revoked ones included (`429 key_creation_limited` with `Retry-After`).",
@@ -78,7 +78,7 @@ export function portalKeyRoutes(service: PortalKeysService) {
       '/keys/:id',
       {
         schema: portalOperation({
-          operationId: 'revokeMyKey',
+          operationId: 'developer_keys_revoke',
           summary: 'Revoke an API key',
           description:
             "Revokes one of the caller's keys; the very next API request with it gets `401`. Revoking a revoked key returns it unchanged. A key of another account answers `404`, as an unknown id does.",
@@ -97,7 +97,7 @@ export function portalKeyRoutes(service: PortalKeysService) {
       {
         bodyLimit: PORTAL_BODY_LIMIT,
         schema: portalOperation({
-          operationId: 'setMyKeyOrigins',
+          operationId: 'developer_keys_origins_update',
           summary: 'Restrict an API key to browser origins',
           description:
             "Sets the browser origins a key may be used from, for keys used by a web page (CORS). A request that carries an `Origin` header not on the list gets `403 origin_not_allowed`, before it spends quota; requests without `Origin` (servers, scripts) are not affected, so the list keeps other sites from using a key published in a page but does not make it secret. An empty list allows any origin again. Applies from the key's next request.",
@@ -125,7 +125,7 @@ export function portalKeyRoutes(service: PortalKeysService) {
       '/keys/:id/usage',
       {
         schema: portalOperation({
-          operationId: 'getMyKeyUsage',
+          operationId: 'developer_keys_usage_get',
           summary: 'Hourly usage of an API key',
           description:
             'Requests per UTC hour and status class (2xx, 3xx, 4xx, 429, 5xx) for the last `hours` hours, current hour last. Counts are written in batches every few seconds; usage is kept for at least 30 days.',

@@ -33,7 +33,7 @@ export function serversRoutes(repo: ServersRepo) {
     app.get(
       '/servers',
       publicRead({
-        operationId: 'listServers',
+        operationId: 'servers_list',
         tag: 'Servers',
         summary: 'List online game servers',
         description:

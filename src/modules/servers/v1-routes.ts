@@ -111,7 +111,7 @@ export function serversV1Routes(repo: ServersRepo, now: () => number) {
     app.get(
       '/servers',
       v1Route({
-        operationId: 'v1ListServers',
+        operationId: 'v1_servers_list',
         tag: 'Servers',
         summary: 'List game servers (preview)',
         description:
@@ -148,7 +148,7 @@ export function serversV1Routes(repo: ServersRepo, now: () => number) {
     app.get(
       '/servers/:id/status',
       v1Route({
-        operationId: 'v1GetServerStatus',
+        operationId: 'v1_servers_status_get',
         tag: 'Servers',
         summary: 'Live status of a game server (preview)',
         description:

@@ -57,7 +57,7 @@ export function tournamentsRoutes(repo: TournamentsRepo) {
     app.get(
       '/tournaments',
       publicRead({
-        operationId: 'listTournaments',
+        operationId: 'tournaments_list',
         tag: 'Tournaments',
         summary: 'List tournaments',
         description:

@@ -34,7 +34,7 @@ export function tournamentsV1Routes(repo: TournamentsRepo) {
     app.get(
       '/tournaments',
       v1Route({
-        operationId: 'v1ListTournaments',
+        operationId: 'v1_tournaments_list',
         tag: 'Tournaments',
         summary: 'List tournaments (preview)',
         description:

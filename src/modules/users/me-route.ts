@@ -32,7 +32,7 @@ export function meRoute(repo: UsersRepo) {
     app.get(
       '/users/@me',
       v1Route({
-        operationId: 'getMe',
+        operationId: 'v1_users_me_get',
         tag: 'Users',
         summary: 'Get the signed-in user',
         description:

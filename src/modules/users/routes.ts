@@ -60,7 +60,7 @@ export function usersRoutes(repo: UsersRepo) {
     app.get(
       '/users/:id',
       publicRead({
-        operationId: 'getUser',
+        operationId: 'users_get',
         tag: 'Users',
         summary: 'Get a public user profile',
         description: 'Returns the public profile of one hub user.',
@@ -87,7 +87,7 @@ export function usersRoutes(repo: UsersRepo) {
     app.get(
       '/users/:id/stats',
       publicRead({
-        operationId: 'getUserStats',
+        operationId: 'users_stats_get',
         tag: 'Users',
         summary: 'Get a user\u2019s stats',
         description:

@@ -65,7 +65,7 @@ export function userStatsV1Route(sources: UserStatsSources) {
     app.get(
       '/users/:id/stats',
       v1Route({
-        operationId: 'v1GetUserStats',
+        operationId: 'v1_users_stats_get',
         tag: 'Users',
         summary: 'Get a user\u2019s stats (preview)',
         description:

@@ -91,7 +91,7 @@ export function webhookTestRoute(tester: WebhookTester) {
       {
         bodyLimit: PORTAL_BODY_LIMIT,
         schema: portalOperation({
-          operationId: 'testWebhook',
+          operationId: 'developer_webhook_test_send',
           summary: 'Send a test webhook',
           description:
             'Sends a signed sample of an event type (the catalog\u2019s example, with a test id) to one of your webhooks or to a URL, exactly as deliveries are sent (Standard Webhooks signature, the URL resolved and private addresses refused, 15 s timeout, redirects not followed), and returns what the receiver answered: status, latency, headers and the first 1 KiB of the body. Nothing is stored or retried. `422 unknown_event_type` for a type not in the catalog, `422 invalid_webhook_url` for a URL that is not https, `404 webhook_not_found` for a webhook that is not yours.',

@@ -82,7 +82,7 @@ export function webhooksV1Routes(webhooks: WebhooksService) {
     app.post(
       '/webhooks',
       write({
-        operationId: 'v1CreateWebhook',
+        operationId: 'v1_webhooks_create',
         summary: 'Register a webhook',
         description:
           'Registers an endpoint that receives the chosen event types (or `["*"]` for all) as signed POSTs (Standard Webhooks: `webhook-id`, `webhook-timestamp`, `webhook-signature`). The answer holds the signing secret `whsec_…`, shown only this once: a retry with the same `Idempotency-Key` replays the answer with `secret: null` (rotate the secret if the first answer was lost). The URL must be `https` and its host must resolve to public addresses only (`422 invalid_webhook_url` says why not: a private, loopback, link-local or metadata address, `localhost`, or a name that does not resolve; a hub started with WEBHOOKS_ALLOW_PRIVATE_TARGETS=true accepts plain http and private targets, for local tests), every type must be in the catalog (`422 unknown_event_type`). Only events that happen after registration are sent; replay older ones with `POST /v1/webhooks/{id}/replay`.',
@@ -101,7 +101,7 @@ export function webhooksV1Routes(webhooks: WebhooksService) {
     app.get(
       '/webhooks',
       read({
-        operationId: 'v1ListWebhooks',
+        operationId: 'v1_webhooks_list',
         summary: 'List webhooks',
         description:
           'The caller\u2019s webhooks, oldest first, paged with `page` and `per_page`. Secrets are never listed.',
@@ -117,7 +117,7 @@ export function webhooksV1Routes(webhooks: WebhooksService) {
     app.get(
       '/webhooks/:id',
       read({
-        operationId: 'v1GetWebhook',
+        operationId: 'v1_webhooks_get',
         summary: 'A webhook',
         description:
           'One webhook: its URL, event types, whether it is enabled and why not. Never its secret.',
@@ -131,7 +131,7 @@ export function webhooksV1Routes(webhooks: WebhooksService) {
     app.patch(
       '/webhooks/:id',
       write({
-        operationId: 'v1UpdateWebhook',
+        operationId: 'v1_webhooks_update',
         summary: 'Change a webhook',
         description:
           'Changes the URL, event types, description, or turns the webhook off (`enabled: false`) or on again (`enabled: true`, also after it was disabled for failing or answering 410). Fields left out keep their value. A new URL is checked as at registration (`422 invalid_webhook_url`).',
@@ -148,7 +148,7 @@ export function webhooksV1Routes(webhooks: WebhooksService) {
     app.delete(
       '/webhooks/:id',
       write({
-        operationId: 'v1DeleteWebhook',
+        operationId: 'v1_webhooks_delete',
         summary: 'Delete a webhook',
         description: 'Deletes the webhook with its secrets and delivery log; nothing more is sent to it.',
         params: WebhookParams,
@@ -165,7 +165,7 @@ export function webhooksV1Routes(webhooks: WebhooksService) {
     app.post(
       '/webhooks/:id/rotate-secret',
       write({
-        operationId: 'v1RotateWebhookSecret',
+        operationId: 'v1_webhooks_secret_rotate',
         summary: 'Rotate a webhook\u2019s secret',
         description:
           'Issues a new signing secret, shown only in this answer (a replay with the same `Idempotency-Key` carries `secret: null`). For 24 hours every delivery carries two signatures (the new and the previous secret) in `webhook-signature`, so a receiver can switch without missing one; then only the new secret signs.',
@@ -188,7 +188,7 @@ export function webhooksV1Routes(webhooks: WebhooksService) {
     app.get(
       '/webhooks/:id/deliveries',
       read({
-        operationId: 'v1ListWebhookDeliveries',
+        operationId: 'v1_webhooks_deliveries_list',
         summary: 'A webhook\u2019s delivery log',
         description:
           'Deliveries of the last 30 days, newest first, each with its status, tries, the receiver\u2019s status code, latency and the first 1 KiB of its answer, and its newest tries. Filter with `status`; paged with `page` and `per_page`.',
@@ -212,7 +212,7 @@ export function webhooksV1Routes(webhooks: WebhooksService) {
     app.post(
       '/webhooks/:id/deliveries/:delivery_id/redeliver',
       write({
-        operationId: 'v1RedeliverWebhookDelivery',
+        operationId: 'v1_webhooks_deliveries_redeliver',
         summary: 'Send a delivery again',
         description:
           'Queues the delivery to be sent again now, with a fresh run of retries, whatever its state (the same event, the same `webhook-id`, so a receiver that already handled it can tell). `202`: the worker sends it shortly.',
@@ -231,7 +231,7 @@ export function webhooksV1Routes(webhooks: WebhooksService) {
     app.post(
       '/webhooks/:id/replay',
       write({
-        operationId: 'v1ReplayWebhook',
+        operationId: 'v1_webhooks_replay',
         summary: 'Replay events since a time',
         description:
           'Queues every event since `since` (at most 30 days back) that the webhook subscribes to and may receive, as new deliveries or as deliveries sent again. At most 10,000 per call: when `complete` is false, call again with `since` set to `next_since`.',

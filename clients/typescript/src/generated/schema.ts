@@ -11,7 +11,7 @@ export interface paths {
          * Get a public user profile
          * @description Returns the public profile of one hub user.
          */
-        get: operations["getUser"];
+        get: operations["users_get"];
         put?: never;
         post?: never;
         delete?: never;
@@ -31,7 +31,7 @@ export interface paths {
          * Get a user’s stats
          * @description XP, level and activity counters of one user. `level` follows the documented formula (reaching level L takes 50·L·(L−1) total XP); `xp` is the progress inside the current level.
          */
-        get: operations["getUserStats"];
+        get: operations["users_stats_get"];
         put?: never;
         post?: never;
         delete?: never;
@@ -51,7 +51,7 @@ export interface paths {
          * Top users by total XP
          * @description The XP leaderboard: users ranked by `total_xp`, highest first, at most 100. Users with equal XP are ordered by user id ascending, so ranks are stable; ranks are positions 1..n in this list (no shared ranks). Distinct from the ELO ladder (`/stats/elo`).
          */
-        get: operations["getXpLeaderboard"];
+        get: operations["leaderboards_get"];
         put?: never;
         post?: never;
         delete?: never;
@@ -71,7 +71,7 @@ export interface paths {
          * List tournaments
          * @description Without `status`, returns upcoming and active tournaments; `status` selects exactly one of upcoming, active, completed. Upcoming and active tournaments are ordered by `starts_at` ascending (soonest first), then id ascending; completed tournaments by `starts_at` descending (most recent first), then id descending.
          */
-        get: operations["listTournaments"];
+        get: operations["tournaments_list"];
         put?: never;
         post?: never;
         delete?: never;
@@ -91,7 +91,7 @@ export interface paths {
          * List online game servers
          * @description Game servers that are currently online (offline servers are never listed), ordered by id. `game` filters by game code: one of cs2, cs16, rust, minecraft; any other value is rejected with 400.
          */
-        get: operations["listServers"];
+        get: operations["servers_list"];
         put?: never;
         post?: never;
         delete?: never;
@@ -111,7 +111,7 @@ export interface paths {
          * List recent forum threads
          * @description Forum threads, most recent first (`created_at` descending, then id descending), paged with `limit` and `offset`. `category_id` keeps one category; a category without threads, or one that does not exist, gives an empty list (not 404), like any filter that matches nothing.
          */
-        get: operations["listForumThreads"];
+        get: operations["forum_threads_list"];
         put?: never;
         post?: never;
         delete?: never;
@@ -131,7 +131,7 @@ export interface paths {
          * List the posts of a thread
          * @description The posts of one thread in reading order (`created_at` ascending, then id ascending), paged with `limit` and `offset`. An unknown thread is 404 `thread_not_found`; a page past the last post of an existing thread is an empty list.
          */
-        get: operations["listForumPosts"];
+        get: operations["forum_threads_posts_list"];
         put?: never;
         post?: never;
         delete?: never;
@@ -151,7 +151,7 @@ export interface paths {
          * List achievements
          * @description Every achievement a player can unlock, ordered by id. `category` keeps one category: one of combat, weapons, teamwork, progression, community, tournaments; any other value is rejected with 400.
          */
-        get: operations["listAchievements"];
+        get: operations["achievements_list"];
         put?: never;
         post?: never;
         delete?: never;
@@ -171,7 +171,7 @@ export interface paths {
          * Recent kills across all games
          * @description Kills newest first (ties by id, newest first). `game` keeps one game; `player` keeps kills where that player is the killer or the victim, given as a SteamID64 (17 digits, individual account), STEAM_X:Y:Z (X 0-5, Y 0 or 1), [U:1:N] or u<userId>. A Steam ID is matched through the hub account it is linked to; an unknown player gives an empty list. Read-only.
          */
-        get: operations["getKillFeed"];
+        get: operations["killboard_feed_get"];
         put?: never;
         post?: never;
         delete?: never;
@@ -191,7 +191,7 @@ export interface paths {
          * Top fraggers
          * @description Players with the most kills in the period, one row per (player, game), ranked by kills descending; ties go to the lower user id, then the game code. `week` is the 7 UTC calendar days ending today, `month` the 30 ending today, `all` every kill. `hs_pct` is headshots / kills × 100 rounded to one decimal. Totals are kept up to date as kills arrive.
          */
-        get: operations["getTopFraggers"];
+        get: operations["killboard_top_frag_get"];
         put?: never;
         post?: never;
         delete?: never;
@@ -213,7 +213,7 @@ export interface paths {
          *
          *     Ratings are team Elo, kept separately per game. Every player starts at 1000. A team's rating is the mean of its players' ratings before the match. The expected score is E = 1 / (1 + 10^((R_opponent − R_team) / 400)) and the actual score S is 1 for a win, 0.5 for a draw and 0 for a loss. Each player's rating changes by round(K × (S − E) × participation), where K is 50, or 100 during a player's first 10 rated matches (placement), and participation is the share of the match's rounds the player played (1 for a full match). A player who left early therefore moves less in either direction, except that leaving a lost match never softens the loss: a leaver on the losing side takes the full change.
          */
-        get: operations["getEloLadder"];
+        get: operations["stats_elo_get"];
         put?: never;
         post?: never;
         delete?: never;
@@ -233,7 +233,7 @@ export interface paths {
          * List tournaments (preview)
          * @description Tournaments in every status (upcoming, active, completed) unless `status` picks one, optionally of one `game`, newest first (`starts_at` descending, then id descending), paged with `page` and `per_page`. An API key (`Authorization: Bearer ghk_…`) may call it as well as an OAuth token with `tournaments:read`. Responses may be served from a cache for up to `CACHE_TTL_MS` (default 0.5 s) and carry an `ETag`.
          */
-        get: operations["v1ListTournaments"];
+        get: operations["v1_tournaments_list"];
         put?: never;
         post?: never;
         delete?: never;
@@ -253,7 +253,7 @@ export interface paths {
          * List game servers (preview)
          * @description Every registered game server, running or not, by id, paged with `page` and `per_page`; `game`, `status` and `region` filter. `uptime` is the percent of the poller’s status queries answered over the last 30 days (null before the first poll). Public data: an API key (`Authorization: Bearer ghk_…`) may call it as well as an OAuth token with `servers:read`. Responses may be served from a cache for up to `CACHE_TTL_MS` (default 0.5 s) and carry an `ETag`.
          */
-        get: operations["v1ListServers"];
+        get: operations["v1_servers_list"];
         put?: never;
         post?: never;
         delete?: never;
@@ -273,7 +273,7 @@ export interface paths {
          * Live status of a game server (preview)
          * @description The live state of one registered server, as the poller last saw it: status, players, map, when it last answered, the latency of the last poll, and uptime over 24 hours and 30 days. An unknown or removed server is 404 `server_not_found`.
          */
-        get: operations["v1GetServerStatus"];
+        get: operations["v1_servers_status_get"];
         put?: never;
         post?: never;
         delete?: never;
@@ -295,7 +295,7 @@ export interface paths {
          * Send a remote-console command to a game server (preview)
          * @description Sends one command to the game server over its own remote console — Source RCON over TCP (cs2, minecraft), GoldSrc rcon over UDP (cs16), WebRCON over WebSocket (rust) — and returns its answer. Only the server’s owner and the operators it granted may send commands (others: 403 `server_operator_required`; an unknown server: 404). Requires an `Idempotency-Key`: a retry with the same key and body gets the first answer (`Idempotent-Replayed: true`) without running the command again; the key of a 5xx answer is released, so a retry after a timeout runs the command again. A server that does not answer in time is 504 `rcon_timeout`; one that cannot be reached, refuses the password or answers out of protocol is 502 with its own code. Every attempt is audited (`GET /v1/servers/{id}/commands`). Each command spends one request of the hourly quota, like any call; the game server has its own limits: Source servers ban an address after repeated wrong passwords (`sv_rcon_maxfailures`), which is why a refused password (`rcon_auth_failed`) is never retried by the hub. Send commands one at a time per server.
          */
-        post: operations["v1SendServerCommand"];
+        post: operations["v1_servers_command_send"];
         delete?: never;
         options?: never;
         head?: never;
@@ -313,7 +313,7 @@ export interface paths {
          * The command audit of a game server (preview)
          * @description Every command sent to the server through the hub, newest first, with who sent it, through which app, its result and how long it took — failures included. The owner sees every entry; an operator sees only their own. Others get 403 `server_operator_required`.
          */
-        get: operations["v1ListServerCommands"];
+        get: operations["v1_servers_commands_list"];
         put?: never;
         post?: never;
         delete?: never;
@@ -333,7 +333,7 @@ export interface paths {
          * Get a user’s stats (preview)
          * @description The stats of the published `GET /users/{id}/stats` (XP, level, activity counters) plus the user’s Elo per game, all-time kills, deaths and headshots per game, and the achievements they unlocked. Public data: an API key (`Authorization: Bearer ghk_…`) may call it as well as an OAuth token with `stats:read`. An unknown user is 404 `user_not_found`.
          */
-        get: operations["v1GetUserStats"];
+        get: operations["v1_users_stats_get"];
         put?: never;
         post?: never;
         delete?: never;
@@ -353,7 +353,7 @@ export interface paths {
          * Get the signed-in user
          * @description The profile of the hub user the OAuth access token acts for. Needs a user’s token with the `identify` scope: an API key or an app-only (client credentials) token is `403 user_context_required`.
          */
-        get: operations["getMe"];
+        get: operations["v1_users_me_get"];
         put?: never;
         post?: never;
         delete?: never;
@@ -373,13 +373,13 @@ export interface paths {
          * List clans
          * @description Public clans, and the private clans the caller belongs to, most members first (then id ascending), optionally of one `game` and matching `q` in the name or tag (any case), paged with `page` and `per_page`. An API key may call it as well as an OAuth token with `clans:read`; with an API key only public clans are listed.
          */
-        get: operations["v1ListClans"];
+        get: operations["v1_clans_list"];
         put?: never;
         /**
          * Create a clan
          * @description Creates a clan of one game with the signed-in user as its owner. Name and tag are unique per game without regard to case (`409 clan_name_taken`, `409 clan_tag_taken`), and a player belongs to at most one clan per game (`409 already_in_clan`); both rules are held by the database, so concurrent requests cannot break them. A new clan is `public`, joined by `invite`, with room for 50 members; change that with `PUT /v1/clans/{id}/settings`. Send an `Idempotency-Key` to retry safely.
          */
-        post: operations["v1CreateClan"];
+        post: operations["v1_clans_create"];
         delete?: never;
         options?: never;
         head?: never;
@@ -397,7 +397,7 @@ export interface paths {
          * Your pending clan invites
          * @description The clans that invited the signed-in user and are waiting for an answer, newest first. Accept one with `POST /v1/clans/{id}/invites/accept`, decline it with `DELETE /v1/clans/{id}/invites/{your user id}`.
          */
-        get: operations["v1ListMyClanInvites"];
+        get: operations["v1_clans_invites_list"];
         put?: never;
         post?: never;
         delete?: never;
@@ -417,14 +417,14 @@ export interface paths {
          * A clan with its members
          * @description The clan, its settings and every member with their role (the owner, then officers, then members). A private clan is shown only to its members and to the players it invited; to anyone else, an API key included, it is `404 clan_not_found`, exactly like an id that does not exist.
          */
-        get: operations["v1GetClan"];
+        get: operations["v1_clans_get"];
         put?: never;
         post?: never;
         /**
          * Disband a clan
          * @description The owner deletes the clan with its memberships and pending invites; every member is free to join another clan of the game. Anyone else gets `403 clan_role_required`. Send an `Idempotency-Key` to retry safely.
          */
-        delete: operations["v1DisbandClan"];
+        delete: operations["v1_clans_disband"];
         options?: never;
         head?: never;
         patch?: never;
@@ -442,7 +442,7 @@ export interface paths {
          * Change a clan’s settings
          * @description The owner or an officer changes the description, join policy, visibility or maximum number of members; settings left out of the body keep their value. Anyone else gets `403 clan_role_required` (`404 clan_not_found` for a private clan they cannot see). `max_members` cannot go below the current member count (`409 clan_max_members_too_low`). Send an `Idempotency-Key` to retry safely.
          */
-        put: operations["v1UpdateClanSettings"];
+        put: operations["v1_clans_settings_update"];
         post?: never;
         delete?: never;
         options?: never;
@@ -463,7 +463,7 @@ export interface paths {
          * Join a clan
          * @description The signed-in user joins an `open` clan, or an `invite` clan they have a pending invite to (the invite is used up). A `closed` clan takes no one (`403 clan_closed`); an invite-only clan without an invite is `403 clan_invite_required`. A player in another clan of the same game gets `409 already_in_clan`, and a full clan `409 clan_full`: the count is checked in the transaction that adds the member, so concurrent joins never overfill a clan. Send an `Idempotency-Key` to retry safely.
          */
-        post: operations["v1JoinClan"];
+        post: operations["v1_clans_join"];
         delete?: never;
         options?: never;
         head?: never;
@@ -483,7 +483,7 @@ export interface paths {
          * Accept a clan invite
          * @description The signed-in user accepts their pending invite and joins the clan as a member, whatever its join policy short of `closed`. Without a pending invite: `404 clan_invite_not_found`. The same rules as joining apply otherwise (one clan per game, room in the clan). Send an `Idempotency-Key` to retry safely.
          */
-        post: operations["v1AcceptClanInvite"];
+        post: operations["v1_clans_invites_accept"];
         delete?: never;
         options?: never;
         head?: never;
@@ -503,7 +503,7 @@ export interface paths {
          * Leave a clan
          * @description The signed-in user leaves the clan. The owner cannot leave (`409 clan_owner_must_transfer`): they transfer ownership first, or disband the clan. Someone who is not a member gets `404 clan_member_not_found`. Send an `Idempotency-Key` to retry safely.
          */
-        post: operations["v1LeaveClan"];
+        post: operations["v1_clans_leave"];
         delete?: never;
         options?: never;
         head?: never;
@@ -523,7 +523,7 @@ export interface paths {
          * Invite a player
          * @description The owner or an officer invites a player; the invite stays pending until the player accepts or declines it, or an officer revokes it. Inviting again keeps the first invite. A `closed` clan invites no one (`403 clan_closed`); a member cannot be invited (`409 already_in_clan`); an unknown user is `404 user_not_found`. An invited player can see the clan even when it is private. Send an `Idempotency-Key` to retry safely.
          */
-        post: operations["v1InviteToClan"];
+        post: operations["v1_clans_invites_create"];
         delete?: never;
         options?: never;
         head?: never;
@@ -544,7 +544,7 @@ export interface paths {
          * Decline or revoke an invite
          * @description The invited player declines their own invite (`user_id` is theirs), or the owner or an officer revokes someone’s. Anyone else gets `403 clan_role_required`; an invite that is not pending is `404 clan_invite_not_found`. Send an `Idempotency-Key` to retry safely.
          */
-        delete: operations["v1RemoveClanInvite"];
+        delete: operations["v1_clans_invites_delete"];
         options?: never;
         head?: never;
         patch?: never;
@@ -564,7 +564,7 @@ export interface paths {
          * Remove a member
          * @description Removes a member from the clan: the owner removes officers and members, an officer removes members only (`403 clan_role_required` otherwise). To remove yourself, leave (`409 clan_role_conflict`). Send an `Idempotency-Key` to retry safely.
          */
-        delete: operations["v1KickClanMember"];
+        delete: operations["v1_clans_members_kick"];
         options?: never;
         head?: never;
         patch?: never;
@@ -583,7 +583,7 @@ export interface paths {
          * Promote a member to officer
          * @description The owner makes a member an officer. Anyone else gets `403 clan_role_required`; promoting someone who is not a plain member is `409 clan_role_conflict`. Send an `Idempotency-Key` to retry safely.
          */
-        post: operations["v1PromoteClanMember"];
+        post: operations["v1_clans_members_promote"];
         delete?: never;
         options?: never;
         head?: never;
@@ -603,7 +603,7 @@ export interface paths {
          * Demote an officer to member
          * @description The owner makes an officer a plain member again. Anyone else gets `403 clan_role_required`; demoting someone who is not an officer is `409 clan_role_conflict`. Send an `Idempotency-Key` to retry safely.
          */
-        post: operations["v1DemoteClanOfficer"];
+        post: operations["v1_clans_members_demote"];
         delete?: never;
         options?: never;
         head?: never;
@@ -623,7 +623,7 @@ export interface paths {
          * Transfer ownership
          * @description The owner hands the clan to another member, who becomes the owner; the previous owner stays on as an officer. A clan always has exactly one owner (held by the database). Anyone else gets `403 clan_role_required`; naming yourself is `409 clan_role_conflict`. Send an `Idempotency-Key` to retry safely.
          */
-        post: operations["v1TransferClanOwnership"];
+        post: operations["v1_clans_transfer"];
         delete?: never;
         options?: never;
         head?: never;
@@ -641,7 +641,7 @@ export interface paths {
          * Your coin balance
          * @description The signed-in user’s coin balance. Coins are whole numbers of one currency (`coins`), kept in an append-only double-entry ledger: every movement is two entries that sum to zero, and no entry is ever changed or removed. Coins are minted by rules, in the same database transaction as the event: 10 coins for each match a player’s team wins, 25 for each achievement unlocked; operators may also grant coins.
          */
-        get: operations["getEconomyBalance"];
+        get: operations["v1_economy_balance_get"];
         put?: never;
         post?: never;
         delete?: never;
@@ -661,7 +661,7 @@ export interface paths {
          * Your coin history
          * @description The signed-in user’s entries, newest first: transfers sent and received, rewards and grants, each with the balance after it. Only your own history is ever listed.
          */
-        get: operations["listEconomyTransactions"];
+        get: operations["v1_economy_transactions_list"];
         put?: never;
         post?: never;
         delete?: never;
@@ -683,7 +683,7 @@ export interface paths {
          * Send coins to another user
          * @description Moves coins from the signed-in user to another user, in one transaction: both legs are written or neither. Requires an `Idempotency-Key`: a retry with the same key and body gets the first answer (`Idempotent-Replayed: true`), and the key is written with the transfer itself, so the coins move exactly once even if the service restarts mid-request. At most 1,000,000 coins per transfer; the balance never goes below zero. Coins are whole numbers of one currency (`coins`), kept in an append-only double-entry ledger: every movement is two entries that sum to zero, and no entry is ever changed or removed. Coins are minted by rules, in the same database transaction as the event: 10 coins for each match a player’s team wins, 25 for each achievement unlocked; operators may also grant coins.
          */
-        post: operations["createEconomyTransfer"];
+        post: operations["v1_economy_transfer_create"];
         delete?: never;
         options?: never;
         head?: never;
@@ -701,7 +701,7 @@ export interface paths {
          * Read events after a cursor (pull)
          * @description The pull fallback of webhooks and the stream: events after `after` (from the oldest kept when omitted), oldest first, at most `limit`, optionally only `types`. Unlike other /v1 lists this one is paged by cursor, not by page number, because the outbox only grows at its end: `meta.next_after` is the cursor of the next page and `meta.has_more` says whether to ask again now. Events are kept 30 days. What a credential sees is the same on every channel (this route, the stream and its webhooks), and needs the event’s scope: an OAuth access token sees public events, the events private to its user (so only an app the user authorized with the scope) and the events of its app; an API key (app context, public data only) sees public events and those about its owner’s own webhooks, never its owner’s private events. Any /v1 credential may call it.
          */
-        get: operations["v1ListEvents"];
+        get: operations["v1_events_list"];
         put?: never;
         post?: never;
         delete?: never;
@@ -721,7 +721,7 @@ export interface paths {
          * Follow events live (Server-Sent Events)
          * @description A `text/event-stream` of events as they commit, optionally only `types`: each frame's `id` is the event id, `event` its type and `data` the event object. Resumable: after a disconnect, reconnect with `Last-Event-ID` (EventSource does it by itself) or `after` and the stream sends every event after it, with no gap and no duplicate (30 days are kept); without either it starts from now. A comment line is sent every 15 s. A client that leaves more than 1 MiB unread, and every client when the server shuts down, gets a final comment and the end of the stream: reconnect with the last id. What a credential sees is the same on every channel (this route, the stream and its webhooks), and needs the event’s scope: an OAuth access token sees public events, the events private to its user (so only an app the user authorized with the scope) and the events of its app; an API key (app context, public data only) sees public events and those about its owner’s own webhooks, never its owner’s private events. A stream is one request for the quota, however long it lasts.
          */
-        get: operations["v1StreamEvents"];
+        get: operations["v1_events_stream"];
         put?: never;
         post?: never;
         delete?: never;
@@ -741,13 +741,13 @@ export interface paths {
          * List webhooks
          * @description The caller’s webhooks, oldest first, paged with `page` and `per_page`. Secrets are never listed. A webhook belongs to the app of the OAuth token (or to the owner of the API key); another owner’s webhook is `404 webhook_not_found`, as an unknown id is.
          */
-        get: operations["v1ListWebhooks"];
+        get: operations["v1_webhooks_list"];
         put?: never;
         /**
          * Register a webhook
          * @description Registers an endpoint that receives the chosen event types (or `["*"]` for all) as signed POSTs (Standard Webhooks: `webhook-id`, `webhook-timestamp`, `webhook-signature`). The answer holds the signing secret `whsec_…`, shown only this once: a retry with the same `Idempotency-Key` replays the answer with `secret: null` (rotate the secret if the first answer was lost). The URL must be `https` and its host must resolve to public addresses only (`422 invalid_webhook_url` says why not: a private, loopback, link-local or metadata address, `localhost`, or a name that does not resolve; a hub started with WEBHOOKS_ALLOW_PRIVATE_TARGETS=true accepts plain http and private targets, for local tests), every type must be in the catalog (`422 unknown_event_type`). Only events that happen after registration are sent; replay older ones with `POST /v1/webhooks/{id}/replay`. A webhook belongs to the app of the OAuth token (or to the owner of the API key); another owner’s webhook is `404 webhook_not_found`, as an unknown id is. Send an `Idempotency-Key` to retry safely.
          */
-        post: operations["v1CreateWebhook"];
+        post: operations["v1_webhooks_create"];
         delete?: never;
         options?: never;
         head?: never;
@@ -765,21 +765,21 @@ export interface paths {
          * A webhook
          * @description One webhook: its URL, event types, whether it is enabled and why not. Never its secret. A webhook belongs to the app of the OAuth token (or to the owner of the API key); another owner’s webhook is `404 webhook_not_found`, as an unknown id is.
          */
-        get: operations["v1GetWebhook"];
+        get: operations["v1_webhooks_get"];
         put?: never;
         post?: never;
         /**
          * Delete a webhook
          * @description Deletes the webhook with its secrets and delivery log; nothing more is sent to it. A webhook belongs to the app of the OAuth token (or to the owner of the API key); another owner’s webhook is `404 webhook_not_found`, as an unknown id is. Send an `Idempotency-Key` to retry safely.
          */
-        delete: operations["v1DeleteWebhook"];
+        delete: operations["v1_webhooks_delete"];
         options?: never;
         head?: never;
         /**
          * Change a webhook
          * @description Changes the URL, event types, description, or turns the webhook off (`enabled: false`) or on again (`enabled: true`, also after it was disabled for failing or answering 410). Fields left out keep their value. A new URL is checked as at registration (`422 invalid_webhook_url`). A webhook belongs to the app of the OAuth token (or to the owner of the API key); another owner’s webhook is `404 webhook_not_found`, as an unknown id is. Send an `Idempotency-Key` to retry safely.
          */
-        patch: operations["v1UpdateWebhook"];
+        patch: operations["v1_webhooks_update"];
         trace?: never;
     };
     "/v1/webhooks/{id}/rotate-secret": {
@@ -795,7 +795,7 @@ export interface paths {
          * Rotate a webhook’s secret
          * @description Issues a new signing secret, shown only in this answer (a replay with the same `Idempotency-Key` carries `secret: null`). For 24 hours every delivery carries two signatures (the new and the previous secret) in `webhook-signature`, so a receiver can switch without missing one; then only the new secret signs. A webhook belongs to the app of the OAuth token (or to the owner of the API key); another owner’s webhook is `404 webhook_not_found`, as an unknown id is. Send an `Idempotency-Key` to retry safely.
          */
-        post: operations["v1RotateWebhookSecret"];
+        post: operations["v1_webhooks_secret_rotate"];
         delete?: never;
         options?: never;
         head?: never;
@@ -813,7 +813,7 @@ export interface paths {
          * A webhook’s delivery log
          * @description Deliveries of the last 30 days, newest first, each with its status, tries, the receiver’s status code, latency and the first 1 KiB of its answer, and its newest tries. Filter with `status`; paged with `page` and `per_page`. A webhook belongs to the app of the OAuth token (or to the owner of the API key); another owner’s webhook is `404 webhook_not_found`, as an unknown id is.
          */
-        get: operations["v1ListWebhookDeliveries"];
+        get: operations["v1_webhooks_deliveries_list"];
         put?: never;
         post?: never;
         delete?: never;
@@ -835,7 +835,7 @@ export interface paths {
          * Send a delivery again
          * @description Queues the delivery to be sent again now, with a fresh run of retries, whatever its state (the same event, the same `webhook-id`, so a receiver that already handled it can tell). `202`: the worker sends it shortly. A webhook belongs to the app of the OAuth token (or to the owner of the API key); another owner’s webhook is `404 webhook_not_found`, as an unknown id is. Send an `Idempotency-Key` to retry safely.
          */
-        post: operations["v1RedeliverWebhookDelivery"];
+        post: operations["v1_webhooks_deliveries_redeliver"];
         delete?: never;
         options?: never;
         head?: never;
@@ -855,7 +855,7 @@ export interface paths {
          * Replay events since a time
          * @description Queues every event since `since` (at most 30 days back) that the webhook subscribes to and may receive, as new deliveries or as deliveries sent again. At most 10,000 per call: when `complete` is false, call again with `since` set to `next_since`. A webhook belongs to the app of the OAuth token (or to the owner of the API key); another owner’s webhook is `404 webhook_not_found`, as an unknown id is. Send an `Idempotency-Key` to retry safely.
          */
-        post: operations["v1ReplayWebhook"];
+        post: operations["v1_webhooks_replay"];
         delete?: never;
         options?: never;
         head?: never;
@@ -873,7 +873,7 @@ export interface paths {
          * List event types (preview)
          * @description Every event type the hub tells through webhooks, the event stream and `GET /v1/events`: its name (`resource.action`), what it tells, who may receive it (audience and scope), whether it is high volume, the JSON Schema of its `data` and an example. The same types, with the full event object, are in this document’s `webhooks` section. Any credential may call it (an API key or an OAuth token, no scope); the answer is the same for everyone and cached.
          */
-        get: operations["v1ListEventTypes"];
+        get: operations["v1_events_types_list"];
         put?: never;
         post?: never;
         delete?: never;
@@ -895,7 +895,7 @@ export interface paths {
          * Create a hub account
          * @description Creates an account and signs it in (session cookie). Username: 3-32 letters, digits, `_`, `.`, `-`, unique ignoring case. Password: 10-128 characters, not containing the username, at least 4 different characters, not a well-known password. At most 5 sign-ups per address (an IPv6 /64) per hour, counting those refused for a taken username: past that, `429 too_many_attempts` with `Retry-After`.
          */
-        post: operations["signUp"];
+        post: operations["developer_accounts_create"];
         delete?: never;
         options?: never;
         head?: never;
@@ -913,18 +913,18 @@ export interface paths {
          * The signed-in account
          * @description The account behind the session cookie and its CSRF token.
          */
-        get: operations["getSession"];
+        get: operations["developer_session_get"];
         put?: never;
         /**
          * Sign in
          * @description Signs in and sets a fresh session cookie (any session id the client brought is discarded). Wrong username and wrong password give the same `401`. After 5 failures for one account, or 20 from one address (an IPv6 /64), within 15 minutes: `429 too_many_attempts` with `Retry-After`. Attempts are counted before the password is checked, so parallel attempts count too.
          */
-        post: operations["signIn"];
+        post: operations["developer_session_create"];
         /**
          * Sign out
          * @description Ends the session on the server and clears the cookie.
          */
-        delete: operations["signOut"];
+        delete: operations["developer_session_delete"];
         options?: never;
         head?: never;
         patch?: never;
@@ -941,7 +941,7 @@ export interface paths {
          * List my API keys
          * @description The signed-in account's keys, newest first, revoked ones included: name, display prefix, tier, hourly quota, creation, last use and requests counted in the current hour against the key's quota. The secret is never listed.
          */
-        get: operations["listMyKeys"];
+        get: operations["developer_my_keys_list"];
         put?: never;
         post?: never;
         delete?: never;
@@ -963,7 +963,7 @@ export interface paths {
          * Create an API key
          * @description Creates a key that follows the account's plan (its tier changes with the subscription on the next request). The hourly quota is the account's: all its keys share one count, so a new key adds no requests. The response carries the secret once; store it, it cannot be shown again. An account may hold 10 active keys (`409 key_limit_reached`) and create 10 keys in any 24 hours, revoked ones included (`429 key_creation_limited` with `Retry-After`).
          */
-        post: operations["createMyKey"];
+        post: operations["developer_keys_create"];
         delete?: never;
         options?: never;
         head?: never;
@@ -984,7 +984,7 @@ export interface paths {
          * Revoke an API key
          * @description Revokes one of the caller's keys; the very next API request with it gets `401`. Revoking a revoked key returns it unchanged. A key of another account answers `404`, as an unknown id does.
          */
-        delete: operations["revokeMyKey"];
+        delete: operations["developer_keys_revoke"];
         options?: never;
         head?: never;
         patch?: never;
@@ -1002,7 +1002,7 @@ export interface paths {
          * Restrict an API key to browser origins
          * @description Sets the browser origins a key may be used from, for keys used by a web page (CORS). A request that carries an `Origin` header not on the list gets `403 origin_not_allowed`, before it spends quota; requests without `Origin` (servers, scripts) are not affected, so the list keeps other sites from using a key published in a page but does not make it secret. An empty list allows any origin again. Applies from the key's next request.
          */
-        put: operations["setMyKeyOrigins"];
+        put: operations["developer_keys_origins_update"];
         post?: never;
         delete?: never;
         options?: never;
@@ -1021,7 +1021,7 @@ export interface paths {
          * Hourly usage of an API key
          * @description Requests per UTC hour and status class (2xx, 3xx, 4xx, 429, 5xx) for the last `hours` hours, current hour last. Counts are written in batches every few seconds; usage is kept for at least 30 days.
          */
-        get: operations["getMyKeyUsage"];
+        get: operations["developer_keys_usage_get"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1041,13 +1041,13 @@ export interface paths {
          * List my OAuth apps
          * @description The signed-in developer's registered apps, newest first. Secrets are never listed.
          */
-        get: operations["listMyApps"];
+        get: operations["developer_my_apps_list"];
         put?: never;
         /**
          * Register an OAuth app
          * @description Registers an app: its users sign in with their hub account and grant it scopes (authorization code with PKCE S256). A confidential app gets a client secret, returned this once and stored only as a SHA-256; rotate it if lost. Redirect URIs are matched exactly.
          */
-        post: operations["createMyApp"];
+        post: operations["developer_my_apps_create"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1065,21 +1065,21 @@ export interface paths {
          * Get one of my OAuth apps
          * @description One app of the caller; an app of another developer is `404`, as an unknown id is.
          */
-        get: operations["getMyApp"];
+        get: operations["developer_my_apps_get"];
         put?: never;
         post?: never;
         /**
          * Delete an OAuth app
          * @description Deletes an app and revokes every grant, code and token it holds: the next API call with one of its tokens is `401`.
          */
-        delete: operations["deleteMyApp"];
+        delete: operations["developer_my_apps_delete"];
         options?: never;
         head?: never;
         /**
          * Change an OAuth app
          * @description Changes the name, redirect URIs, homepage or logo of an app. Whether it is public or confidential cannot change (register another app).
          */
-        patch: operations["updateMyApp"];
+        patch: operations["developer_my_apps_update"];
         trace?: never;
     };
     "/api-platform/developer/my-apps/{id}/secret": {
@@ -1095,7 +1095,7 @@ export interface paths {
          * Rotate an app's client secret
          * @description Issues a new client secret for a confidential app and returns it once; the previous secret stops working at once (tokens already issued keep working). A public app has no secret: `409 conflict`.
          */
-        post: operations["rotateMyAppSecret"];
+        post: operations["developer_my_apps_secret_rotate"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1113,7 +1113,7 @@ export interface paths {
          * List the apps I authorized
          * @description Every app holding a grant from the signed-in user: the scopes allowed, when, and when one of its tokens was last used (updated at most once a minute).
          */
-        get: operations["listAuthorizedApps"];
+        get: operations["developer_my_authorized_apps_list"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1136,7 +1136,7 @@ export interface paths {
          * Revoke an app I authorized
          * @description Takes back every grant the user gave the app: its access and refresh tokens stop working, and the next API call with one is `401`. Signing in to the app again asks for consent again.
          */
-        delete: operations["revokeAuthorizedApp"];
+        delete: operations["developer_my_authorized_apps_revoke"];
         options?: never;
         head?: never;
         patch?: never;
@@ -1155,7 +1155,7 @@ export interface paths {
          * Send a test webhook
          * @description Sends a signed sample of an event type (the catalog’s example, with a test id) to one of your webhooks or to a URL, exactly as deliveries are sent (Standard Webhooks signature, the URL resolved and private addresses refused, 15 s timeout, redirects not followed), and returns what the receiver answered: status, latency, headers and the first 1 KiB of the body. Nothing is stored or retried. `422 unknown_event_type` for a type not in the catalog, `422 invalid_webhook_url` for a URL that is not https, `404 webhook_not_found` for a webhook that is not yours.
          */
-        post: operations["testWebhook"];
+        post: operations["developer_webhook_test_send"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1205,7 +1205,7 @@ export interface paths {
          *     - **ELO** (cs2, cs16): team rating = mean of its players; E = 1 / (1 + 10^((R_opp − R_team)/400)); S = 1, 0.5 or 0; change = round(K·(S − E)·participation), K = 100 for a player's first 10 rated matches, then 50; participation = share of rounds played (a leaver on the losing side takes the full loss). Every change is kept with its match id, before and after.
          *     - **Top-frag**: kills update per-day rollups in the same transaction.
          */
-        post: operations["ingestLogs"];
+        post: operations["ingest_logs_create"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1255,7 +1255,7 @@ export interface paths {
          *     - **ELO** (cs2, cs16): team rating = mean of its players; E = 1 / (1 + 10^((R_opp − R_team)/400)); S = 1, 0.5 or 0; change = round(K·(S − E)·participation), K = 100 for a player's first 10 rated matches, then 50; participation = share of rounds played (a leaver on the losing side takes the full loss). Every change is kept with its match id, before and after.
          *     - **Top-frag**: kills update per-day rollups in the same transaction.
          */
-        post: operations["ingestLogsTokenInPath"];
+        post: operations["ingest_logs_create_by_token"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1295,7 +1295,7 @@ export interface paths {
          *     - **ELO** (cs2, cs16): team rating = mean of its players; E = 1 / (1 + 10^((R_opp − R_team)/400)); S = 1, 0.5 or 0; change = round(K·(S − E)·participation), K = 100 for a player's first 10 rated matches, then 50; participation = share of rounds played (a leaver on the losing side takes the full loss). Every change is kept with its match id, before and after.
          *     - **Top-frag**: kills update per-day rollups in the same transaction.
          */
-        post: operations["ingestEvents"];
+        post: operations["ingest_events_create"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1313,7 +1313,7 @@ export interface paths {
          * Liveness: the process answers
          * @description Always `200` while the process runs and its event loop turns; it checks no dependency (that is `/ready`). For a container liveness probe: restart the process when this fails.
          */
-        get: operations["getHealth"];
+        get: operations["ops_health_get"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1333,7 +1333,7 @@ export interface paths {
          * Readiness: the database and Redis answer
          * @description `200` when this instance can serve: the database answered a query within 2000 ms, and Redis (with `REDIS_URL`) is reachable. With Redis unreachable and `RATE_LIMIT_STORE_FAILURE=open` (the default) it is still `200`, with `status: degraded`: requests are served and quotas count per instance until Redis is back. `503 service_unavailable` when the database does not answer, or Redis is unreachable and the failure mode is `closed` (keyed requests get 503 then). For a load balancer's health check.
          */
-        get: operations["getReadiness"];
+        get: operations["ops_ready_get"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1353,7 +1353,7 @@ export interface paths {
          * Metrics in the Prometheus text format
          * @description Counters and histograms of this process for a Prometheus scraper: `hub_http_requests_total` (by route pattern, method and status), `hub_http_request_duration_seconds` (latency histogram by route and method), `hub_quota_rejections_total` (by tier), `hub_ingest_lines_total`, `hub_ingest_rejections_total` and `hub_ingest_kills_total` (by source: `http_logs`, `http_events`, `udp`), `hub_poller_results_total` (`online`, `failed`, `error`), `hub_store_failures_total`, `hub_store_up` and `hub_store_fleet_instances` (Redis: while `hub_store_up` is 0 this instance counts alone and allows 1/`hub_store_fleet_instances` of every limit), and the Node.js process metrics (`process_*`, `nodejs_*`). Each instance reports its own; sum them in Prometheus. Open unless the operator sets `METRICS_TOKEN`, then `Authorization: Bearer <METRICS_TOKEN>` is required.
          */
-        get: operations["getMetrics"];
+        get: operations["ops_metrics_get"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1379,7 +1379,7 @@ export interface webhooks {
          *
          *     Public: every subscriber holding the `stats:read` scope. **High volume**: one event per kill (or as often); prefer the batched variant.
          */
-        post: operations["eventKillRecorded"];
+        post: operations["event_kill_recorded"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1401,7 +1401,7 @@ export interface webhooks {
          *
          *     Public: every subscriber holding the `stats:read` scope.
          */
-        post: operations["eventKillsBatchRecorded"];
+        post: operations["event_kills_batch_recorded"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1423,7 +1423,7 @@ export interface webhooks {
          *
          *     Public: every subscriber holding the `stats:read` scope.
          */
-        post: operations["eventRoundStarted"];
+        post: operations["event_round_started"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1445,7 +1445,7 @@ export interface webhooks {
          *
          *     Public: every subscriber holding the `stats:read` scope.
          */
-        post: operations["eventRoundEnded"];
+        post: operations["event_round_ended"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1467,7 +1467,7 @@ export interface webhooks {
          *
          *     Public: every subscriber holding the `stats:read` scope.
          */
-        post: operations["eventMatchStarted"];
+        post: operations["event_match_started"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1489,7 +1489,7 @@ export interface webhooks {
          *
          *     Public: every subscriber holding the `stats:read` scope.
          */
-        post: operations["eventMatchEnded"];
+        post: operations["event_match_ended"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1511,7 +1511,7 @@ export interface webhooks {
          *
          *     Public: every subscriber holding the `stats:read` scope.
          */
-        post: operations["eventMatchAbandoned"];
+        post: operations["event_match_abandoned"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1533,7 +1533,7 @@ export interface webhooks {
          *
          *     Public: every subscriber holding the `stats:read` scope.
          */
-        post: operations["eventEloChanged"];
+        post: operations["event_elo_changed"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1555,7 +1555,7 @@ export interface webhooks {
          *
          *     Public: every subscriber holding the `stats:read` scope. **High volume**: one event per kill (or as often); prefer the batched variant.
          */
-        post: operations["eventPlayerXpGained"];
+        post: operations["event_player_xp_gained"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1577,7 +1577,7 @@ export interface webhooks {
          *
          *     Public: every subscriber holding the `stats:read` scope.
          */
-        post: operations["eventPlayerLevelUp"];
+        post: operations["event_player_level_up"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1599,7 +1599,7 @@ export interface webhooks {
          *
          *     Public: every subscriber holding the `stats:read` scope.
          */
-        post: operations["eventAchievementUnlocked"];
+        post: operations["event_achievement_unlocked"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1621,7 +1621,7 @@ export interface webhooks {
          *
          *     Public: every subscriber holding the `stats:read` scope.
          */
-        post: operations["eventPlayerRegistered"];
+        post: operations["event_player_registered"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1643,7 +1643,7 @@ export interface webhooks {
          *
          *     Public: every subscriber holding the `tournaments:read` scope.
          */
-        post: operations["eventTournamentMatchReported"];
+        post: operations["event_tournament_match_reported"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1665,7 +1665,7 @@ export interface webhooks {
          *
          *     Public: every subscriber holding the `tournaments:read` scope.
          */
-        post: operations["eventTournamentPlayerJoined"];
+        post: operations["event_tournament_player_joined"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1687,7 +1687,7 @@ export interface webhooks {
          *
          *     Public: every subscriber holding the `servers:read` scope.
          */
-        post: operations["eventServerAdded"];
+        post: operations["event_server_added"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1709,7 +1709,7 @@ export interface webhooks {
          *
          *     Public: every subscriber holding the `servers:read` scope.
          */
-        post: operations["eventServerRemoved"];
+        post: operations["event_server_removed"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1731,7 +1731,7 @@ export interface webhooks {
          *
          *     Public: every subscriber holding the `servers:read` scope.
          */
-        post: operations["eventServerRegionChanged"];
+        post: operations["event_server_region_changed"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1753,7 +1753,7 @@ export interface webhooks {
          *
          *     Public: every subscriber holding the `servers:read` scope.
          */
-        post: operations["eventServerStatusChanged"];
+        post: operations["event_server_status_changed"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1775,7 +1775,7 @@ export interface webhooks {
          *
          *     Public: every subscriber holding the `servers:read` scope.
          */
-        post: operations["eventServerMapChanged"];
+        post: operations["event_server_map_changed"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1797,7 +1797,7 @@ export interface webhooks {
          *
          *     Public: every subscriber holding the `servers:read` scope.
          */
-        post: operations["eventServerPlayersChanged"];
+        post: operations["event_server_players_changed"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1819,7 +1819,7 @@ export interface webhooks {
          *
          *     Private: only apps acting for the user it concerns holding the `servers:command` scope.
          */
-        post: operations["eventServerCommandExecuted"];
+        post: operations["event_server_command_executed"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1841,7 +1841,7 @@ export interface webhooks {
          *
          *     Private: only apps acting for the user it concerns holding the `economy:read` scope.
          */
-        post: operations["eventEconomyTransferCreated"];
+        post: operations["event_economy_transfer_created"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1863,7 +1863,7 @@ export interface webhooks {
          *
          *     Private: only apps acting for the user it concerns holding the `economy:read` scope.
          */
-        post: operations["eventEconomyTransferReceived"];
+        post: operations["event_economy_transfer_received"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1885,7 +1885,7 @@ export interface webhooks {
          *
          *     Private: only apps acting for the user it concerns holding the `economy:read` scope.
          */
-        post: operations["eventEconomyGrantCreated"];
+        post: operations["event_economy_grant_created"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1907,7 +1907,7 @@ export interface webhooks {
          *
          *     Private: only apps acting for the user it concerns holding the `economy:read` scope.
          */
-        post: operations["eventEconomyRewardMinted"];
+        post: operations["event_economy_reward_minted"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1929,7 +1929,7 @@ export interface webhooks {
          *
          *     Public: every subscriber holding the `clans:read` scope.
          */
-        post: operations["eventClanCreated"];
+        post: operations["event_clan_created"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1951,7 +1951,7 @@ export interface webhooks {
          *
          *     Public: every subscriber holding the `clans:read` scope.
          */
-        post: operations["eventClanUpdated"];
+        post: operations["event_clan_updated"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1973,7 +1973,7 @@ export interface webhooks {
          *
          *     Public: every subscriber holding the `clans:read` scope.
          */
-        post: operations["eventClanDisbanded"];
+        post: operations["event_clan_disbanded"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1995,7 +1995,7 @@ export interface webhooks {
          *
          *     Public: every subscriber holding the `clans:read` scope.
          */
-        post: operations["eventClanMemberJoined"];
+        post: operations["event_clan_member_joined"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2017,7 +2017,7 @@ export interface webhooks {
          *
          *     Public: every subscriber holding the `clans:read` scope.
          */
-        post: operations["eventClanMemberLeft"];
+        post: operations["event_clan_member_left"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2039,7 +2039,7 @@ export interface webhooks {
          *
          *     Public: every subscriber holding the `clans:read` scope.
          */
-        post: operations["eventClanMemberKicked"];
+        post: operations["event_clan_member_kicked"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2061,7 +2061,7 @@ export interface webhooks {
          *
          *     Public: every subscriber holding the `clans:read` scope.
          */
-        post: operations["eventClanMemberPromoted"];
+        post: operations["event_clan_member_promoted"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2083,7 +2083,7 @@ export interface webhooks {
          *
          *     Public: every subscriber holding the `clans:read` scope.
          */
-        post: operations["eventClanMemberDemoted"];
+        post: operations["event_clan_member_demoted"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2105,7 +2105,7 @@ export interface webhooks {
          *
          *     Public: every subscriber holding the `clans:read` scope.
          */
-        post: operations["eventClanOwnershipTransferred"];
+        post: operations["event_clan_ownership_transferred"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2127,7 +2127,7 @@ export interface webhooks {
          *
          *     Private: only apps acting for the user it concerns holding the `clans:read` scope.
          */
-        post: operations["eventClanInviteCreated"];
+        post: operations["event_clan_invite_created"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2149,7 +2149,7 @@ export interface webhooks {
          *
          *     Private: only apps acting for the user it concerns holding the `clans:read` scope.
          */
-        post: operations["eventClanInviteAccepted"];
+        post: operations["event_clan_invite_accepted"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2171,7 +2171,7 @@ export interface webhooks {
          *
          *     Private: only apps acting for the user it concerns holding the `clans:read` scope.
          */
-        post: operations["eventClanInviteDeclined"];
+        post: operations["event_clan_invite_declined"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2193,7 +2193,7 @@ export interface webhooks {
          *
          *     Private: only apps acting for the user it concerns holding the `clans:read` scope.
          */
-        post: operations["eventClanInviteRevoked"];
+        post: operations["event_clan_invite_revoked"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2215,7 +2215,7 @@ export interface webhooks {
          *
          *     Private: only apps acting for the user it concerns holding the `identify` scope.
          */
-        post: operations["eventAccountCreated"];
+        post: operations["event_account_created"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2237,7 +2237,7 @@ export interface webhooks {
          *
          *     Private: only apps acting for the user it concerns holding the `identify` scope.
          */
-        post: operations["eventAccountTierChanged"];
+        post: operations["event_account_tier_changed"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2259,7 +2259,7 @@ export interface webhooks {
          *
          *     Private: only apps acting for the user it concerns holding the `identify` scope.
          */
-        post: operations["eventKeyCreated"];
+        post: operations["event_key_created"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2281,7 +2281,7 @@ export interface webhooks {
          *
          *     Private: only apps acting for the user it concerns holding the `identify` scope.
          */
-        post: operations["eventKeyRevoked"];
+        post: operations["event_key_revoked"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2303,7 +2303,7 @@ export interface webhooks {
          *
          *     Private: only apps acting for the user it concerns holding the `identify` scope.
          */
-        post: operations["eventKeyOriginsChanged"];
+        post: operations["event_key_origins_changed"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2325,7 +2325,7 @@ export interface webhooks {
          *
          *     Private: only the app it concerns (or the key owner who registered the webhook).
          */
-        post: operations["eventAppCreated"];
+        post: operations["event_app_created"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2347,7 +2347,7 @@ export interface webhooks {
          *
          *     Private: only the app it concerns (or the key owner who registered the webhook).
          */
-        post: operations["eventAppUpdated"];
+        post: operations["event_app_updated"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2369,7 +2369,7 @@ export interface webhooks {
          *
          *     Private: only the app it concerns (or the key owner who registered the webhook).
          */
-        post: operations["eventAppSecretRotated"];
+        post: operations["event_app_secret_rotated"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2391,7 +2391,7 @@ export interface webhooks {
          *
          *     Private: only the app it concerns (or the key owner who registered the webhook).
          */
-        post: operations["eventAppDeleted"];
+        post: operations["event_app_deleted"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2413,7 +2413,7 @@ export interface webhooks {
          *
          *     Private: only the app it concerns (or the key owner who registered the webhook).
          */
-        post: operations["eventAuthorizationGranted"];
+        post: operations["event_authorization_granted"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2435,7 +2435,7 @@ export interface webhooks {
          *
          *     Private: only the app it concerns (or the key owner who registered the webhook).
          */
-        post: operations["eventAuthorizationRevoked"];
+        post: operations["event_authorization_revoked"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2457,7 +2457,7 @@ export interface webhooks {
          *
          *     Private: only the app it concerns (or the key owner who registered the webhook) holding the `webhooks:read` scope.
          */
-        post: operations["eventWebhookEndpointDisabled"];
+        post: operations["event_webhook_endpoint_disabled"];
         delete?: never;
         options?: never;
         head?: never;
@@ -3445,7 +3445,7 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
-    getUser: {
+    users_get: {
         parameters: {
             query?: never;
             header?: {
@@ -3603,7 +3603,7 @@ export interface operations {
             };
         };
     };
-    getUserStats: {
+    users_stats_get: {
         parameters: {
             query?: never;
             header?: {
@@ -3761,7 +3761,7 @@ export interface operations {
             };
         };
     };
-    getXpLeaderboard: {
+    leaderboards_get: {
         parameters: {
             query?: {
                 /** @description Number of items to return, 1-100 (default 100). */
@@ -3901,7 +3901,7 @@ export interface operations {
             };
         };
     };
-    listTournaments: {
+    tournaments_list: {
         parameters: {
             query?: {
                 /**
@@ -4045,7 +4045,7 @@ export interface operations {
             };
         };
     };
-    listServers: {
+    servers_list: {
         parameters: {
             query?: {
                 /**
@@ -4192,7 +4192,7 @@ export interface operations {
             };
         };
     };
-    listForumThreads: {
+    forum_threads_list: {
         parameters: {
             query?: {
                 /**
@@ -4339,7 +4339,7 @@ export interface operations {
             };
         };
     };
-    listForumPosts: {
+    forum_threads_posts_list: {
         parameters: {
             query?: {
                 /** @description Number of items to return, 1-50 (default 25). */
@@ -4502,7 +4502,7 @@ export interface operations {
             };
         };
     };
-    listAchievements: {
+    achievements_list: {
         parameters: {
             query?: {
                 /**
@@ -4646,7 +4646,7 @@ export interface operations {
             };
         };
     };
-    getKillFeed: {
+    killboard_feed_get: {
         parameters: {
             query?: {
                 /** @description Only this game. */
@@ -4803,7 +4803,7 @@ export interface operations {
             };
         };
     };
-    getTopFraggers: {
+    killboard_top_frag_get: {
         parameters: {
             query?: {
                 /** @description week: the 7 UTC days ending today; month: the 30 UTC days ending today; all: every kill. */
@@ -4956,7 +4956,7 @@ export interface operations {
             };
         };
     };
-    getEloLadder: {
+    stats_elo_get: {
         parameters: {
             query?: {
                 /** @description The ladder of this game (default cs2). */
@@ -5107,7 +5107,7 @@ export interface operations {
             };
         };
     };
-    v1ListTournaments: {
+    v1_tournaments_list: {
         parameters: {
             query?: {
                 /**
@@ -5326,7 +5326,7 @@ export interface operations {
             };
         };
     };
-    v1ListServers: {
+    v1_servers_list: {
         parameters: {
             query?: {
                 /**
@@ -5561,7 +5561,7 @@ export interface operations {
             };
         };
     };
-    v1GetServerStatus: {
+    v1_servers_status_get: {
         parameters: {
             query?: never;
             header?: {
@@ -5770,7 +5770,7 @@ export interface operations {
             };
         };
     };
-    v1SendServerCommand: {
+    v1_servers_command_send: {
         parameters: {
             query?: never;
             header?: {
@@ -6006,7 +6006,7 @@ export interface operations {
             };
         };
     };
-    v1ListServerCommands: {
+    v1_servers_commands_list: {
         parameters: {
             query?: {
                 /**
@@ -6194,7 +6194,7 @@ export interface operations {
             };
         };
     };
-    v1GetUserStats: {
+    v1_users_stats_get: {
         parameters: {
             query?: never;
             header?: {
@@ -6486,7 +6486,7 @@ export interface operations {
             };
         };
     };
-    getMe: {
+    v1_users_me_get: {
         parameters: {
             query?: never;
             header?: never;
@@ -6615,7 +6615,7 @@ export interface operations {
             };
         };
     };
-    v1ListClans: {
+    v1_clans_list: {
         parameters: {
             query?: {
                 /**
@@ -6855,7 +6855,7 @@ export interface operations {
             };
         };
     };
-    v1CreateClan: {
+    v1_clans_create: {
         parameters: {
             query?: never;
             header?: {
@@ -7156,7 +7156,7 @@ export interface operations {
             };
         };
     };
-    v1ListMyClanInvites: {
+    v1_clans_invites_list: {
         parameters: {
             query?: {
                 /**
@@ -7410,7 +7410,7 @@ export interface operations {
             };
         };
     };
-    v1GetClan: {
+    v1_clans_get: {
         parameters: {
             query?: never;
             header?: never;
@@ -7660,7 +7660,7 @@ export interface operations {
             };
         };
     };
-    v1DisbandClan: {
+    v1_clans_disband: {
         parameters: {
             query?: never;
             header?: {
@@ -7834,7 +7834,7 @@ export interface operations {
             };
         };
     };
-    v1UpdateClanSettings: {
+    v1_clans_settings_update: {
         parameters: {
             query?: never;
             header?: {
@@ -8125,7 +8125,7 @@ export interface operations {
             };
         };
     };
-    v1JoinClan: {
+    v1_clans_join: {
         parameters: {
             query?: never;
             header?: {
@@ -8340,7 +8340,7 @@ export interface operations {
             };
         };
     };
-    v1AcceptClanInvite: {
+    v1_clans_invites_accept: {
         parameters: {
             query?: never;
             header?: {
@@ -8555,7 +8555,7 @@ export interface operations {
             };
         };
     };
-    v1LeaveClan: {
+    v1_clans_leave: {
         parameters: {
             query?: never;
             header?: {
@@ -8729,7 +8729,7 @@ export interface operations {
             };
         };
     };
-    v1InviteToClan: {
+    v1_clans_invites_create: {
         parameters: {
             query?: never;
             header?: {
@@ -9025,7 +9025,7 @@ export interface operations {
             };
         };
     };
-    v1RemoveClanInvite: {
+    v1_clans_invites_delete: {
         parameters: {
             query?: never;
             header?: {
@@ -9204,7 +9204,7 @@ export interface operations {
             };
         };
     };
-    v1KickClanMember: {
+    v1_clans_members_kick: {
         parameters: {
             query?: never;
             header?: {
@@ -9383,7 +9383,7 @@ export interface operations {
             };
         };
     };
-    v1PromoteClanMember: {
+    v1_clans_members_promote: {
         parameters: {
             query?: never;
             header?: {
@@ -9603,7 +9603,7 @@ export interface operations {
             };
         };
     };
-    v1DemoteClanOfficer: {
+    v1_clans_members_demote: {
         parameters: {
             query?: never;
             header?: {
@@ -9823,7 +9823,7 @@ export interface operations {
             };
         };
     };
-    v1TransferClanOwnership: {
+    v1_clans_transfer: {
         parameters: {
             query?: never;
             header?: {
@@ -10128,7 +10128,7 @@ export interface operations {
             };
         };
     };
-    getEconomyBalance: {
+    v1_economy_balance_get: {
         parameters: {
             query?: never;
             header?: never;
@@ -10237,7 +10237,7 @@ export interface operations {
             };
         };
     };
-    listEconomyTransactions: {
+    v1_economy_transactions_list: {
         parameters: {
             query?: {
                 /**
@@ -10404,7 +10404,7 @@ export interface operations {
             };
         };
     };
-    createEconomyTransfer: {
+    v1_economy_transfer_create: {
         parameters: {
             query?: never;
             header?: {
@@ -10594,7 +10594,7 @@ export interface operations {
             };
         };
     };
-    v1ListEvents: {
+    v1_events_list: {
         parameters: {
             query?: {
                 /**
@@ -10783,7 +10783,7 @@ export interface operations {
             };
         };
     };
-    v1StreamEvents: {
+    v1_events_stream: {
         parameters: {
             query?: {
                 /**
@@ -10913,7 +10913,7 @@ export interface operations {
             };
         };
     };
-    v1ListWebhooks: {
+    v1_webhooks_list: {
         parameters: {
             query?: {
                 /**
@@ -11099,7 +11099,7 @@ export interface operations {
             };
         };
     };
-    v1CreateWebhook: {
+    v1_webhooks_create: {
         parameters: {
             query?: never;
             header?: {
@@ -11315,7 +11315,7 @@ export interface operations {
             };
         };
     };
-    v1GetWebhook: {
+    v1_webhooks_get: {
         parameters: {
             query?: never;
             header?: never;
@@ -11487,7 +11487,7 @@ export interface operations {
             };
         };
     };
-    v1DeleteWebhook: {
+    v1_webhooks_delete: {
         parameters: {
             query?: never;
             header?: {
@@ -11661,7 +11661,7 @@ export interface operations {
             };
         };
     };
-    v1UpdateWebhook: {
+    v1_webhooks_update: {
         parameters: {
             query?: never;
             header?: {
@@ -11887,7 +11887,7 @@ export interface operations {
             };
         };
     };
-    v1RotateWebhookSecret: {
+    v1_webhooks_secret_rotate: {
         parameters: {
             query?: never;
             header?: {
@@ -12085,7 +12085,7 @@ export interface operations {
             };
         };
     };
-    v1ListWebhookDeliveries: {
+    v1_webhooks_deliveries_list: {
         parameters: {
             query?: {
                 /** @description only deliveries in this state */
@@ -12305,7 +12305,7 @@ export interface operations {
             };
         };
     };
-    v1RedeliverWebhookDelivery: {
+    v1_webhooks_deliveries_redeliver: {
         parameters: {
             query?: never;
             header?: {
@@ -12516,7 +12516,7 @@ export interface operations {
             };
         };
     };
-    v1ReplayWebhook: {
+    v1_webhooks_replay: {
         parameters: {
             query?: never;
             header?: {
@@ -12731,7 +12731,7 @@ export interface operations {
             };
         };
     };
-    v1ListEventTypes: {
+    v1_events_types_list: {
         parameters: {
             query?: never;
             header?: {
@@ -12906,7 +12906,7 @@ export interface operations {
             };
         };
     };
-    signUp: {
+    developer_accounts_create: {
         parameters: {
             query?: never;
             header?: never;
@@ -13031,7 +13031,7 @@ export interface operations {
             };
         };
     };
-    getSession: {
+    developer_session_get: {
         parameters: {
             query?: never;
             header?: never;
@@ -13088,7 +13088,7 @@ export interface operations {
             };
         };
     };
-    signIn: {
+    developer_session_create: {
         parameters: {
             query?: never;
             header?: never;
@@ -13203,7 +13203,7 @@ export interface operations {
             };
         };
     };
-    signOut: {
+    developer_session_delete: {
         parameters: {
             query?: never;
             header?: never;
@@ -13252,7 +13252,7 @@ export interface operations {
             };
         };
     };
-    listMyKeys: {
+    developer_my_keys_list: {
         parameters: {
             query?: never;
             header?: never;
@@ -13316,7 +13316,7 @@ export interface operations {
             };
         };
     };
-    createMyKey: {
+    developer_keys_create: {
         parameters: {
             query?: never;
             header?: never;
@@ -13452,7 +13452,7 @@ export interface operations {
             };
         };
     };
-    revokeMyKey: {
+    developer_keys_revoke: {
         parameters: {
             query?: never;
             header?: never;
@@ -13550,7 +13550,7 @@ export interface operations {
             };
         };
     };
-    setMyKeyOrigins: {
+    developer_keys_origins_update: {
         parameters: {
             query?: never;
             header?: never;
@@ -13691,7 +13691,7 @@ export interface operations {
             };
         };
     };
-    getMyKeyUsage: {
+    developer_keys_usage_get: {
         parameters: {
             query: {
                 /** @description Hours to return, 1-720 (default 48). */
@@ -13817,7 +13817,7 @@ export interface operations {
             };
         };
     };
-    listMyApps: {
+    developer_my_apps_list: {
         parameters: {
             query?: never;
             header?: never;
@@ -13879,7 +13879,7 @@ export interface operations {
             };
         };
     };
-    createMyApp: {
+    developer_my_apps_create: {
         parameters: {
             query?: never;
             header?: never;
@@ -14013,7 +14013,7 @@ export interface operations {
             };
         };
     };
-    getMyApp: {
+    developer_my_apps_get: {
         parameters: {
             query?: never;
             header?: never;
@@ -14099,7 +14099,7 @@ export interface operations {
             };
         };
     };
-    deleteMyApp: {
+    developer_my_apps_delete: {
         parameters: {
             query?: never;
             header?: never;
@@ -14174,7 +14174,7 @@ export interface operations {
             };
         };
     };
-    updateMyApp: {
+    developer_my_apps_update: {
         parameters: {
             query?: never;
             header?: never;
@@ -14316,7 +14316,7 @@ export interface operations {
             };
         };
     };
-    rotateMyAppSecret: {
+    developer_my_apps_secret_rotate: {
         parameters: {
             query?: never;
             header?: never;
@@ -14414,7 +14414,7 @@ export interface operations {
             };
         };
     };
-    listAuthorizedApps: {
+    developer_my_authorized_apps_list: {
         parameters: {
             query?: never;
             header?: never;
@@ -14473,7 +14473,7 @@ export interface operations {
             };
         };
     };
-    revokeAuthorizedApp: {
+    developer_my_authorized_apps_revoke: {
         parameters: {
             query?: never;
             header?: never;
@@ -14545,7 +14545,7 @@ export interface operations {
             };
         };
     };
-    testWebhook: {
+    developer_webhook_test_send: {
         parameters: {
             query?: never;
             header?: never;
@@ -14732,7 +14732,7 @@ export interface operations {
             };
         };
     };
-    ingestLogs: {
+    ingest_logs_create: {
         parameters: {
             query?: never;
             header?: never;
@@ -14820,7 +14820,7 @@ export interface operations {
             };
         };
     };
-    ingestLogsTokenInPath: {
+    ingest_logs_create_by_token: {
         parameters: {
             query?: never;
             header?: never;
@@ -14911,7 +14911,7 @@ export interface operations {
             };
         };
     };
-    ingestEvents: {
+    ingest_events_create: {
         parameters: {
             query?: never;
             header?: never;
@@ -15006,7 +15006,7 @@ export interface operations {
             };
         };
     };
-    getHealth: {
+    ops_health_get: {
         parameters: {
             query?: never;
             header?: never;
@@ -15033,7 +15033,7 @@ export interface operations {
             };
         };
     };
-    getReadiness: {
+    ops_ready_get: {
         parameters: {
             query?: never;
             header?: never;
@@ -15085,7 +15085,7 @@ export interface operations {
             };
         };
     };
-    getMetrics: {
+    ops_metrics_get: {
         parameters: {
             query?: never;
             header?: never;
@@ -15123,7 +15123,7 @@ export interface operations {
             };
         };
     };
-    eventKillRecorded: {
+    event_kill_recorded: {
         parameters: {
             query?: never;
             header: {
@@ -15258,7 +15258,7 @@ export interface operations {
             };
         };
     };
-    eventKillsBatchRecorded: {
+    event_kills_batch_recorded: {
         parameters: {
             query?: never;
             header: {
@@ -15419,7 +15419,7 @@ export interface operations {
             };
         };
     };
-    eventRoundStarted: {
+    event_round_started: {
         parameters: {
             query?: never;
             header: {
@@ -15517,7 +15517,7 @@ export interface operations {
             };
         };
     };
-    eventRoundEnded: {
+    event_round_ended: {
         parameters: {
             query?: never;
             header: {
@@ -15621,7 +15621,7 @@ export interface operations {
             };
         };
     };
-    eventMatchStarted: {
+    event_match_started: {
         parameters: {
             query?: never;
             header: {
@@ -15713,7 +15713,7 @@ export interface operations {
             };
         };
     };
-    eventMatchEnded: {
+    event_match_ended: {
         parameters: {
             query?: never;
             header: {
@@ -15860,7 +15860,7 @@ export interface operations {
             };
         };
     };
-    eventMatchAbandoned: {
+    event_match_abandoned: {
         parameters: {
             query?: never;
             header: {
@@ -15958,7 +15958,7 @@ export interface operations {
             };
         };
     };
-    eventEloChanged: {
+    event_elo_changed: {
         parameters: {
             query?: never;
             header: {
@@ -16068,7 +16068,7 @@ export interface operations {
             };
         };
     };
-    eventPlayerXpGained: {
+    event_player_xp_gained: {
         parameters: {
             query?: never;
             header: {
@@ -16182,7 +16182,7 @@ export interface operations {
             };
         };
     };
-    eventPlayerLevelUp: {
+    event_player_level_up: {
         parameters: {
             query?: never;
             header: {
@@ -16279,7 +16279,7 @@ export interface operations {
             };
         };
     };
-    eventAchievementUnlocked: {
+    event_achievement_unlocked: {
         parameters: {
             query?: never;
             header: {
@@ -16370,7 +16370,7 @@ export interface operations {
             };
         };
     };
-    eventPlayerRegistered: {
+    event_player_registered: {
         parameters: {
             query?: never;
             header: {
@@ -16461,7 +16461,7 @@ export interface operations {
             };
         };
     };
-    eventTournamentMatchReported: {
+    event_tournament_match_reported: {
         parameters: {
             query?: never;
             header: {
@@ -16558,7 +16558,7 @@ export interface operations {
             };
         };
     };
-    eventTournamentPlayerJoined: {
+    event_tournament_player_joined: {
         parameters: {
             query?: never;
             header: {
@@ -16643,7 +16643,7 @@ export interface operations {
             };
         };
     };
-    eventServerAdded: {
+    event_server_added: {
         parameters: {
             query?: never;
             header: {
@@ -16742,7 +16742,7 @@ export interface operations {
             };
         };
     };
-    eventServerRemoved: {
+    event_server_removed: {
         parameters: {
             query?: never;
             header: {
@@ -16828,7 +16828,7 @@ export interface operations {
             };
         };
     };
-    eventServerRegionChanged: {
+    event_server_region_changed: {
         parameters: {
             query?: never;
             header: {
@@ -16921,7 +16921,7 @@ export interface operations {
             };
         };
     };
-    eventServerStatusChanged: {
+    event_server_status_changed: {
         parameters: {
             query?: never;
             header: {
@@ -17021,7 +17021,7 @@ export interface operations {
             };
         };
     };
-    eventServerMapChanged: {
+    event_server_map_changed: {
         parameters: {
             query?: never;
             header: {
@@ -17119,7 +17119,7 @@ export interface operations {
             };
         };
     };
-    eventServerPlayersChanged: {
+    event_server_players_changed: {
         parameters: {
             query?: never;
             header: {
@@ -17223,7 +17223,7 @@ export interface operations {
             };
         };
     };
-    eventServerCommandExecuted: {
+    event_server_command_executed: {
         parameters: {
             query?: never;
             header: {
@@ -17333,7 +17333,7 @@ export interface operations {
             };
         };
     };
-    eventEconomyTransferCreated: {
+    event_economy_transfer_created: {
         parameters: {
             query?: never;
             header: {
@@ -17449,7 +17449,7 @@ export interface operations {
             };
         };
     };
-    eventEconomyTransferReceived: {
+    event_economy_transfer_received: {
         parameters: {
             query?: never;
             header: {
@@ -17565,7 +17565,7 @@ export interface operations {
             };
         };
     };
-    eventEconomyGrantCreated: {
+    event_economy_grant_created: {
         parameters: {
             query?: never;
             header: {
@@ -17668,7 +17668,7 @@ export interface operations {
             };
         };
     };
-    eventEconomyRewardMinted: {
+    event_economy_reward_minted: {
         parameters: {
             query?: never;
             header: {
@@ -17760,7 +17760,7 @@ export interface operations {
             };
         };
     };
-    eventClanCreated: {
+    event_clan_created: {
         parameters: {
             query?: never;
             header: {
@@ -17896,7 +17896,7 @@ export interface operations {
             };
         };
     };
-    eventClanUpdated: {
+    event_clan_updated: {
         parameters: {
             query?: never;
             header: {
@@ -18032,7 +18032,7 @@ export interface operations {
             };
         };
     };
-    eventClanDisbanded: {
+    event_clan_disbanded: {
         parameters: {
             query?: never;
             header: {
@@ -18168,7 +18168,7 @@ export interface operations {
             };
         };
     };
-    eventClanMemberJoined: {
+    event_clan_member_joined: {
         parameters: {
             query?: never;
             header: {
@@ -18273,7 +18273,7 @@ export interface operations {
             };
         };
     };
-    eventClanMemberLeft: {
+    event_clan_member_left: {
         parameters: {
             query?: never;
             header: {
@@ -18378,7 +18378,7 @@ export interface operations {
             };
         };
     };
-    eventClanMemberKicked: {
+    event_clan_member_kicked: {
         parameters: {
             query?: never;
             header: {
@@ -18483,7 +18483,7 @@ export interface operations {
             };
         };
     };
-    eventClanMemberPromoted: {
+    event_clan_member_promoted: {
         parameters: {
             query?: never;
             header: {
@@ -18588,7 +18588,7 @@ export interface operations {
             };
         };
     };
-    eventClanMemberDemoted: {
+    event_clan_member_demoted: {
         parameters: {
             query?: never;
             header: {
@@ -18693,7 +18693,7 @@ export interface operations {
             };
         };
     };
-    eventClanOwnershipTransferred: {
+    event_clan_ownership_transferred: {
         parameters: {
             query?: never;
             header: {
@@ -18798,7 +18798,7 @@ export interface operations {
             };
         };
     };
-    eventClanInviteCreated: {
+    event_clan_invite_created: {
         parameters: {
             query?: never;
             header: {
@@ -18902,7 +18902,7 @@ export interface operations {
             };
         };
     };
-    eventClanInviteAccepted: {
+    event_clan_invite_accepted: {
         parameters: {
             query?: never;
             header: {
@@ -19006,7 +19006,7 @@ export interface operations {
             };
         };
     };
-    eventClanInviteDeclined: {
+    event_clan_invite_declined: {
         parameters: {
             query?: never;
             header: {
@@ -19110,7 +19110,7 @@ export interface operations {
             };
         };
     };
-    eventClanInviteRevoked: {
+    event_clan_invite_revoked: {
         parameters: {
             query?: never;
             header: {
@@ -19214,7 +19214,7 @@ export interface operations {
             };
         };
     };
-    eventAccountCreated: {
+    event_account_created: {
         parameters: {
             query?: never;
             header: {
@@ -19299,7 +19299,7 @@ export interface operations {
             };
         };
     };
-    eventAccountTierChanged: {
+    event_account_tier_changed: {
         parameters: {
             query?: never;
             header: {
@@ -19397,7 +19397,7 @@ export interface operations {
             };
         };
     };
-    eventKeyCreated: {
+    event_key_created: {
         parameters: {
             query?: never;
             header: {
@@ -19494,7 +19494,7 @@ export interface operations {
             };
         };
     };
-    eventKeyRevoked: {
+    event_key_revoked: {
         parameters: {
             query?: never;
             header: {
@@ -19591,7 +19591,7 @@ export interface operations {
             };
         };
     };
-    eventKeyOriginsChanged: {
+    event_key_origins_changed: {
         parameters: {
             query?: never;
             header: {
@@ -19698,7 +19698,7 @@ export interface operations {
             };
         };
     };
-    eventAppCreated: {
+    event_app_created: {
         parameters: {
             query?: never;
             header: {
@@ -19812,7 +19812,7 @@ export interface operations {
             };
         };
     };
-    eventAppUpdated: {
+    event_app_updated: {
         parameters: {
             query?: never;
             header: {
@@ -19926,7 +19926,7 @@ export interface operations {
             };
         };
     };
-    eventAppSecretRotated: {
+    event_app_secret_rotated: {
         parameters: {
             query?: never;
             header: {
@@ -20040,7 +20040,7 @@ export interface operations {
             };
         };
     };
-    eventAppDeleted: {
+    event_app_deleted: {
         parameters: {
             query?: never;
             header: {
@@ -20154,7 +20154,7 @@ export interface operations {
             };
         };
     };
-    eventAuthorizationGranted: {
+    event_authorization_granted: {
         parameters: {
             query?: never;
             header: {
@@ -20251,7 +20251,7 @@ export interface operations {
             };
         };
     };
-    eventAuthorizationRevoked: {
+    event_authorization_revoked: {
         parameters: {
             query?: never;
             header: {
@@ -20348,7 +20348,7 @@ export interface operations {
             };
         };
     };
-    eventWebhookEndpointDisabled: {
+    event_webhook_endpoint_disabled: {
         parameters: {
             query?: never;
             header: {

@@ -90,7 +90,7 @@ export function serverCommandsV1Routes(commands: ServerCommandsService) {
     app.post(
       '/servers/:id/command',
       v1Route({
-        operationId: 'v1SendServerCommand',
+        operationId: 'v1_servers_command_send',
         tag: TAG,
         summary: 'Send a remote-console command to a game server (preview)',
         description:
@@ -129,7 +129,7 @@ export function serverCommandsV1Routes(commands: ServerCommandsService) {
     app.get(
       '/servers/:id/commands',
       v1Route({
-        operationId: 'v1ListServerCommands',
+        operationId: 'v1_servers_commands_list',
         tag: TAG,
         summary: 'The command audit of a game server (preview)',
         description:

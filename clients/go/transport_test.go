@@ -242,16 +242,16 @@ func TestTheGeneratedClientSendsThroughTheClient(t *testing.T) {
 		fmt.Fprint(w, `{"game":"cs2","leaderboard":[{"rank":1,"user_id":5,"name":"a","rating":1200,"matches":3,"wins":2,"losses":1}]}`)
 	})
 	c := newClient(t, base)
-	game := api.StatsEloGetParamsGame("cs2")
-	ladder, err := c.API.StatsEloGetWithResponse(context.Background(), &api.StatsEloGetParams{Game: &game})
+	limit := 5
+	ladder, err := c.API.StatsEloGetWithResponse(context.Background(), &api.StatsEloGetParams{Limit: &limit})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if ladder.JSON200 == nil || len(ladder.JSON200.Leaderboard) != 1 || rec.count() != 2 {
 		t.Fatalf("%d attempts, answer %s", rec.count(), ladder.Body)
 	}
-	if rec.request(1).Header.Get("X-Api-Key") != "ghk_test" {
-		t.Fatal("no API key")
+	if rec.request(1).Header.Get("X-Api-Key") != "ghk_test" || rec.request(1).URL.Query().Get("limit") != "5" {
+		t.Fatalf("sent %s with %v", rec.request(1).URL, rec.request(1).Header)
 	}
 	_, err = c.API.UsersGetWithResponse(context.Background(), 99, nil, Call(WithMaxRetries(0)))
 	var apiErr *APIError
@@ -331,5 +331,35 @@ func TestPathMatches(t *testing.T) {
 		if got := pathMatches(tc.template, tc.path); got != tc.want {
 			t.Errorf("%s ~ %s: %v", tc.template, tc.path, got)
 		}
+	}
+}
+
+// One Client shared by many goroutines (go test -race checks the shared state: rate limit,
+// connection pool, credentials).
+func TestOneClientManyGoroutines(t *testing.T) {
+	_, base := serve(t, func(n int, w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("X-Ratelimit-Limit", "1000")
+		w.Header().Set("X-Ratelimit-Remaining", strconv.Itoa(1000-n))
+		w.Header().Set("X-Ratelimit-Reset", "1800000000")
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprint(w, `{"threads":[]}`)
+	})
+	c := newClient(t, base)
+	var wg sync.WaitGroup
+	for range 16 {
+		wg.Go(func() {
+			for range 10 {
+				if _, err := c.Do(context.Background(), "GET", "/api-platform/v1/forum/threads", nil, nil, WithTimeout(5*time.Second)); err != nil {
+					t.Error(err)
+				}
+				if rl, ok := c.RateLimit(); !ok || rl.Limit != 1000 {
+					t.Error("no rate-limit state")
+				}
+			}
+		})
+	}
+	wg.Wait()
+	if rl, _ := c.RateLimit(); rl.Remaining < 840 || rl.Remaining > 999 {
+		t.Fatalf("remaining %d", rl.Remaining)
 	}
 }

@@ -20,7 +20,7 @@ const player = (name: string, uid: number, account: number, team: string) =>
 for (const dialect of testDialects()) {
   describe(`live ingest events (${dialect})`, () => {
     let ctx: TestContext;
-    let clock = Date.UTC(2026, 2, 3, 12);
+    const clock = Date.UTC(2026, 2, 3, 12);
     let owner = 0;
     let operator = 0;
     before(async () => {
@@ -142,7 +142,7 @@ for (const dialect of testDialects()) {
       assert.deepEqual(
         events
           .filter((e) => e.type.startsWith('kill.') || e.type.startsWith('round.'))
-          .map((e) => `${e.type} ${String(e.data.weapon ?? e.data.kills ?? '')}`),
+          .map((e) => `${e.type} ${JSON.stringify(e.data.weapon ?? e.data.kills ?? '').replaceAll('"', '')}`),
         [
           // live events first, in log order; then the settled kills and the round boundaries
           'kill.provisional m4a1',
@@ -152,6 +152,14 @@ for (const dialect of testDialects()) {
           'round.started ',
           'round.ended 1',
           'round.started ',
+        ],
+      );
+      // the players the settled round registered are welcomed where they were first seen
+      assert.deepEqual(
+        ofType(events, 'player.registered').map((e) => [e.data.name, e.data.server_id, e.data.game]),
+        [
+          ['Ace', server.id, 'cs2'],
+          ['Bo', server.id, 'cs2'],
         ],
       );
       // a kill whose player has a profile names it in its provisional event

@@ -1598,6 +1598,30 @@ func (e PlayerLevelUpEventType) Valid() bool {
 	}
 }
 
+// Defines values for PlayerRegisteredEventDataGame.
+const (
+	PlayerRegisteredEventDataGameCs16      PlayerRegisteredEventDataGame = "cs16"
+	PlayerRegisteredEventDataGameCs2       PlayerRegisteredEventDataGame = "cs2"
+	PlayerRegisteredEventDataGameMinecraft PlayerRegisteredEventDataGame = "minecraft"
+	PlayerRegisteredEventDataGameRust      PlayerRegisteredEventDataGame = "rust"
+)
+
+// Valid indicates whether the value is a known member of the PlayerRegisteredEventDataGame enum.
+func (e PlayerRegisteredEventDataGame) Valid() bool {
+	switch e {
+	case PlayerRegisteredEventDataGameCs16:
+		return true
+	case PlayerRegisteredEventDataGameCs2:
+		return true
+	case PlayerRegisteredEventDataGameMinecraft:
+		return true
+	case PlayerRegisteredEventDataGameRust:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for PlayerRegisteredEventType.
 const (
 	PlayerRegistered PlayerRegisteredEventType = "player.registered"
@@ -6531,10 +6555,20 @@ type PlayerRegisteredEvent struct {
 	// Example: 2026-11-20T18:04:11.000Z
 	CreatedAt time.Time `json:"created_at"`
 	Data      struct {
+		// Game Game code
+		//
+		// Example: cs2
+		Game PlayerRegisteredEventDataGame `json:"game"`
+
 		// Name Name in game
 		//
 		// Example: ace
 		Name string `json:"name"`
+
+		// ServerId The game server they were first seen on
+		//
+		// Example: 3
+		ServerId int `json:"server_id"`
 
 		// SteamId SteamID64
 		//
@@ -6555,6 +6589,11 @@ type PlayerRegisteredEvent struct {
 	// Type Event type
 	Type PlayerRegisteredEventType `json:"type"`
 }
+
+// PlayerRegisteredEventDataGame Game code
+//
+// Example: cs2
+type PlayerRegisteredEventDataGame string
 
 // PlayerRegisteredEventType Event type
 type PlayerRegisteredEventType string

@@ -186,10 +186,17 @@ export function matchEvents(server: Server, m: EndedMatch): NewEvent[] {
 }
 
 export function registeredEvents(
+  server: Server,
   created: ReadonlyMap<number, { steamId: string; name: string }>,
 ): NewEvent[] {
   return [...created].map(([user_id, p]) =>
-    eventOf(PLAYER_REGISTERED, { user_id, steam_id: p.steamId, name: p.name.slice(0, 64) }),
+    eventOf(PLAYER_REGISTERED, {
+      user_id,
+      steam_id: p.steamId,
+      name: p.name.slice(0, 64),
+      server_id: server.id,
+      game: gameOf(server),
+    }),
   );
 }
 

@@ -316,9 +316,16 @@ export const ACHIEVEMENT_UNLOCKED = defineEvent({
 
 export const PLAYER_REGISTERED = defineEvent({
   type: 'player.registered',
-  description: 'A SteamID was seen on a hub server for the first time and got a hub profile.',
-  properties: { user_id: UserId(), steam_id: SteamId(), name: Text('Name in game', 'ace') },
-  example: { user_id: 42, steam_id: '76561198000000042', name: 'ace' },
+  description:
+    'A SteamID was seen on a hub server for the first time and got a hub profile (a welcome is due on `server_id`).',
+  properties: {
+    user_id: UserId(),
+    steam_id: SteamId(),
+    name: Text('Name in game', 'ace'),
+    server_id: Id('The game server they were first seen on', 3),
+    game: Game(),
+  },
+  example: { user_id: 42, steam_id: '76561198000000042', name: 'ace', server_id: 3, game: 'cs2' },
   scope: 'stats:read',
   audience: 'public',
 });

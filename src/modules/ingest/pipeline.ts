@@ -260,7 +260,7 @@ export function ingestPipeline(db: Db, now: () => number = Date.now, window: Tim
       db.dialect,
       [
         ...live,
-        ...registeredEvents(created),
+        ...registeredEvents(server, created),
         ...killEvents(server, kills),
         ...boundaries,
         ...matchTold,

@@ -1661,7 +1661,7 @@ export interface webhooks {
         put?: never;
         /**
          * player.registered
-         * @description A SteamID was seen on a hub server for the first time and got a hub profile.
+         * @description A SteamID was seen on a hub server for the first time and got a hub profile (a welcome is due on `server_id`).
          *
          *     Public: every subscriber holding the `stats:read` scope.
          */
@@ -16720,7 +16720,9 @@ export interface operations {
                  *       "data": {
                  *         "user_id": 42,
                  *         "steam_id": "76561198000000042",
-                 *         "name": "ace"
+                 *         "name": "ace",
+                 *         "server_id": 3,
+                 *         "game": "cs2"
                  *       }
                  *     }
                  */
@@ -16757,6 +16759,17 @@ export interface operations {
                          * @example ace
                          */
                         name: string;
+                        /**
+                         * @description The game server they were first seen on
+                         * @example 3
+                         */
+                        server_id: number;
+                        /**
+                         * @description Game code
+                         * @example cs2
+                         * @enum {string}
+                         */
+                        game: "cs2" | "cs16" | "rust" | "minecraft";
                     };
                 };
             };

@@ -3501,6 +3501,13 @@ class Data27(BaseModel):
         ),
     ]
     name: Annotated[str, Field(description="Name in game", examples=["ace"])]
+    server_id: Annotated[
+        int,
+        Field(
+            description="The game server they were first seen on", examples=[3], ge=1
+        ),
+    ]
+    game: Annotated[Game7, Field(description="Game code", examples=["cs2"])]
 
 
 class PlayerRegisteredPostRequest(BaseModel):

@@ -12,8 +12,10 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -130,13 +132,15 @@ func (c *Client) Do(ctx context.Context, method, path string, p *Params, out any
 			return nil, fmt.Errorf("hub: encoding the body: %w", err)
 		}
 	}
-	req, err := http.NewRequestWithContext(ctx, method, target, bytes.NewReader(body))
+	var reader io.Reader
+	if body != nil {
+		reader = bytes.NewReader(body)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, target, reader)
 	if err != nil {
 		return nil, err
 	}
-	if body == nil {
-		req.Body, req.GetBody, req.ContentLength = nil, nil, 0
-	} else {
+	if body != nil {
 		req.Header.Set("Content-Type", "application/json")
 	}
 	req.Header.Set("Accept", "application/json")
@@ -179,7 +183,7 @@ func (c *Client) url(path string, p *Params) (string, error) {
 			return "", fmt.Errorf("hub: path %q needs the parameter %q", path, name)
 		}
 		b.WriteString(rest[:open])
-		b.WriteString(url.PathEscape(fmt.Sprint(value)))
+		b.WriteString(url.PathEscape(pathValue(value)))
 		rest = rest[open+end+1:]
 	}
 	if len(p.Query) > 0 {
@@ -187,6 +191,18 @@ func (c *Client) url(path string, p *Params) (string, error) {
 		b.WriteString(p.Query.Encode())
 	}
 	return b.String(), nil
+}
+
+func pathValue(v any) string {
+	switch x := v.(type) {
+	case string:
+		return x
+	case int:
+		return strconv.Itoa(x)
+	case int64:
+		return strconv.FormatInt(x, 10)
+	}
+	return fmt.Sprint(v)
 }
 
 // generatedDoer is the generated client's HTTP sender: this Client's transport, with error answers

@@ -9,7 +9,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import type { ClientGenerator, GeneratorDocument } from './generate.js';
-import { openapi30 } from './openapi30.js';
+import { eventSchemaName, openapi30 } from './openapi30.js';
 import { documentTables } from './typescript.js';
 
 const run = promisify(execFile);
@@ -43,13 +43,20 @@ function metadataSource(doc: GeneratorDocument, events: [string, string][]): str
     ')',
     '',
     '// IdempotentOperations are the operations (`METHOD /path`) that take an Idempotency-Key: the client sends one on each call.',
-    'var IdempotentOperations = []string{',
-    ...idempotency.map((op) => `\t${go(op)},`),
+    '// A function, not a variable: the tables are the document\u2019s, no caller can change them.',
+    'func IdempotentOperations() []string {',
+    '\treturn []string{',
+    ...idempotency.map((op) => `\t\t${go(op)},`),
+    '\t}',
     '}',
     '',
-    '// Paging tells how each list pages: "offset" (limit/offset), "page" (page/per_page, {data, meta}) or "cursor" (after/limit).',
-    'var Paging = map[string]string{',
-    ...Object.entries(paging).map(([op, mode]) => `\t${go(op)}: ${go(mode)},`),
+    '// Paging tells how the operation (`METHOD /path`) pages: "offset" (limit/offset), "page" (page/per_page, {data, meta}),',
+    '// "cursor" (after/limit), or "" for an operation that does not page.',
+    'func Paging(operation string) string {',
+    '\tswitch operation {',
+    ...Object.entries(paging).flatMap(([op, mode]) => [`\tcase ${go(op)}:`, `\t\treturn ${go(mode)}`]),
+    '\t}',
+    '\treturn ""',
     '}',
     '',
     '// Event is one event the hub sends to webhooks and on the stream: a pointer to the generated type of its `type`',
@@ -58,6 +65,15 @@ function metadataSource(doc: GeneratorDocument, events: [string, string][]): str
     '\tEventType() string',
     '}',
     '',
+    // each event also has a name of its own type's (`economy.transfer.created` ->
+    // EconomyTransferCreatedEvent), whatever the document names its schema
+    ...events
+      .filter(([type, schema]) => eventSchemaName(type) !== pascal(schema))
+      .flatMap(([type, schema]) => [
+        `// ${eventSchemaName(type)} is the ${go(type)} event.`,
+        `type ${eventSchemaName(type)} = ${pascal(schema)}`,
+        '',
+      ]),
     ...events.flatMap(([type, schema]) => [
       `// EventType is ${go(type)}.`,
       `func (*${pascal(schema)}) EventType() string { return ${go(type)} }`,

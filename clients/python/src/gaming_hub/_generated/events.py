@@ -7,8 +7,10 @@ from pydantic import BaseModel, Field
 from .models import (
     KillRecordedPostRequest,
     KillsBatchRecordedPostRequest,
+    KillProvisionalPostRequest,
     RoundStartedPostRequest,
     RoundEndedPostRequest,
+    RoundVoidedPostRequest,
     MatchStartedPostRequest,
     MatchEndedPostRequest,
     MatchAbandonedPostRequest,
@@ -19,6 +21,7 @@ from .models import (
     PlayerRegisteredPostRequest,
     TournamentMatchReportedPostRequest,
     TournamentPlayerJoinedPostRequest,
+    ChatMessagePostRequest,
     ServerAddedPostRequest,
     ServerRemovedPostRequest,
     ServerRegionChangedPostRequest,
@@ -61,8 +64,10 @@ from .models import (
 HubEvent = Annotated[
     KillRecordedPostRequest
     | KillsBatchRecordedPostRequest
+    | KillProvisionalPostRequest
     | RoundStartedPostRequest
     | RoundEndedPostRequest
+    | RoundVoidedPostRequest
     | MatchStartedPostRequest
     | MatchEndedPostRequest
     | MatchAbandonedPostRequest
@@ -73,6 +78,7 @@ HubEvent = Annotated[
     | PlayerRegisteredPostRequest
     | TournamentMatchReportedPostRequest
     | TournamentPlayerJoinedPostRequest
+    | ChatMessagePostRequest
     | ServerAddedPostRequest
     | ServerRemovedPostRequest
     | ServerRegionChangedPostRequest
@@ -116,8 +122,10 @@ HubEvent = Annotated[
 EVENT_MODELS: Final[dict[str, type[BaseModel]]] = {
     "kill.recorded": KillRecordedPostRequest,
     "kills.batch_recorded": KillsBatchRecordedPostRequest,
+    "kill.provisional": KillProvisionalPostRequest,
     "round.started": RoundStartedPostRequest,
     "round.ended": RoundEndedPostRequest,
+    "round.voided": RoundVoidedPostRequest,
     "match.started": MatchStartedPostRequest,
     "match.ended": MatchEndedPostRequest,
     "match.abandoned": MatchAbandonedPostRequest,
@@ -128,6 +136,7 @@ EVENT_MODELS: Final[dict[str, type[BaseModel]]] = {
     "player.registered": PlayerRegisteredPostRequest,
     "tournament.match_reported": TournamentMatchReportedPostRequest,
     "tournament.player_joined": TournamentPlayerJoinedPostRequest,
+    "chat.message": ChatMessagePostRequest,
     "server.added": ServerAddedPostRequest,
     "server.removed": ServerRemovedPostRequest,
     "server.region_changed": ServerRegionChangedPostRequest,

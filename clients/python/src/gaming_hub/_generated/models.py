@@ -2693,6 +2693,7 @@ class Scope(Enum):
     stats_read = "stats:read"
     servers_read = "servers:read"
     servers_command = "servers:command"
+    chat_read = "chat:read"
     clans_read = "clans:read"
     clans_write = "clans:write"
     tournaments_read = "tournaments:read"
@@ -3416,6 +3417,84 @@ class Data16(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
+    server_id: Annotated[
+        int, Field(description="Game server the kill happened on", examples=[3], ge=1)
+    ]
+    game: Annotated[Game7, Field(description="Game code", examples=["cs2"])]
+    killer_user_id: Annotated[
+        int | None,
+        Field(
+            description="Hub user id of the killer; null when the hub has no profile for them yet",
+            examples=[42],
+            ge=1,
+        ),
+    ]
+    killer_steam_id: Annotated[
+        str,
+        Field(
+            description="SteamID64", examples=["76561198000000042"], pattern="^\\d{17}$"
+        ),
+    ]
+    killer_name: Annotated[
+        str, Field(description="Name of the killer in game", examples=["ace"])
+    ]
+    victim_user_id: Annotated[
+        int | None,
+        Field(
+            description="Hub user id of the victim; null when the hub has no profile for them yet",
+            examples=[43],
+            ge=1,
+        ),
+    ]
+    victim_steam_id: Annotated[
+        str,
+        Field(
+            description="SteamID64", examples=["76561198000000042"], pattern="^\\d{17}$"
+        ),
+    ]
+    victim_name: Annotated[
+        str, Field(description="Name of the victim in game", examples=["bolt"])
+    ]
+    weapon: Annotated[
+        str, Field(description="Weapon as the game names it", examples=["ak47"])
+    ]
+    headshot: Annotated[bool, Field(description="A headshot", examples=[True])]
+    round: Annotated[
+        int, Field(description="Round number on the server", examples=[7], ge=0)
+    ]
+    occurred_at: Annotated[
+        AwareDatetime,
+        Field(
+            description="When the kill happened (server time)",
+            examples=["2026-11-20T18:04:11.000Z"],
+        ),
+    ]
+
+
+class KillProvisionalPostRequest(BaseModel):
+    id: Annotated[
+        str,
+        Field(
+            description="Event id, sortable",
+            examples=["evt_0000000000004711"],
+            pattern="^evt_\\d{16}$",
+        ),
+    ]
+    type: Annotated[Literal["kill.provisional"], Field(description="Event type")]
+    created_at: Annotated[
+        AwareDatetime,
+        Field(
+            description="When the change committed",
+            examples=["2026-11-20T18:04:11.000Z"],
+        ),
+    ]
+    data: Data16
+
+
+class Data17(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
     server_id: Annotated[int, Field(description="Game server", examples=[3], ge=1)]
     game: Annotated[Game7, Field(description="Game code", examples=["cs2"])]
     map: Annotated[str, Field(description="Map", examples=["de_dust2"])]
@@ -3439,10 +3518,10 @@ class RoundStartedPostRequest(BaseModel):
             examples=["2026-11-20T18:04:11.000Z"],
         ),
     ]
-    data: Data16
+    data: Data17
 
 
-class Data17(BaseModel):
+class Data18(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
@@ -3472,10 +3551,46 @@ class RoundEndedPostRequest(BaseModel):
             examples=["2026-11-20T18:04:11.000Z"],
         ),
     ]
-    data: Data17
+    data: Data18
 
 
-class Data18(BaseModel):
+class Data19(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    server_id: Annotated[int, Field(description="Game server", examples=[3], ge=1)]
+    game: Annotated[Game7, Field(description="Game code", examples=["cs2"])]
+    map: Annotated[str, Field(description="Map", examples=["de_dust2"])]
+    round: Annotated[int, Field(description="Round number", examples=[7], ge=0)]
+    kills: Annotated[
+        int,
+        Field(
+            description="Provisional kills of the round taken back", examples=[3], ge=0
+        ),
+    ]
+
+
+class RoundVoidedPostRequest(BaseModel):
+    id: Annotated[
+        str,
+        Field(
+            description="Event id, sortable",
+            examples=["evt_0000000000004711"],
+            pattern="^evt_\\d{16}$",
+        ),
+    ]
+    type: Annotated[Literal["round.voided"], Field(description="Event type")]
+    created_at: Annotated[
+        AwareDatetime,
+        Field(
+            description="When the change committed",
+            examples=["2026-11-20T18:04:11.000Z"],
+        ),
+    ]
+    data: Data19
+
+
+class Data20(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
@@ -3501,7 +3616,7 @@ class MatchStartedPostRequest(BaseModel):
             examples=["2026-11-20T18:04:11.000Z"],
         ),
     ]
-    data: Data18
+    data: Data20
 
 
 class Team1Item(RootModel[int]):
@@ -3512,7 +3627,7 @@ class Team2Item(RootModel[int]):
     root: Annotated[int, Field(description="Hub user id", examples=[42], ge=1)]
 
 
-class Data19(BaseModel):
+class Data21(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
@@ -3566,10 +3681,10 @@ class MatchEndedPostRequest(BaseModel):
             examples=["2026-11-20T18:04:11.000Z"],
         ),
     ]
-    data: Data19
+    data: Data21
 
 
-class Data20(BaseModel):
+class Data22(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
@@ -3596,10 +3711,10 @@ class MatchAbandonedPostRequest(BaseModel):
             examples=["2026-11-20T18:04:11.000Z"],
         ),
     ]
-    data: Data20
+    data: Data22
 
 
-class Data21(BaseModel):
+class Data23(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
@@ -3630,7 +3745,7 @@ class EloChangedPostRequest(BaseModel):
             examples=["2026-11-20T18:04:11.000Z"],
         ),
     ]
-    data: Data21
+    data: Data23
 
 
 class Reason(BaseModel):
@@ -3641,7 +3756,7 @@ class Reason(BaseModel):
     amount: Annotated[int, Field(description="XP for it", examples=[10], ge=0)]
 
 
-class Data22(BaseModel):
+class Data24(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
@@ -3670,10 +3785,10 @@ class PlayerXpGainedPostRequest(BaseModel):
             examples=["2026-11-20T18:04:11.000Z"],
         ),
     ]
-    data: Data22
+    data: Data24
 
 
-class Data23(BaseModel):
+class Data25(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
@@ -3700,10 +3815,10 @@ class PlayerLevelUpPostRequest(BaseModel):
             examples=["2026-11-20T18:04:11.000Z"],
         ),
     ]
-    data: Data23
+    data: Data25
 
 
-class Data24(BaseModel):
+class Data26(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
@@ -3729,10 +3844,10 @@ class AchievementUnlockedPostRequest(BaseModel):
             examples=["2026-11-20T18:04:11.000Z"],
         ),
     ]
-    data: Data24
+    data: Data26
 
 
-class Data25(BaseModel):
+class Data27(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
@@ -3744,6 +3859,13 @@ class Data25(BaseModel):
         ),
     ]
     name: Annotated[str, Field(description="Name in game", examples=["ace"])]
+    server_id: Annotated[
+        int,
+        Field(
+            description="The game server they were first seen on", examples=[3], ge=1
+        ),
+    ]
+    game: Annotated[Game7, Field(description="Game code", examples=["cs2"])]
 
 
 class PlayerRegisteredPostRequest(BaseModel):
@@ -3763,10 +3885,10 @@ class PlayerRegisteredPostRequest(BaseModel):
             examples=["2026-11-20T18:04:11.000Z"],
         ),
     ]
-    data: Data25
+    data: Data27
 
 
-class Data26(BaseModel):
+class Data28(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
@@ -3799,10 +3921,10 @@ class TournamentMatchReportedPostRequest(BaseModel):
             examples=["2026-11-20T18:04:11.000Z"],
         ),
     ]
-    data: Data26
+    data: Data28
 
 
-class Data27(BaseModel):
+class Data29(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
@@ -3829,10 +3951,91 @@ class TournamentPlayerJoinedPostRequest(BaseModel):
             examples=["2026-11-20T18:04:11.000Z"],
         ),
     ]
-    data: Data27
+    data: Data29
 
 
-class Data28(BaseModel):
+class Channel(StrEnum):
+    all = "all"
+    team = "team"
+
+
+class Data30(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    server_id: Annotated[int, Field(description="Game server", examples=[3], ge=1)]
+    game: Annotated[Game7, Field(description="Game code", examples=["cs2"])]
+    steam_id: Annotated[
+        str | None,
+        Field(
+            description="SteamID64 of the sender; null for a bot or an id the roster found shared (fake)",
+            examples=["76561198000000042"],
+            pattern="^\\d{17}$",
+        ),
+    ]
+    user_id: Annotated[
+        int | None,
+        Field(
+            description="Hub user id of the sender; null when the hub has no profile for them",
+            examples=[42],
+            ge=1,
+        ),
+    ]
+    name: Annotated[
+        str, Field(description="Name of the sender in game", examples=["ace"])
+    ]
+    team: Annotated[
+        str,
+        Field(
+            description="Side of the sender as the line wrote it (`CT`, `TERRORIST`, `Spectator`, empty)",
+            examples=["CT"],
+        ),
+    ]
+    channel: Annotated[
+        Channel,
+        Field(
+            description="`all`: said to everyone (`say`); `team`: to the sender’s team (`say_team`)",
+            examples=["all"],
+        ),
+    ]
+    text: Annotated[
+        str,
+        Field(
+            description="What was written, as typed",
+            examples=["!rank"],
+            max_length=4096,
+        ),
+    ]
+    occurred_at: Annotated[
+        AwareDatetime,
+        Field(
+            description="When it was written (server time)",
+            examples=["2026-11-20T18:04:11.000Z"],
+        ),
+    ]
+
+
+class ChatMessagePostRequest(BaseModel):
+    id: Annotated[
+        str,
+        Field(
+            description="Event id, sortable",
+            examples=["evt_0000000000004711"],
+            pattern="^evt_\\d{16}$",
+        ),
+    ]
+    type: Annotated[Literal["chat.message"], Field(description="Event type")]
+    created_at: Annotated[
+        AwareDatetime,
+        Field(
+            description="When the change committed",
+            examples=["2026-11-20T18:04:11.000Z"],
+        ),
+    ]
+    data: Data30
+
+
+class Data31(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
@@ -3859,10 +4062,10 @@ class ServerAddedPostRequest(BaseModel):
             examples=["2026-11-20T18:04:11.000Z"],
         ),
     ]
-    data: Data28
+    data: Data31
 
 
-class Data29(BaseModel):
+class Data32(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
@@ -3887,10 +4090,10 @@ class ServerRemovedPostRequest(BaseModel):
             examples=["2026-11-20T18:04:11.000Z"],
         ),
     ]
-    data: Data29
+    data: Data32
 
 
-class Data30(BaseModel):
+class Data33(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
@@ -3916,7 +4119,7 @@ class ServerRegionChangedPostRequest(BaseModel):
             examples=["2026-11-20T18:04:11.000Z"],
         ),
     ]
-    data: Data30
+    data: Data33
 
 
 class Status13(StrEnum):
@@ -3929,7 +4132,7 @@ class PreviousStatus(StrEnum):
     offline = "offline"
 
 
-class Data31(BaseModel):
+class Data34(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
@@ -3958,10 +4161,10 @@ class ServerStatusChangedPostRequest(BaseModel):
             examples=["2026-11-20T18:04:11.000Z"],
         ),
     ]
-    data: Data31
+    data: Data34
 
 
-class Data32(BaseModel):
+class Data35(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
@@ -3988,10 +4191,10 @@ class ServerMapChangedPostRequest(BaseModel):
             examples=["2026-11-20T18:04:11.000Z"],
         ),
     ]
-    data: Data32
+    data: Data35
 
 
-class Data33(BaseModel):
+class Data36(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
@@ -4021,10 +4224,10 @@ class ServerPlayersChangedPostRequest(BaseModel):
             examples=["2026-11-20T18:04:11.000Z"],
         ),
     ]
-    data: Data33
+    data: Data36
 
 
-class Data34(BaseModel):
+class Data37(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
@@ -4057,10 +4260,10 @@ class ServerCommandExecutedPostRequest(BaseModel):
             examples=["2026-11-20T18:04:11.000Z"],
         ),
     ]
-    data: Data34
+    data: Data37
 
 
-class Data35(BaseModel):
+class Data38(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
@@ -4105,7 +4308,7 @@ class EconomyTransferCreatedPostRequest(BaseModel):
             examples=["2026-11-20T18:04:11.000Z"],
         ),
     ]
-    data: Data35
+    data: Data38
 
 
 class EconomyTransferReceivedPostRequest(BaseModel):
@@ -4127,10 +4330,10 @@ class EconomyTransferReceivedPostRequest(BaseModel):
             examples=["2026-11-20T18:04:11.000Z"],
         ),
     ]
-    data: Data35
+    data: Data38
 
 
-class Data37(BaseModel):
+class Data40(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
@@ -4167,7 +4370,7 @@ class EconomyGrantCreatedPostRequest(BaseModel):
             examples=["2026-11-20T18:04:11.000Z"],
         ),
     ]
-    data: Data37
+    data: Data40
 
 
 class Reason1(StrEnum):
@@ -4175,7 +4378,7 @@ class Reason1(StrEnum):
     achievement = "achievement"
 
 
-class Data38(BaseModel):
+class Data41(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
@@ -4201,10 +4404,10 @@ class EconomyRewardMintedPostRequest(BaseModel):
             examples=["2026-11-20T18:04:11.000Z"],
         ),
     ]
-    data: Data38
+    data: Data41
 
 
-class Data39(BaseModel):
+class Data42(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
@@ -4245,10 +4448,10 @@ class ClanCreatedPostRequest(BaseModel):
             examples=["2026-11-20T18:04:11.000Z"],
         ),
     ]
-    data: Data39
+    data: Data42
 
 
-class Data40(BaseModel):
+class Data43(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
@@ -4289,10 +4492,10 @@ class ClanUpdatedPostRequest(BaseModel):
             examples=["2026-11-20T18:04:11.000Z"],
         ),
     ]
-    data: Data40
+    data: Data43
 
 
-class Data41(BaseModel):
+class Data44(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
@@ -4333,10 +4536,10 @@ class ClanDisbandedPostRequest(BaseModel):
             examples=["2026-11-20T18:04:11.000Z"],
         ),
     ]
-    data: Data41
+    data: Data44
 
 
-class Data42(BaseModel):
+class Data45(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
@@ -4366,10 +4569,10 @@ class ClanMemberJoinedPostRequest(BaseModel):
             examples=["2026-11-20T18:04:11.000Z"],
         ),
     ]
-    data: Data42
+    data: Data45
 
 
-class Data43(BaseModel):
+class Data46(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
@@ -4399,10 +4602,10 @@ class ClanMemberLeftPostRequest(BaseModel):
             examples=["2026-11-20T18:04:11.000Z"],
         ),
     ]
-    data: Data43
+    data: Data46
 
 
-class Data44(BaseModel):
+class Data47(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
@@ -4432,10 +4635,10 @@ class ClanMemberKickedPostRequest(BaseModel):
             examples=["2026-11-20T18:04:11.000Z"],
         ),
     ]
-    data: Data44
+    data: Data47
 
 
-class Data45(BaseModel):
+class Data48(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
@@ -4465,10 +4668,10 @@ class ClanMemberPromotedPostRequest(BaseModel):
             examples=["2026-11-20T18:04:11.000Z"],
         ),
     ]
-    data: Data45
+    data: Data48
 
 
-class Data46(BaseModel):
+class Data49(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
@@ -4498,10 +4701,10 @@ class ClanMemberDemotedPostRequest(BaseModel):
             examples=["2026-11-20T18:04:11.000Z"],
         ),
     ]
-    data: Data46
+    data: Data49
 
 
-class Data47(BaseModel):
+class Data50(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
@@ -4533,10 +4736,10 @@ class ClanOwnershipTransferredPostRequest(BaseModel):
             examples=["2026-11-20T18:04:11.000Z"],
         ),
     ]
-    data: Data47
+    data: Data50
 
 
-class Data48(BaseModel):
+class Data51(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
@@ -4564,10 +4767,10 @@ class ClanInviteCreatedPostRequest(BaseModel):
             examples=["2026-11-20T18:04:11.000Z"],
         ),
     ]
-    data: Data48
+    data: Data51
 
 
-class Data49(BaseModel):
+class Data52(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
@@ -4595,10 +4798,10 @@ class ClanInviteAcceptedPostRequest(BaseModel):
             examples=["2026-11-20T18:04:11.000Z"],
         ),
     ]
-    data: Data49
+    data: Data52
 
 
-class Data50(BaseModel):
+class Data53(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
@@ -4626,10 +4829,10 @@ class ClanInviteDeclinedPostRequest(BaseModel):
             examples=["2026-11-20T18:04:11.000Z"],
         ),
     ]
-    data: Data50
+    data: Data53
 
 
-class Data51(BaseModel):
+class Data54(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
@@ -4657,10 +4860,10 @@ class ClanInviteRevokedPostRequest(BaseModel):
             examples=["2026-11-20T18:04:11.000Z"],
         ),
     ]
-    data: Data51
+    data: Data54
 
 
-class Data52(BaseModel):
+class Data55(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
@@ -4685,10 +4888,10 @@ class AccountCreatedPostRequest(BaseModel):
             examples=["2026-11-20T18:04:11.000Z"],
         ),
     ]
-    data: Data52
+    data: Data55
 
 
-class Data53(BaseModel):
+class Data56(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
@@ -4719,10 +4922,10 @@ class AccountTierChangedPostRequest(BaseModel):
             examples=["2026-11-20T18:04:11.000Z"],
         ),
     ]
-    data: Data53
+    data: Data56
 
 
-class Data54(BaseModel):
+class Data57(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
@@ -4751,7 +4954,7 @@ class KeyCreatedPostRequest(BaseModel):
             examples=["2026-11-20T18:04:11.000Z"],
         ),
     ]
-    data: Data54
+    data: Data57
 
 
 class KeyRevokedPostRequest(BaseModel):
@@ -4771,10 +4974,10 @@ class KeyRevokedPostRequest(BaseModel):
             examples=["2026-11-20T18:04:11.000Z"],
         ),
     ]
-    data: Data54
+    data: Data57
 
 
-class Data56(BaseModel):
+class Data59(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
@@ -4807,10 +5010,10 @@ class KeyOriginsChangedPostRequest(BaseModel):
             examples=["2026-11-20T18:04:11.000Z"],
         ),
     ]
-    data: Data56
+    data: Data59
 
 
-class Data57(BaseModel):
+class Data60(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
@@ -4851,10 +5054,10 @@ class AppCreatedPostRequest(BaseModel):
             examples=["2026-11-20T18:04:11.000Z"],
         ),
     ]
-    data: Data57
+    data: Data60
 
 
-class Data58(BaseModel):
+class Data61(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
@@ -4895,10 +5098,10 @@ class AppUpdatedPostRequest(BaseModel):
             examples=["2026-11-20T18:04:11.000Z"],
         ),
     ]
-    data: Data58
+    data: Data61
 
 
-class Data59(BaseModel):
+class Data62(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
@@ -4939,10 +5142,10 @@ class AppSecretRotatedPostRequest(BaseModel):
             examples=["2026-11-20T18:04:11.000Z"],
         ),
     ]
-    data: Data59
+    data: Data62
 
 
-class Data60(BaseModel):
+class Data63(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
@@ -4983,10 +5186,10 @@ class AppDeletedPostRequest(BaseModel):
             examples=["2026-11-20T18:04:11.000Z"],
         ),
     ]
-    data: Data60
+    data: Data63
 
 
-class Data61(BaseModel):
+class Data64(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
@@ -5020,7 +5223,7 @@ class AuthorizationGrantedPostRequest(BaseModel):
             examples=["2026-11-20T18:04:11.000Z"],
         ),
     ]
-    data: Data61
+    data: Data64
 
 
 class AuthorizationRevokedPostRequest(BaseModel):
@@ -5040,7 +5243,7 @@ class AuthorizationRevokedPostRequest(BaseModel):
             examples=["2026-11-20T18:04:11.000Z"],
         ),
     ]
-    data: Data61
+    data: Data64
 
 
 class Reason2(StrEnum):
@@ -5048,7 +5251,7 @@ class Reason2(StrEnum):
     failing = "failing"
 
 
-class Data63(BaseModel):
+class Data66(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
@@ -5087,4 +5290,4 @@ class WebhookEndpointDisabledPostRequest(BaseModel):
             examples=["2026-11-20T18:04:11.000Z"],
         ),
     ]
-    data: Data63
+    data: Data66

@@ -6723,7 +6723,7 @@ type OAuthIntrospection struct {
 	// Iss The issuer: this service’s origin.
 	Iss *string `json:"iss,omitempty"`
 
-	// Scope The token’s scopes: scope names separated by spaces, from `openid`, `identify`, `stats:read`, `servers:read`, `servers:command`, `clans:read`, `clans:write`, `tournaments:read`, `economy:read`, `economy:transfer`, `webhooks:read`, `webhooks:write`, `offline_access`.
+	// Scope The token’s scopes: scope names separated by spaces, from `openid`, `identify`, `stats:read`, `servers:read`, `servers:command`, `chat:read`, `clans:read`, `clans:write`, `tournaments:read`, `economy:read`, `economy:transfer`, `webhooks:read`, `webhooks:write`, `offline_access`.
 	//
 	// Example: identify stats:read
 	Scope *string `json:"scope,omitempty"`
@@ -6771,7 +6771,7 @@ type OAuthTokenResponse struct {
 	// Example: p0RyD5cVtq7n2MZ1vHc6sQe9Xx3LbWu8kJf4GhTa0Nw
 	RefreshToken *string `json:"refresh_token,omitempty"`
 
-	// Scope The scopes granted: scope names separated by spaces, from `openid`, `identify`, `stats:read`, `servers:read`, `servers:command`, `clans:read`, `clans:write`, `tournaments:read`, `economy:read`, `economy:transfer`, `webhooks:read`, `webhooks:write`, `offline_access`.
+	// Scope The scopes granted: scope names separated by spaces, from `openid`, `identify`, `stats:read`, `servers:read`, `servers:command`, `chat:read`, `clans:read`, `clans:write`, `tournaments:read`, `economy:read`, `economy:transfer`, `webhooks:read`, `webhooks:write`, `offline_access`.
 	//
 	// Example: identify stats:read
 	Scope *string `json:"scope,omitempty"`
@@ -8152,7 +8152,7 @@ type OauthAuthorizeParams struct {
 	// RedirectUri One of the app’s registered redirect URIs, exactly (required when it registered several).
 	RedirectUri *string `form:"redirect_uri,omitempty" json:"redirect_uri,omitempty"`
 
-	// Scope The scopes asked for: scope names separated by spaces, from `openid`, `identify`, `stats:read`, `servers:read`, `servers:command`, `clans:read`, `clans:write`, `tournaments:read`, `economy:read`, `economy:transfer`, `webhooks:read`, `webhooks:write`, `offline_access`.
+	// Scope The scopes asked for: scope names separated by spaces, from `openid`, `identify`, `stats:read`, `servers:read`, `servers:command`, `chat:read`, `clans:read`, `clans:write`, `tournaments:read`, `economy:read`, `economy:transfer`, `webhooks:read`, `webhooks:write`, `offline_access`.
 	Scope *string `form:"scope,omitempty" json:"scope,omitempty"`
 
 	// State Opaque value returned unchanged to the redirect URI.
@@ -8227,7 +8227,7 @@ type OauthParCreateFormdataBody struct {
 	// ResponseType Always `code`.
 	ResponseType OauthParCreateFormdataBodyResponseType `form:"response_type" json:"response_type"`
 
-	// Scope The scopes asked for: scope names separated by spaces, from `openid`, `identify`, `stats:read`, `servers:read`, `servers:command`, `clans:read`, `clans:write`, `tournaments:read`, `economy:read`, `economy:transfer`, `webhooks:read`, `webhooks:write`, `offline_access`.
+	// Scope The scopes asked for: scope names separated by spaces, from `openid`, `identify`, `stats:read`, `servers:read`, `servers:command`, `chat:read`, `clans:read`, `clans:write`, `tournaments:read`, `economy:read`, `economy:transfer`, `webhooks:read`, `webhooks:write`, `offline_access`.
 	//
 	// Example: identify stats:read
 	Scope *string `form:"scope,omitempty" json:"scope,omitempty"`
@@ -8291,7 +8291,7 @@ type OauthTokenCreateFormdataBody struct {
 	// RefreshToken A refresh token; it is spent by this request and a new one is returned (rotation).
 	RefreshToken *string `form:"refresh_token,omitempty" json:"refresh_token,omitempty"`
 
-	// Scope `refresh_token`: fewer scopes than granted; `client_credentials`: the scopes wanted: scope names separated by spaces, from `openid`, `identify`, `stats:read`, `servers:read`, `servers:command`, `clans:read`, `clans:write`, `tournaments:read`, `economy:read`, `economy:transfer`, `webhooks:read`, `webhooks:write`, `offline_access`.
+	// Scope `refresh_token`: fewer scopes than granted; `client_credentials`: the scopes wanted: scope names separated by spaces, from `openid`, `identify`, `stats:read`, `servers:read`, `servers:command`, `chat:read`, `clans:read`, `clans:write`, `tournaments:read`, `economy:read`, `economy:transfer`, `webhooks:read`, `webhooks:write`, `offline_access`.
 	//
 	// Example: identify stats:read
 	Scope *string `form:"scope,omitempty" json:"scope,omitempty"`

@@ -10593,7 +10593,7 @@ pub mod types {
         ///The issuer: this service’s origin.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub iss: ::std::option::Option<::std::string::String>,
-        ///The token’s scopes: scope names separated by spaces, from `openid`, `identify`, `stats:read`, `servers:read`, `servers:command`, `clans:read`, `clans:write`, `tournaments:read`, `economy:read`, `economy:transfer`, `webhooks:read`, `webhooks:write`, `offline_access`.
+        ///The token’s scopes: scope names separated by spaces, from `openid`, `identify`, `stats:read`, `servers:read`, `servers:command`, `chat:read`, `clans:read`, `clans:write`, `tournaments:read`, `economy:read`, `economy:transfer`, `webhooks:read`, `webhooks:write`, `offline_access`.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub scope: ::std::option::Option<::std::string::String>,
         ///The hub user id the token acts for (absent for an app’s own token).
@@ -10623,7 +10623,7 @@ pub mod types {
         ///With `offline_access`: a refresh token. Each is used once; using a spent one revokes the grant.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub refresh_token: ::std::option::Option<::std::string::String>,
-        ///The scopes granted: scope names separated by spaces, from `openid`, `identify`, `stats:read`, `servers:read`, `servers:command`, `clans:read`, `clans:write`, `tournaments:read`, `economy:read`, `economy:transfer`, `webhooks:read`, `webhooks:write`, `offline_access`.
+        ///The scopes granted: scope names separated by spaces, from `openid`, `identify`, `stats:read`, `servers:read`, `servers:command`, `chat:read`, `clans:read`, `clans:write`, `tournaments:read`, `economy:read`, `economy:transfer`, `webhooks:read`, `webhooks:write`, `offline_access`.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub scope: ::std::option::Option<::std::string::String>,
         ///`Bearer` (`DPoP` when the request carried a DPoP proof).
@@ -10814,7 +10814,7 @@ pub mod types {
         pub redirect_uri: ::std::string::String,
         ///Always `code`.
         pub response_type: OauthParCreateBodyResponseType,
-        ///The scopes asked for: scope names separated by spaces, from `openid`, `identify`, `stats:read`, `servers:read`, `servers:command`, `clans:read`, `clans:write`, `tournaments:read`, `economy:read`, `economy:transfer`, `webhooks:read`, `webhooks:write`, `offline_access`.
+        ///The scopes asked for: scope names separated by spaces, from `openid`, `identify`, `stats:read`, `servers:read`, `servers:command`, `chat:read`, `clans:read`, `clans:write`, `tournaments:read`, `economy:read`, `economy:transfer`, `webhooks:read`, `webhooks:write`, `offline_access`.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub scope: ::std::option::Option<::std::string::String>,
         ///Opaque value returned unchanged with the code.
@@ -11006,7 +11006,7 @@ pub mod types {
         ///A refresh token; it is spent by this request and a new one is returned (rotation).
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub refresh_token: ::std::option::Option<::std::string::String>,
-        ///`refresh_token`: fewer scopes than granted; `client_credentials`: the scopes wanted: scope names separated by spaces, from `openid`, `identify`, `stats:read`, `servers:read`, `servers:command`, `clans:read`, `clans:write`, `tournaments:read`, `economy:read`, `economy:transfer`, `webhooks:read`, `webhooks:write`, `offline_access`.
+        ///`refresh_token`: fewer scopes than granted; `client_credentials`: the scopes wanted: scope names separated by spaces, from `openid`, `identify`, `stats:read`, `servers:read`, `servers:command`, `chat:read`, `clans:read`, `clans:write`, `tournaments:read`, `economy:read`, `economy:transfer`, `webhooks:read`, `webhooks:write`, `offline_access`.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub scope: ::std::option::Option<::std::string::String>,
     }
@@ -28524,7 +28524,7 @@ Arguments:
 - `request_uri`: Instead of the parameters above: the `request_uri` a pushed request returned.
 - `response_mode`: `query` (the default): the browser returns to `redirect_uri` with the answer in its query; `form_post`: the answer is posted to it by a page the browser loads.
 - `response_type`: Always `code`.
-- `scope`: The scopes asked for: scope names separated by spaces, from `openid`, `identify`, `stats:read`, `servers:read`, `servers:command`, `clans:read`, `clans:write`, `tournaments:read`, `economy:read`, `economy:transfer`, `webhooks:read`, `webhooks:write`, `offline_access`.
+- `scope`: The scopes asked for: scope names separated by spaces, from `openid`, `identify`, `stats:read`, `servers:read`, `servers:command`, `chat:read`, `clans:read`, `clans:write`, `tournaments:read`, `economy:read`, `economy:transfer`, `webhooks:read`, `webhooks:write`, `offline_access`.
 - `state`: Opaque value returned unchanged to the redirect URI.
 */
     pub async fn oauth_authorize<'a>(

@@ -3661,7 +3661,7 @@ export interface components {
              */
             expires_in: number;
             /**
-             * @description The scopes granted: scope names separated by spaces, from `openid`, `identify`, `stats:read`, `servers:read`, `servers:command`, `clans:read`, `clans:write`, `tournaments:read`, `economy:read`, `economy:transfer`, `webhooks:read`, `webhooks:write`, `offline_access`.
+             * @description The scopes granted: scope names separated by spaces, from `openid`, `identify`, `stats:read`, `servers:read`, `servers:command`, `chat:read`, `clans:read`, `clans:write`, `tournaments:read`, `economy:read`, `economy:transfer`, `webhooks:read`, `webhooks:write`, `offline_access`.
              * @example identify stats:read
              */
             scope?: string;
@@ -3684,7 +3684,7 @@ export interface components {
              */
             active: boolean;
             /**
-             * @description The token’s scopes: scope names separated by spaces, from `openid`, `identify`, `stats:read`, `servers:read`, `servers:command`, `clans:read`, `clans:write`, `tournaments:read`, `economy:read`, `economy:transfer`, `webhooks:read`, `webhooks:write`, `offline_access`.
+             * @description The token’s scopes: scope names separated by spaces, from `openid`, `identify`, `stats:read`, `servers:read`, `servers:command`, `chat:read`, `clans:read`, `clans:write`, `tournaments:read`, `economy:read`, `economy:transfer`, `webhooks:read`, `webhooks:write`, `offline_access`.
              * @example identify stats:read
              */
             scope?: string;
@@ -15432,7 +15432,7 @@ export interface operations {
                 /** @description One of the app’s registered redirect URIs, exactly (required when it registered several). */
                 redirect_uri?: string;
                 /**
-                 * @description The scopes asked for: scope names separated by spaces, from `openid`, `identify`, `stats:read`, `servers:read`, `servers:command`, `clans:read`, `clans:write`, `tournaments:read`, `economy:read`, `economy:transfer`, `webhooks:read`, `webhooks:write`, `offline_access`.
+                 * @description The scopes asked for: scope names separated by spaces, from `openid`, `identify`, `stats:read`, `servers:read`, `servers:command`, `chat:read`, `clans:read`, `clans:write`, `tournaments:read`, `economy:read`, `economy:transfer`, `webhooks:read`, `webhooks:write`, `offline_access`.
                  * @example identify stats:read
                  */
                 scope?: string;
@@ -15517,7 +15517,7 @@ export interface operations {
                     /** @description A refresh token; it is spent by this request and a new one is returned (rotation). */
                     refresh_token?: string;
                     /**
-                     * @description `refresh_token`: fewer scopes than granted; `client_credentials`: the scopes wanted: scope names separated by spaces, from `openid`, `identify`, `stats:read`, `servers:read`, `servers:command`, `clans:read`, `clans:write`, `tournaments:read`, `economy:read`, `economy:transfer`, `webhooks:read`, `webhooks:write`, `offline_access`.
+                     * @description `refresh_token`: fewer scopes than granted; `client_credentials`: the scopes wanted: scope names separated by spaces, from `openid`, `identify`, `stats:read`, `servers:read`, `servers:command`, `chat:read`, `clans:read`, `clans:write`, `tournaments:read`, `economy:read`, `economy:transfer`, `webhooks:read`, `webhooks:write`, `offline_access`.
                      * @example identify stats:read
                      */
                     scope?: string;
@@ -15733,7 +15733,7 @@ export interface operations {
                      */
                     redirect_uri: string;
                     /**
-                     * @description The scopes asked for: scope names separated by spaces, from `openid`, `identify`, `stats:read`, `servers:read`, `servers:command`, `clans:read`, `clans:write`, `tournaments:read`, `economy:read`, `economy:transfer`, `webhooks:read`, `webhooks:write`, `offline_access`.
+                     * @description The scopes asked for: scope names separated by spaces, from `openid`, `identify`, `stats:read`, `servers:read`, `servers:command`, `chat:read`, `clans:read`, `clans:write`, `tournaments:read`, `economy:read`, `economy:transfer`, `webhooks:read`, `webhooks:write`, `offline_access`.
                      * @example identify stats:read
                      */
                     scope?: string;

@@ -1005,7 +1005,7 @@ class OAuthTokenResponse(BaseModel):
     scope: Annotated[
         str | None,
         Field(
-            description="The scopes granted: scope names separated by spaces, from `openid`, `identify`, `stats:read`, `servers:read`, `servers:command`, `clans:read`, `clans:write`, `tournaments:read`, `economy:read`, `economy:transfer`, `webhooks:read`, `webhooks:write`, `offline_access`.",
+            description="The scopes granted: scope names separated by spaces, from `openid`, `identify`, `stats:read`, `servers:read`, `servers:command`, `chat:read`, `clans:read`, `clans:write`, `tournaments:read`, `economy:read`, `economy:transfer`, `webhooks:read`, `webhooks:write`, `offline_access`.",
             examples=["identify stats:read"],
         ),
     ] = None
@@ -1039,7 +1039,7 @@ class OAuthIntrospection(BaseModel):
     scope: Annotated[
         str | None,
         Field(
-            description="The token’s scopes: scope names separated by spaces, from `openid`, `identify`, `stats:read`, `servers:read`, `servers:command`, `clans:read`, `clans:write`, `tournaments:read`, `economy:read`, `economy:transfer`, `webhooks:read`, `webhooks:write`, `offline_access`.",
+            description="The token’s scopes: scope names separated by spaces, from `openid`, `identify`, `stats:read`, `servers:read`, `servers:command`, `chat:read`, `clans:read`, `clans:write`, `tournaments:read`, `economy:read`, `economy:transfer`, `webhooks:read`, `webhooks:write`, `offline_access`.",
             examples=["identify stats:read"],
         ),
     ] = None
@@ -3157,7 +3157,7 @@ class ApiPlatformOauthTokenPostRequest(BaseModel):
     scope: Annotated[
         str | None,
         Field(
-            description="`refresh_token`: fewer scopes than granted; `client_credentials`: the scopes wanted: scope names separated by spaces, from `openid`, `identify`, `stats:read`, `servers:read`, `servers:command`, `clans:read`, `clans:write`, `tournaments:read`, `economy:read`, `economy:transfer`, `webhooks:read`, `webhooks:write`, `offline_access`.",
+            description="`refresh_token`: fewer scopes than granted; `client_credentials`: the scopes wanted: scope names separated by spaces, from `openid`, `identify`, `stats:read`, `servers:read`, `servers:command`, `chat:read`, `clans:read`, `clans:write`, `tournaments:read`, `economy:read`, `economy:transfer`, `webhooks:read`, `webhooks:write`, `offline_access`.",
             examples=["identify stats:read"],
         ),
     ] = None
@@ -3253,7 +3253,7 @@ class ApiPlatformOauthParPostRequest(BaseModel):
     scope: Annotated[
         str | None,
         Field(
-            description="The scopes asked for: scope names separated by spaces, from `openid`, `identify`, `stats:read`, `servers:read`, `servers:command`, `clans:read`, `clans:write`, `tournaments:read`, `economy:read`, `economy:transfer`, `webhooks:read`, `webhooks:write`, `offline_access`.",
+            description="The scopes asked for: scope names separated by spaces, from `openid`, `identify`, `stats:read`, `servers:read`, `servers:command`, `chat:read`, `clans:read`, `clans:write`, `tournaments:read`, `economy:read`, `economy:transfer`, `webhooks:read`, `webhooks:write`, `offline_access`.",
             examples=["identify stats:read"],
         ),
     ] = None

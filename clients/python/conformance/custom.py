@@ -159,7 +159,7 @@ def real_delivery(name: str) -> None:
     delivery = deliveries[0]
     verifier = WebhookVerifier(secret)
     event = verifier.parse(delivery["body"], delivery["headers"])
-    assert isinstance(event, models.EconomyTransferCreatedPostRequest), type(event)
+    assert isinstance(event, models.EconomyTransferCreatedEvent), type(event)
     assert event.data.amount == 3
     try:
         verifier.verify(delivery["body"].replace('"amount":3', '"amount":300'), delivery["headers"])

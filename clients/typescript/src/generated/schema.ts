@@ -3380,6 +3380,4139 @@ export interface components {
                 reason: string;
             }[];
         };
+        /** @description A public user profile */
+        UsersGetResponse: {
+            user: components["schemas"]["User"];
+        };
+        /** @description A user’s stats */
+        UsersStatsGetResponse: {
+            stats: components["schemas"]["UserStats"];
+        };
+        /** @description Top users by total XP */
+        LeaderboardsGetResponse: {
+            leaderboard: components["schemas"]["XpLeaderboardEntry"][];
+        };
+        /** @description Tournaments in the requested status */
+        TournamentsListResponse: {
+            tournaments: components["schemas"]["Tournament"][];
+        };
+        /** @description Online game servers */
+        ServersListResponse: {
+            servers: components["schemas"]["GameServer"][];
+        };
+        /** @description Recent forum threads */
+        ForumThreadsListResponse: {
+            threads: components["schemas"]["ForumThread"][];
+        };
+        /** @description Posts of a thread */
+        ForumThreadsPostsListResponse: {
+            posts: components["schemas"]["ForumPost"][];
+        };
+        /** @description The achievement catalog */
+        AchievementsListResponse: {
+            achievements: components["schemas"]["Achievement"][];
+        };
+        /** @description Kills, newest first */
+        KillboardFeedGetResponse: {
+            kills: components["schemas"]["Kill"][];
+        };
+        /** @description Top fraggers of the period, one row per player and game */
+        KillboardTopFragGetResponse: {
+            /**
+             * @description the period used
+             * @enum {string}
+             */
+            period: "week" | "month" | "all";
+            leaders: components["schemas"]["TopFragLeader"][];
+        };
+        /** @description The ELO ladder of one game, highest rating first */
+        StatsEloGetResponse: {
+            /**
+             * @description the game used
+             * @enum {string}
+             */
+            game: "cs2" | "cs16";
+            leaderboard: components["schemas"]["EloLadderEntry"][];
+        };
+        /** @description One page of tournaments */
+        V1TournamentsListResponse: {
+            data: components["schemas"]["V1TournamentsListResponseDataItem"][];
+            meta: components["schemas"]["V1TournamentsListResponseMeta"];
+        };
+        /** @description A tournament of the hub */
+        V1TournamentsListResponseDataItem: {
+            /**
+             * @description tournament ID
+             * @example 7
+             */
+            id: number;
+            /** @example Winter Cup 2026 */
+            name: string;
+            /**
+             * @description game code such as cs2, cs16, rust, minecraft
+             * @example cs2
+             */
+            game: string;
+            /**
+             * @example upcoming
+             * @enum {string}
+             */
+            status: "upcoming" | "active" | "completed";
+            /** @example 16 */
+            max_teams: number;
+            /**
+             * Format: date-time
+             * @description when the tournament starts
+             * @example 2026-11-20T18:04:11.000Z
+             */
+            starts_at: string;
+        };
+        /** @description Where this page sits in the whole list */
+        V1TournamentsListResponseMeta: {
+            /**
+             * @description Items across all pages
+             * @example 42
+             */
+            total: number;
+            /**
+             * @description This page
+             * @example 1
+             */
+            page: number;
+            /**
+             * @description Page size
+             * @example 25
+             */
+            per_page: number;
+        };
+        /** @description One page of game servers */
+        V1ServersListResponse: {
+            data: components["schemas"]["V1ServersListResponseDataItem"][];
+            meta: components["schemas"]["V1ServersListResponseMeta"];
+        };
+        /** @description A game server of the hub (the preview server record) */
+        V1ServersListResponseDataItem: {
+            /**
+             * @description server ID (a string on the preview surface)
+             * @example 3
+             */
+            id: string;
+            /** @example Hub #1 | Competitive */
+            name: string;
+            /**
+             * @description game code
+             * @example cs2
+             * @enum {string}
+             */
+            game: "cs2" | "cs16" | "rust" | "minecraft";
+            /**
+             * @description current player count
+             * @example 14
+             */
+            players: number;
+            /** @example 20 */
+            max_players: number;
+            /**
+             * @description `running`: the poller’s latest verdict is that the server answers its status query (it answered the last poll, or missed fewer than `POLL_OFFLINE_AFTER` polls in a row, so one lost packet does not flap it); `offline`: otherwise, including a server never polled yet. These two are the complete set.
+             * @example running
+             * @enum {string}
+             */
+            status: "running" | "offline";
+            /**
+             * @description Percent of the poller’s status queries the server answered over the last 30 days (hourly buckets: the current UTC hour and the ones before it), one decimal. `null`: The poller has no history of this server in the window.
+             * @example 99.4
+             */
+            uptime: number | null;
+            /**
+             * @description Where the server runs, as its operator registered it; `unassigned` until one is set.
+             * @example eu-west
+             * @enum {string}
+             */
+            region: "unassigned" | "eu-west" | "eu-central" | "eu-north" | "eu-east" | "na-east" | "na-central" | "na-west" | "sa-east" | "asia-east" | "asia-south" | "asia-southeast" | "middle-east" | "africa" | "oceania";
+        };
+        /** @description Where this page sits in the whole list */
+        V1ServersListResponseMeta: {
+            /**
+             * @description Items across all pages
+             * @example 42
+             */
+            total: number;
+            /**
+             * @description This page
+             * @example 1
+             */
+            page: number;
+            /**
+             * @description Page size
+             * @example 25
+             */
+            per_page: number;
+        };
+        /** @description The live state of a game server */
+        V1ServersStatusGetResponse: {
+            data: components["schemas"]["V1ServersStatusGetResponseData"];
+        };
+        /** @description The live state of one game server */
+        V1ServersStatusGetResponseData: {
+            /**
+             * @description server ID
+             * @example 3
+             */
+            id: string;
+            /**
+             * @description `running`: the poller’s latest verdict is that the server answers its status query (it answered the last poll, or missed fewer than `POLL_OFFLINE_AFTER` polls in a row, so one lost packet does not flap it); `offline`: otherwise, including a server never polled yet. These two are the complete set.
+             * @example running
+             * @enum {string}
+             */
+            status: "running" | "offline";
+            /**
+             * @description current player count
+             * @example 14
+             */
+            players: number;
+            /** @example 20 */
+            max_players: number;
+            /**
+             * @description current map (empty for minecraft)
+             * @example de_mirage
+             */
+            map: string;
+            /**
+             * Format: date-time
+             * @description when the server last answered a status query
+             * @example 2026-11-20T18:04:11.000Z
+             */
+            last_seen: string | null;
+            /**
+             * @description how long the last status query took to be answered, in milliseconds `null`: the last status query went unanswered, or there was none yet
+             * @example 23
+             */
+            latency_ms: number | null;
+            /**
+             * @description Percent of the poller’s status queries the server answered over the last 24 hours (hourly buckets: the current UTC hour and the ones before it), one decimal. `null`: The poller has no history of this server in the window.
+             * @example 99.4
+             */
+            uptime_24h: number | null;
+            /**
+             * @description Percent of the poller’s status queries the server answered over the last 30 days (hourly buckets: the current UTC hour and the ones before it), one decimal. `null`: The poller has no history of this server in the window.
+             * @example 99.4
+             */
+            uptime_30d: number | null;
+        };
+        V1ServersCommandSendRequest: {
+            /**
+             * @description One console command, 1 to 512 characters, on one line (no line breaks or control characters, which would smuggle a second command).
+             * @example changelevel de_inferno
+             */
+            command: string;
+        };
+        /** @description the server’s answer */
+        V1ServersCommandSendResponse: {
+            data: components["schemas"]["ServerCommandResult"];
+        };
+        /** @description a page of the audit, newest first */
+        V1ServersCommandsListResponse: {
+            data: components["schemas"]["ServerCommandAuditEntry"][];
+            meta: components["schemas"]["V1ServersCommandsListResponseMeta"];
+        };
+        /** @description Where this page sits in the whole list */
+        V1ServersCommandsListResponseMeta: {
+            /**
+             * @description Items across all pages
+             * @example 42
+             */
+            total: number;
+            /**
+             * @description This page
+             * @example 1
+             */
+            page: number;
+            /**
+             * @description Page size
+             * @example 25
+             */
+            per_page: number;
+        };
+        /** @description A user’s stats */
+        V1UsersStatsGetResponse: {
+            data: components["schemas"]["V1UsersStatsGetResponseData"];
+        };
+        /** @description A user’s stats: the published stats plus Elo, combat totals and unlocked achievements */
+        V1UsersStatsGetResponseData: {
+            /**
+             * @description the hub user id
+             * @example 42
+             */
+            user_id: string;
+            /**
+             * @description XP earned inside the current level
+             * @example 340
+             */
+            xp: number;
+            /** @example 12 */
+            level: number;
+            /** @example 6940 */
+            total_xp: number;
+            /**
+             * @description achievements unlocked
+             * @example 7
+             */
+            achievements: number;
+            /** @example 18 */
+            forum_posts: number;
+            /** @example 3 */
+            tournaments_played: number;
+            /** @description The user’s Elo per game (cs2, cs16) where they have played a rated match */
+            elo: components["schemas"]["V1UsersStatsGetResponseDataEloItem"][];
+            /** @description All-time kills, deaths and headshots per game (cs2, cs16, rust) where the user has any */
+            combat: components["schemas"]["V1UsersStatsGetResponseDataCombatItem"][];
+            /** @description Achievements the user has unlocked, most recent first */
+            unlocked_achievements: components["schemas"]["V1UsersStatsGetResponseDataUnlockedAchievementsItem"][];
+        };
+        V1UsersStatsGetResponseDataEloItem: {
+            /**
+             * @description game code
+             * @example cs2
+             */
+            game: string;
+            /**
+             * @description ranked Elo rating
+             * @example 1487
+             */
+            rating: number;
+            /**
+             * @description rated matches played
+             * @example 212
+             */
+            games: number;
+            /** @example 121 */
+            wins: number;
+            /**
+             * @description wins / games × 100, rounded to 1 decimal (0 without games)
+             * @example 57.1
+             */
+            win_pct: number;
+        };
+        V1UsersStatsGetResponseDataCombatItem: {
+            /**
+             * @description game code
+             * @example cs2
+             */
+            game: string;
+            /** @example 1543 */
+            kills: number;
+            /** @example 640 */
+            deaths: number;
+            /** @example 702 */
+            headshots: number;
+            /**
+             * @description headshots / kills × 100, rounded to 1 decimal (0 without kills)
+             * @example 45.5
+             */
+            hs_pct: number;
+        };
+        V1UsersStatsGetResponseDataUnlockedAchievementsItem: {
+            /**
+             * @description achievement ID
+             * @example 1
+             */
+            id: number;
+            /** @example First Blood */
+            name: string;
+            /**
+             * @description an emoji character
+             * @example 🩸
+             */
+            icon: string;
+            /**
+             * @description one of combat, weapons, teamwork, progression, community, tournaments
+             * @example combat
+             */
+            category: string;
+            /**
+             * Format: date-time
+             * @description when the user unlocked it
+             * @example 2026-11-20T18:04:11.000Z
+             */
+            unlocked_at: string;
+        };
+        /** @description The signed-in user */
+        V1UsersMeGetResponse: {
+            data: components["schemas"]["Me"];
+        };
+        /** @description One page of clans */
+        V1ClansListResponse: {
+            data: components["schemas"]["V1ClansListResponseDataItem"][];
+            meta: components["schemas"]["V1ClansListResponseMeta"];
+        };
+        /** @description A clan of one game */
+        V1ClansListResponseDataItem: {
+            /**
+             * @description clan ID
+             * @example 12
+             */
+            id: number;
+            /**
+             * @description 3-32 characters: ASCII letters, digits, spaces and . _ ' -, starting and ending with a letter or digit. Unique per game without regard to case.
+             * @example Night Owls
+             */
+            name: string;
+            /**
+             * @description 2-6 ASCII letters or digits. Unique per game without regard to case.
+             * @example OWL
+             */
+            tag: string;
+            /**
+             * @description The game the clan plays
+             * @example cs2
+             * @enum {string}
+             */
+            game: "cs2" | "cs16" | "rust" | "minecraft";
+            /**
+             * @description What the clan is about, up to 500 characters.
+             * @example EU evening squad, scrims on Thursdays.
+             */
+            description: string;
+            /**
+             * @description `open`: anyone may join; `invite`: only players with a pending invite; `closed`: no new members (pending invites cannot be accepted).
+             * @example invite
+             * @enum {string}
+             */
+            join_policy: "open" | "invite" | "closed";
+            /**
+             * @description `public`: listed and readable by anyone; `private`: seen only by its members and the players it invited (to anyone else it does not exist: 404).
+             * @example public
+             * @enum {string}
+             */
+            visibility: "public" | "private";
+            /**
+             * @description Most members the clan takes, 2-100; never below the current member count.
+             * @example 50
+             */
+            max_members: number;
+            /**
+             * @description members now, the owner included
+             * @example 8
+             */
+            member_count: number;
+            /**
+             * Format: date-time
+             * @description when the clan was created
+             * @example 2026-11-20T18:04:11.000Z
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description when its settings last changed
+             * @example 2026-11-20T18:04:11.000Z
+             */
+            updated_at: string;
+        };
+        /** @description Where this page sits in the whole list */
+        V1ClansListResponseMeta: {
+            /**
+             * @description Items across all pages
+             * @example 42
+             */
+            total: number;
+            /**
+             * @description This page
+             * @example 1
+             */
+            page: number;
+            /**
+             * @description Page size
+             * @example 25
+             */
+            per_page: number;
+        };
+        V1ClansCreateRequest: {
+            /**
+             * @description 3-32 characters: ASCII letters, digits, spaces and . _ ' -, starting and ending with a letter or digit. Unique per game without regard to case.
+             * @example Night Owls
+             */
+            name: string;
+            /**
+             * @description 2-6 ASCII letters or digits. Unique per game without regard to case.
+             * @example OWL
+             */
+            tag: string;
+            /**
+             * @description The game the clan plays
+             * @example cs2
+             * @enum {string}
+             */
+            game: "cs2" | "cs16" | "rust" | "minecraft";
+            /**
+             * @description What the clan is about, up to 500 characters.
+             * @example EU evening squad, scrims on Thursdays.
+             */
+            description?: string;
+        };
+        /** @description The clan with its members */
+        V1ClansCreateResponse: {
+            data: components["schemas"]["V1ClansCreateResponseData"];
+        };
+        /** @description A clan with its members and their roles */
+        V1ClansCreateResponseData: {
+            /**
+             * @description clan ID
+             * @example 12
+             */
+            id: number;
+            /**
+             * @description 3-32 characters: ASCII letters, digits, spaces and . _ ' -, starting and ending with a letter or digit. Unique per game without regard to case.
+             * @example Night Owls
+             */
+            name: string;
+            /**
+             * @description 2-6 ASCII letters or digits. Unique per game without regard to case.
+             * @example OWL
+             */
+            tag: string;
+            /**
+             * @description The game the clan plays
+             * @example cs2
+             * @enum {string}
+             */
+            game: "cs2" | "cs16" | "rust" | "minecraft";
+            /**
+             * @description What the clan is about, up to 500 characters.
+             * @example EU evening squad, scrims on Thursdays.
+             */
+            description: string;
+            /**
+             * @description `open`: anyone may join; `invite`: only players with a pending invite; `closed`: no new members (pending invites cannot be accepted).
+             * @example invite
+             * @enum {string}
+             */
+            join_policy: "open" | "invite" | "closed";
+            /**
+             * @description `public`: listed and readable by anyone; `private`: seen only by its members and the players it invited (to anyone else it does not exist: 404).
+             * @example public
+             * @enum {string}
+             */
+            visibility: "public" | "private";
+            /**
+             * @description Most members the clan takes, 2-100; never below the current member count.
+             * @example 50
+             */
+            max_members: number;
+            /**
+             * @description members now, the owner included
+             * @example 8
+             */
+            member_count: number;
+            /**
+             * Format: date-time
+             * @description when the clan was created
+             * @example 2026-11-20T18:04:11.000Z
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description when its settings last changed
+             * @example 2026-11-20T18:04:11.000Z
+             */
+            updated_at: string;
+            /** @description every member: the owner, then officers, then members, longest-standing first */
+            members: components["schemas"]["V1ClansCreateResponseDataMembersItem"][];
+        };
+        V1ClansCreateResponseDataMembersItem: {
+            /** @example 42 */
+            user_id: number;
+            /** @example night_owl */
+            username: string;
+            /**
+             * @description path of the user’s avatar
+             * @example /avatars/42.png
+             */
+            avatar: string;
+            /**
+             * @description `owner` (exactly one; everything), `officer` (settings, invites, removes members), `member`
+             * @example member
+             * @enum {string}
+             */
+            role: "owner" | "officer" | "member";
+            /**
+             * Format: date-time
+             * @description when the user joined
+             * @example 2026-11-20T18:04:11.000Z
+             */
+            joined_at: string;
+        };
+        /** @description One page of your pending invites, newest first */
+        V1ClansInvitesListResponse: {
+            data: components["schemas"]["V1ClansInvitesListResponseDataItem"][];
+            meta: components["schemas"]["V1ClansInvitesListResponseMeta"];
+        };
+        /** @description A pending invite to a clan */
+        V1ClansInvitesListResponseDataItem: {
+            clan: components["schemas"]["V1ClansInvitesListResponseDataItemClan"];
+            /**
+             * @description the invited player
+             * @example 42
+             */
+            user_id: number;
+            /**
+             * @description who sent the invite (null if that account is gone)
+             * @example 7
+             */
+            invited_by: number | null;
+            /**
+             * Format: date-time
+             * @description when the invite was sent
+             * @example 2026-11-20T18:04:11.000Z
+             */
+            created_at: string;
+        };
+        /** @description A clan of one game */
+        V1ClansInvitesListResponseDataItemClan: {
+            /**
+             * @description clan ID
+             * @example 12
+             */
+            id: number;
+            /**
+             * @description 3-32 characters: ASCII letters, digits, spaces and . _ ' -, starting and ending with a letter or digit. Unique per game without regard to case.
+             * @example Night Owls
+             */
+            name: string;
+            /**
+             * @description 2-6 ASCII letters or digits. Unique per game without regard to case.
+             * @example OWL
+             */
+            tag: string;
+            /**
+             * @description The game the clan plays
+             * @example cs2
+             * @enum {string}
+             */
+            game: "cs2" | "cs16" | "rust" | "minecraft";
+            /**
+             * @description What the clan is about, up to 500 characters.
+             * @example EU evening squad, scrims on Thursdays.
+             */
+            description: string;
+            /**
+             * @description `open`: anyone may join; `invite`: only players with a pending invite; `closed`: no new members (pending invites cannot be accepted).
+             * @example invite
+             * @enum {string}
+             */
+            join_policy: "open" | "invite" | "closed";
+            /**
+             * @description `public`: listed and readable by anyone; `private`: seen only by its members and the players it invited (to anyone else it does not exist: 404).
+             * @example public
+             * @enum {string}
+             */
+            visibility: "public" | "private";
+            /**
+             * @description Most members the clan takes, 2-100; never below the current member count.
+             * @example 50
+             */
+            max_members: number;
+            /**
+             * @description members now, the owner included
+             * @example 8
+             */
+            member_count: number;
+            /**
+             * Format: date-time
+             * @description when the clan was created
+             * @example 2026-11-20T18:04:11.000Z
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description when its settings last changed
+             * @example 2026-11-20T18:04:11.000Z
+             */
+            updated_at: string;
+        };
+        /** @description Where this page sits in the whole list */
+        V1ClansInvitesListResponseMeta: {
+            /**
+             * @description Items across all pages
+             * @example 42
+             */
+            total: number;
+            /**
+             * @description This page
+             * @example 1
+             */
+            page: number;
+            /**
+             * @description Page size
+             * @example 25
+             */
+            per_page: number;
+        };
+        /** @description The clan with its members */
+        V1ClansGetResponse: {
+            data: components["schemas"]["V1ClansGetResponseData"];
+        };
+        /** @description A clan with its members and their roles */
+        V1ClansGetResponseData: {
+            /**
+             * @description clan ID
+             * @example 12
+             */
+            id: number;
+            /**
+             * @description 3-32 characters: ASCII letters, digits, spaces and . _ ' -, starting and ending with a letter or digit. Unique per game without regard to case.
+             * @example Night Owls
+             */
+            name: string;
+            /**
+             * @description 2-6 ASCII letters or digits. Unique per game without regard to case.
+             * @example OWL
+             */
+            tag: string;
+            /**
+             * @description The game the clan plays
+             * @example cs2
+             * @enum {string}
+             */
+            game: "cs2" | "cs16" | "rust" | "minecraft";
+            /**
+             * @description What the clan is about, up to 500 characters.
+             * @example EU evening squad, scrims on Thursdays.
+             */
+            description: string;
+            /**
+             * @description `open`: anyone may join; `invite`: only players with a pending invite; `closed`: no new members (pending invites cannot be accepted).
+             * @example invite
+             * @enum {string}
+             */
+            join_policy: "open" | "invite" | "closed";
+            /**
+             * @description `public`: listed and readable by anyone; `private`: seen only by its members and the players it invited (to anyone else it does not exist: 404).
+             * @example public
+             * @enum {string}
+             */
+            visibility: "public" | "private";
+            /**
+             * @description Most members the clan takes, 2-100; never below the current member count.
+             * @example 50
+             */
+            max_members: number;
+            /**
+             * @description members now, the owner included
+             * @example 8
+             */
+            member_count: number;
+            /**
+             * Format: date-time
+             * @description when the clan was created
+             * @example 2026-11-20T18:04:11.000Z
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description when its settings last changed
+             * @example 2026-11-20T18:04:11.000Z
+             */
+            updated_at: string;
+            /** @description every member: the owner, then officers, then members, longest-standing first */
+            members: components["schemas"]["V1ClansGetResponseDataMembersItem"][];
+        };
+        V1ClansGetResponseDataMembersItem: {
+            /** @example 42 */
+            user_id: number;
+            /** @example night_owl */
+            username: string;
+            /**
+             * @description path of the user’s avatar
+             * @example /avatars/42.png
+             */
+            avatar: string;
+            /**
+             * @description `owner` (exactly one; everything), `officer` (settings, invites, removes members), `member`
+             * @example member
+             * @enum {string}
+             */
+            role: "owner" | "officer" | "member";
+            /**
+             * Format: date-time
+             * @description when the user joined
+             * @example 2026-11-20T18:04:11.000Z
+             */
+            joined_at: string;
+        };
+        /** @description The settings to change; those left out keep their value. */
+        V1ClansSettingsUpdateRequest: {
+            /**
+             * @description What the clan is about, up to 500 characters.
+             * @example EU evening squad, scrims on Thursdays.
+             */
+            description?: string;
+            /**
+             * @description `open`: anyone may join; `invite`: only players with a pending invite; `closed`: no new members (pending invites cannot be accepted).
+             * @example invite
+             * @enum {string}
+             */
+            join_policy?: "open" | "invite" | "closed";
+            /**
+             * @description `public`: listed and readable by anyone; `private`: seen only by its members and the players it invited (to anyone else it does not exist: 404).
+             * @example public
+             * @enum {string}
+             */
+            visibility?: "public" | "private";
+            /**
+             * @description Most members the clan takes, 2-100; never below the current member count.
+             * @example 50
+             */
+            max_members?: number;
+        };
+        /** @description The clan */
+        V1ClansSettingsUpdateResponse: {
+            data: components["schemas"]["V1ClansSettingsUpdateResponseData"];
+        };
+        /** @description A clan of one game */
+        V1ClansSettingsUpdateResponseData: {
+            /**
+             * @description clan ID
+             * @example 12
+             */
+            id: number;
+            /**
+             * @description 3-32 characters: ASCII letters, digits, spaces and . _ ' -, starting and ending with a letter or digit. Unique per game without regard to case.
+             * @example Night Owls
+             */
+            name: string;
+            /**
+             * @description 2-6 ASCII letters or digits. Unique per game without regard to case.
+             * @example OWL
+             */
+            tag: string;
+            /**
+             * @description The game the clan plays
+             * @example cs2
+             * @enum {string}
+             */
+            game: "cs2" | "cs16" | "rust" | "minecraft";
+            /**
+             * @description What the clan is about, up to 500 characters.
+             * @example EU evening squad, scrims on Thursdays.
+             */
+            description: string;
+            /**
+             * @description `open`: anyone may join; `invite`: only players with a pending invite; `closed`: no new members (pending invites cannot be accepted).
+             * @example invite
+             * @enum {string}
+             */
+            join_policy: "open" | "invite" | "closed";
+            /**
+             * @description `public`: listed and readable by anyone; `private`: seen only by its members and the players it invited (to anyone else it does not exist: 404).
+             * @example public
+             * @enum {string}
+             */
+            visibility: "public" | "private";
+            /**
+             * @description Most members the clan takes, 2-100; never below the current member count.
+             * @example 50
+             */
+            max_members: number;
+            /**
+             * @description members now, the owner included
+             * @example 8
+             */
+            member_count: number;
+            /**
+             * Format: date-time
+             * @description when the clan was created
+             * @example 2026-11-20T18:04:11.000Z
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description when its settings last changed
+             * @example 2026-11-20T18:04:11.000Z
+             */
+            updated_at: string;
+        };
+        /** @description The membership */
+        V1ClansJoinResponse: {
+            data: components["schemas"]["V1ClansJoinResponseData"];
+        };
+        /** @description A member of a clan and their role */
+        V1ClansJoinResponseData: {
+            /** @example 12 */
+            clan_id: number;
+            /** @example 42 */
+            user_id: number;
+            /** @example night_owl */
+            username: string;
+            /**
+             * @description path of the user’s avatar
+             * @example /avatars/42.png
+             */
+            avatar: string;
+            /**
+             * @description `owner` (exactly one; everything), `officer` (settings, invites, removes members), `member`
+             * @example member
+             * @enum {string}
+             */
+            role: "owner" | "officer" | "member";
+            /**
+             * Format: date-time
+             * @description when the user joined
+             * @example 2026-11-20T18:04:11.000Z
+             */
+            joined_at: string;
+        };
+        /** @description The membership */
+        V1ClansInvitesAcceptResponse: {
+            data: components["schemas"]["V1ClansInvitesAcceptResponseData"];
+        };
+        /** @description A member of a clan and their role */
+        V1ClansInvitesAcceptResponseData: {
+            /** @example 12 */
+            clan_id: number;
+            /** @example 42 */
+            user_id: number;
+            /** @example night_owl */
+            username: string;
+            /**
+             * @description path of the user’s avatar
+             * @example /avatars/42.png
+             */
+            avatar: string;
+            /**
+             * @description `owner` (exactly one; everything), `officer` (settings, invites, removes members), `member`
+             * @example member
+             * @enum {string}
+             */
+            role: "owner" | "officer" | "member";
+            /**
+             * Format: date-time
+             * @description when the user joined
+             * @example 2026-11-20T18:04:11.000Z
+             */
+            joined_at: string;
+        };
+        V1ClansInvitesCreateRequest: {
+            /**
+             * @description the player to invite
+             * @example 42
+             */
+            user_id: number;
+        };
+        /** @description The pending invite */
+        V1ClansInvitesCreateResponse: {
+            data: components["schemas"]["V1ClansInvitesCreateResponseData"];
+        };
+        /** @description A pending invite to a clan */
+        V1ClansInvitesCreateResponseData: {
+            clan: components["schemas"]["V1ClansInvitesCreateResponseDataClan"];
+            /**
+             * @description the invited player
+             * @example 42
+             */
+            user_id: number;
+            /**
+             * @description who sent the invite (null if that account is gone)
+             * @example 7
+             */
+            invited_by: number | null;
+            /**
+             * Format: date-time
+             * @description when the invite was sent
+             * @example 2026-11-20T18:04:11.000Z
+             */
+            created_at: string;
+        };
+        /** @description A clan of one game */
+        V1ClansInvitesCreateResponseDataClan: {
+            /**
+             * @description clan ID
+             * @example 12
+             */
+            id: number;
+            /**
+             * @description 3-32 characters: ASCII letters, digits, spaces and . _ ' -, starting and ending with a letter or digit. Unique per game without regard to case.
+             * @example Night Owls
+             */
+            name: string;
+            /**
+             * @description 2-6 ASCII letters or digits. Unique per game without regard to case.
+             * @example OWL
+             */
+            tag: string;
+            /**
+             * @description The game the clan plays
+             * @example cs2
+             * @enum {string}
+             */
+            game: "cs2" | "cs16" | "rust" | "minecraft";
+            /**
+             * @description What the clan is about, up to 500 characters.
+             * @example EU evening squad, scrims on Thursdays.
+             */
+            description: string;
+            /**
+             * @description `open`: anyone may join; `invite`: only players with a pending invite; `closed`: no new members (pending invites cannot be accepted).
+             * @example invite
+             * @enum {string}
+             */
+            join_policy: "open" | "invite" | "closed";
+            /**
+             * @description `public`: listed and readable by anyone; `private`: seen only by its members and the players it invited (to anyone else it does not exist: 404).
+             * @example public
+             * @enum {string}
+             */
+            visibility: "public" | "private";
+            /**
+             * @description Most members the clan takes, 2-100; never below the current member count.
+             * @example 50
+             */
+            max_members: number;
+            /**
+             * @description members now, the owner included
+             * @example 8
+             */
+            member_count: number;
+            /**
+             * Format: date-time
+             * @description when the clan was created
+             * @example 2026-11-20T18:04:11.000Z
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description when its settings last changed
+             * @example 2026-11-20T18:04:11.000Z
+             */
+            updated_at: string;
+        };
+        /** @description The membership */
+        V1ClansMembersPromoteResponse: {
+            data: components["schemas"]["V1ClansMembersPromoteResponseData"];
+        };
+        /** @description A member of a clan and their role */
+        V1ClansMembersPromoteResponseData: {
+            /** @example 12 */
+            clan_id: number;
+            /** @example 42 */
+            user_id: number;
+            /** @example night_owl */
+            username: string;
+            /**
+             * @description path of the user’s avatar
+             * @example /avatars/42.png
+             */
+            avatar: string;
+            /**
+             * @description `owner` (exactly one; everything), `officer` (settings, invites, removes members), `member`
+             * @example member
+             * @enum {string}
+             */
+            role: "owner" | "officer" | "member";
+            /**
+             * Format: date-time
+             * @description when the user joined
+             * @example 2026-11-20T18:04:11.000Z
+             */
+            joined_at: string;
+        };
+        /** @description The membership */
+        V1ClansMembersDemoteResponse: {
+            data: components["schemas"]["V1ClansMembersDemoteResponseData"];
+        };
+        /** @description A member of a clan and their role */
+        V1ClansMembersDemoteResponseData: {
+            /** @example 12 */
+            clan_id: number;
+            /** @example 42 */
+            user_id: number;
+            /** @example night_owl */
+            username: string;
+            /**
+             * @description path of the user’s avatar
+             * @example /avatars/42.png
+             */
+            avatar: string;
+            /**
+             * @description `owner` (exactly one; everything), `officer` (settings, invites, removes members), `member`
+             * @example member
+             * @enum {string}
+             */
+            role: "owner" | "officer" | "member";
+            /**
+             * Format: date-time
+             * @description when the user joined
+             * @example 2026-11-20T18:04:11.000Z
+             */
+            joined_at: string;
+        };
+        V1ClansTransferRequest: {
+            /**
+             * @description the member who becomes the owner
+             * @example 42
+             */
+            user_id: number;
+        };
+        /** @description The clan with its members */
+        V1ClansTransferResponse: {
+            data: components["schemas"]["V1ClansTransferResponseData"];
+        };
+        /** @description A clan with its members and their roles */
+        V1ClansTransferResponseData: {
+            /**
+             * @description clan ID
+             * @example 12
+             */
+            id: number;
+            /**
+             * @description 3-32 characters: ASCII letters, digits, spaces and . _ ' -, starting and ending with a letter or digit. Unique per game without regard to case.
+             * @example Night Owls
+             */
+            name: string;
+            /**
+             * @description 2-6 ASCII letters or digits. Unique per game without regard to case.
+             * @example OWL
+             */
+            tag: string;
+            /**
+             * @description The game the clan plays
+             * @example cs2
+             * @enum {string}
+             */
+            game: "cs2" | "cs16" | "rust" | "minecraft";
+            /**
+             * @description What the clan is about, up to 500 characters.
+             * @example EU evening squad, scrims on Thursdays.
+             */
+            description: string;
+            /**
+             * @description `open`: anyone may join; `invite`: only players with a pending invite; `closed`: no new members (pending invites cannot be accepted).
+             * @example invite
+             * @enum {string}
+             */
+            join_policy: "open" | "invite" | "closed";
+            /**
+             * @description `public`: listed and readable by anyone; `private`: seen only by its members and the players it invited (to anyone else it does not exist: 404).
+             * @example public
+             * @enum {string}
+             */
+            visibility: "public" | "private";
+            /**
+             * @description Most members the clan takes, 2-100; never below the current member count.
+             * @example 50
+             */
+            max_members: number;
+            /**
+             * @description members now, the owner included
+             * @example 8
+             */
+            member_count: number;
+            /**
+             * Format: date-time
+             * @description when the clan was created
+             * @example 2026-11-20T18:04:11.000Z
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description when its settings last changed
+             * @example 2026-11-20T18:04:11.000Z
+             */
+            updated_at: string;
+            /** @description every member: the owner, then officers, then members, longest-standing first */
+            members: components["schemas"]["V1ClansTransferResponseDataMembersItem"][];
+        };
+        V1ClansTransferResponseDataMembersItem: {
+            /** @example 42 */
+            user_id: number;
+            /** @example night_owl */
+            username: string;
+            /**
+             * @description path of the user’s avatar
+             * @example /avatars/42.png
+             */
+            avatar: string;
+            /**
+             * @description `owner` (exactly one; everything), `officer` (settings, invites, removes members), `member`
+             * @example member
+             * @enum {string}
+             */
+            role: "owner" | "officer" | "member";
+            /**
+             * Format: date-time
+             * @description when the user joined
+             * @example 2026-11-20T18:04:11.000Z
+             */
+            joined_at: string;
+        };
+        /** @description the balance */
+        V1EconomyBalanceGetResponse: {
+            data: components["schemas"]["EconomyBalance"];
+        };
+        /** @description a page of entries, newest first */
+        V1EconomyTransactionsListResponse: {
+            data: components["schemas"]["EconomyEntry"][];
+            meta: components["schemas"]["V1EconomyTransactionsListResponseMeta"];
+        };
+        /** @description Where this page sits in the whole list */
+        V1EconomyTransactionsListResponseMeta: {
+            /**
+             * @description Items across all pages
+             * @example 42
+             */
+            total: number;
+            /**
+             * @description This page
+             * @example 1
+             */
+            page: number;
+            /**
+             * @description Page size
+             * @example 25
+             */
+            per_page: number;
+        };
+        V1EconomyTransferCreateRequest: {
+            /**
+             * @description the recipient’s user id
+             * @example 42
+             */
+            to_user_id: number;
+            /**
+             * @description whole coins, 1 to 1,000,000; anything else is `invalid_amount`
+             * @example 250
+             */
+            amount: number;
+            /**
+             * @description shown to both users in their history
+             * @example gg, thanks for the carry
+             */
+            note?: string;
+        };
+        /** @description the transfer written */
+        V1EconomyTransferCreateResponse: {
+            data: components["schemas"]["EconomyTransfer"];
+        };
+        /** @description One page of events, oldest first */
+        V1EventsListResponse: {
+            data: components["schemas"]["V1EventsListResponseDataItem"][];
+            meta: components["schemas"]["V1EventsListResponseMeta"];
+        };
+        /** @description An event, as every channel sends it (webhook body, SSE data, pull item) */
+        V1EventsListResponseDataItem: {
+            /**
+             * @description Sortable, unique event id; the same value is the webhook `webhook-id`, the SSE `id` and the pull cursor.
+             * @example evt_0000000000004711
+             */
+            id: string;
+            /**
+             * @description The event type, `resource.action`.
+             * @example match.ended
+             */
+            type: string;
+            /**
+             * Format: date-time
+             * @description When the change that emitted the event committed (ISO 8601 UTC).
+             * @example 2026-11-20T12:00:00.000Z
+             */
+            created_at: string;
+            /**
+             * @description The payload; its schema per type is in the OpenAPI `webhooks` section.
+             * @example {
+             *       "match_id": 812,
+             *       "server_id": 3,
+             *       "game": "cs2",
+             *       "winner": "ct",
+             *       "score": {
+             *         "ct": 13,
+             *         "t": 9
+             *       }
+             *     }
+             */
+            data: {
+                [key: string]: unknown;
+            };
+        };
+        /** @description Cursor paging: the outbox grows at its end, so pages are walked by cursor, not by number */
+        V1EventsListResponseMeta: {
+            /**
+             * @description The cursor for the next page: pass it as `after`. `null`: No event to page after yet (nothing visible and no `after` given).
+             * @example evt_0000000000004711
+             */
+            next_after: string | null;
+            /**
+             * @description More events are waiting after this page: ask again at once with `after=next_after`.
+             * @example false
+             */
+            has_more: boolean;
+        };
+        V1WebhooksCreateRequest: {
+            /**
+             * @description where events are POSTed: an absolute `https` URL (plain `http` and private addresses only where the deployment allows private targets)
+             * @example https://example.com/hooks/hub
+             */
+            url: string;
+            /**
+             * @description event types to receive (see `GET /v1/events/types`), or `["*"]` for every type
+             * @example [
+             *       "match.ended",
+             *       "player.level_up"
+             *     ]
+             */
+            events: string[];
+            /**
+             * @description a note for yourself
+             * @example production receiver
+             */
+            description?: string;
+        };
+        /** @description The new webhook and its signing secret, shown only this once */
+        V1WebhooksCreateResponse: {
+            data: components["schemas"]["V1WebhooksCreateResponseData"];
+        };
+        V1WebhooksCreateResponseData: {
+            webhook: components["schemas"]["Webhook"];
+            /**
+             * @description the Standard Webhooks signing secret (`whsec_` + base64 of 32 bytes); shown only in this answer, keep it safe. `null` in a replay of this answer (`Idempotent-Replayed: true`): the secret is not kept with stored answers, so if the first answer was lost, rotate the secret (`POST /v1/webhooks/{id}/rotate-secret`) for a new one
+             * @example whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw
+             */
+            secret: string | null;
+        };
+        /** @description The caller’s webhooks, oldest first */
+        V1WebhooksListResponse: {
+            data: components["schemas"]["Webhook"][];
+            meta: components["schemas"]["V1WebhooksListResponseMeta"];
+        };
+        /** @description Where this page sits in the whole list */
+        V1WebhooksListResponseMeta: {
+            /**
+             * @description Items across all pages
+             * @example 42
+             */
+            total: number;
+            /**
+             * @description This page
+             * @example 1
+             */
+            page: number;
+            /**
+             * @description Page size
+             * @example 25
+             */
+            per_page: number;
+        };
+        /** @description The webhook */
+        V1WebhooksGetResponse: {
+            data: components["schemas"]["Webhook"];
+        };
+        V1WebhooksUpdateRequest: {
+            /**
+             * @description where events are POSTed: an absolute `https` URL (plain `http` and private addresses only where the deployment allows private targets)
+             * @example https://example.com/hooks/hub
+             */
+            url?: string;
+            /**
+             * @description event types to receive (see `GET /v1/events/types`), or `["*"]` for every type
+             * @example [
+             *       "match.ended",
+             *       "player.level_up"
+             *     ]
+             */
+            events?: string[];
+            /**
+             * @description a note for yourself
+             * @example production receiver
+             */
+            description?: string | null;
+            /** @description false turns it off; true turns it on again after it was disabled */
+            enabled?: boolean;
+        };
+        /** @description The webhook */
+        V1WebhooksUpdateResponse: {
+            data: components["schemas"]["Webhook"];
+        };
+        /** @description The new signing secret, shown only this once */
+        V1WebhooksSecretRotateResponse: {
+            data: components["schemas"]["V1WebhooksSecretRotateResponseData"];
+        };
+        V1WebhooksSecretRotateResponseData: {
+            /**
+             * @description the Standard Webhooks signing secret (`whsec_` + base64 of 32 bytes); shown only in this answer, keep it safe. `null` in a replay of this answer (`Idempotent-Replayed: true`): the secret is not kept with stored answers, so if the first answer was lost, rotate the secret (`POST /v1/webhooks/{id}/rotate-secret`) for a new one
+             * @example whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw
+             */
+            secret: string | null;
+            /**
+             * Format: date-time
+             * @description the previous secret signs beside the new one until then
+             * @example 2026-11-20T18:04:11.000Z
+             */
+            previous_expires_at: string;
+        };
+        /** @description Deliveries of the last 30 days, newest first */
+        V1WebhooksDeliveriesListResponse: {
+            data: components["schemas"]["WebhookDelivery"][];
+            meta: components["schemas"]["V1WebhooksDeliveriesListResponseMeta"];
+        };
+        /** @description Where this page sits in the whole list */
+        V1WebhooksDeliveriesListResponseMeta: {
+            /**
+             * @description Items across all pages
+             * @example 42
+             */
+            total: number;
+            /**
+             * @description This page
+             * @example 1
+             */
+            page: number;
+            /**
+             * @description Page size
+             * @example 25
+             */
+            per_page: number;
+        };
+        /** @description The delivery, queued to be sent again */
+        V1WebhooksDeliveriesRedeliverResponse: {
+            data: components["schemas"]["WebhookDelivery"];
+        };
+        V1WebhooksReplayRequest: {
+            /**
+             * Format: date-time
+             * @description queue every event since this time (within the last 30 days)
+             * @example 2026-11-20T18:00:00.000Z
+             */
+            since: string;
+        };
+        /** @description What the replay queued */
+        V1WebhooksReplayResponse: {
+            data: components["schemas"]["V1WebhooksReplayResponseData"];
+        };
+        V1WebhooksReplayResponseData: {
+            /**
+             * @description deliveries queued
+             * @example 12
+             */
+            queued: number;
+            /**
+             * @description false when the bound was reached: replay again from `next_since` for the rest
+             * @example true
+             */
+            complete: boolean;
+            /**
+             * Format: date-time
+             * @description where to resume a replay that was not complete
+             * @example 2026-11-20T18:04:11.000Z
+             */
+            next_since: string | null;
+        };
+        /** @description Every event type, in catalog order */
+        V1EventsTypesListResponse: {
+            data: components["schemas"]["V1EventsTypesListResponseDataItem"][];
+        };
+        /** @description One event type of the catalog */
+        V1EventsTypesListResponseDataItem: {
+            /**
+             * @description Event type, `resource.action`
+             * @example kill.recorded
+             */
+            type: string;
+            /**
+             * @description What it tells, and who receives it
+             * @example One counted kill, told when its round is settled.
+             */
+            description: string;
+            /**
+             * @description The scope a reader needs (null: none beyond the audience)
+             * @example stats:read
+             * @enum {string|null}
+             */
+            scope: "openid" | "identify" | "stats:read" | "servers:read" | "servers:command" | "clans:read" | "clans:write" | "tournaments:read" | "economy:read" | "economy:transfer" | "webhooks:read" | "webhooks:write" | "offline_access" | null;
+            /**
+             * @description `public`: every subscriber with the scope; `user`: only apps acting for the user it concerns; `app`: only the app it concerns
+             * @example public
+             * @enum {string}
+             */
+            audience: "public" | "user" | "app";
+            /**
+             * @description One event per kill (or as often): prefer its batched variant
+             * @example true
+             */
+            high_volume: boolean;
+            schema: components["schemas"]["V1EventsTypesListResponseDataItemSchema"];
+            example: components["schemas"]["V1EventsTypesListResponseDataItemExample"];
+        };
+        /**
+         * @description JSON Schema (2020-12) of the event’s `data`
+         * @example {
+         *       "type": "object",
+         *       "properties": {}
+         *     }
+         */
+        V1EventsTypesListResponseDataItemSchema: {
+            [key: string]: unknown;
+        };
+        /**
+         * @description An example `data`
+         * @example {
+         *       "server_id": 3
+         *     }
+         */
+        V1EventsTypesListResponseDataItemExample: {
+            [key: string]: unknown;
+        };
+        DeveloperAccountsCreateRequest: {
+            username: string;
+            password: string;
+        };
+        /** @description The signed-in account and its CSRF token */
+        DeveloperAccountsCreateResponse: {
+            account: components["schemas"]["PortalAccount"];
+            /** @description send it in the x-csrf-token header of every POST and DELETE */
+            csrf_token: string;
+        };
+        DeveloperSessionCreateRequest: {
+            username: string;
+            password: string;
+        };
+        /** @description The signed-in account and its CSRF token */
+        DeveloperSessionCreateResponse: {
+            account: components["schemas"]["PortalAccount"];
+            /** @description send it in the x-csrf-token header of every POST and DELETE */
+            csrf_token: string;
+        };
+        /** @description The signed-in account and its CSRF token */
+        DeveloperSessionGetResponse: {
+            account: components["schemas"]["PortalAccount"];
+            /** @description send it in the x-csrf-token header of every POST and DELETE */
+            csrf_token: string;
+        };
+        /** @description The caller's keys, newest first */
+        DeveloperMyKeysListResponse: {
+            keys: components["schemas"]["PortalKey"][];
+        };
+        DeveloperKeysCreateRequest: {
+            /** @description a label for the key */
+            name: string;
+        };
+        /** @description The new key and its secret */
+        DeveloperKeysCreateResponse: {
+            key: components["schemas"]["PortalKey"];
+            /**
+             * @description the API key itself: shown this once, never again
+             * @example ghk_…
+             */
+            secret: string;
+        };
+        /** @description The revoked key */
+        DeveloperKeysRevokeResponse: {
+            key: components["schemas"]["PortalKey"];
+        };
+        DeveloperKeysOriginsUpdateRequest: {
+            /**
+             * @description up to 10 origins, each as a browser sends `Origin` (scheme, host, port if not the default; one that is not written so is `422`); an empty list allows any origin
+             * @example [
+             *       "https://app.example.com",
+             *       "http://localhost:5173"
+             *     ]
+             */
+            origins: string[];
+        };
+        /** @description The key as it is now */
+        DeveloperKeysOriginsUpdateResponse: {
+            key: components["schemas"]["PortalKey"];
+        };
+        /** @description Requests per hour and status class */
+        DeveloperKeysUsageGetResponse: {
+            usage: components["schemas"]["DeveloperKeysUsageGetResponseUsage"];
+        };
+        DeveloperKeysUsageGetResponseUsage: {
+            key_id: number;
+            /** @description requests per hour allowed now */
+            quota: number;
+            /** @description oldest first, one entry per hour, zeros included */
+            hours: components["schemas"]["DeveloperKeysUsageGetResponseUsageHoursItem"][];
+            totals: components["schemas"]["DeveloperKeysUsageGetResponseUsageTotals"];
+        };
+        DeveloperKeysUsageGetResponseUsageHoursItem: {
+            429: number;
+            /**
+             * Format: date-time
+             * @description start of the UTC hour
+             * @example 2026-11-20T18:04:11.000Z
+             */
+            hour: string;
+            "2xx": number;
+            "3xx": number;
+            "4xx": number;
+            "5xx": number;
+            total: number;
+        };
+        DeveloperKeysUsageGetResponseUsageTotals: {
+            429: number;
+            "2xx": number;
+            "3xx": number;
+            "4xx": number;
+            "5xx": number;
+            total: number;
+        };
+        /** @description The caller's apps, newest first */
+        DeveloperMyAppsListResponse: {
+            apps: components["schemas"]["App"][];
+        };
+        DeveloperMyAppsCreateRequest: {
+            /** @example Frag Tracker */
+            name: string;
+            /** @enum {string} */
+            kind: "public" | "confidential";
+            /**
+             * @description https URIs (plain http only to 127.0.0.1, [::1] or localhost), compared exactly
+             * @example [
+             *       "https://fragtracker.example/callback"
+             *     ]
+             */
+            redirect_uris: string[];
+            homepage_url?: string | null;
+            logo_url?: string | null;
+        };
+        /** @description The new app; `client_secret` is null for a public app */
+        DeveloperMyAppsCreateResponse: {
+            app: components["schemas"]["App"];
+            /**
+             * @description the client secret: shown this once, stored only as a hash
+             * @example ghcs_…
+             */
+            client_secret: string | null;
+        };
+        /** @description The app */
+        DeveloperMyAppsGetResponse: {
+            app: components["schemas"]["App"];
+        };
+        DeveloperMyAppsUpdateRequest: {
+            /** @example Frag Tracker */
+            name?: string;
+            /**
+             * @description https URIs (plain http only to 127.0.0.1, [::1] or localhost), compared exactly
+             * @example [
+             *       "https://fragtracker.example/callback"
+             *     ]
+             */
+            redirect_uris?: string[];
+            homepage_url?: string | null;
+            logo_url?: string | null;
+        };
+        /** @description The app */
+        DeveloperMyAppsUpdateResponse: {
+            app: components["schemas"]["App"];
+        };
+        /** @description The new secret; the old one no longer works */
+        DeveloperMyAppsSecretRotateResponse: {
+            /**
+             * @description the client secret: shown this once, stored only as a hash
+             * @example ghcs_…
+             */
+            client_secret: string;
+        };
+        /** @description The apps with a grant */
+        DeveloperMyAuthorizedAppsListResponse: {
+            authorized_apps: components["schemas"]["AuthorizedApp"][];
+        };
+        DeveloperWebhookTestSendRequest: {
+            /**
+             * @description the event type to send a sample of (`GET /v1/events/types`)
+             * @example match.ended
+             */
+            event_type: string;
+            /** @description one of your webhooks (or of your apps): sent to its URL, signed with its secrets */
+            webhook_id?: number;
+            /**
+             * @description or any https URL (give exactly one of `webhook_id` and `url`)
+             * @example https://example.com/hooks/hub
+             */
+            url?: string;
+            /** @description with `url`: the `whsec_…` secret to sign with; absent, a new one is made and returned */
+            secret?: string;
+        };
+        /** @description What the receiver answered */
+        DeveloperWebhookTestSendResponse: {
+            event: components["schemas"]["DeveloperWebhookTestSendResponseEvent"];
+            /** @description where it was sent */
+            url: string;
+            /** @description the secret made for a `url` test without one, to verify the signature with; null otherwise */
+            secret: string | null;
+            /** @description the receiver answered 2xx */
+            ok: boolean;
+            /**
+             * @description the receiver’s HTTP status (a redirect is not followed); null without an answer
+             * @example 200
+             */
+            status: number | null;
+            /** @example 84 */
+            latency_ms: number;
+            /** @description the answer’s headers (at most 50) */
+            headers: {
+                [key: string]: string;
+            };
+            /** @description the first 1 KiB of the answer’s body */
+            body_excerpt: string;
+            /**
+             * @description why no answer came: `invalid_url`, `dns_failed`, `forbidden_address` (a private or metadata address), `timeout` (15 s), `connection_failed`, `tls_failed`
+             * @example timeout
+             */
+            error: string | null;
+            error_message: string | null;
+        };
+        /** @description the body sent, signed */
+        DeveloperWebhookTestSendResponseEvent: {
+            /**
+             * @description a test id (`evt_test_…`), never an outbox id
+             * @example evt_test_1f2e3d4c5b6a7980
+             */
+            id: string;
+            /** @example match.ended */
+            type: string;
+            /** Format: date-time */
+            created_at: string;
+            /** @description the catalog example of the type */
+            data: {
+                [key: string]: unknown;
+            };
+        };
+        IngestEventsCreateRequest: {
+            /** @description events of the three types above, validated one by one */
+            events: unknown[];
+        };
+        KillRecordedEvent: {
+            /**
+             * @description Event id, sortable
+             * @example evt_0000000000004711
+             */
+            id: string;
+            /**
+             * @description Event type
+             * @constant
+             */
+            type: "kill.recorded";
+            /**
+             * Format: date-time
+             * @description When the change committed
+             * @example 2026-11-20T18:04:11.000Z
+             */
+            created_at: string;
+            data: components["schemas"]["KillRecordedEventData"];
+        };
+        KillRecordedEventData: {
+            /**
+             * @description Game server the kill happened on
+             * @example 3
+             */
+            server_id: number;
+            /**
+             * @description Game code
+             * @example cs2
+             * @enum {string}
+             */
+            game: "cs2" | "cs16" | "rust" | "minecraft";
+            /**
+             * @description Hub user id of the killer
+             * @example 42
+             */
+            killer_user_id: number;
+            /**
+             * @description SteamID64
+             * @example 76561198000000042
+             */
+            killer_steam_id: string;
+            /**
+             * @description Hub user id of the victim
+             * @example 42
+             */
+            victim_user_id: number;
+            /**
+             * @description SteamID64
+             * @example 76561198000000042
+             */
+            victim_steam_id: string;
+            /**
+             * @description Weapon as the game names it
+             * @example ak47
+             */
+            weapon: string;
+            /**
+             * @description A headshot
+             * @example true
+             */
+            headshot: boolean;
+            /**
+             * @description Round number on the server
+             * @example 7
+             */
+            round: number;
+            /**
+             * Format: date-time
+             * @description When the kill happened (server time)
+             * @example 2026-11-20T18:04:11.000Z
+             */
+            occurred_at: string;
+        };
+        KillsBatchRecordedEvent: {
+            /**
+             * @description Event id, sortable
+             * @example evt_0000000000004711
+             */
+            id: string;
+            /**
+             * @description Event type
+             * @constant
+             */
+            type: "kills.batch_recorded";
+            /**
+             * Format: date-time
+             * @description When the change committed
+             * @example 2026-11-20T18:04:11.000Z
+             */
+            created_at: string;
+            data: components["schemas"]["KillsBatchRecordedEventData"];
+        };
+        KillsBatchRecordedEventData: {
+            /**
+             * @description Game server
+             * @example 3
+             */
+            server_id: number;
+            /**
+             * @description Game code
+             * @example cs2
+             * @enum {string}
+             */
+            game: "cs2" | "cs16" | "rust" | "minecraft";
+            /**
+             * @description Kills in this batch
+             * @example 1
+             */
+            count: number;
+            /** @description The kills, oldest first */
+            kills: components["schemas"]["KillsBatchRecordedEventDataKillsItem"][];
+        };
+        KillsBatchRecordedEventDataKillsItem: {
+            /**
+             * @description Game server the kill happened on
+             * @example 3
+             */
+            server_id: number;
+            /**
+             * @description Game code
+             * @example cs2
+             * @enum {string}
+             */
+            game: "cs2" | "cs16" | "rust" | "minecraft";
+            /**
+             * @description Hub user id of the killer
+             * @example 42
+             */
+            killer_user_id: number;
+            /**
+             * @description SteamID64
+             * @example 76561198000000042
+             */
+            killer_steam_id: string;
+            /**
+             * @description Hub user id of the victim
+             * @example 42
+             */
+            victim_user_id: number;
+            /**
+             * @description SteamID64
+             * @example 76561198000000042
+             */
+            victim_steam_id: string;
+            /**
+             * @description Weapon as the game names it
+             * @example ak47
+             */
+            weapon: string;
+            /**
+             * @description A headshot
+             * @example true
+             */
+            headshot: boolean;
+            /**
+             * @description Round number on the server
+             * @example 7
+             */
+            round: number;
+            /**
+             * Format: date-time
+             * @description When the kill happened (server time)
+             * @example 2026-11-20T18:04:11.000Z
+             */
+            occurred_at: string;
+        };
+        RoundStartedEvent: {
+            /**
+             * @description Event id, sortable
+             * @example evt_0000000000004711
+             */
+            id: string;
+            /**
+             * @description Event type
+             * @constant
+             */
+            type: "round.started";
+            /**
+             * Format: date-time
+             * @description When the change committed
+             * @example 2026-11-20T18:04:11.000Z
+             */
+            created_at: string;
+            data: components["schemas"]["RoundStartedEventData"];
+        };
+        RoundStartedEventData: {
+            /**
+             * @description Game server
+             * @example 3
+             */
+            server_id: number;
+            /**
+             * @description Game code
+             * @example cs2
+             * @enum {string}
+             */
+            game: "cs2" | "cs16" | "rust" | "minecraft";
+            /**
+             * @description Map
+             * @example de_dust2
+             */
+            map: string;
+            /**
+             * @description Round number
+             * @example 7
+             */
+            round: number;
+        };
+        RoundEndedEvent: {
+            /**
+             * @description Event id, sortable
+             * @example evt_0000000000004711
+             */
+            id: string;
+            /**
+             * @description Event type
+             * @constant
+             */
+            type: "round.ended";
+            /**
+             * Format: date-time
+             * @description When the change committed
+             * @example 2026-11-20T18:04:11.000Z
+             */
+            created_at: string;
+            data: components["schemas"]["RoundEndedEventData"];
+        };
+        RoundEndedEventData: {
+            /**
+             * @description Game server
+             * @example 3
+             */
+            server_id: number;
+            /**
+             * @description Game code
+             * @example cs2
+             * @enum {string}
+             */
+            game: "cs2" | "cs16" | "rust" | "minecraft";
+            /**
+             * @description Map
+             * @example de_dust2
+             */
+            map: string;
+            /**
+             * @description Round number
+             * @example 7
+             */
+            round: number;
+            /**
+             * @description Kills counted in the round
+             * @example 9
+             */
+            kills: number;
+        };
+        MatchStartedEvent: {
+            /**
+             * @description Event id, sortable
+             * @example evt_0000000000004711
+             */
+            id: string;
+            /**
+             * @description Event type
+             * @constant
+             */
+            type: "match.started";
+            /**
+             * Format: date-time
+             * @description When the change committed
+             * @example 2026-11-20T18:04:11.000Z
+             */
+            created_at: string;
+            data: components["schemas"]["MatchStartedEventData"];
+        };
+        MatchStartedEventData: {
+            /**
+             * @description Game server
+             * @example 3
+             */
+            server_id: number;
+            /**
+             * @description Game code
+             * @example cs2
+             * @enum {string}
+             */
+            game: "cs2" | "cs16" | "rust" | "minecraft";
+            /**
+             * @description Map
+             * @example de_dust2
+             */
+            map: string;
+        };
+        MatchEndedEvent: {
+            /**
+             * @description Event id, sortable
+             * @example evt_0000000000004711
+             */
+            id: string;
+            /**
+             * @description Event type
+             * @constant
+             */
+            type: "match.ended";
+            /**
+             * Format: date-time
+             * @description When the change committed
+             * @example 2026-11-20T18:04:11.000Z
+             */
+            created_at: string;
+            data: components["schemas"]["MatchEndedEventData"];
+        };
+        MatchEndedEventData: {
+            /**
+             * @description Recorded match
+             * @example 812
+             */
+            match_id: number;
+            /**
+             * @description Game server
+             * @example 3
+             */
+            server_id: number;
+            /**
+             * @description Game code
+             * @example cs2
+             * @enum {string}
+             */
+            game: "cs2" | "cs16" | "rust" | "minecraft";
+            /**
+             * @description Map
+             * @example de_dust2
+             */
+            map: string;
+            /**
+             * @description Rounds won by team 1
+             * @example 13
+             */
+            team1_score: number;
+            /**
+             * @description Rounds won by team 2
+             * @example 9
+             */
+            team2_score: number;
+            /**
+             * @description Winning team (1 or 2), 0 for a draw
+             * @example 1
+             */
+            winner: number;
+            /**
+             * @description Hub user ids of team 1
+             * @example [
+             *       42,
+             *       44
+             *     ]
+             */
+            team1: number[];
+            /**
+             * @description Hub user ids of team 2
+             * @example [
+             *       42,
+             *       44
+             *     ]
+             */
+            team2: number[];
+            /**
+             * Format: date-time
+             * @description When the match ended (server time)
+             * @example 2026-11-20T18:04:11.000Z
+             */
+            ended_at: string;
+        };
+        MatchAbandonedEvent: {
+            /**
+             * @description Event id, sortable
+             * @example evt_0000000000004711
+             */
+            id: string;
+            /**
+             * @description Event type
+             * @constant
+             */
+            type: "match.abandoned";
+            /**
+             * Format: date-time
+             * @description When the change committed
+             * @example 2026-11-20T18:04:11.000Z
+             */
+            created_at: string;
+            data: components["schemas"]["MatchAbandonedEventData"];
+        };
+        MatchAbandonedEventData: {
+            /**
+             * @description Game server
+             * @example 3
+             */
+            server_id: number;
+            /**
+             * @description Game code
+             * @example cs2
+             * @enum {string}
+             */
+            game: "cs2" | "cs16" | "rust" | "minecraft";
+            /**
+             * @description Map
+             * @example de_dust2
+             */
+            map: string;
+            /**
+             * @description Rounds counted
+             * @example 4
+             */
+            rounds: number;
+        };
+        EloChangedEvent: {
+            /**
+             * @description Event id, sortable
+             * @example evt_0000000000004711
+             */
+            id: string;
+            /**
+             * @description Event type
+             * @constant
+             */
+            type: "elo.changed";
+            /**
+             * Format: date-time
+             * @description When the change committed
+             * @example 2026-11-20T18:04:11.000Z
+             */
+            created_at: string;
+            data: components["schemas"]["EloChangedEventData"];
+        };
+        EloChangedEventData: {
+            /**
+             * @description Hub user id
+             * @example 42
+             */
+            user_id: number;
+            /**
+             * @description Game code
+             * @example cs2
+             * @enum {string}
+             */
+            game: "cs2" | "cs16" | "rust" | "minecraft";
+            /**
+             * @description The rated match
+             * @example 812
+             */
+            match_id: number;
+            /**
+             * @description Rating before the match
+             * @example 1000
+             */
+            rating_before: number;
+            /**
+             * @description Rating after the match
+             * @example 1025
+             */
+            rating: number;
+            /**
+             * @description The player's team won
+             * @example true
+             */
+            won: boolean;
+        };
+        PlayerXpGainedEvent: {
+            /**
+             * @description Event id, sortable
+             * @example evt_0000000000004711
+             */
+            id: string;
+            /**
+             * @description Event type
+             * @constant
+             */
+            type: "player.xp_gained";
+            /**
+             * Format: date-time
+             * @description When the change committed
+             * @example 2026-11-20T18:04:11.000Z
+             */
+            created_at: string;
+            data: components["schemas"]["PlayerXpGainedEventData"];
+        };
+        PlayerXpGainedEventData: {
+            /**
+             * @description Hub user id
+             * @example 42
+             */
+            user_id: number;
+            /**
+             * @description XP gained
+             * @example 35
+             */
+            amount: number;
+            /**
+             * @description Total XP after the gain
+             * @example 12035
+             */
+            total_xp: number;
+            /** @description XP by reason */
+            reasons: components["schemas"]["PlayerXpGainedEventDataReasonsItem"][];
+        };
+        PlayerXpGainedEventDataReasonsItem: {
+            /**
+             * @description Why
+             * @example kill
+             */
+            reason: string;
+            /**
+             * @description XP for it
+             * @example 10
+             */
+            amount: number;
+        };
+        PlayerLevelUpEvent: {
+            /**
+             * @description Event id, sortable
+             * @example evt_0000000000004711
+             */
+            id: string;
+            /**
+             * @description Event type
+             * @constant
+             */
+            type: "player.level_up";
+            /**
+             * Format: date-time
+             * @description When the change committed
+             * @example 2026-11-20T18:04:11.000Z
+             */
+            created_at: string;
+            data: components["schemas"]["PlayerLevelUpEventData"];
+        };
+        PlayerLevelUpEventData: {
+            /**
+             * @description Hub user id
+             * @example 42
+             */
+            user_id: number;
+            /**
+             * @description Level before
+             * @example 11
+             */
+            level_before: number;
+            /**
+             * @description New level
+             * @example 12
+             */
+            level: number;
+            /**
+             * @description Total XP
+             * @example 12035
+             */
+            total_xp: number;
+        };
+        AchievementUnlockedEvent: {
+            /**
+             * @description Event id, sortable
+             * @example evt_0000000000004711
+             */
+            id: string;
+            /**
+             * @description Event type
+             * @constant
+             */
+            type: "achievement.unlocked";
+            /**
+             * Format: date-time
+             * @description When the change committed
+             * @example 2026-11-20T18:04:11.000Z
+             */
+            created_at: string;
+            data: components["schemas"]["AchievementUnlockedEventData"];
+        };
+        AchievementUnlockedEventData: {
+            /**
+             * @description Hub user id
+             * @example 42
+             */
+            user_id: number;
+            /**
+             * @description Achievement
+             * @example 5
+             */
+            achievement_id: number;
+            /**
+             * @description Code
+             * @example first_blood
+             */
+            code: string;
+        };
+        PlayerRegisteredEvent: {
+            /**
+             * @description Event id, sortable
+             * @example evt_0000000000004711
+             */
+            id: string;
+            /**
+             * @description Event type
+             * @constant
+             */
+            type: "player.registered";
+            /**
+             * Format: date-time
+             * @description When the change committed
+             * @example 2026-11-20T18:04:11.000Z
+             */
+            created_at: string;
+            data: components["schemas"]["PlayerRegisteredEventData"];
+        };
+        PlayerRegisteredEventData: {
+            /**
+             * @description Hub user id
+             * @example 42
+             */
+            user_id: number;
+            /**
+             * @description SteamID64
+             * @example 76561198000000042
+             */
+            steam_id: string;
+            /**
+             * @description Name in game
+             * @example ace
+             */
+            name: string;
+        };
+        TournamentMatchReportedEvent: {
+            /**
+             * @description Event id, sortable
+             * @example evt_0000000000004711
+             */
+            id: string;
+            /**
+             * @description Event type
+             * @constant
+             */
+            type: "tournament.match_reported";
+            /**
+             * Format: date-time
+             * @description When the change committed
+             * @example 2026-11-20T18:04:11.000Z
+             */
+            created_at: string;
+            data: components["schemas"]["TournamentMatchReportedEventData"];
+        };
+        TournamentMatchReportedEventData: {
+            /**
+             * @description Tournament
+             * @example 2
+             */
+            tournament_id: number;
+            /**
+             * @description Recorded match
+             * @example 812
+             */
+            match_id: number;
+            /**
+             * @description Rounds won by team 1
+             * @example 13
+             */
+            team1_score: number;
+            /**
+             * @description Rounds won by team 2
+             * @example 9
+             */
+            team2_score: number;
+        };
+        TournamentPlayerJoinedEvent: {
+            /**
+             * @description Event id, sortable
+             * @example evt_0000000000004711
+             */
+            id: string;
+            /**
+             * @description Event type
+             * @constant
+             */
+            type: "tournament.player_joined";
+            /**
+             * Format: date-time
+             * @description When the change committed
+             * @example 2026-11-20T18:04:11.000Z
+             */
+            created_at: string;
+            data: components["schemas"]["TournamentPlayerJoinedEventData"];
+        };
+        TournamentPlayerJoinedEventData: {
+            /**
+             * @description Tournament
+             * @example 2
+             */
+            tournament_id: number;
+            /**
+             * @description Hub user id
+             * @example 42
+             */
+            user_id: number;
+        };
+        ServerAddedEvent: {
+            /**
+             * @description Event id, sortable
+             * @example evt_0000000000004711
+             */
+            id: string;
+            /**
+             * @description Event type
+             * @constant
+             */
+            type: "server.added";
+            /**
+             * Format: date-time
+             * @description When the change committed
+             * @example 2026-11-20T18:04:11.000Z
+             */
+            created_at: string;
+            data: components["schemas"]["ServerAddedEventData"];
+        };
+        ServerAddedEventData: {
+            /**
+             * @description Game server
+             * @example 3
+             */
+            server_id: number;
+            /**
+             * @description Game code
+             * @example cs2
+             * @enum {string}
+             */
+            game: "cs2" | "cs16" | "rust" | "minecraft";
+            /**
+             * @description Server name
+             * @example Hub #1 Dust2
+             */
+            name: string;
+            /**
+             * @description Region
+             * @example eu-west
+             * @enum {string}
+             */
+            region: "unassigned" | "eu-west" | "eu-central" | "eu-north" | "eu-east" | "na-east" | "na-central" | "na-west" | "sa-east" | "asia-east" | "asia-south" | "asia-southeast" | "middle-east" | "africa" | "oceania";
+        };
+        ServerRemovedEvent: {
+            /**
+             * @description Event id, sortable
+             * @example evt_0000000000004711
+             */
+            id: string;
+            /**
+             * @description Event type
+             * @constant
+             */
+            type: "server.removed";
+            /**
+             * Format: date-time
+             * @description When the change committed
+             * @example 2026-11-20T18:04:11.000Z
+             */
+            created_at: string;
+            data: components["schemas"]["ServerRemovedEventData"];
+        };
+        ServerRemovedEventData: {
+            /**
+             * @description Game server
+             * @example 3
+             */
+            server_id: number;
+            /**
+             * @description Game code
+             * @example cs2
+             * @enum {string}
+             */
+            game: "cs2" | "cs16" | "rust" | "minecraft";
+        };
+        ServerRegionChangedEvent: {
+            /**
+             * @description Event id, sortable
+             * @example evt_0000000000004711
+             */
+            id: string;
+            /**
+             * @description Event type
+             * @constant
+             */
+            type: "server.region_changed";
+            /**
+             * Format: date-time
+             * @description When the change committed
+             * @example 2026-11-20T18:04:11.000Z
+             */
+            created_at: string;
+            data: components["schemas"]["ServerRegionChangedEventData"];
+        };
+        ServerRegionChangedEventData: {
+            /**
+             * @description Game server
+             * @example 3
+             */
+            server_id: number;
+            /**
+             * @description Game code
+             * @example cs2
+             * @enum {string}
+             */
+            game: "cs2" | "cs16" | "rust" | "minecraft";
+            /**
+             * @description New region
+             * @example eu-west
+             * @enum {string}
+             */
+            region: "unassigned" | "eu-west" | "eu-central" | "eu-north" | "eu-east" | "na-east" | "na-central" | "na-west" | "sa-east" | "asia-east" | "asia-south" | "asia-southeast" | "middle-east" | "africa" | "oceania";
+        };
+        ServerStatusChangedEvent: {
+            /**
+             * @description Event id, sortable
+             * @example evt_0000000000004711
+             */
+            id: string;
+            /**
+             * @description Event type
+             * @constant
+             */
+            type: "server.status_changed";
+            /**
+             * Format: date-time
+             * @description When the change committed
+             * @example 2026-11-20T18:04:11.000Z
+             */
+            created_at: string;
+            data: components["schemas"]["ServerStatusChangedEventData"];
+        };
+        ServerStatusChangedEventData: {
+            /**
+             * @description Game server
+             * @example 3
+             */
+            server_id: number;
+            /**
+             * @description Game code
+             * @example cs2
+             * @enum {string}
+             */
+            game: "cs2" | "cs16" | "rust" | "minecraft";
+            /**
+             * @description New status
+             * @example online
+             * @enum {string}
+             */
+            status: "online" | "offline";
+            /**
+             * @description Status before
+             * @example online
+             * @enum {string}
+             */
+            previous_status: "online" | "offline";
+        };
+        ServerMapChangedEvent: {
+            /**
+             * @description Event id, sortable
+             * @example evt_0000000000004711
+             */
+            id: string;
+            /**
+             * @description Event type
+             * @constant
+             */
+            type: "server.map_changed";
+            /**
+             * Format: date-time
+             * @description When the change committed
+             * @example 2026-11-20T18:04:11.000Z
+             */
+            created_at: string;
+            data: components["schemas"]["ServerMapChangedEventData"];
+        };
+        ServerMapChangedEventData: {
+            /**
+             * @description Game server
+             * @example 3
+             */
+            server_id: number;
+            /**
+             * @description Game code
+             * @example cs2
+             * @enum {string}
+             */
+            game: "cs2" | "cs16" | "rust" | "minecraft";
+            /**
+             * @description New map
+             * @example de_inferno
+             */
+            map: string;
+            /**
+             * @description Map before
+             * @example de_dust2
+             */
+            previous_map: string;
+        };
+        ServerPlayersChangedEvent: {
+            /**
+             * @description Event id, sortable
+             * @example evt_0000000000004711
+             */
+            id: string;
+            /**
+             * @description Event type
+             * @constant
+             */
+            type: "server.players_changed";
+            /**
+             * Format: date-time
+             * @description When the change committed
+             * @example 2026-11-20T18:04:11.000Z
+             */
+            created_at: string;
+            data: components["schemas"]["ServerPlayersChangedEventData"];
+        };
+        ServerPlayersChangedEventData: {
+            /**
+             * @description Game server
+             * @example 3
+             */
+            server_id: number;
+            /**
+             * @description Game code
+             * @example cs2
+             * @enum {string}
+             */
+            game: "cs2" | "cs16" | "rust" | "minecraft";
+            /**
+             * @description Players now
+             * @example 12
+             */
+            players: number;
+            /**
+             * @description Players before
+             * @example 10
+             */
+            previous_players: number;
+            /**
+             * @description Slots
+             * @example 20
+             */
+            max_players: number;
+        };
+        ServerCommandExecutedEvent: {
+            /**
+             * @description Event id, sortable
+             * @example evt_0000000000004711
+             */
+            id: string;
+            /**
+             * @description Event type
+             * @constant
+             */
+            type: "server.command_executed";
+            /**
+             * Format: date-time
+             * @description When the change committed
+             * @example 2026-11-20T18:04:11.000Z
+             */
+            created_at: string;
+            data: components["schemas"]["ServerCommandExecutedEventData"];
+        };
+        ServerCommandExecutedEventData: {
+            /**
+             * @description Game server
+             * @example 3
+             */
+            server_id: number;
+            /**
+             * @description Game code
+             * @example cs2
+             * @enum {string}
+             */
+            game: "cs2" | "cs16" | "rust" | "minecraft";
+            /**
+             * @description Audited command
+             * @example 77
+             */
+            command_id: number;
+            /**
+             * @description Who sent it
+             * @example 42
+             */
+            user_id: number;
+            /**
+             * @description The command
+             * @example changelevel de_inferno
+             */
+            command: string;
+            /**
+             * @description The server answered
+             * @example true
+             */
+            ok: boolean;
+        };
+        EconomyTransferCreatedEvent: {
+            /**
+             * @description Event id, sortable
+             * @example evt_0000000000004711
+             */
+            id: string;
+            /**
+             * @description Event type
+             * @constant
+             */
+            type: "economy.transfer.created";
+            /**
+             * Format: date-time
+             * @description When the change committed
+             * @example 2026-11-20T18:04:11.000Z
+             */
+            created_at: string;
+            data: components["schemas"]["EconomyTransferCreatedEventData"];
+        };
+        EconomyTransferCreatedEventData: {
+            /**
+             * @description Ledger movement
+             * @example 9001
+             */
+            transfer_id: number;
+            /**
+             * @description Sender
+             * @example 42
+             */
+            from_user_id: number;
+            /**
+             * @description Recipient
+             * @example 42
+             */
+            to_user_id: number;
+            /**
+             * @description Coins moved
+             * @example 250
+             */
+            amount: number;
+            /**
+             * @description The sender’s note
+             * @example gg
+             */
+            note: string | null;
+            /**
+             * Format: date-time
+             * @description When it was booked
+             * @example 2026-11-20T18:04:11.000Z
+             */
+            created_at: string;
+            /**
+             * @description The user’s balance after it, in coins
+             * @example 1250
+             */
+            balance: number;
+        };
+        EconomyTransferReceivedEvent: {
+            /**
+             * @description Event id, sortable
+             * @example evt_0000000000004711
+             */
+            id: string;
+            /**
+             * @description Event type
+             * @constant
+             */
+            type: "economy.transfer.received";
+            /**
+             * Format: date-time
+             * @description When the change committed
+             * @example 2026-11-20T18:04:11.000Z
+             */
+            created_at: string;
+            data: components["schemas"]["EconomyTransferReceivedEventData"];
+        };
+        EconomyTransferReceivedEventData: {
+            /**
+             * @description Ledger movement
+             * @example 9001
+             */
+            transfer_id: number;
+            /**
+             * @description Sender
+             * @example 42
+             */
+            from_user_id: number;
+            /**
+             * @description Recipient
+             * @example 42
+             */
+            to_user_id: number;
+            /**
+             * @description Coins moved
+             * @example 250
+             */
+            amount: number;
+            /**
+             * @description The sender’s note
+             * @example gg
+             */
+            note: string | null;
+            /**
+             * Format: date-time
+             * @description When it was booked
+             * @example 2026-11-20T18:04:11.000Z
+             */
+            created_at: string;
+            /**
+             * @description The user’s balance after it, in coins
+             * @example 1250
+             */
+            balance: number;
+        };
+        EconomyGrantCreatedEvent: {
+            /**
+             * @description Event id, sortable
+             * @example evt_0000000000004711
+             */
+            id: string;
+            /**
+             * @description Event type
+             * @constant
+             */
+            type: "economy.grant.created";
+            /**
+             * Format: date-time
+             * @description When the change committed
+             * @example 2026-11-20T18:04:11.000Z
+             */
+            created_at: string;
+            data: components["schemas"]["EconomyGrantCreatedEventData"];
+        };
+        EconomyGrantCreatedEventData: {
+            /**
+             * @description Ledger movement
+             * @example 9002
+             */
+            grant_id: number;
+            /**
+             * @description Hub user id
+             * @example 42
+             */
+            user_id: number;
+            /**
+             * @description Coins moved
+             * @example 250
+             */
+            amount: number;
+            /**
+             * @description The operator’s reason
+             * @example season prize
+             */
+            reason: string;
+            /**
+             * @description The user’s balance after it, in coins
+             * @example 1250
+             */
+            balance: number;
+        };
+        EconomyRewardMintedEvent: {
+            /**
+             * @description Event id, sortable
+             * @example evt_0000000000004711
+             */
+            id: string;
+            /**
+             * @description Event type
+             * @constant
+             */
+            type: "economy.reward.minted";
+            /**
+             * Format: date-time
+             * @description When the change committed
+             * @example 2026-11-20T18:04:11.000Z
+             */
+            created_at: string;
+            data: components["schemas"]["EconomyRewardMintedEventData"];
+        };
+        EconomyRewardMintedEventData: {
+            /**
+             * @description Hub user id
+             * @example 42
+             */
+            user_id: number;
+            /**
+             * @description Coins moved
+             * @example 250
+             */
+            amount: number;
+            /**
+             * @description The rule
+             * @example match_win
+             * @enum {string}
+             */
+            reason: "match_win" | "achievement";
+        };
+        ClanCreatedEvent: {
+            /**
+             * @description Event id, sortable
+             * @example evt_0000000000004711
+             */
+            id: string;
+            /**
+             * @description Event type
+             * @constant
+             */
+            type: "clan.created";
+            /**
+             * Format: date-time
+             * @description When the change committed
+             * @example 2026-11-20T18:04:11.000Z
+             */
+            created_at: string;
+            data: components["schemas"]["ClanCreatedEventData"];
+        };
+        ClanCreatedEventData: {
+            /**
+             * @description Clan
+             * @example 7
+             */
+            clan_id: number;
+            /**
+             * @description Game code
+             * @example cs2
+             * @enum {string}
+             */
+            game: "cs2" | "cs16" | "rust" | "minecraft";
+            /**
+             * @description Clan name
+             * @example Night Owls
+             */
+            name: string;
+            /**
+             * @description Clan tag
+             * @example OWL
+             */
+            tag: string;
+            /**
+             * @description Description
+             * @example Late-night scrims
+             */
+            description: string;
+            /**
+             * @description How players join
+             * @example invite
+             * @enum {string}
+             */
+            join_policy: "open" | "invite" | "closed";
+            /**
+             * @description Who sees the clan
+             * @example public
+             * @enum {string}
+             */
+            visibility: "public" | "private";
+            /**
+             * @description Member cap
+             * @example 50
+             */
+            max_members: number;
+            /**
+             * @description Members now
+             * @example 1
+             */
+            member_count: number;
+            /**
+             * @description Who made the change
+             * @example 42
+             */
+            by_user_id: number;
+        };
+        ClanUpdatedEvent: {
+            /**
+             * @description Event id, sortable
+             * @example evt_0000000000004711
+             */
+            id: string;
+            /**
+             * @description Event type
+             * @constant
+             */
+            type: "clan.updated";
+            /**
+             * Format: date-time
+             * @description When the change committed
+             * @example 2026-11-20T18:04:11.000Z
+             */
+            created_at: string;
+            data: components["schemas"]["ClanUpdatedEventData"];
+        };
+        ClanUpdatedEventData: {
+            /**
+             * @description Clan
+             * @example 7
+             */
+            clan_id: number;
+            /**
+             * @description Game code
+             * @example cs2
+             * @enum {string}
+             */
+            game: "cs2" | "cs16" | "rust" | "minecraft";
+            /**
+             * @description Clan name
+             * @example Night Owls
+             */
+            name: string;
+            /**
+             * @description Clan tag
+             * @example OWL
+             */
+            tag: string;
+            /**
+             * @description Description
+             * @example Late-night scrims
+             */
+            description: string;
+            /**
+             * @description How players join
+             * @example invite
+             * @enum {string}
+             */
+            join_policy: "open" | "invite" | "closed";
+            /**
+             * @description Who sees the clan
+             * @example public
+             * @enum {string}
+             */
+            visibility: "public" | "private";
+            /**
+             * @description Member cap
+             * @example 50
+             */
+            max_members: number;
+            /**
+             * @description Members now
+             * @example 1
+             */
+            member_count: number;
+            /**
+             * @description Who made the change
+             * @example 42
+             */
+            by_user_id: number;
+        };
+        ClanDisbandedEvent: {
+            /**
+             * @description Event id, sortable
+             * @example evt_0000000000004711
+             */
+            id: string;
+            /**
+             * @description Event type
+             * @constant
+             */
+            type: "clan.disbanded";
+            /**
+             * Format: date-time
+             * @description When the change committed
+             * @example 2026-11-20T18:04:11.000Z
+             */
+            created_at: string;
+            data: components["schemas"]["ClanDisbandedEventData"];
+        };
+        ClanDisbandedEventData: {
+            /**
+             * @description Clan
+             * @example 7
+             */
+            clan_id: number;
+            /**
+             * @description Game code
+             * @example cs2
+             * @enum {string}
+             */
+            game: "cs2" | "cs16" | "rust" | "minecraft";
+            /**
+             * @description Clan name
+             * @example Night Owls
+             */
+            name: string;
+            /**
+             * @description Clan tag
+             * @example OWL
+             */
+            tag: string;
+            /**
+             * @description Description
+             * @example Late-night scrims
+             */
+            description: string;
+            /**
+             * @description How players join
+             * @example invite
+             * @enum {string}
+             */
+            join_policy: "open" | "invite" | "closed";
+            /**
+             * @description Who sees the clan
+             * @example public
+             * @enum {string}
+             */
+            visibility: "public" | "private";
+            /**
+             * @description Member cap
+             * @example 50
+             */
+            max_members: number;
+            /**
+             * @description Members now
+             * @example 1
+             */
+            member_count: number;
+            /**
+             * @description Who made the change
+             * @example 42
+             */
+            by_user_id: number;
+        };
+        ClanMemberJoinedEvent: {
+            /**
+             * @description Event id, sortable
+             * @example evt_0000000000004711
+             */
+            id: string;
+            /**
+             * @description Event type
+             * @constant
+             */
+            type: "clan.member_joined";
+            /**
+             * Format: date-time
+             * @description When the change committed
+             * @example 2026-11-20T18:04:11.000Z
+             */
+            created_at: string;
+            data: components["schemas"]["ClanMemberJoinedEventData"];
+        };
+        ClanMemberJoinedEventData: {
+            /**
+             * @description Clan
+             * @example 7
+             */
+            clan_id: number;
+            /**
+             * @description Game code
+             * @example cs2
+             * @enum {string}
+             */
+            game: "cs2" | "cs16" | "rust" | "minecraft";
+            /**
+             * @description The member
+             * @example 42
+             */
+            user_id: number;
+            /**
+             * @description Role in the clan
+             * @example member
+             * @enum {string}
+             */
+            role: "owner" | "officer" | "member";
+            /**
+             * @description Who made the change
+             * @example 42
+             */
+            by_user_id: number;
+        };
+        ClanMemberLeftEvent: {
+            /**
+             * @description Event id, sortable
+             * @example evt_0000000000004711
+             */
+            id: string;
+            /**
+             * @description Event type
+             * @constant
+             */
+            type: "clan.member_left";
+            /**
+             * Format: date-time
+             * @description When the change committed
+             * @example 2026-11-20T18:04:11.000Z
+             */
+            created_at: string;
+            data: components["schemas"]["ClanMemberLeftEventData"];
+        };
+        ClanMemberLeftEventData: {
+            /**
+             * @description Clan
+             * @example 7
+             */
+            clan_id: number;
+            /**
+             * @description Game code
+             * @example cs2
+             * @enum {string}
+             */
+            game: "cs2" | "cs16" | "rust" | "minecraft";
+            /**
+             * @description The member
+             * @example 42
+             */
+            user_id: number;
+            /**
+             * @description Role in the clan
+             * @example member
+             * @enum {string}
+             */
+            role: "owner" | "officer" | "member";
+            /**
+             * @description Who made the change
+             * @example 42
+             */
+            by_user_id: number;
+        };
+        ClanMemberKickedEvent: {
+            /**
+             * @description Event id, sortable
+             * @example evt_0000000000004711
+             */
+            id: string;
+            /**
+             * @description Event type
+             * @constant
+             */
+            type: "clan.member_kicked";
+            /**
+             * Format: date-time
+             * @description When the change committed
+             * @example 2026-11-20T18:04:11.000Z
+             */
+            created_at: string;
+            data: components["schemas"]["ClanMemberKickedEventData"];
+        };
+        ClanMemberKickedEventData: {
+            /**
+             * @description Clan
+             * @example 7
+             */
+            clan_id: number;
+            /**
+             * @description Game code
+             * @example cs2
+             * @enum {string}
+             */
+            game: "cs2" | "cs16" | "rust" | "minecraft";
+            /**
+             * @description The member
+             * @example 42
+             */
+            user_id: number;
+            /**
+             * @description Role in the clan
+             * @example member
+             * @enum {string}
+             */
+            role: "owner" | "officer" | "member";
+            /**
+             * @description Who made the change
+             * @example 42
+             */
+            by_user_id: number;
+        };
+        ClanMemberPromotedEvent: {
+            /**
+             * @description Event id, sortable
+             * @example evt_0000000000004711
+             */
+            id: string;
+            /**
+             * @description Event type
+             * @constant
+             */
+            type: "clan.member_promoted";
+            /**
+             * Format: date-time
+             * @description When the change committed
+             * @example 2026-11-20T18:04:11.000Z
+             */
+            created_at: string;
+            data: components["schemas"]["ClanMemberPromotedEventData"];
+        };
+        ClanMemberPromotedEventData: {
+            /**
+             * @description Clan
+             * @example 7
+             */
+            clan_id: number;
+            /**
+             * @description Game code
+             * @example cs2
+             * @enum {string}
+             */
+            game: "cs2" | "cs16" | "rust" | "minecraft";
+            /**
+             * @description The member
+             * @example 42
+             */
+            user_id: number;
+            /**
+             * @description Role in the clan
+             * @example member
+             * @enum {string}
+             */
+            role: "owner" | "officer" | "member";
+            /**
+             * @description Who made the change
+             * @example 42
+             */
+            by_user_id: number;
+        };
+        ClanMemberDemotedEvent: {
+            /**
+             * @description Event id, sortable
+             * @example evt_0000000000004711
+             */
+            id: string;
+            /**
+             * @description Event type
+             * @constant
+             */
+            type: "clan.member_demoted";
+            /**
+             * Format: date-time
+             * @description When the change committed
+             * @example 2026-11-20T18:04:11.000Z
+             */
+            created_at: string;
+            data: components["schemas"]["ClanMemberDemotedEventData"];
+        };
+        ClanMemberDemotedEventData: {
+            /**
+             * @description Clan
+             * @example 7
+             */
+            clan_id: number;
+            /**
+             * @description Game code
+             * @example cs2
+             * @enum {string}
+             */
+            game: "cs2" | "cs16" | "rust" | "minecraft";
+            /**
+             * @description The member
+             * @example 42
+             */
+            user_id: number;
+            /**
+             * @description Role in the clan
+             * @example member
+             * @enum {string}
+             */
+            role: "owner" | "officer" | "member";
+            /**
+             * @description Who made the change
+             * @example 42
+             */
+            by_user_id: number;
+        };
+        ClanOwnershipTransferredEvent: {
+            /**
+             * @description Event id, sortable
+             * @example evt_0000000000004711
+             */
+            id: string;
+            /**
+             * @description Event type
+             * @constant
+             */
+            type: "clan.ownership_transferred";
+            /**
+             * Format: date-time
+             * @description When the change committed
+             * @example 2026-11-20T18:04:11.000Z
+             */
+            created_at: string;
+            data: components["schemas"]["ClanOwnershipTransferredEventData"];
+        };
+        ClanOwnershipTransferredEventData: {
+            /**
+             * @description Clan
+             * @example 7
+             */
+            clan_id: number;
+            /**
+             * @description Game code
+             * @example cs2
+             * @enum {string}
+             */
+            game: "cs2" | "cs16" | "rust" | "minecraft";
+            /**
+             * @description The member
+             * @example 42
+             */
+            user_id: number;
+            /**
+             * @description Role in the clan
+             * @example member
+             * @enum {string}
+             */
+            role: "owner" | "officer" | "member";
+            /**
+             * @description Who made the change
+             * @example 42
+             */
+            by_user_id: number;
+        };
+        ClanInviteCreatedEvent: {
+            /**
+             * @description Event id, sortable
+             * @example evt_0000000000004711
+             */
+            id: string;
+            /**
+             * @description Event type
+             * @constant
+             */
+            type: "clan.invite_created";
+            /**
+             * Format: date-time
+             * @description When the change committed
+             * @example 2026-11-20T18:04:11.000Z
+             */
+            created_at: string;
+            data: components["schemas"]["ClanInviteCreatedEventData"];
+        };
+        ClanInviteCreatedEventData: {
+            /**
+             * @description Clan
+             * @example 7
+             */
+            clan_id: number;
+            /**
+             * @description Game code
+             * @example cs2
+             * @enum {string}
+             */
+            game: "cs2" | "cs16" | "rust" | "minecraft";
+            /**
+             * @description Clan name
+             * @example Night Owls
+             */
+            name: string;
+            /**
+             * @description The invitee
+             * @example 42
+             */
+            user_id: number;
+            /**
+             * @description Who acted
+             * @example 42
+             */
+            by_user_id: number;
+        };
+        ClanInviteAcceptedEvent: {
+            /**
+             * @description Event id, sortable
+             * @example evt_0000000000004711
+             */
+            id: string;
+            /**
+             * @description Event type
+             * @constant
+             */
+            type: "clan.invite_accepted";
+            /**
+             * Format: date-time
+             * @description When the change committed
+             * @example 2026-11-20T18:04:11.000Z
+             */
+            created_at: string;
+            data: components["schemas"]["ClanInviteAcceptedEventData"];
+        };
+        ClanInviteAcceptedEventData: {
+            /**
+             * @description Clan
+             * @example 7
+             */
+            clan_id: number;
+            /**
+             * @description Game code
+             * @example cs2
+             * @enum {string}
+             */
+            game: "cs2" | "cs16" | "rust" | "minecraft";
+            /**
+             * @description Clan name
+             * @example Night Owls
+             */
+            name: string;
+            /**
+             * @description The invitee
+             * @example 42
+             */
+            user_id: number;
+            /**
+             * @description Who acted
+             * @example 42
+             */
+            by_user_id: number;
+        };
+        ClanInviteDeclinedEvent: {
+            /**
+             * @description Event id, sortable
+             * @example evt_0000000000004711
+             */
+            id: string;
+            /**
+             * @description Event type
+             * @constant
+             */
+            type: "clan.invite_declined";
+            /**
+             * Format: date-time
+             * @description When the change committed
+             * @example 2026-11-20T18:04:11.000Z
+             */
+            created_at: string;
+            data: components["schemas"]["ClanInviteDeclinedEventData"];
+        };
+        ClanInviteDeclinedEventData: {
+            /**
+             * @description Clan
+             * @example 7
+             */
+            clan_id: number;
+            /**
+             * @description Game code
+             * @example cs2
+             * @enum {string}
+             */
+            game: "cs2" | "cs16" | "rust" | "minecraft";
+            /**
+             * @description Clan name
+             * @example Night Owls
+             */
+            name: string;
+            /**
+             * @description The invitee
+             * @example 42
+             */
+            user_id: number;
+            /**
+             * @description Who acted
+             * @example 42
+             */
+            by_user_id: number;
+        };
+        ClanInviteRevokedEvent: {
+            /**
+             * @description Event id, sortable
+             * @example evt_0000000000004711
+             */
+            id: string;
+            /**
+             * @description Event type
+             * @constant
+             */
+            type: "clan.invite_revoked";
+            /**
+             * Format: date-time
+             * @description When the change committed
+             * @example 2026-11-20T18:04:11.000Z
+             */
+            created_at: string;
+            data: components["schemas"]["ClanInviteRevokedEventData"];
+        };
+        ClanInviteRevokedEventData: {
+            /**
+             * @description Clan
+             * @example 7
+             */
+            clan_id: number;
+            /**
+             * @description Game code
+             * @example cs2
+             * @enum {string}
+             */
+            game: "cs2" | "cs16" | "rust" | "minecraft";
+            /**
+             * @description Clan name
+             * @example Night Owls
+             */
+            name: string;
+            /**
+             * @description The invitee
+             * @example 42
+             */
+            user_id: number;
+            /**
+             * @description Who acted
+             * @example 42
+             */
+            by_user_id: number;
+        };
+        AccountCreatedEvent: {
+            /**
+             * @description Event id, sortable
+             * @example evt_0000000000004711
+             */
+            id: string;
+            /**
+             * @description Event type
+             * @constant
+             */
+            type: "account.created";
+            /**
+             * Format: date-time
+             * @description When the change committed
+             * @example 2026-11-20T18:04:11.000Z
+             */
+            created_at: string;
+            data: components["schemas"]["AccountCreatedEventData"];
+        };
+        AccountCreatedEventData: {
+            /**
+             * @description Hub user id
+             * @example 42
+             */
+            user_id: number;
+            /**
+             * @description Username
+             * @example ace
+             */
+            username: string;
+        };
+        AccountTierChangedEvent: {
+            /**
+             * @description Event id, sortable
+             * @example evt_0000000000004711
+             */
+            id: string;
+            /**
+             * @description Event type
+             * @constant
+             */
+            type: "account.tier_changed";
+            /**
+             * Format: date-time
+             * @description When the change committed
+             * @example 2026-11-20T18:04:11.000Z
+             */
+            created_at: string;
+            data: components["schemas"]["AccountTierChangedEventData"];
+        };
+        AccountTierChangedEventData: {
+            /**
+             * @description Hub user id
+             * @example 42
+             */
+            user_id: number;
+            /**
+             * @description Subscription
+             * @example premium
+             */
+            subscription: string;
+            /**
+             * @description Approved partner
+             * @example false
+             */
+            partner: boolean;
+            /**
+             * @description The plan the user’s API keys spend
+             * @example free
+             * @enum {string}
+             */
+            tier: "free" | "authenticated" | "premium" | "partner";
+        };
+        KeyCreatedEvent: {
+            /**
+             * @description Event id, sortable
+             * @example evt_0000000000004711
+             */
+            id: string;
+            /**
+             * @description Event type
+             * @constant
+             */
+            type: "key.created";
+            /**
+             * Format: date-time
+             * @description When the change committed
+             * @example 2026-11-20T18:04:11.000Z
+             */
+            created_at: string;
+            data: components["schemas"]["KeyCreatedEventData"];
+        };
+        KeyCreatedEventData: {
+            /**
+             * @description API key
+             * @example 31
+             */
+            key_id: number;
+            /**
+             * @description The key’s owner
+             * @example 42
+             */
+            user_id: number;
+            /**
+             * @description Key name
+             * @example stats bot
+             */
+            name: string;
+            /**
+             * @description Display prefix of the key
+             * @example ghk_3kd9
+             */
+            prefix: string;
+        };
+        KeyRevokedEvent: {
+            /**
+             * @description Event id, sortable
+             * @example evt_0000000000004711
+             */
+            id: string;
+            /**
+             * @description Event type
+             * @constant
+             */
+            type: "key.revoked";
+            /**
+             * Format: date-time
+             * @description When the change committed
+             * @example 2026-11-20T18:04:11.000Z
+             */
+            created_at: string;
+            data: components["schemas"]["KeyRevokedEventData"];
+        };
+        KeyRevokedEventData: {
+            /**
+             * @description API key
+             * @example 31
+             */
+            key_id: number;
+            /**
+             * @description The key’s owner
+             * @example 42
+             */
+            user_id: number;
+            /**
+             * @description Key name
+             * @example stats bot
+             */
+            name: string;
+            /**
+             * @description Display prefix of the key
+             * @example ghk_3kd9
+             */
+            prefix: string;
+        };
+        KeyOriginsChangedEvent: {
+            /**
+             * @description Event id, sortable
+             * @example evt_0000000000004711
+             */
+            id: string;
+            /**
+             * @description Event type
+             * @constant
+             */
+            type: "key.origins_changed";
+            /**
+             * Format: date-time
+             * @description When the change committed
+             * @example 2026-11-20T18:04:11.000Z
+             */
+            created_at: string;
+            data: components["schemas"]["KeyOriginsChangedEventData"];
+        };
+        KeyOriginsChangedEventData: {
+            /**
+             * @description API key
+             * @example 31
+             */
+            key_id: number;
+            /**
+             * @description The key’s owner
+             * @example 42
+             */
+            user_id: number;
+            /**
+             * @description Key name
+             * @example stats bot
+             */
+            name: string;
+            /**
+             * @description Display prefix of the key
+             * @example ghk_3kd9
+             */
+            prefix: string;
+            /**
+             * @description Allowed origins
+             * @example [
+             *       "https://stats.example.com"
+             *     ]
+             */
+            allowed_origins: string[];
+        };
+        AppCreatedEvent: {
+            /**
+             * @description Event id, sortable
+             * @example evt_0000000000004711
+             */
+            id: string;
+            /**
+             * @description Event type
+             * @constant
+             */
+            type: "app.created";
+            /**
+             * Format: date-time
+             * @description When the change committed
+             * @example 2026-11-20T18:04:11.000Z
+             */
+            created_at: string;
+            data: components["schemas"]["AppCreatedEventData"];
+        };
+        AppCreatedEventData: {
+            /**
+             * @description App
+             * @example 5
+             */
+            app_id: number;
+            /**
+             * @description OAuth client id
+             * @example app_4f9c2d1e8b7a
+             */
+            client_id: string;
+            /**
+             * @description The developer who owns it
+             * @example 42
+             */
+            owner_id: number;
+            /**
+             * @description App name
+             * @example Frag Stats
+             */
+            name: string;
+            /**
+             * @description OAuth client type
+             * @example confidential
+             * @enum {string}
+             */
+            kind: "public" | "confidential";
+            /**
+             * @description Registered redirect URIs
+             * @example [
+             *       "https://fragstats.example.com/callback"
+             *     ]
+             */
+            redirect_uris: string[];
+        };
+        AppUpdatedEvent: {
+            /**
+             * @description Event id, sortable
+             * @example evt_0000000000004711
+             */
+            id: string;
+            /**
+             * @description Event type
+             * @constant
+             */
+            type: "app.updated";
+            /**
+             * Format: date-time
+             * @description When the change committed
+             * @example 2026-11-20T18:04:11.000Z
+             */
+            created_at: string;
+            data: components["schemas"]["AppUpdatedEventData"];
+        };
+        AppUpdatedEventData: {
+            /**
+             * @description App
+             * @example 5
+             */
+            app_id: number;
+            /**
+             * @description OAuth client id
+             * @example app_4f9c2d1e8b7a
+             */
+            client_id: string;
+            /**
+             * @description The developer who owns it
+             * @example 42
+             */
+            owner_id: number;
+            /**
+             * @description App name
+             * @example Frag Stats
+             */
+            name: string;
+            /**
+             * @description OAuth client type
+             * @example confidential
+             * @enum {string}
+             */
+            kind: "public" | "confidential";
+            /**
+             * @description Registered redirect URIs
+             * @example [
+             *       "https://fragstats.example.com/callback"
+             *     ]
+             */
+            redirect_uris: string[];
+        };
+        AppSecretRotatedEvent: {
+            /**
+             * @description Event id, sortable
+             * @example evt_0000000000004711
+             */
+            id: string;
+            /**
+             * @description Event type
+             * @constant
+             */
+            type: "app.secret_rotated";
+            /**
+             * Format: date-time
+             * @description When the change committed
+             * @example 2026-11-20T18:04:11.000Z
+             */
+            created_at: string;
+            data: components["schemas"]["AppSecretRotatedEventData"];
+        };
+        AppSecretRotatedEventData: {
+            /**
+             * @description App
+             * @example 5
+             */
+            app_id: number;
+            /**
+             * @description OAuth client id
+             * @example app_4f9c2d1e8b7a
+             */
+            client_id: string;
+            /**
+             * @description The developer who owns it
+             * @example 42
+             */
+            owner_id: number;
+            /**
+             * @description App name
+             * @example Frag Stats
+             */
+            name: string;
+            /**
+             * @description OAuth client type
+             * @example confidential
+             * @enum {string}
+             */
+            kind: "public" | "confidential";
+            /**
+             * @description Registered redirect URIs
+             * @example [
+             *       "https://fragstats.example.com/callback"
+             *     ]
+             */
+            redirect_uris: string[];
+        };
+        AppDeletedEvent: {
+            /**
+             * @description Event id, sortable
+             * @example evt_0000000000004711
+             */
+            id: string;
+            /**
+             * @description Event type
+             * @constant
+             */
+            type: "app.deleted";
+            /**
+             * Format: date-time
+             * @description When the change committed
+             * @example 2026-11-20T18:04:11.000Z
+             */
+            created_at: string;
+            data: components["schemas"]["AppDeletedEventData"];
+        };
+        AppDeletedEventData: {
+            /**
+             * @description App
+             * @example 5
+             */
+            app_id: number;
+            /**
+             * @description OAuth client id
+             * @example app_4f9c2d1e8b7a
+             */
+            client_id: string;
+            /**
+             * @description The developer who owns it
+             * @example 42
+             */
+            owner_id: number;
+            /**
+             * @description App name
+             * @example Frag Stats
+             */
+            name: string;
+            /**
+             * @description OAuth client type
+             * @example confidential
+             * @enum {string}
+             */
+            kind: "public" | "confidential";
+            /**
+             * @description Registered redirect URIs
+             * @example [
+             *       "https://fragstats.example.com/callback"
+             *     ]
+             */
+            redirect_uris: string[];
+        };
+        AuthorizationGrantedEvent: {
+            /**
+             * @description Event id, sortable
+             * @example evt_0000000000004711
+             */
+            id: string;
+            /**
+             * @description Event type
+             * @constant
+             */
+            type: "authorization.granted";
+            /**
+             * Format: date-time
+             * @description When the change committed
+             * @example 2026-11-20T18:04:11.000Z
+             */
+            created_at: string;
+            data: components["schemas"]["AuthorizationGrantedEventData"];
+        };
+        AuthorizationGrantedEventData: {
+            /**
+             * @description The user who decided
+             * @example 42
+             */
+            user_id: number;
+            /**
+             * @description The app’s OAuth client id
+             * @example app_4f9c2d1e8b7a
+             */
+            client_id: string;
+            /**
+             * @description Scopes granted
+             * @example [
+             *       "identify",
+             *       "stats:read"
+             *     ]
+             */
+            scopes: string[];
+        };
+        AuthorizationRevokedEvent: {
+            /**
+             * @description Event id, sortable
+             * @example evt_0000000000004711
+             */
+            id: string;
+            /**
+             * @description Event type
+             * @constant
+             */
+            type: "authorization.revoked";
+            /**
+             * Format: date-time
+             * @description When the change committed
+             * @example 2026-11-20T18:04:11.000Z
+             */
+            created_at: string;
+            data: components["schemas"]["AuthorizationRevokedEventData"];
+        };
+        AuthorizationRevokedEventData: {
+            /**
+             * @description The user who decided
+             * @example 42
+             */
+            user_id: number;
+            /**
+             * @description The app’s OAuth client id
+             * @example app_4f9c2d1e8b7a
+             */
+            client_id: string;
+            /**
+             * @description Scopes granted
+             * @example [
+             *       "identify",
+             *       "stats:read"
+             *     ]
+             */
+            scopes: string[];
+        };
+        WebhookEndpointDisabledEvent: {
+            /**
+             * @description Event id, sortable
+             * @example evt_0000000000004711
+             */
+            id: string;
+            /**
+             * @description Event type
+             * @constant
+             */
+            type: "webhook.endpoint_disabled";
+            /**
+             * Format: date-time
+             * @description When the change committed
+             * @example 2026-11-20T18:04:11.000Z
+             */
+            created_at: string;
+            data: components["schemas"]["WebhookEndpointDisabledEventData"];
+        };
+        WebhookEndpointDisabledEventData: {
+            /**
+             * @description Webhook
+             * @example 12
+             */
+            webhook_id: number;
+            /**
+             * @description Its URL
+             * @example https://example.com/hooks/hub
+             */
+            url: string;
+            /**
+             * @description `gone`: it answered 410; `failing`: 5 days of failed deliveries
+             * @example gone
+             * @enum {string}
+             */
+            reason: "gone" | "failing";
+            /**
+             * Format: date-time
+             * @description When
+             * @example 2026-11-20T18:04:11.000Z
+             */
+            disabled_at: string;
+        };
     };
     responses: never;
     parameters: never;
@@ -3489,9 +7622,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": {
-                        user: components["schemas"]["User"];
-                    };
+                    "application/json": components["schemas"]["UsersGetResponse"];
                 };
             };
             /** @description Not Modified: the resource still matches the `ETag` sent in `If-None-Match`. No body; not counted against the quota. */
@@ -3647,9 +7778,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": {
-                        stats: components["schemas"]["UserStats"];
-                    };
+                    "application/json": components["schemas"]["UsersStatsGetResponse"];
                 };
             };
             /** @description Not Modified: the resource still matches the `ETag` sent in `If-None-Match`. No body; not counted against the quota. */
@@ -3803,9 +7932,7 @@ export interface operations {
                      *       ]
                      *     }
                      */
-                    "application/json": {
-                        leaderboard: components["schemas"]["XpLeaderboardEntry"][];
-                    };
+                    "application/json": components["schemas"]["LeaderboardsGetResponse"];
                 };
             };
             /** @description Not Modified: the resource still matches the `ETag` sent in `If-None-Match`. No body; not counted against the quota. */
@@ -3947,9 +8074,7 @@ export interface operations {
                      *       ]
                      *     }
                      */
-                    "application/json": {
-                        tournaments: components["schemas"]["Tournament"][];
-                    };
+                    "application/json": components["schemas"]["TournamentsListResponse"];
                 };
             };
             /** @description Not Modified: the resource still matches the `ETag` sent in `If-None-Match`. No body; not counted against the quota. */
@@ -4094,9 +8219,7 @@ export interface operations {
                      *       ]
                      *     }
                      */
-                    "application/json": {
-                        servers: components["schemas"]["GameServer"][];
-                    };
+                    "application/json": components["schemas"]["ServersListResponse"];
                 };
             };
             /** @description Not Modified: the resource still matches the `ETag` sent in `If-None-Match`. No body; not counted against the quota. */
@@ -4241,9 +8364,7 @@ export interface operations {
                      *       ]
                      *     }
                      */
-                    "application/json": {
-                        threads: components["schemas"]["ForumThread"][];
-                    };
+                    "application/json": components["schemas"]["ForumThreadsListResponse"];
                 };
             };
             /** @description Not Modified: the resource still matches the `ETag` sent in `If-None-Match`. No body; not counted against the quota. */
@@ -4388,9 +8509,7 @@ export interface operations {
                      *       ]
                      *     }
                      */
-                    "application/json": {
-                        posts: components["schemas"]["ForumPost"][];
-                    };
+                    "application/json": components["schemas"]["ForumThreadsPostsListResponse"];
                 };
             };
             /** @description Not Modified: the resource still matches the `ETag` sent in `If-None-Match`. No body; not counted against the quota. */
@@ -4548,9 +8667,7 @@ export interface operations {
                      *       ]
                      *     }
                      */
-                    "application/json": {
-                        achievements: components["schemas"]["Achievement"][];
-                    };
+                    "application/json": components["schemas"]["AchievementsListResponse"];
                 };
             };
             /** @description Not Modified: the resource still matches the `ETag` sent in `If-None-Match`. No body; not counted against the quota. */
@@ -4705,9 +8822,7 @@ export interface operations {
                      *       ]
                      *     }
                      */
-                    "application/json": {
-                        kills: components["schemas"]["Kill"][];
-                    };
+                    "application/json": components["schemas"]["KillboardFeedGetResponse"];
                 };
             };
             /** @description Not Modified: the resource still matches the `ETag` sent in `If-None-Match`. No body; not counted against the quota. */
@@ -4853,14 +8968,7 @@ export interface operations {
                      *       ]
                      *     }
                      */
-                    "application/json": {
-                        /**
-                         * @description the period used
-                         * @enum {string}
-                         */
-                        period: "week" | "month" | "all";
-                        leaders: components["schemas"]["TopFragLeader"][];
-                    };
+                    "application/json": components["schemas"]["KillboardTopFragGetResponse"];
                 };
             };
             /** @description Not Modified: the resource still matches the `ETag` sent in `If-None-Match`. No body; not counted against the quota. */
@@ -5004,14 +9112,7 @@ export interface operations {
                      *       ]
                      *     }
                      */
-                    "application/json": {
-                        /**
-                         * @description the game used
-                         * @enum {string}
-                         */
-                        game: "cs2" | "cs16";
-                        leaderboard: components["schemas"]["EloLadderEntry"][];
-                    };
+                    "application/json": components["schemas"]["StatsEloGetResponse"];
                 };
             };
             /** @description Not Modified: the resource still matches the `ETag` sent in `If-None-Match`. No body; not counted against the quota. */
@@ -5173,53 +9274,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": {
-                        data: {
-                            /**
-                             * @description tournament ID
-                             * @example 7
-                             */
-                            id: number;
-                            /** @example Winter Cup 2026 */
-                            name: string;
-                            /**
-                             * @description game code such as cs2, cs16, rust, minecraft
-                             * @example cs2
-                             */
-                            game: string;
-                            /**
-                             * @example upcoming
-                             * @enum {string}
-                             */
-                            status: "upcoming" | "active" | "completed";
-                            /** @example 16 */
-                            max_teams: number;
-                            /**
-                             * Format: date-time
-                             * @description when the tournament starts
-                             * @example 2026-11-20T18:04:11.000Z
-                             */
-                            starts_at: string;
-                        }[];
-                        /** @description Where this page sits in the whole list */
-                        meta: {
-                            /**
-                             * @description Items across all pages
-                             * @example 42
-                             */
-                            total: number;
-                            /**
-                             * @description This page
-                             * @example 1
-                             */
-                            page: number;
-                            /**
-                             * @description Page size
-                             * @example 25
-                             */
-                            per_page: number;
-                        };
-                    };
+                    "application/json": components["schemas"]["V1TournamentsListResponse"];
                 };
             };
             /** @description Not Modified: the resource still matches the `ETag` sent in `If-None-Match`. No body; not counted against the quota. */
@@ -5399,62 +9454,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": {
-                        data: {
-                            /**
-                             * @description server ID (a string on the preview surface)
-                             * @example 3
-                             */
-                            id: string;
-                            /** @example Hub #1 | Competitive */
-                            name: string;
-                            /**
-                             * @description game code
-                             * @example cs2
-                             * @enum {string}
-                             */
-                            game: "cs2" | "cs16" | "rust" | "minecraft";
-                            /**
-                             * @description current player count
-                             * @example 14
-                             */
-                            players: number;
-                            /** @example 20 */
-                            max_players: number;
-                            /**
-                             * @description `running`: the poller’s latest verdict is that the server answers its status query (it answered the last poll, or missed fewer than `POLL_OFFLINE_AFTER` polls in a row, so one lost packet does not flap it); `offline`: otherwise, including a server never polled yet. These two are the complete set.
-                             * @example running
-                             * @enum {string}
-                             */
-                            status: "running" | "offline";
-                            /** @example 99.4 */
-                            uptime: number | null;
-                            /**
-                             * @description Where the server runs, as its operator registered it; `unassigned` until one is set.
-                             * @example eu-west
-                             * @enum {string}
-                             */
-                            region: "unassigned" | "eu-west" | "eu-central" | "eu-north" | "eu-east" | "na-east" | "na-central" | "na-west" | "sa-east" | "asia-east" | "asia-south" | "asia-southeast" | "middle-east" | "africa" | "oceania";
-                        }[];
-                        /** @description Where this page sits in the whole list */
-                        meta: {
-                            /**
-                             * @description Items across all pages
-                             * @example 42
-                             */
-                            total: number;
-                            /**
-                             * @description This page
-                             * @example 1
-                             */
-                            page: number;
-                            /**
-                             * @description Page size
-                             * @example 25
-                             */
-                            per_page: number;
-                        };
-                    };
+                    "application/json": components["schemas"]["V1ServersListResponse"];
                 };
             };
             /** @description Not Modified: the resource still matches the `ETag` sent in `If-None-Match`. No body; not counted against the quota. */
@@ -5608,46 +9608,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": {
-                        /** @description The live state of one game server */
-                        data: {
-                            /**
-                             * @description server ID
-                             * @example 3
-                             */
-                            id: string;
-                            /**
-                             * @description `running`: the poller’s latest verdict is that the server answers its status query (it answered the last poll, or missed fewer than `POLL_OFFLINE_AFTER` polls in a row, so one lost packet does not flap it); `offline`: otherwise, including a server never polled yet. These two are the complete set.
-                             * @example running
-                             * @enum {string}
-                             */
-                            status: "running" | "offline";
-                            /**
-                             * @description current player count
-                             * @example 14
-                             */
-                            players: number;
-                            /** @example 20 */
-                            max_players: number;
-                            /**
-                             * @description current map (empty for minecraft)
-                             * @example de_mirage
-                             */
-                            map: string;
-                            /**
-                             * Format: date-time
-                             * @description when the server last answered a status query
-                             * @example 2026-11-20T18:04:11.000Z
-                             */
-                            last_seen: string | null;
-                            /** @example 23 */
-                            latency_ms: number | null;
-                            /** @example 99.4 */
-                            uptime_24h: number | null;
-                            /** @example 99.4 */
-                            uptime_30d: number | null;
-                        };
-                    };
+                    "application/json": components["schemas"]["V1ServersStatusGetResponse"];
                 };
             };
             /** @description Not Modified: the resource still matches the `ETag` sent in `If-None-Match`. No body; not counted against the quota. */
@@ -5796,13 +9757,7 @@ export interface operations {
                  *       "command": "changelevel de_inferno"
                  *     }
                  */
-                "application/json": {
-                    /**
-                     * @description One console command, 1 to 512 characters, on one line (no line breaks or control characters, which would smuggle a second command).
-                     * @example changelevel de_inferno
-                     */
-                    command: string;
-                };
+                "application/json": components["schemas"]["V1ServersCommandSendRequest"];
             };
         };
         responses: {
@@ -5831,9 +9786,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": {
-                        data: components["schemas"]["ServerCommandResult"];
-                    };
+                    "application/json": components["schemas"]["V1ServersCommandSendResponse"];
                 };
             };
             /** @description `invalid_parameter`: Invalid parameter; `invalid_body`: Invalid request body */
@@ -6066,27 +10019,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": {
-                        data: components["schemas"]["ServerCommandAuditEntry"][];
-                        /** @description Where this page sits in the whole list */
-                        meta: {
-                            /**
-                             * @description Items across all pages
-                             * @example 42
-                             */
-                            total: number;
-                            /**
-                             * @description This page
-                             * @example 1
-                             */
-                            page: number;
-                            /**
-                             * @description Page size
-                             * @example 25
-                             */
-                            per_page: number;
-                        };
-                    };
+                    "application/json": components["schemas"]["V1ServersCommandsListResponse"];
                 };
             };
             /** @description `invalid_parameter`: Invalid parameter */
@@ -6266,104 +10199,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": {
-                        /** @description A user’s stats: the published stats plus Elo, combat totals and unlocked achievements */
-                        data: {
-                            /**
-                             * @description the hub user id
-                             * @example 42
-                             */
-                            user_id: string;
-                            /**
-                             * @description XP earned inside the current level
-                             * @example 340
-                             */
-                            xp: number;
-                            /** @example 12 */
-                            level: number;
-                            /** @example 6940 */
-                            total_xp: number;
-                            /**
-                             * @description achievements unlocked
-                             * @example 7
-                             */
-                            achievements: number;
-                            /** @example 18 */
-                            forum_posts: number;
-                            /** @example 3 */
-                            tournaments_played: number;
-                            /** @description The user’s Elo per game (cs2, cs16) where they have played a rated match */
-                            elo: {
-                                /**
-                                 * @description game code
-                                 * @example cs2
-                                 */
-                                game: string;
-                                /**
-                                 * @description ranked Elo rating
-                                 * @example 1487
-                                 */
-                                rating: number;
-                                /**
-                                 * @description rated matches played
-                                 * @example 212
-                                 */
-                                games: number;
-                                /** @example 121 */
-                                wins: number;
-                                /**
-                                 * @description wins / games × 100, rounded to 1 decimal (0 without games)
-                                 * @example 57.1
-                                 */
-                                win_pct: number;
-                            }[];
-                            /** @description All-time kills, deaths and headshots per game (cs2, cs16, rust) where the user has any */
-                            combat: {
-                                /**
-                                 * @description game code
-                                 * @example cs2
-                                 */
-                                game: string;
-                                /** @example 1543 */
-                                kills: number;
-                                /** @example 640 */
-                                deaths: number;
-                                /** @example 702 */
-                                headshots: number;
-                                /**
-                                 * @description headshots / kills × 100, rounded to 1 decimal (0 without kills)
-                                 * @example 45.5
-                                 */
-                                hs_pct: number;
-                            }[];
-                            /** @description Achievements the user has unlocked, most recent first */
-                            unlocked_achievements: {
-                                /**
-                                 * @description achievement ID
-                                 * @example 1
-                                 */
-                                id: number;
-                                /** @example First Blood */
-                                name: string;
-                                /**
-                                 * @description an emoji character
-                                 * @example 🩸
-                                 */
-                                icon: string;
-                                /**
-                                 * @description one of combat, weapons, teamwork, progression, community, tournaments
-                                 * @example combat
-                                 */
-                                category: string;
-                                /**
-                                 * Format: date-time
-                                 * @description when the user unlocked it
-                                 * @example 2026-11-20T18:04:11.000Z
-                                 */
-                                unlocked_at: string;
-                            }[];
-                        };
-                    };
+                    "application/json": components["schemas"]["V1UsersStatsGetResponse"];
                 };
             };
             /** @description Not Modified: the resource still matches the `ETag` sent in `If-None-Match`. No body; not counted against the quota. */
@@ -6521,9 +10357,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": {
-                        data: components["schemas"]["Me"];
-                    };
+                    "application/json": components["schemas"]["V1UsersMeGetResponse"];
                 };
             };
             /** @description `missing_token`: Access token required; `invalid_token`: Invalid token */
@@ -6682,88 +10516,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": {
-                        data: {
-                            /**
-                             * @description clan ID
-                             * @example 12
-                             */
-                            id: number;
-                            /**
-                             * @description 3-32 characters: ASCII letters, digits, spaces and . _ ' -, starting and ending with a letter or digit. Unique per game without regard to case.
-                             * @example Night Owls
-                             */
-                            name: string;
-                            /**
-                             * @description 2-6 ASCII letters or digits. Unique per game without regard to case.
-                             * @example OWL
-                             */
-                            tag: string;
-                            /**
-                             * @description The game the clan plays
-                             * @example cs2
-                             * @enum {string}
-                             */
-                            game: "cs2" | "cs16" | "rust" | "minecraft";
-                            /**
-                             * @description What the clan is about, up to 500 characters.
-                             * @example EU evening squad, scrims on Thursdays.
-                             */
-                            description: string;
-                            /**
-                             * @description `open`: anyone may join; `invite`: only players with a pending invite; `closed`: no new members (pending invites cannot be accepted).
-                             * @example invite
-                             * @enum {string}
-                             */
-                            join_policy: "open" | "invite" | "closed";
-                            /**
-                             * @description `public`: listed and readable by anyone; `private`: seen only by its members and the players it invited (to anyone else it does not exist: 404).
-                             * @example public
-                             * @enum {string}
-                             */
-                            visibility: "public" | "private";
-                            /**
-                             * @description Most members the clan takes, 2-100; never below the current member count.
-                             * @example 50
-                             */
-                            max_members: number;
-                            /**
-                             * @description members now, the owner included
-                             * @example 8
-                             */
-                            member_count: number;
-                            /**
-                             * Format: date-time
-                             * @description when the clan was created
-                             * @example 2026-11-20T18:04:11.000Z
-                             */
-                            created_at: string;
-                            /**
-                             * Format: date-time
-                             * @description when its settings last changed
-                             * @example 2026-11-20T18:04:11.000Z
-                             */
-                            updated_at: string;
-                        }[];
-                        /** @description Where this page sits in the whole list */
-                        meta: {
-                            /**
-                             * @description Items across all pages
-                             * @example 42
-                             */
-                            total: number;
-                            /**
-                             * @description This page
-                             * @example 1
-                             */
-                            page: number;
-                            /**
-                             * @description Page size
-                             * @example 25
-                             */
-                            per_page: number;
-                        };
-                    };
+                    "application/json": components["schemas"]["V1ClansListResponse"];
                 };
             };
             /** @description `invalid_parameter`: Invalid parameter */
@@ -6877,29 +10630,7 @@ export interface operations {
                  *       "game": "cs2"
                  *     }
                  */
-                "application/json": {
-                    /**
-                     * @description 3-32 characters: ASCII letters, digits, spaces and . _ ' -, starting and ending with a letter or digit. Unique per game without regard to case.
-                     * @example Night Owls
-                     */
-                    name: string;
-                    /**
-                     * @description 2-6 ASCII letters or digits. Unique per game without regard to case.
-                     * @example OWL
-                     */
-                    tag: string;
-                    /**
-                     * @description The game the clan plays
-                     * @example cs2
-                     * @enum {string}
-                     */
-                    game: "cs2" | "cs16" | "rust" | "minecraft";
-                    /**
-                     * @description What the clan is about, up to 500 characters.
-                     * @example EU evening squad, scrims on Thursdays.
-                     */
-                    description?: string;
-                };
+                "application/json": components["schemas"]["V1ClansCreateRequest"];
             };
         };
         responses: {
@@ -6943,95 +10674,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": {
-                        /** @description A clan with its members and their roles */
-                        data: {
-                            /**
-                             * @description clan ID
-                             * @example 12
-                             */
-                            id: number;
-                            /**
-                             * @description 3-32 characters: ASCII letters, digits, spaces and . _ ' -, starting and ending with a letter or digit. Unique per game without regard to case.
-                             * @example Night Owls
-                             */
-                            name: string;
-                            /**
-                             * @description 2-6 ASCII letters or digits. Unique per game without regard to case.
-                             * @example OWL
-                             */
-                            tag: string;
-                            /**
-                             * @description The game the clan plays
-                             * @example cs2
-                             * @enum {string}
-                             */
-                            game: "cs2" | "cs16" | "rust" | "minecraft";
-                            /**
-                             * @description What the clan is about, up to 500 characters.
-                             * @example EU evening squad, scrims on Thursdays.
-                             */
-                            description: string;
-                            /**
-                             * @description `open`: anyone may join; `invite`: only players with a pending invite; `closed`: no new members (pending invites cannot be accepted).
-                             * @example invite
-                             * @enum {string}
-                             */
-                            join_policy: "open" | "invite" | "closed";
-                            /**
-                             * @description `public`: listed and readable by anyone; `private`: seen only by its members and the players it invited (to anyone else it does not exist: 404).
-                             * @example public
-                             * @enum {string}
-                             */
-                            visibility: "public" | "private";
-                            /**
-                             * @description Most members the clan takes, 2-100; never below the current member count.
-                             * @example 50
-                             */
-                            max_members: number;
-                            /**
-                             * @description members now, the owner included
-                             * @example 8
-                             */
-                            member_count: number;
-                            /**
-                             * Format: date-time
-                             * @description when the clan was created
-                             * @example 2026-11-20T18:04:11.000Z
-                             */
-                            created_at: string;
-                            /**
-                             * Format: date-time
-                             * @description when its settings last changed
-                             * @example 2026-11-20T18:04:11.000Z
-                             */
-                            updated_at: string;
-                            /** @description every member: the owner, then officers, then members, longest-standing first */
-                            members: {
-                                /** @example 42 */
-                                user_id: number;
-                                /** @example night_owl */
-                                username: string;
-                                /**
-                                 * @description path of the user’s avatar
-                                 * @example /avatars/42.png
-                                 */
-                                avatar: string;
-                                /**
-                                 * @description `owner` (exactly one; everything), `officer` (settings, invites, removes members), `member`
-                                 * @example member
-                                 * @enum {string}
-                                 */
-                                role: "owner" | "officer" | "member";
-                                /**
-                                 * Format: date-time
-                                 * @description when the user joined
-                                 * @example 2026-11-20T18:04:11.000Z
-                                 */
-                                joined_at: string;
-                            }[];
-                        };
-                    };
+                    "application/json": components["schemas"]["V1ClansCreateResponse"];
                 };
             };
             /** @description `invalid_parameter`: Invalid parameter; `invalid_body`: Invalid request body */
@@ -7218,107 +10861,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": {
-                        data: {
-                            /** @description A clan of one game */
-                            clan: {
-                                /**
-                                 * @description clan ID
-                                 * @example 12
-                                 */
-                                id: number;
-                                /**
-                                 * @description 3-32 characters: ASCII letters, digits, spaces and . _ ' -, starting and ending with a letter or digit. Unique per game without regard to case.
-                                 * @example Night Owls
-                                 */
-                                name: string;
-                                /**
-                                 * @description 2-6 ASCII letters or digits. Unique per game without regard to case.
-                                 * @example OWL
-                                 */
-                                tag: string;
-                                /**
-                                 * @description The game the clan plays
-                                 * @example cs2
-                                 * @enum {string}
-                                 */
-                                game: "cs2" | "cs16" | "rust" | "minecraft";
-                                /**
-                                 * @description What the clan is about, up to 500 characters.
-                                 * @example EU evening squad, scrims on Thursdays.
-                                 */
-                                description: string;
-                                /**
-                                 * @description `open`: anyone may join; `invite`: only players with a pending invite; `closed`: no new members (pending invites cannot be accepted).
-                                 * @example invite
-                                 * @enum {string}
-                                 */
-                                join_policy: "open" | "invite" | "closed";
-                                /**
-                                 * @description `public`: listed and readable by anyone; `private`: seen only by its members and the players it invited (to anyone else it does not exist: 404).
-                                 * @example public
-                                 * @enum {string}
-                                 */
-                                visibility: "public" | "private";
-                                /**
-                                 * @description Most members the clan takes, 2-100; never below the current member count.
-                                 * @example 50
-                                 */
-                                max_members: number;
-                                /**
-                                 * @description members now, the owner included
-                                 * @example 8
-                                 */
-                                member_count: number;
-                                /**
-                                 * Format: date-time
-                                 * @description when the clan was created
-                                 * @example 2026-11-20T18:04:11.000Z
-                                 */
-                                created_at: string;
-                                /**
-                                 * Format: date-time
-                                 * @description when its settings last changed
-                                 * @example 2026-11-20T18:04:11.000Z
-                                 */
-                                updated_at: string;
-                            };
-                            /**
-                             * @description the invited player
-                             * @example 42
-                             */
-                            user_id: number;
-                            /**
-                             * @description who sent the invite (null if that account is gone)
-                             * @example 7
-                             */
-                            invited_by: number | null;
-                            /**
-                             * Format: date-time
-                             * @description when the invite was sent
-                             * @example 2026-11-20T18:04:11.000Z
-                             */
-                            created_at: string;
-                        }[];
-                        /** @description Where this page sits in the whole list */
-                        meta: {
-                            /**
-                             * @description Items across all pages
-                             * @example 42
-                             */
-                            total: number;
-                            /**
-                             * @description This page
-                             * @example 1
-                             */
-                            page: number;
-                            /**
-                             * @description Page size
-                             * @example 25
-                             */
-                            per_page: number;
-                        };
-                    };
+                    "application/json": components["schemas"]["V1ClansInvitesListResponse"];
                 };
             };
             /** @description `invalid_parameter`: Invalid parameter */
@@ -7464,95 +11007,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": {
-                        /** @description A clan with its members and their roles */
-                        data: {
-                            /**
-                             * @description clan ID
-                             * @example 12
-                             */
-                            id: number;
-                            /**
-                             * @description 3-32 characters: ASCII letters, digits, spaces and . _ ' -, starting and ending with a letter or digit. Unique per game without regard to case.
-                             * @example Night Owls
-                             */
-                            name: string;
-                            /**
-                             * @description 2-6 ASCII letters or digits. Unique per game without regard to case.
-                             * @example OWL
-                             */
-                            tag: string;
-                            /**
-                             * @description The game the clan plays
-                             * @example cs2
-                             * @enum {string}
-                             */
-                            game: "cs2" | "cs16" | "rust" | "minecraft";
-                            /**
-                             * @description What the clan is about, up to 500 characters.
-                             * @example EU evening squad, scrims on Thursdays.
-                             */
-                            description: string;
-                            /**
-                             * @description `open`: anyone may join; `invite`: only players with a pending invite; `closed`: no new members (pending invites cannot be accepted).
-                             * @example invite
-                             * @enum {string}
-                             */
-                            join_policy: "open" | "invite" | "closed";
-                            /**
-                             * @description `public`: listed and readable by anyone; `private`: seen only by its members and the players it invited (to anyone else it does not exist: 404).
-                             * @example public
-                             * @enum {string}
-                             */
-                            visibility: "public" | "private";
-                            /**
-                             * @description Most members the clan takes, 2-100; never below the current member count.
-                             * @example 50
-                             */
-                            max_members: number;
-                            /**
-                             * @description members now, the owner included
-                             * @example 8
-                             */
-                            member_count: number;
-                            /**
-                             * Format: date-time
-                             * @description when the clan was created
-                             * @example 2026-11-20T18:04:11.000Z
-                             */
-                            created_at: string;
-                            /**
-                             * Format: date-time
-                             * @description when its settings last changed
-                             * @example 2026-11-20T18:04:11.000Z
-                             */
-                            updated_at: string;
-                            /** @description every member: the owner, then officers, then members, longest-standing first */
-                            members: {
-                                /** @example 42 */
-                                user_id: number;
-                                /** @example night_owl */
-                                username: string;
-                                /**
-                                 * @description path of the user’s avatar
-                                 * @example /avatars/42.png
-                                 */
-                                avatar: string;
-                                /**
-                                 * @description `owner` (exactly one; everything), `officer` (settings, invites, removes members), `member`
-                                 * @example member
-                                 * @enum {string}
-                                 */
-                                role: "owner" | "officer" | "member";
-                                /**
-                                 * Format: date-time
-                                 * @description when the user joined
-                                 * @example 2026-11-20T18:04:11.000Z
-                                 */
-                                joined_at: string;
-                            }[];
-                        };
-                    };
+                    "application/json": components["schemas"]["V1ClansGetResponse"];
                 };
             };
             /** @description `invalid_parameter`: Invalid parameter */
@@ -7862,30 +11317,7 @@ export interface operations {
                  *       "max_members": 30
                  *     }
                  */
-                "application/json": {
-                    /**
-                     * @description What the clan is about, up to 500 characters.
-                     * @example EU evening squad, scrims on Thursdays.
-                     */
-                    description?: string;
-                    /**
-                     * @description `open`: anyone may join; `invite`: only players with a pending invite; `closed`: no new members (pending invites cannot be accepted).
-                     * @example invite
-                     * @enum {string}
-                     */
-                    join_policy?: "open" | "invite" | "closed";
-                    /**
-                     * @description `public`: listed and readable by anyone; `private`: seen only by its members and the players it invited (to anyone else it does not exist: 404).
-                     * @example public
-                     * @enum {string}
-                     */
-                    visibility?: "public" | "private";
-                    /**
-                     * @description Most members the clan takes, 2-100; never below the current member count.
-                     * @example 50
-                     */
-                    max_members?: number;
-                };
+                "application/json": components["schemas"]["V1ClansSettingsUpdateRequest"];
             };
         };
         responses: {
@@ -7920,71 +11352,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": {
-                        /** @description A clan of one game */
-                        data: {
-                            /**
-                             * @description clan ID
-                             * @example 12
-                             */
-                            id: number;
-                            /**
-                             * @description 3-32 characters: ASCII letters, digits, spaces and . _ ' -, starting and ending with a letter or digit. Unique per game without regard to case.
-                             * @example Night Owls
-                             */
-                            name: string;
-                            /**
-                             * @description 2-6 ASCII letters or digits. Unique per game without regard to case.
-                             * @example OWL
-                             */
-                            tag: string;
-                            /**
-                             * @description The game the clan plays
-                             * @example cs2
-                             * @enum {string}
-                             */
-                            game: "cs2" | "cs16" | "rust" | "minecraft";
-                            /**
-                             * @description What the clan is about, up to 500 characters.
-                             * @example EU evening squad, scrims on Thursdays.
-                             */
-                            description: string;
-                            /**
-                             * @description `open`: anyone may join; `invite`: only players with a pending invite; `closed`: no new members (pending invites cannot be accepted).
-                             * @example invite
-                             * @enum {string}
-                             */
-                            join_policy: "open" | "invite" | "closed";
-                            /**
-                             * @description `public`: listed and readable by anyone; `private`: seen only by its members and the players it invited (to anyone else it does not exist: 404).
-                             * @example public
-                             * @enum {string}
-                             */
-                            visibility: "public" | "private";
-                            /**
-                             * @description Most members the clan takes, 2-100; never below the current member count.
-                             * @example 50
-                             */
-                            max_members: number;
-                            /**
-                             * @description members now, the owner included
-                             * @example 8
-                             */
-                            member_count: number;
-                            /**
-                             * Format: date-time
-                             * @description when the clan was created
-                             * @example 2026-11-20T18:04:11.000Z
-                             */
-                            created_at: string;
-                            /**
-                             * Format: date-time
-                             * @description when its settings last changed
-                             * @example 2026-11-20T18:04:11.000Z
-                             */
-                            updated_at: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["V1ClansSettingsUpdateResponse"];
                 };
             };
             /** @description `invalid_parameter`: Invalid parameter; `invalid_body`: Invalid request body */
@@ -8172,34 +11540,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": {
-                        /** @description A member of a clan and their role */
-                        data: {
-                            /** @example 12 */
-                            clan_id: number;
-                            /** @example 42 */
-                            user_id: number;
-                            /** @example night_owl */
-                            username: string;
-                            /**
-                             * @description path of the user’s avatar
-                             * @example /avatars/42.png
-                             */
-                            avatar: string;
-                            /**
-                             * @description `owner` (exactly one; everything), `officer` (settings, invites, removes members), `member`
-                             * @example member
-                             * @enum {string}
-                             */
-                            role: "owner" | "officer" | "member";
-                            /**
-                             * Format: date-time
-                             * @description when the user joined
-                             * @example 2026-11-20T18:04:11.000Z
-                             */
-                            joined_at: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["V1ClansJoinResponse"];
                 };
             };
             /** @description `invalid_parameter`: Invalid parameter */
@@ -8387,34 +11728,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": {
-                        /** @description A member of a clan and their role */
-                        data: {
-                            /** @example 12 */
-                            clan_id: number;
-                            /** @example 42 */
-                            user_id: number;
-                            /** @example night_owl */
-                            username: string;
-                            /**
-                             * @description path of the user’s avatar
-                             * @example /avatars/42.png
-                             */
-                            avatar: string;
-                            /**
-                             * @description `owner` (exactly one; everything), `officer` (settings, invites, removes members), `member`
-                             * @example member
-                             * @enum {string}
-                             */
-                            role: "owner" | "officer" | "member";
-                            /**
-                             * Format: date-time
-                             * @description when the user joined
-                             * @example 2026-11-20T18:04:11.000Z
-                             */
-                            joined_at: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["V1ClansInvitesAcceptResponse"];
                 };
             };
             /** @description `invalid_parameter`: Invalid parameter */
@@ -8755,13 +12069,7 @@ export interface operations {
                  *       "user_id": 42
                  *     }
                  */
-                "application/json": {
-                    /**
-                     * @description the player to invite
-                     * @example 42
-                     */
-                    user_id: number;
-                };
+                "application/json": components["schemas"]["V1ClansInvitesCreateRequest"];
             };
         };
         responses: {
@@ -8801,90 +12109,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": {
-                        /** @description A pending invite to a clan */
-                        data: {
-                            /** @description A clan of one game */
-                            clan: {
-                                /**
-                                 * @description clan ID
-                                 * @example 12
-                                 */
-                                id: number;
-                                /**
-                                 * @description 3-32 characters: ASCII letters, digits, spaces and . _ ' -, starting and ending with a letter or digit. Unique per game without regard to case.
-                                 * @example Night Owls
-                                 */
-                                name: string;
-                                /**
-                                 * @description 2-6 ASCII letters or digits. Unique per game without regard to case.
-                                 * @example OWL
-                                 */
-                                tag: string;
-                                /**
-                                 * @description The game the clan plays
-                                 * @example cs2
-                                 * @enum {string}
-                                 */
-                                game: "cs2" | "cs16" | "rust" | "minecraft";
-                                /**
-                                 * @description What the clan is about, up to 500 characters.
-                                 * @example EU evening squad, scrims on Thursdays.
-                                 */
-                                description: string;
-                                /**
-                                 * @description `open`: anyone may join; `invite`: only players with a pending invite; `closed`: no new members (pending invites cannot be accepted).
-                                 * @example invite
-                                 * @enum {string}
-                                 */
-                                join_policy: "open" | "invite" | "closed";
-                                /**
-                                 * @description `public`: listed and readable by anyone; `private`: seen only by its members and the players it invited (to anyone else it does not exist: 404).
-                                 * @example public
-                                 * @enum {string}
-                                 */
-                                visibility: "public" | "private";
-                                /**
-                                 * @description Most members the clan takes, 2-100; never below the current member count.
-                                 * @example 50
-                                 */
-                                max_members: number;
-                                /**
-                                 * @description members now, the owner included
-                                 * @example 8
-                                 */
-                                member_count: number;
-                                /**
-                                 * Format: date-time
-                                 * @description when the clan was created
-                                 * @example 2026-11-20T18:04:11.000Z
-                                 */
-                                created_at: string;
-                                /**
-                                 * Format: date-time
-                                 * @description when its settings last changed
-                                 * @example 2026-11-20T18:04:11.000Z
-                                 */
-                                updated_at: string;
-                            };
-                            /**
-                             * @description the invited player
-                             * @example 42
-                             */
-                            user_id: number;
-                            /**
-                             * @description who sent the invite (null if that account is gone)
-                             * @example 7
-                             */
-                            invited_by: number | null;
-                            /**
-                             * Format: date-time
-                             * @description when the invite was sent
-                             * @example 2026-11-20T18:04:11.000Z
-                             */
-                            created_at: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["V1ClansInvitesCreateResponse"];
                 };
             };
             /** @description `invalid_parameter`: Invalid parameter; `invalid_body`: Invalid request body */
@@ -9435,34 +12660,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": {
-                        /** @description A member of a clan and their role */
-                        data: {
-                            /** @example 12 */
-                            clan_id: number;
-                            /** @example 42 */
-                            user_id: number;
-                            /** @example night_owl */
-                            username: string;
-                            /**
-                             * @description path of the user’s avatar
-                             * @example /avatars/42.png
-                             */
-                            avatar: string;
-                            /**
-                             * @description `owner` (exactly one; everything), `officer` (settings, invites, removes members), `member`
-                             * @example member
-                             * @enum {string}
-                             */
-                            role: "owner" | "officer" | "member";
-                            /**
-                             * Format: date-time
-                             * @description when the user joined
-                             * @example 2026-11-20T18:04:11.000Z
-                             */
-                            joined_at: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["V1ClansMembersPromoteResponse"];
                 };
             };
             /** @description `invalid_parameter`: Invalid parameter */
@@ -9655,34 +12853,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": {
-                        /** @description A member of a clan and their role */
-                        data: {
-                            /** @example 12 */
-                            clan_id: number;
-                            /** @example 42 */
-                            user_id: number;
-                            /** @example night_owl */
-                            username: string;
-                            /**
-                             * @description path of the user’s avatar
-                             * @example /avatars/42.png
-                             */
-                            avatar: string;
-                            /**
-                             * @description `owner` (exactly one; everything), `officer` (settings, invites, removes members), `member`
-                             * @example member
-                             * @enum {string}
-                             */
-                            role: "owner" | "officer" | "member";
-                            /**
-                             * Format: date-time
-                             * @description when the user joined
-                             * @example 2026-11-20T18:04:11.000Z
-                             */
-                            joined_at: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["V1ClansMembersDemoteResponse"];
                 };
             };
             /** @description `invalid_parameter`: Invalid parameter */
@@ -9849,13 +13020,7 @@ export interface operations {
                  *       "user_id": 42
                  *     }
                  */
-                "application/json": {
-                    /**
-                     * @description the member who becomes the owner
-                     * @example 42
-                     */
-                    user_id: number;
-                };
+                "application/json": components["schemas"]["V1ClansTransferRequest"];
             };
         };
         responses: {
@@ -9899,95 +13064,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": {
-                        /** @description A clan with its members and their roles */
-                        data: {
-                            /**
-                             * @description clan ID
-                             * @example 12
-                             */
-                            id: number;
-                            /**
-                             * @description 3-32 characters: ASCII letters, digits, spaces and . _ ' -, starting and ending with a letter or digit. Unique per game without regard to case.
-                             * @example Night Owls
-                             */
-                            name: string;
-                            /**
-                             * @description 2-6 ASCII letters or digits. Unique per game without regard to case.
-                             * @example OWL
-                             */
-                            tag: string;
-                            /**
-                             * @description The game the clan plays
-                             * @example cs2
-                             * @enum {string}
-                             */
-                            game: "cs2" | "cs16" | "rust" | "minecraft";
-                            /**
-                             * @description What the clan is about, up to 500 characters.
-                             * @example EU evening squad, scrims on Thursdays.
-                             */
-                            description: string;
-                            /**
-                             * @description `open`: anyone may join; `invite`: only players with a pending invite; `closed`: no new members (pending invites cannot be accepted).
-                             * @example invite
-                             * @enum {string}
-                             */
-                            join_policy: "open" | "invite" | "closed";
-                            /**
-                             * @description `public`: listed and readable by anyone; `private`: seen only by its members and the players it invited (to anyone else it does not exist: 404).
-                             * @example public
-                             * @enum {string}
-                             */
-                            visibility: "public" | "private";
-                            /**
-                             * @description Most members the clan takes, 2-100; never below the current member count.
-                             * @example 50
-                             */
-                            max_members: number;
-                            /**
-                             * @description members now, the owner included
-                             * @example 8
-                             */
-                            member_count: number;
-                            /**
-                             * Format: date-time
-                             * @description when the clan was created
-                             * @example 2026-11-20T18:04:11.000Z
-                             */
-                            created_at: string;
-                            /**
-                             * Format: date-time
-                             * @description when its settings last changed
-                             * @example 2026-11-20T18:04:11.000Z
-                             */
-                            updated_at: string;
-                            /** @description every member: the owner, then officers, then members, longest-standing first */
-                            members: {
-                                /** @example 42 */
-                                user_id: number;
-                                /** @example night_owl */
-                                username: string;
-                                /**
-                                 * @description path of the user’s avatar
-                                 * @example /avatars/42.png
-                                 */
-                                avatar: string;
-                                /**
-                                 * @description `owner` (exactly one; everything), `officer` (settings, invites, removes members), `member`
-                                 * @example member
-                                 * @enum {string}
-                                 */
-                                role: "owner" | "officer" | "member";
-                                /**
-                                 * Format: date-time
-                                 * @description when the user joined
-                                 * @example 2026-11-20T18:04:11.000Z
-                                 */
-                                joined_at: string;
-                            }[];
-                        };
-                    };
+                    "application/json": components["schemas"]["V1ClansTransferResponse"];
                 };
             };
             /** @description `invalid_parameter`: Invalid parameter; `invalid_body`: Invalid request body */
@@ -10159,9 +13236,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": {
-                        data: components["schemas"]["EconomyBalance"];
-                    };
+                    "application/json": components["schemas"]["V1EconomyBalanceGetResponse"];
                 };
             };
             /** @description `missing_token`: Access token required; `invalid_token`: Invalid token */
@@ -10292,27 +13367,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": {
-                        data: components["schemas"]["EconomyEntry"][];
-                        /** @description Where this page sits in the whole list */
-                        meta: {
-                            /**
-                             * @description Items across all pages
-                             * @example 42
-                             */
-                            total: number;
-                            /**
-                             * @description This page
-                             * @example 1
-                             */
-                            page: number;
-                            /**
-                             * @description Page size
-                             * @example 25
-                             */
-                            per_page: number;
-                        };
-                    };
+                    "application/json": components["schemas"]["V1EconomyTransactionsListResponse"];
                 };
             };
             /** @description `invalid_parameter`: Invalid parameter */
@@ -10419,23 +13474,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /**
-                     * @description the recipient’s user id
-                     * @example 42
-                     */
-                    to_user_id: number;
-                    /**
-                     * @description whole coins, 1 to 1,000,000; anything else is `invalid_amount`
-                     * @example 250
-                     */
-                    amount: number;
-                    /**
-                     * @description shown to both users in their history
-                     * @example gg, thanks for the carry
-                     */
-                    note?: string;
-                };
+                "application/json": components["schemas"]["V1EconomyTransferCreateRequest"];
             };
         };
         responses: {
@@ -10467,9 +13506,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": {
-                        data: components["schemas"]["EconomyTransfer"];
-                    };
+                    "application/json": components["schemas"]["V1EconomyTransferCreateResponse"];
                 };
             };
             /** @description `invalid_parameter`: Invalid parameter; `invalid_body`: Invalid request body; `invalid_amount`: Invalid amount */
@@ -10657,52 +13694,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": {
-                        data: {
-                            /**
-                             * @description Sortable, unique event id; the same value is the webhook `webhook-id`, the SSE `id` and the pull cursor.
-                             * @example evt_0000000000004711
-                             */
-                            id: string;
-                            /**
-                             * @description The event type, `resource.action`.
-                             * @example match.ended
-                             */
-                            type: string;
-                            /**
-                             * Format: date-time
-                             * @description When the change that emitted the event committed (ISO 8601 UTC).
-                             * @example 2026-11-20T12:00:00.000Z
-                             */
-                            created_at: string;
-                            /**
-                             * @description The payload; its schema per type is in the OpenAPI `webhooks` section.
-                             * @example {
-                             *       "match_id": 812,
-                             *       "server_id": 3,
-                             *       "game": "cs2",
-                             *       "winner": "ct",
-                             *       "score": {
-                             *         "ct": 13,
-                             *         "t": 9
-                             *       }
-                             *     }
-                             */
-                            data: {
-                                [key: string]: unknown;
-                            };
-                        }[];
-                        /** @description Cursor paging: the outbox grows at its end, so pages are walked by cursor, not by number */
-                        meta: {
-                            /** @example evt_0000000000004711 */
-                            next_after: string | null;
-                            /**
-                             * @description More events are waiting after this page: ask again at once with `after=next_after`.
-                             * @example false
-                             */
-                            has_more: boolean;
-                        };
-                    };
+                    "application/json": components["schemas"]["V1EventsListResponse"];
                 };
             };
             /** @description `invalid_parameter`: Invalid parameter */
@@ -10971,27 +13963,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": {
-                        data: components["schemas"]["Webhook"][];
-                        /** @description Where this page sits in the whole list */
-                        meta: {
-                            /**
-                             * @description Items across all pages
-                             * @example 42
-                             */
-                            total: number;
-                            /**
-                             * @description This page
-                             * @example 1
-                             */
-                            page: number;
-                            /**
-                             * @description Page size
-                             * @example 25
-                             */
-                            per_page: number;
-                        };
-                    };
+                    "application/json": components["schemas"]["V1WebhooksListResponse"];
                 };
             };
             /** @description `invalid_parameter`: Invalid parameter */
@@ -11123,26 +14095,7 @@ export interface operations {
                  *       "description": "production"
                  *     }
                  */
-                "application/json": {
-                    /**
-                     * @description where events are POSTed: an absolute `https` URL (plain `http` and private addresses only where the deployment allows private targets)
-                     * @example https://example.com/hooks/hub
-                     */
-                    url: string;
-                    /**
-                     * @description event types to receive (see `GET /v1/events/types`), or `["*"]` for every type
-                     * @example [
-                     *       "match.ended",
-                     *       "player.level_up"
-                     *     ]
-                     */
-                    events: string[];
-                    /**
-                     * @description a note for yourself
-                     * @example production receiver
-                     */
-                    description?: string;
-                };
+                "application/json": components["schemas"]["V1WebhooksCreateRequest"];
             };
         };
         responses: {
@@ -11181,16 +14134,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": {
-                        data: {
-                            webhook: components["schemas"]["Webhook"];
-                            /**
-                             * @description the Standard Webhooks signing secret (`whsec_` + base64 of 32 bytes); shown only in this answer, keep it safe. `null` in a replay of this answer (`Idempotent-Replayed: true`): the secret is not kept with stored answers, so if the first answer was lost, rotate the secret (`POST /v1/webhooks/{id}/rotate-secret`) for a new one
-                             * @example whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw
-                             */
-                            secret: string | null;
-                        };
-                    };
+                    "application/json": components["schemas"]["V1WebhooksCreateResponse"];
                 };
             };
             /** @description `invalid_parameter`: Invalid parameter; `invalid_body`: Invalid request body */
@@ -11361,9 +14305,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": {
-                        data: components["schemas"]["Webhook"];
-                    };
+                    "application/json": components["schemas"]["V1WebhooksGetResponse"];
                 };
             };
             /** @description `invalid_parameter`: Invalid parameter */
@@ -11687,28 +14629,7 @@ export interface operations {
                  *       "enabled": true
                  *     }
                  */
-                "application/json": {
-                    /**
-                     * @description where events are POSTed: an absolute `https` URL (plain `http` and private addresses only where the deployment allows private targets)
-                     * @example https://example.com/hooks/hub
-                     */
-                    url?: string;
-                    /**
-                     * @description event types to receive (see `GET /v1/events/types`), or `["*"]` for every type
-                     * @example [
-                     *       "match.ended",
-                     *       "player.level_up"
-                     *     ]
-                     */
-                    events?: string[];
-                    /**
-                     * @description a note for yourself
-                     * @example production receiver
-                     */
-                    description?: string | null;
-                    /** @description false turns it off; true turns it on again after it was disabled */
-                    enabled?: boolean;
-                };
+                "application/json": components["schemas"]["V1WebhooksUpdateRequest"];
             };
         };
         responses: {
@@ -11744,9 +14665,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": {
-                        data: components["schemas"]["Webhook"];
-                    };
+                    "application/json": components["schemas"]["V1WebhooksUpdateResponse"];
                 };
             };
             /** @description `invalid_parameter`: Invalid parameter; `invalid_body`: Invalid request body */
@@ -11930,21 +14849,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": {
-                        data: {
-                            /**
-                             * @description the Standard Webhooks signing secret (`whsec_` + base64 of 32 bytes); shown only in this answer, keep it safe. `null` in a replay of this answer (`Idempotent-Replayed: true`): the secret is not kept with stored answers, so if the first answer was lost, rotate the secret (`POST /v1/webhooks/{id}/rotate-secret`) for a new one
-                             * @example whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw
-                             */
-                            secret: string | null;
-                            /**
-                             * Format: date-time
-                             * @description the previous secret signs beside the new one until then
-                             * @example 2026-11-20T18:04:11.000Z
-                             */
-                            previous_expires_at: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["V1WebhooksSecretRotateResponse"];
                 };
             };
             /** @description `invalid_parameter`: Invalid parameter */
@@ -12161,27 +15066,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": {
-                        data: components["schemas"]["WebhookDelivery"][];
-                        /** @description Where this page sits in the whole list */
-                        meta: {
-                            /**
-                             * @description Items across all pages
-                             * @example 42
-                             */
-                            total: number;
-                            /**
-                             * @description This page
-                             * @example 1
-                             */
-                            page: number;
-                            /**
-                             * @description Page size
-                             * @example 25
-                             */
-                            per_page: number;
-                        };
-                    };
+                    "application/json": components["schemas"]["V1WebhooksDeliveriesListResponse"];
                 };
             };
             /** @description `invalid_parameter`: Invalid parameter */
@@ -12373,9 +15258,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": {
-                        data: components["schemas"]["WebhookDelivery"];
-                    };
+                    "application/json": components["schemas"]["V1WebhooksDeliveriesRedeliverResponse"];
                 };
             };
             /** @description `invalid_parameter`: Invalid parameter */
@@ -12537,14 +15420,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /**
-                     * Format: date-time
-                     * @description queue every event since this time (within the last 30 days)
-                     * @example 2026-11-20T18:00:00.000Z
-                     */
-                    since: string;
-                };
+                "application/json": components["schemas"]["V1WebhooksReplayRequest"];
             };
         };
         responses: {
@@ -12571,26 +15447,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": {
-                        data: {
-                            /**
-                             * @description deliveries queued
-                             * @example 12
-                             */
-                            queued: number;
-                            /**
-                             * @description false when the bound was reached: replay again from `next_since` for the rest
-                             * @example true
-                             */
-                            complete: boolean;
-                            /**
-                             * Format: date-time
-                             * @description where to resume a replay that was not complete
-                             * @example 2026-11-20T18:04:11.000Z
-                             */
-                            next_since: string | null;
-                        };
-                    };
+                    "application/json": components["schemas"]["V1WebhooksReplayResponse"];
                 };
             };
             /** @description `invalid_parameter`: Invalid parameter; `invalid_body`: Invalid request body */
@@ -12777,56 +15634,7 @@ export interface operations {
                      *       ]
                      *     }
                      */
-                    "application/json": {
-                        data: {
-                            /**
-                             * @description Event type, `resource.action`
-                             * @example kill.recorded
-                             */
-                            type: string;
-                            /**
-                             * @description What it tells, and who receives it
-                             * @example One counted kill, told when its round is settled.
-                             */
-                            description: string;
-                            /**
-                             * @description The scope a reader needs (null: none beyond the audience)
-                             * @example stats:read
-                             * @enum {string|null}
-                             */
-                            scope: "openid" | "identify" | "stats:read" | "servers:read" | "servers:command" | "clans:read" | "clans:write" | "tournaments:read" | "economy:read" | "economy:transfer" | "webhooks:read" | "webhooks:write" | "offline_access" | null;
-                            /**
-                             * @description `public`: every subscriber with the scope; `user`: only apps acting for the user it concerns; `app`: only the app it concerns
-                             * @example public
-                             * @enum {string}
-                             */
-                            audience: "public" | "user" | "app";
-                            /**
-                             * @description One event per kill (or as often): prefer its batched variant
-                             * @example true
-                             */
-                            high_volume: boolean;
-                            /**
-                             * @description JSON Schema (2020-12) of the event’s `data`
-                             * @example {
-                             *       "type": "object",
-                             *       "properties": {}
-                             *     }
-                             */
-                            schema: {
-                                [key: string]: unknown;
-                            };
-                            /**
-                             * @description An example `data`
-                             * @example {
-                             *       "server_id": 3
-                             *     }
-                             */
-                            example: {
-                                [key: string]: unknown;
-                            };
-                        }[];
-                    };
+                    "application/json": components["schemas"]["V1EventsTypesListResponse"];
                 };
             };
             /** @description Not Modified: the resource still matches the `ETag` sent in `If-None-Match`. No body; not counted against the quota. */
@@ -12915,10 +15723,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    username: string;
-                    password: string;
-                };
+                "application/json": components["schemas"]["DeveloperAccountsCreateRequest"];
             };
         };
         responses: {
@@ -12941,11 +15746,7 @@ export interface operations {
                      *       "csrf_token": "x"
                      *     }
                      */
-                    "application/json": {
-                        account: components["schemas"]["PortalAccount"];
-                        /** @description send it in the x-csrf-token header of every POST and DELETE */
-                        csrf_token: string;
-                    };
+                    "application/json": components["schemas"]["DeveloperAccountsCreateResponse"];
                 };
             };
             /** @description `invalid_body`: Invalid request body */
@@ -13059,11 +15860,7 @@ export interface operations {
                      *       "csrf_token": "x"
                      *     }
                      */
-                    "application/json": {
-                        account: components["schemas"]["PortalAccount"];
-                        /** @description send it in the x-csrf-token header of every POST and DELETE */
-                        csrf_token: string;
-                    };
+                    "application/json": components["schemas"]["DeveloperSessionGetResponse"];
                 };
             };
             /** @description `unauthenticated`: Sign-in required */
@@ -13097,10 +15894,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    username: string;
-                    password: string;
-                };
+                "application/json": components["schemas"]["DeveloperSessionCreateRequest"];
             };
         };
         responses: {
@@ -13123,11 +15917,7 @@ export interface operations {
                      *       "csrf_token": "x"
                      *     }
                      */
-                    "application/json": {
-                        account: components["schemas"]["PortalAccount"];
-                        /** @description send it in the x-csrf-token header of every POST and DELETE */
-                        csrf_token: string;
-                    };
+                    "application/json": components["schemas"]["DeveloperSessionCreateResponse"];
                 };
             };
             /** @description `invalid_body`: Invalid request body */
@@ -13289,9 +16079,7 @@ export interface operations {
                      *       ]
                      *     }
                      */
-                    "application/json": {
-                        keys: components["schemas"]["PortalKey"][];
-                    };
+                    "application/json": components["schemas"]["DeveloperMyKeysListResponse"];
                 };
             };
             /** @description `unauthenticated`: Sign-in required */
@@ -13325,10 +16113,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /** @description a label for the key */
-                    name: string;
-                };
+                "application/json": components["schemas"]["DeveloperKeysCreateRequest"];
             };
         };
         responses: {
@@ -13359,14 +16144,7 @@ export interface operations {
                      *       "secret": "ghk_…"
                      *     }
                      */
-                    "application/json": {
-                        key: components["schemas"]["PortalKey"];
-                        /**
-                         * @description the API key itself: shown this once, never again
-                         * @example ghk_…
-                         */
-                        secret: string;
-                    };
+                    "application/json": components["schemas"]["DeveloperKeysCreateResponse"];
                 };
             };
             /** @description `invalid_body`: Invalid request body */
@@ -13493,9 +16271,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": {
-                        key: components["schemas"]["PortalKey"];
-                    };
+                    "application/json": components["schemas"]["DeveloperKeysRevokeResponse"];
                 };
             };
             /** @description `invalid_parameter`: Invalid parameter */
@@ -13565,16 +16341,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /**
-                     * @description up to 10 origins, each as a browser sends `Origin` (scheme, host, port if not the default; one that is not written so is `422`); an empty list allows any origin
-                     * @example [
-                     *       "https://app.example.com",
-                     *       "http://localhost:5173"
-                     *     ]
-                     */
-                    origins: string[];
-                };
+                "application/json": components["schemas"]["DeveloperKeysOriginsUpdateRequest"];
             };
         };
         responses: {
@@ -13604,9 +16371,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": {
-                        key: components["schemas"]["PortalKey"];
-                    };
+                    "application/json": components["schemas"]["DeveloperKeysOriginsUpdateResponse"];
                 };
             };
             /** @description `invalid_parameter`: Invalid parameter; `invalid_body`: Invalid request body */
@@ -13743,36 +16508,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": {
-                        usage: {
-                            key_id: number;
-                            /** @description requests per hour allowed now */
-                            quota: number;
-                            /** @description oldest first, one entry per hour, zeros included */
-                            hours: {
-                                429: number;
-                                /**
-                                 * Format: date-time
-                                 * @description start of the UTC hour
-                                 * @example 2026-11-20T18:04:11.000Z
-                                 */
-                                hour: string;
-                                "2xx": number;
-                                "3xx": number;
-                                "4xx": number;
-                                "5xx": number;
-                                total: number;
-                            }[];
-                            totals: {
-                                429: number;
-                                "2xx": number;
-                                "3xx": number;
-                                "4xx": number;
-                                "5xx": number;
-                                total: number;
-                            };
-                        };
-                    };
+                    "application/json": components["schemas"]["DeveloperKeysUsageGetResponse"];
                 };
             };
             /** @description `invalid_parameter`: Invalid parameter */
@@ -13852,9 +16588,7 @@ export interface operations {
                      *       ]
                      *     }
                      */
-                    "application/json": {
-                        apps: components["schemas"]["App"][];
-                    };
+                    "application/json": components["schemas"]["DeveloperMyAppsListResponse"];
                 };
             };
             /** @description `unauthenticated`: Sign-in required */
@@ -13888,21 +16622,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /** @example Frag Tracker */
-                    name: string;
-                    /** @enum {string} */
-                    kind: "public" | "confidential";
-                    /**
-                     * @description https URIs (plain http only to 127.0.0.1, [::1] or localhost), compared exactly
-                     * @example [
-                     *       "https://fragtracker.example/callback"
-                     *     ]
-                     */
-                    redirect_uris: string[];
-                    homepage_url?: string | null;
-                    logo_url?: string | null;
-                };
+                "application/json": components["schemas"]["DeveloperMyAppsCreateRequest"];
             };
         };
         responses: {
@@ -13931,14 +16651,7 @@ export interface operations {
                      *       "client_secret": "ghcs_…"
                      *     }
                      */
-                    "application/json": {
-                        app: components["schemas"]["App"];
-                        /**
-                         * @description the client secret: shown this once, stored only as a hash
-                         * @example ghcs_…
-                         */
-                        client_secret: string | null;
-                    };
+                    "application/json": components["schemas"]["DeveloperMyAppsCreateResponse"];
                 };
             };
             /** @description `invalid_body`: Invalid request body */
@@ -14052,9 +16765,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": {
-                        app: components["schemas"]["App"];
-                    };
+                    "application/json": components["schemas"]["DeveloperMyAppsGetResponse"];
                 };
             };
             /** @description `invalid_parameter`: Invalid parameter */
@@ -14189,19 +16900,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /** @example Frag Tracker */
-                    name?: string;
-                    /**
-                     * @description https URIs (plain http only to 127.0.0.1, [::1] or localhost), compared exactly
-                     * @example [
-                     *       "https://fragtracker.example/callback"
-                     *     ]
-                     */
-                    redirect_uris?: string[];
-                    homepage_url?: string | null;
-                    logo_url?: string | null;
-                };
+                "application/json": components["schemas"]["DeveloperMyAppsUpdateRequest"];
             };
         };
         responses: {
@@ -14229,9 +16928,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": {
-                        app: components["schemas"]["App"];
-                    };
+                    "application/json": components["schemas"]["DeveloperMyAppsUpdateResponse"];
                 };
             };
             /** @description `invalid_parameter`: Invalid parameter; `invalid_body`: Invalid request body */
@@ -14343,13 +17040,7 @@ export interface operations {
                      *       "client_secret": "ghcs_…"
                      *     }
                      */
-                    "application/json": {
-                        /**
-                         * @description the client secret: shown this once, stored only as a hash
-                         * @example ghcs_…
-                         */
-                        client_secret: string;
-                    };
+                    "application/json": components["schemas"]["DeveloperMyAppsSecretRotateResponse"];
                 };
             };
             /** @description `invalid_parameter`: Invalid parameter */
@@ -14446,9 +17137,7 @@ export interface operations {
                      *       ]
                      *     }
                      */
-                    "application/json": {
-                        authorized_apps: components["schemas"]["AuthorizedApp"][];
-                    };
+                    "application/json": components["schemas"]["DeveloperMyAuthorizedAppsListResponse"];
                 };
             };
             /** @description `unauthenticated`: Sign-in required */
@@ -14560,22 +17249,7 @@ export interface operations {
                  *       "url": "https://example.com/hooks/hub"
                  *     }
                  */
-                "application/json": {
-                    /**
-                     * @description the event type to send a sample of (`GET /v1/events/types`)
-                     * @example match.ended
-                     */
-                    event_type: string;
-                    /** @description one of your webhooks (or of your apps): sent to its URL, signed with its secrets */
-                    webhook_id?: number;
-                    /**
-                     * @description or any https URL (give exactly one of `webhook_id` and `url`)
-                     * @example https://example.com/hooks/hub
-                     */
-                    url?: string;
-                    /** @description with `url`: the `whsec_…` secret to sign with; absent, a new one is made and returned */
-                    secret?: string;
-                };
+                "application/json": components["schemas"]["DeveloperWebhookTestSendRequest"];
             };
         };
         responses: {
@@ -14605,49 +17279,7 @@ export interface operations {
                      *       "error_message": "x"
                      *     }
                      */
-                    "application/json": {
-                        /** @description the body sent, signed */
-                        event: {
-                            /**
-                             * @description a test id (`evt_test_…`), never an outbox id
-                             * @example evt_test_1f2e3d4c5b6a7980
-                             */
-                            id: string;
-                            /** @example match.ended */
-                            type: string;
-                            /** Format: date-time */
-                            created_at: string;
-                            /** @description the catalog example of the type */
-                            data: {
-                                [key: string]: unknown;
-                            };
-                        };
-                        /** @description where it was sent */
-                        url: string;
-                        /** @description the secret made for a `url` test without one, to verify the signature with; null otherwise */
-                        secret: string | null;
-                        /** @description the receiver answered 2xx */
-                        ok: boolean;
-                        /**
-                         * @description the receiver’s HTTP status (a redirect is not followed); null without an answer
-                         * @example 200
-                         */
-                        status: number | null;
-                        /** @example 84 */
-                        latency_ms: number;
-                        /** @description the answer’s headers (at most 50) */
-                        headers: {
-                            [key: string]: string;
-                        };
-                        /** @description the first 1 KiB of the answer’s body */
-                        body_excerpt: string;
-                        /**
-                         * @description why no answer came: `invalid_url`, `dns_failed`, `forbidden_address` (a private or metadata address), `timeout` (15 s), `connection_failed`, `tls_failed`
-                         * @example timeout
-                         */
-                        error: string | null;
-                        error_message: string | null;
-                    };
+                    "application/json": components["schemas"]["DeveloperWebhookTestSendResponse"];
                 };
             };
             /** @description `invalid_body`: Invalid request body */
@@ -14920,10 +17552,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /** @description events of the three types above, validated one by one */
-                    events: unknown[];
-                };
+                "application/json": components["schemas"]["IngestEventsCreateRequest"];
             };
         };
         responses: {
@@ -15167,78 +17796,7 @@ export interface operations {
                  *       }
                  *     }
                  */
-                "application/json": {
-                    /**
-                     * @description Event id, sortable
-                     * @example evt_0000000000004711
-                     */
-                    id: string;
-                    /**
-                     * @description Event type
-                     * @constant
-                     */
-                    type: "kill.recorded";
-                    /**
-                     * Format: date-time
-                     * @description When the change committed
-                     * @example 2026-11-20T18:04:11.000Z
-                     */
-                    created_at: string;
-                    data: {
-                        /**
-                         * @description Game server the kill happened on
-                         * @example 3
-                         */
-                        server_id: number;
-                        /**
-                         * @description Game code
-                         * @example cs2
-                         * @enum {string}
-                         */
-                        game: "cs2" | "cs16" | "rust" | "minecraft";
-                        /**
-                         * @description Hub user id of the killer
-                         * @example 42
-                         */
-                        killer_user_id: number;
-                        /**
-                         * @description SteamID64
-                         * @example 76561198000000042
-                         */
-                        killer_steam_id: string;
-                        /**
-                         * @description Hub user id of the victim
-                         * @example 42
-                         */
-                        victim_user_id: number;
-                        /**
-                         * @description SteamID64
-                         * @example 76561198000000042
-                         */
-                        victim_steam_id: string;
-                        /**
-                         * @description Weapon as the game names it
-                         * @example ak47
-                         */
-                        weapon: string;
-                        /**
-                         * @description A headshot
-                         * @example true
-                         */
-                        headshot: boolean;
-                        /**
-                         * @description Round number on the server
-                         * @example 7
-                         */
-                        round: number;
-                        /**
-                         * Format: date-time
-                         * @description When the kill happened (server time)
-                         * @example 2026-11-20T18:04:11.000Z
-                         */
-                        occurred_at: string;
-                    };
-                };
+                "application/json": components["schemas"]["KillRecordedEvent"];
             };
         };
         responses: {
@@ -15309,97 +17867,7 @@ export interface operations {
                  *       }
                  *     }
                  */
-                "application/json": {
-                    /**
-                     * @description Event id, sortable
-                     * @example evt_0000000000004711
-                     */
-                    id: string;
-                    /**
-                     * @description Event type
-                     * @constant
-                     */
-                    type: "kills.batch_recorded";
-                    /**
-                     * Format: date-time
-                     * @description When the change committed
-                     * @example 2026-11-20T18:04:11.000Z
-                     */
-                    created_at: string;
-                    data: {
-                        /**
-                         * @description Game server
-                         * @example 3
-                         */
-                        server_id: number;
-                        /**
-                         * @description Game code
-                         * @example cs2
-                         * @enum {string}
-                         */
-                        game: "cs2" | "cs16" | "rust" | "minecraft";
-                        /**
-                         * @description Kills in this batch
-                         * @example 1
-                         */
-                        count: number;
-                        /** @description The kills, oldest first */
-                        kills: {
-                            /**
-                             * @description Game server the kill happened on
-                             * @example 3
-                             */
-                            server_id: number;
-                            /**
-                             * @description Game code
-                             * @example cs2
-                             * @enum {string}
-                             */
-                            game: "cs2" | "cs16" | "rust" | "minecraft";
-                            /**
-                             * @description Hub user id of the killer
-                             * @example 42
-                             */
-                            killer_user_id: number;
-                            /**
-                             * @description SteamID64
-                             * @example 76561198000000042
-                             */
-                            killer_steam_id: string;
-                            /**
-                             * @description Hub user id of the victim
-                             * @example 42
-                             */
-                            victim_user_id: number;
-                            /**
-                             * @description SteamID64
-                             * @example 76561198000000042
-                             */
-                            victim_steam_id: string;
-                            /**
-                             * @description Weapon as the game names it
-                             * @example ak47
-                             */
-                            weapon: string;
-                            /**
-                             * @description A headshot
-                             * @example true
-                             */
-                            headshot: boolean;
-                            /**
-                             * @description Round number on the server
-                             * @example 7
-                             */
-                            round: number;
-                            /**
-                             * Format: date-time
-                             * @description When the kill happened (server time)
-                             * @example 2026-11-20T18:04:11.000Z
-                             */
-                            occurred_at: string;
-                        }[];
-                    };
-                };
+                "application/json": components["schemas"]["KillsBatchRecordedEvent"];
             };
         };
         responses: {
@@ -15457,47 +17925,7 @@ export interface operations {
                  *       }
                  *     }
                  */
-                "application/json": {
-                    /**
-                     * @description Event id, sortable
-                     * @example evt_0000000000004711
-                     */
-                    id: string;
-                    /**
-                     * @description Event type
-                     * @constant
-                     */
-                    type: "round.started";
-                    /**
-                     * Format: date-time
-                     * @description When the change committed
-                     * @example 2026-11-20T18:04:11.000Z
-                     */
-                    created_at: string;
-                    data: {
-                        /**
-                         * @description Game server
-                         * @example 3
-                         */
-                        server_id: number;
-                        /**
-                         * @description Game code
-                         * @example cs2
-                         * @enum {string}
-                         */
-                        game: "cs2" | "cs16" | "rust" | "minecraft";
-                        /**
-                         * @description Map
-                         * @example de_dust2
-                         */
-                        map: string;
-                        /**
-                         * @description Round number
-                         * @example 7
-                         */
-                        round: number;
-                    };
-                };
+                "application/json": components["schemas"]["RoundStartedEvent"];
             };
         };
         responses: {
@@ -15556,52 +17984,7 @@ export interface operations {
                  *       }
                  *     }
                  */
-                "application/json": {
-                    /**
-                     * @description Event id, sortable
-                     * @example evt_0000000000004711
-                     */
-                    id: string;
-                    /**
-                     * @description Event type
-                     * @constant
-                     */
-                    type: "round.ended";
-                    /**
-                     * Format: date-time
-                     * @description When the change committed
-                     * @example 2026-11-20T18:04:11.000Z
-                     */
-                    created_at: string;
-                    data: {
-                        /**
-                         * @description Game server
-                         * @example 3
-                         */
-                        server_id: number;
-                        /**
-                         * @description Game code
-                         * @example cs2
-                         * @enum {string}
-                         */
-                        game: "cs2" | "cs16" | "rust" | "minecraft";
-                        /**
-                         * @description Map
-                         * @example de_dust2
-                         */
-                        map: string;
-                        /**
-                         * @description Round number
-                         * @example 7
-                         */
-                        round: number;
-                        /**
-                         * @description Kills counted in the round
-                         * @example 9
-                         */
-                        kills: number;
-                    };
-                };
+                "application/json": components["schemas"]["RoundEndedEvent"];
             };
         };
         responses: {
@@ -15658,42 +18041,7 @@ export interface operations {
                  *       }
                  *     }
                  */
-                "application/json": {
-                    /**
-                     * @description Event id, sortable
-                     * @example evt_0000000000004711
-                     */
-                    id: string;
-                    /**
-                     * @description Event type
-                     * @constant
-                     */
-                    type: "match.started";
-                    /**
-                     * Format: date-time
-                     * @description When the change committed
-                     * @example 2026-11-20T18:04:11.000Z
-                     */
-                    created_at: string;
-                    data: {
-                        /**
-                         * @description Game server
-                         * @example 3
-                         */
-                        server_id: number;
-                        /**
-                         * @description Game code
-                         * @example cs2
-                         * @enum {string}
-                         */
-                        game: "cs2" | "cs16" | "rust" | "minecraft";
-                        /**
-                         * @description Map
-                         * @example de_dust2
-                         */
-                        map: string;
-                    };
-                };
+                "application/json": components["schemas"]["MatchStartedEvent"];
             };
         };
         responses: {
@@ -15763,84 +18111,7 @@ export interface operations {
                  *       }
                  *     }
                  */
-                "application/json": {
-                    /**
-                     * @description Event id, sortable
-                     * @example evt_0000000000004711
-                     */
-                    id: string;
-                    /**
-                     * @description Event type
-                     * @constant
-                     */
-                    type: "match.ended";
-                    /**
-                     * Format: date-time
-                     * @description When the change committed
-                     * @example 2026-11-20T18:04:11.000Z
-                     */
-                    created_at: string;
-                    data: {
-                        /**
-                         * @description Recorded match
-                         * @example 812
-                         */
-                        match_id: number;
-                        /**
-                         * @description Game server
-                         * @example 3
-                         */
-                        server_id: number;
-                        /**
-                         * @description Game code
-                         * @example cs2
-                         * @enum {string}
-                         */
-                        game: "cs2" | "cs16" | "rust" | "minecraft";
-                        /**
-                         * @description Map
-                         * @example de_dust2
-                         */
-                        map: string;
-                        /**
-                         * @description Rounds won by team 1
-                         * @example 13
-                         */
-                        team1_score: number;
-                        /**
-                         * @description Rounds won by team 2
-                         * @example 9
-                         */
-                        team2_score: number;
-                        /**
-                         * @description Winning team (1 or 2), 0 for a draw
-                         * @example 1
-                         */
-                        winner: number;
-                        /**
-                         * @description Hub user ids of team 1
-                         * @example [
-                         *       42,
-                         *       44
-                         *     ]
-                         */
-                        team1: number[];
-                        /**
-                         * @description Hub user ids of team 2
-                         * @example [
-                         *       42,
-                         *       44
-                         *     ]
-                         */
-                        team2: number[];
-                        /**
-                         * Format: date-time
-                         * @description When the match ended (server time)
-                         * @example 2026-11-20T18:04:11.000Z
-                         */
-                        ended_at: string;
-                    };
-                };
+                "application/json": components["schemas"]["MatchEndedEvent"];
             };
         };
         responses: {
@@ -15898,47 +18169,7 @@ export interface operations {
                  *       }
                  *     }
                  */
-                "application/json": {
-                    /**
-                     * @description Event id, sortable
-                     * @example evt_0000000000004711
-                     */
-                    id: string;
-                    /**
-                     * @description Event type
-                     * @constant
-                     */
-                    type: "match.abandoned";
-                    /**
-                     * Format: date-time
-                     * @description When the change committed
-                     * @example 2026-11-20T18:04:11.000Z
-                     */
-                    created_at: string;
-                    data: {
-                        /**
-                         * @description Game server
-                         * @example 3
-                         */
-                        server_id: number;
-                        /**
-                         * @description Game code
-                         * @example cs2
-                         * @enum {string}
-                         */
-                        game: "cs2" | "cs16" | "rust" | "minecraft";
-                        /**
-                         * @description Map
-                         * @example de_dust2
-                         */
-                        map: string;
-                        /**
-                         * @description Rounds counted
-                         * @example 4
-                         */
-                        rounds: number;
-                    };
-                };
+                "application/json": components["schemas"]["MatchAbandonedEvent"];
             };
         };
         responses: {
@@ -15998,57 +18229,7 @@ export interface operations {
                  *       }
                  *     }
                  */
-                "application/json": {
-                    /**
-                     * @description Event id, sortable
-                     * @example evt_0000000000004711
-                     */
-                    id: string;
-                    /**
-                     * @description Event type
-                     * @constant
-                     */
-                    type: "elo.changed";
-                    /**
-                     * Format: date-time
-                     * @description When the change committed
-                     * @example 2026-11-20T18:04:11.000Z
-                     */
-                    created_at: string;
-                    data: {
-                        /**
-                         * @description Hub user id
-                         * @example 42
-                         */
-                        user_id: number;
-                        /**
-                         * @description Game code
-                         * @example cs2
-                         * @enum {string}
-                         */
-                        game: "cs2" | "cs16" | "rust" | "minecraft";
-                        /**
-                         * @description The rated match
-                         * @example 812
-                         */
-                        match_id: number;
-                        /**
-                         * @description Rating before the match
-                         * @example 1000
-                         */
-                        rating_before: number;
-                        /**
-                         * @description Rating after the match
-                         * @example 1025
-                         */
-                        rating: number;
-                        /**
-                         * @description The player's team won
-                         * @example true
-                         */
-                        won: boolean;
-                    };
-                };
+                "application/json": components["schemas"]["EloChangedEvent"];
             };
         };
         responses: {
@@ -16115,54 +18296,7 @@ export interface operations {
                  *       }
                  *     }
                  */
-                "application/json": {
-                    /**
-                     * @description Event id, sortable
-                     * @example evt_0000000000004711
-                     */
-                    id: string;
-                    /**
-                     * @description Event type
-                     * @constant
-                     */
-                    type: "player.xp_gained";
-                    /**
-                     * Format: date-time
-                     * @description When the change committed
-                     * @example 2026-11-20T18:04:11.000Z
-                     */
-                    created_at: string;
-                    data: {
-                        /**
-                         * @description Hub user id
-                         * @example 42
-                         */
-                        user_id: number;
-                        /**
-                         * @description XP gained
-                         * @example 35
-                         */
-                        amount: number;
-                        /**
-                         * @description Total XP after the gain
-                         * @example 12035
-                         */
-                        total_xp: number;
-                        /** @description XP by reason */
-                        reasons: {
-                            /**
-                             * @description Why
-                             * @example kill
-                             */
-                            reason: string;
-                            /**
-                             * @description XP for it
-                             * @example 10
-                             */
-                            amount: number;
-                        }[];
-                    };
-                };
+                "application/json": components["schemas"]["PlayerXpGainedEvent"];
             };
         };
         responses: {
@@ -16220,46 +18354,7 @@ export interface operations {
                  *       }
                  *     }
                  */
-                "application/json": {
-                    /**
-                     * @description Event id, sortable
-                     * @example evt_0000000000004711
-                     */
-                    id: string;
-                    /**
-                     * @description Event type
-                     * @constant
-                     */
-                    type: "player.level_up";
-                    /**
-                     * Format: date-time
-                     * @description When the change committed
-                     * @example 2026-11-20T18:04:11.000Z
-                     */
-                    created_at: string;
-                    data: {
-                        /**
-                         * @description Hub user id
-                         * @example 42
-                         */
-                        user_id: number;
-                        /**
-                         * @description Level before
-                         * @example 11
-                         */
-                        level_before: number;
-                        /**
-                         * @description New level
-                         * @example 12
-                         */
-                        level: number;
-                        /**
-                         * @description Total XP
-                         * @example 12035
-                         */
-                        total_xp: number;
-                    };
-                };
+                "application/json": components["schemas"]["PlayerLevelUpEvent"];
             };
         };
         responses: {
@@ -16316,41 +18411,7 @@ export interface operations {
                  *       }
                  *     }
                  */
-                "application/json": {
-                    /**
-                     * @description Event id, sortable
-                     * @example evt_0000000000004711
-                     */
-                    id: string;
-                    /**
-                     * @description Event type
-                     * @constant
-                     */
-                    type: "achievement.unlocked";
-                    /**
-                     * Format: date-time
-                     * @description When the change committed
-                     * @example 2026-11-20T18:04:11.000Z
-                     */
-                    created_at: string;
-                    data: {
-                        /**
-                         * @description Hub user id
-                         * @example 42
-                         */
-                        user_id: number;
-                        /**
-                         * @description Achievement
-                         * @example 5
-                         */
-                        achievement_id: number;
-                        /**
-                         * @description Code
-                         * @example first_blood
-                         */
-                        code: string;
-                    };
-                };
+                "application/json": components["schemas"]["AchievementUnlockedEvent"];
             };
         };
         responses: {
@@ -16407,41 +18468,7 @@ export interface operations {
                  *       }
                  *     }
                  */
-                "application/json": {
-                    /**
-                     * @description Event id, sortable
-                     * @example evt_0000000000004711
-                     */
-                    id: string;
-                    /**
-                     * @description Event type
-                     * @constant
-                     */
-                    type: "player.registered";
-                    /**
-                     * Format: date-time
-                     * @description When the change committed
-                     * @example 2026-11-20T18:04:11.000Z
-                     */
-                    created_at: string;
-                    data: {
-                        /**
-                         * @description Hub user id
-                         * @example 42
-                         */
-                        user_id: number;
-                        /**
-                         * @description SteamID64
-                         * @example 76561198000000042
-                         */
-                        steam_id: string;
-                        /**
-                         * @description Name in game
-                         * @example ace
-                         */
-                        name: string;
-                    };
-                };
+                "application/json": components["schemas"]["PlayerRegisteredEvent"];
             };
         };
         responses: {
@@ -16499,46 +18526,7 @@ export interface operations {
                  *       }
                  *     }
                  */
-                "application/json": {
-                    /**
-                     * @description Event id, sortable
-                     * @example evt_0000000000004711
-                     */
-                    id: string;
-                    /**
-                     * @description Event type
-                     * @constant
-                     */
-                    type: "tournament.match_reported";
-                    /**
-                     * Format: date-time
-                     * @description When the change committed
-                     * @example 2026-11-20T18:04:11.000Z
-                     */
-                    created_at: string;
-                    data: {
-                        /**
-                         * @description Tournament
-                         * @example 2
-                         */
-                        tournament_id: number;
-                        /**
-                         * @description Recorded match
-                         * @example 812
-                         */
-                        match_id: number;
-                        /**
-                         * @description Rounds won by team 1
-                         * @example 13
-                         */
-                        team1_score: number;
-                        /**
-                         * @description Rounds won by team 2
-                         * @example 9
-                         */
-                        team2_score: number;
-                    };
-                };
+                "application/json": components["schemas"]["TournamentMatchReportedEvent"];
             };
         };
         responses: {
@@ -16594,36 +18582,7 @@ export interface operations {
                  *       }
                  *     }
                  */
-                "application/json": {
-                    /**
-                     * @description Event id, sortable
-                     * @example evt_0000000000004711
-                     */
-                    id: string;
-                    /**
-                     * @description Event type
-                     * @constant
-                     */
-                    type: "tournament.player_joined";
-                    /**
-                     * Format: date-time
-                     * @description When the change committed
-                     * @example 2026-11-20T18:04:11.000Z
-                     */
-                    created_at: string;
-                    data: {
-                        /**
-                         * @description Tournament
-                         * @example 2
-                         */
-                        tournament_id: number;
-                        /**
-                         * @description Hub user id
-                         * @example 42
-                         */
-                        user_id: number;
-                    };
-                };
+                "application/json": components["schemas"]["TournamentPlayerJoinedEvent"];
             };
         };
         responses: {
@@ -16681,48 +18640,7 @@ export interface operations {
                  *       }
                  *     }
                  */
-                "application/json": {
-                    /**
-                     * @description Event id, sortable
-                     * @example evt_0000000000004711
-                     */
-                    id: string;
-                    /**
-                     * @description Event type
-                     * @constant
-                     */
-                    type: "server.added";
-                    /**
-                     * Format: date-time
-                     * @description When the change committed
-                     * @example 2026-11-20T18:04:11.000Z
-                     */
-                    created_at: string;
-                    data: {
-                        /**
-                         * @description Game server
-                         * @example 3
-                         */
-                        server_id: number;
-                        /**
-                         * @description Game code
-                         * @example cs2
-                         * @enum {string}
-                         */
-                        game: "cs2" | "cs16" | "rust" | "minecraft";
-                        /**
-                         * @description Server name
-                         * @example Hub #1 Dust2
-                         */
-                        name: string;
-                        /**
-                         * @description Region
-                         * @example eu-west
-                         * @enum {string}
-                         */
-                        region: "unassigned" | "eu-west" | "eu-central" | "eu-north" | "eu-east" | "na-east" | "na-central" | "na-west" | "sa-east" | "asia-east" | "asia-south" | "asia-southeast" | "middle-east" | "africa" | "oceania";
-                    };
-                };
+                "application/json": components["schemas"]["ServerAddedEvent"];
             };
         };
         responses: {
@@ -16778,37 +18696,7 @@ export interface operations {
                  *       }
                  *     }
                  */
-                "application/json": {
-                    /**
-                     * @description Event id, sortable
-                     * @example evt_0000000000004711
-                     */
-                    id: string;
-                    /**
-                     * @description Event type
-                     * @constant
-                     */
-                    type: "server.removed";
-                    /**
-                     * Format: date-time
-                     * @description When the change committed
-                     * @example 2026-11-20T18:04:11.000Z
-                     */
-                    created_at: string;
-                    data: {
-                        /**
-                         * @description Game server
-                         * @example 3
-                         */
-                        server_id: number;
-                        /**
-                         * @description Game code
-                         * @example cs2
-                         * @enum {string}
-                         */
-                        game: "cs2" | "cs16" | "rust" | "minecraft";
-                    };
-                };
+                "application/json": components["schemas"]["ServerRemovedEvent"];
             };
         };
         responses: {
@@ -16865,43 +18753,7 @@ export interface operations {
                  *       }
                  *     }
                  */
-                "application/json": {
-                    /**
-                     * @description Event id, sortable
-                     * @example evt_0000000000004711
-                     */
-                    id: string;
-                    /**
-                     * @description Event type
-                     * @constant
-                     */
-                    type: "server.region_changed";
-                    /**
-                     * Format: date-time
-                     * @description When the change committed
-                     * @example 2026-11-20T18:04:11.000Z
-                     */
-                    created_at: string;
-                    data: {
-                        /**
-                         * @description Game server
-                         * @example 3
-                         */
-                        server_id: number;
-                        /**
-                         * @description Game code
-                         * @example cs2
-                         * @enum {string}
-                         */
-                        game: "cs2" | "cs16" | "rust" | "minecraft";
-                        /**
-                         * @description New region
-                         * @example eu-west
-                         * @enum {string}
-                         */
-                        region: "unassigned" | "eu-west" | "eu-central" | "eu-north" | "eu-east" | "na-east" | "na-central" | "na-west" | "sa-east" | "asia-east" | "asia-south" | "asia-southeast" | "middle-east" | "africa" | "oceania";
-                    };
-                };
+                "application/json": components["schemas"]["ServerRegionChangedEvent"];
             };
         };
         responses: {
@@ -16959,49 +18811,7 @@ export interface operations {
                  *       }
                  *     }
                  */
-                "application/json": {
-                    /**
-                     * @description Event id, sortable
-                     * @example evt_0000000000004711
-                     */
-                    id: string;
-                    /**
-                     * @description Event type
-                     * @constant
-                     */
-                    type: "server.status_changed";
-                    /**
-                     * Format: date-time
-                     * @description When the change committed
-                     * @example 2026-11-20T18:04:11.000Z
-                     */
-                    created_at: string;
-                    data: {
-                        /**
-                         * @description Game server
-                         * @example 3
-                         */
-                        server_id: number;
-                        /**
-                         * @description Game code
-                         * @example cs2
-                         * @enum {string}
-                         */
-                        game: "cs2" | "cs16" | "rust" | "minecraft";
-                        /**
-                         * @description New status
-                         * @example online
-                         * @enum {string}
-                         */
-                        status: "online" | "offline";
-                        /**
-                         * @description Status before
-                         * @example online
-                         * @enum {string}
-                         */
-                        previous_status: "online" | "offline";
-                    };
-                };
+                "application/json": components["schemas"]["ServerStatusChangedEvent"];
             };
         };
         responses: {
@@ -17059,47 +18869,7 @@ export interface operations {
                  *       }
                  *     }
                  */
-                "application/json": {
-                    /**
-                     * @description Event id, sortable
-                     * @example evt_0000000000004711
-                     */
-                    id: string;
-                    /**
-                     * @description Event type
-                     * @constant
-                     */
-                    type: "server.map_changed";
-                    /**
-                     * Format: date-time
-                     * @description When the change committed
-                     * @example 2026-11-20T18:04:11.000Z
-                     */
-                    created_at: string;
-                    data: {
-                        /**
-                         * @description Game server
-                         * @example 3
-                         */
-                        server_id: number;
-                        /**
-                         * @description Game code
-                         * @example cs2
-                         * @enum {string}
-                         */
-                        game: "cs2" | "cs16" | "rust" | "minecraft";
-                        /**
-                         * @description New map
-                         * @example de_inferno
-                         */
-                        map: string;
-                        /**
-                         * @description Map before
-                         * @example de_dust2
-                         */
-                        previous_map: string;
-                    };
-                };
+                "application/json": components["schemas"]["ServerMapChangedEvent"];
             };
         };
         responses: {
@@ -17158,52 +18928,7 @@ export interface operations {
                  *       }
                  *     }
                  */
-                "application/json": {
-                    /**
-                     * @description Event id, sortable
-                     * @example evt_0000000000004711
-                     */
-                    id: string;
-                    /**
-                     * @description Event type
-                     * @constant
-                     */
-                    type: "server.players_changed";
-                    /**
-                     * Format: date-time
-                     * @description When the change committed
-                     * @example 2026-11-20T18:04:11.000Z
-                     */
-                    created_at: string;
-                    data: {
-                        /**
-                         * @description Game server
-                         * @example 3
-                         */
-                        server_id: number;
-                        /**
-                         * @description Game code
-                         * @example cs2
-                         * @enum {string}
-                         */
-                        game: "cs2" | "cs16" | "rust" | "minecraft";
-                        /**
-                         * @description Players now
-                         * @example 12
-                         */
-                        players: number;
-                        /**
-                         * @description Players before
-                         * @example 10
-                         */
-                        previous_players: number;
-                        /**
-                         * @description Slots
-                         * @example 20
-                         */
-                        max_players: number;
-                    };
-                };
+                "application/json": components["schemas"]["ServerPlayersChangedEvent"];
             };
         };
         responses: {
@@ -17263,57 +18988,7 @@ export interface operations {
                  *       }
                  *     }
                  */
-                "application/json": {
-                    /**
-                     * @description Event id, sortable
-                     * @example evt_0000000000004711
-                     */
-                    id: string;
-                    /**
-                     * @description Event type
-                     * @constant
-                     */
-                    type: "server.command_executed";
-                    /**
-                     * Format: date-time
-                     * @description When the change committed
-                     * @example 2026-11-20T18:04:11.000Z
-                     */
-                    created_at: string;
-                    data: {
-                        /**
-                         * @description Game server
-                         * @example 3
-                         */
-                        server_id: number;
-                        /**
-                         * @description Game code
-                         * @example cs2
-                         * @enum {string}
-                         */
-                        game: "cs2" | "cs16" | "rust" | "minecraft";
-                        /**
-                         * @description Audited command
-                         * @example 77
-                         */
-                        command_id: number;
-                        /**
-                         * @description Who sent it
-                         * @example 42
-                         */
-                        user_id: number;
-                        /**
-                         * @description The command
-                         * @example changelevel de_inferno
-                         */
-                        command: string;
-                        /**
-                         * @description The server answered
-                         * @example true
-                         */
-                        ok: boolean;
-                    };
-                };
+                "application/json": components["schemas"]["ServerCommandExecutedEvent"];
             };
         };
         responses: {
@@ -17374,62 +19049,7 @@ export interface operations {
                  *       }
                  *     }
                  */
-                "application/json": {
-                    /**
-                     * @description Event id, sortable
-                     * @example evt_0000000000004711
-                     */
-                    id: string;
-                    /**
-                     * @description Event type
-                     * @constant
-                     */
-                    type: "economy.transfer.created";
-                    /**
-                     * Format: date-time
-                     * @description When the change committed
-                     * @example 2026-11-20T18:04:11.000Z
-                     */
-                    created_at: string;
-                    data: {
-                        /**
-                         * @description Ledger movement
-                         * @example 9001
-                         */
-                        transfer_id: number;
-                        /**
-                         * @description Sender
-                         * @example 42
-                         */
-                        from_user_id: number;
-                        /**
-                         * @description Recipient
-                         * @example 42
-                         */
-                        to_user_id: number;
-                        /**
-                         * @description Coins moved
-                         * @example 250
-                         */
-                        amount: number;
-                        /**
-                         * @description The sender’s note
-                         * @example gg
-                         */
-                        note: string | null;
-                        /**
-                         * Format: date-time
-                         * @description When it was booked
-                         * @example 2026-11-20T18:04:11.000Z
-                         */
-                        created_at: string;
-                        /**
-                         * @description The user’s balance after it, in coins
-                         * @example 1250
-                         */
-                        balance: number;
-                    };
-                };
+                "application/json": components["schemas"]["EconomyTransferCreatedEvent"];
             };
         };
         responses: {
@@ -17490,62 +19110,7 @@ export interface operations {
                  *       }
                  *     }
                  */
-                "application/json": {
-                    /**
-                     * @description Event id, sortable
-                     * @example evt_0000000000004711
-                     */
-                    id: string;
-                    /**
-                     * @description Event type
-                     * @constant
-                     */
-                    type: "economy.transfer.received";
-                    /**
-                     * Format: date-time
-                     * @description When the change committed
-                     * @example 2026-11-20T18:04:11.000Z
-                     */
-                    created_at: string;
-                    data: {
-                        /**
-                         * @description Ledger movement
-                         * @example 9001
-                         */
-                        transfer_id: number;
-                        /**
-                         * @description Sender
-                         * @example 42
-                         */
-                        from_user_id: number;
-                        /**
-                         * @description Recipient
-                         * @example 42
-                         */
-                        to_user_id: number;
-                        /**
-                         * @description Coins moved
-                         * @example 250
-                         */
-                        amount: number;
-                        /**
-                         * @description The sender’s note
-                         * @example gg
-                         */
-                        note: string | null;
-                        /**
-                         * Format: date-time
-                         * @description When it was booked
-                         * @example 2026-11-20T18:04:11.000Z
-                         */
-                        created_at: string;
-                        /**
-                         * @description The user’s balance after it, in coins
-                         * @example 1250
-                         */
-                        balance: number;
-                    };
-                };
+                "application/json": components["schemas"]["EconomyTransferReceivedEvent"];
             };
         };
         responses: {
@@ -17604,51 +19169,7 @@ export interface operations {
                  *       }
                  *     }
                  */
-                "application/json": {
-                    /**
-                     * @description Event id, sortable
-                     * @example evt_0000000000004711
-                     */
-                    id: string;
-                    /**
-                     * @description Event type
-                     * @constant
-                     */
-                    type: "economy.grant.created";
-                    /**
-                     * Format: date-time
-                     * @description When the change committed
-                     * @example 2026-11-20T18:04:11.000Z
-                     */
-                    created_at: string;
-                    data: {
-                        /**
-                         * @description Ledger movement
-                         * @example 9002
-                         */
-                        grant_id: number;
-                        /**
-                         * @description Hub user id
-                         * @example 42
-                         */
-                        user_id: number;
-                        /**
-                         * @description Coins moved
-                         * @example 250
-                         */
-                        amount: number;
-                        /**
-                         * @description The operator’s reason
-                         * @example season prize
-                         */
-                        reason: string;
-                        /**
-                         * @description The user’s balance after it, in coins
-                         * @example 1250
-                         */
-                        balance: number;
-                    };
-                };
+                "application/json": components["schemas"]["EconomyGrantCreatedEvent"];
             };
         };
         responses: {
@@ -17705,42 +19226,7 @@ export interface operations {
                  *       }
                  *     }
                  */
-                "application/json": {
-                    /**
-                     * @description Event id, sortable
-                     * @example evt_0000000000004711
-                     */
-                    id: string;
-                    /**
-                     * @description Event type
-                     * @constant
-                     */
-                    type: "economy.reward.minted";
-                    /**
-                     * Format: date-time
-                     * @description When the change committed
-                     * @example 2026-11-20T18:04:11.000Z
-                     */
-                    created_at: string;
-                    data: {
-                        /**
-                         * @description Hub user id
-                         * @example 42
-                         */
-                        user_id: number;
-                        /**
-                         * @description Coins moved
-                         * @example 250
-                         */
-                        amount: number;
-                        /**
-                         * @description The rule
-                         * @example match_win
-                         * @enum {string}
-                         */
-                        reason: "match_win" | "achievement";
-                    };
-                };
+                "application/json": components["schemas"]["EconomyRewardMintedEvent"];
             };
         };
         responses: {
@@ -17804,79 +19290,7 @@ export interface operations {
                  *       }
                  *     }
                  */
-                "application/json": {
-                    /**
-                     * @description Event id, sortable
-                     * @example evt_0000000000004711
-                     */
-                    id: string;
-                    /**
-                     * @description Event type
-                     * @constant
-                     */
-                    type: "clan.created";
-                    /**
-                     * Format: date-time
-                     * @description When the change committed
-                     * @example 2026-11-20T18:04:11.000Z
-                     */
-                    created_at: string;
-                    data: {
-                        /**
-                         * @description Clan
-                         * @example 7
-                         */
-                        clan_id: number;
-                        /**
-                         * @description Game code
-                         * @example cs2
-                         * @enum {string}
-                         */
-                        game: "cs2" | "cs16" | "rust" | "minecraft";
-                        /**
-                         * @description Clan name
-                         * @example Night Owls
-                         */
-                        name: string;
-                        /**
-                         * @description Clan tag
-                         * @example OWL
-                         */
-                        tag: string;
-                        /**
-                         * @description Description
-                         * @example Late-night scrims
-                         */
-                        description: string;
-                        /**
-                         * @description How players join
-                         * @example invite
-                         * @enum {string}
-                         */
-                        join_policy: "open" | "invite" | "closed";
-                        /**
-                         * @description Who sees the clan
-                         * @example public
-                         * @enum {string}
-                         */
-                        visibility: "public" | "private";
-                        /**
-                         * @description Member cap
-                         * @example 50
-                         */
-                        max_members: number;
-                        /**
-                         * @description Members now
-                         * @example 1
-                         */
-                        member_count: number;
-                        /**
-                         * @description Who made the change
-                         * @example 42
-                         */
-                        by_user_id: number;
-                    };
-                };
+                "application/json": components["schemas"]["ClanCreatedEvent"];
             };
         };
         responses: {
@@ -17940,79 +19354,7 @@ export interface operations {
                  *       }
                  *     }
                  */
-                "application/json": {
-                    /**
-                     * @description Event id, sortable
-                     * @example evt_0000000000004711
-                     */
-                    id: string;
-                    /**
-                     * @description Event type
-                     * @constant
-                     */
-                    type: "clan.updated";
-                    /**
-                     * Format: date-time
-                     * @description When the change committed
-                     * @example 2026-11-20T18:04:11.000Z
-                     */
-                    created_at: string;
-                    data: {
-                        /**
-                         * @description Clan
-                         * @example 7
-                         */
-                        clan_id: number;
-                        /**
-                         * @description Game code
-                         * @example cs2
-                         * @enum {string}
-                         */
-                        game: "cs2" | "cs16" | "rust" | "minecraft";
-                        /**
-                         * @description Clan name
-                         * @example Night Owls
-                         */
-                        name: string;
-                        /**
-                         * @description Clan tag
-                         * @example OWL
-                         */
-                        tag: string;
-                        /**
-                         * @description Description
-                         * @example Late-night scrims
-                         */
-                        description: string;
-                        /**
-                         * @description How players join
-                         * @example invite
-                         * @enum {string}
-                         */
-                        join_policy: "open" | "invite" | "closed";
-                        /**
-                         * @description Who sees the clan
-                         * @example public
-                         * @enum {string}
-                         */
-                        visibility: "public" | "private";
-                        /**
-                         * @description Member cap
-                         * @example 50
-                         */
-                        max_members: number;
-                        /**
-                         * @description Members now
-                         * @example 1
-                         */
-                        member_count: number;
-                        /**
-                         * @description Who made the change
-                         * @example 42
-                         */
-                        by_user_id: number;
-                    };
-                };
+                "application/json": components["schemas"]["ClanUpdatedEvent"];
             };
         };
         responses: {
@@ -18076,79 +19418,7 @@ export interface operations {
                  *       }
                  *     }
                  */
-                "application/json": {
-                    /**
-                     * @description Event id, sortable
-                     * @example evt_0000000000004711
-                     */
-                    id: string;
-                    /**
-                     * @description Event type
-                     * @constant
-                     */
-                    type: "clan.disbanded";
-                    /**
-                     * Format: date-time
-                     * @description When the change committed
-                     * @example 2026-11-20T18:04:11.000Z
-                     */
-                    created_at: string;
-                    data: {
-                        /**
-                         * @description Clan
-                         * @example 7
-                         */
-                        clan_id: number;
-                        /**
-                         * @description Game code
-                         * @example cs2
-                         * @enum {string}
-                         */
-                        game: "cs2" | "cs16" | "rust" | "minecraft";
-                        /**
-                         * @description Clan name
-                         * @example Night Owls
-                         */
-                        name: string;
-                        /**
-                         * @description Clan tag
-                         * @example OWL
-                         */
-                        tag: string;
-                        /**
-                         * @description Description
-                         * @example Late-night scrims
-                         */
-                        description: string;
-                        /**
-                         * @description How players join
-                         * @example invite
-                         * @enum {string}
-                         */
-                        join_policy: "open" | "invite" | "closed";
-                        /**
-                         * @description Who sees the clan
-                         * @example public
-                         * @enum {string}
-                         */
-                        visibility: "public" | "private";
-                        /**
-                         * @description Member cap
-                         * @example 50
-                         */
-                        max_members: number;
-                        /**
-                         * @description Members now
-                         * @example 1
-                         */
-                        member_count: number;
-                        /**
-                         * @description Who made the change
-                         * @example 42
-                         */
-                        by_user_id: number;
-                    };
-                };
+                "application/json": components["schemas"]["ClanDisbandedEvent"];
             };
         };
         responses: {
@@ -18207,53 +19477,7 @@ export interface operations {
                  *       }
                  *     }
                  */
-                "application/json": {
-                    /**
-                     * @description Event id, sortable
-                     * @example evt_0000000000004711
-                     */
-                    id: string;
-                    /**
-                     * @description Event type
-                     * @constant
-                     */
-                    type: "clan.member_joined";
-                    /**
-                     * Format: date-time
-                     * @description When the change committed
-                     * @example 2026-11-20T18:04:11.000Z
-                     */
-                    created_at: string;
-                    data: {
-                        /**
-                         * @description Clan
-                         * @example 7
-                         */
-                        clan_id: number;
-                        /**
-                         * @description Game code
-                         * @example cs2
-                         * @enum {string}
-                         */
-                        game: "cs2" | "cs16" | "rust" | "minecraft";
-                        /**
-                         * @description The member
-                         * @example 42
-                         */
-                        user_id: number;
-                        /**
-                         * @description Role in the clan
-                         * @example member
-                         * @enum {string}
-                         */
-                        role: "owner" | "officer" | "member";
-                        /**
-                         * @description Who made the change
-                         * @example 42
-                         */
-                        by_user_id: number;
-                    };
-                };
+                "application/json": components["schemas"]["ClanMemberJoinedEvent"];
             };
         };
         responses: {
@@ -18312,53 +19536,7 @@ export interface operations {
                  *       }
                  *     }
                  */
-                "application/json": {
-                    /**
-                     * @description Event id, sortable
-                     * @example evt_0000000000004711
-                     */
-                    id: string;
-                    /**
-                     * @description Event type
-                     * @constant
-                     */
-                    type: "clan.member_left";
-                    /**
-                     * Format: date-time
-                     * @description When the change committed
-                     * @example 2026-11-20T18:04:11.000Z
-                     */
-                    created_at: string;
-                    data: {
-                        /**
-                         * @description Clan
-                         * @example 7
-                         */
-                        clan_id: number;
-                        /**
-                         * @description Game code
-                         * @example cs2
-                         * @enum {string}
-                         */
-                        game: "cs2" | "cs16" | "rust" | "minecraft";
-                        /**
-                         * @description The member
-                         * @example 42
-                         */
-                        user_id: number;
-                        /**
-                         * @description Role in the clan
-                         * @example member
-                         * @enum {string}
-                         */
-                        role: "owner" | "officer" | "member";
-                        /**
-                         * @description Who made the change
-                         * @example 42
-                         */
-                        by_user_id: number;
-                    };
-                };
+                "application/json": components["schemas"]["ClanMemberLeftEvent"];
             };
         };
         responses: {
@@ -18417,53 +19595,7 @@ export interface operations {
                  *       }
                  *     }
                  */
-                "application/json": {
-                    /**
-                     * @description Event id, sortable
-                     * @example evt_0000000000004711
-                     */
-                    id: string;
-                    /**
-                     * @description Event type
-                     * @constant
-                     */
-                    type: "clan.member_kicked";
-                    /**
-                     * Format: date-time
-                     * @description When the change committed
-                     * @example 2026-11-20T18:04:11.000Z
-                     */
-                    created_at: string;
-                    data: {
-                        /**
-                         * @description Clan
-                         * @example 7
-                         */
-                        clan_id: number;
-                        /**
-                         * @description Game code
-                         * @example cs2
-                         * @enum {string}
-                         */
-                        game: "cs2" | "cs16" | "rust" | "minecraft";
-                        /**
-                         * @description The member
-                         * @example 42
-                         */
-                        user_id: number;
-                        /**
-                         * @description Role in the clan
-                         * @example member
-                         * @enum {string}
-                         */
-                        role: "owner" | "officer" | "member";
-                        /**
-                         * @description Who made the change
-                         * @example 42
-                         */
-                        by_user_id: number;
-                    };
-                };
+                "application/json": components["schemas"]["ClanMemberKickedEvent"];
             };
         };
         responses: {
@@ -18522,53 +19654,7 @@ export interface operations {
                  *       }
                  *     }
                  */
-                "application/json": {
-                    /**
-                     * @description Event id, sortable
-                     * @example evt_0000000000004711
-                     */
-                    id: string;
-                    /**
-                     * @description Event type
-                     * @constant
-                     */
-                    type: "clan.member_promoted";
-                    /**
-                     * Format: date-time
-                     * @description When the change committed
-                     * @example 2026-11-20T18:04:11.000Z
-                     */
-                    created_at: string;
-                    data: {
-                        /**
-                         * @description Clan
-                         * @example 7
-                         */
-                        clan_id: number;
-                        /**
-                         * @description Game code
-                         * @example cs2
-                         * @enum {string}
-                         */
-                        game: "cs2" | "cs16" | "rust" | "minecraft";
-                        /**
-                         * @description The member
-                         * @example 42
-                         */
-                        user_id: number;
-                        /**
-                         * @description Role in the clan
-                         * @example member
-                         * @enum {string}
-                         */
-                        role: "owner" | "officer" | "member";
-                        /**
-                         * @description Who made the change
-                         * @example 42
-                         */
-                        by_user_id: number;
-                    };
-                };
+                "application/json": components["schemas"]["ClanMemberPromotedEvent"];
             };
         };
         responses: {
@@ -18627,53 +19713,7 @@ export interface operations {
                  *       }
                  *     }
                  */
-                "application/json": {
-                    /**
-                     * @description Event id, sortable
-                     * @example evt_0000000000004711
-                     */
-                    id: string;
-                    /**
-                     * @description Event type
-                     * @constant
-                     */
-                    type: "clan.member_demoted";
-                    /**
-                     * Format: date-time
-                     * @description When the change committed
-                     * @example 2026-11-20T18:04:11.000Z
-                     */
-                    created_at: string;
-                    data: {
-                        /**
-                         * @description Clan
-                         * @example 7
-                         */
-                        clan_id: number;
-                        /**
-                         * @description Game code
-                         * @example cs2
-                         * @enum {string}
-                         */
-                        game: "cs2" | "cs16" | "rust" | "minecraft";
-                        /**
-                         * @description The member
-                         * @example 42
-                         */
-                        user_id: number;
-                        /**
-                         * @description Role in the clan
-                         * @example member
-                         * @enum {string}
-                         */
-                        role: "owner" | "officer" | "member";
-                        /**
-                         * @description Who made the change
-                         * @example 42
-                         */
-                        by_user_id: number;
-                    };
-                };
+                "application/json": components["schemas"]["ClanMemberDemotedEvent"];
             };
         };
         responses: {
@@ -18732,53 +19772,7 @@ export interface operations {
                  *       }
                  *     }
                  */
-                "application/json": {
-                    /**
-                     * @description Event id, sortable
-                     * @example evt_0000000000004711
-                     */
-                    id: string;
-                    /**
-                     * @description Event type
-                     * @constant
-                     */
-                    type: "clan.ownership_transferred";
-                    /**
-                     * Format: date-time
-                     * @description When the change committed
-                     * @example 2026-11-20T18:04:11.000Z
-                     */
-                    created_at: string;
-                    data: {
-                        /**
-                         * @description Clan
-                         * @example 7
-                         */
-                        clan_id: number;
-                        /**
-                         * @description Game code
-                         * @example cs2
-                         * @enum {string}
-                         */
-                        game: "cs2" | "cs16" | "rust" | "minecraft";
-                        /**
-                         * @description The member
-                         * @example 42
-                         */
-                        user_id: number;
-                        /**
-                         * @description Role in the clan
-                         * @example member
-                         * @enum {string}
-                         */
-                        role: "owner" | "officer" | "member";
-                        /**
-                         * @description Who made the change
-                         * @example 42
-                         */
-                        by_user_id: number;
-                    };
-                };
+                "application/json": components["schemas"]["ClanOwnershipTransferredEvent"];
             };
         };
         responses: {
@@ -18837,52 +19831,7 @@ export interface operations {
                  *       }
                  *     }
                  */
-                "application/json": {
-                    /**
-                     * @description Event id, sortable
-                     * @example evt_0000000000004711
-                     */
-                    id: string;
-                    /**
-                     * @description Event type
-                     * @constant
-                     */
-                    type: "clan.invite_created";
-                    /**
-                     * Format: date-time
-                     * @description When the change committed
-                     * @example 2026-11-20T18:04:11.000Z
-                     */
-                    created_at: string;
-                    data: {
-                        /**
-                         * @description Clan
-                         * @example 7
-                         */
-                        clan_id: number;
-                        /**
-                         * @description Game code
-                         * @example cs2
-                         * @enum {string}
-                         */
-                        game: "cs2" | "cs16" | "rust" | "minecraft";
-                        /**
-                         * @description Clan name
-                         * @example Night Owls
-                         */
-                        name: string;
-                        /**
-                         * @description The invitee
-                         * @example 42
-                         */
-                        user_id: number;
-                        /**
-                         * @description Who acted
-                         * @example 42
-                         */
-                        by_user_id: number;
-                    };
-                };
+                "application/json": components["schemas"]["ClanInviteCreatedEvent"];
             };
         };
         responses: {
@@ -18941,52 +19890,7 @@ export interface operations {
                  *       }
                  *     }
                  */
-                "application/json": {
-                    /**
-                     * @description Event id, sortable
-                     * @example evt_0000000000004711
-                     */
-                    id: string;
-                    /**
-                     * @description Event type
-                     * @constant
-                     */
-                    type: "clan.invite_accepted";
-                    /**
-                     * Format: date-time
-                     * @description When the change committed
-                     * @example 2026-11-20T18:04:11.000Z
-                     */
-                    created_at: string;
-                    data: {
-                        /**
-                         * @description Clan
-                         * @example 7
-                         */
-                        clan_id: number;
-                        /**
-                         * @description Game code
-                         * @example cs2
-                         * @enum {string}
-                         */
-                        game: "cs2" | "cs16" | "rust" | "minecraft";
-                        /**
-                         * @description Clan name
-                         * @example Night Owls
-                         */
-                        name: string;
-                        /**
-                         * @description The invitee
-                         * @example 42
-                         */
-                        user_id: number;
-                        /**
-                         * @description Who acted
-                         * @example 42
-                         */
-                        by_user_id: number;
-                    };
-                };
+                "application/json": components["schemas"]["ClanInviteAcceptedEvent"];
             };
         };
         responses: {
@@ -19045,52 +19949,7 @@ export interface operations {
                  *       }
                  *     }
                  */
-                "application/json": {
-                    /**
-                     * @description Event id, sortable
-                     * @example evt_0000000000004711
-                     */
-                    id: string;
-                    /**
-                     * @description Event type
-                     * @constant
-                     */
-                    type: "clan.invite_declined";
-                    /**
-                     * Format: date-time
-                     * @description When the change committed
-                     * @example 2026-11-20T18:04:11.000Z
-                     */
-                    created_at: string;
-                    data: {
-                        /**
-                         * @description Clan
-                         * @example 7
-                         */
-                        clan_id: number;
-                        /**
-                         * @description Game code
-                         * @example cs2
-                         * @enum {string}
-                         */
-                        game: "cs2" | "cs16" | "rust" | "minecraft";
-                        /**
-                         * @description Clan name
-                         * @example Night Owls
-                         */
-                        name: string;
-                        /**
-                         * @description The invitee
-                         * @example 42
-                         */
-                        user_id: number;
-                        /**
-                         * @description Who acted
-                         * @example 42
-                         */
-                        by_user_id: number;
-                    };
-                };
+                "application/json": components["schemas"]["ClanInviteDeclinedEvent"];
             };
         };
         responses: {
@@ -19149,52 +20008,7 @@ export interface operations {
                  *       }
                  *     }
                  */
-                "application/json": {
-                    /**
-                     * @description Event id, sortable
-                     * @example evt_0000000000004711
-                     */
-                    id: string;
-                    /**
-                     * @description Event type
-                     * @constant
-                     */
-                    type: "clan.invite_revoked";
-                    /**
-                     * Format: date-time
-                     * @description When the change committed
-                     * @example 2026-11-20T18:04:11.000Z
-                     */
-                    created_at: string;
-                    data: {
-                        /**
-                         * @description Clan
-                         * @example 7
-                         */
-                        clan_id: number;
-                        /**
-                         * @description Game code
-                         * @example cs2
-                         * @enum {string}
-                         */
-                        game: "cs2" | "cs16" | "rust" | "minecraft";
-                        /**
-                         * @description Clan name
-                         * @example Night Owls
-                         */
-                        name: string;
-                        /**
-                         * @description The invitee
-                         * @example 42
-                         */
-                        user_id: number;
-                        /**
-                         * @description Who acted
-                         * @example 42
-                         */
-                        by_user_id: number;
-                    };
-                };
+                "application/json": components["schemas"]["ClanInviteRevokedEvent"];
             };
         };
         responses: {
@@ -19250,36 +20064,7 @@ export interface operations {
                  *       }
                  *     }
                  */
-                "application/json": {
-                    /**
-                     * @description Event id, sortable
-                     * @example evt_0000000000004711
-                     */
-                    id: string;
-                    /**
-                     * @description Event type
-                     * @constant
-                     */
-                    type: "account.created";
-                    /**
-                     * Format: date-time
-                     * @description When the change committed
-                     * @example 2026-11-20T18:04:11.000Z
-                     */
-                    created_at: string;
-                    data: {
-                        /**
-                         * @description Hub user id
-                         * @example 42
-                         */
-                        user_id: number;
-                        /**
-                         * @description Username
-                         * @example ace
-                         */
-                        username: string;
-                    };
-                };
+                "application/json": components["schemas"]["AccountCreatedEvent"];
             };
         };
         responses: {
@@ -19337,47 +20122,7 @@ export interface operations {
                  *       }
                  *     }
                  */
-                "application/json": {
-                    /**
-                     * @description Event id, sortable
-                     * @example evt_0000000000004711
-                     */
-                    id: string;
-                    /**
-                     * @description Event type
-                     * @constant
-                     */
-                    type: "account.tier_changed";
-                    /**
-                     * Format: date-time
-                     * @description When the change committed
-                     * @example 2026-11-20T18:04:11.000Z
-                     */
-                    created_at: string;
-                    data: {
-                        /**
-                         * @description Hub user id
-                         * @example 42
-                         */
-                        user_id: number;
-                        /**
-                         * @description Subscription
-                         * @example premium
-                         */
-                        subscription: string;
-                        /**
-                         * @description Approved partner
-                         * @example false
-                         */
-                        partner: boolean;
-                        /**
-                         * @description The plan the user’s API keys spend
-                         * @example free
-                         * @enum {string}
-                         */
-                        tier: "free" | "authenticated" | "premium" | "partner";
-                    };
-                };
+                "application/json": components["schemas"]["AccountTierChangedEvent"];
             };
         };
         responses: {
@@ -19435,46 +20180,7 @@ export interface operations {
                  *       }
                  *     }
                  */
-                "application/json": {
-                    /**
-                     * @description Event id, sortable
-                     * @example evt_0000000000004711
-                     */
-                    id: string;
-                    /**
-                     * @description Event type
-                     * @constant
-                     */
-                    type: "key.created";
-                    /**
-                     * Format: date-time
-                     * @description When the change committed
-                     * @example 2026-11-20T18:04:11.000Z
-                     */
-                    created_at: string;
-                    data: {
-                        /**
-                         * @description API key
-                         * @example 31
-                         */
-                        key_id: number;
-                        /**
-                         * @description The key’s owner
-                         * @example 42
-                         */
-                        user_id: number;
-                        /**
-                         * @description Key name
-                         * @example stats bot
-                         */
-                        name: string;
-                        /**
-                         * @description Display prefix of the key
-                         * @example ghk_3kd9
-                         */
-                        prefix: string;
-                    };
-                };
+                "application/json": components["schemas"]["KeyCreatedEvent"];
             };
         };
         responses: {
@@ -19532,46 +20238,7 @@ export interface operations {
                  *       }
                  *     }
                  */
-                "application/json": {
-                    /**
-                     * @description Event id, sortable
-                     * @example evt_0000000000004711
-                     */
-                    id: string;
-                    /**
-                     * @description Event type
-                     * @constant
-                     */
-                    type: "key.revoked";
-                    /**
-                     * Format: date-time
-                     * @description When the change committed
-                     * @example 2026-11-20T18:04:11.000Z
-                     */
-                    created_at: string;
-                    data: {
-                        /**
-                         * @description API key
-                         * @example 31
-                         */
-                        key_id: number;
-                        /**
-                         * @description The key’s owner
-                         * @example 42
-                         */
-                        user_id: number;
-                        /**
-                         * @description Key name
-                         * @example stats bot
-                         */
-                        name: string;
-                        /**
-                         * @description Display prefix of the key
-                         * @example ghk_3kd9
-                         */
-                        prefix: string;
-                    };
-                };
+                "application/json": components["schemas"]["KeyRevokedEvent"];
             };
         };
         responses: {
@@ -19632,53 +20299,7 @@ export interface operations {
                  *       }
                  *     }
                  */
-                "application/json": {
-                    /**
-                     * @description Event id, sortable
-                     * @example evt_0000000000004711
-                     */
-                    id: string;
-                    /**
-                     * @description Event type
-                     * @constant
-                     */
-                    type: "key.origins_changed";
-                    /**
-                     * Format: date-time
-                     * @description When the change committed
-                     * @example 2026-11-20T18:04:11.000Z
-                     */
-                    created_at: string;
-                    data: {
-                        /**
-                         * @description API key
-                         * @example 31
-                         */
-                        key_id: number;
-                        /**
-                         * @description The key’s owner
-                         * @example 42
-                         */
-                        user_id: number;
-                        /**
-                         * @description Key name
-                         * @example stats bot
-                         */
-                        name: string;
-                        /**
-                         * @description Display prefix of the key
-                         * @example ghk_3kd9
-                         */
-                        prefix: string;
-                        /**
-                         * @description Allowed origins
-                         * @example [
-                         *       "https://stats.example.com"
-                         *     ]
-                         */
-                        allowed_origins: string[];
-                    };
-                };
+                "application/json": components["schemas"]["KeyOriginsChangedEvent"];
             };
         };
         responses: {
@@ -19740,59 +20361,7 @@ export interface operations {
                  *       }
                  *     }
                  */
-                "application/json": {
-                    /**
-                     * @description Event id, sortable
-                     * @example evt_0000000000004711
-                     */
-                    id: string;
-                    /**
-                     * @description Event type
-                     * @constant
-                     */
-                    type: "app.created";
-                    /**
-                     * Format: date-time
-                     * @description When the change committed
-                     * @example 2026-11-20T18:04:11.000Z
-                     */
-                    created_at: string;
-                    data: {
-                        /**
-                         * @description App
-                         * @example 5
-                         */
-                        app_id: number;
-                        /**
-                         * @description OAuth client id
-                         * @example app_4f9c2d1e8b7a
-                         */
-                        client_id: string;
-                        /**
-                         * @description The developer who owns it
-                         * @example 42
-                         */
-                        owner_id: number;
-                        /**
-                         * @description App name
-                         * @example Frag Stats
-                         */
-                        name: string;
-                        /**
-                         * @description OAuth client type
-                         * @example confidential
-                         * @enum {string}
-                         */
-                        kind: "public" | "confidential";
-                        /**
-                         * @description Registered redirect URIs
-                         * @example [
-                         *       "https://fragstats.example.com/callback"
-                         *     ]
-                         */
-                        redirect_uris: string[];
-                    };
-                };
+                "application/json": components["schemas"]["AppCreatedEvent"];
             };
         };
         responses: {
@@ -19854,59 +20423,7 @@ export interface operations {
                  *       }
                  *     }
                  */
-                "application/json": {
-                    /**
-                     * @description Event id, sortable
-                     * @example evt_0000000000004711
-                     */
-                    id: string;
-                    /**
-                     * @description Event type
-                     * @constant
-                     */
-                    type: "app.updated";
-                    /**
-                     * Format: date-time
-                     * @description When the change committed
-                     * @example 2026-11-20T18:04:11.000Z
-                     */
-                    created_at: string;
-                    data: {
-                        /**
-                         * @description App
-                         * @example 5
-                         */
-                        app_id: number;
-                        /**
-                         * @description OAuth client id
-                         * @example app_4f9c2d1e8b7a
-                         */
-                        client_id: string;
-                        /**
-                         * @description The developer who owns it
-                         * @example 42
-                         */
-                        owner_id: number;
-                        /**
-                         * @description App name
-                         * @example Frag Stats
-                         */
-                        name: string;
-                        /**
-                         * @description OAuth client type
-                         * @example confidential
-                         * @enum {string}
-                         */
-                        kind: "public" | "confidential";
-                        /**
-                         * @description Registered redirect URIs
-                         * @example [
-                         *       "https://fragstats.example.com/callback"
-                         *     ]
-                         */
-                        redirect_uris: string[];
-                    };
-                };
+                "application/json": components["schemas"]["AppUpdatedEvent"];
             };
         };
         responses: {
@@ -19968,59 +20485,7 @@ export interface operations {
                  *       }
                  *     }
                  */
-                "application/json": {
-                    /**
-                     * @description Event id, sortable
-                     * @example evt_0000000000004711
-                     */
-                    id: string;
-                    /**
-                     * @description Event type
-                     * @constant
-                     */
-                    type: "app.secret_rotated";
-                    /**
-                     * Format: date-time
-                     * @description When the change committed
-                     * @example 2026-11-20T18:04:11.000Z
-                     */
-                    created_at: string;
-                    data: {
-                        /**
-                         * @description App
-                         * @example 5
-                         */
-                        app_id: number;
-                        /**
-                         * @description OAuth client id
-                         * @example app_4f9c2d1e8b7a
-                         */
-                        client_id: string;
-                        /**
-                         * @description The developer who owns it
-                         * @example 42
-                         */
-                        owner_id: number;
-                        /**
-                         * @description App name
-                         * @example Frag Stats
-                         */
-                        name: string;
-                        /**
-                         * @description OAuth client type
-                         * @example confidential
-                         * @enum {string}
-                         */
-                        kind: "public" | "confidential";
-                        /**
-                         * @description Registered redirect URIs
-                         * @example [
-                         *       "https://fragstats.example.com/callback"
-                         *     ]
-                         */
-                        redirect_uris: string[];
-                    };
-                };
+                "application/json": components["schemas"]["AppSecretRotatedEvent"];
             };
         };
         responses: {
@@ -20082,59 +20547,7 @@ export interface operations {
                  *       }
                  *     }
                  */
-                "application/json": {
-                    /**
-                     * @description Event id, sortable
-                     * @example evt_0000000000004711
-                     */
-                    id: string;
-                    /**
-                     * @description Event type
-                     * @constant
-                     */
-                    type: "app.deleted";
-                    /**
-                     * Format: date-time
-                     * @description When the change committed
-                     * @example 2026-11-20T18:04:11.000Z
-                     */
-                    created_at: string;
-                    data: {
-                        /**
-                         * @description App
-                         * @example 5
-                         */
-                        app_id: number;
-                        /**
-                         * @description OAuth client id
-                         * @example app_4f9c2d1e8b7a
-                         */
-                        client_id: string;
-                        /**
-                         * @description The developer who owns it
-                         * @example 42
-                         */
-                        owner_id: number;
-                        /**
-                         * @description App name
-                         * @example Frag Stats
-                         */
-                        name: string;
-                        /**
-                         * @description OAuth client type
-                         * @example confidential
-                         * @enum {string}
-                         */
-                        kind: "public" | "confidential";
-                        /**
-                         * @description Registered redirect URIs
-                         * @example [
-                         *       "https://fragstats.example.com/callback"
-                         *     ]
-                         */
-                        redirect_uris: string[];
-                    };
-                };
+                "application/json": components["schemas"]["AppDeletedEvent"];
             };
         };
         responses: {
@@ -20194,44 +20607,7 @@ export interface operations {
                  *       }
                  *     }
                  */
-                "application/json": {
-                    /**
-                     * @description Event id, sortable
-                     * @example evt_0000000000004711
-                     */
-                    id: string;
-                    /**
-                     * @description Event type
-                     * @constant
-                     */
-                    type: "authorization.granted";
-                    /**
-                     * Format: date-time
-                     * @description When the change committed
-                     * @example 2026-11-20T18:04:11.000Z
-                     */
-                    created_at: string;
-                    data: {
-                        /**
-                         * @description The user who decided
-                         * @example 42
-                         */
-                        user_id: number;
-                        /**
-                         * @description The app’s OAuth client id
-                         * @example app_4f9c2d1e8b7a
-                         */
-                        client_id: string;
-                        /**
-                         * @description Scopes granted
-                         * @example [
-                         *       "identify",
-                         *       "stats:read"
-                         *     ]
-                         */
-                        scopes: string[];
-                    };
-                };
+                "application/json": components["schemas"]["AuthorizationGrantedEvent"];
             };
         };
         responses: {
@@ -20291,44 +20667,7 @@ export interface operations {
                  *       }
                  *     }
                  */
-                "application/json": {
-                    /**
-                     * @description Event id, sortable
-                     * @example evt_0000000000004711
-                     */
-                    id: string;
-                    /**
-                     * @description Event type
-                     * @constant
-                     */
-                    type: "authorization.revoked";
-                    /**
-                     * Format: date-time
-                     * @description When the change committed
-                     * @example 2026-11-20T18:04:11.000Z
-                     */
-                    created_at: string;
-                    data: {
-                        /**
-                         * @description The user who decided
-                         * @example 42
-                         */
-                        user_id: number;
-                        /**
-                         * @description The app’s OAuth client id
-                         * @example app_4f9c2d1e8b7a
-                         */
-                        client_id: string;
-                        /**
-                         * @description Scopes granted
-                         * @example [
-                         *       "identify",
-                         *       "stats:read"
-                         *     ]
-                         */
-                        scopes: string[];
-                    };
-                };
+                "application/json": components["schemas"]["AuthorizationRevokedEvent"];
             };
         };
         responses: {
@@ -20386,48 +20725,7 @@ export interface operations {
                  *       }
                  *     }
                  */
-                "application/json": {
-                    /**
-                     * @description Event id, sortable
-                     * @example evt_0000000000004711
-                     */
-                    id: string;
-                    /**
-                     * @description Event type
-                     * @constant
-                     */
-                    type: "webhook.endpoint_disabled";
-                    /**
-                     * Format: date-time
-                     * @description When the change committed
-                     * @example 2026-11-20T18:04:11.000Z
-                     */
-                    created_at: string;
-                    data: {
-                        /**
-                         * @description Webhook
-                         * @example 12
-                         */
-                        webhook_id: number;
-                        /**
-                         * @description Its URL
-                         * @example https://example.com/hooks/hub
-                         */
-                        url: string;
-                        /**
-                         * @description `gone`: it answered 410; `failing`: 5 days of failed deliveries
-                         * @example gone
-                         * @enum {string}
-                         */
-                        reason: "gone" | "failing";
-                        /**
-                         * Format: date-time
-                         * @description When
-                         * @example 2026-11-20T18:04:11.000Z
-                         */
-                        disabled_at: string;
-                    };
-                };
+                "application/json": components["schemas"]["WebhookEndpointDisabledEvent"];
             };
         };
         responses: {

@@ -967,67 +967,39 @@ class IngestResult(BaseModel):
     ]
 
 
-class ApiPlatformV1UsersIdGetResponse(BaseModel):
+class UsersGetResponse(BaseModel):
     user: User
 
 
-class ApiPlatformV1UsersIdStatsGetResponse(BaseModel):
+class UsersStatsGetResponse(BaseModel):
     stats: UserStats
 
 
-class ApiPlatformV1LeaderboardsGetResponse(BaseModel):
+class LeaderboardsGetResponse(BaseModel):
     leaderboard: list[XpLeaderboardEntry]
 
 
-class Status6(StrEnum):
-    upcoming = "upcoming"
-    active = "active"
-    completed = "completed"
-
-
-class ApiPlatformV1TournamentsGetResponse(BaseModel):
+class TournamentsListResponse(BaseModel):
     tournaments: list[Tournament]
 
 
-class Game2(StrEnum):
-    cs2 = "cs2"
-    cs16 = "cs16"
-    rust = "rust"
-    minecraft = "minecraft"
-
-
-class ApiPlatformV1ServersGetResponse(BaseModel):
+class ServersListResponse(BaseModel):
     servers: list[GameServer]
 
 
-class ApiPlatformV1ForumThreadsGetResponse(BaseModel):
+class ForumThreadsListResponse(BaseModel):
     threads: list[ForumThread]
 
 
-class ApiPlatformV1ForumThreadsIdPostsGetResponse(BaseModel):
+class ForumThreadsPostsListResponse(BaseModel):
     posts: list[ForumPost]
 
 
-class Category(StrEnum):
-    combat = "combat"
-    weapons = "weapons"
-    teamwork = "teamwork"
-    progression = "progression"
-    community = "community"
-    tournaments = "tournaments"
-
-
-class ApiPlatformV1AchievementsGetResponse(BaseModel):
+class AchievementsListResponse(BaseModel):
     achievements: list[Achievement]
 
 
-class Game3(StrEnum):
-    cs2 = "cs2"
-    cs16 = "cs16"
-    rust = "rust"
-
-
-class ApiPlatformV1KillboardFeedGetResponse(BaseModel):
+class KillboardFeedGetResponse(BaseModel):
     kills: list[Kill]
 
 
@@ -1037,29 +1009,28 @@ class Period(StrEnum):
     all = "all"
 
 
-class ApiPlatformV1KillboardTopFragGetResponse(BaseModel):
+class KillboardTopFragGetResponse(BaseModel):
     period: Annotated[Period, Field(description="the period used")]
     leaders: list[TopFragLeader]
 
 
-class Game5(StrEnum):
+class Game2(StrEnum):
     cs2 = "cs2"
     cs16 = "cs16"
 
 
-class ApiPlatformV1StatsEloGetResponse(BaseModel):
-    game: Annotated[Game5, Field(description="the game used")]
+class StatsEloGetResponse(BaseModel):
+    game: Annotated[Game2, Field(description="the game used")]
     leaderboard: list[EloLadderEntry]
 
 
-class Game7(StrEnum):
-    cs2 = "cs2"
-    cs16 = "cs16"
-    rust = "rust"
-    minecraft = "minecraft"
+class Status6(StrEnum):
+    upcoming = "upcoming"
+    active = "active"
+    completed = "completed"
 
 
-class Datum(BaseModel):
+class V1TournamentsListResponseDataItem(BaseModel):
     id: Annotated[int, Field(description="tournament ID", examples=[7])]
     name: Annotated[str, Field(examples=["Winter Cup 2026"])]
     game: Annotated[
@@ -1079,7 +1050,7 @@ class Datum(BaseModel):
     ]
 
 
-class Meta(BaseModel):
+class V1TournamentsListResponseMeta(BaseModel):
     total: Annotated[
         int, Field(description="Items across all pages", examples=[42], ge=0)
     ]
@@ -1089,12 +1060,14 @@ class Meta(BaseModel):
     ]
 
 
-class V1TournamentsGetResponse(BaseModel):
-    data: list[Datum]
-    meta: Annotated[Meta, Field(description="Where this page sits in the whole list")]
+class Game3(StrEnum):
+    cs2 = "cs2"
+    cs16 = "cs16"
+    rust = "rust"
+    minecraft = "minecraft"
 
 
-class Status9(StrEnum):
+class Status7(StrEnum):
     running = "running"
     offline = "offline"
 
@@ -1117,19 +1090,7 @@ class Region(StrEnum):
     oceania = "oceania"
 
 
-class Uptime(RootModel[float]):
-    root: Annotated[
-        float,
-        Field(
-            description="Percent of the poller’s status queries the server answered over the last 30 days (hourly buckets: the current UTC hour and the ones before it), one decimal.",
-            examples=[99.4, 99.4],
-            ge=0.0,
-            le=100.0,
-        ),
-    ]
-
-
-class Datum1(BaseModel):
+class V1ServersListResponseDataItem(BaseModel):
     id: Annotated[
         str,
         Field(
@@ -1137,19 +1098,27 @@ class Datum1(BaseModel):
         ),
     ]
     name: Annotated[str, Field(examples=["Hub #1 | Competitive"])]
-    game: Annotated[Game7, Field(description="game code", examples=["cs2"])]
+    game: Annotated[Game3, Field(description="game code", examples=["cs2"])]
     players: Annotated[
         int, Field(description="current player count", examples=[14], ge=0)
     ]
     max_players: Annotated[int, Field(examples=[20], ge=0)]
     status: Annotated[
-        Status9,
+        Status7,
         Field(
             description="`running`: the poller’s latest verdict is that the server answers its status query (it answered the last poll, or missed fewer than `POLL_OFFLINE_AFTER` polls in a row, so one lost packet does not flap it); `offline`: otherwise, including a server never polled yet. These two are the complete set.",
             examples=["running"],
         ),
     ]
-    uptime: Annotated[Uptime | None, Field(examples=[99.4])]
+    uptime: Annotated[
+        float | None,
+        Field(
+            description="Percent of the poller’s status queries the server answered over the last 30 days (hourly buckets: the current UTC hour and the ones before it), one decimal. `null`: The poller has no history of this server in the window.",
+            examples=[99.4],
+            ge=0.0,
+            le=100.0,
+        ),
+    ]
     region: Annotated[
         Region,
         Field(
@@ -1159,50 +1128,20 @@ class Datum1(BaseModel):
     ]
 
 
-class V1ServersGetResponse(BaseModel):
-    data: list[Datum1]
-    meta: Annotated[Meta, Field(description="Where this page sits in the whole list")]
-
-
-class LatencyMs(RootModel[int]):
-    root: Annotated[
-        int,
-        Field(
-            description="how long the last status query took to be answered, in milliseconds",
-            examples=[23, 23],
-            ge=0,
-        ),
+class V1ServersListResponseMeta(BaseModel):
+    total: Annotated[
+        int, Field(description="Items across all pages", examples=[42], ge=0)
+    ]
+    page: Annotated[int, Field(description="This page", examples=[1], ge=1)]
+    per_page: Annotated[
+        int, Field(description="Page size", examples=[25], ge=1, le=100)
     ]
 
 
-class Uptime24h(RootModel[float]):
-    root: Annotated[
-        float,
-        Field(
-            description="Percent of the poller’s status queries the server answered over the last 24 hours (hourly buckets: the current UTC hour and the ones before it), one decimal.",
-            examples=[99.4, 99.4],
-            ge=0.0,
-            le=100.0,
-        ),
-    ]
-
-
-class Uptime30d(RootModel[float]):
-    root: Annotated[
-        float,
-        Field(
-            description="Percent of the poller’s status queries the server answered over the last 30 days (hourly buckets: the current UTC hour and the ones before it), one decimal.",
-            examples=[99.4, 99.4],
-            ge=0.0,
-            le=100.0,
-        ),
-    ]
-
-
-class Data(BaseModel):
+class V1ServersStatusGetResponseData(BaseModel):
     id: Annotated[str, Field(description="server ID", examples=["3"])]
     status: Annotated[
-        Status9,
+        Status7,
         Field(
             description="`running`: the poller’s latest verdict is that the server answers its status query (it answered the last poll, or missed fewer than `POLL_OFFLINE_AFTER` polls in a row, so one lost packet does not flap it); `offline`: otherwise, including a server never polled yet. These two are the complete set.",
             examples=["running"],
@@ -1223,16 +1162,35 @@ class Data(BaseModel):
             examples=["2026-11-20T18:04:11.000Z"],
         ),
     ]
-    latency_ms: Annotated[LatencyMs | None, Field(examples=[23])]
-    uptime_24h: Annotated[Uptime24h | None, Field(examples=[99.4])]
-    uptime_30d: Annotated[Uptime30d | None, Field(examples=[99.4])]
+    latency_ms: Annotated[
+        int | None,
+        Field(
+            description="how long the last status query took to be answered, in milliseconds `null`: the last status query went unanswered, or there was none yet",
+            examples=[23],
+            ge=0,
+        ),
+    ]
+    uptime_24h: Annotated[
+        float | None,
+        Field(
+            description="Percent of the poller’s status queries the server answered over the last 24 hours (hourly buckets: the current UTC hour and the ones before it), one decimal. `null`: The poller has no history of this server in the window.",
+            examples=[99.4],
+            ge=0.0,
+            le=100.0,
+        ),
+    ]
+    uptime_30d: Annotated[
+        float | None,
+        Field(
+            description="Percent of the poller’s status queries the server answered over the last 30 days (hourly buckets: the current UTC hour and the ones before it), one decimal. `null`: The poller has no history of this server in the window.",
+            examples=[99.4],
+            ge=0.0,
+            le=100.0,
+        ),
+    ]
 
 
-class V1ServersIdStatusGetResponse(BaseModel):
-    data: Annotated[Data, Field(description="The live state of one game server")]
-
-
-class V1ServersIdCommandPostRequest(BaseModel):
+class V1ServersCommandSendRequest(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
@@ -1247,16 +1205,21 @@ class V1ServersIdCommandPostRequest(BaseModel):
     ]
 
 
-class V1ServersIdCommandPostResponse(BaseModel):
+class V1ServersCommandSendResponse(BaseModel):
     data: ServerCommandResult
 
 
-class V1ServersIdCommandsGetResponse(BaseModel):
-    data: list[ServerCommandAuditEntry]
-    meta: Annotated[Meta, Field(description="Where this page sits in the whole list")]
+class V1ServersCommandsListResponseMeta(BaseModel):
+    total: Annotated[
+        int, Field(description="Items across all pages", examples=[42], ge=0)
+    ]
+    page: Annotated[int, Field(description="This page", examples=[1], ge=1)]
+    per_page: Annotated[
+        int, Field(description="Page size", examples=[25], ge=1, le=100)
+    ]
 
 
-class EloItem(BaseModel):
+class V1UsersStatsGetResponseDataEloItem(BaseModel):
     game: Annotated[str, Field(description="game code", examples=["cs2"])]
     rating: Annotated[int, Field(description="ranked Elo rating", examples=[1487])]
     games: Annotated[
@@ -1274,7 +1237,7 @@ class EloItem(BaseModel):
     ]
 
 
-class CombatItem(BaseModel):
+class V1UsersStatsGetResponseDataCombatItem(BaseModel):
     game: Annotated[str, Field(description="game code", examples=["cs2"])]
     kills: Annotated[int, Field(examples=[1543], ge=0)]
     deaths: Annotated[int, Field(examples=[640], ge=0)]
@@ -1290,7 +1253,7 @@ class CombatItem(BaseModel):
     ]
 
 
-class UnlockedAchievement(BaseModel):
+class V1UsersStatsGetResponseDataUnlockedAchievementsItem(BaseModel):
     id: Annotated[int, Field(description="achievement ID", examples=[1])]
     name: Annotated[str, Field(examples=["First Blood"])]
     icon: Annotated[str, Field(description="an emoji character", examples=["🩸"])]
@@ -1310,46 +1273,6 @@ class UnlockedAchievement(BaseModel):
     ]
 
 
-class Data1(BaseModel):
-    user_id: Annotated[str, Field(description="the hub user id", examples=["42"])]
-    xp: Annotated[
-        int,
-        Field(description="XP earned inside the current level", examples=[340], ge=0),
-    ]
-    level: Annotated[int, Field(examples=[12], ge=1)]
-    total_xp: Annotated[int, Field(examples=[6940], ge=0)]
-    achievements: Annotated[
-        int, Field(description="achievements unlocked", examples=[7], ge=0)
-    ]
-    forum_posts: Annotated[int, Field(examples=[18], ge=0)]
-    tournaments_played: Annotated[int, Field(examples=[3], ge=0)]
-    elo: Annotated[
-        list[EloItem],
-        Field(
-            description="The user’s Elo per game (cs2, cs16) where they have played a rated match"
-        ),
-    ]
-    combat: Annotated[
-        list[CombatItem],
-        Field(
-            description="All-time kills, deaths and headshots per game (cs2, cs16, rust) where the user has any"
-        ),
-    ]
-    unlocked_achievements: Annotated[
-        list[UnlockedAchievement],
-        Field(description="Achievements the user has unlocked, most recent first"),
-    ]
-
-
-class V1UsersIdStatsGetResponse(BaseModel):
-    data: Annotated[
-        Data1,
-        Field(
-            description="A user’s stats: the published stats plus Elo, combat totals and unlocked achievements"
-        ),
-    ]
-
-
 class V1UsersMeGetResponse(BaseModel):
     data: Me
 
@@ -1365,7 +1288,7 @@ class Visibility(StrEnum):
     private = "private"
 
 
-class Datum2(BaseModel):
+class V1ClansListResponseDataItem(BaseModel):
     id: Annotated[int, Field(description="clan ID", examples=[12])]
     name: Annotated[
         str,
@@ -1386,7 +1309,7 @@ class Datum2(BaseModel):
         ),
     ]
     game: Annotated[
-        Game7, Field(description="The game the clan plays", examples=["cs2"])
+        Game3, Field(description="The game the clan plays", examples=["cs2"])
     ]
     description: Annotated[
         str,
@@ -1438,12 +1361,17 @@ class Datum2(BaseModel):
     ]
 
 
-class V1ClansGetResponse(BaseModel):
-    data: list[Datum2]
-    meta: Annotated[Meta, Field(description="Where this page sits in the whole list")]
+class V1ClansListResponseMeta(BaseModel):
+    total: Annotated[
+        int, Field(description="Items across all pages", examples=[42], ge=0)
+    ]
+    page: Annotated[int, Field(description="This page", examples=[1], ge=1)]
+    per_page: Annotated[
+        int, Field(description="Page size", examples=[25], ge=1, le=100)
+    ]
 
 
-class V1ClansPostRequest(BaseModel):
+class V1ClansCreateRequest(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
@@ -1466,7 +1394,7 @@ class V1ClansPostRequest(BaseModel):
         ),
     ]
     game: Annotated[
-        Game7, Field(description="The game the clan plays", examples=["cs2"])
+        Game3, Field(description="The game the clan plays", examples=["cs2"])
     ]
     description: Annotated[
         str | None,
@@ -1484,7 +1412,7 @@ class Role(StrEnum):
     member = "member"
 
 
-class Member(BaseModel):
+class V1ClansCreateResponseDataMembersItem(BaseModel):
     user_id: Annotated[int, Field(examples=[42])]
     username: Annotated[str, Field(examples=["night_owl"])]
     avatar: Annotated[
@@ -1506,7 +1434,7 @@ class Member(BaseModel):
     ]
 
 
-class Data2(BaseModel):
+class V1ClansInvitesListResponseDataItemClan(BaseModel):
     id: Annotated[int, Field(description="clan ID", examples=[12])]
     name: Annotated[
         str,
@@ -1527,90 +1455,7 @@ class Data2(BaseModel):
         ),
     ]
     game: Annotated[
-        Game7, Field(description="The game the clan plays", examples=["cs2"])
-    ]
-    description: Annotated[
-        str,
-        Field(
-            description="What the clan is about, up to 500 characters.",
-            examples=["EU evening squad, scrims on Thursdays."],
-            max_length=500,
-        ),
-    ]
-    join_policy: Annotated[
-        JoinPolicy,
-        Field(
-            description="`open`: anyone may join; `invite`: only players with a pending invite; `closed`: no new members (pending invites cannot be accepted).",
-            examples=["invite"],
-        ),
-    ]
-    visibility: Annotated[
-        Visibility,
-        Field(
-            description="`public`: listed and readable by anyone; `private`: seen only by its members and the players it invited (to anyone else it does not exist: 404).",
-            examples=["public"],
-        ),
-    ]
-    max_members: Annotated[
-        int,
-        Field(
-            description="Most members the clan takes, 2-100; never below the current member count.",
-            examples=[50],
-            ge=2,
-            le=100,
-        ),
-    ]
-    member_count: Annotated[
-        int, Field(description="members now, the owner included", examples=[8], ge=1)
-    ]
-    created_at: Annotated[
-        AwareDatetime,
-        Field(
-            description="when the clan was created",
-            examples=["2026-11-20T18:04:11.000Z"],
-        ),
-    ]
-    updated_at: Annotated[
-        AwareDatetime,
-        Field(
-            description="when its settings last changed",
-            examples=["2026-11-20T18:04:11.000Z"],
-        ),
-    ]
-    members: Annotated[
-        list[Member],
-        Field(
-            description="every member: the owner, then officers, then members, longest-standing first"
-        ),
-    ]
-
-
-class V1ClansPostResponse(BaseModel):
-    data: Annotated[Data2, Field(description="A clan with its members and their roles")]
-
-
-class Clan(BaseModel):
-    id: Annotated[int, Field(description="clan ID", examples=[12])]
-    name: Annotated[
-        str,
-        Field(
-            description="3-32 characters: ASCII letters, digits, spaces and . _ ' -, starting and ending with a letter or digit. Unique per game without regard to case.",
-            examples=["Night Owls"],
-            max_length=32,
-            min_length=3,
-            pattern="^[A-Za-z0-9](?:[A-Za-z0-9 ._'-]*[A-Za-z0-9])?$",
-        ),
-    ]
-    tag: Annotated[
-        str,
-        Field(
-            description="2-6 ASCII letters or digits. Unique per game without regard to case.",
-            examples=["OWL"],
-            pattern="^[A-Za-z0-9]{2,6}$",
-        ),
-    ]
-    game: Annotated[
-        Game7, Field(description="The game the clan plays", examples=["cs2"])
+        Game3, Field(description="The game the clan plays", examples=["cs2"])
     ]
     description: Annotated[
         str,
@@ -1662,31 +1507,17 @@ class Clan(BaseModel):
     ]
 
 
-class Datum3(BaseModel):
-    clan: Annotated[Clan, Field(description="A clan of one game")]
-    user_id: Annotated[int, Field(description="the invited player", examples=[42])]
-    invited_by: Annotated[
-        int | None,
-        Field(
-            description="who sent the invite (null if that account is gone)",
-            examples=[7],
-        ),
+class V1ClansInvitesListResponseMeta(BaseModel):
+    total: Annotated[
+        int, Field(description="Items across all pages", examples=[42], ge=0)
     ]
-    created_at: Annotated[
-        AwareDatetime,
-        Field(
-            description="when the invite was sent",
-            examples=["2026-11-20T18:04:11.000Z"],
-        ),
+    page: Annotated[int, Field(description="This page", examples=[1], ge=1)]
+    per_page: Annotated[
+        int, Field(description="Page size", examples=[25], ge=1, le=100)
     ]
 
 
-class V1ClansInvitesGetResponse(BaseModel):
-    data: list[Datum3]
-    meta: Annotated[Meta, Field(description="Where this page sits in the whole list")]
-
-
-class Member1(BaseModel):
+class V1ClansGetResponseDataMembersItem(BaseModel):
     user_id: Annotated[int, Field(examples=[42])]
     username: Annotated[str, Field(examples=["night_owl"])]
     avatar: Annotated[
@@ -1708,90 +1539,7 @@ class Member1(BaseModel):
     ]
 
 
-class Data3(BaseModel):
-    id: Annotated[int, Field(description="clan ID", examples=[12])]
-    name: Annotated[
-        str,
-        Field(
-            description="3-32 characters: ASCII letters, digits, spaces and . _ ' -, starting and ending with a letter or digit. Unique per game without regard to case.",
-            examples=["Night Owls"],
-            max_length=32,
-            min_length=3,
-            pattern="^[A-Za-z0-9](?:[A-Za-z0-9 ._'-]*[A-Za-z0-9])?$",
-        ),
-    ]
-    tag: Annotated[
-        str,
-        Field(
-            description="2-6 ASCII letters or digits. Unique per game without regard to case.",
-            examples=["OWL"],
-            pattern="^[A-Za-z0-9]{2,6}$",
-        ),
-    ]
-    game: Annotated[
-        Game7, Field(description="The game the clan plays", examples=["cs2"])
-    ]
-    description: Annotated[
-        str,
-        Field(
-            description="What the clan is about, up to 500 characters.",
-            examples=["EU evening squad, scrims on Thursdays."],
-            max_length=500,
-        ),
-    ]
-    join_policy: Annotated[
-        JoinPolicy,
-        Field(
-            description="`open`: anyone may join; `invite`: only players with a pending invite; `closed`: no new members (pending invites cannot be accepted).",
-            examples=["invite"],
-        ),
-    ]
-    visibility: Annotated[
-        Visibility,
-        Field(
-            description="`public`: listed and readable by anyone; `private`: seen only by its members and the players it invited (to anyone else it does not exist: 404).",
-            examples=["public"],
-        ),
-    ]
-    max_members: Annotated[
-        int,
-        Field(
-            description="Most members the clan takes, 2-100; never below the current member count.",
-            examples=[50],
-            ge=2,
-            le=100,
-        ),
-    ]
-    member_count: Annotated[
-        int, Field(description="members now, the owner included", examples=[8], ge=1)
-    ]
-    created_at: Annotated[
-        AwareDatetime,
-        Field(
-            description="when the clan was created",
-            examples=["2026-11-20T18:04:11.000Z"],
-        ),
-    ]
-    updated_at: Annotated[
-        AwareDatetime,
-        Field(
-            description="when its settings last changed",
-            examples=["2026-11-20T18:04:11.000Z"],
-        ),
-    ]
-    members: Annotated[
-        list[Member1],
-        Field(
-            description="every member: the owner, then officers, then members, longest-standing first"
-        ),
-    ]
-
-
-class V1ClansIdGetResponse(BaseModel):
-    data: Annotated[Data3, Field(description="A clan with its members and their roles")]
-
-
-class V1ClansIdSettingsPutRequest(BaseModel):
+class V1ClansSettingsUpdateRequest(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
@@ -1828,7 +1576,7 @@ class V1ClansIdSettingsPutRequest(BaseModel):
     ] = None
 
 
-class Data4(BaseModel):
+class V1ClansSettingsUpdateResponseData(BaseModel):
     id: Annotated[int, Field(description="clan ID", examples=[12])]
     name: Annotated[
         str,
@@ -1849,7 +1597,7 @@ class Data4(BaseModel):
         ),
     ]
     game: Annotated[
-        Game7, Field(description="The game the clan plays", examples=["cs2"])
+        Game3, Field(description="The game the clan plays", examples=["cs2"])
     ]
     description: Annotated[
         str,
@@ -1901,11 +1649,7 @@ class Data4(BaseModel):
     ]
 
 
-class V1ClansIdSettingsPutResponse(BaseModel):
-    data: Annotated[Data4, Field(description="A clan of one game")]
-
-
-class Data5(BaseModel):
+class V1ClansJoinResponseData(BaseModel):
     clan_id: Annotated[int, Field(examples=[12])]
     user_id: Annotated[int, Field(examples=[42])]
     username: Annotated[str, Field(examples=["night_owl"])]
@@ -1928,11 +1672,7 @@ class Data5(BaseModel):
     ]
 
 
-class V1ClansIdJoinPostResponse(BaseModel):
-    data: Annotated[Data5, Field(description="A member of a clan and their role")]
-
-
-class Data6(BaseModel):
+class V1ClansInvitesAcceptResponseData(BaseModel):
     clan_id: Annotated[int, Field(examples=[12])]
     user_id: Annotated[int, Field(examples=[42])]
     username: Annotated[str, Field(examples=["night_owl"])]
@@ -1955,11 +1695,7 @@ class Data6(BaseModel):
     ]
 
 
-class V1ClansIdInvitesAcceptPostResponse(BaseModel):
-    data: Annotated[Data6, Field(description="A member of a clan and their role")]
-
-
-class V1ClansIdInvitesPostRequest(BaseModel):
+class V1ClansInvitesCreateRequest(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
@@ -1969,7 +1705,7 @@ class V1ClansIdInvitesPostRequest(BaseModel):
     ]
 
 
-class Clan1(BaseModel):
+class V1ClansInvitesCreateResponseDataClan(BaseModel):
     id: Annotated[int, Field(description="clan ID", examples=[12])]
     name: Annotated[
         str,
@@ -1990,7 +1726,7 @@ class Clan1(BaseModel):
         ),
     ]
     game: Annotated[
-        Game7, Field(description="The game the clan plays", examples=["cs2"])
+        Game3, Field(description="The game the clan plays", examples=["cs2"])
     ]
     description: Annotated[
         str,
@@ -2042,30 +1778,7 @@ class Clan1(BaseModel):
     ]
 
 
-class Data7(BaseModel):
-    clan: Annotated[Clan1, Field(description="A clan of one game")]
-    user_id: Annotated[int, Field(description="the invited player", examples=[42])]
-    invited_by: Annotated[
-        int | None,
-        Field(
-            description="who sent the invite (null if that account is gone)",
-            examples=[7],
-        ),
-    ]
-    created_at: Annotated[
-        AwareDatetime,
-        Field(
-            description="when the invite was sent",
-            examples=["2026-11-20T18:04:11.000Z"],
-        ),
-    ]
-
-
-class V1ClansIdInvitesPostResponse(BaseModel):
-    data: Annotated[Data7, Field(description="A pending invite to a clan")]
-
-
-class Data8(BaseModel):
+class V1ClansMembersPromoteResponseData(BaseModel):
     clan_id: Annotated[int, Field(examples=[12])]
     user_id: Annotated[int, Field(examples=[42])]
     username: Annotated[str, Field(examples=["night_owl"])]
@@ -2088,11 +1801,7 @@ class Data8(BaseModel):
     ]
 
 
-class V1ClansIdMembersUserIdPromotePostResponse(BaseModel):
-    data: Annotated[Data8, Field(description="A member of a clan and their role")]
-
-
-class Data9(BaseModel):
+class V1ClansMembersDemoteResponseData(BaseModel):
     clan_id: Annotated[int, Field(examples=[12])]
     user_id: Annotated[int, Field(examples=[42])]
     username: Annotated[str, Field(examples=["night_owl"])]
@@ -2115,11 +1824,7 @@ class Data9(BaseModel):
     ]
 
 
-class V1ClansIdMembersUserIdDemotePostResponse(BaseModel):
-    data: Annotated[Data9, Field(description="A member of a clan and their role")]
-
-
-class V1ClansIdTransferPostRequest(BaseModel):
+class V1ClansTransferRequest(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
@@ -2134,7 +1839,7 @@ class V1ClansIdTransferPostRequest(BaseModel):
     ]
 
 
-class Member2(BaseModel):
+class V1ClansTransferResponseDataMembersItem(BaseModel):
     user_id: Annotated[int, Field(examples=[42])]
     username: Annotated[str, Field(examples=["night_owl"])]
     avatar: Annotated[
@@ -2156,101 +1861,21 @@ class Member2(BaseModel):
     ]
 
 
-class Data10(BaseModel):
-    id: Annotated[int, Field(description="clan ID", examples=[12])]
-    name: Annotated[
-        str,
-        Field(
-            description="3-32 characters: ASCII letters, digits, spaces and . _ ' -, starting and ending with a letter or digit. Unique per game without regard to case.",
-            examples=["Night Owls"],
-            max_length=32,
-            min_length=3,
-            pattern="^[A-Za-z0-9](?:[A-Za-z0-9 ._'-]*[A-Za-z0-9])?$",
-        ),
-    ]
-    tag: Annotated[
-        str,
-        Field(
-            description="2-6 ASCII letters or digits. Unique per game without regard to case.",
-            examples=["OWL"],
-            pattern="^[A-Za-z0-9]{2,6}$",
-        ),
-    ]
-    game: Annotated[
-        Game7, Field(description="The game the clan plays", examples=["cs2"])
-    ]
-    description: Annotated[
-        str,
-        Field(
-            description="What the clan is about, up to 500 characters.",
-            examples=["EU evening squad, scrims on Thursdays."],
-            max_length=500,
-        ),
-    ]
-    join_policy: Annotated[
-        JoinPolicy,
-        Field(
-            description="`open`: anyone may join; `invite`: only players with a pending invite; `closed`: no new members (pending invites cannot be accepted).",
-            examples=["invite"],
-        ),
-    ]
-    visibility: Annotated[
-        Visibility,
-        Field(
-            description="`public`: listed and readable by anyone; `private`: seen only by its members and the players it invited (to anyone else it does not exist: 404).",
-            examples=["public"],
-        ),
-    ]
-    max_members: Annotated[
-        int,
-        Field(
-            description="Most members the clan takes, 2-100; never below the current member count.",
-            examples=[50],
-            ge=2,
-            le=100,
-        ),
-    ]
-    member_count: Annotated[
-        int, Field(description="members now, the owner included", examples=[8], ge=1)
-    ]
-    created_at: Annotated[
-        AwareDatetime,
-        Field(
-            description="when the clan was created",
-            examples=["2026-11-20T18:04:11.000Z"],
-        ),
-    ]
-    updated_at: Annotated[
-        AwareDatetime,
-        Field(
-            description="when its settings last changed",
-            examples=["2026-11-20T18:04:11.000Z"],
-        ),
-    ]
-    members: Annotated[
-        list[Member2],
-        Field(
-            description="every member: the owner, then officers, then members, longest-standing first"
-        ),
-    ]
-
-
-class V1ClansIdTransferPostResponse(BaseModel):
-    data: Annotated[
-        Data10, Field(description="A clan with its members and their roles")
-    ]
-
-
 class V1EconomyBalanceGetResponse(BaseModel):
     data: EconomyBalance
 
 
-class V1EconomyTransactionsGetResponse(BaseModel):
-    data: list[EconomyEntry]
-    meta: Annotated[Meta, Field(description="Where this page sits in the whole list")]
+class V1EconomyTransactionsListResponseMeta(BaseModel):
+    total: Annotated[
+        int, Field(description="Items across all pages", examples=[42], ge=0)
+    ]
+    page: Annotated[int, Field(description="This page", examples=[1], ge=1)]
+    per_page: Annotated[
+        int, Field(description="Page size", examples=[25], ge=1, le=100)
+    ]
 
 
-class V1EconomyTransferPostRequest(BaseModel):
+class V1EconomyTransferCreateRequest(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
@@ -2279,11 +1904,11 @@ class V1EconomyTransferPostRequest(BaseModel):
     ] = None
 
 
-class V1EconomyTransferPostResponse(BaseModel):
+class V1EconomyTransferCreateResponse(BaseModel):
     data: EconomyTransfer
 
 
-class Datum4(BaseModel):
+class V1EventsListResponseDataItem(BaseModel):
     id: Annotated[
         str,
         Field(
@@ -2321,8 +1946,14 @@ class Datum4(BaseModel):
     ]
 
 
-class Meta6(BaseModel):
-    next_after: Annotated[str | None, Field(examples=["evt_0000000000004711"])]
+class V1EventsListResponseMeta(BaseModel):
+    next_after: Annotated[
+        str | None,
+        Field(
+            description="The cursor for the next page: pass it as `after`. `null`: No event to page after yet (nothing visible and no `after` given).",
+            examples=["evt_0000000000004711"],
+        ),
+    ]
     has_more: Annotated[
         bool,
         Field(
@@ -2332,32 +1963,7 @@ class Meta6(BaseModel):
     ]
 
 
-class V1EventsGetResponse(BaseModel):
-    data: list[Datum4]
-    meta: Annotated[
-        Meta6,
-        Field(
-            description="Cursor paging: the outbox grows at its end, so pages are walked by cursor, not by number"
-        ),
-    ]
-
-
-class Meta7(BaseModel):
-    total: Annotated[
-        int, Field(description="Items across all pages", examples=[42], ge=0)
-    ]
-    page: Annotated[int, Field(description="This page", examples=[1], ge=1)]
-    per_page: Annotated[
-        int, Field(description="Page size", examples=[25], ge=1, le=100)
-    ]
-
-
-class V1WebhooksGetResponse(BaseModel):
-    data: list[Webhook]
-    meta: Annotated[Meta7, Field(description="Where this page sits in the whole list")]
-
-
-class V1WebhooksPostRequest(BaseModel):
+class V1WebhooksCreateRequest(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
@@ -2389,7 +1995,7 @@ class V1WebhooksPostRequest(BaseModel):
     ] = None
 
 
-class Data11(BaseModel):
+class V1WebhooksCreateResponseData(BaseModel):
     webhook: Webhook
     secret: Annotated[
         str | None,
@@ -2400,15 +2006,21 @@ class Data11(BaseModel):
     ]
 
 
-class V1WebhooksPostResponse(BaseModel):
-    data: Data11
+class V1WebhooksListResponseMeta(BaseModel):
+    total: Annotated[
+        int, Field(description="Items across all pages", examples=[42], ge=0)
+    ]
+    page: Annotated[int, Field(description="This page", examples=[1], ge=1)]
+    per_page: Annotated[
+        int, Field(description="Page size", examples=[25], ge=1, le=100)
+    ]
 
 
-class V1WebhooksIdGetResponse(BaseModel):
+class V1WebhooksGetResponse(BaseModel):
     data: Webhook
 
 
-class V1WebhooksIdPatchRequest(BaseModel):
+class V1WebhooksUpdateRequest(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
@@ -2446,11 +2058,11 @@ class V1WebhooksIdPatchRequest(BaseModel):
     ] = None
 
 
-class V1WebhooksIdPatchResponse(BaseModel):
+class V1WebhooksUpdateResponse(BaseModel):
     data: Webhook
 
 
-class Data12(BaseModel):
+class V1WebhooksSecretRotateResponseData(BaseModel):
     secret: Annotated[
         str | None,
         Field(
@@ -2467,28 +2079,21 @@ class Data12(BaseModel):
     ]
 
 
-class V1WebhooksIdRotateSecretPostResponse(BaseModel):
-    data: Data12
+class V1WebhooksDeliveriesListResponseMeta(BaseModel):
+    total: Annotated[
+        int, Field(description="Items across all pages", examples=[42], ge=0)
+    ]
+    page: Annotated[int, Field(description="This page", examples=[1], ge=1)]
+    per_page: Annotated[
+        int, Field(description="Page size", examples=[25], ge=1, le=100)
+    ]
 
 
-class Status12(StrEnum):
-    pending = "pending"
-    delivering = "delivering"
-    succeeded = "succeeded"
-    failed = "failed"
-    dead = "dead"
-
-
-class V1WebhooksIdDeliveriesGetResponse(BaseModel):
-    data: list[WebhookDelivery]
-    meta: Annotated[Meta7, Field(description="Where this page sits in the whole list")]
-
-
-class V1WebhooksIdDeliveriesDeliveryIdRedeliverPostResponse(BaseModel):
+class V1WebhooksDeliveriesRedeliverResponse(BaseModel):
     data: WebhookDelivery
 
 
-class V1WebhooksIdReplayPostRequest(BaseModel):
+class V1WebhooksReplayRequest(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
@@ -2501,7 +2106,7 @@ class V1WebhooksIdReplayPostRequest(BaseModel):
     ]
 
 
-class Data13(BaseModel):
+class V1WebhooksReplayResponseData(BaseModel):
     queued: Annotated[int, Field(description="deliveries queued", examples=[12], ge=0)]
     complete: Annotated[
         bool,
@@ -2517,10 +2122,6 @@ class Data13(BaseModel):
             examples=["2026-11-20T18:04:11.000Z"],
         ),
     ]
-
-
-class V1WebhooksIdReplayPostResponse(BaseModel):
-    data: Data13
 
 
 class Scope(Enum):
@@ -2546,58 +2147,19 @@ class Audience(StrEnum):
     app = "app"
 
 
-class Datum5(BaseModel):
-    type: Annotated[
-        str,
-        Field(description="Event type, `resource.action`", examples=["kill.recorded"]),
-    ]
-    description: Annotated[
-        str,
-        Field(
-            description="What it tells, and who receives it",
-            examples=["One counted kill, told when its round is settled."],
-        ),
-    ]
-    scope: Annotated[
-        Scope | None,
-        Field(
-            description="The scope a reader needs (null: none beyond the audience)",
-            examples=["stats:read"],
-        ),
-    ]
-    audience: Annotated[
-        Audience,
-        Field(
-            description="`public`: every subscriber with the scope; `user`: only apps acting for the user it concerns; `app`: only the app it concerns",
-            examples=["public"],
-        ),
-    ]
-    high_volume: Annotated[
-        bool,
-        Field(
-            description="One event per kill (or as often): prefer its batched variant",
-            examples=[True],
-        ),
-    ]
-    schema_: Annotated[
-        dict[str, Any],
-        Field(
-            alias="schema",
-            description="JSON Schema (2020-12) of the event’s `data`",
-            examples=[{"type": "object", "properties": {}}],
-        ),
-    ]
-    example: Annotated[
-        dict[str, Any],
-        Field(description="An example `data`", examples=[{"server_id": 3}]),
-    ]
+class V1EventsTypesListResponseDataItemSchema(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
 
 
-class V1EventsTypesGetResponse(BaseModel):
-    data: list[Datum5]
+class V1EventsTypesListResponseDataItemExample(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
 
 
-class ApiPlatformDeveloperAccountsPostRequest(BaseModel):
+class DeveloperAccountsCreateRequest(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
@@ -2605,7 +2167,7 @@ class ApiPlatformDeveloperAccountsPostRequest(BaseModel):
     password: Annotated[str, Field(max_length=1024, min_length=1)]
 
 
-class ApiPlatformDeveloperAccountsPostResponse(BaseModel):
+class DeveloperAccountsCreateResponse(BaseModel):
     account: PortalAccount
     csrf_token: Annotated[
         str,
@@ -2615,17 +2177,7 @@ class ApiPlatformDeveloperAccountsPostResponse(BaseModel):
     ]
 
 
-class ApiPlatformDeveloperSessionGetResponse(BaseModel):
-    account: PortalAccount
-    csrf_token: Annotated[
-        str,
-        Field(
-            description="send it in the x-csrf-token header of every POST and DELETE"
-        ),
-    ]
-
-
-class ApiPlatformDeveloperSessionPostRequest(BaseModel):
+class DeveloperSessionCreateRequest(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
@@ -2633,7 +2185,7 @@ class ApiPlatformDeveloperSessionPostRequest(BaseModel):
     password: Annotated[str, Field(max_length=1024, min_length=1)]
 
 
-class ApiPlatformDeveloperSessionPostResponse(BaseModel):
+class DeveloperSessionCreateResponse(BaseModel):
     account: PortalAccount
     csrf_token: Annotated[
         str,
@@ -2643,11 +2195,21 @@ class ApiPlatformDeveloperSessionPostResponse(BaseModel):
     ]
 
 
-class ApiPlatformDeveloperMyKeysGetResponse(BaseModel):
+class DeveloperSessionGetResponse(BaseModel):
+    account: PortalAccount
+    csrf_token: Annotated[
+        str,
+        Field(
+            description="send it in the x-csrf-token header of every POST and DELETE"
+        ),
+    ]
+
+
+class DeveloperMyKeysListResponse(BaseModel):
     keys: list[PortalKey]
 
 
-class ApiPlatformDeveloperKeysPostRequest(BaseModel):
+class DeveloperKeysCreateRequest(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
@@ -2656,7 +2218,7 @@ class ApiPlatformDeveloperKeysPostRequest(BaseModel):
     ]
 
 
-class ApiPlatformDeveloperKeysPostResponse(BaseModel):
+class DeveloperKeysCreateResponse(BaseModel):
     key: PortalKey
     secret: Annotated[
         str,
@@ -2667,7 +2229,7 @@ class ApiPlatformDeveloperKeysPostResponse(BaseModel):
     ]
 
 
-class ApiPlatformDeveloperKeysIdDeleteResponse(BaseModel):
+class DeveloperKeysRevokeResponse(BaseModel):
     key: PortalKey
 
 
@@ -2682,7 +2244,7 @@ class Origin(RootModel[str]):
     ]
 
 
-class ApiPlatformDeveloperKeysIdOriginsPutRequest(BaseModel):
+class DeveloperKeysOriginsUpdateRequest(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
@@ -2696,11 +2258,11 @@ class ApiPlatformDeveloperKeysIdOriginsPutRequest(BaseModel):
     ]
 
 
-class ApiPlatformDeveloperKeysIdOriginsPutResponse(BaseModel):
+class DeveloperKeysOriginsUpdateResponse(BaseModel):
     key: PortalKey
 
 
-class Hour(BaseModel):
+class DeveloperKeysUsageGetResponseUsageHoursItem(BaseModel):
     field_429: Annotated[int, Field(alias="429")]
     hour: Annotated[
         AwareDatetime,
@@ -2715,7 +2277,7 @@ class Hour(BaseModel):
     total: int
 
 
-class Totals(BaseModel):
+class DeveloperKeysUsageGetResponseUsageTotals(BaseModel):
     field_429: Annotated[int, Field(alias="429")]
     field_2xx: Annotated[int, Field(alias="2xx")]
     field_3xx: Annotated[int, Field(alias="3xx")]
@@ -2724,21 +2286,7 @@ class Totals(BaseModel):
     total: int
 
 
-class Usage(BaseModel):
-    key_id: int
-    quota: Annotated[int, Field(description="requests per hour allowed now")]
-    hours: Annotated[
-        list[Hour],
-        Field(description="oldest first, one entry per hour, zeros included"),
-    ]
-    totals: Totals
-
-
-class ApiPlatformDeveloperKeysIdUsageGetResponse(BaseModel):
-    usage: Usage
-
-
-class ApiPlatformDeveloperMyAppsGetResponse(BaseModel):
+class DeveloperMyAppsListResponse(BaseModel):
     apps: list[App]
 
 
@@ -2746,7 +2294,7 @@ class RedirectUri(RootModel[str]):
     root: Annotated[str, Field(max_length=500)]
 
 
-class ApiPlatformDeveloperMyAppsPostRequest(BaseModel):
+class DeveloperMyAppsCreateRequest(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
@@ -2765,7 +2313,7 @@ class ApiPlatformDeveloperMyAppsPostRequest(BaseModel):
     logo_url: Annotated[str | None, Field(max_length=500)] = None
 
 
-class ApiPlatformDeveloperMyAppsPostResponse(BaseModel):
+class DeveloperMyAppsCreateResponse(BaseModel):
     app: App
     client_secret: Annotated[
         str | None,
@@ -2776,11 +2324,11 @@ class ApiPlatformDeveloperMyAppsPostResponse(BaseModel):
     ]
 
 
-class ApiPlatformDeveloperMyAppsIdGetResponse(BaseModel):
+class DeveloperMyAppsGetResponse(BaseModel):
     app: App
 
 
-class ApiPlatformDeveloperMyAppsIdPatchRequest(BaseModel):
+class DeveloperMyAppsUpdateRequest(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
@@ -2800,11 +2348,11 @@ class ApiPlatformDeveloperMyAppsIdPatchRequest(BaseModel):
     logo_url: Annotated[str | None, Field(max_length=500)] = None
 
 
-class ApiPlatformDeveloperMyAppsIdPatchResponse(BaseModel):
+class DeveloperMyAppsUpdateResponse(BaseModel):
     app: App
 
 
-class ApiPlatformDeveloperMyAppsIdSecretPostResponse(BaseModel):
+class DeveloperMyAppsSecretRotateResponse(BaseModel):
     client_secret: Annotated[
         str,
         Field(
@@ -2814,11 +2362,11 @@ class ApiPlatformDeveloperMyAppsIdSecretPostResponse(BaseModel):
     ]
 
 
-class ApiPlatformDeveloperMyAuthorizedAppsGetResponse(BaseModel):
+class DeveloperMyAuthorizedAppsListResponse(BaseModel):
     authorized_apps: list[AuthorizedApp]
 
 
-class ApiPlatformDeveloperWebhookTestPostRequest(BaseModel):
+class DeveloperWebhookTestSendRequest(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
@@ -2857,7 +2405,7 @@ class ApiPlatformDeveloperWebhookTestPostRequest(BaseModel):
     ] = None
 
 
-class Event3(BaseModel):
+class DeveloperWebhookTestSendResponseEvent(BaseModel):
     id: Annotated[
         str,
         Field(
@@ -2872,8 +2420,1330 @@ class Event3(BaseModel):
     ]
 
 
-class ApiPlatformDeveloperWebhookTestPostResponse(BaseModel):
-    event: Annotated[Event3, Field(description="the body sent, signed")]
+class IngestEventsCreateRequest(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    events: Annotated[
+        list[Any],
+        Field(
+            description="events of the three types above, validated one by one",
+            max_length=10000,
+            min_length=1,
+        ),
+    ]
+
+
+class KillRecordedEventData(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    server_id: Annotated[
+        int, Field(description="Game server the kill happened on", examples=[3], ge=1)
+    ]
+    game: Annotated[Game3, Field(description="Game code", examples=["cs2"])]
+    killer_user_id: Annotated[
+        int, Field(description="Hub user id of the killer", examples=[42], ge=1)
+    ]
+    killer_steam_id: Annotated[
+        str,
+        Field(
+            description="SteamID64", examples=["76561198000000042"], pattern="^\\d{17}$"
+        ),
+    ]
+    victim_user_id: Annotated[
+        int, Field(description="Hub user id of the victim", examples=[42], ge=1)
+    ]
+    victim_steam_id: Annotated[
+        str,
+        Field(
+            description="SteamID64", examples=["76561198000000042"], pattern="^\\d{17}$"
+        ),
+    ]
+    weapon: Annotated[
+        str, Field(description="Weapon as the game names it", examples=["ak47"])
+    ]
+    headshot: Annotated[bool, Field(description="A headshot", examples=[True])]
+    round: Annotated[
+        int, Field(description="Round number on the server", examples=[7], ge=0)
+    ]
+    occurred_at: Annotated[
+        AwareDatetime,
+        Field(
+            description="When the kill happened (server time)",
+            examples=["2026-11-20T18:04:11.000Z"],
+        ),
+    ]
+
+
+class KillsBatchRecordedEventDataKillsItem(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    server_id: Annotated[
+        int, Field(description="Game server the kill happened on", examples=[3], ge=1)
+    ]
+    game: Annotated[Game3, Field(description="Game code", examples=["cs2"])]
+    killer_user_id: Annotated[
+        int, Field(description="Hub user id of the killer", examples=[42], ge=1)
+    ]
+    killer_steam_id: Annotated[
+        str,
+        Field(
+            description="SteamID64", examples=["76561198000000042"], pattern="^\\d{17}$"
+        ),
+    ]
+    victim_user_id: Annotated[
+        int, Field(description="Hub user id of the victim", examples=[42], ge=1)
+    ]
+    victim_steam_id: Annotated[
+        str,
+        Field(
+            description="SteamID64", examples=["76561198000000042"], pattern="^\\d{17}$"
+        ),
+    ]
+    weapon: Annotated[
+        str, Field(description="Weapon as the game names it", examples=["ak47"])
+    ]
+    headshot: Annotated[bool, Field(description="A headshot", examples=[True])]
+    round: Annotated[
+        int, Field(description="Round number on the server", examples=[7], ge=0)
+    ]
+    occurred_at: Annotated[
+        AwareDatetime,
+        Field(
+            description="When the kill happened (server time)",
+            examples=["2026-11-20T18:04:11.000Z"],
+        ),
+    ]
+
+
+class RoundStartedEventData(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    server_id: Annotated[int, Field(description="Game server", examples=[3], ge=1)]
+    game: Annotated[Game3, Field(description="Game code", examples=["cs2"])]
+    map: Annotated[str, Field(description="Map", examples=["de_dust2"])]
+    round: Annotated[int, Field(description="Round number", examples=[7], ge=0)]
+
+
+class RoundEndedEventData(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    server_id: Annotated[int, Field(description="Game server", examples=[3], ge=1)]
+    game: Annotated[Game3, Field(description="Game code", examples=["cs2"])]
+    map: Annotated[str, Field(description="Map", examples=["de_dust2"])]
+    round: Annotated[int, Field(description="Round number", examples=[7], ge=0)]
+    kills: Annotated[
+        int, Field(description="Kills counted in the round", examples=[9], ge=0)
+    ]
+
+
+class MatchStartedEventData(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    server_id: Annotated[int, Field(description="Game server", examples=[3], ge=1)]
+    game: Annotated[Game3, Field(description="Game code", examples=["cs2"])]
+    map: Annotated[str, Field(description="Map", examples=["de_dust2"])]
+
+
+class Team1Item(RootModel[int]):
+    root: Annotated[int, Field(description="Hub user id", examples=[42], ge=1)]
+
+
+class Team2Item(RootModel[int]):
+    root: Annotated[int, Field(description="Hub user id", examples=[42], ge=1)]
+
+
+class MatchEndedEventData(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    match_id: Annotated[int, Field(description="Recorded match", examples=[812], ge=1)]
+    server_id: Annotated[int, Field(description="Game server", examples=[3], ge=1)]
+    game: Annotated[Game3, Field(description="Game code", examples=["cs2"])]
+    map: Annotated[str, Field(description="Map", examples=["de_dust2"])]
+    team1_score: Annotated[
+        int, Field(description="Rounds won by team 1", examples=[13], ge=0)
+    ]
+    team2_score: Annotated[
+        int, Field(description="Rounds won by team 2", examples=[9], ge=0)
+    ]
+    winner: Annotated[
+        int,
+        Field(
+            description="Winning team (1 or 2), 0 for a draw", examples=[1], ge=0, le=2
+        ),
+    ]
+    team1: Annotated[
+        list[Team1Item],
+        Field(description="Hub user ids of team 1", examples=[[42, 44]]),
+    ]
+    team2: Annotated[
+        list[Team2Item],
+        Field(description="Hub user ids of team 2", examples=[[42, 44]]),
+    ]
+    ended_at: Annotated[
+        AwareDatetime,
+        Field(
+            description="When the match ended (server time)",
+            examples=["2026-11-20T18:04:11.000Z"],
+        ),
+    ]
+
+
+class MatchAbandonedEventData(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    server_id: Annotated[int, Field(description="Game server", examples=[3], ge=1)]
+    game: Annotated[Game3, Field(description="Game code", examples=["cs2"])]
+    map: Annotated[str, Field(description="Map", examples=["de_dust2"])]
+    rounds: Annotated[int, Field(description="Rounds counted", examples=[4], ge=0)]
+
+
+class EloChangedEventData(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    user_id: Annotated[int, Field(description="Hub user id", examples=[42], ge=1)]
+    game: Annotated[Game3, Field(description="Game code", examples=["cs2"])]
+    match_id: Annotated[int, Field(description="The rated match", examples=[812], ge=1)]
+    rating_before: Annotated[
+        int, Field(description="Rating before the match", examples=[1000])
+    ]
+    rating: Annotated[int, Field(description="Rating after the match", examples=[1025])]
+    won: Annotated[bool, Field(description="The player's team won", examples=[True])]
+
+
+class PlayerXpGainedEventDataReasonsItem(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    reason: Annotated[str, Field(description="Why", examples=["kill"])]
+    amount: Annotated[int, Field(description="XP for it", examples=[10], ge=0)]
+
+
+class PlayerLevelUpEventData(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    user_id: Annotated[int, Field(description="Hub user id", examples=[42], ge=1)]
+    level_before: Annotated[int, Field(description="Level before", examples=[11], ge=0)]
+    level: Annotated[int, Field(description="New level", examples=[12], ge=0)]
+    total_xp: Annotated[int, Field(description="Total XP", examples=[12035], ge=0)]
+
+
+class AchievementUnlockedEventData(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    user_id: Annotated[int, Field(description="Hub user id", examples=[42], ge=1)]
+    achievement_id: Annotated[int, Field(description="Achievement", examples=[5], ge=1)]
+    code: Annotated[str, Field(description="Code", examples=["first_blood"])]
+
+
+class PlayerRegisteredEventData(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    user_id: Annotated[int, Field(description="Hub user id", examples=[42], ge=1)]
+    steam_id: Annotated[
+        str,
+        Field(
+            description="SteamID64", examples=["76561198000000042"], pattern="^\\d{17}$"
+        ),
+    ]
+    name: Annotated[str, Field(description="Name in game", examples=["ace"])]
+
+
+class TournamentMatchReportedEventData(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    tournament_id: Annotated[int, Field(description="Tournament", examples=[2], ge=1)]
+    match_id: Annotated[int, Field(description="Recorded match", examples=[812], ge=1)]
+    team1_score: Annotated[
+        int, Field(description="Rounds won by team 1", examples=[13], ge=0)
+    ]
+    team2_score: Annotated[
+        int, Field(description="Rounds won by team 2", examples=[9], ge=0)
+    ]
+
+
+class TournamentPlayerJoinedEventData(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    tournament_id: Annotated[int, Field(description="Tournament", examples=[2], ge=1)]
+    user_id: Annotated[int, Field(description="Hub user id", examples=[42], ge=1)]
+
+
+class ServerAddedEventData(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    server_id: Annotated[int, Field(description="Game server", examples=[3], ge=1)]
+    game: Annotated[Game3, Field(description="Game code", examples=["cs2"])]
+    name: Annotated[str, Field(description="Server name", examples=["Hub #1 Dust2"])]
+    region: Annotated[Region, Field(description="Region", examples=["eu-west"])]
+
+
+class ServerRemovedEventData(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    server_id: Annotated[int, Field(description="Game server", examples=[3], ge=1)]
+    game: Annotated[Game3, Field(description="Game code", examples=["cs2"])]
+
+
+class ServerRegionChangedEventData(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    server_id: Annotated[int, Field(description="Game server", examples=[3], ge=1)]
+    game: Annotated[Game3, Field(description="Game code", examples=["cs2"])]
+    region: Annotated[Region, Field(description="New region", examples=["eu-west"])]
+
+
+class Status9(StrEnum):
+    online = "online"
+    offline = "offline"
+
+
+class PreviousStatus(StrEnum):
+    online = "online"
+    offline = "offline"
+
+
+class ServerStatusChangedEventData(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    server_id: Annotated[int, Field(description="Game server", examples=[3], ge=1)]
+    game: Annotated[Game3, Field(description="Game code", examples=["cs2"])]
+    status: Annotated[Status9, Field(description="New status", examples=["online"])]
+    previous_status: Annotated[
+        PreviousStatus, Field(description="Status before", examples=["online"])
+    ]
+
+
+class ServerMapChangedEventData(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    server_id: Annotated[int, Field(description="Game server", examples=[3], ge=1)]
+    game: Annotated[Game3, Field(description="Game code", examples=["cs2"])]
+    map: Annotated[str, Field(description="New map", examples=["de_inferno"])]
+    previous_map: Annotated[str, Field(description="Map before", examples=["de_dust2"])]
+
+
+class ServerPlayersChangedEventData(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    server_id: Annotated[int, Field(description="Game server", examples=[3], ge=1)]
+    game: Annotated[Game3, Field(description="Game code", examples=["cs2"])]
+    players: Annotated[int, Field(description="Players now", examples=[12], ge=0)]
+    previous_players: Annotated[
+        int, Field(description="Players before", examples=[10], ge=0)
+    ]
+    max_players: Annotated[int, Field(description="Slots", examples=[20], ge=0)]
+
+
+class ServerCommandExecutedEventData(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    server_id: Annotated[int, Field(description="Game server", examples=[3], ge=1)]
+    game: Annotated[Game3, Field(description="Game code", examples=["cs2"])]
+    command_id: Annotated[
+        int, Field(description="Audited command", examples=[77], ge=1)
+    ]
+    user_id: Annotated[int, Field(description="Who sent it", examples=[42], ge=1)]
+    command: Annotated[
+        str, Field(description="The command", examples=["changelevel de_inferno"])
+    ]
+    ok: Annotated[bool, Field(description="The server answered", examples=[True])]
+
+
+class EconomyTransferCreatedEventData(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    transfer_id: Annotated[
+        int, Field(description="Ledger movement", examples=[9001], ge=1)
+    ]
+    from_user_id: Annotated[int, Field(description="Sender", examples=[42], ge=1)]
+    to_user_id: Annotated[int, Field(description="Recipient", examples=[42], ge=1)]
+    amount: Annotated[int, Field(description="Coins moved", examples=[250], ge=1)]
+    note: Annotated[
+        str | None,
+        Field(description="The sender’s note", examples=["gg"], max_length=200),
+    ]
+    created_at: Annotated[
+        AwareDatetime,
+        Field(description="When it was booked", examples=["2026-11-20T18:04:11.000Z"]),
+    ]
+    balance: Annotated[
+        int,
+        Field(
+            description="The user’s balance after it, in coins", examples=[1250], ge=0
+        ),
+    ]
+
+
+class EconomyTransferReceivedEventData(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    transfer_id: Annotated[
+        int, Field(description="Ledger movement", examples=[9001], ge=1)
+    ]
+    from_user_id: Annotated[int, Field(description="Sender", examples=[42], ge=1)]
+    to_user_id: Annotated[int, Field(description="Recipient", examples=[42], ge=1)]
+    amount: Annotated[int, Field(description="Coins moved", examples=[250], ge=1)]
+    note: Annotated[
+        str | None,
+        Field(description="The sender’s note", examples=["gg"], max_length=200),
+    ]
+    created_at: Annotated[
+        AwareDatetime,
+        Field(description="When it was booked", examples=["2026-11-20T18:04:11.000Z"]),
+    ]
+    balance: Annotated[
+        int,
+        Field(
+            description="The user’s balance after it, in coins", examples=[1250], ge=0
+        ),
+    ]
+
+
+class EconomyGrantCreatedEventData(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    grant_id: Annotated[
+        int, Field(description="Ledger movement", examples=[9002], ge=1)
+    ]
+    user_id: Annotated[int, Field(description="Hub user id", examples=[42], ge=1)]
+    amount: Annotated[int, Field(description="Coins moved", examples=[250], ge=1)]
+    reason: Annotated[
+        str, Field(description="The operator’s reason", examples=["season prize"])
+    ]
+    balance: Annotated[
+        int,
+        Field(
+            description="The user’s balance after it, in coins", examples=[1250], ge=0
+        ),
+    ]
+
+
+class Reason(StrEnum):
+    match_win = "match_win"
+    achievement = "achievement"
+
+
+class EconomyRewardMintedEventData(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    user_id: Annotated[int, Field(description="Hub user id", examples=[42], ge=1)]
+    amount: Annotated[int, Field(description="Coins moved", examples=[250], ge=1)]
+    reason: Annotated[Reason, Field(description="The rule", examples=["match_win"])]
+
+
+class ClanCreatedEventData(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    clan_id: Annotated[int, Field(description="Clan", examples=[7], ge=1)]
+    game: Annotated[Game3, Field(description="Game code", examples=["cs2"])]
+    name: Annotated[str, Field(description="Clan name", examples=["Night Owls"])]
+    tag: Annotated[str, Field(description="Clan tag", examples=["OWL"])]
+    description: Annotated[
+        str, Field(description="Description", examples=["Late-night scrims"])
+    ]
+    join_policy: Annotated[
+        JoinPolicy, Field(description="How players join", examples=["invite"])
+    ]
+    visibility: Annotated[
+        Visibility, Field(description="Who sees the clan", examples=["public"])
+    ]
+    max_members: Annotated[int, Field(description="Member cap", examples=[50], ge=0)]
+    member_count: Annotated[int, Field(description="Members now", examples=[1], ge=0)]
+    by_user_id: Annotated[
+        int, Field(description="Who made the change", examples=[42], ge=1)
+    ]
+
+
+class ClanUpdatedEventData(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    clan_id: Annotated[int, Field(description="Clan", examples=[7], ge=1)]
+    game: Annotated[Game3, Field(description="Game code", examples=["cs2"])]
+    name: Annotated[str, Field(description="Clan name", examples=["Night Owls"])]
+    tag: Annotated[str, Field(description="Clan tag", examples=["OWL"])]
+    description: Annotated[
+        str, Field(description="Description", examples=["Late-night scrims"])
+    ]
+    join_policy: Annotated[
+        JoinPolicy, Field(description="How players join", examples=["invite"])
+    ]
+    visibility: Annotated[
+        Visibility, Field(description="Who sees the clan", examples=["public"])
+    ]
+    max_members: Annotated[int, Field(description="Member cap", examples=[50], ge=0)]
+    member_count: Annotated[int, Field(description="Members now", examples=[1], ge=0)]
+    by_user_id: Annotated[
+        int, Field(description="Who made the change", examples=[42], ge=1)
+    ]
+
+
+class ClanDisbandedEventData(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    clan_id: Annotated[int, Field(description="Clan", examples=[7], ge=1)]
+    game: Annotated[Game3, Field(description="Game code", examples=["cs2"])]
+    name: Annotated[str, Field(description="Clan name", examples=["Night Owls"])]
+    tag: Annotated[str, Field(description="Clan tag", examples=["OWL"])]
+    description: Annotated[
+        str, Field(description="Description", examples=["Late-night scrims"])
+    ]
+    join_policy: Annotated[
+        JoinPolicy, Field(description="How players join", examples=["invite"])
+    ]
+    visibility: Annotated[
+        Visibility, Field(description="Who sees the clan", examples=["public"])
+    ]
+    max_members: Annotated[int, Field(description="Member cap", examples=[50], ge=0)]
+    member_count: Annotated[int, Field(description="Members now", examples=[1], ge=0)]
+    by_user_id: Annotated[
+        int, Field(description="Who made the change", examples=[42], ge=1)
+    ]
+
+
+class ClanMemberJoinedEventData(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    clan_id: Annotated[int, Field(description="Clan", examples=[7], ge=1)]
+    game: Annotated[Game3, Field(description="Game code", examples=["cs2"])]
+    user_id: Annotated[int, Field(description="The member", examples=[42], ge=1)]
+    role: Annotated[Role, Field(description="Role in the clan", examples=["member"])]
+    by_user_id: Annotated[
+        int, Field(description="Who made the change", examples=[42], ge=1)
+    ]
+
+
+class ClanMemberLeftEventData(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    clan_id: Annotated[int, Field(description="Clan", examples=[7], ge=1)]
+    game: Annotated[Game3, Field(description="Game code", examples=["cs2"])]
+    user_id: Annotated[int, Field(description="The member", examples=[42], ge=1)]
+    role: Annotated[Role, Field(description="Role in the clan", examples=["member"])]
+    by_user_id: Annotated[
+        int, Field(description="Who made the change", examples=[42], ge=1)
+    ]
+
+
+class ClanMemberKickedEventData(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    clan_id: Annotated[int, Field(description="Clan", examples=[7], ge=1)]
+    game: Annotated[Game3, Field(description="Game code", examples=["cs2"])]
+    user_id: Annotated[int, Field(description="The member", examples=[42], ge=1)]
+    role: Annotated[Role, Field(description="Role in the clan", examples=["member"])]
+    by_user_id: Annotated[
+        int, Field(description="Who made the change", examples=[42], ge=1)
+    ]
+
+
+class ClanMemberPromotedEventData(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    clan_id: Annotated[int, Field(description="Clan", examples=[7], ge=1)]
+    game: Annotated[Game3, Field(description="Game code", examples=["cs2"])]
+    user_id: Annotated[int, Field(description="The member", examples=[42], ge=1)]
+    role: Annotated[Role, Field(description="Role in the clan", examples=["member"])]
+    by_user_id: Annotated[
+        int, Field(description="Who made the change", examples=[42], ge=1)
+    ]
+
+
+class ClanMemberDemotedEventData(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    clan_id: Annotated[int, Field(description="Clan", examples=[7], ge=1)]
+    game: Annotated[Game3, Field(description="Game code", examples=["cs2"])]
+    user_id: Annotated[int, Field(description="The member", examples=[42], ge=1)]
+    role: Annotated[Role, Field(description="Role in the clan", examples=["member"])]
+    by_user_id: Annotated[
+        int, Field(description="Who made the change", examples=[42], ge=1)
+    ]
+
+
+class ClanOwnershipTransferredEventData(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    clan_id: Annotated[int, Field(description="Clan", examples=[7], ge=1)]
+    game: Annotated[Game3, Field(description="Game code", examples=["cs2"])]
+    user_id: Annotated[int, Field(description="The member", examples=[42], ge=1)]
+    role: Annotated[Role, Field(description="Role in the clan", examples=["member"])]
+    by_user_id: Annotated[
+        int, Field(description="Who made the change", examples=[42], ge=1)
+    ]
+
+
+class ClanInviteCreatedEventData(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    clan_id: Annotated[int, Field(description="Clan", examples=[7], ge=1)]
+    game: Annotated[Game3, Field(description="Game code", examples=["cs2"])]
+    name: Annotated[str, Field(description="Clan name", examples=["Night Owls"])]
+    user_id: Annotated[int, Field(description="The invitee", examples=[42], ge=1)]
+    by_user_id: Annotated[int, Field(description="Who acted", examples=[42], ge=1)]
+
+
+class ClanInviteAcceptedEventData(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    clan_id: Annotated[int, Field(description="Clan", examples=[7], ge=1)]
+    game: Annotated[Game3, Field(description="Game code", examples=["cs2"])]
+    name: Annotated[str, Field(description="Clan name", examples=["Night Owls"])]
+    user_id: Annotated[int, Field(description="The invitee", examples=[42], ge=1)]
+    by_user_id: Annotated[int, Field(description="Who acted", examples=[42], ge=1)]
+
+
+class ClanInviteDeclinedEventData(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    clan_id: Annotated[int, Field(description="Clan", examples=[7], ge=1)]
+    game: Annotated[Game3, Field(description="Game code", examples=["cs2"])]
+    name: Annotated[str, Field(description="Clan name", examples=["Night Owls"])]
+    user_id: Annotated[int, Field(description="The invitee", examples=[42], ge=1)]
+    by_user_id: Annotated[int, Field(description="Who acted", examples=[42], ge=1)]
+
+
+class ClanInviteRevokedEventData(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    clan_id: Annotated[int, Field(description="Clan", examples=[7], ge=1)]
+    game: Annotated[Game3, Field(description="Game code", examples=["cs2"])]
+    name: Annotated[str, Field(description="Clan name", examples=["Night Owls"])]
+    user_id: Annotated[int, Field(description="The invitee", examples=[42], ge=1)]
+    by_user_id: Annotated[int, Field(description="Who acted", examples=[42], ge=1)]
+
+
+class AccountCreatedEventData(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    user_id: Annotated[int, Field(description="Hub user id", examples=[42], ge=1)]
+    username: Annotated[str, Field(description="Username", examples=["ace"])]
+
+
+class AccountTierChangedEventData(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    user_id: Annotated[int, Field(description="Hub user id", examples=[42], ge=1)]
+    subscription: Annotated[
+        str, Field(description="Subscription", examples=["premium"])
+    ]
+    partner: Annotated[bool, Field(description="Approved partner", examples=[False])]
+    tier: Annotated[
+        Tier, Field(description="The plan the user’s API keys spend", examples=["free"])
+    ]
+
+
+class KeyCreatedEventData(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    key_id: Annotated[int, Field(description="API key", examples=[31], ge=1)]
+    user_id: Annotated[int, Field(description="The key’s owner", examples=[42], ge=1)]
+    name: Annotated[str, Field(description="Key name", examples=["stats bot"])]
+    prefix: Annotated[
+        str, Field(description="Display prefix of the key", examples=["ghk_3kd9"])
+    ]
+
+
+class KeyRevokedEventData(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    key_id: Annotated[int, Field(description="API key", examples=[31], ge=1)]
+    user_id: Annotated[int, Field(description="The key’s owner", examples=[42], ge=1)]
+    name: Annotated[str, Field(description="Key name", examples=["stats bot"])]
+    prefix: Annotated[
+        str, Field(description="Display prefix of the key", examples=["ghk_3kd9"])
+    ]
+
+
+class KeyOriginsChangedEventData(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    key_id: Annotated[int, Field(description="API key", examples=[31], ge=1)]
+    user_id: Annotated[int, Field(description="The key’s owner", examples=[42], ge=1)]
+    name: Annotated[str, Field(description="Key name", examples=["stats bot"])]
+    prefix: Annotated[
+        str, Field(description="Display prefix of the key", examples=["ghk_3kd9"])
+    ]
+    allowed_origins: Annotated[
+        list[str],
+        Field(description="Allowed origins", examples=[["https://stats.example.com"]]),
+    ]
+
+
+class AppCreatedEventData(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    app_id: Annotated[int, Field(description="App", examples=[5], ge=1)]
+    client_id: Annotated[
+        str, Field(description="OAuth client id", examples=["app_4f9c2d1e8b7a"])
+    ]
+    owner_id: Annotated[
+        int, Field(description="The developer who owns it", examples=[42], ge=1)
+    ]
+    name: Annotated[str, Field(description="App name", examples=["Frag Stats"])]
+    kind: Annotated[
+        Kind, Field(description="OAuth client type", examples=["confidential"])
+    ]
+    redirect_uris: Annotated[
+        list[str],
+        Field(
+            description="Registered redirect URIs",
+            examples=[["https://fragstats.example.com/callback"]],
+        ),
+    ]
+
+
+class AppUpdatedEventData(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    app_id: Annotated[int, Field(description="App", examples=[5], ge=1)]
+    client_id: Annotated[
+        str, Field(description="OAuth client id", examples=["app_4f9c2d1e8b7a"])
+    ]
+    owner_id: Annotated[
+        int, Field(description="The developer who owns it", examples=[42], ge=1)
+    ]
+    name: Annotated[str, Field(description="App name", examples=["Frag Stats"])]
+    kind: Annotated[
+        Kind, Field(description="OAuth client type", examples=["confidential"])
+    ]
+    redirect_uris: Annotated[
+        list[str],
+        Field(
+            description="Registered redirect URIs",
+            examples=[["https://fragstats.example.com/callback"]],
+        ),
+    ]
+
+
+class AppSecretRotatedEventData(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    app_id: Annotated[int, Field(description="App", examples=[5], ge=1)]
+    client_id: Annotated[
+        str, Field(description="OAuth client id", examples=["app_4f9c2d1e8b7a"])
+    ]
+    owner_id: Annotated[
+        int, Field(description="The developer who owns it", examples=[42], ge=1)
+    ]
+    name: Annotated[str, Field(description="App name", examples=["Frag Stats"])]
+    kind: Annotated[
+        Kind, Field(description="OAuth client type", examples=["confidential"])
+    ]
+    redirect_uris: Annotated[
+        list[str],
+        Field(
+            description="Registered redirect URIs",
+            examples=[["https://fragstats.example.com/callback"]],
+        ),
+    ]
+
+
+class AppDeletedEventData(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    app_id: Annotated[int, Field(description="App", examples=[5], ge=1)]
+    client_id: Annotated[
+        str, Field(description="OAuth client id", examples=["app_4f9c2d1e8b7a"])
+    ]
+    owner_id: Annotated[
+        int, Field(description="The developer who owns it", examples=[42], ge=1)
+    ]
+    name: Annotated[str, Field(description="App name", examples=["Frag Stats"])]
+    kind: Annotated[
+        Kind, Field(description="OAuth client type", examples=["confidential"])
+    ]
+    redirect_uris: Annotated[
+        list[str],
+        Field(
+            description="Registered redirect URIs",
+            examples=[["https://fragstats.example.com/callback"]],
+        ),
+    ]
+
+
+class AuthorizationGrantedEventData(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    user_id: Annotated[
+        int, Field(description="The user who decided", examples=[42], ge=1)
+    ]
+    client_id: Annotated[
+        str,
+        Field(description="The app’s OAuth client id", examples=["app_4f9c2d1e8b7a"]),
+    ]
+    scopes: Annotated[
+        list[str],
+        Field(description="Scopes granted", examples=[["identify", "stats:read"]]),
+    ]
+
+
+class AuthorizationRevokedEventData(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    user_id: Annotated[
+        int, Field(description="The user who decided", examples=[42], ge=1)
+    ]
+    client_id: Annotated[
+        str,
+        Field(description="The app’s OAuth client id", examples=["app_4f9c2d1e8b7a"]),
+    ]
+    scopes: Annotated[
+        list[str],
+        Field(description="Scopes granted", examples=[["identify", "stats:read"]]),
+    ]
+
+
+class Reason1(StrEnum):
+    gone = "gone"
+    failing = "failing"
+
+
+class WebhookEndpointDisabledEventData(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    webhook_id: Annotated[int, Field(description="Webhook", examples=[12], ge=1)]
+    url: Annotated[
+        str, Field(description="Its URL", examples=["https://example.com/hooks/hub"])
+    ]
+    reason: Annotated[
+        Reason1,
+        Field(
+            description="`gone`: it answered 410; `failing`: 5 days of failed deliveries",
+            examples=["gone"],
+        ),
+    ]
+    disabled_at: Annotated[
+        AwareDatetime, Field(description="When", examples=["2026-11-20T18:04:11.000Z"])
+    ]
+
+
+class Status10(StrEnum):
+    upcoming = "upcoming"
+    active = "active"
+    completed = "completed"
+
+
+class Category(StrEnum):
+    combat = "combat"
+    weapons = "weapons"
+    teamwork = "teamwork"
+    progression = "progression"
+    community = "community"
+    tournaments = "tournaments"
+
+
+class Game42(StrEnum):
+    cs2 = "cs2"
+    cs16 = "cs16"
+    rust = "rust"
+
+
+class Game44(StrEnum):
+    cs2 = "cs2"
+    cs16 = "cs16"
+
+
+class Game45(StrEnum):
+    cs2 = "cs2"
+    cs16 = "cs16"
+    rust = "rust"
+    minecraft = "minecraft"
+
+
+class Status12(StrEnum):
+    running = "running"
+    offline = "offline"
+
+
+class Status13(StrEnum):
+    pending = "pending"
+    delivering = "delivering"
+    succeeded = "succeeded"
+    failed = "failed"
+    dead = "dead"
+
+
+class V1TournamentsListResponse(BaseModel):
+    data: list[V1TournamentsListResponseDataItem]
+    meta: V1TournamentsListResponseMeta
+
+
+class V1ServersListResponse(BaseModel):
+    data: list[V1ServersListResponseDataItem]
+    meta: V1ServersListResponseMeta
+
+
+class V1ServersStatusGetResponse(BaseModel):
+    data: V1ServersStatusGetResponseData
+
+
+class V1ServersCommandsListResponse(BaseModel):
+    data: list[ServerCommandAuditEntry]
+    meta: V1ServersCommandsListResponseMeta
+
+
+class V1UsersStatsGetResponseData(BaseModel):
+    user_id: Annotated[str, Field(description="the hub user id", examples=["42"])]
+    xp: Annotated[
+        int,
+        Field(description="XP earned inside the current level", examples=[340], ge=0),
+    ]
+    level: Annotated[int, Field(examples=[12], ge=1)]
+    total_xp: Annotated[int, Field(examples=[6940], ge=0)]
+    achievements: Annotated[
+        int, Field(description="achievements unlocked", examples=[7], ge=0)
+    ]
+    forum_posts: Annotated[int, Field(examples=[18], ge=0)]
+    tournaments_played: Annotated[int, Field(examples=[3], ge=0)]
+    elo: Annotated[
+        list[V1UsersStatsGetResponseDataEloItem],
+        Field(
+            description="The user’s Elo per game (cs2, cs16) where they have played a rated match"
+        ),
+    ]
+    combat: Annotated[
+        list[V1UsersStatsGetResponseDataCombatItem],
+        Field(
+            description="All-time kills, deaths and headshots per game (cs2, cs16, rust) where the user has any"
+        ),
+    ]
+    unlocked_achievements: Annotated[
+        list[V1UsersStatsGetResponseDataUnlockedAchievementsItem],
+        Field(description="Achievements the user has unlocked, most recent first"),
+    ]
+
+
+class V1ClansListResponse(BaseModel):
+    data: list[V1ClansListResponseDataItem]
+    meta: V1ClansListResponseMeta
+
+
+class V1ClansCreateResponseData(BaseModel):
+    id: Annotated[int, Field(description="clan ID", examples=[12])]
+    name: Annotated[
+        str,
+        Field(
+            description="3-32 characters: ASCII letters, digits, spaces and . _ ' -, starting and ending with a letter or digit. Unique per game without regard to case.",
+            examples=["Night Owls"],
+            max_length=32,
+            min_length=3,
+            pattern="^[A-Za-z0-9](?:[A-Za-z0-9 ._'-]*[A-Za-z0-9])?$",
+        ),
+    ]
+    tag: Annotated[
+        str,
+        Field(
+            description="2-6 ASCII letters or digits. Unique per game without regard to case.",
+            examples=["OWL"],
+            pattern="^[A-Za-z0-9]{2,6}$",
+        ),
+    ]
+    game: Annotated[
+        Game3, Field(description="The game the clan plays", examples=["cs2"])
+    ]
+    description: Annotated[
+        str,
+        Field(
+            description="What the clan is about, up to 500 characters.",
+            examples=["EU evening squad, scrims on Thursdays."],
+            max_length=500,
+        ),
+    ]
+    join_policy: Annotated[
+        JoinPolicy,
+        Field(
+            description="`open`: anyone may join; `invite`: only players with a pending invite; `closed`: no new members (pending invites cannot be accepted).",
+            examples=["invite"],
+        ),
+    ]
+    visibility: Annotated[
+        Visibility,
+        Field(
+            description="`public`: listed and readable by anyone; `private`: seen only by its members and the players it invited (to anyone else it does not exist: 404).",
+            examples=["public"],
+        ),
+    ]
+    max_members: Annotated[
+        int,
+        Field(
+            description="Most members the clan takes, 2-100; never below the current member count.",
+            examples=[50],
+            ge=2,
+            le=100,
+        ),
+    ]
+    member_count: Annotated[
+        int, Field(description="members now, the owner included", examples=[8], ge=1)
+    ]
+    created_at: Annotated[
+        AwareDatetime,
+        Field(
+            description="when the clan was created",
+            examples=["2026-11-20T18:04:11.000Z"],
+        ),
+    ]
+    updated_at: Annotated[
+        AwareDatetime,
+        Field(
+            description="when its settings last changed",
+            examples=["2026-11-20T18:04:11.000Z"],
+        ),
+    ]
+    members: Annotated[
+        list[V1ClansCreateResponseDataMembersItem],
+        Field(
+            description="every member: the owner, then officers, then members, longest-standing first"
+        ),
+    ]
+
+
+class V1ClansInvitesListResponseDataItem(BaseModel):
+    clan: V1ClansInvitesListResponseDataItemClan
+    user_id: Annotated[int, Field(description="the invited player", examples=[42])]
+    invited_by: Annotated[
+        int | None,
+        Field(
+            description="who sent the invite (null if that account is gone)",
+            examples=[7],
+        ),
+    ]
+    created_at: Annotated[
+        AwareDatetime,
+        Field(
+            description="when the invite was sent",
+            examples=["2026-11-20T18:04:11.000Z"],
+        ),
+    ]
+
+
+class V1ClansGetResponseData(BaseModel):
+    id: Annotated[int, Field(description="clan ID", examples=[12])]
+    name: Annotated[
+        str,
+        Field(
+            description="3-32 characters: ASCII letters, digits, spaces and . _ ' -, starting and ending with a letter or digit. Unique per game without regard to case.",
+            examples=["Night Owls"],
+            max_length=32,
+            min_length=3,
+            pattern="^[A-Za-z0-9](?:[A-Za-z0-9 ._'-]*[A-Za-z0-9])?$",
+        ),
+    ]
+    tag: Annotated[
+        str,
+        Field(
+            description="2-6 ASCII letters or digits. Unique per game without regard to case.",
+            examples=["OWL"],
+            pattern="^[A-Za-z0-9]{2,6}$",
+        ),
+    ]
+    game: Annotated[
+        Game3, Field(description="The game the clan plays", examples=["cs2"])
+    ]
+    description: Annotated[
+        str,
+        Field(
+            description="What the clan is about, up to 500 characters.",
+            examples=["EU evening squad, scrims on Thursdays."],
+            max_length=500,
+        ),
+    ]
+    join_policy: Annotated[
+        JoinPolicy,
+        Field(
+            description="`open`: anyone may join; `invite`: only players with a pending invite; `closed`: no new members (pending invites cannot be accepted).",
+            examples=["invite"],
+        ),
+    ]
+    visibility: Annotated[
+        Visibility,
+        Field(
+            description="`public`: listed and readable by anyone; `private`: seen only by its members and the players it invited (to anyone else it does not exist: 404).",
+            examples=["public"],
+        ),
+    ]
+    max_members: Annotated[
+        int,
+        Field(
+            description="Most members the clan takes, 2-100; never below the current member count.",
+            examples=[50],
+            ge=2,
+            le=100,
+        ),
+    ]
+    member_count: Annotated[
+        int, Field(description="members now, the owner included", examples=[8], ge=1)
+    ]
+    created_at: Annotated[
+        AwareDatetime,
+        Field(
+            description="when the clan was created",
+            examples=["2026-11-20T18:04:11.000Z"],
+        ),
+    ]
+    updated_at: Annotated[
+        AwareDatetime,
+        Field(
+            description="when its settings last changed",
+            examples=["2026-11-20T18:04:11.000Z"],
+        ),
+    ]
+    members: Annotated[
+        list[V1ClansGetResponseDataMembersItem],
+        Field(
+            description="every member: the owner, then officers, then members, longest-standing first"
+        ),
+    ]
+
+
+class V1ClansSettingsUpdateResponse(BaseModel):
+    data: V1ClansSettingsUpdateResponseData
+
+
+class V1ClansJoinResponse(BaseModel):
+    data: V1ClansJoinResponseData
+
+
+class V1ClansInvitesAcceptResponse(BaseModel):
+    data: V1ClansInvitesAcceptResponseData
+
+
+class V1ClansInvitesCreateResponseData(BaseModel):
+    clan: V1ClansInvitesCreateResponseDataClan
+    user_id: Annotated[int, Field(description="the invited player", examples=[42])]
+    invited_by: Annotated[
+        int | None,
+        Field(
+            description="who sent the invite (null if that account is gone)",
+            examples=[7],
+        ),
+    ]
+    created_at: Annotated[
+        AwareDatetime,
+        Field(
+            description="when the invite was sent",
+            examples=["2026-11-20T18:04:11.000Z"],
+        ),
+    ]
+
+
+class V1ClansMembersPromoteResponse(BaseModel):
+    data: V1ClansMembersPromoteResponseData
+
+
+class V1ClansMembersDemoteResponse(BaseModel):
+    data: V1ClansMembersDemoteResponseData
+
+
+class V1ClansTransferResponseData(BaseModel):
+    id: Annotated[int, Field(description="clan ID", examples=[12])]
+    name: Annotated[
+        str,
+        Field(
+            description="3-32 characters: ASCII letters, digits, spaces and . _ ' -, starting and ending with a letter or digit. Unique per game without regard to case.",
+            examples=["Night Owls"],
+            max_length=32,
+            min_length=3,
+            pattern="^[A-Za-z0-9](?:[A-Za-z0-9 ._'-]*[A-Za-z0-9])?$",
+        ),
+    ]
+    tag: Annotated[
+        str,
+        Field(
+            description="2-6 ASCII letters or digits. Unique per game without regard to case.",
+            examples=["OWL"],
+            pattern="^[A-Za-z0-9]{2,6}$",
+        ),
+    ]
+    game: Annotated[
+        Game3, Field(description="The game the clan plays", examples=["cs2"])
+    ]
+    description: Annotated[
+        str,
+        Field(
+            description="What the clan is about, up to 500 characters.",
+            examples=["EU evening squad, scrims on Thursdays."],
+            max_length=500,
+        ),
+    ]
+    join_policy: Annotated[
+        JoinPolicy,
+        Field(
+            description="`open`: anyone may join; `invite`: only players with a pending invite; `closed`: no new members (pending invites cannot be accepted).",
+            examples=["invite"],
+        ),
+    ]
+    visibility: Annotated[
+        Visibility,
+        Field(
+            description="`public`: listed and readable by anyone; `private`: seen only by its members and the players it invited (to anyone else it does not exist: 404).",
+            examples=["public"],
+        ),
+    ]
+    max_members: Annotated[
+        int,
+        Field(
+            description="Most members the clan takes, 2-100; never below the current member count.",
+            examples=[50],
+            ge=2,
+            le=100,
+        ),
+    ]
+    member_count: Annotated[
+        int, Field(description="members now, the owner included", examples=[8], ge=1)
+    ]
+    created_at: Annotated[
+        AwareDatetime,
+        Field(
+            description="when the clan was created",
+            examples=["2026-11-20T18:04:11.000Z"],
+        ),
+    ]
+    updated_at: Annotated[
+        AwareDatetime,
+        Field(
+            description="when its settings last changed",
+            examples=["2026-11-20T18:04:11.000Z"],
+        ),
+    ]
+    members: Annotated[
+        list[V1ClansTransferResponseDataMembersItem],
+        Field(
+            description="every member: the owner, then officers, then members, longest-standing first"
+        ),
+    ]
+
+
+class V1EconomyTransactionsListResponse(BaseModel):
+    data: list[EconomyEntry]
+    meta: V1EconomyTransactionsListResponseMeta
+
+
+class V1EventsListResponse(BaseModel):
+    data: list[V1EventsListResponseDataItem]
+    meta: V1EventsListResponseMeta
+
+
+class V1WebhooksCreateResponse(BaseModel):
+    data: V1WebhooksCreateResponseData
+
+
+class V1WebhooksListResponse(BaseModel):
+    data: list[Webhook]
+    meta: V1WebhooksListResponseMeta
+
+
+class V1WebhooksSecretRotateResponse(BaseModel):
+    data: V1WebhooksSecretRotateResponseData
+
+
+class V1WebhooksDeliveriesListResponse(BaseModel):
+    data: list[WebhookDelivery]
+    meta: V1WebhooksDeliveriesListResponseMeta
+
+
+class V1WebhooksReplayResponse(BaseModel):
+    data: V1WebhooksReplayResponseData
+
+
+class V1EventsTypesListResponseDataItem(BaseModel):
+    type: Annotated[
+        str,
+        Field(description="Event type, `resource.action`", examples=["kill.recorded"]),
+    ]
+    description: Annotated[
+        str,
+        Field(
+            description="What it tells, and who receives it",
+            examples=["One counted kill, told when its round is settled."],
+        ),
+    ]
+    scope: Annotated[
+        Scope | None,
+        Field(
+            description="The scope a reader needs (null: none beyond the audience)",
+            examples=["stats:read"],
+        ),
+    ]
+    audience: Annotated[
+        Audience,
+        Field(
+            description="`public`: every subscriber with the scope; `user`: only apps acting for the user it concerns; `app`: only the app it concerns",
+            examples=["public"],
+        ),
+    ]
+    high_volume: Annotated[
+        bool,
+        Field(
+            description="One event per kill (or as often): prefer its batched variant",
+            examples=[True],
+        ),
+    ]
+    schema_: Annotated[V1EventsTypesListResponseDataItemSchema, Field(alias="schema")]
+    example: V1EventsTypesListResponseDataItemExample
+
+
+class DeveloperKeysUsageGetResponseUsage(BaseModel):
+    key_id: int
+    quota: Annotated[int, Field(description="requests per hour allowed now")]
+    hours: Annotated[
+        list[DeveloperKeysUsageGetResponseUsageHoursItem],
+        Field(description="oldest first, one entry per hour, zeros included"),
+    ]
+    totals: DeveloperKeysUsageGetResponseUsageTotals
+
+
+class DeveloperWebhookTestSendResponse(BaseModel):
+    event: DeveloperWebhookTestSendResponseEvent
     url: Annotated[str, Field(description="where it was sent")]
     secret: Annotated[
         str | None,
@@ -2906,63 +3776,7 @@ class ApiPlatformDeveloperWebhookTestPostResponse(BaseModel):
     error_message: str | None
 
 
-class ApiPlatformIngestEventsPostRequest(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
-    events: Annotated[
-        list[Any],
-        Field(
-            description="events of the three types above, validated one by one",
-            max_length=10000,
-            min_length=1,
-        ),
-    ]
-
-
-class Data14(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
-    server_id: Annotated[
-        int, Field(description="Game server the kill happened on", examples=[3], ge=1)
-    ]
-    game: Annotated[Game7, Field(description="Game code", examples=["cs2"])]
-    killer_user_id: Annotated[
-        int, Field(description="Hub user id of the killer", examples=[42], ge=1)
-    ]
-    killer_steam_id: Annotated[
-        str,
-        Field(
-            description="SteamID64", examples=["76561198000000042"], pattern="^\\d{17}$"
-        ),
-    ]
-    victim_user_id: Annotated[
-        int, Field(description="Hub user id of the victim", examples=[42], ge=1)
-    ]
-    victim_steam_id: Annotated[
-        str,
-        Field(
-            description="SteamID64", examples=["76561198000000042"], pattern="^\\d{17}$"
-        ),
-    ]
-    weapon: Annotated[
-        str, Field(description="Weapon as the game names it", examples=["ak47"])
-    ]
-    headshot: Annotated[bool, Field(description="A headshot", examples=[True])]
-    round: Annotated[
-        int, Field(description="Round number on the server", examples=[7], ge=0)
-    ]
-    occurred_at: Annotated[
-        AwareDatetime,
-        Field(
-            description="When the kill happened (server time)",
-            examples=["2026-11-20T18:04:11.000Z"],
-        ),
-    ]
-
-
-class KillRecordedPostRequest(BaseModel):
+class KillRecordedEvent(BaseModel):
     id: Annotated[
         str,
         Field(
@@ -2979,92 +3793,23 @@ class KillRecordedPostRequest(BaseModel):
             examples=["2026-11-20T18:04:11.000Z"],
         ),
     ]
-    data: Data14
+    data: KillRecordedEventData
 
 
-class Kill1(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
-    server_id: Annotated[
-        int, Field(description="Game server the kill happened on", examples=[3], ge=1)
-    ]
-    game: Annotated[Game7, Field(description="Game code", examples=["cs2"])]
-    killer_user_id: Annotated[
-        int, Field(description="Hub user id of the killer", examples=[42], ge=1)
-    ]
-    killer_steam_id: Annotated[
-        str,
-        Field(
-            description="SteamID64", examples=["76561198000000042"], pattern="^\\d{17}$"
-        ),
-    ]
-    victim_user_id: Annotated[
-        int, Field(description="Hub user id of the victim", examples=[42], ge=1)
-    ]
-    victim_steam_id: Annotated[
-        str,
-        Field(
-            description="SteamID64", examples=["76561198000000042"], pattern="^\\d{17}$"
-        ),
-    ]
-    weapon: Annotated[
-        str, Field(description="Weapon as the game names it", examples=["ak47"])
-    ]
-    headshot: Annotated[bool, Field(description="A headshot", examples=[True])]
-    round: Annotated[
-        int, Field(description="Round number on the server", examples=[7], ge=0)
-    ]
-    occurred_at: Annotated[
-        AwareDatetime,
-        Field(
-            description="When the kill happened (server time)",
-            examples=["2026-11-20T18:04:11.000Z"],
-        ),
-    ]
-
-
-class Data15(BaseModel):
+class KillsBatchRecordedEventData(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
     server_id: Annotated[int, Field(description="Game server", examples=[3], ge=1)]
-    game: Annotated[Game7, Field(description="Game code", examples=["cs2"])]
+    game: Annotated[Game3, Field(description="Game code", examples=["cs2"])]
     count: Annotated[int, Field(description="Kills in this batch", examples=[1], ge=0)]
-    kills: Annotated[list[Kill1], Field(description="The kills, oldest first")]
-
-
-class KillsBatchRecordedPostRequest(BaseModel):
-    id: Annotated[
-        str,
-        Field(
-            description="Event id, sortable",
-            examples=["evt_0000000000004711"],
-            pattern="^evt_\\d{16}$",
-        ),
+    kills: Annotated[
+        list[KillsBatchRecordedEventDataKillsItem],
+        Field(description="The kills, oldest first"),
     ]
-    type: Annotated[Literal["kills.batch_recorded"], Field(description="Event type")]
-    created_at: Annotated[
-        AwareDatetime,
-        Field(
-            description="When the change committed",
-            examples=["2026-11-20T18:04:11.000Z"],
-        ),
-    ]
-    data: Data15
 
 
-class Data16(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
-    server_id: Annotated[int, Field(description="Game server", examples=[3], ge=1)]
-    game: Annotated[Game7, Field(description="Game code", examples=["cs2"])]
-    map: Annotated[str, Field(description="Map", examples=["de_dust2"])]
-    round: Annotated[int, Field(description="Round number", examples=[7], ge=0)]
-
-
-class RoundStartedPostRequest(BaseModel):
+class RoundStartedEvent(BaseModel):
     id: Annotated[
         str,
         Field(
@@ -3081,23 +3826,10 @@ class RoundStartedPostRequest(BaseModel):
             examples=["2026-11-20T18:04:11.000Z"],
         ),
     ]
-    data: Data16
+    data: RoundStartedEventData
 
 
-class Data17(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
-    server_id: Annotated[int, Field(description="Game server", examples=[3], ge=1)]
-    game: Annotated[Game7, Field(description="Game code", examples=["cs2"])]
-    map: Annotated[str, Field(description="Map", examples=["de_dust2"])]
-    round: Annotated[int, Field(description="Round number", examples=[7], ge=0)]
-    kills: Annotated[
-        int, Field(description="Kills counted in the round", examples=[9], ge=0)
-    ]
-
-
-class RoundEndedPostRequest(BaseModel):
+class RoundEndedEvent(BaseModel):
     id: Annotated[
         str,
         Field(
@@ -3114,19 +3846,10 @@ class RoundEndedPostRequest(BaseModel):
             examples=["2026-11-20T18:04:11.000Z"],
         ),
     ]
-    data: Data17
+    data: RoundEndedEventData
 
 
-class Data18(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
-    server_id: Annotated[int, Field(description="Game server", examples=[3], ge=1)]
-    game: Annotated[Game7, Field(description="Game code", examples=["cs2"])]
-    map: Annotated[str, Field(description="Map", examples=["de_dust2"])]
-
-
-class MatchStartedPostRequest(BaseModel):
+class MatchStartedEvent(BaseModel):
     id: Annotated[
         str,
         Field(
@@ -3143,55 +3866,10 @@ class MatchStartedPostRequest(BaseModel):
             examples=["2026-11-20T18:04:11.000Z"],
         ),
     ]
-    data: Data18
+    data: MatchStartedEventData
 
 
-class Team1Item(RootModel[int]):
-    root: Annotated[int, Field(description="Hub user id", examples=[42], ge=1)]
-
-
-class Team2Item(RootModel[int]):
-    root: Annotated[int, Field(description="Hub user id", examples=[42], ge=1)]
-
-
-class Data19(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
-    match_id: Annotated[int, Field(description="Recorded match", examples=[812], ge=1)]
-    server_id: Annotated[int, Field(description="Game server", examples=[3], ge=1)]
-    game: Annotated[Game7, Field(description="Game code", examples=["cs2"])]
-    map: Annotated[str, Field(description="Map", examples=["de_dust2"])]
-    team1_score: Annotated[
-        int, Field(description="Rounds won by team 1", examples=[13], ge=0)
-    ]
-    team2_score: Annotated[
-        int, Field(description="Rounds won by team 2", examples=[9], ge=0)
-    ]
-    winner: Annotated[
-        int,
-        Field(
-            description="Winning team (1 or 2), 0 for a draw", examples=[1], ge=0, le=2
-        ),
-    ]
-    team1: Annotated[
-        list[Team1Item],
-        Field(description="Hub user ids of team 1", examples=[[42, 44]]),
-    ]
-    team2: Annotated[
-        list[Team2Item],
-        Field(description="Hub user ids of team 2", examples=[[42, 44]]),
-    ]
-    ended_at: Annotated[
-        AwareDatetime,
-        Field(
-            description="When the match ended (server time)",
-            examples=["2026-11-20T18:04:11.000Z"],
-        ),
-    ]
-
-
-class MatchEndedPostRequest(BaseModel):
+class MatchEndedEvent(BaseModel):
     id: Annotated[
         str,
         Field(
@@ -3208,20 +3886,10 @@ class MatchEndedPostRequest(BaseModel):
             examples=["2026-11-20T18:04:11.000Z"],
         ),
     ]
-    data: Data19
+    data: MatchEndedEventData
 
 
-class Data20(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
-    server_id: Annotated[int, Field(description="Game server", examples=[3], ge=1)]
-    game: Annotated[Game7, Field(description="Game code", examples=["cs2"])]
-    map: Annotated[str, Field(description="Map", examples=["de_dust2"])]
-    rounds: Annotated[int, Field(description="Rounds counted", examples=[4], ge=0)]
-
-
-class MatchAbandonedPostRequest(BaseModel):
+class MatchAbandonedEvent(BaseModel):
     id: Annotated[
         str,
         Field(
@@ -3238,24 +3906,10 @@ class MatchAbandonedPostRequest(BaseModel):
             examples=["2026-11-20T18:04:11.000Z"],
         ),
     ]
-    data: Data20
+    data: MatchAbandonedEventData
 
 
-class Data21(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
-    user_id: Annotated[int, Field(description="Hub user id", examples=[42], ge=1)]
-    game: Annotated[Game7, Field(description="Game code", examples=["cs2"])]
-    match_id: Annotated[int, Field(description="The rated match", examples=[812], ge=1)]
-    rating_before: Annotated[
-        int, Field(description="Rating before the match", examples=[1000])
-    ]
-    rating: Annotated[int, Field(description="Rating after the match", examples=[1025])]
-    won: Annotated[bool, Field(description="The player's team won", examples=[True])]
-
-
-class EloChangedPostRequest(BaseModel):
+class EloChangedEvent(BaseModel):
     id: Annotated[
         str,
         Field(
@@ -3272,18 +3926,10 @@ class EloChangedPostRequest(BaseModel):
             examples=["2026-11-20T18:04:11.000Z"],
         ),
     ]
-    data: Data21
+    data: EloChangedEventData
 
 
-class Reason(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
-    reason: Annotated[str, Field(description="Why", examples=["kill"])]
-    amount: Annotated[int, Field(description="XP for it", examples=[10], ge=0)]
-
-
-class Data22(BaseModel):
+class PlayerXpGainedEventData(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
@@ -3292,40 +3938,12 @@ class Data22(BaseModel):
     total_xp: Annotated[
         int, Field(description="Total XP after the gain", examples=[12035], ge=0)
     ]
-    reasons: Annotated[list[Reason], Field(description="XP by reason")]
-
-
-class PlayerXpGainedPostRequest(BaseModel):
-    id: Annotated[
-        str,
-        Field(
-            description="Event id, sortable",
-            examples=["evt_0000000000004711"],
-            pattern="^evt_\\d{16}$",
-        ),
+    reasons: Annotated[
+        list[PlayerXpGainedEventDataReasonsItem], Field(description="XP by reason")
     ]
-    type: Annotated[Literal["player.xp_gained"], Field(description="Event type")]
-    created_at: Annotated[
-        AwareDatetime,
-        Field(
-            description="When the change committed",
-            examples=["2026-11-20T18:04:11.000Z"],
-        ),
-    ]
-    data: Data22
 
 
-class Data23(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
-    user_id: Annotated[int, Field(description="Hub user id", examples=[42], ge=1)]
-    level_before: Annotated[int, Field(description="Level before", examples=[11], ge=0)]
-    level: Annotated[int, Field(description="New level", examples=[12], ge=0)]
-    total_xp: Annotated[int, Field(description="Total XP", examples=[12035], ge=0)]
-
-
-class PlayerLevelUpPostRequest(BaseModel):
+class PlayerLevelUpEvent(BaseModel):
     id: Annotated[
         str,
         Field(
@@ -3342,19 +3960,10 @@ class PlayerLevelUpPostRequest(BaseModel):
             examples=["2026-11-20T18:04:11.000Z"],
         ),
     ]
-    data: Data23
+    data: PlayerLevelUpEventData
 
 
-class Data24(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
-    user_id: Annotated[int, Field(description="Hub user id", examples=[42], ge=1)]
-    achievement_id: Annotated[int, Field(description="Achievement", examples=[5], ge=1)]
-    code: Annotated[str, Field(description="Code", examples=["first_blood"])]
-
-
-class AchievementUnlockedPostRequest(BaseModel):
+class AchievementUnlockedEvent(BaseModel):
     id: Annotated[
         str,
         Field(
@@ -3371,24 +3980,10 @@ class AchievementUnlockedPostRequest(BaseModel):
             examples=["2026-11-20T18:04:11.000Z"],
         ),
     ]
-    data: Data24
+    data: AchievementUnlockedEventData
 
 
-class Data25(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
-    user_id: Annotated[int, Field(description="Hub user id", examples=[42], ge=1)]
-    steam_id: Annotated[
-        str,
-        Field(
-            description="SteamID64", examples=["76561198000000042"], pattern="^\\d{17}$"
-        ),
-    ]
-    name: Annotated[str, Field(description="Name in game", examples=["ace"])]
-
-
-class PlayerRegisteredPostRequest(BaseModel):
+class PlayerRegisteredEvent(BaseModel):
     id: Annotated[
         str,
         Field(
@@ -3405,24 +4000,10 @@ class PlayerRegisteredPostRequest(BaseModel):
             examples=["2026-11-20T18:04:11.000Z"],
         ),
     ]
-    data: Data25
+    data: PlayerRegisteredEventData
 
 
-class Data26(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
-    tournament_id: Annotated[int, Field(description="Tournament", examples=[2], ge=1)]
-    match_id: Annotated[int, Field(description="Recorded match", examples=[812], ge=1)]
-    team1_score: Annotated[
-        int, Field(description="Rounds won by team 1", examples=[13], ge=0)
-    ]
-    team2_score: Annotated[
-        int, Field(description="Rounds won by team 2", examples=[9], ge=0)
-    ]
-
-
-class TournamentMatchReportedPostRequest(BaseModel):
+class TournamentMatchReportedEvent(BaseModel):
     id: Annotated[
         str,
         Field(
@@ -3441,18 +4022,10 @@ class TournamentMatchReportedPostRequest(BaseModel):
             examples=["2026-11-20T18:04:11.000Z"],
         ),
     ]
-    data: Data26
+    data: TournamentMatchReportedEventData
 
 
-class Data27(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
-    tournament_id: Annotated[int, Field(description="Tournament", examples=[2], ge=1)]
-    user_id: Annotated[int, Field(description="Hub user id", examples=[42], ge=1)]
-
-
-class TournamentPlayerJoinedPostRequest(BaseModel):
+class TournamentPlayerJoinedEvent(BaseModel):
     id: Annotated[
         str,
         Field(
@@ -3471,20 +4044,10 @@ class TournamentPlayerJoinedPostRequest(BaseModel):
             examples=["2026-11-20T18:04:11.000Z"],
         ),
     ]
-    data: Data27
+    data: TournamentPlayerJoinedEventData
 
 
-class Data28(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
-    server_id: Annotated[int, Field(description="Game server", examples=[3], ge=1)]
-    game: Annotated[Game7, Field(description="Game code", examples=["cs2"])]
-    name: Annotated[str, Field(description="Server name", examples=["Hub #1 Dust2"])]
-    region: Annotated[Region, Field(description="Region", examples=["eu-west"])]
-
-
-class ServerAddedPostRequest(BaseModel):
+class ServerAddedEvent(BaseModel):
     id: Annotated[
         str,
         Field(
@@ -3501,18 +4064,10 @@ class ServerAddedPostRequest(BaseModel):
             examples=["2026-11-20T18:04:11.000Z"],
         ),
     ]
-    data: Data28
+    data: ServerAddedEventData
 
 
-class Data29(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
-    server_id: Annotated[int, Field(description="Game server", examples=[3], ge=1)]
-    game: Annotated[Game7, Field(description="Game code", examples=["cs2"])]
-
-
-class ServerRemovedPostRequest(BaseModel):
+class ServerRemovedEvent(BaseModel):
     id: Annotated[
         str,
         Field(
@@ -3529,19 +4084,10 @@ class ServerRemovedPostRequest(BaseModel):
             examples=["2026-11-20T18:04:11.000Z"],
         ),
     ]
-    data: Data29
+    data: ServerRemovedEventData
 
 
-class Data30(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
-    server_id: Annotated[int, Field(description="Game server", examples=[3], ge=1)]
-    game: Annotated[Game7, Field(description="Game code", examples=["cs2"])]
-    region: Annotated[Region, Field(description="New region", examples=["eu-west"])]
-
-
-class ServerRegionChangedPostRequest(BaseModel):
+class ServerRegionChangedEvent(BaseModel):
     id: Annotated[
         str,
         Field(
@@ -3558,32 +4104,10 @@ class ServerRegionChangedPostRequest(BaseModel):
             examples=["2026-11-20T18:04:11.000Z"],
         ),
     ]
-    data: Data30
+    data: ServerRegionChangedEventData
 
 
-class Status13(StrEnum):
-    online = "online"
-    offline = "offline"
-
-
-class PreviousStatus(StrEnum):
-    online = "online"
-    offline = "offline"
-
-
-class Data31(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
-    server_id: Annotated[int, Field(description="Game server", examples=[3], ge=1)]
-    game: Annotated[Game7, Field(description="Game code", examples=["cs2"])]
-    status: Annotated[Status13, Field(description="New status", examples=["online"])]
-    previous_status: Annotated[
-        PreviousStatus, Field(description="Status before", examples=["online"])
-    ]
-
-
-class ServerStatusChangedPostRequest(BaseModel):
+class ServerStatusChangedEvent(BaseModel):
     id: Annotated[
         str,
         Field(
@@ -3600,20 +4124,10 @@ class ServerStatusChangedPostRequest(BaseModel):
             examples=["2026-11-20T18:04:11.000Z"],
         ),
     ]
-    data: Data31
+    data: ServerStatusChangedEventData
 
 
-class Data32(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
-    server_id: Annotated[int, Field(description="Game server", examples=[3], ge=1)]
-    game: Annotated[Game7, Field(description="Game code", examples=["cs2"])]
-    map: Annotated[str, Field(description="New map", examples=["de_inferno"])]
-    previous_map: Annotated[str, Field(description="Map before", examples=["de_dust2"])]
-
-
-class ServerMapChangedPostRequest(BaseModel):
+class ServerMapChangedEvent(BaseModel):
     id: Annotated[
         str,
         Field(
@@ -3630,23 +4144,10 @@ class ServerMapChangedPostRequest(BaseModel):
             examples=["2026-11-20T18:04:11.000Z"],
         ),
     ]
-    data: Data32
+    data: ServerMapChangedEventData
 
 
-class Data33(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
-    server_id: Annotated[int, Field(description="Game server", examples=[3], ge=1)]
-    game: Annotated[Game7, Field(description="Game code", examples=["cs2"])]
-    players: Annotated[int, Field(description="Players now", examples=[12], ge=0)]
-    previous_players: Annotated[
-        int, Field(description="Players before", examples=[10], ge=0)
-    ]
-    max_players: Annotated[int, Field(description="Slots", examples=[20], ge=0)]
-
-
-class ServerPlayersChangedPostRequest(BaseModel):
+class ServerPlayersChangedEvent(BaseModel):
     id: Annotated[
         str,
         Field(
@@ -3663,26 +4164,10 @@ class ServerPlayersChangedPostRequest(BaseModel):
             examples=["2026-11-20T18:04:11.000Z"],
         ),
     ]
-    data: Data33
+    data: ServerPlayersChangedEventData
 
 
-class Data34(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
-    server_id: Annotated[int, Field(description="Game server", examples=[3], ge=1)]
-    game: Annotated[Game7, Field(description="Game code", examples=["cs2"])]
-    command_id: Annotated[
-        int, Field(description="Audited command", examples=[77], ge=1)
-    ]
-    user_id: Annotated[int, Field(description="Who sent it", examples=[42], ge=1)]
-    command: Annotated[
-        str, Field(description="The command", examples=["changelevel de_inferno"])
-    ]
-    ok: Annotated[bool, Field(description="The server answered", examples=[True])]
-
-
-class ServerCommandExecutedPostRequest(BaseModel):
+class ServerCommandExecutedEvent(BaseModel):
     id: Annotated[
         str,
         Field(
@@ -3699,36 +4184,10 @@ class ServerCommandExecutedPostRequest(BaseModel):
             examples=["2026-11-20T18:04:11.000Z"],
         ),
     ]
-    data: Data34
+    data: ServerCommandExecutedEventData
 
 
-class Data35(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
-    transfer_id: Annotated[
-        int, Field(description="Ledger movement", examples=[9001], ge=1)
-    ]
-    from_user_id: Annotated[int, Field(description="Sender", examples=[42], ge=1)]
-    to_user_id: Annotated[int, Field(description="Recipient", examples=[42], ge=1)]
-    amount: Annotated[int, Field(description="Coins moved", examples=[250], ge=1)]
-    note: Annotated[
-        str | None,
-        Field(description="The sender’s note", examples=["gg"], max_length=200),
-    ]
-    created_at: Annotated[
-        AwareDatetime,
-        Field(description="When it was booked", examples=["2026-11-20T18:04:11.000Z"]),
-    ]
-    balance: Annotated[
-        int,
-        Field(
-            description="The user’s balance after it, in coins", examples=[1250], ge=0
-        ),
-    ]
-
-
-class EconomyTransferCreatedPostRequest(BaseModel):
+class EconomyTransferCreatedEvent(BaseModel):
     id: Annotated[
         str,
         Field(
@@ -3747,10 +4206,10 @@ class EconomyTransferCreatedPostRequest(BaseModel):
             examples=["2026-11-20T18:04:11.000Z"],
         ),
     ]
-    data: Data35
+    data: EconomyTransferCreatedEventData
 
 
-class EconomyTransferReceivedPostRequest(BaseModel):
+class EconomyTransferReceivedEvent(BaseModel):
     id: Annotated[
         str,
         Field(
@@ -3769,30 +4228,10 @@ class EconomyTransferReceivedPostRequest(BaseModel):
             examples=["2026-11-20T18:04:11.000Z"],
         ),
     ]
-    data: Data35
+    data: EconomyTransferReceivedEventData
 
 
-class Data37(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
-    grant_id: Annotated[
-        int, Field(description="Ledger movement", examples=[9002], ge=1)
-    ]
-    user_id: Annotated[int, Field(description="Hub user id", examples=[42], ge=1)]
-    amount: Annotated[int, Field(description="Coins moved", examples=[250], ge=1)]
-    reason: Annotated[
-        str, Field(description="The operator’s reason", examples=["season prize"])
-    ]
-    balance: Annotated[
-        int,
-        Field(
-            description="The user’s balance after it, in coins", examples=[1250], ge=0
-        ),
-    ]
-
-
-class EconomyGrantCreatedPostRequest(BaseModel):
+class EconomyGrantCreatedEvent(BaseModel):
     id: Annotated[
         str,
         Field(
@@ -3809,24 +4248,10 @@ class EconomyGrantCreatedPostRequest(BaseModel):
             examples=["2026-11-20T18:04:11.000Z"],
         ),
     ]
-    data: Data37
+    data: EconomyGrantCreatedEventData
 
 
-class Reason1(StrEnum):
-    match_win = "match_win"
-    achievement = "achievement"
-
-
-class Data38(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
-    user_id: Annotated[int, Field(description="Hub user id", examples=[42], ge=1)]
-    amount: Annotated[int, Field(description="Coins moved", examples=[250], ge=1)]
-    reason: Annotated[Reason1, Field(description="The rule", examples=["match_win"])]
-
-
-class EconomyRewardMintedPostRequest(BaseModel):
+class EconomyRewardMintedEvent(BaseModel):
     id: Annotated[
         str,
         Field(
@@ -3843,34 +4268,10 @@ class EconomyRewardMintedPostRequest(BaseModel):
             examples=["2026-11-20T18:04:11.000Z"],
         ),
     ]
-    data: Data38
+    data: EconomyRewardMintedEventData
 
 
-class Data39(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
-    clan_id: Annotated[int, Field(description="Clan", examples=[7], ge=1)]
-    game: Annotated[Game7, Field(description="Game code", examples=["cs2"])]
-    name: Annotated[str, Field(description="Clan name", examples=["Night Owls"])]
-    tag: Annotated[str, Field(description="Clan tag", examples=["OWL"])]
-    description: Annotated[
-        str, Field(description="Description", examples=["Late-night scrims"])
-    ]
-    join_policy: Annotated[
-        JoinPolicy, Field(description="How players join", examples=["invite"])
-    ]
-    visibility: Annotated[
-        Visibility, Field(description="Who sees the clan", examples=["public"])
-    ]
-    max_members: Annotated[int, Field(description="Member cap", examples=[50], ge=0)]
-    member_count: Annotated[int, Field(description="Members now", examples=[1], ge=0)]
-    by_user_id: Annotated[
-        int, Field(description="Who made the change", examples=[42], ge=1)
-    ]
-
-
-class ClanCreatedPostRequest(BaseModel):
+class ClanCreatedEvent(BaseModel):
     id: Annotated[
         str,
         Field(
@@ -3887,34 +4288,10 @@ class ClanCreatedPostRequest(BaseModel):
             examples=["2026-11-20T18:04:11.000Z"],
         ),
     ]
-    data: Data39
+    data: ClanCreatedEventData
 
 
-class Data40(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
-    clan_id: Annotated[int, Field(description="Clan", examples=[7], ge=1)]
-    game: Annotated[Game7, Field(description="Game code", examples=["cs2"])]
-    name: Annotated[str, Field(description="Clan name", examples=["Night Owls"])]
-    tag: Annotated[str, Field(description="Clan tag", examples=["OWL"])]
-    description: Annotated[
-        str, Field(description="Description", examples=["Late-night scrims"])
-    ]
-    join_policy: Annotated[
-        JoinPolicy, Field(description="How players join", examples=["invite"])
-    ]
-    visibility: Annotated[
-        Visibility, Field(description="Who sees the clan", examples=["public"])
-    ]
-    max_members: Annotated[int, Field(description="Member cap", examples=[50], ge=0)]
-    member_count: Annotated[int, Field(description="Members now", examples=[1], ge=0)]
-    by_user_id: Annotated[
-        int, Field(description="Who made the change", examples=[42], ge=1)
-    ]
-
-
-class ClanUpdatedPostRequest(BaseModel):
+class ClanUpdatedEvent(BaseModel):
     id: Annotated[
         str,
         Field(
@@ -3931,34 +4308,10 @@ class ClanUpdatedPostRequest(BaseModel):
             examples=["2026-11-20T18:04:11.000Z"],
         ),
     ]
-    data: Data40
+    data: ClanUpdatedEventData
 
 
-class Data41(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
-    clan_id: Annotated[int, Field(description="Clan", examples=[7], ge=1)]
-    game: Annotated[Game7, Field(description="Game code", examples=["cs2"])]
-    name: Annotated[str, Field(description="Clan name", examples=["Night Owls"])]
-    tag: Annotated[str, Field(description="Clan tag", examples=["OWL"])]
-    description: Annotated[
-        str, Field(description="Description", examples=["Late-night scrims"])
-    ]
-    join_policy: Annotated[
-        JoinPolicy, Field(description="How players join", examples=["invite"])
-    ]
-    visibility: Annotated[
-        Visibility, Field(description="Who sees the clan", examples=["public"])
-    ]
-    max_members: Annotated[int, Field(description="Member cap", examples=[50], ge=0)]
-    member_count: Annotated[int, Field(description="Members now", examples=[1], ge=0)]
-    by_user_id: Annotated[
-        int, Field(description="Who made the change", examples=[42], ge=1)
-    ]
-
-
-class ClanDisbandedPostRequest(BaseModel):
+class ClanDisbandedEvent(BaseModel):
     id: Annotated[
         str,
         Field(
@@ -3975,23 +4328,10 @@ class ClanDisbandedPostRequest(BaseModel):
             examples=["2026-11-20T18:04:11.000Z"],
         ),
     ]
-    data: Data41
+    data: ClanDisbandedEventData
 
 
-class Data42(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
-    clan_id: Annotated[int, Field(description="Clan", examples=[7], ge=1)]
-    game: Annotated[Game7, Field(description="Game code", examples=["cs2"])]
-    user_id: Annotated[int, Field(description="The member", examples=[42], ge=1)]
-    role: Annotated[Role, Field(description="Role in the clan", examples=["member"])]
-    by_user_id: Annotated[
-        int, Field(description="Who made the change", examples=[42], ge=1)
-    ]
-
-
-class ClanMemberJoinedPostRequest(BaseModel):
+class ClanMemberJoinedEvent(BaseModel):
     id: Annotated[
         str,
         Field(
@@ -4008,23 +4348,10 @@ class ClanMemberJoinedPostRequest(BaseModel):
             examples=["2026-11-20T18:04:11.000Z"],
         ),
     ]
-    data: Data42
+    data: ClanMemberJoinedEventData
 
 
-class Data43(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
-    clan_id: Annotated[int, Field(description="Clan", examples=[7], ge=1)]
-    game: Annotated[Game7, Field(description="Game code", examples=["cs2"])]
-    user_id: Annotated[int, Field(description="The member", examples=[42], ge=1)]
-    role: Annotated[Role, Field(description="Role in the clan", examples=["member"])]
-    by_user_id: Annotated[
-        int, Field(description="Who made the change", examples=[42], ge=1)
-    ]
-
-
-class ClanMemberLeftPostRequest(BaseModel):
+class ClanMemberLeftEvent(BaseModel):
     id: Annotated[
         str,
         Field(
@@ -4041,23 +4368,10 @@ class ClanMemberLeftPostRequest(BaseModel):
             examples=["2026-11-20T18:04:11.000Z"],
         ),
     ]
-    data: Data43
+    data: ClanMemberLeftEventData
 
 
-class Data44(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
-    clan_id: Annotated[int, Field(description="Clan", examples=[7], ge=1)]
-    game: Annotated[Game7, Field(description="Game code", examples=["cs2"])]
-    user_id: Annotated[int, Field(description="The member", examples=[42], ge=1)]
-    role: Annotated[Role, Field(description="Role in the clan", examples=["member"])]
-    by_user_id: Annotated[
-        int, Field(description="Who made the change", examples=[42], ge=1)
-    ]
-
-
-class ClanMemberKickedPostRequest(BaseModel):
+class ClanMemberKickedEvent(BaseModel):
     id: Annotated[
         str,
         Field(
@@ -4074,23 +4388,10 @@ class ClanMemberKickedPostRequest(BaseModel):
             examples=["2026-11-20T18:04:11.000Z"],
         ),
     ]
-    data: Data44
+    data: ClanMemberKickedEventData
 
 
-class Data45(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
-    clan_id: Annotated[int, Field(description="Clan", examples=[7], ge=1)]
-    game: Annotated[Game7, Field(description="Game code", examples=["cs2"])]
-    user_id: Annotated[int, Field(description="The member", examples=[42], ge=1)]
-    role: Annotated[Role, Field(description="Role in the clan", examples=["member"])]
-    by_user_id: Annotated[
-        int, Field(description="Who made the change", examples=[42], ge=1)
-    ]
-
-
-class ClanMemberPromotedPostRequest(BaseModel):
+class ClanMemberPromotedEvent(BaseModel):
     id: Annotated[
         str,
         Field(
@@ -4107,23 +4408,10 @@ class ClanMemberPromotedPostRequest(BaseModel):
             examples=["2026-11-20T18:04:11.000Z"],
         ),
     ]
-    data: Data45
+    data: ClanMemberPromotedEventData
 
 
-class Data46(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
-    clan_id: Annotated[int, Field(description="Clan", examples=[7], ge=1)]
-    game: Annotated[Game7, Field(description="Game code", examples=["cs2"])]
-    user_id: Annotated[int, Field(description="The member", examples=[42], ge=1)]
-    role: Annotated[Role, Field(description="Role in the clan", examples=["member"])]
-    by_user_id: Annotated[
-        int, Field(description="Who made the change", examples=[42], ge=1)
-    ]
-
-
-class ClanMemberDemotedPostRequest(BaseModel):
+class ClanMemberDemotedEvent(BaseModel):
     id: Annotated[
         str,
         Field(
@@ -4140,23 +4428,10 @@ class ClanMemberDemotedPostRequest(BaseModel):
             examples=["2026-11-20T18:04:11.000Z"],
         ),
     ]
-    data: Data46
+    data: ClanMemberDemotedEventData
 
 
-class Data47(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
-    clan_id: Annotated[int, Field(description="Clan", examples=[7], ge=1)]
-    game: Annotated[Game7, Field(description="Game code", examples=["cs2"])]
-    user_id: Annotated[int, Field(description="The member", examples=[42], ge=1)]
-    role: Annotated[Role, Field(description="Role in the clan", examples=["member"])]
-    by_user_id: Annotated[
-        int, Field(description="Who made the change", examples=[42], ge=1)
-    ]
-
-
-class ClanOwnershipTransferredPostRequest(BaseModel):
+class ClanOwnershipTransferredEvent(BaseModel):
     id: Annotated[
         str,
         Field(
@@ -4175,21 +4450,10 @@ class ClanOwnershipTransferredPostRequest(BaseModel):
             examples=["2026-11-20T18:04:11.000Z"],
         ),
     ]
-    data: Data47
+    data: ClanOwnershipTransferredEventData
 
 
-class Data48(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
-    clan_id: Annotated[int, Field(description="Clan", examples=[7], ge=1)]
-    game: Annotated[Game7, Field(description="Game code", examples=["cs2"])]
-    name: Annotated[str, Field(description="Clan name", examples=["Night Owls"])]
-    user_id: Annotated[int, Field(description="The invitee", examples=[42], ge=1)]
-    by_user_id: Annotated[int, Field(description="Who acted", examples=[42], ge=1)]
-
-
-class ClanInviteCreatedPostRequest(BaseModel):
+class ClanInviteCreatedEvent(BaseModel):
     id: Annotated[
         str,
         Field(
@@ -4206,21 +4470,10 @@ class ClanInviteCreatedPostRequest(BaseModel):
             examples=["2026-11-20T18:04:11.000Z"],
         ),
     ]
-    data: Data48
+    data: ClanInviteCreatedEventData
 
 
-class Data49(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
-    clan_id: Annotated[int, Field(description="Clan", examples=[7], ge=1)]
-    game: Annotated[Game7, Field(description="Game code", examples=["cs2"])]
-    name: Annotated[str, Field(description="Clan name", examples=["Night Owls"])]
-    user_id: Annotated[int, Field(description="The invitee", examples=[42], ge=1)]
-    by_user_id: Annotated[int, Field(description="Who acted", examples=[42], ge=1)]
-
-
-class ClanInviteAcceptedPostRequest(BaseModel):
+class ClanInviteAcceptedEvent(BaseModel):
     id: Annotated[
         str,
         Field(
@@ -4237,21 +4490,10 @@ class ClanInviteAcceptedPostRequest(BaseModel):
             examples=["2026-11-20T18:04:11.000Z"],
         ),
     ]
-    data: Data49
+    data: ClanInviteAcceptedEventData
 
 
-class Data50(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
-    clan_id: Annotated[int, Field(description="Clan", examples=[7], ge=1)]
-    game: Annotated[Game7, Field(description="Game code", examples=["cs2"])]
-    name: Annotated[str, Field(description="Clan name", examples=["Night Owls"])]
-    user_id: Annotated[int, Field(description="The invitee", examples=[42], ge=1)]
-    by_user_id: Annotated[int, Field(description="Who acted", examples=[42], ge=1)]
-
-
-class ClanInviteDeclinedPostRequest(BaseModel):
+class ClanInviteDeclinedEvent(BaseModel):
     id: Annotated[
         str,
         Field(
@@ -4268,21 +4510,10 @@ class ClanInviteDeclinedPostRequest(BaseModel):
             examples=["2026-11-20T18:04:11.000Z"],
         ),
     ]
-    data: Data50
+    data: ClanInviteDeclinedEventData
 
 
-class Data51(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
-    clan_id: Annotated[int, Field(description="Clan", examples=[7], ge=1)]
-    game: Annotated[Game7, Field(description="Game code", examples=["cs2"])]
-    name: Annotated[str, Field(description="Clan name", examples=["Night Owls"])]
-    user_id: Annotated[int, Field(description="The invitee", examples=[42], ge=1)]
-    by_user_id: Annotated[int, Field(description="Who acted", examples=[42], ge=1)]
-
-
-class ClanInviteRevokedPostRequest(BaseModel):
+class ClanInviteRevokedEvent(BaseModel):
     id: Annotated[
         str,
         Field(
@@ -4299,18 +4530,10 @@ class ClanInviteRevokedPostRequest(BaseModel):
             examples=["2026-11-20T18:04:11.000Z"],
         ),
     ]
-    data: Data51
+    data: ClanInviteRevokedEventData
 
 
-class Data52(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
-    user_id: Annotated[int, Field(description="Hub user id", examples=[42], ge=1)]
-    username: Annotated[str, Field(description="Username", examples=["ace"])]
-
-
-class AccountCreatedPostRequest(BaseModel):
+class AccountCreatedEvent(BaseModel):
     id: Annotated[
         str,
         Field(
@@ -4327,24 +4550,10 @@ class AccountCreatedPostRequest(BaseModel):
             examples=["2026-11-20T18:04:11.000Z"],
         ),
     ]
-    data: Data52
+    data: AccountCreatedEventData
 
 
-class Data53(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
-    user_id: Annotated[int, Field(description="Hub user id", examples=[42], ge=1)]
-    subscription: Annotated[
-        str, Field(description="Subscription", examples=["premium"])
-    ]
-    partner: Annotated[bool, Field(description="Approved partner", examples=[False])]
-    tier: Annotated[
-        Tier, Field(description="The plan the user’s API keys spend", examples=["free"])
-    ]
-
-
-class AccountTierChangedPostRequest(BaseModel):
+class AccountTierChangedEvent(BaseModel):
     id: Annotated[
         str,
         Field(
@@ -4361,22 +4570,10 @@ class AccountTierChangedPostRequest(BaseModel):
             examples=["2026-11-20T18:04:11.000Z"],
         ),
     ]
-    data: Data53
+    data: AccountTierChangedEventData
 
 
-class Data54(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
-    key_id: Annotated[int, Field(description="API key", examples=[31], ge=1)]
-    user_id: Annotated[int, Field(description="The key’s owner", examples=[42], ge=1)]
-    name: Annotated[str, Field(description="Key name", examples=["stats bot"])]
-    prefix: Annotated[
-        str, Field(description="Display prefix of the key", examples=["ghk_3kd9"])
-    ]
-
-
-class KeyCreatedPostRequest(BaseModel):
+class KeyCreatedEvent(BaseModel):
     id: Annotated[
         str,
         Field(
@@ -4393,10 +4590,10 @@ class KeyCreatedPostRequest(BaseModel):
             examples=["2026-11-20T18:04:11.000Z"],
         ),
     ]
-    data: Data54
+    data: KeyCreatedEventData
 
 
-class KeyRevokedPostRequest(BaseModel):
+class KeyRevokedEvent(BaseModel):
     id: Annotated[
         str,
         Field(
@@ -4413,26 +4610,10 @@ class KeyRevokedPostRequest(BaseModel):
             examples=["2026-11-20T18:04:11.000Z"],
         ),
     ]
-    data: Data54
+    data: KeyRevokedEventData
 
 
-class Data56(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
-    key_id: Annotated[int, Field(description="API key", examples=[31], ge=1)]
-    user_id: Annotated[int, Field(description="The key’s owner", examples=[42], ge=1)]
-    name: Annotated[str, Field(description="Key name", examples=["stats bot"])]
-    prefix: Annotated[
-        str, Field(description="Display prefix of the key", examples=["ghk_3kd9"])
-    ]
-    allowed_origins: Annotated[
-        list[str],
-        Field(description="Allowed origins", examples=[["https://stats.example.com"]]),
-    ]
-
-
-class KeyOriginsChangedPostRequest(BaseModel):
+class KeyOriginsChangedEvent(BaseModel):
     id: Annotated[
         str,
         Field(
@@ -4449,34 +4630,10 @@ class KeyOriginsChangedPostRequest(BaseModel):
             examples=["2026-11-20T18:04:11.000Z"],
         ),
     ]
-    data: Data56
+    data: KeyOriginsChangedEventData
 
 
-class Data57(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
-    app_id: Annotated[int, Field(description="App", examples=[5], ge=1)]
-    client_id: Annotated[
-        str, Field(description="OAuth client id", examples=["app_4f9c2d1e8b7a"])
-    ]
-    owner_id: Annotated[
-        int, Field(description="The developer who owns it", examples=[42], ge=1)
-    ]
-    name: Annotated[str, Field(description="App name", examples=["Frag Stats"])]
-    kind: Annotated[
-        Kind, Field(description="OAuth client type", examples=["confidential"])
-    ]
-    redirect_uris: Annotated[
-        list[str],
-        Field(
-            description="Registered redirect URIs",
-            examples=[["https://fragstats.example.com/callback"]],
-        ),
-    ]
-
-
-class AppCreatedPostRequest(BaseModel):
+class AppCreatedEvent(BaseModel):
     id: Annotated[
         str,
         Field(
@@ -4493,34 +4650,10 @@ class AppCreatedPostRequest(BaseModel):
             examples=["2026-11-20T18:04:11.000Z"],
         ),
     ]
-    data: Data57
+    data: AppCreatedEventData
 
 
-class Data58(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
-    app_id: Annotated[int, Field(description="App", examples=[5], ge=1)]
-    client_id: Annotated[
-        str, Field(description="OAuth client id", examples=["app_4f9c2d1e8b7a"])
-    ]
-    owner_id: Annotated[
-        int, Field(description="The developer who owns it", examples=[42], ge=1)
-    ]
-    name: Annotated[str, Field(description="App name", examples=["Frag Stats"])]
-    kind: Annotated[
-        Kind, Field(description="OAuth client type", examples=["confidential"])
-    ]
-    redirect_uris: Annotated[
-        list[str],
-        Field(
-            description="Registered redirect URIs",
-            examples=[["https://fragstats.example.com/callback"]],
-        ),
-    ]
-
-
-class AppUpdatedPostRequest(BaseModel):
+class AppUpdatedEvent(BaseModel):
     id: Annotated[
         str,
         Field(
@@ -4537,34 +4670,10 @@ class AppUpdatedPostRequest(BaseModel):
             examples=["2026-11-20T18:04:11.000Z"],
         ),
     ]
-    data: Data58
+    data: AppUpdatedEventData
 
 
-class Data59(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
-    app_id: Annotated[int, Field(description="App", examples=[5], ge=1)]
-    client_id: Annotated[
-        str, Field(description="OAuth client id", examples=["app_4f9c2d1e8b7a"])
-    ]
-    owner_id: Annotated[
-        int, Field(description="The developer who owns it", examples=[42], ge=1)
-    ]
-    name: Annotated[str, Field(description="App name", examples=["Frag Stats"])]
-    kind: Annotated[
-        Kind, Field(description="OAuth client type", examples=["confidential"])
-    ]
-    redirect_uris: Annotated[
-        list[str],
-        Field(
-            description="Registered redirect URIs",
-            examples=[["https://fragstats.example.com/callback"]],
-        ),
-    ]
-
-
-class AppSecretRotatedPostRequest(BaseModel):
+class AppSecretRotatedEvent(BaseModel):
     id: Annotated[
         str,
         Field(
@@ -4581,34 +4690,10 @@ class AppSecretRotatedPostRequest(BaseModel):
             examples=["2026-11-20T18:04:11.000Z"],
         ),
     ]
-    data: Data59
+    data: AppSecretRotatedEventData
 
 
-class Data60(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
-    app_id: Annotated[int, Field(description="App", examples=[5], ge=1)]
-    client_id: Annotated[
-        str, Field(description="OAuth client id", examples=["app_4f9c2d1e8b7a"])
-    ]
-    owner_id: Annotated[
-        int, Field(description="The developer who owns it", examples=[42], ge=1)
-    ]
-    name: Annotated[str, Field(description="App name", examples=["Frag Stats"])]
-    kind: Annotated[
-        Kind, Field(description="OAuth client type", examples=["confidential"])
-    ]
-    redirect_uris: Annotated[
-        list[str],
-        Field(
-            description="Registered redirect URIs",
-            examples=[["https://fragstats.example.com/callback"]],
-        ),
-    ]
-
-
-class AppDeletedPostRequest(BaseModel):
+class AppDeletedEvent(BaseModel):
     id: Annotated[
         str,
         Field(
@@ -4625,27 +4710,10 @@ class AppDeletedPostRequest(BaseModel):
             examples=["2026-11-20T18:04:11.000Z"],
         ),
     ]
-    data: Data60
+    data: AppDeletedEventData
 
 
-class Data61(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
-    user_id: Annotated[
-        int, Field(description="The user who decided", examples=[42], ge=1)
-    ]
-    client_id: Annotated[
-        str,
-        Field(description="The app’s OAuth client id", examples=["app_4f9c2d1e8b7a"]),
-    ]
-    scopes: Annotated[
-        list[str],
-        Field(description="Scopes granted", examples=[["identify", "stats:read"]]),
-    ]
-
-
-class AuthorizationGrantedPostRequest(BaseModel):
+class AuthorizationGrantedEvent(BaseModel):
     id: Annotated[
         str,
         Field(
@@ -4662,10 +4730,10 @@ class AuthorizationGrantedPostRequest(BaseModel):
             examples=["2026-11-20T18:04:11.000Z"],
         ),
     ]
-    data: Data61
+    data: AuthorizationGrantedEventData
 
 
-class AuthorizationRevokedPostRequest(BaseModel):
+class AuthorizationRevokedEvent(BaseModel):
     id: Annotated[
         str,
         Field(
@@ -4682,35 +4750,10 @@ class AuthorizationRevokedPostRequest(BaseModel):
             examples=["2026-11-20T18:04:11.000Z"],
         ),
     ]
-    data: Data61
+    data: AuthorizationRevokedEventData
 
 
-class Reason2(StrEnum):
-    gone = "gone"
-    failing = "failing"
-
-
-class Data63(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
-    webhook_id: Annotated[int, Field(description="Webhook", examples=[12], ge=1)]
-    url: Annotated[
-        str, Field(description="Its URL", examples=["https://example.com/hooks/hub"])
-    ]
-    reason: Annotated[
-        Reason2,
-        Field(
-            description="`gone`: it answered 410; `failing`: 5 days of failed deliveries",
-            examples=["gone"],
-        ),
-    ]
-    disabled_at: Annotated[
-        AwareDatetime, Field(description="When", examples=["2026-11-20T18:04:11.000Z"])
-    ]
-
-
-class WebhookEndpointDisabledPostRequest(BaseModel):
+class WebhookEndpointDisabledEvent(BaseModel):
     id: Annotated[
         str,
         Field(
@@ -4729,4 +4772,77 @@ class WebhookEndpointDisabledPostRequest(BaseModel):
             examples=["2026-11-20T18:04:11.000Z"],
         ),
     ]
-    data: Data63
+    data: WebhookEndpointDisabledEventData
+
+
+class V1UsersStatsGetResponse(BaseModel):
+    data: V1UsersStatsGetResponseData
+
+
+class V1ClansCreateResponse(BaseModel):
+    data: V1ClansCreateResponseData
+
+
+class V1ClansInvitesListResponse(BaseModel):
+    data: list[V1ClansInvitesListResponseDataItem]
+    meta: V1ClansInvitesListResponseMeta
+
+
+class V1ClansGetResponse(BaseModel):
+    data: V1ClansGetResponseData
+
+
+class V1ClansInvitesCreateResponse(BaseModel):
+    data: V1ClansInvitesCreateResponseData
+
+
+class V1ClansTransferResponse(BaseModel):
+    data: V1ClansTransferResponseData
+
+
+class V1EventsTypesListResponse(BaseModel):
+    data: list[V1EventsTypesListResponseDataItem]
+
+
+class DeveloperKeysUsageGetResponse(BaseModel):
+    usage: DeveloperKeysUsageGetResponseUsage
+
+
+class KillsBatchRecordedEvent(BaseModel):
+    id: Annotated[
+        str,
+        Field(
+            description="Event id, sortable",
+            examples=["evt_0000000000004711"],
+            pattern="^evt_\\d{16}$",
+        ),
+    ]
+    type: Annotated[Literal["kills.batch_recorded"], Field(description="Event type")]
+    created_at: Annotated[
+        AwareDatetime,
+        Field(
+            description="When the change committed",
+            examples=["2026-11-20T18:04:11.000Z"],
+        ),
+    ]
+    data: KillsBatchRecordedEventData
+
+
+class PlayerXpGainedEvent(BaseModel):
+    id: Annotated[
+        str,
+        Field(
+            description="Event id, sortable",
+            examples=["evt_0000000000004711"],
+            pattern="^evt_\\d{16}$",
+        ),
+    ]
+    type: Annotated[Literal["player.xp_gained"], Field(description="Event type")]
+    created_at: Annotated[
+        AwareDatetime,
+        Field(
+            description="When the change committed",
+            examples=["2026-11-20T18:04:11.000Z"],
+        ),
+    ]
+    data: PlayerXpGainedEventData

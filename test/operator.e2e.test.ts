@@ -264,11 +264,15 @@ describe('hub start-up failures and graceful shutdown', () => {
     socket.on('data', (chunk: Buffer) => (answer += chunk.toString()));
     const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
     const half = Math.floor(body.length / 2);
+    // `Expect: 100-continue`: node answers `100 Continue` when it hands the request to the app, so the
+    // SIGTERM below comes after the request is in flight however slow a loaded machine is to read it.
     socket.write(
       `POST /api-platform/ingest/logs HTTP/1.1\r\nHost: ${url.host}\r\nAuthorization: Bearer ${cs2.token}\r\n` +
-        `Content-Type: text/plain\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body.slice(0, half)}`,
+        `Content-Type: text/plain\r\nExpect: 100-continue\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n`,
     );
-    await sleep(100);
+    while (!answer.startsWith('HTTP/1.1 100 Continue\r\n\r\n')) await sleep(10);
+    answer = '';
+    socket.write(body.slice(0, half));
 
     served.child.kill('SIGTERM');
     await sleep(300);

@@ -5,6 +5,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { dumpOpenApi } from './dump-openapi.js';
 import { generatorDocument } from './generator-document.js';
+import { goGenerator } from './go.js';
 import { pythonGenerator } from './python.js';
 import { typescriptGenerator } from './typescript.js';
 
@@ -20,7 +21,7 @@ export interface ClientGenerator {
 }
 
 /** One step per language; the drift test checks every one. */
-export const GENERATORS: readonly ClientGenerator[] = [typescriptGenerator, pythonGenerator];
+export const GENERATORS: readonly ClientGenerator[] = [typescriptGenerator, pythonGenerator, goGenerator];
 
 export const CLIENTS_DIR = resolve(dirname(fileURLToPath(import.meta.url)), '../../clients');
 export const DOCUMENT_FILE = join(CLIENTS_DIR, 'openapi.json');

@@ -113,7 +113,7 @@ def code_flow(name: str) -> None:
     tokens, oauth = sign_in(name, "identify offline_access")
     assert tokens.access_token and tokens.refresh_token, "access and refresh token"
     with client_for(name, api_key=None, oauth=oauth, tokens=tokens) as hub:
-        me = hub.get_as(models.V1UsersMeGetResponse, "/v1/users/@me")
+        me = hub.get_as(models.V1UsersMeGetResult, "/v1/users/@me")
     assert me.data.id == str(ALICE), me
 
 

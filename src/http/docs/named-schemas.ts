@@ -9,8 +9,9 @@ import type { OpenApiDocument, SchemaObject } from './openapi-types.js';
  * (docs/development.md, "Operation ids"):
  *
  * - request body: `<OperationId>Request` (`v1_clans_create` -> `V1ClansCreateRequest`)
- * - 2xx answer: `<OperationId>Response`, or `<OperationId>Response<status>` when an operation
- *   answers two 2xx statuses with a body
+ * - 2xx answer: `<OperationId>Result`, or `<OperationId>Result<status>` when an operation
+ *   answers two 2xx statuses with a body (not `...Response`: oapi-codegen names its own response
+ *   wrapper `<OperationId>Response`, and Go would see the name twice)
  * - a webhook event (the document's `webhooks`): `<Type>Event` (`clan.member_joined` ->
  *   `ClanMemberJoinedEvent`)
  *
@@ -47,8 +48,8 @@ function name(doc: OpenApiDocument, wanted: string, schema: SchemaObject): { $re
 }
 
 /**
- * The objects inside a named schema get names too (`V1ClansGetResponse.data` ->
- * `V1ClansGetResponseData`, an item of `V1ClansListResponse.data` -> `V1ClansListResponseDataItem`):
+ * The objects inside a named schema get names too (`V1ClansGetResult.data` ->
+ * `V1ClansGetResultData`, an item of `V1ClansListResult.data` -> `V1ClansListResultDataItem`):
  * otherwise Go and Rust generators make them anonymous structs a caller cannot name.
  */
 function nameNested(doc: OpenApiDocument, parent: string, schema: SchemaObject): void {
@@ -85,7 +86,7 @@ function nameOperation(
   );
   for (const [status, response] of success) {
     const suffix = success.length > 1 ? status : '';
-    nameMedia(doc, (response as Node).content, `${base}Response${suffix}`);
+    nameMedia(doc, (response as Node).content, `${base}Result${suffix}`);
   }
 }
 

@@ -3381,43 +3381,43 @@ export interface components {
             }[];
         };
         /** @description A public user profile */
-        UsersGetResponse: {
+        UsersGetResult: {
             user: components["schemas"]["User"];
         };
         /** @description A user’s stats */
-        UsersStatsGetResponse: {
+        UsersStatsGetResult: {
             stats: components["schemas"]["UserStats"];
         };
         /** @description Top users by total XP */
-        LeaderboardsGetResponse: {
+        LeaderboardsGetResult: {
             leaderboard: components["schemas"]["XpLeaderboardEntry"][];
         };
         /** @description Tournaments in the requested status */
-        TournamentsListResponse: {
+        TournamentsListResult: {
             tournaments: components["schemas"]["Tournament"][];
         };
         /** @description Online game servers */
-        ServersListResponse: {
+        ServersListResult: {
             servers: components["schemas"]["GameServer"][];
         };
         /** @description Recent forum threads */
-        ForumThreadsListResponse: {
+        ForumThreadsListResult: {
             threads: components["schemas"]["ForumThread"][];
         };
         /** @description Posts of a thread */
-        ForumThreadsPostsListResponse: {
+        ForumThreadsPostsListResult: {
             posts: components["schemas"]["ForumPost"][];
         };
         /** @description The achievement catalog */
-        AchievementsListResponse: {
+        AchievementsListResult: {
             achievements: components["schemas"]["Achievement"][];
         };
         /** @description Kills, newest first */
-        KillboardFeedGetResponse: {
+        KillboardFeedGetResult: {
             kills: components["schemas"]["Kill"][];
         };
         /** @description Top fraggers of the period, one row per player and game */
-        KillboardTopFragGetResponse: {
+        KillboardTopFragGetResult: {
             /**
              * @description the period used
              * @enum {string}
@@ -3426,7 +3426,7 @@ export interface components {
             leaders: components["schemas"]["TopFragLeader"][];
         };
         /** @description The ELO ladder of one game, highest rating first */
-        StatsEloGetResponse: {
+        StatsEloGetResult: {
             /**
              * @description the game used
              * @enum {string}
@@ -3435,12 +3435,12 @@ export interface components {
             leaderboard: components["schemas"]["EloLadderEntry"][];
         };
         /** @description One page of tournaments */
-        V1TournamentsListResponse: {
-            data: components["schemas"]["V1TournamentsListResponseDataItem"][];
-            meta: components["schemas"]["V1TournamentsListResponseMeta"];
+        V1TournamentsListResult: {
+            data: components["schemas"]["V1TournamentsListResultDataItem"][];
+            meta: components["schemas"]["V1TournamentsListResultMeta"];
         };
         /** @description A tournament of the hub */
-        V1TournamentsListResponseDataItem: {
+        V1TournamentsListResultDataItem: {
             /**
              * @description tournament ID
              * @example 7
@@ -3468,7 +3468,7 @@ export interface components {
             starts_at: string;
         };
         /** @description Where this page sits in the whole list */
-        V1TournamentsListResponseMeta: {
+        V1TournamentsListResultMeta: {
             /**
              * @description Items across all pages
              * @example 42
@@ -3486,12 +3486,12 @@ export interface components {
             per_page: number;
         };
         /** @description One page of game servers */
-        V1ServersListResponse: {
-            data: components["schemas"]["V1ServersListResponseDataItem"][];
-            meta: components["schemas"]["V1ServersListResponseMeta"];
+        V1ServersListResult: {
+            data: components["schemas"]["V1ServersListResultDataItem"][];
+            meta: components["schemas"]["V1ServersListResultMeta"];
         };
         /** @description A game server of the hub (the preview server record) */
-        V1ServersListResponseDataItem: {
+        V1ServersListResultDataItem: {
             /**
              * @description server ID (a string on the preview surface)
              * @example 3
@@ -3531,7 +3531,7 @@ export interface components {
             region: "unassigned" | "eu-west" | "eu-central" | "eu-north" | "eu-east" | "na-east" | "na-central" | "na-west" | "sa-east" | "asia-east" | "asia-south" | "asia-southeast" | "middle-east" | "africa" | "oceania";
         };
         /** @description Where this page sits in the whole list */
-        V1ServersListResponseMeta: {
+        V1ServersListResultMeta: {
             /**
              * @description Items across all pages
              * @example 42
@@ -3549,11 +3549,11 @@ export interface components {
             per_page: number;
         };
         /** @description The live state of a game server */
-        V1ServersStatusGetResponse: {
-            data: components["schemas"]["V1ServersStatusGetResponseData"];
+        V1ServersStatusGetResult: {
+            data: components["schemas"]["V1ServersStatusGetResultData"];
         };
         /** @description The live state of one game server */
-        V1ServersStatusGetResponseData: {
+        V1ServersStatusGetResultData: {
             /**
              * @description server ID
              * @example 3
@@ -3607,16 +3607,16 @@ export interface components {
             command: string;
         };
         /** @description the server’s answer */
-        V1ServersCommandSendResponse: {
+        V1ServersCommandSendResult: {
             data: components["schemas"]["ServerCommandResult"];
         };
         /** @description a page of the audit, newest first */
-        V1ServersCommandsListResponse: {
+        V1ServersCommandsListResult: {
             data: components["schemas"]["ServerCommandAuditEntry"][];
-            meta: components["schemas"]["V1ServersCommandsListResponseMeta"];
+            meta: components["schemas"]["V1ServersCommandsListResultMeta"];
         };
         /** @description Where this page sits in the whole list */
-        V1ServersCommandsListResponseMeta: {
+        V1ServersCommandsListResultMeta: {
             /**
              * @description Items across all pages
              * @example 42
@@ -3634,11 +3634,11 @@ export interface components {
             per_page: number;
         };
         /** @description A user’s stats */
-        V1UsersStatsGetResponse: {
-            data: components["schemas"]["V1UsersStatsGetResponseData"];
+        V1UsersStatsGetResult: {
+            data: components["schemas"]["V1UsersStatsGetResultData"];
         };
         /** @description A user’s stats: the published stats plus Elo, combat totals and unlocked achievements */
-        V1UsersStatsGetResponseData: {
+        V1UsersStatsGetResultData: {
             /**
              * @description the hub user id
              * @example 42
@@ -3663,13 +3663,13 @@ export interface components {
             /** @example 3 */
             tournaments_played: number;
             /** @description The user’s Elo per game (cs2, cs16) where they have played a rated match */
-            elo: components["schemas"]["V1UsersStatsGetResponseDataEloItem"][];
+            elo: components["schemas"]["V1UsersStatsGetResultDataEloItem"][];
             /** @description All-time kills, deaths and headshots per game (cs2, cs16, rust) where the user has any */
-            combat: components["schemas"]["V1UsersStatsGetResponseDataCombatItem"][];
+            combat: components["schemas"]["V1UsersStatsGetResultDataCombatItem"][];
             /** @description Achievements the user has unlocked, most recent first */
-            unlocked_achievements: components["schemas"]["V1UsersStatsGetResponseDataUnlockedAchievementsItem"][];
+            unlocked_achievements: components["schemas"]["V1UsersStatsGetResultDataUnlockedAchievementsItem"][];
         };
-        V1UsersStatsGetResponseDataEloItem: {
+        V1UsersStatsGetResultDataEloItem: {
             /**
              * @description game code
              * @example cs2
@@ -3693,7 +3693,7 @@ export interface components {
              */
             win_pct: number;
         };
-        V1UsersStatsGetResponseDataCombatItem: {
+        V1UsersStatsGetResultDataCombatItem: {
             /**
              * @description game code
              * @example cs2
@@ -3711,7 +3711,7 @@ export interface components {
              */
             hs_pct: number;
         };
-        V1UsersStatsGetResponseDataUnlockedAchievementsItem: {
+        V1UsersStatsGetResultDataUnlockedAchievementsItem: {
             /**
              * @description achievement ID
              * @example 1
@@ -3737,16 +3737,16 @@ export interface components {
             unlocked_at: string;
         };
         /** @description The signed-in user */
-        V1UsersMeGetResponse: {
+        V1UsersMeGetResult: {
             data: components["schemas"]["Me"];
         };
         /** @description One page of clans */
-        V1ClansListResponse: {
-            data: components["schemas"]["V1ClansListResponseDataItem"][];
-            meta: components["schemas"]["V1ClansListResponseMeta"];
+        V1ClansListResult: {
+            data: components["schemas"]["V1ClansListResultDataItem"][];
+            meta: components["schemas"]["V1ClansListResultMeta"];
         };
         /** @description A clan of one game */
-        V1ClansListResponseDataItem: {
+        V1ClansListResultDataItem: {
             /**
              * @description clan ID
              * @example 12
@@ -3809,7 +3809,7 @@ export interface components {
             updated_at: string;
         };
         /** @description Where this page sits in the whole list */
-        V1ClansListResponseMeta: {
+        V1ClansListResultMeta: {
             /**
              * @description Items across all pages
              * @example 42
@@ -3850,11 +3850,11 @@ export interface components {
             description?: string;
         };
         /** @description The clan with its members */
-        V1ClansCreateResponse: {
-            data: components["schemas"]["V1ClansCreateResponseData"];
+        V1ClansCreateResult: {
+            data: components["schemas"]["V1ClansCreateResultData"];
         };
         /** @description A clan with its members and their roles */
-        V1ClansCreateResponseData: {
+        V1ClansCreateResultData: {
             /**
              * @description clan ID
              * @example 12
@@ -3916,9 +3916,9 @@ export interface components {
              */
             updated_at: string;
             /** @description every member: the owner, then officers, then members, longest-standing first */
-            members: components["schemas"]["V1ClansCreateResponseDataMembersItem"][];
+            members: components["schemas"]["V1ClansCreateResultDataMembersItem"][];
         };
-        V1ClansCreateResponseDataMembersItem: {
+        V1ClansCreateResultDataMembersItem: {
             /** @example 42 */
             user_id: number;
             /** @example night_owl */
@@ -3942,13 +3942,13 @@ export interface components {
             joined_at: string;
         };
         /** @description One page of your pending invites, newest first */
-        V1ClansInvitesListResponse: {
-            data: components["schemas"]["V1ClansInvitesListResponseDataItem"][];
-            meta: components["schemas"]["V1ClansInvitesListResponseMeta"];
+        V1ClansInvitesListResult: {
+            data: components["schemas"]["V1ClansInvitesListResultDataItem"][];
+            meta: components["schemas"]["V1ClansInvitesListResultMeta"];
         };
         /** @description A pending invite to a clan */
-        V1ClansInvitesListResponseDataItem: {
-            clan: components["schemas"]["V1ClansInvitesListResponseDataItemClan"];
+        V1ClansInvitesListResultDataItem: {
+            clan: components["schemas"]["V1ClansInvitesListResultDataItemClan"];
             /**
              * @description the invited player
              * @example 42
@@ -3967,7 +3967,7 @@ export interface components {
             created_at: string;
         };
         /** @description A clan of one game */
-        V1ClansInvitesListResponseDataItemClan: {
+        V1ClansInvitesListResultDataItemClan: {
             /**
              * @description clan ID
              * @example 12
@@ -4030,7 +4030,7 @@ export interface components {
             updated_at: string;
         };
         /** @description Where this page sits in the whole list */
-        V1ClansInvitesListResponseMeta: {
+        V1ClansInvitesListResultMeta: {
             /**
              * @description Items across all pages
              * @example 42
@@ -4048,11 +4048,11 @@ export interface components {
             per_page: number;
         };
         /** @description The clan with its members */
-        V1ClansGetResponse: {
-            data: components["schemas"]["V1ClansGetResponseData"];
+        V1ClansGetResult: {
+            data: components["schemas"]["V1ClansGetResultData"];
         };
         /** @description A clan with its members and their roles */
-        V1ClansGetResponseData: {
+        V1ClansGetResultData: {
             /**
              * @description clan ID
              * @example 12
@@ -4114,9 +4114,9 @@ export interface components {
              */
             updated_at: string;
             /** @description every member: the owner, then officers, then members, longest-standing first */
-            members: components["schemas"]["V1ClansGetResponseDataMembersItem"][];
+            members: components["schemas"]["V1ClansGetResultDataMembersItem"][];
         };
-        V1ClansGetResponseDataMembersItem: {
+        V1ClansGetResultDataMembersItem: {
             /** @example 42 */
             user_id: number;
             /** @example night_owl */
@@ -4165,11 +4165,11 @@ export interface components {
             max_members?: number;
         };
         /** @description The clan */
-        V1ClansSettingsUpdateResponse: {
-            data: components["schemas"]["V1ClansSettingsUpdateResponseData"];
+        V1ClansSettingsUpdateResult: {
+            data: components["schemas"]["V1ClansSettingsUpdateResultData"];
         };
         /** @description A clan of one game */
-        V1ClansSettingsUpdateResponseData: {
+        V1ClansSettingsUpdateResultData: {
             /**
              * @description clan ID
              * @example 12
@@ -4232,11 +4232,11 @@ export interface components {
             updated_at: string;
         };
         /** @description The membership */
-        V1ClansJoinResponse: {
-            data: components["schemas"]["V1ClansJoinResponseData"];
+        V1ClansJoinResult: {
+            data: components["schemas"]["V1ClansJoinResultData"];
         };
         /** @description A member of a clan and their role */
-        V1ClansJoinResponseData: {
+        V1ClansJoinResultData: {
             /** @example 12 */
             clan_id: number;
             /** @example 42 */
@@ -4262,11 +4262,11 @@ export interface components {
             joined_at: string;
         };
         /** @description The membership */
-        V1ClansInvitesAcceptResponse: {
-            data: components["schemas"]["V1ClansInvitesAcceptResponseData"];
+        V1ClansInvitesAcceptResult: {
+            data: components["schemas"]["V1ClansInvitesAcceptResultData"];
         };
         /** @description A member of a clan and their role */
-        V1ClansInvitesAcceptResponseData: {
+        V1ClansInvitesAcceptResultData: {
             /** @example 12 */
             clan_id: number;
             /** @example 42 */
@@ -4299,12 +4299,12 @@ export interface components {
             user_id: number;
         };
         /** @description The pending invite */
-        V1ClansInvitesCreateResponse: {
-            data: components["schemas"]["V1ClansInvitesCreateResponseData"];
+        V1ClansInvitesCreateResult: {
+            data: components["schemas"]["V1ClansInvitesCreateResultData"];
         };
         /** @description A pending invite to a clan */
-        V1ClansInvitesCreateResponseData: {
-            clan: components["schemas"]["V1ClansInvitesCreateResponseDataClan"];
+        V1ClansInvitesCreateResultData: {
+            clan: components["schemas"]["V1ClansInvitesCreateResultDataClan"];
             /**
              * @description the invited player
              * @example 42
@@ -4323,7 +4323,7 @@ export interface components {
             created_at: string;
         };
         /** @description A clan of one game */
-        V1ClansInvitesCreateResponseDataClan: {
+        V1ClansInvitesCreateResultDataClan: {
             /**
              * @description clan ID
              * @example 12
@@ -4386,11 +4386,11 @@ export interface components {
             updated_at: string;
         };
         /** @description The membership */
-        V1ClansMembersPromoteResponse: {
-            data: components["schemas"]["V1ClansMembersPromoteResponseData"];
+        V1ClansMembersPromoteResult: {
+            data: components["schemas"]["V1ClansMembersPromoteResultData"];
         };
         /** @description A member of a clan and their role */
-        V1ClansMembersPromoteResponseData: {
+        V1ClansMembersPromoteResultData: {
             /** @example 12 */
             clan_id: number;
             /** @example 42 */
@@ -4416,11 +4416,11 @@ export interface components {
             joined_at: string;
         };
         /** @description The membership */
-        V1ClansMembersDemoteResponse: {
-            data: components["schemas"]["V1ClansMembersDemoteResponseData"];
+        V1ClansMembersDemoteResult: {
+            data: components["schemas"]["V1ClansMembersDemoteResultData"];
         };
         /** @description A member of a clan and their role */
-        V1ClansMembersDemoteResponseData: {
+        V1ClansMembersDemoteResultData: {
             /** @example 12 */
             clan_id: number;
             /** @example 42 */
@@ -4453,11 +4453,11 @@ export interface components {
             user_id: number;
         };
         /** @description The clan with its members */
-        V1ClansTransferResponse: {
-            data: components["schemas"]["V1ClansTransferResponseData"];
+        V1ClansTransferResult: {
+            data: components["schemas"]["V1ClansTransferResultData"];
         };
         /** @description A clan with its members and their roles */
-        V1ClansTransferResponseData: {
+        V1ClansTransferResultData: {
             /**
              * @description clan ID
              * @example 12
@@ -4519,9 +4519,9 @@ export interface components {
              */
             updated_at: string;
             /** @description every member: the owner, then officers, then members, longest-standing first */
-            members: components["schemas"]["V1ClansTransferResponseDataMembersItem"][];
+            members: components["schemas"]["V1ClansTransferResultDataMembersItem"][];
         };
-        V1ClansTransferResponseDataMembersItem: {
+        V1ClansTransferResultDataMembersItem: {
             /** @example 42 */
             user_id: number;
             /** @example night_owl */
@@ -4545,16 +4545,16 @@ export interface components {
             joined_at: string;
         };
         /** @description the balance */
-        V1EconomyBalanceGetResponse: {
+        V1EconomyBalanceGetResult: {
             data: components["schemas"]["EconomyBalance"];
         };
         /** @description a page of entries, newest first */
-        V1EconomyTransactionsListResponse: {
+        V1EconomyTransactionsListResult: {
             data: components["schemas"]["EconomyEntry"][];
-            meta: components["schemas"]["V1EconomyTransactionsListResponseMeta"];
+            meta: components["schemas"]["V1EconomyTransactionsListResultMeta"];
         };
         /** @description Where this page sits in the whole list */
-        V1EconomyTransactionsListResponseMeta: {
+        V1EconomyTransactionsListResultMeta: {
             /**
              * @description Items across all pages
              * @example 42
@@ -4589,16 +4589,16 @@ export interface components {
             note?: string;
         };
         /** @description the transfer written */
-        V1EconomyTransferCreateResponse: {
+        V1EconomyTransferCreateResult: {
             data: components["schemas"]["EconomyTransfer"];
         };
         /** @description One page of events, oldest first */
-        V1EventsListResponse: {
-            data: components["schemas"]["V1EventsListResponseDataItem"][];
-            meta: components["schemas"]["V1EventsListResponseMeta"];
+        V1EventsListResult: {
+            data: components["schemas"]["V1EventsListResultDataItem"][];
+            meta: components["schemas"]["V1EventsListResultMeta"];
         };
         /** @description An event, as every channel sends it (webhook body, SSE data, pull item) */
-        V1EventsListResponseDataItem: {
+        V1EventsListResultDataItem: {
             /**
              * @description Sortable, unique event id; the same value is the webhook `webhook-id`, the SSE `id` and the pull cursor.
              * @example evt_0000000000004711
@@ -4633,7 +4633,7 @@ export interface components {
             };
         };
         /** @description Cursor paging: the outbox grows at its end, so pages are walked by cursor, not by number */
-        V1EventsListResponseMeta: {
+        V1EventsListResultMeta: {
             /**
              * @description The cursor for the next page: pass it as `after`. `null`: No event to page after yet (nothing visible and no `after` given).
              * @example evt_0000000000004711
@@ -4666,10 +4666,10 @@ export interface components {
             description?: string;
         };
         /** @description The new webhook and its signing secret, shown only this once */
-        V1WebhooksCreateResponse: {
-            data: components["schemas"]["V1WebhooksCreateResponseData"];
+        V1WebhooksCreateResult: {
+            data: components["schemas"]["V1WebhooksCreateResultData"];
         };
-        V1WebhooksCreateResponseData: {
+        V1WebhooksCreateResultData: {
             webhook: components["schemas"]["Webhook"];
             /**
              * @description the Standard Webhooks signing secret (`whsec_` + base64 of 32 bytes); shown only in this answer, keep it safe. `null` in a replay of this answer (`Idempotent-Replayed: true`): the secret is not kept with stored answers, so if the first answer was lost, rotate the secret (`POST /v1/webhooks/{id}/rotate-secret`) for a new one
@@ -4678,12 +4678,12 @@ export interface components {
             secret: string | null;
         };
         /** @description The caller’s webhooks, oldest first */
-        V1WebhooksListResponse: {
+        V1WebhooksListResult: {
             data: components["schemas"]["Webhook"][];
-            meta: components["schemas"]["V1WebhooksListResponseMeta"];
+            meta: components["schemas"]["V1WebhooksListResultMeta"];
         };
         /** @description Where this page sits in the whole list */
-        V1WebhooksListResponseMeta: {
+        V1WebhooksListResultMeta: {
             /**
              * @description Items across all pages
              * @example 42
@@ -4701,7 +4701,7 @@ export interface components {
             per_page: number;
         };
         /** @description The webhook */
-        V1WebhooksGetResponse: {
+        V1WebhooksGetResult: {
             data: components["schemas"]["Webhook"];
         };
         V1WebhooksUpdateRequest: {
@@ -4727,14 +4727,14 @@ export interface components {
             enabled?: boolean;
         };
         /** @description The webhook */
-        V1WebhooksUpdateResponse: {
+        V1WebhooksUpdateResult: {
             data: components["schemas"]["Webhook"];
         };
         /** @description The new signing secret, shown only this once */
-        V1WebhooksSecretRotateResponse: {
-            data: components["schemas"]["V1WebhooksSecretRotateResponseData"];
+        V1WebhooksSecretRotateResult: {
+            data: components["schemas"]["V1WebhooksSecretRotateResultData"];
         };
-        V1WebhooksSecretRotateResponseData: {
+        V1WebhooksSecretRotateResultData: {
             /**
              * @description the Standard Webhooks signing secret (`whsec_` + base64 of 32 bytes); shown only in this answer, keep it safe. `null` in a replay of this answer (`Idempotent-Replayed: true`): the secret is not kept with stored answers, so if the first answer was lost, rotate the secret (`POST /v1/webhooks/{id}/rotate-secret`) for a new one
              * @example whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw
@@ -4748,12 +4748,12 @@ export interface components {
             previous_expires_at: string;
         };
         /** @description Deliveries of the last 30 days, newest first */
-        V1WebhooksDeliveriesListResponse: {
+        V1WebhooksDeliveriesListResult: {
             data: components["schemas"]["WebhookDelivery"][];
-            meta: components["schemas"]["V1WebhooksDeliveriesListResponseMeta"];
+            meta: components["schemas"]["V1WebhooksDeliveriesListResultMeta"];
         };
         /** @description Where this page sits in the whole list */
-        V1WebhooksDeliveriesListResponseMeta: {
+        V1WebhooksDeliveriesListResultMeta: {
             /**
              * @description Items across all pages
              * @example 42
@@ -4771,7 +4771,7 @@ export interface components {
             per_page: number;
         };
         /** @description The delivery, queued to be sent again */
-        V1WebhooksDeliveriesRedeliverResponse: {
+        V1WebhooksDeliveriesRedeliverResult: {
             data: components["schemas"]["WebhookDelivery"];
         };
         V1WebhooksReplayRequest: {
@@ -4783,10 +4783,10 @@ export interface components {
             since: string;
         };
         /** @description What the replay queued */
-        V1WebhooksReplayResponse: {
-            data: components["schemas"]["V1WebhooksReplayResponseData"];
+        V1WebhooksReplayResult: {
+            data: components["schemas"]["V1WebhooksReplayResultData"];
         };
-        V1WebhooksReplayResponseData: {
+        V1WebhooksReplayResultData: {
             /**
              * @description deliveries queued
              * @example 12
@@ -4805,11 +4805,11 @@ export interface components {
             next_since: string | null;
         };
         /** @description Every event type, in catalog order */
-        V1EventsTypesListResponse: {
-            data: components["schemas"]["V1EventsTypesListResponseDataItem"][];
+        V1EventsTypesListResult: {
+            data: components["schemas"]["V1EventsTypesListResultDataItem"][];
         };
         /** @description One event type of the catalog */
-        V1EventsTypesListResponseDataItem: {
+        V1EventsTypesListResultDataItem: {
             /**
              * @description Event type, `resource.action`
              * @example kill.recorded
@@ -4837,8 +4837,8 @@ export interface components {
              * @example true
              */
             high_volume: boolean;
-            schema: components["schemas"]["V1EventsTypesListResponseDataItemSchema"];
-            example: components["schemas"]["V1EventsTypesListResponseDataItemExample"];
+            schema: components["schemas"]["V1EventsTypesListResultDataItemSchema"];
+            example: components["schemas"]["V1EventsTypesListResultDataItemExample"];
         };
         /**
          * @description JSON Schema (2020-12) of the event’s `data`
@@ -4847,7 +4847,7 @@ export interface components {
          *       "properties": {}
          *     }
          */
-        V1EventsTypesListResponseDataItemSchema: {
+        V1EventsTypesListResultDataItemSchema: {
             [key: string]: unknown;
         };
         /**
@@ -4856,7 +4856,7 @@ export interface components {
          *       "server_id": 3
          *     }
          */
-        V1EventsTypesListResponseDataItemExample: {
+        V1EventsTypesListResultDataItemExample: {
             [key: string]: unknown;
         };
         DeveloperAccountsCreateRequest: {
@@ -4864,7 +4864,7 @@ export interface components {
             password: string;
         };
         /** @description The signed-in account and its CSRF token */
-        DeveloperAccountsCreateResponse: {
+        DeveloperAccountsCreateResult: {
             account: components["schemas"]["PortalAccount"];
             /** @description send it in the x-csrf-token header of every POST and DELETE */
             csrf_token: string;
@@ -4874,19 +4874,19 @@ export interface components {
             password: string;
         };
         /** @description The signed-in account and its CSRF token */
-        DeveloperSessionCreateResponse: {
+        DeveloperSessionCreateResult: {
             account: components["schemas"]["PortalAccount"];
             /** @description send it in the x-csrf-token header of every POST and DELETE */
             csrf_token: string;
         };
         /** @description The signed-in account and its CSRF token */
-        DeveloperSessionGetResponse: {
+        DeveloperSessionGetResult: {
             account: components["schemas"]["PortalAccount"];
             /** @description send it in the x-csrf-token header of every POST and DELETE */
             csrf_token: string;
         };
         /** @description The caller's keys, newest first */
-        DeveloperMyKeysListResponse: {
+        DeveloperMyKeysListResult: {
             keys: components["schemas"]["PortalKey"][];
         };
         DeveloperKeysCreateRequest: {
@@ -4894,7 +4894,7 @@ export interface components {
             name: string;
         };
         /** @description The new key and its secret */
-        DeveloperKeysCreateResponse: {
+        DeveloperKeysCreateResult: {
             key: components["schemas"]["PortalKey"];
             /**
              * @description the API key itself: shown this once, never again
@@ -4903,7 +4903,7 @@ export interface components {
             secret: string;
         };
         /** @description The revoked key */
-        DeveloperKeysRevokeResponse: {
+        DeveloperKeysRevokeResult: {
             key: components["schemas"]["PortalKey"];
         };
         DeveloperKeysOriginsUpdateRequest: {
@@ -4917,22 +4917,22 @@ export interface components {
             origins: string[];
         };
         /** @description The key as it is now */
-        DeveloperKeysOriginsUpdateResponse: {
+        DeveloperKeysOriginsUpdateResult: {
             key: components["schemas"]["PortalKey"];
         };
         /** @description Requests per hour and status class */
-        DeveloperKeysUsageGetResponse: {
-            usage: components["schemas"]["DeveloperKeysUsageGetResponseUsage"];
+        DeveloperKeysUsageGetResult: {
+            usage: components["schemas"]["DeveloperKeysUsageGetResultUsage"];
         };
-        DeveloperKeysUsageGetResponseUsage: {
+        DeveloperKeysUsageGetResultUsage: {
             key_id: number;
             /** @description requests per hour allowed now */
             quota: number;
             /** @description oldest first, one entry per hour, zeros included */
-            hours: components["schemas"]["DeveloperKeysUsageGetResponseUsageHoursItem"][];
-            totals: components["schemas"]["DeveloperKeysUsageGetResponseUsageTotals"];
+            hours: components["schemas"]["DeveloperKeysUsageGetResultUsageHoursItem"][];
+            totals: components["schemas"]["DeveloperKeysUsageGetResultUsageTotals"];
         };
-        DeveloperKeysUsageGetResponseUsageHoursItem: {
+        DeveloperKeysUsageGetResultUsageHoursItem: {
             429: number;
             /**
              * Format: date-time
@@ -4946,7 +4946,7 @@ export interface components {
             "5xx": number;
             total: number;
         };
-        DeveloperKeysUsageGetResponseUsageTotals: {
+        DeveloperKeysUsageGetResultUsageTotals: {
             429: number;
             "2xx": number;
             "3xx": number;
@@ -4955,7 +4955,7 @@ export interface components {
             total: number;
         };
         /** @description The caller's apps, newest first */
-        DeveloperMyAppsListResponse: {
+        DeveloperMyAppsListResult: {
             apps: components["schemas"]["App"][];
         };
         DeveloperMyAppsCreateRequest: {
@@ -4974,7 +4974,7 @@ export interface components {
             logo_url?: string | null;
         };
         /** @description The new app; `client_secret` is null for a public app */
-        DeveloperMyAppsCreateResponse: {
+        DeveloperMyAppsCreateResult: {
             app: components["schemas"]["App"];
             /**
              * @description the client secret: shown this once, stored only as a hash
@@ -4983,7 +4983,7 @@ export interface components {
             client_secret: string | null;
         };
         /** @description The app */
-        DeveloperMyAppsGetResponse: {
+        DeveloperMyAppsGetResult: {
             app: components["schemas"]["App"];
         };
         DeveloperMyAppsUpdateRequest: {
@@ -5000,11 +5000,11 @@ export interface components {
             logo_url?: string | null;
         };
         /** @description The app */
-        DeveloperMyAppsUpdateResponse: {
+        DeveloperMyAppsUpdateResult: {
             app: components["schemas"]["App"];
         };
         /** @description The new secret; the old one no longer works */
-        DeveloperMyAppsSecretRotateResponse: {
+        DeveloperMyAppsSecretRotateResult: {
             /**
              * @description the client secret: shown this once, stored only as a hash
              * @example ghcs_…
@@ -5012,7 +5012,7 @@ export interface components {
             client_secret: string;
         };
         /** @description The apps with a grant */
-        DeveloperMyAuthorizedAppsListResponse: {
+        DeveloperMyAuthorizedAppsListResult: {
             authorized_apps: components["schemas"]["AuthorizedApp"][];
         };
         DeveloperWebhookTestSendRequest: {
@@ -5032,8 +5032,8 @@ export interface components {
             secret?: string;
         };
         /** @description What the receiver answered */
-        DeveloperWebhookTestSendResponse: {
-            event: components["schemas"]["DeveloperWebhookTestSendResponseEvent"];
+        DeveloperWebhookTestSendResult: {
+            event: components["schemas"]["DeveloperWebhookTestSendResultEvent"];
             /** @description where it was sent */
             url: string;
             /** @description the secret made for a `url` test without one, to verify the signature with; null otherwise */
@@ -5061,7 +5061,7 @@ export interface components {
             error_message: string | null;
         };
         /** @description the body sent, signed */
-        DeveloperWebhookTestSendResponseEvent: {
+        DeveloperWebhookTestSendResultEvent: {
             /**
              * @description a test id (`evt_test_…`), never an outbox id
              * @example evt_test_1f2e3d4c5b6a7980
@@ -7622,7 +7622,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["UsersGetResponse"];
+                    "application/json": components["schemas"]["UsersGetResult"];
                 };
             };
             /** @description Not Modified: the resource still matches the `ETag` sent in `If-None-Match`. No body; not counted against the quota. */
@@ -7778,7 +7778,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["UsersStatsGetResponse"];
+                    "application/json": components["schemas"]["UsersStatsGetResult"];
                 };
             };
             /** @description Not Modified: the resource still matches the `ETag` sent in `If-None-Match`. No body; not counted against the quota. */
@@ -7932,7 +7932,7 @@ export interface operations {
                      *       ]
                      *     }
                      */
-                    "application/json": components["schemas"]["LeaderboardsGetResponse"];
+                    "application/json": components["schemas"]["LeaderboardsGetResult"];
                 };
             };
             /** @description Not Modified: the resource still matches the `ETag` sent in `If-None-Match`. No body; not counted against the quota. */
@@ -8074,7 +8074,7 @@ export interface operations {
                      *       ]
                      *     }
                      */
-                    "application/json": components["schemas"]["TournamentsListResponse"];
+                    "application/json": components["schemas"]["TournamentsListResult"];
                 };
             };
             /** @description Not Modified: the resource still matches the `ETag` sent in `If-None-Match`. No body; not counted against the quota. */
@@ -8219,7 +8219,7 @@ export interface operations {
                      *       ]
                      *     }
                      */
-                    "application/json": components["schemas"]["ServersListResponse"];
+                    "application/json": components["schemas"]["ServersListResult"];
                 };
             };
             /** @description Not Modified: the resource still matches the `ETag` sent in `If-None-Match`. No body; not counted against the quota. */
@@ -8364,7 +8364,7 @@ export interface operations {
                      *       ]
                      *     }
                      */
-                    "application/json": components["schemas"]["ForumThreadsListResponse"];
+                    "application/json": components["schemas"]["ForumThreadsListResult"];
                 };
             };
             /** @description Not Modified: the resource still matches the `ETag` sent in `If-None-Match`. No body; not counted against the quota. */
@@ -8509,7 +8509,7 @@ export interface operations {
                      *       ]
                      *     }
                      */
-                    "application/json": components["schemas"]["ForumThreadsPostsListResponse"];
+                    "application/json": components["schemas"]["ForumThreadsPostsListResult"];
                 };
             };
             /** @description Not Modified: the resource still matches the `ETag` sent in `If-None-Match`. No body; not counted against the quota. */
@@ -8667,7 +8667,7 @@ export interface operations {
                      *       ]
                      *     }
                      */
-                    "application/json": components["schemas"]["AchievementsListResponse"];
+                    "application/json": components["schemas"]["AchievementsListResult"];
                 };
             };
             /** @description Not Modified: the resource still matches the `ETag` sent in `If-None-Match`. No body; not counted against the quota. */
@@ -8822,7 +8822,7 @@ export interface operations {
                      *       ]
                      *     }
                      */
-                    "application/json": components["schemas"]["KillboardFeedGetResponse"];
+                    "application/json": components["schemas"]["KillboardFeedGetResult"];
                 };
             };
             /** @description Not Modified: the resource still matches the `ETag` sent in `If-None-Match`. No body; not counted against the quota. */
@@ -8968,7 +8968,7 @@ export interface operations {
                      *       ]
                      *     }
                      */
-                    "application/json": components["schemas"]["KillboardTopFragGetResponse"];
+                    "application/json": components["schemas"]["KillboardTopFragGetResult"];
                 };
             };
             /** @description Not Modified: the resource still matches the `ETag` sent in `If-None-Match`. No body; not counted against the quota. */
@@ -9112,7 +9112,7 @@ export interface operations {
                      *       ]
                      *     }
                      */
-                    "application/json": components["schemas"]["StatsEloGetResponse"];
+                    "application/json": components["schemas"]["StatsEloGetResult"];
                 };
             };
             /** @description Not Modified: the resource still matches the `ETag` sent in `If-None-Match`. No body; not counted against the quota. */
@@ -9274,7 +9274,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["V1TournamentsListResponse"];
+                    "application/json": components["schemas"]["V1TournamentsListResult"];
                 };
             };
             /** @description Not Modified: the resource still matches the `ETag` sent in `If-None-Match`. No body; not counted against the quota. */
@@ -9454,7 +9454,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["V1ServersListResponse"];
+                    "application/json": components["schemas"]["V1ServersListResult"];
                 };
             };
             /** @description Not Modified: the resource still matches the `ETag` sent in `If-None-Match`. No body; not counted against the quota. */
@@ -9608,7 +9608,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["V1ServersStatusGetResponse"];
+                    "application/json": components["schemas"]["V1ServersStatusGetResult"];
                 };
             };
             /** @description Not Modified: the resource still matches the `ETag` sent in `If-None-Match`. No body; not counted against the quota. */
@@ -9786,7 +9786,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["V1ServersCommandSendResponse"];
+                    "application/json": components["schemas"]["V1ServersCommandSendResult"];
                 };
             };
             /** @description `invalid_parameter`: Invalid parameter; `invalid_body`: Invalid request body */
@@ -10019,7 +10019,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["V1ServersCommandsListResponse"];
+                    "application/json": components["schemas"]["V1ServersCommandsListResult"];
                 };
             };
             /** @description `invalid_parameter`: Invalid parameter */
@@ -10199,7 +10199,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["V1UsersStatsGetResponse"];
+                    "application/json": components["schemas"]["V1UsersStatsGetResult"];
                 };
             };
             /** @description Not Modified: the resource still matches the `ETag` sent in `If-None-Match`. No body; not counted against the quota. */
@@ -10357,7 +10357,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["V1UsersMeGetResponse"];
+                    "application/json": components["schemas"]["V1UsersMeGetResult"];
                 };
             };
             /** @description `missing_token`: Access token required; `invalid_token`: Invalid token */
@@ -10516,7 +10516,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["V1ClansListResponse"];
+                    "application/json": components["schemas"]["V1ClansListResult"];
                 };
             };
             /** @description `invalid_parameter`: Invalid parameter */
@@ -10674,7 +10674,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["V1ClansCreateResponse"];
+                    "application/json": components["schemas"]["V1ClansCreateResult"];
                 };
             };
             /** @description `invalid_parameter`: Invalid parameter; `invalid_body`: Invalid request body */
@@ -10861,7 +10861,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["V1ClansInvitesListResponse"];
+                    "application/json": components["schemas"]["V1ClansInvitesListResult"];
                 };
             };
             /** @description `invalid_parameter`: Invalid parameter */
@@ -11007,7 +11007,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["V1ClansGetResponse"];
+                    "application/json": components["schemas"]["V1ClansGetResult"];
                 };
             };
             /** @description `invalid_parameter`: Invalid parameter */
@@ -11352,7 +11352,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["V1ClansSettingsUpdateResponse"];
+                    "application/json": components["schemas"]["V1ClansSettingsUpdateResult"];
                 };
             };
             /** @description `invalid_parameter`: Invalid parameter; `invalid_body`: Invalid request body */
@@ -11540,7 +11540,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["V1ClansJoinResponse"];
+                    "application/json": components["schemas"]["V1ClansJoinResult"];
                 };
             };
             /** @description `invalid_parameter`: Invalid parameter */
@@ -11728,7 +11728,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["V1ClansInvitesAcceptResponse"];
+                    "application/json": components["schemas"]["V1ClansInvitesAcceptResult"];
                 };
             };
             /** @description `invalid_parameter`: Invalid parameter */
@@ -12109,7 +12109,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["V1ClansInvitesCreateResponse"];
+                    "application/json": components["schemas"]["V1ClansInvitesCreateResult"];
                 };
             };
             /** @description `invalid_parameter`: Invalid parameter; `invalid_body`: Invalid request body */
@@ -12660,7 +12660,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["V1ClansMembersPromoteResponse"];
+                    "application/json": components["schemas"]["V1ClansMembersPromoteResult"];
                 };
             };
             /** @description `invalid_parameter`: Invalid parameter */
@@ -12853,7 +12853,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["V1ClansMembersDemoteResponse"];
+                    "application/json": components["schemas"]["V1ClansMembersDemoteResult"];
                 };
             };
             /** @description `invalid_parameter`: Invalid parameter */
@@ -13064,7 +13064,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["V1ClansTransferResponse"];
+                    "application/json": components["schemas"]["V1ClansTransferResult"];
                 };
             };
             /** @description `invalid_parameter`: Invalid parameter; `invalid_body`: Invalid request body */
@@ -13236,7 +13236,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["V1EconomyBalanceGetResponse"];
+                    "application/json": components["schemas"]["V1EconomyBalanceGetResult"];
                 };
             };
             /** @description `missing_token`: Access token required; `invalid_token`: Invalid token */
@@ -13367,7 +13367,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["V1EconomyTransactionsListResponse"];
+                    "application/json": components["schemas"]["V1EconomyTransactionsListResult"];
                 };
             };
             /** @description `invalid_parameter`: Invalid parameter */
@@ -13506,7 +13506,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["V1EconomyTransferCreateResponse"];
+                    "application/json": components["schemas"]["V1EconomyTransferCreateResult"];
                 };
             };
             /** @description `invalid_parameter`: Invalid parameter; `invalid_body`: Invalid request body; `invalid_amount`: Invalid amount */
@@ -13694,7 +13694,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["V1EventsListResponse"];
+                    "application/json": components["schemas"]["V1EventsListResult"];
                 };
             };
             /** @description `invalid_parameter`: Invalid parameter */
@@ -13963,7 +13963,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["V1WebhooksListResponse"];
+                    "application/json": components["schemas"]["V1WebhooksListResult"];
                 };
             };
             /** @description `invalid_parameter`: Invalid parameter */
@@ -14134,7 +14134,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["V1WebhooksCreateResponse"];
+                    "application/json": components["schemas"]["V1WebhooksCreateResult"];
                 };
             };
             /** @description `invalid_parameter`: Invalid parameter; `invalid_body`: Invalid request body */
@@ -14305,7 +14305,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["V1WebhooksGetResponse"];
+                    "application/json": components["schemas"]["V1WebhooksGetResult"];
                 };
             };
             /** @description `invalid_parameter`: Invalid parameter */
@@ -14665,7 +14665,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["V1WebhooksUpdateResponse"];
+                    "application/json": components["schemas"]["V1WebhooksUpdateResult"];
                 };
             };
             /** @description `invalid_parameter`: Invalid parameter; `invalid_body`: Invalid request body */
@@ -14849,7 +14849,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["V1WebhooksSecretRotateResponse"];
+                    "application/json": components["schemas"]["V1WebhooksSecretRotateResult"];
                 };
             };
             /** @description `invalid_parameter`: Invalid parameter */
@@ -15066,7 +15066,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["V1WebhooksDeliveriesListResponse"];
+                    "application/json": components["schemas"]["V1WebhooksDeliveriesListResult"];
                 };
             };
             /** @description `invalid_parameter`: Invalid parameter */
@@ -15258,7 +15258,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["V1WebhooksDeliveriesRedeliverResponse"];
+                    "application/json": components["schemas"]["V1WebhooksDeliveriesRedeliverResult"];
                 };
             };
             /** @description `invalid_parameter`: Invalid parameter */
@@ -15447,7 +15447,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["V1WebhooksReplayResponse"];
+                    "application/json": components["schemas"]["V1WebhooksReplayResult"];
                 };
             };
             /** @description `invalid_parameter`: Invalid parameter; `invalid_body`: Invalid request body */
@@ -15634,7 +15634,7 @@ export interface operations {
                      *       ]
                      *     }
                      */
-                    "application/json": components["schemas"]["V1EventsTypesListResponse"];
+                    "application/json": components["schemas"]["V1EventsTypesListResult"];
                 };
             };
             /** @description Not Modified: the resource still matches the `ETag` sent in `If-None-Match`. No body; not counted against the quota. */
@@ -15746,7 +15746,7 @@ export interface operations {
                      *       "csrf_token": "x"
                      *     }
                      */
-                    "application/json": components["schemas"]["DeveloperAccountsCreateResponse"];
+                    "application/json": components["schemas"]["DeveloperAccountsCreateResult"];
                 };
             };
             /** @description `invalid_body`: Invalid request body */
@@ -15860,7 +15860,7 @@ export interface operations {
                      *       "csrf_token": "x"
                      *     }
                      */
-                    "application/json": components["schemas"]["DeveloperSessionGetResponse"];
+                    "application/json": components["schemas"]["DeveloperSessionGetResult"];
                 };
             };
             /** @description `unauthenticated`: Sign-in required */
@@ -15917,7 +15917,7 @@ export interface operations {
                      *       "csrf_token": "x"
                      *     }
                      */
-                    "application/json": components["schemas"]["DeveloperSessionCreateResponse"];
+                    "application/json": components["schemas"]["DeveloperSessionCreateResult"];
                 };
             };
             /** @description `invalid_body`: Invalid request body */
@@ -16079,7 +16079,7 @@ export interface operations {
                      *       ]
                      *     }
                      */
-                    "application/json": components["schemas"]["DeveloperMyKeysListResponse"];
+                    "application/json": components["schemas"]["DeveloperMyKeysListResult"];
                 };
             };
             /** @description `unauthenticated`: Sign-in required */
@@ -16144,7 +16144,7 @@ export interface operations {
                      *       "secret": "ghk_…"
                      *     }
                      */
-                    "application/json": components["schemas"]["DeveloperKeysCreateResponse"];
+                    "application/json": components["schemas"]["DeveloperKeysCreateResult"];
                 };
             };
             /** @description `invalid_body`: Invalid request body */
@@ -16271,7 +16271,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["DeveloperKeysRevokeResponse"];
+                    "application/json": components["schemas"]["DeveloperKeysRevokeResult"];
                 };
             };
             /** @description `invalid_parameter`: Invalid parameter */
@@ -16371,7 +16371,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["DeveloperKeysOriginsUpdateResponse"];
+                    "application/json": components["schemas"]["DeveloperKeysOriginsUpdateResult"];
                 };
             };
             /** @description `invalid_parameter`: Invalid parameter; `invalid_body`: Invalid request body */
@@ -16508,7 +16508,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["DeveloperKeysUsageGetResponse"];
+                    "application/json": components["schemas"]["DeveloperKeysUsageGetResult"];
                 };
             };
             /** @description `invalid_parameter`: Invalid parameter */
@@ -16588,7 +16588,7 @@ export interface operations {
                      *       ]
                      *     }
                      */
-                    "application/json": components["schemas"]["DeveloperMyAppsListResponse"];
+                    "application/json": components["schemas"]["DeveloperMyAppsListResult"];
                 };
             };
             /** @description `unauthenticated`: Sign-in required */
@@ -16651,7 +16651,7 @@ export interface operations {
                      *       "client_secret": "ghcs_…"
                      *     }
                      */
-                    "application/json": components["schemas"]["DeveloperMyAppsCreateResponse"];
+                    "application/json": components["schemas"]["DeveloperMyAppsCreateResult"];
                 };
             };
             /** @description `invalid_body`: Invalid request body */
@@ -16765,7 +16765,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["DeveloperMyAppsGetResponse"];
+                    "application/json": components["schemas"]["DeveloperMyAppsGetResult"];
                 };
             };
             /** @description `invalid_parameter`: Invalid parameter */
@@ -16928,7 +16928,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["DeveloperMyAppsUpdateResponse"];
+                    "application/json": components["schemas"]["DeveloperMyAppsUpdateResult"];
                 };
             };
             /** @description `invalid_parameter`: Invalid parameter; `invalid_body`: Invalid request body */
@@ -17040,7 +17040,7 @@ export interface operations {
                      *       "client_secret": "ghcs_…"
                      *     }
                      */
-                    "application/json": components["schemas"]["DeveloperMyAppsSecretRotateResponse"];
+                    "application/json": components["schemas"]["DeveloperMyAppsSecretRotateResult"];
                 };
             };
             /** @description `invalid_parameter`: Invalid parameter */
@@ -17137,7 +17137,7 @@ export interface operations {
                      *       ]
                      *     }
                      */
-                    "application/json": components["schemas"]["DeveloperMyAuthorizedAppsListResponse"];
+                    "application/json": components["schemas"]["DeveloperMyAuthorizedAppsListResult"];
                 };
             };
             /** @description `unauthenticated`: Sign-in required */
@@ -17279,7 +17279,7 @@ export interface operations {
                      *       "error_message": "x"
                      *     }
                      */
-                    "application/json": components["schemas"]["DeveloperWebhookTestSendResponse"];
+                    "application/json": components["schemas"]["DeveloperWebhookTestSendResult"];
                 };
             };
             /** @description `invalid_body`: Invalid request body */

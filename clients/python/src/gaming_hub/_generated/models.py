@@ -967,39 +967,39 @@ class IngestResult(BaseModel):
     ]
 
 
-class UsersGetResponse(BaseModel):
+class UsersGetResult(BaseModel):
     user: User
 
 
-class UsersStatsGetResponse(BaseModel):
+class UsersStatsGetResult(BaseModel):
     stats: UserStats
 
 
-class LeaderboardsGetResponse(BaseModel):
+class LeaderboardsGetResult(BaseModel):
     leaderboard: list[XpLeaderboardEntry]
 
 
-class TournamentsListResponse(BaseModel):
+class TournamentsListResult(BaseModel):
     tournaments: list[Tournament]
 
 
-class ServersListResponse(BaseModel):
+class ServersListResult(BaseModel):
     servers: list[GameServer]
 
 
-class ForumThreadsListResponse(BaseModel):
+class ForumThreadsListResult(BaseModel):
     threads: list[ForumThread]
 
 
-class ForumThreadsPostsListResponse(BaseModel):
+class ForumThreadsPostsListResult(BaseModel):
     posts: list[ForumPost]
 
 
-class AchievementsListResponse(BaseModel):
+class AchievementsListResult(BaseModel):
     achievements: list[Achievement]
 
 
-class KillboardFeedGetResponse(BaseModel):
+class KillboardFeedGetResult(BaseModel):
     kills: list[Kill]
 
 
@@ -1009,7 +1009,7 @@ class Period(StrEnum):
     all = "all"
 
 
-class KillboardTopFragGetResponse(BaseModel):
+class KillboardTopFragGetResult(BaseModel):
     period: Annotated[Period, Field(description="the period used")]
     leaders: list[TopFragLeader]
 
@@ -1019,7 +1019,7 @@ class Game2(StrEnum):
     cs16 = "cs16"
 
 
-class StatsEloGetResponse(BaseModel):
+class StatsEloGetResult(BaseModel):
     game: Annotated[Game2, Field(description="the game used")]
     leaderboard: list[EloLadderEntry]
 
@@ -1030,7 +1030,7 @@ class Status6(StrEnum):
     completed = "completed"
 
 
-class V1TournamentsListResponseDataItem(BaseModel):
+class V1TournamentsListResultDataItem(BaseModel):
     id: Annotated[int, Field(description="tournament ID", examples=[7])]
     name: Annotated[str, Field(examples=["Winter Cup 2026"])]
     game: Annotated[
@@ -1050,7 +1050,7 @@ class V1TournamentsListResponseDataItem(BaseModel):
     ]
 
 
-class V1TournamentsListResponseMeta(BaseModel):
+class V1TournamentsListResultMeta(BaseModel):
     total: Annotated[
         int, Field(description="Items across all pages", examples=[42], ge=0)
     ]
@@ -1090,7 +1090,7 @@ class Region(StrEnum):
     oceania = "oceania"
 
 
-class V1ServersListResponseDataItem(BaseModel):
+class V1ServersListResultDataItem(BaseModel):
     id: Annotated[
         str,
         Field(
@@ -1128,7 +1128,7 @@ class V1ServersListResponseDataItem(BaseModel):
     ]
 
 
-class V1ServersListResponseMeta(BaseModel):
+class V1ServersListResultMeta(BaseModel):
     total: Annotated[
         int, Field(description="Items across all pages", examples=[42], ge=0)
     ]
@@ -1138,7 +1138,7 @@ class V1ServersListResponseMeta(BaseModel):
     ]
 
 
-class V1ServersStatusGetResponseData(BaseModel):
+class V1ServersStatusGetResultData(BaseModel):
     id: Annotated[str, Field(description="server ID", examples=["3"])]
     status: Annotated[
         Status7,
@@ -1205,11 +1205,11 @@ class V1ServersCommandSendRequest(BaseModel):
     ]
 
 
-class V1ServersCommandSendResponse(BaseModel):
+class V1ServersCommandSendResult(BaseModel):
     data: ServerCommandResult
 
 
-class V1ServersCommandsListResponseMeta(BaseModel):
+class V1ServersCommandsListResultMeta(BaseModel):
     total: Annotated[
         int, Field(description="Items across all pages", examples=[42], ge=0)
     ]
@@ -1219,7 +1219,7 @@ class V1ServersCommandsListResponseMeta(BaseModel):
     ]
 
 
-class V1UsersStatsGetResponseDataEloItem(BaseModel):
+class V1UsersStatsGetResultDataEloItem(BaseModel):
     game: Annotated[str, Field(description="game code", examples=["cs2"])]
     rating: Annotated[int, Field(description="ranked Elo rating", examples=[1487])]
     games: Annotated[
@@ -1237,7 +1237,7 @@ class V1UsersStatsGetResponseDataEloItem(BaseModel):
     ]
 
 
-class V1UsersStatsGetResponseDataCombatItem(BaseModel):
+class V1UsersStatsGetResultDataCombatItem(BaseModel):
     game: Annotated[str, Field(description="game code", examples=["cs2"])]
     kills: Annotated[int, Field(examples=[1543], ge=0)]
     deaths: Annotated[int, Field(examples=[640], ge=0)]
@@ -1253,7 +1253,7 @@ class V1UsersStatsGetResponseDataCombatItem(BaseModel):
     ]
 
 
-class V1UsersStatsGetResponseDataUnlockedAchievementsItem(BaseModel):
+class V1UsersStatsGetResultDataUnlockedAchievementsItem(BaseModel):
     id: Annotated[int, Field(description="achievement ID", examples=[1])]
     name: Annotated[str, Field(examples=["First Blood"])]
     icon: Annotated[str, Field(description="an emoji character", examples=["🩸"])]
@@ -1273,7 +1273,7 @@ class V1UsersStatsGetResponseDataUnlockedAchievementsItem(BaseModel):
     ]
 
 
-class V1UsersMeGetResponse(BaseModel):
+class V1UsersMeGetResult(BaseModel):
     data: Me
 
 
@@ -1288,7 +1288,7 @@ class Visibility(StrEnum):
     private = "private"
 
 
-class V1ClansListResponseDataItem(BaseModel):
+class V1ClansListResultDataItem(BaseModel):
     id: Annotated[int, Field(description="clan ID", examples=[12])]
     name: Annotated[
         str,
@@ -1361,7 +1361,7 @@ class V1ClansListResponseDataItem(BaseModel):
     ]
 
 
-class V1ClansListResponseMeta(BaseModel):
+class V1ClansListResultMeta(BaseModel):
     total: Annotated[
         int, Field(description="Items across all pages", examples=[42], ge=0)
     ]
@@ -1412,7 +1412,7 @@ class Role(StrEnum):
     member = "member"
 
 
-class V1ClansCreateResponseDataMembersItem(BaseModel):
+class V1ClansCreateResultDataMembersItem(BaseModel):
     user_id: Annotated[int, Field(examples=[42])]
     username: Annotated[str, Field(examples=["night_owl"])]
     avatar: Annotated[
@@ -1434,7 +1434,7 @@ class V1ClansCreateResponseDataMembersItem(BaseModel):
     ]
 
 
-class V1ClansInvitesListResponseDataItemClan(BaseModel):
+class V1ClansInvitesListResultDataItemClan(BaseModel):
     id: Annotated[int, Field(description="clan ID", examples=[12])]
     name: Annotated[
         str,
@@ -1507,7 +1507,7 @@ class V1ClansInvitesListResponseDataItemClan(BaseModel):
     ]
 
 
-class V1ClansInvitesListResponseMeta(BaseModel):
+class V1ClansInvitesListResultMeta(BaseModel):
     total: Annotated[
         int, Field(description="Items across all pages", examples=[42], ge=0)
     ]
@@ -1517,7 +1517,7 @@ class V1ClansInvitesListResponseMeta(BaseModel):
     ]
 
 
-class V1ClansGetResponseDataMembersItem(BaseModel):
+class V1ClansGetResultDataMembersItem(BaseModel):
     user_id: Annotated[int, Field(examples=[42])]
     username: Annotated[str, Field(examples=["night_owl"])]
     avatar: Annotated[
@@ -1576,7 +1576,7 @@ class V1ClansSettingsUpdateRequest(BaseModel):
     ] = None
 
 
-class V1ClansSettingsUpdateResponseData(BaseModel):
+class V1ClansSettingsUpdateResultData(BaseModel):
     id: Annotated[int, Field(description="clan ID", examples=[12])]
     name: Annotated[
         str,
@@ -1649,7 +1649,7 @@ class V1ClansSettingsUpdateResponseData(BaseModel):
     ]
 
 
-class V1ClansJoinResponseData(BaseModel):
+class V1ClansJoinResultData(BaseModel):
     clan_id: Annotated[int, Field(examples=[12])]
     user_id: Annotated[int, Field(examples=[42])]
     username: Annotated[str, Field(examples=["night_owl"])]
@@ -1672,7 +1672,7 @@ class V1ClansJoinResponseData(BaseModel):
     ]
 
 
-class V1ClansInvitesAcceptResponseData(BaseModel):
+class V1ClansInvitesAcceptResultData(BaseModel):
     clan_id: Annotated[int, Field(examples=[12])]
     user_id: Annotated[int, Field(examples=[42])]
     username: Annotated[str, Field(examples=["night_owl"])]
@@ -1705,7 +1705,7 @@ class V1ClansInvitesCreateRequest(BaseModel):
     ]
 
 
-class V1ClansInvitesCreateResponseDataClan(BaseModel):
+class V1ClansInvitesCreateResultDataClan(BaseModel):
     id: Annotated[int, Field(description="clan ID", examples=[12])]
     name: Annotated[
         str,
@@ -1778,7 +1778,7 @@ class V1ClansInvitesCreateResponseDataClan(BaseModel):
     ]
 
 
-class V1ClansMembersPromoteResponseData(BaseModel):
+class V1ClansMembersPromoteResultData(BaseModel):
     clan_id: Annotated[int, Field(examples=[12])]
     user_id: Annotated[int, Field(examples=[42])]
     username: Annotated[str, Field(examples=["night_owl"])]
@@ -1801,7 +1801,7 @@ class V1ClansMembersPromoteResponseData(BaseModel):
     ]
 
 
-class V1ClansMembersDemoteResponseData(BaseModel):
+class V1ClansMembersDemoteResultData(BaseModel):
     clan_id: Annotated[int, Field(examples=[12])]
     user_id: Annotated[int, Field(examples=[42])]
     username: Annotated[str, Field(examples=["night_owl"])]
@@ -1839,7 +1839,7 @@ class V1ClansTransferRequest(BaseModel):
     ]
 
 
-class V1ClansTransferResponseDataMembersItem(BaseModel):
+class V1ClansTransferResultDataMembersItem(BaseModel):
     user_id: Annotated[int, Field(examples=[42])]
     username: Annotated[str, Field(examples=["night_owl"])]
     avatar: Annotated[
@@ -1861,11 +1861,11 @@ class V1ClansTransferResponseDataMembersItem(BaseModel):
     ]
 
 
-class V1EconomyBalanceGetResponse(BaseModel):
+class V1EconomyBalanceGetResult(BaseModel):
     data: EconomyBalance
 
 
-class V1EconomyTransactionsListResponseMeta(BaseModel):
+class V1EconomyTransactionsListResultMeta(BaseModel):
     total: Annotated[
         int, Field(description="Items across all pages", examples=[42], ge=0)
     ]
@@ -1904,11 +1904,11 @@ class V1EconomyTransferCreateRequest(BaseModel):
     ] = None
 
 
-class V1EconomyTransferCreateResponse(BaseModel):
+class V1EconomyTransferCreateResult(BaseModel):
     data: EconomyTransfer
 
 
-class V1EventsListResponseDataItem(BaseModel):
+class V1EventsListResultDataItem(BaseModel):
     id: Annotated[
         str,
         Field(
@@ -1946,7 +1946,7 @@ class V1EventsListResponseDataItem(BaseModel):
     ]
 
 
-class V1EventsListResponseMeta(BaseModel):
+class V1EventsListResultMeta(BaseModel):
     next_after: Annotated[
         str | None,
         Field(
@@ -1995,7 +1995,7 @@ class V1WebhooksCreateRequest(BaseModel):
     ] = None
 
 
-class V1WebhooksCreateResponseData(BaseModel):
+class V1WebhooksCreateResultData(BaseModel):
     webhook: Webhook
     secret: Annotated[
         str | None,
@@ -2006,7 +2006,7 @@ class V1WebhooksCreateResponseData(BaseModel):
     ]
 
 
-class V1WebhooksListResponseMeta(BaseModel):
+class V1WebhooksListResultMeta(BaseModel):
     total: Annotated[
         int, Field(description="Items across all pages", examples=[42], ge=0)
     ]
@@ -2016,7 +2016,7 @@ class V1WebhooksListResponseMeta(BaseModel):
     ]
 
 
-class V1WebhooksGetResponse(BaseModel):
+class V1WebhooksGetResult(BaseModel):
     data: Webhook
 
 
@@ -2058,11 +2058,11 @@ class V1WebhooksUpdateRequest(BaseModel):
     ] = None
 
 
-class V1WebhooksUpdateResponse(BaseModel):
+class V1WebhooksUpdateResult(BaseModel):
     data: Webhook
 
 
-class V1WebhooksSecretRotateResponseData(BaseModel):
+class V1WebhooksSecretRotateResultData(BaseModel):
     secret: Annotated[
         str | None,
         Field(
@@ -2079,7 +2079,7 @@ class V1WebhooksSecretRotateResponseData(BaseModel):
     ]
 
 
-class V1WebhooksDeliveriesListResponseMeta(BaseModel):
+class V1WebhooksDeliveriesListResultMeta(BaseModel):
     total: Annotated[
         int, Field(description="Items across all pages", examples=[42], ge=0)
     ]
@@ -2089,7 +2089,7 @@ class V1WebhooksDeliveriesListResponseMeta(BaseModel):
     ]
 
 
-class V1WebhooksDeliveriesRedeliverResponse(BaseModel):
+class V1WebhooksDeliveriesRedeliverResult(BaseModel):
     data: WebhookDelivery
 
 
@@ -2106,7 +2106,7 @@ class V1WebhooksReplayRequest(BaseModel):
     ]
 
 
-class V1WebhooksReplayResponseData(BaseModel):
+class V1WebhooksReplayResultData(BaseModel):
     queued: Annotated[int, Field(description="deliveries queued", examples=[12], ge=0)]
     complete: Annotated[
         bool,
@@ -2147,13 +2147,13 @@ class Audience(StrEnum):
     app = "app"
 
 
-class V1EventsTypesListResponseDataItemSchema(BaseModel):
+class V1EventsTypesListResultDataItemSchema(BaseModel):
     model_config = ConfigDict(
         extra="allow",
     )
 
 
-class V1EventsTypesListResponseDataItemExample(BaseModel):
+class V1EventsTypesListResultDataItemExample(BaseModel):
     model_config = ConfigDict(
         extra="allow",
     )
@@ -2167,7 +2167,7 @@ class DeveloperAccountsCreateRequest(BaseModel):
     password: Annotated[str, Field(max_length=1024, min_length=1)]
 
 
-class DeveloperAccountsCreateResponse(BaseModel):
+class DeveloperAccountsCreateResult(BaseModel):
     account: PortalAccount
     csrf_token: Annotated[
         str,
@@ -2185,7 +2185,7 @@ class DeveloperSessionCreateRequest(BaseModel):
     password: Annotated[str, Field(max_length=1024, min_length=1)]
 
 
-class DeveloperSessionCreateResponse(BaseModel):
+class DeveloperSessionCreateResult(BaseModel):
     account: PortalAccount
     csrf_token: Annotated[
         str,
@@ -2195,7 +2195,7 @@ class DeveloperSessionCreateResponse(BaseModel):
     ]
 
 
-class DeveloperSessionGetResponse(BaseModel):
+class DeveloperSessionGetResult(BaseModel):
     account: PortalAccount
     csrf_token: Annotated[
         str,
@@ -2205,7 +2205,7 @@ class DeveloperSessionGetResponse(BaseModel):
     ]
 
 
-class DeveloperMyKeysListResponse(BaseModel):
+class DeveloperMyKeysListResult(BaseModel):
     keys: list[PortalKey]
 
 
@@ -2218,7 +2218,7 @@ class DeveloperKeysCreateRequest(BaseModel):
     ]
 
 
-class DeveloperKeysCreateResponse(BaseModel):
+class DeveloperKeysCreateResult(BaseModel):
     key: PortalKey
     secret: Annotated[
         str,
@@ -2229,7 +2229,7 @@ class DeveloperKeysCreateResponse(BaseModel):
     ]
 
 
-class DeveloperKeysRevokeResponse(BaseModel):
+class DeveloperKeysRevokeResult(BaseModel):
     key: PortalKey
 
 
@@ -2258,11 +2258,11 @@ class DeveloperKeysOriginsUpdateRequest(BaseModel):
     ]
 
 
-class DeveloperKeysOriginsUpdateResponse(BaseModel):
+class DeveloperKeysOriginsUpdateResult(BaseModel):
     key: PortalKey
 
 
-class DeveloperKeysUsageGetResponseUsageHoursItem(BaseModel):
+class DeveloperKeysUsageGetResultUsageHoursItem(BaseModel):
     field_429: Annotated[int, Field(alias="429")]
     hour: Annotated[
         AwareDatetime,
@@ -2277,7 +2277,7 @@ class DeveloperKeysUsageGetResponseUsageHoursItem(BaseModel):
     total: int
 
 
-class DeveloperKeysUsageGetResponseUsageTotals(BaseModel):
+class DeveloperKeysUsageGetResultUsageTotals(BaseModel):
     field_429: Annotated[int, Field(alias="429")]
     field_2xx: Annotated[int, Field(alias="2xx")]
     field_3xx: Annotated[int, Field(alias="3xx")]
@@ -2286,7 +2286,7 @@ class DeveloperKeysUsageGetResponseUsageTotals(BaseModel):
     total: int
 
 
-class DeveloperMyAppsListResponse(BaseModel):
+class DeveloperMyAppsListResult(BaseModel):
     apps: list[App]
 
 
@@ -2313,7 +2313,7 @@ class DeveloperMyAppsCreateRequest(BaseModel):
     logo_url: Annotated[str | None, Field(max_length=500)] = None
 
 
-class DeveloperMyAppsCreateResponse(BaseModel):
+class DeveloperMyAppsCreateResult(BaseModel):
     app: App
     client_secret: Annotated[
         str | None,
@@ -2324,7 +2324,7 @@ class DeveloperMyAppsCreateResponse(BaseModel):
     ]
 
 
-class DeveloperMyAppsGetResponse(BaseModel):
+class DeveloperMyAppsGetResult(BaseModel):
     app: App
 
 
@@ -2348,11 +2348,11 @@ class DeveloperMyAppsUpdateRequest(BaseModel):
     logo_url: Annotated[str | None, Field(max_length=500)] = None
 
 
-class DeveloperMyAppsUpdateResponse(BaseModel):
+class DeveloperMyAppsUpdateResult(BaseModel):
     app: App
 
 
-class DeveloperMyAppsSecretRotateResponse(BaseModel):
+class DeveloperMyAppsSecretRotateResult(BaseModel):
     client_secret: Annotated[
         str,
         Field(
@@ -2362,7 +2362,7 @@ class DeveloperMyAppsSecretRotateResponse(BaseModel):
     ]
 
 
-class DeveloperMyAuthorizedAppsListResponse(BaseModel):
+class DeveloperMyAuthorizedAppsListResult(BaseModel):
     authorized_apps: list[AuthorizedApp]
 
 
@@ -2405,7 +2405,7 @@ class DeveloperWebhookTestSendRequest(BaseModel):
     ] = None
 
 
-class DeveloperWebhookTestSendResponseEvent(BaseModel):
+class DeveloperWebhookTestSendResultEvent(BaseModel):
     id: Annotated[
         str,
         Field(
@@ -3313,26 +3313,26 @@ class Status13(StrEnum):
     dead = "dead"
 
 
-class V1TournamentsListResponse(BaseModel):
-    data: list[V1TournamentsListResponseDataItem]
-    meta: V1TournamentsListResponseMeta
+class V1TournamentsListResult(BaseModel):
+    data: list[V1TournamentsListResultDataItem]
+    meta: V1TournamentsListResultMeta
 
 
-class V1ServersListResponse(BaseModel):
-    data: list[V1ServersListResponseDataItem]
-    meta: V1ServersListResponseMeta
+class V1ServersListResult(BaseModel):
+    data: list[V1ServersListResultDataItem]
+    meta: V1ServersListResultMeta
 
 
-class V1ServersStatusGetResponse(BaseModel):
-    data: V1ServersStatusGetResponseData
+class V1ServersStatusGetResult(BaseModel):
+    data: V1ServersStatusGetResultData
 
 
-class V1ServersCommandsListResponse(BaseModel):
+class V1ServersCommandsListResult(BaseModel):
     data: list[ServerCommandAuditEntry]
-    meta: V1ServersCommandsListResponseMeta
+    meta: V1ServersCommandsListResultMeta
 
 
-class V1UsersStatsGetResponseData(BaseModel):
+class V1UsersStatsGetResultData(BaseModel):
     user_id: Annotated[str, Field(description="the hub user id", examples=["42"])]
     xp: Annotated[
         int,
@@ -3346,29 +3346,29 @@ class V1UsersStatsGetResponseData(BaseModel):
     forum_posts: Annotated[int, Field(examples=[18], ge=0)]
     tournaments_played: Annotated[int, Field(examples=[3], ge=0)]
     elo: Annotated[
-        list[V1UsersStatsGetResponseDataEloItem],
+        list[V1UsersStatsGetResultDataEloItem],
         Field(
             description="The user’s Elo per game (cs2, cs16) where they have played a rated match"
         ),
     ]
     combat: Annotated[
-        list[V1UsersStatsGetResponseDataCombatItem],
+        list[V1UsersStatsGetResultDataCombatItem],
         Field(
             description="All-time kills, deaths and headshots per game (cs2, cs16, rust) where the user has any"
         ),
     ]
     unlocked_achievements: Annotated[
-        list[V1UsersStatsGetResponseDataUnlockedAchievementsItem],
+        list[V1UsersStatsGetResultDataUnlockedAchievementsItem],
         Field(description="Achievements the user has unlocked, most recent first"),
     ]
 
 
-class V1ClansListResponse(BaseModel):
-    data: list[V1ClansListResponseDataItem]
-    meta: V1ClansListResponseMeta
+class V1ClansListResult(BaseModel):
+    data: list[V1ClansListResultDataItem]
+    meta: V1ClansListResultMeta
 
 
-class V1ClansCreateResponseData(BaseModel):
+class V1ClansCreateResultData(BaseModel):
     id: Annotated[int, Field(description="clan ID", examples=[12])]
     name: Annotated[
         str,
@@ -3440,15 +3440,15 @@ class V1ClansCreateResponseData(BaseModel):
         ),
     ]
     members: Annotated[
-        list[V1ClansCreateResponseDataMembersItem],
+        list[V1ClansCreateResultDataMembersItem],
         Field(
             description="every member: the owner, then officers, then members, longest-standing first"
         ),
     ]
 
 
-class V1ClansInvitesListResponseDataItem(BaseModel):
-    clan: V1ClansInvitesListResponseDataItemClan
+class V1ClansInvitesListResultDataItem(BaseModel):
+    clan: V1ClansInvitesListResultDataItemClan
     user_id: Annotated[int, Field(description="the invited player", examples=[42])]
     invited_by: Annotated[
         int | None,
@@ -3466,7 +3466,7 @@ class V1ClansInvitesListResponseDataItem(BaseModel):
     ]
 
 
-class V1ClansGetResponseData(BaseModel):
+class V1ClansGetResultData(BaseModel):
     id: Annotated[int, Field(description="clan ID", examples=[12])]
     name: Annotated[
         str,
@@ -3538,27 +3538,27 @@ class V1ClansGetResponseData(BaseModel):
         ),
     ]
     members: Annotated[
-        list[V1ClansGetResponseDataMembersItem],
+        list[V1ClansGetResultDataMembersItem],
         Field(
             description="every member: the owner, then officers, then members, longest-standing first"
         ),
     ]
 
 
-class V1ClansSettingsUpdateResponse(BaseModel):
-    data: V1ClansSettingsUpdateResponseData
+class V1ClansSettingsUpdateResult(BaseModel):
+    data: V1ClansSettingsUpdateResultData
 
 
-class V1ClansJoinResponse(BaseModel):
-    data: V1ClansJoinResponseData
+class V1ClansJoinResult(BaseModel):
+    data: V1ClansJoinResultData
 
 
-class V1ClansInvitesAcceptResponse(BaseModel):
-    data: V1ClansInvitesAcceptResponseData
+class V1ClansInvitesAcceptResult(BaseModel):
+    data: V1ClansInvitesAcceptResultData
 
 
-class V1ClansInvitesCreateResponseData(BaseModel):
-    clan: V1ClansInvitesCreateResponseDataClan
+class V1ClansInvitesCreateResultData(BaseModel):
+    clan: V1ClansInvitesCreateResultDataClan
     user_id: Annotated[int, Field(description="the invited player", examples=[42])]
     invited_by: Annotated[
         int | None,
@@ -3576,15 +3576,15 @@ class V1ClansInvitesCreateResponseData(BaseModel):
     ]
 
 
-class V1ClansMembersPromoteResponse(BaseModel):
-    data: V1ClansMembersPromoteResponseData
+class V1ClansMembersPromoteResult(BaseModel):
+    data: V1ClansMembersPromoteResultData
 
 
-class V1ClansMembersDemoteResponse(BaseModel):
-    data: V1ClansMembersDemoteResponseData
+class V1ClansMembersDemoteResult(BaseModel):
+    data: V1ClansMembersDemoteResultData
 
 
-class V1ClansTransferResponseData(BaseModel):
+class V1ClansTransferResultData(BaseModel):
     id: Annotated[int, Field(description="clan ID", examples=[12])]
     name: Annotated[
         str,
@@ -3656,46 +3656,46 @@ class V1ClansTransferResponseData(BaseModel):
         ),
     ]
     members: Annotated[
-        list[V1ClansTransferResponseDataMembersItem],
+        list[V1ClansTransferResultDataMembersItem],
         Field(
             description="every member: the owner, then officers, then members, longest-standing first"
         ),
     ]
 
 
-class V1EconomyTransactionsListResponse(BaseModel):
+class V1EconomyTransactionsListResult(BaseModel):
     data: list[EconomyEntry]
-    meta: V1EconomyTransactionsListResponseMeta
+    meta: V1EconomyTransactionsListResultMeta
 
 
-class V1EventsListResponse(BaseModel):
-    data: list[V1EventsListResponseDataItem]
-    meta: V1EventsListResponseMeta
+class V1EventsListResult(BaseModel):
+    data: list[V1EventsListResultDataItem]
+    meta: V1EventsListResultMeta
 
 
-class V1WebhooksCreateResponse(BaseModel):
-    data: V1WebhooksCreateResponseData
+class V1WebhooksCreateResult(BaseModel):
+    data: V1WebhooksCreateResultData
 
 
-class V1WebhooksListResponse(BaseModel):
+class V1WebhooksListResult(BaseModel):
     data: list[Webhook]
-    meta: V1WebhooksListResponseMeta
+    meta: V1WebhooksListResultMeta
 
 
-class V1WebhooksSecretRotateResponse(BaseModel):
-    data: V1WebhooksSecretRotateResponseData
+class V1WebhooksSecretRotateResult(BaseModel):
+    data: V1WebhooksSecretRotateResultData
 
 
-class V1WebhooksDeliveriesListResponse(BaseModel):
+class V1WebhooksDeliveriesListResult(BaseModel):
     data: list[WebhookDelivery]
-    meta: V1WebhooksDeliveriesListResponseMeta
+    meta: V1WebhooksDeliveriesListResultMeta
 
 
-class V1WebhooksReplayResponse(BaseModel):
-    data: V1WebhooksReplayResponseData
+class V1WebhooksReplayResult(BaseModel):
+    data: V1WebhooksReplayResultData
 
 
-class V1EventsTypesListResponseDataItem(BaseModel):
+class V1EventsTypesListResultDataItem(BaseModel):
     type: Annotated[
         str,
         Field(description="Event type, `resource.action`", examples=["kill.recorded"]),
@@ -3728,22 +3728,22 @@ class V1EventsTypesListResponseDataItem(BaseModel):
             examples=[True],
         ),
     ]
-    schema_: Annotated[V1EventsTypesListResponseDataItemSchema, Field(alias="schema")]
-    example: V1EventsTypesListResponseDataItemExample
+    schema_: Annotated[V1EventsTypesListResultDataItemSchema, Field(alias="schema")]
+    example: V1EventsTypesListResultDataItemExample
 
 
-class DeveloperKeysUsageGetResponseUsage(BaseModel):
+class DeveloperKeysUsageGetResultUsage(BaseModel):
     key_id: int
     quota: Annotated[int, Field(description="requests per hour allowed now")]
     hours: Annotated[
-        list[DeveloperKeysUsageGetResponseUsageHoursItem],
+        list[DeveloperKeysUsageGetResultUsageHoursItem],
         Field(description="oldest first, one entry per hour, zeros included"),
     ]
-    totals: DeveloperKeysUsageGetResponseUsageTotals
+    totals: DeveloperKeysUsageGetResultUsageTotals
 
 
-class DeveloperWebhookTestSendResponse(BaseModel):
-    event: DeveloperWebhookTestSendResponseEvent
+class DeveloperWebhookTestSendResult(BaseModel):
+    event: DeveloperWebhookTestSendResultEvent
     url: Annotated[str, Field(description="where it was sent")]
     secret: Annotated[
         str | None,
@@ -4775,37 +4775,37 @@ class WebhookEndpointDisabledEvent(BaseModel):
     data: WebhookEndpointDisabledEventData
 
 
-class V1UsersStatsGetResponse(BaseModel):
-    data: V1UsersStatsGetResponseData
+class V1UsersStatsGetResult(BaseModel):
+    data: V1UsersStatsGetResultData
 
 
-class V1ClansCreateResponse(BaseModel):
-    data: V1ClansCreateResponseData
+class V1ClansCreateResult(BaseModel):
+    data: V1ClansCreateResultData
 
 
-class V1ClansInvitesListResponse(BaseModel):
-    data: list[V1ClansInvitesListResponseDataItem]
-    meta: V1ClansInvitesListResponseMeta
+class V1ClansInvitesListResult(BaseModel):
+    data: list[V1ClansInvitesListResultDataItem]
+    meta: V1ClansInvitesListResultMeta
 
 
-class V1ClansGetResponse(BaseModel):
-    data: V1ClansGetResponseData
+class V1ClansGetResult(BaseModel):
+    data: V1ClansGetResultData
 
 
-class V1ClansInvitesCreateResponse(BaseModel):
-    data: V1ClansInvitesCreateResponseData
+class V1ClansInvitesCreateResult(BaseModel):
+    data: V1ClansInvitesCreateResultData
 
 
-class V1ClansTransferResponse(BaseModel):
-    data: V1ClansTransferResponseData
+class V1ClansTransferResult(BaseModel):
+    data: V1ClansTransferResultData
 
 
-class V1EventsTypesListResponse(BaseModel):
-    data: list[V1EventsTypesListResponseDataItem]
+class V1EventsTypesListResult(BaseModel):
+    data: list[V1EventsTypesListResultDataItem]
 
 
-class DeveloperKeysUsageGetResponse(BaseModel):
-    usage: DeveloperKeysUsageGetResponseUsage
+class DeveloperKeysUsageGetResult(BaseModel):
+    usage: DeveloperKeysUsageGetResultUsage
 
 
 class KillsBatchRecordedEvent(BaseModel):

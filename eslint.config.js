@@ -13,6 +13,7 @@ export default tseslint.config(
       'scripts/**/*.mjs',
       '.scratch/',
       'clients/python/.venv/',
+      'clients/rust/target/',
       // written by `npm run clients:generate`, checked by the drift test
       'clients/*/src/generated/',
       'clients/*/dist/',

@@ -2,10 +2,13 @@ package hub
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"sync"
 	"time"
 )
+
+var errNoRefreshToken = errors.New("hub: the OAuth tokens carry no refresh token")
 
 // earlyRefresh: refresh this long before the announced expiry, so no call carries a dying token.
 const earlyRefresh = 30 * time.Second

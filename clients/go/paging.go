@@ -48,7 +48,7 @@ func Paginate[T any](ctx context.Context, c *Client, path string, p *Params, opt
 			}
 			return true
 		}
-		mode := api.Paging[http.MethodGet+" "+path]
+		mode := api.Paging(http.MethodGet + " " + path)
 		for {
 			answer, err := fetch()
 			if err != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"iter"
 	"net/http"
 	"net/url"
@@ -179,15 +180,7 @@ func (s *EventStream) open(ctx context.Context) (*http.Response, error) {
 	if res.StatusCode == http.StatusOK {
 		return res, nil
 	}
-	data := make([]byte, 0, 512)
-	buf := make([]byte, 512)
-	for len(data) < 64*1024 {
-		n, err := res.Body.Read(buf)
-		data = append(data, buf[:n]...)
-		if err != nil {
-			break
-		}
-	}
+	data, _ := io.ReadAll(io.LimitReader(res.Body, 64<<10))
 	_ = res.Body.Close()
 	apiErr := apiErrorOf(res, data)
 	if retryStatus(res.StatusCode) {

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	crand "crypto/rand"
-	"errors"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -221,7 +220,7 @@ func (b *cancelOnClose) Close() error {
 
 // takesIdempotencyKey: the document gives the operation an Idempotency-Key header.
 func takesIdempotencyKey(method, template, path string) bool {
-	for _, op := range api.IdempotentOperations {
+	for _, op := range api.IdempotentOperations() {
 		m, p, _ := strings.Cut(op, " ")
 		if m != method {
 			continue
@@ -256,5 +255,3 @@ func newUUID() string {
 	b[8] = b[8]&0x3f | 0x80
 	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])
 }
-
-var errNoRefreshToken = errors.New("hub: the OAuth tokens carry no refresh token")

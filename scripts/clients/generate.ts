@@ -7,6 +7,7 @@ import { dumpOpenApi } from './dump-openapi.js';
 import { generatorDocument } from './generator-document.js';
 import { goGenerator } from './go.js';
 import { pythonGenerator } from './python.js';
+import { rustGenerator } from './rust.js';
 import { typescriptGenerator } from './typescript.js';
 
 /** The document as generators read it (see generator-document.ts). */
@@ -21,7 +22,12 @@ export interface ClientGenerator {
 }
 
 /** One step per language; the drift test checks every one. */
-export const GENERATORS: readonly ClientGenerator[] = [typescriptGenerator, pythonGenerator, goGenerator];
+export const GENERATORS: readonly ClientGenerator[] = [
+  typescriptGenerator,
+  pythonGenerator,
+  goGenerator,
+  rustGenerator,
+];
 
 export const CLIENTS_DIR = resolve(dirname(fileURLToPath(import.meta.url)), '../../clients');
 export const DOCUMENT_FILE = join(CLIENTS_DIR, 'openapi.json');

@@ -72,42 +72,60 @@ const (
 )
 
 // IdempotentOperations are the operations (`METHOD /path`) that take an Idempotency-Key: the client sends one on each call.
-var IdempotentOperations = []string{
-	"POST /v1/servers/{id}/command",
-	"POST /v1/clans",
-	"DELETE /v1/clans/{id}",
-	"PUT /v1/clans/{id}/settings",
-	"POST /v1/clans/{id}/join",
-	"POST /v1/clans/{id}/invites/accept",
-	"POST /v1/clans/{id}/leave",
-	"POST /v1/clans/{id}/invites",
-	"DELETE /v1/clans/{id}/invites/{user_id}",
-	"DELETE /v1/clans/{id}/members/{user_id}",
-	"POST /v1/clans/{id}/members/{user_id}/promote",
-	"POST /v1/clans/{id}/members/{user_id}/demote",
-	"POST /v1/clans/{id}/transfer",
-	"POST /v1/economy/transfer",
-	"POST /v1/webhooks",
-	"DELETE /v1/webhooks/{id}",
-	"PATCH /v1/webhooks/{id}",
-	"POST /v1/webhooks/{id}/rotate-secret",
-	"POST /v1/webhooks/{id}/deliveries/{delivery_id}/redeliver",
-	"POST /v1/webhooks/{id}/replay",
+// A function, not a variable: the tables are the document’s, no caller can change them.
+func IdempotentOperations() []string {
+	return []string{
+		"POST /v1/servers/{id}/command",
+		"POST /v1/clans",
+		"DELETE /v1/clans/{id}",
+		"PUT /v1/clans/{id}/settings",
+		"POST /v1/clans/{id}/join",
+		"POST /v1/clans/{id}/invites/accept",
+		"POST /v1/clans/{id}/leave",
+		"POST /v1/clans/{id}/invites",
+		"DELETE /v1/clans/{id}/invites/{user_id}",
+		"DELETE /v1/clans/{id}/members/{user_id}",
+		"POST /v1/clans/{id}/members/{user_id}/promote",
+		"POST /v1/clans/{id}/members/{user_id}/demote",
+		"POST /v1/clans/{id}/transfer",
+		"POST /v1/economy/transfer",
+		"POST /v1/webhooks",
+		"DELETE /v1/webhooks/{id}",
+		"PATCH /v1/webhooks/{id}",
+		"POST /v1/webhooks/{id}/rotate-secret",
+		"POST /v1/webhooks/{id}/deliveries/{delivery_id}/redeliver",
+		"POST /v1/webhooks/{id}/replay",
+	}
 }
 
-// Paging tells how each list pages: "offset" (limit/offset), "page" (page/per_page, {data, meta}) or "cursor" (after/limit).
-var Paging = map[string]string{
-	"GET /api-platform/v1/forum/threads":            "offset",
-	"GET /api-platform/v1/forum/threads/{id}/posts": "offset",
-	"GET /v1/tournaments":                           "page",
-	"GET /v1/servers":                               "page",
-	"GET /v1/servers/{id}/commands":                 "page",
-	"GET /v1/clans":                                 "page",
-	"GET /v1/clans/invites":                         "page",
-	"GET /v1/economy/transactions":                  "page",
-	"GET /v1/events":                                "cursor",
-	"GET /v1/webhooks":                              "page",
-	"GET /v1/webhooks/{id}/deliveries":              "page",
+// Paging tells how the operation (`METHOD /path`) pages: "offset" (limit/offset), "page" (page/per_page, {data, meta}),
+// "cursor" (after/limit), or "" for an operation that does not page.
+func Paging(operation string) string {
+	switch operation {
+	case "GET /api-platform/v1/forum/threads":
+		return "offset"
+	case "GET /api-platform/v1/forum/threads/{id}/posts":
+		return "offset"
+	case "GET /v1/tournaments":
+		return "page"
+	case "GET /v1/servers":
+		return "page"
+	case "GET /v1/servers/{id}/commands":
+		return "page"
+	case "GET /v1/clans":
+		return "page"
+	case "GET /v1/clans/invites":
+		return "page"
+	case "GET /v1/economy/transactions":
+		return "page"
+	case "GET /v1/events":
+		return "cursor"
+	case "GET /v1/webhooks":
+		return "page"
+	case "GET /v1/webhooks/{id}/deliveries":
+		return "page"
+	}
+	return ""
 }
 
 // Event is one event the hub sends to webhooks and on the stream: a pointer to the generated type of its `type`

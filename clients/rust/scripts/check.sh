@@ -1,0 +1,9 @@
+#!/bin/sh
+# The `tests` command of clients/conformance/languages.json: the gates this crate's users expect
+# (rustfmt, clippy with warnings as errors) and its tests (unit, integration, README examples).
+# One target dir (./target) serves these, the conformance example and the generator.
+set -e
+cd "$(dirname "$0")/.."
+cargo fmt --check
+cargo clippy --locked --all-targets -- -D warnings
+cargo test --locked

@@ -548,7 +548,7 @@ pub mod types {
     }
     ///The achievement catalog
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct AchievementsListResponse {
+    pub struct AchievementsListResult {
         pub achievements: ::std::vec::Vec<Achievement>,
     }
     ///An app registered for OAuth; never its secret
@@ -4980,30 +4980,30 @@ pub mod types {
             value.parse()
         }
     }
-    ///`DeveloperAccountsCreateBody`
+    ///`DeveloperAccountsCreateRequest`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
     #[serde(deny_unknown_fields)]
-    pub struct DeveloperAccountsCreateBody {
-        pub password: DeveloperAccountsCreateBodyPassword,
-        pub username: DeveloperAccountsCreateBodyUsername,
+    pub struct DeveloperAccountsCreateRequest {
+        pub password: DeveloperAccountsCreateRequestPassword,
+        pub username: DeveloperAccountsCreateRequestUsername,
     }
-    ///`DeveloperAccountsCreateBodyPassword`
+    ///`DeveloperAccountsCreateRequestPassword`
     #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
-    pub struct DeveloperAccountsCreateBodyPassword(::std::string::String);
-    impl ::std::ops::Deref for DeveloperAccountsCreateBodyPassword {
+    pub struct DeveloperAccountsCreateRequestPassword(::std::string::String);
+    impl ::std::ops::Deref for DeveloperAccountsCreateRequestPassword {
         type Target = ::std::string::String;
         fn deref(&self) -> &::std::string::String {
             &self.0
         }
     }
-    impl ::std::convert::From<DeveloperAccountsCreateBodyPassword>
+    impl ::std::convert::From<DeveloperAccountsCreateRequestPassword>
     for ::std::string::String {
-        fn from(value: DeveloperAccountsCreateBodyPassword) -> Self {
+        fn from(value: DeveloperAccountsCreateRequestPassword) -> Self {
             value.0
         }
     }
-    impl ::std::str::FromStr for DeveloperAccountsCreateBodyPassword {
+    impl ::std::str::FromStr for DeveloperAccountsCreateRequestPassword {
         type Err = self::error::ConversionError;
         fn from_str(
             value: &str,
@@ -5017,7 +5017,7 @@ pub mod types {
             Ok(Self(value.to_string()))
         }
     }
-    impl ::std::convert::TryFrom<&str> for DeveloperAccountsCreateBodyPassword {
+    impl ::std::convert::TryFrom<&str> for DeveloperAccountsCreateRequestPassword {
         type Error = self::error::ConversionError;
         fn try_from(
             value: &str,
@@ -5026,7 +5026,7 @@ pub mod types {
         }
     }
     impl ::std::convert::TryFrom<::std::string::String>
-    for DeveloperAccountsCreateBodyPassword {
+    for DeveloperAccountsCreateRequestPassword {
         type Error = self::error::ConversionError;
         fn try_from(
             value: ::std::string::String,
@@ -5034,7 +5034,7 @@ pub mod types {
             value.parse()
         }
     }
-    impl<'de> ::serde::Deserialize<'de> for DeveloperAccountsCreateBodyPassword {
+    impl<'de> ::serde::Deserialize<'de> for DeveloperAccountsCreateRequestPassword {
         fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
         where
             D: ::serde::Deserializer<'de>,
@@ -5046,23 +5046,23 @@ pub mod types {
                 })
         }
     }
-    ///`DeveloperAccountsCreateBodyUsername`
+    ///`DeveloperAccountsCreateRequestUsername`
     #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
-    pub struct DeveloperAccountsCreateBodyUsername(::std::string::String);
-    impl ::std::ops::Deref for DeveloperAccountsCreateBodyUsername {
+    pub struct DeveloperAccountsCreateRequestUsername(::std::string::String);
+    impl ::std::ops::Deref for DeveloperAccountsCreateRequestUsername {
         type Target = ::std::string::String;
         fn deref(&self) -> &::std::string::String {
             &self.0
         }
     }
-    impl ::std::convert::From<DeveloperAccountsCreateBodyUsername>
+    impl ::std::convert::From<DeveloperAccountsCreateRequestUsername>
     for ::std::string::String {
-        fn from(value: DeveloperAccountsCreateBodyUsername) -> Self {
+        fn from(value: DeveloperAccountsCreateRequestUsername) -> Self {
             value.0
         }
     }
-    impl ::std::str::FromStr for DeveloperAccountsCreateBodyUsername {
+    impl ::std::str::FromStr for DeveloperAccountsCreateRequestUsername {
         type Err = self::error::ConversionError;
         fn from_str(
             value: &str,
@@ -5076,7 +5076,7 @@ pub mod types {
             Ok(Self(value.to_string()))
         }
     }
-    impl ::std::convert::TryFrom<&str> for DeveloperAccountsCreateBodyUsername {
+    impl ::std::convert::TryFrom<&str> for DeveloperAccountsCreateRequestUsername {
         type Error = self::error::ConversionError;
         fn try_from(
             value: &str,
@@ -5085,7 +5085,7 @@ pub mod types {
         }
     }
     impl ::std::convert::TryFrom<::std::string::String>
-    for DeveloperAccountsCreateBodyUsername {
+    for DeveloperAccountsCreateRequestUsername {
         type Error = self::error::ConversionError;
         fn try_from(
             value: ::std::string::String,
@@ -5093,7 +5093,7 @@ pub mod types {
             value.parse()
         }
     }
-    impl<'de> ::serde::Deserialize<'de> for DeveloperAccountsCreateBodyUsername {
+    impl<'de> ::serde::Deserialize<'de> for DeveloperAccountsCreateRequestUsername {
         fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
         where
             D: ::serde::Deserializer<'de>,
@@ -5107,34 +5107,34 @@ pub mod types {
     }
     ///The signed-in account and its CSRF token
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct DeveloperAccountsCreateResponse {
+    pub struct DeveloperAccountsCreateResult {
         pub account: PortalAccount,
         ///send it in the x-csrf-token header of every POST and DELETE
         pub csrf_token: ::std::string::String,
     }
-    ///`DeveloperKeysCreateBody`
+    ///`DeveloperKeysCreateRequest`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
     #[serde(deny_unknown_fields)]
-    pub struct DeveloperKeysCreateBody {
+    pub struct DeveloperKeysCreateRequest {
         ///a label for the key
-        pub name: DeveloperKeysCreateBodyName,
+        pub name: DeveloperKeysCreateRequestName,
     }
     ///a label for the key
     #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
-    pub struct DeveloperKeysCreateBodyName(::std::string::String);
-    impl ::std::ops::Deref for DeveloperKeysCreateBodyName {
+    pub struct DeveloperKeysCreateRequestName(::std::string::String);
+    impl ::std::ops::Deref for DeveloperKeysCreateRequestName {
         type Target = ::std::string::String;
         fn deref(&self) -> &::std::string::String {
             &self.0
         }
     }
-    impl ::std::convert::From<DeveloperKeysCreateBodyName> for ::std::string::String {
-        fn from(value: DeveloperKeysCreateBodyName) -> Self {
+    impl ::std::convert::From<DeveloperKeysCreateRequestName> for ::std::string::String {
+        fn from(value: DeveloperKeysCreateRequestName) -> Self {
             value.0
         }
     }
-    impl ::std::str::FromStr for DeveloperKeysCreateBodyName {
+    impl ::std::str::FromStr for DeveloperKeysCreateRequestName {
         type Err = self::error::ConversionError;
         fn from_str(
             value: &str,
@@ -5148,7 +5148,7 @@ pub mod types {
             Ok(Self(value.to_string()))
         }
     }
-    impl ::std::convert::TryFrom<&str> for DeveloperKeysCreateBodyName {
+    impl ::std::convert::TryFrom<&str> for DeveloperKeysCreateRequestName {
         type Error = self::error::ConversionError;
         fn try_from(
             value: &str,
@@ -5156,7 +5156,8 @@ pub mod types {
             value.parse()
         }
     }
-    impl ::std::convert::TryFrom<::std::string::String> for DeveloperKeysCreateBodyName {
+    impl ::std::convert::TryFrom<::std::string::String>
+    for DeveloperKeysCreateRequestName {
         type Error = self::error::ConversionError;
         fn try_from(
             value: ::std::string::String,
@@ -5164,7 +5165,7 @@ pub mod types {
             value.parse()
         }
     }
-    impl<'de> ::serde::Deserialize<'de> for DeveloperKeysCreateBodyName {
+    impl<'de> ::serde::Deserialize<'de> for DeveloperKeysCreateRequestName {
         fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
         where
             D: ::serde::Deserializer<'de>,
@@ -5178,35 +5179,35 @@ pub mod types {
     }
     ///The new key and its secret
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct DeveloperKeysCreateResponse {
+    pub struct DeveloperKeysCreateResult {
         pub key: PortalKey,
         ///the API key itself: shown this once, never again
         pub secret: ::std::string::String,
     }
-    ///`DeveloperKeysOriginsUpdateBody`
+    ///`DeveloperKeysOriginsUpdateRequest`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
     #[serde(deny_unknown_fields)]
-    pub struct DeveloperKeysOriginsUpdateBody {
+    pub struct DeveloperKeysOriginsUpdateRequest {
         ///up to 10 origins, each as a browser sends `Origin` (scheme, host, port if not the default; one that is not written so is `422`); an empty list allows any origin
-        pub origins: ::std::vec::Vec<DeveloperKeysOriginsUpdateBodyOriginsItem>,
+        pub origins: ::std::vec::Vec<DeveloperKeysOriginsUpdateRequestOriginsItem>,
     }
     ///an origin: `http` or `https`, `://` and a host (with its port), nothing after it
     #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
-    pub struct DeveloperKeysOriginsUpdateBodyOriginsItem(::std::string::String);
-    impl ::std::ops::Deref for DeveloperKeysOriginsUpdateBodyOriginsItem {
+    pub struct DeveloperKeysOriginsUpdateRequestOriginsItem(::std::string::String);
+    impl ::std::ops::Deref for DeveloperKeysOriginsUpdateRequestOriginsItem {
         type Target = ::std::string::String;
         fn deref(&self) -> &::std::string::String {
             &self.0
         }
     }
-    impl ::std::convert::From<DeveloperKeysOriginsUpdateBodyOriginsItem>
+    impl ::std::convert::From<DeveloperKeysOriginsUpdateRequestOriginsItem>
     for ::std::string::String {
-        fn from(value: DeveloperKeysOriginsUpdateBodyOriginsItem) -> Self {
+        fn from(value: DeveloperKeysOriginsUpdateRequestOriginsItem) -> Self {
             value.0
         }
     }
-    impl ::std::str::FromStr for DeveloperKeysOriginsUpdateBodyOriginsItem {
+    impl ::std::str::FromStr for DeveloperKeysOriginsUpdateRequestOriginsItem {
         type Err = self::error::ConversionError;
         fn from_str(
             value: &str,
@@ -5224,7 +5225,7 @@ pub mod types {
             Ok(Self(value.to_string()))
         }
     }
-    impl ::std::convert::TryFrom<&str> for DeveloperKeysOriginsUpdateBodyOriginsItem {
+    impl ::std::convert::TryFrom<&str> for DeveloperKeysOriginsUpdateRequestOriginsItem {
         type Error = self::error::ConversionError;
         fn try_from(
             value: &str,
@@ -5233,7 +5234,7 @@ pub mod types {
         }
     }
     impl ::std::convert::TryFrom<::std::string::String>
-    for DeveloperKeysOriginsUpdateBodyOriginsItem {
+    for DeveloperKeysOriginsUpdateRequestOriginsItem {
         type Error = self::error::ConversionError;
         fn try_from(
             value: ::std::string::String,
@@ -5241,7 +5242,8 @@ pub mod types {
             value.parse()
         }
     }
-    impl<'de> ::serde::Deserialize<'de> for DeveloperKeysOriginsUpdateBodyOriginsItem {
+    impl<'de> ::serde::Deserialize<'de>
+    for DeveloperKeysOriginsUpdateRequestOriginsItem {
         fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
         where
             D: ::serde::Deserializer<'de>,
@@ -5255,32 +5257,32 @@ pub mod types {
     }
     ///The key as it is now
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct DeveloperKeysOriginsUpdateResponse {
+    pub struct DeveloperKeysOriginsUpdateResult {
         pub key: PortalKey,
     }
     ///The revoked key
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct DeveloperKeysRevokeResponse {
+    pub struct DeveloperKeysRevokeResult {
         pub key: PortalKey,
     }
     ///Requests per hour and status class
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct DeveloperKeysUsageGetResponse {
-        pub usage: DeveloperKeysUsageGetResponseUsage,
+    pub struct DeveloperKeysUsageGetResult {
+        pub usage: DeveloperKeysUsageGetResultUsage,
     }
-    ///`DeveloperKeysUsageGetResponseUsage`
+    ///`DeveloperKeysUsageGetResultUsage`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct DeveloperKeysUsageGetResponseUsage {
+    pub struct DeveloperKeysUsageGetResultUsage {
         ///oldest first, one entry per hour, zeros included
-        pub hours: ::std::vec::Vec<DeveloperKeysUsageGetResponseUsageHoursItem>,
+        pub hours: ::std::vec::Vec<DeveloperKeysUsageGetResultUsageHoursItem>,
         pub key_id: i64,
         ///requests per hour allowed now
         pub quota: i64,
-        pub totals: DeveloperKeysUsageGetResponseUsageTotals,
+        pub totals: DeveloperKeysUsageGetResultUsageTotals,
     }
-    ///`DeveloperKeysUsageGetResponseUsageHoursItem`
+    ///`DeveloperKeysUsageGetResultUsageHoursItem`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct DeveloperKeysUsageGetResponseUsageHoursItem {
+    pub struct DeveloperKeysUsageGetResultUsageHoursItem {
         ///start of the UTC hour
         pub hour: ::chrono::DateTime<::chrono::offset::Utc>,
         pub total: i64,
@@ -5295,9 +5297,9 @@ pub mod types {
         #[serde(rename = "5xx")]
         pub x5xx: i64,
     }
-    ///`DeveloperKeysUsageGetResponseUsageTotals`
+    ///`DeveloperKeysUsageGetResultUsageTotals`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct DeveloperKeysUsageGetResponseUsageTotals {
+    pub struct DeveloperKeysUsageGetResultUsageTotals {
         pub total: i64,
         #[serde(rename = "2xx")]
         pub x2xx: i64,
@@ -5310,36 +5312,36 @@ pub mod types {
         #[serde(rename = "5xx")]
         pub x5xx: i64,
     }
-    ///`DeveloperMyAppsCreateBody`
+    ///`DeveloperMyAppsCreateRequest`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
     #[serde(deny_unknown_fields)]
-    pub struct DeveloperMyAppsCreateBody {
+    pub struct DeveloperMyAppsCreateRequest {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub homepage_url: ::std::option::Option<DeveloperMyAppsCreateBodyHomepageUrl>,
-        pub kind: DeveloperMyAppsCreateBodyKind,
+        pub homepage_url: ::std::option::Option<DeveloperMyAppsCreateRequestHomepageUrl>,
+        pub kind: DeveloperMyAppsCreateRequestKind,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub logo_url: ::std::option::Option<DeveloperMyAppsCreateBodyLogoUrl>,
-        pub name: DeveloperMyAppsCreateBodyName,
+        pub logo_url: ::std::option::Option<DeveloperMyAppsCreateRequestLogoUrl>,
+        pub name: DeveloperMyAppsCreateRequestName,
         ///https URIs (plain http only to 127.0.0.1, [::1] or localhost), compared exactly
-        pub redirect_uris: ::std::vec::Vec<DeveloperMyAppsCreateBodyRedirectUrisItem>,
+        pub redirect_uris: ::std::vec::Vec<DeveloperMyAppsCreateRequestRedirectUrisItem>,
     }
-    ///`DeveloperMyAppsCreateBodyHomepageUrl`
+    ///`DeveloperMyAppsCreateRequestHomepageUrl`
     #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
-    pub struct DeveloperMyAppsCreateBodyHomepageUrl(::std::string::String);
-    impl ::std::ops::Deref for DeveloperMyAppsCreateBodyHomepageUrl {
+    pub struct DeveloperMyAppsCreateRequestHomepageUrl(::std::string::String);
+    impl ::std::ops::Deref for DeveloperMyAppsCreateRequestHomepageUrl {
         type Target = ::std::string::String;
         fn deref(&self) -> &::std::string::String {
             &self.0
         }
     }
-    impl ::std::convert::From<DeveloperMyAppsCreateBodyHomepageUrl>
+    impl ::std::convert::From<DeveloperMyAppsCreateRequestHomepageUrl>
     for ::std::string::String {
-        fn from(value: DeveloperMyAppsCreateBodyHomepageUrl) -> Self {
+        fn from(value: DeveloperMyAppsCreateRequestHomepageUrl) -> Self {
             value.0
         }
     }
-    impl ::std::str::FromStr for DeveloperMyAppsCreateBodyHomepageUrl {
+    impl ::std::str::FromStr for DeveloperMyAppsCreateRequestHomepageUrl {
         type Err = self::error::ConversionError;
         fn from_str(
             value: &str,
@@ -5350,7 +5352,7 @@ pub mod types {
             Ok(Self(value.to_string()))
         }
     }
-    impl ::std::convert::TryFrom<&str> for DeveloperMyAppsCreateBodyHomepageUrl {
+    impl ::std::convert::TryFrom<&str> for DeveloperMyAppsCreateRequestHomepageUrl {
         type Error = self::error::ConversionError;
         fn try_from(
             value: &str,
@@ -5359,7 +5361,7 @@ pub mod types {
         }
     }
     impl ::std::convert::TryFrom<::std::string::String>
-    for DeveloperMyAppsCreateBodyHomepageUrl {
+    for DeveloperMyAppsCreateRequestHomepageUrl {
         type Error = self::error::ConversionError;
         fn try_from(
             value: ::std::string::String,
@@ -5367,7 +5369,7 @@ pub mod types {
             value.parse()
         }
     }
-    impl<'de> ::serde::Deserialize<'de> for DeveloperMyAppsCreateBodyHomepageUrl {
+    impl<'de> ::serde::Deserialize<'de> for DeveloperMyAppsCreateRequestHomepageUrl {
         fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
         where
             D: ::serde::Deserializer<'de>,
@@ -5379,7 +5381,7 @@ pub mod types {
                 })
         }
     }
-    ///`DeveloperMyAppsCreateBodyKind`
+    ///`DeveloperMyAppsCreateRequestKind`
     #[derive(
         ::serde::Deserialize,
         ::serde::Serialize,
@@ -5392,13 +5394,13 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
-    pub enum DeveloperMyAppsCreateBodyKind {
+    pub enum DeveloperMyAppsCreateRequestKind {
         #[serde(rename = "public")]
         Public,
         #[serde(rename = "confidential")]
         Confidential,
     }
-    impl ::std::fmt::Display for DeveloperMyAppsCreateBodyKind {
+    impl ::std::fmt::Display for DeveloperMyAppsCreateRequestKind {
         fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
             match *self {
                 Self::Public => f.write_str("public"),
@@ -5406,7 +5408,7 @@ pub mod types {
             }
         }
     }
-    impl ::std::str::FromStr for DeveloperMyAppsCreateBodyKind {
+    impl ::std::str::FromStr for DeveloperMyAppsCreateRequestKind {
         type Err = self::error::ConversionError;
         fn from_str(
             value: &str,
@@ -5418,7 +5420,7 @@ pub mod types {
             }
         }
     }
-    impl ::std::convert::TryFrom<&str> for DeveloperMyAppsCreateBodyKind {
+    impl ::std::convert::TryFrom<&str> for DeveloperMyAppsCreateRequestKind {
         type Error = self::error::ConversionError;
         fn try_from(
             value: &str,
@@ -5427,7 +5429,7 @@ pub mod types {
         }
     }
     impl ::std::convert::TryFrom<::std::string::String>
-    for DeveloperMyAppsCreateBodyKind {
+    for DeveloperMyAppsCreateRequestKind {
         type Error = self::error::ConversionError;
         fn try_from(
             value: ::std::string::String,
@@ -5435,23 +5437,23 @@ pub mod types {
             value.parse()
         }
     }
-    ///`DeveloperMyAppsCreateBodyLogoUrl`
+    ///`DeveloperMyAppsCreateRequestLogoUrl`
     #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
-    pub struct DeveloperMyAppsCreateBodyLogoUrl(::std::string::String);
-    impl ::std::ops::Deref for DeveloperMyAppsCreateBodyLogoUrl {
+    pub struct DeveloperMyAppsCreateRequestLogoUrl(::std::string::String);
+    impl ::std::ops::Deref for DeveloperMyAppsCreateRequestLogoUrl {
         type Target = ::std::string::String;
         fn deref(&self) -> &::std::string::String {
             &self.0
         }
     }
-    impl ::std::convert::From<DeveloperMyAppsCreateBodyLogoUrl>
+    impl ::std::convert::From<DeveloperMyAppsCreateRequestLogoUrl>
     for ::std::string::String {
-        fn from(value: DeveloperMyAppsCreateBodyLogoUrl) -> Self {
+        fn from(value: DeveloperMyAppsCreateRequestLogoUrl) -> Self {
             value.0
         }
     }
-    impl ::std::str::FromStr for DeveloperMyAppsCreateBodyLogoUrl {
+    impl ::std::str::FromStr for DeveloperMyAppsCreateRequestLogoUrl {
         type Err = self::error::ConversionError;
         fn from_str(
             value: &str,
@@ -5462,7 +5464,7 @@ pub mod types {
             Ok(Self(value.to_string()))
         }
     }
-    impl ::std::convert::TryFrom<&str> for DeveloperMyAppsCreateBodyLogoUrl {
+    impl ::std::convert::TryFrom<&str> for DeveloperMyAppsCreateRequestLogoUrl {
         type Error = self::error::ConversionError;
         fn try_from(
             value: &str,
@@ -5471,7 +5473,7 @@ pub mod types {
         }
     }
     impl ::std::convert::TryFrom<::std::string::String>
-    for DeveloperMyAppsCreateBodyLogoUrl {
+    for DeveloperMyAppsCreateRequestLogoUrl {
         type Error = self::error::ConversionError;
         fn try_from(
             value: ::std::string::String,
@@ -5479,7 +5481,7 @@ pub mod types {
             value.parse()
         }
     }
-    impl<'de> ::serde::Deserialize<'de> for DeveloperMyAppsCreateBodyLogoUrl {
+    impl<'de> ::serde::Deserialize<'de> for DeveloperMyAppsCreateRequestLogoUrl {
         fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
         where
             D: ::serde::Deserializer<'de>,
@@ -5491,22 +5493,23 @@ pub mod types {
                 })
         }
     }
-    ///`DeveloperMyAppsCreateBodyName`
+    ///`DeveloperMyAppsCreateRequestName`
     #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
-    pub struct DeveloperMyAppsCreateBodyName(::std::string::String);
-    impl ::std::ops::Deref for DeveloperMyAppsCreateBodyName {
+    pub struct DeveloperMyAppsCreateRequestName(::std::string::String);
+    impl ::std::ops::Deref for DeveloperMyAppsCreateRequestName {
         type Target = ::std::string::String;
         fn deref(&self) -> &::std::string::String {
             &self.0
         }
     }
-    impl ::std::convert::From<DeveloperMyAppsCreateBodyName> for ::std::string::String {
-        fn from(value: DeveloperMyAppsCreateBodyName) -> Self {
+    impl ::std::convert::From<DeveloperMyAppsCreateRequestName>
+    for ::std::string::String {
+        fn from(value: DeveloperMyAppsCreateRequestName) -> Self {
             value.0
         }
     }
-    impl ::std::str::FromStr for DeveloperMyAppsCreateBodyName {
+    impl ::std::str::FromStr for DeveloperMyAppsCreateRequestName {
         type Err = self::error::ConversionError;
         fn from_str(
             value: &str,
@@ -5520,7 +5523,7 @@ pub mod types {
             Ok(Self(value.to_string()))
         }
     }
-    impl ::std::convert::TryFrom<&str> for DeveloperMyAppsCreateBodyName {
+    impl ::std::convert::TryFrom<&str> for DeveloperMyAppsCreateRequestName {
         type Error = self::error::ConversionError;
         fn try_from(
             value: &str,
@@ -5529,7 +5532,7 @@ pub mod types {
         }
     }
     impl ::std::convert::TryFrom<::std::string::String>
-    for DeveloperMyAppsCreateBodyName {
+    for DeveloperMyAppsCreateRequestName {
         type Error = self::error::ConversionError;
         fn try_from(
             value: ::std::string::String,
@@ -5537,7 +5540,7 @@ pub mod types {
             value.parse()
         }
     }
-    impl<'de> ::serde::Deserialize<'de> for DeveloperMyAppsCreateBodyName {
+    impl<'de> ::serde::Deserialize<'de> for DeveloperMyAppsCreateRequestName {
         fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
         where
             D: ::serde::Deserializer<'de>,
@@ -5549,23 +5552,23 @@ pub mod types {
                 })
         }
     }
-    ///`DeveloperMyAppsCreateBodyRedirectUrisItem`
+    ///`DeveloperMyAppsCreateRequestRedirectUrisItem`
     #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
-    pub struct DeveloperMyAppsCreateBodyRedirectUrisItem(::std::string::String);
-    impl ::std::ops::Deref for DeveloperMyAppsCreateBodyRedirectUrisItem {
+    pub struct DeveloperMyAppsCreateRequestRedirectUrisItem(::std::string::String);
+    impl ::std::ops::Deref for DeveloperMyAppsCreateRequestRedirectUrisItem {
         type Target = ::std::string::String;
         fn deref(&self) -> &::std::string::String {
             &self.0
         }
     }
-    impl ::std::convert::From<DeveloperMyAppsCreateBodyRedirectUrisItem>
+    impl ::std::convert::From<DeveloperMyAppsCreateRequestRedirectUrisItem>
     for ::std::string::String {
-        fn from(value: DeveloperMyAppsCreateBodyRedirectUrisItem) -> Self {
+        fn from(value: DeveloperMyAppsCreateRequestRedirectUrisItem) -> Self {
             value.0
         }
     }
-    impl ::std::str::FromStr for DeveloperMyAppsCreateBodyRedirectUrisItem {
+    impl ::std::str::FromStr for DeveloperMyAppsCreateRequestRedirectUrisItem {
         type Err = self::error::ConversionError;
         fn from_str(
             value: &str,
@@ -5576,7 +5579,7 @@ pub mod types {
             Ok(Self(value.to_string()))
         }
     }
-    impl ::std::convert::TryFrom<&str> for DeveloperMyAppsCreateBodyRedirectUrisItem {
+    impl ::std::convert::TryFrom<&str> for DeveloperMyAppsCreateRequestRedirectUrisItem {
         type Error = self::error::ConversionError;
         fn try_from(
             value: &str,
@@ -5585,7 +5588,7 @@ pub mod types {
         }
     }
     impl ::std::convert::TryFrom<::std::string::String>
-    for DeveloperMyAppsCreateBodyRedirectUrisItem {
+    for DeveloperMyAppsCreateRequestRedirectUrisItem {
         type Error = self::error::ConversionError;
         fn try_from(
             value: ::std::string::String,
@@ -5593,7 +5596,8 @@ pub mod types {
             value.parse()
         }
     }
-    impl<'de> ::serde::Deserialize<'de> for DeveloperMyAppsCreateBodyRedirectUrisItem {
+    impl<'de> ::serde::Deserialize<'de>
+    for DeveloperMyAppsCreateRequestRedirectUrisItem {
         fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
         where
             D: ::serde::Deserializer<'de>,
@@ -5607,7 +5611,7 @@ pub mod types {
     }
     ///The new app; `client_secret` is null for a public app
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct DeveloperMyAppsCreateResponse {
+    pub struct DeveloperMyAppsCreateResult {
         pub app: App,
         ///the client secret: shown this once, stored only as a hash
         #[serde(deserialize_with = "::std::option::Option::deserialize")]
@@ -5615,51 +5619,51 @@ pub mod types {
     }
     ///The app
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct DeveloperMyAppsGetResponse {
+    pub struct DeveloperMyAppsGetResult {
         pub app: App,
     }
     ///The caller's apps, newest first
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct DeveloperMyAppsListResponse {
+    pub struct DeveloperMyAppsListResult {
         pub apps: ::std::vec::Vec<App>,
     }
     ///The new secret; the old one no longer works
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct DeveloperMyAppsSecretRotateResponse {
+    pub struct DeveloperMyAppsSecretRotateResult {
         ///the client secret: shown this once, stored only as a hash
         pub client_secret: ::std::string::String,
     }
-    ///`DeveloperMyAppsUpdateBody`
+    ///`DeveloperMyAppsUpdateRequest`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
     #[serde(deny_unknown_fields)]
-    pub struct DeveloperMyAppsUpdateBody {
+    pub struct DeveloperMyAppsUpdateRequest {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub homepage_url: ::std::option::Option<DeveloperMyAppsUpdateBodyHomepageUrl>,
+        pub homepage_url: ::std::option::Option<DeveloperMyAppsUpdateRequestHomepageUrl>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub logo_url: ::std::option::Option<DeveloperMyAppsUpdateBodyLogoUrl>,
+        pub logo_url: ::std::option::Option<DeveloperMyAppsUpdateRequestLogoUrl>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub name: ::std::option::Option<DeveloperMyAppsUpdateBodyName>,
+        pub name: ::std::option::Option<DeveloperMyAppsUpdateRequestName>,
         ///https URIs (plain http only to 127.0.0.1, [::1] or localhost), compared exactly
         #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
-        pub redirect_uris: ::std::vec::Vec<DeveloperMyAppsUpdateBodyRedirectUrisItem>,
+        pub redirect_uris: ::std::vec::Vec<DeveloperMyAppsUpdateRequestRedirectUrisItem>,
     }
-    ///`DeveloperMyAppsUpdateBodyHomepageUrl`
+    ///`DeveloperMyAppsUpdateRequestHomepageUrl`
     #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
-    pub struct DeveloperMyAppsUpdateBodyHomepageUrl(::std::string::String);
-    impl ::std::ops::Deref for DeveloperMyAppsUpdateBodyHomepageUrl {
+    pub struct DeveloperMyAppsUpdateRequestHomepageUrl(::std::string::String);
+    impl ::std::ops::Deref for DeveloperMyAppsUpdateRequestHomepageUrl {
         type Target = ::std::string::String;
         fn deref(&self) -> &::std::string::String {
             &self.0
         }
     }
-    impl ::std::convert::From<DeveloperMyAppsUpdateBodyHomepageUrl>
+    impl ::std::convert::From<DeveloperMyAppsUpdateRequestHomepageUrl>
     for ::std::string::String {
-        fn from(value: DeveloperMyAppsUpdateBodyHomepageUrl) -> Self {
+        fn from(value: DeveloperMyAppsUpdateRequestHomepageUrl) -> Self {
             value.0
         }
     }
-    impl ::std::str::FromStr for DeveloperMyAppsUpdateBodyHomepageUrl {
+    impl ::std::str::FromStr for DeveloperMyAppsUpdateRequestHomepageUrl {
         type Err = self::error::ConversionError;
         fn from_str(
             value: &str,
@@ -5670,7 +5674,7 @@ pub mod types {
             Ok(Self(value.to_string()))
         }
     }
-    impl ::std::convert::TryFrom<&str> for DeveloperMyAppsUpdateBodyHomepageUrl {
+    impl ::std::convert::TryFrom<&str> for DeveloperMyAppsUpdateRequestHomepageUrl {
         type Error = self::error::ConversionError;
         fn try_from(
             value: &str,
@@ -5679,7 +5683,7 @@ pub mod types {
         }
     }
     impl ::std::convert::TryFrom<::std::string::String>
-    for DeveloperMyAppsUpdateBodyHomepageUrl {
+    for DeveloperMyAppsUpdateRequestHomepageUrl {
         type Error = self::error::ConversionError;
         fn try_from(
             value: ::std::string::String,
@@ -5687,7 +5691,7 @@ pub mod types {
             value.parse()
         }
     }
-    impl<'de> ::serde::Deserialize<'de> for DeveloperMyAppsUpdateBodyHomepageUrl {
+    impl<'de> ::serde::Deserialize<'de> for DeveloperMyAppsUpdateRequestHomepageUrl {
         fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
         where
             D: ::serde::Deserializer<'de>,
@@ -5699,23 +5703,23 @@ pub mod types {
                 })
         }
     }
-    ///`DeveloperMyAppsUpdateBodyLogoUrl`
+    ///`DeveloperMyAppsUpdateRequestLogoUrl`
     #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
-    pub struct DeveloperMyAppsUpdateBodyLogoUrl(::std::string::String);
-    impl ::std::ops::Deref for DeveloperMyAppsUpdateBodyLogoUrl {
+    pub struct DeveloperMyAppsUpdateRequestLogoUrl(::std::string::String);
+    impl ::std::ops::Deref for DeveloperMyAppsUpdateRequestLogoUrl {
         type Target = ::std::string::String;
         fn deref(&self) -> &::std::string::String {
             &self.0
         }
     }
-    impl ::std::convert::From<DeveloperMyAppsUpdateBodyLogoUrl>
+    impl ::std::convert::From<DeveloperMyAppsUpdateRequestLogoUrl>
     for ::std::string::String {
-        fn from(value: DeveloperMyAppsUpdateBodyLogoUrl) -> Self {
+        fn from(value: DeveloperMyAppsUpdateRequestLogoUrl) -> Self {
             value.0
         }
     }
-    impl ::std::str::FromStr for DeveloperMyAppsUpdateBodyLogoUrl {
+    impl ::std::str::FromStr for DeveloperMyAppsUpdateRequestLogoUrl {
         type Err = self::error::ConversionError;
         fn from_str(
             value: &str,
@@ -5726,7 +5730,7 @@ pub mod types {
             Ok(Self(value.to_string()))
         }
     }
-    impl ::std::convert::TryFrom<&str> for DeveloperMyAppsUpdateBodyLogoUrl {
+    impl ::std::convert::TryFrom<&str> for DeveloperMyAppsUpdateRequestLogoUrl {
         type Error = self::error::ConversionError;
         fn try_from(
             value: &str,
@@ -5735,7 +5739,7 @@ pub mod types {
         }
     }
     impl ::std::convert::TryFrom<::std::string::String>
-    for DeveloperMyAppsUpdateBodyLogoUrl {
+    for DeveloperMyAppsUpdateRequestLogoUrl {
         type Error = self::error::ConversionError;
         fn try_from(
             value: ::std::string::String,
@@ -5743,7 +5747,7 @@ pub mod types {
             value.parse()
         }
     }
-    impl<'de> ::serde::Deserialize<'de> for DeveloperMyAppsUpdateBodyLogoUrl {
+    impl<'de> ::serde::Deserialize<'de> for DeveloperMyAppsUpdateRequestLogoUrl {
         fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
         where
             D: ::serde::Deserializer<'de>,
@@ -5755,22 +5759,23 @@ pub mod types {
                 })
         }
     }
-    ///`DeveloperMyAppsUpdateBodyName`
+    ///`DeveloperMyAppsUpdateRequestName`
     #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
-    pub struct DeveloperMyAppsUpdateBodyName(::std::string::String);
-    impl ::std::ops::Deref for DeveloperMyAppsUpdateBodyName {
+    pub struct DeveloperMyAppsUpdateRequestName(::std::string::String);
+    impl ::std::ops::Deref for DeveloperMyAppsUpdateRequestName {
         type Target = ::std::string::String;
         fn deref(&self) -> &::std::string::String {
             &self.0
         }
     }
-    impl ::std::convert::From<DeveloperMyAppsUpdateBodyName> for ::std::string::String {
-        fn from(value: DeveloperMyAppsUpdateBodyName) -> Self {
+    impl ::std::convert::From<DeveloperMyAppsUpdateRequestName>
+    for ::std::string::String {
+        fn from(value: DeveloperMyAppsUpdateRequestName) -> Self {
             value.0
         }
     }
-    impl ::std::str::FromStr for DeveloperMyAppsUpdateBodyName {
+    impl ::std::str::FromStr for DeveloperMyAppsUpdateRequestName {
         type Err = self::error::ConversionError;
         fn from_str(
             value: &str,
@@ -5784,7 +5789,7 @@ pub mod types {
             Ok(Self(value.to_string()))
         }
     }
-    impl ::std::convert::TryFrom<&str> for DeveloperMyAppsUpdateBodyName {
+    impl ::std::convert::TryFrom<&str> for DeveloperMyAppsUpdateRequestName {
         type Error = self::error::ConversionError;
         fn try_from(
             value: &str,
@@ -5793,7 +5798,7 @@ pub mod types {
         }
     }
     impl ::std::convert::TryFrom<::std::string::String>
-    for DeveloperMyAppsUpdateBodyName {
+    for DeveloperMyAppsUpdateRequestName {
         type Error = self::error::ConversionError;
         fn try_from(
             value: ::std::string::String,
@@ -5801,7 +5806,7 @@ pub mod types {
             value.parse()
         }
     }
-    impl<'de> ::serde::Deserialize<'de> for DeveloperMyAppsUpdateBodyName {
+    impl<'de> ::serde::Deserialize<'de> for DeveloperMyAppsUpdateRequestName {
         fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
         where
             D: ::serde::Deserializer<'de>,
@@ -5813,23 +5818,23 @@ pub mod types {
                 })
         }
     }
-    ///`DeveloperMyAppsUpdateBodyRedirectUrisItem`
+    ///`DeveloperMyAppsUpdateRequestRedirectUrisItem`
     #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
-    pub struct DeveloperMyAppsUpdateBodyRedirectUrisItem(::std::string::String);
-    impl ::std::ops::Deref for DeveloperMyAppsUpdateBodyRedirectUrisItem {
+    pub struct DeveloperMyAppsUpdateRequestRedirectUrisItem(::std::string::String);
+    impl ::std::ops::Deref for DeveloperMyAppsUpdateRequestRedirectUrisItem {
         type Target = ::std::string::String;
         fn deref(&self) -> &::std::string::String {
             &self.0
         }
     }
-    impl ::std::convert::From<DeveloperMyAppsUpdateBodyRedirectUrisItem>
+    impl ::std::convert::From<DeveloperMyAppsUpdateRequestRedirectUrisItem>
     for ::std::string::String {
-        fn from(value: DeveloperMyAppsUpdateBodyRedirectUrisItem) -> Self {
+        fn from(value: DeveloperMyAppsUpdateRequestRedirectUrisItem) -> Self {
             value.0
         }
     }
-    impl ::std::str::FromStr for DeveloperMyAppsUpdateBodyRedirectUrisItem {
+    impl ::std::str::FromStr for DeveloperMyAppsUpdateRequestRedirectUrisItem {
         type Err = self::error::ConversionError;
         fn from_str(
             value: &str,
@@ -5840,7 +5845,7 @@ pub mod types {
             Ok(Self(value.to_string()))
         }
     }
-    impl ::std::convert::TryFrom<&str> for DeveloperMyAppsUpdateBodyRedirectUrisItem {
+    impl ::std::convert::TryFrom<&str> for DeveloperMyAppsUpdateRequestRedirectUrisItem {
         type Error = self::error::ConversionError;
         fn try_from(
             value: &str,
@@ -5849,7 +5854,7 @@ pub mod types {
         }
     }
     impl ::std::convert::TryFrom<::std::string::String>
-    for DeveloperMyAppsUpdateBodyRedirectUrisItem {
+    for DeveloperMyAppsUpdateRequestRedirectUrisItem {
         type Error = self::error::ConversionError;
         fn try_from(
             value: ::std::string::String,
@@ -5857,7 +5862,8 @@ pub mod types {
             value.parse()
         }
     }
-    impl<'de> ::serde::Deserialize<'de> for DeveloperMyAppsUpdateBodyRedirectUrisItem {
+    impl<'de> ::serde::Deserialize<'de>
+    for DeveloperMyAppsUpdateRequestRedirectUrisItem {
         fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
         where
             D: ::serde::Deserializer<'de>,
@@ -5871,12 +5877,12 @@ pub mod types {
     }
     ///The app
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct DeveloperMyAppsUpdateResponse {
+    pub struct DeveloperMyAppsUpdateResult {
         pub app: App,
     }
     ///The apps with a grant
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct DeveloperMyAuthorizedAppsListResponse {
+    pub struct DeveloperMyAuthorizedAppsListResult {
         pub authorized_apps: ::std::vec::Vec<AuthorizedApp>,
     }
     ///`DeveloperMyAuthorizedAppsRevokeClientId`
@@ -5939,33 +5945,33 @@ pub mod types {
     }
     ///The caller's keys, newest first
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct DeveloperMyKeysListResponse {
+    pub struct DeveloperMyKeysListResult {
         pub keys: ::std::vec::Vec<PortalKey>,
     }
-    ///`DeveloperSessionCreateBody`
+    ///`DeveloperSessionCreateRequest`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
     #[serde(deny_unknown_fields)]
-    pub struct DeveloperSessionCreateBody {
-        pub password: DeveloperSessionCreateBodyPassword,
-        pub username: DeveloperSessionCreateBodyUsername,
+    pub struct DeveloperSessionCreateRequest {
+        pub password: DeveloperSessionCreateRequestPassword,
+        pub username: DeveloperSessionCreateRequestUsername,
     }
-    ///`DeveloperSessionCreateBodyPassword`
+    ///`DeveloperSessionCreateRequestPassword`
     #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
-    pub struct DeveloperSessionCreateBodyPassword(::std::string::String);
-    impl ::std::ops::Deref for DeveloperSessionCreateBodyPassword {
+    pub struct DeveloperSessionCreateRequestPassword(::std::string::String);
+    impl ::std::ops::Deref for DeveloperSessionCreateRequestPassword {
         type Target = ::std::string::String;
         fn deref(&self) -> &::std::string::String {
             &self.0
         }
     }
-    impl ::std::convert::From<DeveloperSessionCreateBodyPassword>
+    impl ::std::convert::From<DeveloperSessionCreateRequestPassword>
     for ::std::string::String {
-        fn from(value: DeveloperSessionCreateBodyPassword) -> Self {
+        fn from(value: DeveloperSessionCreateRequestPassword) -> Self {
             value.0
         }
     }
-    impl ::std::str::FromStr for DeveloperSessionCreateBodyPassword {
+    impl ::std::str::FromStr for DeveloperSessionCreateRequestPassword {
         type Err = self::error::ConversionError;
         fn from_str(
             value: &str,
@@ -5979,7 +5985,7 @@ pub mod types {
             Ok(Self(value.to_string()))
         }
     }
-    impl ::std::convert::TryFrom<&str> for DeveloperSessionCreateBodyPassword {
+    impl ::std::convert::TryFrom<&str> for DeveloperSessionCreateRequestPassword {
         type Error = self::error::ConversionError;
         fn try_from(
             value: &str,
@@ -5988,7 +5994,7 @@ pub mod types {
         }
     }
     impl ::std::convert::TryFrom<::std::string::String>
-    for DeveloperSessionCreateBodyPassword {
+    for DeveloperSessionCreateRequestPassword {
         type Error = self::error::ConversionError;
         fn try_from(
             value: ::std::string::String,
@@ -5996,7 +6002,7 @@ pub mod types {
             value.parse()
         }
     }
-    impl<'de> ::serde::Deserialize<'de> for DeveloperSessionCreateBodyPassword {
+    impl<'de> ::serde::Deserialize<'de> for DeveloperSessionCreateRequestPassword {
         fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
         where
             D: ::serde::Deserializer<'de>,
@@ -6008,23 +6014,23 @@ pub mod types {
                 })
         }
     }
-    ///`DeveloperSessionCreateBodyUsername`
+    ///`DeveloperSessionCreateRequestUsername`
     #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
-    pub struct DeveloperSessionCreateBodyUsername(::std::string::String);
-    impl ::std::ops::Deref for DeveloperSessionCreateBodyUsername {
+    pub struct DeveloperSessionCreateRequestUsername(::std::string::String);
+    impl ::std::ops::Deref for DeveloperSessionCreateRequestUsername {
         type Target = ::std::string::String;
         fn deref(&self) -> &::std::string::String {
             &self.0
         }
     }
-    impl ::std::convert::From<DeveloperSessionCreateBodyUsername>
+    impl ::std::convert::From<DeveloperSessionCreateRequestUsername>
     for ::std::string::String {
-        fn from(value: DeveloperSessionCreateBodyUsername) -> Self {
+        fn from(value: DeveloperSessionCreateRequestUsername) -> Self {
             value.0
         }
     }
-    impl ::std::str::FromStr for DeveloperSessionCreateBodyUsername {
+    impl ::std::str::FromStr for DeveloperSessionCreateRequestUsername {
         type Err = self::error::ConversionError;
         fn from_str(
             value: &str,
@@ -6038,7 +6044,7 @@ pub mod types {
             Ok(Self(value.to_string()))
         }
     }
-    impl ::std::convert::TryFrom<&str> for DeveloperSessionCreateBodyUsername {
+    impl ::std::convert::TryFrom<&str> for DeveloperSessionCreateRequestUsername {
         type Error = self::error::ConversionError;
         fn try_from(
             value: &str,
@@ -6047,7 +6053,7 @@ pub mod types {
         }
     }
     impl ::std::convert::TryFrom<::std::string::String>
-    for DeveloperSessionCreateBodyUsername {
+    for DeveloperSessionCreateRequestUsername {
         type Error = self::error::ConversionError;
         fn try_from(
             value: ::std::string::String,
@@ -6055,7 +6061,7 @@ pub mod types {
             value.parse()
         }
     }
-    impl<'de> ::serde::Deserialize<'de> for DeveloperSessionCreateBodyUsername {
+    impl<'de> ::serde::Deserialize<'de> for DeveloperSessionCreateRequestUsername {
         fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
         where
             D: ::serde::Deserializer<'de>,
@@ -6069,30 +6075,30 @@ pub mod types {
     }
     ///The signed-in account and its CSRF token
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct DeveloperSessionCreateResponse {
+    pub struct DeveloperSessionCreateResult {
         pub account: PortalAccount,
         ///send it in the x-csrf-token header of every POST and DELETE
         pub csrf_token: ::std::string::String,
     }
     ///The signed-in account and its CSRF token
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct DeveloperSessionGetResponse {
+    pub struct DeveloperSessionGetResult {
         pub account: PortalAccount,
         ///send it in the x-csrf-token header of every POST and DELETE
         pub csrf_token: ::std::string::String,
     }
-    ///`DeveloperWebhookTestSendBody`
+    ///`DeveloperWebhookTestSendRequest`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
     #[serde(deny_unknown_fields)]
-    pub struct DeveloperWebhookTestSendBody {
+    pub struct DeveloperWebhookTestSendRequest {
         ///the event type to send a sample of (`GET /v1/events/types`)
-        pub event_type: DeveloperWebhookTestSendBodyEventType,
+        pub event_type: DeveloperWebhookTestSendRequestEventType,
         ///with `url`: the `whsec_…` secret to sign with; absent, a new one is made and returned
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub secret: ::std::option::Option<DeveloperWebhookTestSendBodySecret>,
+        pub secret: ::std::option::Option<DeveloperWebhookTestSendRequestSecret>,
         ///or any https URL (give exactly one of `webhook_id` and `url`)
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub url: ::std::option::Option<DeveloperWebhookTestSendBodyUrl>,
+        pub url: ::std::option::Option<DeveloperWebhookTestSendRequestUrl>,
         ///one of your webhooks (or of your apps): sent to its URL, signed with its secrets
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub webhook_id: ::std::option::Option<::std::num::NonZeroU64>,
@@ -6100,20 +6106,20 @@ pub mod types {
     ///the event type to send a sample of (`GET /v1/events/types`)
     #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
-    pub struct DeveloperWebhookTestSendBodyEventType(::std::string::String);
-    impl ::std::ops::Deref for DeveloperWebhookTestSendBodyEventType {
+    pub struct DeveloperWebhookTestSendRequestEventType(::std::string::String);
+    impl ::std::ops::Deref for DeveloperWebhookTestSendRequestEventType {
         type Target = ::std::string::String;
         fn deref(&self) -> &::std::string::String {
             &self.0
         }
     }
-    impl ::std::convert::From<DeveloperWebhookTestSendBodyEventType>
+    impl ::std::convert::From<DeveloperWebhookTestSendRequestEventType>
     for ::std::string::String {
-        fn from(value: DeveloperWebhookTestSendBodyEventType) -> Self {
+        fn from(value: DeveloperWebhookTestSendRequestEventType) -> Self {
             value.0
         }
     }
-    impl ::std::str::FromStr for DeveloperWebhookTestSendBodyEventType {
+    impl ::std::str::FromStr for DeveloperWebhookTestSendRequestEventType {
         type Err = self::error::ConversionError;
         fn from_str(
             value: &str,
@@ -6127,7 +6133,7 @@ pub mod types {
             Ok(Self(value.to_string()))
         }
     }
-    impl ::std::convert::TryFrom<&str> for DeveloperWebhookTestSendBodyEventType {
+    impl ::std::convert::TryFrom<&str> for DeveloperWebhookTestSendRequestEventType {
         type Error = self::error::ConversionError;
         fn try_from(
             value: &str,
@@ -6136,7 +6142,7 @@ pub mod types {
         }
     }
     impl ::std::convert::TryFrom<::std::string::String>
-    for DeveloperWebhookTestSendBodyEventType {
+    for DeveloperWebhookTestSendRequestEventType {
         type Error = self::error::ConversionError;
         fn try_from(
             value: ::std::string::String,
@@ -6144,7 +6150,7 @@ pub mod types {
             value.parse()
         }
     }
-    impl<'de> ::serde::Deserialize<'de> for DeveloperWebhookTestSendBodyEventType {
+    impl<'de> ::serde::Deserialize<'de> for DeveloperWebhookTestSendRequestEventType {
         fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
         where
             D: ::serde::Deserializer<'de>,
@@ -6159,20 +6165,20 @@ pub mod types {
     ///with `url`: the `whsec_…` secret to sign with; absent, a new one is made and returned
     #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
-    pub struct DeveloperWebhookTestSendBodySecret(::std::string::String);
-    impl ::std::ops::Deref for DeveloperWebhookTestSendBodySecret {
+    pub struct DeveloperWebhookTestSendRequestSecret(::std::string::String);
+    impl ::std::ops::Deref for DeveloperWebhookTestSendRequestSecret {
         type Target = ::std::string::String;
         fn deref(&self) -> &::std::string::String {
             &self.0
         }
     }
-    impl ::std::convert::From<DeveloperWebhookTestSendBodySecret>
+    impl ::std::convert::From<DeveloperWebhookTestSendRequestSecret>
     for ::std::string::String {
-        fn from(value: DeveloperWebhookTestSendBodySecret) -> Self {
+        fn from(value: DeveloperWebhookTestSendRequestSecret) -> Self {
             value.0
         }
     }
-    impl ::std::str::FromStr for DeveloperWebhookTestSendBodySecret {
+    impl ::std::str::FromStr for DeveloperWebhookTestSendRequestSecret {
         type Err = self::error::ConversionError;
         fn from_str(
             value: &str,
@@ -6183,7 +6189,7 @@ pub mod types {
             Ok(Self(value.to_string()))
         }
     }
-    impl ::std::convert::TryFrom<&str> for DeveloperWebhookTestSendBodySecret {
+    impl ::std::convert::TryFrom<&str> for DeveloperWebhookTestSendRequestSecret {
         type Error = self::error::ConversionError;
         fn try_from(
             value: &str,
@@ -6192,7 +6198,7 @@ pub mod types {
         }
     }
     impl ::std::convert::TryFrom<::std::string::String>
-    for DeveloperWebhookTestSendBodySecret {
+    for DeveloperWebhookTestSendRequestSecret {
         type Error = self::error::ConversionError;
         fn try_from(
             value: ::std::string::String,
@@ -6200,7 +6206,7 @@ pub mod types {
             value.parse()
         }
     }
-    impl<'de> ::serde::Deserialize<'de> for DeveloperWebhookTestSendBodySecret {
+    impl<'de> ::serde::Deserialize<'de> for DeveloperWebhookTestSendRequestSecret {
         fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
         where
             D: ::serde::Deserializer<'de>,
@@ -6215,20 +6221,20 @@ pub mod types {
     ///or any https URL (give exactly one of `webhook_id` and `url`)
     #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
-    pub struct DeveloperWebhookTestSendBodyUrl(::std::string::String);
-    impl ::std::ops::Deref for DeveloperWebhookTestSendBodyUrl {
+    pub struct DeveloperWebhookTestSendRequestUrl(::std::string::String);
+    impl ::std::ops::Deref for DeveloperWebhookTestSendRequestUrl {
         type Target = ::std::string::String;
         fn deref(&self) -> &::std::string::String {
             &self.0
         }
     }
-    impl ::std::convert::From<DeveloperWebhookTestSendBodyUrl>
+    impl ::std::convert::From<DeveloperWebhookTestSendRequestUrl>
     for ::std::string::String {
-        fn from(value: DeveloperWebhookTestSendBodyUrl) -> Self {
+        fn from(value: DeveloperWebhookTestSendRequestUrl) -> Self {
             value.0
         }
     }
-    impl ::std::str::FromStr for DeveloperWebhookTestSendBodyUrl {
+    impl ::std::str::FromStr for DeveloperWebhookTestSendRequestUrl {
         type Err = self::error::ConversionError;
         fn from_str(
             value: &str,
@@ -6242,7 +6248,7 @@ pub mod types {
             Ok(Self(value.to_string()))
         }
     }
-    impl ::std::convert::TryFrom<&str> for DeveloperWebhookTestSendBodyUrl {
+    impl ::std::convert::TryFrom<&str> for DeveloperWebhookTestSendRequestUrl {
         type Error = self::error::ConversionError;
         fn try_from(
             value: &str,
@@ -6251,7 +6257,7 @@ pub mod types {
         }
     }
     impl ::std::convert::TryFrom<::std::string::String>
-    for DeveloperWebhookTestSendBodyUrl {
+    for DeveloperWebhookTestSendRequestUrl {
         type Error = self::error::ConversionError;
         fn try_from(
             value: ::std::string::String,
@@ -6259,7 +6265,7 @@ pub mod types {
             value.parse()
         }
     }
-    impl<'de> ::serde::Deserialize<'de> for DeveloperWebhookTestSendBodyUrl {
+    impl<'de> ::serde::Deserialize<'de> for DeveloperWebhookTestSendRequestUrl {
         fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
         where
             D: ::serde::Deserializer<'de>,
@@ -6273,7 +6279,7 @@ pub mod types {
     }
     ///What the receiver answered
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct DeveloperWebhookTestSendResponse {
+    pub struct DeveloperWebhookTestSendResult {
         ///the first 1 KiB of the answer’s body
         pub body_excerpt: ::std::string::String,
         ///why no answer came: `invalid_url`, `dns_failed`, `forbidden_address` (a private or metadata address), `timeout` (15 s), `connection_failed`, `tls_failed`
@@ -6281,7 +6287,7 @@ pub mod types {
         pub error: ::std::option::Option<::std::string::String>,
         #[serde(deserialize_with = "::std::option::Option::deserialize")]
         pub error_message: ::std::option::Option<::std::string::String>,
-        pub event: DeveloperWebhookTestSendResponseEvent,
+        pub event: DeveloperWebhookTestSendResultEvent,
         ///the answer’s headers (at most 50)
         pub headers: ::std::collections::HashMap<
             ::std::string::String,
@@ -6301,7 +6307,7 @@ pub mod types {
     }
     ///the body sent, signed
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct DeveloperWebhookTestSendResponseEvent {
+    pub struct DeveloperWebhookTestSendResultEvent {
         pub created_at: ::chrono::DateTime<::chrono::offset::Utc>,
         ///the catalog example of the type
         pub data: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
@@ -7542,12 +7548,12 @@ pub mod types {
     }
     ///Recent forum threads
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct ForumThreadsListResponse {
+    pub struct ForumThreadsListResult {
         pub threads: ::std::vec::Vec<ForumThread>,
     }
     ///Posts of a thread
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct ForumThreadsPostsListResponse {
+    pub struct ForumThreadsPostsListResult {
         pub posts: ::std::vec::Vec<ForumPost>,
     }
     ///`GameServer`
@@ -7628,10 +7634,10 @@ pub mod types {
             value.parse()
         }
     }
-    ///`IngestEventsCreateBody`
+    ///`IngestEventsCreateRequest`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
     #[serde(deny_unknown_fields)]
-    pub struct IngestEventsCreateBody {
+    pub struct IngestEventsCreateRequest {
         ///events of the three types above, validated one by one
         pub events: ::std::vec::Vec<::serde_json::Value>,
     }
@@ -8595,7 +8601,7 @@ pub mod types {
     }
     ///Kills, newest first
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct KillboardFeedGetResponse {
+    pub struct KillboardFeedGetResult {
         pub kills: ::std::vec::Vec<Kill>,
     }
     ///`KillboardTopFragGetGame`
@@ -8723,10 +8729,10 @@ pub mod types {
     }
     ///Top fraggers of the period, one row per player and game
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct KillboardTopFragGetResponse {
+    pub struct KillboardTopFragGetResult {
         pub leaders: ::std::vec::Vec<TopFragLeader>,
         ///the period used
-        pub period: KillboardTopFragGetResponsePeriod,
+        pub period: KillboardTopFragGetResultPeriod,
     }
     ///the period used
     #[derive(
@@ -8741,7 +8747,7 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
-    pub enum KillboardTopFragGetResponsePeriod {
+    pub enum KillboardTopFragGetResultPeriod {
         #[serde(rename = "week")]
         Week,
         #[serde(rename = "month")]
@@ -8749,7 +8755,7 @@ pub mod types {
         #[serde(rename = "all")]
         All,
     }
-    impl ::std::fmt::Display for KillboardTopFragGetResponsePeriod {
+    impl ::std::fmt::Display for KillboardTopFragGetResultPeriod {
         fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
             match *self {
                 Self::Week => f.write_str("week"),
@@ -8758,7 +8764,7 @@ pub mod types {
             }
         }
     }
-    impl ::std::str::FromStr for KillboardTopFragGetResponsePeriod {
+    impl ::std::str::FromStr for KillboardTopFragGetResultPeriod {
         type Err = self::error::ConversionError;
         fn from_str(
             value: &str,
@@ -8771,7 +8777,7 @@ pub mod types {
             }
         }
     }
-    impl ::std::convert::TryFrom<&str> for KillboardTopFragGetResponsePeriod {
+    impl ::std::convert::TryFrom<&str> for KillboardTopFragGetResultPeriod {
         type Error = self::error::ConversionError;
         fn try_from(
             value: &str,
@@ -8780,7 +8786,7 @@ pub mod types {
         }
     }
     impl ::std::convert::TryFrom<::std::string::String>
-    for KillboardTopFragGetResponsePeriod {
+    for KillboardTopFragGetResultPeriod {
         type Error = self::error::ConversionError;
         fn try_from(
             value: ::std::string::String,
@@ -9195,7 +9201,7 @@ pub mod types {
     }
     ///Top users by total XP
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct LeaderboardsGetResponse {
+    pub struct LeaderboardsGetResult {
         pub leaderboard: ::std::vec::Vec<XpLeaderboardEntry>,
     }
     ///`MatchAbandonedEvent`
@@ -13361,7 +13367,7 @@ pub mod types {
     }
     ///Online game servers
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct ServersListResponse {
+    pub struct ServersListResult {
         pub servers: ::std::vec::Vec<GameServer>,
     }
     ///`StatsEloGetGame`
@@ -13426,9 +13432,9 @@ pub mod types {
     }
     ///The ELO ladder of one game, highest rating first
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct StatsEloGetResponse {
+    pub struct StatsEloGetResult {
         ///the game used
-        pub game: StatsEloGetResponseGame,
+        pub game: StatsEloGetResultGame,
         pub leaderboard: ::std::vec::Vec<EloLadderEntry>,
     }
     ///the game used
@@ -13444,13 +13450,13 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
-    pub enum StatsEloGetResponseGame {
+    pub enum StatsEloGetResultGame {
         #[serde(rename = "cs2")]
         Cs2,
         #[serde(rename = "cs16")]
         Cs16,
     }
-    impl ::std::fmt::Display for StatsEloGetResponseGame {
+    impl ::std::fmt::Display for StatsEloGetResultGame {
         fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
             match *self {
                 Self::Cs2 => f.write_str("cs2"),
@@ -13458,7 +13464,7 @@ pub mod types {
             }
         }
     }
-    impl ::std::str::FromStr for StatsEloGetResponseGame {
+    impl ::std::str::FromStr for StatsEloGetResultGame {
         type Err = self::error::ConversionError;
         fn from_str(
             value: &str,
@@ -13470,7 +13476,7 @@ pub mod types {
             }
         }
     }
-    impl ::std::convert::TryFrom<&str> for StatsEloGetResponseGame {
+    impl ::std::convert::TryFrom<&str> for StatsEloGetResultGame {
         type Error = self::error::ConversionError;
         fn try_from(
             value: &str,
@@ -13478,7 +13484,7 @@ pub mod types {
             value.parse()
         }
     }
-    impl ::std::convert::TryFrom<::std::string::String> for StatsEloGetResponseGame {
+    impl ::std::convert::TryFrom<::std::string::String> for StatsEloGetResultGame {
         type Error = self::error::ConversionError;
         fn try_from(
             value: ::std::string::String,
@@ -13899,7 +13905,7 @@ pub mod types {
     }
     ///Tournaments in the requested status
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct TournamentsListResponse {
+    pub struct TournamentsListResult {
         pub tournaments: ::std::vec::Vec<Tournament>,
     }
     ///`TournamentsListStatus`
@@ -13988,269 +13994,13 @@ pub mod types {
     }
     ///A public user profile
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct UsersGetResponse {
+    pub struct UsersGetResult {
         pub user: User,
     }
     ///A user’s stats
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct UsersStatsGetResponse {
+    pub struct UsersStatsGetResult {
         pub stats: UserStats,
-    }
-    ///`V1ClansCreateBody`
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    #[serde(deny_unknown_fields)]
-    pub struct V1ClansCreateBody {
-        ///What the clan is about, up to 500 characters.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub description: ::std::option::Option<V1ClansCreateBodyDescription>,
-        ///The game the clan plays
-        pub game: V1ClansCreateBodyGame,
-        ///3-32 characters: ASCII letters, digits, spaces and . _ ' -, starting and ending with a letter or digit. Unique per game without regard to case.
-        pub name: V1ClansCreateBodyName,
-        ///2-6 ASCII letters or digits. Unique per game without regard to case.
-        pub tag: V1ClansCreateBodyTag,
-    }
-    ///What the clan is about, up to 500 characters.
-    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
-    #[serde(transparent)]
-    pub struct V1ClansCreateBodyDescription(::std::string::String);
-    impl ::std::ops::Deref for V1ClansCreateBodyDescription {
-        type Target = ::std::string::String;
-        fn deref(&self) -> &::std::string::String {
-            &self.0
-        }
-    }
-    impl ::std::convert::From<V1ClansCreateBodyDescription> for ::std::string::String {
-        fn from(value: V1ClansCreateBodyDescription) -> Self {
-            value.0
-        }
-    }
-    impl ::std::str::FromStr for V1ClansCreateBodyDescription {
-        type Err = self::error::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            if value.chars().count() > 500usize {
-                return Err("longer than 500 characters".into());
-            }
-            Ok(Self(value.to_string()))
-        }
-    }
-    impl ::std::convert::TryFrom<&str> for V1ClansCreateBodyDescription {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl ::std::convert::TryFrom<::std::string::String>
-    for V1ClansCreateBodyDescription {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl<'de> ::serde::Deserialize<'de> for V1ClansCreateBodyDescription {
-        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
-        where
-            D: ::serde::Deserializer<'de>,
-        {
-            ::std::string::String::deserialize(deserializer)?
-                .parse()
-                .map_err(|e: self::error::ConversionError| {
-                    <D::Error as ::serde::de::Error>::custom(e.to_string())
-                })
-        }
-    }
-    ///The game the clan plays
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Copy,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd
-    )]
-    pub enum V1ClansCreateBodyGame {
-        #[serde(rename = "cs2")]
-        Cs2,
-        #[serde(rename = "cs16")]
-        Cs16,
-        #[serde(rename = "rust")]
-        Rust,
-        #[serde(rename = "minecraft")]
-        Minecraft,
-    }
-    impl ::std::fmt::Display for V1ClansCreateBodyGame {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-            match *self {
-                Self::Cs2 => f.write_str("cs2"),
-                Self::Cs16 => f.write_str("cs16"),
-                Self::Rust => f.write_str("rust"),
-                Self::Minecraft => f.write_str("minecraft"),
-            }
-        }
-    }
-    impl ::std::str::FromStr for V1ClansCreateBodyGame {
-        type Err = self::error::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            match value {
-                "cs2" => Ok(Self::Cs2),
-                "cs16" => Ok(Self::Cs16),
-                "rust" => Ok(Self::Rust),
-                "minecraft" => Ok(Self::Minecraft),
-                _ => Err("invalid value".into()),
-            }
-        }
-    }
-    impl ::std::convert::TryFrom<&str> for V1ClansCreateBodyGame {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl ::std::convert::TryFrom<::std::string::String> for V1ClansCreateBodyGame {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    ///3-32 characters: ASCII letters, digits, spaces and . _ ' -, starting and ending with a letter or digit. Unique per game without regard to case.
-    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
-    #[serde(transparent)]
-    pub struct V1ClansCreateBodyName(::std::string::String);
-    impl ::std::ops::Deref for V1ClansCreateBodyName {
-        type Target = ::std::string::String;
-        fn deref(&self) -> &::std::string::String {
-            &self.0
-        }
-    }
-    impl ::std::convert::From<V1ClansCreateBodyName> for ::std::string::String {
-        fn from(value: V1ClansCreateBodyName) -> Self {
-            value.0
-        }
-    }
-    impl ::std::str::FromStr for V1ClansCreateBodyName {
-        type Err = self::error::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            if value.chars().count() > 32usize {
-                return Err("longer than 32 characters".into());
-            }
-            if value.chars().count() < 3usize {
-                return Err("shorter than 3 characters".into());
-            }
-            static PATTERN: ::std::sync::LazyLock<::regress::Regex> = ::std::sync::LazyLock::new(||
-            {
-                ::regress::Regex::new("^[A-Za-z0-9](?:[A-Za-z0-9 ._'-]*[A-Za-z0-9])?$")
-                    .unwrap()
-            });
-            if PATTERN.find(value).is_none() {
-                return Err(
-                    "doesn't match pattern \"^[A-Za-z0-9](?:[A-Za-z0-9 ._'-]*[A-Za-z0-9])?$\""
-                        .into(),
-                );
-            }
-            Ok(Self(value.to_string()))
-        }
-    }
-    impl ::std::convert::TryFrom<&str> for V1ClansCreateBodyName {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl ::std::convert::TryFrom<::std::string::String> for V1ClansCreateBodyName {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl<'de> ::serde::Deserialize<'de> for V1ClansCreateBodyName {
-        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
-        where
-            D: ::serde::Deserializer<'de>,
-        {
-            ::std::string::String::deserialize(deserializer)?
-                .parse()
-                .map_err(|e: self::error::ConversionError| {
-                    <D::Error as ::serde::de::Error>::custom(e.to_string())
-                })
-        }
-    }
-    ///2-6 ASCII letters or digits. Unique per game without regard to case.
-    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
-    #[serde(transparent)]
-    pub struct V1ClansCreateBodyTag(::std::string::String);
-    impl ::std::ops::Deref for V1ClansCreateBodyTag {
-        type Target = ::std::string::String;
-        fn deref(&self) -> &::std::string::String {
-            &self.0
-        }
-    }
-    impl ::std::convert::From<V1ClansCreateBodyTag> for ::std::string::String {
-        fn from(value: V1ClansCreateBodyTag) -> Self {
-            value.0
-        }
-    }
-    impl ::std::str::FromStr for V1ClansCreateBodyTag {
-        type Err = self::error::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            static PATTERN: ::std::sync::LazyLock<::regress::Regex> = ::std::sync::LazyLock::new(||
-            { ::regress::Regex::new("^[A-Za-z0-9]{2,6}$").unwrap() });
-            if PATTERN.find(value).is_none() {
-                return Err("doesn't match pattern \"^[A-Za-z0-9]{2,6}$\"".into());
-            }
-            Ok(Self(value.to_string()))
-        }
-    }
-    impl ::std::convert::TryFrom<&str> for V1ClansCreateBodyTag {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl ::std::convert::TryFrom<::std::string::String> for V1ClansCreateBodyTag {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl<'de> ::serde::Deserialize<'de> for V1ClansCreateBodyTag {
-        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
-        where
-            D: ::serde::Deserializer<'de>,
-        {
-            ::std::string::String::deserialize(deserializer)?
-                .parse()
-                .map_err(|e: self::error::ConversionError| {
-                    <D::Error as ::serde::de::Error>::custom(e.to_string())
-                })
-        }
     }
     ///`V1ClansCreateIdempotencyKey`
     #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
@@ -14309,56 +14059,37 @@ pub mod types {
                 })
         }
     }
-    ///The clan with its members
+    ///`V1ClansCreateRequest`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct V1ClansCreateResponse {
-        pub data: V1ClansCreateResponseData,
-    }
-    ///A clan with its members and their roles
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct V1ClansCreateResponseData {
-        ///when the clan was created
-        pub created_at: ::chrono::DateTime<::chrono::offset::Utc>,
+    #[serde(deny_unknown_fields)]
+    pub struct V1ClansCreateRequest {
         ///What the clan is about, up to 500 characters.
-        pub description: V1ClansCreateResponseDataDescription,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub description: ::std::option::Option<V1ClansCreateRequestDescription>,
         ///The game the clan plays
-        pub game: V1ClansCreateResponseDataGame,
-        ///clan ID
-        pub id: i64,
-        ///`open`: anyone may join; `invite`: only players with a pending invite; `closed`: no new members (pending invites cannot be accepted).
-        pub join_policy: V1ClansCreateResponseDataJoinPolicy,
-        ///Most members the clan takes, 2-100; never below the current member count.
-        pub max_members: i64,
-        ///members now, the owner included
-        pub member_count: ::std::num::NonZeroU64,
-        ///every member: the owner, then officers, then members, longest-standing first
-        pub members: ::std::vec::Vec<V1ClansCreateResponseDataMembersItem>,
+        pub game: V1ClansCreateRequestGame,
         ///3-32 characters: ASCII letters, digits, spaces and . _ ' -, starting and ending with a letter or digit. Unique per game without regard to case.
-        pub name: V1ClansCreateResponseDataName,
+        pub name: V1ClansCreateRequestName,
         ///2-6 ASCII letters or digits. Unique per game without regard to case.
-        pub tag: V1ClansCreateResponseDataTag,
-        ///when its settings last changed
-        pub updated_at: ::chrono::DateTime<::chrono::offset::Utc>,
-        ///`public`: listed and readable by anyone; `private`: seen only by its members and the players it invited (to anyone else it does not exist: 404).
-        pub visibility: V1ClansCreateResponseDataVisibility,
+        pub tag: V1ClansCreateRequestTag,
     }
     ///What the clan is about, up to 500 characters.
     #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
-    pub struct V1ClansCreateResponseDataDescription(::std::string::String);
-    impl ::std::ops::Deref for V1ClansCreateResponseDataDescription {
+    pub struct V1ClansCreateRequestDescription(::std::string::String);
+    impl ::std::ops::Deref for V1ClansCreateRequestDescription {
         type Target = ::std::string::String;
         fn deref(&self) -> &::std::string::String {
             &self.0
         }
     }
-    impl ::std::convert::From<V1ClansCreateResponseDataDescription>
+    impl ::std::convert::From<V1ClansCreateRequestDescription>
     for ::std::string::String {
-        fn from(value: V1ClansCreateResponseDataDescription) -> Self {
+        fn from(value: V1ClansCreateRequestDescription) -> Self {
             value.0
         }
     }
-    impl ::std::str::FromStr for V1ClansCreateResponseDataDescription {
+    impl ::std::str::FromStr for V1ClansCreateRequestDescription {
         type Err = self::error::ConversionError;
         fn from_str(
             value: &str,
@@ -14369,7 +14100,7 @@ pub mod types {
             Ok(Self(value.to_string()))
         }
     }
-    impl ::std::convert::TryFrom<&str> for V1ClansCreateResponseDataDescription {
+    impl ::std::convert::TryFrom<&str> for V1ClansCreateRequestDescription {
         type Error = self::error::ConversionError;
         fn try_from(
             value: &str,
@@ -14378,7 +14109,7 @@ pub mod types {
         }
     }
     impl ::std::convert::TryFrom<::std::string::String>
-    for V1ClansCreateResponseDataDescription {
+    for V1ClansCreateRequestDescription {
         type Error = self::error::ConversionError;
         fn try_from(
             value: ::std::string::String,
@@ -14386,7 +14117,7 @@ pub mod types {
             value.parse()
         }
     }
-    impl<'de> ::serde::Deserialize<'de> for V1ClansCreateResponseDataDescription {
+    impl<'de> ::serde::Deserialize<'de> for V1ClansCreateRequestDescription {
         fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
         where
             D: ::serde::Deserializer<'de>,
@@ -14411,7 +14142,7 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
-    pub enum V1ClansCreateResponseDataGame {
+    pub enum V1ClansCreateRequestGame {
         #[serde(rename = "cs2")]
         Cs2,
         #[serde(rename = "cs16")]
@@ -14421,7 +14152,7 @@ pub mod types {
         #[serde(rename = "minecraft")]
         Minecraft,
     }
-    impl ::std::fmt::Display for V1ClansCreateResponseDataGame {
+    impl ::std::fmt::Display for V1ClansCreateRequestGame {
         fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
             match *self {
                 Self::Cs2 => f.write_str("cs2"),
@@ -14431,7 +14162,7 @@ pub mod types {
             }
         }
     }
-    impl ::std::str::FromStr for V1ClansCreateResponseDataGame {
+    impl ::std::str::FromStr for V1ClansCreateRequestGame {
         type Err = self::error::ConversionError;
         fn from_str(
             value: &str,
@@ -14445,7 +14176,7 @@ pub mod types {
             }
         }
     }
-    impl ::std::convert::TryFrom<&str> for V1ClansCreateResponseDataGame {
+    impl ::std::convert::TryFrom<&str> for V1ClansCreateRequestGame {
         type Error = self::error::ConversionError;
         fn try_from(
             value: &str,
@@ -14453,140 +14184,7 @@ pub mod types {
             value.parse()
         }
     }
-    impl ::std::convert::TryFrom<::std::string::String>
-    for V1ClansCreateResponseDataGame {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    ///`open`: anyone may join; `invite`: only players with a pending invite; `closed`: no new members (pending invites cannot be accepted).
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Copy,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd
-    )]
-    pub enum V1ClansCreateResponseDataJoinPolicy {
-        #[serde(rename = "open")]
-        Open,
-        #[serde(rename = "invite")]
-        Invite,
-        #[serde(rename = "closed")]
-        Closed,
-    }
-    impl ::std::fmt::Display for V1ClansCreateResponseDataJoinPolicy {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-            match *self {
-                Self::Open => f.write_str("open"),
-                Self::Invite => f.write_str("invite"),
-                Self::Closed => f.write_str("closed"),
-            }
-        }
-    }
-    impl ::std::str::FromStr for V1ClansCreateResponseDataJoinPolicy {
-        type Err = self::error::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            match value {
-                "open" => Ok(Self::Open),
-                "invite" => Ok(Self::Invite),
-                "closed" => Ok(Self::Closed),
-                _ => Err("invalid value".into()),
-            }
-        }
-    }
-    impl ::std::convert::TryFrom<&str> for V1ClansCreateResponseDataJoinPolicy {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl ::std::convert::TryFrom<::std::string::String>
-    for V1ClansCreateResponseDataJoinPolicy {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    ///`V1ClansCreateResponseDataMembersItem`
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct V1ClansCreateResponseDataMembersItem {
-        ///path of the user’s avatar
-        pub avatar: ::std::string::String,
-        ///when the user joined
-        pub joined_at: ::chrono::DateTime<::chrono::offset::Utc>,
-        ///`owner` (exactly one; everything), `officer` (settings, invites, removes members), `member`
-        pub role: V1ClansCreateResponseDataMembersItemRole,
-        pub user_id: i64,
-        pub username: ::std::string::String,
-    }
-    ///`owner` (exactly one; everything), `officer` (settings, invites, removes members), `member`
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Copy,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd
-    )]
-    pub enum V1ClansCreateResponseDataMembersItemRole {
-        #[serde(rename = "owner")]
-        Owner,
-        #[serde(rename = "officer")]
-        Officer,
-        #[serde(rename = "member")]
-        Member,
-    }
-    impl ::std::fmt::Display for V1ClansCreateResponseDataMembersItemRole {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-            match *self {
-                Self::Owner => f.write_str("owner"),
-                Self::Officer => f.write_str("officer"),
-                Self::Member => f.write_str("member"),
-            }
-        }
-    }
-    impl ::std::str::FromStr for V1ClansCreateResponseDataMembersItemRole {
-        type Err = self::error::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            match value {
-                "owner" => Ok(Self::Owner),
-                "officer" => Ok(Self::Officer),
-                "member" => Ok(Self::Member),
-                _ => Err("invalid value".into()),
-            }
-        }
-    }
-    impl ::std::convert::TryFrom<&str> for V1ClansCreateResponseDataMembersItemRole {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl ::std::convert::TryFrom<::std::string::String>
-    for V1ClansCreateResponseDataMembersItemRole {
+    impl ::std::convert::TryFrom<::std::string::String> for V1ClansCreateRequestGame {
         type Error = self::error::ConversionError;
         fn try_from(
             value: ::std::string::String,
@@ -14597,19 +14195,19 @@ pub mod types {
     ///3-32 characters: ASCII letters, digits, spaces and . _ ' -, starting and ending with a letter or digit. Unique per game without regard to case.
     #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
-    pub struct V1ClansCreateResponseDataName(::std::string::String);
-    impl ::std::ops::Deref for V1ClansCreateResponseDataName {
+    pub struct V1ClansCreateRequestName(::std::string::String);
+    impl ::std::ops::Deref for V1ClansCreateRequestName {
         type Target = ::std::string::String;
         fn deref(&self) -> &::std::string::String {
             &self.0
         }
     }
-    impl ::std::convert::From<V1ClansCreateResponseDataName> for ::std::string::String {
-        fn from(value: V1ClansCreateResponseDataName) -> Self {
+    impl ::std::convert::From<V1ClansCreateRequestName> for ::std::string::String {
+        fn from(value: V1ClansCreateRequestName) -> Self {
             value.0
         }
     }
-    impl ::std::str::FromStr for V1ClansCreateResponseDataName {
+    impl ::std::str::FromStr for V1ClansCreateRequestName {
         type Err = self::error::ConversionError;
         fn from_str(
             value: &str,
@@ -14634,7 +14232,7 @@ pub mod types {
             Ok(Self(value.to_string()))
         }
     }
-    impl ::std::convert::TryFrom<&str> for V1ClansCreateResponseDataName {
+    impl ::std::convert::TryFrom<&str> for V1ClansCreateRequestName {
         type Error = self::error::ConversionError;
         fn try_from(
             value: &str,
@@ -14642,8 +14240,7 @@ pub mod types {
             value.parse()
         }
     }
-    impl ::std::convert::TryFrom<::std::string::String>
-    for V1ClansCreateResponseDataName {
+    impl ::std::convert::TryFrom<::std::string::String> for V1ClansCreateRequestName {
         type Error = self::error::ConversionError;
         fn try_from(
             value: ::std::string::String,
@@ -14651,7 +14248,7 @@ pub mod types {
             value.parse()
         }
     }
-    impl<'de> ::serde::Deserialize<'de> for V1ClansCreateResponseDataName {
+    impl<'de> ::serde::Deserialize<'de> for V1ClansCreateRequestName {
         fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
         where
             D: ::serde::Deserializer<'de>,
@@ -14666,19 +14263,19 @@ pub mod types {
     ///2-6 ASCII letters or digits. Unique per game without regard to case.
     #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
-    pub struct V1ClansCreateResponseDataTag(::std::string::String);
-    impl ::std::ops::Deref for V1ClansCreateResponseDataTag {
+    pub struct V1ClansCreateRequestTag(::std::string::String);
+    impl ::std::ops::Deref for V1ClansCreateRequestTag {
         type Target = ::std::string::String;
         fn deref(&self) -> &::std::string::String {
             &self.0
         }
     }
-    impl ::std::convert::From<V1ClansCreateResponseDataTag> for ::std::string::String {
-        fn from(value: V1ClansCreateResponseDataTag) -> Self {
+    impl ::std::convert::From<V1ClansCreateRequestTag> for ::std::string::String {
+        fn from(value: V1ClansCreateRequestTag) -> Self {
             value.0
         }
     }
-    impl ::std::str::FromStr for V1ClansCreateResponseDataTag {
+    impl ::std::str::FromStr for V1ClansCreateRequestTag {
         type Err = self::error::ConversionError;
         fn from_str(
             value: &str,
@@ -14691,7 +14288,95 @@ pub mod types {
             Ok(Self(value.to_string()))
         }
     }
-    impl ::std::convert::TryFrom<&str> for V1ClansCreateResponseDataTag {
+    impl ::std::convert::TryFrom<&str> for V1ClansCreateRequestTag {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String> for V1ClansCreateRequestTag {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for V1ClansCreateRequestTag {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| {
+                    <D::Error as ::serde::de::Error>::custom(e.to_string())
+                })
+        }
+    }
+    ///The clan with its members
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    pub struct V1ClansCreateResult {
+        pub data: V1ClansCreateResultData,
+    }
+    ///A clan with its members and their roles
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    pub struct V1ClansCreateResultData {
+        ///when the clan was created
+        pub created_at: ::chrono::DateTime<::chrono::offset::Utc>,
+        ///What the clan is about, up to 500 characters.
+        pub description: V1ClansCreateResultDataDescription,
+        ///The game the clan plays
+        pub game: V1ClansCreateResultDataGame,
+        ///clan ID
+        pub id: i64,
+        ///`open`: anyone may join; `invite`: only players with a pending invite; `closed`: no new members (pending invites cannot be accepted).
+        pub join_policy: V1ClansCreateResultDataJoinPolicy,
+        ///Most members the clan takes, 2-100; never below the current member count.
+        pub max_members: i64,
+        ///members now, the owner included
+        pub member_count: ::std::num::NonZeroU64,
+        ///every member: the owner, then officers, then members, longest-standing first
+        pub members: ::std::vec::Vec<V1ClansCreateResultDataMembersItem>,
+        ///3-32 characters: ASCII letters, digits, spaces and . _ ' -, starting and ending with a letter or digit. Unique per game without regard to case.
+        pub name: V1ClansCreateResultDataName,
+        ///2-6 ASCII letters or digits. Unique per game without regard to case.
+        pub tag: V1ClansCreateResultDataTag,
+        ///when its settings last changed
+        pub updated_at: ::chrono::DateTime<::chrono::offset::Utc>,
+        ///`public`: listed and readable by anyone; `private`: seen only by its members and the players it invited (to anyone else it does not exist: 404).
+        pub visibility: V1ClansCreateResultDataVisibility,
+    }
+    ///What the clan is about, up to 500 characters.
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+    #[serde(transparent)]
+    pub struct V1ClansCreateResultDataDescription(::std::string::String);
+    impl ::std::ops::Deref for V1ClansCreateResultDataDescription {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<V1ClansCreateResultDataDescription>
+    for ::std::string::String {
+        fn from(value: V1ClansCreateResultDataDescription) -> Self {
+            value.0
+        }
+    }
+    impl ::std::str::FromStr for V1ClansCreateResultDataDescription {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            if value.chars().count() > 500usize {
+                return Err("longer than 500 characters".into());
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for V1ClansCreateResultDataDescription {
         type Error = self::error::ConversionError;
         fn try_from(
             value: &str,
@@ -14700,7 +14385,7 @@ pub mod types {
         }
     }
     impl ::std::convert::TryFrom<::std::string::String>
-    for V1ClansCreateResponseDataTag {
+    for V1ClansCreateResultDataDescription {
         type Error = self::error::ConversionError;
         fn try_from(
             value: ::std::string::String,
@@ -14708,7 +14393,326 @@ pub mod types {
             value.parse()
         }
     }
-    impl<'de> ::serde::Deserialize<'de> for V1ClansCreateResponseDataTag {
+    impl<'de> ::serde::Deserialize<'de> for V1ClansCreateResultDataDescription {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| {
+                    <D::Error as ::serde::de::Error>::custom(e.to_string())
+                })
+        }
+    }
+    ///The game the clan plays
+    #[derive(
+        ::serde::Deserialize,
+        ::serde::Serialize,
+        Clone,
+        Copy,
+        Debug,
+        Eq,
+        Hash,
+        Ord,
+        PartialEq,
+        PartialOrd
+    )]
+    pub enum V1ClansCreateResultDataGame {
+        #[serde(rename = "cs2")]
+        Cs2,
+        #[serde(rename = "cs16")]
+        Cs16,
+        #[serde(rename = "rust")]
+        Rust,
+        #[serde(rename = "minecraft")]
+        Minecraft,
+    }
+    impl ::std::fmt::Display for V1ClansCreateResultDataGame {
+        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+            match *self {
+                Self::Cs2 => f.write_str("cs2"),
+                Self::Cs16 => f.write_str("cs16"),
+                Self::Rust => f.write_str("rust"),
+                Self::Minecraft => f.write_str("minecraft"),
+            }
+        }
+    }
+    impl ::std::str::FromStr for V1ClansCreateResultDataGame {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            match value {
+                "cs2" => Ok(Self::Cs2),
+                "cs16" => Ok(Self::Cs16),
+                "rust" => Ok(Self::Rust),
+                "minecraft" => Ok(Self::Minecraft),
+                _ => Err("invalid value".into()),
+            }
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for V1ClansCreateResultDataGame {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String> for V1ClansCreateResultDataGame {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    ///`open`: anyone may join; `invite`: only players with a pending invite; `closed`: no new members (pending invites cannot be accepted).
+    #[derive(
+        ::serde::Deserialize,
+        ::serde::Serialize,
+        Clone,
+        Copy,
+        Debug,
+        Eq,
+        Hash,
+        Ord,
+        PartialEq,
+        PartialOrd
+    )]
+    pub enum V1ClansCreateResultDataJoinPolicy {
+        #[serde(rename = "open")]
+        Open,
+        #[serde(rename = "invite")]
+        Invite,
+        #[serde(rename = "closed")]
+        Closed,
+    }
+    impl ::std::fmt::Display for V1ClansCreateResultDataJoinPolicy {
+        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+            match *self {
+                Self::Open => f.write_str("open"),
+                Self::Invite => f.write_str("invite"),
+                Self::Closed => f.write_str("closed"),
+            }
+        }
+    }
+    impl ::std::str::FromStr for V1ClansCreateResultDataJoinPolicy {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            match value {
+                "open" => Ok(Self::Open),
+                "invite" => Ok(Self::Invite),
+                "closed" => Ok(Self::Closed),
+                _ => Err("invalid value".into()),
+            }
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for V1ClansCreateResultDataJoinPolicy {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String>
+    for V1ClansCreateResultDataJoinPolicy {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    ///`V1ClansCreateResultDataMembersItem`
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    pub struct V1ClansCreateResultDataMembersItem {
+        ///path of the user’s avatar
+        pub avatar: ::std::string::String,
+        ///when the user joined
+        pub joined_at: ::chrono::DateTime<::chrono::offset::Utc>,
+        ///`owner` (exactly one; everything), `officer` (settings, invites, removes members), `member`
+        pub role: V1ClansCreateResultDataMembersItemRole,
+        pub user_id: i64,
+        pub username: ::std::string::String,
+    }
+    ///`owner` (exactly one; everything), `officer` (settings, invites, removes members), `member`
+    #[derive(
+        ::serde::Deserialize,
+        ::serde::Serialize,
+        Clone,
+        Copy,
+        Debug,
+        Eq,
+        Hash,
+        Ord,
+        PartialEq,
+        PartialOrd
+    )]
+    pub enum V1ClansCreateResultDataMembersItemRole {
+        #[serde(rename = "owner")]
+        Owner,
+        #[serde(rename = "officer")]
+        Officer,
+        #[serde(rename = "member")]
+        Member,
+    }
+    impl ::std::fmt::Display for V1ClansCreateResultDataMembersItemRole {
+        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+            match *self {
+                Self::Owner => f.write_str("owner"),
+                Self::Officer => f.write_str("officer"),
+                Self::Member => f.write_str("member"),
+            }
+        }
+    }
+    impl ::std::str::FromStr for V1ClansCreateResultDataMembersItemRole {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            match value {
+                "owner" => Ok(Self::Owner),
+                "officer" => Ok(Self::Officer),
+                "member" => Ok(Self::Member),
+                _ => Err("invalid value".into()),
+            }
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for V1ClansCreateResultDataMembersItemRole {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String>
+    for V1ClansCreateResultDataMembersItemRole {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    ///3-32 characters: ASCII letters, digits, spaces and . _ ' -, starting and ending with a letter or digit. Unique per game without regard to case.
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+    #[serde(transparent)]
+    pub struct V1ClansCreateResultDataName(::std::string::String);
+    impl ::std::ops::Deref for V1ClansCreateResultDataName {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<V1ClansCreateResultDataName> for ::std::string::String {
+        fn from(value: V1ClansCreateResultDataName) -> Self {
+            value.0
+        }
+    }
+    impl ::std::str::FromStr for V1ClansCreateResultDataName {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            if value.chars().count() > 32usize {
+                return Err("longer than 32 characters".into());
+            }
+            if value.chars().count() < 3usize {
+                return Err("shorter than 3 characters".into());
+            }
+            static PATTERN: ::std::sync::LazyLock<::regress::Regex> = ::std::sync::LazyLock::new(||
+            {
+                ::regress::Regex::new("^[A-Za-z0-9](?:[A-Za-z0-9 ._'-]*[A-Za-z0-9])?$")
+                    .unwrap()
+            });
+            if PATTERN.find(value).is_none() {
+                return Err(
+                    "doesn't match pattern \"^[A-Za-z0-9](?:[A-Za-z0-9 ._'-]*[A-Za-z0-9])?$\""
+                        .into(),
+                );
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for V1ClansCreateResultDataName {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String> for V1ClansCreateResultDataName {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for V1ClansCreateResultDataName {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| {
+                    <D::Error as ::serde::de::Error>::custom(e.to_string())
+                })
+        }
+    }
+    ///2-6 ASCII letters or digits. Unique per game without regard to case.
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+    #[serde(transparent)]
+    pub struct V1ClansCreateResultDataTag(::std::string::String);
+    impl ::std::ops::Deref for V1ClansCreateResultDataTag {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<V1ClansCreateResultDataTag> for ::std::string::String {
+        fn from(value: V1ClansCreateResultDataTag) -> Self {
+            value.0
+        }
+    }
+    impl ::std::str::FromStr for V1ClansCreateResultDataTag {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            static PATTERN: ::std::sync::LazyLock<::regress::Regex> = ::std::sync::LazyLock::new(||
+            { ::regress::Regex::new("^[A-Za-z0-9]{2,6}$").unwrap() });
+            if PATTERN.find(value).is_none() {
+                return Err("doesn't match pattern \"^[A-Za-z0-9]{2,6}$\"".into());
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for V1ClansCreateResultDataTag {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String> for V1ClansCreateResultDataTag {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for V1ClansCreateResultDataTag {
         fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
         where
             D: ::serde::Deserializer<'de>,
@@ -14733,13 +14737,13 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
-    pub enum V1ClansCreateResponseDataVisibility {
+    pub enum V1ClansCreateResultDataVisibility {
         #[serde(rename = "public")]
         Public,
         #[serde(rename = "private")]
         Private,
     }
-    impl ::std::fmt::Display for V1ClansCreateResponseDataVisibility {
+    impl ::std::fmt::Display for V1ClansCreateResultDataVisibility {
         fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
             match *self {
                 Self::Public => f.write_str("public"),
@@ -14747,7 +14751,7 @@ pub mod types {
             }
         }
     }
-    impl ::std::str::FromStr for V1ClansCreateResponseDataVisibility {
+    impl ::std::str::FromStr for V1ClansCreateResultDataVisibility {
         type Err = self::error::ConversionError;
         fn from_str(
             value: &str,
@@ -14759,7 +14763,7 @@ pub mod types {
             }
         }
     }
-    impl ::std::convert::TryFrom<&str> for V1ClansCreateResponseDataVisibility {
+    impl ::std::convert::TryFrom<&str> for V1ClansCreateResultDataVisibility {
         type Error = self::error::ConversionError;
         fn try_from(
             value: &str,
@@ -14768,7 +14772,7 @@ pub mod types {
         }
     }
     impl ::std::convert::TryFrom<::std::string::String>
-    for V1ClansCreateResponseDataVisibility {
+    for V1ClansCreateResultDataVisibility {
         type Error = self::error::ConversionError;
         fn try_from(
             value: ::std::string::String,
@@ -14836,54 +14840,54 @@ pub mod types {
     }
     ///The clan with its members
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct V1ClansGetResponse {
-        pub data: V1ClansGetResponseData,
+    pub struct V1ClansGetResult {
+        pub data: V1ClansGetResultData,
     }
     ///A clan with its members and their roles
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct V1ClansGetResponseData {
+    pub struct V1ClansGetResultData {
         ///when the clan was created
         pub created_at: ::chrono::DateTime<::chrono::offset::Utc>,
         ///What the clan is about, up to 500 characters.
-        pub description: V1ClansGetResponseDataDescription,
+        pub description: V1ClansGetResultDataDescription,
         ///The game the clan plays
-        pub game: V1ClansGetResponseDataGame,
+        pub game: V1ClansGetResultDataGame,
         ///clan ID
         pub id: i64,
         ///`open`: anyone may join; `invite`: only players with a pending invite; `closed`: no new members (pending invites cannot be accepted).
-        pub join_policy: V1ClansGetResponseDataJoinPolicy,
+        pub join_policy: V1ClansGetResultDataJoinPolicy,
         ///Most members the clan takes, 2-100; never below the current member count.
         pub max_members: i64,
         ///members now, the owner included
         pub member_count: ::std::num::NonZeroU64,
         ///every member: the owner, then officers, then members, longest-standing first
-        pub members: ::std::vec::Vec<V1ClansGetResponseDataMembersItem>,
+        pub members: ::std::vec::Vec<V1ClansGetResultDataMembersItem>,
         ///3-32 characters: ASCII letters, digits, spaces and . _ ' -, starting and ending with a letter or digit. Unique per game without regard to case.
-        pub name: V1ClansGetResponseDataName,
+        pub name: V1ClansGetResultDataName,
         ///2-6 ASCII letters or digits. Unique per game without regard to case.
-        pub tag: V1ClansGetResponseDataTag,
+        pub tag: V1ClansGetResultDataTag,
         ///when its settings last changed
         pub updated_at: ::chrono::DateTime<::chrono::offset::Utc>,
         ///`public`: listed and readable by anyone; `private`: seen only by its members and the players it invited (to anyone else it does not exist: 404).
-        pub visibility: V1ClansGetResponseDataVisibility,
+        pub visibility: V1ClansGetResultDataVisibility,
     }
     ///What the clan is about, up to 500 characters.
     #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
-    pub struct V1ClansGetResponseDataDescription(::std::string::String);
-    impl ::std::ops::Deref for V1ClansGetResponseDataDescription {
+    pub struct V1ClansGetResultDataDescription(::std::string::String);
+    impl ::std::ops::Deref for V1ClansGetResultDataDescription {
         type Target = ::std::string::String;
         fn deref(&self) -> &::std::string::String {
             &self.0
         }
     }
-    impl ::std::convert::From<V1ClansGetResponseDataDescription>
+    impl ::std::convert::From<V1ClansGetResultDataDescription>
     for ::std::string::String {
-        fn from(value: V1ClansGetResponseDataDescription) -> Self {
+        fn from(value: V1ClansGetResultDataDescription) -> Self {
             value.0
         }
     }
-    impl ::std::str::FromStr for V1ClansGetResponseDataDescription {
+    impl ::std::str::FromStr for V1ClansGetResultDataDescription {
         type Err = self::error::ConversionError;
         fn from_str(
             value: &str,
@@ -14894,7 +14898,7 @@ pub mod types {
             Ok(Self(value.to_string()))
         }
     }
-    impl ::std::convert::TryFrom<&str> for V1ClansGetResponseDataDescription {
+    impl ::std::convert::TryFrom<&str> for V1ClansGetResultDataDescription {
         type Error = self::error::ConversionError;
         fn try_from(
             value: &str,
@@ -14903,7 +14907,7 @@ pub mod types {
         }
     }
     impl ::std::convert::TryFrom<::std::string::String>
-    for V1ClansGetResponseDataDescription {
+    for V1ClansGetResultDataDescription {
         type Error = self::error::ConversionError;
         fn try_from(
             value: ::std::string::String,
@@ -14911,7 +14915,7 @@ pub mod types {
             value.parse()
         }
     }
-    impl<'de> ::serde::Deserialize<'de> for V1ClansGetResponseDataDescription {
+    impl<'de> ::serde::Deserialize<'de> for V1ClansGetResultDataDescription {
         fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
         where
             D: ::serde::Deserializer<'de>,
@@ -14936,7 +14940,7 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
-    pub enum V1ClansGetResponseDataGame {
+    pub enum V1ClansGetResultDataGame {
         #[serde(rename = "cs2")]
         Cs2,
         #[serde(rename = "cs16")]
@@ -14946,7 +14950,7 @@ pub mod types {
         #[serde(rename = "minecraft")]
         Minecraft,
     }
-    impl ::std::fmt::Display for V1ClansGetResponseDataGame {
+    impl ::std::fmt::Display for V1ClansGetResultDataGame {
         fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
             match *self {
                 Self::Cs2 => f.write_str("cs2"),
@@ -14956,7 +14960,7 @@ pub mod types {
             }
         }
     }
-    impl ::std::str::FromStr for V1ClansGetResponseDataGame {
+    impl ::std::str::FromStr for V1ClansGetResultDataGame {
         type Err = self::error::ConversionError;
         fn from_str(
             value: &str,
@@ -14970,7 +14974,7 @@ pub mod types {
             }
         }
     }
-    impl ::std::convert::TryFrom<&str> for V1ClansGetResponseDataGame {
+    impl ::std::convert::TryFrom<&str> for V1ClansGetResultDataGame {
         type Error = self::error::ConversionError;
         fn try_from(
             value: &str,
@@ -14978,7 +14982,7 @@ pub mod types {
             value.parse()
         }
     }
-    impl ::std::convert::TryFrom<::std::string::String> for V1ClansGetResponseDataGame {
+    impl ::std::convert::TryFrom<::std::string::String> for V1ClansGetResultDataGame {
         type Error = self::error::ConversionError;
         fn try_from(
             value: ::std::string::String,
@@ -14999,7 +15003,7 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
-    pub enum V1ClansGetResponseDataJoinPolicy {
+    pub enum V1ClansGetResultDataJoinPolicy {
         #[serde(rename = "open")]
         Open,
         #[serde(rename = "invite")]
@@ -15007,7 +15011,7 @@ pub mod types {
         #[serde(rename = "closed")]
         Closed,
     }
-    impl ::std::fmt::Display for V1ClansGetResponseDataJoinPolicy {
+    impl ::std::fmt::Display for V1ClansGetResultDataJoinPolicy {
         fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
             match *self {
                 Self::Open => f.write_str("open"),
@@ -15016,7 +15020,7 @@ pub mod types {
             }
         }
     }
-    impl ::std::str::FromStr for V1ClansGetResponseDataJoinPolicy {
+    impl ::std::str::FromStr for V1ClansGetResultDataJoinPolicy {
         type Err = self::error::ConversionError;
         fn from_str(
             value: &str,
@@ -15029,7 +15033,7 @@ pub mod types {
             }
         }
     }
-    impl ::std::convert::TryFrom<&str> for V1ClansGetResponseDataJoinPolicy {
+    impl ::std::convert::TryFrom<&str> for V1ClansGetResultDataJoinPolicy {
         type Error = self::error::ConversionError;
         fn try_from(
             value: &str,
@@ -15038,7 +15042,7 @@ pub mod types {
         }
     }
     impl ::std::convert::TryFrom<::std::string::String>
-    for V1ClansGetResponseDataJoinPolicy {
+    for V1ClansGetResultDataJoinPolicy {
         type Error = self::error::ConversionError;
         fn try_from(
             value: ::std::string::String,
@@ -15046,15 +15050,15 @@ pub mod types {
             value.parse()
         }
     }
-    ///`V1ClansGetResponseDataMembersItem`
+    ///`V1ClansGetResultDataMembersItem`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct V1ClansGetResponseDataMembersItem {
+    pub struct V1ClansGetResultDataMembersItem {
         ///path of the user’s avatar
         pub avatar: ::std::string::String,
         ///when the user joined
         pub joined_at: ::chrono::DateTime<::chrono::offset::Utc>,
         ///`owner` (exactly one; everything), `officer` (settings, invites, removes members), `member`
-        pub role: V1ClansGetResponseDataMembersItemRole,
+        pub role: V1ClansGetResultDataMembersItemRole,
         pub user_id: i64,
         pub username: ::std::string::String,
     }
@@ -15071,7 +15075,7 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
-    pub enum V1ClansGetResponseDataMembersItemRole {
+    pub enum V1ClansGetResultDataMembersItemRole {
         #[serde(rename = "owner")]
         Owner,
         #[serde(rename = "officer")]
@@ -15079,7 +15083,7 @@ pub mod types {
         #[serde(rename = "member")]
         Member,
     }
-    impl ::std::fmt::Display for V1ClansGetResponseDataMembersItemRole {
+    impl ::std::fmt::Display for V1ClansGetResultDataMembersItemRole {
         fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
             match *self {
                 Self::Owner => f.write_str("owner"),
@@ -15088,7 +15092,7 @@ pub mod types {
             }
         }
     }
-    impl ::std::str::FromStr for V1ClansGetResponseDataMembersItemRole {
+    impl ::std::str::FromStr for V1ClansGetResultDataMembersItemRole {
         type Err = self::error::ConversionError;
         fn from_str(
             value: &str,
@@ -15101,7 +15105,7 @@ pub mod types {
             }
         }
     }
-    impl ::std::convert::TryFrom<&str> for V1ClansGetResponseDataMembersItemRole {
+    impl ::std::convert::TryFrom<&str> for V1ClansGetResultDataMembersItemRole {
         type Error = self::error::ConversionError;
         fn try_from(
             value: &str,
@@ -15110,7 +15114,7 @@ pub mod types {
         }
     }
     impl ::std::convert::TryFrom<::std::string::String>
-    for V1ClansGetResponseDataMembersItemRole {
+    for V1ClansGetResultDataMembersItemRole {
         type Error = self::error::ConversionError;
         fn try_from(
             value: ::std::string::String,
@@ -15121,19 +15125,19 @@ pub mod types {
     ///3-32 characters: ASCII letters, digits, spaces and . _ ' -, starting and ending with a letter or digit. Unique per game without regard to case.
     #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
-    pub struct V1ClansGetResponseDataName(::std::string::String);
-    impl ::std::ops::Deref for V1ClansGetResponseDataName {
+    pub struct V1ClansGetResultDataName(::std::string::String);
+    impl ::std::ops::Deref for V1ClansGetResultDataName {
         type Target = ::std::string::String;
         fn deref(&self) -> &::std::string::String {
             &self.0
         }
     }
-    impl ::std::convert::From<V1ClansGetResponseDataName> for ::std::string::String {
-        fn from(value: V1ClansGetResponseDataName) -> Self {
+    impl ::std::convert::From<V1ClansGetResultDataName> for ::std::string::String {
+        fn from(value: V1ClansGetResultDataName) -> Self {
             value.0
         }
     }
-    impl ::std::str::FromStr for V1ClansGetResponseDataName {
+    impl ::std::str::FromStr for V1ClansGetResultDataName {
         type Err = self::error::ConversionError;
         fn from_str(
             value: &str,
@@ -15158,7 +15162,7 @@ pub mod types {
             Ok(Self(value.to_string()))
         }
     }
-    impl ::std::convert::TryFrom<&str> for V1ClansGetResponseDataName {
+    impl ::std::convert::TryFrom<&str> for V1ClansGetResultDataName {
         type Error = self::error::ConversionError;
         fn try_from(
             value: &str,
@@ -15166,7 +15170,7 @@ pub mod types {
             value.parse()
         }
     }
-    impl ::std::convert::TryFrom<::std::string::String> for V1ClansGetResponseDataName {
+    impl ::std::convert::TryFrom<::std::string::String> for V1ClansGetResultDataName {
         type Error = self::error::ConversionError;
         fn try_from(
             value: ::std::string::String,
@@ -15174,7 +15178,7 @@ pub mod types {
             value.parse()
         }
     }
-    impl<'de> ::serde::Deserialize<'de> for V1ClansGetResponseDataName {
+    impl<'de> ::serde::Deserialize<'de> for V1ClansGetResultDataName {
         fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
         where
             D: ::serde::Deserializer<'de>,
@@ -15189,19 +15193,19 @@ pub mod types {
     ///2-6 ASCII letters or digits. Unique per game without regard to case.
     #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
-    pub struct V1ClansGetResponseDataTag(::std::string::String);
-    impl ::std::ops::Deref for V1ClansGetResponseDataTag {
+    pub struct V1ClansGetResultDataTag(::std::string::String);
+    impl ::std::ops::Deref for V1ClansGetResultDataTag {
         type Target = ::std::string::String;
         fn deref(&self) -> &::std::string::String {
             &self.0
         }
     }
-    impl ::std::convert::From<V1ClansGetResponseDataTag> for ::std::string::String {
-        fn from(value: V1ClansGetResponseDataTag) -> Self {
+    impl ::std::convert::From<V1ClansGetResultDataTag> for ::std::string::String {
+        fn from(value: V1ClansGetResultDataTag) -> Self {
             value.0
         }
     }
-    impl ::std::str::FromStr for V1ClansGetResponseDataTag {
+    impl ::std::str::FromStr for V1ClansGetResultDataTag {
         type Err = self::error::ConversionError;
         fn from_str(
             value: &str,
@@ -15214,7 +15218,7 @@ pub mod types {
             Ok(Self(value.to_string()))
         }
     }
-    impl ::std::convert::TryFrom<&str> for V1ClansGetResponseDataTag {
+    impl ::std::convert::TryFrom<&str> for V1ClansGetResultDataTag {
         type Error = self::error::ConversionError;
         fn try_from(
             value: &str,
@@ -15222,7 +15226,7 @@ pub mod types {
             value.parse()
         }
     }
-    impl ::std::convert::TryFrom<::std::string::String> for V1ClansGetResponseDataTag {
+    impl ::std::convert::TryFrom<::std::string::String> for V1ClansGetResultDataTag {
         type Error = self::error::ConversionError;
         fn try_from(
             value: ::std::string::String,
@@ -15230,7 +15234,7 @@ pub mod types {
             value.parse()
         }
     }
-    impl<'de> ::serde::Deserialize<'de> for V1ClansGetResponseDataTag {
+    impl<'de> ::serde::Deserialize<'de> for V1ClansGetResultDataTag {
         fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
         where
             D: ::serde::Deserializer<'de>,
@@ -15255,13 +15259,13 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
-    pub enum V1ClansGetResponseDataVisibility {
+    pub enum V1ClansGetResultDataVisibility {
         #[serde(rename = "public")]
         Public,
         #[serde(rename = "private")]
         Private,
     }
-    impl ::std::fmt::Display for V1ClansGetResponseDataVisibility {
+    impl ::std::fmt::Display for V1ClansGetResultDataVisibility {
         fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
             match *self {
                 Self::Public => f.write_str("public"),
@@ -15269,7 +15273,7 @@ pub mod types {
             }
         }
     }
-    impl ::std::str::FromStr for V1ClansGetResponseDataVisibility {
+    impl ::std::str::FromStr for V1ClansGetResultDataVisibility {
         type Err = self::error::ConversionError;
         fn from_str(
             value: &str,
@@ -15281,7 +15285,7 @@ pub mod types {
             }
         }
     }
-    impl ::std::convert::TryFrom<&str> for V1ClansGetResponseDataVisibility {
+    impl ::std::convert::TryFrom<&str> for V1ClansGetResultDataVisibility {
         type Error = self::error::ConversionError;
         fn try_from(
             value: &str,
@@ -15290,7 +15294,7 @@ pub mod types {
         }
     }
     impl ::std::convert::TryFrom<::std::string::String>
-    for V1ClansGetResponseDataVisibility {
+    for V1ClansGetResultDataVisibility {
         type Error = self::error::ConversionError;
         fn try_from(
             value: ::std::string::String,
@@ -15359,19 +15363,19 @@ pub mod types {
     }
     ///The membership
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct V1ClansInvitesAcceptResponse {
-        pub data: V1ClansInvitesAcceptResponseData,
+    pub struct V1ClansInvitesAcceptResult {
+        pub data: V1ClansInvitesAcceptResultData,
     }
     ///A member of a clan and their role
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct V1ClansInvitesAcceptResponseData {
+    pub struct V1ClansInvitesAcceptResultData {
         ///path of the user’s avatar
         pub avatar: ::std::string::String,
         pub clan_id: i64,
         ///when the user joined
         pub joined_at: ::chrono::DateTime<::chrono::offset::Utc>,
         ///`owner` (exactly one; everything), `officer` (settings, invites, removes members), `member`
-        pub role: V1ClansInvitesAcceptResponseDataRole,
+        pub role: V1ClansInvitesAcceptResultDataRole,
         pub user_id: i64,
         pub username: ::std::string::String,
     }
@@ -15388,7 +15392,7 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
-    pub enum V1ClansInvitesAcceptResponseDataRole {
+    pub enum V1ClansInvitesAcceptResultDataRole {
         #[serde(rename = "owner")]
         Owner,
         #[serde(rename = "officer")]
@@ -15396,7 +15400,7 @@ pub mod types {
         #[serde(rename = "member")]
         Member,
     }
-    impl ::std::fmt::Display for V1ClansInvitesAcceptResponseDataRole {
+    impl ::std::fmt::Display for V1ClansInvitesAcceptResultDataRole {
         fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
             match *self {
                 Self::Owner => f.write_str("owner"),
@@ -15405,7 +15409,7 @@ pub mod types {
             }
         }
     }
-    impl ::std::str::FromStr for V1ClansInvitesAcceptResponseDataRole {
+    impl ::std::str::FromStr for V1ClansInvitesAcceptResultDataRole {
         type Err = self::error::ConversionError;
         fn from_str(
             value: &str,
@@ -15418,7 +15422,7 @@ pub mod types {
             }
         }
     }
-    impl ::std::convert::TryFrom<&str> for V1ClansInvitesAcceptResponseDataRole {
+    impl ::std::convert::TryFrom<&str> for V1ClansInvitesAcceptResultDataRole {
         type Error = self::error::ConversionError;
         fn try_from(
             value: &str,
@@ -15427,20 +15431,13 @@ pub mod types {
         }
     }
     impl ::std::convert::TryFrom<::std::string::String>
-    for V1ClansInvitesAcceptResponseDataRole {
+    for V1ClansInvitesAcceptResultDataRole {
         type Error = self::error::ConversionError;
         fn try_from(
             value: ::std::string::String,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
             value.parse()
         }
-    }
-    ///`V1ClansInvitesCreateBody`
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    #[serde(deny_unknown_fields)]
-    pub struct V1ClansInvitesCreateBody {
-        ///the player to invite
-        pub user_id: ::std::num::NonZeroU64,
     }
     ///`V1ClansInvitesCreateIdempotencyKey`
     #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
@@ -15501,15 +15498,22 @@ pub mod types {
                 })
         }
     }
+    ///`V1ClansInvitesCreateRequest`
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    #[serde(deny_unknown_fields)]
+    pub struct V1ClansInvitesCreateRequest {
+        ///the player to invite
+        pub user_id: ::std::num::NonZeroU64,
+    }
     ///The pending invite
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct V1ClansInvitesCreateResponse {
-        pub data: V1ClansInvitesCreateResponseData,
+    pub struct V1ClansInvitesCreateResult {
+        pub data: V1ClansInvitesCreateResultData,
     }
     ///A pending invite to a clan
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct V1ClansInvitesCreateResponseData {
-        pub clan: V1ClansInvitesCreateResponseDataClan,
+    pub struct V1ClansInvitesCreateResultData {
+        pub clan: V1ClansInvitesCreateResultDataClan,
         ///when the invite was sent
         pub created_at: ::chrono::DateTime<::chrono::offset::Utc>,
         ///who sent the invite (null if that account is gone)
@@ -15520,47 +15524,47 @@ pub mod types {
     }
     ///A clan of one game
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct V1ClansInvitesCreateResponseDataClan {
+    pub struct V1ClansInvitesCreateResultDataClan {
         ///when the clan was created
         pub created_at: ::chrono::DateTime<::chrono::offset::Utc>,
         ///What the clan is about, up to 500 characters.
-        pub description: V1ClansInvitesCreateResponseDataClanDescription,
+        pub description: V1ClansInvitesCreateResultDataClanDescription,
         ///The game the clan plays
-        pub game: V1ClansInvitesCreateResponseDataClanGame,
+        pub game: V1ClansInvitesCreateResultDataClanGame,
         ///clan ID
         pub id: i64,
         ///`open`: anyone may join; `invite`: only players with a pending invite; `closed`: no new members (pending invites cannot be accepted).
-        pub join_policy: V1ClansInvitesCreateResponseDataClanJoinPolicy,
+        pub join_policy: V1ClansInvitesCreateResultDataClanJoinPolicy,
         ///Most members the clan takes, 2-100; never below the current member count.
         pub max_members: i64,
         ///members now, the owner included
         pub member_count: ::std::num::NonZeroU64,
         ///3-32 characters: ASCII letters, digits, spaces and . _ ' -, starting and ending with a letter or digit. Unique per game without regard to case.
-        pub name: V1ClansInvitesCreateResponseDataClanName,
+        pub name: V1ClansInvitesCreateResultDataClanName,
         ///2-6 ASCII letters or digits. Unique per game without regard to case.
-        pub tag: V1ClansInvitesCreateResponseDataClanTag,
+        pub tag: V1ClansInvitesCreateResultDataClanTag,
         ///when its settings last changed
         pub updated_at: ::chrono::DateTime<::chrono::offset::Utc>,
         ///`public`: listed and readable by anyone; `private`: seen only by its members and the players it invited (to anyone else it does not exist: 404).
-        pub visibility: V1ClansInvitesCreateResponseDataClanVisibility,
+        pub visibility: V1ClansInvitesCreateResultDataClanVisibility,
     }
     ///What the clan is about, up to 500 characters.
     #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
-    pub struct V1ClansInvitesCreateResponseDataClanDescription(::std::string::String);
-    impl ::std::ops::Deref for V1ClansInvitesCreateResponseDataClanDescription {
+    pub struct V1ClansInvitesCreateResultDataClanDescription(::std::string::String);
+    impl ::std::ops::Deref for V1ClansInvitesCreateResultDataClanDescription {
         type Target = ::std::string::String;
         fn deref(&self) -> &::std::string::String {
             &self.0
         }
     }
-    impl ::std::convert::From<V1ClansInvitesCreateResponseDataClanDescription>
+    impl ::std::convert::From<V1ClansInvitesCreateResultDataClanDescription>
     for ::std::string::String {
-        fn from(value: V1ClansInvitesCreateResponseDataClanDescription) -> Self {
+        fn from(value: V1ClansInvitesCreateResultDataClanDescription) -> Self {
             value.0
         }
     }
-    impl ::std::str::FromStr for V1ClansInvitesCreateResponseDataClanDescription {
+    impl ::std::str::FromStr for V1ClansInvitesCreateResultDataClanDescription {
         type Err = self::error::ConversionError;
         fn from_str(
             value: &str,
@@ -15572,7 +15576,7 @@ pub mod types {
         }
     }
     impl ::std::convert::TryFrom<&str>
-    for V1ClansInvitesCreateResponseDataClanDescription {
+    for V1ClansInvitesCreateResultDataClanDescription {
         type Error = self::error::ConversionError;
         fn try_from(
             value: &str,
@@ -15581,7 +15585,7 @@ pub mod types {
         }
     }
     impl ::std::convert::TryFrom<::std::string::String>
-    for V1ClansInvitesCreateResponseDataClanDescription {
+    for V1ClansInvitesCreateResultDataClanDescription {
         type Error = self::error::ConversionError;
         fn try_from(
             value: ::std::string::String,
@@ -15590,7 +15594,7 @@ pub mod types {
         }
     }
     impl<'de> ::serde::Deserialize<'de>
-    for V1ClansInvitesCreateResponseDataClanDescription {
+    for V1ClansInvitesCreateResultDataClanDescription {
         fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
         where
             D: ::serde::Deserializer<'de>,
@@ -15615,7 +15619,7 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
-    pub enum V1ClansInvitesCreateResponseDataClanGame {
+    pub enum V1ClansInvitesCreateResultDataClanGame {
         #[serde(rename = "cs2")]
         Cs2,
         #[serde(rename = "cs16")]
@@ -15625,7 +15629,7 @@ pub mod types {
         #[serde(rename = "minecraft")]
         Minecraft,
     }
-    impl ::std::fmt::Display for V1ClansInvitesCreateResponseDataClanGame {
+    impl ::std::fmt::Display for V1ClansInvitesCreateResultDataClanGame {
         fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
             match *self {
                 Self::Cs2 => f.write_str("cs2"),
@@ -15635,7 +15639,7 @@ pub mod types {
             }
         }
     }
-    impl ::std::str::FromStr for V1ClansInvitesCreateResponseDataClanGame {
+    impl ::std::str::FromStr for V1ClansInvitesCreateResultDataClanGame {
         type Err = self::error::ConversionError;
         fn from_str(
             value: &str,
@@ -15649,7 +15653,7 @@ pub mod types {
             }
         }
     }
-    impl ::std::convert::TryFrom<&str> for V1ClansInvitesCreateResponseDataClanGame {
+    impl ::std::convert::TryFrom<&str> for V1ClansInvitesCreateResultDataClanGame {
         type Error = self::error::ConversionError;
         fn try_from(
             value: &str,
@@ -15658,7 +15662,7 @@ pub mod types {
         }
     }
     impl ::std::convert::TryFrom<::std::string::String>
-    for V1ClansInvitesCreateResponseDataClanGame {
+    for V1ClansInvitesCreateResultDataClanGame {
         type Error = self::error::ConversionError;
         fn try_from(
             value: ::std::string::String,
@@ -15679,7 +15683,7 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
-    pub enum V1ClansInvitesCreateResponseDataClanJoinPolicy {
+    pub enum V1ClansInvitesCreateResultDataClanJoinPolicy {
         #[serde(rename = "open")]
         Open,
         #[serde(rename = "invite")]
@@ -15687,7 +15691,7 @@ pub mod types {
         #[serde(rename = "closed")]
         Closed,
     }
-    impl ::std::fmt::Display for V1ClansInvitesCreateResponseDataClanJoinPolicy {
+    impl ::std::fmt::Display for V1ClansInvitesCreateResultDataClanJoinPolicy {
         fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
             match *self {
                 Self::Open => f.write_str("open"),
@@ -15696,7 +15700,7 @@ pub mod types {
             }
         }
     }
-    impl ::std::str::FromStr for V1ClansInvitesCreateResponseDataClanJoinPolicy {
+    impl ::std::str::FromStr for V1ClansInvitesCreateResultDataClanJoinPolicy {
         type Err = self::error::ConversionError;
         fn from_str(
             value: &str,
@@ -15709,8 +15713,7 @@ pub mod types {
             }
         }
     }
-    impl ::std::convert::TryFrom<&str>
-    for V1ClansInvitesCreateResponseDataClanJoinPolicy {
+    impl ::std::convert::TryFrom<&str> for V1ClansInvitesCreateResultDataClanJoinPolicy {
         type Error = self::error::ConversionError;
         fn try_from(
             value: &str,
@@ -15719,7 +15722,7 @@ pub mod types {
         }
     }
     impl ::std::convert::TryFrom<::std::string::String>
-    for V1ClansInvitesCreateResponseDataClanJoinPolicy {
+    for V1ClansInvitesCreateResultDataClanJoinPolicy {
         type Error = self::error::ConversionError;
         fn try_from(
             value: ::std::string::String,
@@ -15730,20 +15733,20 @@ pub mod types {
     ///3-32 characters: ASCII letters, digits, spaces and . _ ' -, starting and ending with a letter or digit. Unique per game without regard to case.
     #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
-    pub struct V1ClansInvitesCreateResponseDataClanName(::std::string::String);
-    impl ::std::ops::Deref for V1ClansInvitesCreateResponseDataClanName {
+    pub struct V1ClansInvitesCreateResultDataClanName(::std::string::String);
+    impl ::std::ops::Deref for V1ClansInvitesCreateResultDataClanName {
         type Target = ::std::string::String;
         fn deref(&self) -> &::std::string::String {
             &self.0
         }
     }
-    impl ::std::convert::From<V1ClansInvitesCreateResponseDataClanName>
+    impl ::std::convert::From<V1ClansInvitesCreateResultDataClanName>
     for ::std::string::String {
-        fn from(value: V1ClansInvitesCreateResponseDataClanName) -> Self {
+        fn from(value: V1ClansInvitesCreateResultDataClanName) -> Self {
             value.0
         }
     }
-    impl ::std::str::FromStr for V1ClansInvitesCreateResponseDataClanName {
+    impl ::std::str::FromStr for V1ClansInvitesCreateResultDataClanName {
         type Err = self::error::ConversionError;
         fn from_str(
             value: &str,
@@ -15768,7 +15771,7 @@ pub mod types {
             Ok(Self(value.to_string()))
         }
     }
-    impl ::std::convert::TryFrom<&str> for V1ClansInvitesCreateResponseDataClanName {
+    impl ::std::convert::TryFrom<&str> for V1ClansInvitesCreateResultDataClanName {
         type Error = self::error::ConversionError;
         fn try_from(
             value: &str,
@@ -15777,7 +15780,7 @@ pub mod types {
         }
     }
     impl ::std::convert::TryFrom<::std::string::String>
-    for V1ClansInvitesCreateResponseDataClanName {
+    for V1ClansInvitesCreateResultDataClanName {
         type Error = self::error::ConversionError;
         fn try_from(
             value: ::std::string::String,
@@ -15785,7 +15788,7 @@ pub mod types {
             value.parse()
         }
     }
-    impl<'de> ::serde::Deserialize<'de> for V1ClansInvitesCreateResponseDataClanName {
+    impl<'de> ::serde::Deserialize<'de> for V1ClansInvitesCreateResultDataClanName {
         fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
         where
             D: ::serde::Deserializer<'de>,
@@ -15800,20 +15803,20 @@ pub mod types {
     ///2-6 ASCII letters or digits. Unique per game without regard to case.
     #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
-    pub struct V1ClansInvitesCreateResponseDataClanTag(::std::string::String);
-    impl ::std::ops::Deref for V1ClansInvitesCreateResponseDataClanTag {
+    pub struct V1ClansInvitesCreateResultDataClanTag(::std::string::String);
+    impl ::std::ops::Deref for V1ClansInvitesCreateResultDataClanTag {
         type Target = ::std::string::String;
         fn deref(&self) -> &::std::string::String {
             &self.0
         }
     }
-    impl ::std::convert::From<V1ClansInvitesCreateResponseDataClanTag>
+    impl ::std::convert::From<V1ClansInvitesCreateResultDataClanTag>
     for ::std::string::String {
-        fn from(value: V1ClansInvitesCreateResponseDataClanTag) -> Self {
+        fn from(value: V1ClansInvitesCreateResultDataClanTag) -> Self {
             value.0
         }
     }
-    impl ::std::str::FromStr for V1ClansInvitesCreateResponseDataClanTag {
+    impl ::std::str::FromStr for V1ClansInvitesCreateResultDataClanTag {
         type Err = self::error::ConversionError;
         fn from_str(
             value: &str,
@@ -15826,7 +15829,7 @@ pub mod types {
             Ok(Self(value.to_string()))
         }
     }
-    impl ::std::convert::TryFrom<&str> for V1ClansInvitesCreateResponseDataClanTag {
+    impl ::std::convert::TryFrom<&str> for V1ClansInvitesCreateResultDataClanTag {
         type Error = self::error::ConversionError;
         fn try_from(
             value: &str,
@@ -15835,7 +15838,7 @@ pub mod types {
         }
     }
     impl ::std::convert::TryFrom<::std::string::String>
-    for V1ClansInvitesCreateResponseDataClanTag {
+    for V1ClansInvitesCreateResultDataClanTag {
         type Error = self::error::ConversionError;
         fn try_from(
             value: ::std::string::String,
@@ -15843,7 +15846,7 @@ pub mod types {
             value.parse()
         }
     }
-    impl<'de> ::serde::Deserialize<'de> for V1ClansInvitesCreateResponseDataClanTag {
+    impl<'de> ::serde::Deserialize<'de> for V1ClansInvitesCreateResultDataClanTag {
         fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
         where
             D: ::serde::Deserializer<'de>,
@@ -15868,13 +15871,13 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
-    pub enum V1ClansInvitesCreateResponseDataClanVisibility {
+    pub enum V1ClansInvitesCreateResultDataClanVisibility {
         #[serde(rename = "public")]
         Public,
         #[serde(rename = "private")]
         Private,
     }
-    impl ::std::fmt::Display for V1ClansInvitesCreateResponseDataClanVisibility {
+    impl ::std::fmt::Display for V1ClansInvitesCreateResultDataClanVisibility {
         fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
             match *self {
                 Self::Public => f.write_str("public"),
@@ -15882,7 +15885,7 @@ pub mod types {
             }
         }
     }
-    impl ::std::str::FromStr for V1ClansInvitesCreateResponseDataClanVisibility {
+    impl ::std::str::FromStr for V1ClansInvitesCreateResultDataClanVisibility {
         type Err = self::error::ConversionError;
         fn from_str(
             value: &str,
@@ -15894,8 +15897,7 @@ pub mod types {
             }
         }
     }
-    impl ::std::convert::TryFrom<&str>
-    for V1ClansInvitesCreateResponseDataClanVisibility {
+    impl ::std::convert::TryFrom<&str> for V1ClansInvitesCreateResultDataClanVisibility {
         type Error = self::error::ConversionError;
         fn try_from(
             value: &str,
@@ -15904,7 +15906,7 @@ pub mod types {
         }
     }
     impl ::std::convert::TryFrom<::std::string::String>
-    for V1ClansInvitesCreateResponseDataClanVisibility {
+    for V1ClansInvitesCreateResultDataClanVisibility {
         type Error = self::error::ConversionError;
         fn try_from(
             value: ::std::string::String,
@@ -15973,14 +15975,14 @@ pub mod types {
     }
     ///One page of your pending invites, newest first
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct V1ClansInvitesListResponse {
-        pub data: ::std::vec::Vec<V1ClansInvitesListResponseDataItem>,
-        pub meta: V1ClansInvitesListResponseMeta,
+    pub struct V1ClansInvitesListResult {
+        pub data: ::std::vec::Vec<V1ClansInvitesListResultDataItem>,
+        pub meta: V1ClansInvitesListResultMeta,
     }
     ///A pending invite to a clan
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct V1ClansInvitesListResponseDataItem {
-        pub clan: V1ClansInvitesListResponseDataItemClan,
+    pub struct V1ClansInvitesListResultDataItem {
+        pub clan: V1ClansInvitesListResultDataItemClan,
         ///when the invite was sent
         pub created_at: ::chrono::DateTime<::chrono::offset::Utc>,
         ///who sent the invite (null if that account is gone)
@@ -15991,47 +15993,47 @@ pub mod types {
     }
     ///A clan of one game
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct V1ClansInvitesListResponseDataItemClan {
+    pub struct V1ClansInvitesListResultDataItemClan {
         ///when the clan was created
         pub created_at: ::chrono::DateTime<::chrono::offset::Utc>,
         ///What the clan is about, up to 500 characters.
-        pub description: V1ClansInvitesListResponseDataItemClanDescription,
+        pub description: V1ClansInvitesListResultDataItemClanDescription,
         ///The game the clan plays
-        pub game: V1ClansInvitesListResponseDataItemClanGame,
+        pub game: V1ClansInvitesListResultDataItemClanGame,
         ///clan ID
         pub id: i64,
         ///`open`: anyone may join; `invite`: only players with a pending invite; `closed`: no new members (pending invites cannot be accepted).
-        pub join_policy: V1ClansInvitesListResponseDataItemClanJoinPolicy,
+        pub join_policy: V1ClansInvitesListResultDataItemClanJoinPolicy,
         ///Most members the clan takes, 2-100; never below the current member count.
         pub max_members: i64,
         ///members now, the owner included
         pub member_count: ::std::num::NonZeroU64,
         ///3-32 characters: ASCII letters, digits, spaces and . _ ' -, starting and ending with a letter or digit. Unique per game without regard to case.
-        pub name: V1ClansInvitesListResponseDataItemClanName,
+        pub name: V1ClansInvitesListResultDataItemClanName,
         ///2-6 ASCII letters or digits. Unique per game without regard to case.
-        pub tag: V1ClansInvitesListResponseDataItemClanTag,
+        pub tag: V1ClansInvitesListResultDataItemClanTag,
         ///when its settings last changed
         pub updated_at: ::chrono::DateTime<::chrono::offset::Utc>,
         ///`public`: listed and readable by anyone; `private`: seen only by its members and the players it invited (to anyone else it does not exist: 404).
-        pub visibility: V1ClansInvitesListResponseDataItemClanVisibility,
+        pub visibility: V1ClansInvitesListResultDataItemClanVisibility,
     }
     ///What the clan is about, up to 500 characters.
     #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
-    pub struct V1ClansInvitesListResponseDataItemClanDescription(::std::string::String);
-    impl ::std::ops::Deref for V1ClansInvitesListResponseDataItemClanDescription {
+    pub struct V1ClansInvitesListResultDataItemClanDescription(::std::string::String);
+    impl ::std::ops::Deref for V1ClansInvitesListResultDataItemClanDescription {
         type Target = ::std::string::String;
         fn deref(&self) -> &::std::string::String {
             &self.0
         }
     }
-    impl ::std::convert::From<V1ClansInvitesListResponseDataItemClanDescription>
+    impl ::std::convert::From<V1ClansInvitesListResultDataItemClanDescription>
     for ::std::string::String {
-        fn from(value: V1ClansInvitesListResponseDataItemClanDescription) -> Self {
+        fn from(value: V1ClansInvitesListResultDataItemClanDescription) -> Self {
             value.0
         }
     }
-    impl ::std::str::FromStr for V1ClansInvitesListResponseDataItemClanDescription {
+    impl ::std::str::FromStr for V1ClansInvitesListResultDataItemClanDescription {
         type Err = self::error::ConversionError;
         fn from_str(
             value: &str,
@@ -16043,7 +16045,7 @@ pub mod types {
         }
     }
     impl ::std::convert::TryFrom<&str>
-    for V1ClansInvitesListResponseDataItemClanDescription {
+    for V1ClansInvitesListResultDataItemClanDescription {
         type Error = self::error::ConversionError;
         fn try_from(
             value: &str,
@@ -16052,7 +16054,7 @@ pub mod types {
         }
     }
     impl ::std::convert::TryFrom<::std::string::String>
-    for V1ClansInvitesListResponseDataItemClanDescription {
+    for V1ClansInvitesListResultDataItemClanDescription {
         type Error = self::error::ConversionError;
         fn try_from(
             value: ::std::string::String,
@@ -16061,7 +16063,7 @@ pub mod types {
         }
     }
     impl<'de> ::serde::Deserialize<'de>
-    for V1ClansInvitesListResponseDataItemClanDescription {
+    for V1ClansInvitesListResultDataItemClanDescription {
         fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
         where
             D: ::serde::Deserializer<'de>,
@@ -16086,7 +16088,7 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
-    pub enum V1ClansInvitesListResponseDataItemClanGame {
+    pub enum V1ClansInvitesListResultDataItemClanGame {
         #[serde(rename = "cs2")]
         Cs2,
         #[serde(rename = "cs16")]
@@ -16096,7 +16098,7 @@ pub mod types {
         #[serde(rename = "minecraft")]
         Minecraft,
     }
-    impl ::std::fmt::Display for V1ClansInvitesListResponseDataItemClanGame {
+    impl ::std::fmt::Display for V1ClansInvitesListResultDataItemClanGame {
         fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
             match *self {
                 Self::Cs2 => f.write_str("cs2"),
@@ -16106,7 +16108,7 @@ pub mod types {
             }
         }
     }
-    impl ::std::str::FromStr for V1ClansInvitesListResponseDataItemClanGame {
+    impl ::std::str::FromStr for V1ClansInvitesListResultDataItemClanGame {
         type Err = self::error::ConversionError;
         fn from_str(
             value: &str,
@@ -16120,7 +16122,7 @@ pub mod types {
             }
         }
     }
-    impl ::std::convert::TryFrom<&str> for V1ClansInvitesListResponseDataItemClanGame {
+    impl ::std::convert::TryFrom<&str> for V1ClansInvitesListResultDataItemClanGame {
         type Error = self::error::ConversionError;
         fn try_from(
             value: &str,
@@ -16129,7 +16131,7 @@ pub mod types {
         }
     }
     impl ::std::convert::TryFrom<::std::string::String>
-    for V1ClansInvitesListResponseDataItemClanGame {
+    for V1ClansInvitesListResultDataItemClanGame {
         type Error = self::error::ConversionError;
         fn try_from(
             value: ::std::string::String,
@@ -16150,7 +16152,7 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
-    pub enum V1ClansInvitesListResponseDataItemClanJoinPolicy {
+    pub enum V1ClansInvitesListResultDataItemClanJoinPolicy {
         #[serde(rename = "open")]
         Open,
         #[serde(rename = "invite")]
@@ -16158,7 +16160,7 @@ pub mod types {
         #[serde(rename = "closed")]
         Closed,
     }
-    impl ::std::fmt::Display for V1ClansInvitesListResponseDataItemClanJoinPolicy {
+    impl ::std::fmt::Display for V1ClansInvitesListResultDataItemClanJoinPolicy {
         fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
             match *self {
                 Self::Open => f.write_str("open"),
@@ -16167,7 +16169,7 @@ pub mod types {
             }
         }
     }
-    impl ::std::str::FromStr for V1ClansInvitesListResponseDataItemClanJoinPolicy {
+    impl ::std::str::FromStr for V1ClansInvitesListResultDataItemClanJoinPolicy {
         type Err = self::error::ConversionError;
         fn from_str(
             value: &str,
@@ -16181,7 +16183,7 @@ pub mod types {
         }
     }
     impl ::std::convert::TryFrom<&str>
-    for V1ClansInvitesListResponseDataItemClanJoinPolicy {
+    for V1ClansInvitesListResultDataItemClanJoinPolicy {
         type Error = self::error::ConversionError;
         fn try_from(
             value: &str,
@@ -16190,7 +16192,7 @@ pub mod types {
         }
     }
     impl ::std::convert::TryFrom<::std::string::String>
-    for V1ClansInvitesListResponseDataItemClanJoinPolicy {
+    for V1ClansInvitesListResultDataItemClanJoinPolicy {
         type Error = self::error::ConversionError;
         fn try_from(
             value: ::std::string::String,
@@ -16201,20 +16203,20 @@ pub mod types {
     ///3-32 characters: ASCII letters, digits, spaces and . _ ' -, starting and ending with a letter or digit. Unique per game without regard to case.
     #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
-    pub struct V1ClansInvitesListResponseDataItemClanName(::std::string::String);
-    impl ::std::ops::Deref for V1ClansInvitesListResponseDataItemClanName {
+    pub struct V1ClansInvitesListResultDataItemClanName(::std::string::String);
+    impl ::std::ops::Deref for V1ClansInvitesListResultDataItemClanName {
         type Target = ::std::string::String;
         fn deref(&self) -> &::std::string::String {
             &self.0
         }
     }
-    impl ::std::convert::From<V1ClansInvitesListResponseDataItemClanName>
+    impl ::std::convert::From<V1ClansInvitesListResultDataItemClanName>
     for ::std::string::String {
-        fn from(value: V1ClansInvitesListResponseDataItemClanName) -> Self {
+        fn from(value: V1ClansInvitesListResultDataItemClanName) -> Self {
             value.0
         }
     }
-    impl ::std::str::FromStr for V1ClansInvitesListResponseDataItemClanName {
+    impl ::std::str::FromStr for V1ClansInvitesListResultDataItemClanName {
         type Err = self::error::ConversionError;
         fn from_str(
             value: &str,
@@ -16239,7 +16241,7 @@ pub mod types {
             Ok(Self(value.to_string()))
         }
     }
-    impl ::std::convert::TryFrom<&str> for V1ClansInvitesListResponseDataItemClanName {
+    impl ::std::convert::TryFrom<&str> for V1ClansInvitesListResultDataItemClanName {
         type Error = self::error::ConversionError;
         fn try_from(
             value: &str,
@@ -16248,7 +16250,7 @@ pub mod types {
         }
     }
     impl ::std::convert::TryFrom<::std::string::String>
-    for V1ClansInvitesListResponseDataItemClanName {
+    for V1ClansInvitesListResultDataItemClanName {
         type Error = self::error::ConversionError;
         fn try_from(
             value: ::std::string::String,
@@ -16256,7 +16258,7 @@ pub mod types {
             value.parse()
         }
     }
-    impl<'de> ::serde::Deserialize<'de> for V1ClansInvitesListResponseDataItemClanName {
+    impl<'de> ::serde::Deserialize<'de> for V1ClansInvitesListResultDataItemClanName {
         fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
         where
             D: ::serde::Deserializer<'de>,
@@ -16271,20 +16273,20 @@ pub mod types {
     ///2-6 ASCII letters or digits. Unique per game without regard to case.
     #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
-    pub struct V1ClansInvitesListResponseDataItemClanTag(::std::string::String);
-    impl ::std::ops::Deref for V1ClansInvitesListResponseDataItemClanTag {
+    pub struct V1ClansInvitesListResultDataItemClanTag(::std::string::String);
+    impl ::std::ops::Deref for V1ClansInvitesListResultDataItemClanTag {
         type Target = ::std::string::String;
         fn deref(&self) -> &::std::string::String {
             &self.0
         }
     }
-    impl ::std::convert::From<V1ClansInvitesListResponseDataItemClanTag>
+    impl ::std::convert::From<V1ClansInvitesListResultDataItemClanTag>
     for ::std::string::String {
-        fn from(value: V1ClansInvitesListResponseDataItemClanTag) -> Self {
+        fn from(value: V1ClansInvitesListResultDataItemClanTag) -> Self {
             value.0
         }
     }
-    impl ::std::str::FromStr for V1ClansInvitesListResponseDataItemClanTag {
+    impl ::std::str::FromStr for V1ClansInvitesListResultDataItemClanTag {
         type Err = self::error::ConversionError;
         fn from_str(
             value: &str,
@@ -16297,7 +16299,7 @@ pub mod types {
             Ok(Self(value.to_string()))
         }
     }
-    impl ::std::convert::TryFrom<&str> for V1ClansInvitesListResponseDataItemClanTag {
+    impl ::std::convert::TryFrom<&str> for V1ClansInvitesListResultDataItemClanTag {
         type Error = self::error::ConversionError;
         fn try_from(
             value: &str,
@@ -16306,7 +16308,7 @@ pub mod types {
         }
     }
     impl ::std::convert::TryFrom<::std::string::String>
-    for V1ClansInvitesListResponseDataItemClanTag {
+    for V1ClansInvitesListResultDataItemClanTag {
         type Error = self::error::ConversionError;
         fn try_from(
             value: ::std::string::String,
@@ -16314,7 +16316,7 @@ pub mod types {
             value.parse()
         }
     }
-    impl<'de> ::serde::Deserialize<'de> for V1ClansInvitesListResponseDataItemClanTag {
+    impl<'de> ::serde::Deserialize<'de> for V1ClansInvitesListResultDataItemClanTag {
         fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
         where
             D: ::serde::Deserializer<'de>,
@@ -16339,13 +16341,13 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
-    pub enum V1ClansInvitesListResponseDataItemClanVisibility {
+    pub enum V1ClansInvitesListResultDataItemClanVisibility {
         #[serde(rename = "public")]
         Public,
         #[serde(rename = "private")]
         Private,
     }
-    impl ::std::fmt::Display for V1ClansInvitesListResponseDataItemClanVisibility {
+    impl ::std::fmt::Display for V1ClansInvitesListResultDataItemClanVisibility {
         fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
             match *self {
                 Self::Public => f.write_str("public"),
@@ -16353,7 +16355,7 @@ pub mod types {
             }
         }
     }
-    impl ::std::str::FromStr for V1ClansInvitesListResponseDataItemClanVisibility {
+    impl ::std::str::FromStr for V1ClansInvitesListResultDataItemClanVisibility {
         type Err = self::error::ConversionError;
         fn from_str(
             value: &str,
@@ -16366,7 +16368,7 @@ pub mod types {
         }
     }
     impl ::std::convert::TryFrom<&str>
-    for V1ClansInvitesListResponseDataItemClanVisibility {
+    for V1ClansInvitesListResultDataItemClanVisibility {
         type Error = self::error::ConversionError;
         fn try_from(
             value: &str,
@@ -16375,7 +16377,7 @@ pub mod types {
         }
     }
     impl ::std::convert::TryFrom<::std::string::String>
-    for V1ClansInvitesListResponseDataItemClanVisibility {
+    for V1ClansInvitesListResultDataItemClanVisibility {
         type Error = self::error::ConversionError;
         fn try_from(
             value: ::std::string::String,
@@ -16385,7 +16387,7 @@ pub mod types {
     }
     ///Where this page sits in the whole list
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct V1ClansInvitesListResponseMeta {
+    pub struct V1ClansInvitesListResultMeta {
         ///This page
         pub page: ::std::num::NonZeroU64,
         ///Page size
@@ -16452,19 +16454,19 @@ pub mod types {
     }
     ///The membership
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct V1ClansJoinResponse {
-        pub data: V1ClansJoinResponseData,
+    pub struct V1ClansJoinResult {
+        pub data: V1ClansJoinResultData,
     }
     ///A member of a clan and their role
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct V1ClansJoinResponseData {
+    pub struct V1ClansJoinResultData {
         ///path of the user’s avatar
         pub avatar: ::std::string::String,
         pub clan_id: i64,
         ///when the user joined
         pub joined_at: ::chrono::DateTime<::chrono::offset::Utc>,
         ///`owner` (exactly one; everything), `officer` (settings, invites, removes members), `member`
-        pub role: V1ClansJoinResponseDataRole,
+        pub role: V1ClansJoinResultDataRole,
         pub user_id: i64,
         pub username: ::std::string::String,
     }
@@ -16481,7 +16483,7 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
-    pub enum V1ClansJoinResponseDataRole {
+    pub enum V1ClansJoinResultDataRole {
         #[serde(rename = "owner")]
         Owner,
         #[serde(rename = "officer")]
@@ -16489,7 +16491,7 @@ pub mod types {
         #[serde(rename = "member")]
         Member,
     }
-    impl ::std::fmt::Display for V1ClansJoinResponseDataRole {
+    impl ::std::fmt::Display for V1ClansJoinResultDataRole {
         fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
             match *self {
                 Self::Owner => f.write_str("owner"),
@@ -16498,7 +16500,7 @@ pub mod types {
             }
         }
     }
-    impl ::std::str::FromStr for V1ClansJoinResponseDataRole {
+    impl ::std::str::FromStr for V1ClansJoinResultDataRole {
         type Err = self::error::ConversionError;
         fn from_str(
             value: &str,
@@ -16511,7 +16513,7 @@ pub mod types {
             }
         }
     }
-    impl ::std::convert::TryFrom<&str> for V1ClansJoinResponseDataRole {
+    impl ::std::convert::TryFrom<&str> for V1ClansJoinResultDataRole {
         type Error = self::error::ConversionError;
         fn try_from(
             value: &str,
@@ -16519,7 +16521,7 @@ pub mod types {
             value.parse()
         }
     }
-    impl ::std::convert::TryFrom<::std::string::String> for V1ClansJoinResponseDataRole {
+    impl ::std::convert::TryFrom<::std::string::String> for V1ClansJoinResultDataRole {
         type Error = self::error::ConversionError;
         fn try_from(
             value: ::std::string::String,
@@ -16711,53 +16713,53 @@ pub mod types {
     }
     ///One page of clans
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct V1ClansListResponse {
-        pub data: ::std::vec::Vec<V1ClansListResponseDataItem>,
-        pub meta: V1ClansListResponseMeta,
+    pub struct V1ClansListResult {
+        pub data: ::std::vec::Vec<V1ClansListResultDataItem>,
+        pub meta: V1ClansListResultMeta,
     }
     ///A clan of one game
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct V1ClansListResponseDataItem {
+    pub struct V1ClansListResultDataItem {
         ///when the clan was created
         pub created_at: ::chrono::DateTime<::chrono::offset::Utc>,
         ///What the clan is about, up to 500 characters.
-        pub description: V1ClansListResponseDataItemDescription,
+        pub description: V1ClansListResultDataItemDescription,
         ///The game the clan plays
-        pub game: V1ClansListResponseDataItemGame,
+        pub game: V1ClansListResultDataItemGame,
         ///clan ID
         pub id: i64,
         ///`open`: anyone may join; `invite`: only players with a pending invite; `closed`: no new members (pending invites cannot be accepted).
-        pub join_policy: V1ClansListResponseDataItemJoinPolicy,
+        pub join_policy: V1ClansListResultDataItemJoinPolicy,
         ///Most members the clan takes, 2-100; never below the current member count.
         pub max_members: i64,
         ///members now, the owner included
         pub member_count: ::std::num::NonZeroU64,
         ///3-32 characters: ASCII letters, digits, spaces and . _ ' -, starting and ending with a letter or digit. Unique per game without regard to case.
-        pub name: V1ClansListResponseDataItemName,
+        pub name: V1ClansListResultDataItemName,
         ///2-6 ASCII letters or digits. Unique per game without regard to case.
-        pub tag: V1ClansListResponseDataItemTag,
+        pub tag: V1ClansListResultDataItemTag,
         ///when its settings last changed
         pub updated_at: ::chrono::DateTime<::chrono::offset::Utc>,
         ///`public`: listed and readable by anyone; `private`: seen only by its members and the players it invited (to anyone else it does not exist: 404).
-        pub visibility: V1ClansListResponseDataItemVisibility,
+        pub visibility: V1ClansListResultDataItemVisibility,
     }
     ///What the clan is about, up to 500 characters.
     #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
-    pub struct V1ClansListResponseDataItemDescription(::std::string::String);
-    impl ::std::ops::Deref for V1ClansListResponseDataItemDescription {
+    pub struct V1ClansListResultDataItemDescription(::std::string::String);
+    impl ::std::ops::Deref for V1ClansListResultDataItemDescription {
         type Target = ::std::string::String;
         fn deref(&self) -> &::std::string::String {
             &self.0
         }
     }
-    impl ::std::convert::From<V1ClansListResponseDataItemDescription>
+    impl ::std::convert::From<V1ClansListResultDataItemDescription>
     for ::std::string::String {
-        fn from(value: V1ClansListResponseDataItemDescription) -> Self {
+        fn from(value: V1ClansListResultDataItemDescription) -> Self {
             value.0
         }
     }
-    impl ::std::str::FromStr for V1ClansListResponseDataItemDescription {
+    impl ::std::str::FromStr for V1ClansListResultDataItemDescription {
         type Err = self::error::ConversionError;
         fn from_str(
             value: &str,
@@ -16768,7 +16770,7 @@ pub mod types {
             Ok(Self(value.to_string()))
         }
     }
-    impl ::std::convert::TryFrom<&str> for V1ClansListResponseDataItemDescription {
+    impl ::std::convert::TryFrom<&str> for V1ClansListResultDataItemDescription {
         type Error = self::error::ConversionError;
         fn try_from(
             value: &str,
@@ -16777,7 +16779,7 @@ pub mod types {
         }
     }
     impl ::std::convert::TryFrom<::std::string::String>
-    for V1ClansListResponseDataItemDescription {
+    for V1ClansListResultDataItemDescription {
         type Error = self::error::ConversionError;
         fn try_from(
             value: ::std::string::String,
@@ -16785,7 +16787,7 @@ pub mod types {
             value.parse()
         }
     }
-    impl<'de> ::serde::Deserialize<'de> for V1ClansListResponseDataItemDescription {
+    impl<'de> ::serde::Deserialize<'de> for V1ClansListResultDataItemDescription {
         fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
         where
             D: ::serde::Deserializer<'de>,
@@ -16810,7 +16812,7 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
-    pub enum V1ClansListResponseDataItemGame {
+    pub enum V1ClansListResultDataItemGame {
         #[serde(rename = "cs2")]
         Cs2,
         #[serde(rename = "cs16")]
@@ -16820,7 +16822,7 @@ pub mod types {
         #[serde(rename = "minecraft")]
         Minecraft,
     }
-    impl ::std::fmt::Display for V1ClansListResponseDataItemGame {
+    impl ::std::fmt::Display for V1ClansListResultDataItemGame {
         fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
             match *self {
                 Self::Cs2 => f.write_str("cs2"),
@@ -16830,7 +16832,7 @@ pub mod types {
             }
         }
     }
-    impl ::std::str::FromStr for V1ClansListResponseDataItemGame {
+    impl ::std::str::FromStr for V1ClansListResultDataItemGame {
         type Err = self::error::ConversionError;
         fn from_str(
             value: &str,
@@ -16844,7 +16846,7 @@ pub mod types {
             }
         }
     }
-    impl ::std::convert::TryFrom<&str> for V1ClansListResponseDataItemGame {
+    impl ::std::convert::TryFrom<&str> for V1ClansListResultDataItemGame {
         type Error = self::error::ConversionError;
         fn try_from(
             value: &str,
@@ -16853,7 +16855,7 @@ pub mod types {
         }
     }
     impl ::std::convert::TryFrom<::std::string::String>
-    for V1ClansListResponseDataItemGame {
+    for V1ClansListResultDataItemGame {
         type Error = self::error::ConversionError;
         fn try_from(
             value: ::std::string::String,
@@ -16874,7 +16876,7 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
-    pub enum V1ClansListResponseDataItemJoinPolicy {
+    pub enum V1ClansListResultDataItemJoinPolicy {
         #[serde(rename = "open")]
         Open,
         #[serde(rename = "invite")]
@@ -16882,7 +16884,7 @@ pub mod types {
         #[serde(rename = "closed")]
         Closed,
     }
-    impl ::std::fmt::Display for V1ClansListResponseDataItemJoinPolicy {
+    impl ::std::fmt::Display for V1ClansListResultDataItemJoinPolicy {
         fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
             match *self {
                 Self::Open => f.write_str("open"),
@@ -16891,7 +16893,7 @@ pub mod types {
             }
         }
     }
-    impl ::std::str::FromStr for V1ClansListResponseDataItemJoinPolicy {
+    impl ::std::str::FromStr for V1ClansListResultDataItemJoinPolicy {
         type Err = self::error::ConversionError;
         fn from_str(
             value: &str,
@@ -16904,7 +16906,7 @@ pub mod types {
             }
         }
     }
-    impl ::std::convert::TryFrom<&str> for V1ClansListResponseDataItemJoinPolicy {
+    impl ::std::convert::TryFrom<&str> for V1ClansListResultDataItemJoinPolicy {
         type Error = self::error::ConversionError;
         fn try_from(
             value: &str,
@@ -16913,7 +16915,7 @@ pub mod types {
         }
     }
     impl ::std::convert::TryFrom<::std::string::String>
-    for V1ClansListResponseDataItemJoinPolicy {
+    for V1ClansListResultDataItemJoinPolicy {
         type Error = self::error::ConversionError;
         fn try_from(
             value: ::std::string::String,
@@ -16924,20 +16926,19 @@ pub mod types {
     ///3-32 characters: ASCII letters, digits, spaces and . _ ' -, starting and ending with a letter or digit. Unique per game without regard to case.
     #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
-    pub struct V1ClansListResponseDataItemName(::std::string::String);
-    impl ::std::ops::Deref for V1ClansListResponseDataItemName {
+    pub struct V1ClansListResultDataItemName(::std::string::String);
+    impl ::std::ops::Deref for V1ClansListResultDataItemName {
         type Target = ::std::string::String;
         fn deref(&self) -> &::std::string::String {
             &self.0
         }
     }
-    impl ::std::convert::From<V1ClansListResponseDataItemName>
-    for ::std::string::String {
-        fn from(value: V1ClansListResponseDataItemName) -> Self {
+    impl ::std::convert::From<V1ClansListResultDataItemName> for ::std::string::String {
+        fn from(value: V1ClansListResultDataItemName) -> Self {
             value.0
         }
     }
-    impl ::std::str::FromStr for V1ClansListResponseDataItemName {
+    impl ::std::str::FromStr for V1ClansListResultDataItemName {
         type Err = self::error::ConversionError;
         fn from_str(
             value: &str,
@@ -16962,7 +16963,7 @@ pub mod types {
             Ok(Self(value.to_string()))
         }
     }
-    impl ::std::convert::TryFrom<&str> for V1ClansListResponseDataItemName {
+    impl ::std::convert::TryFrom<&str> for V1ClansListResultDataItemName {
         type Error = self::error::ConversionError;
         fn try_from(
             value: &str,
@@ -16971,7 +16972,7 @@ pub mod types {
         }
     }
     impl ::std::convert::TryFrom<::std::string::String>
-    for V1ClansListResponseDataItemName {
+    for V1ClansListResultDataItemName {
         type Error = self::error::ConversionError;
         fn try_from(
             value: ::std::string::String,
@@ -16979,7 +16980,7 @@ pub mod types {
             value.parse()
         }
     }
-    impl<'de> ::serde::Deserialize<'de> for V1ClansListResponseDataItemName {
+    impl<'de> ::serde::Deserialize<'de> for V1ClansListResultDataItemName {
         fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
         where
             D: ::serde::Deserializer<'de>,
@@ -16994,19 +16995,19 @@ pub mod types {
     ///2-6 ASCII letters or digits. Unique per game without regard to case.
     #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
-    pub struct V1ClansListResponseDataItemTag(::std::string::String);
-    impl ::std::ops::Deref for V1ClansListResponseDataItemTag {
+    pub struct V1ClansListResultDataItemTag(::std::string::String);
+    impl ::std::ops::Deref for V1ClansListResultDataItemTag {
         type Target = ::std::string::String;
         fn deref(&self) -> &::std::string::String {
             &self.0
         }
     }
-    impl ::std::convert::From<V1ClansListResponseDataItemTag> for ::std::string::String {
-        fn from(value: V1ClansListResponseDataItemTag) -> Self {
+    impl ::std::convert::From<V1ClansListResultDataItemTag> for ::std::string::String {
+        fn from(value: V1ClansListResultDataItemTag) -> Self {
             value.0
         }
     }
-    impl ::std::str::FromStr for V1ClansListResponseDataItemTag {
+    impl ::std::str::FromStr for V1ClansListResultDataItemTag {
         type Err = self::error::ConversionError;
         fn from_str(
             value: &str,
@@ -17019,7 +17020,7 @@ pub mod types {
             Ok(Self(value.to_string()))
         }
     }
-    impl ::std::convert::TryFrom<&str> for V1ClansListResponseDataItemTag {
+    impl ::std::convert::TryFrom<&str> for V1ClansListResultDataItemTag {
         type Error = self::error::ConversionError;
         fn try_from(
             value: &str,
@@ -17028,7 +17029,7 @@ pub mod types {
         }
     }
     impl ::std::convert::TryFrom<::std::string::String>
-    for V1ClansListResponseDataItemTag {
+    for V1ClansListResultDataItemTag {
         type Error = self::error::ConversionError;
         fn try_from(
             value: ::std::string::String,
@@ -17036,7 +17037,7 @@ pub mod types {
             value.parse()
         }
     }
-    impl<'de> ::serde::Deserialize<'de> for V1ClansListResponseDataItemTag {
+    impl<'de> ::serde::Deserialize<'de> for V1ClansListResultDataItemTag {
         fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
         where
             D: ::serde::Deserializer<'de>,
@@ -17061,13 +17062,13 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
-    pub enum V1ClansListResponseDataItemVisibility {
+    pub enum V1ClansListResultDataItemVisibility {
         #[serde(rename = "public")]
         Public,
         #[serde(rename = "private")]
         Private,
     }
-    impl ::std::fmt::Display for V1ClansListResponseDataItemVisibility {
+    impl ::std::fmt::Display for V1ClansListResultDataItemVisibility {
         fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
             match *self {
                 Self::Public => f.write_str("public"),
@@ -17075,7 +17076,7 @@ pub mod types {
             }
         }
     }
-    impl ::std::str::FromStr for V1ClansListResponseDataItemVisibility {
+    impl ::std::str::FromStr for V1ClansListResultDataItemVisibility {
         type Err = self::error::ConversionError;
         fn from_str(
             value: &str,
@@ -17087,7 +17088,7 @@ pub mod types {
             }
         }
     }
-    impl ::std::convert::TryFrom<&str> for V1ClansListResponseDataItemVisibility {
+    impl ::std::convert::TryFrom<&str> for V1ClansListResultDataItemVisibility {
         type Error = self::error::ConversionError;
         fn try_from(
             value: &str,
@@ -17096,7 +17097,7 @@ pub mod types {
         }
     }
     impl ::std::convert::TryFrom<::std::string::String>
-    for V1ClansListResponseDataItemVisibility {
+    for V1ClansListResultDataItemVisibility {
         type Error = self::error::ConversionError;
         fn try_from(
             value: ::std::string::String,
@@ -17106,7 +17107,7 @@ pub mod types {
     }
     ///Where this page sits in the whole list
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct V1ClansListResponseMeta {
+    pub struct V1ClansListResultMeta {
         ///This page
         pub page: ::std::num::NonZeroU64,
         ///Page size
@@ -17175,19 +17176,19 @@ pub mod types {
     }
     ///The membership
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct V1ClansMembersDemoteResponse {
-        pub data: V1ClansMembersDemoteResponseData,
+    pub struct V1ClansMembersDemoteResult {
+        pub data: V1ClansMembersDemoteResultData,
     }
     ///A member of a clan and their role
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct V1ClansMembersDemoteResponseData {
+    pub struct V1ClansMembersDemoteResultData {
         ///path of the user’s avatar
         pub avatar: ::std::string::String,
         pub clan_id: i64,
         ///when the user joined
         pub joined_at: ::chrono::DateTime<::chrono::offset::Utc>,
         ///`owner` (exactly one; everything), `officer` (settings, invites, removes members), `member`
-        pub role: V1ClansMembersDemoteResponseDataRole,
+        pub role: V1ClansMembersDemoteResultDataRole,
         pub user_id: i64,
         pub username: ::std::string::String,
     }
@@ -17204,7 +17205,7 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
-    pub enum V1ClansMembersDemoteResponseDataRole {
+    pub enum V1ClansMembersDemoteResultDataRole {
         #[serde(rename = "owner")]
         Owner,
         #[serde(rename = "officer")]
@@ -17212,7 +17213,7 @@ pub mod types {
         #[serde(rename = "member")]
         Member,
     }
-    impl ::std::fmt::Display for V1ClansMembersDemoteResponseDataRole {
+    impl ::std::fmt::Display for V1ClansMembersDemoteResultDataRole {
         fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
             match *self {
                 Self::Owner => f.write_str("owner"),
@@ -17221,7 +17222,7 @@ pub mod types {
             }
         }
     }
-    impl ::std::str::FromStr for V1ClansMembersDemoteResponseDataRole {
+    impl ::std::str::FromStr for V1ClansMembersDemoteResultDataRole {
         type Err = self::error::ConversionError;
         fn from_str(
             value: &str,
@@ -17234,7 +17235,7 @@ pub mod types {
             }
         }
     }
-    impl ::std::convert::TryFrom<&str> for V1ClansMembersDemoteResponseDataRole {
+    impl ::std::convert::TryFrom<&str> for V1ClansMembersDemoteResultDataRole {
         type Error = self::error::ConversionError;
         fn try_from(
             value: &str,
@@ -17243,7 +17244,7 @@ pub mod types {
         }
     }
     impl ::std::convert::TryFrom<::std::string::String>
-    for V1ClansMembersDemoteResponseDataRole {
+    for V1ClansMembersDemoteResultDataRole {
         type Error = self::error::ConversionError;
         fn try_from(
             value: ::std::string::String,
@@ -17371,19 +17372,19 @@ pub mod types {
     }
     ///The membership
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct V1ClansMembersPromoteResponse {
-        pub data: V1ClansMembersPromoteResponseData,
+    pub struct V1ClansMembersPromoteResult {
+        pub data: V1ClansMembersPromoteResultData,
     }
     ///A member of a clan and their role
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct V1ClansMembersPromoteResponseData {
+    pub struct V1ClansMembersPromoteResultData {
         ///path of the user’s avatar
         pub avatar: ::std::string::String,
         pub clan_id: i64,
         ///when the user joined
         pub joined_at: ::chrono::DateTime<::chrono::offset::Utc>,
         ///`owner` (exactly one; everything), `officer` (settings, invites, removes members), `member`
-        pub role: V1ClansMembersPromoteResponseDataRole,
+        pub role: V1ClansMembersPromoteResultDataRole,
         pub user_id: i64,
         pub username: ::std::string::String,
     }
@@ -17400,7 +17401,7 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
-    pub enum V1ClansMembersPromoteResponseDataRole {
+    pub enum V1ClansMembersPromoteResultDataRole {
         #[serde(rename = "owner")]
         Owner,
         #[serde(rename = "officer")]
@@ -17408,7 +17409,7 @@ pub mod types {
         #[serde(rename = "member")]
         Member,
     }
-    impl ::std::fmt::Display for V1ClansMembersPromoteResponseDataRole {
+    impl ::std::fmt::Display for V1ClansMembersPromoteResultDataRole {
         fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
             match *self {
                 Self::Owner => f.write_str("owner"),
@@ -17417,7 +17418,7 @@ pub mod types {
             }
         }
     }
-    impl ::std::str::FromStr for V1ClansMembersPromoteResponseDataRole {
+    impl ::std::str::FromStr for V1ClansMembersPromoteResultDataRole {
         type Err = self::error::ConversionError;
         fn from_str(
             value: &str,
@@ -17430,7 +17431,7 @@ pub mod types {
             }
         }
     }
-    impl ::std::convert::TryFrom<&str> for V1ClansMembersPromoteResponseDataRole {
+    impl ::std::convert::TryFrom<&str> for V1ClansMembersPromoteResultDataRole {
         type Error = self::error::ConversionError;
         fn try_from(
             value: &str,
@@ -17439,196 +17440,7 @@ pub mod types {
         }
     }
     impl ::std::convert::TryFrom<::std::string::String>
-    for V1ClansMembersPromoteResponseDataRole {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    ///The settings to change; those left out keep their value.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
-    #[serde(deny_unknown_fields)]
-    pub struct V1ClansSettingsUpdateBody {
-        ///What the clan is about, up to 500 characters.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub description: ::std::option::Option<V1ClansSettingsUpdateBodyDescription>,
-        ///`open`: anyone may join; `invite`: only players with a pending invite; `closed`: no new members (pending invites cannot be accepted).
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub join_policy: ::std::option::Option<V1ClansSettingsUpdateBodyJoinPolicy>,
-        ///Most members the clan takes, 2-100; never below the current member count.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub max_members: ::std::option::Option<i64>,
-        ///`public`: listed and readable by anyone; `private`: seen only by its members and the players it invited (to anyone else it does not exist: 404).
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub visibility: ::std::option::Option<V1ClansSettingsUpdateBodyVisibility>,
-    }
-    ///What the clan is about, up to 500 characters.
-    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
-    #[serde(transparent)]
-    pub struct V1ClansSettingsUpdateBodyDescription(::std::string::String);
-    impl ::std::ops::Deref for V1ClansSettingsUpdateBodyDescription {
-        type Target = ::std::string::String;
-        fn deref(&self) -> &::std::string::String {
-            &self.0
-        }
-    }
-    impl ::std::convert::From<V1ClansSettingsUpdateBodyDescription>
-    for ::std::string::String {
-        fn from(value: V1ClansSettingsUpdateBodyDescription) -> Self {
-            value.0
-        }
-    }
-    impl ::std::str::FromStr for V1ClansSettingsUpdateBodyDescription {
-        type Err = self::error::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            if value.chars().count() > 500usize {
-                return Err("longer than 500 characters".into());
-            }
-            Ok(Self(value.to_string()))
-        }
-    }
-    impl ::std::convert::TryFrom<&str> for V1ClansSettingsUpdateBodyDescription {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl ::std::convert::TryFrom<::std::string::String>
-    for V1ClansSettingsUpdateBodyDescription {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl<'de> ::serde::Deserialize<'de> for V1ClansSettingsUpdateBodyDescription {
-        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
-        where
-            D: ::serde::Deserializer<'de>,
-        {
-            ::std::string::String::deserialize(deserializer)?
-                .parse()
-                .map_err(|e: self::error::ConversionError| {
-                    <D::Error as ::serde::de::Error>::custom(e.to_string())
-                })
-        }
-    }
-    ///`open`: anyone may join; `invite`: only players with a pending invite; `closed`: no new members (pending invites cannot be accepted).
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Copy,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd
-    )]
-    pub enum V1ClansSettingsUpdateBodyJoinPolicy {
-        #[serde(rename = "open")]
-        Open,
-        #[serde(rename = "invite")]
-        Invite,
-        #[serde(rename = "closed")]
-        Closed,
-    }
-    impl ::std::fmt::Display for V1ClansSettingsUpdateBodyJoinPolicy {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-            match *self {
-                Self::Open => f.write_str("open"),
-                Self::Invite => f.write_str("invite"),
-                Self::Closed => f.write_str("closed"),
-            }
-        }
-    }
-    impl ::std::str::FromStr for V1ClansSettingsUpdateBodyJoinPolicy {
-        type Err = self::error::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            match value {
-                "open" => Ok(Self::Open),
-                "invite" => Ok(Self::Invite),
-                "closed" => Ok(Self::Closed),
-                _ => Err("invalid value".into()),
-            }
-        }
-    }
-    impl ::std::convert::TryFrom<&str> for V1ClansSettingsUpdateBodyJoinPolicy {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl ::std::convert::TryFrom<::std::string::String>
-    for V1ClansSettingsUpdateBodyJoinPolicy {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    ///`public`: listed and readable by anyone; `private`: seen only by its members and the players it invited (to anyone else it does not exist: 404).
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Copy,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd
-    )]
-    pub enum V1ClansSettingsUpdateBodyVisibility {
-        #[serde(rename = "public")]
-        Public,
-        #[serde(rename = "private")]
-        Private,
-    }
-    impl ::std::fmt::Display for V1ClansSettingsUpdateBodyVisibility {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-            match *self {
-                Self::Public => f.write_str("public"),
-                Self::Private => f.write_str("private"),
-            }
-        }
-    }
-    impl ::std::str::FromStr for V1ClansSettingsUpdateBodyVisibility {
-        type Err = self::error::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            match value {
-                "public" => Ok(Self::Public),
-                "private" => Ok(Self::Private),
-                _ => Err("invalid value".into()),
-            }
-        }
-    }
-    impl ::std::convert::TryFrom<&str> for V1ClansSettingsUpdateBodyVisibility {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl ::std::convert::TryFrom<::std::string::String>
-    for V1ClansSettingsUpdateBodyVisibility {
+    for V1ClansMembersPromoteResultDataRole {
         type Error = self::error::ConversionError;
         fn try_from(
             value: ::std::string::String,
@@ -17695,54 +17507,40 @@ pub mod types {
                 })
         }
     }
-    ///The clan
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct V1ClansSettingsUpdateResponse {
-        pub data: V1ClansSettingsUpdateResponseData,
-    }
-    ///A clan of one game
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct V1ClansSettingsUpdateResponseData {
-        ///when the clan was created
-        pub created_at: ::chrono::DateTime<::chrono::offset::Utc>,
+    ///The settings to change; those left out keep their value.
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[serde(deny_unknown_fields)]
+    pub struct V1ClansSettingsUpdateRequest {
         ///What the clan is about, up to 500 characters.
-        pub description: V1ClansSettingsUpdateResponseDataDescription,
-        ///The game the clan plays
-        pub game: V1ClansSettingsUpdateResponseDataGame,
-        ///clan ID
-        pub id: i64,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub description: ::std::option::Option<V1ClansSettingsUpdateRequestDescription>,
         ///`open`: anyone may join; `invite`: only players with a pending invite; `closed`: no new members (pending invites cannot be accepted).
-        pub join_policy: V1ClansSettingsUpdateResponseDataJoinPolicy,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub join_policy: ::std::option::Option<V1ClansSettingsUpdateRequestJoinPolicy>,
         ///Most members the clan takes, 2-100; never below the current member count.
-        pub max_members: i64,
-        ///members now, the owner included
-        pub member_count: ::std::num::NonZeroU64,
-        ///3-32 characters: ASCII letters, digits, spaces and . _ ' -, starting and ending with a letter or digit. Unique per game without regard to case.
-        pub name: V1ClansSettingsUpdateResponseDataName,
-        ///2-6 ASCII letters or digits. Unique per game without regard to case.
-        pub tag: V1ClansSettingsUpdateResponseDataTag,
-        ///when its settings last changed
-        pub updated_at: ::chrono::DateTime<::chrono::offset::Utc>,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub max_members: ::std::option::Option<i64>,
         ///`public`: listed and readable by anyone; `private`: seen only by its members and the players it invited (to anyone else it does not exist: 404).
-        pub visibility: V1ClansSettingsUpdateResponseDataVisibility,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub visibility: ::std::option::Option<V1ClansSettingsUpdateRequestVisibility>,
     }
     ///What the clan is about, up to 500 characters.
     #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
-    pub struct V1ClansSettingsUpdateResponseDataDescription(::std::string::String);
-    impl ::std::ops::Deref for V1ClansSettingsUpdateResponseDataDescription {
+    pub struct V1ClansSettingsUpdateRequestDescription(::std::string::String);
+    impl ::std::ops::Deref for V1ClansSettingsUpdateRequestDescription {
         type Target = ::std::string::String;
         fn deref(&self) -> &::std::string::String {
             &self.0
         }
     }
-    impl ::std::convert::From<V1ClansSettingsUpdateResponseDataDescription>
+    impl ::std::convert::From<V1ClansSettingsUpdateRequestDescription>
     for ::std::string::String {
-        fn from(value: V1ClansSettingsUpdateResponseDataDescription) -> Self {
+        fn from(value: V1ClansSettingsUpdateRequestDescription) -> Self {
             value.0
         }
     }
-    impl ::std::str::FromStr for V1ClansSettingsUpdateResponseDataDescription {
+    impl ::std::str::FromStr for V1ClansSettingsUpdateRequestDescription {
         type Err = self::error::ConversionError;
         fn from_str(
             value: &str,
@@ -17753,7 +17551,7 @@ pub mod types {
             Ok(Self(value.to_string()))
         }
     }
-    impl ::std::convert::TryFrom<&str> for V1ClansSettingsUpdateResponseDataDescription {
+    impl ::std::convert::TryFrom<&str> for V1ClansSettingsUpdateRequestDescription {
         type Error = self::error::ConversionError;
         fn try_from(
             value: &str,
@@ -17762,7 +17560,7 @@ pub mod types {
         }
     }
     impl ::std::convert::TryFrom<::std::string::String>
-    for V1ClansSettingsUpdateResponseDataDescription {
+    for V1ClansSettingsUpdateRequestDescription {
         type Error = self::error::ConversionError;
         fn try_from(
             value: ::std::string::String,
@@ -17770,8 +17568,210 @@ pub mod types {
             value.parse()
         }
     }
-    impl<'de> ::serde::Deserialize<'de>
-    for V1ClansSettingsUpdateResponseDataDescription {
+    impl<'de> ::serde::Deserialize<'de> for V1ClansSettingsUpdateRequestDescription {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| {
+                    <D::Error as ::serde::de::Error>::custom(e.to_string())
+                })
+        }
+    }
+    ///`open`: anyone may join; `invite`: only players with a pending invite; `closed`: no new members (pending invites cannot be accepted).
+    #[derive(
+        ::serde::Deserialize,
+        ::serde::Serialize,
+        Clone,
+        Copy,
+        Debug,
+        Eq,
+        Hash,
+        Ord,
+        PartialEq,
+        PartialOrd
+    )]
+    pub enum V1ClansSettingsUpdateRequestJoinPolicy {
+        #[serde(rename = "open")]
+        Open,
+        #[serde(rename = "invite")]
+        Invite,
+        #[serde(rename = "closed")]
+        Closed,
+    }
+    impl ::std::fmt::Display for V1ClansSettingsUpdateRequestJoinPolicy {
+        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+            match *self {
+                Self::Open => f.write_str("open"),
+                Self::Invite => f.write_str("invite"),
+                Self::Closed => f.write_str("closed"),
+            }
+        }
+    }
+    impl ::std::str::FromStr for V1ClansSettingsUpdateRequestJoinPolicy {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            match value {
+                "open" => Ok(Self::Open),
+                "invite" => Ok(Self::Invite),
+                "closed" => Ok(Self::Closed),
+                _ => Err("invalid value".into()),
+            }
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for V1ClansSettingsUpdateRequestJoinPolicy {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String>
+    for V1ClansSettingsUpdateRequestJoinPolicy {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    ///`public`: listed and readable by anyone; `private`: seen only by its members and the players it invited (to anyone else it does not exist: 404).
+    #[derive(
+        ::serde::Deserialize,
+        ::serde::Serialize,
+        Clone,
+        Copy,
+        Debug,
+        Eq,
+        Hash,
+        Ord,
+        PartialEq,
+        PartialOrd
+    )]
+    pub enum V1ClansSettingsUpdateRequestVisibility {
+        #[serde(rename = "public")]
+        Public,
+        #[serde(rename = "private")]
+        Private,
+    }
+    impl ::std::fmt::Display for V1ClansSettingsUpdateRequestVisibility {
+        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+            match *self {
+                Self::Public => f.write_str("public"),
+                Self::Private => f.write_str("private"),
+            }
+        }
+    }
+    impl ::std::str::FromStr for V1ClansSettingsUpdateRequestVisibility {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            match value {
+                "public" => Ok(Self::Public),
+                "private" => Ok(Self::Private),
+                _ => Err("invalid value".into()),
+            }
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for V1ClansSettingsUpdateRequestVisibility {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String>
+    for V1ClansSettingsUpdateRequestVisibility {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    ///The clan
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    pub struct V1ClansSettingsUpdateResult {
+        pub data: V1ClansSettingsUpdateResultData,
+    }
+    ///A clan of one game
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    pub struct V1ClansSettingsUpdateResultData {
+        ///when the clan was created
+        pub created_at: ::chrono::DateTime<::chrono::offset::Utc>,
+        ///What the clan is about, up to 500 characters.
+        pub description: V1ClansSettingsUpdateResultDataDescription,
+        ///The game the clan plays
+        pub game: V1ClansSettingsUpdateResultDataGame,
+        ///clan ID
+        pub id: i64,
+        ///`open`: anyone may join; `invite`: only players with a pending invite; `closed`: no new members (pending invites cannot be accepted).
+        pub join_policy: V1ClansSettingsUpdateResultDataJoinPolicy,
+        ///Most members the clan takes, 2-100; never below the current member count.
+        pub max_members: i64,
+        ///members now, the owner included
+        pub member_count: ::std::num::NonZeroU64,
+        ///3-32 characters: ASCII letters, digits, spaces and . _ ' -, starting and ending with a letter or digit. Unique per game without regard to case.
+        pub name: V1ClansSettingsUpdateResultDataName,
+        ///2-6 ASCII letters or digits. Unique per game without regard to case.
+        pub tag: V1ClansSettingsUpdateResultDataTag,
+        ///when its settings last changed
+        pub updated_at: ::chrono::DateTime<::chrono::offset::Utc>,
+        ///`public`: listed and readable by anyone; `private`: seen only by its members and the players it invited (to anyone else it does not exist: 404).
+        pub visibility: V1ClansSettingsUpdateResultDataVisibility,
+    }
+    ///What the clan is about, up to 500 characters.
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+    #[serde(transparent)]
+    pub struct V1ClansSettingsUpdateResultDataDescription(::std::string::String);
+    impl ::std::ops::Deref for V1ClansSettingsUpdateResultDataDescription {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<V1ClansSettingsUpdateResultDataDescription>
+    for ::std::string::String {
+        fn from(value: V1ClansSettingsUpdateResultDataDescription) -> Self {
+            value.0
+        }
+    }
+    impl ::std::str::FromStr for V1ClansSettingsUpdateResultDataDescription {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            if value.chars().count() > 500usize {
+                return Err("longer than 500 characters".into());
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for V1ClansSettingsUpdateResultDataDescription {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String>
+    for V1ClansSettingsUpdateResultDataDescription {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for V1ClansSettingsUpdateResultDataDescription {
         fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
         where
             D: ::serde::Deserializer<'de>,
@@ -17796,7 +17796,7 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
-    pub enum V1ClansSettingsUpdateResponseDataGame {
+    pub enum V1ClansSettingsUpdateResultDataGame {
         #[serde(rename = "cs2")]
         Cs2,
         #[serde(rename = "cs16")]
@@ -17806,7 +17806,7 @@ pub mod types {
         #[serde(rename = "minecraft")]
         Minecraft,
     }
-    impl ::std::fmt::Display for V1ClansSettingsUpdateResponseDataGame {
+    impl ::std::fmt::Display for V1ClansSettingsUpdateResultDataGame {
         fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
             match *self {
                 Self::Cs2 => f.write_str("cs2"),
@@ -17816,7 +17816,7 @@ pub mod types {
             }
         }
     }
-    impl ::std::str::FromStr for V1ClansSettingsUpdateResponseDataGame {
+    impl ::std::str::FromStr for V1ClansSettingsUpdateResultDataGame {
         type Err = self::error::ConversionError;
         fn from_str(
             value: &str,
@@ -17830,7 +17830,7 @@ pub mod types {
             }
         }
     }
-    impl ::std::convert::TryFrom<&str> for V1ClansSettingsUpdateResponseDataGame {
+    impl ::std::convert::TryFrom<&str> for V1ClansSettingsUpdateResultDataGame {
         type Error = self::error::ConversionError;
         fn try_from(
             value: &str,
@@ -17839,7 +17839,7 @@ pub mod types {
         }
     }
     impl ::std::convert::TryFrom<::std::string::String>
-    for V1ClansSettingsUpdateResponseDataGame {
+    for V1ClansSettingsUpdateResultDataGame {
         type Error = self::error::ConversionError;
         fn try_from(
             value: ::std::string::String,
@@ -17860,7 +17860,7 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
-    pub enum V1ClansSettingsUpdateResponseDataJoinPolicy {
+    pub enum V1ClansSettingsUpdateResultDataJoinPolicy {
         #[serde(rename = "open")]
         Open,
         #[serde(rename = "invite")]
@@ -17868,7 +17868,7 @@ pub mod types {
         #[serde(rename = "closed")]
         Closed,
     }
-    impl ::std::fmt::Display for V1ClansSettingsUpdateResponseDataJoinPolicy {
+    impl ::std::fmt::Display for V1ClansSettingsUpdateResultDataJoinPolicy {
         fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
             match *self {
                 Self::Open => f.write_str("open"),
@@ -17877,7 +17877,7 @@ pub mod types {
             }
         }
     }
-    impl ::std::str::FromStr for V1ClansSettingsUpdateResponseDataJoinPolicy {
+    impl ::std::str::FromStr for V1ClansSettingsUpdateResultDataJoinPolicy {
         type Err = self::error::ConversionError;
         fn from_str(
             value: &str,
@@ -17890,7 +17890,7 @@ pub mod types {
             }
         }
     }
-    impl ::std::convert::TryFrom<&str> for V1ClansSettingsUpdateResponseDataJoinPolicy {
+    impl ::std::convert::TryFrom<&str> for V1ClansSettingsUpdateResultDataJoinPolicy {
         type Error = self::error::ConversionError;
         fn try_from(
             value: &str,
@@ -17899,7 +17899,7 @@ pub mod types {
         }
     }
     impl ::std::convert::TryFrom<::std::string::String>
-    for V1ClansSettingsUpdateResponseDataJoinPolicy {
+    for V1ClansSettingsUpdateResultDataJoinPolicy {
         type Error = self::error::ConversionError;
         fn try_from(
             value: ::std::string::String,
@@ -17910,20 +17910,20 @@ pub mod types {
     ///3-32 characters: ASCII letters, digits, spaces and . _ ' -, starting and ending with a letter or digit. Unique per game without regard to case.
     #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
-    pub struct V1ClansSettingsUpdateResponseDataName(::std::string::String);
-    impl ::std::ops::Deref for V1ClansSettingsUpdateResponseDataName {
+    pub struct V1ClansSettingsUpdateResultDataName(::std::string::String);
+    impl ::std::ops::Deref for V1ClansSettingsUpdateResultDataName {
         type Target = ::std::string::String;
         fn deref(&self) -> &::std::string::String {
             &self.0
         }
     }
-    impl ::std::convert::From<V1ClansSettingsUpdateResponseDataName>
+    impl ::std::convert::From<V1ClansSettingsUpdateResultDataName>
     for ::std::string::String {
-        fn from(value: V1ClansSettingsUpdateResponseDataName) -> Self {
+        fn from(value: V1ClansSettingsUpdateResultDataName) -> Self {
             value.0
         }
     }
-    impl ::std::str::FromStr for V1ClansSettingsUpdateResponseDataName {
+    impl ::std::str::FromStr for V1ClansSettingsUpdateResultDataName {
         type Err = self::error::ConversionError;
         fn from_str(
             value: &str,
@@ -17948,7 +17948,7 @@ pub mod types {
             Ok(Self(value.to_string()))
         }
     }
-    impl ::std::convert::TryFrom<&str> for V1ClansSettingsUpdateResponseDataName {
+    impl ::std::convert::TryFrom<&str> for V1ClansSettingsUpdateResultDataName {
         type Error = self::error::ConversionError;
         fn try_from(
             value: &str,
@@ -17957,7 +17957,7 @@ pub mod types {
         }
     }
     impl ::std::convert::TryFrom<::std::string::String>
-    for V1ClansSettingsUpdateResponseDataName {
+    for V1ClansSettingsUpdateResultDataName {
         type Error = self::error::ConversionError;
         fn try_from(
             value: ::std::string::String,
@@ -17965,7 +17965,7 @@ pub mod types {
             value.parse()
         }
     }
-    impl<'de> ::serde::Deserialize<'de> for V1ClansSettingsUpdateResponseDataName {
+    impl<'de> ::serde::Deserialize<'de> for V1ClansSettingsUpdateResultDataName {
         fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
         where
             D: ::serde::Deserializer<'de>,
@@ -17980,20 +17980,20 @@ pub mod types {
     ///2-6 ASCII letters or digits. Unique per game without regard to case.
     #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
-    pub struct V1ClansSettingsUpdateResponseDataTag(::std::string::String);
-    impl ::std::ops::Deref for V1ClansSettingsUpdateResponseDataTag {
+    pub struct V1ClansSettingsUpdateResultDataTag(::std::string::String);
+    impl ::std::ops::Deref for V1ClansSettingsUpdateResultDataTag {
         type Target = ::std::string::String;
         fn deref(&self) -> &::std::string::String {
             &self.0
         }
     }
-    impl ::std::convert::From<V1ClansSettingsUpdateResponseDataTag>
+    impl ::std::convert::From<V1ClansSettingsUpdateResultDataTag>
     for ::std::string::String {
-        fn from(value: V1ClansSettingsUpdateResponseDataTag) -> Self {
+        fn from(value: V1ClansSettingsUpdateResultDataTag) -> Self {
             value.0
         }
     }
-    impl ::std::str::FromStr for V1ClansSettingsUpdateResponseDataTag {
+    impl ::std::str::FromStr for V1ClansSettingsUpdateResultDataTag {
         type Err = self::error::ConversionError;
         fn from_str(
             value: &str,
@@ -18006,7 +18006,7 @@ pub mod types {
             Ok(Self(value.to_string()))
         }
     }
-    impl ::std::convert::TryFrom<&str> for V1ClansSettingsUpdateResponseDataTag {
+    impl ::std::convert::TryFrom<&str> for V1ClansSettingsUpdateResultDataTag {
         type Error = self::error::ConversionError;
         fn try_from(
             value: &str,
@@ -18015,7 +18015,7 @@ pub mod types {
         }
     }
     impl ::std::convert::TryFrom<::std::string::String>
-    for V1ClansSettingsUpdateResponseDataTag {
+    for V1ClansSettingsUpdateResultDataTag {
         type Error = self::error::ConversionError;
         fn try_from(
             value: ::std::string::String,
@@ -18023,7 +18023,7 @@ pub mod types {
             value.parse()
         }
     }
-    impl<'de> ::serde::Deserialize<'de> for V1ClansSettingsUpdateResponseDataTag {
+    impl<'de> ::serde::Deserialize<'de> for V1ClansSettingsUpdateResultDataTag {
         fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
         where
             D: ::serde::Deserializer<'de>,
@@ -18048,13 +18048,13 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
-    pub enum V1ClansSettingsUpdateResponseDataVisibility {
+    pub enum V1ClansSettingsUpdateResultDataVisibility {
         #[serde(rename = "public")]
         Public,
         #[serde(rename = "private")]
         Private,
     }
-    impl ::std::fmt::Display for V1ClansSettingsUpdateResponseDataVisibility {
+    impl ::std::fmt::Display for V1ClansSettingsUpdateResultDataVisibility {
         fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
             match *self {
                 Self::Public => f.write_str("public"),
@@ -18062,7 +18062,7 @@ pub mod types {
             }
         }
     }
-    impl ::std::str::FromStr for V1ClansSettingsUpdateResponseDataVisibility {
+    impl ::std::str::FromStr for V1ClansSettingsUpdateResultDataVisibility {
         type Err = self::error::ConversionError;
         fn from_str(
             value: &str,
@@ -18074,7 +18074,7 @@ pub mod types {
             }
         }
     }
-    impl ::std::convert::TryFrom<&str> for V1ClansSettingsUpdateResponseDataVisibility {
+    impl ::std::convert::TryFrom<&str> for V1ClansSettingsUpdateResultDataVisibility {
         type Error = self::error::ConversionError;
         fn try_from(
             value: &str,
@@ -18083,20 +18083,13 @@ pub mod types {
         }
     }
     impl ::std::convert::TryFrom<::std::string::String>
-    for V1ClansSettingsUpdateResponseDataVisibility {
+    for V1ClansSettingsUpdateResultDataVisibility {
         type Error = self::error::ConversionError;
         fn try_from(
             value: ::std::string::String,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
             value.parse()
         }
-    }
-    ///`V1ClansTransferBody`
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    #[serde(deny_unknown_fields)]
-    pub struct V1ClansTransferBody {
-        ///the member who becomes the owner
-        pub user_id: ::std::num::NonZeroU64,
     }
     ///`V1ClansTransferIdempotencyKey`
     #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
@@ -18156,56 +18149,63 @@ pub mod types {
                 })
         }
     }
+    ///`V1ClansTransferRequest`
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    #[serde(deny_unknown_fields)]
+    pub struct V1ClansTransferRequest {
+        ///the member who becomes the owner
+        pub user_id: ::std::num::NonZeroU64,
+    }
     ///The clan with its members
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct V1ClansTransferResponse {
-        pub data: V1ClansTransferResponseData,
+    pub struct V1ClansTransferResult {
+        pub data: V1ClansTransferResultData,
     }
     ///A clan with its members and their roles
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct V1ClansTransferResponseData {
+    pub struct V1ClansTransferResultData {
         ///when the clan was created
         pub created_at: ::chrono::DateTime<::chrono::offset::Utc>,
         ///What the clan is about, up to 500 characters.
-        pub description: V1ClansTransferResponseDataDescription,
+        pub description: V1ClansTransferResultDataDescription,
         ///The game the clan plays
-        pub game: V1ClansTransferResponseDataGame,
+        pub game: V1ClansTransferResultDataGame,
         ///clan ID
         pub id: i64,
         ///`open`: anyone may join; `invite`: only players with a pending invite; `closed`: no new members (pending invites cannot be accepted).
-        pub join_policy: V1ClansTransferResponseDataJoinPolicy,
+        pub join_policy: V1ClansTransferResultDataJoinPolicy,
         ///Most members the clan takes, 2-100; never below the current member count.
         pub max_members: i64,
         ///members now, the owner included
         pub member_count: ::std::num::NonZeroU64,
         ///every member: the owner, then officers, then members, longest-standing first
-        pub members: ::std::vec::Vec<V1ClansTransferResponseDataMembersItem>,
+        pub members: ::std::vec::Vec<V1ClansTransferResultDataMembersItem>,
         ///3-32 characters: ASCII letters, digits, spaces and . _ ' -, starting and ending with a letter or digit. Unique per game without regard to case.
-        pub name: V1ClansTransferResponseDataName,
+        pub name: V1ClansTransferResultDataName,
         ///2-6 ASCII letters or digits. Unique per game without regard to case.
-        pub tag: V1ClansTransferResponseDataTag,
+        pub tag: V1ClansTransferResultDataTag,
         ///when its settings last changed
         pub updated_at: ::chrono::DateTime<::chrono::offset::Utc>,
         ///`public`: listed and readable by anyone; `private`: seen only by its members and the players it invited (to anyone else it does not exist: 404).
-        pub visibility: V1ClansTransferResponseDataVisibility,
+        pub visibility: V1ClansTransferResultDataVisibility,
     }
     ///What the clan is about, up to 500 characters.
     #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
-    pub struct V1ClansTransferResponseDataDescription(::std::string::String);
-    impl ::std::ops::Deref for V1ClansTransferResponseDataDescription {
+    pub struct V1ClansTransferResultDataDescription(::std::string::String);
+    impl ::std::ops::Deref for V1ClansTransferResultDataDescription {
         type Target = ::std::string::String;
         fn deref(&self) -> &::std::string::String {
             &self.0
         }
     }
-    impl ::std::convert::From<V1ClansTransferResponseDataDescription>
+    impl ::std::convert::From<V1ClansTransferResultDataDescription>
     for ::std::string::String {
-        fn from(value: V1ClansTransferResponseDataDescription) -> Self {
+        fn from(value: V1ClansTransferResultDataDescription) -> Self {
             value.0
         }
     }
-    impl ::std::str::FromStr for V1ClansTransferResponseDataDescription {
+    impl ::std::str::FromStr for V1ClansTransferResultDataDescription {
         type Err = self::error::ConversionError;
         fn from_str(
             value: &str,
@@ -18216,7 +18216,7 @@ pub mod types {
             Ok(Self(value.to_string()))
         }
     }
-    impl ::std::convert::TryFrom<&str> for V1ClansTransferResponseDataDescription {
+    impl ::std::convert::TryFrom<&str> for V1ClansTransferResultDataDescription {
         type Error = self::error::ConversionError;
         fn try_from(
             value: &str,
@@ -18225,7 +18225,7 @@ pub mod types {
         }
     }
     impl ::std::convert::TryFrom<::std::string::String>
-    for V1ClansTransferResponseDataDescription {
+    for V1ClansTransferResultDataDescription {
         type Error = self::error::ConversionError;
         fn try_from(
             value: ::std::string::String,
@@ -18233,7 +18233,7 @@ pub mod types {
             value.parse()
         }
     }
-    impl<'de> ::serde::Deserialize<'de> for V1ClansTransferResponseDataDescription {
+    impl<'de> ::serde::Deserialize<'de> for V1ClansTransferResultDataDescription {
         fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
         where
             D: ::serde::Deserializer<'de>,
@@ -18258,7 +18258,7 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
-    pub enum V1ClansTransferResponseDataGame {
+    pub enum V1ClansTransferResultDataGame {
         #[serde(rename = "cs2")]
         Cs2,
         #[serde(rename = "cs16")]
@@ -18268,7 +18268,7 @@ pub mod types {
         #[serde(rename = "minecraft")]
         Minecraft,
     }
-    impl ::std::fmt::Display for V1ClansTransferResponseDataGame {
+    impl ::std::fmt::Display for V1ClansTransferResultDataGame {
         fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
             match *self {
                 Self::Cs2 => f.write_str("cs2"),
@@ -18278,7 +18278,7 @@ pub mod types {
             }
         }
     }
-    impl ::std::str::FromStr for V1ClansTransferResponseDataGame {
+    impl ::std::str::FromStr for V1ClansTransferResultDataGame {
         type Err = self::error::ConversionError;
         fn from_str(
             value: &str,
@@ -18292,7 +18292,7 @@ pub mod types {
             }
         }
     }
-    impl ::std::convert::TryFrom<&str> for V1ClansTransferResponseDataGame {
+    impl ::std::convert::TryFrom<&str> for V1ClansTransferResultDataGame {
         type Error = self::error::ConversionError;
         fn try_from(
             value: &str,
@@ -18301,7 +18301,7 @@ pub mod types {
         }
     }
     impl ::std::convert::TryFrom<::std::string::String>
-    for V1ClansTransferResponseDataGame {
+    for V1ClansTransferResultDataGame {
         type Error = self::error::ConversionError;
         fn try_from(
             value: ::std::string::String,
@@ -18322,7 +18322,7 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
-    pub enum V1ClansTransferResponseDataJoinPolicy {
+    pub enum V1ClansTransferResultDataJoinPolicy {
         #[serde(rename = "open")]
         Open,
         #[serde(rename = "invite")]
@@ -18330,7 +18330,7 @@ pub mod types {
         #[serde(rename = "closed")]
         Closed,
     }
-    impl ::std::fmt::Display for V1ClansTransferResponseDataJoinPolicy {
+    impl ::std::fmt::Display for V1ClansTransferResultDataJoinPolicy {
         fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
             match *self {
                 Self::Open => f.write_str("open"),
@@ -18339,7 +18339,7 @@ pub mod types {
             }
         }
     }
-    impl ::std::str::FromStr for V1ClansTransferResponseDataJoinPolicy {
+    impl ::std::str::FromStr for V1ClansTransferResultDataJoinPolicy {
         type Err = self::error::ConversionError;
         fn from_str(
             value: &str,
@@ -18352,7 +18352,7 @@ pub mod types {
             }
         }
     }
-    impl ::std::convert::TryFrom<&str> for V1ClansTransferResponseDataJoinPolicy {
+    impl ::std::convert::TryFrom<&str> for V1ClansTransferResultDataJoinPolicy {
         type Error = self::error::ConversionError;
         fn try_from(
             value: &str,
@@ -18361,7 +18361,7 @@ pub mod types {
         }
     }
     impl ::std::convert::TryFrom<::std::string::String>
-    for V1ClansTransferResponseDataJoinPolicy {
+    for V1ClansTransferResultDataJoinPolicy {
         type Error = self::error::ConversionError;
         fn try_from(
             value: ::std::string::String,
@@ -18369,15 +18369,15 @@ pub mod types {
             value.parse()
         }
     }
-    ///`V1ClansTransferResponseDataMembersItem`
+    ///`V1ClansTransferResultDataMembersItem`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct V1ClansTransferResponseDataMembersItem {
+    pub struct V1ClansTransferResultDataMembersItem {
         ///path of the user’s avatar
         pub avatar: ::std::string::String,
         ///when the user joined
         pub joined_at: ::chrono::DateTime<::chrono::offset::Utc>,
         ///`owner` (exactly one; everything), `officer` (settings, invites, removes members), `member`
-        pub role: V1ClansTransferResponseDataMembersItemRole,
+        pub role: V1ClansTransferResultDataMembersItemRole,
         pub user_id: i64,
         pub username: ::std::string::String,
     }
@@ -18394,7 +18394,7 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
-    pub enum V1ClansTransferResponseDataMembersItemRole {
+    pub enum V1ClansTransferResultDataMembersItemRole {
         #[serde(rename = "owner")]
         Owner,
         #[serde(rename = "officer")]
@@ -18402,7 +18402,7 @@ pub mod types {
         #[serde(rename = "member")]
         Member,
     }
-    impl ::std::fmt::Display for V1ClansTransferResponseDataMembersItemRole {
+    impl ::std::fmt::Display for V1ClansTransferResultDataMembersItemRole {
         fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
             match *self {
                 Self::Owner => f.write_str("owner"),
@@ -18411,7 +18411,7 @@ pub mod types {
             }
         }
     }
-    impl ::std::str::FromStr for V1ClansTransferResponseDataMembersItemRole {
+    impl ::std::str::FromStr for V1ClansTransferResultDataMembersItemRole {
         type Err = self::error::ConversionError;
         fn from_str(
             value: &str,
@@ -18424,7 +18424,7 @@ pub mod types {
             }
         }
     }
-    impl ::std::convert::TryFrom<&str> for V1ClansTransferResponseDataMembersItemRole {
+    impl ::std::convert::TryFrom<&str> for V1ClansTransferResultDataMembersItemRole {
         type Error = self::error::ConversionError;
         fn try_from(
             value: &str,
@@ -18433,7 +18433,7 @@ pub mod types {
         }
     }
     impl ::std::convert::TryFrom<::std::string::String>
-    for V1ClansTransferResponseDataMembersItemRole {
+    for V1ClansTransferResultDataMembersItemRole {
         type Error = self::error::ConversionError;
         fn try_from(
             value: ::std::string::String,
@@ -18444,20 +18444,19 @@ pub mod types {
     ///3-32 characters: ASCII letters, digits, spaces and . _ ' -, starting and ending with a letter or digit. Unique per game without regard to case.
     #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
-    pub struct V1ClansTransferResponseDataName(::std::string::String);
-    impl ::std::ops::Deref for V1ClansTransferResponseDataName {
+    pub struct V1ClansTransferResultDataName(::std::string::String);
+    impl ::std::ops::Deref for V1ClansTransferResultDataName {
         type Target = ::std::string::String;
         fn deref(&self) -> &::std::string::String {
             &self.0
         }
     }
-    impl ::std::convert::From<V1ClansTransferResponseDataName>
-    for ::std::string::String {
-        fn from(value: V1ClansTransferResponseDataName) -> Self {
+    impl ::std::convert::From<V1ClansTransferResultDataName> for ::std::string::String {
+        fn from(value: V1ClansTransferResultDataName) -> Self {
             value.0
         }
     }
-    impl ::std::str::FromStr for V1ClansTransferResponseDataName {
+    impl ::std::str::FromStr for V1ClansTransferResultDataName {
         type Err = self::error::ConversionError;
         fn from_str(
             value: &str,
@@ -18482,7 +18481,7 @@ pub mod types {
             Ok(Self(value.to_string()))
         }
     }
-    impl ::std::convert::TryFrom<&str> for V1ClansTransferResponseDataName {
+    impl ::std::convert::TryFrom<&str> for V1ClansTransferResultDataName {
         type Error = self::error::ConversionError;
         fn try_from(
             value: &str,
@@ -18491,7 +18490,7 @@ pub mod types {
         }
     }
     impl ::std::convert::TryFrom<::std::string::String>
-    for V1ClansTransferResponseDataName {
+    for V1ClansTransferResultDataName {
         type Error = self::error::ConversionError;
         fn try_from(
             value: ::std::string::String,
@@ -18499,7 +18498,7 @@ pub mod types {
             value.parse()
         }
     }
-    impl<'de> ::serde::Deserialize<'de> for V1ClansTransferResponseDataName {
+    impl<'de> ::serde::Deserialize<'de> for V1ClansTransferResultDataName {
         fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
         where
             D: ::serde::Deserializer<'de>,
@@ -18514,19 +18513,19 @@ pub mod types {
     ///2-6 ASCII letters or digits. Unique per game without regard to case.
     #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
-    pub struct V1ClansTransferResponseDataTag(::std::string::String);
-    impl ::std::ops::Deref for V1ClansTransferResponseDataTag {
+    pub struct V1ClansTransferResultDataTag(::std::string::String);
+    impl ::std::ops::Deref for V1ClansTransferResultDataTag {
         type Target = ::std::string::String;
         fn deref(&self) -> &::std::string::String {
             &self.0
         }
     }
-    impl ::std::convert::From<V1ClansTransferResponseDataTag> for ::std::string::String {
-        fn from(value: V1ClansTransferResponseDataTag) -> Self {
+    impl ::std::convert::From<V1ClansTransferResultDataTag> for ::std::string::String {
+        fn from(value: V1ClansTransferResultDataTag) -> Self {
             value.0
         }
     }
-    impl ::std::str::FromStr for V1ClansTransferResponseDataTag {
+    impl ::std::str::FromStr for V1ClansTransferResultDataTag {
         type Err = self::error::ConversionError;
         fn from_str(
             value: &str,
@@ -18539,7 +18538,7 @@ pub mod types {
             Ok(Self(value.to_string()))
         }
     }
-    impl ::std::convert::TryFrom<&str> for V1ClansTransferResponseDataTag {
+    impl ::std::convert::TryFrom<&str> for V1ClansTransferResultDataTag {
         type Error = self::error::ConversionError;
         fn try_from(
             value: &str,
@@ -18548,7 +18547,7 @@ pub mod types {
         }
     }
     impl ::std::convert::TryFrom<::std::string::String>
-    for V1ClansTransferResponseDataTag {
+    for V1ClansTransferResultDataTag {
         type Error = self::error::ConversionError;
         fn try_from(
             value: ::std::string::String,
@@ -18556,7 +18555,7 @@ pub mod types {
             value.parse()
         }
     }
-    impl<'de> ::serde::Deserialize<'de> for V1ClansTransferResponseDataTag {
+    impl<'de> ::serde::Deserialize<'de> for V1ClansTransferResultDataTag {
         fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
         where
             D: ::serde::Deserializer<'de>,
@@ -18581,13 +18580,13 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
-    pub enum V1ClansTransferResponseDataVisibility {
+    pub enum V1ClansTransferResultDataVisibility {
         #[serde(rename = "public")]
         Public,
         #[serde(rename = "private")]
         Private,
     }
-    impl ::std::fmt::Display for V1ClansTransferResponseDataVisibility {
+    impl ::std::fmt::Display for V1ClansTransferResultDataVisibility {
         fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
             match *self {
                 Self::Public => f.write_str("public"),
@@ -18595,7 +18594,7 @@ pub mod types {
             }
         }
     }
-    impl ::std::str::FromStr for V1ClansTransferResponseDataVisibility {
+    impl ::std::str::FromStr for V1ClansTransferResultDataVisibility {
         type Err = self::error::ConversionError;
         fn from_str(
             value: &str,
@@ -18607,7 +18606,7 @@ pub mod types {
             }
         }
     }
-    impl ::std::convert::TryFrom<&str> for V1ClansTransferResponseDataVisibility {
+    impl ::std::convert::TryFrom<&str> for V1ClansTransferResultDataVisibility {
         type Error = self::error::ConversionError;
         fn try_from(
             value: &str,
@@ -18616,7 +18615,7 @@ pub mod types {
         }
     }
     impl ::std::convert::TryFrom<::std::string::String>
-    for V1ClansTransferResponseDataVisibility {
+    for V1ClansTransferResultDataVisibility {
         type Error = self::error::ConversionError;
         fn try_from(
             value: ::std::string::String,
@@ -18626,92 +18625,24 @@ pub mod types {
     }
     ///the balance
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct V1EconomyBalanceGetResponse {
+    pub struct V1EconomyBalanceGetResult {
         pub data: EconomyBalance,
     }
     ///a page of entries, newest first
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct V1EconomyTransactionsListResponse {
+    pub struct V1EconomyTransactionsListResult {
         pub data: ::std::vec::Vec<EconomyEntry>,
-        pub meta: V1EconomyTransactionsListResponseMeta,
+        pub meta: V1EconomyTransactionsListResultMeta,
     }
     ///Where this page sits in the whole list
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct V1EconomyTransactionsListResponseMeta {
+    pub struct V1EconomyTransactionsListResultMeta {
         ///This page
         pub page: ::std::num::NonZeroU64,
         ///Page size
         pub per_page: ::std::num::NonZeroU64,
         ///Items across all pages
         pub total: u64,
-    }
-    ///`V1EconomyTransferCreateBody`
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    #[serde(deny_unknown_fields)]
-    pub struct V1EconomyTransferCreateBody {
-        ///whole coins, 1 to 1,000,000; anything else is `invalid_amount`
-        pub amount: ::std::num::NonZeroU64,
-        ///shown to both users in their history
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub note: ::std::option::Option<V1EconomyTransferCreateBodyNote>,
-        ///the recipient’s user id
-        pub to_user_id: ::std::num::NonZeroU64,
-    }
-    ///shown to both users in their history
-    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
-    #[serde(transparent)]
-    pub struct V1EconomyTransferCreateBodyNote(::std::string::String);
-    impl ::std::ops::Deref for V1EconomyTransferCreateBodyNote {
-        type Target = ::std::string::String;
-        fn deref(&self) -> &::std::string::String {
-            &self.0
-        }
-    }
-    impl ::std::convert::From<V1EconomyTransferCreateBodyNote>
-    for ::std::string::String {
-        fn from(value: V1EconomyTransferCreateBodyNote) -> Self {
-            value.0
-        }
-    }
-    impl ::std::str::FromStr for V1EconomyTransferCreateBodyNote {
-        type Err = self::error::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            if value.chars().count() > 200usize {
-                return Err("longer than 200 characters".into());
-            }
-            Ok(Self(value.to_string()))
-        }
-    }
-    impl ::std::convert::TryFrom<&str> for V1EconomyTransferCreateBodyNote {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl ::std::convert::TryFrom<::std::string::String>
-    for V1EconomyTransferCreateBodyNote {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl<'de> ::serde::Deserialize<'de> for V1EconomyTransferCreateBodyNote {
-        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
-        where
-            D: ::serde::Deserializer<'de>,
-        {
-            ::std::string::String::deserialize(deserializer)?
-                .parse()
-                .map_err(|e: self::error::ConversionError| {
-                    <D::Error as ::serde::de::Error>::custom(e.to_string())
-                })
-        }
     }
     ///`V1EconomyTransferCreateIdempotencyKey`
     #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
@@ -18772,9 +18703,77 @@ pub mod types {
                 })
         }
     }
+    ///`V1EconomyTransferCreateRequest`
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    #[serde(deny_unknown_fields)]
+    pub struct V1EconomyTransferCreateRequest {
+        ///whole coins, 1 to 1,000,000; anything else is `invalid_amount`
+        pub amount: ::std::num::NonZeroU64,
+        ///shown to both users in their history
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub note: ::std::option::Option<V1EconomyTransferCreateRequestNote>,
+        ///the recipient’s user id
+        pub to_user_id: ::std::num::NonZeroU64,
+    }
+    ///shown to both users in their history
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+    #[serde(transparent)]
+    pub struct V1EconomyTransferCreateRequestNote(::std::string::String);
+    impl ::std::ops::Deref for V1EconomyTransferCreateRequestNote {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<V1EconomyTransferCreateRequestNote>
+    for ::std::string::String {
+        fn from(value: V1EconomyTransferCreateRequestNote) -> Self {
+            value.0
+        }
+    }
+    impl ::std::str::FromStr for V1EconomyTransferCreateRequestNote {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            if value.chars().count() > 200usize {
+                return Err("longer than 200 characters".into());
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for V1EconomyTransferCreateRequestNote {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String>
+    for V1EconomyTransferCreateRequestNote {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for V1EconomyTransferCreateRequestNote {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| {
+                    <D::Error as ::serde::de::Error>::custom(e.to_string())
+                })
+        }
+    }
     ///the transfer written
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct V1EconomyTransferCreateResponse {
+    pub struct V1EconomyTransferCreateResult {
         pub data: EconomyTransfer,
     }
     ///`V1EventsListAfter`
@@ -18835,13 +18834,13 @@ pub mod types {
     }
     ///One page of events, oldest first
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct V1EventsListResponse {
-        pub data: ::std::vec::Vec<V1EventsListResponseDataItem>,
-        pub meta: V1EventsListResponseMeta,
+    pub struct V1EventsListResult {
+        pub data: ::std::vec::Vec<V1EventsListResultDataItem>,
+        pub meta: V1EventsListResultMeta,
     }
     ///An event, as every channel sends it (webhook body, SSE data, pull item)
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct V1EventsListResponseDataItem {
+    pub struct V1EventsListResultDataItem {
         ///When the change that emitted the event committed (ISO 8601 UTC).
         pub created_at: ::chrono::DateTime<::chrono::offset::Utc>,
         ///The payload; its schema per type is in the OpenAPI `webhooks` section.
@@ -18854,10 +18853,10 @@ pub mod types {
     }
     ///Cursor paging: the outbox grows at its end, so pages are walked by cursor, not by number
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct V1EventsListResponseMeta {
+    pub struct V1EventsListResultMeta {
         ///More events are waiting after this page: ask again at once with `after=next_after`.
         pub has_more: bool,
-        ///The cursor for the next page: pass it as `after`.
+        ///The cursor for the next page: pass it as `after`. `null`: No event to page after yet (nothing visible and no `after` given).
         #[serde(deserialize_with = "::std::option::Option::deserialize")]
         pub next_after: ::std::option::Option<::std::string::String>,
     }
@@ -19097,25 +19096,23 @@ pub mod types {
     }
     ///Every event type, in catalog order
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct V1EventsTypesListResponse {
-        pub data: ::std::vec::Vec<V1EventsTypesListResponseDataItem>,
+    pub struct V1EventsTypesListResult {
+        pub data: ::std::vec::Vec<V1EventsTypesListResultDataItem>,
     }
     ///One event type of the catalog
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct V1EventsTypesListResponseDataItem {
+    pub struct V1EventsTypesListResultDataItem {
         ///`public`: every subscriber with the scope; `user`: only apps acting for the user it concerns; `app`: only the app it concerns
-        pub audience: V1EventsTypesListResponseDataItemAudience,
+        pub audience: V1EventsTypesListResultDataItemAudience,
         ///What it tells, and who receives it
         pub description: ::std::string::String,
-        ///An example `data`
-        pub example: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        pub example: V1EventsTypesListResultDataItemExample,
         ///One event per kill (or as often): prefer its batched variant
         pub high_volume: bool,
-        ///JSON Schema (2020-12) of the event’s `data`
-        pub schema: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        pub schema: V1EventsTypesListResultDataItemSchema,
         ///The scope a reader needs (null: none beyond the audience)
         #[serde(deserialize_with = "::std::option::Option::deserialize")]
-        pub scope: ::std::option::Option<V1EventsTypesListResponseDataItemScope>,
+        pub scope: ::std::option::Option<V1EventsTypesListResultDataItemScope>,
         ///Event type, `resource.action`
         #[serde(rename = "type")]
         pub type_: ::std::string::String,
@@ -19133,7 +19130,7 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
-    pub enum V1EventsTypesListResponseDataItemAudience {
+    pub enum V1EventsTypesListResultDataItemAudience {
         #[serde(rename = "public")]
         Public,
         #[serde(rename = "user")]
@@ -19141,7 +19138,7 @@ pub mod types {
         #[serde(rename = "app")]
         App,
     }
-    impl ::std::fmt::Display for V1EventsTypesListResponseDataItemAudience {
+    impl ::std::fmt::Display for V1EventsTypesListResultDataItemAudience {
         fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
             match *self {
                 Self::Public => f.write_str("public"),
@@ -19150,7 +19147,7 @@ pub mod types {
             }
         }
     }
-    impl ::std::str::FromStr for V1EventsTypesListResponseDataItemAudience {
+    impl ::std::str::FromStr for V1EventsTypesListResultDataItemAudience {
         type Err = self::error::ConversionError;
         fn from_str(
             value: &str,
@@ -19163,7 +19160,7 @@ pub mod types {
             }
         }
     }
-    impl ::std::convert::TryFrom<&str> for V1EventsTypesListResponseDataItemAudience {
+    impl ::std::convert::TryFrom<&str> for V1EventsTypesListResultDataItemAudience {
         type Error = self::error::ConversionError;
         fn try_from(
             value: &str,
@@ -19172,12 +19169,70 @@ pub mod types {
         }
     }
     impl ::std::convert::TryFrom<::std::string::String>
-    for V1EventsTypesListResponseDataItemAudience {
+    for V1EventsTypesListResultDataItemAudience {
         type Error = self::error::ConversionError;
         fn try_from(
             value: ::std::string::String,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
             value.parse()
+        }
+    }
+    ///An example `data`
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    #[serde(transparent)]
+    pub struct V1EventsTypesListResultDataItemExample(
+        pub ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    );
+    impl ::std::ops::Deref for V1EventsTypesListResultDataItemExample {
+        type Target = ::serde_json::Map<::std::string::String, ::serde_json::Value>;
+        fn deref(
+            &self,
+        ) -> &::serde_json::Map<::std::string::String, ::serde_json::Value> {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<V1EventsTypesListResultDataItemExample>
+    for ::serde_json::Map<::std::string::String, ::serde_json::Value> {
+        fn from(value: V1EventsTypesListResultDataItemExample) -> Self {
+            value.0
+        }
+    }
+    impl ::std::convert::From<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    > for V1EventsTypesListResultDataItemExample {
+        fn from(
+            value: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        ) -> Self {
+            Self(value)
+        }
+    }
+    ///JSON Schema (2020-12) of the event’s `data`
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    #[serde(transparent)]
+    pub struct V1EventsTypesListResultDataItemSchema(
+        pub ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    );
+    impl ::std::ops::Deref for V1EventsTypesListResultDataItemSchema {
+        type Target = ::serde_json::Map<::std::string::String, ::serde_json::Value>;
+        fn deref(
+            &self,
+        ) -> &::serde_json::Map<::std::string::String, ::serde_json::Value> {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<V1EventsTypesListResultDataItemSchema>
+    for ::serde_json::Map<::std::string::String, ::serde_json::Value> {
+        fn from(value: V1EventsTypesListResultDataItemSchema) -> Self {
+            value.0
+        }
+    }
+    impl ::std::convert::From<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    > for V1EventsTypesListResultDataItemSchema {
+        fn from(
+            value: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        ) -> Self {
+            Self(value)
         }
     }
     ///The scope a reader needs (null: none beyond the audience)
@@ -19193,7 +19248,7 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
-    pub enum V1EventsTypesListResponseDataItemScope {
+    pub enum V1EventsTypesListResultDataItemScope {
         #[serde(rename = "openid")]
         Openid,
         #[serde(rename = "identify")]
@@ -19221,7 +19276,7 @@ pub mod types {
         #[serde(rename = "offline_access")]
         OfflineAccess,
     }
-    impl ::std::fmt::Display for V1EventsTypesListResponseDataItemScope {
+    impl ::std::fmt::Display for V1EventsTypesListResultDataItemScope {
         fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
             match *self {
                 Self::Openid => f.write_str("openid"),
@@ -19240,7 +19295,7 @@ pub mod types {
             }
         }
     }
-    impl ::std::str::FromStr for V1EventsTypesListResponseDataItemScope {
+    impl ::std::str::FromStr for V1EventsTypesListResultDataItemScope {
         type Err = self::error::ConversionError;
         fn from_str(
             value: &str,
@@ -19263,7 +19318,7 @@ pub mod types {
             }
         }
     }
-    impl ::std::convert::TryFrom<&str> for V1EventsTypesListResponseDataItemScope {
+    impl ::std::convert::TryFrom<&str> for V1EventsTypesListResultDataItemScope {
         type Error = self::error::ConversionError;
         fn try_from(
             value: &str,
@@ -19272,78 +19327,12 @@ pub mod types {
         }
     }
     impl ::std::convert::TryFrom<::std::string::String>
-    for V1EventsTypesListResponseDataItemScope {
+    for V1EventsTypesListResultDataItemScope {
         type Error = self::error::ConversionError;
         fn try_from(
             value: ::std::string::String,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
             value.parse()
-        }
-    }
-    ///`V1ServersCommandSendBody`
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    #[serde(deny_unknown_fields)]
-    pub struct V1ServersCommandSendBody {
-        ///One console command, 1 to 512 characters, on one line (no line breaks or control characters, which would smuggle a second command).
-        pub command: V1ServersCommandSendBodyCommand,
-    }
-    ///One console command, 1 to 512 characters, on one line (no line breaks or control characters, which would smuggle a second command).
-    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
-    #[serde(transparent)]
-    pub struct V1ServersCommandSendBodyCommand(::std::string::String);
-    impl ::std::ops::Deref for V1ServersCommandSendBodyCommand {
-        type Target = ::std::string::String;
-        fn deref(&self) -> &::std::string::String {
-            &self.0
-        }
-    }
-    impl ::std::convert::From<V1ServersCommandSendBodyCommand>
-    for ::std::string::String {
-        fn from(value: V1ServersCommandSendBodyCommand) -> Self {
-            value.0
-        }
-    }
-    impl ::std::str::FromStr for V1ServersCommandSendBodyCommand {
-        type Err = self::error::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            if value.chars().count() > 512usize {
-                return Err("longer than 512 characters".into());
-            }
-            if value.chars().count() < 1usize {
-                return Err("shorter than 1 characters".into());
-            }
-            Ok(Self(value.to_string()))
-        }
-    }
-    impl ::std::convert::TryFrom<&str> for V1ServersCommandSendBodyCommand {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl ::std::convert::TryFrom<::std::string::String>
-    for V1ServersCommandSendBodyCommand {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl<'de> ::serde::Deserialize<'de> for V1ServersCommandSendBodyCommand {
-        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
-        where
-            D: ::serde::Deserializer<'de>,
-        {
-            ::std::string::String::deserialize(deserializer)?
-                .parse()
-                .map_err(|e: self::error::ConversionError| {
-                    <D::Error as ::serde::de::Error>::custom(e.to_string())
-                })
         }
     }
     ///`V1ServersCommandSendIdempotencyKey`
@@ -19405,20 +19394,86 @@ pub mod types {
                 })
         }
     }
+    ///`V1ServersCommandSendRequest`
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    #[serde(deny_unknown_fields)]
+    pub struct V1ServersCommandSendRequest {
+        ///One console command, 1 to 512 characters, on one line (no line breaks or control characters, which would smuggle a second command).
+        pub command: V1ServersCommandSendRequestCommand,
+    }
+    ///One console command, 1 to 512 characters, on one line (no line breaks or control characters, which would smuggle a second command).
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+    #[serde(transparent)]
+    pub struct V1ServersCommandSendRequestCommand(::std::string::String);
+    impl ::std::ops::Deref for V1ServersCommandSendRequestCommand {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<V1ServersCommandSendRequestCommand>
+    for ::std::string::String {
+        fn from(value: V1ServersCommandSendRequestCommand) -> Self {
+            value.0
+        }
+    }
+    impl ::std::str::FromStr for V1ServersCommandSendRequestCommand {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            if value.chars().count() > 512usize {
+                return Err("longer than 512 characters".into());
+            }
+            if value.chars().count() < 1usize {
+                return Err("shorter than 1 characters".into());
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for V1ServersCommandSendRequestCommand {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String>
+    for V1ServersCommandSendRequestCommand {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for V1ServersCommandSendRequestCommand {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| {
+                    <D::Error as ::serde::de::Error>::custom(e.to_string())
+                })
+        }
+    }
     ///the server’s answer
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct V1ServersCommandSendResponse {
+    pub struct V1ServersCommandSendResult {
         pub data: ServerCommandResult,
     }
     ///a page of the audit, newest first
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct V1ServersCommandsListResponse {
+    pub struct V1ServersCommandsListResult {
         pub data: ::std::vec::Vec<ServerCommandAuditEntry>,
-        pub meta: V1ServersCommandsListResponseMeta,
+        pub meta: V1ServersCommandsListResultMeta,
     }
     ///Where this page sits in the whole list
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct V1ServersCommandsListResponseMeta {
+    pub struct V1ServersCommandsListResultMeta {
         ///This page
         pub page: ::std::num::NonZeroU64,
         ///Page size
@@ -19598,15 +19653,15 @@ pub mod types {
     }
     ///One page of game servers
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct V1ServersListResponse {
-        pub data: ::std::vec::Vec<V1ServersListResponseDataItem>,
-        pub meta: V1ServersListResponseMeta,
+    pub struct V1ServersListResult {
+        pub data: ::std::vec::Vec<V1ServersListResultDataItem>,
+        pub meta: V1ServersListResultMeta,
     }
     ///A game server of the hub (the preview server record)
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct V1ServersListResponseDataItem {
+    pub struct V1ServersListResultDataItem {
         ///game code
-        pub game: V1ServersListResponseDataItemGame,
+        pub game: V1ServersListResultDataItemGame,
         ///server ID (a string on the preview surface)
         pub id: ::std::string::String,
         pub max_players: u64,
@@ -19614,10 +19669,10 @@ pub mod types {
         ///current player count
         pub players: u64,
         ///Where the server runs, as its operator registered it; `unassigned` until one is set.
-        pub region: V1ServersListResponseDataItemRegion,
+        pub region: V1ServersListResultDataItemRegion,
         ///`running`: the poller’s latest verdict is that the server answers its status query (it answered the last poll, or missed fewer than `POLL_OFFLINE_AFTER` polls in a row, so one lost packet does not flap it); `offline`: otherwise, including a server never polled yet. These two are the complete set.
-        pub status: V1ServersListResponseDataItemStatus,
-        ///Percent of the poller’s status queries the server answered over the last 30 days (hourly buckets: the current UTC hour and the ones before it), one decimal.
+        pub status: V1ServersListResultDataItemStatus,
+        ///Percent of the poller’s status queries the server answered over the last 30 days (hourly buckets: the current UTC hour and the ones before it), one decimal. `null`: The poller has no history of this server in the window.
         #[serde(deserialize_with = "::std::option::Option::deserialize")]
         pub uptime: ::std::option::Option<f64>,
     }
@@ -19634,7 +19689,7 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
-    pub enum V1ServersListResponseDataItemGame {
+    pub enum V1ServersListResultDataItemGame {
         #[serde(rename = "cs2")]
         Cs2,
         #[serde(rename = "cs16")]
@@ -19644,7 +19699,7 @@ pub mod types {
         #[serde(rename = "minecraft")]
         Minecraft,
     }
-    impl ::std::fmt::Display for V1ServersListResponseDataItemGame {
+    impl ::std::fmt::Display for V1ServersListResultDataItemGame {
         fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
             match *self {
                 Self::Cs2 => f.write_str("cs2"),
@@ -19654,7 +19709,7 @@ pub mod types {
             }
         }
     }
-    impl ::std::str::FromStr for V1ServersListResponseDataItemGame {
+    impl ::std::str::FromStr for V1ServersListResultDataItemGame {
         type Err = self::error::ConversionError;
         fn from_str(
             value: &str,
@@ -19668,7 +19723,7 @@ pub mod types {
             }
         }
     }
-    impl ::std::convert::TryFrom<&str> for V1ServersListResponseDataItemGame {
+    impl ::std::convert::TryFrom<&str> for V1ServersListResultDataItemGame {
         type Error = self::error::ConversionError;
         fn try_from(
             value: &str,
@@ -19677,7 +19732,7 @@ pub mod types {
         }
     }
     impl ::std::convert::TryFrom<::std::string::String>
-    for V1ServersListResponseDataItemGame {
+    for V1ServersListResultDataItemGame {
         type Error = self::error::ConversionError;
         fn try_from(
             value: ::std::string::String,
@@ -19698,7 +19753,7 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
-    pub enum V1ServersListResponseDataItemRegion {
+    pub enum V1ServersListResultDataItemRegion {
         #[serde(rename = "unassigned")]
         Unassigned,
         #[serde(rename = "eu-west")]
@@ -19730,7 +19785,7 @@ pub mod types {
         #[serde(rename = "oceania")]
         Oceania,
     }
-    impl ::std::fmt::Display for V1ServersListResponseDataItemRegion {
+    impl ::std::fmt::Display for V1ServersListResultDataItemRegion {
         fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
             match *self {
                 Self::Unassigned => f.write_str("unassigned"),
@@ -19751,7 +19806,7 @@ pub mod types {
             }
         }
     }
-    impl ::std::str::FromStr for V1ServersListResponseDataItemRegion {
+    impl ::std::str::FromStr for V1ServersListResultDataItemRegion {
         type Err = self::error::ConversionError;
         fn from_str(
             value: &str,
@@ -19776,7 +19831,7 @@ pub mod types {
             }
         }
     }
-    impl ::std::convert::TryFrom<&str> for V1ServersListResponseDataItemRegion {
+    impl ::std::convert::TryFrom<&str> for V1ServersListResultDataItemRegion {
         type Error = self::error::ConversionError;
         fn try_from(
             value: &str,
@@ -19785,7 +19840,7 @@ pub mod types {
         }
     }
     impl ::std::convert::TryFrom<::std::string::String>
-    for V1ServersListResponseDataItemRegion {
+    for V1ServersListResultDataItemRegion {
         type Error = self::error::ConversionError;
         fn try_from(
             value: ::std::string::String,
@@ -19806,13 +19861,13 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
-    pub enum V1ServersListResponseDataItemStatus {
+    pub enum V1ServersListResultDataItemStatus {
         #[serde(rename = "running")]
         Running,
         #[serde(rename = "offline")]
         Offline,
     }
-    impl ::std::fmt::Display for V1ServersListResponseDataItemStatus {
+    impl ::std::fmt::Display for V1ServersListResultDataItemStatus {
         fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
             match *self {
                 Self::Running => f.write_str("running"),
@@ -19820,7 +19875,7 @@ pub mod types {
             }
         }
     }
-    impl ::std::str::FromStr for V1ServersListResponseDataItemStatus {
+    impl ::std::str::FromStr for V1ServersListResultDataItemStatus {
         type Err = self::error::ConversionError;
         fn from_str(
             value: &str,
@@ -19832,7 +19887,7 @@ pub mod types {
             }
         }
     }
-    impl ::std::convert::TryFrom<&str> for V1ServersListResponseDataItemStatus {
+    impl ::std::convert::TryFrom<&str> for V1ServersListResultDataItemStatus {
         type Error = self::error::ConversionError;
         fn try_from(
             value: &str,
@@ -19841,7 +19896,7 @@ pub mod types {
         }
     }
     impl ::std::convert::TryFrom<::std::string::String>
-    for V1ServersListResponseDataItemStatus {
+    for V1ServersListResultDataItemStatus {
         type Error = self::error::ConversionError;
         fn try_from(
             value: ::std::string::String,
@@ -19851,7 +19906,7 @@ pub mod types {
     }
     ///Where this page sits in the whole list
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct V1ServersListResponseMeta {
+    pub struct V1ServersListResultMeta {
         ///This page
         pub page: ::std::num::NonZeroU64,
         ///Page size
@@ -19916,18 +19971,18 @@ pub mod types {
     }
     ///The live state of a game server
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct V1ServersStatusGetResponse {
-        pub data: V1ServersStatusGetResponseData,
+    pub struct V1ServersStatusGetResult {
+        pub data: V1ServersStatusGetResultData,
     }
     ///The live state of one game server
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct V1ServersStatusGetResponseData {
+    pub struct V1ServersStatusGetResultData {
         ///server ID
         pub id: ::std::string::String,
         ///when the server last answered a status query
         #[serde(deserialize_with = "::std::option::Option::deserialize")]
         pub last_seen: ::std::option::Option<::chrono::DateTime<::chrono::offset::Utc>>,
-        ///how long the last status query took to be answered, in milliseconds
+        ///how long the last status query took to be answered, in milliseconds `null`: the last status query went unanswered, or there was none yet
         #[serde(deserialize_with = "::std::option::Option::deserialize")]
         pub latency_ms: ::std::option::Option<u64>,
         ///current map (empty for minecraft)
@@ -19936,11 +19991,11 @@ pub mod types {
         ///current player count
         pub players: u64,
         ///`running`: the poller’s latest verdict is that the server answers its status query (it answered the last poll, or missed fewer than `POLL_OFFLINE_AFTER` polls in a row, so one lost packet does not flap it); `offline`: otherwise, including a server never polled yet. These two are the complete set.
-        pub status: V1ServersStatusGetResponseDataStatus,
-        ///Percent of the poller’s status queries the server answered over the last 24 hours (hourly buckets: the current UTC hour and the ones before it), one decimal.
+        pub status: V1ServersStatusGetResultDataStatus,
+        ///Percent of the poller’s status queries the server answered over the last 24 hours (hourly buckets: the current UTC hour and the ones before it), one decimal. `null`: The poller has no history of this server in the window.
         #[serde(deserialize_with = "::std::option::Option::deserialize")]
         pub uptime_24h: ::std::option::Option<f64>,
-        ///Percent of the poller’s status queries the server answered over the last 30 days (hourly buckets: the current UTC hour and the ones before it), one decimal.
+        ///Percent of the poller’s status queries the server answered over the last 30 days (hourly buckets: the current UTC hour and the ones before it), one decimal. `null`: The poller has no history of this server in the window.
         #[serde(deserialize_with = "::std::option::Option::deserialize")]
         pub uptime_30d: ::std::option::Option<f64>,
     }
@@ -19957,13 +20012,13 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
-    pub enum V1ServersStatusGetResponseDataStatus {
+    pub enum V1ServersStatusGetResultDataStatus {
         #[serde(rename = "running")]
         Running,
         #[serde(rename = "offline")]
         Offline,
     }
-    impl ::std::fmt::Display for V1ServersStatusGetResponseDataStatus {
+    impl ::std::fmt::Display for V1ServersStatusGetResultDataStatus {
         fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
             match *self {
                 Self::Running => f.write_str("running"),
@@ -19971,7 +20026,7 @@ pub mod types {
             }
         }
     }
-    impl ::std::str::FromStr for V1ServersStatusGetResponseDataStatus {
+    impl ::std::str::FromStr for V1ServersStatusGetResultDataStatus {
         type Err = self::error::ConversionError;
         fn from_str(
             value: &str,
@@ -19983,7 +20038,7 @@ pub mod types {
             }
         }
     }
-    impl ::std::convert::TryFrom<&str> for V1ServersStatusGetResponseDataStatus {
+    impl ::std::convert::TryFrom<&str> for V1ServersStatusGetResultDataStatus {
         type Error = self::error::ConversionError;
         fn try_from(
             value: &str,
@@ -19992,7 +20047,7 @@ pub mod types {
         }
     }
     impl ::std::convert::TryFrom<::std::string::String>
-    for V1ServersStatusGetResponseDataStatus {
+    for V1ServersStatusGetResultDataStatus {
         type Error = self::error::ConversionError;
         fn try_from(
             value: ::std::string::String,
@@ -20065,13 +20120,13 @@ pub mod types {
     }
     ///One page of tournaments
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct V1TournamentsListResponse {
-        pub data: ::std::vec::Vec<V1TournamentsListResponseDataItem>,
-        pub meta: V1TournamentsListResponseMeta,
+    pub struct V1TournamentsListResult {
+        pub data: ::std::vec::Vec<V1TournamentsListResultDataItem>,
+        pub meta: V1TournamentsListResultMeta,
     }
     ///A tournament of the hub
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct V1TournamentsListResponseDataItem {
+    pub struct V1TournamentsListResultDataItem {
         ///game code such as cs2, cs16, rust, minecraft
         pub game: ::std::string::String,
         ///tournament ID
@@ -20080,9 +20135,9 @@ pub mod types {
         pub name: ::std::string::String,
         ///when the tournament starts
         pub starts_at: ::chrono::DateTime<::chrono::offset::Utc>,
-        pub status: V1TournamentsListResponseDataItemStatus,
+        pub status: V1TournamentsListResultDataItemStatus,
     }
-    ///`V1TournamentsListResponseDataItemStatus`
+    ///`V1TournamentsListResultDataItemStatus`
     #[derive(
         ::serde::Deserialize,
         ::serde::Serialize,
@@ -20095,7 +20150,7 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
-    pub enum V1TournamentsListResponseDataItemStatus {
+    pub enum V1TournamentsListResultDataItemStatus {
         #[serde(rename = "upcoming")]
         Upcoming,
         #[serde(rename = "active")]
@@ -20103,7 +20158,7 @@ pub mod types {
         #[serde(rename = "completed")]
         Completed,
     }
-    impl ::std::fmt::Display for V1TournamentsListResponseDataItemStatus {
+    impl ::std::fmt::Display for V1TournamentsListResultDataItemStatus {
         fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
             match *self {
                 Self::Upcoming => f.write_str("upcoming"),
@@ -20112,7 +20167,7 @@ pub mod types {
             }
         }
     }
-    impl ::std::str::FromStr for V1TournamentsListResponseDataItemStatus {
+    impl ::std::str::FromStr for V1TournamentsListResultDataItemStatus {
         type Err = self::error::ConversionError;
         fn from_str(
             value: &str,
@@ -20125,7 +20180,7 @@ pub mod types {
             }
         }
     }
-    impl ::std::convert::TryFrom<&str> for V1TournamentsListResponseDataItemStatus {
+    impl ::std::convert::TryFrom<&str> for V1TournamentsListResultDataItemStatus {
         type Error = self::error::ConversionError;
         fn try_from(
             value: &str,
@@ -20134,7 +20189,7 @@ pub mod types {
         }
     }
     impl ::std::convert::TryFrom<::std::string::String>
-    for V1TournamentsListResponseDataItemStatus {
+    for V1TournamentsListResultDataItemStatus {
         type Error = self::error::ConversionError;
         fn try_from(
             value: ::std::string::String,
@@ -20144,7 +20199,7 @@ pub mod types {
     }
     ///Where this page sits in the whole list
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct V1TournamentsListResponseMeta {
+    pub struct V1TournamentsListResultMeta {
         ///This page
         pub page: ::std::num::NonZeroU64,
         ///Page size
@@ -20213,39 +20268,39 @@ pub mod types {
     }
     ///The signed-in user
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct V1UsersMeGetResponse {
+    pub struct V1UsersMeGetResult {
         pub data: Me,
     }
     ///A user’s stats
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct V1UsersStatsGetResponse {
-        pub data: V1UsersStatsGetResponseData,
+    pub struct V1UsersStatsGetResult {
+        pub data: V1UsersStatsGetResultData,
     }
     ///A user’s stats: the published stats plus Elo, combat totals and unlocked achievements
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct V1UsersStatsGetResponseData {
+    pub struct V1UsersStatsGetResultData {
         ///achievements unlocked
         pub achievements: u64,
         ///All-time kills, deaths and headshots per game (cs2, cs16, rust) where the user has any
-        pub combat: ::std::vec::Vec<V1UsersStatsGetResponseDataCombatItem>,
+        pub combat: ::std::vec::Vec<V1UsersStatsGetResultDataCombatItem>,
         ///The user’s Elo per game (cs2, cs16) where they have played a rated match
-        pub elo: ::std::vec::Vec<V1UsersStatsGetResponseDataEloItem>,
+        pub elo: ::std::vec::Vec<V1UsersStatsGetResultDataEloItem>,
         pub forum_posts: u64,
         pub level: ::std::num::NonZeroU64,
         pub total_xp: u64,
         pub tournaments_played: u64,
         ///Achievements the user has unlocked, most recent first
         pub unlocked_achievements: ::std::vec::Vec<
-            V1UsersStatsGetResponseDataUnlockedAchievementsItem,
+            V1UsersStatsGetResultDataUnlockedAchievementsItem,
         >,
         ///the hub user id
         pub user_id: ::std::string::String,
         ///XP earned inside the current level
         pub xp: u64,
     }
-    ///`V1UsersStatsGetResponseDataCombatItem`
+    ///`V1UsersStatsGetResultDataCombatItem`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct V1UsersStatsGetResponseDataCombatItem {
+    pub struct V1UsersStatsGetResultDataCombatItem {
         pub deaths: u64,
         ///game code
         pub game: ::std::string::String,
@@ -20254,9 +20309,9 @@ pub mod types {
         pub hs_pct: f64,
         pub kills: u64,
     }
-    ///`V1UsersStatsGetResponseDataEloItem`
+    ///`V1UsersStatsGetResultDataEloItem`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct V1UsersStatsGetResponseDataEloItem {
+    pub struct V1UsersStatsGetResultDataEloItem {
         ///game code
         pub game: ::std::string::String,
         ///rated matches played
@@ -20267,9 +20322,9 @@ pub mod types {
         pub win_pct: f64,
         pub wins: u64,
     }
-    ///`V1UsersStatsGetResponseDataUnlockedAchievementsItem`
+    ///`V1UsersStatsGetResultDataUnlockedAchievementsItem`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct V1UsersStatsGetResponseDataUnlockedAchievementsItem {
+    pub struct V1UsersStatsGetResultDataUnlockedAchievementsItem {
         ///one of combat, weapons, teamwork, progression, community, tournaments
         pub category: ::std::string::String,
         ///an emoji character
@@ -20279,189 +20334,6 @@ pub mod types {
         pub name: ::std::string::String,
         ///when the user unlocked it
         pub unlocked_at: ::chrono::DateTime<::chrono::offset::Utc>,
-    }
-    ///`V1WebhooksCreateBody`
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    #[serde(deny_unknown_fields)]
-    pub struct V1WebhooksCreateBody {
-        ///a note for yourself
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub description: ::std::option::Option<V1WebhooksCreateBodyDescription>,
-        ///event types to receive (see `GET /v1/events/types`), or `["*"]` for every type
-        pub events: ::std::vec::Vec<V1WebhooksCreateBodyEventsItem>,
-        ///where events are POSTed: an absolute `https` URL (plain `http` and private addresses only where the deployment allows private targets)
-        pub url: V1WebhooksCreateBodyUrl,
-    }
-    ///a note for yourself
-    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
-    #[serde(transparent)]
-    pub struct V1WebhooksCreateBodyDescription(::std::string::String);
-    impl ::std::ops::Deref for V1WebhooksCreateBodyDescription {
-        type Target = ::std::string::String;
-        fn deref(&self) -> &::std::string::String {
-            &self.0
-        }
-    }
-    impl ::std::convert::From<V1WebhooksCreateBodyDescription>
-    for ::std::string::String {
-        fn from(value: V1WebhooksCreateBodyDescription) -> Self {
-            value.0
-        }
-    }
-    impl ::std::str::FromStr for V1WebhooksCreateBodyDescription {
-        type Err = self::error::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            if value.chars().count() > 200usize {
-                return Err("longer than 200 characters".into());
-            }
-            Ok(Self(value.to_string()))
-        }
-    }
-    impl ::std::convert::TryFrom<&str> for V1WebhooksCreateBodyDescription {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl ::std::convert::TryFrom<::std::string::String>
-    for V1WebhooksCreateBodyDescription {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl<'de> ::serde::Deserialize<'de> for V1WebhooksCreateBodyDescription {
-        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
-        where
-            D: ::serde::Deserializer<'de>,
-        {
-            ::std::string::String::deserialize(deserializer)?
-                .parse()
-                .map_err(|e: self::error::ConversionError| {
-                    <D::Error as ::serde::de::Error>::custom(e.to_string())
-                })
-        }
-    }
-    ///`V1WebhooksCreateBodyEventsItem`
-    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
-    #[serde(transparent)]
-    pub struct V1WebhooksCreateBodyEventsItem(::std::string::String);
-    impl ::std::ops::Deref for V1WebhooksCreateBodyEventsItem {
-        type Target = ::std::string::String;
-        fn deref(&self) -> &::std::string::String {
-            &self.0
-        }
-    }
-    impl ::std::convert::From<V1WebhooksCreateBodyEventsItem> for ::std::string::String {
-        fn from(value: V1WebhooksCreateBodyEventsItem) -> Self {
-            value.0
-        }
-    }
-    impl ::std::str::FromStr for V1WebhooksCreateBodyEventsItem {
-        type Err = self::error::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            if value.chars().count() > 64usize {
-                return Err("longer than 64 characters".into());
-            }
-            if value.chars().count() < 1usize {
-                return Err("shorter than 1 characters".into());
-            }
-            Ok(Self(value.to_string()))
-        }
-    }
-    impl ::std::convert::TryFrom<&str> for V1WebhooksCreateBodyEventsItem {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl ::std::convert::TryFrom<::std::string::String>
-    for V1WebhooksCreateBodyEventsItem {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl<'de> ::serde::Deserialize<'de> for V1WebhooksCreateBodyEventsItem {
-        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
-        where
-            D: ::serde::Deserializer<'de>,
-        {
-            ::std::string::String::deserialize(deserializer)?
-                .parse()
-                .map_err(|e: self::error::ConversionError| {
-                    <D::Error as ::serde::de::Error>::custom(e.to_string())
-                })
-        }
-    }
-    ///where events are POSTed: an absolute `https` URL (plain `http` and private addresses only where the deployment allows private targets)
-    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
-    #[serde(transparent)]
-    pub struct V1WebhooksCreateBodyUrl(::std::string::String);
-    impl ::std::ops::Deref for V1WebhooksCreateBodyUrl {
-        type Target = ::std::string::String;
-        fn deref(&self) -> &::std::string::String {
-            &self.0
-        }
-    }
-    impl ::std::convert::From<V1WebhooksCreateBodyUrl> for ::std::string::String {
-        fn from(value: V1WebhooksCreateBodyUrl) -> Self {
-            value.0
-        }
-    }
-    impl ::std::str::FromStr for V1WebhooksCreateBodyUrl {
-        type Err = self::error::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            if value.chars().count() > 2048usize {
-                return Err("longer than 2048 characters".into());
-            }
-            if value.chars().count() < 1usize {
-                return Err("shorter than 1 characters".into());
-            }
-            Ok(Self(value.to_string()))
-        }
-    }
-    impl ::std::convert::TryFrom<&str> for V1WebhooksCreateBodyUrl {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl ::std::convert::TryFrom<::std::string::String> for V1WebhooksCreateBodyUrl {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl<'de> ::serde::Deserialize<'de> for V1WebhooksCreateBodyUrl {
-        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
-        where
-            D: ::serde::Deserializer<'de>,
-        {
-            ::std::string::String::deserialize(deserializer)?
-                .parse()
-                .map_err(|e: self::error::ConversionError| {
-                    <D::Error as ::serde::de::Error>::custom(e.to_string())
-                })
-        }
     }
     ///`V1WebhooksCreateIdempotencyKey`
     #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
@@ -20521,14 +20393,198 @@ pub mod types {
                 })
         }
     }
+    ///`V1WebhooksCreateRequest`
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    #[serde(deny_unknown_fields)]
+    pub struct V1WebhooksCreateRequest {
+        ///a note for yourself
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub description: ::std::option::Option<V1WebhooksCreateRequestDescription>,
+        ///event types to receive (see `GET /v1/events/types`), or `["*"]` for every type
+        pub events: ::std::vec::Vec<V1WebhooksCreateRequestEventsItem>,
+        ///where events are POSTed: an absolute `https` URL (plain `http` and private addresses only where the deployment allows private targets)
+        pub url: V1WebhooksCreateRequestUrl,
+    }
+    ///a note for yourself
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+    #[serde(transparent)]
+    pub struct V1WebhooksCreateRequestDescription(::std::string::String);
+    impl ::std::ops::Deref for V1WebhooksCreateRequestDescription {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<V1WebhooksCreateRequestDescription>
+    for ::std::string::String {
+        fn from(value: V1WebhooksCreateRequestDescription) -> Self {
+            value.0
+        }
+    }
+    impl ::std::str::FromStr for V1WebhooksCreateRequestDescription {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            if value.chars().count() > 200usize {
+                return Err("longer than 200 characters".into());
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for V1WebhooksCreateRequestDescription {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String>
+    for V1WebhooksCreateRequestDescription {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for V1WebhooksCreateRequestDescription {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| {
+                    <D::Error as ::serde::de::Error>::custom(e.to_string())
+                })
+        }
+    }
+    ///`V1WebhooksCreateRequestEventsItem`
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+    #[serde(transparent)]
+    pub struct V1WebhooksCreateRequestEventsItem(::std::string::String);
+    impl ::std::ops::Deref for V1WebhooksCreateRequestEventsItem {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<V1WebhooksCreateRequestEventsItem>
+    for ::std::string::String {
+        fn from(value: V1WebhooksCreateRequestEventsItem) -> Self {
+            value.0
+        }
+    }
+    impl ::std::str::FromStr for V1WebhooksCreateRequestEventsItem {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            if value.chars().count() > 64usize {
+                return Err("longer than 64 characters".into());
+            }
+            if value.chars().count() < 1usize {
+                return Err("shorter than 1 characters".into());
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for V1WebhooksCreateRequestEventsItem {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String>
+    for V1WebhooksCreateRequestEventsItem {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for V1WebhooksCreateRequestEventsItem {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| {
+                    <D::Error as ::serde::de::Error>::custom(e.to_string())
+                })
+        }
+    }
+    ///where events are POSTed: an absolute `https` URL (plain `http` and private addresses only where the deployment allows private targets)
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+    #[serde(transparent)]
+    pub struct V1WebhooksCreateRequestUrl(::std::string::String);
+    impl ::std::ops::Deref for V1WebhooksCreateRequestUrl {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<V1WebhooksCreateRequestUrl> for ::std::string::String {
+        fn from(value: V1WebhooksCreateRequestUrl) -> Self {
+            value.0
+        }
+    }
+    impl ::std::str::FromStr for V1WebhooksCreateRequestUrl {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            if value.chars().count() > 2048usize {
+                return Err("longer than 2048 characters".into());
+            }
+            if value.chars().count() < 1usize {
+                return Err("shorter than 1 characters".into());
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for V1WebhooksCreateRequestUrl {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String> for V1WebhooksCreateRequestUrl {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for V1WebhooksCreateRequestUrl {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| {
+                    <D::Error as ::serde::de::Error>::custom(e.to_string())
+                })
+        }
+    }
     ///The new webhook and its signing secret, shown only this once
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct V1WebhooksCreateResponse {
-        pub data: V1WebhooksCreateResponseData,
+    pub struct V1WebhooksCreateResult {
+        pub data: V1WebhooksCreateResultData,
     }
-    ///`V1WebhooksCreateResponseData`
+    ///`V1WebhooksCreateResultData`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct V1WebhooksCreateResponseData {
+    pub struct V1WebhooksCreateResultData {
         ///the Standard Webhooks signing secret (`whsec_` + base64 of 32 bytes); shown only in this answer, keep it safe. `null` in a replay of this answer (`Idempotent-Replayed: true`): the secret is not kept with stored answers, so if the first answer was lost, rotate the secret (`POST /v1/webhooks/{id}/rotate-secret`) for a new one
         #[serde(deserialize_with = "::std::option::Option::deserialize")]
         pub secret: ::std::option::Option<::std::string::String>,
@@ -20594,13 +20650,13 @@ pub mod types {
     }
     ///Deliveries of the last 30 days, newest first
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct V1WebhooksDeliveriesListResponse {
+    pub struct V1WebhooksDeliveriesListResult {
         pub data: ::std::vec::Vec<WebhookDelivery>,
-        pub meta: V1WebhooksDeliveriesListResponseMeta,
+        pub meta: V1WebhooksDeliveriesListResultMeta,
     }
     ///Where this page sits in the whole list
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct V1WebhooksDeliveriesListResponseMeta {
+    pub struct V1WebhooksDeliveriesListResultMeta {
         ///This page
         pub page: ::std::num::NonZeroU64,
         ///Page size
@@ -20737,36 +20793,29 @@ pub mod types {
     }
     ///The delivery, queued to be sent again
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct V1WebhooksDeliveriesRedeliverResponse {
+    pub struct V1WebhooksDeliveriesRedeliverResult {
         pub data: WebhookDelivery,
     }
     ///The webhook
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct V1WebhooksGetResponse {
+    pub struct V1WebhooksGetResult {
         pub data: Webhook,
     }
     ///The caller’s webhooks, oldest first
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct V1WebhooksListResponse {
+    pub struct V1WebhooksListResult {
         pub data: ::std::vec::Vec<Webhook>,
-        pub meta: V1WebhooksListResponseMeta,
+        pub meta: V1WebhooksListResultMeta,
     }
     ///Where this page sits in the whole list
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct V1WebhooksListResponseMeta {
+    pub struct V1WebhooksListResultMeta {
         ///This page
         pub page: ::std::num::NonZeroU64,
         ///Page size
         pub per_page: ::std::num::NonZeroU64,
         ///Items across all pages
         pub total: u64,
-    }
-    ///`V1WebhooksReplayBody`
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    #[serde(deny_unknown_fields)]
-    pub struct V1WebhooksReplayBody {
-        ///queue every event since this time (within the last 30 days)
-        pub since: ::chrono::DateTime<::chrono::offset::Utc>,
     }
     ///`V1WebhooksReplayIdempotencyKey`
     #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
@@ -20826,14 +20875,21 @@ pub mod types {
                 })
         }
     }
+    ///`V1WebhooksReplayRequest`
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    #[serde(deny_unknown_fields)]
+    pub struct V1WebhooksReplayRequest {
+        ///queue every event since this time (within the last 30 days)
+        pub since: ::chrono::DateTime<::chrono::offset::Utc>,
+    }
     ///What the replay queued
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct V1WebhooksReplayResponse {
-        pub data: V1WebhooksReplayResponseData,
+    pub struct V1WebhooksReplayResult {
+        pub data: V1WebhooksReplayResultData,
     }
-    ///`V1WebhooksReplayResponseData`
+    ///`V1WebhooksReplayResultData`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct V1WebhooksReplayResponseData {
+    pub struct V1WebhooksReplayResultData {
         ///false when the bound was reached: replay again from `next_since` for the rest
         pub complete: bool,
         ///where to resume a replay that was not complete
@@ -20903,205 +20959,17 @@ pub mod types {
     }
     ///The new signing secret, shown only this once
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct V1WebhooksSecretRotateResponse {
-        pub data: V1WebhooksSecretRotateResponseData,
+    pub struct V1WebhooksSecretRotateResult {
+        pub data: V1WebhooksSecretRotateResultData,
     }
-    ///`V1WebhooksSecretRotateResponseData`
+    ///`V1WebhooksSecretRotateResultData`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct V1WebhooksSecretRotateResponseData {
+    pub struct V1WebhooksSecretRotateResultData {
         ///the previous secret signs beside the new one until then
         pub previous_expires_at: ::chrono::DateTime<::chrono::offset::Utc>,
         ///the Standard Webhooks signing secret (`whsec_` + base64 of 32 bytes); shown only in this answer, keep it safe. `null` in a replay of this answer (`Idempotent-Replayed: true`): the secret is not kept with stored answers, so if the first answer was lost, rotate the secret (`POST /v1/webhooks/{id}/rotate-secret`) for a new one
         #[serde(deserialize_with = "::std::option::Option::deserialize")]
         pub secret: ::std::option::Option<::std::string::String>,
-    }
-    ///`V1WebhooksUpdateBody`
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
-    #[serde(deny_unknown_fields)]
-    pub struct V1WebhooksUpdateBody {
-        ///a note for yourself
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub description: ::std::option::Option<V1WebhooksUpdateBodyDescription>,
-        ///false turns it off; true turns it on again after it was disabled
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub enabled: ::std::option::Option<bool>,
-        ///event types to receive (see `GET /v1/events/types`), or `["*"]` for every type
-        #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
-        pub events: ::std::vec::Vec<V1WebhooksUpdateBodyEventsItem>,
-        ///where events are POSTed: an absolute `https` URL (plain `http` and private addresses only where the deployment allows private targets)
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub url: ::std::option::Option<V1WebhooksUpdateBodyUrl>,
-    }
-    ///a note for yourself
-    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
-    #[serde(transparent)]
-    pub struct V1WebhooksUpdateBodyDescription(::std::string::String);
-    impl ::std::ops::Deref for V1WebhooksUpdateBodyDescription {
-        type Target = ::std::string::String;
-        fn deref(&self) -> &::std::string::String {
-            &self.0
-        }
-    }
-    impl ::std::convert::From<V1WebhooksUpdateBodyDescription>
-    for ::std::string::String {
-        fn from(value: V1WebhooksUpdateBodyDescription) -> Self {
-            value.0
-        }
-    }
-    impl ::std::str::FromStr for V1WebhooksUpdateBodyDescription {
-        type Err = self::error::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            if value.chars().count() > 200usize {
-                return Err("longer than 200 characters".into());
-            }
-            Ok(Self(value.to_string()))
-        }
-    }
-    impl ::std::convert::TryFrom<&str> for V1WebhooksUpdateBodyDescription {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl ::std::convert::TryFrom<::std::string::String>
-    for V1WebhooksUpdateBodyDescription {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl<'de> ::serde::Deserialize<'de> for V1WebhooksUpdateBodyDescription {
-        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
-        where
-            D: ::serde::Deserializer<'de>,
-        {
-            ::std::string::String::deserialize(deserializer)?
-                .parse()
-                .map_err(|e: self::error::ConversionError| {
-                    <D::Error as ::serde::de::Error>::custom(e.to_string())
-                })
-        }
-    }
-    ///`V1WebhooksUpdateBodyEventsItem`
-    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
-    #[serde(transparent)]
-    pub struct V1WebhooksUpdateBodyEventsItem(::std::string::String);
-    impl ::std::ops::Deref for V1WebhooksUpdateBodyEventsItem {
-        type Target = ::std::string::String;
-        fn deref(&self) -> &::std::string::String {
-            &self.0
-        }
-    }
-    impl ::std::convert::From<V1WebhooksUpdateBodyEventsItem> for ::std::string::String {
-        fn from(value: V1WebhooksUpdateBodyEventsItem) -> Self {
-            value.0
-        }
-    }
-    impl ::std::str::FromStr for V1WebhooksUpdateBodyEventsItem {
-        type Err = self::error::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            if value.chars().count() > 64usize {
-                return Err("longer than 64 characters".into());
-            }
-            if value.chars().count() < 1usize {
-                return Err("shorter than 1 characters".into());
-            }
-            Ok(Self(value.to_string()))
-        }
-    }
-    impl ::std::convert::TryFrom<&str> for V1WebhooksUpdateBodyEventsItem {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl ::std::convert::TryFrom<::std::string::String>
-    for V1WebhooksUpdateBodyEventsItem {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl<'de> ::serde::Deserialize<'de> for V1WebhooksUpdateBodyEventsItem {
-        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
-        where
-            D: ::serde::Deserializer<'de>,
-        {
-            ::std::string::String::deserialize(deserializer)?
-                .parse()
-                .map_err(|e: self::error::ConversionError| {
-                    <D::Error as ::serde::de::Error>::custom(e.to_string())
-                })
-        }
-    }
-    ///where events are POSTed: an absolute `https` URL (plain `http` and private addresses only where the deployment allows private targets)
-    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
-    #[serde(transparent)]
-    pub struct V1WebhooksUpdateBodyUrl(::std::string::String);
-    impl ::std::ops::Deref for V1WebhooksUpdateBodyUrl {
-        type Target = ::std::string::String;
-        fn deref(&self) -> &::std::string::String {
-            &self.0
-        }
-    }
-    impl ::std::convert::From<V1WebhooksUpdateBodyUrl> for ::std::string::String {
-        fn from(value: V1WebhooksUpdateBodyUrl) -> Self {
-            value.0
-        }
-    }
-    impl ::std::str::FromStr for V1WebhooksUpdateBodyUrl {
-        type Err = self::error::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            if value.chars().count() > 2048usize {
-                return Err("longer than 2048 characters".into());
-            }
-            if value.chars().count() < 1usize {
-                return Err("shorter than 1 characters".into());
-            }
-            Ok(Self(value.to_string()))
-        }
-    }
-    impl ::std::convert::TryFrom<&str> for V1WebhooksUpdateBodyUrl {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl ::std::convert::TryFrom<::std::string::String> for V1WebhooksUpdateBodyUrl {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl<'de> ::serde::Deserialize<'de> for V1WebhooksUpdateBodyUrl {
-        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
-        where
-            D: ::serde::Deserializer<'de>,
-        {
-            ::std::string::String::deserialize(deserializer)?
-                .parse()
-                .map_err(|e: self::error::ConversionError| {
-                    <D::Error as ::serde::de::Error>::custom(e.to_string())
-                })
-        }
     }
     ///`V1WebhooksUpdateIdempotencyKey`
     #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
@@ -21161,9 +21029,198 @@ pub mod types {
                 })
         }
     }
+    ///`V1WebhooksUpdateRequest`
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[serde(deny_unknown_fields)]
+    pub struct V1WebhooksUpdateRequest {
+        ///a note for yourself
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub description: ::std::option::Option<V1WebhooksUpdateRequestDescription>,
+        ///false turns it off; true turns it on again after it was disabled
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub enabled: ::std::option::Option<bool>,
+        ///event types to receive (see `GET /v1/events/types`), or `["*"]` for every type
+        #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
+        pub events: ::std::vec::Vec<V1WebhooksUpdateRequestEventsItem>,
+        ///where events are POSTed: an absolute `https` URL (plain `http` and private addresses only where the deployment allows private targets)
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub url: ::std::option::Option<V1WebhooksUpdateRequestUrl>,
+    }
+    ///a note for yourself
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+    #[serde(transparent)]
+    pub struct V1WebhooksUpdateRequestDescription(::std::string::String);
+    impl ::std::ops::Deref for V1WebhooksUpdateRequestDescription {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<V1WebhooksUpdateRequestDescription>
+    for ::std::string::String {
+        fn from(value: V1WebhooksUpdateRequestDescription) -> Self {
+            value.0
+        }
+    }
+    impl ::std::str::FromStr for V1WebhooksUpdateRequestDescription {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            if value.chars().count() > 200usize {
+                return Err("longer than 200 characters".into());
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for V1WebhooksUpdateRequestDescription {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String>
+    for V1WebhooksUpdateRequestDescription {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for V1WebhooksUpdateRequestDescription {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| {
+                    <D::Error as ::serde::de::Error>::custom(e.to_string())
+                })
+        }
+    }
+    ///`V1WebhooksUpdateRequestEventsItem`
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+    #[serde(transparent)]
+    pub struct V1WebhooksUpdateRequestEventsItem(::std::string::String);
+    impl ::std::ops::Deref for V1WebhooksUpdateRequestEventsItem {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<V1WebhooksUpdateRequestEventsItem>
+    for ::std::string::String {
+        fn from(value: V1WebhooksUpdateRequestEventsItem) -> Self {
+            value.0
+        }
+    }
+    impl ::std::str::FromStr for V1WebhooksUpdateRequestEventsItem {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            if value.chars().count() > 64usize {
+                return Err("longer than 64 characters".into());
+            }
+            if value.chars().count() < 1usize {
+                return Err("shorter than 1 characters".into());
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for V1WebhooksUpdateRequestEventsItem {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String>
+    for V1WebhooksUpdateRequestEventsItem {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for V1WebhooksUpdateRequestEventsItem {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| {
+                    <D::Error as ::serde::de::Error>::custom(e.to_string())
+                })
+        }
+    }
+    ///where events are POSTed: an absolute `https` URL (plain `http` and private addresses only where the deployment allows private targets)
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+    #[serde(transparent)]
+    pub struct V1WebhooksUpdateRequestUrl(::std::string::String);
+    impl ::std::ops::Deref for V1WebhooksUpdateRequestUrl {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<V1WebhooksUpdateRequestUrl> for ::std::string::String {
+        fn from(value: V1WebhooksUpdateRequestUrl) -> Self {
+            value.0
+        }
+    }
+    impl ::std::str::FromStr for V1WebhooksUpdateRequestUrl {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            if value.chars().count() > 2048usize {
+                return Err("longer than 2048 characters".into());
+            }
+            if value.chars().count() < 1usize {
+                return Err("shorter than 1 characters".into());
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for V1WebhooksUpdateRequestUrl {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String> for V1WebhooksUpdateRequestUrl {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for V1WebhooksUpdateRequestUrl {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| {
+                    <D::Error as ::serde::de::Error>::custom(e.to_string())
+                })
+        }
+    }
     ///The webhook
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct V1WebhooksUpdateResponse {
+    pub struct V1WebhooksUpdateResult {
         pub data: Webhook,
     }
     ///A webhook endpoint; never its secret
@@ -21974,7 +22031,7 @@ Arguments:
         &'a self,
         id: ::std::num::NonZeroU64,
         if_none_match: Option<&'a str>,
-    ) -> Result<ResponseValue<types::UsersGetResponse>, Error<types::Problem>> {
+    ) -> Result<ResponseValue<types::UsersGetResult>, Error<types::Problem>> {
         let url = format!(
             "{}/api-platform/v1/users/{}", self.baseurl, encode_path(& id.to_string()),
         );
@@ -22041,7 +22098,7 @@ Arguments:
         &'a self,
         id: ::std::num::NonZeroU64,
         if_none_match: Option<&'a str>,
-    ) -> Result<ResponseValue<types::UsersStatsGetResponse>, Error<types::Problem>> {
+    ) -> Result<ResponseValue<types::UsersStatsGetResult>, Error<types::Problem>> {
         let url = format!(
             "{}/api-platform/v1/users/{}/stats", self.baseurl, encode_path(& id
             .to_string()),
@@ -22109,7 +22166,7 @@ Arguments:
         &'a self,
         limit: Option<::std::num::NonZeroU64>,
         if_none_match: Option<&'a str>,
-    ) -> Result<ResponseValue<types::LeaderboardsGetResponse>, Error<types::Problem>> {
+    ) -> Result<ResponseValue<types::LeaderboardsGetResult>, Error<types::Problem>> {
         let url = format!("{}/api-platform/v1/leaderboards", self.baseurl,);
         let mut header_map = ::reqwest::header::HeaderMap::with_capacity(2usize);
         header_map
@@ -22172,7 +22229,7 @@ Arguments:
         &'a self,
         status: Option<types::TournamentsListStatus>,
         if_none_match: Option<&'a str>,
-    ) -> Result<ResponseValue<types::TournamentsListResponse>, Error<types::Problem>> {
+    ) -> Result<ResponseValue<types::TournamentsListResult>, Error<types::Problem>> {
         let url = format!("{}/api-platform/v1/tournaments", self.baseurl,);
         let mut header_map = ::reqwest::header::HeaderMap::with_capacity(2usize);
         header_map
@@ -22235,7 +22292,7 @@ Arguments:
         &'a self,
         game: Option<types::ServersListGame>,
         if_none_match: Option<&'a str>,
-    ) -> Result<ResponseValue<types::ServersListResponse>, Error<types::Problem>> {
+    ) -> Result<ResponseValue<types::ServersListResult>, Error<types::Problem>> {
         let url = format!("{}/api-platform/v1/servers", self.baseurl,);
         let mut header_map = ::reqwest::header::HeaderMap::with_capacity(2usize);
         header_map
@@ -22302,7 +22359,7 @@ Arguments:
         limit: Option<::std::num::NonZeroU64>,
         offset: Option<i64>,
         if_none_match: Option<&'a str>,
-    ) -> Result<ResponseValue<types::ForumThreadsListResponse>, Error<types::Problem>> {
+    ) -> Result<ResponseValue<types::ForumThreadsListResult>, Error<types::Problem>> {
         let url = format!("{}/api-platform/v1/forum/threads", self.baseurl,);
         let mut header_map = ::reqwest::header::HeaderMap::with_capacity(2usize);
         header_map
@@ -22372,7 +22429,7 @@ Arguments:
         offset: Option<i64>,
         if_none_match: Option<&'a str>,
     ) -> Result<
-        ResponseValue<types::ForumThreadsPostsListResponse>,
+        ResponseValue<types::ForumThreadsPostsListResult>,
         Error<types::Problem>,
     > {
         let url = format!(
@@ -22444,7 +22501,7 @@ Arguments:
         &'a self,
         category: Option<types::AchievementsListCategory>,
         if_none_match: Option<&'a str>,
-    ) -> Result<ResponseValue<types::AchievementsListResponse>, Error<types::Problem>> {
+    ) -> Result<ResponseValue<types::AchievementsListResult>, Error<types::Problem>> {
         let url = format!("{}/api-platform/v1/achievements", self.baseurl,);
         let mut header_map = ::reqwest::header::HeaderMap::with_capacity(2usize);
         header_map
@@ -22511,7 +22568,7 @@ Arguments:
         limit: Option<::std::num::NonZeroU64>,
         player: Option<&'a types::KillboardFeedGetPlayer>,
         if_none_match: Option<&'a str>,
-    ) -> Result<ResponseValue<types::KillboardFeedGetResponse>, Error<types::Problem>> {
+    ) -> Result<ResponseValue<types::KillboardFeedGetResult>, Error<types::Problem>> {
         let url = format!("{}/api-platform/v1/killboard/feed", self.baseurl,);
         let mut header_map = ::reqwest::header::HeaderMap::with_capacity(2usize);
         header_map
@@ -22580,10 +22637,7 @@ Arguments:
         limit: Option<::std::num::NonZeroU64>,
         period: Option<types::KillboardTopFragGetPeriod>,
         if_none_match: Option<&'a str>,
-    ) -> Result<
-        ResponseValue<types::KillboardTopFragGetResponse>,
-        Error<types::Problem>,
-    > {
+    ) -> Result<ResponseValue<types::KillboardTopFragGetResult>, Error<types::Problem>> {
         let url = format!("{}/api-platform/v1/killboard/top-frag", self.baseurl,);
         let mut header_map = ::reqwest::header::HeaderMap::with_capacity(2usize);
         header_map
@@ -22652,7 +22706,7 @@ Arguments:
         game: Option<types::StatsEloGetGame>,
         limit: Option<::std::num::NonZeroU64>,
         if_none_match: Option<&'a str>,
-    ) -> Result<ResponseValue<types::StatsEloGetResponse>, Error<types::Problem>> {
+    ) -> Result<ResponseValue<types::StatsEloGetResult>, Error<types::Problem>> {
         let url = format!("{}/api-platform/v1/stats/elo", self.baseurl,);
         let mut header_map = ::reqwest::header::HeaderMap::with_capacity(2usize);
         header_map
@@ -22722,7 +22776,7 @@ Arguments:
         per_page: Option<::std::num::NonZeroU64>,
         status: Option<types::V1TournamentsListStatus>,
         if_none_match: Option<&'a str>,
-    ) -> Result<ResponseValue<types::V1TournamentsListResponse>, Error<types::Problem>> {
+    ) -> Result<ResponseValue<types::V1TournamentsListResult>, Error<types::Problem>> {
         let url = format!("{}/v1/tournaments", self.baseurl,);
         let mut header_map = ::reqwest::header::HeaderMap::with_capacity(2usize);
         header_map
@@ -22799,7 +22853,7 @@ Arguments:
         region: Option<types::V1ServersListRegion>,
         status: Option<types::V1ServersListStatus>,
         if_none_match: Option<&'a str>,
-    ) -> Result<ResponseValue<types::V1ServersListResponse>, Error<types::Problem>> {
+    ) -> Result<ResponseValue<types::V1ServersListResult>, Error<types::Problem>> {
         let url = format!("{}/v1/servers", self.baseurl,);
         let mut header_map = ::reqwest::header::HeaderMap::with_capacity(2usize);
         header_map
@@ -22869,10 +22923,7 @@ Arguments:
         &'a self,
         id: ::std::num::NonZeroU64,
         if_none_match: Option<&'a str>,
-    ) -> Result<
-        ResponseValue<types::V1ServersStatusGetResponse>,
-        Error<types::Problem>,
-    > {
+    ) -> Result<ResponseValue<types::V1ServersStatusGetResult>, Error<types::Problem>> {
         let url = format!(
             "{}/v1/servers/{}/status", self.baseurl, encode_path(& id.to_string()),
         );
@@ -22943,9 +22994,9 @@ Arguments:
         &'a self,
         id: ::std::num::NonZeroU64,
         idempotency_key: Option<&'a types::V1ServersCommandSendIdempotencyKey>,
-        body: &'a types::V1ServersCommandSendBody,
+        body: &'a types::V1ServersCommandSendRequest,
     ) -> Result<
-        ResponseValue<types::V1ServersCommandSendResponse>,
+        ResponseValue<types::V1ServersCommandSendResult>,
         Error<types::Problem>,
     > {
         let url = format!(
@@ -23033,7 +23084,7 @@ Arguments:
         page: Option<::std::num::NonZeroU64>,
         per_page: Option<::std::num::NonZeroU64>,
     ) -> Result<
-        ResponseValue<types::V1ServersCommandsListResponse>,
+        ResponseValue<types::V1ServersCommandsListResult>,
         Error<types::Problem>,
     > {
         let url = format!(
@@ -23104,7 +23155,7 @@ Arguments:
         &'a self,
         id: ::std::num::NonZeroU64,
         if_none_match: Option<&'a str>,
-    ) -> Result<ResponseValue<types::V1UsersStatsGetResponse>, Error<types::Problem>> {
+    ) -> Result<ResponseValue<types::V1UsersStatsGetResult>, Error<types::Problem>> {
         let url = format!(
             "{}/v1/users/{}/stats", self.baseurl, encode_path(& id.to_string()),
         );
@@ -23169,7 +23220,7 @@ Sends a `GET` request to `/v1/users/@me`
 */
     pub async fn v1_users_me_get<'a>(
         &'a self,
-    ) -> Result<ResponseValue<types::V1UsersMeGetResponse>, Error<types::Problem>> {
+    ) -> Result<ResponseValue<types::V1UsersMeGetResult>, Error<types::Problem>> {
         let url = format!("{}/v1/users/@me", self.baseurl,);
         let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
         header_map
@@ -23235,7 +23286,7 @@ Arguments:
         page: Option<::std::num::NonZeroU64>,
         per_page: Option<::std::num::NonZeroU64>,
         q: Option<&'a types::V1ClansListQ>,
-    ) -> Result<ResponseValue<types::V1ClansListResponse>, Error<types::Problem>> {
+    ) -> Result<ResponseValue<types::V1ClansListResult>, Error<types::Problem>> {
         let url = format!("{}/v1/clans", self.baseurl,);
         let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
         header_map
@@ -23300,8 +23351,8 @@ Arguments:
     pub async fn v1_clans_create<'a>(
         &'a self,
         idempotency_key: Option<&'a types::V1ClansCreateIdempotencyKey>,
-        body: &'a types::V1ClansCreateBody,
-    ) -> Result<ResponseValue<types::V1ClansCreateResponse>, Error<types::Problem>> {
+        body: &'a types::V1ClansCreateRequest,
+    ) -> Result<ResponseValue<types::V1ClansCreateResult>, Error<types::Problem>> {
         let url = format!("{}/v1/clans", self.baseurl,);
         let mut header_map = ::reqwest::header::HeaderMap::with_capacity(2usize);
         header_map
@@ -23373,10 +23424,7 @@ Arguments:
         &'a self,
         page: Option<::std::num::NonZeroU64>,
         per_page: Option<::std::num::NonZeroU64>,
-    ) -> Result<
-        ResponseValue<types::V1ClansInvitesListResponse>,
-        Error<types::Problem>,
-    > {
+    ) -> Result<ResponseValue<types::V1ClansInvitesListResult>, Error<types::Problem>> {
         let url = format!("{}/v1/clans/invites", self.baseurl,);
         let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
         header_map
@@ -23438,7 +23486,7 @@ Arguments:
     pub async fn v1_clans_get<'a>(
         &'a self,
         id: ::std::num::NonZeroU64,
-    ) -> Result<ResponseValue<types::V1ClansGetResponse>, Error<types::Problem>> {
+    ) -> Result<ResponseValue<types::V1ClansGetResult>, Error<types::Problem>> {
         let url = format!(
             "{}/v1/clans/{}", self.baseurl, encode_path(& id.to_string()),
         );
@@ -23582,9 +23630,9 @@ Arguments:
         &'a self,
         id: ::std::num::NonZeroU64,
         idempotency_key: Option<&'a types::V1ClansSettingsUpdateIdempotencyKey>,
-        body: &'a types::V1ClansSettingsUpdateBody,
+        body: &'a types::V1ClansSettingsUpdateRequest,
     ) -> Result<
-        ResponseValue<types::V1ClansSettingsUpdateResponse>,
+        ResponseValue<types::V1ClansSettingsUpdateResult>,
         Error<types::Problem>,
     > {
         let url = format!(
@@ -23663,7 +23711,7 @@ Arguments:
         &'a self,
         id: ::std::num::NonZeroU64,
         idempotency_key: Option<&'a types::V1ClansJoinIdempotencyKey>,
-    ) -> Result<ResponseValue<types::V1ClansJoinResponse>, Error<types::Problem>> {
+    ) -> Result<ResponseValue<types::V1ClansJoinResult>, Error<types::Problem>> {
         let url = format!(
             "{}/v1/clans/{}/join", self.baseurl, encode_path(& id.to_string()),
         );
@@ -23740,7 +23788,7 @@ Arguments:
         id: ::std::num::NonZeroU64,
         idempotency_key: Option<&'a types::V1ClansInvitesAcceptIdempotencyKey>,
     ) -> Result<
-        ResponseValue<types::V1ClansInvitesAcceptResponse>,
+        ResponseValue<types::V1ClansInvitesAcceptResult>,
         Error<types::Problem>,
     > {
         let url = format!(
@@ -23895,9 +23943,9 @@ Arguments:
         &'a self,
         id: ::std::num::NonZeroU64,
         idempotency_key: Option<&'a types::V1ClansInvitesCreateIdempotencyKey>,
-        body: &'a types::V1ClansInvitesCreateBody,
+        body: &'a types::V1ClansInvitesCreateRequest,
     ) -> Result<
-        ResponseValue<types::V1ClansInvitesCreateResponse>,
+        ResponseValue<types::V1ClansInvitesCreateResult>,
         Error<types::Problem>,
     > {
         let url = format!(
@@ -24137,7 +24185,7 @@ Arguments:
         user_id: ::std::num::NonZeroU64,
         idempotency_key: Option<&'a types::V1ClansMembersPromoteIdempotencyKey>,
     ) -> Result<
-        ResponseValue<types::V1ClansMembersPromoteResponse>,
+        ResponseValue<types::V1ClansMembersPromoteResult>,
         Error<types::Problem>,
     > {
         let url = format!(
@@ -24219,7 +24267,7 @@ Arguments:
         user_id: ::std::num::NonZeroU64,
         idempotency_key: Option<&'a types::V1ClansMembersDemoteIdempotencyKey>,
     ) -> Result<
-        ResponseValue<types::V1ClansMembersDemoteResponse>,
+        ResponseValue<types::V1ClansMembersDemoteResult>,
         Error<types::Problem>,
     > {
         let url = format!(
@@ -24299,8 +24347,8 @@ Arguments:
         &'a self,
         id: ::std::num::NonZeroU64,
         idempotency_key: Option<&'a types::V1ClansTransferIdempotencyKey>,
-        body: &'a types::V1ClansTransferBody,
-    ) -> Result<ResponseValue<types::V1ClansTransferResponse>, Error<types::Problem>> {
+        body: &'a types::V1ClansTransferRequest,
+    ) -> Result<ResponseValue<types::V1ClansTransferResult>, Error<types::Problem>> {
         let url = format!(
             "{}/v1/clans/{}/transfer", self.baseurl, encode_path(& id.to_string()),
         );
@@ -24372,10 +24420,7 @@ Sends a `GET` request to `/v1/economy/balance`
 */
     pub async fn v1_economy_balance_get<'a>(
         &'a self,
-    ) -> Result<
-        ResponseValue<types::V1EconomyBalanceGetResponse>,
-        Error<types::Problem>,
-    > {
+    ) -> Result<ResponseValue<types::V1EconomyBalanceGetResult>, Error<types::Problem>> {
         let url = format!("{}/v1/economy/balance", self.baseurl,);
         let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
         header_map
@@ -24435,7 +24480,7 @@ Arguments:
         page: Option<::std::num::NonZeroU64>,
         per_page: Option<::std::num::NonZeroU64>,
     ) -> Result<
-        ResponseValue<types::V1EconomyTransactionsListResponse>,
+        ResponseValue<types::V1EconomyTransactionsListResult>,
         Error<types::Problem>,
     > {
         let url = format!("{}/v1/economy/transactions", self.baseurl,);
@@ -24500,9 +24545,9 @@ Arguments:
     pub async fn v1_economy_transfer_create<'a>(
         &'a self,
         idempotency_key: Option<&'a types::V1EconomyTransferCreateIdempotencyKey>,
-        body: &'a types::V1EconomyTransferCreateBody,
+        body: &'a types::V1EconomyTransferCreateRequest,
     ) -> Result<
-        ResponseValue<types::V1EconomyTransferCreateResponse>,
+        ResponseValue<types::V1EconomyTransferCreateResult>,
         Error<types::Problem>,
     > {
         let url = format!("{}/v1/economy/transfer", self.baseurl,);
@@ -24578,7 +24623,7 @@ Arguments:
         after: Option<&'a types::V1EventsListAfter>,
         limit: Option<::std::num::NonZeroU64>,
         types: Option<&'a types::V1EventsListTypes>,
-    ) -> Result<ResponseValue<types::V1EventsListResponse>, Error<types::Problem>> {
+    ) -> Result<ResponseValue<types::V1EventsListResult>, Error<types::Problem>> {
         let url = format!("{}/v1/events", self.baseurl,);
         let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
         header_map
@@ -24702,7 +24747,7 @@ Arguments:
         &'a self,
         page: Option<::std::num::NonZeroU64>,
         per_page: Option<::std::num::NonZeroU64>,
-    ) -> Result<ResponseValue<types::V1WebhooksListResponse>, Error<types::Problem>> {
+    ) -> Result<ResponseValue<types::V1WebhooksListResult>, Error<types::Problem>> {
         let url = format!("{}/v1/webhooks", self.baseurl,);
         let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
         header_map
@@ -24768,8 +24813,8 @@ Arguments:
     pub async fn v1_webhooks_create<'a>(
         &'a self,
         idempotency_key: Option<&'a types::V1WebhooksCreateIdempotencyKey>,
-        body: &'a types::V1WebhooksCreateBody,
-    ) -> Result<ResponseValue<types::V1WebhooksCreateResponse>, Error<types::Problem>> {
+        body: &'a types::V1WebhooksCreateRequest,
+    ) -> Result<ResponseValue<types::V1WebhooksCreateResult>, Error<types::Problem>> {
         let url = format!("{}/v1/webhooks", self.baseurl,);
         let mut header_map = ::reqwest::header::HeaderMap::with_capacity(2usize);
         header_map
@@ -24839,7 +24884,7 @@ Arguments:
     pub async fn v1_webhooks_get<'a>(
         &'a self,
         id: ::std::num::NonZeroU64,
-    ) -> Result<ResponseValue<types::V1WebhooksGetResponse>, Error<types::Problem>> {
+    ) -> Result<ResponseValue<types::V1WebhooksGetResult>, Error<types::Problem>> {
         let url = format!(
             "{}/v1/webhooks/{}", self.baseurl, encode_path(& id.to_string()),
         );
@@ -24986,8 +25031,8 @@ Arguments:
         &'a self,
         id: ::std::num::NonZeroU64,
         idempotency_key: Option<&'a types::V1WebhooksUpdateIdempotencyKey>,
-        body: &'a types::V1WebhooksUpdateBody,
-    ) -> Result<ResponseValue<types::V1WebhooksUpdateResponse>, Error<types::Problem>> {
+        body: &'a types::V1WebhooksUpdateRequest,
+    ) -> Result<ResponseValue<types::V1WebhooksUpdateResult>, Error<types::Problem>> {
         let url = format!(
             "{}/v1/webhooks/{}", self.baseurl, encode_path(& id.to_string()),
         );
@@ -25065,7 +25110,7 @@ Arguments:
         id: ::std::num::NonZeroU64,
         idempotency_key: Option<&'a types::V1WebhooksSecretRotateIdempotencyKey>,
     ) -> Result<
-        ResponseValue<types::V1WebhooksSecretRotateResponse>,
+        ResponseValue<types::V1WebhooksSecretRotateResult>,
         Error<types::Problem>,
     > {
         let url = format!(
@@ -25149,7 +25194,7 @@ Arguments:
         per_page: Option<::std::num::NonZeroU64>,
         status: Option<types::V1WebhooksDeliveriesListStatus>,
     ) -> Result<
-        ResponseValue<types::V1WebhooksDeliveriesListResponse>,
+        ResponseValue<types::V1WebhooksDeliveriesListResult>,
         Error<types::Problem>,
     > {
         let url = format!(
@@ -25227,7 +25272,7 @@ Arguments:
         delivery_id: ::std::num::NonZeroU64,
         idempotency_key: Option<&'a types::V1WebhooksDeliveriesRedeliverIdempotencyKey>,
     ) -> Result<
-        ResponseValue<types::V1WebhooksDeliveriesRedeliverResponse>,
+        ResponseValue<types::V1WebhooksDeliveriesRedeliverResult>,
         Error<types::Problem>,
     > {
         let url = format!(
@@ -25307,8 +25352,8 @@ Arguments:
         &'a self,
         id: ::std::num::NonZeroU64,
         idempotency_key: Option<&'a types::V1WebhooksReplayIdempotencyKey>,
-        body: &'a types::V1WebhooksReplayBody,
-    ) -> Result<ResponseValue<types::V1WebhooksReplayResponse>, Error<types::Problem>> {
+        body: &'a types::V1WebhooksReplayRequest,
+    ) -> Result<ResponseValue<types::V1WebhooksReplayResult>, Error<types::Problem>> {
         let url = format!(
             "{}/v1/webhooks/{}/replay", self.baseurl, encode_path(& id.to_string()),
         );
@@ -25383,7 +25428,7 @@ Arguments:
     pub async fn v1_events_types_list<'a>(
         &'a self,
         if_none_match: Option<&'a str>,
-    ) -> Result<ResponseValue<types::V1EventsTypesListResponse>, Error<types::Problem>> {
+    ) -> Result<ResponseValue<types::V1EventsTypesListResult>, Error<types::Problem>> {
         let url = format!("{}/v1/events/types", self.baseurl,);
         let mut header_map = ::reqwest::header::HeaderMap::with_capacity(2usize);
         header_map
@@ -25437,9 +25482,9 @@ Sends a `POST` request to `/api-platform/developer/accounts`
 */
     pub async fn developer_accounts_create<'a>(
         &'a self,
-        body: &'a types::DeveloperAccountsCreateBody,
+        body: &'a types::DeveloperAccountsCreateRequest,
     ) -> Result<
-        ResponseValue<types::DeveloperAccountsCreateResponse>,
+        ResponseValue<types::DeveloperAccountsCreateResult>,
         Error<types::Problem>,
     > {
         let url = format!("{}/api-platform/developer/accounts", self.baseurl,);
@@ -25505,10 +25550,7 @@ Sends a `GET` request to `/api-platform/developer/session`
 */
     pub async fn developer_session_get<'a>(
         &'a self,
-    ) -> Result<
-        ResponseValue<types::DeveloperSessionGetResponse>,
-        Error<types::Problem>,
-    > {
+    ) -> Result<ResponseValue<types::DeveloperSessionGetResult>, Error<types::Problem>> {
         let url = format!("{}/api-platform/developer/session", self.baseurl,);
         let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
         header_map
@@ -25553,9 +25595,9 @@ Sends a `POST` request to `/api-platform/developer/session`
 */
     pub async fn developer_session_create<'a>(
         &'a self,
-        body: &'a types::DeveloperSessionCreateBody,
+        body: &'a types::DeveloperSessionCreateRequest,
     ) -> Result<
-        ResponseValue<types::DeveloperSessionCreateResponse>,
+        ResponseValue<types::DeveloperSessionCreateResult>,
         Error<types::Problem>,
     > {
         let url = format!("{}/api-platform/developer/session", self.baseurl,);
@@ -25666,10 +25708,7 @@ Sends a `GET` request to `/api-platform/developer/my-keys`
 */
     pub async fn developer_my_keys_list<'a>(
         &'a self,
-    ) -> Result<
-        ResponseValue<types::DeveloperMyKeysListResponse>,
-        Error<types::Problem>,
-    > {
+    ) -> Result<ResponseValue<types::DeveloperMyKeysListResult>, Error<types::Problem>> {
         let url = format!("{}/api-platform/developer/my-keys", self.baseurl,);
         let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
         header_map
@@ -25714,11 +25753,8 @@ Sends a `POST` request to `/api-platform/developer/keys`
 */
     pub async fn developer_keys_create<'a>(
         &'a self,
-        body: &'a types::DeveloperKeysCreateBody,
-    ) -> Result<
-        ResponseValue<types::DeveloperKeysCreateResponse>,
-        Error<types::Problem>,
-    > {
+        body: &'a types::DeveloperKeysCreateRequest,
+    ) -> Result<ResponseValue<types::DeveloperKeysCreateResult>, Error<types::Problem>> {
         let url = format!("{}/api-platform/developer/keys", self.baseurl,);
         let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
         header_map
@@ -25785,10 +25821,7 @@ Arguments:
     pub async fn developer_keys_revoke<'a>(
         &'a self,
         id: ::std::num::NonZeroU64,
-    ) -> Result<
-        ResponseValue<types::DeveloperKeysRevokeResponse>,
-        Error<types::Problem>,
-    > {
+    ) -> Result<ResponseValue<types::DeveloperKeysRevokeResult>, Error<types::Problem>> {
         let url = format!(
             "{}/api-platform/developer/keys/{}", self.baseurl, encode_path(& id
             .to_string()),
@@ -25849,9 +25882,9 @@ Arguments:
     pub async fn developer_keys_origins_update<'a>(
         &'a self,
         id: ::std::num::NonZeroU64,
-        body: &'a types::DeveloperKeysOriginsUpdateBody,
+        body: &'a types::DeveloperKeysOriginsUpdateRequest,
     ) -> Result<
-        ResponseValue<types::DeveloperKeysOriginsUpdateResponse>,
+        ResponseValue<types::DeveloperKeysOriginsUpdateResult>,
         Error<types::Problem>,
     > {
         let url = format!(
@@ -25926,7 +25959,7 @@ Arguments:
         id: ::std::num::NonZeroU64,
         hours: ::std::num::NonZeroU64,
     ) -> Result<
-        ResponseValue<types::DeveloperKeysUsageGetResponse>,
+        ResponseValue<types::DeveloperKeysUsageGetResult>,
         Error<types::Problem>,
     > {
         let url = format!(
@@ -25983,10 +26016,7 @@ Sends a `GET` request to `/api-platform/developer/my-apps`
 */
     pub async fn developer_my_apps_list<'a>(
         &'a self,
-    ) -> Result<
-        ResponseValue<types::DeveloperMyAppsListResponse>,
-        Error<types::Problem>,
-    > {
+    ) -> Result<ResponseValue<types::DeveloperMyAppsListResult>, Error<types::Problem>> {
         let url = format!("{}/api-platform/developer/my-apps", self.baseurl,);
         let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
         header_map
@@ -26031,9 +26061,9 @@ Sends a `POST` request to `/api-platform/developer/my-apps`
 */
     pub async fn developer_my_apps_create<'a>(
         &'a self,
-        body: &'a types::DeveloperMyAppsCreateBody,
+        body: &'a types::DeveloperMyAppsCreateRequest,
     ) -> Result<
-        ResponseValue<types::DeveloperMyAppsCreateResponse>,
+        ResponseValue<types::DeveloperMyAppsCreateResult>,
         Error<types::Problem>,
     > {
         let url = format!("{}/api-platform/developer/my-apps", self.baseurl,);
@@ -26099,10 +26129,7 @@ Arguments:
     pub async fn developer_my_apps_get<'a>(
         &'a self,
         id: ::std::num::NonZeroU64,
-    ) -> Result<
-        ResponseValue<types::DeveloperMyAppsGetResponse>,
-        Error<types::Problem>,
-    > {
+    ) -> Result<ResponseValue<types::DeveloperMyAppsGetResult>, Error<types::Problem>> {
         let url = format!(
             "{}/api-platform/developer/my-apps/{}", self.baseurl, encode_path(& id
             .to_string()),
@@ -26220,9 +26247,9 @@ Arguments:
     pub async fn developer_my_apps_update<'a>(
         &'a self,
         id: ::std::num::NonZeroU64,
-        body: &'a types::DeveloperMyAppsUpdateBody,
+        body: &'a types::DeveloperMyAppsUpdateRequest,
     ) -> Result<
-        ResponseValue<types::DeveloperMyAppsUpdateResponse>,
+        ResponseValue<types::DeveloperMyAppsUpdateResult>,
         Error<types::Problem>,
     > {
         let url = format!(
@@ -26295,7 +26322,7 @@ Arguments:
         &'a self,
         id: ::std::num::NonZeroU64,
     ) -> Result<
-        ResponseValue<types::DeveloperMyAppsSecretRotateResponse>,
+        ResponseValue<types::DeveloperMyAppsSecretRotateResult>,
         Error<types::Problem>,
     > {
         let url = format!(
@@ -26358,7 +26385,7 @@ Sends a `GET` request to `/api-platform/developer/my-authorized-apps`
     pub async fn developer_my_authorized_apps_list<'a>(
         &'a self,
     ) -> Result<
-        ResponseValue<types::DeveloperMyAuthorizedAppsListResponse>,
+        ResponseValue<types::DeveloperMyAuthorizedAppsListResult>,
         Error<types::Problem>,
     > {
         let url = format!("{}/api-platform/developer/my-authorized-apps", self.baseurl,);
@@ -26465,9 +26492,9 @@ Sends a `POST` request to `/api-platform/developer/webhook-test`
 */
     pub async fn developer_webhook_test_send<'a>(
         &'a self,
-        body: &'a types::DeveloperWebhookTestSendBody,
+        body: &'a types::DeveloperWebhookTestSendRequest,
     ) -> Result<
-        ResponseValue<types::DeveloperWebhookTestSendResponse>,
+        ResponseValue<types::DeveloperWebhookTestSendResult>,
         Error<types::Problem>,
     > {
         let url = format!("{}/api-platform/developer/webhook-test", self.baseurl,);
@@ -26727,7 +26754,7 @@ Sends a `POST` request to `/api-platform/ingest/events`
 */
     pub async fn ingest_events_create<'a>(
         &'a self,
-        body: &'a types::IngestEventsCreateBody,
+        body: &'a types::IngestEventsCreateRequest,
     ) -> Result<ResponseValue<types::IngestResult>, Error<types::Problem>> {
         let url = format!("{}/api-platform/ingest/events", self.baseurl,);
         let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);

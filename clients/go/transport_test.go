@@ -333,3 +333,33 @@ func TestPathMatches(t *testing.T) {
 		}
 	}
 }
+
+// One Client shared by many goroutines (go test -race checks the shared state: rate limit,
+// connection pool, credentials).
+func TestOneClientManyGoroutines(t *testing.T) {
+	_, base := serve(t, func(n int, w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("X-Ratelimit-Limit", "1000")
+		w.Header().Set("X-Ratelimit-Remaining", strconv.Itoa(1000-n))
+		w.Header().Set("X-Ratelimit-Reset", "1800000000")
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprint(w, `{"threads":[]}`)
+	})
+	c := newClient(t, base)
+	var wg sync.WaitGroup
+	for range 16 {
+		wg.Go(func() {
+			for range 10 {
+				if _, err := c.Do(context.Background(), "GET", "/api-platform/v1/forum/threads", nil, nil, WithTimeout(5*time.Second)); err != nil {
+					t.Error(err)
+				}
+				if rl, ok := c.RateLimit(); !ok || rl.Limit != 1000 {
+					t.Error("no rate-limit state")
+				}
+			}
+		})
+	}
+	wg.Wait()
+	if rl, _ := c.RateLimit(); rl.Remaining < 840 || rl.Remaining > 999 {
+		t.Fatalf("remaining %d", rl.Remaining)
+	}
+}

@@ -9,7 +9,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import type { ClientGenerator, GeneratorDocument } from './generate.js';
-import { openapi30 } from './openapi30.js';
+import { eventSchemaName, openapi30 } from './openapi30.js';
 import { documentTables } from './typescript.js';
 
 const run = promisify(execFile);
@@ -65,6 +65,15 @@ function metadataSource(doc: GeneratorDocument, events: [string, string][]): str
     '\tEventType() string',
     '}',
     '',
+    // each event also has a name of its own type's (`economy.transfer.created` ->
+    // EconomyTransferCreatedEvent), whatever the document names its schema
+    ...events
+      .filter(([type, schema]) => eventSchemaName(type) !== pascal(schema))
+      .flatMap(([type, schema]) => [
+        `// ${eventSchemaName(type)} is the ${go(type)} event.`,
+        `type ${eventSchemaName(type)} = ${pascal(schema)}`,
+        '',
+      ]),
     ...events.flatMap(([type, schema]) => [
       `// EventType is ${go(type)}.`,
       `func (*${pascal(schema)}) EventType() string { return ${go(type)} }`,

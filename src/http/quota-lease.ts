@@ -17,6 +17,15 @@ export const REPORT_MS = 100;
 const BLOCK_SECONDS = 1;
 /** ...but leaves at most 1/this of the limit unspent in the hands of one instance. */
 export const MAX_BLOCK_SHARE = 100;
+/**
+ * An instance re-reads the fleet's count of every key it served in the last KEEP_VIEW_MS at least
+ * this often (one call for all of them), even with nothing to report: while Redis is unreachable it
+ * allows 1/N of what was left as it last saw it, and after an empty restart the count is rebuilt
+ * from the freshest view, so a view that missed the others' latest blocks would let them be served
+ * twice. (Only blocks reserved since move the count: reports of spending within a block do not.)
+ */
+export const VIEW_REFRESH_MS = 1000;
+export const KEEP_VIEW_MS = 60_000;
 /** After Redis says no unit is left and nobody holds any, refusals are answered from memory this long. */
 export const EXHAUSTED_MS = 250;
 
@@ -38,8 +47,19 @@ export class Lease {
   unreported = 0;
   /** requests counted here alone (Redis unreachable), not reported yet */
   alone = 0;
-  /** the fleet's units in use for this key, as of Redis's last reply */
+  /**
+   * the instances this one counted alone among (the largest N of its 1/N shares): the estimate it
+   * reports afterwards uses it, not the fleet's size then (just after an empty restart the
+   * heartbeats have not all come back, and the fleet looks smaller than it was)
+   */
+  aloneAmong = 1;
+  /** the fleet's units in use for this key (spent and held), as of Redis's last reply */
   lastInUse = 0;
+  /** ...of which spent (or estimated spent after an outage), and the hash's gen then (0: none yet) */
+  lastSpent = 0;
+  gen = 0;
+  /** local clock: when the request that brought that reply was sent */
+  viewedAt = 0;
   lastUsedAt: number;
   /** requests per second here, smoothed */
   private rate = 0;
@@ -93,6 +113,14 @@ export class Lease {
     this.next = this.end + 1;
   }
 
+  /** What Redis's reply to a call sent at `sentAt` said of the key. */
+  saw(inUse: number, gen: number, spent: number, sentAt: number): void {
+    this.lastInUse = inUse;
+    this.gen = gen;
+    this.lastSpent = spent;
+    this.viewedAt = sentAt;
+  }
+
   /** A block Redis granted at `sentAt`: `grant` units whose last figure is `inUse`. */
   granted(grant: number, inUse: number, sentAt: number): void {
     this.lastInUse = inUse;
@@ -108,10 +136,14 @@ export class Lease {
     if (held > 0) this.expiresAt = sentAt + LEASE_TTL_MS - LEASE_MARGIN_MS;
   }
 
-  /** Whether Redis should hear from this lease: spending, counting alone, units to give back or renew. */
+  /**
+   * Whether this lease has a call due: spending or requests counted alone to report, units to give
+   * back or renew, or a view of the count to refresh.
+   */
   hasNews(at: number): boolean {
     const renew = this.unspent > 0 && this.expiresAt - at < LEASE_TTL_MS / 2;
-    return this.unreported !== 0 || this.alone > 0 || this.unspent !== this.heldInRedis || renew;
+    const refresh = at - this.viewedAt >= VIEW_REFRESH_MS && at - this.lastUsedAt < KEEP_VIEW_MS;
+    return this.unreported !== 0 || this.alone > 0 || this.unspent !== this.heldInRedis || renew || refresh;
   }
 
   /**
@@ -133,6 +165,7 @@ export class Lease {
     const figure = this.lastInUse + instances * (this.alone + 1);
     if (figure > limit) return 0;
     this.alone++;
+    this.aloneAmong = Math.max(this.aloneAmong, instances);
     return figure;
   }
 }

@@ -7,17 +7,24 @@ import { WINDOW_MS } from './quota.js';
 
 /**
  * Reserves, reports and gives back units of keys' quotas, atomically, for one instance. A key's
- * window is a hash: `spent` (units reported spent) and one field per instance holding a block,
- * `h:<instance>` = "<units>:<expiry>" (Redis's clock). In use = spent + the blocks not expired: a
- * holder killed with -9 stops renewing, and its units come back once its field expires.
- * KEYS: the hashes; ARGV: instance id, lease ttl, then per key: want, limit, floor, spent since the
- * last report, units still held after this call, ms until the hash expires (its window's end and a
- * minute), estimate. A key whose hash is gone mid-window (Redis restarted empty) starts from
- * `floor`, the holder's own knowledge of the count (what it last saw, and what it served alone).
- * `estimate`, from an instance that counted alone, is what the whole fleet may have served (what it
- * last saw, and the instances times what it served alone): until the others have reported their own
- * (a lease ttl), no unit is granted below it, so Redis coming back empty gives no fresh quota.
- * Returns per key: units granted, units in use after (the figure of the last one), units held by others.
+ * window is a hash: `spent` (units reported spent), `gen` (when the hash was made, in ms: tells a
+ * view of an older hash, lost by a Redis that restarted empty), and one field per instance holding
+ * a block, `h:<instance>` = "<units>:<expiry>" (Redis's clock). In use = spent + the blocks not
+ * expired: a holder killed with -9 stops renewing, and its units come back once its field expires.
+ * KEYS: the hashes; ARGV: instance id, lease ttl, then per key: want, limit, units spent from blocks
+ * since the last report (refunds: minus), requests counted alone since then, units still held after
+ * this call, ms until the hash expires (its window's end and a minute), the `gen` the caller last
+ * saw (0: none), the count it last saw spent, its estimate.
+ * After an outage:
+ * - A caller whose `gen` is not the hash's saw the count before Redis lost it: the count is raised
+ *   to the highest such view (`base`), and what was spent since comes on top, so an empty restart
+ *   hands out no quota already spent.
+ * - `estimate`, from an instance that counted alone, is what the whole fleet may have served (what
+ *   it last saw, and the instances times what it served alone). What it expects beyond the count is
+ *   kept as `gap`, shrinking as the others report what they counted alone, and counted as spent
+ *   until they all have (a lease ttl): the first instance back is not granted the others' units.
+ * Returns per key: units granted, units in use after (the figure of the last one), units held by
+ * others, the hash's gen, the count spent (with the gap) before this call's grant.
  */
 const LEASE = `
 local t = redis.call('TIME')
@@ -26,34 +33,51 @@ local me = 'h:' .. ARGV[1]
 local ttl = tonumber(ARGV[2])
 local out = {}
 for k = 1, #KEYS do
-  local a = 2 + (k - 1) * 7
-  local want, limit, floor = tonumber(ARGV[a + 1]), tonumber(ARGV[a + 2]), tonumber(ARGV[a + 3])
-  local delta, held, expireIn = tonumber(ARGV[a + 4]), tonumber(ARGV[a + 5]), ARGV[a + 6]
-  local estimate = tonumber(ARGV[a + 7])
+  local a = 2 + (k - 1) * 9
+  local want, limit = tonumber(ARGV[a + 1]), tonumber(ARGV[a + 2])
+  local delta, alone, held = tonumber(ARGV[a + 3]), tonumber(ARGV[a + 4]), tonumber(ARGV[a + 5])
+  local expireIn, seen, seenSpent = ARGV[a + 6], tonumber(ARGV[a + 7]), tonumber(ARGV[a + 8])
+  local estimate = tonumber(ARGV[a + 9])
   local fields = redis.call('HGETALL', KEYS[k])
-  local spent, others, est = 0, 0, 0
+  local spent, base, gen, others, gap = 0, 0, 0, 0, 0
   for i = 1, #fields, 2 do
-    local f = fields[i]
+    local f, v = fields[i], fields[i + 1]
     if f == 'spent' then
-      spent = tonumber(fields[i + 1])
+      spent = tonumber(v)
+    elseif f == 'base' then
+      base = tonumber(v)
+    elseif f == 'gen' then
+      gen = tonumber(v)
     elseif f ~= me then
-      local units, exp = string.match(fields[i + 1], '^(%d+):(%d+)$')
+      local units, exp = string.match(v, '^(%d+):(%d+)$')
       if tonumber(exp) <= now then
         redis.call('HDEL', KEYS[k], f)
-      elseif f == 'est' then
-        est = tonumber(units)
+      elseif f == 'gap' then
+        gap = tonumber(units)
       else
         others = others + tonumber(units)
       end
     end
   end
-  spent = math.max(0, spent + delta)
-  if #fields == 0 and spent + held < floor then spent = floor - held end
-  if estimate > est then
-    est = estimate
-    redis.call('HSET', KEYS[k], 'est', est .. ':' .. (now + ttl))
+  if gen == 0 then
+    gen = now
+    redis.call('HSET', KEYS[k], 'gen', gen)
   end
-  local inUse = math.max(spent, est) + others + held
+  -- counts from before the outage, now known: part of what an estimate expected
+  local revealed = alone
+  if seen ~= 0 and seen ~= gen and seenSpent > base then
+    revealed = revealed + seenSpent - base
+    spent = spent + seenSpent - base
+    redis.call('HSET', KEYS[k], 'base', seenSpent)
+  end
+  spent = math.max(0, spent + delta + alone)
+  local newGap = math.max(0, gap - revealed, estimate - spent)
+  if newGap ~= gap then
+    gap = newGap
+    if gap > 0 then redis.call('HSET', KEYS[k], 'gap', gap .. ':' .. (now + ttl)) else redis.call('HDEL', KEYS[k], 'gap') end
+  end
+  local counted = spent + gap
+  local inUse = counted + others + held
   local grant = math.max(0, math.min(want, limit - inUse))
   held = held + grant
   inUse = inUse + grant
@@ -63,6 +87,8 @@ for k = 1, #KEYS do
   out[#out + 1] = grant
   out[#out + 1] = inUse
   out[#out + 1] = others
+  out[#out + 1] = gen
+  out[#out + 1] = counted
 end
 return out
 `;
@@ -73,11 +99,13 @@ declare module 'ioredis' {
   }
 }
 
+/** Numbers the script returns per key. */
+const REPLY_FIELDS = 5;
 /** Where an instance asks the others to give a key's unspent units back (a refusal is about to happen). */
 const RECLAIM_TOPIC = 'quota-reclaim';
 /** A refusal waits this long (twice) for the other instances to give units back before it is final. */
 const RECLAIM_WAIT_MS = 100;
-/** Idle returns, renewals and forgotten windows are looked at this often. */
+/** Idle returns, renewals, views to refresh and forgotten windows are looked at this often. */
 const SWEEP_MS = 500;
 
 interface Call {
@@ -96,9 +124,10 @@ interface Call {
  * quota in one atomic call (one Redis round trip per block, not per request), spends it in memory,
  * reports its spending every REPORT_MS (one call for all keys), and gives back what it did not
  * spend when the key goes idle, when another instance is out of units, when the key's tier changes
- * and on shutdown. A key is never granted beyond its limit. While Redis is unreachable (see
- * RedisLink: slow is not down) the instance counts alone and allows 1/N of what was left of each
- * limit, N being the instances it last saw alive; or answers 503 when failing closed.
+ * and on shutdown, and re-reads the count of the keys it served lately (VIEW_REFRESH_MS). A key is
+ * never granted beyond its limit. While Redis is unreachable (see RedisLink: slow is not down) the
+ * instance counts alone and allows 1/N of what was left of each limit as it last saw it, N being
+ * the instances it last saw alive; or answers 503 when failing closed.
  */
 export class RedisRateLimitStore implements RateLimitStore {
   private readonly prefix: string;
@@ -195,7 +224,6 @@ export class RedisRateLimitStore implements RateLimitStore {
         lease.granted(grant, inUse, sentAt);
         return 'granted';
       }
-      lease.lastInUse = inUse;
       lease.heldInRedis = 0;
       if (others === 0 || attempt === 2) {
         lease.exhaustedUntil = this.now() + EXHAUSTED_MS;
@@ -221,17 +249,17 @@ export class RedisRateLimitStore implements RateLimitStore {
       call.alone = lease.alone;
       lease.unreported = 0;
       lease.alone = 0;
-      // only a hash lost mid-window (Redis restarted empty) starts from it
-      const floor = lease.lastInUse + call.alone;
-      const estimate = call.alone > 0 ? lease.lastInUse + this.link.fleetSize() * call.alone : 0;
+      const estimate = call.alone > 0 ? lease.lastInUse + lease.aloneAmong * call.alone : 0;
       keys.push(this.hashOf(call.key, lease.windowStart));
       args.push(
         call.want,
         call.limit,
-        floor,
-        call.delta + call.alone,
+        call.delta,
+        call.alone,
         call.held,
         Math.max(60_000, lease.windowEnd + 60_000 - at),
+        lease.gen,
+        lease.lastSpent,
         estimate,
       );
     }
@@ -248,7 +276,8 @@ export class RedisRateLimitStore implements RateLimitStore {
         async (redis) => {
           const reply = await redis.hubQuotaLease(keys.length, ...keys, ...args);
           calls.forEach(({ lease }, i) => {
-            lease.lastInUse = reply[i * 3 + 1] ?? lease.lastInUse;
+            const [, inUse = 0, , gen = 0, spent = 0] = reply.slice(i * REPLY_FIELDS);
+            lease.saw(inUse, gen, spent, at);
           });
           return reply;
         },

@@ -29,20 +29,34 @@ export async function tcpProxy(target: URL): Promise<TcpProxy> {
       });
     }
     client.pipe(upstream);
-    // each chunk leaves `delayMs` after it came, and never before the one ahead of it
-    let lastDue = 0;
+    // Each chunk leaves `delayMs` after it came, and never before the one ahead of it: one queue
+    // and one timer per connection. (A timer per chunk reorders them: timers of different
+    // durations that fall due in the same millisecond fire in either order, and a Redis client
+    // given its replies out of order pairs them with the wrong commands.)
+    const queue: { due: number; chunk: Buffer }[] = [];
+    let timer: NodeJS.Timeout | undefined;
+    let ended = false;
+    const drain = () => {
+      timer = undefined;
+      for (let head = queue[0]; head && head.due <= Date.now(); head = queue[0]) {
+        queue.shift();
+        if (!client.destroyed) client.write(head.chunk);
+      }
+      if (queue[0]) timer = setTimeout(drain, queue[0].due - Date.now());
+      else if (ended) client.end();
+    };
     upstream.on('data', (chunk: Buffer) => {
-      if (delayMs === 0 && lastDue <= Date.now()) {
+      if (queue.length === 0 && delayMs === 0) {
         client.write(chunk);
         return;
       }
-      const due = Math.max(Date.now() + delayMs, lastDue);
-      lastDue = due;
-      setTimeout(() => {
-        if (!client.destroyed) client.write(chunk);
-      }, due - Date.now());
+      queue.push({ due: Date.now() + delayMs, chunk });
+      timer ??= setTimeout(drain, Math.max(0, (queue[0]?.due ?? 0) - Date.now()));
     });
-    upstream.on('end', () => setTimeout(() => client.end(), Math.max(0, lastDue - Date.now())));
+    upstream.on('end', () => {
+      ended = true;
+      if (queue.length === 0) client.end();
+    });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const address = server.address();

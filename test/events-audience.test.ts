@@ -217,6 +217,10 @@ for (const dialect of testDialects()) {
       assert.ok(!sees('app token without them', mine('economy.grant.created')), 'needs economy:read');
       assert.ok(sees('app token without them', mine('clan.invite_created')), 'granted clans:read');
       assert.ok(!sees('API key', mine('economy.grant.created')), 'an API key is public data only');
+      // a server's chat (told to its owner): only an app the owner authorized with chat:read
+      assert.ok(sees('app token with the scopes', mine('chat.message')));
+      assert.ok(!sees('app token without them', mine('chat.message')), 'needs chat:read');
+      assert.ok(!sees('API key', mine('chat.message')), 'never an API key, even its owner’s');
       assert.ok(sees('API key', mine('webhook.endpoint_disabled')), 'its owner’s own webhook');
       assert.ok(
         !sees('app token with the scopes', mine('webhook.endpoint_disabled')),

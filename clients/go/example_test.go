@@ -129,8 +129,8 @@ func Example_typed() {
 	ctx := context.Background()
 	c, _ := hub.New("http://localhost:3000", hub.WithAPIKey(os.Getenv("HUB_API_KEY")))
 
-	game := api.StatsEloGetParamsGameCs2
-	ladder, err := c.API.StatsEloGetWithResponse(ctx, &api.StatsEloGetParams{Game: &game},
+	limit := 10 // the cs2 ladder: the default game
+	ladder, err := c.API.StatsEloGetWithResponse(ctx, &api.StatsEloGetParams{Limit: &limit},
 		hub.Call(hub.WithTimeout(5*time.Second)))
 	if err != nil {
 		log.Fatal(err)

@@ -242,16 +242,16 @@ func TestTheGeneratedClientSendsThroughTheClient(t *testing.T) {
 		fmt.Fprint(w, `{"game":"cs2","leaderboard":[{"rank":1,"user_id":5,"name":"a","rating":1200,"matches":3,"wins":2,"losses":1}]}`)
 	})
 	c := newClient(t, base)
-	game := api.StatsEloGetParamsGame("cs2")
-	ladder, err := c.API.StatsEloGetWithResponse(context.Background(), &api.StatsEloGetParams{Game: &game})
+	limit := 5
+	ladder, err := c.API.StatsEloGetWithResponse(context.Background(), &api.StatsEloGetParams{Limit: &limit})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if ladder.JSON200 == nil || len(ladder.JSON200.Leaderboard) != 1 || rec.count() != 2 {
 		t.Fatalf("%d attempts, answer %s", rec.count(), ladder.Body)
 	}
-	if rec.request(1).Header.Get("X-Api-Key") != "ghk_test" {
-		t.Fatal("no API key")
+	if rec.request(1).Header.Get("X-Api-Key") != "ghk_test" || rec.request(1).URL.Query().Get("limit") != "5" {
+		t.Fatalf("sent %s with %v", rec.request(1).URL, rec.request(1).Header)
 	}
 	_, err = c.API.UsersGetWithResponse(context.Background(), 99, nil, Call(WithMaxRetries(0)))
 	var apiErr *APIError

@@ -260,7 +260,7 @@ export const rustGenerator: ClientGenerator = {
       const { stderr } = await run(
         'cargo',
         ['run', '--quiet', '--locked', '-p', 'gaming-hub-client-generator', '--', input, api],
-        { cwd: CRATE_DIR, maxBuffer: 64 * 1024 * 1024 },
+        { cwd: CRATE_DIR, env: toolchainEnv(), maxBuffer: 64 * 1024 * 1024 },
       );
       if (stderr.trim()) process.stderr.write(stderr);
       const code = await readFile(api, 'utf8');
@@ -283,6 +283,17 @@ export const rustGenerator: ClientGenerator = {
     }
   },
 };
+
+/**
+ * The environment without libfaketime: CI's second run sets the clock a year ahead with it
+ * (LD_PRELOAD), and rustc hangs under it. Generating code does not read the date.
+ */
+function toolchainEnv(): NodeJS.ProcessEnv {
+  const env = { ...process.env };
+  delete env.LD_PRELOAD;
+  delete env.FAKETIME;
+  return env;
+}
 
 /** The progenitor the generator crate pins (its Cargo.toml), named in the output's header. */
 async function progenitorVersion(): Promise<string> {

@@ -10,6 +10,7 @@ export const SCOPES = {
   'stats:read': 'See your stats: XP, level, ELO, kills and achievements',
   'servers:read': 'See game servers and their live status',
   'servers:command': 'Send remote-console commands to game servers you operate',
+  'chat:read': 'Read what players write in the chat of game servers you own or operate',
   'clans:read': 'See clans and their members',
   'clans:write': 'Create clans and manage the clans you run, join and leave clans',
   'tournaments:read': 'See tournaments',

@@ -266,6 +266,63 @@ func (e AuthorizationRevokedEventType) Valid() bool {
 	}
 }
 
+// Defines values for ChatMessageEventType.
+const (
+	ChatMessage ChatMessageEventType = "chat.message"
+)
+
+// Valid indicates whether the value is a known member of the ChatMessageEventType enum.
+func (e ChatMessageEventType) Valid() bool {
+	switch e {
+	case ChatMessage:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ChatMessageEventDataChannel.
+const (
+	ChatMessageEventDataChannelAll  ChatMessageEventDataChannel = "all"
+	ChatMessageEventDataChannelTeam ChatMessageEventDataChannel = "team"
+)
+
+// Valid indicates whether the value is a known member of the ChatMessageEventDataChannel enum.
+func (e ChatMessageEventDataChannel) Valid() bool {
+	switch e {
+	case ChatMessageEventDataChannelAll:
+		return true
+	case ChatMessageEventDataChannelTeam:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ChatMessageEventDataGame.
+const (
+	ChatMessageEventDataGameCs16      ChatMessageEventDataGame = "cs16"
+	ChatMessageEventDataGameCs2       ChatMessageEventDataGame = "cs2"
+	ChatMessageEventDataGameMinecraft ChatMessageEventDataGame = "minecraft"
+	ChatMessageEventDataGameRust      ChatMessageEventDataGame = "rust"
+)
+
+// Valid indicates whether the value is a known member of the ChatMessageEventDataGame enum.
+func (e ChatMessageEventDataGame) Valid() bool {
+	switch e {
+	case ChatMessageEventDataGameCs16:
+		return true
+	case ChatMessageEventDataGameCs2:
+		return true
+	case ChatMessageEventDataGameMinecraft:
+		return true
+	case ChatMessageEventDataGameRust:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for ClanCreatedEventType.
 const (
 	ClanCreated ClanCreatedEventType = "clan.created"
@@ -1286,6 +1343,45 @@ func (e KillGame) Valid() bool {
 	}
 }
 
+// Defines values for KillProvisionalEventType.
+const (
+	KillProvisional KillProvisionalEventType = "kill.provisional"
+)
+
+// Valid indicates whether the value is a known member of the KillProvisionalEventType enum.
+func (e KillProvisionalEventType) Valid() bool {
+	switch e {
+	case KillProvisional:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for KillProvisionalEventDataGame.
+const (
+	KillProvisionalEventDataGameCs16      KillProvisionalEventDataGame = "cs16"
+	KillProvisionalEventDataGameCs2       KillProvisionalEventDataGame = "cs2"
+	KillProvisionalEventDataGameMinecraft KillProvisionalEventDataGame = "minecraft"
+	KillProvisionalEventDataGameRust      KillProvisionalEventDataGame = "rust"
+)
+
+// Valid indicates whether the value is a known member of the KillProvisionalEventDataGame enum.
+func (e KillProvisionalEventDataGame) Valid() bool {
+	switch e {
+	case KillProvisionalEventDataGameCs16:
+		return true
+	case KillProvisionalEventDataGameCs2:
+		return true
+	case KillProvisionalEventDataGameMinecraft:
+		return true
+	case KillProvisionalEventDataGameRust:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for KillRecordedEventType.
 const (
 	KillRecorded KillRecordedEventType = "kill.recorded"
@@ -1550,6 +1646,30 @@ const (
 func (e PlayerRegisteredEventType) Valid() bool {
 	switch e {
 	case PlayerRegistered:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for PlayerRegisteredEventDataGame.
+const (
+	PlayerRegisteredEventDataGameCs16      PlayerRegisteredEventDataGame = "cs16"
+	PlayerRegisteredEventDataGameCs2       PlayerRegisteredEventDataGame = "cs2"
+	PlayerRegisteredEventDataGameMinecraft PlayerRegisteredEventDataGame = "minecraft"
+	PlayerRegisteredEventDataGameRust      PlayerRegisteredEventDataGame = "rust"
+)
+
+// Valid indicates whether the value is a known member of the PlayerRegisteredEventDataGame enum.
+func (e PlayerRegisteredEventDataGame) Valid() bool {
+	switch e {
+	case PlayerRegisteredEventDataGameCs16:
+		return true
+	case PlayerRegisteredEventDataGameCs2:
+		return true
+	case PlayerRegisteredEventDataGameMinecraft:
+		return true
+	case PlayerRegisteredEventDataGameRust:
 		return true
 	default:
 		return false
@@ -2000,6 +2120,45 @@ func (e RoundStartedEventDataGame) Valid() bool {
 	case RoundStartedEventDataGameMinecraft:
 		return true
 	case RoundStartedEventDataGameRust:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for RoundVoidedEventType.
+const (
+	RoundVoided RoundVoidedEventType = "round.voided"
+)
+
+// Valid indicates whether the value is a known member of the RoundVoidedEventType enum.
+func (e RoundVoidedEventType) Valid() bool {
+	switch e {
+	case RoundVoided:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for RoundVoidedEventDataGame.
+const (
+	RoundVoidedEventDataGameCs16      RoundVoidedEventDataGame = "cs16"
+	RoundVoidedEventDataGameCs2       RoundVoidedEventDataGame = "cs2"
+	RoundVoidedEventDataGameMinecraft RoundVoidedEventDataGame = "minecraft"
+	RoundVoidedEventDataGameRust      RoundVoidedEventDataGame = "rust"
+)
+
+// Valid indicates whether the value is a known member of the RoundVoidedEventDataGame enum.
+func (e RoundVoidedEventDataGame) Valid() bool {
+	switch e {
+	case RoundVoidedEventDataGameCs16:
+		return true
+	case RoundVoidedEventDataGameCs2:
+		return true
+	case RoundVoidedEventDataGameMinecraft:
+		return true
+	case RoundVoidedEventDataGameRust:
 		return true
 	default:
 		return false
@@ -3220,6 +3379,7 @@ func (e V1EventsTypesListResultDataItemAudience) Valid() bool {
 
 // Defines values for V1EventsTypesListResultDataItemScope.
 const (
+	V1EventsTypesListResultDataItemScopeChatRead        V1EventsTypesListResultDataItemScope = "chat:read"
 	V1EventsTypesListResultDataItemScopeClansRead       V1EventsTypesListResultDataItemScope = "clans:read"
 	V1EventsTypesListResultDataItemScopeClansWrite      V1EventsTypesListResultDataItemScope = "clans:write"
 	V1EventsTypesListResultDataItemScopeEconomyRead     V1EventsTypesListResultDataItemScope = "economy:read"
@@ -3239,6 +3399,8 @@ const (
 // Valid indicates whether the value is a known member of the V1EventsTypesListResultDataItemScope enum.
 func (e V1EventsTypesListResultDataItemScope) Valid() bool {
 	switch e {
+	case V1EventsTypesListResultDataItemScopeChatRead:
+		return true
 	case V1EventsTypesListResultDataItemScopeClansRead:
 		return true
 	case V1EventsTypesListResultDataItemScopeClansWrite:
@@ -4365,6 +4527,84 @@ type AuthorizedApp struct {
 	// Example: ["identify"]
 	Scopes []string `json:"scopes"`
 }
+
+// ChatMessageEvent defines model for ChatMessageEvent.
+type ChatMessageEvent struct {
+	// CreatedAt When the change committed
+	//
+	// Example: 2026-11-20T18:04:11.000Z
+	CreatedAt time.Time            `json:"created_at"`
+	Data      ChatMessageEventData `json:"data"`
+
+	// Id Event id, sortable
+	//
+	// Example: evt_0000000000004711
+	Id string `json:"id"`
+
+	// Type Event type
+	Type ChatMessageEventType `json:"type"`
+}
+
+// ChatMessageEventType Event type
+type ChatMessageEventType string
+
+// ChatMessageEventData defines model for ChatMessageEventData.
+type ChatMessageEventData struct {
+	// Channel `all`: said to everyone (`say`); `team`: to the sender’s team (`say_team`)
+	//
+	// Example: all
+	Channel ChatMessageEventDataChannel `json:"channel"`
+
+	// Game Game code
+	//
+	// Example: cs2
+	Game ChatMessageEventDataGame `json:"game"`
+
+	// Name Name of the sender in game
+	//
+	// Example: ace
+	Name string `json:"name"`
+
+	// OccurredAt When it was written (server time)
+	//
+	// Example: 2026-11-20T18:04:11.000Z
+	OccurredAt time.Time `json:"occurred_at"`
+
+	// ServerId Game server
+	//
+	// Example: 3
+	ServerId int `json:"server_id"`
+
+	// SteamId SteamID64 of the sender; null for a bot or an id the roster found shared (fake)
+	//
+	// Example: 76561198000000042
+	SteamId *string `json:"steam_id"`
+
+	// Team Side of the sender as the line wrote it (`CT`, `TERRORIST`, `Spectator`, empty)
+	//
+	// Example: CT
+	Team string `json:"team"`
+
+	// Text What was written, as typed
+	//
+	// Example: !rank
+	Text string `json:"text"`
+
+	// UserId Hub user id of the sender; null when the hub has no profile for them
+	//
+	// Example: 42
+	UserId *int `json:"user_id"`
+}
+
+// ChatMessageEventDataChannel `all`: said to everyone (`say`); `team`: to the sender’s team (`say_team`)
+//
+// Example: all
+type ChatMessageEventDataChannel string
+
+// ChatMessageEventDataGame Game code
+//
+// Example: cs2
+type ChatMessageEventDataGame string
 
 // ClanCreatedEvent defines model for ClanCreatedEvent.
 type ClanCreatedEvent struct {
@@ -6196,6 +6436,94 @@ type KillParticipant struct {
 	UserId int `json:"user_id"`
 }
 
+// KillProvisionalEvent defines model for KillProvisionalEvent.
+type KillProvisionalEvent struct {
+	// CreatedAt When the change committed
+	//
+	// Example: 2026-11-20T18:04:11.000Z
+	CreatedAt time.Time                `json:"created_at"`
+	Data      KillProvisionalEventData `json:"data"`
+
+	// Id Event id, sortable
+	//
+	// Example: evt_0000000000004711
+	Id string `json:"id"`
+
+	// Type Event type
+	Type KillProvisionalEventType `json:"type"`
+}
+
+// KillProvisionalEventType Event type
+type KillProvisionalEventType string
+
+// KillProvisionalEventData defines model for KillProvisionalEventData.
+type KillProvisionalEventData struct {
+	// Game Game code
+	//
+	// Example: cs2
+	Game KillProvisionalEventDataGame `json:"game"`
+
+	// Headshot A headshot
+	//
+	// Example: true
+	Headshot bool `json:"headshot"`
+
+	// KillerName Name of the killer in game
+	//
+	// Example: ace
+	KillerName string `json:"killer_name"`
+
+	// KillerSteamId SteamID64
+	//
+	// Example: 76561198000000042
+	KillerSteamId string `json:"killer_steam_id"`
+
+	// KillerUserId Hub user id of the killer; null when the hub has no profile for them yet
+	//
+	// Example: 42
+	KillerUserId *int `json:"killer_user_id"`
+
+	// OccurredAt When the kill happened (server time)
+	//
+	// Example: 2026-11-20T18:04:11.000Z
+	OccurredAt time.Time `json:"occurred_at"`
+
+	// Round Round number on the server
+	//
+	// Example: 7
+	Round int `json:"round"`
+
+	// ServerId Game server the kill happened on
+	//
+	// Example: 3
+	ServerId int `json:"server_id"`
+
+	// VictimName Name of the victim in game
+	//
+	// Example: bolt
+	VictimName string `json:"victim_name"`
+
+	// VictimSteamId SteamID64
+	//
+	// Example: 76561198000000042
+	VictimSteamId string `json:"victim_steam_id"`
+
+	// VictimUserId Hub user id of the victim; null when the hub has no profile for them yet
+	//
+	// Example: 43
+	VictimUserId *int `json:"victim_user_id"`
+
+	// Weapon Weapon as the game names it
+	//
+	// Example: ak47
+	Weapon string `json:"weapon"`
+}
+
+// KillProvisionalEventDataGame Game code
+//
+// Example: cs2
+type KillProvisionalEventDataGame string
+
 // KillRecordedEvent defines model for KillRecordedEvent.
 type KillRecordedEvent struct {
 	// CreatedAt When the change committed
@@ -6663,10 +6991,20 @@ type PlayerRegisteredEventType string
 
 // PlayerRegisteredEventData defines model for PlayerRegisteredEventData.
 type PlayerRegisteredEventData struct {
+	// Game Game code
+	//
+	// Example: cs2
+	Game PlayerRegisteredEventDataGame `json:"game"`
+
 	// Name Name in game
 	//
 	// Example: ace
 	Name string `json:"name"`
+
+	// ServerId The game server they were first seen on
+	//
+	// Example: 3
+	ServerId int `json:"server_id"`
 
 	// SteamId SteamID64
 	//
@@ -6678,6 +7016,11 @@ type PlayerRegisteredEventData struct {
 	// Example: 42
 	UserId int `json:"user_id"`
 }
+
+// PlayerRegisteredEventDataGame Game code
+//
+// Example: cs2
+type PlayerRegisteredEventDataGame string
 
 // PlayerXpGainedEvent defines model for PlayerXpGainedEvent.
 type PlayerXpGainedEvent struct {
@@ -6999,6 +7342,59 @@ type RoundStartedEventData struct {
 //
 // Example: cs2
 type RoundStartedEventDataGame string
+
+// RoundVoidedEvent defines model for RoundVoidedEvent.
+type RoundVoidedEvent struct {
+	// CreatedAt When the change committed
+	//
+	// Example: 2026-11-20T18:04:11.000Z
+	CreatedAt time.Time            `json:"created_at"`
+	Data      RoundVoidedEventData `json:"data"`
+
+	// Id Event id, sortable
+	//
+	// Example: evt_0000000000004711
+	Id string `json:"id"`
+
+	// Type Event type
+	Type RoundVoidedEventType `json:"type"`
+}
+
+// RoundVoidedEventType Event type
+type RoundVoidedEventType string
+
+// RoundVoidedEventData defines model for RoundVoidedEventData.
+type RoundVoidedEventData struct {
+	// Game Game code
+	//
+	// Example: cs2
+	Game RoundVoidedEventDataGame `json:"game"`
+
+	// Kills Provisional kills of the round taken back
+	//
+	// Example: 3
+	Kills int `json:"kills"`
+
+	// Map Map
+	//
+	// Example: de_dust2
+	Map string `json:"map"`
+
+	// Round Round number
+	//
+	// Example: 7
+	Round int `json:"round"`
+
+	// ServerId Game server
+	//
+	// Example: 3
+	ServerId int `json:"server_id"`
+}
+
+// RoundVoidedEventDataGame Game code
+//
+// Example: cs2
+type RoundVoidedEventDataGame string
 
 // ServerAddedEvent defines model for ServerAddedEvent.
 type ServerAddedEvent struct {

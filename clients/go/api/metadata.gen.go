@@ -140,11 +140,17 @@ func (*KillRecordedEvent) EventType() string { return "kill.recorded" }
 // EventType is "kills.batch_recorded".
 func (*KillsBatchRecordedEvent) EventType() string { return "kills.batch_recorded" }
 
+// EventType is "kill.provisional".
+func (*KillProvisionalEvent) EventType() string { return "kill.provisional" }
+
 // EventType is "round.started".
 func (*RoundStartedEvent) EventType() string { return "round.started" }
 
 // EventType is "round.ended".
 func (*RoundEndedEvent) EventType() string { return "round.ended" }
+
+// EventType is "round.voided".
+func (*RoundVoidedEvent) EventType() string { return "round.voided" }
 
 // EventType is "match.started".
 func (*MatchStartedEvent) EventType() string { return "match.started" }
@@ -175,6 +181,9 @@ func (*TournamentMatchReportedEvent) EventType() string { return "tournament.mat
 
 // EventType is "tournament.player_joined".
 func (*TournamentPlayerJoinedEvent) EventType() string { return "tournament.player_joined" }
+
+// EventType is "chat.message".
+func (*ChatMessageEvent) EventType() string { return "chat.message" }
 
 // EventType is "server.added".
 func (*ServerAddedEvent) EventType() string { return "server.added" }
@@ -291,10 +300,14 @@ func NewEvent(eventType string) (Event, bool) {
 		return new(KillRecordedEvent), true
 	case "kills.batch_recorded":
 		return new(KillsBatchRecordedEvent), true
+	case "kill.provisional":
+		return new(KillProvisionalEvent), true
 	case "round.started":
 		return new(RoundStartedEvent), true
 	case "round.ended":
 		return new(RoundEndedEvent), true
+	case "round.voided":
+		return new(RoundVoidedEvent), true
 	case "match.started":
 		return new(MatchStartedEvent), true
 	case "match.ended":
@@ -315,6 +328,8 @@ func NewEvent(eventType string) (Event, bool) {
 		return new(TournamentMatchReportedEvent), true
 	case "tournament.player_joined":
 		return new(TournamentPlayerJoinedEvent), true
+	case "chat.message":
+		return new(ChatMessageEvent), true
 	case "server.added":
 		return new(ServerAddedEvent), true
 	case "server.removed":

@@ -6,7 +6,9 @@ import type { NewEvent } from '../events/outbox.js';
 import { REWARD_MINTED } from '../economy/events.js';
 import {
   ACHIEVEMENT_UNLOCKED,
+  CHAT_MESSAGE,
   ELO_CHANGED,
+  KILL_PROVISIONAL,
   KILL_RECORDED,
   KILLS_BATCH_RECORDED,
   MATCH_ABANDONED,
@@ -17,6 +19,7 @@ import {
   PLAYER_XP_GAINED,
   ROUND_ENDED,
   ROUND_STARTED,
+  ROUND_VOIDED,
   TOURNAMENT_MATCH_REPORTED,
   TOURNAMENT_PLAYER_JOINED,
 } from './events.js';
@@ -67,18 +70,62 @@ export function killEvents(server: Server, kills: readonly NewKill[]): NewEvent[
   return events;
 }
 
-export function happeningEvents(server: Server, happenings: readonly Happening[]): NewEvent[] {
+/** Who the happenings name, looked up once per batch (live-events.ts). */
+export interface HappeningLookups {
+  /** SteamID64 -> hub user id, for the players that have a profile */
+  users: ReadonlyMap<string, number>;
+  /** the server's owner and operators: each gets their own copy of its chat */
+  chatReaders: readonly number[];
+}
+
+export function happeningEvents(
+  server: Server,
+  happenings: readonly Happening[],
+  lookups: HappeningLookups,
+): NewEvent[] {
   const ref = { server_id: server.id, game: gameOf(server) };
-  return happenings.map((h) => {
+  const userOf = (steamId: string | null) => (steamId === null ? null : (lookups.users.get(steamId) ?? null));
+  return happenings.flatMap((h): NewEvent[] => {
     switch (h.kind) {
       case 'round_started':
-        return eventOf(ROUND_STARTED, { ...ref, map: h.map, round: h.round });
+        return [eventOf(ROUND_STARTED, { ...ref, map: h.map, round: h.round })];
       case 'round_ended':
-        return eventOf(ROUND_ENDED, { ...ref, map: h.map, round: h.round, kills: h.kills });
+        return [eventOf(ROUND_ENDED, { ...ref, map: h.map, round: h.round, kills: h.kills })];
+      case 'round_voided':
+        return [eventOf(ROUND_VOIDED, { ...ref, map: h.map, round: h.round, kills: h.kills })];
       case 'match_started':
-        return eventOf(MATCH_STARTED, { ...ref, map: h.map });
+        return [eventOf(MATCH_STARTED, { ...ref, map: h.map })];
       case 'match_abandoned':
-        return eventOf(MATCH_ABANDONED, { ...ref, map: h.map, rounds: h.rounds });
+        return [eventOf(MATCH_ABANDONED, { ...ref, map: h.map, rounds: h.rounds })];
+      case 'kill_seen':
+        return [
+          eventOf(KILL_PROVISIONAL, {
+            ...ref,
+            killer_user_id: userOf(h.killer.steamId),
+            killer_steam_id: h.killer.steamId,
+            killer_name: h.killer.name.slice(0, 64),
+            victim_user_id: userOf(h.victim.steamId),
+            victim_steam_id: h.victim.steamId,
+            victim_name: h.victim.name.slice(0, 64),
+            weapon: h.weapon.slice(0, 32),
+            headshot: h.headshot,
+            round: h.round,
+            occurred_at: toIso(h.at),
+          }),
+        ];
+      case 'chat': {
+        const data = {
+          ...ref,
+          steam_id: h.player.steamId,
+          user_id: userOf(h.player.steamId),
+          name: h.player.name.slice(0, 64),
+          team: h.player.team.slice(0, 32),
+          channel: h.channel,
+          text: h.text,
+          occurred_at: toIso(h.at),
+        };
+        return lookups.chatReaders.map((userId) => eventOf(CHAT_MESSAGE, data, { userId }));
+      }
     }
   });
 }
@@ -139,10 +186,17 @@ export function matchEvents(server: Server, m: EndedMatch): NewEvent[] {
 }
 
 export function registeredEvents(
+  server: Server,
   created: ReadonlyMap<number, { steamId: string; name: string }>,
 ): NewEvent[] {
   return [...created].map(([user_id, p]) =>
-    eventOf(PLAYER_REGISTERED, { user_id, steam_id: p.steamId, name: p.name.slice(0, 64) }),
+    eventOf(PLAYER_REGISTERED, {
+      user_id,
+      steam_id: p.steamId,
+      name: p.name.slice(0, 64),
+      server_id: server.id,
+      game: gameOf(server),
+    }),
   );
 }
 

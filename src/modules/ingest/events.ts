@@ -1,4 +1,5 @@
 import { Type } from 'typebox';
+import { StringEnum } from '../../http/schemas.js';
 import { defineEvent } from '../events/define.js';
 import { At, Count, Flag, Game, Id, SteamId, Text, UserId } from '../events/fields.js';
 
@@ -41,6 +42,92 @@ export const KILL_RECORDED = defineEvent({
   highVolume: true,
 });
 
+const LiveKiller = {
+  killer_user_id: Type.Union([Type.Integer({ minimum: 1 }), Type.Null()], {
+    examples: [42],
+    description: 'Hub user id of the killer; null when the hub has no profile for them yet',
+  }),
+  killer_steam_id: SteamId(),
+  killer_name: Text('Name of the killer in game', 'ace'),
+  victim_user_id: Type.Union([Type.Integer({ minimum: 1 }), Type.Null()], {
+    examples: [43],
+    description: 'Hub user id of the victim; null when the hub has no profile for them yet',
+  }),
+  victim_steam_id: SteamId(),
+  victim_name: Text('Name of the victim in game', 'bolt'),
+};
+
+export const KILL_PROVISIONAL = defineEvent({
+  type: 'kill.provisional',
+  description:
+    'A kill told as its log line arrives, before its round is settled: provisional. It becomes a `kill.recorded` when the round is settled, unless a `round.voided` for its server and round comes first (then take it back). For live displays (kill feeds, streak announcers); counts, the killboard, XP and ratings use only settled kills. One event per kill.',
+  properties: {
+    server_id: Id('Game server the kill happened on', 3),
+    game: Game(),
+    ...LiveKiller,
+    weapon: Text('Weapon as the game names it', 'ak47'),
+    headshot: Flag('A headshot'),
+    round: Count('Round number on the server', 7),
+    occurred_at: At('When the kill happened (server time)'),
+  },
+  example: {
+    server_id: 3,
+    game: 'cs2',
+    killer_user_id: 42,
+    killer_steam_id: '76561198000000042',
+    killer_name: 'ace',
+    victim_user_id: null,
+    victim_steam_id: '76561198000000043',
+    victim_name: 'bolt',
+    weapon: 'ak47',
+    headshot: true,
+    round: 7,
+    occurred_at: '2026-11-20T18:04:11.000Z',
+  },
+  scope: 'stats:read',
+  audience: 'public',
+  highVolume: true,
+});
+
+export const CHAT_MESSAGE = defineEvent({
+  type: 'chat.message',
+  description:
+    "A player wrote in a server's chat (`say`: everyone, `say_team`: their team), from a line the parser settled as chat (a line whose text forges another player is read by the server's roster, as kills are). Private: told to the server's owner and each operator it granted (one event each, so each reads their own), through an app they authorized with `chat:read`; never to an API key.",
+  properties: {
+    server_id: Id('Game server', 3),
+    game: Game(),
+    steam_id: Type.Union([Type.String({ pattern: '^\\d{17}$' }), Type.Null()], {
+      examples: ['76561198000000042'],
+      description: 'SteamID64 of the sender; null for a bot or an id the roster found shared (fake)',
+    }),
+    user_id: Type.Union([Type.Integer({ minimum: 1 }), Type.Null()], {
+      examples: [42],
+      description: 'Hub user id of the sender; null when the hub has no profile for them',
+    }),
+    name: Text('Name of the sender in game', 'ace'),
+    team: Text('Side of the sender as the line wrote it (`CT`, `TERRORIST`, `Spectator`, empty)', 'CT'),
+    channel: StringEnum(['all', 'team'] as const, {
+      description: '`all`: said to everyone (`say`); `team`: to the sender’s team (`say_team`)',
+      examples: ['all'],
+    }),
+    text: Type.String({ maxLength: 4096, description: 'What was written, as typed', examples: ['!rank'] }),
+    occurred_at: At('When it was written (server time)'),
+  },
+  example: {
+    server_id: 3,
+    game: 'cs2',
+    steam_id: '76561198000000042',
+    user_id: 42,
+    name: 'ace',
+    team: 'CT',
+    channel: 'all',
+    text: '!rank',
+    occurred_at: '2026-11-20T18:04:11.000Z',
+  },
+  scope: 'chat:read',
+  audience: 'user',
+});
+
 export const KILLS_BATCH_RECORDED = defineEvent({
   type: 'kills.batch_recorded',
   description:
@@ -80,6 +167,16 @@ export const ROUND_ENDED = defineEvent({
     'A round was settled (the next round started, the match ended or the map changed) and its kills counted.',
   properties: { ...RoundFields, kills: Count('Kills counted in the round', 9) },
   example: { server_id: 3, game: 'cs2', map: 'de_dust2', round: 7, kills: 9 },
+  scope: 'stats:read',
+  audience: 'public',
+});
+
+export const ROUND_VOIDED = defineEvent({
+  type: 'round.voided',
+  description:
+    'The round in play was voided before it was settled (`Match_Start`, `Game_Commencing`, `Restart_Round_(…)`, warm-up, a restored backup): none of its kills count. Take back every `kill.provisional` of this server and round told before this event; `kills` says how many there were.',
+  properties: { ...RoundFields, kills: Count('Provisional kills of the round taken back', 3) },
+  example: { server_id: 3, game: 'cs2', map: 'de_dust2', round: 7, kills: 3 },
   scope: 'stats:read',
   audience: 'public',
 });
@@ -219,9 +316,16 @@ export const ACHIEVEMENT_UNLOCKED = defineEvent({
 
 export const PLAYER_REGISTERED = defineEvent({
   type: 'player.registered',
-  description: 'A SteamID was seen on a hub server for the first time and got a hub profile.',
-  properties: { user_id: UserId(), steam_id: SteamId(), name: Text('Name in game', 'ace') },
-  example: { user_id: 42, steam_id: '76561198000000042', name: 'ace' },
+  description:
+    'A SteamID was seen on a hub server for the first time and got a hub profile (a welcome is due on `server_id`).',
+  properties: {
+    user_id: UserId(),
+    steam_id: SteamId(),
+    name: Text('Name in game', 'ace'),
+    server_id: Id('The game server they were first seen on', 3),
+    game: Game(),
+  },
+  example: { user_id: 42, steam_id: '76561198000000042', name: 'ace', server_id: 3, game: 'cs2' },
   scope: 'stats:read',
   audience: 'public',
 });
@@ -252,8 +356,10 @@ export const TOURNAMENT_PLAYER_JOINED = defineEvent({
 export const INGEST_EVENTS = [
   KILL_RECORDED,
   KILLS_BATCH_RECORDED,
+  KILL_PROVISIONAL,
   ROUND_STARTED,
   ROUND_ENDED,
+  ROUND_VOIDED,
   MATCH_STARTED,
   MATCH_ENDED,
   MATCH_ABANDONED,
@@ -264,4 +370,5 @@ export const INGEST_EVENTS = [
   PLAYER_REGISTERED,
   TOURNAMENT_MATCH_REPORTED,
   TOURNAMENT_PLAYER_JOINED,
+  CHAT_MESSAGE,
 ];

@@ -53,6 +53,8 @@ interface Round {
   /** SteamID64 -> side, for every counted player on a side during the round */
   sides: Record<string, OnSide>;
   kills: PendingKill[];
+  /** kills of the round told as provisional so far (absent in states stored before they were told) */
+  told?: number;
 }
 
 interface MatchPlayer {
@@ -138,12 +140,34 @@ export interface MatchRecord {
   tournamentId?: number;
 }
 
-/** Round and match boundaries, in log order, for the events the pipeline tells (events.ts). */
+/** A player as a live event tells them: SteamID64 only for a counted player (roster rules). */
+export interface LivePlayer {
+  steamId: string | null;
+  name: string;
+  team: string;
+}
+
+/**
+ * What the pipeline tells as it reads the lines (events.ts), in log order: round and match
+ * boundaries, chat, and kills as they happen (provisional: they count only when their round is
+ * settled, and a voided round takes them back).
+ */
 export type Happening =
   | { kind: 'round_started'; map: string; round: number }
   | { kind: 'round_ended'; map: string; round: number; kills: number }
+  | { kind: 'round_voided'; map: string; round: number; kills: number }
   | { kind: 'match_started'; map: string }
-  | { kind: 'match_abandoned'; map: string; rounds: number };
+  | { kind: 'match_abandoned'; map: string; rounds: number }
+  | {
+      kind: 'kill_seen';
+      killer: LivePlayer & { steamId: string };
+      victim: LivePlayer & { steamId: string };
+      weapon: string;
+      headshot: boolean;
+      round: number;
+      at: number;
+    }
+  | { kind: 'chat'; player: LivePlayer; channel: 'all' | 'team'; text: string; at: number };
 
 export interface StreamOutput {
   kills: KillRecord[];
@@ -175,8 +199,21 @@ export function applyLogEvents(state: StreamState, events: LogEvent[], teamScore
       out.happenings.push({ kind: 'match_abandoned', map: state.map, rounds: state.rounds });
   };
 
-  const resetMatch = () => {
+  /** the round in play ends without counting: its provisional kills are taken back */
+  const voidRound = () => {
+    const round = state.round;
+    if (!round) return;
     state.round = null;
+    out.happenings.push({
+      kind: 'round_voided',
+      map: state.map,
+      round: round.number,
+      kills: round.told ?? 0,
+    });
+  };
+
+  const resetMatch = () => {
+    voidRound();
     state.rounds = 0;
     state.players = {};
     state.roundsPlayed = 0;
@@ -254,6 +291,30 @@ export function applyLogEvents(state: StreamState, events: LogEvent[], teamScore
     resetMatch();
   };
 
+  /**
+   * A kill told as it happens, judged by the rules that count it at settlement with what the roster
+   * knows now (an id found fake before the round ends is then not counted after all).
+   */
+  const tellKill = (round: Round, k: PendingKill) => {
+    const killer = k.killer.steamId && !isFake(state.roster, k.killer.id) ? k.killer.steamId : null;
+    const victim = k.victim.steamId && !isFake(state.roster, k.victim.id) ? k.victim.steamId : null;
+    if (!killer || !victim) return;
+    if (
+      judgeKill({ steamId: killer, team: k.killer.team }, { steamId: victim, team: k.victim.team }) !== 'frag'
+    )
+      return;
+    round.told = (round.told ?? 0) + 1;
+    out.happenings.push({
+      kind: 'kill_seen',
+      killer: { steamId: killer, name: k.killer.name, team: k.killer.team },
+      victim: { steamId: victim, name: k.victim.name, team: k.victim.team },
+      weapon: k.weapon,
+      headshot: k.headshot,
+      round: round.number,
+      at: k.at,
+    });
+  };
+
   /** a counted player on a side takes part in the round in play */
   const joinRound = (p: LogPlayer) => {
     const steamId = counted(p);
@@ -276,14 +337,16 @@ export function applyLogEvents(state: StreamState, events: LogEvent[], teamScore
         joinRound(e.killer);
         joinRound(e.victim);
         const seen = (p: LogPlayer): Seen => ({ id: p.id, steamId: p.steamId, name: p.name, team: p.team });
-        state.round.kills.push({
+        const kill: PendingKill = {
           killer: seen(e.killer),
           victim: seen(e.victim),
           weapon: e.weapon,
           headshot: e.flags.includes('headshot'),
           distance: distanceMetres(e.killerPos, e.victimPos),
           at: e.at,
-        });
+        };
+        state.round.kills.push(kill);
+        tellKill(state.round, kill);
         if (state.round.kills.length >= MAX_ROUND_KILLS) {
           const { number, parity, sides } = state.round;
           settleRound();
@@ -315,8 +378,17 @@ export function applyLogEvents(state: StreamState, events: LogEvent[], teamScore
         if (s) state.sides = omit(state.sides, s);
         break;
       }
-      case 'suicide':
       case 'chat':
+        remember(state.roster, e.player);
+        out.happenings.push({
+          kind: 'chat',
+          player: { steamId: counted(e.player), name: e.player.name, team: e.player.team },
+          channel: e.channel,
+          text: e.text,
+          at: e.at,
+        });
+        break;
+      case 'suicide':
         remember(state.roster, e.player);
         out.ignored++;
         break;
@@ -384,7 +456,7 @@ export function applyLogEvents(state: StreamState, events: LogEvent[], teamScore
         state.warmup = false;
         break;
       case 'match_reloaded':
-        state.round = null;
+        voidRound();
         break;
       case 'match_status':
         state.matchStatus = true;

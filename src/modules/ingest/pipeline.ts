@@ -11,7 +11,6 @@ import { mintRewards } from '../economy/repo.js';
 import { emitEvents, type NewEvent } from '../events/outbox.js';
 import { addKillsToRollups, dayOf, ensureFragWindow } from '../killboard/rollups.js';
 import {
-  happeningEvents,
   killEvents,
   matchEvents,
   progressEvents,
@@ -23,6 +22,7 @@ import { parseLogBatch, type LogLine } from './parsers/cs2-log.js';
 import type { LogEvent } from './parsers/log-line.js';
 import { numbersOutOfBounds } from './parsers/event-bounds.js';
 import { lineFingerprints, type ResendUnit } from './line-dedupe.js';
+import { tellHappenings } from './live-events.js';
 import { outsideWindow, timeWindow, windowStart, type TimeWindow } from './time-window.js';
 import {
   applyLogEvents,
@@ -138,13 +138,15 @@ export function ingestPipeline(db: Db, now: () => number = Date.now, window: Tim
       players.set(k.victim.steamId, k.victim.name);
     }
     for (const m of items.matches) for (const p of [...m.team1, ...m.team2]) players.set(p.steamId, p.name);
-    const boundaries = happeningEvents(server, items.happenings ?? []);
     if (players.size === 0) {
-      await emitEvents(trx, db.dialect, boundaries, at);
+      const { live, boundaries } = await tellHappenings(trx, server, items.happenings ?? []);
+      await emitEvents(trx, db.dialect, [...live, ...boundaries], at);
       return { kills: 0, matches: 0, unlocked: 0 };
     }
     const created = new Map<number, { steamId: string; name: string }>();
     const ids = await resolveUsers(trx, players, at, created);
+    // after the profiles this batch creates, so the kills it tells name them
+    const { live, boundaries } = await tellHappenings(trx, server, items.happenings ?? []);
     const userOf = (steamId: string): number => {
       const id = ids.get(steamId);
       if (id === undefined) throw new Error('unresolved steam id');
@@ -257,7 +259,8 @@ export function ingestPipeline(db: Db, now: () => number = Date.now, window: Tim
       trx,
       db.dialect,
       [
-        ...registeredEvents(created),
+        ...live,
+        ...registeredEvents(server, created),
         ...killEvents(server, kills),
         ...boundaries,
         ...matchTold,

@@ -19,6 +19,20 @@ const cleanName = (name: string): string => name.replace(/\s+/g, ' ').trim().sli
  * select, then bulk inserts). The username is the in-game name; on a clash with an existing
  * username it gets `#` and the last six digits of the Steam ID, and failing that `steam_<id>`.
  */
+/** The hub user ids of these SteamIDs that have a profile (none is created). */
+export async function knownUsers(trx: Trx, steamIds: readonly string[]): Promise<Map<string, number>> {
+  const ids = new Map<string, number>();
+  for (const chunk of chunks([...new Set(steamIds)], 500)) {
+    const rows = await trx
+      .selectFrom('users')
+      .select(['id', 'steam_id'])
+      .where('steam_id', 'in', chunk)
+      .execute();
+    for (const r of rows) if (r.steam_id) ids.set(r.steam_id, r.id);
+  }
+  return ids;
+}
+
 export async function resolveUsers(
   trx: Trx,
   players: Map<string, string>,
@@ -26,18 +40,7 @@ export async function resolveUsers(
   /** filled with the profiles this call created: user id -> SteamID64 and name */
   created?: Map<number, { steamId: string; name: string }>,
 ): Promise<Map<string, number>> {
-  const ids = new Map<string, number>();
-  const lookup = async (steamIds: string[]) => {
-    for (const chunk of chunks(steamIds, 500)) {
-      const rows = await trx
-        .selectFrom('users')
-        .select(['id', 'steam_id'])
-        .where('steam_id', 'in', chunk)
-        .execute();
-      for (const r of rows) if (r.steam_id) ids.set(r.steam_id, r.id);
-    }
-  };
-  await lookup([...players.keys()]);
+  const ids = await knownUsers(trx, [...players.keys()]);
   const known = new Set(ids.keys());
   const naming = [
     (steam: string, name: string) => cleanName(name) || `player_${steam.slice(-6)}`,
@@ -66,7 +69,7 @@ export async function resolveUsers(
         .onConflict((oc) => oc.doNothing())
         .execute();
     }
-    await lookup(missing);
+    for (const [steamId, id] of await knownUsers(trx, missing)) ids.set(steamId, id);
   }
   if (created)
     for (const [steamId, id] of ids)

@@ -11,10 +11,14 @@ pub enum HubEvent {
     KillRecorded(Box<types::KillRecordedEvent>),
     /// `kills.batch_recorded`
     KillsBatchRecorded(Box<types::KillsBatchRecordedEvent>),
+    /// `kill.provisional`
+    KillProvisional(Box<types::KillProvisionalEvent>),
     /// `round.started`
     RoundStarted(Box<types::RoundStartedEvent>),
     /// `round.ended`
     RoundEnded(Box<types::RoundEndedEvent>),
+    /// `round.voided`
+    RoundVoided(Box<types::RoundVoidedEvent>),
     /// `match.started`
     MatchStarted(Box<types::MatchStartedEvent>),
     /// `match.ended`
@@ -35,6 +39,8 @@ pub enum HubEvent {
     TournamentMatchReported(Box<types::TournamentMatchReportedEvent>),
     /// `tournament.player_joined`
     TournamentPlayerJoined(Box<types::TournamentPlayerJoinedEvent>),
+    /// `chat.message`
+    ChatMessage(Box<types::ChatMessageEvent>),
     /// `server.added`
     ServerAdded(Box<types::ServerAddedEvent>),
     /// `server.removed`
@@ -118,8 +124,10 @@ impl HubEvent {
         Ok(match kind {
             "kill.recorded" => Self::KillRecorded(Box::new(serde_json::from_value(value)?)),
             "kills.batch_recorded" => Self::KillsBatchRecorded(Box::new(serde_json::from_value(value)?)),
+            "kill.provisional" => Self::KillProvisional(Box::new(serde_json::from_value(value)?)),
             "round.started" => Self::RoundStarted(Box::new(serde_json::from_value(value)?)),
             "round.ended" => Self::RoundEnded(Box::new(serde_json::from_value(value)?)),
+            "round.voided" => Self::RoundVoided(Box::new(serde_json::from_value(value)?)),
             "match.started" => Self::MatchStarted(Box::new(serde_json::from_value(value)?)),
             "match.ended" => Self::MatchEnded(Box::new(serde_json::from_value(value)?)),
             "match.abandoned" => Self::MatchAbandoned(Box::new(serde_json::from_value(value)?)),
@@ -130,6 +138,7 @@ impl HubEvent {
             "player.registered" => Self::PlayerRegistered(Box::new(serde_json::from_value(value)?)),
             "tournament.match_reported" => Self::TournamentMatchReported(Box::new(serde_json::from_value(value)?)),
             "tournament.player_joined" => Self::TournamentPlayerJoined(Box::new(serde_json::from_value(value)?)),
+            "chat.message" => Self::ChatMessage(Box::new(serde_json::from_value(value)?)),
             "server.added" => Self::ServerAdded(Box::new(serde_json::from_value(value)?)),
             "server.removed" => Self::ServerRemoved(Box::new(serde_json::from_value(value)?)),
             "server.region_changed" => Self::ServerRegionChanged(Box::new(serde_json::from_value(value)?)),
@@ -175,8 +184,10 @@ impl HubEvent {
         match self {
             Self::KillRecorded(_) => "kill.recorded",
             Self::KillsBatchRecorded(_) => "kills.batch_recorded",
+            Self::KillProvisional(_) => "kill.provisional",
             Self::RoundStarted(_) => "round.started",
             Self::RoundEnded(_) => "round.ended",
+            Self::RoundVoided(_) => "round.voided",
             Self::MatchStarted(_) => "match.started",
             Self::MatchEnded(_) => "match.ended",
             Self::MatchAbandoned(_) => "match.abandoned",
@@ -187,6 +198,7 @@ impl HubEvent {
             Self::PlayerRegistered(_) => "player.registered",
             Self::TournamentMatchReported(_) => "tournament.match_reported",
             Self::TournamentPlayerJoined(_) => "tournament.player_joined",
+            Self::ChatMessage(_) => "chat.message",
             Self::ServerAdded(_) => "server.added",
             Self::ServerRemoved(_) => "server.removed",
             Self::ServerRegionChanged(_) => "server.region_changed",
@@ -232,8 +244,10 @@ impl HubEvent {
         match self {
             Self::KillRecorded(event) => event.id.as_str(),
             Self::KillsBatchRecorded(event) => event.id.as_str(),
+            Self::KillProvisional(event) => event.id.as_str(),
             Self::RoundStarted(event) => event.id.as_str(),
             Self::RoundEnded(event) => event.id.as_str(),
+            Self::RoundVoided(event) => event.id.as_str(),
             Self::MatchStarted(event) => event.id.as_str(),
             Self::MatchEnded(event) => event.id.as_str(),
             Self::MatchAbandoned(event) => event.id.as_str(),
@@ -244,6 +258,7 @@ impl HubEvent {
             Self::PlayerRegistered(event) => event.id.as_str(),
             Self::TournamentMatchReported(event) => event.id.as_str(),
             Self::TournamentPlayerJoined(event) => event.id.as_str(),
+            Self::ChatMessage(event) => event.id.as_str(),
             Self::ServerAdded(event) => event.id.as_str(),
             Self::ServerRemoved(event) => event.id.as_str(),
             Self::ServerRegionChanged(event) => event.id.as_str(),

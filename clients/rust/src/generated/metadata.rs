@@ -138,8 +138,10 @@ pub(crate) fn paging_of(operation: &str) -> Option<crate::paging::Paging> {
 pub const WEBHOOK_EVENT_TYPES: &[&str] = &[
     "kill.recorded",
     "kills.batch_recorded",
+    "kill.provisional",
     "round.started",
     "round.ended",
+    "round.voided",
     "match.started",
     "match.ended",
     "match.abandoned",
@@ -150,6 +152,7 @@ pub const WEBHOOK_EVENT_TYPES: &[&str] = &[
     "player.registered",
     "tournament.match_reported",
     "tournament.player_joined",
+    "chat.message",
     "server.added",
     "server.removed",
     "server.region_changed",

@@ -110,8 +110,10 @@ export const PAGING: Readonly<Record<string, 'offset' | 'page' | 'cursor'>> = {
 export const WEBHOOK_EVENT_TYPES = [
   "kill.recorded",
   "kills.batch_recorded",
+  "kill.provisional",
   "round.started",
   "round.ended",
+  "round.voided",
   "match.started",
   "match.ended",
   "match.abandoned",
@@ -122,6 +124,7 @@ export const WEBHOOK_EVENT_TYPES = [
   "player.registered",
   "tournament.match_reported",
   "tournament.player_joined",
+  "chat.message",
   "server.added",
   "server.removed",
   "server.region_changed",

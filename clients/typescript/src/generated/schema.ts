@@ -1408,6 +1408,28 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "kill.provisional": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * kill.provisional
+         * @description A kill told as its log line arrives, before its round is settled: provisional. It becomes a `kill.recorded` when the round is settled, unless a `round.voided` for its server and round comes first (then take it back). For live displays (kill feeds, streak announcers); counts, the killboard, XP and ratings use only settled kills. One event per kill.
+         *
+         *     Public: every subscriber holding the `stats:read` scope. **High volume**: one event per kill (or as often); prefer the batched variant.
+         */
+        post: operations["event_kill_provisional"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "round.started": {
         parameters: {
             query?: never;
@@ -1446,6 +1468,28 @@ export interface webhooks {
          *     Public: every subscriber holding the `stats:read` scope.
          */
         post: operations["event_round_ended"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "round.voided": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * round.voided
+         * @description The round in play was voided before it was settled (`Match_Start`, `Game_Commencing`, `Restart_Round_(…)`, warm-up, a restored backup): none of its kills count. Take back every `kill.provisional` of this server and round told before this event; `kills` says how many there were.
+         *
+         *     Public: every subscriber holding the `stats:read` scope.
+         */
+        post: operations["event_round_voided"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1617,7 +1661,7 @@ export interface webhooks {
         put?: never;
         /**
          * player.registered
-         * @description A SteamID was seen on a hub server for the first time and got a hub profile.
+         * @description A SteamID was seen on a hub server for the first time and got a hub profile (a welcome is due on `server_id`).
          *
          *     Public: every subscriber holding the `stats:read` scope.
          */
@@ -1666,6 +1710,28 @@ export interface webhooks {
          *     Public: every subscriber holding the `tournaments:read` scope.
          */
         post: operations["event_tournament_player_joined"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "chat.message": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * chat.message
+         * @description A player wrote in a server's chat (`say`: everyone, `say_team`: their team), from a line the parser settled as chat (a line whose text forges another player is read by the server's roster, as kills are). Private: told to the server's owner and each operator it granted (one event each, so each reads their own), through an app they authorized with `chat:read`; never to an API key.
+         *
+         *     Private: only apps acting for the user it concerns holding the `chat:read` scope.
+         */
+        post: operations["event_chat_message"];
         delete?: never;
         options?: never;
         head?: never;
@@ -4825,7 +4891,7 @@ export interface components {
              * @example stats:read
              * @enum {string|null}
              */
-            scope: "openid" | "identify" | "stats:read" | "servers:read" | "servers:command" | "clans:read" | "clans:write" | "tournaments:read" | "economy:read" | "economy:transfer" | "webhooks:read" | "webhooks:write" | "offline_access" | null;
+            scope: "openid" | "identify" | "stats:read" | "servers:read" | "servers:command" | "chat:read" | "clans:read" | "clans:write" | "tournaments:read" | "economy:read" | "economy:transfer" | "webhooks:read" | "webhooks:write" | "offline_access" | null;
             /**
              * @description `public`: every subscriber with the scope; `user`: only apps acting for the user it concerns; `app`: only the app it concerns
              * @example public
@@ -5246,6 +5312,89 @@ export interface components {
              */
             occurred_at: string;
         };
+        KillProvisionalEvent: {
+            /**
+             * @description Event id, sortable
+             * @example evt_0000000000004711
+             */
+            id: string;
+            /**
+             * @description Event type
+             * @constant
+             */
+            type: "kill.provisional";
+            /**
+             * Format: date-time
+             * @description When the change committed
+             * @example 2026-11-20T18:04:11.000Z
+             */
+            created_at: string;
+            data: components["schemas"]["KillProvisionalEventData"];
+        };
+        KillProvisionalEventData: {
+            /**
+             * @description Game server the kill happened on
+             * @example 3
+             */
+            server_id: number;
+            /**
+             * @description Game code
+             * @example cs2
+             * @enum {string}
+             */
+            game: "cs2" | "cs16" | "rust" | "minecraft";
+            /**
+             * @description Hub user id of the killer; null when the hub has no profile for them yet
+             * @example 42
+             */
+            killer_user_id: number | null;
+            /**
+             * @description SteamID64
+             * @example 76561198000000042
+             */
+            killer_steam_id: string;
+            /**
+             * @description Name of the killer in game
+             * @example ace
+             */
+            killer_name: string;
+            /**
+             * @description Hub user id of the victim; null when the hub has no profile for them yet
+             * @example 43
+             */
+            victim_user_id: number | null;
+            /**
+             * @description SteamID64
+             * @example 76561198000000042
+             */
+            victim_steam_id: string;
+            /**
+             * @description Name of the victim in game
+             * @example bolt
+             */
+            victim_name: string;
+            /**
+             * @description Weapon as the game names it
+             * @example ak47
+             */
+            weapon: string;
+            /**
+             * @description A headshot
+             * @example true
+             */
+            headshot: boolean;
+            /**
+             * @description Round number on the server
+             * @example 7
+             */
+            round: number;
+            /**
+             * Format: date-time
+             * @description When the kill happened (server time)
+             * @example 2026-11-20T18:04:11.000Z
+             */
+            occurred_at: string;
+        };
         RoundStartedEvent: {
             /**
              * @description Event id, sortable
@@ -5332,6 +5481,53 @@ export interface components {
             /**
              * @description Kills counted in the round
              * @example 9
+             */
+            kills: number;
+        };
+        RoundVoidedEvent: {
+            /**
+             * @description Event id, sortable
+             * @example evt_0000000000004711
+             */
+            id: string;
+            /**
+             * @description Event type
+             * @constant
+             */
+            type: "round.voided";
+            /**
+             * Format: date-time
+             * @description When the change committed
+             * @example 2026-11-20T18:04:11.000Z
+             */
+            created_at: string;
+            data: components["schemas"]["RoundVoidedEventData"];
+        };
+        RoundVoidedEventData: {
+            /**
+             * @description Game server
+             * @example 3
+             */
+            server_id: number;
+            /**
+             * @description Game code
+             * @example cs2
+             * @enum {string}
+             */
+            game: "cs2" | "cs16" | "rust" | "minecraft";
+            /**
+             * @description Map
+             * @example de_dust2
+             */
+            map: string;
+            /**
+             * @description Round number
+             * @example 7
+             */
+            round: number;
+            /**
+             * @description Provisional kills of the round taken back
+             * @example 3
              */
             kills: number;
         };
@@ -5707,6 +5903,17 @@ export interface components {
              * @example ace
              */
             name: string;
+            /**
+             * @description The game server they were first seen on
+             * @example 3
+             */
+            server_id: number;
+            /**
+             * @description Game code
+             * @example cs2
+             * @enum {string}
+             */
+            game: "cs2" | "cs16" | "rust" | "minecraft";
         };
         TournamentMatchReportedEvent: {
             /**
@@ -5779,6 +5986,75 @@ export interface components {
              * @example 42
              */
             user_id: number;
+        };
+        ChatMessageEvent: {
+            /**
+             * @description Event id, sortable
+             * @example evt_0000000000004711
+             */
+            id: string;
+            /**
+             * @description Event type
+             * @constant
+             */
+            type: "chat.message";
+            /**
+             * Format: date-time
+             * @description When the change committed
+             * @example 2026-11-20T18:04:11.000Z
+             */
+            created_at: string;
+            data: components["schemas"]["ChatMessageEventData"];
+        };
+        ChatMessageEventData: {
+            /**
+             * @description Game server
+             * @example 3
+             */
+            server_id: number;
+            /**
+             * @description Game code
+             * @example cs2
+             * @enum {string}
+             */
+            game: "cs2" | "cs16" | "rust" | "minecraft";
+            /**
+             * @description SteamID64 of the sender; null for a bot or an id the roster found shared (fake)
+             * @example 76561198000000042
+             */
+            steam_id: string | null;
+            /**
+             * @description Hub user id of the sender; null when the hub has no profile for them
+             * @example 42
+             */
+            user_id: number | null;
+            /**
+             * @description Name of the sender in game
+             * @example ace
+             */
+            name: string;
+            /**
+             * @description Side of the sender as the line wrote it (`CT`, `TERRORIST`, `Spectator`, empty)
+             * @example CT
+             */
+            team: string;
+            /**
+             * @description `all`: said to everyone (`say`); `team`: to the sender’s team (`say_team`)
+             * @example all
+             * @enum {string}
+             */
+            channel: "all" | "team";
+            /**
+             * @description What was written, as typed
+             * @example !rank
+             */
+            text: string;
+            /**
+             * Format: date-time
+             * @description When it was written (server time)
+             * @example 2026-11-20T18:04:11.000Z
+             */
+            occurred_at: string;
         };
         ServerAddedEvent: {
             /**
@@ -17887,6 +18163,72 @@ export interface operations {
             };
         };
     };
+    event_kill_provisional: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event id (`evt_` + 16 digits): the same on every retry; deduplicate on it.
+                 * @example evt_0000000000004711
+                 */
+                "webhook-id": string;
+                /**
+                 * @description When this attempt was signed, in epoch seconds.
+                 * @example 1763661851
+                 */
+                "webhook-timestamp": string;
+                /**
+                 * @description Standard Webhooks signature: `v1,` + base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}` with the secret (two signatures during a secret rotation, space-separated).
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_0000000000004711",
+                 *       "type": "kill.provisional",
+                 *       "created_at": "2026-11-20T18:04:11.000Z",
+                 *       "data": {
+                 *         "server_id": 3,
+                 *         "game": "cs2",
+                 *         "killer_user_id": 42,
+                 *         "killer_steam_id": "76561198000000042",
+                 *         "killer_name": "ace",
+                 *         "victim_user_id": null,
+                 *         "victim_steam_id": "76561198000000043",
+                 *         "victim_name": "bolt",
+                 *         "weapon": "ak47",
+                 *         "headshot": true,
+                 *         "round": 7,
+                 *         "occurred_at": "2026-11-20T18:04:11.000Z"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["KillProvisionalEvent"];
+            };
+        };
+        responses: {
+            /** @description Received: any 2xx within 15 s acknowledges the delivery. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else (or no answer in 15 s) is retried with backoff; `410` disables the endpoint. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
     event_round_started: {
         parameters: {
             query?: never;
@@ -17985,6 +18327,65 @@ export interface operations {
                  *     }
                  */
                 "application/json": components["schemas"]["RoundEndedEvent"];
+            };
+        };
+        responses: {
+            /** @description Received: any 2xx within 15 s acknowledges the delivery. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else (or no answer in 15 s) is retried with backoff; `410` disables the endpoint. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    event_round_voided: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event id (`evt_` + 16 digits): the same on every retry; deduplicate on it.
+                 * @example evt_0000000000004711
+                 */
+                "webhook-id": string;
+                /**
+                 * @description When this attempt was signed, in epoch seconds.
+                 * @example 1763661851
+                 */
+                "webhook-timestamp": string;
+                /**
+                 * @description Standard Webhooks signature: `v1,` + base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}` with the secret (two signatures during a secret rotation, space-separated).
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_0000000000004711",
+                 *       "type": "round.voided",
+                 *       "created_at": "2026-11-20T18:04:11.000Z",
+                 *       "data": {
+                 *         "server_id": 3,
+                 *         "game": "cs2",
+                 *         "map": "de_dust2",
+                 *         "round": 7,
+                 *         "kills": 3
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["RoundVoidedEvent"];
             };
         };
         responses: {
@@ -18464,7 +18865,9 @@ export interface operations {
                  *       "data": {
                  *         "user_id": 42,
                  *         "steam_id": "76561198000000042",
-                 *         "name": "ace"
+                 *         "name": "ace",
+                 *         "server_id": 3,
+                 *         "game": "cs2"
                  *       }
                  *     }
                  */
@@ -18583,6 +18986,69 @@ export interface operations {
                  *     }
                  */
                 "application/json": components["schemas"]["TournamentPlayerJoinedEvent"];
+            };
+        };
+        responses: {
+            /** @description Received: any 2xx within 15 s acknowledges the delivery. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else (or no answer in 15 s) is retried with backoff; `410` disables the endpoint. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    event_chat_message: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event id (`evt_` + 16 digits): the same on every retry; deduplicate on it.
+                 * @example evt_0000000000004711
+                 */
+                "webhook-id": string;
+                /**
+                 * @description When this attempt was signed, in epoch seconds.
+                 * @example 1763661851
+                 */
+                "webhook-timestamp": string;
+                /**
+                 * @description Standard Webhooks signature: `v1,` + base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}` with the secret (two signatures during a secret rotation, space-separated).
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_0000000000004711",
+                 *       "type": "chat.message",
+                 *       "created_at": "2026-11-20T18:04:11.000Z",
+                 *       "data": {
+                 *         "server_id": 3,
+                 *         "game": "cs2",
+                 *         "steam_id": "76561198000000042",
+                 *         "user_id": 42,
+                 *         "name": "ace",
+                 *         "team": "CT",
+                 *         "channel": "all",
+                 *         "text": "!rank",
+                 *         "occurred_at": "2026-11-20T18:04:11.000Z"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["ChatMessageEvent"];
             };
         };
         responses: {

@@ -34,7 +34,8 @@ export type PlayerEvent =
       flags: string[];
     }
   | { kind: 'suicide'; at: number; player: LogPlayer; weapon: string }
-  | { kind: 'chat'; at: number; player: LogPlayer }
+  /** `say` (everyone) or `say_team` (the sender's team); `text` as typed, quotes and all */
+  | { kind: 'chat'; at: number; player: LogPlayer; channel: 'all' | 'team'; text: string }
   | { kind: 'rename'; at: number; player: LogPlayer; newName: string }
   | { kind: 'team'; at: number; player: LogPlayer; team: string }
   | { kind: 'connect'; at: number; player: LogPlayer }

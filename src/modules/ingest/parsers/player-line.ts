@@ -25,7 +25,7 @@ const KILL = new RegExp(
   's',
 );
 const SUICIDE = new RegExp(String.raw`^(?: ${POS})? committed suicide with "([^"]*)"(?: \(world\))?$`);
-const CHAT = /^ say(?:_team)? "(.*)"(?: \(dead\))?$/s;
+const CHAT = /^ say(_team)? "(.*)"(?: \(dead\))?$/s;
 const RENAME = /^ changed name to "(.*)"$/s;
 const JOINED = /^ joined team "([^"]*)"(?: \(auto\))?$/;
 const SWITCHED = /^ switched from team <([^<>"]*)> to <([^<>"]*)>$/;
@@ -85,7 +85,8 @@ function readVerb(at: number, subject: LogPlayer, rest: string): PlayerEvent | n
     };
   }
   if ((m = SUICIDE.exec(rest))) return { kind: 'suicide', at, player: subject, weapon: m[4] ?? '' };
-  if (CHAT.test(rest)) return { kind: 'chat', at, player: subject };
+  if ((m = CHAT.exec(rest)))
+    return { kind: 'chat', at, player: subject, channel: m[1] ? 'team' : 'all', text: m[2] ?? '' };
   if ((m = RENAME.exec(rest))) return { kind: 'rename', at, player: subject, newName: m[1] ?? '' };
   if ((m = JOINED.exec(rest))) return { kind: 'team', at, player: subject, team: m[1] ?? '' };
   if ((m = SWITCHED.exec(rest))) return { kind: 'team', at, player: subject, team: m[2] ?? '' };

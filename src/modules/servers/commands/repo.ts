@@ -54,6 +54,22 @@ export function serverCommandsRepo(db: Kysely<Database>) {
       return row !== undefined;
     },
 
+    /** The server's owner and the operators it granted (who may read its chat), ids ascending. */
+    async ownerAndOperators(serverId: number): Promise<number[]> {
+      const [owner, operators] = await Promise.all([
+        db
+          .selectFrom('game_servers')
+          .select('owner_user_id')
+          .where('id', '=', serverId)
+          .where('removed_at', 'is', null)
+          .executeTakeFirst(),
+        db.selectFrom('server_operators').select('user_id').where('server_id', '=', serverId).execute(),
+      ]);
+      const ids = new Set(operators.map((o) => o.user_id));
+      if (owner?.owner_user_id != null) ids.add(owner.owner_user_id);
+      return [...ids].sort((a, b) => a - b);
+    },
+
     /** Sets the owner and RCON settings of a registered server; false when there is none. */
     async setRcon(
       id: number,

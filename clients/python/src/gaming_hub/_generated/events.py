@@ -7,8 +7,10 @@ from pydantic import BaseModel, Field
 from .models import (
     KillRecordedEvent,
     KillsBatchRecordedEvent,
+    KillProvisionalEvent,
     RoundStartedEvent,
     RoundEndedEvent,
+    RoundVoidedEvent,
     MatchStartedEvent,
     MatchEndedEvent,
     MatchAbandonedEvent,
@@ -19,6 +21,7 @@ from .models import (
     PlayerRegisteredEvent,
     TournamentMatchReportedEvent,
     TournamentPlayerJoinedEvent,
+    ChatMessageEvent,
     ServerAddedEvent,
     ServerRemovedEvent,
     ServerRegionChangedEvent,
@@ -61,8 +64,10 @@ from .models import (
 HubEvent = Annotated[
     KillRecordedEvent
     | KillsBatchRecordedEvent
+    | KillProvisionalEvent
     | RoundStartedEvent
     | RoundEndedEvent
+    | RoundVoidedEvent
     | MatchStartedEvent
     | MatchEndedEvent
     | MatchAbandonedEvent
@@ -73,6 +78,7 @@ HubEvent = Annotated[
     | PlayerRegisteredEvent
     | TournamentMatchReportedEvent
     | TournamentPlayerJoinedEvent
+    | ChatMessageEvent
     | ServerAddedEvent
     | ServerRemovedEvent
     | ServerRegionChangedEvent
@@ -116,8 +122,10 @@ HubEvent = Annotated[
 EVENT_MODELS: Final[dict[str, type[BaseModel]]] = {
     "kill.recorded": KillRecordedEvent,
     "kills.batch_recorded": KillsBatchRecordedEvent,
+    "kill.provisional": KillProvisionalEvent,
     "round.started": RoundStartedEvent,
     "round.ended": RoundEndedEvent,
+    "round.voided": RoundVoidedEvent,
     "match.started": MatchStartedEvent,
     "match.ended": MatchEndedEvent,
     "match.abandoned": MatchAbandonedEvent,
@@ -128,6 +136,7 @@ EVENT_MODELS: Final[dict[str, type[BaseModel]]] = {
     "player.registered": PlayerRegisteredEvent,
     "tournament.match_reported": TournamentMatchReportedEvent,
     "tournament.player_joined": TournamentPlayerJoinedEvent,
+    "chat.message": ChatMessageEvent,
     "server.added": ServerAddedEvent,
     "server.removed": ServerRemovedEvent,
     "server.region_changed": ServerRegionChangedEvent,

@@ -116,8 +116,10 @@ PAGING: Final[dict[str, Literal["offset", "page", "cursor"]]] = {
 WEBHOOK_EVENT_TYPES: Final[tuple[str, ...]] = (
     "kill.recorded",
     "kills.batch_recorded",
+    "kill.provisional",
     "round.started",
     "round.ended",
+    "round.voided",
     "match.started",
     "match.ended",
     "match.abandoned",
@@ -128,6 +130,7 @@ WEBHOOK_EVENT_TYPES: Final[tuple[str, ...]] = (
     "player.registered",
     "tournament.match_reported",
     "tournament.player_joined",
+    "chat.message",
     "server.added",
     "server.removed",
     "server.region_changed",

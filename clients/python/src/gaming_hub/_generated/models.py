@@ -2130,6 +2130,7 @@ class Scope(Enum):
     stats_read = "stats:read"
     servers_read = "servers:read"
     servers_command = "servers:command"
+    chat_read = "chat:read"
     clans_read = "clans:read"
     clans_write = "clans:write"
     tournaments_read = "tournaments:read"
@@ -2518,6 +2519,64 @@ class KillsBatchRecordedEventDataKillsItem(BaseModel):
     ]
 
 
+class KillProvisionalEventData(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    server_id: Annotated[
+        int, Field(description="Game server the kill happened on", examples=[3], ge=1)
+    ]
+    game: Annotated[Game3, Field(description="Game code", examples=["cs2"])]
+    killer_user_id: Annotated[
+        int | None,
+        Field(
+            description="Hub user id of the killer; null when the hub has no profile for them yet",
+            examples=[42],
+            ge=1,
+        ),
+    ]
+    killer_steam_id: Annotated[
+        str,
+        Field(
+            description="SteamID64", examples=["76561198000000042"], pattern="^\\d{17}$"
+        ),
+    ]
+    killer_name: Annotated[
+        str, Field(description="Name of the killer in game", examples=["ace"])
+    ]
+    victim_user_id: Annotated[
+        int | None,
+        Field(
+            description="Hub user id of the victim; null when the hub has no profile for them yet",
+            examples=[43],
+            ge=1,
+        ),
+    ]
+    victim_steam_id: Annotated[
+        str,
+        Field(
+            description="SteamID64", examples=["76561198000000042"], pattern="^\\d{17}$"
+        ),
+    ]
+    victim_name: Annotated[
+        str, Field(description="Name of the victim in game", examples=["bolt"])
+    ]
+    weapon: Annotated[
+        str, Field(description="Weapon as the game names it", examples=["ak47"])
+    ]
+    headshot: Annotated[bool, Field(description="A headshot", examples=[True])]
+    round: Annotated[
+        int, Field(description="Round number on the server", examples=[7], ge=0)
+    ]
+    occurred_at: Annotated[
+        AwareDatetime,
+        Field(
+            description="When the kill happened (server time)",
+            examples=["2026-11-20T18:04:11.000Z"],
+        ),
+    ]
+
+
 class RoundStartedEventData(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
@@ -2538,6 +2597,22 @@ class RoundEndedEventData(BaseModel):
     round: Annotated[int, Field(description="Round number", examples=[7], ge=0)]
     kills: Annotated[
         int, Field(description="Kills counted in the round", examples=[9], ge=0)
+    ]
+
+
+class RoundVoidedEventData(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    server_id: Annotated[int, Field(description="Game server", examples=[3], ge=1)]
+    game: Annotated[Game3, Field(description="Game code", examples=["cs2"])]
+    map: Annotated[str, Field(description="Map", examples=["de_dust2"])]
+    round: Annotated[int, Field(description="Round number", examples=[7], ge=0)]
+    kills: Annotated[
+        int,
+        Field(
+            description="Provisional kills of the round taken back", examples=[3], ge=0
+        ),
     ]
 
 
@@ -2658,6 +2733,13 @@ class PlayerRegisteredEventData(BaseModel):
         ),
     ]
     name: Annotated[str, Field(description="Name in game", examples=["ace"])]
+    server_id: Annotated[
+        int,
+        Field(
+            description="The game server they were first seen on", examples=[3], ge=1
+        ),
+    ]
+    game: Annotated[Game3, Field(description="Game code", examples=["cs2"])]
 
 
 class TournamentMatchReportedEventData(BaseModel):
@@ -2680,6 +2762,67 @@ class TournamentPlayerJoinedEventData(BaseModel):
     )
     tournament_id: Annotated[int, Field(description="Tournament", examples=[2], ge=1)]
     user_id: Annotated[int, Field(description="Hub user id", examples=[42], ge=1)]
+
+
+class Channel(StrEnum):
+    all = "all"
+    team = "team"
+
+
+class ChatMessageEventData(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    server_id: Annotated[int, Field(description="Game server", examples=[3], ge=1)]
+    game: Annotated[Game3, Field(description="Game code", examples=["cs2"])]
+    steam_id: Annotated[
+        str | None,
+        Field(
+            description="SteamID64 of the sender; null for a bot or an id the roster found shared (fake)",
+            examples=["76561198000000042"],
+            pattern="^\\d{17}$",
+        ),
+    ]
+    user_id: Annotated[
+        int | None,
+        Field(
+            description="Hub user id of the sender; null when the hub has no profile for them",
+            examples=[42],
+            ge=1,
+        ),
+    ]
+    name: Annotated[
+        str, Field(description="Name of the sender in game", examples=["ace"])
+    ]
+    team: Annotated[
+        str,
+        Field(
+            description="Side of the sender as the line wrote it (`CT`, `TERRORIST`, `Spectator`, empty)",
+            examples=["CT"],
+        ),
+    ]
+    channel: Annotated[
+        Channel,
+        Field(
+            description="`all`: said to everyone (`say`); `team`: to the sender’s team (`say_team`)",
+            examples=["all"],
+        ),
+    ]
+    text: Annotated[
+        str,
+        Field(
+            description="What was written, as typed",
+            examples=["!rank"],
+            max_length=4096,
+        ),
+    ]
+    occurred_at: Annotated[
+        AwareDatetime,
+        Field(
+            description="When it was written (server time)",
+            examples=["2026-11-20T18:04:11.000Z"],
+        ),
+    ]
 
 
 class ServerAddedEventData(BaseModel):
@@ -3282,18 +3425,18 @@ class Category(StrEnum):
     tournaments = "tournaments"
 
 
-class Game42(StrEnum):
+class Game46(StrEnum):
     cs2 = "cs2"
     cs16 = "cs16"
     rust = "rust"
 
 
-class Game44(StrEnum):
+class Game48(StrEnum):
     cs2 = "cs2"
     cs16 = "cs16"
 
 
-class Game45(StrEnum):
+class Game49(StrEnum):
     cs2 = "cs2"
     cs16 = "cs16"
     rust = "rust"
@@ -3809,6 +3952,26 @@ class KillsBatchRecordedEventData(BaseModel):
     ]
 
 
+class KillProvisionalEvent(BaseModel):
+    id: Annotated[
+        str,
+        Field(
+            description="Event id, sortable",
+            examples=["evt_0000000000004711"],
+            pattern="^evt_\\d{16}$",
+        ),
+    ]
+    type: Annotated[Literal["kill.provisional"], Field(description="Event type")]
+    created_at: Annotated[
+        AwareDatetime,
+        Field(
+            description="When the change committed",
+            examples=["2026-11-20T18:04:11.000Z"],
+        ),
+    ]
+    data: KillProvisionalEventData
+
+
 class RoundStartedEvent(BaseModel):
     id: Annotated[
         str,
@@ -3847,6 +4010,26 @@ class RoundEndedEvent(BaseModel):
         ),
     ]
     data: RoundEndedEventData
+
+
+class RoundVoidedEvent(BaseModel):
+    id: Annotated[
+        str,
+        Field(
+            description="Event id, sortable",
+            examples=["evt_0000000000004711"],
+            pattern="^evt_\\d{16}$",
+        ),
+    ]
+    type: Annotated[Literal["round.voided"], Field(description="Event type")]
+    created_at: Annotated[
+        AwareDatetime,
+        Field(
+            description="When the change committed",
+            examples=["2026-11-20T18:04:11.000Z"],
+        ),
+    ]
+    data: RoundVoidedEventData
 
 
 class MatchStartedEvent(BaseModel):
@@ -4045,6 +4228,26 @@ class TournamentPlayerJoinedEvent(BaseModel):
         ),
     ]
     data: TournamentPlayerJoinedEventData
+
+
+class ChatMessageEvent(BaseModel):
+    id: Annotated[
+        str,
+        Field(
+            description="Event id, sortable",
+            examples=["evt_0000000000004711"],
+            pattern="^evt_\\d{16}$",
+        ),
+    ]
+    type: Annotated[Literal["chat.message"], Field(description="Event type")]
+    created_at: Annotated[
+        AwareDatetime,
+        Field(
+            description="When the change committed",
+            examples=["2026-11-20T18:04:11.000Z"],
+        ),
+    ]
+    data: ChatMessageEventData
 
 
 class ServerAddedEvent(BaseModel):

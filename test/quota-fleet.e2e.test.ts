@@ -54,7 +54,9 @@ describe('quotas across a fleet of three instances', { skip }, () => {
   before(async () => {
     buildIfStale();
     testDb = await openTestDb('postgres');
-    redis = await ownRedis([6396, 6397, 6398]);
+    // a range of its own: ops.test.ts (6396-6398) and redis-failure.test.ts (6391-6395) kill and
+    // restart theirs, and a port freed by a kill here must not be taken by them meanwhile
+    redis = await ownRedis([6386, 6387, 6388]);
     proxy = await delayingProxy(redis.url, spawnChild);
     const env = {
       REDIS_URL: proxy.url,

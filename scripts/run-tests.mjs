@@ -23,7 +23,10 @@ if (files.length === 0) {
   console.error(`no test files match ${filters.join(' ')}`);
   process.exit(1);
 }
-const args = ['--import', 'tsx', '--test', '--test-concurrency=2', '--test-timeout=300000', ...files];
+// The timeout bounds each file as a whole (its tests inherit it). 15 min: on a fresh machine the
+// clients' drift test first builds the generators (oapi-codegen, the progenitor crate), which took
+// more than 5 min in a cold run at load 20.
+const args = ['--import', 'tsx', '--test', '--test-concurrency=2', '--test-timeout=900000', ...files];
 const result = spawnSync(process.execPath, args, {
   stdio: 'inherit',
   env: { ...process.env, LOG_LEVEL: process.env.LOG_LEVEL ?? 'silent' },

@@ -54,14 +54,21 @@ function metadataSource(doc: GeneratorDocument): string {
   ].join('\n');
 }
 
+/** The component schema of an event's body (`ClanMemberJoinedEvent`): the model's class name. */
+function eventSchemaName(doc: GeneratorDocument, type: string): string {
+  const webhooks = doc.webhooks as Record<string, { post?: { requestBody?: unknown } }> | undefined;
+  const body = webhooks?.[type]?.post?.requestBody as
+    { content?: Record<string, { schema?: { $ref?: string } }> } | undefined;
+  const ref = body?.content?.['application/json']?.schema?.$ref;
+  if (!ref) throw new Error(`the webhook ${type} has no named body schema`);
+  return ref.slice(ref.lastIndexOf('/') + 1);
+}
+
 /** The webhook events as one discriminated union of the models datamodel-code-generator wrote. */
 function eventsSource(doc: GeneratorDocument, models: string): string {
   const { webhookTypes } = documentTables(doc);
   const classes = webhookTypes.map((type) => {
-    const name = `${type
-      .split(/[._]/)
-      .map((part) => part.charAt(0).toUpperCase() + part.slice(1))
-      .join('')}PostRequest`;
+    const name = eventSchemaName(doc, type);
     if (!models.includes(`\nclass ${name}(`)) throw new Error(`models.py has no class ${name} for ${type}`);
     return [type, name] as const;
   });

@@ -32,6 +32,21 @@ func (e AccountCreatedEventType) Valid() bool {
 	}
 }
 
+// Defines values for AccountTierChangedEventType.
+const (
+	AccountTierChanged AccountTierChangedEventType = "account.tier_changed"
+)
+
+// Valid indicates whether the value is a known member of the AccountTierChangedEventType enum.
+func (e AccountTierChangedEventType) Valid() bool {
+	switch e {
+	case AccountTierChanged:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for AccountTierChangedEventDataTier.
 const (
 	AccountTierChangedEventDataTierAuthenticated AccountTierChangedEventDataTier = "authenticated"
@@ -50,21 +65,6 @@ func (e AccountTierChangedEventDataTier) Valid() bool {
 	case AccountTierChangedEventDataTierPartner:
 		return true
 	case AccountTierChangedEventDataTierPremium:
-		return true
-	default:
-		return false
-	}
-}
-
-// Defines values for AccountTierChangedEventType.
-const (
-	AccountTierChanged AccountTierChangedEventType = "account.tier_changed"
-)
-
-// Valid indicates whether the value is a known member of the AccountTierChangedEventType enum.
-func (e AccountTierChangedEventType) Valid() bool {
-	switch e {
-	case AccountTierChanged:
 		return true
 	default:
 		return false
@@ -104,6 +104,21 @@ func (e AppKind) Valid() bool {
 	}
 }
 
+// Defines values for AppCreatedEventType.
+const (
+	AppCreated AppCreatedEventType = "app.created"
+)
+
+// Valid indicates whether the value is a known member of the AppCreatedEventType enum.
+func (e AppCreatedEventType) Valid() bool {
+	switch e {
+	case AppCreated:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for AppCreatedEventDataKind.
 const (
 	AppCreatedEventDataKindConfidential AppCreatedEventDataKind = "confidential"
@@ -122,15 +137,15 @@ func (e AppCreatedEventDataKind) Valid() bool {
 	}
 }
 
-// Defines values for AppCreatedEventType.
+// Defines values for AppDeletedEventType.
 const (
-	AppCreated AppCreatedEventType = "app.created"
+	AppDeleted AppDeletedEventType = "app.deleted"
 )
 
-// Valid indicates whether the value is a known member of the AppCreatedEventType enum.
-func (e AppCreatedEventType) Valid() bool {
+// Valid indicates whether the value is a known member of the AppDeletedEventType enum.
+func (e AppDeletedEventType) Valid() bool {
 	switch e {
-	case AppCreated:
+	case AppDeleted:
 		return true
 	default:
 		return false
@@ -155,15 +170,15 @@ func (e AppDeletedEventDataKind) Valid() bool {
 	}
 }
 
-// Defines values for AppDeletedEventType.
+// Defines values for AppSecretRotatedEventType.
 const (
-	AppDeleted AppDeletedEventType = "app.deleted"
+	AppSecretRotated AppSecretRotatedEventType = "app.secret_rotated"
 )
 
-// Valid indicates whether the value is a known member of the AppDeletedEventType enum.
-func (e AppDeletedEventType) Valid() bool {
+// Valid indicates whether the value is a known member of the AppSecretRotatedEventType enum.
+func (e AppSecretRotatedEventType) Valid() bool {
 	switch e {
-	case AppDeleted:
+	case AppSecretRotated:
 		return true
 	default:
 		return false
@@ -188,15 +203,15 @@ func (e AppSecretRotatedEventDataKind) Valid() bool {
 	}
 }
 
-// Defines values for AppSecretRotatedEventType.
+// Defines values for AppUpdatedEventType.
 const (
-	AppSecretRotated AppSecretRotatedEventType = "app.secret_rotated"
+	AppUpdated AppUpdatedEventType = "app.updated"
 )
 
-// Valid indicates whether the value is a known member of the AppSecretRotatedEventType enum.
-func (e AppSecretRotatedEventType) Valid() bool {
+// Valid indicates whether the value is a known member of the AppUpdatedEventType enum.
+func (e AppUpdatedEventType) Valid() bool {
 	switch e {
-	case AppSecretRotated:
+	case AppUpdated:
 		return true
 	default:
 		return false
@@ -215,21 +230,6 @@ func (e AppUpdatedEventDataKind) Valid() bool {
 	case AppUpdatedEventDataKindConfidential:
 		return true
 	case AppUpdatedEventDataKindPublic:
-		return true
-	default:
-		return false
-	}
-}
-
-// Defines values for AppUpdatedEventType.
-const (
-	AppUpdated AppUpdatedEventType = "app.updated"
-)
-
-// Valid indicates whether the value is a known member of the AppUpdatedEventType enum.
-func (e AppUpdatedEventType) Valid() bool {
-	switch e {
-	case AppUpdated:
 		return true
 	default:
 		return false
@@ -260,6 +260,21 @@ const (
 func (e AuthorizationRevokedEventType) Valid() bool {
 	switch e {
 	case AuthorizationRevoked:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ChatMessageEventType.
+const (
+	ChatMessage ChatMessageEventType = "chat.message"
+)
+
+// Valid indicates whether the value is a known member of the ChatMessageEventType enum.
+func (e ChatMessageEventType) Valid() bool {
+	switch e {
+	case ChatMessage:
 		return true
 	default:
 		return false
@@ -308,15 +323,15 @@ func (e ChatMessageEventDataGame) Valid() bool {
 	}
 }
 
-// Defines values for ChatMessageEventType.
+// Defines values for ClanCreatedEventType.
 const (
-	ChatMessage ChatMessageEventType = "chat.message"
+	ClanCreated ClanCreatedEventType = "clan.created"
 )
 
-// Valid indicates whether the value is a known member of the ChatMessageEventType enum.
-func (e ChatMessageEventType) Valid() bool {
+// Valid indicates whether the value is a known member of the ClanCreatedEventType enum.
+func (e ClanCreatedEventType) Valid() bool {
 	switch e {
-	case ChatMessage:
+	case ClanCreated:
 		return true
 	default:
 		return false
@@ -386,15 +401,15 @@ func (e ClanCreatedEventDataVisibility) Valid() bool {
 	}
 }
 
-// Defines values for ClanCreatedEventType.
+// Defines values for ClanDisbandedEventType.
 const (
-	ClanCreated ClanCreatedEventType = "clan.created"
+	ClanDisbanded ClanDisbandedEventType = "clan.disbanded"
 )
 
-// Valid indicates whether the value is a known member of the ClanCreatedEventType enum.
-func (e ClanCreatedEventType) Valid() bool {
+// Valid indicates whether the value is a known member of the ClanDisbandedEventType enum.
+func (e ClanDisbandedEventType) Valid() bool {
 	switch e {
-	case ClanCreated:
+	case ClanDisbanded:
 		return true
 	default:
 		return false
@@ -464,15 +479,15 @@ func (e ClanDisbandedEventDataVisibility) Valid() bool {
 	}
 }
 
-// Defines values for ClanDisbandedEventType.
+// Defines values for ClanInviteAcceptedEventType.
 const (
-	ClanDisbanded ClanDisbandedEventType = "clan.disbanded"
+	ClanInviteAccepted ClanInviteAcceptedEventType = "clan.invite_accepted"
 )
 
-// Valid indicates whether the value is a known member of the ClanDisbandedEventType enum.
-func (e ClanDisbandedEventType) Valid() bool {
+// Valid indicates whether the value is a known member of the ClanInviteAcceptedEventType enum.
+func (e ClanInviteAcceptedEventType) Valid() bool {
 	switch e {
-	case ClanDisbanded:
+	case ClanInviteAccepted:
 		return true
 	default:
 		return false
@@ -503,15 +518,15 @@ func (e ClanInviteAcceptedEventDataGame) Valid() bool {
 	}
 }
 
-// Defines values for ClanInviteAcceptedEventType.
+// Defines values for ClanInviteCreatedEventType.
 const (
-	ClanInviteAccepted ClanInviteAcceptedEventType = "clan.invite_accepted"
+	ClanInviteCreated ClanInviteCreatedEventType = "clan.invite_created"
 )
 
-// Valid indicates whether the value is a known member of the ClanInviteAcceptedEventType enum.
-func (e ClanInviteAcceptedEventType) Valid() bool {
+// Valid indicates whether the value is a known member of the ClanInviteCreatedEventType enum.
+func (e ClanInviteCreatedEventType) Valid() bool {
 	switch e {
-	case ClanInviteAccepted:
+	case ClanInviteCreated:
 		return true
 	default:
 		return false
@@ -542,15 +557,15 @@ func (e ClanInviteCreatedEventDataGame) Valid() bool {
 	}
 }
 
-// Defines values for ClanInviteCreatedEventType.
+// Defines values for ClanInviteDeclinedEventType.
 const (
-	ClanInviteCreated ClanInviteCreatedEventType = "clan.invite_created"
+	ClanInviteDeclined ClanInviteDeclinedEventType = "clan.invite_declined"
 )
 
-// Valid indicates whether the value is a known member of the ClanInviteCreatedEventType enum.
-func (e ClanInviteCreatedEventType) Valid() bool {
+// Valid indicates whether the value is a known member of the ClanInviteDeclinedEventType enum.
+func (e ClanInviteDeclinedEventType) Valid() bool {
 	switch e {
-	case ClanInviteCreated:
+	case ClanInviteDeclined:
 		return true
 	default:
 		return false
@@ -581,15 +596,15 @@ func (e ClanInviteDeclinedEventDataGame) Valid() bool {
 	}
 }
 
-// Defines values for ClanInviteDeclinedEventType.
+// Defines values for ClanInviteRevokedEventType.
 const (
-	ClanInviteDeclined ClanInviteDeclinedEventType = "clan.invite_declined"
+	ClanInviteRevoked ClanInviteRevokedEventType = "clan.invite_revoked"
 )
 
-// Valid indicates whether the value is a known member of the ClanInviteDeclinedEventType enum.
-func (e ClanInviteDeclinedEventType) Valid() bool {
+// Valid indicates whether the value is a known member of the ClanInviteRevokedEventType enum.
+func (e ClanInviteRevokedEventType) Valid() bool {
 	switch e {
-	case ClanInviteDeclined:
+	case ClanInviteRevoked:
 		return true
 	default:
 		return false
@@ -620,15 +635,15 @@ func (e ClanInviteRevokedEventDataGame) Valid() bool {
 	}
 }
 
-// Defines values for ClanInviteRevokedEventType.
+// Defines values for ClanMemberDemotedEventType.
 const (
-	ClanInviteRevoked ClanInviteRevokedEventType = "clan.invite_revoked"
+	ClanMemberDemoted ClanMemberDemotedEventType = "clan.member_demoted"
 )
 
-// Valid indicates whether the value is a known member of the ClanInviteRevokedEventType enum.
-func (e ClanInviteRevokedEventType) Valid() bool {
+// Valid indicates whether the value is a known member of the ClanMemberDemotedEventType enum.
+func (e ClanMemberDemotedEventType) Valid() bool {
 	switch e {
-	case ClanInviteRevoked:
+	case ClanMemberDemoted:
 		return true
 	default:
 		return false
@@ -680,15 +695,15 @@ func (e ClanMemberDemotedEventDataRole) Valid() bool {
 	}
 }
 
-// Defines values for ClanMemberDemotedEventType.
+// Defines values for ClanMemberJoinedEventType.
 const (
-	ClanMemberDemoted ClanMemberDemotedEventType = "clan.member_demoted"
+	ClanMemberJoined ClanMemberJoinedEventType = "clan.member_joined"
 )
 
-// Valid indicates whether the value is a known member of the ClanMemberDemotedEventType enum.
-func (e ClanMemberDemotedEventType) Valid() bool {
+// Valid indicates whether the value is a known member of the ClanMemberJoinedEventType enum.
+func (e ClanMemberJoinedEventType) Valid() bool {
 	switch e {
-	case ClanMemberDemoted:
+	case ClanMemberJoined:
 		return true
 	default:
 		return false
@@ -740,15 +755,15 @@ func (e ClanMemberJoinedEventDataRole) Valid() bool {
 	}
 }
 
-// Defines values for ClanMemberJoinedEventType.
+// Defines values for ClanMemberKickedEventType.
 const (
-	ClanMemberJoined ClanMemberJoinedEventType = "clan.member_joined"
+	ClanMemberKicked ClanMemberKickedEventType = "clan.member_kicked"
 )
 
-// Valid indicates whether the value is a known member of the ClanMemberJoinedEventType enum.
-func (e ClanMemberJoinedEventType) Valid() bool {
+// Valid indicates whether the value is a known member of the ClanMemberKickedEventType enum.
+func (e ClanMemberKickedEventType) Valid() bool {
 	switch e {
-	case ClanMemberJoined:
+	case ClanMemberKicked:
 		return true
 	default:
 		return false
@@ -800,15 +815,15 @@ func (e ClanMemberKickedEventDataRole) Valid() bool {
 	}
 }
 
-// Defines values for ClanMemberKickedEventType.
+// Defines values for ClanMemberLeftEventType.
 const (
-	ClanMemberKicked ClanMemberKickedEventType = "clan.member_kicked"
+	ClanMemberLeft ClanMemberLeftEventType = "clan.member_left"
 )
 
-// Valid indicates whether the value is a known member of the ClanMemberKickedEventType enum.
-func (e ClanMemberKickedEventType) Valid() bool {
+// Valid indicates whether the value is a known member of the ClanMemberLeftEventType enum.
+func (e ClanMemberLeftEventType) Valid() bool {
 	switch e {
-	case ClanMemberKicked:
+	case ClanMemberLeft:
 		return true
 	default:
 		return false
@@ -860,15 +875,15 @@ func (e ClanMemberLeftEventDataRole) Valid() bool {
 	}
 }
 
-// Defines values for ClanMemberLeftEventType.
+// Defines values for ClanMemberPromotedEventType.
 const (
-	ClanMemberLeft ClanMemberLeftEventType = "clan.member_left"
+	ClanMemberPromoted ClanMemberPromotedEventType = "clan.member_promoted"
 )
 
-// Valid indicates whether the value is a known member of the ClanMemberLeftEventType enum.
-func (e ClanMemberLeftEventType) Valid() bool {
+// Valid indicates whether the value is a known member of the ClanMemberPromotedEventType enum.
+func (e ClanMemberPromotedEventType) Valid() bool {
 	switch e {
-	case ClanMemberLeft:
+	case ClanMemberPromoted:
 		return true
 	default:
 		return false
@@ -920,15 +935,15 @@ func (e ClanMemberPromotedEventDataRole) Valid() bool {
 	}
 }
 
-// Defines values for ClanMemberPromotedEventType.
+// Defines values for ClanOwnershipTransferredEventType.
 const (
-	ClanMemberPromoted ClanMemberPromotedEventType = "clan.member_promoted"
+	ClanOwnershipTransferred ClanOwnershipTransferredEventType = "clan.ownership_transferred"
 )
 
-// Valid indicates whether the value is a known member of the ClanMemberPromotedEventType enum.
-func (e ClanMemberPromotedEventType) Valid() bool {
+// Valid indicates whether the value is a known member of the ClanOwnershipTransferredEventType enum.
+func (e ClanOwnershipTransferredEventType) Valid() bool {
 	switch e {
-	case ClanMemberPromoted:
+	case ClanOwnershipTransferred:
 		return true
 	default:
 		return false
@@ -980,15 +995,15 @@ func (e ClanOwnershipTransferredEventDataRole) Valid() bool {
 	}
 }
 
-// Defines values for ClanOwnershipTransferredEventType.
+// Defines values for ClanUpdatedEventType.
 const (
-	ClanOwnershipTransferred ClanOwnershipTransferredEventType = "clan.ownership_transferred"
+	ClanUpdated ClanUpdatedEventType = "clan.updated"
 )
 
-// Valid indicates whether the value is a known member of the ClanOwnershipTransferredEventType enum.
-func (e ClanOwnershipTransferredEventType) Valid() bool {
+// Valid indicates whether the value is a known member of the ClanUpdatedEventType enum.
+func (e ClanUpdatedEventType) Valid() bool {
 	switch e {
-	case ClanOwnershipTransferred:
+	case ClanUpdated:
 		return true
 	default:
 		return false
@@ -1058,15 +1073,18 @@ func (e ClanUpdatedEventDataVisibility) Valid() bool {
 	}
 }
 
-// Defines values for ClanUpdatedEventType.
+// Defines values for DeveloperMyAppsCreateRequestKind.
 const (
-	ClanUpdated ClanUpdatedEventType = "clan.updated"
+	DeveloperMyAppsCreateRequestKindConfidential DeveloperMyAppsCreateRequestKind = "confidential"
+	DeveloperMyAppsCreateRequestKindPublic       DeveloperMyAppsCreateRequestKind = "public"
 )
 
-// Valid indicates whether the value is a known member of the ClanUpdatedEventType enum.
-func (e ClanUpdatedEventType) Valid() bool {
+// Valid indicates whether the value is a known member of the DeveloperMyAppsCreateRequestKind enum.
+func (e DeveloperMyAppsCreateRequestKind) Valid() bool {
 	switch e {
-	case ClanUpdated:
+	case DeveloperMyAppsCreateRequestKindConfidential:
+		return true
+	case DeveloperMyAppsCreateRequestKindPublic:
 		return true
 	default:
 		return false
@@ -1127,6 +1145,21 @@ func (e EconomyGrantCreatedEventType) Valid() bool {
 	}
 }
 
+// Defines values for EconomyRewardMintedEventType.
+const (
+	EconomyRewardMinted EconomyRewardMintedEventType = "economy.reward.minted"
+)
+
+// Valid indicates whether the value is a known member of the EconomyRewardMintedEventType enum.
+func (e EconomyRewardMintedEventType) Valid() bool {
+	switch e {
+	case EconomyRewardMinted:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for EconomyRewardMintedEventDataReason.
 const (
 	EconomyRewardMintedEventDataReasonAchievement EconomyRewardMintedEventDataReason = "achievement"
@@ -1139,21 +1172,6 @@ func (e EconomyRewardMintedEventDataReason) Valid() bool {
 	case EconomyRewardMintedEventDataReasonAchievement:
 		return true
 	case EconomyRewardMintedEventDataReasonMatchWin:
-		return true
-	default:
-		return false
-	}
-}
-
-// Defines values for EconomyRewardMintedEventType.
-const (
-	EconomyRewardMinted EconomyRewardMintedEventType = "economy.reward.minted"
-)
-
-// Valid indicates whether the value is a known member of the EconomyRewardMintedEventType enum.
-func (e EconomyRewardMintedEventType) Valid() bool {
-	switch e {
-	case EconomyRewardMinted:
 		return true
 	default:
 		return false
@@ -1205,6 +1223,21 @@ func (e EconomyTransferReceivedEventType) Valid() bool {
 	}
 }
 
+// Defines values for EloChangedEventType.
+const (
+	EloChanged EloChangedEventType = "elo.changed"
+)
+
+// Valid indicates whether the value is a known member of the EloChangedEventType enum.
+func (e EloChangedEventType) Valid() bool {
+	switch e {
+	case EloChanged:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for EloChangedEventDataGame.
 const (
 	EloChangedEventDataGameCs16      EloChangedEventDataGame = "cs16"
@@ -1223,21 +1256,6 @@ func (e EloChangedEventDataGame) Valid() bool {
 	case EloChangedEventDataGameMinecraft:
 		return true
 	case EloChangedEventDataGameRust:
-		return true
-	default:
-		return false
-	}
-}
-
-// Defines values for EloChangedEventType.
-const (
-	EloChanged EloChangedEventType = "elo.changed"
-)
-
-// Valid indicates whether the value is a known member of the EloChangedEventType enum.
-func (e EloChangedEventType) Valid() bool {
-	switch e {
-	case EloChanged:
 		return true
 	default:
 		return false
@@ -1325,6 +1343,21 @@ func (e KillGame) Valid() bool {
 	}
 }
 
+// Defines values for KillProvisionalEventType.
+const (
+	KillProvisional KillProvisionalEventType = "kill.provisional"
+)
+
+// Valid indicates whether the value is a known member of the KillProvisionalEventType enum.
+func (e KillProvisionalEventType) Valid() bool {
+	switch e {
+	case KillProvisional:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for KillProvisionalEventDataGame.
 const (
 	KillProvisionalEventDataGameCs16      KillProvisionalEventDataGame = "cs16"
@@ -1349,15 +1382,15 @@ func (e KillProvisionalEventDataGame) Valid() bool {
 	}
 }
 
-// Defines values for KillProvisionalEventType.
+// Defines values for KillRecordedEventType.
 const (
-	KillProvisional KillProvisionalEventType = "kill.provisional"
+	KillRecorded KillRecordedEventType = "kill.recorded"
 )
 
-// Valid indicates whether the value is a known member of the KillProvisionalEventType enum.
-func (e KillProvisionalEventType) Valid() bool {
+// Valid indicates whether the value is a known member of the KillRecordedEventType enum.
+func (e KillRecordedEventType) Valid() bool {
 	switch e {
-	case KillProvisional:
+	case KillRecorded:
 		return true
 	default:
 		return false
@@ -1388,15 +1421,36 @@ func (e KillRecordedEventDataGame) Valid() bool {
 	}
 }
 
-// Defines values for KillRecordedEventType.
+// Defines values for KillboardTopFragGetResultPeriod.
 const (
-	KillRecorded KillRecordedEventType = "kill.recorded"
+	KillboardTopFragGetResultPeriodAll   KillboardTopFragGetResultPeriod = "all"
+	KillboardTopFragGetResultPeriodMonth KillboardTopFragGetResultPeriod = "month"
+	KillboardTopFragGetResultPeriodWeek  KillboardTopFragGetResultPeriod = "week"
 )
 
-// Valid indicates whether the value is a known member of the KillRecordedEventType enum.
-func (e KillRecordedEventType) Valid() bool {
+// Valid indicates whether the value is a known member of the KillboardTopFragGetResultPeriod enum.
+func (e KillboardTopFragGetResultPeriod) Valid() bool {
 	switch e {
-	case KillRecorded:
+	case KillboardTopFragGetResultPeriodAll:
+		return true
+	case KillboardTopFragGetResultPeriodMonth:
+		return true
+	case KillboardTopFragGetResultPeriodWeek:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for KillsBatchRecordedEventType.
+const (
+	KillsBatchRecorded KillsBatchRecordedEventType = "kills.batch_recorded"
+)
+
+// Valid indicates whether the value is a known member of the KillsBatchRecordedEventType enum.
+func (e KillsBatchRecordedEventType) Valid() bool {
+	switch e {
+	case KillsBatchRecorded:
 		return true
 	default:
 		return false
@@ -1427,39 +1481,39 @@ func (e KillsBatchRecordedEventDataGame) Valid() bool {
 	}
 }
 
-// Defines values for KillsBatchRecordedEventDataKillsGame.
+// Defines values for KillsBatchRecordedEventDataKillsItemGame.
 const (
-	KillsBatchRecordedEventDataKillsGameCs16      KillsBatchRecordedEventDataKillsGame = "cs16"
-	KillsBatchRecordedEventDataKillsGameCs2       KillsBatchRecordedEventDataKillsGame = "cs2"
-	KillsBatchRecordedEventDataKillsGameMinecraft KillsBatchRecordedEventDataKillsGame = "minecraft"
-	KillsBatchRecordedEventDataKillsGameRust      KillsBatchRecordedEventDataKillsGame = "rust"
+	KillsBatchRecordedEventDataKillsItemGameCs16      KillsBatchRecordedEventDataKillsItemGame = "cs16"
+	KillsBatchRecordedEventDataKillsItemGameCs2       KillsBatchRecordedEventDataKillsItemGame = "cs2"
+	KillsBatchRecordedEventDataKillsItemGameMinecraft KillsBatchRecordedEventDataKillsItemGame = "minecraft"
+	KillsBatchRecordedEventDataKillsItemGameRust      KillsBatchRecordedEventDataKillsItemGame = "rust"
 )
 
-// Valid indicates whether the value is a known member of the KillsBatchRecordedEventDataKillsGame enum.
-func (e KillsBatchRecordedEventDataKillsGame) Valid() bool {
+// Valid indicates whether the value is a known member of the KillsBatchRecordedEventDataKillsItemGame enum.
+func (e KillsBatchRecordedEventDataKillsItemGame) Valid() bool {
 	switch e {
-	case KillsBatchRecordedEventDataKillsGameCs16:
+	case KillsBatchRecordedEventDataKillsItemGameCs16:
 		return true
-	case KillsBatchRecordedEventDataKillsGameCs2:
+	case KillsBatchRecordedEventDataKillsItemGameCs2:
 		return true
-	case KillsBatchRecordedEventDataKillsGameMinecraft:
+	case KillsBatchRecordedEventDataKillsItemGameMinecraft:
 		return true
-	case KillsBatchRecordedEventDataKillsGameRust:
+	case KillsBatchRecordedEventDataKillsItemGameRust:
 		return true
 	default:
 		return false
 	}
 }
 
-// Defines values for KillsBatchRecordedEventType.
+// Defines values for MatchAbandonedEventType.
 const (
-	KillsBatchRecorded KillsBatchRecordedEventType = "kills.batch_recorded"
+	MatchAbandoned MatchAbandonedEventType = "match.abandoned"
 )
 
-// Valid indicates whether the value is a known member of the KillsBatchRecordedEventType enum.
-func (e KillsBatchRecordedEventType) Valid() bool {
+// Valid indicates whether the value is a known member of the MatchAbandonedEventType enum.
+func (e MatchAbandonedEventType) Valid() bool {
 	switch e {
-	case KillsBatchRecorded:
+	case MatchAbandoned:
 		return true
 	default:
 		return false
@@ -1490,15 +1544,15 @@ func (e MatchAbandonedEventDataGame) Valid() bool {
 	}
 }
 
-// Defines values for MatchAbandonedEventType.
+// Defines values for MatchEndedEventType.
 const (
-	MatchAbandoned MatchAbandonedEventType = "match.abandoned"
+	MatchEnded MatchEndedEventType = "match.ended"
 )
 
-// Valid indicates whether the value is a known member of the MatchAbandonedEventType enum.
-func (e MatchAbandonedEventType) Valid() bool {
+// Valid indicates whether the value is a known member of the MatchEndedEventType enum.
+func (e MatchEndedEventType) Valid() bool {
 	switch e {
-	case MatchAbandoned:
+	case MatchEnded:
 		return true
 	default:
 		return false
@@ -1529,15 +1583,15 @@ func (e MatchEndedEventDataGame) Valid() bool {
 	}
 }
 
-// Defines values for MatchEndedEventType.
+// Defines values for MatchStartedEventType.
 const (
-	MatchEnded MatchEndedEventType = "match.ended"
+	MatchStarted MatchStartedEventType = "match.started"
 )
 
-// Valid indicates whether the value is a known member of the MatchEndedEventType enum.
-func (e MatchEndedEventType) Valid() bool {
+// Valid indicates whether the value is a known member of the MatchStartedEventType enum.
+func (e MatchStartedEventType) Valid() bool {
 	switch e {
-	case MatchEnded:
+	case MatchStarted:
 		return true
 	default:
 		return false
@@ -1568,21 +1622,6 @@ func (e MatchStartedEventDataGame) Valid() bool {
 	}
 }
 
-// Defines values for MatchStartedEventType.
-const (
-	MatchStarted MatchStartedEventType = "match.started"
-)
-
-// Valid indicates whether the value is a known member of the MatchStartedEventType enum.
-func (e MatchStartedEventType) Valid() bool {
-	switch e {
-	case MatchStarted:
-		return true
-	default:
-		return false
-	}
-}
-
 // Defines values for PlayerLevelUpEventType.
 const (
 	PlayerLevelUp PlayerLevelUpEventType = "player.level_up"
@@ -1592,6 +1631,21 @@ const (
 func (e PlayerLevelUpEventType) Valid() bool {
 	switch e {
 	case PlayerLevelUp:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for PlayerRegisteredEventType.
+const (
+	PlayerRegistered PlayerRegisteredEventType = "player.registered"
+)
+
+// Valid indicates whether the value is a known member of the PlayerRegisteredEventType enum.
+func (e PlayerRegisteredEventType) Valid() bool {
+	switch e {
+	case PlayerRegistered:
 		return true
 	default:
 		return false
@@ -1616,21 +1670,6 @@ func (e PlayerRegisteredEventDataGame) Valid() bool {
 	case PlayerRegisteredEventDataGameMinecraft:
 		return true
 	case PlayerRegisteredEventDataGameRust:
-		return true
-	default:
-		return false
-	}
-}
-
-// Defines values for PlayerRegisteredEventType.
-const (
-	PlayerRegistered PlayerRegisteredEventType = "player.registered"
-)
-
-// Valid indicates whether the value is a known member of the PlayerRegisteredEventType enum.
-func (e PlayerRegisteredEventType) Valid() bool {
-	switch e {
-	case PlayerRegistered:
 		return true
 	default:
 		return false
@@ -1921,22 +1960,22 @@ func (e ProblemCode) Valid() bool {
 
 // Defines values for ProblemErrorsIn.
 const (
-	ProblemErrorsInBody   ProblemErrorsIn = "body"
-	ProblemErrorsInHeader ProblemErrorsIn = "header"
-	ProblemErrorsInPath   ProblemErrorsIn = "path"
-	ProblemErrorsInQuery  ProblemErrorsIn = "query"
+	Body   ProblemErrorsIn = "body"
+	Header ProblemErrorsIn = "header"
+	Path   ProblemErrorsIn = "path"
+	Query  ProblemErrorsIn = "query"
 )
 
 // Valid indicates whether the value is a known member of the ProblemErrorsIn enum.
 func (e ProblemErrorsIn) Valid() bool {
 	switch e {
-	case ProblemErrorsInBody:
+	case Body:
 		return true
-	case ProblemErrorsInHeader:
+	case Header:
 		return true
-	case ProblemErrorsInPath:
+	case Path:
 		return true
-	case ProblemErrorsInQuery:
+	case Query:
 		return true
 	default:
 		return false
@@ -2009,6 +2048,21 @@ func (e ReadinessStatus) Valid() bool {
 	}
 }
 
+// Defines values for RoundEndedEventType.
+const (
+	RoundEnded RoundEndedEventType = "round.ended"
+)
+
+// Valid indicates whether the value is a known member of the RoundEndedEventType enum.
+func (e RoundEndedEventType) Valid() bool {
+	switch e {
+	case RoundEnded:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for RoundEndedEventDataGame.
 const (
 	RoundEndedEventDataGameCs16      RoundEndedEventDataGame = "cs16"
@@ -2033,15 +2087,15 @@ func (e RoundEndedEventDataGame) Valid() bool {
 	}
 }
 
-// Defines values for RoundEndedEventType.
+// Defines values for RoundStartedEventType.
 const (
-	RoundEnded RoundEndedEventType = "round.ended"
+	RoundStarted RoundStartedEventType = "round.started"
 )
 
-// Valid indicates whether the value is a known member of the RoundEndedEventType enum.
-func (e RoundEndedEventType) Valid() bool {
+// Valid indicates whether the value is a known member of the RoundStartedEventType enum.
+func (e RoundStartedEventType) Valid() bool {
 	switch e {
-	case RoundEnded:
+	case RoundStarted:
 		return true
 	default:
 		return false
@@ -2072,15 +2126,15 @@ func (e RoundStartedEventDataGame) Valid() bool {
 	}
 }
 
-// Defines values for RoundStartedEventType.
+// Defines values for RoundVoidedEventType.
 const (
-	RoundStarted RoundStartedEventType = "round.started"
+	RoundVoided RoundVoidedEventType = "round.voided"
 )
 
-// Valid indicates whether the value is a known member of the RoundStartedEventType enum.
-func (e RoundStartedEventType) Valid() bool {
+// Valid indicates whether the value is a known member of the RoundVoidedEventType enum.
+func (e RoundVoidedEventType) Valid() bool {
 	switch e {
-	case RoundStarted:
+	case RoundVoided:
 		return true
 	default:
 		return false
@@ -2111,15 +2165,15 @@ func (e RoundVoidedEventDataGame) Valid() bool {
 	}
 }
 
-// Defines values for RoundVoidedEventType.
+// Defines values for ServerAddedEventType.
 const (
-	RoundVoided RoundVoidedEventType = "round.voided"
+	ServerAdded ServerAddedEventType = "server.added"
 )
 
-// Valid indicates whether the value is a known member of the RoundVoidedEventType enum.
-func (e RoundVoidedEventType) Valid() bool {
+// Valid indicates whether the value is a known member of the ServerAddedEventType enum.
+func (e ServerAddedEventType) Valid() bool {
 	switch e {
-	case RoundVoided:
+	case ServerAdded:
 		return true
 	default:
 		return false
@@ -2207,21 +2261,6 @@ func (e ServerAddedEventDataRegion) Valid() bool {
 	}
 }
 
-// Defines values for ServerAddedEventType.
-const (
-	ServerAdded ServerAddedEventType = "server.added"
-)
-
-// Valid indicates whether the value is a known member of the ServerAddedEventType enum.
-func (e ServerAddedEventType) Valid() bool {
-	switch e {
-	case ServerAdded:
-		return true
-	default:
-		return false
-	}
-}
-
 // Defines values for ServerCommandAuditEntryStatus.
 const (
 	ServerCommandAuditEntryStatusAuthFailed  ServerCommandAuditEntryStatus = "auth_failed"
@@ -2243,6 +2282,21 @@ func (e ServerCommandAuditEntryStatus) Valid() bool {
 	case ServerCommandAuditEntryStatusTimeout:
 		return true
 	case ServerCommandAuditEntryStatusUnreachable:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ServerCommandExecutedEventType.
+const (
+	ServerCommandExecuted ServerCommandExecutedEventType = "server.command_executed"
+)
+
+// Valid indicates whether the value is a known member of the ServerCommandExecutedEventType enum.
+func (e ServerCommandExecutedEventType) Valid() bool {
+	switch e {
+	case ServerCommandExecuted:
 		return true
 	default:
 		return false
@@ -2273,15 +2327,15 @@ func (e ServerCommandExecutedEventDataGame) Valid() bool {
 	}
 }
 
-// Defines values for ServerCommandExecutedEventType.
+// Defines values for ServerMapChangedEventType.
 const (
-	ServerCommandExecuted ServerCommandExecutedEventType = "server.command_executed"
+	ServerMapChanged ServerMapChangedEventType = "server.map_changed"
 )
 
-// Valid indicates whether the value is a known member of the ServerCommandExecutedEventType enum.
-func (e ServerCommandExecutedEventType) Valid() bool {
+// Valid indicates whether the value is a known member of the ServerMapChangedEventType enum.
+func (e ServerMapChangedEventType) Valid() bool {
 	switch e {
-	case ServerCommandExecuted:
+	case ServerMapChanged:
 		return true
 	default:
 		return false
@@ -2312,15 +2366,15 @@ func (e ServerMapChangedEventDataGame) Valid() bool {
 	}
 }
 
-// Defines values for ServerMapChangedEventType.
+// Defines values for ServerPlayersChangedEventType.
 const (
-	ServerMapChanged ServerMapChangedEventType = "server.map_changed"
+	ServerPlayersChanged ServerPlayersChangedEventType = "server.players_changed"
 )
 
-// Valid indicates whether the value is a known member of the ServerMapChangedEventType enum.
-func (e ServerMapChangedEventType) Valid() bool {
+// Valid indicates whether the value is a known member of the ServerPlayersChangedEventType enum.
+func (e ServerPlayersChangedEventType) Valid() bool {
 	switch e {
-	case ServerMapChanged:
+	case ServerPlayersChanged:
 		return true
 	default:
 		return false
@@ -2351,15 +2405,15 @@ func (e ServerPlayersChangedEventDataGame) Valid() bool {
 	}
 }
 
-// Defines values for ServerPlayersChangedEventType.
+// Defines values for ServerRegionChangedEventType.
 const (
-	ServerPlayersChanged ServerPlayersChangedEventType = "server.players_changed"
+	ServerRegionChanged ServerRegionChangedEventType = "server.region_changed"
 )
 
-// Valid indicates whether the value is a known member of the ServerPlayersChangedEventType enum.
-func (e ServerPlayersChangedEventType) Valid() bool {
+// Valid indicates whether the value is a known member of the ServerRegionChangedEventType enum.
+func (e ServerRegionChangedEventType) Valid() bool {
 	switch e {
-	case ServerPlayersChanged:
+	case ServerRegionChanged:
 		return true
 	default:
 		return false
@@ -2447,15 +2501,15 @@ func (e ServerRegionChangedEventDataRegion) Valid() bool {
 	}
 }
 
-// Defines values for ServerRegionChangedEventType.
+// Defines values for ServerRemovedEventType.
 const (
-	ServerRegionChanged ServerRegionChangedEventType = "server.region_changed"
+	ServerRemoved ServerRemovedEventType = "server.removed"
 )
 
-// Valid indicates whether the value is a known member of the ServerRegionChangedEventType enum.
-func (e ServerRegionChangedEventType) Valid() bool {
+// Valid indicates whether the value is a known member of the ServerRemovedEventType enum.
+func (e ServerRemovedEventType) Valid() bool {
 	switch e {
-	case ServerRegionChanged:
+	case ServerRemoved:
 		return true
 	default:
 		return false
@@ -2486,15 +2540,15 @@ func (e ServerRemovedEventDataGame) Valid() bool {
 	}
 }
 
-// Defines values for ServerRemovedEventType.
+// Defines values for ServerStatusChangedEventType.
 const (
-	ServerRemoved ServerRemovedEventType = "server.removed"
+	ServerStatusChanged ServerStatusChangedEventType = "server.status_changed"
 )
 
-// Valid indicates whether the value is a known member of the ServerRemovedEventType enum.
-func (e ServerRemovedEventType) Valid() bool {
+// Valid indicates whether the value is a known member of the ServerStatusChangedEventType enum.
+func (e ServerStatusChangedEventType) Valid() bool {
 	switch e {
-	case ServerRemoved:
+	case ServerStatusChanged:
 		return true
 	default:
 		return false
@@ -2561,15 +2615,18 @@ func (e ServerStatusChangedEventDataStatus) Valid() bool {
 	}
 }
 
-// Defines values for ServerStatusChangedEventType.
+// Defines values for StatsEloGetResultGame.
 const (
-	ServerStatusChanged ServerStatusChangedEventType = "server.status_changed"
+	StatsEloGetResultGameCs16 StatsEloGetResultGame = "cs16"
+	StatsEloGetResultGameCs2  StatsEloGetResultGame = "cs2"
 )
 
-// Valid indicates whether the value is a known member of the ServerStatusChangedEventType enum.
-func (e ServerStatusChangedEventType) Valid() bool {
+// Valid indicates whether the value is a known member of the StatsEloGetResultGame enum.
+func (e StatsEloGetResultGame) Valid() bool {
 	switch e {
-	case ServerStatusChanged:
+	case StatsEloGetResultGameCs16:
+		return true
+	case StatsEloGetResultGameCs2:
 		return true
 	default:
 		return false
@@ -2648,6 +2705,873 @@ func (e TournamentPlayerJoinedEventType) Valid() bool {
 	}
 }
 
+// Defines values for V1ClansCreateRequestGame.
+const (
+	V1ClansCreateRequestGameCs16      V1ClansCreateRequestGame = "cs16"
+	V1ClansCreateRequestGameCs2       V1ClansCreateRequestGame = "cs2"
+	V1ClansCreateRequestGameMinecraft V1ClansCreateRequestGame = "minecraft"
+	V1ClansCreateRequestGameRust      V1ClansCreateRequestGame = "rust"
+)
+
+// Valid indicates whether the value is a known member of the V1ClansCreateRequestGame enum.
+func (e V1ClansCreateRequestGame) Valid() bool {
+	switch e {
+	case V1ClansCreateRequestGameCs16:
+		return true
+	case V1ClansCreateRequestGameCs2:
+		return true
+	case V1ClansCreateRequestGameMinecraft:
+		return true
+	case V1ClansCreateRequestGameRust:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for V1ClansCreateResultDataGame.
+const (
+	V1ClansCreateResultDataGameCs16      V1ClansCreateResultDataGame = "cs16"
+	V1ClansCreateResultDataGameCs2       V1ClansCreateResultDataGame = "cs2"
+	V1ClansCreateResultDataGameMinecraft V1ClansCreateResultDataGame = "minecraft"
+	V1ClansCreateResultDataGameRust      V1ClansCreateResultDataGame = "rust"
+)
+
+// Valid indicates whether the value is a known member of the V1ClansCreateResultDataGame enum.
+func (e V1ClansCreateResultDataGame) Valid() bool {
+	switch e {
+	case V1ClansCreateResultDataGameCs16:
+		return true
+	case V1ClansCreateResultDataGameCs2:
+		return true
+	case V1ClansCreateResultDataGameMinecraft:
+		return true
+	case V1ClansCreateResultDataGameRust:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for V1ClansCreateResultDataJoinPolicy.
+const (
+	V1ClansCreateResultDataJoinPolicyClosed V1ClansCreateResultDataJoinPolicy = "closed"
+	V1ClansCreateResultDataJoinPolicyInvite V1ClansCreateResultDataJoinPolicy = "invite"
+	V1ClansCreateResultDataJoinPolicyOpen   V1ClansCreateResultDataJoinPolicy = "open"
+)
+
+// Valid indicates whether the value is a known member of the V1ClansCreateResultDataJoinPolicy enum.
+func (e V1ClansCreateResultDataJoinPolicy) Valid() bool {
+	switch e {
+	case V1ClansCreateResultDataJoinPolicyClosed:
+		return true
+	case V1ClansCreateResultDataJoinPolicyInvite:
+		return true
+	case V1ClansCreateResultDataJoinPolicyOpen:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for V1ClansCreateResultDataVisibility.
+const (
+	V1ClansCreateResultDataVisibilityPrivate V1ClansCreateResultDataVisibility = "private"
+	V1ClansCreateResultDataVisibilityPublic  V1ClansCreateResultDataVisibility = "public"
+)
+
+// Valid indicates whether the value is a known member of the V1ClansCreateResultDataVisibility enum.
+func (e V1ClansCreateResultDataVisibility) Valid() bool {
+	switch e {
+	case V1ClansCreateResultDataVisibilityPrivate:
+		return true
+	case V1ClansCreateResultDataVisibilityPublic:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for V1ClansCreateResultDataMembersItemRole.
+const (
+	V1ClansCreateResultDataMembersItemRoleMember  V1ClansCreateResultDataMembersItemRole = "member"
+	V1ClansCreateResultDataMembersItemRoleOfficer V1ClansCreateResultDataMembersItemRole = "officer"
+	V1ClansCreateResultDataMembersItemRoleOwner   V1ClansCreateResultDataMembersItemRole = "owner"
+)
+
+// Valid indicates whether the value is a known member of the V1ClansCreateResultDataMembersItemRole enum.
+func (e V1ClansCreateResultDataMembersItemRole) Valid() bool {
+	switch e {
+	case V1ClansCreateResultDataMembersItemRoleMember:
+		return true
+	case V1ClansCreateResultDataMembersItemRoleOfficer:
+		return true
+	case V1ClansCreateResultDataMembersItemRoleOwner:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for V1ClansGetResultDataGame.
+const (
+	V1ClansGetResultDataGameCs16      V1ClansGetResultDataGame = "cs16"
+	V1ClansGetResultDataGameCs2       V1ClansGetResultDataGame = "cs2"
+	V1ClansGetResultDataGameMinecraft V1ClansGetResultDataGame = "minecraft"
+	V1ClansGetResultDataGameRust      V1ClansGetResultDataGame = "rust"
+)
+
+// Valid indicates whether the value is a known member of the V1ClansGetResultDataGame enum.
+func (e V1ClansGetResultDataGame) Valid() bool {
+	switch e {
+	case V1ClansGetResultDataGameCs16:
+		return true
+	case V1ClansGetResultDataGameCs2:
+		return true
+	case V1ClansGetResultDataGameMinecraft:
+		return true
+	case V1ClansGetResultDataGameRust:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for V1ClansGetResultDataJoinPolicy.
+const (
+	V1ClansGetResultDataJoinPolicyClosed V1ClansGetResultDataJoinPolicy = "closed"
+	V1ClansGetResultDataJoinPolicyInvite V1ClansGetResultDataJoinPolicy = "invite"
+	V1ClansGetResultDataJoinPolicyOpen   V1ClansGetResultDataJoinPolicy = "open"
+)
+
+// Valid indicates whether the value is a known member of the V1ClansGetResultDataJoinPolicy enum.
+func (e V1ClansGetResultDataJoinPolicy) Valid() bool {
+	switch e {
+	case V1ClansGetResultDataJoinPolicyClosed:
+		return true
+	case V1ClansGetResultDataJoinPolicyInvite:
+		return true
+	case V1ClansGetResultDataJoinPolicyOpen:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for V1ClansGetResultDataVisibility.
+const (
+	V1ClansGetResultDataVisibilityPrivate V1ClansGetResultDataVisibility = "private"
+	V1ClansGetResultDataVisibilityPublic  V1ClansGetResultDataVisibility = "public"
+)
+
+// Valid indicates whether the value is a known member of the V1ClansGetResultDataVisibility enum.
+func (e V1ClansGetResultDataVisibility) Valid() bool {
+	switch e {
+	case V1ClansGetResultDataVisibilityPrivate:
+		return true
+	case V1ClansGetResultDataVisibilityPublic:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for V1ClansGetResultDataMembersItemRole.
+const (
+	V1ClansGetResultDataMembersItemRoleMember  V1ClansGetResultDataMembersItemRole = "member"
+	V1ClansGetResultDataMembersItemRoleOfficer V1ClansGetResultDataMembersItemRole = "officer"
+	V1ClansGetResultDataMembersItemRoleOwner   V1ClansGetResultDataMembersItemRole = "owner"
+)
+
+// Valid indicates whether the value is a known member of the V1ClansGetResultDataMembersItemRole enum.
+func (e V1ClansGetResultDataMembersItemRole) Valid() bool {
+	switch e {
+	case V1ClansGetResultDataMembersItemRoleMember:
+		return true
+	case V1ClansGetResultDataMembersItemRoleOfficer:
+		return true
+	case V1ClansGetResultDataMembersItemRoleOwner:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for V1ClansInvitesAcceptResultDataRole.
+const (
+	V1ClansInvitesAcceptResultDataRoleMember  V1ClansInvitesAcceptResultDataRole = "member"
+	V1ClansInvitesAcceptResultDataRoleOfficer V1ClansInvitesAcceptResultDataRole = "officer"
+	V1ClansInvitesAcceptResultDataRoleOwner   V1ClansInvitesAcceptResultDataRole = "owner"
+)
+
+// Valid indicates whether the value is a known member of the V1ClansInvitesAcceptResultDataRole enum.
+func (e V1ClansInvitesAcceptResultDataRole) Valid() bool {
+	switch e {
+	case V1ClansInvitesAcceptResultDataRoleMember:
+		return true
+	case V1ClansInvitesAcceptResultDataRoleOfficer:
+		return true
+	case V1ClansInvitesAcceptResultDataRoleOwner:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for V1ClansInvitesCreateResultDataClanGame.
+const (
+	V1ClansInvitesCreateResultDataClanGameCs16      V1ClansInvitesCreateResultDataClanGame = "cs16"
+	V1ClansInvitesCreateResultDataClanGameCs2       V1ClansInvitesCreateResultDataClanGame = "cs2"
+	V1ClansInvitesCreateResultDataClanGameMinecraft V1ClansInvitesCreateResultDataClanGame = "minecraft"
+	V1ClansInvitesCreateResultDataClanGameRust      V1ClansInvitesCreateResultDataClanGame = "rust"
+)
+
+// Valid indicates whether the value is a known member of the V1ClansInvitesCreateResultDataClanGame enum.
+func (e V1ClansInvitesCreateResultDataClanGame) Valid() bool {
+	switch e {
+	case V1ClansInvitesCreateResultDataClanGameCs16:
+		return true
+	case V1ClansInvitesCreateResultDataClanGameCs2:
+		return true
+	case V1ClansInvitesCreateResultDataClanGameMinecraft:
+		return true
+	case V1ClansInvitesCreateResultDataClanGameRust:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for V1ClansInvitesCreateResultDataClanJoinPolicy.
+const (
+	V1ClansInvitesCreateResultDataClanJoinPolicyClosed V1ClansInvitesCreateResultDataClanJoinPolicy = "closed"
+	V1ClansInvitesCreateResultDataClanJoinPolicyInvite V1ClansInvitesCreateResultDataClanJoinPolicy = "invite"
+	V1ClansInvitesCreateResultDataClanJoinPolicyOpen   V1ClansInvitesCreateResultDataClanJoinPolicy = "open"
+)
+
+// Valid indicates whether the value is a known member of the V1ClansInvitesCreateResultDataClanJoinPolicy enum.
+func (e V1ClansInvitesCreateResultDataClanJoinPolicy) Valid() bool {
+	switch e {
+	case V1ClansInvitesCreateResultDataClanJoinPolicyClosed:
+		return true
+	case V1ClansInvitesCreateResultDataClanJoinPolicyInvite:
+		return true
+	case V1ClansInvitesCreateResultDataClanJoinPolicyOpen:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for V1ClansInvitesCreateResultDataClanVisibility.
+const (
+	V1ClansInvitesCreateResultDataClanVisibilityPrivate V1ClansInvitesCreateResultDataClanVisibility = "private"
+	V1ClansInvitesCreateResultDataClanVisibilityPublic  V1ClansInvitesCreateResultDataClanVisibility = "public"
+)
+
+// Valid indicates whether the value is a known member of the V1ClansInvitesCreateResultDataClanVisibility enum.
+func (e V1ClansInvitesCreateResultDataClanVisibility) Valid() bool {
+	switch e {
+	case V1ClansInvitesCreateResultDataClanVisibilityPrivate:
+		return true
+	case V1ClansInvitesCreateResultDataClanVisibilityPublic:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for V1ClansInvitesListResultDataItemClanGame.
+const (
+	V1ClansInvitesListResultDataItemClanGameCs16      V1ClansInvitesListResultDataItemClanGame = "cs16"
+	V1ClansInvitesListResultDataItemClanGameCs2       V1ClansInvitesListResultDataItemClanGame = "cs2"
+	V1ClansInvitesListResultDataItemClanGameMinecraft V1ClansInvitesListResultDataItemClanGame = "minecraft"
+	V1ClansInvitesListResultDataItemClanGameRust      V1ClansInvitesListResultDataItemClanGame = "rust"
+)
+
+// Valid indicates whether the value is a known member of the V1ClansInvitesListResultDataItemClanGame enum.
+func (e V1ClansInvitesListResultDataItemClanGame) Valid() bool {
+	switch e {
+	case V1ClansInvitesListResultDataItemClanGameCs16:
+		return true
+	case V1ClansInvitesListResultDataItemClanGameCs2:
+		return true
+	case V1ClansInvitesListResultDataItemClanGameMinecraft:
+		return true
+	case V1ClansInvitesListResultDataItemClanGameRust:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for V1ClansInvitesListResultDataItemClanJoinPolicy.
+const (
+	V1ClansInvitesListResultDataItemClanJoinPolicyClosed V1ClansInvitesListResultDataItemClanJoinPolicy = "closed"
+	V1ClansInvitesListResultDataItemClanJoinPolicyInvite V1ClansInvitesListResultDataItemClanJoinPolicy = "invite"
+	V1ClansInvitesListResultDataItemClanJoinPolicyOpen   V1ClansInvitesListResultDataItemClanJoinPolicy = "open"
+)
+
+// Valid indicates whether the value is a known member of the V1ClansInvitesListResultDataItemClanJoinPolicy enum.
+func (e V1ClansInvitesListResultDataItemClanJoinPolicy) Valid() bool {
+	switch e {
+	case V1ClansInvitesListResultDataItemClanJoinPolicyClosed:
+		return true
+	case V1ClansInvitesListResultDataItemClanJoinPolicyInvite:
+		return true
+	case V1ClansInvitesListResultDataItemClanJoinPolicyOpen:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for V1ClansInvitesListResultDataItemClanVisibility.
+const (
+	V1ClansInvitesListResultDataItemClanVisibilityPrivate V1ClansInvitesListResultDataItemClanVisibility = "private"
+	V1ClansInvitesListResultDataItemClanVisibilityPublic  V1ClansInvitesListResultDataItemClanVisibility = "public"
+)
+
+// Valid indicates whether the value is a known member of the V1ClansInvitesListResultDataItemClanVisibility enum.
+func (e V1ClansInvitesListResultDataItemClanVisibility) Valid() bool {
+	switch e {
+	case V1ClansInvitesListResultDataItemClanVisibilityPrivate:
+		return true
+	case V1ClansInvitesListResultDataItemClanVisibilityPublic:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for V1ClansJoinResultDataRole.
+const (
+	V1ClansJoinResultDataRoleMember  V1ClansJoinResultDataRole = "member"
+	V1ClansJoinResultDataRoleOfficer V1ClansJoinResultDataRole = "officer"
+	V1ClansJoinResultDataRoleOwner   V1ClansJoinResultDataRole = "owner"
+)
+
+// Valid indicates whether the value is a known member of the V1ClansJoinResultDataRole enum.
+func (e V1ClansJoinResultDataRole) Valid() bool {
+	switch e {
+	case V1ClansJoinResultDataRoleMember:
+		return true
+	case V1ClansJoinResultDataRoleOfficer:
+		return true
+	case V1ClansJoinResultDataRoleOwner:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for V1ClansListResultDataItemGame.
+const (
+	V1ClansListResultDataItemGameCs16      V1ClansListResultDataItemGame = "cs16"
+	V1ClansListResultDataItemGameCs2       V1ClansListResultDataItemGame = "cs2"
+	V1ClansListResultDataItemGameMinecraft V1ClansListResultDataItemGame = "minecraft"
+	V1ClansListResultDataItemGameRust      V1ClansListResultDataItemGame = "rust"
+)
+
+// Valid indicates whether the value is a known member of the V1ClansListResultDataItemGame enum.
+func (e V1ClansListResultDataItemGame) Valid() bool {
+	switch e {
+	case V1ClansListResultDataItemGameCs16:
+		return true
+	case V1ClansListResultDataItemGameCs2:
+		return true
+	case V1ClansListResultDataItemGameMinecraft:
+		return true
+	case V1ClansListResultDataItemGameRust:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for V1ClansListResultDataItemJoinPolicy.
+const (
+	V1ClansListResultDataItemJoinPolicyClosed V1ClansListResultDataItemJoinPolicy = "closed"
+	V1ClansListResultDataItemJoinPolicyInvite V1ClansListResultDataItemJoinPolicy = "invite"
+	V1ClansListResultDataItemJoinPolicyOpen   V1ClansListResultDataItemJoinPolicy = "open"
+)
+
+// Valid indicates whether the value is a known member of the V1ClansListResultDataItemJoinPolicy enum.
+func (e V1ClansListResultDataItemJoinPolicy) Valid() bool {
+	switch e {
+	case V1ClansListResultDataItemJoinPolicyClosed:
+		return true
+	case V1ClansListResultDataItemJoinPolicyInvite:
+		return true
+	case V1ClansListResultDataItemJoinPolicyOpen:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for V1ClansListResultDataItemVisibility.
+const (
+	V1ClansListResultDataItemVisibilityPrivate V1ClansListResultDataItemVisibility = "private"
+	V1ClansListResultDataItemVisibilityPublic  V1ClansListResultDataItemVisibility = "public"
+)
+
+// Valid indicates whether the value is a known member of the V1ClansListResultDataItemVisibility enum.
+func (e V1ClansListResultDataItemVisibility) Valid() bool {
+	switch e {
+	case V1ClansListResultDataItemVisibilityPrivate:
+		return true
+	case V1ClansListResultDataItemVisibilityPublic:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for V1ClansMembersDemoteResultDataRole.
+const (
+	V1ClansMembersDemoteResultDataRoleMember  V1ClansMembersDemoteResultDataRole = "member"
+	V1ClansMembersDemoteResultDataRoleOfficer V1ClansMembersDemoteResultDataRole = "officer"
+	V1ClansMembersDemoteResultDataRoleOwner   V1ClansMembersDemoteResultDataRole = "owner"
+)
+
+// Valid indicates whether the value is a known member of the V1ClansMembersDemoteResultDataRole enum.
+func (e V1ClansMembersDemoteResultDataRole) Valid() bool {
+	switch e {
+	case V1ClansMembersDemoteResultDataRoleMember:
+		return true
+	case V1ClansMembersDemoteResultDataRoleOfficer:
+		return true
+	case V1ClansMembersDemoteResultDataRoleOwner:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for V1ClansMembersPromoteResultDataRole.
+const (
+	V1ClansMembersPromoteResultDataRoleMember  V1ClansMembersPromoteResultDataRole = "member"
+	V1ClansMembersPromoteResultDataRoleOfficer V1ClansMembersPromoteResultDataRole = "officer"
+	V1ClansMembersPromoteResultDataRoleOwner   V1ClansMembersPromoteResultDataRole = "owner"
+)
+
+// Valid indicates whether the value is a known member of the V1ClansMembersPromoteResultDataRole enum.
+func (e V1ClansMembersPromoteResultDataRole) Valid() bool {
+	switch e {
+	case V1ClansMembersPromoteResultDataRoleMember:
+		return true
+	case V1ClansMembersPromoteResultDataRoleOfficer:
+		return true
+	case V1ClansMembersPromoteResultDataRoleOwner:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for V1ClansSettingsUpdateRequestJoinPolicy.
+const (
+	V1ClansSettingsUpdateRequestJoinPolicyClosed V1ClansSettingsUpdateRequestJoinPolicy = "closed"
+	V1ClansSettingsUpdateRequestJoinPolicyInvite V1ClansSettingsUpdateRequestJoinPolicy = "invite"
+	V1ClansSettingsUpdateRequestJoinPolicyOpen   V1ClansSettingsUpdateRequestJoinPolicy = "open"
+)
+
+// Valid indicates whether the value is a known member of the V1ClansSettingsUpdateRequestJoinPolicy enum.
+func (e V1ClansSettingsUpdateRequestJoinPolicy) Valid() bool {
+	switch e {
+	case V1ClansSettingsUpdateRequestJoinPolicyClosed:
+		return true
+	case V1ClansSettingsUpdateRequestJoinPolicyInvite:
+		return true
+	case V1ClansSettingsUpdateRequestJoinPolicyOpen:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for V1ClansSettingsUpdateRequestVisibility.
+const (
+	V1ClansSettingsUpdateRequestVisibilityPrivate V1ClansSettingsUpdateRequestVisibility = "private"
+	V1ClansSettingsUpdateRequestVisibilityPublic  V1ClansSettingsUpdateRequestVisibility = "public"
+)
+
+// Valid indicates whether the value is a known member of the V1ClansSettingsUpdateRequestVisibility enum.
+func (e V1ClansSettingsUpdateRequestVisibility) Valid() bool {
+	switch e {
+	case V1ClansSettingsUpdateRequestVisibilityPrivate:
+		return true
+	case V1ClansSettingsUpdateRequestVisibilityPublic:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for V1ClansSettingsUpdateResultDataGame.
+const (
+	V1ClansSettingsUpdateResultDataGameCs16      V1ClansSettingsUpdateResultDataGame = "cs16"
+	V1ClansSettingsUpdateResultDataGameCs2       V1ClansSettingsUpdateResultDataGame = "cs2"
+	V1ClansSettingsUpdateResultDataGameMinecraft V1ClansSettingsUpdateResultDataGame = "minecraft"
+	V1ClansSettingsUpdateResultDataGameRust      V1ClansSettingsUpdateResultDataGame = "rust"
+)
+
+// Valid indicates whether the value is a known member of the V1ClansSettingsUpdateResultDataGame enum.
+func (e V1ClansSettingsUpdateResultDataGame) Valid() bool {
+	switch e {
+	case V1ClansSettingsUpdateResultDataGameCs16:
+		return true
+	case V1ClansSettingsUpdateResultDataGameCs2:
+		return true
+	case V1ClansSettingsUpdateResultDataGameMinecraft:
+		return true
+	case V1ClansSettingsUpdateResultDataGameRust:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for V1ClansSettingsUpdateResultDataJoinPolicy.
+const (
+	V1ClansSettingsUpdateResultDataJoinPolicyClosed V1ClansSettingsUpdateResultDataJoinPolicy = "closed"
+	V1ClansSettingsUpdateResultDataJoinPolicyInvite V1ClansSettingsUpdateResultDataJoinPolicy = "invite"
+	V1ClansSettingsUpdateResultDataJoinPolicyOpen   V1ClansSettingsUpdateResultDataJoinPolicy = "open"
+)
+
+// Valid indicates whether the value is a known member of the V1ClansSettingsUpdateResultDataJoinPolicy enum.
+func (e V1ClansSettingsUpdateResultDataJoinPolicy) Valid() bool {
+	switch e {
+	case V1ClansSettingsUpdateResultDataJoinPolicyClosed:
+		return true
+	case V1ClansSettingsUpdateResultDataJoinPolicyInvite:
+		return true
+	case V1ClansSettingsUpdateResultDataJoinPolicyOpen:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for V1ClansSettingsUpdateResultDataVisibility.
+const (
+	V1ClansSettingsUpdateResultDataVisibilityPrivate V1ClansSettingsUpdateResultDataVisibility = "private"
+	V1ClansSettingsUpdateResultDataVisibilityPublic  V1ClansSettingsUpdateResultDataVisibility = "public"
+)
+
+// Valid indicates whether the value is a known member of the V1ClansSettingsUpdateResultDataVisibility enum.
+func (e V1ClansSettingsUpdateResultDataVisibility) Valid() bool {
+	switch e {
+	case V1ClansSettingsUpdateResultDataVisibilityPrivate:
+		return true
+	case V1ClansSettingsUpdateResultDataVisibilityPublic:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for V1ClansTransferResultDataGame.
+const (
+	V1ClansTransferResultDataGameCs16      V1ClansTransferResultDataGame = "cs16"
+	V1ClansTransferResultDataGameCs2       V1ClansTransferResultDataGame = "cs2"
+	V1ClansTransferResultDataGameMinecraft V1ClansTransferResultDataGame = "minecraft"
+	V1ClansTransferResultDataGameRust      V1ClansTransferResultDataGame = "rust"
+)
+
+// Valid indicates whether the value is a known member of the V1ClansTransferResultDataGame enum.
+func (e V1ClansTransferResultDataGame) Valid() bool {
+	switch e {
+	case V1ClansTransferResultDataGameCs16:
+		return true
+	case V1ClansTransferResultDataGameCs2:
+		return true
+	case V1ClansTransferResultDataGameMinecraft:
+		return true
+	case V1ClansTransferResultDataGameRust:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for V1ClansTransferResultDataJoinPolicy.
+const (
+	V1ClansTransferResultDataJoinPolicyClosed V1ClansTransferResultDataJoinPolicy = "closed"
+	V1ClansTransferResultDataJoinPolicyInvite V1ClansTransferResultDataJoinPolicy = "invite"
+	V1ClansTransferResultDataJoinPolicyOpen   V1ClansTransferResultDataJoinPolicy = "open"
+)
+
+// Valid indicates whether the value is a known member of the V1ClansTransferResultDataJoinPolicy enum.
+func (e V1ClansTransferResultDataJoinPolicy) Valid() bool {
+	switch e {
+	case V1ClansTransferResultDataJoinPolicyClosed:
+		return true
+	case V1ClansTransferResultDataJoinPolicyInvite:
+		return true
+	case V1ClansTransferResultDataJoinPolicyOpen:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for V1ClansTransferResultDataVisibility.
+const (
+	V1ClansTransferResultDataVisibilityPrivate V1ClansTransferResultDataVisibility = "private"
+	V1ClansTransferResultDataVisibilityPublic  V1ClansTransferResultDataVisibility = "public"
+)
+
+// Valid indicates whether the value is a known member of the V1ClansTransferResultDataVisibility enum.
+func (e V1ClansTransferResultDataVisibility) Valid() bool {
+	switch e {
+	case V1ClansTransferResultDataVisibilityPrivate:
+		return true
+	case V1ClansTransferResultDataVisibilityPublic:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for V1ClansTransferResultDataMembersItemRole.
+const (
+	V1ClansTransferResultDataMembersItemRoleMember  V1ClansTransferResultDataMembersItemRole = "member"
+	V1ClansTransferResultDataMembersItemRoleOfficer V1ClansTransferResultDataMembersItemRole = "officer"
+	V1ClansTransferResultDataMembersItemRoleOwner   V1ClansTransferResultDataMembersItemRole = "owner"
+)
+
+// Valid indicates whether the value is a known member of the V1ClansTransferResultDataMembersItemRole enum.
+func (e V1ClansTransferResultDataMembersItemRole) Valid() bool {
+	switch e {
+	case V1ClansTransferResultDataMembersItemRoleMember:
+		return true
+	case V1ClansTransferResultDataMembersItemRoleOfficer:
+		return true
+	case V1ClansTransferResultDataMembersItemRoleOwner:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for V1EventsTypesListResultDataItemAudience.
+const (
+	V1EventsTypesListResultDataItemAudienceApp    V1EventsTypesListResultDataItemAudience = "app"
+	V1EventsTypesListResultDataItemAudiencePublic V1EventsTypesListResultDataItemAudience = "public"
+	V1EventsTypesListResultDataItemAudienceUser   V1EventsTypesListResultDataItemAudience = "user"
+)
+
+// Valid indicates whether the value is a known member of the V1EventsTypesListResultDataItemAudience enum.
+func (e V1EventsTypesListResultDataItemAudience) Valid() bool {
+	switch e {
+	case V1EventsTypesListResultDataItemAudienceApp:
+		return true
+	case V1EventsTypesListResultDataItemAudiencePublic:
+		return true
+	case V1EventsTypesListResultDataItemAudienceUser:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for V1EventsTypesListResultDataItemScope.
+const (
+	V1EventsTypesListResultDataItemScopeChatRead        V1EventsTypesListResultDataItemScope = "chat:read"
+	V1EventsTypesListResultDataItemScopeClansRead       V1EventsTypesListResultDataItemScope = "clans:read"
+	V1EventsTypesListResultDataItemScopeClansWrite      V1EventsTypesListResultDataItemScope = "clans:write"
+	V1EventsTypesListResultDataItemScopeEconomyRead     V1EventsTypesListResultDataItemScope = "economy:read"
+	V1EventsTypesListResultDataItemScopeEconomyTransfer V1EventsTypesListResultDataItemScope = "economy:transfer"
+	V1EventsTypesListResultDataItemScopeIdentify        V1EventsTypesListResultDataItemScope = "identify"
+	V1EventsTypesListResultDataItemScopeLessThannil     V1EventsTypesListResultDataItemScope = "<nil>"
+	V1EventsTypesListResultDataItemScopeOfflineAccess   V1EventsTypesListResultDataItemScope = "offline_access"
+	V1EventsTypesListResultDataItemScopeOpenid          V1EventsTypesListResultDataItemScope = "openid"
+	V1EventsTypesListResultDataItemScopeServersCommand  V1EventsTypesListResultDataItemScope = "servers:command"
+	V1EventsTypesListResultDataItemScopeServersRead     V1EventsTypesListResultDataItemScope = "servers:read"
+	V1EventsTypesListResultDataItemScopeStatsRead       V1EventsTypesListResultDataItemScope = "stats:read"
+	V1EventsTypesListResultDataItemScopeTournamentsRead V1EventsTypesListResultDataItemScope = "tournaments:read"
+	V1EventsTypesListResultDataItemScopeWebhooksRead    V1EventsTypesListResultDataItemScope = "webhooks:read"
+	V1EventsTypesListResultDataItemScopeWebhooksWrite   V1EventsTypesListResultDataItemScope = "webhooks:write"
+)
+
+// Valid indicates whether the value is a known member of the V1EventsTypesListResultDataItemScope enum.
+func (e V1EventsTypesListResultDataItemScope) Valid() bool {
+	switch e {
+	case V1EventsTypesListResultDataItemScopeChatRead:
+		return true
+	case V1EventsTypesListResultDataItemScopeClansRead:
+		return true
+	case V1EventsTypesListResultDataItemScopeClansWrite:
+		return true
+	case V1EventsTypesListResultDataItemScopeEconomyRead:
+		return true
+	case V1EventsTypesListResultDataItemScopeEconomyTransfer:
+		return true
+	case V1EventsTypesListResultDataItemScopeIdentify:
+		return true
+	case V1EventsTypesListResultDataItemScopeLessThannil:
+		return true
+	case V1EventsTypesListResultDataItemScopeOfflineAccess:
+		return true
+	case V1EventsTypesListResultDataItemScopeOpenid:
+		return true
+	case V1EventsTypesListResultDataItemScopeServersCommand:
+		return true
+	case V1EventsTypesListResultDataItemScopeServersRead:
+		return true
+	case V1EventsTypesListResultDataItemScopeStatsRead:
+		return true
+	case V1EventsTypesListResultDataItemScopeTournamentsRead:
+		return true
+	case V1EventsTypesListResultDataItemScopeWebhooksRead:
+		return true
+	case V1EventsTypesListResultDataItemScopeWebhooksWrite:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for V1ServersListResultDataItemGame.
+const (
+	V1ServersListResultDataItemGameCs16      V1ServersListResultDataItemGame = "cs16"
+	V1ServersListResultDataItemGameCs2       V1ServersListResultDataItemGame = "cs2"
+	V1ServersListResultDataItemGameMinecraft V1ServersListResultDataItemGame = "minecraft"
+	V1ServersListResultDataItemGameRust      V1ServersListResultDataItemGame = "rust"
+)
+
+// Valid indicates whether the value is a known member of the V1ServersListResultDataItemGame enum.
+func (e V1ServersListResultDataItemGame) Valid() bool {
+	switch e {
+	case V1ServersListResultDataItemGameCs16:
+		return true
+	case V1ServersListResultDataItemGameCs2:
+		return true
+	case V1ServersListResultDataItemGameMinecraft:
+		return true
+	case V1ServersListResultDataItemGameRust:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for V1ServersListResultDataItemRegion.
+const (
+	V1ServersListResultDataItemRegionAfrica        V1ServersListResultDataItemRegion = "africa"
+	V1ServersListResultDataItemRegionAsiaEast      V1ServersListResultDataItemRegion = "asia-east"
+	V1ServersListResultDataItemRegionAsiaSouth     V1ServersListResultDataItemRegion = "asia-south"
+	V1ServersListResultDataItemRegionAsiaSoutheast V1ServersListResultDataItemRegion = "asia-southeast"
+	V1ServersListResultDataItemRegionEuCentral     V1ServersListResultDataItemRegion = "eu-central"
+	V1ServersListResultDataItemRegionEuEast        V1ServersListResultDataItemRegion = "eu-east"
+	V1ServersListResultDataItemRegionEuNorth       V1ServersListResultDataItemRegion = "eu-north"
+	V1ServersListResultDataItemRegionEuWest        V1ServersListResultDataItemRegion = "eu-west"
+	V1ServersListResultDataItemRegionMiddleEast    V1ServersListResultDataItemRegion = "middle-east"
+	V1ServersListResultDataItemRegionNaCentral     V1ServersListResultDataItemRegion = "na-central"
+	V1ServersListResultDataItemRegionNaEast        V1ServersListResultDataItemRegion = "na-east"
+	V1ServersListResultDataItemRegionNaWest        V1ServersListResultDataItemRegion = "na-west"
+	V1ServersListResultDataItemRegionOceania       V1ServersListResultDataItemRegion = "oceania"
+	V1ServersListResultDataItemRegionSaEast        V1ServersListResultDataItemRegion = "sa-east"
+	V1ServersListResultDataItemRegionUnassigned    V1ServersListResultDataItemRegion = "unassigned"
+)
+
+// Valid indicates whether the value is a known member of the V1ServersListResultDataItemRegion enum.
+func (e V1ServersListResultDataItemRegion) Valid() bool {
+	switch e {
+	case V1ServersListResultDataItemRegionAfrica:
+		return true
+	case V1ServersListResultDataItemRegionAsiaEast:
+		return true
+	case V1ServersListResultDataItemRegionAsiaSouth:
+		return true
+	case V1ServersListResultDataItemRegionAsiaSoutheast:
+		return true
+	case V1ServersListResultDataItemRegionEuCentral:
+		return true
+	case V1ServersListResultDataItemRegionEuEast:
+		return true
+	case V1ServersListResultDataItemRegionEuNorth:
+		return true
+	case V1ServersListResultDataItemRegionEuWest:
+		return true
+	case V1ServersListResultDataItemRegionMiddleEast:
+		return true
+	case V1ServersListResultDataItemRegionNaCentral:
+		return true
+	case V1ServersListResultDataItemRegionNaEast:
+		return true
+	case V1ServersListResultDataItemRegionNaWest:
+		return true
+	case V1ServersListResultDataItemRegionOceania:
+		return true
+	case V1ServersListResultDataItemRegionSaEast:
+		return true
+	case V1ServersListResultDataItemRegionUnassigned:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for V1ServersListResultDataItemStatus.
+const (
+	V1ServersListResultDataItemStatusOffline V1ServersListResultDataItemStatus = "offline"
+	V1ServersListResultDataItemStatusRunning V1ServersListResultDataItemStatus = "running"
+)
+
+// Valid indicates whether the value is a known member of the V1ServersListResultDataItemStatus enum.
+func (e V1ServersListResultDataItemStatus) Valid() bool {
+	switch e {
+	case V1ServersListResultDataItemStatusOffline:
+		return true
+	case V1ServersListResultDataItemStatusRunning:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for V1ServersStatusGetResultDataStatus.
+const (
+	V1ServersStatusGetResultDataStatusOffline V1ServersStatusGetResultDataStatus = "offline"
+	V1ServersStatusGetResultDataStatusRunning V1ServersStatusGetResultDataStatus = "running"
+)
+
+// Valid indicates whether the value is a known member of the V1ServersStatusGetResultDataStatus enum.
+func (e V1ServersStatusGetResultDataStatus) Valid() bool {
+	switch e {
+	case V1ServersStatusGetResultDataStatusOffline:
+		return true
+	case V1ServersStatusGetResultDataStatusRunning:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for V1TournamentsListResultDataItemStatus.
+const (
+	V1TournamentsListResultDataItemStatusActive    V1TournamentsListResultDataItemStatus = "active"
+	V1TournamentsListResultDataItemStatusCompleted V1TournamentsListResultDataItemStatus = "completed"
+	V1TournamentsListResultDataItemStatusUpcoming  V1TournamentsListResultDataItemStatus = "upcoming"
+)
+
+// Valid indicates whether the value is a known member of the V1TournamentsListResultDataItemStatus enum.
+func (e V1TournamentsListResultDataItemStatus) Valid() bool {
+	switch e {
+	case V1TournamentsListResultDataItemStatusActive:
+		return true
+	case V1TournamentsListResultDataItemStatusCompleted:
+		return true
+	case V1TournamentsListResultDataItemStatusUpcoming:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for WebhookDisabledReason.
 const (
 	WebhookDisabledReasonFailing     WebhookDisabledReason = "failing"
@@ -2699,24 +3623,6 @@ func (e WebhookDeliveryStatus) Valid() bool {
 	}
 }
 
-// Defines values for WebhookEndpointDisabledEventDataReason.
-const (
-	WebhookEndpointDisabledEventDataReasonFailing WebhookEndpointDisabledEventDataReason = "failing"
-	WebhookEndpointDisabledEventDataReasonGone    WebhookEndpointDisabledEventDataReason = "gone"
-)
-
-// Valid indicates whether the value is a known member of the WebhookEndpointDisabledEventDataReason enum.
-func (e WebhookEndpointDisabledEventDataReason) Valid() bool {
-	switch e {
-	case WebhookEndpointDisabledEventDataReasonFailing:
-		return true
-	case WebhookEndpointDisabledEventDataReasonGone:
-		return true
-	default:
-		return false
-	}
-}
-
 // Defines values for WebhookEndpointDisabledEventType.
 const (
 	WebhookEndpointDisabled WebhookEndpointDisabledEventType = "webhook.endpoint_disabled"
@@ -2732,153 +3638,18 @@ func (e WebhookEndpointDisabledEventType) Valid() bool {
 	}
 }
 
-// Defines values for DeveloperMyAppsCreateJSONBodyKind.
+// Defines values for WebhookEndpointDisabledEventDataReason.
 const (
-	DeveloperMyAppsCreateJSONBodyKindConfidential DeveloperMyAppsCreateJSONBodyKind = "confidential"
-	DeveloperMyAppsCreateJSONBodyKindPublic       DeveloperMyAppsCreateJSONBodyKind = "public"
+	WebhookEndpointDisabledEventDataReasonFailing WebhookEndpointDisabledEventDataReason = "failing"
+	WebhookEndpointDisabledEventDataReasonGone    WebhookEndpointDisabledEventDataReason = "gone"
 )
 
-// Valid indicates whether the value is a known member of the DeveloperMyAppsCreateJSONBodyKind enum.
-func (e DeveloperMyAppsCreateJSONBodyKind) Valid() bool {
+// Valid indicates whether the value is a known member of the WebhookEndpointDisabledEventDataReason enum.
+func (e WebhookEndpointDisabledEventDataReason) Valid() bool {
 	switch e {
-	case DeveloperMyAppsCreateJSONBodyKindConfidential:
+	case WebhookEndpointDisabledEventDataReasonFailing:
 		return true
-	case DeveloperMyAppsCreateJSONBodyKindPublic:
-		return true
-	default:
-		return false
-	}
-}
-
-// Defines values for OauthAuthorizeParamsResponseType.
-const (
-	OauthAuthorizeParamsResponseTypeCode OauthAuthorizeParamsResponseType = "code"
-)
-
-// Valid indicates whether the value is a known member of the OauthAuthorizeParamsResponseType enum.
-func (e OauthAuthorizeParamsResponseType) Valid() bool {
-	switch e {
-	case OauthAuthorizeParamsResponseTypeCode:
-		return true
-	default:
-		return false
-	}
-}
-
-// Defines values for OauthAuthorizeParamsCodeChallengeMethod.
-const (
-	OauthAuthorizeParamsCodeChallengeMethodS256 OauthAuthorizeParamsCodeChallengeMethod = "S256"
-)
-
-// Valid indicates whether the value is a known member of the OauthAuthorizeParamsCodeChallengeMethod enum.
-func (e OauthAuthorizeParamsCodeChallengeMethod) Valid() bool {
-	switch e {
-	case OauthAuthorizeParamsCodeChallengeMethodS256:
-		return true
-	default:
-		return false
-	}
-}
-
-// Defines values for OauthAuthorizeParamsResponseMode.
-const (
-	OauthAuthorizeParamsResponseModeFormPost OauthAuthorizeParamsResponseMode = "form_post"
-	OauthAuthorizeParamsResponseModeQuery    OauthAuthorizeParamsResponseMode = "query"
-)
-
-// Valid indicates whether the value is a known member of the OauthAuthorizeParamsResponseMode enum.
-func (e OauthAuthorizeParamsResponseMode) Valid() bool {
-	switch e {
-	case OauthAuthorizeParamsResponseModeFormPost:
-		return true
-	case OauthAuthorizeParamsResponseModeQuery:
-		return true
-	default:
-		return false
-	}
-}
-
-// Defines values for OauthTokenIntrospectFormdataBodyTokenTypeHint.
-const (
-	OauthTokenIntrospectFormdataBodyTokenTypeHintAccessToken  OauthTokenIntrospectFormdataBodyTokenTypeHint = "access_token"
-	OauthTokenIntrospectFormdataBodyTokenTypeHintRefreshToken OauthTokenIntrospectFormdataBodyTokenTypeHint = "refresh_token"
-)
-
-// Valid indicates whether the value is a known member of the OauthTokenIntrospectFormdataBodyTokenTypeHint enum.
-func (e OauthTokenIntrospectFormdataBodyTokenTypeHint) Valid() bool {
-	switch e {
-	case OauthTokenIntrospectFormdataBodyTokenTypeHintAccessToken:
-		return true
-	case OauthTokenIntrospectFormdataBodyTokenTypeHintRefreshToken:
-		return true
-	default:
-		return false
-	}
-}
-
-// Defines values for OauthParCreateFormdataBodyCodeChallengeMethod.
-const (
-	OauthParCreateFormdataBodyCodeChallengeMethodS256 OauthParCreateFormdataBodyCodeChallengeMethod = "S256"
-)
-
-// Valid indicates whether the value is a known member of the OauthParCreateFormdataBodyCodeChallengeMethod enum.
-func (e OauthParCreateFormdataBodyCodeChallengeMethod) Valid() bool {
-	switch e {
-	case OauthParCreateFormdataBodyCodeChallengeMethodS256:
-		return true
-	default:
-		return false
-	}
-}
-
-// Defines values for OauthParCreateFormdataBodyResponseType.
-const (
-	OauthParCreateFormdataBodyResponseTypeCode OauthParCreateFormdataBodyResponseType = "code"
-)
-
-// Valid indicates whether the value is a known member of the OauthParCreateFormdataBodyResponseType enum.
-func (e OauthParCreateFormdataBodyResponseType) Valid() bool {
-	switch e {
-	case OauthParCreateFormdataBodyResponseTypeCode:
-		return true
-	default:
-		return false
-	}
-}
-
-// Defines values for OauthTokenRevokeFormdataBodyTokenTypeHint.
-const (
-	OauthTokenRevokeFormdataBodyTokenTypeHintAccessToken  OauthTokenRevokeFormdataBodyTokenTypeHint = "access_token"
-	OauthTokenRevokeFormdataBodyTokenTypeHintRefreshToken OauthTokenRevokeFormdataBodyTokenTypeHint = "refresh_token"
-)
-
-// Valid indicates whether the value is a known member of the OauthTokenRevokeFormdataBodyTokenTypeHint enum.
-func (e OauthTokenRevokeFormdataBodyTokenTypeHint) Valid() bool {
-	switch e {
-	case OauthTokenRevokeFormdataBodyTokenTypeHintAccessToken:
-		return true
-	case OauthTokenRevokeFormdataBodyTokenTypeHintRefreshToken:
-		return true
-	default:
-		return false
-	}
-}
-
-// Defines values for OauthTokenCreateFormdataBodyGrantType.
-const (
-	OauthTokenCreateFormdataBodyGrantTypeAuthorizationCode OauthTokenCreateFormdataBodyGrantType = "authorization_code"
-	OauthTokenCreateFormdataBodyGrantTypeClientCredentials OauthTokenCreateFormdataBodyGrantType = "client_credentials"
-	OauthTokenCreateFormdataBodyGrantTypeRefreshToken      OauthTokenCreateFormdataBodyGrantType = "refresh_token"
-)
-
-// Valid indicates whether the value is a known member of the OauthTokenCreateFormdataBodyGrantType enum.
-func (e OauthTokenCreateFormdataBodyGrantType) Valid() bool {
-	switch e {
-	case OauthTokenCreateFormdataBodyGrantTypeAuthorizationCode:
-		return true
-	case OauthTokenCreateFormdataBodyGrantTypeClientCredentials:
-		return true
-	case OauthTokenCreateFormdataBodyGrantTypeRefreshToken:
+	case WebhookEndpointDisabledEventDataReasonGone:
 		return true
 	default:
 		return false
@@ -2978,27 +3749,6 @@ func (e KillboardTopFragGetParamsGame) Valid() bool {
 	}
 }
 
-// Defines values for KillboardTopFragGet200JSONResponseBodyPeriod.
-const (
-	KillboardTopFragGet200JSONResponseBodyPeriodAll   KillboardTopFragGet200JSONResponseBodyPeriod = "all"
-	KillboardTopFragGet200JSONResponseBodyPeriodMonth KillboardTopFragGet200JSONResponseBodyPeriod = "month"
-	KillboardTopFragGet200JSONResponseBodyPeriodWeek  KillboardTopFragGet200JSONResponseBodyPeriod = "week"
-)
-
-// Valid indicates whether the value is a known member of the KillboardTopFragGet200JSONResponseBodyPeriod enum.
-func (e KillboardTopFragGet200JSONResponseBodyPeriod) Valid() bool {
-	switch e {
-	case KillboardTopFragGet200JSONResponseBodyPeriodAll:
-		return true
-	case KillboardTopFragGet200JSONResponseBodyPeriodMonth:
-		return true
-	case KillboardTopFragGet200JSONResponseBodyPeriodWeek:
-		return true
-	default:
-		return false
-	}
-}
-
 // Defines values for ServersListParamsGame.
 const (
 	ServersListParamsGameCs16      ServersListParamsGame = "cs16"
@@ -3035,24 +3785,6 @@ func (e StatsEloGetParamsGame) Valid() bool {
 	case StatsEloGetParamsGameCs16:
 		return true
 	case StatsEloGetParamsGameCs2:
-		return true
-	default:
-		return false
-	}
-}
-
-// Defines values for StatsEloGet200JSONResponseBodyGame.
-const (
-	StatsEloGet200JSONResponseBodyGameCs16 StatsEloGet200JSONResponseBodyGame = "cs16"
-	StatsEloGet200JSONResponseBodyGameCs2  StatsEloGet200JSONResponseBodyGame = "cs2"
-)
-
-// Valid indicates whether the value is a known member of the StatsEloGet200JSONResponseBodyGame enum.
-func (e StatsEloGet200JSONResponseBodyGame) Valid() bool {
-	switch e {
-	case StatsEloGet200JSONResponseBodyGameCs16:
-		return true
-	case StatsEloGet200JSONResponseBodyGameCs2:
 		return true
 	default:
 		return false
@@ -3098,735 +3830,6 @@ func (e V1ClansListParamsGame) Valid() bool {
 	case V1ClansListParamsGameMinecraft:
 		return true
 	case V1ClansListParamsGameRust:
-		return true
-	default:
-		return false
-	}
-}
-
-// Defines values for V1ClansList200JSONResponseBodyDataGame.
-const (
-	V1ClansList200JSONResponseBodyDataGameCs16      V1ClansList200JSONResponseBodyDataGame = "cs16"
-	V1ClansList200JSONResponseBodyDataGameCs2       V1ClansList200JSONResponseBodyDataGame = "cs2"
-	V1ClansList200JSONResponseBodyDataGameMinecraft V1ClansList200JSONResponseBodyDataGame = "minecraft"
-	V1ClansList200JSONResponseBodyDataGameRust      V1ClansList200JSONResponseBodyDataGame = "rust"
-)
-
-// Valid indicates whether the value is a known member of the V1ClansList200JSONResponseBodyDataGame enum.
-func (e V1ClansList200JSONResponseBodyDataGame) Valid() bool {
-	switch e {
-	case V1ClansList200JSONResponseBodyDataGameCs16:
-		return true
-	case V1ClansList200JSONResponseBodyDataGameCs2:
-		return true
-	case V1ClansList200JSONResponseBodyDataGameMinecraft:
-		return true
-	case V1ClansList200JSONResponseBodyDataGameRust:
-		return true
-	default:
-		return false
-	}
-}
-
-// Defines values for V1ClansList200JSONResponseBodyDataJoinPolicy.
-const (
-	V1ClansList200JSONResponseBodyDataJoinPolicyClosed V1ClansList200JSONResponseBodyDataJoinPolicy = "closed"
-	V1ClansList200JSONResponseBodyDataJoinPolicyInvite V1ClansList200JSONResponseBodyDataJoinPolicy = "invite"
-	V1ClansList200JSONResponseBodyDataJoinPolicyOpen   V1ClansList200JSONResponseBodyDataJoinPolicy = "open"
-)
-
-// Valid indicates whether the value is a known member of the V1ClansList200JSONResponseBodyDataJoinPolicy enum.
-func (e V1ClansList200JSONResponseBodyDataJoinPolicy) Valid() bool {
-	switch e {
-	case V1ClansList200JSONResponseBodyDataJoinPolicyClosed:
-		return true
-	case V1ClansList200JSONResponseBodyDataJoinPolicyInvite:
-		return true
-	case V1ClansList200JSONResponseBodyDataJoinPolicyOpen:
-		return true
-	default:
-		return false
-	}
-}
-
-// Defines values for V1ClansList200JSONResponseBodyDataVisibility.
-const (
-	V1ClansList200JSONResponseBodyDataVisibilityPrivate V1ClansList200JSONResponseBodyDataVisibility = "private"
-	V1ClansList200JSONResponseBodyDataVisibilityPublic  V1ClansList200JSONResponseBodyDataVisibility = "public"
-)
-
-// Valid indicates whether the value is a known member of the V1ClansList200JSONResponseBodyDataVisibility enum.
-func (e V1ClansList200JSONResponseBodyDataVisibility) Valid() bool {
-	switch e {
-	case V1ClansList200JSONResponseBodyDataVisibilityPrivate:
-		return true
-	case V1ClansList200JSONResponseBodyDataVisibilityPublic:
-		return true
-	default:
-		return false
-	}
-}
-
-// Defines values for V1ClansCreateJSONBodyGame.
-const (
-	V1ClansCreateJSONBodyGameCs16      V1ClansCreateJSONBodyGame = "cs16"
-	V1ClansCreateJSONBodyGameCs2       V1ClansCreateJSONBodyGame = "cs2"
-	V1ClansCreateJSONBodyGameMinecraft V1ClansCreateJSONBodyGame = "minecraft"
-	V1ClansCreateJSONBodyGameRust      V1ClansCreateJSONBodyGame = "rust"
-)
-
-// Valid indicates whether the value is a known member of the V1ClansCreateJSONBodyGame enum.
-func (e V1ClansCreateJSONBodyGame) Valid() bool {
-	switch e {
-	case V1ClansCreateJSONBodyGameCs16:
-		return true
-	case V1ClansCreateJSONBodyGameCs2:
-		return true
-	case V1ClansCreateJSONBodyGameMinecraft:
-		return true
-	case V1ClansCreateJSONBodyGameRust:
-		return true
-	default:
-		return false
-	}
-}
-
-// Defines values for V1ClansCreate201JSONResponseBodyDataGame.
-const (
-	V1ClansCreate201JSONResponseBodyDataGameCs16      V1ClansCreate201JSONResponseBodyDataGame = "cs16"
-	V1ClansCreate201JSONResponseBodyDataGameCs2       V1ClansCreate201JSONResponseBodyDataGame = "cs2"
-	V1ClansCreate201JSONResponseBodyDataGameMinecraft V1ClansCreate201JSONResponseBodyDataGame = "minecraft"
-	V1ClansCreate201JSONResponseBodyDataGameRust      V1ClansCreate201JSONResponseBodyDataGame = "rust"
-)
-
-// Valid indicates whether the value is a known member of the V1ClansCreate201JSONResponseBodyDataGame enum.
-func (e V1ClansCreate201JSONResponseBodyDataGame) Valid() bool {
-	switch e {
-	case V1ClansCreate201JSONResponseBodyDataGameCs16:
-		return true
-	case V1ClansCreate201JSONResponseBodyDataGameCs2:
-		return true
-	case V1ClansCreate201JSONResponseBodyDataGameMinecraft:
-		return true
-	case V1ClansCreate201JSONResponseBodyDataGameRust:
-		return true
-	default:
-		return false
-	}
-}
-
-// Defines values for V1ClansCreate201JSONResponseBodyDataJoinPolicy.
-const (
-	V1ClansCreate201JSONResponseBodyDataJoinPolicyClosed V1ClansCreate201JSONResponseBodyDataJoinPolicy = "closed"
-	V1ClansCreate201JSONResponseBodyDataJoinPolicyInvite V1ClansCreate201JSONResponseBodyDataJoinPolicy = "invite"
-	V1ClansCreate201JSONResponseBodyDataJoinPolicyOpen   V1ClansCreate201JSONResponseBodyDataJoinPolicy = "open"
-)
-
-// Valid indicates whether the value is a known member of the V1ClansCreate201JSONResponseBodyDataJoinPolicy enum.
-func (e V1ClansCreate201JSONResponseBodyDataJoinPolicy) Valid() bool {
-	switch e {
-	case V1ClansCreate201JSONResponseBodyDataJoinPolicyClosed:
-		return true
-	case V1ClansCreate201JSONResponseBodyDataJoinPolicyInvite:
-		return true
-	case V1ClansCreate201JSONResponseBodyDataJoinPolicyOpen:
-		return true
-	default:
-		return false
-	}
-}
-
-// Defines values for V1ClansCreate201JSONResponseBodyDataMembersRole.
-const (
-	V1ClansCreate201JSONResponseBodyDataMembersRoleMember  V1ClansCreate201JSONResponseBodyDataMembersRole = "member"
-	V1ClansCreate201JSONResponseBodyDataMembersRoleOfficer V1ClansCreate201JSONResponseBodyDataMembersRole = "officer"
-	V1ClansCreate201JSONResponseBodyDataMembersRoleOwner   V1ClansCreate201JSONResponseBodyDataMembersRole = "owner"
-)
-
-// Valid indicates whether the value is a known member of the V1ClansCreate201JSONResponseBodyDataMembersRole enum.
-func (e V1ClansCreate201JSONResponseBodyDataMembersRole) Valid() bool {
-	switch e {
-	case V1ClansCreate201JSONResponseBodyDataMembersRoleMember:
-		return true
-	case V1ClansCreate201JSONResponseBodyDataMembersRoleOfficer:
-		return true
-	case V1ClansCreate201JSONResponseBodyDataMembersRoleOwner:
-		return true
-	default:
-		return false
-	}
-}
-
-// Defines values for V1ClansCreate201JSONResponseBodyDataVisibility.
-const (
-	V1ClansCreate201JSONResponseBodyDataVisibilityPrivate V1ClansCreate201JSONResponseBodyDataVisibility = "private"
-	V1ClansCreate201JSONResponseBodyDataVisibilityPublic  V1ClansCreate201JSONResponseBodyDataVisibility = "public"
-)
-
-// Valid indicates whether the value is a known member of the V1ClansCreate201JSONResponseBodyDataVisibility enum.
-func (e V1ClansCreate201JSONResponseBodyDataVisibility) Valid() bool {
-	switch e {
-	case V1ClansCreate201JSONResponseBodyDataVisibilityPrivate:
-		return true
-	case V1ClansCreate201JSONResponseBodyDataVisibilityPublic:
-		return true
-	default:
-		return false
-	}
-}
-
-// Defines values for V1ClansInvitesList200JSONResponseBodyDataClanGame.
-const (
-	V1ClansInvitesList200JSONResponseBodyDataClanGameCs16      V1ClansInvitesList200JSONResponseBodyDataClanGame = "cs16"
-	V1ClansInvitesList200JSONResponseBodyDataClanGameCs2       V1ClansInvitesList200JSONResponseBodyDataClanGame = "cs2"
-	V1ClansInvitesList200JSONResponseBodyDataClanGameMinecraft V1ClansInvitesList200JSONResponseBodyDataClanGame = "minecraft"
-	V1ClansInvitesList200JSONResponseBodyDataClanGameRust      V1ClansInvitesList200JSONResponseBodyDataClanGame = "rust"
-)
-
-// Valid indicates whether the value is a known member of the V1ClansInvitesList200JSONResponseBodyDataClanGame enum.
-func (e V1ClansInvitesList200JSONResponseBodyDataClanGame) Valid() bool {
-	switch e {
-	case V1ClansInvitesList200JSONResponseBodyDataClanGameCs16:
-		return true
-	case V1ClansInvitesList200JSONResponseBodyDataClanGameCs2:
-		return true
-	case V1ClansInvitesList200JSONResponseBodyDataClanGameMinecraft:
-		return true
-	case V1ClansInvitesList200JSONResponseBodyDataClanGameRust:
-		return true
-	default:
-		return false
-	}
-}
-
-// Defines values for V1ClansInvitesList200JSONResponseBodyDataClanJoinPolicy.
-const (
-	V1ClansInvitesList200JSONResponseBodyDataClanJoinPolicyClosed V1ClansInvitesList200JSONResponseBodyDataClanJoinPolicy = "closed"
-	V1ClansInvitesList200JSONResponseBodyDataClanJoinPolicyInvite V1ClansInvitesList200JSONResponseBodyDataClanJoinPolicy = "invite"
-	V1ClansInvitesList200JSONResponseBodyDataClanJoinPolicyOpen   V1ClansInvitesList200JSONResponseBodyDataClanJoinPolicy = "open"
-)
-
-// Valid indicates whether the value is a known member of the V1ClansInvitesList200JSONResponseBodyDataClanJoinPolicy enum.
-func (e V1ClansInvitesList200JSONResponseBodyDataClanJoinPolicy) Valid() bool {
-	switch e {
-	case V1ClansInvitesList200JSONResponseBodyDataClanJoinPolicyClosed:
-		return true
-	case V1ClansInvitesList200JSONResponseBodyDataClanJoinPolicyInvite:
-		return true
-	case V1ClansInvitesList200JSONResponseBodyDataClanJoinPolicyOpen:
-		return true
-	default:
-		return false
-	}
-}
-
-// Defines values for V1ClansInvitesList200JSONResponseBodyDataClanVisibility.
-const (
-	V1ClansInvitesList200JSONResponseBodyDataClanVisibilityPrivate V1ClansInvitesList200JSONResponseBodyDataClanVisibility = "private"
-	V1ClansInvitesList200JSONResponseBodyDataClanVisibilityPublic  V1ClansInvitesList200JSONResponseBodyDataClanVisibility = "public"
-)
-
-// Valid indicates whether the value is a known member of the V1ClansInvitesList200JSONResponseBodyDataClanVisibility enum.
-func (e V1ClansInvitesList200JSONResponseBodyDataClanVisibility) Valid() bool {
-	switch e {
-	case V1ClansInvitesList200JSONResponseBodyDataClanVisibilityPrivate:
-		return true
-	case V1ClansInvitesList200JSONResponseBodyDataClanVisibilityPublic:
-		return true
-	default:
-		return false
-	}
-}
-
-// Defines values for V1ClansGet200JSONResponseBodyDataGame.
-const (
-	V1ClansGet200JSONResponseBodyDataGameCs16      V1ClansGet200JSONResponseBodyDataGame = "cs16"
-	V1ClansGet200JSONResponseBodyDataGameCs2       V1ClansGet200JSONResponseBodyDataGame = "cs2"
-	V1ClansGet200JSONResponseBodyDataGameMinecraft V1ClansGet200JSONResponseBodyDataGame = "minecraft"
-	V1ClansGet200JSONResponseBodyDataGameRust      V1ClansGet200JSONResponseBodyDataGame = "rust"
-)
-
-// Valid indicates whether the value is a known member of the V1ClansGet200JSONResponseBodyDataGame enum.
-func (e V1ClansGet200JSONResponseBodyDataGame) Valid() bool {
-	switch e {
-	case V1ClansGet200JSONResponseBodyDataGameCs16:
-		return true
-	case V1ClansGet200JSONResponseBodyDataGameCs2:
-		return true
-	case V1ClansGet200JSONResponseBodyDataGameMinecraft:
-		return true
-	case V1ClansGet200JSONResponseBodyDataGameRust:
-		return true
-	default:
-		return false
-	}
-}
-
-// Defines values for V1ClansGet200JSONResponseBodyDataJoinPolicy.
-const (
-	V1ClansGet200JSONResponseBodyDataJoinPolicyClosed V1ClansGet200JSONResponseBodyDataJoinPolicy = "closed"
-	V1ClansGet200JSONResponseBodyDataJoinPolicyInvite V1ClansGet200JSONResponseBodyDataJoinPolicy = "invite"
-	V1ClansGet200JSONResponseBodyDataJoinPolicyOpen   V1ClansGet200JSONResponseBodyDataJoinPolicy = "open"
-)
-
-// Valid indicates whether the value is a known member of the V1ClansGet200JSONResponseBodyDataJoinPolicy enum.
-func (e V1ClansGet200JSONResponseBodyDataJoinPolicy) Valid() bool {
-	switch e {
-	case V1ClansGet200JSONResponseBodyDataJoinPolicyClosed:
-		return true
-	case V1ClansGet200JSONResponseBodyDataJoinPolicyInvite:
-		return true
-	case V1ClansGet200JSONResponseBodyDataJoinPolicyOpen:
-		return true
-	default:
-		return false
-	}
-}
-
-// Defines values for V1ClansGet200JSONResponseBodyDataMembersRole.
-const (
-	V1ClansGet200JSONResponseBodyDataMembersRoleMember  V1ClansGet200JSONResponseBodyDataMembersRole = "member"
-	V1ClansGet200JSONResponseBodyDataMembersRoleOfficer V1ClansGet200JSONResponseBodyDataMembersRole = "officer"
-	V1ClansGet200JSONResponseBodyDataMembersRoleOwner   V1ClansGet200JSONResponseBodyDataMembersRole = "owner"
-)
-
-// Valid indicates whether the value is a known member of the V1ClansGet200JSONResponseBodyDataMembersRole enum.
-func (e V1ClansGet200JSONResponseBodyDataMembersRole) Valid() bool {
-	switch e {
-	case V1ClansGet200JSONResponseBodyDataMembersRoleMember:
-		return true
-	case V1ClansGet200JSONResponseBodyDataMembersRoleOfficer:
-		return true
-	case V1ClansGet200JSONResponseBodyDataMembersRoleOwner:
-		return true
-	default:
-		return false
-	}
-}
-
-// Defines values for V1ClansGet200JSONResponseBodyDataVisibility.
-const (
-	V1ClansGet200JSONResponseBodyDataVisibilityPrivate V1ClansGet200JSONResponseBodyDataVisibility = "private"
-	V1ClansGet200JSONResponseBodyDataVisibilityPublic  V1ClansGet200JSONResponseBodyDataVisibility = "public"
-)
-
-// Valid indicates whether the value is a known member of the V1ClansGet200JSONResponseBodyDataVisibility enum.
-func (e V1ClansGet200JSONResponseBodyDataVisibility) Valid() bool {
-	switch e {
-	case V1ClansGet200JSONResponseBodyDataVisibilityPrivate:
-		return true
-	case V1ClansGet200JSONResponseBodyDataVisibilityPublic:
-		return true
-	default:
-		return false
-	}
-}
-
-// Defines values for V1ClansInvitesCreate201JSONResponseBodyDataClanGame.
-const (
-	V1ClansInvitesCreate201JSONResponseBodyDataClanGameCs16      V1ClansInvitesCreate201JSONResponseBodyDataClanGame = "cs16"
-	V1ClansInvitesCreate201JSONResponseBodyDataClanGameCs2       V1ClansInvitesCreate201JSONResponseBodyDataClanGame = "cs2"
-	V1ClansInvitesCreate201JSONResponseBodyDataClanGameMinecraft V1ClansInvitesCreate201JSONResponseBodyDataClanGame = "minecraft"
-	V1ClansInvitesCreate201JSONResponseBodyDataClanGameRust      V1ClansInvitesCreate201JSONResponseBodyDataClanGame = "rust"
-)
-
-// Valid indicates whether the value is a known member of the V1ClansInvitesCreate201JSONResponseBodyDataClanGame enum.
-func (e V1ClansInvitesCreate201JSONResponseBodyDataClanGame) Valid() bool {
-	switch e {
-	case V1ClansInvitesCreate201JSONResponseBodyDataClanGameCs16:
-		return true
-	case V1ClansInvitesCreate201JSONResponseBodyDataClanGameCs2:
-		return true
-	case V1ClansInvitesCreate201JSONResponseBodyDataClanGameMinecraft:
-		return true
-	case V1ClansInvitesCreate201JSONResponseBodyDataClanGameRust:
-		return true
-	default:
-		return false
-	}
-}
-
-// Defines values for V1ClansInvitesCreate201JSONResponseBodyDataClanJoinPolicy.
-const (
-	V1ClansInvitesCreate201JSONResponseBodyDataClanJoinPolicyClosed V1ClansInvitesCreate201JSONResponseBodyDataClanJoinPolicy = "closed"
-	V1ClansInvitesCreate201JSONResponseBodyDataClanJoinPolicyInvite V1ClansInvitesCreate201JSONResponseBodyDataClanJoinPolicy = "invite"
-	V1ClansInvitesCreate201JSONResponseBodyDataClanJoinPolicyOpen   V1ClansInvitesCreate201JSONResponseBodyDataClanJoinPolicy = "open"
-)
-
-// Valid indicates whether the value is a known member of the V1ClansInvitesCreate201JSONResponseBodyDataClanJoinPolicy enum.
-func (e V1ClansInvitesCreate201JSONResponseBodyDataClanJoinPolicy) Valid() bool {
-	switch e {
-	case V1ClansInvitesCreate201JSONResponseBodyDataClanJoinPolicyClosed:
-		return true
-	case V1ClansInvitesCreate201JSONResponseBodyDataClanJoinPolicyInvite:
-		return true
-	case V1ClansInvitesCreate201JSONResponseBodyDataClanJoinPolicyOpen:
-		return true
-	default:
-		return false
-	}
-}
-
-// Defines values for V1ClansInvitesCreate201JSONResponseBodyDataClanVisibility.
-const (
-	V1ClansInvitesCreate201JSONResponseBodyDataClanVisibilityPrivate V1ClansInvitesCreate201JSONResponseBodyDataClanVisibility = "private"
-	V1ClansInvitesCreate201JSONResponseBodyDataClanVisibilityPublic  V1ClansInvitesCreate201JSONResponseBodyDataClanVisibility = "public"
-)
-
-// Valid indicates whether the value is a known member of the V1ClansInvitesCreate201JSONResponseBodyDataClanVisibility enum.
-func (e V1ClansInvitesCreate201JSONResponseBodyDataClanVisibility) Valid() bool {
-	switch e {
-	case V1ClansInvitesCreate201JSONResponseBodyDataClanVisibilityPrivate:
-		return true
-	case V1ClansInvitesCreate201JSONResponseBodyDataClanVisibilityPublic:
-		return true
-	default:
-		return false
-	}
-}
-
-// Defines values for V1ClansInvitesAccept201JSONResponseBodyDataRole.
-const (
-	V1ClansInvitesAccept201JSONResponseBodyDataRoleMember  V1ClansInvitesAccept201JSONResponseBodyDataRole = "member"
-	V1ClansInvitesAccept201JSONResponseBodyDataRoleOfficer V1ClansInvitesAccept201JSONResponseBodyDataRole = "officer"
-	V1ClansInvitesAccept201JSONResponseBodyDataRoleOwner   V1ClansInvitesAccept201JSONResponseBodyDataRole = "owner"
-)
-
-// Valid indicates whether the value is a known member of the V1ClansInvitesAccept201JSONResponseBodyDataRole enum.
-func (e V1ClansInvitesAccept201JSONResponseBodyDataRole) Valid() bool {
-	switch e {
-	case V1ClansInvitesAccept201JSONResponseBodyDataRoleMember:
-		return true
-	case V1ClansInvitesAccept201JSONResponseBodyDataRoleOfficer:
-		return true
-	case V1ClansInvitesAccept201JSONResponseBodyDataRoleOwner:
-		return true
-	default:
-		return false
-	}
-}
-
-// Defines values for V1ClansJoin201JSONResponseBodyDataRole.
-const (
-	V1ClansJoin201JSONResponseBodyDataRoleMember  V1ClansJoin201JSONResponseBodyDataRole = "member"
-	V1ClansJoin201JSONResponseBodyDataRoleOfficer V1ClansJoin201JSONResponseBodyDataRole = "officer"
-	V1ClansJoin201JSONResponseBodyDataRoleOwner   V1ClansJoin201JSONResponseBodyDataRole = "owner"
-)
-
-// Valid indicates whether the value is a known member of the V1ClansJoin201JSONResponseBodyDataRole enum.
-func (e V1ClansJoin201JSONResponseBodyDataRole) Valid() bool {
-	switch e {
-	case V1ClansJoin201JSONResponseBodyDataRoleMember:
-		return true
-	case V1ClansJoin201JSONResponseBodyDataRoleOfficer:
-		return true
-	case V1ClansJoin201JSONResponseBodyDataRoleOwner:
-		return true
-	default:
-		return false
-	}
-}
-
-// Defines values for V1ClansMembersDemote200JSONResponseBodyDataRole.
-const (
-	V1ClansMembersDemote200JSONResponseBodyDataRoleMember  V1ClansMembersDemote200JSONResponseBodyDataRole = "member"
-	V1ClansMembersDemote200JSONResponseBodyDataRoleOfficer V1ClansMembersDemote200JSONResponseBodyDataRole = "officer"
-	V1ClansMembersDemote200JSONResponseBodyDataRoleOwner   V1ClansMembersDemote200JSONResponseBodyDataRole = "owner"
-)
-
-// Valid indicates whether the value is a known member of the V1ClansMembersDemote200JSONResponseBodyDataRole enum.
-func (e V1ClansMembersDemote200JSONResponseBodyDataRole) Valid() bool {
-	switch e {
-	case V1ClansMembersDemote200JSONResponseBodyDataRoleMember:
-		return true
-	case V1ClansMembersDemote200JSONResponseBodyDataRoleOfficer:
-		return true
-	case V1ClansMembersDemote200JSONResponseBodyDataRoleOwner:
-		return true
-	default:
-		return false
-	}
-}
-
-// Defines values for V1ClansMembersPromote200JSONResponseBodyDataRole.
-const (
-	V1ClansMembersPromote200JSONResponseBodyDataRoleMember  V1ClansMembersPromote200JSONResponseBodyDataRole = "member"
-	V1ClansMembersPromote200JSONResponseBodyDataRoleOfficer V1ClansMembersPromote200JSONResponseBodyDataRole = "officer"
-	V1ClansMembersPromote200JSONResponseBodyDataRoleOwner   V1ClansMembersPromote200JSONResponseBodyDataRole = "owner"
-)
-
-// Valid indicates whether the value is a known member of the V1ClansMembersPromote200JSONResponseBodyDataRole enum.
-func (e V1ClansMembersPromote200JSONResponseBodyDataRole) Valid() bool {
-	switch e {
-	case V1ClansMembersPromote200JSONResponseBodyDataRoleMember:
-		return true
-	case V1ClansMembersPromote200JSONResponseBodyDataRoleOfficer:
-		return true
-	case V1ClansMembersPromote200JSONResponseBodyDataRoleOwner:
-		return true
-	default:
-		return false
-	}
-}
-
-// Defines values for V1ClansSettingsUpdateJSONBodyJoinPolicy.
-const (
-	V1ClansSettingsUpdateJSONBodyJoinPolicyClosed V1ClansSettingsUpdateJSONBodyJoinPolicy = "closed"
-	V1ClansSettingsUpdateJSONBodyJoinPolicyInvite V1ClansSettingsUpdateJSONBodyJoinPolicy = "invite"
-	V1ClansSettingsUpdateJSONBodyJoinPolicyOpen   V1ClansSettingsUpdateJSONBodyJoinPolicy = "open"
-)
-
-// Valid indicates whether the value is a known member of the V1ClansSettingsUpdateJSONBodyJoinPolicy enum.
-func (e V1ClansSettingsUpdateJSONBodyJoinPolicy) Valid() bool {
-	switch e {
-	case V1ClansSettingsUpdateJSONBodyJoinPolicyClosed:
-		return true
-	case V1ClansSettingsUpdateJSONBodyJoinPolicyInvite:
-		return true
-	case V1ClansSettingsUpdateJSONBodyJoinPolicyOpen:
-		return true
-	default:
-		return false
-	}
-}
-
-// Defines values for V1ClansSettingsUpdateJSONBodyVisibility.
-const (
-	V1ClansSettingsUpdateJSONBodyVisibilityPrivate V1ClansSettingsUpdateJSONBodyVisibility = "private"
-	V1ClansSettingsUpdateJSONBodyVisibilityPublic  V1ClansSettingsUpdateJSONBodyVisibility = "public"
-)
-
-// Valid indicates whether the value is a known member of the V1ClansSettingsUpdateJSONBodyVisibility enum.
-func (e V1ClansSettingsUpdateJSONBodyVisibility) Valid() bool {
-	switch e {
-	case V1ClansSettingsUpdateJSONBodyVisibilityPrivate:
-		return true
-	case V1ClansSettingsUpdateJSONBodyVisibilityPublic:
-		return true
-	default:
-		return false
-	}
-}
-
-// Defines values for V1ClansSettingsUpdate200JSONResponseBodyDataGame.
-const (
-	V1ClansSettingsUpdate200JSONResponseBodyDataGameCs16      V1ClansSettingsUpdate200JSONResponseBodyDataGame = "cs16"
-	V1ClansSettingsUpdate200JSONResponseBodyDataGameCs2       V1ClansSettingsUpdate200JSONResponseBodyDataGame = "cs2"
-	V1ClansSettingsUpdate200JSONResponseBodyDataGameMinecraft V1ClansSettingsUpdate200JSONResponseBodyDataGame = "minecraft"
-	V1ClansSettingsUpdate200JSONResponseBodyDataGameRust      V1ClansSettingsUpdate200JSONResponseBodyDataGame = "rust"
-)
-
-// Valid indicates whether the value is a known member of the V1ClansSettingsUpdate200JSONResponseBodyDataGame enum.
-func (e V1ClansSettingsUpdate200JSONResponseBodyDataGame) Valid() bool {
-	switch e {
-	case V1ClansSettingsUpdate200JSONResponseBodyDataGameCs16:
-		return true
-	case V1ClansSettingsUpdate200JSONResponseBodyDataGameCs2:
-		return true
-	case V1ClansSettingsUpdate200JSONResponseBodyDataGameMinecraft:
-		return true
-	case V1ClansSettingsUpdate200JSONResponseBodyDataGameRust:
-		return true
-	default:
-		return false
-	}
-}
-
-// Defines values for V1ClansSettingsUpdate200JSONResponseBodyDataJoinPolicy.
-const (
-	V1ClansSettingsUpdate200JSONResponseBodyDataJoinPolicyClosed V1ClansSettingsUpdate200JSONResponseBodyDataJoinPolicy = "closed"
-	V1ClansSettingsUpdate200JSONResponseBodyDataJoinPolicyInvite V1ClansSettingsUpdate200JSONResponseBodyDataJoinPolicy = "invite"
-	V1ClansSettingsUpdate200JSONResponseBodyDataJoinPolicyOpen   V1ClansSettingsUpdate200JSONResponseBodyDataJoinPolicy = "open"
-)
-
-// Valid indicates whether the value is a known member of the V1ClansSettingsUpdate200JSONResponseBodyDataJoinPolicy enum.
-func (e V1ClansSettingsUpdate200JSONResponseBodyDataJoinPolicy) Valid() bool {
-	switch e {
-	case V1ClansSettingsUpdate200JSONResponseBodyDataJoinPolicyClosed:
-		return true
-	case V1ClansSettingsUpdate200JSONResponseBodyDataJoinPolicyInvite:
-		return true
-	case V1ClansSettingsUpdate200JSONResponseBodyDataJoinPolicyOpen:
-		return true
-	default:
-		return false
-	}
-}
-
-// Defines values for V1ClansSettingsUpdate200JSONResponseBodyDataVisibility.
-const (
-	V1ClansSettingsUpdate200JSONResponseBodyDataVisibilityPrivate V1ClansSettingsUpdate200JSONResponseBodyDataVisibility = "private"
-	V1ClansSettingsUpdate200JSONResponseBodyDataVisibilityPublic  V1ClansSettingsUpdate200JSONResponseBodyDataVisibility = "public"
-)
-
-// Valid indicates whether the value is a known member of the V1ClansSettingsUpdate200JSONResponseBodyDataVisibility enum.
-func (e V1ClansSettingsUpdate200JSONResponseBodyDataVisibility) Valid() bool {
-	switch e {
-	case V1ClansSettingsUpdate200JSONResponseBodyDataVisibilityPrivate:
-		return true
-	case V1ClansSettingsUpdate200JSONResponseBodyDataVisibilityPublic:
-		return true
-	default:
-		return false
-	}
-}
-
-// Defines values for V1ClansTransfer200JSONResponseBodyDataGame.
-const (
-	V1ClansTransfer200JSONResponseBodyDataGameCs16      V1ClansTransfer200JSONResponseBodyDataGame = "cs16"
-	V1ClansTransfer200JSONResponseBodyDataGameCs2       V1ClansTransfer200JSONResponseBodyDataGame = "cs2"
-	V1ClansTransfer200JSONResponseBodyDataGameMinecraft V1ClansTransfer200JSONResponseBodyDataGame = "minecraft"
-	V1ClansTransfer200JSONResponseBodyDataGameRust      V1ClansTransfer200JSONResponseBodyDataGame = "rust"
-)
-
-// Valid indicates whether the value is a known member of the V1ClansTransfer200JSONResponseBodyDataGame enum.
-func (e V1ClansTransfer200JSONResponseBodyDataGame) Valid() bool {
-	switch e {
-	case V1ClansTransfer200JSONResponseBodyDataGameCs16:
-		return true
-	case V1ClansTransfer200JSONResponseBodyDataGameCs2:
-		return true
-	case V1ClansTransfer200JSONResponseBodyDataGameMinecraft:
-		return true
-	case V1ClansTransfer200JSONResponseBodyDataGameRust:
-		return true
-	default:
-		return false
-	}
-}
-
-// Defines values for V1ClansTransfer200JSONResponseBodyDataJoinPolicy.
-const (
-	V1ClansTransfer200JSONResponseBodyDataJoinPolicyClosed V1ClansTransfer200JSONResponseBodyDataJoinPolicy = "closed"
-	V1ClansTransfer200JSONResponseBodyDataJoinPolicyInvite V1ClansTransfer200JSONResponseBodyDataJoinPolicy = "invite"
-	V1ClansTransfer200JSONResponseBodyDataJoinPolicyOpen   V1ClansTransfer200JSONResponseBodyDataJoinPolicy = "open"
-)
-
-// Valid indicates whether the value is a known member of the V1ClansTransfer200JSONResponseBodyDataJoinPolicy enum.
-func (e V1ClansTransfer200JSONResponseBodyDataJoinPolicy) Valid() bool {
-	switch e {
-	case V1ClansTransfer200JSONResponseBodyDataJoinPolicyClosed:
-		return true
-	case V1ClansTransfer200JSONResponseBodyDataJoinPolicyInvite:
-		return true
-	case V1ClansTransfer200JSONResponseBodyDataJoinPolicyOpen:
-		return true
-	default:
-		return false
-	}
-}
-
-// Defines values for V1ClansTransfer200JSONResponseBodyDataMembersRole.
-const (
-	V1ClansTransfer200JSONResponseBodyDataMembersRoleMember  V1ClansTransfer200JSONResponseBodyDataMembersRole = "member"
-	V1ClansTransfer200JSONResponseBodyDataMembersRoleOfficer V1ClansTransfer200JSONResponseBodyDataMembersRole = "officer"
-	V1ClansTransfer200JSONResponseBodyDataMembersRoleOwner   V1ClansTransfer200JSONResponseBodyDataMembersRole = "owner"
-)
-
-// Valid indicates whether the value is a known member of the V1ClansTransfer200JSONResponseBodyDataMembersRole enum.
-func (e V1ClansTransfer200JSONResponseBodyDataMembersRole) Valid() bool {
-	switch e {
-	case V1ClansTransfer200JSONResponseBodyDataMembersRoleMember:
-		return true
-	case V1ClansTransfer200JSONResponseBodyDataMembersRoleOfficer:
-		return true
-	case V1ClansTransfer200JSONResponseBodyDataMembersRoleOwner:
-		return true
-	default:
-		return false
-	}
-}
-
-// Defines values for V1ClansTransfer200JSONResponseBodyDataVisibility.
-const (
-	V1ClansTransfer200JSONResponseBodyDataVisibilityPrivate V1ClansTransfer200JSONResponseBodyDataVisibility = "private"
-	V1ClansTransfer200JSONResponseBodyDataVisibilityPublic  V1ClansTransfer200JSONResponseBodyDataVisibility = "public"
-)
-
-// Valid indicates whether the value is a known member of the V1ClansTransfer200JSONResponseBodyDataVisibility enum.
-func (e V1ClansTransfer200JSONResponseBodyDataVisibility) Valid() bool {
-	switch e {
-	case V1ClansTransfer200JSONResponseBodyDataVisibilityPrivate:
-		return true
-	case V1ClansTransfer200JSONResponseBodyDataVisibilityPublic:
-		return true
-	default:
-		return false
-	}
-}
-
-// Defines values for V1EventsTypesList200JSONResponseBodyDataAudience.
-const (
-	V1EventsTypesList200JSONResponseBodyDataAudienceApp    V1EventsTypesList200JSONResponseBodyDataAudience = "app"
-	V1EventsTypesList200JSONResponseBodyDataAudiencePublic V1EventsTypesList200JSONResponseBodyDataAudience = "public"
-	V1EventsTypesList200JSONResponseBodyDataAudienceUser   V1EventsTypesList200JSONResponseBodyDataAudience = "user"
-)
-
-// Valid indicates whether the value is a known member of the V1EventsTypesList200JSONResponseBodyDataAudience enum.
-func (e V1EventsTypesList200JSONResponseBodyDataAudience) Valid() bool {
-	switch e {
-	case V1EventsTypesList200JSONResponseBodyDataAudienceApp:
-		return true
-	case V1EventsTypesList200JSONResponseBodyDataAudiencePublic:
-		return true
-	case V1EventsTypesList200JSONResponseBodyDataAudienceUser:
-		return true
-	default:
-		return false
-	}
-}
-
-// Defines values for V1EventsTypesList200JSONResponseBodyDataScope.
-const (
-	V1EventsTypesList200JSONResponseBodyDataScopeChatRead        V1EventsTypesList200JSONResponseBodyDataScope = "chat:read"
-	V1EventsTypesList200JSONResponseBodyDataScopeClansRead       V1EventsTypesList200JSONResponseBodyDataScope = "clans:read"
-	V1EventsTypesList200JSONResponseBodyDataScopeClansWrite      V1EventsTypesList200JSONResponseBodyDataScope = "clans:write"
-	V1EventsTypesList200JSONResponseBodyDataScopeEconomyRead     V1EventsTypesList200JSONResponseBodyDataScope = "economy:read"
-	V1EventsTypesList200JSONResponseBodyDataScopeEconomyTransfer V1EventsTypesList200JSONResponseBodyDataScope = "economy:transfer"
-	V1EventsTypesList200JSONResponseBodyDataScopeIdentify        V1EventsTypesList200JSONResponseBodyDataScope = "identify"
-	V1EventsTypesList200JSONResponseBodyDataScopeLessThannil     V1EventsTypesList200JSONResponseBodyDataScope = "<nil>"
-	V1EventsTypesList200JSONResponseBodyDataScopeOfflineAccess   V1EventsTypesList200JSONResponseBodyDataScope = "offline_access"
-	V1EventsTypesList200JSONResponseBodyDataScopeOpenid          V1EventsTypesList200JSONResponseBodyDataScope = "openid"
-	V1EventsTypesList200JSONResponseBodyDataScopeServersCommand  V1EventsTypesList200JSONResponseBodyDataScope = "servers:command"
-	V1EventsTypesList200JSONResponseBodyDataScopeServersRead     V1EventsTypesList200JSONResponseBodyDataScope = "servers:read"
-	V1EventsTypesList200JSONResponseBodyDataScopeStatsRead       V1EventsTypesList200JSONResponseBodyDataScope = "stats:read"
-	V1EventsTypesList200JSONResponseBodyDataScopeTournamentsRead V1EventsTypesList200JSONResponseBodyDataScope = "tournaments:read"
-	V1EventsTypesList200JSONResponseBodyDataScopeWebhooksRead    V1EventsTypesList200JSONResponseBodyDataScope = "webhooks:read"
-	V1EventsTypesList200JSONResponseBodyDataScopeWebhooksWrite   V1EventsTypesList200JSONResponseBodyDataScope = "webhooks:write"
-)
-
-// Valid indicates whether the value is a known member of the V1EventsTypesList200JSONResponseBodyDataScope enum.
-func (e V1EventsTypesList200JSONResponseBodyDataScope) Valid() bool {
-	switch e {
-	case V1EventsTypesList200JSONResponseBodyDataScopeChatRead:
-		return true
-	case V1EventsTypesList200JSONResponseBodyDataScopeClansRead:
-		return true
-	case V1EventsTypesList200JSONResponseBodyDataScopeClansWrite:
-		return true
-	case V1EventsTypesList200JSONResponseBodyDataScopeEconomyRead:
-		return true
-	case V1EventsTypesList200JSONResponseBodyDataScopeEconomyTransfer:
-		return true
-	case V1EventsTypesList200JSONResponseBodyDataScopeIdentify:
-		return true
-	case V1EventsTypesList200JSONResponseBodyDataScopeLessThannil:
-		return true
-	case V1EventsTypesList200JSONResponseBodyDataScopeOfflineAccess:
-		return true
-	case V1EventsTypesList200JSONResponseBodyDataScopeOpenid:
-		return true
-	case V1EventsTypesList200JSONResponseBodyDataScopeServersCommand:
-		return true
-	case V1EventsTypesList200JSONResponseBodyDataScopeServersRead:
-		return true
-	case V1EventsTypesList200JSONResponseBodyDataScopeStatsRead:
-		return true
-	case V1EventsTypesList200JSONResponseBodyDataScopeTournamentsRead:
-		return true
-	case V1EventsTypesList200JSONResponseBodyDataScopeWebhooksRead:
-		return true
-	case V1EventsTypesList200JSONResponseBodyDataScopeWebhooksWrite:
 		return true
 	default:
 		return false
@@ -3932,123 +3935,6 @@ func (e V1ServersListParamsRegion) Valid() bool {
 	}
 }
 
-// Defines values for V1ServersList200JSONResponseBodyDataGame.
-const (
-	V1ServersList200JSONResponseBodyDataGameCs16      V1ServersList200JSONResponseBodyDataGame = "cs16"
-	V1ServersList200JSONResponseBodyDataGameCs2       V1ServersList200JSONResponseBodyDataGame = "cs2"
-	V1ServersList200JSONResponseBodyDataGameMinecraft V1ServersList200JSONResponseBodyDataGame = "minecraft"
-	V1ServersList200JSONResponseBodyDataGameRust      V1ServersList200JSONResponseBodyDataGame = "rust"
-)
-
-// Valid indicates whether the value is a known member of the V1ServersList200JSONResponseBodyDataGame enum.
-func (e V1ServersList200JSONResponseBodyDataGame) Valid() bool {
-	switch e {
-	case V1ServersList200JSONResponseBodyDataGameCs16:
-		return true
-	case V1ServersList200JSONResponseBodyDataGameCs2:
-		return true
-	case V1ServersList200JSONResponseBodyDataGameMinecraft:
-		return true
-	case V1ServersList200JSONResponseBodyDataGameRust:
-		return true
-	default:
-		return false
-	}
-}
-
-// Defines values for V1ServersList200JSONResponseBodyDataRegion.
-const (
-	V1ServersList200JSONResponseBodyDataRegionAfrica        V1ServersList200JSONResponseBodyDataRegion = "africa"
-	V1ServersList200JSONResponseBodyDataRegionAsiaEast      V1ServersList200JSONResponseBodyDataRegion = "asia-east"
-	V1ServersList200JSONResponseBodyDataRegionAsiaSouth     V1ServersList200JSONResponseBodyDataRegion = "asia-south"
-	V1ServersList200JSONResponseBodyDataRegionAsiaSoutheast V1ServersList200JSONResponseBodyDataRegion = "asia-southeast"
-	V1ServersList200JSONResponseBodyDataRegionEuCentral     V1ServersList200JSONResponseBodyDataRegion = "eu-central"
-	V1ServersList200JSONResponseBodyDataRegionEuEast        V1ServersList200JSONResponseBodyDataRegion = "eu-east"
-	V1ServersList200JSONResponseBodyDataRegionEuNorth       V1ServersList200JSONResponseBodyDataRegion = "eu-north"
-	V1ServersList200JSONResponseBodyDataRegionEuWest        V1ServersList200JSONResponseBodyDataRegion = "eu-west"
-	V1ServersList200JSONResponseBodyDataRegionMiddleEast    V1ServersList200JSONResponseBodyDataRegion = "middle-east"
-	V1ServersList200JSONResponseBodyDataRegionNaCentral     V1ServersList200JSONResponseBodyDataRegion = "na-central"
-	V1ServersList200JSONResponseBodyDataRegionNaEast        V1ServersList200JSONResponseBodyDataRegion = "na-east"
-	V1ServersList200JSONResponseBodyDataRegionNaWest        V1ServersList200JSONResponseBodyDataRegion = "na-west"
-	V1ServersList200JSONResponseBodyDataRegionOceania       V1ServersList200JSONResponseBodyDataRegion = "oceania"
-	V1ServersList200JSONResponseBodyDataRegionSaEast        V1ServersList200JSONResponseBodyDataRegion = "sa-east"
-	V1ServersList200JSONResponseBodyDataRegionUnassigned    V1ServersList200JSONResponseBodyDataRegion = "unassigned"
-)
-
-// Valid indicates whether the value is a known member of the V1ServersList200JSONResponseBodyDataRegion enum.
-func (e V1ServersList200JSONResponseBodyDataRegion) Valid() bool {
-	switch e {
-	case V1ServersList200JSONResponseBodyDataRegionAfrica:
-		return true
-	case V1ServersList200JSONResponseBodyDataRegionAsiaEast:
-		return true
-	case V1ServersList200JSONResponseBodyDataRegionAsiaSouth:
-		return true
-	case V1ServersList200JSONResponseBodyDataRegionAsiaSoutheast:
-		return true
-	case V1ServersList200JSONResponseBodyDataRegionEuCentral:
-		return true
-	case V1ServersList200JSONResponseBodyDataRegionEuEast:
-		return true
-	case V1ServersList200JSONResponseBodyDataRegionEuNorth:
-		return true
-	case V1ServersList200JSONResponseBodyDataRegionEuWest:
-		return true
-	case V1ServersList200JSONResponseBodyDataRegionMiddleEast:
-		return true
-	case V1ServersList200JSONResponseBodyDataRegionNaCentral:
-		return true
-	case V1ServersList200JSONResponseBodyDataRegionNaEast:
-		return true
-	case V1ServersList200JSONResponseBodyDataRegionNaWest:
-		return true
-	case V1ServersList200JSONResponseBodyDataRegionOceania:
-		return true
-	case V1ServersList200JSONResponseBodyDataRegionSaEast:
-		return true
-	case V1ServersList200JSONResponseBodyDataRegionUnassigned:
-		return true
-	default:
-		return false
-	}
-}
-
-// Defines values for V1ServersList200JSONResponseBodyDataStatus.
-const (
-	V1ServersList200JSONResponseBodyDataStatusOffline V1ServersList200JSONResponseBodyDataStatus = "offline"
-	V1ServersList200JSONResponseBodyDataStatusRunning V1ServersList200JSONResponseBodyDataStatus = "running"
-)
-
-// Valid indicates whether the value is a known member of the V1ServersList200JSONResponseBodyDataStatus enum.
-func (e V1ServersList200JSONResponseBodyDataStatus) Valid() bool {
-	switch e {
-	case V1ServersList200JSONResponseBodyDataStatusOffline:
-		return true
-	case V1ServersList200JSONResponseBodyDataStatusRunning:
-		return true
-	default:
-		return false
-	}
-}
-
-// Defines values for V1ServersStatusGet200JSONResponseBodyDataStatus.
-const (
-	V1ServersStatusGet200JSONResponseBodyDataStatusOffline V1ServersStatusGet200JSONResponseBodyDataStatus = "offline"
-	V1ServersStatusGet200JSONResponseBodyDataStatusRunning V1ServersStatusGet200JSONResponseBodyDataStatus = "running"
-)
-
-// Valid indicates whether the value is a known member of the V1ServersStatusGet200JSONResponseBodyDataStatus enum.
-func (e V1ServersStatusGet200JSONResponseBodyDataStatus) Valid() bool {
-	switch e {
-	case V1ServersStatusGet200JSONResponseBodyDataStatusOffline:
-		return true
-	case V1ServersStatusGet200JSONResponseBodyDataStatusRunning:
-		return true
-	default:
-		return false
-	}
-}
-
 // Defines values for V1TournamentsListParamsStatus.
 const (
 	V1TournamentsListParamsStatusActive    V1TournamentsListParamsStatus = "active"
@@ -4094,27 +3980,6 @@ func (e V1TournamentsListParamsGame) Valid() bool {
 	}
 }
 
-// Defines values for V1TournamentsList200JSONResponseBodyDataStatus.
-const (
-	V1TournamentsList200JSONResponseBodyDataStatusActive    V1TournamentsList200JSONResponseBodyDataStatus = "active"
-	V1TournamentsList200JSONResponseBodyDataStatusCompleted V1TournamentsList200JSONResponseBodyDataStatus = "completed"
-	V1TournamentsList200JSONResponseBodyDataStatusUpcoming  V1TournamentsList200JSONResponseBodyDataStatus = "upcoming"
-)
-
-// Valid indicates whether the value is a known member of the V1TournamentsList200JSONResponseBodyDataStatus enum.
-func (e V1TournamentsList200JSONResponseBodyDataStatus) Valid() bool {
-	switch e {
-	case V1TournamentsList200JSONResponseBodyDataStatusActive:
-		return true
-	case V1TournamentsList200JSONResponseBodyDataStatusCompleted:
-		return true
-	case V1TournamentsList200JSONResponseBodyDataStatusUpcoming:
-		return true
-	default:
-		return false
-	}
-}
-
 // Defines values for V1WebhooksDeliveriesListParamsStatus.
 const (
 	V1WebhooksDeliveriesListParamsStatusDead       V1WebhooksDeliveriesListParamsStatus = "dead"
@@ -4147,18 +4012,8 @@ type AccountCreatedEvent struct {
 	// CreatedAt When the change committed
 	//
 	// Example: 2026-11-20T18:04:11.000Z
-	CreatedAt time.Time `json:"created_at"`
-	Data      struct {
-		// UserId Hub user id
-		//
-		// Example: 42
-		UserId int `json:"user_id"`
-
-		// Username Username
-		//
-		// Example: ace
-		Username string `json:"username"`
-	} `json:"data"`
+	CreatedAt time.Time               `json:"created_at"`
+	Data      AccountCreatedEventData `json:"data"`
 
 	// Id Event id, sortable
 	//
@@ -4172,33 +4027,26 @@ type AccountCreatedEvent struct {
 // AccountCreatedEventType Event type
 type AccountCreatedEventType string
 
+// AccountCreatedEventData defines model for AccountCreatedEventData.
+type AccountCreatedEventData struct {
+	// UserId Hub user id
+	//
+	// Example: 42
+	UserId int `json:"user_id"`
+
+	// Username Username
+	//
+	// Example: ace
+	Username string `json:"username"`
+}
+
 // AccountTierChangedEvent defines model for AccountTierChangedEvent.
 type AccountTierChangedEvent struct {
 	// CreatedAt When the change committed
 	//
 	// Example: 2026-11-20T18:04:11.000Z
-	CreatedAt time.Time `json:"created_at"`
-	Data      struct {
-		// Partner Approved partner
-		//
-		// Example: false
-		Partner bool `json:"partner"`
-
-		// Subscription Subscription
-		//
-		// Example: premium
-		Subscription string `json:"subscription"`
-
-		// Tier The plan the user’s API keys spend
-		//
-		// Example: free
-		Tier AccountTierChangedEventDataTier `json:"tier"`
-
-		// UserId Hub user id
-		//
-		// Example: 42
-		UserId int `json:"user_id"`
-	} `json:"data"`
+	CreatedAt time.Time                   `json:"created_at"`
+	Data      AccountTierChangedEventData `json:"data"`
 
 	// Id Event id, sortable
 	//
@@ -4209,13 +4057,36 @@ type AccountTierChangedEvent struct {
 	Type AccountTierChangedEventType `json:"type"`
 }
 
+// AccountTierChangedEventType Event type
+type AccountTierChangedEventType string
+
+// AccountTierChangedEventData defines model for AccountTierChangedEventData.
+type AccountTierChangedEventData struct {
+	// Partner Approved partner
+	//
+	// Example: false
+	Partner bool `json:"partner"`
+
+	// Subscription Subscription
+	//
+	// Example: premium
+	Subscription string `json:"subscription"`
+
+	// Tier The plan the user’s API keys spend
+	//
+	// Example: free
+	Tier AccountTierChangedEventDataTier `json:"tier"`
+
+	// UserId Hub user id
+	//
+	// Example: 42
+	UserId int `json:"user_id"`
+}
+
 // AccountTierChangedEventDataTier The plan the user’s API keys spend
 //
 // Example: free
 type AccountTierChangedEventDataTier string
-
-// AccountTierChangedEventType Event type
-type AccountTierChangedEventType string
 
 // Achievement defines model for Achievement.
 type Achievement struct {
@@ -4251,23 +4122,8 @@ type AchievementUnlockedEvent struct {
 	// CreatedAt When the change committed
 	//
 	// Example: 2026-11-20T18:04:11.000Z
-	CreatedAt time.Time `json:"created_at"`
-	Data      struct {
-		// AchievementId Achievement
-		//
-		// Example: 5
-		AchievementId int `json:"achievement_id"`
-
-		// Code Code
-		//
-		// Example: first_blood
-		Code string `json:"code"`
-
-		// UserId Hub user id
-		//
-		// Example: 42
-		UserId int `json:"user_id"`
-	} `json:"data"`
+	CreatedAt time.Time                    `json:"created_at"`
+	Data      AchievementUnlockedEventData `json:"data"`
 
 	// Id Event id, sortable
 	//
@@ -4280,6 +4136,29 @@ type AchievementUnlockedEvent struct {
 
 // AchievementUnlockedEventType Event type
 type AchievementUnlockedEventType string
+
+// AchievementUnlockedEventData defines model for AchievementUnlockedEventData.
+type AchievementUnlockedEventData struct {
+	// AchievementId Achievement
+	//
+	// Example: 5
+	AchievementId int `json:"achievement_id"`
+
+	// Code Code
+	//
+	// Example: first_blood
+	Code string `json:"code"`
+
+	// UserId Hub user id
+	//
+	// Example: 42
+	UserId int `json:"user_id"`
+}
+
+// AchievementsListResult The achievement catalog
+type AchievementsListResult struct {
+	Achievements []Achievement `json:"achievements"`
+}
 
 // App An app registered for OAuth; never its secret
 type App struct {
@@ -4321,38 +4200,8 @@ type AppCreatedEvent struct {
 	// CreatedAt When the change committed
 	//
 	// Example: 2026-11-20T18:04:11.000Z
-	CreatedAt time.Time `json:"created_at"`
-	Data      struct {
-		// AppId App
-		//
-		// Example: 5
-		AppId int `json:"app_id"`
-
-		// ClientId OAuth client id
-		//
-		// Example: app_4f9c2d1e8b7a
-		ClientId string `json:"client_id"`
-
-		// Kind OAuth client type
-		//
-		// Example: confidential
-		Kind AppCreatedEventDataKind `json:"kind"`
-
-		// Name App name
-		//
-		// Example: Frag Stats
-		Name string `json:"name"`
-
-		// OwnerId The developer who owns it
-		//
-		// Example: 42
-		OwnerId int `json:"owner_id"`
-
-		// RedirectUris Registered redirect URIs
-		//
-		// Example: ["https://fragstats.example.com/callback"]
-		RedirectUris []string `json:"redirect_uris"`
-	} `json:"data"`
+	CreatedAt time.Time           `json:"created_at"`
+	Data      AppCreatedEventData `json:"data"`
 
 	// Id Event id, sortable
 	//
@@ -4363,51 +4212,54 @@ type AppCreatedEvent struct {
 	Type AppCreatedEventType `json:"type"`
 }
 
+// AppCreatedEventType Event type
+type AppCreatedEventType string
+
+// AppCreatedEventData defines model for AppCreatedEventData.
+type AppCreatedEventData struct {
+	// AppId App
+	//
+	// Example: 5
+	AppId int `json:"app_id"`
+
+	// ClientId OAuth client id
+	//
+	// Example: app_4f9c2d1e8b7a
+	ClientId string `json:"client_id"`
+
+	// Kind OAuth client type
+	//
+	// Example: confidential
+	Kind AppCreatedEventDataKind `json:"kind"`
+
+	// Name App name
+	//
+	// Example: Frag Stats
+	Name string `json:"name"`
+
+	// OwnerId The developer who owns it
+	//
+	// Example: 42
+	OwnerId int `json:"owner_id"`
+
+	// RedirectUris Registered redirect URIs
+	//
+	// Example: ["https://fragstats.example.com/callback"]
+	RedirectUris []string `json:"redirect_uris"`
+}
+
 // AppCreatedEventDataKind OAuth client type
 //
 // Example: confidential
 type AppCreatedEventDataKind string
-
-// AppCreatedEventType Event type
-type AppCreatedEventType string
 
 // AppDeletedEvent defines model for AppDeletedEvent.
 type AppDeletedEvent struct {
 	// CreatedAt When the change committed
 	//
 	// Example: 2026-11-20T18:04:11.000Z
-	CreatedAt time.Time `json:"created_at"`
-	Data      struct {
-		// AppId App
-		//
-		// Example: 5
-		AppId int `json:"app_id"`
-
-		// ClientId OAuth client id
-		//
-		// Example: app_4f9c2d1e8b7a
-		ClientId string `json:"client_id"`
-
-		// Kind OAuth client type
-		//
-		// Example: confidential
-		Kind AppDeletedEventDataKind `json:"kind"`
-
-		// Name App name
-		//
-		// Example: Frag Stats
-		Name string `json:"name"`
-
-		// OwnerId The developer who owns it
-		//
-		// Example: 42
-		OwnerId int `json:"owner_id"`
-
-		// RedirectUris Registered redirect URIs
-		//
-		// Example: ["https://fragstats.example.com/callback"]
-		RedirectUris []string `json:"redirect_uris"`
-	} `json:"data"`
+	CreatedAt time.Time           `json:"created_at"`
+	Data      AppDeletedEventData `json:"data"`
 
 	// Id Event id, sortable
 	//
@@ -4418,51 +4270,54 @@ type AppDeletedEvent struct {
 	Type AppDeletedEventType `json:"type"`
 }
 
+// AppDeletedEventType Event type
+type AppDeletedEventType string
+
+// AppDeletedEventData defines model for AppDeletedEventData.
+type AppDeletedEventData struct {
+	// AppId App
+	//
+	// Example: 5
+	AppId int `json:"app_id"`
+
+	// ClientId OAuth client id
+	//
+	// Example: app_4f9c2d1e8b7a
+	ClientId string `json:"client_id"`
+
+	// Kind OAuth client type
+	//
+	// Example: confidential
+	Kind AppDeletedEventDataKind `json:"kind"`
+
+	// Name App name
+	//
+	// Example: Frag Stats
+	Name string `json:"name"`
+
+	// OwnerId The developer who owns it
+	//
+	// Example: 42
+	OwnerId int `json:"owner_id"`
+
+	// RedirectUris Registered redirect URIs
+	//
+	// Example: ["https://fragstats.example.com/callback"]
+	RedirectUris []string `json:"redirect_uris"`
+}
+
 // AppDeletedEventDataKind OAuth client type
 //
 // Example: confidential
 type AppDeletedEventDataKind string
-
-// AppDeletedEventType Event type
-type AppDeletedEventType string
 
 // AppSecretRotatedEvent defines model for AppSecretRotatedEvent.
 type AppSecretRotatedEvent struct {
 	// CreatedAt When the change committed
 	//
 	// Example: 2026-11-20T18:04:11.000Z
-	CreatedAt time.Time `json:"created_at"`
-	Data      struct {
-		// AppId App
-		//
-		// Example: 5
-		AppId int `json:"app_id"`
-
-		// ClientId OAuth client id
-		//
-		// Example: app_4f9c2d1e8b7a
-		ClientId string `json:"client_id"`
-
-		// Kind OAuth client type
-		//
-		// Example: confidential
-		Kind AppSecretRotatedEventDataKind `json:"kind"`
-
-		// Name App name
-		//
-		// Example: Frag Stats
-		Name string `json:"name"`
-
-		// OwnerId The developer who owns it
-		//
-		// Example: 42
-		OwnerId int `json:"owner_id"`
-
-		// RedirectUris Registered redirect URIs
-		//
-		// Example: ["https://fragstats.example.com/callback"]
-		RedirectUris []string `json:"redirect_uris"`
-	} `json:"data"`
+	CreatedAt time.Time                 `json:"created_at"`
+	Data      AppSecretRotatedEventData `json:"data"`
 
 	// Id Event id, sortable
 	//
@@ -4473,51 +4328,54 @@ type AppSecretRotatedEvent struct {
 	Type AppSecretRotatedEventType `json:"type"`
 }
 
+// AppSecretRotatedEventType Event type
+type AppSecretRotatedEventType string
+
+// AppSecretRotatedEventData defines model for AppSecretRotatedEventData.
+type AppSecretRotatedEventData struct {
+	// AppId App
+	//
+	// Example: 5
+	AppId int `json:"app_id"`
+
+	// ClientId OAuth client id
+	//
+	// Example: app_4f9c2d1e8b7a
+	ClientId string `json:"client_id"`
+
+	// Kind OAuth client type
+	//
+	// Example: confidential
+	Kind AppSecretRotatedEventDataKind `json:"kind"`
+
+	// Name App name
+	//
+	// Example: Frag Stats
+	Name string `json:"name"`
+
+	// OwnerId The developer who owns it
+	//
+	// Example: 42
+	OwnerId int `json:"owner_id"`
+
+	// RedirectUris Registered redirect URIs
+	//
+	// Example: ["https://fragstats.example.com/callback"]
+	RedirectUris []string `json:"redirect_uris"`
+}
+
 // AppSecretRotatedEventDataKind OAuth client type
 //
 // Example: confidential
 type AppSecretRotatedEventDataKind string
-
-// AppSecretRotatedEventType Event type
-type AppSecretRotatedEventType string
 
 // AppUpdatedEvent defines model for AppUpdatedEvent.
 type AppUpdatedEvent struct {
 	// CreatedAt When the change committed
 	//
 	// Example: 2026-11-20T18:04:11.000Z
-	CreatedAt time.Time `json:"created_at"`
-	Data      struct {
-		// AppId App
-		//
-		// Example: 5
-		AppId int `json:"app_id"`
-
-		// ClientId OAuth client id
-		//
-		// Example: app_4f9c2d1e8b7a
-		ClientId string `json:"client_id"`
-
-		// Kind OAuth client type
-		//
-		// Example: confidential
-		Kind AppUpdatedEventDataKind `json:"kind"`
-
-		// Name App name
-		//
-		// Example: Frag Stats
-		Name string `json:"name"`
-
-		// OwnerId The developer who owns it
-		//
-		// Example: 42
-		OwnerId int `json:"owner_id"`
-
-		// RedirectUris Registered redirect URIs
-		//
-		// Example: ["https://fragstats.example.com/callback"]
-		RedirectUris []string `json:"redirect_uris"`
-	} `json:"data"`
+	CreatedAt time.Time           `json:"created_at"`
+	Data      AppUpdatedEventData `json:"data"`
 
 	// Id Event id, sortable
 	//
@@ -4528,36 +4386,54 @@ type AppUpdatedEvent struct {
 	Type AppUpdatedEventType `json:"type"`
 }
 
+// AppUpdatedEventType Event type
+type AppUpdatedEventType string
+
+// AppUpdatedEventData defines model for AppUpdatedEventData.
+type AppUpdatedEventData struct {
+	// AppId App
+	//
+	// Example: 5
+	AppId int `json:"app_id"`
+
+	// ClientId OAuth client id
+	//
+	// Example: app_4f9c2d1e8b7a
+	ClientId string `json:"client_id"`
+
+	// Kind OAuth client type
+	//
+	// Example: confidential
+	Kind AppUpdatedEventDataKind `json:"kind"`
+
+	// Name App name
+	//
+	// Example: Frag Stats
+	Name string `json:"name"`
+
+	// OwnerId The developer who owns it
+	//
+	// Example: 42
+	OwnerId int `json:"owner_id"`
+
+	// RedirectUris Registered redirect URIs
+	//
+	// Example: ["https://fragstats.example.com/callback"]
+	RedirectUris []string `json:"redirect_uris"`
+}
+
 // AppUpdatedEventDataKind OAuth client type
 //
 // Example: confidential
 type AppUpdatedEventDataKind string
-
-// AppUpdatedEventType Event type
-type AppUpdatedEventType string
 
 // AuthorizationGrantedEvent defines model for AuthorizationGrantedEvent.
 type AuthorizationGrantedEvent struct {
 	// CreatedAt When the change committed
 	//
 	// Example: 2026-11-20T18:04:11.000Z
-	CreatedAt time.Time `json:"created_at"`
-	Data      struct {
-		// ClientId The app’s OAuth client id
-		//
-		// Example: app_4f9c2d1e8b7a
-		ClientId string `json:"client_id"`
-
-		// Scopes Scopes granted
-		//
-		// Example: ["identify","stats:read"]
-		Scopes []string `json:"scopes"`
-
-		// UserId The user who decided
-		//
-		// Example: 42
-		UserId int `json:"user_id"`
-	} `json:"data"`
+	CreatedAt time.Time                     `json:"created_at"`
+	Data      AuthorizationGrantedEventData `json:"data"`
 
 	// Id Event id, sortable
 	//
@@ -4571,28 +4447,31 @@ type AuthorizationGrantedEvent struct {
 // AuthorizationGrantedEventType Event type
 type AuthorizationGrantedEventType string
 
+// AuthorizationGrantedEventData defines model for AuthorizationGrantedEventData.
+type AuthorizationGrantedEventData struct {
+	// ClientId The app’s OAuth client id
+	//
+	// Example: app_4f9c2d1e8b7a
+	ClientId string `json:"client_id"`
+
+	// Scopes Scopes granted
+	//
+	// Example: ["identify","stats:read"]
+	Scopes []string `json:"scopes"`
+
+	// UserId The user who decided
+	//
+	// Example: 42
+	UserId int `json:"user_id"`
+}
+
 // AuthorizationRevokedEvent defines model for AuthorizationRevokedEvent.
 type AuthorizationRevokedEvent struct {
 	// CreatedAt When the change committed
 	//
 	// Example: 2026-11-20T18:04:11.000Z
-	CreatedAt time.Time `json:"created_at"`
-	Data      struct {
-		// ClientId The app’s OAuth client id
-		//
-		// Example: app_4f9c2d1e8b7a
-		ClientId string `json:"client_id"`
-
-		// Scopes Scopes granted
-		//
-		// Example: ["identify","stats:read"]
-		Scopes []string `json:"scopes"`
-
-		// UserId The user who decided
-		//
-		// Example: 42
-		UserId int `json:"user_id"`
-	} `json:"data"`
+	CreatedAt time.Time                     `json:"created_at"`
+	Data      AuthorizationRevokedEventData `json:"data"`
 
 	// Id Event id, sortable
 	//
@@ -4606,33 +4485,22 @@ type AuthorizationRevokedEvent struct {
 // AuthorizationRevokedEventType Event type
 type AuthorizationRevokedEventType string
 
-// AuthorizationServerMetadata Where the endpoints are and what they support (RFC 8414 §2; OpenID Connect Discovery 1.0 §3): what OAuth libraries read to configure themselves.
-type AuthorizationServerMetadata struct {
-	// AuthorizationEndpoint Example: https://hub.example/api-platform/oauth/authorize
-	AuthorizationEndpoint string `json:"authorization_endpoint"`
-
-	// CodeChallengeMethodsSupported Example: ["S256"]
-	CodeChallengeMethodsSupported []string `json:"code_challenge_methods_supported"`
-	GrantTypesSupported           []string `json:"grant_types_supported"`
-	IntrospectionEndpoint         *string  `json:"introspection_endpoint,omitempty"`
-
-	// Issuer This service’s origin.
+// AuthorizationRevokedEventData defines model for AuthorizationRevokedEventData.
+type AuthorizationRevokedEventData struct {
+	// ClientId The app’s OAuth client id
 	//
-	// Example: https://hub.example
-	Issuer                             string  `json:"issuer"`
-	JwksUri                            string  `json:"jwks_uri"`
-	PushedAuthorizationRequestEndpoint *string `json:"pushed_authorization_request_endpoint,omitempty"`
+	// Example: app_4f9c2d1e8b7a
+	ClientId string `json:"client_id"`
 
-	// ResponseTypesSupported Example: ["code"]
-	ResponseTypesSupported []string `json:"response_types_supported"`
-	RevocationEndpoint     *string  `json:"revocation_endpoint,omitempty"`
-	ScopesSupported        []string `json:"scopes_supported"`
+	// Scopes Scopes granted
+	//
+	// Example: ["identify","stats:read"]
+	Scopes []string `json:"scopes"`
 
-	// TokenEndpoint Example: https://hub.example/api-platform/oauth/token
-	TokenEndpoint                     string                 `json:"token_endpoint"`
-	TokenEndpointAuthMethodsSupported []string               `json:"token_endpoint_auth_methods_supported"`
-	UserinfoEndpoint                  *string                `json:"userinfo_endpoint,omitempty"`
-	AdditionalProperties              map[string]interface{} `json:"-"`
+	// UserId The user who decided
+	//
+	// Example: 42
+	UserId int `json:"user_id"`
 }
 
 // AuthorizedApp defines model for AuthorizedApp.
@@ -4665,53 +4533,8 @@ type ChatMessageEvent struct {
 	// CreatedAt When the change committed
 	//
 	// Example: 2026-11-20T18:04:11.000Z
-	CreatedAt time.Time `json:"created_at"`
-	Data      struct {
-		// Channel `all`: said to everyone (`say`); `team`: to the sender’s team (`say_team`)
-		//
-		// Example: all
-		Channel ChatMessageEventDataChannel `json:"channel"`
-
-		// Game Game code
-		//
-		// Example: cs2
-		Game ChatMessageEventDataGame `json:"game"`
-
-		// Name Name of the sender in game
-		//
-		// Example: ace
-		Name string `json:"name"`
-
-		// OccurredAt When it was written (server time)
-		//
-		// Example: 2026-11-20T18:04:11.000Z
-		OccurredAt time.Time `json:"occurred_at"`
-
-		// ServerId Game server
-		//
-		// Example: 3
-		ServerId int `json:"server_id"`
-
-		// SteamId SteamID64 of the sender; null for a bot or an id the roster found shared (fake)
-		//
-		// Example: 76561198000000042
-		SteamId *string `json:"steam_id"`
-
-		// Team Side of the sender as the line wrote it (`CT`, `TERRORIST`, `Spectator`, empty)
-		//
-		// Example: CT
-		Team string `json:"team"`
-
-		// Text What was written, as typed
-		//
-		// Example: !rank
-		Text string `json:"text"`
-
-		// UserId Hub user id of the sender; null when the hub has no profile for them
-		//
-		// Example: 42
-		UserId *int `json:"user_id"`
-	} `json:"data"`
+	CreatedAt time.Time            `json:"created_at"`
+	Data      ChatMessageEventData `json:"data"`
 
 	// Id Event id, sortable
 	//
@@ -4720,6 +4543,57 @@ type ChatMessageEvent struct {
 
 	// Type Event type
 	Type ChatMessageEventType `json:"type"`
+}
+
+// ChatMessageEventType Event type
+type ChatMessageEventType string
+
+// ChatMessageEventData defines model for ChatMessageEventData.
+type ChatMessageEventData struct {
+	// Channel `all`: said to everyone (`say`); `team`: to the sender’s team (`say_team`)
+	//
+	// Example: all
+	Channel ChatMessageEventDataChannel `json:"channel"`
+
+	// Game Game code
+	//
+	// Example: cs2
+	Game ChatMessageEventDataGame `json:"game"`
+
+	// Name Name of the sender in game
+	//
+	// Example: ace
+	Name string `json:"name"`
+
+	// OccurredAt When it was written (server time)
+	//
+	// Example: 2026-11-20T18:04:11.000Z
+	OccurredAt time.Time `json:"occurred_at"`
+
+	// ServerId Game server
+	//
+	// Example: 3
+	ServerId int `json:"server_id"`
+
+	// SteamId SteamID64 of the sender; null for a bot or an id the roster found shared (fake)
+	//
+	// Example: 76561198000000042
+	SteamId *string `json:"steam_id"`
+
+	// Team Side of the sender as the line wrote it (`CT`, `TERRORIST`, `Spectator`, empty)
+	//
+	// Example: CT
+	Team string `json:"team"`
+
+	// Text What was written, as typed
+	//
+	// Example: !rank
+	Text string `json:"text"`
+
+	// UserId Hub user id of the sender; null when the hub has no profile for them
+	//
+	// Example: 42
+	UserId *int `json:"user_id"`
 }
 
 // ChatMessageEventDataChannel `all`: said to everyone (`say`); `team`: to the sender’s team (`say_team`)
@@ -4732,66 +4606,13 @@ type ChatMessageEventDataChannel string
 // Example: cs2
 type ChatMessageEventDataGame string
 
-// ChatMessageEventType Event type
-type ChatMessageEventType string
-
 // ClanCreatedEvent defines model for ClanCreatedEvent.
 type ClanCreatedEvent struct {
 	// CreatedAt When the change committed
 	//
 	// Example: 2026-11-20T18:04:11.000Z
-	CreatedAt time.Time `json:"created_at"`
-	Data      struct {
-		// ByUserId Who made the change
-		//
-		// Example: 42
-		ByUserId int `json:"by_user_id"`
-
-		// ClanId Clan
-		//
-		// Example: 7
-		ClanId int `json:"clan_id"`
-
-		// Description Description
-		//
-		// Example: Late-night scrims
-		Description string `json:"description"`
-
-		// Game Game code
-		//
-		// Example: cs2
-		Game ClanCreatedEventDataGame `json:"game"`
-
-		// JoinPolicy How players join
-		//
-		// Example: invite
-		JoinPolicy ClanCreatedEventDataJoinPolicy `json:"join_policy"`
-
-		// MaxMembers Member cap
-		//
-		// Example: 50
-		MaxMembers int `json:"max_members"`
-
-		// MemberCount Members now
-		//
-		// Example: 1
-		MemberCount int `json:"member_count"`
-
-		// Name Clan name
-		//
-		// Example: Night Owls
-		Name string `json:"name"`
-
-		// Tag Clan tag
-		//
-		// Example: OWL
-		Tag string `json:"tag"`
-
-		// Visibility Who sees the clan
-		//
-		// Example: public
-		Visibility ClanCreatedEventDataVisibility `json:"visibility"`
-	} `json:"data"`
+	CreatedAt time.Time            `json:"created_at"`
+	Data      ClanCreatedEventData `json:"data"`
 
 	// Id Event id, sortable
 	//
@@ -4800,6 +4621,62 @@ type ClanCreatedEvent struct {
 
 	// Type Event type
 	Type ClanCreatedEventType `json:"type"`
+}
+
+// ClanCreatedEventType Event type
+type ClanCreatedEventType string
+
+// ClanCreatedEventData defines model for ClanCreatedEventData.
+type ClanCreatedEventData struct {
+	// ByUserId Who made the change
+	//
+	// Example: 42
+	ByUserId int `json:"by_user_id"`
+
+	// ClanId Clan
+	//
+	// Example: 7
+	ClanId int `json:"clan_id"`
+
+	// Description Description
+	//
+	// Example: Late-night scrims
+	Description string `json:"description"`
+
+	// Game Game code
+	//
+	// Example: cs2
+	Game ClanCreatedEventDataGame `json:"game"`
+
+	// JoinPolicy How players join
+	//
+	// Example: invite
+	JoinPolicy ClanCreatedEventDataJoinPolicy `json:"join_policy"`
+
+	// MaxMembers Member cap
+	//
+	// Example: 50
+	MaxMembers int `json:"max_members"`
+
+	// MemberCount Members now
+	//
+	// Example: 1
+	MemberCount int `json:"member_count"`
+
+	// Name Clan name
+	//
+	// Example: Night Owls
+	Name string `json:"name"`
+
+	// Tag Clan tag
+	//
+	// Example: OWL
+	Tag string `json:"tag"`
+
+	// Visibility Who sees the clan
+	//
+	// Example: public
+	Visibility ClanCreatedEventDataVisibility `json:"visibility"`
 }
 
 // ClanCreatedEventDataGame Game code
@@ -4817,66 +4694,13 @@ type ClanCreatedEventDataJoinPolicy string
 // Example: public
 type ClanCreatedEventDataVisibility string
 
-// ClanCreatedEventType Event type
-type ClanCreatedEventType string
-
 // ClanDisbandedEvent defines model for ClanDisbandedEvent.
 type ClanDisbandedEvent struct {
 	// CreatedAt When the change committed
 	//
 	// Example: 2026-11-20T18:04:11.000Z
-	CreatedAt time.Time `json:"created_at"`
-	Data      struct {
-		// ByUserId Who made the change
-		//
-		// Example: 42
-		ByUserId int `json:"by_user_id"`
-
-		// ClanId Clan
-		//
-		// Example: 7
-		ClanId int `json:"clan_id"`
-
-		// Description Description
-		//
-		// Example: Late-night scrims
-		Description string `json:"description"`
-
-		// Game Game code
-		//
-		// Example: cs2
-		Game ClanDisbandedEventDataGame `json:"game"`
-
-		// JoinPolicy How players join
-		//
-		// Example: invite
-		JoinPolicy ClanDisbandedEventDataJoinPolicy `json:"join_policy"`
-
-		// MaxMembers Member cap
-		//
-		// Example: 50
-		MaxMembers int `json:"max_members"`
-
-		// MemberCount Members now
-		//
-		// Example: 1
-		MemberCount int `json:"member_count"`
-
-		// Name Clan name
-		//
-		// Example: Night Owls
-		Name string `json:"name"`
-
-		// Tag Clan tag
-		//
-		// Example: OWL
-		Tag string `json:"tag"`
-
-		// Visibility Who sees the clan
-		//
-		// Example: public
-		Visibility ClanDisbandedEventDataVisibility `json:"visibility"`
-	} `json:"data"`
+	CreatedAt time.Time              `json:"created_at"`
+	Data      ClanDisbandedEventData `json:"data"`
 
 	// Id Event id, sortable
 	//
@@ -4885,6 +4709,62 @@ type ClanDisbandedEvent struct {
 
 	// Type Event type
 	Type ClanDisbandedEventType `json:"type"`
+}
+
+// ClanDisbandedEventType Event type
+type ClanDisbandedEventType string
+
+// ClanDisbandedEventData defines model for ClanDisbandedEventData.
+type ClanDisbandedEventData struct {
+	// ByUserId Who made the change
+	//
+	// Example: 42
+	ByUserId int `json:"by_user_id"`
+
+	// ClanId Clan
+	//
+	// Example: 7
+	ClanId int `json:"clan_id"`
+
+	// Description Description
+	//
+	// Example: Late-night scrims
+	Description string `json:"description"`
+
+	// Game Game code
+	//
+	// Example: cs2
+	Game ClanDisbandedEventDataGame `json:"game"`
+
+	// JoinPolicy How players join
+	//
+	// Example: invite
+	JoinPolicy ClanDisbandedEventDataJoinPolicy `json:"join_policy"`
+
+	// MaxMembers Member cap
+	//
+	// Example: 50
+	MaxMembers int `json:"max_members"`
+
+	// MemberCount Members now
+	//
+	// Example: 1
+	MemberCount int `json:"member_count"`
+
+	// Name Clan name
+	//
+	// Example: Night Owls
+	Name string `json:"name"`
+
+	// Tag Clan tag
+	//
+	// Example: OWL
+	Tag string `json:"tag"`
+
+	// Visibility Who sees the clan
+	//
+	// Example: public
+	Visibility ClanDisbandedEventDataVisibility `json:"visibility"`
 }
 
 // ClanDisbandedEventDataGame Game code
@@ -4902,41 +4782,13 @@ type ClanDisbandedEventDataJoinPolicy string
 // Example: public
 type ClanDisbandedEventDataVisibility string
 
-// ClanDisbandedEventType Event type
-type ClanDisbandedEventType string
-
 // ClanInviteAcceptedEvent defines model for ClanInviteAcceptedEvent.
 type ClanInviteAcceptedEvent struct {
 	// CreatedAt When the change committed
 	//
 	// Example: 2026-11-20T18:04:11.000Z
-	CreatedAt time.Time `json:"created_at"`
-	Data      struct {
-		// ByUserId Who acted
-		//
-		// Example: 42
-		ByUserId int `json:"by_user_id"`
-
-		// ClanId Clan
-		//
-		// Example: 7
-		ClanId int `json:"clan_id"`
-
-		// Game Game code
-		//
-		// Example: cs2
-		Game ClanInviteAcceptedEventDataGame `json:"game"`
-
-		// Name Clan name
-		//
-		// Example: Night Owls
-		Name string `json:"name"`
-
-		// UserId The invitee
-		//
-		// Example: 42
-		UserId int `json:"user_id"`
-	} `json:"data"`
+	CreatedAt time.Time                   `json:"created_at"`
+	Data      ClanInviteAcceptedEventData `json:"data"`
 
 	// Id Event id, sortable
 	//
@@ -4947,46 +4799,49 @@ type ClanInviteAcceptedEvent struct {
 	Type ClanInviteAcceptedEventType `json:"type"`
 }
 
+// ClanInviteAcceptedEventType Event type
+type ClanInviteAcceptedEventType string
+
+// ClanInviteAcceptedEventData defines model for ClanInviteAcceptedEventData.
+type ClanInviteAcceptedEventData struct {
+	// ByUserId Who acted
+	//
+	// Example: 42
+	ByUserId int `json:"by_user_id"`
+
+	// ClanId Clan
+	//
+	// Example: 7
+	ClanId int `json:"clan_id"`
+
+	// Game Game code
+	//
+	// Example: cs2
+	Game ClanInviteAcceptedEventDataGame `json:"game"`
+
+	// Name Clan name
+	//
+	// Example: Night Owls
+	Name string `json:"name"`
+
+	// UserId The invitee
+	//
+	// Example: 42
+	UserId int `json:"user_id"`
+}
+
 // ClanInviteAcceptedEventDataGame Game code
 //
 // Example: cs2
 type ClanInviteAcceptedEventDataGame string
-
-// ClanInviteAcceptedEventType Event type
-type ClanInviteAcceptedEventType string
 
 // ClanInviteCreatedEvent defines model for ClanInviteCreatedEvent.
 type ClanInviteCreatedEvent struct {
 	// CreatedAt When the change committed
 	//
 	// Example: 2026-11-20T18:04:11.000Z
-	CreatedAt time.Time `json:"created_at"`
-	Data      struct {
-		// ByUserId Who acted
-		//
-		// Example: 42
-		ByUserId int `json:"by_user_id"`
-
-		// ClanId Clan
-		//
-		// Example: 7
-		ClanId int `json:"clan_id"`
-
-		// Game Game code
-		//
-		// Example: cs2
-		Game ClanInviteCreatedEventDataGame `json:"game"`
-
-		// Name Clan name
-		//
-		// Example: Night Owls
-		Name string `json:"name"`
-
-		// UserId The invitee
-		//
-		// Example: 42
-		UserId int `json:"user_id"`
-	} `json:"data"`
+	CreatedAt time.Time                  `json:"created_at"`
+	Data      ClanInviteCreatedEventData `json:"data"`
 
 	// Id Event id, sortable
 	//
@@ -4997,46 +4852,49 @@ type ClanInviteCreatedEvent struct {
 	Type ClanInviteCreatedEventType `json:"type"`
 }
 
+// ClanInviteCreatedEventType Event type
+type ClanInviteCreatedEventType string
+
+// ClanInviteCreatedEventData defines model for ClanInviteCreatedEventData.
+type ClanInviteCreatedEventData struct {
+	// ByUserId Who acted
+	//
+	// Example: 42
+	ByUserId int `json:"by_user_id"`
+
+	// ClanId Clan
+	//
+	// Example: 7
+	ClanId int `json:"clan_id"`
+
+	// Game Game code
+	//
+	// Example: cs2
+	Game ClanInviteCreatedEventDataGame `json:"game"`
+
+	// Name Clan name
+	//
+	// Example: Night Owls
+	Name string `json:"name"`
+
+	// UserId The invitee
+	//
+	// Example: 42
+	UserId int `json:"user_id"`
+}
+
 // ClanInviteCreatedEventDataGame Game code
 //
 // Example: cs2
 type ClanInviteCreatedEventDataGame string
-
-// ClanInviteCreatedEventType Event type
-type ClanInviteCreatedEventType string
 
 // ClanInviteDeclinedEvent defines model for ClanInviteDeclinedEvent.
 type ClanInviteDeclinedEvent struct {
 	// CreatedAt When the change committed
 	//
 	// Example: 2026-11-20T18:04:11.000Z
-	CreatedAt time.Time `json:"created_at"`
-	Data      struct {
-		// ByUserId Who acted
-		//
-		// Example: 42
-		ByUserId int `json:"by_user_id"`
-
-		// ClanId Clan
-		//
-		// Example: 7
-		ClanId int `json:"clan_id"`
-
-		// Game Game code
-		//
-		// Example: cs2
-		Game ClanInviteDeclinedEventDataGame `json:"game"`
-
-		// Name Clan name
-		//
-		// Example: Night Owls
-		Name string `json:"name"`
-
-		// UserId The invitee
-		//
-		// Example: 42
-		UserId int `json:"user_id"`
-	} `json:"data"`
+	CreatedAt time.Time                   `json:"created_at"`
+	Data      ClanInviteDeclinedEventData `json:"data"`
 
 	// Id Event id, sortable
 	//
@@ -5047,46 +4905,49 @@ type ClanInviteDeclinedEvent struct {
 	Type ClanInviteDeclinedEventType `json:"type"`
 }
 
+// ClanInviteDeclinedEventType Event type
+type ClanInviteDeclinedEventType string
+
+// ClanInviteDeclinedEventData defines model for ClanInviteDeclinedEventData.
+type ClanInviteDeclinedEventData struct {
+	// ByUserId Who acted
+	//
+	// Example: 42
+	ByUserId int `json:"by_user_id"`
+
+	// ClanId Clan
+	//
+	// Example: 7
+	ClanId int `json:"clan_id"`
+
+	// Game Game code
+	//
+	// Example: cs2
+	Game ClanInviteDeclinedEventDataGame `json:"game"`
+
+	// Name Clan name
+	//
+	// Example: Night Owls
+	Name string `json:"name"`
+
+	// UserId The invitee
+	//
+	// Example: 42
+	UserId int `json:"user_id"`
+}
+
 // ClanInviteDeclinedEventDataGame Game code
 //
 // Example: cs2
 type ClanInviteDeclinedEventDataGame string
-
-// ClanInviteDeclinedEventType Event type
-type ClanInviteDeclinedEventType string
 
 // ClanInviteRevokedEvent defines model for ClanInviteRevokedEvent.
 type ClanInviteRevokedEvent struct {
 	// CreatedAt When the change committed
 	//
 	// Example: 2026-11-20T18:04:11.000Z
-	CreatedAt time.Time `json:"created_at"`
-	Data      struct {
-		// ByUserId Who acted
-		//
-		// Example: 42
-		ByUserId int `json:"by_user_id"`
-
-		// ClanId Clan
-		//
-		// Example: 7
-		ClanId int `json:"clan_id"`
-
-		// Game Game code
-		//
-		// Example: cs2
-		Game ClanInviteRevokedEventDataGame `json:"game"`
-
-		// Name Clan name
-		//
-		// Example: Night Owls
-		Name string `json:"name"`
-
-		// UserId The invitee
-		//
-		// Example: 42
-		UserId int `json:"user_id"`
-	} `json:"data"`
+	CreatedAt time.Time                  `json:"created_at"`
+	Data      ClanInviteRevokedEventData `json:"data"`
 
 	// Id Event id, sortable
 	//
@@ -5097,46 +4958,49 @@ type ClanInviteRevokedEvent struct {
 	Type ClanInviteRevokedEventType `json:"type"`
 }
 
+// ClanInviteRevokedEventType Event type
+type ClanInviteRevokedEventType string
+
+// ClanInviteRevokedEventData defines model for ClanInviteRevokedEventData.
+type ClanInviteRevokedEventData struct {
+	// ByUserId Who acted
+	//
+	// Example: 42
+	ByUserId int `json:"by_user_id"`
+
+	// ClanId Clan
+	//
+	// Example: 7
+	ClanId int `json:"clan_id"`
+
+	// Game Game code
+	//
+	// Example: cs2
+	Game ClanInviteRevokedEventDataGame `json:"game"`
+
+	// Name Clan name
+	//
+	// Example: Night Owls
+	Name string `json:"name"`
+
+	// UserId The invitee
+	//
+	// Example: 42
+	UserId int `json:"user_id"`
+}
+
 // ClanInviteRevokedEventDataGame Game code
 //
 // Example: cs2
 type ClanInviteRevokedEventDataGame string
-
-// ClanInviteRevokedEventType Event type
-type ClanInviteRevokedEventType string
 
 // ClanMemberDemotedEvent defines model for ClanMemberDemotedEvent.
 type ClanMemberDemotedEvent struct {
 	// CreatedAt When the change committed
 	//
 	// Example: 2026-11-20T18:04:11.000Z
-	CreatedAt time.Time `json:"created_at"`
-	Data      struct {
-		// ByUserId Who made the change
-		//
-		// Example: 42
-		ByUserId int `json:"by_user_id"`
-
-		// ClanId Clan
-		//
-		// Example: 7
-		ClanId int `json:"clan_id"`
-
-		// Game Game code
-		//
-		// Example: cs2
-		Game ClanMemberDemotedEventDataGame `json:"game"`
-
-		// Role Role in the clan
-		//
-		// Example: member
-		Role ClanMemberDemotedEventDataRole `json:"role"`
-
-		// UserId The member
-		//
-		// Example: 42
-		UserId int `json:"user_id"`
-	} `json:"data"`
+	CreatedAt time.Time                  `json:"created_at"`
+	Data      ClanMemberDemotedEventData `json:"data"`
 
 	// Id Event id, sortable
 	//
@@ -5145,6 +5009,37 @@ type ClanMemberDemotedEvent struct {
 
 	// Type Event type
 	Type ClanMemberDemotedEventType `json:"type"`
+}
+
+// ClanMemberDemotedEventType Event type
+type ClanMemberDemotedEventType string
+
+// ClanMemberDemotedEventData defines model for ClanMemberDemotedEventData.
+type ClanMemberDemotedEventData struct {
+	// ByUserId Who made the change
+	//
+	// Example: 42
+	ByUserId int `json:"by_user_id"`
+
+	// ClanId Clan
+	//
+	// Example: 7
+	ClanId int `json:"clan_id"`
+
+	// Game Game code
+	//
+	// Example: cs2
+	Game ClanMemberDemotedEventDataGame `json:"game"`
+
+	// Role Role in the clan
+	//
+	// Example: member
+	Role ClanMemberDemotedEventDataRole `json:"role"`
+
+	// UserId The member
+	//
+	// Example: 42
+	UserId int `json:"user_id"`
 }
 
 // ClanMemberDemotedEventDataGame Game code
@@ -5157,41 +5052,13 @@ type ClanMemberDemotedEventDataGame string
 // Example: member
 type ClanMemberDemotedEventDataRole string
 
-// ClanMemberDemotedEventType Event type
-type ClanMemberDemotedEventType string
-
 // ClanMemberJoinedEvent defines model for ClanMemberJoinedEvent.
 type ClanMemberJoinedEvent struct {
 	// CreatedAt When the change committed
 	//
 	// Example: 2026-11-20T18:04:11.000Z
-	CreatedAt time.Time `json:"created_at"`
-	Data      struct {
-		// ByUserId Who made the change
-		//
-		// Example: 42
-		ByUserId int `json:"by_user_id"`
-
-		// ClanId Clan
-		//
-		// Example: 7
-		ClanId int `json:"clan_id"`
-
-		// Game Game code
-		//
-		// Example: cs2
-		Game ClanMemberJoinedEventDataGame `json:"game"`
-
-		// Role Role in the clan
-		//
-		// Example: member
-		Role ClanMemberJoinedEventDataRole `json:"role"`
-
-		// UserId The member
-		//
-		// Example: 42
-		UserId int `json:"user_id"`
-	} `json:"data"`
+	CreatedAt time.Time                 `json:"created_at"`
+	Data      ClanMemberJoinedEventData `json:"data"`
 
 	// Id Event id, sortable
 	//
@@ -5200,6 +5067,37 @@ type ClanMemberJoinedEvent struct {
 
 	// Type Event type
 	Type ClanMemberJoinedEventType `json:"type"`
+}
+
+// ClanMemberJoinedEventType Event type
+type ClanMemberJoinedEventType string
+
+// ClanMemberJoinedEventData defines model for ClanMemberJoinedEventData.
+type ClanMemberJoinedEventData struct {
+	// ByUserId Who made the change
+	//
+	// Example: 42
+	ByUserId int `json:"by_user_id"`
+
+	// ClanId Clan
+	//
+	// Example: 7
+	ClanId int `json:"clan_id"`
+
+	// Game Game code
+	//
+	// Example: cs2
+	Game ClanMemberJoinedEventDataGame `json:"game"`
+
+	// Role Role in the clan
+	//
+	// Example: member
+	Role ClanMemberJoinedEventDataRole `json:"role"`
+
+	// UserId The member
+	//
+	// Example: 42
+	UserId int `json:"user_id"`
 }
 
 // ClanMemberJoinedEventDataGame Game code
@@ -5212,41 +5110,13 @@ type ClanMemberJoinedEventDataGame string
 // Example: member
 type ClanMemberJoinedEventDataRole string
 
-// ClanMemberJoinedEventType Event type
-type ClanMemberJoinedEventType string
-
 // ClanMemberKickedEvent defines model for ClanMemberKickedEvent.
 type ClanMemberKickedEvent struct {
 	// CreatedAt When the change committed
 	//
 	// Example: 2026-11-20T18:04:11.000Z
-	CreatedAt time.Time `json:"created_at"`
-	Data      struct {
-		// ByUserId Who made the change
-		//
-		// Example: 42
-		ByUserId int `json:"by_user_id"`
-
-		// ClanId Clan
-		//
-		// Example: 7
-		ClanId int `json:"clan_id"`
-
-		// Game Game code
-		//
-		// Example: cs2
-		Game ClanMemberKickedEventDataGame `json:"game"`
-
-		// Role Role in the clan
-		//
-		// Example: member
-		Role ClanMemberKickedEventDataRole `json:"role"`
-
-		// UserId The member
-		//
-		// Example: 42
-		UserId int `json:"user_id"`
-	} `json:"data"`
+	CreatedAt time.Time                 `json:"created_at"`
+	Data      ClanMemberKickedEventData `json:"data"`
 
 	// Id Event id, sortable
 	//
@@ -5255,6 +5125,37 @@ type ClanMemberKickedEvent struct {
 
 	// Type Event type
 	Type ClanMemberKickedEventType `json:"type"`
+}
+
+// ClanMemberKickedEventType Event type
+type ClanMemberKickedEventType string
+
+// ClanMemberKickedEventData defines model for ClanMemberKickedEventData.
+type ClanMemberKickedEventData struct {
+	// ByUserId Who made the change
+	//
+	// Example: 42
+	ByUserId int `json:"by_user_id"`
+
+	// ClanId Clan
+	//
+	// Example: 7
+	ClanId int `json:"clan_id"`
+
+	// Game Game code
+	//
+	// Example: cs2
+	Game ClanMemberKickedEventDataGame `json:"game"`
+
+	// Role Role in the clan
+	//
+	// Example: member
+	Role ClanMemberKickedEventDataRole `json:"role"`
+
+	// UserId The member
+	//
+	// Example: 42
+	UserId int `json:"user_id"`
 }
 
 // ClanMemberKickedEventDataGame Game code
@@ -5267,41 +5168,13 @@ type ClanMemberKickedEventDataGame string
 // Example: member
 type ClanMemberKickedEventDataRole string
 
-// ClanMemberKickedEventType Event type
-type ClanMemberKickedEventType string
-
 // ClanMemberLeftEvent defines model for ClanMemberLeftEvent.
 type ClanMemberLeftEvent struct {
 	// CreatedAt When the change committed
 	//
 	// Example: 2026-11-20T18:04:11.000Z
-	CreatedAt time.Time `json:"created_at"`
-	Data      struct {
-		// ByUserId Who made the change
-		//
-		// Example: 42
-		ByUserId int `json:"by_user_id"`
-
-		// ClanId Clan
-		//
-		// Example: 7
-		ClanId int `json:"clan_id"`
-
-		// Game Game code
-		//
-		// Example: cs2
-		Game ClanMemberLeftEventDataGame `json:"game"`
-
-		// Role Role in the clan
-		//
-		// Example: member
-		Role ClanMemberLeftEventDataRole `json:"role"`
-
-		// UserId The member
-		//
-		// Example: 42
-		UserId int `json:"user_id"`
-	} `json:"data"`
+	CreatedAt time.Time               `json:"created_at"`
+	Data      ClanMemberLeftEventData `json:"data"`
 
 	// Id Event id, sortable
 	//
@@ -5310,6 +5183,37 @@ type ClanMemberLeftEvent struct {
 
 	// Type Event type
 	Type ClanMemberLeftEventType `json:"type"`
+}
+
+// ClanMemberLeftEventType Event type
+type ClanMemberLeftEventType string
+
+// ClanMemberLeftEventData defines model for ClanMemberLeftEventData.
+type ClanMemberLeftEventData struct {
+	// ByUserId Who made the change
+	//
+	// Example: 42
+	ByUserId int `json:"by_user_id"`
+
+	// ClanId Clan
+	//
+	// Example: 7
+	ClanId int `json:"clan_id"`
+
+	// Game Game code
+	//
+	// Example: cs2
+	Game ClanMemberLeftEventDataGame `json:"game"`
+
+	// Role Role in the clan
+	//
+	// Example: member
+	Role ClanMemberLeftEventDataRole `json:"role"`
+
+	// UserId The member
+	//
+	// Example: 42
+	UserId int `json:"user_id"`
 }
 
 // ClanMemberLeftEventDataGame Game code
@@ -5322,41 +5226,13 @@ type ClanMemberLeftEventDataGame string
 // Example: member
 type ClanMemberLeftEventDataRole string
 
-// ClanMemberLeftEventType Event type
-type ClanMemberLeftEventType string
-
 // ClanMemberPromotedEvent defines model for ClanMemberPromotedEvent.
 type ClanMemberPromotedEvent struct {
 	// CreatedAt When the change committed
 	//
 	// Example: 2026-11-20T18:04:11.000Z
-	CreatedAt time.Time `json:"created_at"`
-	Data      struct {
-		// ByUserId Who made the change
-		//
-		// Example: 42
-		ByUserId int `json:"by_user_id"`
-
-		// ClanId Clan
-		//
-		// Example: 7
-		ClanId int `json:"clan_id"`
-
-		// Game Game code
-		//
-		// Example: cs2
-		Game ClanMemberPromotedEventDataGame `json:"game"`
-
-		// Role Role in the clan
-		//
-		// Example: member
-		Role ClanMemberPromotedEventDataRole `json:"role"`
-
-		// UserId The member
-		//
-		// Example: 42
-		UserId int `json:"user_id"`
-	} `json:"data"`
+	CreatedAt time.Time                   `json:"created_at"`
+	Data      ClanMemberPromotedEventData `json:"data"`
 
 	// Id Event id, sortable
 	//
@@ -5365,6 +5241,37 @@ type ClanMemberPromotedEvent struct {
 
 	// Type Event type
 	Type ClanMemberPromotedEventType `json:"type"`
+}
+
+// ClanMemberPromotedEventType Event type
+type ClanMemberPromotedEventType string
+
+// ClanMemberPromotedEventData defines model for ClanMemberPromotedEventData.
+type ClanMemberPromotedEventData struct {
+	// ByUserId Who made the change
+	//
+	// Example: 42
+	ByUserId int `json:"by_user_id"`
+
+	// ClanId Clan
+	//
+	// Example: 7
+	ClanId int `json:"clan_id"`
+
+	// Game Game code
+	//
+	// Example: cs2
+	Game ClanMemberPromotedEventDataGame `json:"game"`
+
+	// Role Role in the clan
+	//
+	// Example: member
+	Role ClanMemberPromotedEventDataRole `json:"role"`
+
+	// UserId The member
+	//
+	// Example: 42
+	UserId int `json:"user_id"`
 }
 
 // ClanMemberPromotedEventDataGame Game code
@@ -5377,41 +5284,13 @@ type ClanMemberPromotedEventDataGame string
 // Example: member
 type ClanMemberPromotedEventDataRole string
 
-// ClanMemberPromotedEventType Event type
-type ClanMemberPromotedEventType string
-
 // ClanOwnershipTransferredEvent defines model for ClanOwnershipTransferredEvent.
 type ClanOwnershipTransferredEvent struct {
 	// CreatedAt When the change committed
 	//
 	// Example: 2026-11-20T18:04:11.000Z
-	CreatedAt time.Time `json:"created_at"`
-	Data      struct {
-		// ByUserId Who made the change
-		//
-		// Example: 42
-		ByUserId int `json:"by_user_id"`
-
-		// ClanId Clan
-		//
-		// Example: 7
-		ClanId int `json:"clan_id"`
-
-		// Game Game code
-		//
-		// Example: cs2
-		Game ClanOwnershipTransferredEventDataGame `json:"game"`
-
-		// Role Role in the clan
-		//
-		// Example: member
-		Role ClanOwnershipTransferredEventDataRole `json:"role"`
-
-		// UserId The member
-		//
-		// Example: 42
-		UserId int `json:"user_id"`
-	} `json:"data"`
+	CreatedAt time.Time                         `json:"created_at"`
+	Data      ClanOwnershipTransferredEventData `json:"data"`
 
 	// Id Event id, sortable
 	//
@@ -5420,6 +5299,37 @@ type ClanOwnershipTransferredEvent struct {
 
 	// Type Event type
 	Type ClanOwnershipTransferredEventType `json:"type"`
+}
+
+// ClanOwnershipTransferredEventType Event type
+type ClanOwnershipTransferredEventType string
+
+// ClanOwnershipTransferredEventData defines model for ClanOwnershipTransferredEventData.
+type ClanOwnershipTransferredEventData struct {
+	// ByUserId Who made the change
+	//
+	// Example: 42
+	ByUserId int `json:"by_user_id"`
+
+	// ClanId Clan
+	//
+	// Example: 7
+	ClanId int `json:"clan_id"`
+
+	// Game Game code
+	//
+	// Example: cs2
+	Game ClanOwnershipTransferredEventDataGame `json:"game"`
+
+	// Role Role in the clan
+	//
+	// Example: member
+	Role ClanOwnershipTransferredEventDataRole `json:"role"`
+
+	// UserId The member
+	//
+	// Example: 42
+	UserId int `json:"user_id"`
 }
 
 // ClanOwnershipTransferredEventDataGame Game code
@@ -5432,66 +5342,13 @@ type ClanOwnershipTransferredEventDataGame string
 // Example: member
 type ClanOwnershipTransferredEventDataRole string
 
-// ClanOwnershipTransferredEventType Event type
-type ClanOwnershipTransferredEventType string
-
 // ClanUpdatedEvent defines model for ClanUpdatedEvent.
 type ClanUpdatedEvent struct {
 	// CreatedAt When the change committed
 	//
 	// Example: 2026-11-20T18:04:11.000Z
-	CreatedAt time.Time `json:"created_at"`
-	Data      struct {
-		// ByUserId Who made the change
-		//
-		// Example: 42
-		ByUserId int `json:"by_user_id"`
-
-		// ClanId Clan
-		//
-		// Example: 7
-		ClanId int `json:"clan_id"`
-
-		// Description Description
-		//
-		// Example: Late-night scrims
-		Description string `json:"description"`
-
-		// Game Game code
-		//
-		// Example: cs2
-		Game ClanUpdatedEventDataGame `json:"game"`
-
-		// JoinPolicy How players join
-		//
-		// Example: invite
-		JoinPolicy ClanUpdatedEventDataJoinPolicy `json:"join_policy"`
-
-		// MaxMembers Member cap
-		//
-		// Example: 50
-		MaxMembers int `json:"max_members"`
-
-		// MemberCount Members now
-		//
-		// Example: 1
-		MemberCount int `json:"member_count"`
-
-		// Name Clan name
-		//
-		// Example: Night Owls
-		Name string `json:"name"`
-
-		// Tag Clan tag
-		//
-		// Example: OWL
-		Tag string `json:"tag"`
-
-		// Visibility Who sees the clan
-		//
-		// Example: public
-		Visibility ClanUpdatedEventDataVisibility `json:"visibility"`
-	} `json:"data"`
+	CreatedAt time.Time            `json:"created_at"`
+	Data      ClanUpdatedEventData `json:"data"`
 
 	// Id Event id, sortable
 	//
@@ -5500,6 +5357,62 @@ type ClanUpdatedEvent struct {
 
 	// Type Event type
 	Type ClanUpdatedEventType `json:"type"`
+}
+
+// ClanUpdatedEventType Event type
+type ClanUpdatedEventType string
+
+// ClanUpdatedEventData defines model for ClanUpdatedEventData.
+type ClanUpdatedEventData struct {
+	// ByUserId Who made the change
+	//
+	// Example: 42
+	ByUserId int `json:"by_user_id"`
+
+	// ClanId Clan
+	//
+	// Example: 7
+	ClanId int `json:"clan_id"`
+
+	// Description Description
+	//
+	// Example: Late-night scrims
+	Description string `json:"description"`
+
+	// Game Game code
+	//
+	// Example: cs2
+	Game ClanUpdatedEventDataGame `json:"game"`
+
+	// JoinPolicy How players join
+	//
+	// Example: invite
+	JoinPolicy ClanUpdatedEventDataJoinPolicy `json:"join_policy"`
+
+	// MaxMembers Member cap
+	//
+	// Example: 50
+	MaxMembers int `json:"max_members"`
+
+	// MemberCount Members now
+	//
+	// Example: 1
+	MemberCount int `json:"member_count"`
+
+	// Name Clan name
+	//
+	// Example: Night Owls
+	Name string `json:"name"`
+
+	// Tag Clan tag
+	//
+	// Example: OWL
+	Tag string `json:"tag"`
+
+	// Visibility Who sees the clan
+	//
+	// Example: public
+	Visibility ClanUpdatedEventDataVisibility `json:"visibility"`
 }
 
 // ClanUpdatedEventDataGame Game code
@@ -5517,8 +5430,267 @@ type ClanUpdatedEventDataJoinPolicy string
 // Example: public
 type ClanUpdatedEventDataVisibility string
 
-// ClanUpdatedEventType Event type
-type ClanUpdatedEventType string
+// DeveloperAccountsCreateRequest defines model for DeveloperAccountsCreateRequest.
+type DeveloperAccountsCreateRequest struct {
+	Password *string `json:"password,omitempty"`
+	Username string  `json:"username"`
+}
+
+// DeveloperAccountsCreateResult The signed-in account and its CSRF token
+type DeveloperAccountsCreateResult struct {
+	Account PortalAccount `json:"account"`
+
+	// CsrfToken send it in the x-csrf-token header of every POST and DELETE
+	CsrfToken string `json:"csrf_token"`
+}
+
+// DeveloperKeysCreateRequest defines model for DeveloperKeysCreateRequest.
+type DeveloperKeysCreateRequest struct {
+	// Name a label for the key
+	Name string `json:"name"`
+}
+
+// DeveloperKeysCreateResult The new key and its secret
+type DeveloperKeysCreateResult struct {
+	// Key An API key as its owner sees it; never the secret
+	Key PortalKey `json:"key"`
+
+	// Secret the API key itself: shown this once, never again
+	//
+	// Example: ghk_…
+	Secret string `json:"secret"`
+}
+
+// DeveloperKeysOriginsUpdateRequest defines model for DeveloperKeysOriginsUpdateRequest.
+type DeveloperKeysOriginsUpdateRequest struct {
+	// Origins up to 10 origins, each as a browser sends `Origin` (scheme, host, port if not the default; one that is not written so is `422`); an empty list allows any origin
+	//
+	// Example: ["https://app.example.com","http://localhost:5173"]
+	Origins []string `json:"origins"`
+}
+
+// DeveloperKeysOriginsUpdateResult The key as it is now
+type DeveloperKeysOriginsUpdateResult struct {
+	// Key An API key as its owner sees it; never the secret
+	Key PortalKey `json:"key"`
+}
+
+// DeveloperKeysRevokeResult The revoked key
+type DeveloperKeysRevokeResult struct {
+	// Key An API key as its owner sees it; never the secret
+	Key PortalKey `json:"key"`
+}
+
+// DeveloperKeysUsageGetResult Requests per hour and status class
+type DeveloperKeysUsageGetResult struct {
+	Usage DeveloperKeysUsageGetResultUsage `json:"usage"`
+}
+
+// DeveloperKeysUsageGetResultUsage defines model for DeveloperKeysUsageGetResultUsage.
+type DeveloperKeysUsageGetResultUsage struct {
+	// Hours oldest first, one entry per hour, zeros included
+	Hours []DeveloperKeysUsageGetResultUsageHoursItem `json:"hours"`
+	KeyId int                                         `json:"key_id"`
+
+	// Quota requests per hour allowed now
+	Quota  int                                    `json:"quota"`
+	Totals DeveloperKeysUsageGetResultUsageTotals `json:"totals"`
+}
+
+// DeveloperKeysUsageGetResultUsageHoursItem defines model for DeveloperKeysUsageGetResultUsageHoursItem.
+type DeveloperKeysUsageGetResultUsageHoursItem struct {
+	N2xx int `json:"2xx"`
+	N3xx int `json:"3xx"`
+	N429 int `json:"429"`
+	N4xx int `json:"4xx"`
+	N5xx int `json:"5xx"`
+
+	// Hour start of the UTC hour
+	//
+	// Example: 2026-11-20T18:04:11.000Z
+	Hour  time.Time `json:"hour"`
+	Total int       `json:"total"`
+}
+
+// DeveloperKeysUsageGetResultUsageTotals defines model for DeveloperKeysUsageGetResultUsageTotals.
+type DeveloperKeysUsageGetResultUsageTotals struct {
+	N2xx  int `json:"2xx"`
+	N3xx  int `json:"3xx"`
+	N429  int `json:"429"`
+	N4xx  int `json:"4xx"`
+	N5xx  int `json:"5xx"`
+	Total int `json:"total"`
+}
+
+// DeveloperMyAppsCreateRequest defines model for DeveloperMyAppsCreateRequest.
+type DeveloperMyAppsCreateRequest struct {
+	HomepageUrl *string                          `json:"homepage_url,omitempty"`
+	Kind        DeveloperMyAppsCreateRequestKind `json:"kind"`
+	LogoUrl     *string                          `json:"logo_url,omitempty"`
+
+	// Name Example: Frag Tracker
+	Name string `json:"name"`
+
+	// RedirectUris https URIs (plain http only to 127.0.0.1, [::1] or localhost), compared exactly
+	//
+	// Example: ["https://fragtracker.example/callback"]
+	RedirectUris []string `json:"redirect_uris"`
+}
+
+// DeveloperMyAppsCreateRequestKind defines model for DeveloperMyAppsCreateRequest.Kind.
+type DeveloperMyAppsCreateRequestKind string
+
+// DeveloperMyAppsCreateResult The new app; `client_secret` is null for a public app
+type DeveloperMyAppsCreateResult struct {
+	// App An app registered for OAuth; never its secret
+	App App `json:"app"`
+
+	// ClientSecret the client secret: shown this once, stored only as a hash
+	//
+	// Example: ghcs_…
+	ClientSecret *string `json:"client_secret"`
+}
+
+// DeveloperMyAppsGetResult The app
+type DeveloperMyAppsGetResult struct {
+	// App An app registered for OAuth; never its secret
+	App App `json:"app"`
+}
+
+// DeveloperMyAppsListResult The caller's apps, newest first
+type DeveloperMyAppsListResult struct {
+	Apps []App `json:"apps"`
+}
+
+// DeveloperMyAppsSecretRotateResult The new secret; the old one no longer works
+type DeveloperMyAppsSecretRotateResult struct {
+	// ClientSecret the client secret: shown this once, stored only as a hash
+	//
+	// Example: ghcs_…
+	ClientSecret string `json:"client_secret"`
+}
+
+// DeveloperMyAppsUpdateRequest defines model for DeveloperMyAppsUpdateRequest.
+type DeveloperMyAppsUpdateRequest struct {
+	HomepageUrl *string `json:"homepage_url,omitempty"`
+	LogoUrl     *string `json:"logo_url,omitempty"`
+
+	// Name Example: Frag Tracker
+	Name *string `json:"name,omitempty"`
+
+	// RedirectUris https URIs (plain http only to 127.0.0.1, [::1] or localhost), compared exactly
+	//
+	// Example: ["https://fragtracker.example/callback"]
+	RedirectUris *[]string `json:"redirect_uris,omitempty"`
+}
+
+// DeveloperMyAppsUpdateResult The app
+type DeveloperMyAppsUpdateResult struct {
+	// App An app registered for OAuth; never its secret
+	App App `json:"app"`
+}
+
+// DeveloperMyAuthorizedAppsListResult The apps with a grant
+type DeveloperMyAuthorizedAppsListResult struct {
+	AuthorizedApps []AuthorizedApp `json:"authorized_apps"`
+}
+
+// DeveloperMyKeysListResult The caller's keys, newest first
+type DeveloperMyKeysListResult struct {
+	Keys []PortalKey `json:"keys"`
+}
+
+// DeveloperSessionCreateRequest defines model for DeveloperSessionCreateRequest.
+type DeveloperSessionCreateRequest struct {
+	Password *string `json:"password,omitempty"`
+	Username string  `json:"username"`
+}
+
+// DeveloperSessionCreateResult The signed-in account and its CSRF token
+type DeveloperSessionCreateResult struct {
+	Account PortalAccount `json:"account"`
+
+	// CsrfToken send it in the x-csrf-token header of every POST and DELETE
+	CsrfToken string `json:"csrf_token"`
+}
+
+// DeveloperSessionGetResult The signed-in account and its CSRF token
+type DeveloperSessionGetResult struct {
+	Account PortalAccount `json:"account"`
+
+	// CsrfToken send it in the x-csrf-token header of every POST and DELETE
+	CsrfToken string `json:"csrf_token"`
+}
+
+// DeveloperWebhookTestSendRequest defines model for DeveloperWebhookTestSendRequest.
+type DeveloperWebhookTestSendRequest struct {
+	// EventType the event type to send a sample of (`GET /v1/events/types`)
+	//
+	// Example: match.ended
+	EventType string `json:"event_type"`
+
+	// Secret with `url`: the `whsec_…` secret to sign with; absent, a new one is made and returned
+	Secret *string `json:"secret,omitempty"`
+
+	// Url or any https URL (give exactly one of `webhook_id` and `url`)
+	//
+	// Example: https://example.com/hooks/hub
+	Url *string `json:"url,omitempty"`
+
+	// WebhookId one of your webhooks (or of your apps): sent to its URL, signed with its secrets
+	WebhookId *int `json:"webhook_id,omitempty"`
+}
+
+// DeveloperWebhookTestSendResult What the receiver answered
+type DeveloperWebhookTestSendResult struct {
+	// BodyExcerpt the first 1 KiB of the answer’s body
+	BodyExcerpt string `json:"body_excerpt"`
+
+	// Error why no answer came: `invalid_url`, `dns_failed`, `forbidden_address` (a private or metadata address), `timeout` (15 s), `connection_failed`, `tls_failed`
+	//
+	// Example: timeout
+	Error        *string `json:"error"`
+	ErrorMessage *string `json:"error_message"`
+
+	// Event the body sent, signed
+	Event DeveloperWebhookTestSendResultEvent `json:"event"`
+
+	// Headers the answer’s headers (at most 50)
+	Headers map[string]string `json:"headers"`
+
+	// LatencyMs Example: 84
+	LatencyMs int `json:"latency_ms"`
+
+	// Ok the receiver answered 2xx
+	Ok bool `json:"ok"`
+
+	// Secret the secret made for a `url` test without one, to verify the signature with; null otherwise
+	Secret *string `json:"secret"`
+
+	// Status the receiver’s HTTP status (a redirect is not followed); null without an answer
+	//
+	// Example: 200
+	Status *int `json:"status"`
+
+	// Url where it was sent
+	Url string `json:"url"`
+}
+
+// DeveloperWebhookTestSendResultEvent the body sent, signed
+type DeveloperWebhookTestSendResultEvent struct {
+	CreatedAt time.Time `json:"created_at"`
+
+	// Data the catalog example of the type
+	Data map[string]interface{} `json:"data"`
+
+	// Id a test id (`evt_test_…`), never an outbox id
+	//
+	// Example: evt_test_1f2e3d4c5b6a7980
+	Id string `json:"id"`
+
+	// Type Example: match.ended
+	Type string `json:"type"`
+}
 
 // EconomyBalance defines model for EconomyBalance.
 type EconomyBalance struct {
@@ -5591,33 +5763,8 @@ type EconomyGrantCreatedEvent struct {
 	// CreatedAt When the change committed
 	//
 	// Example: 2026-11-20T18:04:11.000Z
-	CreatedAt time.Time `json:"created_at"`
-	Data      struct {
-		// Amount Coins moved
-		//
-		// Example: 250
-		Amount int `json:"amount"`
-
-		// Balance The user’s balance after it, in coins
-		//
-		// Example: 1250
-		Balance int `json:"balance"`
-
-		// GrantId Ledger movement
-		//
-		// Example: 9002
-		GrantId int `json:"grant_id"`
-
-		// Reason The operator’s reason
-		//
-		// Example: season prize
-		Reason string `json:"reason"`
-
-		// UserId Hub user id
-		//
-		// Example: 42
-		UserId int `json:"user_id"`
-	} `json:"data"`
+	CreatedAt time.Time                    `json:"created_at"`
+	Data      EconomyGrantCreatedEventData `json:"data"`
 
 	// Id Event id, sortable
 	//
@@ -5631,28 +5778,41 @@ type EconomyGrantCreatedEvent struct {
 // EconomyGrantCreatedEventType Event type
 type EconomyGrantCreatedEventType string
 
+// EconomyGrantCreatedEventData defines model for EconomyGrantCreatedEventData.
+type EconomyGrantCreatedEventData struct {
+	// Amount Coins moved
+	//
+	// Example: 250
+	Amount int `json:"amount"`
+
+	// Balance The user’s balance after it, in coins
+	//
+	// Example: 1250
+	Balance int `json:"balance"`
+
+	// GrantId Ledger movement
+	//
+	// Example: 9002
+	GrantId int `json:"grant_id"`
+
+	// Reason The operator’s reason
+	//
+	// Example: season prize
+	Reason string `json:"reason"`
+
+	// UserId Hub user id
+	//
+	// Example: 42
+	UserId int `json:"user_id"`
+}
+
 // EconomyRewardMintedEvent defines model for EconomyRewardMintedEvent.
 type EconomyRewardMintedEvent struct {
 	// CreatedAt When the change committed
 	//
 	// Example: 2026-11-20T18:04:11.000Z
-	CreatedAt time.Time `json:"created_at"`
-	Data      struct {
-		// Amount Coins moved
-		//
-		// Example: 250
-		Amount int `json:"amount"`
-
-		// Reason The rule
-		//
-		// Example: match_win
-		Reason EconomyRewardMintedEventDataReason `json:"reason"`
-
-		// UserId Hub user id
-		//
-		// Example: 42
-		UserId int `json:"user_id"`
-	} `json:"data"`
+	CreatedAt time.Time                    `json:"created_at"`
+	Data      EconomyRewardMintedEventData `json:"data"`
 
 	// Id Event id, sortable
 	//
@@ -5663,13 +5823,31 @@ type EconomyRewardMintedEvent struct {
 	Type EconomyRewardMintedEventType `json:"type"`
 }
 
+// EconomyRewardMintedEventType Event type
+type EconomyRewardMintedEventType string
+
+// EconomyRewardMintedEventData defines model for EconomyRewardMintedEventData.
+type EconomyRewardMintedEventData struct {
+	// Amount Coins moved
+	//
+	// Example: 250
+	Amount int `json:"amount"`
+
+	// Reason The rule
+	//
+	// Example: match_win
+	Reason EconomyRewardMintedEventDataReason `json:"reason"`
+
+	// UserId Hub user id
+	//
+	// Example: 42
+	UserId int `json:"user_id"`
+}
+
 // EconomyRewardMintedEventDataReason The rule
 //
 // Example: match_win
 type EconomyRewardMintedEventDataReason string
-
-// EconomyRewardMintedEventType Event type
-type EconomyRewardMintedEventType string
 
 // EconomyTransfer defines model for EconomyTransfer.
 type EconomyTransfer struct {
@@ -5716,43 +5894,8 @@ type EconomyTransferCreatedEvent struct {
 	// CreatedAt When the change committed
 	//
 	// Example: 2026-11-20T18:04:11.000Z
-	CreatedAt time.Time `json:"created_at"`
-	Data      struct {
-		// Amount Coins moved
-		//
-		// Example: 250
-		Amount int `json:"amount"`
-
-		// Balance The user’s balance after it, in coins
-		//
-		// Example: 1250
-		Balance int `json:"balance"`
-
-		// CreatedAt When it was booked
-		//
-		// Example: 2026-11-20T18:04:11.000Z
-		CreatedAt time.Time `json:"created_at"`
-
-		// FromUserId Sender
-		//
-		// Example: 42
-		FromUserId int `json:"from_user_id"`
-
-		// Note The sender’s note
-		//
-		// Example: gg
-		Note *string `json:"note"`
-
-		// ToUserId Recipient
-		//
-		// Example: 42
-		ToUserId int `json:"to_user_id"`
-
-		// TransferId Ledger movement
-		//
-		// Example: 9001
-		TransferId int `json:"transfer_id"`
-	} `json:"data"`
+	CreatedAt time.Time                       `json:"created_at"`
+	Data      EconomyTransferCreatedEventData `json:"data"`
 
 	// Id Event id, sortable
 	//
@@ -5766,48 +5909,51 @@ type EconomyTransferCreatedEvent struct {
 // EconomyTransferCreatedEventType Event type
 type EconomyTransferCreatedEventType string
 
+// EconomyTransferCreatedEventData defines model for EconomyTransferCreatedEventData.
+type EconomyTransferCreatedEventData struct {
+	// Amount Coins moved
+	//
+	// Example: 250
+	Amount int `json:"amount"`
+
+	// Balance The user’s balance after it, in coins
+	//
+	// Example: 1250
+	Balance int `json:"balance"`
+
+	// CreatedAt When it was booked
+	//
+	// Example: 2026-11-20T18:04:11.000Z
+	CreatedAt time.Time `json:"created_at"`
+
+	// FromUserId Sender
+	//
+	// Example: 42
+	FromUserId int `json:"from_user_id"`
+
+	// Note The sender’s note
+	//
+	// Example: gg
+	Note *string `json:"note"`
+
+	// ToUserId Recipient
+	//
+	// Example: 42
+	ToUserId int `json:"to_user_id"`
+
+	// TransferId Ledger movement
+	//
+	// Example: 9001
+	TransferId int `json:"transfer_id"`
+}
+
 // EconomyTransferReceivedEvent defines model for EconomyTransferReceivedEvent.
 type EconomyTransferReceivedEvent struct {
 	// CreatedAt When the change committed
 	//
 	// Example: 2026-11-20T18:04:11.000Z
-	CreatedAt time.Time `json:"created_at"`
-	Data      struct {
-		// Amount Coins moved
-		//
-		// Example: 250
-		Amount int `json:"amount"`
-
-		// Balance The user’s balance after it, in coins
-		//
-		// Example: 1250
-		Balance int `json:"balance"`
-
-		// CreatedAt When it was booked
-		//
-		// Example: 2026-11-20T18:04:11.000Z
-		CreatedAt time.Time `json:"created_at"`
-
-		// FromUserId Sender
-		//
-		// Example: 42
-		FromUserId int `json:"from_user_id"`
-
-		// Note The sender’s note
-		//
-		// Example: gg
-		Note *string `json:"note"`
-
-		// ToUserId Recipient
-		//
-		// Example: 42
-		ToUserId int `json:"to_user_id"`
-
-		// TransferId Ledger movement
-		//
-		// Example: 9001
-		TransferId int `json:"transfer_id"`
-	} `json:"data"`
+	CreatedAt time.Time                        `json:"created_at"`
+	Data      EconomyTransferReceivedEventData `json:"data"`
 
 	// Id Event id, sortable
 	//
@@ -5821,43 +5967,51 @@ type EconomyTransferReceivedEvent struct {
 // EconomyTransferReceivedEventType Event type
 type EconomyTransferReceivedEventType string
 
+// EconomyTransferReceivedEventData defines model for EconomyTransferReceivedEventData.
+type EconomyTransferReceivedEventData struct {
+	// Amount Coins moved
+	//
+	// Example: 250
+	Amount int `json:"amount"`
+
+	// Balance The user’s balance after it, in coins
+	//
+	// Example: 1250
+	Balance int `json:"balance"`
+
+	// CreatedAt When it was booked
+	//
+	// Example: 2026-11-20T18:04:11.000Z
+	CreatedAt time.Time `json:"created_at"`
+
+	// FromUserId Sender
+	//
+	// Example: 42
+	FromUserId int `json:"from_user_id"`
+
+	// Note The sender’s note
+	//
+	// Example: gg
+	Note *string `json:"note"`
+
+	// ToUserId Recipient
+	//
+	// Example: 42
+	ToUserId int `json:"to_user_id"`
+
+	// TransferId Ledger movement
+	//
+	// Example: 9001
+	TransferId int `json:"transfer_id"`
+}
+
 // EloChangedEvent defines model for EloChangedEvent.
 type EloChangedEvent struct {
 	// CreatedAt When the change committed
 	//
 	// Example: 2026-11-20T18:04:11.000Z
-	CreatedAt time.Time `json:"created_at"`
-	Data      struct {
-		// Game Game code
-		//
-		// Example: cs2
-		Game EloChangedEventDataGame `json:"game"`
-
-		// MatchId The rated match
-		//
-		// Example: 812
-		MatchId int `json:"match_id"`
-
-		// Rating Rating after the match
-		//
-		// Example: 1025
-		Rating int `json:"rating"`
-
-		// RatingBefore Rating before the match
-		//
-		// Example: 1000
-		RatingBefore int `json:"rating_before"`
-
-		// UserId Hub user id
-		//
-		// Example: 42
-		UserId int `json:"user_id"`
-
-		// Won The player's team won
-		//
-		// Example: true
-		Won bool `json:"won"`
-	} `json:"data"`
+	CreatedAt time.Time           `json:"created_at"`
+	Data      EloChangedEventData `json:"data"`
 
 	// Id Event id, sortable
 	//
@@ -5868,13 +6022,46 @@ type EloChangedEvent struct {
 	Type EloChangedEventType `json:"type"`
 }
 
+// EloChangedEventType Event type
+type EloChangedEventType string
+
+// EloChangedEventData defines model for EloChangedEventData.
+type EloChangedEventData struct {
+	// Game Game code
+	//
+	// Example: cs2
+	Game EloChangedEventDataGame `json:"game"`
+
+	// MatchId The rated match
+	//
+	// Example: 812
+	MatchId int `json:"match_id"`
+
+	// Rating Rating after the match
+	//
+	// Example: 1025
+	Rating int `json:"rating"`
+
+	// RatingBefore Rating before the match
+	//
+	// Example: 1000
+	RatingBefore int `json:"rating_before"`
+
+	// UserId Hub user id
+	//
+	// Example: 42
+	UserId int `json:"user_id"`
+
+	// Won The player's team won
+	//
+	// Example: true
+	Won bool `json:"won"`
+}
+
 // EloChangedEventDataGame Game code
 //
 // Example: cs2
 type EloChangedEventDataGame string
-
-// EloChangedEventType Event type
-type EloChangedEventType string
 
 // EloLadderEntry defines model for EloLadderEntry.
 type EloLadderEntry struct {
@@ -5958,6 +6145,16 @@ type ForumThread struct {
 	Views int `json:"views"`
 }
 
+// ForumThreadsListResult Recent forum threads
+type ForumThreadsListResult struct {
+	Threads []ForumThread `json:"threads"`
+}
+
+// ForumThreadsPostsListResult Posts of a thread
+type ForumThreadsPostsListResult struct {
+	Posts []ForumPost `json:"posts"`
+}
+
 // GameServer defines model for GameServer.
 type GameServer struct {
 	// Game game code such as cs2, cs16, rust, minecraft
@@ -6014,6 +6211,12 @@ type Health struct {
 // HealthStatus always `ok`: the process is running and answering
 type HealthStatus string
 
+// IngestEventsCreateRequest defines model for IngestEventsCreateRequest.
+type IngestEventsCreateRequest struct {
+	// Events events of the three types above, validated one by one
+	Events []interface{} `json:"events"`
+}
+
 // IngestResult defines model for IngestResult.
 type IngestResult struct {
 	// Accepted log lines or events accepted and applied
@@ -6043,52 +6246,13 @@ type IngestResult struct {
 	Rejected int `json:"rejected"`
 }
 
-// JsonWebKeySet The public keys that verify ID tokens (RFC 7517 §5).
-type JsonWebKeySet struct {
-	Keys []JsonWebKeySet_Keys_Item `json:"keys"`
-}
-
-// JsonWebKeySet_Keys_Item A public key (RFC 7517 §4).
-type JsonWebKeySet_Keys_Item struct {
-	// Alg Example: ES256
-	Alg *string `json:"alg,omitempty"`
-	Kid string  `json:"kid"`
-
-	// Kty Example: EC
-	Kty string `json:"kty"`
-
-	// Use Example: sig
-	Use                  *string                `json:"use,omitempty"`
-	AdditionalProperties map[string]interface{} `json:"-"`
-}
-
 // KeyCreatedEvent defines model for KeyCreatedEvent.
 type KeyCreatedEvent struct {
 	// CreatedAt When the change committed
 	//
 	// Example: 2026-11-20T18:04:11.000Z
-	CreatedAt time.Time `json:"created_at"`
-	Data      struct {
-		// KeyId API key
-		//
-		// Example: 31
-		KeyId int `json:"key_id"`
-
-		// Name Key name
-		//
-		// Example: stats bot
-		Name string `json:"name"`
-
-		// Prefix Display prefix of the key
-		//
-		// Example: ghk_3kd9
-		Prefix string `json:"prefix"`
-
-		// UserId The key’s owner
-		//
-		// Example: 42
-		UserId int `json:"user_id"`
-	} `json:"data"`
+	CreatedAt time.Time           `json:"created_at"`
+	Data      KeyCreatedEventData `json:"data"`
 
 	// Id Event id, sortable
 	//
@@ -6102,38 +6266,36 @@ type KeyCreatedEvent struct {
 // KeyCreatedEventType Event type
 type KeyCreatedEventType string
 
+// KeyCreatedEventData defines model for KeyCreatedEventData.
+type KeyCreatedEventData struct {
+	// KeyId API key
+	//
+	// Example: 31
+	KeyId int `json:"key_id"`
+
+	// Name Key name
+	//
+	// Example: stats bot
+	Name string `json:"name"`
+
+	// Prefix Display prefix of the key
+	//
+	// Example: ghk_3kd9
+	Prefix string `json:"prefix"`
+
+	// UserId The key’s owner
+	//
+	// Example: 42
+	UserId int `json:"user_id"`
+}
+
 // KeyOriginsChangedEvent defines model for KeyOriginsChangedEvent.
 type KeyOriginsChangedEvent struct {
 	// CreatedAt When the change committed
 	//
 	// Example: 2026-11-20T18:04:11.000Z
-	CreatedAt time.Time `json:"created_at"`
-	Data      struct {
-		// AllowedOrigins Allowed origins
-		//
-		// Example: ["https://stats.example.com"]
-		AllowedOrigins []string `json:"allowed_origins"`
-
-		// KeyId API key
-		//
-		// Example: 31
-		KeyId int `json:"key_id"`
-
-		// Name Key name
-		//
-		// Example: stats bot
-		Name string `json:"name"`
-
-		// Prefix Display prefix of the key
-		//
-		// Example: ghk_3kd9
-		Prefix string `json:"prefix"`
-
-		// UserId The key’s owner
-		//
-		// Example: 42
-		UserId int `json:"user_id"`
-	} `json:"data"`
+	CreatedAt time.Time                  `json:"created_at"`
+	Data      KeyOriginsChangedEventData `json:"data"`
 
 	// Id Event id, sortable
 	//
@@ -6147,33 +6309,41 @@ type KeyOriginsChangedEvent struct {
 // KeyOriginsChangedEventType Event type
 type KeyOriginsChangedEventType string
 
+// KeyOriginsChangedEventData defines model for KeyOriginsChangedEventData.
+type KeyOriginsChangedEventData struct {
+	// AllowedOrigins Allowed origins
+	//
+	// Example: ["https://stats.example.com"]
+	AllowedOrigins []string `json:"allowed_origins"`
+
+	// KeyId API key
+	//
+	// Example: 31
+	KeyId int `json:"key_id"`
+
+	// Name Key name
+	//
+	// Example: stats bot
+	Name string `json:"name"`
+
+	// Prefix Display prefix of the key
+	//
+	// Example: ghk_3kd9
+	Prefix string `json:"prefix"`
+
+	// UserId The key’s owner
+	//
+	// Example: 42
+	UserId int `json:"user_id"`
+}
+
 // KeyRevokedEvent defines model for KeyRevokedEvent.
 type KeyRevokedEvent struct {
 	// CreatedAt When the change committed
 	//
 	// Example: 2026-11-20T18:04:11.000Z
-	CreatedAt time.Time `json:"created_at"`
-	Data      struct {
-		// KeyId API key
-		//
-		// Example: 31
-		KeyId int `json:"key_id"`
-
-		// Name Key name
-		//
-		// Example: stats bot
-		Name string `json:"name"`
-
-		// Prefix Display prefix of the key
-		//
-		// Example: ghk_3kd9
-		Prefix string `json:"prefix"`
-
-		// UserId The key’s owner
-		//
-		// Example: 42
-		UserId int `json:"user_id"`
-	} `json:"data"`
+	CreatedAt time.Time           `json:"created_at"`
+	Data      KeyRevokedEventData `json:"data"`
 
 	// Id Event id, sortable
 	//
@@ -6186,6 +6356,29 @@ type KeyRevokedEvent struct {
 
 // KeyRevokedEventType Event type
 type KeyRevokedEventType string
+
+// KeyRevokedEventData defines model for KeyRevokedEventData.
+type KeyRevokedEventData struct {
+	// KeyId API key
+	//
+	// Example: 31
+	KeyId int `json:"key_id"`
+
+	// Name Key name
+	//
+	// Example: stats bot
+	Name string `json:"name"`
+
+	// Prefix Display prefix of the key
+	//
+	// Example: ghk_3kd9
+	Prefix string `json:"prefix"`
+
+	// UserId The key’s owner
+	//
+	// Example: 42
+	UserId int `json:"user_id"`
+}
 
 // Kill defines model for Kill.
 type Kill struct {
@@ -6248,68 +6441,8 @@ type KillProvisionalEvent struct {
 	// CreatedAt When the change committed
 	//
 	// Example: 2026-11-20T18:04:11.000Z
-	CreatedAt time.Time `json:"created_at"`
-	Data      struct {
-		// Game Game code
-		//
-		// Example: cs2
-		Game KillProvisionalEventDataGame `json:"game"`
-
-		// Headshot A headshot
-		//
-		// Example: true
-		Headshot bool `json:"headshot"`
-
-		// KillerName Name of the killer in game
-		//
-		// Example: ace
-		KillerName string `json:"killer_name"`
-
-		// KillerSteamId SteamID64
-		//
-		// Example: 76561198000000042
-		KillerSteamId string `json:"killer_steam_id"`
-
-		// KillerUserId Hub user id of the killer; null when the hub has no profile for them yet
-		//
-		// Example: 42
-		KillerUserId *int `json:"killer_user_id"`
-
-		// OccurredAt When the kill happened (server time)
-		//
-		// Example: 2026-11-20T18:04:11.000Z
-		OccurredAt time.Time `json:"occurred_at"`
-
-		// Round Round number on the server
-		//
-		// Example: 7
-		Round int `json:"round"`
-
-		// ServerId Game server the kill happened on
-		//
-		// Example: 3
-		ServerId int `json:"server_id"`
-
-		// VictimName Name of the victim in game
-		//
-		// Example: bolt
-		VictimName string `json:"victim_name"`
-
-		// VictimSteamId SteamID64
-		//
-		// Example: 76561198000000042
-		VictimSteamId string `json:"victim_steam_id"`
-
-		// VictimUserId Hub user id of the victim; null when the hub has no profile for them yet
-		//
-		// Example: 43
-		VictimUserId *int `json:"victim_user_id"`
-
-		// Weapon Weapon as the game names it
-		//
-		// Example: ak47
-		Weapon string `json:"weapon"`
-	} `json:"data"`
+	CreatedAt time.Time                `json:"created_at"`
+	Data      KillProvisionalEventData `json:"data"`
 
 	// Id Event id, sortable
 	//
@@ -6320,71 +6453,84 @@ type KillProvisionalEvent struct {
 	Type KillProvisionalEventType `json:"type"`
 }
 
+// KillProvisionalEventType Event type
+type KillProvisionalEventType string
+
+// KillProvisionalEventData defines model for KillProvisionalEventData.
+type KillProvisionalEventData struct {
+	// Game Game code
+	//
+	// Example: cs2
+	Game KillProvisionalEventDataGame `json:"game"`
+
+	// Headshot A headshot
+	//
+	// Example: true
+	Headshot bool `json:"headshot"`
+
+	// KillerName Name of the killer in game
+	//
+	// Example: ace
+	KillerName string `json:"killer_name"`
+
+	// KillerSteamId SteamID64
+	//
+	// Example: 76561198000000042
+	KillerSteamId string `json:"killer_steam_id"`
+
+	// KillerUserId Hub user id of the killer; null when the hub has no profile for them yet
+	//
+	// Example: 42
+	KillerUserId *int `json:"killer_user_id"`
+
+	// OccurredAt When the kill happened (server time)
+	//
+	// Example: 2026-11-20T18:04:11.000Z
+	OccurredAt time.Time `json:"occurred_at"`
+
+	// Round Round number on the server
+	//
+	// Example: 7
+	Round int `json:"round"`
+
+	// ServerId Game server the kill happened on
+	//
+	// Example: 3
+	ServerId int `json:"server_id"`
+
+	// VictimName Name of the victim in game
+	//
+	// Example: bolt
+	VictimName string `json:"victim_name"`
+
+	// VictimSteamId SteamID64
+	//
+	// Example: 76561198000000042
+	VictimSteamId string `json:"victim_steam_id"`
+
+	// VictimUserId Hub user id of the victim; null when the hub has no profile for them yet
+	//
+	// Example: 43
+	VictimUserId *int `json:"victim_user_id"`
+
+	// Weapon Weapon as the game names it
+	//
+	// Example: ak47
+	Weapon string `json:"weapon"`
+}
+
 // KillProvisionalEventDataGame Game code
 //
 // Example: cs2
 type KillProvisionalEventDataGame string
-
-// KillProvisionalEventType Event type
-type KillProvisionalEventType string
 
 // KillRecordedEvent defines model for KillRecordedEvent.
 type KillRecordedEvent struct {
 	// CreatedAt When the change committed
 	//
 	// Example: 2026-11-20T18:04:11.000Z
-	CreatedAt time.Time `json:"created_at"`
-	Data      struct {
-		// Game Game code
-		//
-		// Example: cs2
-		Game KillRecordedEventDataGame `json:"game"`
-
-		// Headshot A headshot
-		//
-		// Example: true
-		Headshot bool `json:"headshot"`
-
-		// KillerSteamId SteamID64
-		//
-		// Example: 76561198000000042
-		KillerSteamId string `json:"killer_steam_id"`
-
-		// KillerUserId Hub user id of the killer
-		//
-		// Example: 42
-		KillerUserId int `json:"killer_user_id"`
-
-		// OccurredAt When the kill happened (server time)
-		//
-		// Example: 2026-11-20T18:04:11.000Z
-		OccurredAt time.Time `json:"occurred_at"`
-
-		// Round Round number on the server
-		//
-		// Example: 7
-		Round int `json:"round"`
-
-		// ServerId Game server the kill happened on
-		//
-		// Example: 3
-		ServerId int `json:"server_id"`
-
-		// VictimSteamId SteamID64
-		//
-		// Example: 76561198000000042
-		VictimSteamId string `json:"victim_steam_id"`
-
-		// VictimUserId Hub user id of the victim
-		//
-		// Example: 42
-		VictimUserId int `json:"victim_user_id"`
-
-		// Weapon Weapon as the game names it
-		//
-		// Example: ak47
-		Weapon string `json:"weapon"`
-	} `json:"data"`
+	CreatedAt time.Time             `json:"created_at"`
+	Data      KillRecordedEventData `json:"data"`
 
 	// Id Event id, sortable
 	//
@@ -6395,89 +6541,90 @@ type KillRecordedEvent struct {
 	Type KillRecordedEventType `json:"type"`
 }
 
+// KillRecordedEventType Event type
+type KillRecordedEventType string
+
+// KillRecordedEventData defines model for KillRecordedEventData.
+type KillRecordedEventData struct {
+	// Game Game code
+	//
+	// Example: cs2
+	Game KillRecordedEventDataGame `json:"game"`
+
+	// Headshot A headshot
+	//
+	// Example: true
+	Headshot bool `json:"headshot"`
+
+	// KillerSteamId SteamID64
+	//
+	// Example: 76561198000000042
+	KillerSteamId string `json:"killer_steam_id"`
+
+	// KillerUserId Hub user id of the killer
+	//
+	// Example: 42
+	KillerUserId int `json:"killer_user_id"`
+
+	// OccurredAt When the kill happened (server time)
+	//
+	// Example: 2026-11-20T18:04:11.000Z
+	OccurredAt time.Time `json:"occurred_at"`
+
+	// Round Round number on the server
+	//
+	// Example: 7
+	Round int `json:"round"`
+
+	// ServerId Game server the kill happened on
+	//
+	// Example: 3
+	ServerId int `json:"server_id"`
+
+	// VictimSteamId SteamID64
+	//
+	// Example: 76561198000000042
+	VictimSteamId string `json:"victim_steam_id"`
+
+	// VictimUserId Hub user id of the victim
+	//
+	// Example: 42
+	VictimUserId int `json:"victim_user_id"`
+
+	// Weapon Weapon as the game names it
+	//
+	// Example: ak47
+	Weapon string `json:"weapon"`
+}
+
 // KillRecordedEventDataGame Game code
 //
 // Example: cs2
 type KillRecordedEventDataGame string
 
-// KillRecordedEventType Event type
-type KillRecordedEventType string
+// KillboardFeedGetResult Kills, newest first
+type KillboardFeedGetResult struct {
+	Kills []Kill `json:"kills"`
+}
+
+// KillboardTopFragGetResult Top fraggers of the period, one row per player and game
+type KillboardTopFragGetResult struct {
+	Leaders []TopFragLeader `json:"leaders"`
+
+	// Period the period used
+	Period KillboardTopFragGetResultPeriod `json:"period"`
+}
+
+// KillboardTopFragGetResultPeriod the period used
+type KillboardTopFragGetResultPeriod string
 
 // KillsBatchRecordedEvent defines model for KillsBatchRecordedEvent.
 type KillsBatchRecordedEvent struct {
 	// CreatedAt When the change committed
 	//
 	// Example: 2026-11-20T18:04:11.000Z
-	CreatedAt time.Time `json:"created_at"`
-	Data      struct {
-		// Count Kills in this batch
-		//
-		// Example: 1
-		Count int `json:"count"`
-
-		// Game Game code
-		//
-		// Example: cs2
-		Game KillsBatchRecordedEventDataGame `json:"game"`
-
-		// Kills The kills, oldest first
-		Kills []struct {
-			// Game Game code
-			//
-			// Example: cs2
-			Game KillsBatchRecordedEventDataKillsGame `json:"game"`
-
-			// Headshot A headshot
-			//
-			// Example: true
-			Headshot bool `json:"headshot"`
-
-			// KillerSteamId SteamID64
-			//
-			// Example: 76561198000000042
-			KillerSteamId string `json:"killer_steam_id"`
-
-			// KillerUserId Hub user id of the killer
-			//
-			// Example: 42
-			KillerUserId int `json:"killer_user_id"`
-
-			// OccurredAt When the kill happened (server time)
-			//
-			// Example: 2026-11-20T18:04:11.000Z
-			OccurredAt time.Time `json:"occurred_at"`
-
-			// Round Round number on the server
-			//
-			// Example: 7
-			Round int `json:"round"`
-
-			// ServerId Game server the kill happened on
-			//
-			// Example: 3
-			ServerId int `json:"server_id"`
-
-			// VictimSteamId SteamID64
-			//
-			// Example: 76561198000000042
-			VictimSteamId string `json:"victim_steam_id"`
-
-			// VictimUserId Hub user id of the victim
-			//
-			// Example: 42
-			VictimUserId int `json:"victim_user_id"`
-
-			// Weapon Weapon as the game names it
-			//
-			// Example: ak47
-			Weapon string `json:"weapon"`
-		} `json:"kills"`
-
-		// ServerId Game server
-		//
-		// Example: 3
-		ServerId int `json:"server_id"`
-	} `json:"data"`
+	CreatedAt time.Time                   `json:"created_at"`
+	Data      KillsBatchRecordedEventData `json:"data"`
 
 	// Id Event id, sortable
 	//
@@ -6488,46 +6635,105 @@ type KillsBatchRecordedEvent struct {
 	Type KillsBatchRecordedEventType `json:"type"`
 }
 
+// KillsBatchRecordedEventType Event type
+type KillsBatchRecordedEventType string
+
+// KillsBatchRecordedEventData defines model for KillsBatchRecordedEventData.
+type KillsBatchRecordedEventData struct {
+	// Count Kills in this batch
+	//
+	// Example: 1
+	Count int `json:"count"`
+
+	// Game Game code
+	//
+	// Example: cs2
+	Game KillsBatchRecordedEventDataGame `json:"game"`
+
+	// Kills The kills, oldest first
+	Kills []KillsBatchRecordedEventDataKillsItem `json:"kills"`
+
+	// ServerId Game server
+	//
+	// Example: 3
+	ServerId int `json:"server_id"`
+}
+
 // KillsBatchRecordedEventDataGame Game code
 //
 // Example: cs2
 type KillsBatchRecordedEventDataGame string
 
-// KillsBatchRecordedEventDataKillsGame Game code
+// KillsBatchRecordedEventDataKillsItem defines model for KillsBatchRecordedEventDataKillsItem.
+type KillsBatchRecordedEventDataKillsItem struct {
+	// Game Game code
+	//
+	// Example: cs2
+	Game KillsBatchRecordedEventDataKillsItemGame `json:"game"`
+
+	// Headshot A headshot
+	//
+	// Example: true
+	Headshot bool `json:"headshot"`
+
+	// KillerSteamId SteamID64
+	//
+	// Example: 76561198000000042
+	KillerSteamId string `json:"killer_steam_id"`
+
+	// KillerUserId Hub user id of the killer
+	//
+	// Example: 42
+	KillerUserId int `json:"killer_user_id"`
+
+	// OccurredAt When the kill happened (server time)
+	//
+	// Example: 2026-11-20T18:04:11.000Z
+	OccurredAt time.Time `json:"occurred_at"`
+
+	// Round Round number on the server
+	//
+	// Example: 7
+	Round int `json:"round"`
+
+	// ServerId Game server the kill happened on
+	//
+	// Example: 3
+	ServerId int `json:"server_id"`
+
+	// VictimSteamId SteamID64
+	//
+	// Example: 76561198000000042
+	VictimSteamId string `json:"victim_steam_id"`
+
+	// VictimUserId Hub user id of the victim
+	//
+	// Example: 42
+	VictimUserId int `json:"victim_user_id"`
+
+	// Weapon Weapon as the game names it
+	//
+	// Example: ak47
+	Weapon string `json:"weapon"`
+}
+
+// KillsBatchRecordedEventDataKillsItemGame Game code
 //
 // Example: cs2
-type KillsBatchRecordedEventDataKillsGame string
+type KillsBatchRecordedEventDataKillsItemGame string
 
-// KillsBatchRecordedEventType Event type
-type KillsBatchRecordedEventType string
+// LeaderboardsGetResult Top users by total XP
+type LeaderboardsGetResult struct {
+	Leaderboard []XpLeaderboardEntry `json:"leaderboard"`
+}
 
 // MatchAbandonedEvent defines model for MatchAbandonedEvent.
 type MatchAbandonedEvent struct {
 	// CreatedAt When the change committed
 	//
 	// Example: 2026-11-20T18:04:11.000Z
-	CreatedAt time.Time `json:"created_at"`
-	Data      struct {
-		// Game Game code
-		//
-		// Example: cs2
-		Game MatchAbandonedEventDataGame `json:"game"`
-
-		// Map Map
-		//
-		// Example: de_dust2
-		Map string `json:"map"`
-
-		// Rounds Rounds counted
-		//
-		// Example: 4
-		Rounds int `json:"rounds"`
-
-		// ServerId Game server
-		//
-		// Example: 3
-		ServerId int `json:"server_id"`
-	} `json:"data"`
+	CreatedAt time.Time               `json:"created_at"`
+	Data      MatchAbandonedEventData `json:"data"`
 
 	// Id Event id, sortable
 	//
@@ -6538,71 +6744,44 @@ type MatchAbandonedEvent struct {
 	Type MatchAbandonedEventType `json:"type"`
 }
 
+// MatchAbandonedEventType Event type
+type MatchAbandonedEventType string
+
+// MatchAbandonedEventData defines model for MatchAbandonedEventData.
+type MatchAbandonedEventData struct {
+	// Game Game code
+	//
+	// Example: cs2
+	Game MatchAbandonedEventDataGame `json:"game"`
+
+	// Map Map
+	//
+	// Example: de_dust2
+	Map string `json:"map"`
+
+	// Rounds Rounds counted
+	//
+	// Example: 4
+	Rounds int `json:"rounds"`
+
+	// ServerId Game server
+	//
+	// Example: 3
+	ServerId int `json:"server_id"`
+}
+
 // MatchAbandonedEventDataGame Game code
 //
 // Example: cs2
 type MatchAbandonedEventDataGame string
-
-// MatchAbandonedEventType Event type
-type MatchAbandonedEventType string
 
 // MatchEndedEvent defines model for MatchEndedEvent.
 type MatchEndedEvent struct {
 	// CreatedAt When the change committed
 	//
 	// Example: 2026-11-20T18:04:11.000Z
-	CreatedAt time.Time `json:"created_at"`
-	Data      struct {
-		// EndedAt When the match ended (server time)
-		//
-		// Example: 2026-11-20T18:04:11.000Z
-		EndedAt time.Time `json:"ended_at"`
-
-		// Game Game code
-		//
-		// Example: cs2
-		Game MatchEndedEventDataGame `json:"game"`
-
-		// Map Map
-		//
-		// Example: de_dust2
-		Map string `json:"map"`
-
-		// MatchId Recorded match
-		//
-		// Example: 812
-		MatchId int `json:"match_id"`
-
-		// ServerId Game server
-		//
-		// Example: 3
-		ServerId int `json:"server_id"`
-
-		// Team1 Hub user ids of team 1
-		//
-		// Example: [42,44]
-		Team1 []int `json:"team1"`
-
-		// Team1Score Rounds won by team 1
-		//
-		// Example: 13
-		Team1Score int `json:"team1_score"`
-
-		// Team2 Hub user ids of team 2
-		//
-		// Example: [42,44]
-		Team2 []int `json:"team2"`
-
-		// Team2Score Rounds won by team 2
-		//
-		// Example: 9
-		Team2Score int `json:"team2_score"`
-
-		// Winner Winning team (1 or 2), 0 for a draw
-		//
-		// Example: 1
-		Winner int `json:"winner"`
-	} `json:"data"`
+	CreatedAt time.Time           `json:"created_at"`
+	Data      MatchEndedEventData `json:"data"`
 
 	// Id Event id, sortable
 	//
@@ -6613,36 +6792,74 @@ type MatchEndedEvent struct {
 	Type MatchEndedEventType `json:"type"`
 }
 
+// MatchEndedEventType Event type
+type MatchEndedEventType string
+
+// MatchEndedEventData defines model for MatchEndedEventData.
+type MatchEndedEventData struct {
+	// EndedAt When the match ended (server time)
+	//
+	// Example: 2026-11-20T18:04:11.000Z
+	EndedAt time.Time `json:"ended_at"`
+
+	// Game Game code
+	//
+	// Example: cs2
+	Game MatchEndedEventDataGame `json:"game"`
+
+	// Map Map
+	//
+	// Example: de_dust2
+	Map string `json:"map"`
+
+	// MatchId Recorded match
+	//
+	// Example: 812
+	MatchId int `json:"match_id"`
+
+	// ServerId Game server
+	//
+	// Example: 3
+	ServerId int `json:"server_id"`
+
+	// Team1 Hub user ids of team 1
+	//
+	// Example: [42,44]
+	Team1 []int `json:"team1"`
+
+	// Team1Score Rounds won by team 1
+	//
+	// Example: 13
+	Team1Score int `json:"team1_score"`
+
+	// Team2 Hub user ids of team 2
+	//
+	// Example: [42,44]
+	Team2 []int `json:"team2"`
+
+	// Team2Score Rounds won by team 2
+	//
+	// Example: 9
+	Team2Score int `json:"team2_score"`
+
+	// Winner Winning team (1 or 2), 0 for a draw
+	//
+	// Example: 1
+	Winner int `json:"winner"`
+}
+
 // MatchEndedEventDataGame Game code
 //
 // Example: cs2
 type MatchEndedEventDataGame string
-
-// MatchEndedEventType Event type
-type MatchEndedEventType string
 
 // MatchStartedEvent defines model for MatchStartedEvent.
 type MatchStartedEvent struct {
 	// CreatedAt When the change committed
 	//
 	// Example: 2026-11-20T18:04:11.000Z
-	CreatedAt time.Time `json:"created_at"`
-	Data      struct {
-		// Game Game code
-		//
-		// Example: cs2
-		Game MatchStartedEventDataGame `json:"game"`
-
-		// Map Map
-		//
-		// Example: de_dust2
-		Map string `json:"map"`
-
-		// ServerId Game server
-		//
-		// Example: 3
-		ServerId int `json:"server_id"`
-	} `json:"data"`
+	CreatedAt time.Time             `json:"created_at"`
+	Data      MatchStartedEventData `json:"data"`
 
 	// Id Event id, sortable
 	//
@@ -6653,13 +6870,31 @@ type MatchStartedEvent struct {
 	Type MatchStartedEventType `json:"type"`
 }
 
+// MatchStartedEventType Event type
+type MatchStartedEventType string
+
+// MatchStartedEventData defines model for MatchStartedEventData.
+type MatchStartedEventData struct {
+	// Game Game code
+	//
+	// Example: cs2
+	Game MatchStartedEventDataGame `json:"game"`
+
+	// Map Map
+	//
+	// Example: de_dust2
+	Map string `json:"map"`
+
+	// ServerId Game server
+	//
+	// Example: 3
+	ServerId int `json:"server_id"`
+}
+
 // MatchStartedEventDataGame Game code
 //
 // Example: cs2
 type MatchStartedEventDataGame string
-
-// MatchStartedEventType Event type
-type MatchStartedEventType string
 
 // Me The signed-in user’s profile; never a password, session or key.
 type Me struct {
@@ -6691,143 +6926,13 @@ type Me struct {
 	Username string `json:"username"`
 }
 
-// OAuthError An OAuth 2.0 error (RFC 6749 §5.2), as every OAuth client library reads it. The authorization server’s endpoints answer this instead of a problem document.
-type OAuthError struct {
-	// Error The error code: `invalid_request`, `invalid_client`, `invalid_grant`, `unauthorized_client`, `unsupported_grant_type`, `invalid_scope` (RFC 6749 §5.2), `unsupported_token_type` (RFC 7009), `invalid_token`, `insufficient_scope` (RFC 6750), `server_error`.
-	//
-	// Example: invalid_grant
-	Error string `json:"error"`
-
-	// ErrorDescription What went wrong, for the developer (not for end users).
-	//
-	// Example: grant request is invalid
-	ErrorDescription *string `json:"error_description,omitempty"`
-}
-
-// OAuthIntrospection What the token is (RFC 7662 §2.2); members besides `active` only for an active token.
-type OAuthIntrospection struct {
-	// Active `false` for a token that is unknown, expired, revoked or another app’s; nothing else is said then.
-	//
-	// Example: true
-	Active bool `json:"active"`
-
-	// ClientId The app the token was issued to.
-	ClientId *string `json:"client_id,omitempty"`
-
-	// Exp Expiry, epoch seconds.
-	Exp *int `json:"exp,omitempty"`
-
-	// Iat Issue time, epoch seconds.
-	Iat *int `json:"iat,omitempty"`
-
-	// Iss The issuer: this service’s origin.
-	Iss *string `json:"iss,omitempty"`
-
-	// Scope The token’s scopes: scope names separated by spaces, from `openid`, `identify`, `stats:read`, `servers:read`, `servers:command`, `chat:read`, `clans:read`, `clans:write`, `tournaments:read`, `economy:read`, `economy:transfer`, `webhooks:read`, `webhooks:write`, `offline_access`.
-	//
-	// Example: identify stats:read
-	Scope *string `json:"scope,omitempty"`
-
-	// Sub The hub user id the token acts for (absent for an app’s own token).
-	Sub *string `json:"sub,omitempty"`
-
-	// TokenType Example: Bearer
-	TokenType            *string                `json:"token_type,omitempty"`
-	AdditionalProperties map[string]interface{} `json:"-"`
-}
-
-// OAuthPushedAuthorization Where the pushed request is kept (RFC 9126 §2.2).
-type OAuthPushedAuthorization struct {
-	// ExpiresIn Seconds the request_uri stays usable.
-	//
-	// Example: 60
-	ExpiresIn int `json:"expires_in"`
-
-	// RequestUri Send it as `request_uri` (with `client_id`) to the authorization endpoint.
-	//
-	// Example: urn:ietf:params:oauth:request_uri:dXO0J4ZcMg2aHqT5m4DzR
-	RequestUri string `json:"request_uri"`
-}
-
-// OAuthTokenResponse A successful token answer (RFC 6749 §5.1).
-type OAuthTokenResponse struct {
-	// AccessToken The access token: send it as `Authorization: Bearer`.
-	//
-	// Example: Ea5IWLMKpVwkdGc5g_ga3PUHuezDAqiCLCSgCJ8ppab
-	AccessToken string `json:"access_token"`
-
-	// ExpiresIn Seconds the access token lives.
-	//
-	// Example: 3600
-	ExpiresIn int `json:"expires_in"`
-
-	// IdToken With `openid`: an ID token (JWT, ES256).
-	//
-	// Example: eyJhbGciOiJFUzI1NiJ9.e30.c2ln
-	IdToken *string `json:"id_token,omitempty"`
-
-	// RefreshToken With `offline_access`: a refresh token. Each is used once; using a spent one revokes the grant.
-	//
-	// Example: p0RyD5cVtq7n2MZ1vHc6sQe9Xx3LbWu8kJf4GhTa0Nw
-	RefreshToken *string `json:"refresh_token,omitempty"`
-
-	// Scope The scopes granted: scope names separated by spaces, from `openid`, `identify`, `stats:read`, `servers:read`, `servers:command`, `chat:read`, `clans:read`, `clans:write`, `tournaments:read`, `economy:read`, `economy:transfer`, `webhooks:read`, `webhooks:write`, `offline_access`.
-	//
-	// Example: identify stats:read
-	Scope *string `json:"scope,omitempty"`
-
-	// TokenType `Bearer` (`DPoP` when the request carried a DPoP proof).
-	//
-	// Example: Bearer
-	TokenType string `json:"token_type"`
-}
-
-// OAuthUserInfo The claims about the user the token acts for (OpenID Connect Core §5.3.2).
-type OAuthUserInfo struct {
-	// Picture With `identify`: the avatar’s path.
-	//
-	// Example: /avatars/42.png
-	Picture *string `json:"picture,omitempty"`
-
-	// PreferredUsername With `identify`.
-	//
-	// Example: NovaStrike
-	PreferredUsername *string `json:"preferred_username,omitempty"`
-
-	// Sub The hub user id.
-	//
-	// Example: 42
-	Sub                  string                 `json:"sub"`
-	AdditionalProperties map[string]interface{} `json:"-"`
-}
-
 // PlayerLevelUpEvent defines model for PlayerLevelUpEvent.
 type PlayerLevelUpEvent struct {
 	// CreatedAt When the change committed
 	//
 	// Example: 2026-11-20T18:04:11.000Z
-	CreatedAt time.Time `json:"created_at"`
-	Data      struct {
-		// Level New level
-		//
-		// Example: 12
-		Level int `json:"level"`
-
-		// LevelBefore Level before
-		//
-		// Example: 11
-		LevelBefore int `json:"level_before"`
-
-		// TotalXp Total XP
-		//
-		// Example: 12035
-		TotalXp int `json:"total_xp"`
-
-		// UserId Hub user id
-		//
-		// Example: 42
-		UserId int `json:"user_id"`
-	} `json:"data"`
+	CreatedAt time.Time              `json:"created_at"`
+	Data      PlayerLevelUpEventData `json:"data"`
 
 	// Id Event id, sortable
 	//
@@ -6841,38 +6946,36 @@ type PlayerLevelUpEvent struct {
 // PlayerLevelUpEventType Event type
 type PlayerLevelUpEventType string
 
+// PlayerLevelUpEventData defines model for PlayerLevelUpEventData.
+type PlayerLevelUpEventData struct {
+	// Level New level
+	//
+	// Example: 12
+	Level int `json:"level"`
+
+	// LevelBefore Level before
+	//
+	// Example: 11
+	LevelBefore int `json:"level_before"`
+
+	// TotalXp Total XP
+	//
+	// Example: 12035
+	TotalXp int `json:"total_xp"`
+
+	// UserId Hub user id
+	//
+	// Example: 42
+	UserId int `json:"user_id"`
+}
+
 // PlayerRegisteredEvent defines model for PlayerRegisteredEvent.
 type PlayerRegisteredEvent struct {
 	// CreatedAt When the change committed
 	//
 	// Example: 2026-11-20T18:04:11.000Z
-	CreatedAt time.Time `json:"created_at"`
-	Data      struct {
-		// Game Game code
-		//
-		// Example: cs2
-		Game PlayerRegisteredEventDataGame `json:"game"`
-
-		// Name Name in game
-		//
-		// Example: ace
-		Name string `json:"name"`
-
-		// ServerId The game server they were first seen on
-		//
-		// Example: 3
-		ServerId int `json:"server_id"`
-
-		// SteamId SteamID64
-		//
-		// Example: 76561198000000042
-		SteamId string `json:"steam_id"`
-
-		// UserId Hub user id
-		//
-		// Example: 42
-		UserId int `json:"user_id"`
-	} `json:"data"`
+	CreatedAt time.Time                 `json:"created_at"`
+	Data      PlayerRegisteredEventData `json:"data"`
 
 	// Id Event id, sortable
 	//
@@ -6883,49 +6986,49 @@ type PlayerRegisteredEvent struct {
 	Type PlayerRegisteredEventType `json:"type"`
 }
 
+// PlayerRegisteredEventType Event type
+type PlayerRegisteredEventType string
+
+// PlayerRegisteredEventData defines model for PlayerRegisteredEventData.
+type PlayerRegisteredEventData struct {
+	// Game Game code
+	//
+	// Example: cs2
+	Game PlayerRegisteredEventDataGame `json:"game"`
+
+	// Name Name in game
+	//
+	// Example: ace
+	Name string `json:"name"`
+
+	// ServerId The game server they were first seen on
+	//
+	// Example: 3
+	ServerId int `json:"server_id"`
+
+	// SteamId SteamID64
+	//
+	// Example: 76561198000000042
+	SteamId string `json:"steam_id"`
+
+	// UserId Hub user id
+	//
+	// Example: 42
+	UserId int `json:"user_id"`
+}
+
 // PlayerRegisteredEventDataGame Game code
 //
 // Example: cs2
 type PlayerRegisteredEventDataGame string
-
-// PlayerRegisteredEventType Event type
-type PlayerRegisteredEventType string
 
 // PlayerXpGainedEvent defines model for PlayerXpGainedEvent.
 type PlayerXpGainedEvent struct {
 	// CreatedAt When the change committed
 	//
 	// Example: 2026-11-20T18:04:11.000Z
-	CreatedAt time.Time `json:"created_at"`
-	Data      struct {
-		// Amount XP gained
-		//
-		// Example: 35
-		Amount int `json:"amount"`
-
-		// Reasons XP by reason
-		Reasons []struct {
-			// Amount XP for it
-			//
-			// Example: 10
-			Amount int `json:"amount"`
-
-			// Reason Why
-			//
-			// Example: kill
-			Reason string `json:"reason"`
-		} `json:"reasons"`
-
-		// TotalXp Total XP after the gain
-		//
-		// Example: 12035
-		TotalXp int `json:"total_xp"`
-
-		// UserId Hub user id
-		//
-		// Example: 42
-		UserId int `json:"user_id"`
-	} `json:"data"`
+	CreatedAt time.Time               `json:"created_at"`
+	Data      PlayerXpGainedEventData `json:"data"`
 
 	// Id Event id, sortable
 	//
@@ -6938,6 +7041,40 @@ type PlayerXpGainedEvent struct {
 
 // PlayerXpGainedEventType Event type
 type PlayerXpGainedEventType string
+
+// PlayerXpGainedEventData defines model for PlayerXpGainedEventData.
+type PlayerXpGainedEventData struct {
+	// Amount XP gained
+	//
+	// Example: 35
+	Amount int `json:"amount"`
+
+	// Reasons XP by reason
+	Reasons []PlayerXpGainedEventDataReasonsItem `json:"reasons"`
+
+	// TotalXp Total XP after the gain
+	//
+	// Example: 12035
+	TotalXp int `json:"total_xp"`
+
+	// UserId Hub user id
+	//
+	// Example: 42
+	UserId int `json:"user_id"`
+}
+
+// PlayerXpGainedEventDataReasonsItem defines model for PlayerXpGainedEventDataReasonsItem.
+type PlayerXpGainedEventDataReasonsItem struct {
+	// Amount XP for it
+	//
+	// Example: 10
+	Amount int `json:"amount"`
+
+	// Reason Why
+	//
+	// Example: kill
+	Reason string `json:"reason"`
+}
 
 // PortalAccount defines model for PortalAccount.
 type PortalAccount struct {
@@ -7110,33 +7247,8 @@ type RoundEndedEvent struct {
 	// CreatedAt When the change committed
 	//
 	// Example: 2026-11-20T18:04:11.000Z
-	CreatedAt time.Time `json:"created_at"`
-	Data      struct {
-		// Game Game code
-		//
-		// Example: cs2
-		Game RoundEndedEventDataGame `json:"game"`
-
-		// Kills Kills counted in the round
-		//
-		// Example: 9
-		Kills int `json:"kills"`
-
-		// Map Map
-		//
-		// Example: de_dust2
-		Map string `json:"map"`
-
-		// Round Round number
-		//
-		// Example: 7
-		Round int `json:"round"`
-
-		// ServerId Game server
-		//
-		// Example: 3
-		ServerId int `json:"server_id"`
-	} `json:"data"`
+	CreatedAt time.Time           `json:"created_at"`
+	Data      RoundEndedEventData `json:"data"`
 
 	// Id Event id, sortable
 	//
@@ -7147,41 +7259,49 @@ type RoundEndedEvent struct {
 	Type RoundEndedEventType `json:"type"`
 }
 
+// RoundEndedEventType Event type
+type RoundEndedEventType string
+
+// RoundEndedEventData defines model for RoundEndedEventData.
+type RoundEndedEventData struct {
+	// Game Game code
+	//
+	// Example: cs2
+	Game RoundEndedEventDataGame `json:"game"`
+
+	// Kills Kills counted in the round
+	//
+	// Example: 9
+	Kills int `json:"kills"`
+
+	// Map Map
+	//
+	// Example: de_dust2
+	Map string `json:"map"`
+
+	// Round Round number
+	//
+	// Example: 7
+	Round int `json:"round"`
+
+	// ServerId Game server
+	//
+	// Example: 3
+	ServerId int `json:"server_id"`
+}
+
 // RoundEndedEventDataGame Game code
 //
 // Example: cs2
 type RoundEndedEventDataGame string
-
-// RoundEndedEventType Event type
-type RoundEndedEventType string
 
 // RoundStartedEvent defines model for RoundStartedEvent.
 type RoundStartedEvent struct {
 	// CreatedAt When the change committed
 	//
 	// Example: 2026-11-20T18:04:11.000Z
-	CreatedAt time.Time `json:"created_at"`
-	Data      struct {
-		// Game Game code
-		//
-		// Example: cs2
-		Game RoundStartedEventDataGame `json:"game"`
-
-		// Map Map
-		//
-		// Example: de_dust2
-		Map string `json:"map"`
-
-		// Round Round number
-		//
-		// Example: 7
-		Round int `json:"round"`
-
-		// ServerId Game server
-		//
-		// Example: 3
-		ServerId int `json:"server_id"`
-	} `json:"data"`
+	CreatedAt time.Time             `json:"created_at"`
+	Data      RoundStartedEventData `json:"data"`
 
 	// Id Event id, sortable
 	//
@@ -7192,46 +7312,44 @@ type RoundStartedEvent struct {
 	Type RoundStartedEventType `json:"type"`
 }
 
+// RoundStartedEventType Event type
+type RoundStartedEventType string
+
+// RoundStartedEventData defines model for RoundStartedEventData.
+type RoundStartedEventData struct {
+	// Game Game code
+	//
+	// Example: cs2
+	Game RoundStartedEventDataGame `json:"game"`
+
+	// Map Map
+	//
+	// Example: de_dust2
+	Map string `json:"map"`
+
+	// Round Round number
+	//
+	// Example: 7
+	Round int `json:"round"`
+
+	// ServerId Game server
+	//
+	// Example: 3
+	ServerId int `json:"server_id"`
+}
+
 // RoundStartedEventDataGame Game code
 //
 // Example: cs2
 type RoundStartedEventDataGame string
-
-// RoundStartedEventType Event type
-type RoundStartedEventType string
 
 // RoundVoidedEvent defines model for RoundVoidedEvent.
 type RoundVoidedEvent struct {
 	// CreatedAt When the change committed
 	//
 	// Example: 2026-11-20T18:04:11.000Z
-	CreatedAt time.Time `json:"created_at"`
-	Data      struct {
-		// Game Game code
-		//
-		// Example: cs2
-		Game RoundVoidedEventDataGame `json:"game"`
-
-		// Kills Provisional kills of the round taken back
-		//
-		// Example: 3
-		Kills int `json:"kills"`
-
-		// Map Map
-		//
-		// Example: de_dust2
-		Map string `json:"map"`
-
-		// Round Round number
-		//
-		// Example: 7
-		Round int `json:"round"`
-
-		// ServerId Game server
-		//
-		// Example: 3
-		ServerId int `json:"server_id"`
-	} `json:"data"`
+	CreatedAt time.Time            `json:"created_at"`
+	Data      RoundVoidedEventData `json:"data"`
 
 	// Id Event id, sortable
 	//
@@ -7242,41 +7360,49 @@ type RoundVoidedEvent struct {
 	Type RoundVoidedEventType `json:"type"`
 }
 
+// RoundVoidedEventType Event type
+type RoundVoidedEventType string
+
+// RoundVoidedEventData defines model for RoundVoidedEventData.
+type RoundVoidedEventData struct {
+	// Game Game code
+	//
+	// Example: cs2
+	Game RoundVoidedEventDataGame `json:"game"`
+
+	// Kills Provisional kills of the round taken back
+	//
+	// Example: 3
+	Kills int `json:"kills"`
+
+	// Map Map
+	//
+	// Example: de_dust2
+	Map string `json:"map"`
+
+	// Round Round number
+	//
+	// Example: 7
+	Round int `json:"round"`
+
+	// ServerId Game server
+	//
+	// Example: 3
+	ServerId int `json:"server_id"`
+}
+
 // RoundVoidedEventDataGame Game code
 //
 // Example: cs2
 type RoundVoidedEventDataGame string
-
-// RoundVoidedEventType Event type
-type RoundVoidedEventType string
 
 // ServerAddedEvent defines model for ServerAddedEvent.
 type ServerAddedEvent struct {
 	// CreatedAt When the change committed
 	//
 	// Example: 2026-11-20T18:04:11.000Z
-	CreatedAt time.Time `json:"created_at"`
-	Data      struct {
-		// Game Game code
-		//
-		// Example: cs2
-		Game ServerAddedEventDataGame `json:"game"`
-
-		// Name Server name
-		//
-		// Example: Hub #1 Dust2
-		Name string `json:"name"`
-
-		// Region Region
-		//
-		// Example: eu-west
-		Region ServerAddedEventDataRegion `json:"region"`
-
-		// ServerId Game server
-		//
-		// Example: 3
-		ServerId int `json:"server_id"`
-	} `json:"data"`
+	CreatedAt time.Time            `json:"created_at"`
+	Data      ServerAddedEventData `json:"data"`
 
 	// Id Event id, sortable
 	//
@@ -7285,6 +7411,32 @@ type ServerAddedEvent struct {
 
 	// Type Event type
 	Type ServerAddedEventType `json:"type"`
+}
+
+// ServerAddedEventType Event type
+type ServerAddedEventType string
+
+// ServerAddedEventData defines model for ServerAddedEventData.
+type ServerAddedEventData struct {
+	// Game Game code
+	//
+	// Example: cs2
+	Game ServerAddedEventDataGame `json:"game"`
+
+	// Name Server name
+	//
+	// Example: Hub #1 Dust2
+	Name string `json:"name"`
+
+	// Region Region
+	//
+	// Example: eu-west
+	Region ServerAddedEventDataRegion `json:"region"`
+
+	// ServerId Game server
+	//
+	// Example: 3
+	ServerId int `json:"server_id"`
 }
 
 // ServerAddedEventDataGame Game code
@@ -7296,9 +7448,6 @@ type ServerAddedEventDataGame string
 //
 // Example: eu-west
 type ServerAddedEventDataRegion string
-
-// ServerAddedEventType Event type
-type ServerAddedEventType string
 
 // ServerCommandAuditEntry defines model for ServerCommandAuditEntry.
 type ServerCommandAuditEntry struct {
@@ -7349,38 +7498,8 @@ type ServerCommandExecutedEvent struct {
 	// CreatedAt When the change committed
 	//
 	// Example: 2026-11-20T18:04:11.000Z
-	CreatedAt time.Time `json:"created_at"`
-	Data      struct {
-		// Command The command
-		//
-		// Example: changelevel de_inferno
-		Command string `json:"command"`
-
-		// CommandId Audited command
-		//
-		// Example: 77
-		CommandId int `json:"command_id"`
-
-		// Game Game code
-		//
-		// Example: cs2
-		Game ServerCommandExecutedEventDataGame `json:"game"`
-
-		// Ok The server answered
-		//
-		// Example: true
-		Ok bool `json:"ok"`
-
-		// ServerId Game server
-		//
-		// Example: 3
-		ServerId int `json:"server_id"`
-
-		// UserId Who sent it
-		//
-		// Example: 42
-		UserId int `json:"user_id"`
-	} `json:"data"`
+	CreatedAt time.Time                      `json:"created_at"`
+	Data      ServerCommandExecutedEventData `json:"data"`
 
 	// Id Event id, sortable
 	//
@@ -7391,13 +7510,46 @@ type ServerCommandExecutedEvent struct {
 	Type ServerCommandExecutedEventType `json:"type"`
 }
 
+// ServerCommandExecutedEventType Event type
+type ServerCommandExecutedEventType string
+
+// ServerCommandExecutedEventData defines model for ServerCommandExecutedEventData.
+type ServerCommandExecutedEventData struct {
+	// Command The command
+	//
+	// Example: changelevel de_inferno
+	Command string `json:"command"`
+
+	// CommandId Audited command
+	//
+	// Example: 77
+	CommandId int `json:"command_id"`
+
+	// Game Game code
+	//
+	// Example: cs2
+	Game ServerCommandExecutedEventDataGame `json:"game"`
+
+	// Ok The server answered
+	//
+	// Example: true
+	Ok bool `json:"ok"`
+
+	// ServerId Game server
+	//
+	// Example: 3
+	ServerId int `json:"server_id"`
+
+	// UserId Who sent it
+	//
+	// Example: 42
+	UserId int `json:"user_id"`
+}
+
 // ServerCommandExecutedEventDataGame Game code
 //
 // Example: cs2
 type ServerCommandExecutedEventDataGame string
-
-// ServerCommandExecutedEventType Event type
-type ServerCommandExecutedEventType string
 
 // ServerCommandResult defines model for ServerCommandResult.
 type ServerCommandResult struct {
@@ -7432,28 +7584,8 @@ type ServerMapChangedEvent struct {
 	// CreatedAt When the change committed
 	//
 	// Example: 2026-11-20T18:04:11.000Z
-	CreatedAt time.Time `json:"created_at"`
-	Data      struct {
-		// Game Game code
-		//
-		// Example: cs2
-		Game ServerMapChangedEventDataGame `json:"game"`
-
-		// Map New map
-		//
-		// Example: de_inferno
-		Map string `json:"map"`
-
-		// PreviousMap Map before
-		//
-		// Example: de_dust2
-		PreviousMap string `json:"previous_map"`
-
-		// ServerId Game server
-		//
-		// Example: 3
-		ServerId int `json:"server_id"`
-	} `json:"data"`
+	CreatedAt time.Time                 `json:"created_at"`
+	Data      ServerMapChangedEventData `json:"data"`
 
 	// Id Event id, sortable
 	//
@@ -7464,46 +7596,44 @@ type ServerMapChangedEvent struct {
 	Type ServerMapChangedEventType `json:"type"`
 }
 
+// ServerMapChangedEventType Event type
+type ServerMapChangedEventType string
+
+// ServerMapChangedEventData defines model for ServerMapChangedEventData.
+type ServerMapChangedEventData struct {
+	// Game Game code
+	//
+	// Example: cs2
+	Game ServerMapChangedEventDataGame `json:"game"`
+
+	// Map New map
+	//
+	// Example: de_inferno
+	Map string `json:"map"`
+
+	// PreviousMap Map before
+	//
+	// Example: de_dust2
+	PreviousMap string `json:"previous_map"`
+
+	// ServerId Game server
+	//
+	// Example: 3
+	ServerId int `json:"server_id"`
+}
+
 // ServerMapChangedEventDataGame Game code
 //
 // Example: cs2
 type ServerMapChangedEventDataGame string
-
-// ServerMapChangedEventType Event type
-type ServerMapChangedEventType string
 
 // ServerPlayersChangedEvent defines model for ServerPlayersChangedEvent.
 type ServerPlayersChangedEvent struct {
 	// CreatedAt When the change committed
 	//
 	// Example: 2026-11-20T18:04:11.000Z
-	CreatedAt time.Time `json:"created_at"`
-	Data      struct {
-		// Game Game code
-		//
-		// Example: cs2
-		Game ServerPlayersChangedEventDataGame `json:"game"`
-
-		// MaxPlayers Slots
-		//
-		// Example: 20
-		MaxPlayers int `json:"max_players"`
-
-		// Players Players now
-		//
-		// Example: 12
-		Players int `json:"players"`
-
-		// PreviousPlayers Players before
-		//
-		// Example: 10
-		PreviousPlayers int `json:"previous_players"`
-
-		// ServerId Game server
-		//
-		// Example: 3
-		ServerId int `json:"server_id"`
-	} `json:"data"`
+	CreatedAt time.Time                     `json:"created_at"`
+	Data      ServerPlayersChangedEventData `json:"data"`
 
 	// Id Event id, sortable
 	//
@@ -7514,36 +7644,49 @@ type ServerPlayersChangedEvent struct {
 	Type ServerPlayersChangedEventType `json:"type"`
 }
 
+// ServerPlayersChangedEventType Event type
+type ServerPlayersChangedEventType string
+
+// ServerPlayersChangedEventData defines model for ServerPlayersChangedEventData.
+type ServerPlayersChangedEventData struct {
+	// Game Game code
+	//
+	// Example: cs2
+	Game ServerPlayersChangedEventDataGame `json:"game"`
+
+	// MaxPlayers Slots
+	//
+	// Example: 20
+	MaxPlayers int `json:"max_players"`
+
+	// Players Players now
+	//
+	// Example: 12
+	Players int `json:"players"`
+
+	// PreviousPlayers Players before
+	//
+	// Example: 10
+	PreviousPlayers int `json:"previous_players"`
+
+	// ServerId Game server
+	//
+	// Example: 3
+	ServerId int `json:"server_id"`
+}
+
 // ServerPlayersChangedEventDataGame Game code
 //
 // Example: cs2
 type ServerPlayersChangedEventDataGame string
-
-// ServerPlayersChangedEventType Event type
-type ServerPlayersChangedEventType string
 
 // ServerRegionChangedEvent defines model for ServerRegionChangedEvent.
 type ServerRegionChangedEvent struct {
 	// CreatedAt When the change committed
 	//
 	// Example: 2026-11-20T18:04:11.000Z
-	CreatedAt time.Time `json:"created_at"`
-	Data      struct {
-		// Game Game code
-		//
-		// Example: cs2
-		Game ServerRegionChangedEventDataGame `json:"game"`
-
-		// Region New region
-		//
-		// Example: eu-west
-		Region ServerRegionChangedEventDataRegion `json:"region"`
-
-		// ServerId Game server
-		//
-		// Example: 3
-		ServerId int `json:"server_id"`
-	} `json:"data"`
+	CreatedAt time.Time                    `json:"created_at"`
+	Data      ServerRegionChangedEventData `json:"data"`
 
 	// Id Event id, sortable
 	//
@@ -7552,6 +7695,27 @@ type ServerRegionChangedEvent struct {
 
 	// Type Event type
 	Type ServerRegionChangedEventType `json:"type"`
+}
+
+// ServerRegionChangedEventType Event type
+type ServerRegionChangedEventType string
+
+// ServerRegionChangedEventData defines model for ServerRegionChangedEventData.
+type ServerRegionChangedEventData struct {
+	// Game Game code
+	//
+	// Example: cs2
+	Game ServerRegionChangedEventDataGame `json:"game"`
+
+	// Region New region
+	//
+	// Example: eu-west
+	Region ServerRegionChangedEventDataRegion `json:"region"`
+
+	// ServerId Game server
+	//
+	// Example: 3
+	ServerId int `json:"server_id"`
 }
 
 // ServerRegionChangedEventDataGame Game code
@@ -7564,26 +7728,13 @@ type ServerRegionChangedEventDataGame string
 // Example: eu-west
 type ServerRegionChangedEventDataRegion string
 
-// ServerRegionChangedEventType Event type
-type ServerRegionChangedEventType string
-
 // ServerRemovedEvent defines model for ServerRemovedEvent.
 type ServerRemovedEvent struct {
 	// CreatedAt When the change committed
 	//
 	// Example: 2026-11-20T18:04:11.000Z
-	CreatedAt time.Time `json:"created_at"`
-	Data      struct {
-		// Game Game code
-		//
-		// Example: cs2
-		Game ServerRemovedEventDataGame `json:"game"`
-
-		// ServerId Game server
-		//
-		// Example: 3
-		ServerId int `json:"server_id"`
-	} `json:"data"`
+	CreatedAt time.Time              `json:"created_at"`
+	Data      ServerRemovedEventData `json:"data"`
 
 	// Id Event id, sortable
 	//
@@ -7594,41 +7745,34 @@ type ServerRemovedEvent struct {
 	Type ServerRemovedEventType `json:"type"`
 }
 
+// ServerRemovedEventType Event type
+type ServerRemovedEventType string
+
+// ServerRemovedEventData defines model for ServerRemovedEventData.
+type ServerRemovedEventData struct {
+	// Game Game code
+	//
+	// Example: cs2
+	Game ServerRemovedEventDataGame `json:"game"`
+
+	// ServerId Game server
+	//
+	// Example: 3
+	ServerId int `json:"server_id"`
+}
+
 // ServerRemovedEventDataGame Game code
 //
 // Example: cs2
 type ServerRemovedEventDataGame string
-
-// ServerRemovedEventType Event type
-type ServerRemovedEventType string
 
 // ServerStatusChangedEvent defines model for ServerStatusChangedEvent.
 type ServerStatusChangedEvent struct {
 	// CreatedAt When the change committed
 	//
 	// Example: 2026-11-20T18:04:11.000Z
-	CreatedAt time.Time `json:"created_at"`
-	Data      struct {
-		// Game Game code
-		//
-		// Example: cs2
-		Game ServerStatusChangedEventDataGame `json:"game"`
-
-		// PreviousStatus Status before
-		//
-		// Example: online
-		PreviousStatus ServerStatusChangedEventDataPreviousStatus `json:"previous_status"`
-
-		// ServerId Game server
-		//
-		// Example: 3
-		ServerId int `json:"server_id"`
-
-		// Status New status
-		//
-		// Example: online
-		Status ServerStatusChangedEventDataStatus `json:"status"`
-	} `json:"data"`
+	CreatedAt time.Time                    `json:"created_at"`
+	Data      ServerStatusChangedEventData `json:"data"`
 
 	// Id Event id, sortable
 	//
@@ -7637,6 +7781,32 @@ type ServerStatusChangedEvent struct {
 
 	// Type Event type
 	Type ServerStatusChangedEventType `json:"type"`
+}
+
+// ServerStatusChangedEventType Event type
+type ServerStatusChangedEventType string
+
+// ServerStatusChangedEventData defines model for ServerStatusChangedEventData.
+type ServerStatusChangedEventData struct {
+	// Game Game code
+	//
+	// Example: cs2
+	Game ServerStatusChangedEventDataGame `json:"game"`
+
+	// PreviousStatus Status before
+	//
+	// Example: online
+	PreviousStatus ServerStatusChangedEventDataPreviousStatus `json:"previous_status"`
+
+	// ServerId Game server
+	//
+	// Example: 3
+	ServerId int `json:"server_id"`
+
+	// Status New status
+	//
+	// Example: online
+	Status ServerStatusChangedEventDataStatus `json:"status"`
 }
 
 // ServerStatusChangedEventDataGame Game code
@@ -7654,8 +7824,20 @@ type ServerStatusChangedEventDataPreviousStatus string
 // Example: online
 type ServerStatusChangedEventDataStatus string
 
-// ServerStatusChangedEventType Event type
-type ServerStatusChangedEventType string
+// ServersListResult Online game servers
+type ServersListResult struct {
+	Servers []GameServer `json:"servers"`
+}
+
+// StatsEloGetResult The ELO ladder of one game, highest rating first
+type StatsEloGetResult struct {
+	// Game the game used
+	Game        StatsEloGetResultGame `json:"game"`
+	Leaderboard []EloLadderEntry      `json:"leaderboard"`
+}
+
+// StatsEloGetResultGame the game used
+type StatsEloGetResultGame string
 
 // TopFragLeader defines model for TopFragLeader.
 type TopFragLeader struct {
@@ -7728,28 +7910,8 @@ type TournamentMatchReportedEvent struct {
 	// CreatedAt When the change committed
 	//
 	// Example: 2026-11-20T18:04:11.000Z
-	CreatedAt time.Time `json:"created_at"`
-	Data      struct {
-		// MatchId Recorded match
-		//
-		// Example: 812
-		MatchId int `json:"match_id"`
-
-		// Team1Score Rounds won by team 1
-		//
-		// Example: 13
-		Team1Score int `json:"team1_score"`
-
-		// Team2Score Rounds won by team 2
-		//
-		// Example: 9
-		Team2Score int `json:"team2_score"`
-
-		// TournamentId Tournament
-		//
-		// Example: 2
-		TournamentId int `json:"tournament_id"`
-	} `json:"data"`
+	CreatedAt time.Time                        `json:"created_at"`
+	Data      TournamentMatchReportedEventData `json:"data"`
 
 	// Id Event id, sortable
 	//
@@ -7763,23 +7925,36 @@ type TournamentMatchReportedEvent struct {
 // TournamentMatchReportedEventType Event type
 type TournamentMatchReportedEventType string
 
+// TournamentMatchReportedEventData defines model for TournamentMatchReportedEventData.
+type TournamentMatchReportedEventData struct {
+	// MatchId Recorded match
+	//
+	// Example: 812
+	MatchId int `json:"match_id"`
+
+	// Team1Score Rounds won by team 1
+	//
+	// Example: 13
+	Team1Score int `json:"team1_score"`
+
+	// Team2Score Rounds won by team 2
+	//
+	// Example: 9
+	Team2Score int `json:"team2_score"`
+
+	// TournamentId Tournament
+	//
+	// Example: 2
+	TournamentId int `json:"tournament_id"`
+}
+
 // TournamentPlayerJoinedEvent defines model for TournamentPlayerJoinedEvent.
 type TournamentPlayerJoinedEvent struct {
 	// CreatedAt When the change committed
 	//
 	// Example: 2026-11-20T18:04:11.000Z
-	CreatedAt time.Time `json:"created_at"`
-	Data      struct {
-		// TournamentId Tournament
-		//
-		// Example: 2
-		TournamentId int `json:"tournament_id"`
-
-		// UserId Hub user id
-		//
-		// Example: 42
-		UserId int `json:"user_id"`
-	} `json:"data"`
+	CreatedAt time.Time                       `json:"created_at"`
+	Data      TournamentPlayerJoinedEventData `json:"data"`
 
 	// Id Event id, sortable
 	//
@@ -7792,6 +7967,24 @@ type TournamentPlayerJoinedEvent struct {
 
 // TournamentPlayerJoinedEventType Event type
 type TournamentPlayerJoinedEventType string
+
+// TournamentPlayerJoinedEventData defines model for TournamentPlayerJoinedEventData.
+type TournamentPlayerJoinedEventData struct {
+	// TournamentId Tournament
+	//
+	// Example: 2
+	TournamentId int `json:"tournament_id"`
+
+	// UserId Hub user id
+	//
+	// Example: 42
+	UserId int `json:"user_id"`
+}
+
+// TournamentsListResult Tournaments in the requested status
+type TournamentsListResult struct {
+	Tournaments []Tournament `json:"tournaments"`
+}
 
 // User defines model for User.
 type User struct {
@@ -7845,6 +8038,1668 @@ type UserStats struct {
 	Xp int `json:"xp"`
 }
 
+// UsersGetResult A public user profile
+type UsersGetResult struct {
+	User User `json:"user"`
+}
+
+// UsersStatsGetResult A user’s stats
+type UsersStatsGetResult struct {
+	Stats UserStats `json:"stats"`
+}
+
+// V1ClansCreateRequest defines model for V1ClansCreateRequest.
+type V1ClansCreateRequest struct {
+	// Description What the clan is about, up to 500 characters.
+	//
+	// Example: EU evening squad, scrims on Thursdays.
+	Description *string `json:"description,omitempty"`
+
+	// Game The game the clan plays
+	//
+	// Example: cs2
+	Game V1ClansCreateRequestGame `json:"game"`
+
+	// Name 3-32 characters: ASCII letters, digits, spaces and . _ ' -, starting and ending with a letter or digit. Unique per game without regard to case.
+	//
+	// Example: Night Owls
+	Name string `json:"name"`
+
+	// Tag 2-6 ASCII letters or digits. Unique per game without regard to case.
+	//
+	// Example: OWL
+	Tag string `json:"tag"`
+}
+
+// V1ClansCreateRequestGame The game the clan plays
+//
+// Example: cs2
+type V1ClansCreateRequestGame string
+
+// V1ClansCreateResult The clan with its members
+type V1ClansCreateResult struct {
+	// Data A clan with its members and their roles
+	Data V1ClansCreateResultData `json:"data"`
+}
+
+// V1ClansCreateResultData A clan with its members and their roles
+type V1ClansCreateResultData struct {
+	// CreatedAt when the clan was created
+	//
+	// Example: 2026-11-20T18:04:11.000Z
+	CreatedAt time.Time `json:"created_at"`
+
+	// Description What the clan is about, up to 500 characters.
+	//
+	// Example: EU evening squad, scrims on Thursdays.
+	Description string `json:"description"`
+
+	// Game The game the clan plays
+	//
+	// Example: cs2
+	Game V1ClansCreateResultDataGame `json:"game"`
+
+	// Id clan ID
+	//
+	// Example: 12
+	Id int `json:"id"`
+
+	// JoinPolicy `open`: anyone may join; `invite`: only players with a pending invite; `closed`: no new members (pending invites cannot be accepted).
+	//
+	// Example: invite
+	JoinPolicy V1ClansCreateResultDataJoinPolicy `json:"join_policy"`
+
+	// MaxMembers Most members the clan takes, 2-100; never below the current member count.
+	//
+	// Example: 50
+	MaxMembers int `json:"max_members"`
+
+	// MemberCount members now, the owner included
+	//
+	// Example: 8
+	MemberCount int `json:"member_count"`
+
+	// Members every member: the owner, then officers, then members, longest-standing first
+	Members []V1ClansCreateResultDataMembersItem `json:"members"`
+
+	// Name 3-32 characters: ASCII letters, digits, spaces and . _ ' -, starting and ending with a letter or digit. Unique per game without regard to case.
+	//
+	// Example: Night Owls
+	Name string `json:"name"`
+
+	// Tag 2-6 ASCII letters or digits. Unique per game without regard to case.
+	//
+	// Example: OWL
+	Tag string `json:"tag"`
+
+	// UpdatedAt when its settings last changed
+	//
+	// Example: 2026-11-20T18:04:11.000Z
+	UpdatedAt time.Time `json:"updated_at"`
+
+	// Visibility `public`: listed and readable by anyone; `private`: seen only by its members and the players it invited (to anyone else it does not exist: 404).
+	//
+	// Example: public
+	Visibility V1ClansCreateResultDataVisibility `json:"visibility"`
+}
+
+// V1ClansCreateResultDataGame The game the clan plays
+//
+// Example: cs2
+type V1ClansCreateResultDataGame string
+
+// V1ClansCreateResultDataJoinPolicy `open`: anyone may join; `invite`: only players with a pending invite; `closed`: no new members (pending invites cannot be accepted).
+//
+// Example: invite
+type V1ClansCreateResultDataJoinPolicy string
+
+// V1ClansCreateResultDataVisibility `public`: listed and readable by anyone; `private`: seen only by its members and the players it invited (to anyone else it does not exist: 404).
+//
+// Example: public
+type V1ClansCreateResultDataVisibility string
+
+// V1ClansCreateResultDataMembersItem defines model for V1ClansCreateResultDataMembersItem.
+type V1ClansCreateResultDataMembersItem struct {
+	// Avatar path of the user’s avatar
+	//
+	// Example: /avatars/42.png
+	Avatar string `json:"avatar"`
+
+	// JoinedAt when the user joined
+	//
+	// Example: 2026-11-20T18:04:11.000Z
+	JoinedAt time.Time `json:"joined_at"`
+
+	// Role `owner` (exactly one; everything), `officer` (settings, invites, removes members), `member`
+	//
+	// Example: member
+	Role V1ClansCreateResultDataMembersItemRole `json:"role"`
+
+	// UserId Example: 42
+	UserId int `json:"user_id"`
+
+	// Username Example: night_owl
+	Username string `json:"username"`
+}
+
+// V1ClansCreateResultDataMembersItemRole `owner` (exactly one; everything), `officer` (settings, invites, removes members), `member`
+//
+// Example: member
+type V1ClansCreateResultDataMembersItemRole string
+
+// V1ClansGetResult The clan with its members
+type V1ClansGetResult struct {
+	// Data A clan with its members and their roles
+	Data V1ClansGetResultData `json:"data"`
+}
+
+// V1ClansGetResultData A clan with its members and their roles
+type V1ClansGetResultData struct {
+	// CreatedAt when the clan was created
+	//
+	// Example: 2026-11-20T18:04:11.000Z
+	CreatedAt time.Time `json:"created_at"`
+
+	// Description What the clan is about, up to 500 characters.
+	//
+	// Example: EU evening squad, scrims on Thursdays.
+	Description string `json:"description"`
+
+	// Game The game the clan plays
+	//
+	// Example: cs2
+	Game V1ClansGetResultDataGame `json:"game"`
+
+	// Id clan ID
+	//
+	// Example: 12
+	Id int `json:"id"`
+
+	// JoinPolicy `open`: anyone may join; `invite`: only players with a pending invite; `closed`: no new members (pending invites cannot be accepted).
+	//
+	// Example: invite
+	JoinPolicy V1ClansGetResultDataJoinPolicy `json:"join_policy"`
+
+	// MaxMembers Most members the clan takes, 2-100; never below the current member count.
+	//
+	// Example: 50
+	MaxMembers int `json:"max_members"`
+
+	// MemberCount members now, the owner included
+	//
+	// Example: 8
+	MemberCount int `json:"member_count"`
+
+	// Members every member: the owner, then officers, then members, longest-standing first
+	Members []V1ClansGetResultDataMembersItem `json:"members"`
+
+	// Name 3-32 characters: ASCII letters, digits, spaces and . _ ' -, starting and ending with a letter or digit. Unique per game without regard to case.
+	//
+	// Example: Night Owls
+	Name string `json:"name"`
+
+	// Tag 2-6 ASCII letters or digits. Unique per game without regard to case.
+	//
+	// Example: OWL
+	Tag string `json:"tag"`
+
+	// UpdatedAt when its settings last changed
+	//
+	// Example: 2026-11-20T18:04:11.000Z
+	UpdatedAt time.Time `json:"updated_at"`
+
+	// Visibility `public`: listed and readable by anyone; `private`: seen only by its members and the players it invited (to anyone else it does not exist: 404).
+	//
+	// Example: public
+	Visibility V1ClansGetResultDataVisibility `json:"visibility"`
+}
+
+// V1ClansGetResultDataGame The game the clan plays
+//
+// Example: cs2
+type V1ClansGetResultDataGame string
+
+// V1ClansGetResultDataJoinPolicy `open`: anyone may join; `invite`: only players with a pending invite; `closed`: no new members (pending invites cannot be accepted).
+//
+// Example: invite
+type V1ClansGetResultDataJoinPolicy string
+
+// V1ClansGetResultDataVisibility `public`: listed and readable by anyone; `private`: seen only by its members and the players it invited (to anyone else it does not exist: 404).
+//
+// Example: public
+type V1ClansGetResultDataVisibility string
+
+// V1ClansGetResultDataMembersItem defines model for V1ClansGetResultDataMembersItem.
+type V1ClansGetResultDataMembersItem struct {
+	// Avatar path of the user’s avatar
+	//
+	// Example: /avatars/42.png
+	Avatar string `json:"avatar"`
+
+	// JoinedAt when the user joined
+	//
+	// Example: 2026-11-20T18:04:11.000Z
+	JoinedAt time.Time `json:"joined_at"`
+
+	// Role `owner` (exactly one; everything), `officer` (settings, invites, removes members), `member`
+	//
+	// Example: member
+	Role V1ClansGetResultDataMembersItemRole `json:"role"`
+
+	// UserId Example: 42
+	UserId int `json:"user_id"`
+
+	// Username Example: night_owl
+	Username string `json:"username"`
+}
+
+// V1ClansGetResultDataMembersItemRole `owner` (exactly one; everything), `officer` (settings, invites, removes members), `member`
+//
+// Example: member
+type V1ClansGetResultDataMembersItemRole string
+
+// V1ClansInvitesAcceptResult The membership
+type V1ClansInvitesAcceptResult struct {
+	// Data A member of a clan and their role
+	Data V1ClansInvitesAcceptResultData `json:"data"`
+}
+
+// V1ClansInvitesAcceptResultData A member of a clan and their role
+type V1ClansInvitesAcceptResultData struct {
+	// Avatar path of the user’s avatar
+	//
+	// Example: /avatars/42.png
+	Avatar string `json:"avatar"`
+
+	// ClanId Example: 12
+	ClanId int `json:"clan_id"`
+
+	// JoinedAt when the user joined
+	//
+	// Example: 2026-11-20T18:04:11.000Z
+	JoinedAt time.Time `json:"joined_at"`
+
+	// Role `owner` (exactly one; everything), `officer` (settings, invites, removes members), `member`
+	//
+	// Example: member
+	Role V1ClansInvitesAcceptResultDataRole `json:"role"`
+
+	// UserId Example: 42
+	UserId int `json:"user_id"`
+
+	// Username Example: night_owl
+	Username string `json:"username"`
+}
+
+// V1ClansInvitesAcceptResultDataRole `owner` (exactly one; everything), `officer` (settings, invites, removes members), `member`
+//
+// Example: member
+type V1ClansInvitesAcceptResultDataRole string
+
+// V1ClansInvitesCreateRequest defines model for V1ClansInvitesCreateRequest.
+type V1ClansInvitesCreateRequest struct {
+	// UserId the player to invite
+	//
+	// Example: 42
+	UserId int `json:"user_id"`
+}
+
+// V1ClansInvitesCreateResult The pending invite
+type V1ClansInvitesCreateResult struct {
+	// Data A pending invite to a clan
+	Data V1ClansInvitesCreateResultData `json:"data"`
+}
+
+// V1ClansInvitesCreateResultData A pending invite to a clan
+type V1ClansInvitesCreateResultData struct {
+	// Clan A clan of one game
+	Clan V1ClansInvitesCreateResultDataClan `json:"clan"`
+
+	// CreatedAt when the invite was sent
+	//
+	// Example: 2026-11-20T18:04:11.000Z
+	CreatedAt time.Time `json:"created_at"`
+
+	// InvitedBy who sent the invite (null if that account is gone)
+	//
+	// Example: 7
+	InvitedBy *int `json:"invited_by"`
+
+	// UserId the invited player
+	//
+	// Example: 42
+	UserId int `json:"user_id"`
+}
+
+// V1ClansInvitesCreateResultDataClan A clan of one game
+type V1ClansInvitesCreateResultDataClan struct {
+	// CreatedAt when the clan was created
+	//
+	// Example: 2026-11-20T18:04:11.000Z
+	CreatedAt time.Time `json:"created_at"`
+
+	// Description What the clan is about, up to 500 characters.
+	//
+	// Example: EU evening squad, scrims on Thursdays.
+	Description string `json:"description"`
+
+	// Game The game the clan plays
+	//
+	// Example: cs2
+	Game V1ClansInvitesCreateResultDataClanGame `json:"game"`
+
+	// Id clan ID
+	//
+	// Example: 12
+	Id int `json:"id"`
+
+	// JoinPolicy `open`: anyone may join; `invite`: only players with a pending invite; `closed`: no new members (pending invites cannot be accepted).
+	//
+	// Example: invite
+	JoinPolicy V1ClansInvitesCreateResultDataClanJoinPolicy `json:"join_policy"`
+
+	// MaxMembers Most members the clan takes, 2-100; never below the current member count.
+	//
+	// Example: 50
+	MaxMembers int `json:"max_members"`
+
+	// MemberCount members now, the owner included
+	//
+	// Example: 8
+	MemberCount int `json:"member_count"`
+
+	// Name 3-32 characters: ASCII letters, digits, spaces and . _ ' -, starting and ending with a letter or digit. Unique per game without regard to case.
+	//
+	// Example: Night Owls
+	Name string `json:"name"`
+
+	// Tag 2-6 ASCII letters or digits. Unique per game without regard to case.
+	//
+	// Example: OWL
+	Tag string `json:"tag"`
+
+	// UpdatedAt when its settings last changed
+	//
+	// Example: 2026-11-20T18:04:11.000Z
+	UpdatedAt time.Time `json:"updated_at"`
+
+	// Visibility `public`: listed and readable by anyone; `private`: seen only by its members and the players it invited (to anyone else it does not exist: 404).
+	//
+	// Example: public
+	Visibility V1ClansInvitesCreateResultDataClanVisibility `json:"visibility"`
+}
+
+// V1ClansInvitesCreateResultDataClanGame The game the clan plays
+//
+// Example: cs2
+type V1ClansInvitesCreateResultDataClanGame string
+
+// V1ClansInvitesCreateResultDataClanJoinPolicy `open`: anyone may join; `invite`: only players with a pending invite; `closed`: no new members (pending invites cannot be accepted).
+//
+// Example: invite
+type V1ClansInvitesCreateResultDataClanJoinPolicy string
+
+// V1ClansInvitesCreateResultDataClanVisibility `public`: listed and readable by anyone; `private`: seen only by its members and the players it invited (to anyone else it does not exist: 404).
+//
+// Example: public
+type V1ClansInvitesCreateResultDataClanVisibility string
+
+// V1ClansInvitesListResult One page of your pending invites, newest first
+type V1ClansInvitesListResult struct {
+	Data []V1ClansInvitesListResultDataItem `json:"data"`
+
+	// Meta Where this page sits in the whole list
+	Meta V1ClansInvitesListResultMeta `json:"meta"`
+}
+
+// V1ClansInvitesListResultDataItem A pending invite to a clan
+type V1ClansInvitesListResultDataItem struct {
+	// Clan A clan of one game
+	Clan V1ClansInvitesListResultDataItemClan `json:"clan"`
+
+	// CreatedAt when the invite was sent
+	//
+	// Example: 2026-11-20T18:04:11.000Z
+	CreatedAt time.Time `json:"created_at"`
+
+	// InvitedBy who sent the invite (null if that account is gone)
+	//
+	// Example: 7
+	InvitedBy *int `json:"invited_by"`
+
+	// UserId the invited player
+	//
+	// Example: 42
+	UserId int `json:"user_id"`
+}
+
+// V1ClansInvitesListResultDataItemClan A clan of one game
+type V1ClansInvitesListResultDataItemClan struct {
+	// CreatedAt when the clan was created
+	//
+	// Example: 2026-11-20T18:04:11.000Z
+	CreatedAt time.Time `json:"created_at"`
+
+	// Description What the clan is about, up to 500 characters.
+	//
+	// Example: EU evening squad, scrims on Thursdays.
+	Description string `json:"description"`
+
+	// Game The game the clan plays
+	//
+	// Example: cs2
+	Game V1ClansInvitesListResultDataItemClanGame `json:"game"`
+
+	// Id clan ID
+	//
+	// Example: 12
+	Id int `json:"id"`
+
+	// JoinPolicy `open`: anyone may join; `invite`: only players with a pending invite; `closed`: no new members (pending invites cannot be accepted).
+	//
+	// Example: invite
+	JoinPolicy V1ClansInvitesListResultDataItemClanJoinPolicy `json:"join_policy"`
+
+	// MaxMembers Most members the clan takes, 2-100; never below the current member count.
+	//
+	// Example: 50
+	MaxMembers int `json:"max_members"`
+
+	// MemberCount members now, the owner included
+	//
+	// Example: 8
+	MemberCount int `json:"member_count"`
+
+	// Name 3-32 characters: ASCII letters, digits, spaces and . _ ' -, starting and ending with a letter or digit. Unique per game without regard to case.
+	//
+	// Example: Night Owls
+	Name string `json:"name"`
+
+	// Tag 2-6 ASCII letters or digits. Unique per game without regard to case.
+	//
+	// Example: OWL
+	Tag string `json:"tag"`
+
+	// UpdatedAt when its settings last changed
+	//
+	// Example: 2026-11-20T18:04:11.000Z
+	UpdatedAt time.Time `json:"updated_at"`
+
+	// Visibility `public`: listed and readable by anyone; `private`: seen only by its members and the players it invited (to anyone else it does not exist: 404).
+	//
+	// Example: public
+	Visibility V1ClansInvitesListResultDataItemClanVisibility `json:"visibility"`
+}
+
+// V1ClansInvitesListResultDataItemClanGame The game the clan plays
+//
+// Example: cs2
+type V1ClansInvitesListResultDataItemClanGame string
+
+// V1ClansInvitesListResultDataItemClanJoinPolicy `open`: anyone may join; `invite`: only players with a pending invite; `closed`: no new members (pending invites cannot be accepted).
+//
+// Example: invite
+type V1ClansInvitesListResultDataItemClanJoinPolicy string
+
+// V1ClansInvitesListResultDataItemClanVisibility `public`: listed and readable by anyone; `private`: seen only by its members and the players it invited (to anyone else it does not exist: 404).
+//
+// Example: public
+type V1ClansInvitesListResultDataItemClanVisibility string
+
+// V1ClansInvitesListResultMeta Where this page sits in the whole list
+type V1ClansInvitesListResultMeta struct {
+	// Page This page
+	//
+	// Example: 1
+	Page int `json:"page"`
+
+	// PerPage Page size
+	//
+	// Example: 25
+	PerPage int `json:"per_page"`
+
+	// Total Items across all pages
+	//
+	// Example: 42
+	Total int `json:"total"`
+}
+
+// V1ClansJoinResult The membership
+type V1ClansJoinResult struct {
+	// Data A member of a clan and their role
+	Data V1ClansJoinResultData `json:"data"`
+}
+
+// V1ClansJoinResultData A member of a clan and their role
+type V1ClansJoinResultData struct {
+	// Avatar path of the user’s avatar
+	//
+	// Example: /avatars/42.png
+	Avatar string `json:"avatar"`
+
+	// ClanId Example: 12
+	ClanId int `json:"clan_id"`
+
+	// JoinedAt when the user joined
+	//
+	// Example: 2026-11-20T18:04:11.000Z
+	JoinedAt time.Time `json:"joined_at"`
+
+	// Role `owner` (exactly one; everything), `officer` (settings, invites, removes members), `member`
+	//
+	// Example: member
+	Role V1ClansJoinResultDataRole `json:"role"`
+
+	// UserId Example: 42
+	UserId int `json:"user_id"`
+
+	// Username Example: night_owl
+	Username string `json:"username"`
+}
+
+// V1ClansJoinResultDataRole `owner` (exactly one; everything), `officer` (settings, invites, removes members), `member`
+//
+// Example: member
+type V1ClansJoinResultDataRole string
+
+// V1ClansListResult One page of clans
+type V1ClansListResult struct {
+	Data []V1ClansListResultDataItem `json:"data"`
+
+	// Meta Where this page sits in the whole list
+	Meta V1ClansListResultMeta `json:"meta"`
+}
+
+// V1ClansListResultDataItem A clan of one game
+type V1ClansListResultDataItem struct {
+	// CreatedAt when the clan was created
+	//
+	// Example: 2026-11-20T18:04:11.000Z
+	CreatedAt time.Time `json:"created_at"`
+
+	// Description What the clan is about, up to 500 characters.
+	//
+	// Example: EU evening squad, scrims on Thursdays.
+	Description string `json:"description"`
+
+	// Game The game the clan plays
+	//
+	// Example: cs2
+	Game V1ClansListResultDataItemGame `json:"game"`
+
+	// Id clan ID
+	//
+	// Example: 12
+	Id int `json:"id"`
+
+	// JoinPolicy `open`: anyone may join; `invite`: only players with a pending invite; `closed`: no new members (pending invites cannot be accepted).
+	//
+	// Example: invite
+	JoinPolicy V1ClansListResultDataItemJoinPolicy `json:"join_policy"`
+
+	// MaxMembers Most members the clan takes, 2-100; never below the current member count.
+	//
+	// Example: 50
+	MaxMembers int `json:"max_members"`
+
+	// MemberCount members now, the owner included
+	//
+	// Example: 8
+	MemberCount int `json:"member_count"`
+
+	// Name 3-32 characters: ASCII letters, digits, spaces and . _ ' -, starting and ending with a letter or digit. Unique per game without regard to case.
+	//
+	// Example: Night Owls
+	Name string `json:"name"`
+
+	// Tag 2-6 ASCII letters or digits. Unique per game without regard to case.
+	//
+	// Example: OWL
+	Tag string `json:"tag"`
+
+	// UpdatedAt when its settings last changed
+	//
+	// Example: 2026-11-20T18:04:11.000Z
+	UpdatedAt time.Time `json:"updated_at"`
+
+	// Visibility `public`: listed and readable by anyone; `private`: seen only by its members and the players it invited (to anyone else it does not exist: 404).
+	//
+	// Example: public
+	Visibility V1ClansListResultDataItemVisibility `json:"visibility"`
+}
+
+// V1ClansListResultDataItemGame The game the clan plays
+//
+// Example: cs2
+type V1ClansListResultDataItemGame string
+
+// V1ClansListResultDataItemJoinPolicy `open`: anyone may join; `invite`: only players with a pending invite; `closed`: no new members (pending invites cannot be accepted).
+//
+// Example: invite
+type V1ClansListResultDataItemJoinPolicy string
+
+// V1ClansListResultDataItemVisibility `public`: listed and readable by anyone; `private`: seen only by its members and the players it invited (to anyone else it does not exist: 404).
+//
+// Example: public
+type V1ClansListResultDataItemVisibility string
+
+// V1ClansListResultMeta Where this page sits in the whole list
+type V1ClansListResultMeta struct {
+	// Page This page
+	//
+	// Example: 1
+	Page int `json:"page"`
+
+	// PerPage Page size
+	//
+	// Example: 25
+	PerPage int `json:"per_page"`
+
+	// Total Items across all pages
+	//
+	// Example: 42
+	Total int `json:"total"`
+}
+
+// V1ClansMembersDemoteResult The membership
+type V1ClansMembersDemoteResult struct {
+	// Data A member of a clan and their role
+	Data V1ClansMembersDemoteResultData `json:"data"`
+}
+
+// V1ClansMembersDemoteResultData A member of a clan and their role
+type V1ClansMembersDemoteResultData struct {
+	// Avatar path of the user’s avatar
+	//
+	// Example: /avatars/42.png
+	Avatar string `json:"avatar"`
+
+	// ClanId Example: 12
+	ClanId int `json:"clan_id"`
+
+	// JoinedAt when the user joined
+	//
+	// Example: 2026-11-20T18:04:11.000Z
+	JoinedAt time.Time `json:"joined_at"`
+
+	// Role `owner` (exactly one; everything), `officer` (settings, invites, removes members), `member`
+	//
+	// Example: member
+	Role V1ClansMembersDemoteResultDataRole `json:"role"`
+
+	// UserId Example: 42
+	UserId int `json:"user_id"`
+
+	// Username Example: night_owl
+	Username string `json:"username"`
+}
+
+// V1ClansMembersDemoteResultDataRole `owner` (exactly one; everything), `officer` (settings, invites, removes members), `member`
+//
+// Example: member
+type V1ClansMembersDemoteResultDataRole string
+
+// V1ClansMembersPromoteResult The membership
+type V1ClansMembersPromoteResult struct {
+	// Data A member of a clan and their role
+	Data V1ClansMembersPromoteResultData `json:"data"`
+}
+
+// V1ClansMembersPromoteResultData A member of a clan and their role
+type V1ClansMembersPromoteResultData struct {
+	// Avatar path of the user’s avatar
+	//
+	// Example: /avatars/42.png
+	Avatar string `json:"avatar"`
+
+	// ClanId Example: 12
+	ClanId int `json:"clan_id"`
+
+	// JoinedAt when the user joined
+	//
+	// Example: 2026-11-20T18:04:11.000Z
+	JoinedAt time.Time `json:"joined_at"`
+
+	// Role `owner` (exactly one; everything), `officer` (settings, invites, removes members), `member`
+	//
+	// Example: member
+	Role V1ClansMembersPromoteResultDataRole `json:"role"`
+
+	// UserId Example: 42
+	UserId int `json:"user_id"`
+
+	// Username Example: night_owl
+	Username string `json:"username"`
+}
+
+// V1ClansMembersPromoteResultDataRole `owner` (exactly one; everything), `officer` (settings, invites, removes members), `member`
+//
+// Example: member
+type V1ClansMembersPromoteResultDataRole string
+
+// V1ClansSettingsUpdateRequest The settings to change; those left out keep their value.
+type V1ClansSettingsUpdateRequest struct {
+	// Description What the clan is about, up to 500 characters.
+	//
+	// Example: EU evening squad, scrims on Thursdays.
+	Description *string `json:"description,omitempty"`
+
+	// JoinPolicy `open`: anyone may join; `invite`: only players with a pending invite; `closed`: no new members (pending invites cannot be accepted).
+	//
+	// Example: invite
+	JoinPolicy *V1ClansSettingsUpdateRequestJoinPolicy `json:"join_policy,omitempty"`
+
+	// MaxMembers Most members the clan takes, 2-100; never below the current member count.
+	//
+	// Example: 50
+	MaxMembers *int `json:"max_members,omitempty"`
+
+	// Visibility `public`: listed and readable by anyone; `private`: seen only by its members and the players it invited (to anyone else it does not exist: 404).
+	//
+	// Example: public
+	Visibility *V1ClansSettingsUpdateRequestVisibility `json:"visibility,omitempty"`
+}
+
+// V1ClansSettingsUpdateRequestJoinPolicy `open`: anyone may join; `invite`: only players with a pending invite; `closed`: no new members (pending invites cannot be accepted).
+//
+// Example: invite
+type V1ClansSettingsUpdateRequestJoinPolicy string
+
+// V1ClansSettingsUpdateRequestVisibility `public`: listed and readable by anyone; `private`: seen only by its members and the players it invited (to anyone else it does not exist: 404).
+//
+// Example: public
+type V1ClansSettingsUpdateRequestVisibility string
+
+// V1ClansSettingsUpdateResult The clan
+type V1ClansSettingsUpdateResult struct {
+	// Data A clan of one game
+	Data V1ClansSettingsUpdateResultData `json:"data"`
+}
+
+// V1ClansSettingsUpdateResultData A clan of one game
+type V1ClansSettingsUpdateResultData struct {
+	// CreatedAt when the clan was created
+	//
+	// Example: 2026-11-20T18:04:11.000Z
+	CreatedAt time.Time `json:"created_at"`
+
+	// Description What the clan is about, up to 500 characters.
+	//
+	// Example: EU evening squad, scrims on Thursdays.
+	Description string `json:"description"`
+
+	// Game The game the clan plays
+	//
+	// Example: cs2
+	Game V1ClansSettingsUpdateResultDataGame `json:"game"`
+
+	// Id clan ID
+	//
+	// Example: 12
+	Id int `json:"id"`
+
+	// JoinPolicy `open`: anyone may join; `invite`: only players with a pending invite; `closed`: no new members (pending invites cannot be accepted).
+	//
+	// Example: invite
+	JoinPolicy V1ClansSettingsUpdateResultDataJoinPolicy `json:"join_policy"`
+
+	// MaxMembers Most members the clan takes, 2-100; never below the current member count.
+	//
+	// Example: 50
+	MaxMembers int `json:"max_members"`
+
+	// MemberCount members now, the owner included
+	//
+	// Example: 8
+	MemberCount int `json:"member_count"`
+
+	// Name 3-32 characters: ASCII letters, digits, spaces and . _ ' -, starting and ending with a letter or digit. Unique per game without regard to case.
+	//
+	// Example: Night Owls
+	Name string `json:"name"`
+
+	// Tag 2-6 ASCII letters or digits. Unique per game without regard to case.
+	//
+	// Example: OWL
+	Tag string `json:"tag"`
+
+	// UpdatedAt when its settings last changed
+	//
+	// Example: 2026-11-20T18:04:11.000Z
+	UpdatedAt time.Time `json:"updated_at"`
+
+	// Visibility `public`: listed and readable by anyone; `private`: seen only by its members and the players it invited (to anyone else it does not exist: 404).
+	//
+	// Example: public
+	Visibility V1ClansSettingsUpdateResultDataVisibility `json:"visibility"`
+}
+
+// V1ClansSettingsUpdateResultDataGame The game the clan plays
+//
+// Example: cs2
+type V1ClansSettingsUpdateResultDataGame string
+
+// V1ClansSettingsUpdateResultDataJoinPolicy `open`: anyone may join; `invite`: only players with a pending invite; `closed`: no new members (pending invites cannot be accepted).
+//
+// Example: invite
+type V1ClansSettingsUpdateResultDataJoinPolicy string
+
+// V1ClansSettingsUpdateResultDataVisibility `public`: listed and readable by anyone; `private`: seen only by its members and the players it invited (to anyone else it does not exist: 404).
+//
+// Example: public
+type V1ClansSettingsUpdateResultDataVisibility string
+
+// V1ClansTransferRequest defines model for V1ClansTransferRequest.
+type V1ClansTransferRequest struct {
+	// UserId the member who becomes the owner
+	//
+	// Example: 42
+	UserId int `json:"user_id"`
+}
+
+// V1ClansTransferResult The clan with its members
+type V1ClansTransferResult struct {
+	// Data A clan with its members and their roles
+	Data V1ClansTransferResultData `json:"data"`
+}
+
+// V1ClansTransferResultData A clan with its members and their roles
+type V1ClansTransferResultData struct {
+	// CreatedAt when the clan was created
+	//
+	// Example: 2026-11-20T18:04:11.000Z
+	CreatedAt time.Time `json:"created_at"`
+
+	// Description What the clan is about, up to 500 characters.
+	//
+	// Example: EU evening squad, scrims on Thursdays.
+	Description string `json:"description"`
+
+	// Game The game the clan plays
+	//
+	// Example: cs2
+	Game V1ClansTransferResultDataGame `json:"game"`
+
+	// Id clan ID
+	//
+	// Example: 12
+	Id int `json:"id"`
+
+	// JoinPolicy `open`: anyone may join; `invite`: only players with a pending invite; `closed`: no new members (pending invites cannot be accepted).
+	//
+	// Example: invite
+	JoinPolicy V1ClansTransferResultDataJoinPolicy `json:"join_policy"`
+
+	// MaxMembers Most members the clan takes, 2-100; never below the current member count.
+	//
+	// Example: 50
+	MaxMembers int `json:"max_members"`
+
+	// MemberCount members now, the owner included
+	//
+	// Example: 8
+	MemberCount int `json:"member_count"`
+
+	// Members every member: the owner, then officers, then members, longest-standing first
+	Members []V1ClansTransferResultDataMembersItem `json:"members"`
+
+	// Name 3-32 characters: ASCII letters, digits, spaces and . _ ' -, starting and ending with a letter or digit. Unique per game without regard to case.
+	//
+	// Example: Night Owls
+	Name string `json:"name"`
+
+	// Tag 2-6 ASCII letters or digits. Unique per game without regard to case.
+	//
+	// Example: OWL
+	Tag string `json:"tag"`
+
+	// UpdatedAt when its settings last changed
+	//
+	// Example: 2026-11-20T18:04:11.000Z
+	UpdatedAt time.Time `json:"updated_at"`
+
+	// Visibility `public`: listed and readable by anyone; `private`: seen only by its members and the players it invited (to anyone else it does not exist: 404).
+	//
+	// Example: public
+	Visibility V1ClansTransferResultDataVisibility `json:"visibility"`
+}
+
+// V1ClansTransferResultDataGame The game the clan plays
+//
+// Example: cs2
+type V1ClansTransferResultDataGame string
+
+// V1ClansTransferResultDataJoinPolicy `open`: anyone may join; `invite`: only players with a pending invite; `closed`: no new members (pending invites cannot be accepted).
+//
+// Example: invite
+type V1ClansTransferResultDataJoinPolicy string
+
+// V1ClansTransferResultDataVisibility `public`: listed and readable by anyone; `private`: seen only by its members and the players it invited (to anyone else it does not exist: 404).
+//
+// Example: public
+type V1ClansTransferResultDataVisibility string
+
+// V1ClansTransferResultDataMembersItem defines model for V1ClansTransferResultDataMembersItem.
+type V1ClansTransferResultDataMembersItem struct {
+	// Avatar path of the user’s avatar
+	//
+	// Example: /avatars/42.png
+	Avatar string `json:"avatar"`
+
+	// JoinedAt when the user joined
+	//
+	// Example: 2026-11-20T18:04:11.000Z
+	JoinedAt time.Time `json:"joined_at"`
+
+	// Role `owner` (exactly one; everything), `officer` (settings, invites, removes members), `member`
+	//
+	// Example: member
+	Role V1ClansTransferResultDataMembersItemRole `json:"role"`
+
+	// UserId Example: 42
+	UserId int `json:"user_id"`
+
+	// Username Example: night_owl
+	Username string `json:"username"`
+}
+
+// V1ClansTransferResultDataMembersItemRole `owner` (exactly one; everything), `officer` (settings, invites, removes members), `member`
+//
+// Example: member
+type V1ClansTransferResultDataMembersItemRole string
+
+// V1EconomyBalanceGetResult the balance
+type V1EconomyBalanceGetResult struct {
+	Data EconomyBalance `json:"data"`
+}
+
+// V1EconomyTransactionsListResult a page of entries, newest first
+type V1EconomyTransactionsListResult struct {
+	Data []EconomyEntry `json:"data"`
+
+	// Meta Where this page sits in the whole list
+	Meta V1EconomyTransactionsListResultMeta `json:"meta"`
+}
+
+// V1EconomyTransactionsListResultMeta Where this page sits in the whole list
+type V1EconomyTransactionsListResultMeta struct {
+	// Page This page
+	//
+	// Example: 1
+	Page int `json:"page"`
+
+	// PerPage Page size
+	//
+	// Example: 25
+	PerPage int `json:"per_page"`
+
+	// Total Items across all pages
+	//
+	// Example: 42
+	Total int `json:"total"`
+}
+
+// V1EconomyTransferCreateRequest defines model for V1EconomyTransferCreateRequest.
+type V1EconomyTransferCreateRequest struct {
+	// Amount whole coins, 1 to 1,000,000; anything else is `invalid_amount`
+	//
+	// Example: 250
+	Amount int `json:"amount"`
+
+	// Note shown to both users in their history
+	//
+	// Example: gg, thanks for the carry
+	Note *string `json:"note,omitempty"`
+
+	// ToUserId the recipient’s user id
+	//
+	// Example: 42
+	ToUserId int `json:"to_user_id"`
+}
+
+// V1EconomyTransferCreateResult the transfer written
+type V1EconomyTransferCreateResult struct {
+	Data EconomyTransfer `json:"data"`
+}
+
+// V1EventsListResult One page of events, oldest first
+type V1EventsListResult struct {
+	Data []V1EventsListResultDataItem `json:"data"`
+
+	// Meta Cursor paging: the outbox grows at its end, so pages are walked by cursor, not by number
+	Meta V1EventsListResultMeta `json:"meta"`
+}
+
+// V1EventsListResultDataItem An event, as every channel sends it (webhook body, SSE data, pull item)
+type V1EventsListResultDataItem struct {
+	// CreatedAt When the change that emitted the event committed (ISO 8601 UTC).
+	//
+	// Example: 2026-11-20T12:00:00.000Z
+	CreatedAt time.Time `json:"created_at"`
+
+	// Data The payload; its schema per type is in the OpenAPI `webhooks` section.
+	//
+	// Example: {"game":"cs2","match_id":812,"score":{"ct":13,"t":9},"server_id":3,"winner":"ct"}
+	Data map[string]interface{} `json:"data"`
+
+	// Id Sortable, unique event id; the same value is the webhook `webhook-id`, the SSE `id` and the pull cursor.
+	//
+	// Example: evt_0000000000004711
+	Id string `json:"id"`
+
+	// Type The event type, `resource.action`.
+	//
+	// Example: match.ended
+	Type string `json:"type"`
+}
+
+// V1EventsListResultMeta Cursor paging: the outbox grows at its end, so pages are walked by cursor, not by number
+type V1EventsListResultMeta struct {
+	// HasMore More events are waiting after this page: ask again at once with `after=next_after`.
+	//
+	// Example: false
+	HasMore bool `json:"has_more"`
+
+	// NextAfter The cursor for the next page: pass it as `after`. `null`: No event to page after yet (nothing visible and no `after` given).
+	//
+	// Example: evt_0000000000004711
+	NextAfter *string `json:"next_after"`
+}
+
+// V1EventsTypesListResult Every event type, in catalog order
+type V1EventsTypesListResult struct {
+	Data []V1EventsTypesListResultDataItem `json:"data"`
+}
+
+// V1EventsTypesListResultDataItem One event type of the catalog
+type V1EventsTypesListResultDataItem struct {
+	// Audience `public`: every subscriber with the scope; `user`: only apps acting for the user it concerns; `app`: only the app it concerns
+	//
+	// Example: public
+	Audience V1EventsTypesListResultDataItemAudience `json:"audience"`
+
+	// Description What it tells, and who receives it
+	//
+	// Example: One counted kill, told when its round is settled.
+	Description string `json:"description"`
+
+	// Example An example `data`
+	//
+	// Example: {"server_id":3}
+	Example V1EventsTypesListResultDataItemExample `json:"example"`
+
+	// HighVolume One event per kill (or as often): prefer its batched variant
+	//
+	// Example: true
+	HighVolume bool `json:"high_volume"`
+
+	// Schema JSON Schema (2020-12) of the event’s `data`
+	//
+	// Example: {"properties":{},"type":"object"}
+	Schema V1EventsTypesListResultDataItemSchema `json:"schema"`
+
+	// Scope The scope a reader needs (null: none beyond the audience)
+	//
+	// Example: stats:read
+	Scope *V1EventsTypesListResultDataItemScope `json:"scope"`
+
+	// Type Event type, `resource.action`
+	//
+	// Example: kill.recorded
+	Type string `json:"type"`
+}
+
+// V1EventsTypesListResultDataItemAudience `public`: every subscriber with the scope; `user`: only apps acting for the user it concerns; `app`: only the app it concerns
+//
+// Example: public
+type V1EventsTypesListResultDataItemAudience string
+
+// V1EventsTypesListResultDataItemScope The scope a reader needs (null: none beyond the audience)
+//
+// Example: stats:read
+type V1EventsTypesListResultDataItemScope string
+
+// V1EventsTypesListResultDataItemExample An example `data`
+//
+// Example: {"server_id":3}
+type V1EventsTypesListResultDataItemExample map[string]interface{}
+
+// V1EventsTypesListResultDataItemSchema JSON Schema (2020-12) of the event’s `data`
+//
+// Example: {"properties":{},"type":"object"}
+type V1EventsTypesListResultDataItemSchema map[string]interface{}
+
+// V1ServersCommandSendRequest defines model for V1ServersCommandSendRequest.
+type V1ServersCommandSendRequest struct {
+	// Command One console command, 1 to 512 characters, on one line (no line breaks or control characters, which would smuggle a second command).
+	//
+	// Example: changelevel de_inferno
+	Command string `json:"command"`
+}
+
+// V1ServersCommandSendResult the server’s answer
+type V1ServersCommandSendResult struct {
+	Data ServerCommandResult `json:"data"`
+}
+
+// V1ServersCommandsListResult a page of the audit, newest first
+type V1ServersCommandsListResult struct {
+	Data []ServerCommandAuditEntry `json:"data"`
+
+	// Meta Where this page sits in the whole list
+	Meta V1ServersCommandsListResultMeta `json:"meta"`
+}
+
+// V1ServersCommandsListResultMeta Where this page sits in the whole list
+type V1ServersCommandsListResultMeta struct {
+	// Page This page
+	//
+	// Example: 1
+	Page int `json:"page"`
+
+	// PerPage Page size
+	//
+	// Example: 25
+	PerPage int `json:"per_page"`
+
+	// Total Items across all pages
+	//
+	// Example: 42
+	Total int `json:"total"`
+}
+
+// V1ServersListResult One page of game servers
+type V1ServersListResult struct {
+	Data []V1ServersListResultDataItem `json:"data"`
+
+	// Meta Where this page sits in the whole list
+	Meta V1ServersListResultMeta `json:"meta"`
+}
+
+// V1ServersListResultDataItem A game server of the hub (the preview server record)
+type V1ServersListResultDataItem struct {
+	// Game game code
+	//
+	// Example: cs2
+	Game V1ServersListResultDataItemGame `json:"game"`
+
+	// Id server ID (a string on the preview surface)
+	//
+	// Example: 3
+	Id string `json:"id"`
+
+	// MaxPlayers Example: 20
+	MaxPlayers int `json:"max_players"`
+
+	// Name Example: Hub #1 | Competitive
+	Name string `json:"name"`
+
+	// Players current player count
+	//
+	// Example: 14
+	Players int `json:"players"`
+
+	// Region Where the server runs, as its operator registered it; `unassigned` until one is set.
+	//
+	// Example: eu-west
+	Region V1ServersListResultDataItemRegion `json:"region"`
+
+	// Status `running`: the poller’s latest verdict is that the server answers its status query (it answered the last poll, or missed fewer than `POLL_OFFLINE_AFTER` polls in a row, so one lost packet does not flap it); `offline`: otherwise, including a server never polled yet. These two are the complete set.
+	//
+	// Example: running
+	Status V1ServersListResultDataItemStatus `json:"status"`
+
+	// Uptime Percent of the poller’s status queries the server answered over the last 30 days (hourly buckets: the current UTC hour and the ones before it), one decimal. `null`: The poller has no history of this server in the window.
+	//
+	// Example: 99.4
+	Uptime *float32 `json:"uptime"`
+}
+
+// V1ServersListResultDataItemGame game code
+//
+// Example: cs2
+type V1ServersListResultDataItemGame string
+
+// V1ServersListResultDataItemRegion Where the server runs, as its operator registered it; `unassigned` until one is set.
+//
+// Example: eu-west
+type V1ServersListResultDataItemRegion string
+
+// V1ServersListResultDataItemStatus `running`: the poller’s latest verdict is that the server answers its status query (it answered the last poll, or missed fewer than `POLL_OFFLINE_AFTER` polls in a row, so one lost packet does not flap it); `offline`: otherwise, including a server never polled yet. These two are the complete set.
+//
+// Example: running
+type V1ServersListResultDataItemStatus string
+
+// V1ServersListResultMeta Where this page sits in the whole list
+type V1ServersListResultMeta struct {
+	// Page This page
+	//
+	// Example: 1
+	Page int `json:"page"`
+
+	// PerPage Page size
+	//
+	// Example: 25
+	PerPage int `json:"per_page"`
+
+	// Total Items across all pages
+	//
+	// Example: 42
+	Total int `json:"total"`
+}
+
+// V1ServersStatusGetResult The live state of a game server
+type V1ServersStatusGetResult struct {
+	// Data The live state of one game server
+	Data V1ServersStatusGetResultData `json:"data"`
+}
+
+// V1ServersStatusGetResultData The live state of one game server
+type V1ServersStatusGetResultData struct {
+	// Id server ID
+	//
+	// Example: 3
+	Id string `json:"id"`
+
+	// LastSeen when the server last answered a status query
+	//
+	// Example: 2026-11-20T18:04:11.000Z
+	LastSeen *time.Time `json:"last_seen"`
+
+	// LatencyMs how long the last status query took to be answered, in milliseconds `null`: the last status query went unanswered, or there was none yet
+	//
+	// Example: 23
+	LatencyMs *int `json:"latency_ms"`
+
+	// Map current map (empty for minecraft)
+	//
+	// Example: de_mirage
+	Map string `json:"map"`
+
+	// MaxPlayers Example: 20
+	MaxPlayers int `json:"max_players"`
+
+	// Players current player count
+	//
+	// Example: 14
+	Players int `json:"players"`
+
+	// Status `running`: the poller’s latest verdict is that the server answers its status query (it answered the last poll, or missed fewer than `POLL_OFFLINE_AFTER` polls in a row, so one lost packet does not flap it); `offline`: otherwise, including a server never polled yet. These two are the complete set.
+	//
+	// Example: running
+	Status V1ServersStatusGetResultDataStatus `json:"status"`
+
+	// Uptime24h Percent of the poller’s status queries the server answered over the last 24 hours (hourly buckets: the current UTC hour and the ones before it), one decimal. `null`: The poller has no history of this server in the window.
+	//
+	// Example: 99.4
+	Uptime24h *float32 `json:"uptime_24h"`
+
+	// Uptime30d Percent of the poller’s status queries the server answered over the last 30 days (hourly buckets: the current UTC hour and the ones before it), one decimal. `null`: The poller has no history of this server in the window.
+	//
+	// Example: 99.4
+	Uptime30d *float32 `json:"uptime_30d"`
+}
+
+// V1ServersStatusGetResultDataStatus `running`: the poller’s latest verdict is that the server answers its status query (it answered the last poll, or missed fewer than `POLL_OFFLINE_AFTER` polls in a row, so one lost packet does not flap it); `offline`: otherwise, including a server never polled yet. These two are the complete set.
+//
+// Example: running
+type V1ServersStatusGetResultDataStatus string
+
+// V1TournamentsListResult One page of tournaments
+type V1TournamentsListResult struct {
+	Data []V1TournamentsListResultDataItem `json:"data"`
+
+	// Meta Where this page sits in the whole list
+	Meta V1TournamentsListResultMeta `json:"meta"`
+}
+
+// V1TournamentsListResultDataItem A tournament of the hub
+type V1TournamentsListResultDataItem struct {
+	// Game game code such as cs2, cs16, rust, minecraft
+	//
+	// Example: cs2
+	Game string `json:"game"`
+
+	// Id tournament ID
+	//
+	// Example: 7
+	Id int `json:"id"`
+
+	// MaxTeams Example: 16
+	MaxTeams int `json:"max_teams"`
+
+	// Name Example: Winter Cup 2026
+	Name string `json:"name"`
+
+	// StartsAt when the tournament starts
+	//
+	// Example: 2026-11-20T18:04:11.000Z
+	StartsAt time.Time `json:"starts_at"`
+
+	// Status Example: upcoming
+	Status V1TournamentsListResultDataItemStatus `json:"status"`
+}
+
+// V1TournamentsListResultDataItemStatus Example: upcoming
+type V1TournamentsListResultDataItemStatus string
+
+// V1TournamentsListResultMeta Where this page sits in the whole list
+type V1TournamentsListResultMeta struct {
+	// Page This page
+	//
+	// Example: 1
+	Page int `json:"page"`
+
+	// PerPage Page size
+	//
+	// Example: 25
+	PerPage int `json:"per_page"`
+
+	// Total Items across all pages
+	//
+	// Example: 42
+	Total int `json:"total"`
+}
+
+// V1UsersMeGetResult The signed-in user
+type V1UsersMeGetResult struct {
+	// Data The signed-in user’s profile; never a password, session or key.
+	Data Me `json:"data"`
+}
+
+// V1UsersStatsGetResult A user’s stats
+type V1UsersStatsGetResult struct {
+	// Data A user’s stats: the published stats plus Elo, combat totals and unlocked achievements
+	Data V1UsersStatsGetResultData `json:"data"`
+}
+
+// V1UsersStatsGetResultData A user’s stats: the published stats plus Elo, combat totals and unlocked achievements
+type V1UsersStatsGetResultData struct {
+	// Achievements achievements unlocked
+	//
+	// Example: 7
+	Achievements int `json:"achievements"`
+
+	// Combat All-time kills, deaths and headshots per game (cs2, cs16, rust) where the user has any
+	Combat []V1UsersStatsGetResultDataCombatItem `json:"combat"`
+
+	// Elo The user’s Elo per game (cs2, cs16) where they have played a rated match
+	Elo []V1UsersStatsGetResultDataEloItem `json:"elo"`
+
+	// ForumPosts Example: 18
+	ForumPosts int `json:"forum_posts"`
+
+	// Level Example: 12
+	Level int `json:"level"`
+
+	// TotalXp Example: 6940
+	TotalXp int `json:"total_xp"`
+
+	// TournamentsPlayed Example: 3
+	TournamentsPlayed int `json:"tournaments_played"`
+
+	// UnlockedAchievements Achievements the user has unlocked, most recent first
+	UnlockedAchievements []V1UsersStatsGetResultDataUnlockedAchievementsItem `json:"unlocked_achievements"`
+
+	// UserId the hub user id
+	//
+	// Example: 42
+	UserId string `json:"user_id"`
+
+	// Xp XP earned inside the current level
+	//
+	// Example: 340
+	Xp int `json:"xp"`
+}
+
+// V1UsersStatsGetResultDataCombatItem defines model for V1UsersStatsGetResultDataCombatItem.
+type V1UsersStatsGetResultDataCombatItem struct {
+	// Deaths Example: 640
+	Deaths int `json:"deaths"`
+
+	// Game game code
+	//
+	// Example: cs2
+	Game string `json:"game"`
+
+	// Headshots Example: 702
+	Headshots int `json:"headshots"`
+
+	// HsPct headshots / kills × 100, rounded to 1 decimal (0 without kills)
+	//
+	// Example: 45.5
+	HsPct float32 `json:"hs_pct"`
+
+	// Kills Example: 1543
+	Kills int `json:"kills"`
+}
+
+// V1UsersStatsGetResultDataEloItem defines model for V1UsersStatsGetResultDataEloItem.
+type V1UsersStatsGetResultDataEloItem struct {
+	// Game game code
+	//
+	// Example: cs2
+	Game string `json:"game"`
+
+	// Games rated matches played
+	//
+	// Example: 212
+	Games int `json:"games"`
+
+	// Rating ranked Elo rating
+	//
+	// Example: 1487
+	Rating int `json:"rating"`
+
+	// WinPct wins / games × 100, rounded to 1 decimal (0 without games)
+	//
+	// Example: 57.1
+	WinPct float32 `json:"win_pct"`
+
+	// Wins Example: 121
+	Wins int `json:"wins"`
+}
+
+// V1UsersStatsGetResultDataUnlockedAchievementsItem defines model for V1UsersStatsGetResultDataUnlockedAchievementsItem.
+type V1UsersStatsGetResultDataUnlockedAchievementsItem struct {
+	// Category one of combat, weapons, teamwork, progression, community, tournaments
+	//
+	// Example: combat
+	Category string `json:"category"`
+
+	// Icon an emoji character
+	//
+	// Example: 🩸
+	Icon string `json:"icon"`
+
+	// Id achievement ID
+	//
+	// Example: 1
+	Id int `json:"id"`
+
+	// Name Example: First Blood
+	Name string `json:"name"`
+
+	// UnlockedAt when the user unlocked it
+	//
+	// Example: 2026-11-20T18:04:11.000Z
+	UnlockedAt time.Time `json:"unlocked_at"`
+}
+
+// V1WebhooksCreateRequest defines model for V1WebhooksCreateRequest.
+type V1WebhooksCreateRequest struct {
+	// Description a note for yourself
+	//
+	// Example: production receiver
+	Description *string `json:"description,omitempty"`
+
+	// Events event types to receive (see `GET /v1/events/types`), or `["*"]` for every type
+	//
+	// Example: ["match.ended","player.level_up"]
+	Events []string `json:"events"`
+
+	// Url where events are POSTed: an absolute `https` URL (plain `http` and private addresses only where the deployment allows private targets)
+	//
+	// Example: https://example.com/hooks/hub
+	Url string `json:"url"`
+}
+
+// V1WebhooksCreateResult The new webhook and its signing secret, shown only this once
+type V1WebhooksCreateResult struct {
+	Data V1WebhooksCreateResultData `json:"data"`
+}
+
+// V1WebhooksCreateResultData defines model for V1WebhooksCreateResultData.
+type V1WebhooksCreateResultData struct {
+	// Secret the Standard Webhooks signing secret (`whsec_` + base64 of 32 bytes); shown only in this answer, keep it safe. `null` in a replay of this answer (`Idempotent-Replayed: true`): the secret is not kept with stored answers, so if the first answer was lost, rotate the secret (`POST /v1/webhooks/{id}/rotate-secret`) for a new one
+	//
+	// Example: whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw
+	Secret *string `json:"secret"`
+
+	// Webhook A webhook endpoint; never its secret
+	Webhook Webhook `json:"webhook"`
+}
+
+// V1WebhooksDeliveriesListResult Deliveries of the last 30 days, newest first
+type V1WebhooksDeliveriesListResult struct {
+	Data []WebhookDelivery `json:"data"`
+
+	// Meta Where this page sits in the whole list
+	Meta V1WebhooksDeliveriesListResultMeta `json:"meta"`
+}
+
+// V1WebhooksDeliveriesListResultMeta Where this page sits in the whole list
+type V1WebhooksDeliveriesListResultMeta struct {
+	// Page This page
+	//
+	// Example: 1
+	Page int `json:"page"`
+
+	// PerPage Page size
+	//
+	// Example: 25
+	PerPage int `json:"per_page"`
+
+	// Total Items across all pages
+	//
+	// Example: 42
+	Total int `json:"total"`
+}
+
+// V1WebhooksDeliveriesRedeliverResult The delivery, queued to be sent again
+type V1WebhooksDeliveriesRedeliverResult struct {
+	// Data One event sent (or to send) to one webhook
+	Data WebhookDelivery `json:"data"`
+}
+
+// V1WebhooksGetResult The webhook
+type V1WebhooksGetResult struct {
+	// Data A webhook endpoint; never its secret
+	Data Webhook `json:"data"`
+}
+
+// V1WebhooksListResult The caller’s webhooks, oldest first
+type V1WebhooksListResult struct {
+	Data []Webhook `json:"data"`
+
+	// Meta Where this page sits in the whole list
+	Meta V1WebhooksListResultMeta `json:"meta"`
+}
+
+// V1WebhooksListResultMeta Where this page sits in the whole list
+type V1WebhooksListResultMeta struct {
+	// Page This page
+	//
+	// Example: 1
+	Page int `json:"page"`
+
+	// PerPage Page size
+	//
+	// Example: 25
+	PerPage int `json:"per_page"`
+
+	// Total Items across all pages
+	//
+	// Example: 42
+	Total int `json:"total"`
+}
+
+// V1WebhooksReplayRequest defines model for V1WebhooksReplayRequest.
+type V1WebhooksReplayRequest struct {
+	// Since queue every event since this time (within the last 30 days)
+	//
+	// Example: 2026-11-20T18:00:00.000Z
+	Since time.Time `json:"since"`
+}
+
+// V1WebhooksReplayResult What the replay queued
+type V1WebhooksReplayResult struct {
+	Data V1WebhooksReplayResultData `json:"data"`
+}
+
+// V1WebhooksReplayResultData defines model for V1WebhooksReplayResultData.
+type V1WebhooksReplayResultData struct {
+	// Complete false when the bound was reached: replay again from `next_since` for the rest
+	//
+	// Example: true
+	Complete bool `json:"complete"`
+
+	// NextSince where to resume a replay that was not complete
+	//
+	// Example: 2026-11-20T18:04:11.000Z
+	NextSince *time.Time `json:"next_since"`
+
+	// Queued deliveries queued
+	//
+	// Example: 12
+	Queued int `json:"queued"`
+}
+
+// V1WebhooksSecretRotateResult The new signing secret, shown only this once
+type V1WebhooksSecretRotateResult struct {
+	Data V1WebhooksSecretRotateResultData `json:"data"`
+}
+
+// V1WebhooksSecretRotateResultData defines model for V1WebhooksSecretRotateResultData.
+type V1WebhooksSecretRotateResultData struct {
+	// PreviousExpiresAt the previous secret signs beside the new one until then
+	//
+	// Example: 2026-11-20T18:04:11.000Z
+	PreviousExpiresAt time.Time `json:"previous_expires_at"`
+
+	// Secret the Standard Webhooks signing secret (`whsec_` + base64 of 32 bytes); shown only in this answer, keep it safe. `null` in a replay of this answer (`Idempotent-Replayed: true`): the secret is not kept with stored answers, so if the first answer was lost, rotate the secret (`POST /v1/webhooks/{id}/rotate-secret`) for a new one
+	//
+	// Example: whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw
+	Secret *string `json:"secret"`
+}
+
+// V1WebhooksUpdateRequest defines model for V1WebhooksUpdateRequest.
+type V1WebhooksUpdateRequest struct {
+	// Description a note for yourself
+	//
+	// Example: production receiver
+	Description *string `json:"description,omitempty"`
+
+	// Enabled false turns it off; true turns it on again after it was disabled
+	Enabled *bool `json:"enabled,omitempty"`
+
+	// Events event types to receive (see `GET /v1/events/types`), or `["*"]` for every type
+	//
+	// Example: ["match.ended","player.level_up"]
+	Events *[]string `json:"events,omitempty"`
+
+	// Url where events are POSTed: an absolute `https` URL (plain `http` and private addresses only where the deployment allows private targets)
+	//
+	// Example: https://example.com/hooks/hub
+	Url *string `json:"url,omitempty"`
+}
+
+// V1WebhooksUpdateResult The webhook
+type V1WebhooksUpdateResult struct {
+	// Data A webhook endpoint; never its secret
+	Data Webhook `json:"data"`
+}
+
 // Webhook A webhook endpoint; never its secret
 type Webhook struct {
 	// CreatedAt when it was registered
@@ -7852,7 +9707,7 @@ type Webhook struct {
 	// Example: 2026-11-20T18:04:11.000Z
 	CreatedAt time.Time `json:"created_at"`
 
-	// Description a note for yourself; surrounding whitespace is removed, and an empty or whitespace-only note is stored as null
+	// Description a note for yourself
 	//
 	// Example: production receiver
 	Description *string `json:"description"`
@@ -7984,28 +9839,8 @@ type WebhookEndpointDisabledEvent struct {
 	// CreatedAt When the change committed
 	//
 	// Example: 2026-11-20T18:04:11.000Z
-	CreatedAt time.Time `json:"created_at"`
-	Data      struct {
-		// DisabledAt When
-		//
-		// Example: 2026-11-20T18:04:11.000Z
-		DisabledAt time.Time `json:"disabled_at"`
-
-		// Reason `gone`: it answered 410; `failing`: 5 days of failed deliveries
-		//
-		// Example: gone
-		Reason WebhookEndpointDisabledEventDataReason `json:"reason"`
-
-		// Url Its URL
-		//
-		// Example: https://example.com/hooks/hub
-		Url string `json:"url"`
-
-		// WebhookId Webhook
-		//
-		// Example: 12
-		WebhookId int `json:"webhook_id"`
-	} `json:"data"`
+	CreatedAt time.Time                        `json:"created_at"`
+	Data      WebhookEndpointDisabledEventData `json:"data"`
 
 	// Id Event id, sortable
 	//
@@ -8016,13 +9851,36 @@ type WebhookEndpointDisabledEvent struct {
 	Type WebhookEndpointDisabledEventType `json:"type"`
 }
 
+// WebhookEndpointDisabledEventType Event type
+type WebhookEndpointDisabledEventType string
+
+// WebhookEndpointDisabledEventData defines model for WebhookEndpointDisabledEventData.
+type WebhookEndpointDisabledEventData struct {
+	// DisabledAt When
+	//
+	// Example: 2026-11-20T18:04:11.000Z
+	DisabledAt time.Time `json:"disabled_at"`
+
+	// Reason `gone`: it answered 410; `failing`: 5 days of failed deliveries
+	//
+	// Example: gone
+	Reason WebhookEndpointDisabledEventDataReason `json:"reason"`
+
+	// Url Its URL
+	//
+	// Example: https://example.com/hooks/hub
+	Url string `json:"url"`
+
+	// WebhookId Webhook
+	//
+	// Example: 12
+	WebhookId int `json:"webhook_id"`
+}
+
 // WebhookEndpointDisabledEventDataReason `gone`: it answered 410; `failing`: 5 days of failed deliveries
 //
 // Example: gone
 type WebhookEndpointDisabledEventDataReason string
-
-// WebhookEndpointDisabledEventType Event type
-type WebhookEndpointDisabledEventType string
 
 // XpLeaderboardEntry defines model for XpLeaderboardEntry.
 type XpLeaderboardEntry struct {
@@ -8046,259 +9904,11 @@ type XpLeaderboardEntry struct {
 	Username string `json:"username"`
 }
 
-// DeveloperAccountsCreateJSONBody defines parameters for DeveloperAccountsCreate.
-type DeveloperAccountsCreateJSONBody struct {
-	Password *string `json:"password,omitempty"`
-	Username string  `json:"username"`
-}
-
-// DeveloperKeysCreateJSONBody defines parameters for DeveloperKeysCreate.
-type DeveloperKeysCreateJSONBody struct {
-	// Name 1 to 100 characters, at least one of them not whitespace; surrounding whitespace is removed when it is stored
-	//
-	// Example: my bot
-	Name string `json:"name"`
-}
-
-// DeveloperKeysOriginsUpdateJSONBody defines parameters for DeveloperKeysOriginsUpdate.
-type DeveloperKeysOriginsUpdateJSONBody struct {
-	// Origins up to 10 origins, each as a browser sends `Origin` (scheme, host, port if not the default; one that is not written so is `422`); an empty list allows any origin
-	//
-	// Example: ["https://app.example.com","http://localhost:5173"]
-	Origins []string `json:"origins"`
-}
-
 // DeveloperKeysUsageGetParams defines parameters for DeveloperKeysUsageGet.
 type DeveloperKeysUsageGetParams struct {
 	// Hours Hours to return, 1-720 (default 48).
 	Hours int `form:"hours" json:"hours"`
 }
-
-// DeveloperMyAppsCreateJSONBody defines parameters for DeveloperMyAppsCreate.
-type DeveloperMyAppsCreateJSONBody struct {
-	HomepageUrl *string                           `json:"homepage_url,omitempty"`
-	Kind        DeveloperMyAppsCreateJSONBodyKind `json:"kind"`
-	LogoUrl     *string                           `json:"logo_url,omitempty"`
-
-	// Name 1 to 100 characters, at least one of them not whitespace; surrounding whitespace is removed when it is stored
-	//
-	// Example: Frag Tracker
-	Name string `json:"name"`
-
-	// RedirectUris https URIs (plain http only to 127.0.0.1, [::1] or localhost), compared exactly
-	//
-	// Example: ["https://fragtracker.example/callback"]
-	RedirectUris []string `json:"redirect_uris"`
-}
-
-// DeveloperMyAppsCreateJSONBodyKind defines parameters for DeveloperMyAppsCreate.
-type DeveloperMyAppsCreateJSONBodyKind string
-
-// DeveloperMyAppsUpdateJSONBody defines parameters for DeveloperMyAppsUpdate.
-type DeveloperMyAppsUpdateJSONBody struct {
-	HomepageUrl *string `json:"homepage_url,omitempty"`
-	LogoUrl     *string `json:"logo_url,omitempty"`
-
-	// Name 1 to 100 characters, at least one of them not whitespace; surrounding whitespace is removed when it is stored
-	//
-	// Example: Frag Tracker
-	Name *string `json:"name,omitempty"`
-
-	// RedirectUris https URIs (plain http only to 127.0.0.1, [::1] or localhost), compared exactly
-	//
-	// Example: ["https://fragtracker.example/callback"]
-	RedirectUris *[]string `json:"redirect_uris,omitempty"`
-}
-
-// DeveloperSessionCreateJSONBody defines parameters for DeveloperSessionCreate.
-type DeveloperSessionCreateJSONBody struct {
-	Password *string `json:"password,omitempty"`
-	Username string  `json:"username"`
-}
-
-// DeveloperWebhookTestSendJSONBody defines parameters for DeveloperWebhookTestSend.
-type DeveloperWebhookTestSendJSONBody struct {
-	// EventType the event type to send a sample of (`GET /v1/events/types`)
-	//
-	// Example: match.ended
-	EventType string `json:"event_type"`
-
-	// Secret with `url`: the `whsec_…` secret to sign with; absent, a new one is made and returned
-	Secret *string `json:"secret,omitempty"`
-
-	// Url or any https URL (give exactly one of `webhook_id` and `url`)
-	//
-	// Example: https://example.com/hooks/hub
-	Url *string `json:"url,omitempty"`
-
-	// WebhookId one of your webhooks (or of your apps): sent to its URL, signed with its secrets
-	WebhookId *int `json:"webhook_id,omitempty"`
-}
-
-// IngestEventsCreateJSONBody defines parameters for IngestEventsCreate.
-type IngestEventsCreateJSONBody struct {
-	// Events events of the three types above, validated one by one
-	Events []interface{} `json:"events"`
-}
-
-// OauthAuthorizeParams defines parameters for OauthAuthorize.
-type OauthAuthorizeParams struct {
-	// ClientId The app’s client id. Required from a public app (no secret) and with `client_secret_post`; optional with HTTP Basic.
-	ClientId string `form:"client_id" json:"client_id"`
-
-	// ResponseType Always `code`.
-	ResponseType *OauthAuthorizeParamsResponseType `form:"response_type,omitempty" json:"response_type,omitempty"`
-
-	// RedirectUri One of the app’s registered redirect URIs, exactly (required when it registered several).
-	RedirectUri *string `form:"redirect_uri,omitempty" json:"redirect_uri,omitempty"`
-
-	// Scope The scopes asked for: scope names separated by spaces, from `openid`, `identify`, `stats:read`, `servers:read`, `servers:command`, `chat:read`, `clans:read`, `clans:write`, `tournaments:read`, `economy:read`, `economy:transfer`, `webhooks:read`, `webhooks:write`, `offline_access`.
-	Scope *string `form:"scope,omitempty" json:"scope,omitempty"`
-
-	// State Opaque value returned unchanged to the redirect URI.
-	State *string `form:"state,omitempty" json:"state,omitempty"`
-
-	// CodeChallenge PKCE: base64url(SHA-256(code_verifier)). Required for every app.
-	CodeChallenge *string `form:"code_challenge,omitempty" json:"code_challenge,omitempty"`
-
-	// CodeChallengeMethod Only `S256`.
-	CodeChallengeMethod *OauthAuthorizeParamsCodeChallengeMethod `form:"code_challenge_method,omitempty" json:"code_challenge_method,omitempty"`
-
-	// RequestUri Instead of the parameters above: the `request_uri` a pushed request returned.
-	RequestUri *string `form:"request_uri,omitempty" json:"request_uri,omitempty"`
-
-	// ResponseMode `query` (the default): the browser returns to `redirect_uri` with the answer in its query; `form_post`: the answer is posted to it by a page the browser loads.
-	ResponseMode *OauthAuthorizeParamsResponseMode `form:"response_mode,omitempty" json:"response_mode,omitempty"`
-
-	// Prompt `consent` asks the user again even for scopes already granted.
-	Prompt *string `form:"prompt,omitempty" json:"prompt,omitempty"`
-}
-
-// OauthAuthorizeParamsResponseType defines parameters for OauthAuthorize.
-type OauthAuthorizeParamsResponseType string
-
-// OauthAuthorizeParamsCodeChallengeMethod defines parameters for OauthAuthorize.
-type OauthAuthorizeParamsCodeChallengeMethod string
-
-// OauthAuthorizeParamsResponseMode defines parameters for OauthAuthorize.
-type OauthAuthorizeParamsResponseMode string
-
-// OauthTokenIntrospectFormdataBody defines parameters for OauthTokenIntrospect.
-type OauthTokenIntrospectFormdataBody struct {
-	// ClientId The app’s client id. Required from a public app (no secret) and with `client_secret_post`; optional with HTTP Basic.
-	//
-	// Example: app_2f96bb0640072a3502df6214d038b9df
-	ClientId *string `form:"client_id,omitempty" json:"client_id,omitempty"`
-
-	// ClientSecret A confidential app’s secret when it authenticates with `client_secret_post`; otherwise send it with HTTP Basic (`client_secret_basic`).
-	ClientSecret *string `form:"client_secret,omitempty" json:"client_secret,omitempty"`
-
-	// Token The token to describe (one of the app’s own).
-	Token string `form:"token" json:"token"`
-
-	// TokenTypeHint What kind of token `token` is, to speed up the lookup; a wrong hint is not an error.
-	TokenTypeHint *OauthTokenIntrospectFormdataBodyTokenTypeHint `form:"token_type_hint,omitempty" json:"token_type_hint,omitempty"`
-}
-
-// OauthTokenIntrospectFormdataBodyTokenTypeHint defines parameters for OauthTokenIntrospect.
-type OauthTokenIntrospectFormdataBodyTokenTypeHint string
-
-// OauthParCreateFormdataBody defines parameters for OauthParCreate.
-type OauthParCreateFormdataBody struct {
-	// ClientId The app’s client id. Required from a public app (no secret) and with `client_secret_post`; optional with HTTP Basic.
-	//
-	// Example: app_2f96bb0640072a3502df6214d038b9df
-	ClientId string `form:"client_id" json:"client_id"`
-
-	// ClientSecret A confidential app’s secret when it authenticates with `client_secret_post`; otherwise send it with HTTP Basic (`client_secret_basic`).
-	ClientSecret *string `form:"client_secret,omitempty" json:"client_secret,omitempty"`
-
-	// CodeChallenge PKCE (RFC 7636): base64url(SHA-256(code_verifier)). Required for every app.
-	CodeChallenge string `form:"code_challenge" json:"code_challenge"`
-
-	// CodeChallengeMethod Only `S256`; `plain` is refused.
-	CodeChallengeMethod OauthParCreateFormdataBodyCodeChallengeMethod `form:"code_challenge_method" json:"code_challenge_method"`
-
-	// RedirectUri One of the app’s registered redirect URIs, exactly.
-	//
-	// Example: https://fragtracker.example/callback
-	RedirectUri string `form:"redirect_uri" json:"redirect_uri"`
-
-	// ResponseType Always `code`.
-	ResponseType OauthParCreateFormdataBodyResponseType `form:"response_type" json:"response_type"`
-
-	// Scope The scopes asked for: scope names separated by spaces, from `openid`, `identify`, `stats:read`, `servers:read`, `servers:command`, `chat:read`, `clans:read`, `clans:write`, `tournaments:read`, `economy:read`, `economy:transfer`, `webhooks:read`, `webhooks:write`, `offline_access`.
-	//
-	// Example: identify stats:read
-	Scope *string `form:"scope,omitempty" json:"scope,omitempty"`
-
-	// State Opaque value returned unchanged with the code.
-	State *string `form:"state,omitempty" json:"state,omitempty"`
-}
-
-// OauthParCreateFormdataBodyCodeChallengeMethod defines parameters for OauthParCreate.
-type OauthParCreateFormdataBodyCodeChallengeMethod string
-
-// OauthParCreateFormdataBodyResponseType defines parameters for OauthParCreate.
-type OauthParCreateFormdataBodyResponseType string
-
-// OauthTokenRevokeFormdataBody defines parameters for OauthTokenRevoke.
-type OauthTokenRevokeFormdataBody struct {
-	// ClientId The app’s client id. Required from a public app (no secret) and with `client_secret_post`; optional with HTTP Basic.
-	//
-	// Example: app_2f96bb0640072a3502df6214d038b9df
-	ClientId *string `form:"client_id,omitempty" json:"client_id,omitempty"`
-
-	// ClientSecret A confidential app’s secret when it authenticates with `client_secret_post`; otherwise send it with HTTP Basic (`client_secret_basic`).
-	ClientSecret *string `form:"client_secret,omitempty" json:"client_secret,omitempty"`
-
-	// Token The access or refresh token to revoke (one of the app’s own).
-	Token string `form:"token" json:"token"`
-
-	// TokenTypeHint What kind of token `token` is, to speed up the lookup; a wrong hint is not an error.
-	TokenTypeHint *OauthTokenRevokeFormdataBodyTokenTypeHint `form:"token_type_hint,omitempty" json:"token_type_hint,omitempty"`
-}
-
-// OauthTokenRevokeFormdataBodyTokenTypeHint defines parameters for OauthTokenRevoke.
-type OauthTokenRevokeFormdataBodyTokenTypeHint string
-
-// OauthTokenCreateFormdataBody defines parameters for OauthTokenCreate.
-type OauthTokenCreateFormdataBody struct {
-	// ClientId The app’s client id. Required from a public app (no secret) and with `client_secret_post`; optional with HTTP Basic.
-	//
-	// Example: app_2f96bb0640072a3502df6214d038b9df
-	ClientId *string `form:"client_id,omitempty" json:"client_id,omitempty"`
-
-	// ClientSecret A confidential app’s secret when it authenticates with `client_secret_post`; otherwise send it with HTTP Basic (`client_secret_basic`).
-	ClientSecret *string `form:"client_secret,omitempty" json:"client_secret,omitempty"`
-
-	// Code The authorization code the redirect brought back (valid 60 s, once).
-	Code *string `form:"code,omitempty" json:"code,omitempty"`
-
-	// CodeVerifier The PKCE verifier whose S256 challenge the authorization request sent (RFC 7636).
-	CodeVerifier *string `form:"code_verifier,omitempty" json:"code_verifier,omitempty"`
-
-	// GrantType `authorization_code` (with `code`, `redirect_uri`, `code_verifier`), `refresh_token` (with `refresh_token`), or `client_credentials` (confidential apps only: a token for the app itself, no user).
-	//
-	// Example: authorization_code
-	GrantType OauthTokenCreateFormdataBodyGrantType `form:"grant_type" json:"grant_type"`
-
-	// RedirectUri The redirect URI the authorization request named, exactly.
-	//
-	// Example: https://fragtracker.example/callback
-	RedirectUri *string `form:"redirect_uri,omitempty" json:"redirect_uri,omitempty"`
-
-	// RefreshToken A refresh token; it is spent by this request and a new one is returned (rotation).
-	RefreshToken *string `form:"refresh_token,omitempty" json:"refresh_token,omitempty"`
-
-	// Scope `refresh_token`: fewer scopes than granted; `client_credentials`: the scopes wanted: scope names separated by spaces, from `openid`, `identify`, `stats:read`, `servers:read`, `servers:command`, `chat:read`, `clans:read`, `clans:write`, `tournaments:read`, `economy:read`, `economy:transfer`, `webhooks:read`, `webhooks:write`, `offline_access`.
-	//
-	// Example: identify stats:read
-	Scope *string `form:"scope,omitempty" json:"scope,omitempty"`
-}
-
-// OauthTokenCreateFormdataBodyGrantType defines parameters for OauthTokenCreate.
-type OauthTokenCreateFormdataBodyGrantType string
 
 // AchievementsListParams defines parameters for AchievementsList.
 type AchievementsListParams struct {
@@ -8378,9 +9988,6 @@ type KillboardTopFragGetParamsPeriod string
 // KillboardTopFragGetParamsGame defines parameters for KillboardTopFragGet.
 type KillboardTopFragGetParamsGame string
 
-// KillboardTopFragGet200JSONResponseBodyPeriod defines parameters for KillboardTopFragGet.
-type KillboardTopFragGet200JSONResponseBodyPeriod string
-
 // LeaderboardsGetParams defines parameters for LeaderboardsGet.
 type LeaderboardsGetParams struct {
 	// Limit Number of items to return, 1-100 (default 100).
@@ -8416,9 +10023,6 @@ type StatsEloGetParams struct {
 
 // StatsEloGetParamsGame defines parameters for StatsEloGet.
 type StatsEloGetParamsGame string
-
-// StatsEloGet200JSONResponseBodyGame defines parameters for StatsEloGet.
-type StatsEloGet200JSONResponseBodyGame string
 
 // TournamentsListParams defines parameters for TournamentsList.
 type TournamentsListParams struct {
@@ -8462,58 +10066,11 @@ type V1ClansListParams struct {
 // V1ClansListParamsGame defines parameters for V1ClansList.
 type V1ClansListParamsGame string
 
-// V1ClansList200JSONResponseBodyDataGame defines parameters for V1ClansList.
-type V1ClansList200JSONResponseBodyDataGame string
-
-// V1ClansList200JSONResponseBodyDataJoinPolicy defines parameters for V1ClansList.
-type V1ClansList200JSONResponseBodyDataJoinPolicy string
-
-// V1ClansList200JSONResponseBodyDataVisibility defines parameters for V1ClansList.
-type V1ClansList200JSONResponseBodyDataVisibility string
-
-// V1ClansCreateJSONBody defines parameters for V1ClansCreate.
-type V1ClansCreateJSONBody struct {
-	// Description What the clan is about, up to 500 characters.
-	//
-	// Example: EU evening squad, scrims on Thursdays.
-	Description *string `json:"description,omitempty"`
-
-	// Game The game the clan plays
-	//
-	// Example: cs2
-	Game V1ClansCreateJSONBodyGame `json:"game"`
-
-	// Name 3-32 characters: ASCII letters, digits, spaces and . _ ' -, starting and ending with a letter or digit. Unique per game without regard to case.
-	//
-	// Example: Night Owls
-	Name string `json:"name"`
-
-	// Tag 2-6 ASCII letters or digits. Unique per game without regard to case.
-	//
-	// Example: OWL
-	Tag string `json:"tag"`
-}
-
 // V1ClansCreateParams defines parameters for V1ClansCreate.
 type V1ClansCreateParams struct {
 	// IdempotencyKey A unique value per operation (a UUID, say; 1 to 255 printable ASCII characters), sent again unchanged on retries. The first answer is stored for 24 hours per credential and replayed to a retry with the same body (`Idempotent-Replayed: true`); the same key with another body is `422 idempotency_key_reused`, and a retry while the first request runs is `409 idempotency_key_in_use`.
 	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
 }
-
-// V1ClansCreateJSONBodyGame defines parameters for V1ClansCreate.
-type V1ClansCreateJSONBodyGame string
-
-// V1ClansCreate201JSONResponseBodyDataGame defines parameters for V1ClansCreate.
-type V1ClansCreate201JSONResponseBodyDataGame string
-
-// V1ClansCreate201JSONResponseBodyDataJoinPolicy defines parameters for V1ClansCreate.
-type V1ClansCreate201JSONResponseBodyDataJoinPolicy string
-
-// V1ClansCreate201JSONResponseBodyDataMembersRole defines parameters for V1ClansCreate.
-type V1ClansCreate201JSONResponseBodyDataMembersRole string
-
-// V1ClansCreate201JSONResponseBodyDataVisibility defines parameters for V1ClansCreate.
-type V1ClansCreate201JSONResponseBodyDataVisibility string
 
 // V1ClansInvitesListParams defines parameters for V1ClansInvitesList.
 type V1ClansInvitesListParams struct {
@@ -8524,39 +10081,10 @@ type V1ClansInvitesListParams struct {
 	PerPage *int `form:"per_page,omitempty" json:"per_page,omitempty"`
 }
 
-// V1ClansInvitesList200JSONResponseBodyDataClanGame defines parameters for V1ClansInvitesList.
-type V1ClansInvitesList200JSONResponseBodyDataClanGame string
-
-// V1ClansInvitesList200JSONResponseBodyDataClanJoinPolicy defines parameters for V1ClansInvitesList.
-type V1ClansInvitesList200JSONResponseBodyDataClanJoinPolicy string
-
-// V1ClansInvitesList200JSONResponseBodyDataClanVisibility defines parameters for V1ClansInvitesList.
-type V1ClansInvitesList200JSONResponseBodyDataClanVisibility string
-
 // V1ClansDisbandParams defines parameters for V1ClansDisband.
 type V1ClansDisbandParams struct {
 	// IdempotencyKey A unique value per operation (a UUID, say; 1 to 255 printable ASCII characters), sent again unchanged on retries. The first answer is stored for 24 hours per credential and replayed to a retry with the same body (`Idempotent-Replayed: true`); the same key with another body is `422 idempotency_key_reused`, and a retry while the first request runs is `409 idempotency_key_in_use`.
 	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
-}
-
-// V1ClansGet200JSONResponseBodyDataGame defines parameters for V1ClansGet.
-type V1ClansGet200JSONResponseBodyDataGame string
-
-// V1ClansGet200JSONResponseBodyDataJoinPolicy defines parameters for V1ClansGet.
-type V1ClansGet200JSONResponseBodyDataJoinPolicy string
-
-// V1ClansGet200JSONResponseBodyDataMembersRole defines parameters for V1ClansGet.
-type V1ClansGet200JSONResponseBodyDataMembersRole string
-
-// V1ClansGet200JSONResponseBodyDataVisibility defines parameters for V1ClansGet.
-type V1ClansGet200JSONResponseBodyDataVisibility string
-
-// V1ClansInvitesCreateJSONBody defines parameters for V1ClansInvitesCreate.
-type V1ClansInvitesCreateJSONBody struct {
-	// UserId the player to invite
-	//
-	// Example: 42
-	UserId int `json:"user_id"`
 }
 
 // V1ClansInvitesCreateParams defines parameters for V1ClansInvitesCreate.
@@ -8565,23 +10093,11 @@ type V1ClansInvitesCreateParams struct {
 	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
 }
 
-// V1ClansInvitesCreate201JSONResponseBodyDataClanGame defines parameters for V1ClansInvitesCreate.
-type V1ClansInvitesCreate201JSONResponseBodyDataClanGame string
-
-// V1ClansInvitesCreate201JSONResponseBodyDataClanJoinPolicy defines parameters for V1ClansInvitesCreate.
-type V1ClansInvitesCreate201JSONResponseBodyDataClanJoinPolicy string
-
-// V1ClansInvitesCreate201JSONResponseBodyDataClanVisibility defines parameters for V1ClansInvitesCreate.
-type V1ClansInvitesCreate201JSONResponseBodyDataClanVisibility string
-
 // V1ClansInvitesAcceptParams defines parameters for V1ClansInvitesAccept.
 type V1ClansInvitesAcceptParams struct {
 	// IdempotencyKey A unique value per operation (a UUID, say; 1 to 255 printable ASCII characters), sent again unchanged on retries. The first answer is stored for 24 hours per credential and replayed to a retry with the same body (`Idempotent-Replayed: true`); the same key with another body is `422 idempotency_key_reused`, and a retry while the first request runs is `409 idempotency_key_in_use`.
 	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
 }
-
-// V1ClansInvitesAccept201JSONResponseBodyDataRole defines parameters for V1ClansInvitesAccept.
-type V1ClansInvitesAccept201JSONResponseBodyDataRole string
 
 // V1ClansInvitesDeleteParams defines parameters for V1ClansInvitesDelete.
 type V1ClansInvitesDeleteParams struct {
@@ -8594,9 +10110,6 @@ type V1ClansJoinParams struct {
 	// IdempotencyKey A unique value per operation (a UUID, say; 1 to 255 printable ASCII characters), sent again unchanged on retries. The first answer is stored for 24 hours per credential and replayed to a retry with the same body (`Idempotent-Replayed: true`); the same key with another body is `422 idempotency_key_reused`, and a retry while the first request runs is `409 idempotency_key_in_use`.
 	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
 }
-
-// V1ClansJoin201JSONResponseBodyDataRole defines parameters for V1ClansJoin.
-type V1ClansJoin201JSONResponseBodyDataRole string
 
 // V1ClansLeaveParams defines parameters for V1ClansLeave.
 type V1ClansLeaveParams struct {
@@ -8616,39 +10129,10 @@ type V1ClansMembersDemoteParams struct {
 	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
 }
 
-// V1ClansMembersDemote200JSONResponseBodyDataRole defines parameters for V1ClansMembersDemote.
-type V1ClansMembersDemote200JSONResponseBodyDataRole string
-
 // V1ClansMembersPromoteParams defines parameters for V1ClansMembersPromote.
 type V1ClansMembersPromoteParams struct {
 	// IdempotencyKey A unique value per operation (a UUID, say; 1 to 255 printable ASCII characters), sent again unchanged on retries. The first answer is stored for 24 hours per credential and replayed to a retry with the same body (`Idempotent-Replayed: true`); the same key with another body is `422 idempotency_key_reused`, and a retry while the first request runs is `409 idempotency_key_in_use`.
 	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
-}
-
-// V1ClansMembersPromote200JSONResponseBodyDataRole defines parameters for V1ClansMembersPromote.
-type V1ClansMembersPromote200JSONResponseBodyDataRole string
-
-// V1ClansSettingsUpdateJSONBody defines parameters for V1ClansSettingsUpdate.
-type V1ClansSettingsUpdateJSONBody struct {
-	// Description What the clan is about, up to 500 characters.
-	//
-	// Example: EU evening squad, scrims on Thursdays.
-	Description *string `json:"description,omitempty"`
-
-	// JoinPolicy `open`: anyone may join; `invite`: only players with a pending invite; `closed`: no new members (pending invites cannot be accepted).
-	//
-	// Example: invite
-	JoinPolicy *V1ClansSettingsUpdateJSONBodyJoinPolicy `json:"join_policy,omitempty"`
-
-	// MaxMembers Most members the clan takes, 2-100; never below the current member count.
-	//
-	// Example: 50
-	MaxMembers *int `json:"max_members,omitempty"`
-
-	// Visibility `public`: listed and readable by anyone; `private`: seen only by its members and the players it invited (to anyone else it does not exist: 404).
-	//
-	// Example: public
-	Visibility *V1ClansSettingsUpdateJSONBodyVisibility `json:"visibility,omitempty"`
 }
 
 // V1ClansSettingsUpdateParams defines parameters for V1ClansSettingsUpdate.
@@ -8657,46 +10141,11 @@ type V1ClansSettingsUpdateParams struct {
 	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
 }
 
-// V1ClansSettingsUpdateJSONBodyJoinPolicy defines parameters for V1ClansSettingsUpdate.
-type V1ClansSettingsUpdateJSONBodyJoinPolicy string
-
-// V1ClansSettingsUpdateJSONBodyVisibility defines parameters for V1ClansSettingsUpdate.
-type V1ClansSettingsUpdateJSONBodyVisibility string
-
-// V1ClansSettingsUpdate200JSONResponseBodyDataGame defines parameters for V1ClansSettingsUpdate.
-type V1ClansSettingsUpdate200JSONResponseBodyDataGame string
-
-// V1ClansSettingsUpdate200JSONResponseBodyDataJoinPolicy defines parameters for V1ClansSettingsUpdate.
-type V1ClansSettingsUpdate200JSONResponseBodyDataJoinPolicy string
-
-// V1ClansSettingsUpdate200JSONResponseBodyDataVisibility defines parameters for V1ClansSettingsUpdate.
-type V1ClansSettingsUpdate200JSONResponseBodyDataVisibility string
-
-// V1ClansTransferJSONBody defines parameters for V1ClansTransfer.
-type V1ClansTransferJSONBody struct {
-	// UserId the member who becomes the owner
-	//
-	// Example: 42
-	UserId int `json:"user_id"`
-}
-
 // V1ClansTransferParams defines parameters for V1ClansTransfer.
 type V1ClansTransferParams struct {
 	// IdempotencyKey A unique value per operation (a UUID, say; 1 to 255 printable ASCII characters), sent again unchanged on retries. The first answer is stored for 24 hours per credential and replayed to a retry with the same body (`Idempotent-Replayed: true`); the same key with another body is `422 idempotency_key_reused`, and a retry while the first request runs is `409 idempotency_key_in_use`.
 	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
 }
-
-// V1ClansTransfer200JSONResponseBodyDataGame defines parameters for V1ClansTransfer.
-type V1ClansTransfer200JSONResponseBodyDataGame string
-
-// V1ClansTransfer200JSONResponseBodyDataJoinPolicy defines parameters for V1ClansTransfer.
-type V1ClansTransfer200JSONResponseBodyDataJoinPolicy string
-
-// V1ClansTransfer200JSONResponseBodyDataMembersRole defines parameters for V1ClansTransfer.
-type V1ClansTransfer200JSONResponseBodyDataMembersRole string
-
-// V1ClansTransfer200JSONResponseBodyDataVisibility defines parameters for V1ClansTransfer.
-type V1ClansTransfer200JSONResponseBodyDataVisibility string
 
 // V1EconomyTransactionsListParams defines parameters for V1EconomyTransactionsList.
 type V1EconomyTransactionsListParams struct {
@@ -8705,24 +10154,6 @@ type V1EconomyTransactionsListParams struct {
 
 	// PerPage Items per page, 1-100 (default 25).
 	PerPage *int `form:"per_page,omitempty" json:"per_page,omitempty"`
-}
-
-// V1EconomyTransferCreateJSONBody defines parameters for V1EconomyTransferCreate.
-type V1EconomyTransferCreateJSONBody struct {
-	// Amount whole coins, 1 to 1,000,000; anything else is `invalid_amount`
-	//
-	// Example: 250
-	Amount int `json:"amount"`
-
-	// Note shown to both users in their history
-	//
-	// Example: gg, thanks for the carry
-	Note *string `json:"note,omitempty"`
-
-	// ToUserId the recipient’s user id
-	//
-	// Example: 42
-	ToUserId int `json:"to_user_id"`
 }
 
 // V1EconomyTransferCreateParams defines parameters for V1EconomyTransferCreate.
@@ -8761,12 +10192,6 @@ type V1EventsTypesListParams struct {
 	IfNoneMatch *string `json:"If-None-Match,omitempty"`
 }
 
-// V1EventsTypesList200JSONResponseBodyDataAudience defines parameters for V1EventsTypesList.
-type V1EventsTypesList200JSONResponseBodyDataAudience string
-
-// V1EventsTypesList200JSONResponseBodyDataScope defines parameters for V1EventsTypesList.
-type V1EventsTypesList200JSONResponseBodyDataScope string
-
 // V1ServersListParams defines parameters for V1ServersList.
 type V1ServersListParams struct {
 	// Game Only servers of this game; omit it for every game.
@@ -8797,23 +10222,6 @@ type V1ServersListParamsStatus string
 // V1ServersListParamsRegion defines parameters for V1ServersList.
 type V1ServersListParamsRegion string
 
-// V1ServersList200JSONResponseBodyDataGame defines parameters for V1ServersList.
-type V1ServersList200JSONResponseBodyDataGame string
-
-// V1ServersList200JSONResponseBodyDataRegion defines parameters for V1ServersList.
-type V1ServersList200JSONResponseBodyDataRegion string
-
-// V1ServersList200JSONResponseBodyDataStatus defines parameters for V1ServersList.
-type V1ServersList200JSONResponseBodyDataStatus string
-
-// V1ServersCommandSendJSONBody defines parameters for V1ServersCommandSend.
-type V1ServersCommandSendJSONBody struct {
-	// Command One console command, 1 to 512 characters, on one line (no line breaks or control characters, which would smuggle a second command).
-	//
-	// Example: changelevel de_inferno
-	Command string `json:"command"`
-}
-
 // V1ServersCommandSendParams defines parameters for V1ServersCommandSend.
 type V1ServersCommandSendParams struct {
 	// IdempotencyKey A unique value per operation (a UUID, say; 1 to 255 printable ASCII characters), sent again unchanged on retries. The first answer is stored for 24 hours per credential and replayed to a retry with the same body (`Idempotent-Replayed: true`); the same key with another body is `422 idempotency_key_reused`, and a retry while the first request runs is `409 idempotency_key_in_use`. Required on this operation.
@@ -8834,9 +10242,6 @@ type V1ServersStatusGetParams struct {
 	// IfNoneMatch The `ETag` of a copy you hold. If the resource is unchanged the answer is `304 Not Modified` with no body, and it does not count against the quota.
 	IfNoneMatch *string `json:"If-None-Match,omitempty"`
 }
-
-// V1ServersStatusGet200JSONResponseBodyDataStatus defines parameters for V1ServersStatusGet.
-type V1ServersStatusGet200JSONResponseBodyDataStatus string
 
 // V1TournamentsListParams defines parameters for V1TournamentsList.
 type V1TournamentsListParams struct {
@@ -8862,9 +10267,6 @@ type V1TournamentsListParamsStatus string
 // V1TournamentsListParamsGame defines parameters for V1TournamentsList.
 type V1TournamentsListParamsGame string
 
-// V1TournamentsList200JSONResponseBodyDataStatus defines parameters for V1TournamentsList.
-type V1TournamentsList200JSONResponseBodyDataStatus string
-
 // V1UsersStatsGetParams defines parameters for V1UsersStatsGet.
 type V1UsersStatsGetParams struct {
 	// IfNoneMatch The `ETag` of a copy you hold. If the resource is unchanged the answer is `304 Not Modified` with no body, and it does not count against the quota.
@@ -8880,24 +10282,6 @@ type V1WebhooksListParams struct {
 	PerPage *int `form:"per_page,omitempty" json:"per_page,omitempty"`
 }
 
-// V1WebhooksCreateJSONBody defines parameters for V1WebhooksCreate.
-type V1WebhooksCreateJSONBody struct {
-	// Description a note for yourself; surrounding whitespace is removed, and an empty or whitespace-only note is stored as null
-	//
-	// Example: production receiver
-	Description *string `json:"description,omitempty"`
-
-	// Events event types to receive (see `GET /v1/events/types`), or `["*"]` for every type
-	//
-	// Example: ["match.ended","player.level_up"]
-	Events []string `json:"events"`
-
-	// Url where events are POSTed: an absolute `https` URL (plain `http` and private addresses only where the deployment allows private targets)
-	//
-	// Example: https://example.com/hooks/hub
-	Url string `json:"url"`
-}
-
 // V1WebhooksCreateParams defines parameters for V1WebhooksCreate.
 type V1WebhooksCreateParams struct {
 	// IdempotencyKey A unique value per operation (a UUID, say; 1 to 255 printable ASCII characters), sent again unchanged on retries. The first answer is stored for 24 hours per credential and replayed to a retry with the same body (`Idempotent-Replayed: true`); the same key with another body is `422 idempotency_key_reused`, and a retry while the first request runs is `409 idempotency_key_in_use`.
@@ -8908,27 +10292,6 @@ type V1WebhooksCreateParams struct {
 type V1WebhooksDeleteParams struct {
 	// IdempotencyKey A unique value per operation (a UUID, say; 1 to 255 printable ASCII characters), sent again unchanged on retries. The first answer is stored for 24 hours per credential and replayed to a retry with the same body (`Idempotent-Replayed: true`); the same key with another body is `422 idempotency_key_reused`, and a retry while the first request runs is `409 idempotency_key_in_use`.
 	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
-}
-
-// V1WebhooksUpdateJSONBody defines parameters for V1WebhooksUpdate.
-type V1WebhooksUpdateJSONBody struct {
-	// Description a note for yourself; surrounding whitespace is removed, and an empty or whitespace-only note is stored as null
-	//
-	// Example: production receiver
-	Description *string `json:"description,omitempty"`
-
-	// Enabled false turns it off; true turns it on again after it was disabled
-	Enabled *bool `json:"enabled,omitempty"`
-
-	// Events event types to receive (see `GET /v1/events/types`), or `["*"]` for every type
-	//
-	// Example: ["match.ended","player.level_up"]
-	Events *[]string `json:"events,omitempty"`
-
-	// Url where events are POSTed: an absolute `https` URL (plain `http` and private addresses only where the deployment allows private targets)
-	//
-	// Example: https://example.com/hooks/hub
-	Url *string `json:"url,omitempty"`
 }
 
 // V1WebhooksUpdateParams defines parameters for V1WebhooksUpdate.
@@ -8958,14 +10321,6 @@ type V1WebhooksDeliveriesRedeliverParams struct {
 	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
 }
 
-// V1WebhooksReplayJSONBody defines parameters for V1WebhooksReplay.
-type V1WebhooksReplayJSONBody struct {
-	// Since queue every event since this time (within the last 30 days)
-	//
-	// Example: 2026-11-20T18:00:00.000Z
-	Since time.Time `json:"since"`
-}
-
 // V1WebhooksReplayParams defines parameters for V1WebhooksReplay.
 type V1WebhooksReplayParams struct {
 	// IdempotencyKey A unique value per operation (a UUID, say; 1 to 255 printable ASCII characters), sent again unchanged on retries. The first answer is stored for 24 hours per credential and replayed to a retry with the same body (`Idempotent-Replayed: true`); the same key with another body is `422 idempotency_key_reused`, and a retry while the first request runs is `409 idempotency_key_in_use`.
@@ -8979,683 +10334,55 @@ type V1WebhooksSecretRotateParams struct {
 }
 
 // DeveloperAccountsCreateJSONRequestBody defines body for DeveloperAccountsCreate for application/json ContentType.
-type DeveloperAccountsCreateJSONRequestBody DeveloperAccountsCreateJSONBody
+type DeveloperAccountsCreateJSONRequestBody = DeveloperAccountsCreateRequest
 
 // DeveloperKeysCreateJSONRequestBody defines body for DeveloperKeysCreate for application/json ContentType.
-type DeveloperKeysCreateJSONRequestBody DeveloperKeysCreateJSONBody
+type DeveloperKeysCreateJSONRequestBody = DeveloperKeysCreateRequest
 
 // DeveloperKeysOriginsUpdateJSONRequestBody defines body for DeveloperKeysOriginsUpdate for application/json ContentType.
-type DeveloperKeysOriginsUpdateJSONRequestBody DeveloperKeysOriginsUpdateJSONBody
+type DeveloperKeysOriginsUpdateJSONRequestBody = DeveloperKeysOriginsUpdateRequest
 
 // DeveloperMyAppsCreateJSONRequestBody defines body for DeveloperMyAppsCreate for application/json ContentType.
-type DeveloperMyAppsCreateJSONRequestBody DeveloperMyAppsCreateJSONBody
+type DeveloperMyAppsCreateJSONRequestBody = DeveloperMyAppsCreateRequest
 
 // DeveloperMyAppsUpdateJSONRequestBody defines body for DeveloperMyAppsUpdate for application/json ContentType.
-type DeveloperMyAppsUpdateJSONRequestBody DeveloperMyAppsUpdateJSONBody
+type DeveloperMyAppsUpdateJSONRequestBody = DeveloperMyAppsUpdateRequest
 
 // DeveloperSessionCreateJSONRequestBody defines body for DeveloperSessionCreate for application/json ContentType.
-type DeveloperSessionCreateJSONRequestBody DeveloperSessionCreateJSONBody
+type DeveloperSessionCreateJSONRequestBody = DeveloperSessionCreateRequest
 
 // DeveloperWebhookTestSendJSONRequestBody defines body for DeveloperWebhookTestSend for application/json ContentType.
-type DeveloperWebhookTestSendJSONRequestBody DeveloperWebhookTestSendJSONBody
+type DeveloperWebhookTestSendJSONRequestBody = DeveloperWebhookTestSendRequest
 
 // IngestEventsCreateJSONRequestBody defines body for IngestEventsCreate for application/json ContentType.
-type IngestEventsCreateJSONRequestBody IngestEventsCreateJSONBody
-
-// OauthTokenIntrospectFormdataRequestBody defines body for OauthTokenIntrospect for application/x-www-form-urlencoded ContentType.
-type OauthTokenIntrospectFormdataRequestBody OauthTokenIntrospectFormdataBody
-
-// OauthParCreateFormdataRequestBody defines body for OauthParCreate for application/x-www-form-urlencoded ContentType.
-type OauthParCreateFormdataRequestBody OauthParCreateFormdataBody
-
-// OauthTokenRevokeFormdataRequestBody defines body for OauthTokenRevoke for application/x-www-form-urlencoded ContentType.
-type OauthTokenRevokeFormdataRequestBody OauthTokenRevokeFormdataBody
-
-// OauthTokenCreateFormdataRequestBody defines body for OauthTokenCreate for application/x-www-form-urlencoded ContentType.
-type OauthTokenCreateFormdataRequestBody OauthTokenCreateFormdataBody
+type IngestEventsCreateJSONRequestBody = IngestEventsCreateRequest
 
 // V1ClansCreateJSONRequestBody defines body for V1ClansCreate for application/json ContentType.
-type V1ClansCreateJSONRequestBody V1ClansCreateJSONBody
+type V1ClansCreateJSONRequestBody = V1ClansCreateRequest
 
 // V1ClansInvitesCreateJSONRequestBody defines body for V1ClansInvitesCreate for application/json ContentType.
-type V1ClansInvitesCreateJSONRequestBody V1ClansInvitesCreateJSONBody
+type V1ClansInvitesCreateJSONRequestBody = V1ClansInvitesCreateRequest
 
 // V1ClansSettingsUpdateJSONRequestBody defines body for V1ClansSettingsUpdate for application/json ContentType.
-type V1ClansSettingsUpdateJSONRequestBody V1ClansSettingsUpdateJSONBody
+type V1ClansSettingsUpdateJSONRequestBody = V1ClansSettingsUpdateRequest
 
 // V1ClansTransferJSONRequestBody defines body for V1ClansTransfer for application/json ContentType.
-type V1ClansTransferJSONRequestBody V1ClansTransferJSONBody
+type V1ClansTransferJSONRequestBody = V1ClansTransferRequest
 
 // V1EconomyTransferCreateJSONRequestBody defines body for V1EconomyTransferCreate for application/json ContentType.
-type V1EconomyTransferCreateJSONRequestBody V1EconomyTransferCreateJSONBody
+type V1EconomyTransferCreateJSONRequestBody = V1EconomyTransferCreateRequest
 
 // V1ServersCommandSendJSONRequestBody defines body for V1ServersCommandSend for application/json ContentType.
-type V1ServersCommandSendJSONRequestBody V1ServersCommandSendJSONBody
+type V1ServersCommandSendJSONRequestBody = V1ServersCommandSendRequest
 
 // V1WebhooksCreateJSONRequestBody defines body for V1WebhooksCreate for application/json ContentType.
-type V1WebhooksCreateJSONRequestBody V1WebhooksCreateJSONBody
+type V1WebhooksCreateJSONRequestBody = V1WebhooksCreateRequest
 
 // V1WebhooksUpdateJSONRequestBody defines body for V1WebhooksUpdate for application/json ContentType.
-type V1WebhooksUpdateJSONRequestBody V1WebhooksUpdateJSONBody
+type V1WebhooksUpdateJSONRequestBody = V1WebhooksUpdateRequest
 
 // V1WebhooksReplayJSONRequestBody defines body for V1WebhooksReplay for application/json ContentType.
-type V1WebhooksReplayJSONRequestBody V1WebhooksReplayJSONBody
-
-// Getter for additional properties for AuthorizationServerMetadata. Returns the specified
-// element and whether it was found
-func (a AuthorizationServerMetadata) Get(fieldName string) (value interface{}, found bool) {
-	if a.AdditionalProperties != nil {
-		value, found = a.AdditionalProperties[fieldName]
-	}
-	return
-}
-
-// Setter for additional properties for AuthorizationServerMetadata
-func (a *AuthorizationServerMetadata) Set(fieldName string, value interface{}) {
-	if a.AdditionalProperties == nil {
-		a.AdditionalProperties = make(map[string]interface{})
-	}
-	a.AdditionalProperties[fieldName] = value
-}
-
-// Override default JSON handling for AuthorizationServerMetadata to handle AdditionalProperties
-func (a *AuthorizationServerMetadata) UnmarshalJSON(b []byte) error {
-	object := make(map[string]json.RawMessage)
-	err := json.Unmarshal(b, &object)
-	if err != nil {
-		return err
-	}
-
-	if raw, found := object["authorization_endpoint"]; found {
-		err = json.Unmarshal(raw, &a.AuthorizationEndpoint)
-		if err != nil {
-			return fmt.Errorf("error reading 'authorization_endpoint': %w", err)
-		}
-		delete(object, "authorization_endpoint")
-	}
-
-	if raw, found := object["code_challenge_methods_supported"]; found {
-		err = json.Unmarshal(raw, &a.CodeChallengeMethodsSupported)
-		if err != nil {
-			return fmt.Errorf("error reading 'code_challenge_methods_supported': %w", err)
-		}
-		delete(object, "code_challenge_methods_supported")
-	}
-
-	if raw, found := object["grant_types_supported"]; found {
-		err = json.Unmarshal(raw, &a.GrantTypesSupported)
-		if err != nil {
-			return fmt.Errorf("error reading 'grant_types_supported': %w", err)
-		}
-		delete(object, "grant_types_supported")
-	}
-
-	if raw, found := object["introspection_endpoint"]; found {
-		err = json.Unmarshal(raw, &a.IntrospectionEndpoint)
-		if err != nil {
-			return fmt.Errorf("error reading 'introspection_endpoint': %w", err)
-		}
-		delete(object, "introspection_endpoint")
-	}
-
-	if raw, found := object["issuer"]; found {
-		err = json.Unmarshal(raw, &a.Issuer)
-		if err != nil {
-			return fmt.Errorf("error reading 'issuer': %w", err)
-		}
-		delete(object, "issuer")
-	}
-
-	if raw, found := object["jwks_uri"]; found {
-		err = json.Unmarshal(raw, &a.JwksUri)
-		if err != nil {
-			return fmt.Errorf("error reading 'jwks_uri': %w", err)
-		}
-		delete(object, "jwks_uri")
-	}
-
-	if raw, found := object["pushed_authorization_request_endpoint"]; found {
-		err = json.Unmarshal(raw, &a.PushedAuthorizationRequestEndpoint)
-		if err != nil {
-			return fmt.Errorf("error reading 'pushed_authorization_request_endpoint': %w", err)
-		}
-		delete(object, "pushed_authorization_request_endpoint")
-	}
-
-	if raw, found := object["response_types_supported"]; found {
-		err = json.Unmarshal(raw, &a.ResponseTypesSupported)
-		if err != nil {
-			return fmt.Errorf("error reading 'response_types_supported': %w", err)
-		}
-		delete(object, "response_types_supported")
-	}
-
-	if raw, found := object["revocation_endpoint"]; found {
-		err = json.Unmarshal(raw, &a.RevocationEndpoint)
-		if err != nil {
-			return fmt.Errorf("error reading 'revocation_endpoint': %w", err)
-		}
-		delete(object, "revocation_endpoint")
-	}
-
-	if raw, found := object["scopes_supported"]; found {
-		err = json.Unmarshal(raw, &a.ScopesSupported)
-		if err != nil {
-			return fmt.Errorf("error reading 'scopes_supported': %w", err)
-		}
-		delete(object, "scopes_supported")
-	}
-
-	if raw, found := object["token_endpoint"]; found {
-		err = json.Unmarshal(raw, &a.TokenEndpoint)
-		if err != nil {
-			return fmt.Errorf("error reading 'token_endpoint': %w", err)
-		}
-		delete(object, "token_endpoint")
-	}
-
-	if raw, found := object["token_endpoint_auth_methods_supported"]; found {
-		err = json.Unmarshal(raw, &a.TokenEndpointAuthMethodsSupported)
-		if err != nil {
-			return fmt.Errorf("error reading 'token_endpoint_auth_methods_supported': %w", err)
-		}
-		delete(object, "token_endpoint_auth_methods_supported")
-	}
-
-	if raw, found := object["userinfo_endpoint"]; found {
-		err = json.Unmarshal(raw, &a.UserinfoEndpoint)
-		if err != nil {
-			return fmt.Errorf("error reading 'userinfo_endpoint': %w", err)
-		}
-		delete(object, "userinfo_endpoint")
-	}
-
-	if len(object) != 0 {
-		a.AdditionalProperties = make(map[string]interface{})
-		for fieldName, fieldBuf := range object {
-			var fieldVal interface{}
-			err := json.Unmarshal(fieldBuf, &fieldVal)
-			if err != nil {
-				return fmt.Errorf("error unmarshaling field %s: %w", fieldName, err)
-			}
-			a.AdditionalProperties[fieldName] = fieldVal
-		}
-	}
-	return nil
-}
-
-// Override default JSON handling for AuthorizationServerMetadata to handle AdditionalProperties
-func (a AuthorizationServerMetadata) MarshalJSON() ([]byte, error) {
-	var err error
-	object := make(map[string]json.RawMessage)
-
-	object["authorization_endpoint"], err = json.Marshal(a.AuthorizationEndpoint)
-	if err != nil {
-		return nil, fmt.Errorf("error marshaling 'authorization_endpoint': %w", err)
-	}
-
-	if a.CodeChallengeMethodsSupported != nil {
-		object["code_challenge_methods_supported"], err = json.Marshal(a.CodeChallengeMethodsSupported)
-		if err != nil {
-			return nil, fmt.Errorf("error marshaling 'code_challenge_methods_supported': %w", err)
-		}
-	}
-
-	if a.GrantTypesSupported != nil {
-		object["grant_types_supported"], err = json.Marshal(a.GrantTypesSupported)
-		if err != nil {
-			return nil, fmt.Errorf("error marshaling 'grant_types_supported': %w", err)
-		}
-	}
-
-	if a.IntrospectionEndpoint != nil {
-		object["introspection_endpoint"], err = json.Marshal(a.IntrospectionEndpoint)
-		if err != nil {
-			return nil, fmt.Errorf("error marshaling 'introspection_endpoint': %w", err)
-		}
-	}
-
-	object["issuer"], err = json.Marshal(a.Issuer)
-	if err != nil {
-		return nil, fmt.Errorf("error marshaling 'issuer': %w", err)
-	}
-
-	object["jwks_uri"], err = json.Marshal(a.JwksUri)
-	if err != nil {
-		return nil, fmt.Errorf("error marshaling 'jwks_uri': %w", err)
-	}
-
-	if a.PushedAuthorizationRequestEndpoint != nil {
-		object["pushed_authorization_request_endpoint"], err = json.Marshal(a.PushedAuthorizationRequestEndpoint)
-		if err != nil {
-			return nil, fmt.Errorf("error marshaling 'pushed_authorization_request_endpoint': %w", err)
-		}
-	}
-
-	if a.ResponseTypesSupported != nil {
-		object["response_types_supported"], err = json.Marshal(a.ResponseTypesSupported)
-		if err != nil {
-			return nil, fmt.Errorf("error marshaling 'response_types_supported': %w", err)
-		}
-	}
-
-	if a.RevocationEndpoint != nil {
-		object["revocation_endpoint"], err = json.Marshal(a.RevocationEndpoint)
-		if err != nil {
-			return nil, fmt.Errorf("error marshaling 'revocation_endpoint': %w", err)
-		}
-	}
-
-	if a.ScopesSupported != nil {
-		object["scopes_supported"], err = json.Marshal(a.ScopesSupported)
-		if err != nil {
-			return nil, fmt.Errorf("error marshaling 'scopes_supported': %w", err)
-		}
-	}
-
-	object["token_endpoint"], err = json.Marshal(a.TokenEndpoint)
-	if err != nil {
-		return nil, fmt.Errorf("error marshaling 'token_endpoint': %w", err)
-	}
-
-	if a.TokenEndpointAuthMethodsSupported != nil {
-		object["token_endpoint_auth_methods_supported"], err = json.Marshal(a.TokenEndpointAuthMethodsSupported)
-		if err != nil {
-			return nil, fmt.Errorf("error marshaling 'token_endpoint_auth_methods_supported': %w", err)
-		}
-	}
-
-	if a.UserinfoEndpoint != nil {
-		object["userinfo_endpoint"], err = json.Marshal(a.UserinfoEndpoint)
-		if err != nil {
-			return nil, fmt.Errorf("error marshaling 'userinfo_endpoint': %w", err)
-		}
-	}
-
-	for fieldName, field := range a.AdditionalProperties {
-		object[fieldName], err = json.Marshal(field)
-		if err != nil {
-			return nil, fmt.Errorf("error marshaling '%s': %w", fieldName, err)
-		}
-	}
-	return json.Marshal(object)
-}
-
-// Getter for additional properties for JsonWebKeySet_Keys_Item. Returns the specified
-// element and whether it was found
-func (a JsonWebKeySet_Keys_Item) Get(fieldName string) (value interface{}, found bool) {
-	if a.AdditionalProperties != nil {
-		value, found = a.AdditionalProperties[fieldName]
-	}
-	return
-}
-
-// Setter for additional properties for JsonWebKeySet_Keys_Item
-func (a *JsonWebKeySet_Keys_Item) Set(fieldName string, value interface{}) {
-	if a.AdditionalProperties == nil {
-		a.AdditionalProperties = make(map[string]interface{})
-	}
-	a.AdditionalProperties[fieldName] = value
-}
-
-// Override default JSON handling for JsonWebKeySet_Keys_Item to handle AdditionalProperties
-func (a *JsonWebKeySet_Keys_Item) UnmarshalJSON(b []byte) error {
-	object := make(map[string]json.RawMessage)
-	err := json.Unmarshal(b, &object)
-	if err != nil {
-		return err
-	}
-
-	if raw, found := object["alg"]; found {
-		err = json.Unmarshal(raw, &a.Alg)
-		if err != nil {
-			return fmt.Errorf("error reading 'alg': %w", err)
-		}
-		delete(object, "alg")
-	}
-
-	if raw, found := object["kid"]; found {
-		err = json.Unmarshal(raw, &a.Kid)
-		if err != nil {
-			return fmt.Errorf("error reading 'kid': %w", err)
-		}
-		delete(object, "kid")
-	}
-
-	if raw, found := object["kty"]; found {
-		err = json.Unmarshal(raw, &a.Kty)
-		if err != nil {
-			return fmt.Errorf("error reading 'kty': %w", err)
-		}
-		delete(object, "kty")
-	}
-
-	if raw, found := object["use"]; found {
-		err = json.Unmarshal(raw, &a.Use)
-		if err != nil {
-			return fmt.Errorf("error reading 'use': %w", err)
-		}
-		delete(object, "use")
-	}
-
-	if len(object) != 0 {
-		a.AdditionalProperties = make(map[string]interface{})
-		for fieldName, fieldBuf := range object {
-			var fieldVal interface{}
-			err := json.Unmarshal(fieldBuf, &fieldVal)
-			if err != nil {
-				return fmt.Errorf("error unmarshaling field %s: %w", fieldName, err)
-			}
-			a.AdditionalProperties[fieldName] = fieldVal
-		}
-	}
-	return nil
-}
-
-// Override default JSON handling for JsonWebKeySet_Keys_Item to handle AdditionalProperties
-func (a JsonWebKeySet_Keys_Item) MarshalJSON() ([]byte, error) {
-	var err error
-	object := make(map[string]json.RawMessage)
-
-	if a.Alg != nil {
-		object["alg"], err = json.Marshal(a.Alg)
-		if err != nil {
-			return nil, fmt.Errorf("error marshaling 'alg': %w", err)
-		}
-	}
-
-	object["kid"], err = json.Marshal(a.Kid)
-	if err != nil {
-		return nil, fmt.Errorf("error marshaling 'kid': %w", err)
-	}
-
-	object["kty"], err = json.Marshal(a.Kty)
-	if err != nil {
-		return nil, fmt.Errorf("error marshaling 'kty': %w", err)
-	}
-
-	if a.Use != nil {
-		object["use"], err = json.Marshal(a.Use)
-		if err != nil {
-			return nil, fmt.Errorf("error marshaling 'use': %w", err)
-		}
-	}
-
-	for fieldName, field := range a.AdditionalProperties {
-		object[fieldName], err = json.Marshal(field)
-		if err != nil {
-			return nil, fmt.Errorf("error marshaling '%s': %w", fieldName, err)
-		}
-	}
-	return json.Marshal(object)
-}
-
-// Getter for additional properties for OAuthIntrospection. Returns the specified
-// element and whether it was found
-func (a OAuthIntrospection) Get(fieldName string) (value interface{}, found bool) {
-	if a.AdditionalProperties != nil {
-		value, found = a.AdditionalProperties[fieldName]
-	}
-	return
-}
-
-// Setter for additional properties for OAuthIntrospection
-func (a *OAuthIntrospection) Set(fieldName string, value interface{}) {
-	if a.AdditionalProperties == nil {
-		a.AdditionalProperties = make(map[string]interface{})
-	}
-	a.AdditionalProperties[fieldName] = value
-}
-
-// Override default JSON handling for OAuthIntrospection to handle AdditionalProperties
-func (a *OAuthIntrospection) UnmarshalJSON(b []byte) error {
-	object := make(map[string]json.RawMessage)
-	err := json.Unmarshal(b, &object)
-	if err != nil {
-		return err
-	}
-
-	if raw, found := object["active"]; found {
-		err = json.Unmarshal(raw, &a.Active)
-		if err != nil {
-			return fmt.Errorf("error reading 'active': %w", err)
-		}
-		delete(object, "active")
-	}
-
-	if raw, found := object["client_id"]; found {
-		err = json.Unmarshal(raw, &a.ClientId)
-		if err != nil {
-			return fmt.Errorf("error reading 'client_id': %w", err)
-		}
-		delete(object, "client_id")
-	}
-
-	if raw, found := object["exp"]; found {
-		err = json.Unmarshal(raw, &a.Exp)
-		if err != nil {
-			return fmt.Errorf("error reading 'exp': %w", err)
-		}
-		delete(object, "exp")
-	}
-
-	if raw, found := object["iat"]; found {
-		err = json.Unmarshal(raw, &a.Iat)
-		if err != nil {
-			return fmt.Errorf("error reading 'iat': %w", err)
-		}
-		delete(object, "iat")
-	}
-
-	if raw, found := object["iss"]; found {
-		err = json.Unmarshal(raw, &a.Iss)
-		if err != nil {
-			return fmt.Errorf("error reading 'iss': %w", err)
-		}
-		delete(object, "iss")
-	}
-
-	if raw, found := object["scope"]; found {
-		err = json.Unmarshal(raw, &a.Scope)
-		if err != nil {
-			return fmt.Errorf("error reading 'scope': %w", err)
-		}
-		delete(object, "scope")
-	}
-
-	if raw, found := object["sub"]; found {
-		err = json.Unmarshal(raw, &a.Sub)
-		if err != nil {
-			return fmt.Errorf("error reading 'sub': %w", err)
-		}
-		delete(object, "sub")
-	}
-
-	if raw, found := object["token_type"]; found {
-		err = json.Unmarshal(raw, &a.TokenType)
-		if err != nil {
-			return fmt.Errorf("error reading 'token_type': %w", err)
-		}
-		delete(object, "token_type")
-	}
-
-	if len(object) != 0 {
-		a.AdditionalProperties = make(map[string]interface{})
-		for fieldName, fieldBuf := range object {
-			var fieldVal interface{}
-			err := json.Unmarshal(fieldBuf, &fieldVal)
-			if err != nil {
-				return fmt.Errorf("error unmarshaling field %s: %w", fieldName, err)
-			}
-			a.AdditionalProperties[fieldName] = fieldVal
-		}
-	}
-	return nil
-}
-
-// Override default JSON handling for OAuthIntrospection to handle AdditionalProperties
-func (a OAuthIntrospection) MarshalJSON() ([]byte, error) {
-	var err error
-	object := make(map[string]json.RawMessage)
-
-	object["active"], err = json.Marshal(a.Active)
-	if err != nil {
-		return nil, fmt.Errorf("error marshaling 'active': %w", err)
-	}
-
-	if a.ClientId != nil {
-		object["client_id"], err = json.Marshal(a.ClientId)
-		if err != nil {
-			return nil, fmt.Errorf("error marshaling 'client_id': %w", err)
-		}
-	}
-
-	if a.Exp != nil {
-		object["exp"], err = json.Marshal(a.Exp)
-		if err != nil {
-			return nil, fmt.Errorf("error marshaling 'exp': %w", err)
-		}
-	}
-
-	if a.Iat != nil {
-		object["iat"], err = json.Marshal(a.Iat)
-		if err != nil {
-			return nil, fmt.Errorf("error marshaling 'iat': %w", err)
-		}
-	}
-
-	if a.Iss != nil {
-		object["iss"], err = json.Marshal(a.Iss)
-		if err != nil {
-			return nil, fmt.Errorf("error marshaling 'iss': %w", err)
-		}
-	}
-
-	if a.Scope != nil {
-		object["scope"], err = json.Marshal(a.Scope)
-		if err != nil {
-			return nil, fmt.Errorf("error marshaling 'scope': %w", err)
-		}
-	}
-
-	if a.Sub != nil {
-		object["sub"], err = json.Marshal(a.Sub)
-		if err != nil {
-			return nil, fmt.Errorf("error marshaling 'sub': %w", err)
-		}
-	}
-
-	if a.TokenType != nil {
-		object["token_type"], err = json.Marshal(a.TokenType)
-		if err != nil {
-			return nil, fmt.Errorf("error marshaling 'token_type': %w", err)
-		}
-	}
-
-	for fieldName, field := range a.AdditionalProperties {
-		object[fieldName], err = json.Marshal(field)
-		if err != nil {
-			return nil, fmt.Errorf("error marshaling '%s': %w", fieldName, err)
-		}
-	}
-	return json.Marshal(object)
-}
-
-// Getter for additional properties for OAuthUserInfo. Returns the specified
-// element and whether it was found
-func (a OAuthUserInfo) Get(fieldName string) (value interface{}, found bool) {
-	if a.AdditionalProperties != nil {
-		value, found = a.AdditionalProperties[fieldName]
-	}
-	return
-}
-
-// Setter for additional properties for OAuthUserInfo
-func (a *OAuthUserInfo) Set(fieldName string, value interface{}) {
-	if a.AdditionalProperties == nil {
-		a.AdditionalProperties = make(map[string]interface{})
-	}
-	a.AdditionalProperties[fieldName] = value
-}
-
-// Override default JSON handling for OAuthUserInfo to handle AdditionalProperties
-func (a *OAuthUserInfo) UnmarshalJSON(b []byte) error {
-	object := make(map[string]json.RawMessage)
-	err := json.Unmarshal(b, &object)
-	if err != nil {
-		return err
-	}
-
-	if raw, found := object["picture"]; found {
-		err = json.Unmarshal(raw, &a.Picture)
-		if err != nil {
-			return fmt.Errorf("error reading 'picture': %w", err)
-		}
-		delete(object, "picture")
-	}
-
-	if raw, found := object["preferred_username"]; found {
-		err = json.Unmarshal(raw, &a.PreferredUsername)
-		if err != nil {
-			return fmt.Errorf("error reading 'preferred_username': %w", err)
-		}
-		delete(object, "preferred_username")
-	}
-
-	if raw, found := object["sub"]; found {
-		err = json.Unmarshal(raw, &a.Sub)
-		if err != nil {
-			return fmt.Errorf("error reading 'sub': %w", err)
-		}
-		delete(object, "sub")
-	}
-
-	if len(object) != 0 {
-		a.AdditionalProperties = make(map[string]interface{})
-		for fieldName, fieldBuf := range object {
-			var fieldVal interface{}
-			err := json.Unmarshal(fieldBuf, &fieldVal)
-			if err != nil {
-				return fmt.Errorf("error unmarshaling field %s: %w", fieldName, err)
-			}
-			a.AdditionalProperties[fieldName] = fieldVal
-		}
-	}
-	return nil
-}
-
-// Override default JSON handling for OAuthUserInfo to handle AdditionalProperties
-func (a OAuthUserInfo) MarshalJSON() ([]byte, error) {
-	var err error
-	object := make(map[string]json.RawMessage)
-
-	if a.Picture != nil {
-		object["picture"], err = json.Marshal(a.Picture)
-		if err != nil {
-			return nil, fmt.Errorf("error marshaling 'picture': %w", err)
-		}
-	}
-
-	if a.PreferredUsername != nil {
-		object["preferred_username"], err = json.Marshal(a.PreferredUsername)
-		if err != nil {
-			return nil, fmt.Errorf("error marshaling 'preferred_username': %w", err)
-		}
-	}
-
-	object["sub"], err = json.Marshal(a.Sub)
-	if err != nil {
-		return nil, fmt.Errorf("error marshaling 'sub': %w", err)
-	}
-
-	for fieldName, field := range a.AdditionalProperties {
-		object[fieldName], err = json.Marshal(field)
-		if err != nil {
-			return nil, fmt.Errorf("error marshaling '%s': %w", fieldName, err)
-		}
-	}
-	return json.Marshal(object)
-}
+type V1WebhooksReplayJSONRequestBody = V1WebhooksReplayRequest
 
 // RequestEditorFn is the function signature for the RequestEditor callback function
 type RequestEditorFn func(ctx context.Context, req *http.Request) error
@@ -9730,20 +10457,6 @@ func WithRequestEditorFn(fn RequestEditorFn) ClientOption {
 
 // The interface specification for the client above.
 type ClientInterface interface {
-
-	// WellKnownOauthAuthorizationServerGet Get the authorization server metadata
-	//
-	// RFC 8414: the endpoints, scopes, grant types and client authentication methods of this authorization server, where OAuth libraries look for them.
-	//
-	// Corresponds with GET /.well-known/oauth-authorization-server (the `WellKnownOauthAuthorizationServerGet` operationId).
-	WellKnownOauthAuthorizationServerGet(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
-
-	// WellKnownOpenidConfigurationGet Get the OpenID Connect configuration
-	//
-	// OpenID Connect Discovery 1.0: the same metadata, where OpenID Connect libraries look for it.
-	//
-	// Corresponds with GET /.well-known/openid-configuration (the `WellKnownOpenidConfigurationGet` operationId).
-	WellKnownOpenidConfigurationGet(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// DeveloperAccountsCreateWithBody Create a hub account
 	//
@@ -10079,106 +10792,6 @@ type ClientInterface interface {
 	//
 	// Corresponds with POST /api-platform/ingest/logs/{token} (the `IngestLogsCreateByToken` operationId).
 	IngestLogsCreateByToken(ctx context.Context, token string, reqEditors ...RequestEditorFn) (*http.Response, error)
-
-	// OauthAuthorize Start an authorization request (browser)
-	//
-	// Where an app sends the user’s browser (RFC 6749 §4.1.1). The user signs in with their hub account and is asked to allow the scopes not granted before; the browser then returns to `redirect_uri` with `code`, `state` and `iss` (or `error`, e.g. `access_denied`). PKCE with `S256` is required for every app. Not an API call: open it in a browser. Parameters the server does not recognise are ignored (RFC 6749 §3.1).
-	//
-	// Corresponds with GET /api-platform/oauth/authorize (the `OauthAuthorize` operationId).
-	OauthAuthorize(ctx context.Context, params *OauthAuthorizeParams, reqEditors ...RequestEditorFn) (*http.Response, error)
-
-	// OauthTokenIntrospectWithBody Describe a token
-	//
-	// RFC 7662: whether one of the app’s tokens is active, with its scopes, user and expiry. For confidential apps (a back end or resource server): a public app learns nothing, every token is `{"active": false}` to it.
-	//
-	// Takes any type of body and a specified content type.
-	//
-	// Corresponds with POST /api-platform/oauth/introspect (the `OauthTokenIntrospect` operationId).
-	OauthTokenIntrospectWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
-
-	// OauthTokenIntrospectWithFormdataBody Describe a token
-	//
-	// RFC 7662: whether one of the app’s tokens is active, with its scopes, user and expiry. For confidential apps (a back end or resource server): a public app learns nothing, every token is `{"active": false}` to it.
-	//
-	// Takes a body of the `application/x-www-form-urlencoded` content type.
-	//
-	// Corresponds with POST /api-platform/oauth/introspect (the `OauthTokenIntrospect` operationId).
-	OauthTokenIntrospectWithFormdataBody(ctx context.Context, body OauthTokenIntrospectFormdataRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
-
-	// OauthJwksGet Get the keys that sign ID tokens
-	//
-	// The public keys (ES256) that verify the ID tokens this server issues (RFC 7517).
-	//
-	// Corresponds with GET /api-platform/oauth/jwks (the `OauthJwksGet` operationId).
-	OauthJwksGet(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
-
-	// OauthParCreateWithBody Push an authorization request
-	//
-	// RFC 9126: an app’s back end sends the authorization request’s parameters here first, then opens the authorization endpoint with just `client_id` and the returned `request_uri`, so nothing of the request travels through the browser.
-	//
-	// Takes any type of body and a specified content type.
-	//
-	// Corresponds with POST /api-platform/oauth/par (the `OauthParCreate` operationId).
-	OauthParCreateWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
-
-	// OauthParCreateWithFormdataBody Push an authorization request
-	//
-	// RFC 9126: an app’s back end sends the authorization request’s parameters here first, then opens the authorization endpoint with just `client_id` and the returned `request_uri`, so nothing of the request travels through the browser.
-	//
-	// Takes a body of the `application/x-www-form-urlencoded` content type.
-	//
-	// Corresponds with POST /api-platform/oauth/par (the `OauthParCreate` operationId).
-	OauthParCreateWithFormdataBody(ctx context.Context, body OauthParCreateFormdataRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
-
-	// OauthTokenRevokeWithBody Revoke a token
-	//
-	// RFC 7009: revoke one of the app’s access or refresh tokens (a refresh token takes its grant’s access tokens with it). An unknown, expired or another app’s token answers `200` too, as the RFC says.
-	//
-	// Takes any type of body and a specified content type.
-	//
-	// Corresponds with POST /api-platform/oauth/revoke (the `OauthTokenRevoke` operationId).
-	OauthTokenRevokeWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
-
-	// OauthTokenRevokeWithFormdataBody Revoke a token
-	//
-	// RFC 7009: revoke one of the app’s access or refresh tokens (a refresh token takes its grant’s access tokens with it). An unknown, expired or another app’s token answers `200` too, as the RFC says.
-	//
-	// Takes a body of the `application/x-www-form-urlencoded` content type.
-	//
-	// Corresponds with POST /api-platform/oauth/revoke (the `OauthTokenRevoke` operationId).
-	OauthTokenRevokeWithFormdataBody(ctx context.Context, body OauthTokenRevokeFormdataRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
-
-	// OauthTokenCreateWithBody Get an access token
-	//
-	// The token endpoint (RFC 6749 §3.2): exchange an authorization code (with its PKCE verifier), spend a refresh token, or (confidential apps) get an app token with `client_credentials`. Access tokens live 1 hour; refresh tokens rotate on every use, and reusing a spent one revokes the whole grant.
-	//
-	// Takes any type of body and a specified content type.
-	//
-	// Corresponds with POST /api-platform/oauth/token (the `OauthTokenCreate` operationId).
-	OauthTokenCreateWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
-
-	// OauthTokenCreateWithFormdataBody Get an access token
-	//
-	// The token endpoint (RFC 6749 §3.2): exchange an authorization code (with its PKCE verifier), spend a refresh token, or (confidential apps) get an app token with `client_credentials`. Access tokens live 1 hour; refresh tokens rotate on every use, and reusing a spent one revokes the whole grant.
-	//
-	// Takes a body of the `application/x-www-form-urlencoded` content type.
-	//
-	// Corresponds with POST /api-platform/oauth/token (the `OauthTokenCreate` operationId).
-	OauthTokenCreateWithFormdataBody(ctx context.Context, body OauthTokenCreateFormdataRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
-
-	// OauthUserinfoGet Get the signed-in user’s claims
-	//
-	// OpenID Connect UserInfo: the claims about the user an access token with `openid` acts for (`sub`; `preferred_username` and `picture` with `identify`). The token goes in `Authorization: Bearer`. An app’s own (client_credentials) token has no user: `401 invalid_token`.
-	//
-	// Corresponds with GET /api-platform/oauth/userinfo (the `OauthUserinfoGet` operationId).
-	OauthUserinfoGet(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
-
-	// OauthUserinfoGetByPost Get the user’s claims (POST)
-	//
-	// OpenID Connect UserInfo: the claims about the user an access token with `openid` acts for (`sub`; `preferred_username` and `picture` with `identify`). The token goes in `Authorization: Bearer`. An app’s own (client_credentials) token has no user: `401 invalid_token`.
-	//
-	// Corresponds with POST /api-platform/oauth/userinfo (the `OauthUserinfoGetByPost` operationId).
-	OauthUserinfoGetByPost(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// AchievementsList List achievements
 	//
@@ -10637,40 +11250,6 @@ type ClientInterface interface {
 	//
 	// Corresponds with POST /v1/webhooks/{id}/rotate-secret (the `V1WebhooksSecretRotate` operationId).
 	V1WebhooksSecretRotate(ctx context.Context, id int, params *V1WebhooksSecretRotateParams, reqEditors ...RequestEditorFn) (*http.Response, error)
-}
-
-// WellKnownOauthAuthorizationServerGet Get the authorization server metadata
-//
-// RFC 8414: the endpoints, scopes, grant types and client authentication methods of this authorization server, where OAuth libraries look for them.
-//
-// Corresponds with GET /.well-known/oauth-authorization-server (the `WellKnownOauthAuthorizationServerGet` operationId).
-func (c *Client) WellKnownOauthAuthorizationServerGet(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewWellKnownOauthAuthorizationServerGetRequest(c.Server)
-	if err != nil {
-		return nil, err
-	}
-	req = req.WithContext(ctx)
-	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
-		return nil, err
-	}
-	return c.Client.Do(req)
-}
-
-// WellKnownOpenidConfigurationGet Get the OpenID Connect configuration
-//
-// OpenID Connect Discovery 1.0: the same metadata, where OpenID Connect libraries look for it.
-//
-// Corresponds with GET /.well-known/openid-configuration (the `WellKnownOpenidConfigurationGet` operationId).
-func (c *Client) WellKnownOpenidConfigurationGet(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewWellKnownOpenidConfigurationGetRequest(c.Server)
-	if err != nil {
-		return nil, err
-	}
-	req = req.WithContext(ctx)
-	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
-		return nil, err
-	}
-	return c.Client.Do(req)
 }
 
 // DeveloperAccountsCreateWithBody Create a hub account
@@ -11288,226 +11867,6 @@ func (c *Client) IngestLogsCreate(ctx context.Context, reqEditors ...RequestEdit
 // Corresponds with POST /api-platform/ingest/logs/{token} (the `IngestLogsCreateByToken` operationId).
 func (c *Client) IngestLogsCreateByToken(ctx context.Context, token string, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewIngestLogsCreateByTokenRequest(c.Server, token)
-	if err != nil {
-		return nil, err
-	}
-	req = req.WithContext(ctx)
-	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
-		return nil, err
-	}
-	return c.Client.Do(req)
-}
-
-// OauthAuthorize Start an authorization request (browser)
-//
-// Where an app sends the user’s browser (RFC 6749 §4.1.1). The user signs in with their hub account and is asked to allow the scopes not granted before; the browser then returns to `redirect_uri` with `code`, `state` and `iss` (or `error`, e.g. `access_denied`). PKCE with `S256` is required for every app. Not an API call: open it in a browser. Parameters the server does not recognise are ignored (RFC 6749 §3.1).
-//
-// Corresponds with GET /api-platform/oauth/authorize (the `OauthAuthorize` operationId).
-func (c *Client) OauthAuthorize(ctx context.Context, params *OauthAuthorizeParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewOauthAuthorizeRequest(c.Server, params)
-	if err != nil {
-		return nil, err
-	}
-	req = req.WithContext(ctx)
-	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
-		return nil, err
-	}
-	return c.Client.Do(req)
-}
-
-// OauthTokenIntrospectWithBody Describe a token
-//
-// RFC 7662: whether one of the app’s tokens is active, with its scopes, user and expiry. For confidential apps (a back end or resource server): a public app learns nothing, every token is `{"active": false}` to it.
-//
-// Takes any type of body and a specified content type.
-//
-// Corresponds with POST /api-platform/oauth/introspect (the `OauthTokenIntrospect` operationId).
-func (c *Client) OauthTokenIntrospectWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewOauthTokenIntrospectRequestWithBody(c.Server, contentType, body)
-	if err != nil {
-		return nil, err
-	}
-	req = req.WithContext(ctx)
-	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
-		return nil, err
-	}
-	return c.Client.Do(req)
-}
-
-// OauthTokenIntrospectWithFormdataBody Describe a token
-//
-// RFC 7662: whether one of the app’s tokens is active, with its scopes, user and expiry. For confidential apps (a back end or resource server): a public app learns nothing, every token is `{"active": false}` to it.
-//
-// Takes a body of the `application/x-www-form-urlencoded` content type.
-//
-// Corresponds with POST /api-platform/oauth/introspect (the `OauthTokenIntrospect` operationId).
-func (c *Client) OauthTokenIntrospectWithFormdataBody(ctx context.Context, body OauthTokenIntrospectFormdataRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewOauthTokenIntrospectRequestWithFormdataBody(c.Server, body)
-	if err != nil {
-		return nil, err
-	}
-	req = req.WithContext(ctx)
-	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
-		return nil, err
-	}
-	return c.Client.Do(req)
-}
-
-// OauthJwksGet Get the keys that sign ID tokens
-//
-// The public keys (ES256) that verify the ID tokens this server issues (RFC 7517).
-//
-// Corresponds with GET /api-platform/oauth/jwks (the `OauthJwksGet` operationId).
-func (c *Client) OauthJwksGet(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewOauthJwksGetRequest(c.Server)
-	if err != nil {
-		return nil, err
-	}
-	req = req.WithContext(ctx)
-	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
-		return nil, err
-	}
-	return c.Client.Do(req)
-}
-
-// OauthParCreateWithBody Push an authorization request
-//
-// RFC 9126: an app’s back end sends the authorization request’s parameters here first, then opens the authorization endpoint with just `client_id` and the returned `request_uri`, so nothing of the request travels through the browser.
-//
-// Takes any type of body and a specified content type.
-//
-// Corresponds with POST /api-platform/oauth/par (the `OauthParCreate` operationId).
-func (c *Client) OauthParCreateWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewOauthParCreateRequestWithBody(c.Server, contentType, body)
-	if err != nil {
-		return nil, err
-	}
-	req = req.WithContext(ctx)
-	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
-		return nil, err
-	}
-	return c.Client.Do(req)
-}
-
-// OauthParCreateWithFormdataBody Push an authorization request
-//
-// RFC 9126: an app’s back end sends the authorization request’s parameters here first, then opens the authorization endpoint with just `client_id` and the returned `request_uri`, so nothing of the request travels through the browser.
-//
-// Takes a body of the `application/x-www-form-urlencoded` content type.
-//
-// Corresponds with POST /api-platform/oauth/par (the `OauthParCreate` operationId).
-func (c *Client) OauthParCreateWithFormdataBody(ctx context.Context, body OauthParCreateFormdataRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewOauthParCreateRequestWithFormdataBody(c.Server, body)
-	if err != nil {
-		return nil, err
-	}
-	req = req.WithContext(ctx)
-	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
-		return nil, err
-	}
-	return c.Client.Do(req)
-}
-
-// OauthTokenRevokeWithBody Revoke a token
-//
-// RFC 7009: revoke one of the app’s access or refresh tokens (a refresh token takes its grant’s access tokens with it). An unknown, expired or another app’s token answers `200` too, as the RFC says.
-//
-// Takes any type of body and a specified content type.
-//
-// Corresponds with POST /api-platform/oauth/revoke (the `OauthTokenRevoke` operationId).
-func (c *Client) OauthTokenRevokeWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewOauthTokenRevokeRequestWithBody(c.Server, contentType, body)
-	if err != nil {
-		return nil, err
-	}
-	req = req.WithContext(ctx)
-	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
-		return nil, err
-	}
-	return c.Client.Do(req)
-}
-
-// OauthTokenRevokeWithFormdataBody Revoke a token
-//
-// RFC 7009: revoke one of the app’s access or refresh tokens (a refresh token takes its grant’s access tokens with it). An unknown, expired or another app’s token answers `200` too, as the RFC says.
-//
-// Takes a body of the `application/x-www-form-urlencoded` content type.
-//
-// Corresponds with POST /api-platform/oauth/revoke (the `OauthTokenRevoke` operationId).
-func (c *Client) OauthTokenRevokeWithFormdataBody(ctx context.Context, body OauthTokenRevokeFormdataRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewOauthTokenRevokeRequestWithFormdataBody(c.Server, body)
-	if err != nil {
-		return nil, err
-	}
-	req = req.WithContext(ctx)
-	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
-		return nil, err
-	}
-	return c.Client.Do(req)
-}
-
-// OauthTokenCreateWithBody Get an access token
-//
-// The token endpoint (RFC 6749 §3.2): exchange an authorization code (with its PKCE verifier), spend a refresh token, or (confidential apps) get an app token with `client_credentials`. Access tokens live 1 hour; refresh tokens rotate on every use, and reusing a spent one revokes the whole grant.
-//
-// Takes any type of body and a specified content type.
-//
-// Corresponds with POST /api-platform/oauth/token (the `OauthTokenCreate` operationId).
-func (c *Client) OauthTokenCreateWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewOauthTokenCreateRequestWithBody(c.Server, contentType, body)
-	if err != nil {
-		return nil, err
-	}
-	req = req.WithContext(ctx)
-	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
-		return nil, err
-	}
-	return c.Client.Do(req)
-}
-
-// OauthTokenCreateWithFormdataBody Get an access token
-//
-// The token endpoint (RFC 6749 §3.2): exchange an authorization code (with its PKCE verifier), spend a refresh token, or (confidential apps) get an app token with `client_credentials`. Access tokens live 1 hour; refresh tokens rotate on every use, and reusing a spent one revokes the whole grant.
-//
-// Takes a body of the `application/x-www-form-urlencoded` content type.
-//
-// Corresponds with POST /api-platform/oauth/token (the `OauthTokenCreate` operationId).
-func (c *Client) OauthTokenCreateWithFormdataBody(ctx context.Context, body OauthTokenCreateFormdataRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewOauthTokenCreateRequestWithFormdataBody(c.Server, body)
-	if err != nil {
-		return nil, err
-	}
-	req = req.WithContext(ctx)
-	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
-		return nil, err
-	}
-	return c.Client.Do(req)
-}
-
-// OauthUserinfoGet Get the signed-in user’s claims
-//
-// OpenID Connect UserInfo: the claims about the user an access token with `openid` acts for (`sub`; `preferred_username` and `picture` with `identify`). The token goes in `Authorization: Bearer`. An app’s own (client_credentials) token has no user: `401 invalid_token`.
-//
-// Corresponds with GET /api-platform/oauth/userinfo (the `OauthUserinfoGet` operationId).
-func (c *Client) OauthUserinfoGet(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewOauthUserinfoGetRequest(c.Server)
-	if err != nil {
-		return nil, err
-	}
-	req = req.WithContext(ctx)
-	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
-		return nil, err
-	}
-	return c.Client.Do(req)
-}
-
-// OauthUserinfoGetByPost Get the user’s claims (POST)
-//
-// OpenID Connect UserInfo: the claims about the user an access token with `openid` acts for (`sub`; `preferred_username` and `picture` with `identify`). The token goes in `Authorization: Bearer`. An app’s own (client_credentials) token has no user: `401 invalid_token`.
-//
-// Corresponds with POST /api-platform/oauth/userinfo (the `OauthUserinfoGetByPost` operationId).
-func (c *Client) OauthUserinfoGetByPost(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewOauthUserinfoGetByPostRequest(c.Server)
 	if err != nil {
 		return nil, err
 	}
@@ -12576,60 +12935,6 @@ func (c *Client) V1WebhooksSecretRotate(ctx context.Context, id int, params *V1W
 	return c.Client.Do(req)
 }
 
-// NewWellKnownOauthAuthorizationServerGetRequest constructs an http.Request for the WellKnownOauthAuthorizationServerGet method
-func NewWellKnownOauthAuthorizationServerGetRequest(server string) (*http.Request, error) {
-	var err error
-
-	serverURL, err := url.Parse(server)
-	if err != nil {
-		return nil, err
-	}
-
-	operationPath := fmt.Sprintf("/.well-known/oauth-authorization-server")
-	if operationPath[0] == '/' {
-		operationPath = "." + operationPath
-	}
-
-	queryURL, err := serverURL.Parse(operationPath)
-	if err != nil {
-		return nil, err
-	}
-
-	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
-	if err != nil {
-		return nil, err
-	}
-
-	return req, nil
-}
-
-// NewWellKnownOpenidConfigurationGetRequest constructs an http.Request for the WellKnownOpenidConfigurationGet method
-func NewWellKnownOpenidConfigurationGetRequest(server string) (*http.Request, error) {
-	var err error
-
-	serverURL, err := url.Parse(server)
-	if err != nil {
-		return nil, err
-	}
-
-	operationPath := fmt.Sprintf("/.well-known/openid-configuration")
-	if operationPath[0] == '/' {
-		operationPath = "." + operationPath
-	}
-
-	queryURL, err := serverURL.Parse(operationPath)
-	if err != nil {
-		return nil, err
-	}
-
-	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
-	if err != nil {
-		return nil, err
-	}
-
-	return req, nil
-}
-
 // NewDeveloperAccountsCreateRequest calls the generic DeveloperAccountsCreate builder with application/json body
 func NewDeveloperAccountsCreateRequest(server string, body DeveloperAccountsCreateJSONRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
@@ -13370,405 +13675,6 @@ func NewIngestLogsCreateByTokenRequest(server string, token string) (*http.Reque
 	}
 
 	operationPath := fmt.Sprintf("/api-platform/ingest/logs/%s", pathParam0)
-	if operationPath[0] == '/' {
-		operationPath = "." + operationPath
-	}
-
-	queryURL, err := serverURL.Parse(operationPath)
-	if err != nil {
-		return nil, err
-	}
-
-	req, err := http.NewRequest(http.MethodPost, queryURL.String(), nil)
-	if err != nil {
-		return nil, err
-	}
-
-	return req, nil
-}
-
-// NewOauthAuthorizeRequest constructs an http.Request for the OauthAuthorize method
-func NewOauthAuthorizeRequest(server string, params *OauthAuthorizeParams) (*http.Request, error) {
-	var err error
-
-	serverURL, err := url.Parse(server)
-	if err != nil {
-		return nil, err
-	}
-
-	operationPath := fmt.Sprintf("/api-platform/oauth/authorize")
-	if operationPath[0] == '/' {
-		operationPath = "." + operationPath
-	}
-
-	queryURL, err := serverURL.Parse(operationPath)
-	if err != nil {
-		return nil, err
-	}
-
-	if params != nil {
-		// queryValues collects non-styled parameters (passthrough, JSON)
-		// that are safe to round-trip through url.Values.Encode().
-		queryValues := queryURL.Query()
-		// rawQueryFragments collects pre-encoded query fragments from
-		// styled parameters, preserving literal commas as delimiters
-		// per the OpenAPI spec (e.g. "color=blue,black,brown").
-		var rawQueryFragments []string
-
-		if queryFrag, err := runtime.StyleParamWithOptions("form", true, "client_id", params.ClientId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
-			return nil, err
-		} else {
-			for _, qp := range strings.Split(queryFrag, "&") {
-				rawQueryFragments = append(rawQueryFragments, qp)
-			}
-		}
-
-		if params.ResponseType != nil {
-
-			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "response_type", *params.ResponseType, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
-				return nil, err
-			} else {
-				for _, qp := range strings.Split(queryFrag, "&") {
-					rawQueryFragments = append(rawQueryFragments, qp)
-				}
-			}
-
-		}
-
-		if params.RedirectUri != nil {
-
-			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "redirect_uri", *params.RedirectUri, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
-				return nil, err
-			} else {
-				for _, qp := range strings.Split(queryFrag, "&") {
-					rawQueryFragments = append(rawQueryFragments, qp)
-				}
-			}
-
-		}
-
-		if params.Scope != nil {
-
-			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "scope", *params.Scope, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
-				return nil, err
-			} else {
-				for _, qp := range strings.Split(queryFrag, "&") {
-					rawQueryFragments = append(rawQueryFragments, qp)
-				}
-			}
-
-		}
-
-		if params.State != nil {
-
-			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "state", *params.State, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
-				return nil, err
-			} else {
-				for _, qp := range strings.Split(queryFrag, "&") {
-					rawQueryFragments = append(rawQueryFragments, qp)
-				}
-			}
-
-		}
-
-		if params.CodeChallenge != nil {
-
-			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "code_challenge", *params.CodeChallenge, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
-				return nil, err
-			} else {
-				for _, qp := range strings.Split(queryFrag, "&") {
-					rawQueryFragments = append(rawQueryFragments, qp)
-				}
-			}
-
-		}
-
-		if params.CodeChallengeMethod != nil {
-
-			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "code_challenge_method", *params.CodeChallengeMethod, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
-				return nil, err
-			} else {
-				for _, qp := range strings.Split(queryFrag, "&") {
-					rawQueryFragments = append(rawQueryFragments, qp)
-				}
-			}
-
-		}
-
-		if params.RequestUri != nil {
-
-			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "request_uri", *params.RequestUri, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
-				return nil, err
-			} else {
-				for _, qp := range strings.Split(queryFrag, "&") {
-					rawQueryFragments = append(rawQueryFragments, qp)
-				}
-			}
-
-		}
-
-		if params.ResponseMode != nil {
-
-			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "response_mode", *params.ResponseMode, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
-				return nil, err
-			} else {
-				for _, qp := range strings.Split(queryFrag, "&") {
-					rawQueryFragments = append(rawQueryFragments, qp)
-				}
-			}
-
-		}
-
-		if params.Prompt != nil {
-
-			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "prompt", *params.Prompt, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
-				return nil, err
-			} else {
-				for _, qp := range strings.Split(queryFrag, "&") {
-					rawQueryFragments = append(rawQueryFragments, qp)
-				}
-			}
-
-		}
-
-		if encoded := queryValues.Encode(); encoded != "" {
-			rawQueryFragments = append(rawQueryFragments, encoded)
-		}
-		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
-	}
-
-	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
-	if err != nil {
-		return nil, err
-	}
-
-	return req, nil
-}
-
-// NewOauthTokenIntrospectRequestWithFormdataBody calls the generic OauthTokenIntrospect builder with application/x-www-form-urlencoded body
-func NewOauthTokenIntrospectRequestWithFormdataBody(server string, body OauthTokenIntrospectFormdataRequestBody) (*http.Request, error) {
-	var bodyReader io.Reader
-	bodyStr, err := runtime.MarshalForm(body, nil)
-	if err != nil {
-		return nil, err
-	}
-	bodyReader = strings.NewReader(bodyStr.Encode())
-	return NewOauthTokenIntrospectRequestWithBody(server, "application/x-www-form-urlencoded", bodyReader)
-}
-
-// NewOauthTokenIntrospectRequestWithBody constructs an http.Request for the OauthTokenIntrospect method, with any body, and a specified content type
-func NewOauthTokenIntrospectRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
-	var err error
-
-	serverURL, err := url.Parse(server)
-	if err != nil {
-		return nil, err
-	}
-
-	operationPath := fmt.Sprintf("/api-platform/oauth/introspect")
-	if operationPath[0] == '/' {
-		operationPath = "." + operationPath
-	}
-
-	queryURL, err := serverURL.Parse(operationPath)
-	if err != nil {
-		return nil, err
-	}
-
-	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
-	if err != nil {
-		return nil, err
-	}
-
-	req.Header.Add("Content-Type", contentType)
-
-	return req, nil
-}
-
-// NewOauthJwksGetRequest constructs an http.Request for the OauthJwksGet method
-func NewOauthJwksGetRequest(server string) (*http.Request, error) {
-	var err error
-
-	serverURL, err := url.Parse(server)
-	if err != nil {
-		return nil, err
-	}
-
-	operationPath := fmt.Sprintf("/api-platform/oauth/jwks")
-	if operationPath[0] == '/' {
-		operationPath = "." + operationPath
-	}
-
-	queryURL, err := serverURL.Parse(operationPath)
-	if err != nil {
-		return nil, err
-	}
-
-	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
-	if err != nil {
-		return nil, err
-	}
-
-	return req, nil
-}
-
-// NewOauthParCreateRequestWithFormdataBody calls the generic OauthParCreate builder with application/x-www-form-urlencoded body
-func NewOauthParCreateRequestWithFormdataBody(server string, body OauthParCreateFormdataRequestBody) (*http.Request, error) {
-	var bodyReader io.Reader
-	bodyStr, err := runtime.MarshalForm(body, nil)
-	if err != nil {
-		return nil, err
-	}
-	bodyReader = strings.NewReader(bodyStr.Encode())
-	return NewOauthParCreateRequestWithBody(server, "application/x-www-form-urlencoded", bodyReader)
-}
-
-// NewOauthParCreateRequestWithBody constructs an http.Request for the OauthParCreate method, with any body, and a specified content type
-func NewOauthParCreateRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
-	var err error
-
-	serverURL, err := url.Parse(server)
-	if err != nil {
-		return nil, err
-	}
-
-	operationPath := fmt.Sprintf("/api-platform/oauth/par")
-	if operationPath[0] == '/' {
-		operationPath = "." + operationPath
-	}
-
-	queryURL, err := serverURL.Parse(operationPath)
-	if err != nil {
-		return nil, err
-	}
-
-	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
-	if err != nil {
-		return nil, err
-	}
-
-	req.Header.Add("Content-Type", contentType)
-
-	return req, nil
-}
-
-// NewOauthTokenRevokeRequestWithFormdataBody calls the generic OauthTokenRevoke builder with application/x-www-form-urlencoded body
-func NewOauthTokenRevokeRequestWithFormdataBody(server string, body OauthTokenRevokeFormdataRequestBody) (*http.Request, error) {
-	var bodyReader io.Reader
-	bodyStr, err := runtime.MarshalForm(body, nil)
-	if err != nil {
-		return nil, err
-	}
-	bodyReader = strings.NewReader(bodyStr.Encode())
-	return NewOauthTokenRevokeRequestWithBody(server, "application/x-www-form-urlencoded", bodyReader)
-}
-
-// NewOauthTokenRevokeRequestWithBody constructs an http.Request for the OauthTokenRevoke method, with any body, and a specified content type
-func NewOauthTokenRevokeRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
-	var err error
-
-	serverURL, err := url.Parse(server)
-	if err != nil {
-		return nil, err
-	}
-
-	operationPath := fmt.Sprintf("/api-platform/oauth/revoke")
-	if operationPath[0] == '/' {
-		operationPath = "." + operationPath
-	}
-
-	queryURL, err := serverURL.Parse(operationPath)
-	if err != nil {
-		return nil, err
-	}
-
-	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
-	if err != nil {
-		return nil, err
-	}
-
-	req.Header.Add("Content-Type", contentType)
-
-	return req, nil
-}
-
-// NewOauthTokenCreateRequestWithFormdataBody calls the generic OauthTokenCreate builder with application/x-www-form-urlencoded body
-func NewOauthTokenCreateRequestWithFormdataBody(server string, body OauthTokenCreateFormdataRequestBody) (*http.Request, error) {
-	var bodyReader io.Reader
-	bodyStr, err := runtime.MarshalForm(body, nil)
-	if err != nil {
-		return nil, err
-	}
-	bodyReader = strings.NewReader(bodyStr.Encode())
-	return NewOauthTokenCreateRequestWithBody(server, "application/x-www-form-urlencoded", bodyReader)
-}
-
-// NewOauthTokenCreateRequestWithBody constructs an http.Request for the OauthTokenCreate method, with any body, and a specified content type
-func NewOauthTokenCreateRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
-	var err error
-
-	serverURL, err := url.Parse(server)
-	if err != nil {
-		return nil, err
-	}
-
-	operationPath := fmt.Sprintf("/api-platform/oauth/token")
-	if operationPath[0] == '/' {
-		operationPath = "." + operationPath
-	}
-
-	queryURL, err := serverURL.Parse(operationPath)
-	if err != nil {
-		return nil, err
-	}
-
-	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
-	if err != nil {
-		return nil, err
-	}
-
-	req.Header.Add("Content-Type", contentType)
-
-	return req, nil
-}
-
-// NewOauthUserinfoGetRequest constructs an http.Request for the OauthUserinfoGet method
-func NewOauthUserinfoGetRequest(server string) (*http.Request, error) {
-	var err error
-
-	serverURL, err := url.Parse(server)
-	if err != nil {
-		return nil, err
-	}
-
-	operationPath := fmt.Sprintf("/api-platform/oauth/userinfo")
-	if operationPath[0] == '/' {
-		operationPath = "." + operationPath
-	}
-
-	queryURL, err := serverURL.Parse(operationPath)
-	if err != nil {
-		return nil, err
-	}
-
-	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
-	if err != nil {
-		return nil, err
-	}
-
-	return req, nil
-}
-
-// NewOauthUserinfoGetByPostRequest constructs an http.Request for the OauthUserinfoGetByPost method
-func NewOauthUserinfoGetByPostRequest(server string) (*http.Request, error) {
-	var err error
-
-	serverURL, err := url.Parse(server)
-	if err != nil {
-		return nil, err
-	}
-
-	operationPath := fmt.Sprintf("/api-platform/oauth/userinfo")
 	if operationPath[0] == '/' {
 		operationPath = "." + operationPath
 	}
@@ -16933,24 +16839,6 @@ func WithBaseURL(baseURL string) ClientOption {
 // ClientWithResponsesInterface is the interface specification for the client with responses above.
 type ClientWithResponsesInterface interface {
 
-	// WellKnownOauthAuthorizationServerGetWithResponse Get the authorization server metadata
-	//
-	// RFC 8414: the endpoints, scopes, grant types and client authentication methods of this authorization server, where OAuth libraries look for them.
-	//
-	// Returns a wrapper object for the known response body format(s).
-	//
-	// Corresponds with GET /.well-known/oauth-authorization-server (the `WellKnownOauthAuthorizationServerGet` operationId).
-	WellKnownOauthAuthorizationServerGetWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*WellKnownOauthAuthorizationServerGetResponse, error)
-
-	// WellKnownOpenidConfigurationGetWithResponse Get the OpenID Connect configuration
-	//
-	// OpenID Connect Discovery 1.0: the same metadata, where OpenID Connect libraries look for it.
-	//
-	// Returns a wrapper object for the known response body format(s).
-	//
-	// Corresponds with GET /.well-known/openid-configuration (the `WellKnownOpenidConfigurationGet` operationId).
-	WellKnownOpenidConfigurationGetWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*WellKnownOpenidConfigurationGetResponse, error)
-
 	// DeveloperAccountsCreateWithBodyWithResponse Create a hub account
 	//
 	// Creates an account and signs it in (session cookie). Username: 3-32 letters, digits, `_`, `.`, `-`, unique ignoring case. Password: 10-128 characters, not containing the username, at least 4 different characters, not a well-known password. At most 5 sign-ups per address (an IPv6 /64) per hour, counting those refused for a taken username: past that, `429 too_many_attempts` with `Retry-After`.
@@ -17311,114 +17199,6 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with POST /api-platform/ingest/logs/{token} (the `IngestLogsCreateByToken` operationId).
 	IngestLogsCreateByTokenWithResponse(ctx context.Context, token string, reqEditors ...RequestEditorFn) (*IngestLogsCreateByTokenResponse, error)
-
-	// OauthAuthorizeWithResponse Start an authorization request (browser)
-	//
-	// Where an app sends the user’s browser (RFC 6749 §4.1.1). The user signs in with their hub account and is asked to allow the scopes not granted before; the browser then returns to `redirect_uri` with `code`, `state` and `iss` (or `error`, e.g. `access_denied`). PKCE with `S256` is required for every app. Not an API call: open it in a browser. Parameters the server does not recognise are ignored (RFC 6749 §3.1).
-	//
-	// Returns a wrapper object for the known response body format(s).
-	//
-	// Corresponds with GET /api-platform/oauth/authorize (the `OauthAuthorize` operationId).
-	OauthAuthorizeWithResponse(ctx context.Context, params *OauthAuthorizeParams, reqEditors ...RequestEditorFn) (*OauthAuthorizeResponse, error)
-
-	// OauthTokenIntrospectWithBodyWithResponse Describe a token
-	//
-	// RFC 7662: whether one of the app’s tokens is active, with its scopes, user and expiry. For confidential apps (a back end or resource server): a public app learns nothing, every token is `{"active": false}` to it.
-	//
-	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
-	//
-	// Corresponds with POST /api-platform/oauth/introspect (the `OauthTokenIntrospect` operationId).
-	OauthTokenIntrospectWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*OauthTokenIntrospectResponse, error)
-
-	// OauthTokenIntrospectWithFormdataBodyWithResponse Describe a token
-	//
-	// RFC 7662: whether one of the app’s tokens is active, with its scopes, user and expiry. For confidential apps (a back end or resource server): a public app learns nothing, every token is `{"active": false}` to it.
-	//
-	// Takes a body of the `application/x-www-form-urlencoded` content type, and returns a wrapper object for the known response body format(s).
-	//
-	// Corresponds with POST /api-platform/oauth/introspect (the `OauthTokenIntrospect` operationId).
-	OauthTokenIntrospectWithFormdataBodyWithResponse(ctx context.Context, body OauthTokenIntrospectFormdataRequestBody, reqEditors ...RequestEditorFn) (*OauthTokenIntrospectResponse, error)
-
-	// OauthJwksGetWithResponse Get the keys that sign ID tokens
-	//
-	// The public keys (ES256) that verify the ID tokens this server issues (RFC 7517).
-	//
-	// Returns a wrapper object for the known response body format(s).
-	//
-	// Corresponds with GET /api-platform/oauth/jwks (the `OauthJwksGet` operationId).
-	OauthJwksGetWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*OauthJwksGetResponse, error)
-
-	// OauthParCreateWithBodyWithResponse Push an authorization request
-	//
-	// RFC 9126: an app’s back end sends the authorization request’s parameters here first, then opens the authorization endpoint with just `client_id` and the returned `request_uri`, so nothing of the request travels through the browser.
-	//
-	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
-	//
-	// Corresponds with POST /api-platform/oauth/par (the `OauthParCreate` operationId).
-	OauthParCreateWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*OauthParCreateResponse, error)
-
-	// OauthParCreateWithFormdataBodyWithResponse Push an authorization request
-	//
-	// RFC 9126: an app’s back end sends the authorization request’s parameters here first, then opens the authorization endpoint with just `client_id` and the returned `request_uri`, so nothing of the request travels through the browser.
-	//
-	// Takes a body of the `application/x-www-form-urlencoded` content type, and returns a wrapper object for the known response body format(s).
-	//
-	// Corresponds with POST /api-platform/oauth/par (the `OauthParCreate` operationId).
-	OauthParCreateWithFormdataBodyWithResponse(ctx context.Context, body OauthParCreateFormdataRequestBody, reqEditors ...RequestEditorFn) (*OauthParCreateResponse, error)
-
-	// OauthTokenRevokeWithBodyWithResponse Revoke a token
-	//
-	// RFC 7009: revoke one of the app’s access or refresh tokens (a refresh token takes its grant’s access tokens with it). An unknown, expired or another app’s token answers `200` too, as the RFC says.
-	//
-	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
-	//
-	// Corresponds with POST /api-platform/oauth/revoke (the `OauthTokenRevoke` operationId).
-	OauthTokenRevokeWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*OauthTokenRevokeResponse, error)
-
-	// OauthTokenRevokeWithFormdataBodyWithResponse Revoke a token
-	//
-	// RFC 7009: revoke one of the app’s access or refresh tokens (a refresh token takes its grant’s access tokens with it). An unknown, expired or another app’s token answers `200` too, as the RFC says.
-	//
-	// Takes a body of the `application/x-www-form-urlencoded` content type, and returns a wrapper object for the known response body format(s).
-	//
-	// Corresponds with POST /api-platform/oauth/revoke (the `OauthTokenRevoke` operationId).
-	OauthTokenRevokeWithFormdataBodyWithResponse(ctx context.Context, body OauthTokenRevokeFormdataRequestBody, reqEditors ...RequestEditorFn) (*OauthTokenRevokeResponse, error)
-
-	// OauthTokenCreateWithBodyWithResponse Get an access token
-	//
-	// The token endpoint (RFC 6749 §3.2): exchange an authorization code (with its PKCE verifier), spend a refresh token, or (confidential apps) get an app token with `client_credentials`. Access tokens live 1 hour; refresh tokens rotate on every use, and reusing a spent one revokes the whole grant.
-	//
-	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
-	//
-	// Corresponds with POST /api-platform/oauth/token (the `OauthTokenCreate` operationId).
-	OauthTokenCreateWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*OauthTokenCreateResponse, error)
-
-	// OauthTokenCreateWithFormdataBodyWithResponse Get an access token
-	//
-	// The token endpoint (RFC 6749 §3.2): exchange an authorization code (with its PKCE verifier), spend a refresh token, or (confidential apps) get an app token with `client_credentials`. Access tokens live 1 hour; refresh tokens rotate on every use, and reusing a spent one revokes the whole grant.
-	//
-	// Takes a body of the `application/x-www-form-urlencoded` content type, and returns a wrapper object for the known response body format(s).
-	//
-	// Corresponds with POST /api-platform/oauth/token (the `OauthTokenCreate` operationId).
-	OauthTokenCreateWithFormdataBodyWithResponse(ctx context.Context, body OauthTokenCreateFormdataRequestBody, reqEditors ...RequestEditorFn) (*OauthTokenCreateResponse, error)
-
-	// OauthUserinfoGetWithResponse Get the signed-in user’s claims
-	//
-	// OpenID Connect UserInfo: the claims about the user an access token with `openid` acts for (`sub`; `preferred_username` and `picture` with `identify`). The token goes in `Authorization: Bearer`. An app’s own (client_credentials) token has no user: `401 invalid_token`.
-	//
-	// Returns a wrapper object for the known response body format(s).
-	//
-	// Corresponds with GET /api-platform/oauth/userinfo (the `OauthUserinfoGet` operationId).
-	OauthUserinfoGetWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*OauthUserinfoGetResponse, error)
-
-	// OauthUserinfoGetByPostWithResponse Get the user’s claims (POST)
-	//
-	// OpenID Connect UserInfo: the claims about the user an access token with `openid` acts for (`sub`; `preferred_username` and `picture` with `identify`). The token goes in `Authorization: Bearer`. An app’s own (client_credentials) token has no user: `401 invalid_token`.
-	//
-	// Returns a wrapper object for the known response body format(s).
-	//
-	// Corresponds with POST /api-platform/oauth/userinfo (the `OauthUserinfoGetByPost` operationId).
-	OauthUserinfoGetByPostWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*OauthUserinfoGetByPostResponse, error)
 
 	// AchievementsListWithResponse List achievements
 	//
@@ -17963,102 +17743,6 @@ type ClientWithResponsesInterface interface {
 	V1WebhooksSecretRotateWithResponse(ctx context.Context, id int, params *V1WebhooksSecretRotateParams, reqEditors ...RequestEditorFn) (*V1WebhooksSecretRotateResponse, error)
 }
 
-// WellKnownOauthAuthorizationServerGetResponse200Headers the declared response headers of an HTTP 200 response for WellKnownOauthAuthorizationServerGet
-type WellKnownOauthAuthorizationServerGetResponse200Headers struct {
-	XRequestId *string
-}
-
-type WellKnownOauthAuthorizationServerGetResponse struct {
-	Body         []byte
-	HTTPResponse *http.Response
-	// JSON200 the response for an HTTP 200 `application/json` response
-	JSON200 *AuthorizationServerMetadata
-	// Headers200 the parsed response headers for an HTTP 200 response
-	Headers200 *WellKnownOauthAuthorizationServerGetResponse200Headers
-}
-
-// GetJSON200 returns the response for an HTTP 200 `application/json` response
-func (r WellKnownOauthAuthorizationServerGetResponse) GetJSON200() *AuthorizationServerMetadata {
-	return r.JSON200
-}
-
-// GetBody returns the raw response body bytes
-func (r WellKnownOauthAuthorizationServerGetResponse) GetBody() []byte {
-	return r.Body
-}
-
-// Status returns HTTPResponse.Status
-func (r WellKnownOauthAuthorizationServerGetResponse) Status() string {
-	if r.HTTPResponse != nil {
-		return r.HTTPResponse.Status
-	}
-	return http.StatusText(0)
-}
-
-// StatusCode returns HTTPResponse.StatusCode
-func (r WellKnownOauthAuthorizationServerGetResponse) StatusCode() int {
-	if r.HTTPResponse != nil {
-		return r.HTTPResponse.StatusCode
-	}
-	return 0
-}
-
-// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
-func (r WellKnownOauthAuthorizationServerGetResponse) ContentType() string {
-	if r.HTTPResponse != nil {
-		return r.HTTPResponse.Header.Get("Content-Type")
-	}
-	return ""
-}
-
-// WellKnownOpenidConfigurationGetResponse200Headers the declared response headers of an HTTP 200 response for WellKnownOpenidConfigurationGet
-type WellKnownOpenidConfigurationGetResponse200Headers struct {
-	XRequestId *string
-}
-
-type WellKnownOpenidConfigurationGetResponse struct {
-	Body         []byte
-	HTTPResponse *http.Response
-	// JSON200 the response for an HTTP 200 `application/json` response
-	JSON200 *AuthorizationServerMetadata
-	// Headers200 the parsed response headers for an HTTP 200 response
-	Headers200 *WellKnownOpenidConfigurationGetResponse200Headers
-}
-
-// GetJSON200 returns the response for an HTTP 200 `application/json` response
-func (r WellKnownOpenidConfigurationGetResponse) GetJSON200() *AuthorizationServerMetadata {
-	return r.JSON200
-}
-
-// GetBody returns the raw response body bytes
-func (r WellKnownOpenidConfigurationGetResponse) GetBody() []byte {
-	return r.Body
-}
-
-// Status returns HTTPResponse.Status
-func (r WellKnownOpenidConfigurationGetResponse) Status() string {
-	if r.HTTPResponse != nil {
-		return r.HTTPResponse.Status
-	}
-	return http.StatusText(0)
-}
-
-// StatusCode returns HTTPResponse.StatusCode
-func (r WellKnownOpenidConfigurationGetResponse) StatusCode() int {
-	if r.HTTPResponse != nil {
-		return r.HTTPResponse.StatusCode
-	}
-	return 0
-}
-
-// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
-func (r WellKnownOpenidConfigurationGetResponse) ContentType() string {
-	if r.HTTPResponse != nil {
-		return r.HTTPResponse.Header.Get("Content-Type")
-	}
-	return ""
-}
-
 // DeveloperAccountsCreateResponse201Headers the declared response headers of an HTTP 201 response for DeveloperAccountsCreate
 type DeveloperAccountsCreateResponse201Headers struct {
 	XRequestId *string
@@ -18109,12 +17793,7 @@ type DeveloperAccountsCreateResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
 	// JSON201 the response for an HTTP 201 `application/json` response
-	JSON201 *struct {
-		Account PortalAccount `json:"account"`
-
-		// CsrfToken send it in the x-csrf-token header of every POST and DELETE
-		CsrfToken string `json:"csrf_token"`
-	}
+	JSON201 *DeveloperAccountsCreateResult
 	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
 	ApplicationproblemJSON400 *Problem
 	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
@@ -18152,12 +17831,7 @@ type DeveloperAccountsCreateResponse struct {
 }
 
 // GetJSON201 returns the response for an HTTP 201 `application/json` response
-func (r DeveloperAccountsCreateResponse) GetJSON201() *struct {
-	Account PortalAccount `json:"account"`
-
-	// CsrfToken send it in the x-csrf-token header of every POST and DELETE
-	CsrfToken string `json:"csrf_token"`
-} {
+func (r DeveloperAccountsCreateResponse) GetJSON201() *DeveloperAccountsCreateResult {
 	return r.JSON201
 }
 
@@ -18280,15 +17954,7 @@ type DeveloperKeysCreateResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
 	// JSON201 the response for an HTTP 201 `application/json` response
-	JSON201 *struct {
-		// Key An API key as its owner sees it; never the secret
-		Key PortalKey `json:"key"`
-
-		// Secret the API key itself: shown this once, never again
-		//
-		// Example: ghk_…
-		Secret string `json:"secret"`
-	}
+	JSON201 *DeveloperKeysCreateResult
 	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
 	ApplicationproblemJSON400 *Problem
 	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
@@ -18326,15 +17992,7 @@ type DeveloperKeysCreateResponse struct {
 }
 
 // GetJSON201 returns the response for an HTTP 201 `application/json` response
-func (r DeveloperKeysCreateResponse) GetJSON201() *struct {
-	// Key An API key as its owner sees it; never the secret
-	Key PortalKey `json:"key"`
-
-	// Secret the API key itself: shown this once, never again
-	//
-	// Example: ghk_…
-	Secret string `json:"secret"`
-} {
+func (r DeveloperKeysCreateResponse) GetJSON201() *DeveloperKeysCreateResult {
 	return r.JSON201
 }
 
@@ -18441,10 +18099,7 @@ type DeveloperKeysRevokeResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
-	JSON200 *struct {
-		// Key An API key as its owner sees it; never the secret
-		Key PortalKey `json:"key"`
-	}
+	JSON200 *DeveloperKeysRevokeResult
 	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
 	ApplicationproblemJSON400 *Problem
 	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
@@ -18470,10 +18125,7 @@ type DeveloperKeysRevokeResponse struct {
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
-func (r DeveloperKeysRevokeResponse) GetJSON200() *struct {
-	// Key An API key as its owner sees it; never the secret
-	Key PortalKey `json:"key"`
-} {
+func (r DeveloperKeysRevokeResponse) GetJSON200() *DeveloperKeysRevokeResult {
 	return r.JSON200
 }
 
@@ -18580,10 +18232,7 @@ type DeveloperKeysOriginsUpdateResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
-	JSON200 *struct {
-		// Key An API key as its owner sees it; never the secret
-		Key PortalKey `json:"key"`
-	}
+	JSON200 *DeveloperKeysOriginsUpdateResult
 	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
 	ApplicationproblemJSON400 *Problem
 	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
@@ -18621,10 +18270,7 @@ type DeveloperKeysOriginsUpdateResponse struct {
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
-func (r DeveloperKeysOriginsUpdateResponse) GetJSON200() *struct {
-	// Key An API key as its owner sees it; never the secret
-	Key PortalKey `json:"key"`
-} {
+func (r DeveloperKeysOriginsUpdateResponse) GetJSON200() *DeveloperKeysOriginsUpdateResult {
 	return r.JSON200
 }
 
@@ -18726,36 +18372,7 @@ type DeveloperKeysUsageGetResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
-	JSON200 *struct {
-		Usage struct {
-			// Hours oldest first, one entry per hour, zeros included
-			Hours []struct {
-				N2xx int `json:"2xx"`
-				N3xx int `json:"3xx"`
-				N429 int `json:"429"`
-				N4xx int `json:"4xx"`
-				N5xx int `json:"5xx"`
-
-				// Hour start of the UTC hour
-				//
-				// Example: 2026-11-20T18:04:11.000Z
-				Hour  time.Time `json:"hour"`
-				Total int       `json:"total"`
-			} `json:"hours"`
-			KeyId int `json:"key_id"`
-
-			// Quota requests per hour allowed now
-			Quota  int `json:"quota"`
-			Totals struct {
-				N2xx  int `json:"2xx"`
-				N3xx  int `json:"3xx"`
-				N429  int `json:"429"`
-				N4xx  int `json:"4xx"`
-				N5xx  int `json:"5xx"`
-				Total int `json:"total"`
-			} `json:"totals"`
-		} `json:"usage"`
-	}
+	JSON200 *DeveloperKeysUsageGetResult
 	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
 	ApplicationproblemJSON400 *Problem
 	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
@@ -18777,36 +18394,7 @@ type DeveloperKeysUsageGetResponse struct {
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
-func (r DeveloperKeysUsageGetResponse) GetJSON200() *struct {
-	Usage struct {
-		// Hours oldest first, one entry per hour, zeros included
-		Hours []struct {
-			N2xx int `json:"2xx"`
-			N3xx int `json:"3xx"`
-			N429 int `json:"429"`
-			N4xx int `json:"4xx"`
-			N5xx int `json:"5xx"`
-
-			// Hour start of the UTC hour
-			//
-			// Example: 2026-11-20T18:04:11.000Z
-			Hour  time.Time `json:"hour"`
-			Total int       `json:"total"`
-		} `json:"hours"`
-		KeyId int `json:"key_id"`
-
-		// Quota requests per hour allowed now
-		Quota  int `json:"quota"`
-		Totals struct {
-			N2xx  int `json:"2xx"`
-			N3xx  int `json:"3xx"`
-			N429  int `json:"429"`
-			N4xx  int `json:"4xx"`
-			N5xx  int `json:"5xx"`
-			Total int `json:"total"`
-		} `json:"totals"`
-	} `json:"usage"`
-} {
+func (r DeveloperKeysUsageGetResponse) GetJSON200() *DeveloperKeysUsageGetResult {
 	return r.JSON200
 }
 
@@ -18878,9 +18466,7 @@ type DeveloperMyAppsListResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
-	JSON200 *struct {
-		Apps []App `json:"apps"`
-	}
+	JSON200 *DeveloperMyAppsListResult
 	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
 	ApplicationproblemJSON401 *Problem
 	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
@@ -18894,9 +18480,7 @@ type DeveloperMyAppsListResponse struct {
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
-func (r DeveloperMyAppsListResponse) GetJSON200() *struct {
-	Apps []App `json:"apps"`
-} {
+func (r DeveloperMyAppsListResponse) GetJSON200() *DeveloperMyAppsListResult {
 	return r.JSON200
 }
 
@@ -18983,15 +18567,7 @@ type DeveloperMyAppsCreateResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
 	// JSON201 the response for an HTTP 201 `application/json` response
-	JSON201 *struct {
-		// App An app registered for OAuth; never its secret
-		App App `json:"app"`
-
-		// ClientSecret the client secret: shown this once, stored only as a hash
-		//
-		// Example: ghcs_…
-		ClientSecret *string `json:"client_secret"`
-	}
+	JSON201 *DeveloperMyAppsCreateResult
 	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
 	ApplicationproblemJSON400 *Problem
 	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
@@ -19025,15 +18601,7 @@ type DeveloperMyAppsCreateResponse struct {
 }
 
 // GetJSON201 returns the response for an HTTP 201 `application/json` response
-func (r DeveloperMyAppsCreateResponse) GetJSON201() *struct {
-	// App An app registered for OAuth; never its secret
-	App App `json:"app"`
-
-	// ClientSecret the client secret: shown this once, stored only as a hash
-	//
-	// Example: ghcs_…
-	ClientSecret *string `json:"client_secret"`
-} {
+func (r DeveloperMyAppsCreateResponse) GetJSON201() *DeveloperMyAppsCreateResult {
 	return r.JSON201
 }
 
@@ -19241,10 +18809,7 @@ type DeveloperMyAppsGetResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
-	JSON200 *struct {
-		// App An app registered for OAuth; never its secret
-		App App `json:"app"`
-	}
+	JSON200 *DeveloperMyAppsGetResult
 	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
 	ApplicationproblemJSON400 *Problem
 	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
@@ -19266,10 +18831,7 @@ type DeveloperMyAppsGetResponse struct {
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
-func (r DeveloperMyAppsGetResponse) GetJSON200() *struct {
-	// App An app registered for OAuth; never its secret
-	App App `json:"app"`
-} {
+func (r DeveloperMyAppsGetResponse) GetJSON200() *DeveloperMyAppsGetResult {
 	return r.JSON200
 }
 
@@ -19371,10 +18933,7 @@ type DeveloperMyAppsUpdateResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
-	JSON200 *struct {
-		// App An app registered for OAuth; never its secret
-		App App `json:"app"`
-	}
+	JSON200 *DeveloperMyAppsUpdateResult
 	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
 	ApplicationproblemJSON400 *Problem
 	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
@@ -19412,10 +18971,7 @@ type DeveloperMyAppsUpdateResponse struct {
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
-func (r DeveloperMyAppsUpdateResponse) GetJSON200() *struct {
-	// App An app registered for OAuth; never its secret
-	App App `json:"app"`
-} {
+func (r DeveloperMyAppsUpdateResponse) GetJSON200() *DeveloperMyAppsUpdateResult {
 	return r.JSON200
 }
 
@@ -19527,12 +19083,7 @@ type DeveloperMyAppsSecretRotateResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
-	JSON200 *struct {
-		// ClientSecret the client secret: shown this once, stored only as a hash
-		//
-		// Example: ghcs_…
-		ClientSecret string `json:"client_secret"`
-	}
+	JSON200 *DeveloperMyAppsSecretRotateResult
 	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
 	ApplicationproblemJSON400 *Problem
 	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
@@ -19562,12 +19113,7 @@ type DeveloperMyAppsSecretRotateResponse struct {
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
-func (r DeveloperMyAppsSecretRotateResponse) GetJSON200() *struct {
-	// ClientSecret the client secret: shown this once, stored only as a hash
-	//
-	// Example: ghcs_…
-	ClientSecret string `json:"client_secret"`
-} {
+func (r DeveloperMyAppsSecretRotateResponse) GetJSON200() *DeveloperMyAppsSecretRotateResult {
 	return r.JSON200
 }
 
@@ -19649,9 +19195,7 @@ type DeveloperMyAuthorizedAppsListResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
-	JSON200 *struct {
-		AuthorizedApps []AuthorizedApp `json:"authorized_apps"`
-	}
+	JSON200 *DeveloperMyAuthorizedAppsListResult
 	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
 	ApplicationproblemJSON401 *Problem
 	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
@@ -19665,9 +19209,7 @@ type DeveloperMyAuthorizedAppsListResponse struct {
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
-func (r DeveloperMyAuthorizedAppsListResponse) GetJSON200() *struct {
-	AuthorizedApps []AuthorizedApp `json:"authorized_apps"`
-} {
+func (r DeveloperMyAuthorizedAppsListResponse) GetJSON200() *DeveloperMyAuthorizedAppsListResult {
 	return r.JSON200
 }
 
@@ -19840,9 +19382,7 @@ type DeveloperMyKeysListResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
-	JSON200 *struct {
-		Keys []PortalKey `json:"keys"`
-	}
+	JSON200 *DeveloperMyKeysListResult
 	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
 	ApplicationproblemJSON401 *Problem
 	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
@@ -19856,9 +19396,7 @@ type DeveloperMyKeysListResponse struct {
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
-func (r DeveloperMyKeysListResponse) GetJSON200() *struct {
-	Keys []PortalKey `json:"keys"`
-} {
+func (r DeveloperMyKeysListResponse) GetJSON200() *DeveloperMyKeysListResult {
 	return r.JSON200
 }
 
@@ -20003,12 +19541,7 @@ type DeveloperSessionGetResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
-	JSON200 *struct {
-		Account PortalAccount `json:"account"`
-
-		// CsrfToken send it in the x-csrf-token header of every POST and DELETE
-		CsrfToken string `json:"csrf_token"`
-	}
+	JSON200 *DeveloperSessionGetResult
 	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
 	ApplicationproblemJSON401 *Problem
 	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
@@ -20022,12 +19555,7 @@ type DeveloperSessionGetResponse struct {
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
-func (r DeveloperSessionGetResponse) GetJSON200() *struct {
-	Account PortalAccount `json:"account"`
-
-	// CsrfToken send it in the x-csrf-token header of every POST and DELETE
-	CsrfToken string `json:"csrf_token"`
-} {
+func (r DeveloperSessionGetResponse) GetJSON200() *DeveloperSessionGetResult {
 	return r.JSON200
 }
 
@@ -20115,12 +19643,7 @@ type DeveloperSessionCreateResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
-	JSON200 *struct {
-		Account PortalAccount `json:"account"`
-
-		// CsrfToken send it in the x-csrf-token header of every POST and DELETE
-		CsrfToken string `json:"csrf_token"`
-	}
+	JSON200 *DeveloperSessionCreateResult
 	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
 	ApplicationproblemJSON400 *Problem
 	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
@@ -20154,12 +19677,7 @@ type DeveloperSessionCreateResponse struct {
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
-func (r DeveloperSessionCreateResponse) GetJSON200() *struct {
-	Account PortalAccount `json:"account"`
-
-	// CsrfToken send it in the x-csrf-token header of every POST and DELETE
-	CsrfToken string `json:"csrf_token"`
-} {
+func (r DeveloperSessionCreateResponse) GetJSON200() *DeveloperSessionCreateResult {
 	return r.JSON200
 }
 
@@ -20276,52 +19794,7 @@ type DeveloperWebhookTestSendResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
-	JSON200 *struct {
-		// BodyExcerpt the first 1 KiB of the answer’s body
-		BodyExcerpt string `json:"body_excerpt"`
-
-		// Error why no answer came: `invalid_url`, `dns_failed`, `forbidden_address` (a private or metadata address), `timeout` (15 s), `connection_failed`, `tls_failed`
-		//
-		// Example: timeout
-		Error        *string `json:"error"`
-		ErrorMessage *string `json:"error_message"`
-
-		// Event the body sent, signed
-		Event struct {
-			CreatedAt time.Time `json:"created_at"`
-
-			// Data the catalog example of the type
-			Data map[string]interface{} `json:"data"`
-
-			// Id a test id (`evt_test_…`), never an outbox id
-			//
-			// Example: evt_test_1f2e3d4c5b6a7980
-			Id string `json:"id"`
-
-			// Type Example: match.ended
-			Type string `json:"type"`
-		} `json:"event"`
-
-		// Headers the answer’s headers (at most 50)
-		Headers map[string]string `json:"headers"`
-
-		// LatencyMs Example: 84
-		LatencyMs int `json:"latency_ms"`
-
-		// Ok the receiver answered 2xx
-		Ok bool `json:"ok"`
-
-		// Secret the secret made for a `url` test without one, to verify the signature with; null otherwise
-		Secret *string `json:"secret"`
-
-		// Status the receiver’s HTTP status (a redirect is not followed); null without an answer
-		//
-		// Example: 200
-		Status *int `json:"status"`
-
-		// Url where it was sent
-		Url string `json:"url"`
-	}
+	JSON200 *DeveloperWebhookTestSendResult
 	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
 	ApplicationproblemJSON400 *Problem
 	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
@@ -20359,52 +19832,7 @@ type DeveloperWebhookTestSendResponse struct {
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
-func (r DeveloperWebhookTestSendResponse) GetJSON200() *struct {
-	// BodyExcerpt the first 1 KiB of the answer’s body
-	BodyExcerpt string `json:"body_excerpt"`
-
-	// Error why no answer came: `invalid_url`, `dns_failed`, `forbidden_address` (a private or metadata address), `timeout` (15 s), `connection_failed`, `tls_failed`
-	//
-	// Example: timeout
-	Error        *string `json:"error"`
-	ErrorMessage *string `json:"error_message"`
-
-	// Event the body sent, signed
-	Event struct {
-		CreatedAt time.Time `json:"created_at"`
-
-		// Data the catalog example of the type
-		Data map[string]interface{} `json:"data"`
-
-		// Id a test id (`evt_test_…`), never an outbox id
-		//
-		// Example: evt_test_1f2e3d4c5b6a7980
-		Id string `json:"id"`
-
-		// Type Example: match.ended
-		Type string `json:"type"`
-	} `json:"event"`
-
-	// Headers the answer’s headers (at most 50)
-	Headers map[string]string `json:"headers"`
-
-	// LatencyMs Example: 84
-	LatencyMs int `json:"latency_ms"`
-
-	// Ok the receiver answered 2xx
-	Ok bool `json:"ok"`
-
-	// Secret the secret made for a `url` test without one, to verify the signature with; null otherwise
-	Secret *string `json:"secret"`
-
-	// Status the receiver’s HTTP status (a redirect is not followed); null without an answer
-	//
-	// Example: 200
-	Status *int `json:"status"`
-
-	// Url where it was sent
-	Url string `json:"url"`
-} {
+func (r DeveloperWebhookTestSendResponse) GetJSON200() *DeveloperWebhookTestSendResult {
 	return r.JSON200
 }
 
@@ -20831,559 +20259,6 @@ func (r IngestLogsCreateByTokenResponse) ContentType() string {
 	return ""
 }
 
-// OauthAuthorizeResponse200Headers the declared response headers of an HTTP 200 response for OauthAuthorize
-type OauthAuthorizeResponse200Headers struct {
-	XRequestId *string
-}
-
-// OauthAuthorizeResponse303Headers the declared response headers of an HTTP 303 response for OauthAuthorize
-type OauthAuthorizeResponse303Headers struct {
-	Location   *string
-	XRequestId *string
-}
-
-// OauthAuthorizeResponse400Headers the declared response headers of an HTTP 400 response for OauthAuthorize
-type OauthAuthorizeResponse400Headers struct {
-	XRequestId *string
-}
-
-type OauthAuthorizeResponse struct {
-	Body         []byte
-	HTTPResponse *http.Response
-	// Headers200 the parsed response headers for an HTTP 200 response
-	Headers200 *OauthAuthorizeResponse200Headers
-	// Headers303 the parsed response headers for an HTTP 303 response
-	Headers303 *OauthAuthorizeResponse303Headers
-	// Headers400 the parsed response headers for an HTTP 400 response
-	Headers400 *OauthAuthorizeResponse400Headers
-}
-
-// GetBody returns the raw response body bytes
-func (r OauthAuthorizeResponse) GetBody() []byte {
-	return r.Body
-}
-
-// Status returns HTTPResponse.Status
-func (r OauthAuthorizeResponse) Status() string {
-	if r.HTTPResponse != nil {
-		return r.HTTPResponse.Status
-	}
-	return http.StatusText(0)
-}
-
-// StatusCode returns HTTPResponse.StatusCode
-func (r OauthAuthorizeResponse) StatusCode() int {
-	if r.HTTPResponse != nil {
-		return r.HTTPResponse.StatusCode
-	}
-	return 0
-}
-
-// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
-func (r OauthAuthorizeResponse) ContentType() string {
-	if r.HTTPResponse != nil {
-		return r.HTTPResponse.Header.Get("Content-Type")
-	}
-	return ""
-}
-
-// OauthTokenIntrospectResponse200Headers the declared response headers of an HTTP 200 response for OauthTokenIntrospect
-type OauthTokenIntrospectResponse200Headers struct {
-	XRequestId *string
-}
-
-// OauthTokenIntrospectResponse400Headers the declared response headers of an HTTP 400 response for OauthTokenIntrospect
-type OauthTokenIntrospectResponse400Headers struct {
-	XRequestId *string
-}
-
-// OauthTokenIntrospectResponse401Headers the declared response headers of an HTTP 401 response for OauthTokenIntrospect
-type OauthTokenIntrospectResponse401Headers struct {
-	XRequestId *string
-}
-
-type OauthTokenIntrospectResponse struct {
-	Body         []byte
-	HTTPResponse *http.Response
-	// JSON200 the response for an HTTP 200 `application/json` response
-	JSON200 *OAuthIntrospection
-	// JSON400 the response for an HTTP 400 `application/json` response
-	JSON400 *OAuthError
-	// JSON401 the response for an HTTP 401 `application/json` response
-	JSON401 *OAuthError
-	// Headers200 the parsed response headers for an HTTP 200 response
-	Headers200 *OauthTokenIntrospectResponse200Headers
-	// Headers400 the parsed response headers for an HTTP 400 response
-	Headers400 *OauthTokenIntrospectResponse400Headers
-	// Headers401 the parsed response headers for an HTTP 401 response
-	Headers401 *OauthTokenIntrospectResponse401Headers
-}
-
-// GetJSON200 returns the response for an HTTP 200 `application/json` response
-func (r OauthTokenIntrospectResponse) GetJSON200() *OAuthIntrospection {
-	return r.JSON200
-}
-
-// GetJSON400 returns the response for an HTTP 400 `application/json` response
-func (r OauthTokenIntrospectResponse) GetJSON400() *OAuthError {
-	return r.JSON400
-}
-
-// GetJSON401 returns the response for an HTTP 401 `application/json` response
-func (r OauthTokenIntrospectResponse) GetJSON401() *OAuthError {
-	return r.JSON401
-}
-
-// GetBody returns the raw response body bytes
-func (r OauthTokenIntrospectResponse) GetBody() []byte {
-	return r.Body
-}
-
-// Status returns HTTPResponse.Status
-func (r OauthTokenIntrospectResponse) Status() string {
-	if r.HTTPResponse != nil {
-		return r.HTTPResponse.Status
-	}
-	return http.StatusText(0)
-}
-
-// StatusCode returns HTTPResponse.StatusCode
-func (r OauthTokenIntrospectResponse) StatusCode() int {
-	if r.HTTPResponse != nil {
-		return r.HTTPResponse.StatusCode
-	}
-	return 0
-}
-
-// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
-func (r OauthTokenIntrospectResponse) ContentType() string {
-	if r.HTTPResponse != nil {
-		return r.HTTPResponse.Header.Get("Content-Type")
-	}
-	return ""
-}
-
-// OauthJwksGetResponse200Headers the declared response headers of an HTTP 200 response for OauthJwksGet
-type OauthJwksGetResponse200Headers struct {
-	XRequestId *string
-}
-
-type OauthJwksGetResponse struct {
-	Body         []byte
-	HTTPResponse *http.Response
-	// ApplicationjwkSetJSON200 the response for an HTTP 200 `application/jwk-set+json` response
-	ApplicationjwkSetJSON200 *JsonWebKeySet
-	// Headers200 the parsed response headers for an HTTP 200 response
-	Headers200 *OauthJwksGetResponse200Headers
-}
-
-// GetApplicationjwkSetJSON200 returns the response for an HTTP 200 `application/jwk-set+json` response
-func (r OauthJwksGetResponse) GetApplicationjwkSetJSON200() *JsonWebKeySet {
-	return r.ApplicationjwkSetJSON200
-}
-
-// GetBody returns the raw response body bytes
-func (r OauthJwksGetResponse) GetBody() []byte {
-	return r.Body
-}
-
-// Status returns HTTPResponse.Status
-func (r OauthJwksGetResponse) Status() string {
-	if r.HTTPResponse != nil {
-		return r.HTTPResponse.Status
-	}
-	return http.StatusText(0)
-}
-
-// StatusCode returns HTTPResponse.StatusCode
-func (r OauthJwksGetResponse) StatusCode() int {
-	if r.HTTPResponse != nil {
-		return r.HTTPResponse.StatusCode
-	}
-	return 0
-}
-
-// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
-func (r OauthJwksGetResponse) ContentType() string {
-	if r.HTTPResponse != nil {
-		return r.HTTPResponse.Header.Get("Content-Type")
-	}
-	return ""
-}
-
-// OauthParCreateResponse201Headers the declared response headers of an HTTP 201 response for OauthParCreate
-type OauthParCreateResponse201Headers struct {
-	XRequestId *string
-}
-
-// OauthParCreateResponse400Headers the declared response headers of an HTTP 400 response for OauthParCreate
-type OauthParCreateResponse400Headers struct {
-	XRequestId *string
-}
-
-// OauthParCreateResponse401Headers the declared response headers of an HTTP 401 response for OauthParCreate
-type OauthParCreateResponse401Headers struct {
-	XRequestId *string
-}
-
-type OauthParCreateResponse struct {
-	Body         []byte
-	HTTPResponse *http.Response
-	// JSON201 the response for an HTTP 201 `application/json` response
-	JSON201 *OAuthPushedAuthorization
-	// JSON400 the response for an HTTP 400 `application/json` response
-	JSON400 *OAuthError
-	// JSON401 the response for an HTTP 401 `application/json` response
-	JSON401 *OAuthError
-	// Headers201 the parsed response headers for an HTTP 201 response
-	Headers201 *OauthParCreateResponse201Headers
-	// Headers400 the parsed response headers for an HTTP 400 response
-	Headers400 *OauthParCreateResponse400Headers
-	// Headers401 the parsed response headers for an HTTP 401 response
-	Headers401 *OauthParCreateResponse401Headers
-}
-
-// GetJSON201 returns the response for an HTTP 201 `application/json` response
-func (r OauthParCreateResponse) GetJSON201() *OAuthPushedAuthorization {
-	return r.JSON201
-}
-
-// GetJSON400 returns the response for an HTTP 400 `application/json` response
-func (r OauthParCreateResponse) GetJSON400() *OAuthError {
-	return r.JSON400
-}
-
-// GetJSON401 returns the response for an HTTP 401 `application/json` response
-func (r OauthParCreateResponse) GetJSON401() *OAuthError {
-	return r.JSON401
-}
-
-// GetBody returns the raw response body bytes
-func (r OauthParCreateResponse) GetBody() []byte {
-	return r.Body
-}
-
-// Status returns HTTPResponse.Status
-func (r OauthParCreateResponse) Status() string {
-	if r.HTTPResponse != nil {
-		return r.HTTPResponse.Status
-	}
-	return http.StatusText(0)
-}
-
-// StatusCode returns HTTPResponse.StatusCode
-func (r OauthParCreateResponse) StatusCode() int {
-	if r.HTTPResponse != nil {
-		return r.HTTPResponse.StatusCode
-	}
-	return 0
-}
-
-// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
-func (r OauthParCreateResponse) ContentType() string {
-	if r.HTTPResponse != nil {
-		return r.HTTPResponse.Header.Get("Content-Type")
-	}
-	return ""
-}
-
-// OauthTokenRevokeResponse200Headers the declared response headers of an HTTP 200 response for OauthTokenRevoke
-type OauthTokenRevokeResponse200Headers struct {
-	XRequestId *string
-}
-
-// OauthTokenRevokeResponse400Headers the declared response headers of an HTTP 400 response for OauthTokenRevoke
-type OauthTokenRevokeResponse400Headers struct {
-	XRequestId *string
-}
-
-// OauthTokenRevokeResponse401Headers the declared response headers of an HTTP 401 response for OauthTokenRevoke
-type OauthTokenRevokeResponse401Headers struct {
-	XRequestId *string
-}
-
-type OauthTokenRevokeResponse struct {
-	Body         []byte
-	HTTPResponse *http.Response
-	// JSON400 the response for an HTTP 400 `application/json` response
-	JSON400 *OAuthError
-	// JSON401 the response for an HTTP 401 `application/json` response
-	JSON401 *OAuthError
-	// Headers200 the parsed response headers for an HTTP 200 response
-	Headers200 *OauthTokenRevokeResponse200Headers
-	// Headers400 the parsed response headers for an HTTP 400 response
-	Headers400 *OauthTokenRevokeResponse400Headers
-	// Headers401 the parsed response headers for an HTTP 401 response
-	Headers401 *OauthTokenRevokeResponse401Headers
-}
-
-// GetJSON400 returns the response for an HTTP 400 `application/json` response
-func (r OauthTokenRevokeResponse) GetJSON400() *OAuthError {
-	return r.JSON400
-}
-
-// GetJSON401 returns the response for an HTTP 401 `application/json` response
-func (r OauthTokenRevokeResponse) GetJSON401() *OAuthError {
-	return r.JSON401
-}
-
-// GetBody returns the raw response body bytes
-func (r OauthTokenRevokeResponse) GetBody() []byte {
-	return r.Body
-}
-
-// Status returns HTTPResponse.Status
-func (r OauthTokenRevokeResponse) Status() string {
-	if r.HTTPResponse != nil {
-		return r.HTTPResponse.Status
-	}
-	return http.StatusText(0)
-}
-
-// StatusCode returns HTTPResponse.StatusCode
-func (r OauthTokenRevokeResponse) StatusCode() int {
-	if r.HTTPResponse != nil {
-		return r.HTTPResponse.StatusCode
-	}
-	return 0
-}
-
-// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
-func (r OauthTokenRevokeResponse) ContentType() string {
-	if r.HTTPResponse != nil {
-		return r.HTTPResponse.Header.Get("Content-Type")
-	}
-	return ""
-}
-
-// OauthTokenCreateResponse200Headers the declared response headers of an HTTP 200 response for OauthTokenCreate
-type OauthTokenCreateResponse200Headers struct {
-	XRequestId *string
-}
-
-// OauthTokenCreateResponse400Headers the declared response headers of an HTTP 400 response for OauthTokenCreate
-type OauthTokenCreateResponse400Headers struct {
-	XRequestId *string
-}
-
-// OauthTokenCreateResponse401Headers the declared response headers of an HTTP 401 response for OauthTokenCreate
-type OauthTokenCreateResponse401Headers struct {
-	XRequestId *string
-}
-
-type OauthTokenCreateResponse struct {
-	Body         []byte
-	HTTPResponse *http.Response
-	// JSON200 the response for an HTTP 200 `application/json` response
-	JSON200 *OAuthTokenResponse
-	// JSON400 the response for an HTTP 400 `application/json` response
-	JSON400 *OAuthError
-	// JSON401 the response for an HTTP 401 `application/json` response
-	JSON401 *OAuthError
-	// Headers200 the parsed response headers for an HTTP 200 response
-	Headers200 *OauthTokenCreateResponse200Headers
-	// Headers400 the parsed response headers for an HTTP 400 response
-	Headers400 *OauthTokenCreateResponse400Headers
-	// Headers401 the parsed response headers for an HTTP 401 response
-	Headers401 *OauthTokenCreateResponse401Headers
-}
-
-// GetJSON200 returns the response for an HTTP 200 `application/json` response
-func (r OauthTokenCreateResponse) GetJSON200() *OAuthTokenResponse {
-	return r.JSON200
-}
-
-// GetJSON400 returns the response for an HTTP 400 `application/json` response
-func (r OauthTokenCreateResponse) GetJSON400() *OAuthError {
-	return r.JSON400
-}
-
-// GetJSON401 returns the response for an HTTP 401 `application/json` response
-func (r OauthTokenCreateResponse) GetJSON401() *OAuthError {
-	return r.JSON401
-}
-
-// GetBody returns the raw response body bytes
-func (r OauthTokenCreateResponse) GetBody() []byte {
-	return r.Body
-}
-
-// Status returns HTTPResponse.Status
-func (r OauthTokenCreateResponse) Status() string {
-	if r.HTTPResponse != nil {
-		return r.HTTPResponse.Status
-	}
-	return http.StatusText(0)
-}
-
-// StatusCode returns HTTPResponse.StatusCode
-func (r OauthTokenCreateResponse) StatusCode() int {
-	if r.HTTPResponse != nil {
-		return r.HTTPResponse.StatusCode
-	}
-	return 0
-}
-
-// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
-func (r OauthTokenCreateResponse) ContentType() string {
-	if r.HTTPResponse != nil {
-		return r.HTTPResponse.Header.Get("Content-Type")
-	}
-	return ""
-}
-
-// OauthUserinfoGetResponse200Headers the declared response headers of an HTTP 200 response for OauthUserinfoGet
-type OauthUserinfoGetResponse200Headers struct {
-	XRequestId *string
-}
-
-// OauthUserinfoGetResponse401Headers the declared response headers of an HTTP 401 response for OauthUserinfoGet
-type OauthUserinfoGetResponse401Headers struct {
-	XRequestId *string
-}
-
-// OauthUserinfoGetResponse403Headers the declared response headers of an HTTP 403 response for OauthUserinfoGet
-type OauthUserinfoGetResponse403Headers struct {
-	XRequestId *string
-}
-
-type OauthUserinfoGetResponse struct {
-	Body         []byte
-	HTTPResponse *http.Response
-	// JSON200 the response for an HTTP 200 `application/json` response
-	JSON200 *OAuthUserInfo
-	// JSON401 the response for an HTTP 401 `application/json` response
-	JSON401 *OAuthError
-	// JSON403 the response for an HTTP 403 `application/json` response
-	JSON403 *OAuthError
-	// Headers200 the parsed response headers for an HTTP 200 response
-	Headers200 *OauthUserinfoGetResponse200Headers
-	// Headers401 the parsed response headers for an HTTP 401 response
-	Headers401 *OauthUserinfoGetResponse401Headers
-	// Headers403 the parsed response headers for an HTTP 403 response
-	Headers403 *OauthUserinfoGetResponse403Headers
-}
-
-// GetJSON200 returns the response for an HTTP 200 `application/json` response
-func (r OauthUserinfoGetResponse) GetJSON200() *OAuthUserInfo {
-	return r.JSON200
-}
-
-// GetJSON401 returns the response for an HTTP 401 `application/json` response
-func (r OauthUserinfoGetResponse) GetJSON401() *OAuthError {
-	return r.JSON401
-}
-
-// GetJSON403 returns the response for an HTTP 403 `application/json` response
-func (r OauthUserinfoGetResponse) GetJSON403() *OAuthError {
-	return r.JSON403
-}
-
-// GetBody returns the raw response body bytes
-func (r OauthUserinfoGetResponse) GetBody() []byte {
-	return r.Body
-}
-
-// Status returns HTTPResponse.Status
-func (r OauthUserinfoGetResponse) Status() string {
-	if r.HTTPResponse != nil {
-		return r.HTTPResponse.Status
-	}
-	return http.StatusText(0)
-}
-
-// StatusCode returns HTTPResponse.StatusCode
-func (r OauthUserinfoGetResponse) StatusCode() int {
-	if r.HTTPResponse != nil {
-		return r.HTTPResponse.StatusCode
-	}
-	return 0
-}
-
-// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
-func (r OauthUserinfoGetResponse) ContentType() string {
-	if r.HTTPResponse != nil {
-		return r.HTTPResponse.Header.Get("Content-Type")
-	}
-	return ""
-}
-
-// OauthUserinfoGetByPostResponse200Headers the declared response headers of an HTTP 200 response for OauthUserinfoGetByPost
-type OauthUserinfoGetByPostResponse200Headers struct {
-	XRequestId *string
-}
-
-// OauthUserinfoGetByPostResponse401Headers the declared response headers of an HTTP 401 response for OauthUserinfoGetByPost
-type OauthUserinfoGetByPostResponse401Headers struct {
-	XRequestId *string
-}
-
-// OauthUserinfoGetByPostResponse403Headers the declared response headers of an HTTP 403 response for OauthUserinfoGetByPost
-type OauthUserinfoGetByPostResponse403Headers struct {
-	XRequestId *string
-}
-
-type OauthUserinfoGetByPostResponse struct {
-	Body         []byte
-	HTTPResponse *http.Response
-	// JSON200 the response for an HTTP 200 `application/json` response
-	JSON200 *OAuthUserInfo
-	// JSON401 the response for an HTTP 401 `application/json` response
-	JSON401 *OAuthError
-	// JSON403 the response for an HTTP 403 `application/json` response
-	JSON403 *OAuthError
-	// Headers200 the parsed response headers for an HTTP 200 response
-	Headers200 *OauthUserinfoGetByPostResponse200Headers
-	// Headers401 the parsed response headers for an HTTP 401 response
-	Headers401 *OauthUserinfoGetByPostResponse401Headers
-	// Headers403 the parsed response headers for an HTTP 403 response
-	Headers403 *OauthUserinfoGetByPostResponse403Headers
-}
-
-// GetJSON200 returns the response for an HTTP 200 `application/json` response
-func (r OauthUserinfoGetByPostResponse) GetJSON200() *OAuthUserInfo {
-	return r.JSON200
-}
-
-// GetJSON401 returns the response for an HTTP 401 `application/json` response
-func (r OauthUserinfoGetByPostResponse) GetJSON401() *OAuthError {
-	return r.JSON401
-}
-
-// GetJSON403 returns the response for an HTTP 403 `application/json` response
-func (r OauthUserinfoGetByPostResponse) GetJSON403() *OAuthError {
-	return r.JSON403
-}
-
-// GetBody returns the raw response body bytes
-func (r OauthUserinfoGetByPostResponse) GetBody() []byte {
-	return r.Body
-}
-
-// Status returns HTTPResponse.Status
-func (r OauthUserinfoGetByPostResponse) Status() string {
-	if r.HTTPResponse != nil {
-		return r.HTTPResponse.Status
-	}
-	return http.StatusText(0)
-}
-
-// StatusCode returns HTTPResponse.StatusCode
-func (r OauthUserinfoGetByPostResponse) StatusCode() int {
-	if r.HTTPResponse != nil {
-		return r.HTTPResponse.StatusCode
-	}
-	return 0
-}
-
-// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
-func (r OauthUserinfoGetByPostResponse) ContentType() string {
-	if r.HTTPResponse != nil {
-		return r.HTTPResponse.Header.Get("Content-Type")
-	}
-	return ""
-}
-
 // AchievementsListResponse200Headers the declared response headers of an HTTP 200 response for AchievementsList
 type AchievementsListResponse200Headers struct {
 	ETag                *string
@@ -21463,9 +20338,7 @@ type AchievementsListResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
-	JSON200 *struct {
-		Achievements []Achievement `json:"achievements"`
-	}
+	JSON200 *AchievementsListResult
 	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
 	ApplicationproblemJSON400 *Problem
 	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
@@ -21493,9 +20366,7 @@ type AchievementsListResponse struct {
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
-func (r AchievementsListResponse) GetJSON200() *struct {
-	Achievements []Achievement `json:"achievements"`
-} {
+func (r AchievementsListResponse) GetJSON200() *AchievementsListResult {
 	return r.JSON200
 }
 
@@ -21632,9 +20503,7 @@ type ForumThreadsListResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
-	JSON200 *struct {
-		Threads []ForumThread `json:"threads"`
-	}
+	JSON200 *ForumThreadsListResult
 	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
 	ApplicationproblemJSON400 *Problem
 	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
@@ -21662,9 +20531,7 @@ type ForumThreadsListResponse struct {
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
-func (r ForumThreadsListResponse) GetJSON200() *struct {
-	Threads []ForumThread `json:"threads"`
-} {
+func (r ForumThreadsListResponse) GetJSON200() *ForumThreadsListResult {
 	return r.JSON200
 }
 
@@ -21812,9 +20679,7 @@ type ForumThreadsPostsListResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
-	JSON200 *struct {
-		Posts []ForumPost `json:"posts"`
-	}
+	JSON200 *ForumThreadsPostsListResult
 	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
 	ApplicationproblemJSON400 *Problem
 	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
@@ -21846,9 +20711,7 @@ type ForumThreadsPostsListResponse struct {
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
-func (r ForumThreadsPostsListResponse) GetJSON200() *struct {
-	Posts []ForumPost `json:"posts"`
-} {
+func (r ForumThreadsPostsListResponse) GetJSON200() *ForumThreadsPostsListResult {
 	return r.JSON200
 }
 
@@ -21990,9 +20853,7 @@ type KillboardFeedGetResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
-	JSON200 *struct {
-		Kills []Kill `json:"kills"`
-	}
+	JSON200 *KillboardFeedGetResult
 	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
 	ApplicationproblemJSON400 *Problem
 	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
@@ -22020,9 +20881,7 @@ type KillboardFeedGetResponse struct {
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
-func (r KillboardFeedGetResponse) GetJSON200() *struct {
-	Kills []Kill `json:"kills"`
-} {
+func (r KillboardFeedGetResponse) GetJSON200() *KillboardFeedGetResult {
 	return r.JSON200
 }
 
@@ -22159,12 +21018,7 @@ type KillboardTopFragGetResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
-	JSON200 *struct {
-		Leaders []TopFragLeader `json:"leaders"`
-
-		// Period the period used
-		Period KillboardTopFragGet200JSONResponseBodyPeriod `json:"period"`
-	}
+	JSON200 *KillboardTopFragGetResult
 	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
 	ApplicationproblemJSON400 *Problem
 	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
@@ -22192,12 +21046,7 @@ type KillboardTopFragGetResponse struct {
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
-func (r KillboardTopFragGetResponse) GetJSON200() *struct {
-	Leaders []TopFragLeader `json:"leaders"`
-
-	// Period the period used
-	Period KillboardTopFragGet200JSONResponseBodyPeriod `json:"period"`
-} {
+func (r KillboardTopFragGetResponse) GetJSON200() *KillboardTopFragGetResult {
 	return r.JSON200
 }
 
@@ -22334,9 +21183,7 @@ type LeaderboardsGetResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
-	JSON200 *struct {
-		Leaderboard []XpLeaderboardEntry `json:"leaderboard"`
-	}
+	JSON200 *LeaderboardsGetResult
 	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
 	ApplicationproblemJSON400 *Problem
 	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
@@ -22364,9 +21211,7 @@ type LeaderboardsGetResponse struct {
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
-func (r LeaderboardsGetResponse) GetJSON200() *struct {
-	Leaderboard []XpLeaderboardEntry `json:"leaderboard"`
-} {
+func (r LeaderboardsGetResponse) GetJSON200() *LeaderboardsGetResult {
 	return r.JSON200
 }
 
@@ -22503,9 +21348,7 @@ type ServersListResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
-	JSON200 *struct {
-		Servers []GameServer `json:"servers"`
-	}
+	JSON200 *ServersListResult
 	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
 	ApplicationproblemJSON400 *Problem
 	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
@@ -22533,9 +21376,7 @@ type ServersListResponse struct {
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
-func (r ServersListResponse) GetJSON200() *struct {
-	Servers []GameServer `json:"servers"`
-} {
+func (r ServersListResponse) GetJSON200() *ServersListResult {
 	return r.JSON200
 }
 
@@ -22672,11 +21513,7 @@ type StatsEloGetResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
-	JSON200 *struct {
-		// Game the game used
-		Game        StatsEloGet200JSONResponseBodyGame `json:"game"`
-		Leaderboard []EloLadderEntry                   `json:"leaderboard"`
-	}
+	JSON200 *StatsEloGetResult
 	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
 	ApplicationproblemJSON400 *Problem
 	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
@@ -22704,11 +21541,7 @@ type StatsEloGetResponse struct {
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
-func (r StatsEloGetResponse) GetJSON200() *struct {
-	// Game the game used
-	Game        StatsEloGet200JSONResponseBodyGame `json:"game"`
-	Leaderboard []EloLadderEntry                   `json:"leaderboard"`
-} {
+func (r StatsEloGetResponse) GetJSON200() *StatsEloGetResult {
 	return r.JSON200
 }
 
@@ -22845,9 +21678,7 @@ type TournamentsListResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
-	JSON200 *struct {
-		Tournaments []Tournament `json:"tournaments"`
-	}
+	JSON200 *TournamentsListResult
 	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
 	ApplicationproblemJSON400 *Problem
 	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
@@ -22875,9 +21706,7 @@ type TournamentsListResponse struct {
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
-func (r TournamentsListResponse) GetJSON200() *struct {
-	Tournaments []Tournament `json:"tournaments"`
-} {
+func (r TournamentsListResponse) GetJSON200() *TournamentsListResult {
 	return r.JSON200
 }
 
@@ -23025,9 +21854,7 @@ type UsersGetResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
-	JSON200 *struct {
-		User User `json:"user"`
-	}
+	JSON200 *UsersGetResult
 	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
 	ApplicationproblemJSON400 *Problem
 	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
@@ -23059,9 +21886,7 @@ type UsersGetResponse struct {
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
-func (r UsersGetResponse) GetJSON200() *struct {
-	User User `json:"user"`
-} {
+func (r UsersGetResponse) GetJSON200() *UsersGetResult {
 	return r.JSON200
 }
 
@@ -23214,9 +22039,7 @@ type UsersStatsGetResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
-	JSON200 *struct {
-		Stats UserStats `json:"stats"`
-	}
+	JSON200 *UsersStatsGetResult
 	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
 	ApplicationproblemJSON400 *Problem
 	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
@@ -23248,9 +22071,7 @@ type UsersStatsGetResponse struct {
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
-func (r UsersStatsGetResponse) GetJSON200() *struct {
-	Stats UserStats `json:"stats"`
-} {
+func (r UsersStatsGetResponse) GetJSON200() *UsersStatsGetResult {
 	return r.JSON200
 }
 
@@ -23550,82 +22371,7 @@ type V1ClansListResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
-	JSON200 *struct {
-		Data []struct {
-			// CreatedAt when the clan was created
-			//
-			// Example: 2026-11-20T18:04:11.000Z
-			CreatedAt time.Time `json:"created_at"`
-
-			// Description What the clan is about, up to 500 characters.
-			//
-			// Example: EU evening squad, scrims on Thursdays.
-			Description string `json:"description"`
-
-			// Game The game the clan plays
-			//
-			// Example: cs2
-			Game V1ClansList200JSONResponseBodyDataGame `json:"game"`
-
-			// Id clan ID
-			//
-			// Example: 12
-			Id int `json:"id"`
-
-			// JoinPolicy `open`: anyone may join; `invite`: only players with a pending invite; `closed`: no new members (pending invites cannot be accepted).
-			//
-			// Example: invite
-			JoinPolicy V1ClansList200JSONResponseBodyDataJoinPolicy `json:"join_policy"`
-
-			// MaxMembers Most members the clan takes, 2-100; never below the current member count.
-			//
-			// Example: 50
-			MaxMembers int `json:"max_members"`
-
-			// MemberCount members now, the owner included
-			//
-			// Example: 8
-			MemberCount int `json:"member_count"`
-
-			// Name 3-32 characters: ASCII letters, digits, spaces and . _ ' -, starting and ending with a letter or digit. Unique per game without regard to case.
-			//
-			// Example: Night Owls
-			Name string `json:"name"`
-
-			// Tag 2-6 ASCII letters or digits. Unique per game without regard to case.
-			//
-			// Example: OWL
-			Tag string `json:"tag"`
-
-			// UpdatedAt when its settings last changed
-			//
-			// Example: 2026-11-20T18:04:11.000Z
-			UpdatedAt time.Time `json:"updated_at"`
-
-			// Visibility `public`: listed and readable by anyone; `private`: seen only by its members and the players it invited (to anyone else it does not exist: 404).
-			//
-			// Example: public
-			Visibility V1ClansList200JSONResponseBodyDataVisibility `json:"visibility"`
-		} `json:"data"`
-
-		// Meta Where this page sits in the whole list
-		Meta struct {
-			// Page This page
-			//
-			// Example: 1
-			Page int `json:"page"`
-
-			// PerPage Page size
-			//
-			// Example: 25
-			PerPage int `json:"per_page"`
-
-			// Total Items across all pages
-			//
-			// Example: 42
-			Total int `json:"total"`
-		} `json:"meta"`
-	}
+	JSON200 *V1ClansListResult
 	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
 	ApplicationproblemJSON400 *Problem
 	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
@@ -23655,82 +22401,7 @@ type V1ClansListResponse struct {
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
-func (r V1ClansListResponse) GetJSON200() *struct {
-	Data []struct {
-		// CreatedAt when the clan was created
-		//
-		// Example: 2026-11-20T18:04:11.000Z
-		CreatedAt time.Time `json:"created_at"`
-
-		// Description What the clan is about, up to 500 characters.
-		//
-		// Example: EU evening squad, scrims on Thursdays.
-		Description string `json:"description"`
-
-		// Game The game the clan plays
-		//
-		// Example: cs2
-		Game V1ClansList200JSONResponseBodyDataGame `json:"game"`
-
-		// Id clan ID
-		//
-		// Example: 12
-		Id int `json:"id"`
-
-		// JoinPolicy `open`: anyone may join; `invite`: only players with a pending invite; `closed`: no new members (pending invites cannot be accepted).
-		//
-		// Example: invite
-		JoinPolicy V1ClansList200JSONResponseBodyDataJoinPolicy `json:"join_policy"`
-
-		// MaxMembers Most members the clan takes, 2-100; never below the current member count.
-		//
-		// Example: 50
-		MaxMembers int `json:"max_members"`
-
-		// MemberCount members now, the owner included
-		//
-		// Example: 8
-		MemberCount int `json:"member_count"`
-
-		// Name 3-32 characters: ASCII letters, digits, spaces and . _ ' -, starting and ending with a letter or digit. Unique per game without regard to case.
-		//
-		// Example: Night Owls
-		Name string `json:"name"`
-
-		// Tag 2-6 ASCII letters or digits. Unique per game without regard to case.
-		//
-		// Example: OWL
-		Tag string `json:"tag"`
-
-		// UpdatedAt when its settings last changed
-		//
-		// Example: 2026-11-20T18:04:11.000Z
-		UpdatedAt time.Time `json:"updated_at"`
-
-		// Visibility `public`: listed and readable by anyone; `private`: seen only by its members and the players it invited (to anyone else it does not exist: 404).
-		//
-		// Example: public
-		Visibility V1ClansList200JSONResponseBodyDataVisibility `json:"visibility"`
-	} `json:"data"`
-
-	// Meta Where this page sits in the whole list
-	Meta struct {
-		// Page This page
-		//
-		// Example: 1
-		Page int `json:"page"`
-
-		// PerPage Page size
-		//
-		// Example: 25
-		PerPage int `json:"per_page"`
-
-		// Total Items across all pages
-		//
-		// Example: 42
-		Total int `json:"total"`
-	} `json:"meta"`
-} {
+func (r V1ClansListResponse) GetJSON200() *V1ClansListResult {
 	return r.JSON200
 }
 
@@ -23889,89 +22560,7 @@ type V1ClansCreateResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
 	// JSON201 the response for an HTTP 201 `application/json` response
-	JSON201 *struct {
-		// Data A clan with its members and their roles
-		Data struct {
-			// CreatedAt when the clan was created
-			//
-			// Example: 2026-11-20T18:04:11.000Z
-			CreatedAt time.Time `json:"created_at"`
-
-			// Description What the clan is about, up to 500 characters.
-			//
-			// Example: EU evening squad, scrims on Thursdays.
-			Description string `json:"description"`
-
-			// Game The game the clan plays
-			//
-			// Example: cs2
-			Game V1ClansCreate201JSONResponseBodyDataGame `json:"game"`
-
-			// Id clan ID
-			//
-			// Example: 12
-			Id int `json:"id"`
-
-			// JoinPolicy `open`: anyone may join; `invite`: only players with a pending invite; `closed`: no new members (pending invites cannot be accepted).
-			//
-			// Example: invite
-			JoinPolicy V1ClansCreate201JSONResponseBodyDataJoinPolicy `json:"join_policy"`
-
-			// MaxMembers Most members the clan takes, 2-100; never below the current member count.
-			//
-			// Example: 50
-			MaxMembers int `json:"max_members"`
-
-			// MemberCount members now, the owner included
-			//
-			// Example: 8
-			MemberCount int `json:"member_count"`
-
-			// Members every member: the owner, then officers, then members, longest-standing first
-			Members []struct {
-				// Avatar path of the user’s avatar
-				//
-				// Example: /avatars/42.png
-				Avatar string `json:"avatar"`
-
-				// JoinedAt when the user joined
-				//
-				// Example: 2026-11-20T18:04:11.000Z
-				JoinedAt time.Time `json:"joined_at"`
-
-				// Role `owner` (exactly one; everything), `officer` (settings, invites, removes members), `member`
-				//
-				// Example: member
-				Role V1ClansCreate201JSONResponseBodyDataMembersRole `json:"role"`
-
-				// UserId Example: 42
-				UserId int `json:"user_id"`
-
-				// Username Example: night_owl
-				Username string `json:"username"`
-			} `json:"members"`
-
-			// Name 3-32 characters: ASCII letters, digits, spaces and . _ ' -, starting and ending with a letter or digit. Unique per game without regard to case.
-			//
-			// Example: Night Owls
-			Name string `json:"name"`
-
-			// Tag 2-6 ASCII letters or digits. Unique per game without regard to case.
-			//
-			// Example: OWL
-			Tag string `json:"tag"`
-
-			// UpdatedAt when its settings last changed
-			//
-			// Example: 2026-11-20T18:04:11.000Z
-			UpdatedAt time.Time `json:"updated_at"`
-
-			// Visibility `public`: listed and readable by anyone; `private`: seen only by its members and the players it invited (to anyone else it does not exist: 404).
-			//
-			// Example: public
-			Visibility V1ClansCreate201JSONResponseBodyDataVisibility `json:"visibility"`
-		} `json:"data"`
-	}
+	JSON201 *V1ClansCreateResult
 	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
 	ApplicationproblemJSON400 *Problem
 	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
@@ -24009,89 +22598,7 @@ type V1ClansCreateResponse struct {
 }
 
 // GetJSON201 returns the response for an HTTP 201 `application/json` response
-func (r V1ClansCreateResponse) GetJSON201() *struct {
-	// Data A clan with its members and their roles
-	Data struct {
-		// CreatedAt when the clan was created
-		//
-		// Example: 2026-11-20T18:04:11.000Z
-		CreatedAt time.Time `json:"created_at"`
-
-		// Description What the clan is about, up to 500 characters.
-		//
-		// Example: EU evening squad, scrims on Thursdays.
-		Description string `json:"description"`
-
-		// Game The game the clan plays
-		//
-		// Example: cs2
-		Game V1ClansCreate201JSONResponseBodyDataGame `json:"game"`
-
-		// Id clan ID
-		//
-		// Example: 12
-		Id int `json:"id"`
-
-		// JoinPolicy `open`: anyone may join; `invite`: only players with a pending invite; `closed`: no new members (pending invites cannot be accepted).
-		//
-		// Example: invite
-		JoinPolicy V1ClansCreate201JSONResponseBodyDataJoinPolicy `json:"join_policy"`
-
-		// MaxMembers Most members the clan takes, 2-100; never below the current member count.
-		//
-		// Example: 50
-		MaxMembers int `json:"max_members"`
-
-		// MemberCount members now, the owner included
-		//
-		// Example: 8
-		MemberCount int `json:"member_count"`
-
-		// Members every member: the owner, then officers, then members, longest-standing first
-		Members []struct {
-			// Avatar path of the user’s avatar
-			//
-			// Example: /avatars/42.png
-			Avatar string `json:"avatar"`
-
-			// JoinedAt when the user joined
-			//
-			// Example: 2026-11-20T18:04:11.000Z
-			JoinedAt time.Time `json:"joined_at"`
-
-			// Role `owner` (exactly one; everything), `officer` (settings, invites, removes members), `member`
-			//
-			// Example: member
-			Role V1ClansCreate201JSONResponseBodyDataMembersRole `json:"role"`
-
-			// UserId Example: 42
-			UserId int `json:"user_id"`
-
-			// Username Example: night_owl
-			Username string `json:"username"`
-		} `json:"members"`
-
-		// Name 3-32 characters: ASCII letters, digits, spaces and . _ ' -, starting and ending with a letter or digit. Unique per game without regard to case.
-		//
-		// Example: Night Owls
-		Name string `json:"name"`
-
-		// Tag 2-6 ASCII letters or digits. Unique per game without regard to case.
-		//
-		// Example: OWL
-		Tag string `json:"tag"`
-
-		// UpdatedAt when its settings last changed
-		//
-		// Example: 2026-11-20T18:04:11.000Z
-		UpdatedAt time.Time `json:"updated_at"`
-
-		// Visibility `public`: listed and readable by anyone; `private`: seen only by its members and the players it invited (to anyone else it does not exist: 404).
-		//
-		// Example: public
-		Visibility V1ClansCreate201JSONResponseBodyDataVisibility `json:"visibility"`
-	} `json:"data"`
-} {
+func (r V1ClansCreateResponse) GetJSON201() *V1ClansCreateResult {
 	return r.JSON201
 }
 
@@ -24236,100 +22743,7 @@ type V1ClansInvitesListResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
-	JSON200 *struct {
-		Data []struct {
-			// Clan A clan of one game
-			Clan struct {
-				// CreatedAt when the clan was created
-				//
-				// Example: 2026-11-20T18:04:11.000Z
-				CreatedAt time.Time `json:"created_at"`
-
-				// Description What the clan is about, up to 500 characters.
-				//
-				// Example: EU evening squad, scrims on Thursdays.
-				Description string `json:"description"`
-
-				// Game The game the clan plays
-				//
-				// Example: cs2
-				Game V1ClansInvitesList200JSONResponseBodyDataClanGame `json:"game"`
-
-				// Id clan ID
-				//
-				// Example: 12
-				Id int `json:"id"`
-
-				// JoinPolicy `open`: anyone may join; `invite`: only players with a pending invite; `closed`: no new members (pending invites cannot be accepted).
-				//
-				// Example: invite
-				JoinPolicy V1ClansInvitesList200JSONResponseBodyDataClanJoinPolicy `json:"join_policy"`
-
-				// MaxMembers Most members the clan takes, 2-100; never below the current member count.
-				//
-				// Example: 50
-				MaxMembers int `json:"max_members"`
-
-				// MemberCount members now, the owner included
-				//
-				// Example: 8
-				MemberCount int `json:"member_count"`
-
-				// Name 3-32 characters: ASCII letters, digits, spaces and . _ ' -, starting and ending with a letter or digit. Unique per game without regard to case.
-				//
-				// Example: Night Owls
-				Name string `json:"name"`
-
-				// Tag 2-6 ASCII letters or digits. Unique per game without regard to case.
-				//
-				// Example: OWL
-				Tag string `json:"tag"`
-
-				// UpdatedAt when its settings last changed
-				//
-				// Example: 2026-11-20T18:04:11.000Z
-				UpdatedAt time.Time `json:"updated_at"`
-
-				// Visibility `public`: listed and readable by anyone; `private`: seen only by its members and the players it invited (to anyone else it does not exist: 404).
-				//
-				// Example: public
-				Visibility V1ClansInvitesList200JSONResponseBodyDataClanVisibility `json:"visibility"`
-			} `json:"clan"`
-
-			// CreatedAt when the invite was sent
-			//
-			// Example: 2026-11-20T18:04:11.000Z
-			CreatedAt time.Time `json:"created_at"`
-
-			// InvitedBy who sent the invite (null if that account is gone)
-			//
-			// Example: 7
-			InvitedBy *int `json:"invited_by"`
-
-			// UserId the invited player
-			//
-			// Example: 42
-			UserId int `json:"user_id"`
-		} `json:"data"`
-
-		// Meta Where this page sits in the whole list
-		Meta struct {
-			// Page This page
-			//
-			// Example: 1
-			Page int `json:"page"`
-
-			// PerPage Page size
-			//
-			// Example: 25
-			PerPage int `json:"per_page"`
-
-			// Total Items across all pages
-			//
-			// Example: 42
-			Total int `json:"total"`
-		} `json:"meta"`
-	}
+	JSON200 *V1ClansInvitesListResult
 	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
 	ApplicationproblemJSON400 *Problem
 	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
@@ -24359,100 +22773,7 @@ type V1ClansInvitesListResponse struct {
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
-func (r V1ClansInvitesListResponse) GetJSON200() *struct {
-	Data []struct {
-		// Clan A clan of one game
-		Clan struct {
-			// CreatedAt when the clan was created
-			//
-			// Example: 2026-11-20T18:04:11.000Z
-			CreatedAt time.Time `json:"created_at"`
-
-			// Description What the clan is about, up to 500 characters.
-			//
-			// Example: EU evening squad, scrims on Thursdays.
-			Description string `json:"description"`
-
-			// Game The game the clan plays
-			//
-			// Example: cs2
-			Game V1ClansInvitesList200JSONResponseBodyDataClanGame `json:"game"`
-
-			// Id clan ID
-			//
-			// Example: 12
-			Id int `json:"id"`
-
-			// JoinPolicy `open`: anyone may join; `invite`: only players with a pending invite; `closed`: no new members (pending invites cannot be accepted).
-			//
-			// Example: invite
-			JoinPolicy V1ClansInvitesList200JSONResponseBodyDataClanJoinPolicy `json:"join_policy"`
-
-			// MaxMembers Most members the clan takes, 2-100; never below the current member count.
-			//
-			// Example: 50
-			MaxMembers int `json:"max_members"`
-
-			// MemberCount members now, the owner included
-			//
-			// Example: 8
-			MemberCount int `json:"member_count"`
-
-			// Name 3-32 characters: ASCII letters, digits, spaces and . _ ' -, starting and ending with a letter or digit. Unique per game without regard to case.
-			//
-			// Example: Night Owls
-			Name string `json:"name"`
-
-			// Tag 2-6 ASCII letters or digits. Unique per game without regard to case.
-			//
-			// Example: OWL
-			Tag string `json:"tag"`
-
-			// UpdatedAt when its settings last changed
-			//
-			// Example: 2026-11-20T18:04:11.000Z
-			UpdatedAt time.Time `json:"updated_at"`
-
-			// Visibility `public`: listed and readable by anyone; `private`: seen only by its members and the players it invited (to anyone else it does not exist: 404).
-			//
-			// Example: public
-			Visibility V1ClansInvitesList200JSONResponseBodyDataClanVisibility `json:"visibility"`
-		} `json:"clan"`
-
-		// CreatedAt when the invite was sent
-		//
-		// Example: 2026-11-20T18:04:11.000Z
-		CreatedAt time.Time `json:"created_at"`
-
-		// InvitedBy who sent the invite (null if that account is gone)
-		//
-		// Example: 7
-		InvitedBy *int `json:"invited_by"`
-
-		// UserId the invited player
-		//
-		// Example: 42
-		UserId int `json:"user_id"`
-	} `json:"data"`
-
-	// Meta Where this page sits in the whole list
-	Meta struct {
-		// Page This page
-		//
-		// Example: 1
-		Page int `json:"page"`
-
-		// PerPage Page size
-		//
-		// Example: 25
-		PerPage int `json:"per_page"`
-
-		// Total Items across all pages
-		//
-		// Example: 42
-		Total int `json:"total"`
-	} `json:"meta"`
-} {
+func (r V1ClansInvitesListResponse) GetJSON200() *V1ClansInvitesListResult {
 	return r.JSON200
 }
 
@@ -24818,89 +23139,7 @@ type V1ClansGetResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
-	JSON200 *struct {
-		// Data A clan with its members and their roles
-		Data struct {
-			// CreatedAt when the clan was created
-			//
-			// Example: 2026-11-20T18:04:11.000Z
-			CreatedAt time.Time `json:"created_at"`
-
-			// Description What the clan is about, up to 500 characters.
-			//
-			// Example: EU evening squad, scrims on Thursdays.
-			Description string `json:"description"`
-
-			// Game The game the clan plays
-			//
-			// Example: cs2
-			Game V1ClansGet200JSONResponseBodyDataGame `json:"game"`
-
-			// Id clan ID
-			//
-			// Example: 12
-			Id int `json:"id"`
-
-			// JoinPolicy `open`: anyone may join; `invite`: only players with a pending invite; `closed`: no new members (pending invites cannot be accepted).
-			//
-			// Example: invite
-			JoinPolicy V1ClansGet200JSONResponseBodyDataJoinPolicy `json:"join_policy"`
-
-			// MaxMembers Most members the clan takes, 2-100; never below the current member count.
-			//
-			// Example: 50
-			MaxMembers int `json:"max_members"`
-
-			// MemberCount members now, the owner included
-			//
-			// Example: 8
-			MemberCount int `json:"member_count"`
-
-			// Members every member: the owner, then officers, then members, longest-standing first
-			Members []struct {
-				// Avatar path of the user’s avatar
-				//
-				// Example: /avatars/42.png
-				Avatar string `json:"avatar"`
-
-				// JoinedAt when the user joined
-				//
-				// Example: 2026-11-20T18:04:11.000Z
-				JoinedAt time.Time `json:"joined_at"`
-
-				// Role `owner` (exactly one; everything), `officer` (settings, invites, removes members), `member`
-				//
-				// Example: member
-				Role V1ClansGet200JSONResponseBodyDataMembersRole `json:"role"`
-
-				// UserId Example: 42
-				UserId int `json:"user_id"`
-
-				// Username Example: night_owl
-				Username string `json:"username"`
-			} `json:"members"`
-
-			// Name 3-32 characters: ASCII letters, digits, spaces and . _ ' -, starting and ending with a letter or digit. Unique per game without regard to case.
-			//
-			// Example: Night Owls
-			Name string `json:"name"`
-
-			// Tag 2-6 ASCII letters or digits. Unique per game without regard to case.
-			//
-			// Example: OWL
-			Tag string `json:"tag"`
-
-			// UpdatedAt when its settings last changed
-			//
-			// Example: 2026-11-20T18:04:11.000Z
-			UpdatedAt time.Time `json:"updated_at"`
-
-			// Visibility `public`: listed and readable by anyone; `private`: seen only by its members and the players it invited (to anyone else it does not exist: 404).
-			//
-			// Example: public
-			Visibility V1ClansGet200JSONResponseBodyDataVisibility `json:"visibility"`
-		} `json:"data"`
-	}
+	JSON200 *V1ClansGetResult
 	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
 	ApplicationproblemJSON400 *Problem
 	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
@@ -24934,89 +23173,7 @@ type V1ClansGetResponse struct {
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
-func (r V1ClansGetResponse) GetJSON200() *struct {
-	// Data A clan with its members and their roles
-	Data struct {
-		// CreatedAt when the clan was created
-		//
-		// Example: 2026-11-20T18:04:11.000Z
-		CreatedAt time.Time `json:"created_at"`
-
-		// Description What the clan is about, up to 500 characters.
-		//
-		// Example: EU evening squad, scrims on Thursdays.
-		Description string `json:"description"`
-
-		// Game The game the clan plays
-		//
-		// Example: cs2
-		Game V1ClansGet200JSONResponseBodyDataGame `json:"game"`
-
-		// Id clan ID
-		//
-		// Example: 12
-		Id int `json:"id"`
-
-		// JoinPolicy `open`: anyone may join; `invite`: only players with a pending invite; `closed`: no new members (pending invites cannot be accepted).
-		//
-		// Example: invite
-		JoinPolicy V1ClansGet200JSONResponseBodyDataJoinPolicy `json:"join_policy"`
-
-		// MaxMembers Most members the clan takes, 2-100; never below the current member count.
-		//
-		// Example: 50
-		MaxMembers int `json:"max_members"`
-
-		// MemberCount members now, the owner included
-		//
-		// Example: 8
-		MemberCount int `json:"member_count"`
-
-		// Members every member: the owner, then officers, then members, longest-standing first
-		Members []struct {
-			// Avatar path of the user’s avatar
-			//
-			// Example: /avatars/42.png
-			Avatar string `json:"avatar"`
-
-			// JoinedAt when the user joined
-			//
-			// Example: 2026-11-20T18:04:11.000Z
-			JoinedAt time.Time `json:"joined_at"`
-
-			// Role `owner` (exactly one; everything), `officer` (settings, invites, removes members), `member`
-			//
-			// Example: member
-			Role V1ClansGet200JSONResponseBodyDataMembersRole `json:"role"`
-
-			// UserId Example: 42
-			UserId int `json:"user_id"`
-
-			// Username Example: night_owl
-			Username string `json:"username"`
-		} `json:"members"`
-
-		// Name 3-32 characters: ASCII letters, digits, spaces and . _ ' -, starting and ending with a letter or digit. Unique per game without regard to case.
-		//
-		// Example: Night Owls
-		Name string `json:"name"`
-
-		// Tag 2-6 ASCII letters or digits. Unique per game without regard to case.
-		//
-		// Example: OWL
-		Tag string `json:"tag"`
-
-		// UpdatedAt when its settings last changed
-		//
-		// Example: 2026-11-20T18:04:11.000Z
-		UpdatedAt time.Time `json:"updated_at"`
-
-		// Visibility `public`: listed and readable by anyone; `private`: seen only by its members and the players it invited (to anyone else it does not exist: 404).
-		//
-		// Example: public
-		Visibility V1ClansGet200JSONResponseBodyDataVisibility `json:"visibility"`
-	} `json:"data"`
-} {
+func (r V1ClansGetResponse) GetJSON200() *V1ClansGetResult {
 	return r.JSON200
 }
 
@@ -25191,83 +23348,7 @@ type V1ClansInvitesCreateResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
 	// JSON201 the response for an HTTP 201 `application/json` response
-	JSON201 *struct {
-		// Data A pending invite to a clan
-		Data struct {
-			// Clan A clan of one game
-			Clan struct {
-				// CreatedAt when the clan was created
-				//
-				// Example: 2026-11-20T18:04:11.000Z
-				CreatedAt time.Time `json:"created_at"`
-
-				// Description What the clan is about, up to 500 characters.
-				//
-				// Example: EU evening squad, scrims on Thursdays.
-				Description string `json:"description"`
-
-				// Game The game the clan plays
-				//
-				// Example: cs2
-				Game V1ClansInvitesCreate201JSONResponseBodyDataClanGame `json:"game"`
-
-				// Id clan ID
-				//
-				// Example: 12
-				Id int `json:"id"`
-
-				// JoinPolicy `open`: anyone may join; `invite`: only players with a pending invite; `closed`: no new members (pending invites cannot be accepted).
-				//
-				// Example: invite
-				JoinPolicy V1ClansInvitesCreate201JSONResponseBodyDataClanJoinPolicy `json:"join_policy"`
-
-				// MaxMembers Most members the clan takes, 2-100; never below the current member count.
-				//
-				// Example: 50
-				MaxMembers int `json:"max_members"`
-
-				// MemberCount members now, the owner included
-				//
-				// Example: 8
-				MemberCount int `json:"member_count"`
-
-				// Name 3-32 characters: ASCII letters, digits, spaces and . _ ' -, starting and ending with a letter or digit. Unique per game without regard to case.
-				//
-				// Example: Night Owls
-				Name string `json:"name"`
-
-				// Tag 2-6 ASCII letters or digits. Unique per game without regard to case.
-				//
-				// Example: OWL
-				Tag string `json:"tag"`
-
-				// UpdatedAt when its settings last changed
-				//
-				// Example: 2026-11-20T18:04:11.000Z
-				UpdatedAt time.Time `json:"updated_at"`
-
-				// Visibility `public`: listed and readable by anyone; `private`: seen only by its members and the players it invited (to anyone else it does not exist: 404).
-				//
-				// Example: public
-				Visibility V1ClansInvitesCreate201JSONResponseBodyDataClanVisibility `json:"visibility"`
-			} `json:"clan"`
-
-			// CreatedAt when the invite was sent
-			//
-			// Example: 2026-11-20T18:04:11.000Z
-			CreatedAt time.Time `json:"created_at"`
-
-			// InvitedBy who sent the invite (null if that account is gone)
-			//
-			// Example: 7
-			InvitedBy *int `json:"invited_by"`
-
-			// UserId the invited player
-			//
-			// Example: 42
-			UserId int `json:"user_id"`
-		} `json:"data"`
-	}
+	JSON201 *V1ClansInvitesCreateResult
 	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
 	ApplicationproblemJSON400 *Problem
 	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
@@ -25309,83 +23390,7 @@ type V1ClansInvitesCreateResponse struct {
 }
 
 // GetJSON201 returns the response for an HTTP 201 `application/json` response
-func (r V1ClansInvitesCreateResponse) GetJSON201() *struct {
-	// Data A pending invite to a clan
-	Data struct {
-		// Clan A clan of one game
-		Clan struct {
-			// CreatedAt when the clan was created
-			//
-			// Example: 2026-11-20T18:04:11.000Z
-			CreatedAt time.Time `json:"created_at"`
-
-			// Description What the clan is about, up to 500 characters.
-			//
-			// Example: EU evening squad, scrims on Thursdays.
-			Description string `json:"description"`
-
-			// Game The game the clan plays
-			//
-			// Example: cs2
-			Game V1ClansInvitesCreate201JSONResponseBodyDataClanGame `json:"game"`
-
-			// Id clan ID
-			//
-			// Example: 12
-			Id int `json:"id"`
-
-			// JoinPolicy `open`: anyone may join; `invite`: only players with a pending invite; `closed`: no new members (pending invites cannot be accepted).
-			//
-			// Example: invite
-			JoinPolicy V1ClansInvitesCreate201JSONResponseBodyDataClanJoinPolicy `json:"join_policy"`
-
-			// MaxMembers Most members the clan takes, 2-100; never below the current member count.
-			//
-			// Example: 50
-			MaxMembers int `json:"max_members"`
-
-			// MemberCount members now, the owner included
-			//
-			// Example: 8
-			MemberCount int `json:"member_count"`
-
-			// Name 3-32 characters: ASCII letters, digits, spaces and . _ ' -, starting and ending with a letter or digit. Unique per game without regard to case.
-			//
-			// Example: Night Owls
-			Name string `json:"name"`
-
-			// Tag 2-6 ASCII letters or digits. Unique per game without regard to case.
-			//
-			// Example: OWL
-			Tag string `json:"tag"`
-
-			// UpdatedAt when its settings last changed
-			//
-			// Example: 2026-11-20T18:04:11.000Z
-			UpdatedAt time.Time `json:"updated_at"`
-
-			// Visibility `public`: listed and readable by anyone; `private`: seen only by its members and the players it invited (to anyone else it does not exist: 404).
-			//
-			// Example: public
-			Visibility V1ClansInvitesCreate201JSONResponseBodyDataClanVisibility `json:"visibility"`
-		} `json:"clan"`
-
-		// CreatedAt when the invite was sent
-		//
-		// Example: 2026-11-20T18:04:11.000Z
-		CreatedAt time.Time `json:"created_at"`
-
-		// InvitedBy who sent the invite (null if that account is gone)
-		//
-		// Example: 7
-		InvitedBy *int `json:"invited_by"`
-
-		// UserId the invited player
-		//
-		// Example: 42
-		UserId int `json:"user_id"`
-	} `json:"data"`
-} {
+func (r V1ClansInvitesCreateResponse) GetJSON201() *V1ClansInvitesCreateResult {
 	return r.JSON201
 }
 
@@ -25570,34 +23575,7 @@ type V1ClansInvitesAcceptResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
 	// JSON201 the response for an HTTP 201 `application/json` response
-	JSON201 *struct {
-		// Data A member of a clan and their role
-		Data struct {
-			// Avatar path of the user’s avatar
-			//
-			// Example: /avatars/42.png
-			Avatar string `json:"avatar"`
-
-			// ClanId Example: 12
-			ClanId int `json:"clan_id"`
-
-			// JoinedAt when the user joined
-			//
-			// Example: 2026-11-20T18:04:11.000Z
-			JoinedAt time.Time `json:"joined_at"`
-
-			// Role `owner` (exactly one; everything), `officer` (settings, invites, removes members), `member`
-			//
-			// Example: member
-			Role V1ClansInvitesAccept201JSONResponseBodyDataRole `json:"role"`
-
-			// UserId Example: 42
-			UserId int `json:"user_id"`
-
-			// Username Example: night_owl
-			Username string `json:"username"`
-		} `json:"data"`
-	}
+	JSON201 *V1ClansInvitesAcceptResult
 	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
 	ApplicationproblemJSON400 *Problem
 	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
@@ -25639,34 +23617,7 @@ type V1ClansInvitesAcceptResponse struct {
 }
 
 // GetJSON201 returns the response for an HTTP 201 `application/json` response
-func (r V1ClansInvitesAcceptResponse) GetJSON201() *struct {
-	// Data A member of a clan and their role
-	Data struct {
-		// Avatar path of the user’s avatar
-		//
-		// Example: /avatars/42.png
-		Avatar string `json:"avatar"`
-
-		// ClanId Example: 12
-		ClanId int `json:"clan_id"`
-
-		// JoinedAt when the user joined
-		//
-		// Example: 2026-11-20T18:04:11.000Z
-		JoinedAt time.Time `json:"joined_at"`
-
-		// Role `owner` (exactly one; everything), `officer` (settings, invites, removes members), `member`
-		//
-		// Example: member
-		Role V1ClansInvitesAccept201JSONResponseBodyDataRole `json:"role"`
-
-		// UserId Example: 42
-		UserId int `json:"user_id"`
-
-		// Username Example: night_owl
-		Username string `json:"username"`
-	} `json:"data"`
-} {
+func (r V1ClansInvitesAcceptResponse) GetJSON201() *V1ClansInvitesAcceptResult {
 	return r.JSON201
 }
 
@@ -26071,34 +24022,7 @@ type V1ClansJoinResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
 	// JSON201 the response for an HTTP 201 `application/json` response
-	JSON201 *struct {
-		// Data A member of a clan and their role
-		Data struct {
-			// Avatar path of the user’s avatar
-			//
-			// Example: /avatars/42.png
-			Avatar string `json:"avatar"`
-
-			// ClanId Example: 12
-			ClanId int `json:"clan_id"`
-
-			// JoinedAt when the user joined
-			//
-			// Example: 2026-11-20T18:04:11.000Z
-			JoinedAt time.Time `json:"joined_at"`
-
-			// Role `owner` (exactly one; everything), `officer` (settings, invites, removes members), `member`
-			//
-			// Example: member
-			Role V1ClansJoin201JSONResponseBodyDataRole `json:"role"`
-
-			// UserId Example: 42
-			UserId int `json:"user_id"`
-
-			// Username Example: night_owl
-			Username string `json:"username"`
-		} `json:"data"`
-	}
+	JSON201 *V1ClansJoinResult
 	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
 	ApplicationproblemJSON400 *Problem
 	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
@@ -26140,34 +24064,7 @@ type V1ClansJoinResponse struct {
 }
 
 // GetJSON201 returns the response for an HTTP 201 `application/json` response
-func (r V1ClansJoinResponse) GetJSON201() *struct {
-	// Data A member of a clan and their role
-	Data struct {
-		// Avatar path of the user’s avatar
-		//
-		// Example: /avatars/42.png
-		Avatar string `json:"avatar"`
-
-		// ClanId Example: 12
-		ClanId int `json:"clan_id"`
-
-		// JoinedAt when the user joined
-		//
-		// Example: 2026-11-20T18:04:11.000Z
-		JoinedAt time.Time `json:"joined_at"`
-
-		// Role `owner` (exactly one; everything), `officer` (settings, invites, removes members), `member`
-		//
-		// Example: member
-		Role V1ClansJoin201JSONResponseBodyDataRole `json:"role"`
-
-		// UserId Example: 42
-		UserId int `json:"user_id"`
-
-		// Username Example: night_owl
-		Username string `json:"username"`
-	} `json:"data"`
-} {
+func (r V1ClansJoinResponse) GetJSON201() *V1ClansJoinResult {
 	return r.JSON201
 }
 
@@ -26792,34 +24689,7 @@ type V1ClansMembersDemoteResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
-	JSON200 *struct {
-		// Data A member of a clan and their role
-		Data struct {
-			// Avatar path of the user’s avatar
-			//
-			// Example: /avatars/42.png
-			Avatar string `json:"avatar"`
-
-			// ClanId Example: 12
-			ClanId int `json:"clan_id"`
-
-			// JoinedAt when the user joined
-			//
-			// Example: 2026-11-20T18:04:11.000Z
-			JoinedAt time.Time `json:"joined_at"`
-
-			// Role `owner` (exactly one; everything), `officer` (settings, invites, removes members), `member`
-			//
-			// Example: member
-			Role V1ClansMembersDemote200JSONResponseBodyDataRole `json:"role"`
-
-			// UserId Example: 42
-			UserId int `json:"user_id"`
-
-			// Username Example: night_owl
-			Username string `json:"username"`
-		} `json:"data"`
-	}
+	JSON200 *V1ClansMembersDemoteResult
 	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
 	ApplicationproblemJSON400 *Problem
 	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
@@ -26861,34 +24731,7 @@ type V1ClansMembersDemoteResponse struct {
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
-func (r V1ClansMembersDemoteResponse) GetJSON200() *struct {
-	// Data A member of a clan and their role
-	Data struct {
-		// Avatar path of the user’s avatar
-		//
-		// Example: /avatars/42.png
-		Avatar string `json:"avatar"`
-
-		// ClanId Example: 12
-		ClanId int `json:"clan_id"`
-
-		// JoinedAt when the user joined
-		//
-		// Example: 2026-11-20T18:04:11.000Z
-		JoinedAt time.Time `json:"joined_at"`
-
-		// Role `owner` (exactly one; everything), `officer` (settings, invites, removes members), `member`
-		//
-		// Example: member
-		Role V1ClansMembersDemote200JSONResponseBodyDataRole `json:"role"`
-
-		// UserId Example: 42
-		UserId int `json:"user_id"`
-
-		// Username Example: night_owl
-		Username string `json:"username"`
-	} `json:"data"`
-} {
+func (r V1ClansMembersDemoteResponse) GetJSON200() *V1ClansMembersDemoteResult {
 	return r.JSON200
 }
 
@@ -27073,34 +24916,7 @@ type V1ClansMembersPromoteResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
-	JSON200 *struct {
-		// Data A member of a clan and their role
-		Data struct {
-			// Avatar path of the user’s avatar
-			//
-			// Example: /avatars/42.png
-			Avatar string `json:"avatar"`
-
-			// ClanId Example: 12
-			ClanId int `json:"clan_id"`
-
-			// JoinedAt when the user joined
-			//
-			// Example: 2026-11-20T18:04:11.000Z
-			JoinedAt time.Time `json:"joined_at"`
-
-			// Role `owner` (exactly one; everything), `officer` (settings, invites, removes members), `member`
-			//
-			// Example: member
-			Role V1ClansMembersPromote200JSONResponseBodyDataRole `json:"role"`
-
-			// UserId Example: 42
-			UserId int `json:"user_id"`
-
-			// Username Example: night_owl
-			Username string `json:"username"`
-		} `json:"data"`
-	}
+	JSON200 *V1ClansMembersPromoteResult
 	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
 	ApplicationproblemJSON400 *Problem
 	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
@@ -27142,34 +24958,7 @@ type V1ClansMembersPromoteResponse struct {
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
-func (r V1ClansMembersPromoteResponse) GetJSON200() *struct {
-	// Data A member of a clan and their role
-	Data struct {
-		// Avatar path of the user’s avatar
-		//
-		// Example: /avatars/42.png
-		Avatar string `json:"avatar"`
-
-		// ClanId Example: 12
-		ClanId int `json:"clan_id"`
-
-		// JoinedAt when the user joined
-		//
-		// Example: 2026-11-20T18:04:11.000Z
-		JoinedAt time.Time `json:"joined_at"`
-
-		// Role `owner` (exactly one; everything), `officer` (settings, invites, removes members), `member`
-		//
-		// Example: member
-		Role V1ClansMembersPromote200JSONResponseBodyDataRole `json:"role"`
-
-		// UserId Example: 42
-		UserId int `json:"user_id"`
-
-		// Username Example: night_owl
-		Username string `json:"username"`
-	} `json:"data"`
-} {
+func (r V1ClansMembersPromoteResponse) GetJSON200() *V1ClansMembersPromoteResult {
 	return r.JSON200
 }
 
@@ -27354,65 +25143,7 @@ type V1ClansSettingsUpdateResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
-	JSON200 *struct {
-		// Data A clan of one game
-		Data struct {
-			// CreatedAt when the clan was created
-			//
-			// Example: 2026-11-20T18:04:11.000Z
-			CreatedAt time.Time `json:"created_at"`
-
-			// Description What the clan is about, up to 500 characters.
-			//
-			// Example: EU evening squad, scrims on Thursdays.
-			Description string `json:"description"`
-
-			// Game The game the clan plays
-			//
-			// Example: cs2
-			Game V1ClansSettingsUpdate200JSONResponseBodyDataGame `json:"game"`
-
-			// Id clan ID
-			//
-			// Example: 12
-			Id int `json:"id"`
-
-			// JoinPolicy `open`: anyone may join; `invite`: only players with a pending invite; `closed`: no new members (pending invites cannot be accepted).
-			//
-			// Example: invite
-			JoinPolicy V1ClansSettingsUpdate200JSONResponseBodyDataJoinPolicy `json:"join_policy"`
-
-			// MaxMembers Most members the clan takes, 2-100; never below the current member count.
-			//
-			// Example: 50
-			MaxMembers int `json:"max_members"`
-
-			// MemberCount members now, the owner included
-			//
-			// Example: 8
-			MemberCount int `json:"member_count"`
-
-			// Name 3-32 characters: ASCII letters, digits, spaces and . _ ' -, starting and ending with a letter or digit. Unique per game without regard to case.
-			//
-			// Example: Night Owls
-			Name string `json:"name"`
-
-			// Tag 2-6 ASCII letters or digits. Unique per game without regard to case.
-			//
-			// Example: OWL
-			Tag string `json:"tag"`
-
-			// UpdatedAt when its settings last changed
-			//
-			// Example: 2026-11-20T18:04:11.000Z
-			UpdatedAt time.Time `json:"updated_at"`
-
-			// Visibility `public`: listed and readable by anyone; `private`: seen only by its members and the players it invited (to anyone else it does not exist: 404).
-			//
-			// Example: public
-			Visibility V1ClansSettingsUpdate200JSONResponseBodyDataVisibility `json:"visibility"`
-		} `json:"data"`
-	}
+	JSON200 *V1ClansSettingsUpdateResult
 	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
 	ApplicationproblemJSON400 *Problem
 	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
@@ -27454,65 +25185,7 @@ type V1ClansSettingsUpdateResponse struct {
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
-func (r V1ClansSettingsUpdateResponse) GetJSON200() *struct {
-	// Data A clan of one game
-	Data struct {
-		// CreatedAt when the clan was created
-		//
-		// Example: 2026-11-20T18:04:11.000Z
-		CreatedAt time.Time `json:"created_at"`
-
-		// Description What the clan is about, up to 500 characters.
-		//
-		// Example: EU evening squad, scrims on Thursdays.
-		Description string `json:"description"`
-
-		// Game The game the clan plays
-		//
-		// Example: cs2
-		Game V1ClansSettingsUpdate200JSONResponseBodyDataGame `json:"game"`
-
-		// Id clan ID
-		//
-		// Example: 12
-		Id int `json:"id"`
-
-		// JoinPolicy `open`: anyone may join; `invite`: only players with a pending invite; `closed`: no new members (pending invites cannot be accepted).
-		//
-		// Example: invite
-		JoinPolicy V1ClansSettingsUpdate200JSONResponseBodyDataJoinPolicy `json:"join_policy"`
-
-		// MaxMembers Most members the clan takes, 2-100; never below the current member count.
-		//
-		// Example: 50
-		MaxMembers int `json:"max_members"`
-
-		// MemberCount members now, the owner included
-		//
-		// Example: 8
-		MemberCount int `json:"member_count"`
-
-		// Name 3-32 characters: ASCII letters, digits, spaces and . _ ' -, starting and ending with a letter or digit. Unique per game without regard to case.
-		//
-		// Example: Night Owls
-		Name string `json:"name"`
-
-		// Tag 2-6 ASCII letters or digits. Unique per game without regard to case.
-		//
-		// Example: OWL
-		Tag string `json:"tag"`
-
-		// UpdatedAt when its settings last changed
-		//
-		// Example: 2026-11-20T18:04:11.000Z
-		UpdatedAt time.Time `json:"updated_at"`
-
-		// Visibility `public`: listed and readable by anyone; `private`: seen only by its members and the players it invited (to anyone else it does not exist: 404).
-		//
-		// Example: public
-		Visibility V1ClansSettingsUpdate200JSONResponseBodyDataVisibility `json:"visibility"`
-	} `json:"data"`
-} {
+func (r V1ClansSettingsUpdateResponse) GetJSON200() *V1ClansSettingsUpdateResult {
 	return r.JSON200
 }
 
@@ -27697,89 +25370,7 @@ type V1ClansTransferResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
-	JSON200 *struct {
-		// Data A clan with its members and their roles
-		Data struct {
-			// CreatedAt when the clan was created
-			//
-			// Example: 2026-11-20T18:04:11.000Z
-			CreatedAt time.Time `json:"created_at"`
-
-			// Description What the clan is about, up to 500 characters.
-			//
-			// Example: EU evening squad, scrims on Thursdays.
-			Description string `json:"description"`
-
-			// Game The game the clan plays
-			//
-			// Example: cs2
-			Game V1ClansTransfer200JSONResponseBodyDataGame `json:"game"`
-
-			// Id clan ID
-			//
-			// Example: 12
-			Id int `json:"id"`
-
-			// JoinPolicy `open`: anyone may join; `invite`: only players with a pending invite; `closed`: no new members (pending invites cannot be accepted).
-			//
-			// Example: invite
-			JoinPolicy V1ClansTransfer200JSONResponseBodyDataJoinPolicy `json:"join_policy"`
-
-			// MaxMembers Most members the clan takes, 2-100; never below the current member count.
-			//
-			// Example: 50
-			MaxMembers int `json:"max_members"`
-
-			// MemberCount members now, the owner included
-			//
-			// Example: 8
-			MemberCount int `json:"member_count"`
-
-			// Members every member: the owner, then officers, then members, longest-standing first
-			Members []struct {
-				// Avatar path of the user’s avatar
-				//
-				// Example: /avatars/42.png
-				Avatar string `json:"avatar"`
-
-				// JoinedAt when the user joined
-				//
-				// Example: 2026-11-20T18:04:11.000Z
-				JoinedAt time.Time `json:"joined_at"`
-
-				// Role `owner` (exactly one; everything), `officer` (settings, invites, removes members), `member`
-				//
-				// Example: member
-				Role V1ClansTransfer200JSONResponseBodyDataMembersRole `json:"role"`
-
-				// UserId Example: 42
-				UserId int `json:"user_id"`
-
-				// Username Example: night_owl
-				Username string `json:"username"`
-			} `json:"members"`
-
-			// Name 3-32 characters: ASCII letters, digits, spaces and . _ ' -, starting and ending with a letter or digit. Unique per game without regard to case.
-			//
-			// Example: Night Owls
-			Name string `json:"name"`
-
-			// Tag 2-6 ASCII letters or digits. Unique per game without regard to case.
-			//
-			// Example: OWL
-			Tag string `json:"tag"`
-
-			// UpdatedAt when its settings last changed
-			//
-			// Example: 2026-11-20T18:04:11.000Z
-			UpdatedAt time.Time `json:"updated_at"`
-
-			// Visibility `public`: listed and readable by anyone; `private`: seen only by its members and the players it invited (to anyone else it does not exist: 404).
-			//
-			// Example: public
-			Visibility V1ClansTransfer200JSONResponseBodyDataVisibility `json:"visibility"`
-		} `json:"data"`
-	}
+	JSON200 *V1ClansTransferResult
 	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
 	ApplicationproblemJSON400 *Problem
 	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
@@ -27821,89 +25412,7 @@ type V1ClansTransferResponse struct {
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
-func (r V1ClansTransferResponse) GetJSON200() *struct {
-	// Data A clan with its members and their roles
-	Data struct {
-		// CreatedAt when the clan was created
-		//
-		// Example: 2026-11-20T18:04:11.000Z
-		CreatedAt time.Time `json:"created_at"`
-
-		// Description What the clan is about, up to 500 characters.
-		//
-		// Example: EU evening squad, scrims on Thursdays.
-		Description string `json:"description"`
-
-		// Game The game the clan plays
-		//
-		// Example: cs2
-		Game V1ClansTransfer200JSONResponseBodyDataGame `json:"game"`
-
-		// Id clan ID
-		//
-		// Example: 12
-		Id int `json:"id"`
-
-		// JoinPolicy `open`: anyone may join; `invite`: only players with a pending invite; `closed`: no new members (pending invites cannot be accepted).
-		//
-		// Example: invite
-		JoinPolicy V1ClansTransfer200JSONResponseBodyDataJoinPolicy `json:"join_policy"`
-
-		// MaxMembers Most members the clan takes, 2-100; never below the current member count.
-		//
-		// Example: 50
-		MaxMembers int `json:"max_members"`
-
-		// MemberCount members now, the owner included
-		//
-		// Example: 8
-		MemberCount int `json:"member_count"`
-
-		// Members every member: the owner, then officers, then members, longest-standing first
-		Members []struct {
-			// Avatar path of the user’s avatar
-			//
-			// Example: /avatars/42.png
-			Avatar string `json:"avatar"`
-
-			// JoinedAt when the user joined
-			//
-			// Example: 2026-11-20T18:04:11.000Z
-			JoinedAt time.Time `json:"joined_at"`
-
-			// Role `owner` (exactly one; everything), `officer` (settings, invites, removes members), `member`
-			//
-			// Example: member
-			Role V1ClansTransfer200JSONResponseBodyDataMembersRole `json:"role"`
-
-			// UserId Example: 42
-			UserId int `json:"user_id"`
-
-			// Username Example: night_owl
-			Username string `json:"username"`
-		} `json:"members"`
-
-		// Name 3-32 characters: ASCII letters, digits, spaces and . _ ' -, starting and ending with a letter or digit. Unique per game without regard to case.
-		//
-		// Example: Night Owls
-		Name string `json:"name"`
-
-		// Tag 2-6 ASCII letters or digits. Unique per game without regard to case.
-		//
-		// Example: OWL
-		Tag string `json:"tag"`
-
-		// UpdatedAt when its settings last changed
-		//
-		// Example: 2026-11-20T18:04:11.000Z
-		UpdatedAt time.Time `json:"updated_at"`
-
-		// Visibility `public`: listed and readable by anyone; `private`: seen only by its members and the players it invited (to anyone else it does not exist: 404).
-		//
-		// Example: public
-		Visibility V1ClansTransfer200JSONResponseBodyDataVisibility `json:"visibility"`
-	} `json:"data"`
-} {
+func (r V1ClansTransferResponse) GetJSON200() *V1ClansTransferResult {
 	return r.JSON200
 }
 
@@ -28042,9 +25551,7 @@ type V1EconomyBalanceGetResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
-	JSON200 *struct {
-		Data EconomyBalance `json:"data"`
-	}
+	JSON200 *V1EconomyBalanceGetResult
 	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
 	ApplicationproblemJSON401 *Problem
 	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
@@ -28070,9 +25577,7 @@ type V1EconomyBalanceGetResponse struct {
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
-func (r V1EconomyBalanceGetResponse) GetJSON200() *struct {
-	Data EconomyBalance `json:"data"`
-} {
+func (r V1EconomyBalanceGetResponse) GetJSON200() *V1EconomyBalanceGetResult {
 	return r.JSON200
 }
 
@@ -28202,27 +25707,7 @@ type V1EconomyTransactionsListResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
-	JSON200 *struct {
-		Data []EconomyEntry `json:"data"`
-
-		// Meta Where this page sits in the whole list
-		Meta struct {
-			// Page This page
-			//
-			// Example: 1
-			Page int `json:"page"`
-
-			// PerPage Page size
-			//
-			// Example: 25
-			PerPage int `json:"per_page"`
-
-			// Total Items across all pages
-			//
-			// Example: 42
-			Total int `json:"total"`
-		} `json:"meta"`
-	}
+	JSON200 *V1EconomyTransactionsListResult
 	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
 	ApplicationproblemJSON400 *Problem
 	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
@@ -28252,27 +25737,7 @@ type V1EconomyTransactionsListResponse struct {
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
-func (r V1EconomyTransactionsListResponse) GetJSON200() *struct {
-	Data []EconomyEntry `json:"data"`
-
-	// Meta Where this page sits in the whole list
-	Meta struct {
-		// Page This page
-		//
-		// Example: 1
-		Page int `json:"page"`
-
-		// PerPage Page size
-		//
-		// Example: 25
-		PerPage int `json:"per_page"`
-
-		// Total Items across all pages
-		//
-		// Example: 42
-		Total int `json:"total"`
-	} `json:"meta"`
-} {
+func (r V1EconomyTransactionsListResponse) GetJSON200() *V1EconomyTransactionsListResult {
 	return r.JSON200
 }
 
@@ -28431,9 +25896,7 @@ type V1EconomyTransferCreateResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
 	// JSON201 the response for an HTTP 201 `application/json` response
-	JSON201 *struct {
-		Data EconomyTransfer `json:"data"`
-	}
+	JSON201 *V1EconomyTransferCreateResult
 	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
 	ApplicationproblemJSON400 *Problem
 	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
@@ -28471,9 +25934,7 @@ type V1EconomyTransferCreateResponse struct {
 }
 
 // GetJSON201 returns the response for an HTTP 201 `application/json` response
-func (r V1EconomyTransferCreateResponse) GetJSON201() *struct {
-	Data EconomyTransfer `json:"data"`
-} {
+func (r V1EconomyTransferCreateResponse) GetJSON201() *V1EconomyTransferCreateResult {
 	return r.JSON201
 }
 
@@ -28612,42 +26073,7 @@ type V1EventsListResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
-	JSON200 *struct {
-		Data []struct {
-			// CreatedAt When the change that emitted the event committed (ISO 8601 UTC).
-			//
-			// Example: 2026-11-20T12:00:00.000Z
-			CreatedAt time.Time `json:"created_at"`
-
-			// Data The payload; its schema per type is in the OpenAPI `webhooks` section.
-			//
-			// Example: {"game":"cs2","match_id":812,"score":{"ct":13,"t":9},"server_id":3,"winner":"ct"}
-			Data map[string]interface{} `json:"data"`
-
-			// Id Sortable, unique event id; the same value is the webhook `webhook-id`, the SSE `id` and the pull cursor.
-			//
-			// Example: evt_0000000000004711
-			Id string `json:"id"`
-
-			// Type The event type, `resource.action`.
-			//
-			// Example: match.ended
-			Type string `json:"type"`
-		} `json:"data"`
-
-		// Meta Cursor paging: the outbox grows at its end, so pages are walked by cursor, not by number
-		Meta struct {
-			// HasMore More events are waiting after this page: ask again at once with `after=next_after`.
-			//
-			// Example: false
-			HasMore bool `json:"has_more"`
-
-			// NextAfter The cursor for the next page: pass it as `after`.
-			//
-			// Example: evt_0000000000004711
-			NextAfter *string `json:"next_after"`
-		} `json:"meta"`
-	}
+	JSON200 *V1EventsListResult
 	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
 	ApplicationproblemJSON400 *Problem
 	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
@@ -28673,42 +26099,7 @@ type V1EventsListResponse struct {
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
-func (r V1EventsListResponse) GetJSON200() *struct {
-	Data []struct {
-		// CreatedAt When the change that emitted the event committed (ISO 8601 UTC).
-		//
-		// Example: 2026-11-20T12:00:00.000Z
-		CreatedAt time.Time `json:"created_at"`
-
-		// Data The payload; its schema per type is in the OpenAPI `webhooks` section.
-		//
-		// Example: {"game":"cs2","match_id":812,"score":{"ct":13,"t":9},"server_id":3,"winner":"ct"}
-		Data map[string]interface{} `json:"data"`
-
-		// Id Sortable, unique event id; the same value is the webhook `webhook-id`, the SSE `id` and the pull cursor.
-		//
-		// Example: evt_0000000000004711
-		Id string `json:"id"`
-
-		// Type The event type, `resource.action`.
-		//
-		// Example: match.ended
-		Type string `json:"type"`
-	} `json:"data"`
-
-	// Meta Cursor paging: the outbox grows at its end, so pages are walked by cursor, not by number
-	Meta struct {
-		// HasMore More events are waiting after this page: ask again at once with `after=next_after`.
-		//
-		// Example: false
-		HasMore bool `json:"has_more"`
-
-		// NextAfter The cursor for the next page: pass it as `after`.
-		//
-		// Example: evt_0000000000004711
-		NextAfter *string `json:"next_after"`
-	} `json:"meta"`
-} {
+func (r V1EventsListResponse) GetJSON200() *V1EventsListResult {
 	return r.JSON200
 }
 
@@ -28977,44 +26368,7 @@ type V1EventsTypesListResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
-	JSON200 *struct {
-		Data []struct {
-			// Audience `public`: every subscriber with the scope; `user`: only apps acting for the user it concerns; `app`: only the app it concerns
-			//
-			// Example: public
-			Audience V1EventsTypesList200JSONResponseBodyDataAudience `json:"audience"`
-
-			// Description What it tells, and who receives it
-			//
-			// Example: One counted kill, told when its round is settled.
-			Description string `json:"description"`
-
-			// Example An example `data`
-			//
-			// Example: {"server_id":3}
-			Example map[string]interface{} `json:"example"`
-
-			// HighVolume One event per kill (or as often): prefer its batched variant
-			//
-			// Example: true
-			HighVolume bool `json:"high_volume"`
-
-			// Schema JSON Schema (2020-12) of the event’s `data`
-			//
-			// Example: {"properties":{},"type":"object"}
-			Schema map[string]interface{} `json:"schema"`
-
-			// Scope The scope a reader needs (null: none beyond the audience)
-			//
-			// Example: stats:read
-			Scope *V1EventsTypesList200JSONResponseBodyDataScope `json:"scope"`
-
-			// Type Event type, `resource.action`
-			//
-			// Example: kill.recorded
-			Type string `json:"type"`
-		} `json:"data"`
-	}
+	JSON200 *V1EventsTypesListResult
 	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
 	ApplicationproblemJSON401 *Problem
 	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
@@ -29038,44 +26392,7 @@ type V1EventsTypesListResponse struct {
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
-func (r V1EventsTypesListResponse) GetJSON200() *struct {
-	Data []struct {
-		// Audience `public`: every subscriber with the scope; `user`: only apps acting for the user it concerns; `app`: only the app it concerns
-		//
-		// Example: public
-		Audience V1EventsTypesList200JSONResponseBodyDataAudience `json:"audience"`
-
-		// Description What it tells, and who receives it
-		//
-		// Example: One counted kill, told when its round is settled.
-		Description string `json:"description"`
-
-		// Example An example `data`
-		//
-		// Example: {"server_id":3}
-		Example map[string]interface{} `json:"example"`
-
-		// HighVolume One event per kill (or as often): prefer its batched variant
-		//
-		// Example: true
-		HighVolume bool `json:"high_volume"`
-
-		// Schema JSON Schema (2020-12) of the event’s `data`
-		//
-		// Example: {"properties":{},"type":"object"}
-		Schema map[string]interface{} `json:"schema"`
-
-		// Scope The scope a reader needs (null: none beyond the audience)
-		//
-		// Example: stats:read
-		Scope *V1EventsTypesList200JSONResponseBodyDataScope `json:"scope"`
-
-		// Type Event type, `resource.action`
-		//
-		// Example: kill.recorded
-		Type string `json:"type"`
-	} `json:"data"`
-} {
+func (r V1EventsTypesListResponse) GetJSON200() *V1EventsTypesListResult {
 	return r.JSON200
 }
 
@@ -29213,63 +26530,7 @@ type V1ServersListResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
-	JSON200 *struct {
-		Data []struct {
-			// Game game code
-			//
-			// Example: cs2
-			Game V1ServersList200JSONResponseBodyDataGame `json:"game"`
-
-			// Id server ID (a string on the preview surface)
-			//
-			// Example: 3
-			Id string `json:"id"`
-
-			// MaxPlayers Example: 20
-			MaxPlayers int `json:"max_players"`
-
-			// Name Example: Hub #1 | Competitive
-			Name string `json:"name"`
-
-			// Players current player count
-			//
-			// Example: 14
-			Players int `json:"players"`
-
-			// Region Where the server runs, as its operator registered it; `unassigned` until one is set.
-			//
-			// Example: eu-west
-			Region V1ServersList200JSONResponseBodyDataRegion `json:"region"`
-
-			// Status `running`: the poller’s latest verdict is that the server answers its status query (it answered the last poll, or missed fewer than `POLL_OFFLINE_AFTER` polls in a row, so one lost packet does not flap it); `offline`: otherwise, including a server never polled yet. These two are the complete set.
-			//
-			// Example: running
-			Status V1ServersList200JSONResponseBodyDataStatus `json:"status"`
-
-			// Uptime Percent of the poller’s status queries the server answered over the last 30 days (hourly buckets: the current UTC hour and the ones before it), one decimal.
-			//
-			// Example: 99.4
-			Uptime *float32 `json:"uptime"`
-		} `json:"data"`
-
-		// Meta Where this page sits in the whole list
-		Meta struct {
-			// Page This page
-			//
-			// Example: 1
-			Page int `json:"page"`
-
-			// PerPage Page size
-			//
-			// Example: 25
-			PerPage int `json:"per_page"`
-
-			// Total Items across all pages
-			//
-			// Example: 42
-			Total int `json:"total"`
-		} `json:"meta"`
-	}
+	JSON200 *V1ServersListResult
 	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
 	ApplicationproblemJSON400 *Problem
 	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
@@ -29301,63 +26562,7 @@ type V1ServersListResponse struct {
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
-func (r V1ServersListResponse) GetJSON200() *struct {
-	Data []struct {
-		// Game game code
-		//
-		// Example: cs2
-		Game V1ServersList200JSONResponseBodyDataGame `json:"game"`
-
-		// Id server ID (a string on the preview surface)
-		//
-		// Example: 3
-		Id string `json:"id"`
-
-		// MaxPlayers Example: 20
-		MaxPlayers int `json:"max_players"`
-
-		// Name Example: Hub #1 | Competitive
-		Name string `json:"name"`
-
-		// Players current player count
-		//
-		// Example: 14
-		Players int `json:"players"`
-
-		// Region Where the server runs, as its operator registered it; `unassigned` until one is set.
-		//
-		// Example: eu-west
-		Region V1ServersList200JSONResponseBodyDataRegion `json:"region"`
-
-		// Status `running`: the poller’s latest verdict is that the server answers its status query (it answered the last poll, or missed fewer than `POLL_OFFLINE_AFTER` polls in a row, so one lost packet does not flap it); `offline`: otherwise, including a server never polled yet. These two are the complete set.
-		//
-		// Example: running
-		Status V1ServersList200JSONResponseBodyDataStatus `json:"status"`
-
-		// Uptime Percent of the poller’s status queries the server answered over the last 30 days (hourly buckets: the current UTC hour and the ones before it), one decimal.
-		//
-		// Example: 99.4
-		Uptime *float32 `json:"uptime"`
-	} `json:"data"`
-
-	// Meta Where this page sits in the whole list
-	Meta struct {
-		// Page This page
-		//
-		// Example: 1
-		Page int `json:"page"`
-
-		// PerPage Page size
-		//
-		// Example: 25
-		PerPage int `json:"per_page"`
-
-		// Total Items across all pages
-		//
-		// Example: 42
-		Total int `json:"total"`
-	} `json:"meta"`
-} {
+func (r V1ServersListResponse) GetJSON200() *V1ServersListResult {
 	return r.JSON200
 }
 
@@ -29549,9 +26754,7 @@ type V1ServersCommandSendResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
-	JSON200 *struct {
-		Data ServerCommandResult `json:"data"`
-	}
+	JSON200 *V1ServersCommandSendResult
 	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
 	ApplicationproblemJSON400 *Problem
 	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
@@ -29601,9 +26804,7 @@ type V1ServersCommandSendResponse struct {
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
-func (r V1ServersCommandSendResponse) GetJSON200() *struct {
-	Data ServerCommandResult `json:"data"`
-} {
+func (r V1ServersCommandSendResponse) GetJSON200() *V1ServersCommandSendResult {
 	return r.JSON200
 }
 
@@ -29774,27 +26975,7 @@ type V1ServersCommandsListResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
-	JSON200 *struct {
-		Data []ServerCommandAuditEntry `json:"data"`
-
-		// Meta Where this page sits in the whole list
-		Meta struct {
-			// Page This page
-			//
-			// Example: 1
-			Page int `json:"page"`
-
-			// PerPage Page size
-			//
-			// Example: 25
-			PerPage int `json:"per_page"`
-
-			// Total Items across all pages
-			//
-			// Example: 42
-			Total int `json:"total"`
-		} `json:"meta"`
-	}
+	JSON200 *V1ServersCommandsListResult
 	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
 	ApplicationproblemJSON400 *Problem
 	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
@@ -29828,27 +27009,7 @@ type V1ServersCommandsListResponse struct {
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
-func (r V1ServersCommandsListResponse) GetJSON200() *struct {
-	Data []ServerCommandAuditEntry `json:"data"`
-
-	// Meta Where this page sits in the whole list
-	Meta struct {
-		// Page This page
-		//
-		// Example: 1
-		Page int `json:"page"`
-
-		// PerPage Page size
-		//
-		// Example: 25
-		PerPage int `json:"per_page"`
-
-		// Total Items across all pages
-		//
-		// Example: 42
-		Total int `json:"total"`
-	} `json:"meta"`
-} {
+func (r V1ServersCommandsListResponse) GetJSON200() *V1ServersCommandsListResult {
 	return r.JSON200
 }
 
@@ -30012,53 +27173,7 @@ type V1ServersStatusGetResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
-	JSON200 *struct {
-		// Data The live state of one game server
-		Data struct {
-			// Id server ID
-			//
-			// Example: 3
-			Id string `json:"id"`
-
-			// LastSeen when the server last answered a status query
-			//
-			// Example: 2026-11-20T18:04:11.000Z
-			LastSeen *time.Time `json:"last_seen"`
-
-			// LatencyMs how long the last status query took to be answered, in milliseconds
-			//
-			// Example: 23
-			LatencyMs *int `json:"latency_ms"`
-
-			// Map current map (empty for minecraft)
-			//
-			// Example: de_mirage
-			Map string `json:"map"`
-
-			// MaxPlayers Example: 20
-			MaxPlayers int `json:"max_players"`
-
-			// Players current player count
-			//
-			// Example: 14
-			Players int `json:"players"`
-
-			// Status `running`: the poller’s latest verdict is that the server answers its status query (it answered the last poll, or missed fewer than `POLL_OFFLINE_AFTER` polls in a row, so one lost packet does not flap it); `offline`: otherwise, including a server never polled yet. These two are the complete set.
-			//
-			// Example: running
-			Status V1ServersStatusGet200JSONResponseBodyDataStatus `json:"status"`
-
-			// Uptime24h Percent of the poller’s status queries the server answered over the last 24 hours (hourly buckets: the current UTC hour and the ones before it), one decimal.
-			//
-			// Example: 99.4
-			Uptime24h *float32 `json:"uptime_24h"`
-
-			// Uptime30d Percent of the poller’s status queries the server answered over the last 30 days (hourly buckets: the current UTC hour and the ones before it), one decimal.
-			//
-			// Example: 99.4
-			Uptime30d *float32 `json:"uptime_30d"`
-		} `json:"data"`
-	}
+	JSON200 *V1ServersStatusGetResult
 	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
 	ApplicationproblemJSON400 *Problem
 	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
@@ -30094,53 +27209,7 @@ type V1ServersStatusGetResponse struct {
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
-func (r V1ServersStatusGetResponse) GetJSON200() *struct {
-	// Data The live state of one game server
-	Data struct {
-		// Id server ID
-		//
-		// Example: 3
-		Id string `json:"id"`
-
-		// LastSeen when the server last answered a status query
-		//
-		// Example: 2026-11-20T18:04:11.000Z
-		LastSeen *time.Time `json:"last_seen"`
-
-		// LatencyMs how long the last status query took to be answered, in milliseconds
-		//
-		// Example: 23
-		LatencyMs *int `json:"latency_ms"`
-
-		// Map current map (empty for minecraft)
-		//
-		// Example: de_mirage
-		Map string `json:"map"`
-
-		// MaxPlayers Example: 20
-		MaxPlayers int `json:"max_players"`
-
-		// Players current player count
-		//
-		// Example: 14
-		Players int `json:"players"`
-
-		// Status `running`: the poller’s latest verdict is that the server answers its status query (it answered the last poll, or missed fewer than `POLL_OFFLINE_AFTER` polls in a row, so one lost packet does not flap it); `offline`: otherwise, including a server never polled yet. These two are the complete set.
-		//
-		// Example: running
-		Status V1ServersStatusGet200JSONResponseBodyDataStatus `json:"status"`
-
-		// Uptime24h Percent of the poller’s status queries the server answered over the last 24 hours (hourly buckets: the current UTC hour and the ones before it), one decimal.
-		//
-		// Example: 99.4
-		Uptime24h *float32 `json:"uptime_24h"`
-
-		// Uptime30d Percent of the poller’s status queries the server answered over the last 30 days (hourly buckets: the current UTC hour and the ones before it), one decimal.
-		//
-		// Example: 99.4
-		Uptime30d *float32 `json:"uptime_30d"`
-	} `json:"data"`
-} {
+func (r V1ServersStatusGetResponse) GetJSON200() *V1ServersStatusGetResult {
 	return r.JSON200
 }
 
@@ -30293,51 +27362,7 @@ type V1TournamentsListResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
-	JSON200 *struct {
-		Data []struct {
-			// Game game code such as cs2, cs16, rust, minecraft
-			//
-			// Example: cs2
-			Game string `json:"game"`
-
-			// Id tournament ID
-			//
-			// Example: 7
-			Id int `json:"id"`
-
-			// MaxTeams Example: 16
-			MaxTeams int `json:"max_teams"`
-
-			// Name Example: Winter Cup 2026
-			Name string `json:"name"`
-
-			// StartsAt when the tournament starts
-			//
-			// Example: 2026-11-20T18:04:11.000Z
-			StartsAt time.Time `json:"starts_at"`
-
-			// Status Example: upcoming
-			Status V1TournamentsList200JSONResponseBodyDataStatus `json:"status"`
-		} `json:"data"`
-
-		// Meta Where this page sits in the whole list
-		Meta struct {
-			// Page This page
-			//
-			// Example: 1
-			Page int `json:"page"`
-
-			// PerPage Page size
-			//
-			// Example: 25
-			PerPage int `json:"per_page"`
-
-			// Total Items across all pages
-			//
-			// Example: 42
-			Total int `json:"total"`
-		} `json:"meta"`
-	}
+	JSON200 *V1TournamentsListResult
 	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
 	ApplicationproblemJSON400 *Problem
 	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
@@ -30369,51 +27394,7 @@ type V1TournamentsListResponse struct {
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
-func (r V1TournamentsListResponse) GetJSON200() *struct {
-	Data []struct {
-		// Game game code such as cs2, cs16, rust, minecraft
-		//
-		// Example: cs2
-		Game string `json:"game"`
-
-		// Id tournament ID
-		//
-		// Example: 7
-		Id int `json:"id"`
-
-		// MaxTeams Example: 16
-		MaxTeams int `json:"max_teams"`
-
-		// Name Example: Winter Cup 2026
-		Name string `json:"name"`
-
-		// StartsAt when the tournament starts
-		//
-		// Example: 2026-11-20T18:04:11.000Z
-		StartsAt time.Time `json:"starts_at"`
-
-		// Status Example: upcoming
-		Status V1TournamentsList200JSONResponseBodyDataStatus `json:"status"`
-	} `json:"data"`
-
-	// Meta Where this page sits in the whole list
-	Meta struct {
-		// Page This page
-		//
-		// Example: 1
-		Page int `json:"page"`
-
-		// PerPage Page size
-		//
-		// Example: 25
-		PerPage int `json:"per_page"`
-
-		// Total Items across all pages
-		//
-		// Example: 42
-		Total int `json:"total"`
-	} `json:"meta"`
-} {
+func (r V1TournamentsListResponse) GetJSON200() *V1TournamentsListResult {
 	return r.JSON200
 }
 
@@ -30548,10 +27529,7 @@ type V1UsersMeGetResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
-	JSON200 *struct {
-		// Data The signed-in user’s profile; never a password, session or key.
-		Data Me `json:"data"`
-	}
+	JSON200 *V1UsersMeGetResult
 	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
 	ApplicationproblemJSON401 *Problem
 	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
@@ -30581,10 +27559,7 @@ type V1UsersMeGetResponse struct {
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
-func (r V1UsersMeGetResponse) GetJSON200() *struct {
-	// Data The signed-in user’s profile; never a password, session or key.
-	Data Me `json:"data"`
-} {
+func (r V1UsersMeGetResponse) GetJSON200() *V1UsersMeGetResult {
 	return r.JSON200
 }
 
@@ -30743,111 +27718,7 @@ type V1UsersStatsGetResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
-	JSON200 *struct {
-		// Data A user’s stats: the published stats plus Elo, combat totals and unlocked achievements
-		Data struct {
-			// Achievements achievements unlocked
-			//
-			// Example: 7
-			Achievements int `json:"achievements"`
-
-			// Combat All-time kills, deaths and headshots per game (cs2, cs16, rust) where the user has any
-			Combat []struct {
-				// Deaths Example: 640
-				Deaths int `json:"deaths"`
-
-				// Game game code
-				//
-				// Example: cs2
-				Game string `json:"game"`
-
-				// Headshots Example: 702
-				Headshots int `json:"headshots"`
-
-				// HsPct headshots / kills × 100, rounded to 1 decimal (0 without kills)
-				//
-				// Example: 45.5
-				HsPct float32 `json:"hs_pct"`
-
-				// Kills Example: 1543
-				Kills int `json:"kills"`
-			} `json:"combat"`
-
-			// Elo The user’s Elo per game (cs2, cs16) where they have played a rated match
-			Elo []struct {
-				// Game game code
-				//
-				// Example: cs2
-				Game string `json:"game"`
-
-				// Games rated matches played
-				//
-				// Example: 212
-				Games int `json:"games"`
-
-				// Rating ranked Elo rating
-				//
-				// Example: 1487
-				Rating int `json:"rating"`
-
-				// WinPct wins / games × 100, rounded to 1 decimal (0 without games)
-				//
-				// Example: 57.1
-				WinPct float32 `json:"win_pct"`
-
-				// Wins Example: 121
-				Wins int `json:"wins"`
-			} `json:"elo"`
-
-			// ForumPosts Example: 18
-			ForumPosts int `json:"forum_posts"`
-
-			// Level Example: 12
-			Level int `json:"level"`
-
-			// TotalXp Example: 6940
-			TotalXp int `json:"total_xp"`
-
-			// TournamentsPlayed Example: 3
-			TournamentsPlayed int `json:"tournaments_played"`
-
-			// UnlockedAchievements Achievements the user has unlocked, most recent first
-			UnlockedAchievements []struct {
-				// Category one of combat, weapons, teamwork, progression, community, tournaments
-				//
-				// Example: combat
-				Category string `json:"category"`
-
-				// Icon an emoji character
-				//
-				// Example: 🩸
-				Icon string `json:"icon"`
-
-				// Id achievement ID
-				//
-				// Example: 1
-				Id int `json:"id"`
-
-				// Name Example: First Blood
-				Name string `json:"name"`
-
-				// UnlockedAt when the user unlocked it
-				//
-				// Example: 2026-11-20T18:04:11.000Z
-				UnlockedAt time.Time `json:"unlocked_at"`
-			} `json:"unlocked_achievements"`
-
-			// UserId the hub user id
-			//
-			// Example: 42
-			UserId string `json:"user_id"`
-
-			// Xp XP earned inside the current level
-			//
-			// Example: 340
-			Xp int `json:"xp"`
-		} `json:"data"`
-	}
+	JSON200 *V1UsersStatsGetResult
 	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
 	ApplicationproblemJSON400 *Problem
 	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
@@ -30883,111 +27754,7 @@ type V1UsersStatsGetResponse struct {
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
-func (r V1UsersStatsGetResponse) GetJSON200() *struct {
-	// Data A user’s stats: the published stats plus Elo, combat totals and unlocked achievements
-	Data struct {
-		// Achievements achievements unlocked
-		//
-		// Example: 7
-		Achievements int `json:"achievements"`
-
-		// Combat All-time kills, deaths and headshots per game (cs2, cs16, rust) where the user has any
-		Combat []struct {
-			// Deaths Example: 640
-			Deaths int `json:"deaths"`
-
-			// Game game code
-			//
-			// Example: cs2
-			Game string `json:"game"`
-
-			// Headshots Example: 702
-			Headshots int `json:"headshots"`
-
-			// HsPct headshots / kills × 100, rounded to 1 decimal (0 without kills)
-			//
-			// Example: 45.5
-			HsPct float32 `json:"hs_pct"`
-
-			// Kills Example: 1543
-			Kills int `json:"kills"`
-		} `json:"combat"`
-
-		// Elo The user’s Elo per game (cs2, cs16) where they have played a rated match
-		Elo []struct {
-			// Game game code
-			//
-			// Example: cs2
-			Game string `json:"game"`
-
-			// Games rated matches played
-			//
-			// Example: 212
-			Games int `json:"games"`
-
-			// Rating ranked Elo rating
-			//
-			// Example: 1487
-			Rating int `json:"rating"`
-
-			// WinPct wins / games × 100, rounded to 1 decimal (0 without games)
-			//
-			// Example: 57.1
-			WinPct float32 `json:"win_pct"`
-
-			// Wins Example: 121
-			Wins int `json:"wins"`
-		} `json:"elo"`
-
-		// ForumPosts Example: 18
-		ForumPosts int `json:"forum_posts"`
-
-		// Level Example: 12
-		Level int `json:"level"`
-
-		// TotalXp Example: 6940
-		TotalXp int `json:"total_xp"`
-
-		// TournamentsPlayed Example: 3
-		TournamentsPlayed int `json:"tournaments_played"`
-
-		// UnlockedAchievements Achievements the user has unlocked, most recent first
-		UnlockedAchievements []struct {
-			// Category one of combat, weapons, teamwork, progression, community, tournaments
-			//
-			// Example: combat
-			Category string `json:"category"`
-
-			// Icon an emoji character
-			//
-			// Example: 🩸
-			Icon string `json:"icon"`
-
-			// Id achievement ID
-			//
-			// Example: 1
-			Id int `json:"id"`
-
-			// Name Example: First Blood
-			Name string `json:"name"`
-
-			// UnlockedAt when the user unlocked it
-			//
-			// Example: 2026-11-20T18:04:11.000Z
-			UnlockedAt time.Time `json:"unlocked_at"`
-		} `json:"unlocked_achievements"`
-
-		// UserId the hub user id
-		//
-		// Example: 42
-		UserId string `json:"user_id"`
-
-		// Xp XP earned inside the current level
-		//
-		// Example: 340
-		Xp int `json:"xp"`
-	} `json:"data"`
-} {
+func (r V1UsersStatsGetResponse) GetJSON200() *V1UsersStatsGetResult {
 	return r.JSON200
 }
 
@@ -31138,27 +27905,7 @@ type V1WebhooksListResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
-	JSON200 *struct {
-		Data []Webhook `json:"data"`
-
-		// Meta Where this page sits in the whole list
-		Meta struct {
-			// Page This page
-			//
-			// Example: 1
-			Page int `json:"page"`
-
-			// PerPage Page size
-			//
-			// Example: 25
-			PerPage int `json:"per_page"`
-
-			// Total Items across all pages
-			//
-			// Example: 42
-			Total int `json:"total"`
-		} `json:"meta"`
-	}
+	JSON200 *V1WebhooksListResult
 	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
 	ApplicationproblemJSON400 *Problem
 	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
@@ -31192,27 +27939,7 @@ type V1WebhooksListResponse struct {
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
-func (r V1WebhooksListResponse) GetJSON200() *struct {
-	Data []Webhook `json:"data"`
-
-	// Meta Where this page sits in the whole list
-	Meta struct {
-		// Page This page
-		//
-		// Example: 1
-		Page int `json:"page"`
-
-		// PerPage Page size
-		//
-		// Example: 25
-		PerPage int `json:"per_page"`
-
-		// Total Items across all pages
-		//
-		// Example: 42
-		Total int `json:"total"`
-	} `json:"meta"`
-} {
+func (r V1WebhooksListResponse) GetJSON200() *V1WebhooksListResult {
 	return r.JSON200
 }
 
@@ -31376,17 +28103,7 @@ type V1WebhooksCreateResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
 	// JSON201 the response for an HTTP 201 `application/json` response
-	JSON201 *struct {
-		Data struct {
-			// Secret the Standard Webhooks signing secret (`whsec_` + base64 of 32 bytes); shown only in this answer, keep it safe. `null` in a replay of this answer (`Idempotent-Replayed: true`): the secret is not kept with stored answers, so if the first answer was lost, rotate the secret (`POST /v1/webhooks/{id}/rotate-secret`) for a new one
-			//
-			// Example: whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw
-			Secret *string `json:"secret"`
-
-			// Webhook A webhook endpoint; never its secret
-			Webhook Webhook `json:"webhook"`
-		} `json:"data"`
-	}
+	JSON201 *V1WebhooksCreateResult
 	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
 	ApplicationproblemJSON400 *Problem
 	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
@@ -31424,17 +28141,7 @@ type V1WebhooksCreateResponse struct {
 }
 
 // GetJSON201 returns the response for an HTTP 201 `application/json` response
-func (r V1WebhooksCreateResponse) GetJSON201() *struct {
-	Data struct {
-		// Secret the Standard Webhooks signing secret (`whsec_` + base64 of 32 bytes); shown only in this answer, keep it safe. `null` in a replay of this answer (`Idempotent-Replayed: true`): the secret is not kept with stored answers, so if the first answer was lost, rotate the secret (`POST /v1/webhooks/{id}/rotate-secret`) for a new one
-		//
-		// Example: whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw
-		Secret *string `json:"secret"`
-
-		// Webhook A webhook endpoint; never its secret
-		Webhook Webhook `json:"webhook"`
-	} `json:"data"`
-} {
+func (r V1WebhooksCreateResponse) GetJSON201() *V1WebhooksCreateResult {
 	return r.JSON201
 }
 
@@ -31821,10 +28528,7 @@ type V1WebhooksGetResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
-	JSON200 *struct {
-		// Data A webhook endpoint; never its secret
-		Data Webhook `json:"data"`
-	}
+	JSON200 *V1WebhooksGetResult
 	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
 	ApplicationproblemJSON400 *Problem
 	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
@@ -31862,10 +28566,7 @@ type V1WebhooksGetResponse struct {
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
-func (r V1WebhooksGetResponse) GetJSON200() *struct {
-	// Data A webhook endpoint; never its secret
-	Data Webhook `json:"data"`
-} {
+func (r V1WebhooksGetResponse) GetJSON200() *V1WebhooksGetResult {
 	return r.JSON200
 }
 
@@ -32045,10 +28746,7 @@ type V1WebhooksUpdateResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
-	JSON200 *struct {
-		// Data A webhook endpoint; never its secret
-		Data Webhook `json:"data"`
-	}
+	JSON200 *V1WebhooksUpdateResult
 	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
 	ApplicationproblemJSON400 *Problem
 	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
@@ -32090,10 +28788,7 @@ type V1WebhooksUpdateResponse struct {
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
-func (r V1WebhooksUpdateResponse) GetJSON200() *struct {
-	// Data A webhook endpoint; never its secret
-	Data Webhook `json:"data"`
-} {
+func (r V1WebhooksUpdateResponse) GetJSON200() *V1WebhooksUpdateResult {
 	return r.JSON200
 }
 
@@ -32265,27 +28960,7 @@ type V1WebhooksDeliveriesListResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
-	JSON200 *struct {
-		Data []WebhookDelivery `json:"data"`
-
-		// Meta Where this page sits in the whole list
-		Meta struct {
-			// Page This page
-			//
-			// Example: 1
-			Page int `json:"page"`
-
-			// PerPage Page size
-			//
-			// Example: 25
-			PerPage int `json:"per_page"`
-
-			// Total Items across all pages
-			//
-			// Example: 42
-			Total int `json:"total"`
-		} `json:"meta"`
-	}
+	JSON200 *V1WebhooksDeliveriesListResult
 	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
 	ApplicationproblemJSON400 *Problem
 	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
@@ -32323,27 +28998,7 @@ type V1WebhooksDeliveriesListResponse struct {
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
-func (r V1WebhooksDeliveriesListResponse) GetJSON200() *struct {
-	Data []WebhookDelivery `json:"data"`
-
-	// Meta Where this page sits in the whole list
-	Meta struct {
-		// Page This page
-		//
-		// Example: 1
-		Page int `json:"page"`
-
-		// PerPage Page size
-		//
-		// Example: 25
-		PerPage int `json:"per_page"`
-
-		// Total Items across all pages
-		//
-		// Example: 42
-		Total int `json:"total"`
-	} `json:"meta"`
-} {
+func (r V1WebhooksDeliveriesListResponse) GetJSON200() *V1WebhooksDeliveriesListResult {
 	return r.JSON200
 }
 
@@ -32523,10 +29178,7 @@ type V1WebhooksDeliveriesRedeliverResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
 	// JSON202 the response for an HTTP 202 `application/json` response
-	JSON202 *struct {
-		// Data One event sent (or to send) to one webhook
-		Data WebhookDelivery `json:"data"`
-	}
+	JSON202 *V1WebhooksDeliveriesRedeliverResult
 	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
 	ApplicationproblemJSON400 *Problem
 	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
@@ -32568,10 +29220,7 @@ type V1WebhooksDeliveriesRedeliverResponse struct {
 }
 
 // GetJSON202 returns the response for an HTTP 202 `application/json` response
-func (r V1WebhooksDeliveriesRedeliverResponse) GetJSON202() *struct {
-	// Data One event sent (or to send) to one webhook
-	Data WebhookDelivery `json:"data"`
-} {
+func (r V1WebhooksDeliveriesRedeliverResponse) GetJSON202() *V1WebhooksDeliveriesRedeliverResult {
 	return r.JSON202
 }
 
@@ -32756,24 +29405,7 @@ type V1WebhooksReplayResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
 	// JSON202 the response for an HTTP 202 `application/json` response
-	JSON202 *struct {
-		Data struct {
-			// Complete false when the bound was reached: replay again from `next_since` for the rest
-			//
-			// Example: true
-			Complete bool `json:"complete"`
-
-			// NextSince where to resume a replay that was not complete
-			//
-			// Example: 2026-11-20T18:04:11.000Z
-			NextSince *time.Time `json:"next_since"`
-
-			// Queued deliveries queued
-			//
-			// Example: 12
-			Queued int `json:"queued"`
-		} `json:"data"`
-	}
+	JSON202 *V1WebhooksReplayResult
 	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
 	ApplicationproblemJSON400 *Problem
 	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
@@ -32815,24 +29447,7 @@ type V1WebhooksReplayResponse struct {
 }
 
 // GetJSON202 returns the response for an HTTP 202 `application/json` response
-func (r V1WebhooksReplayResponse) GetJSON202() *struct {
-	Data struct {
-		// Complete false when the bound was reached: replay again from `next_since` for the rest
-		//
-		// Example: true
-		Complete bool `json:"complete"`
-
-		// NextSince where to resume a replay that was not complete
-		//
-		// Example: 2026-11-20T18:04:11.000Z
-		NextSince *time.Time `json:"next_since"`
-
-		// Queued deliveries queued
-		//
-		// Example: 12
-		Queued int `json:"queued"`
-	} `json:"data"`
-} {
+func (r V1WebhooksReplayResponse) GetJSON202() *V1WebhooksReplayResult {
 	return r.JSON202
 }
 
@@ -33017,19 +29632,7 @@ type V1WebhooksSecretRotateResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
-	JSON200 *struct {
-		Data struct {
-			// PreviousExpiresAt the previous secret signs beside the new one until then
-			//
-			// Example: 2026-11-20T18:04:11.000Z
-			PreviousExpiresAt time.Time `json:"previous_expires_at"`
-
-			// Secret the Standard Webhooks signing secret (`whsec_` + base64 of 32 bytes); shown only in this answer, keep it safe. `null` in a replay of this answer (`Idempotent-Replayed: true`): the secret is not kept with stored answers, so if the first answer was lost, rotate the secret (`POST /v1/webhooks/{id}/rotate-secret`) for a new one
-			//
-			// Example: whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw
-			Secret *string `json:"secret"`
-		} `json:"data"`
-	}
+	JSON200 *V1WebhooksSecretRotateResult
 	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
 	ApplicationproblemJSON400 *Problem
 	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
@@ -33071,19 +29674,7 @@ type V1WebhooksSecretRotateResponse struct {
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
-func (r V1WebhooksSecretRotateResponse) GetJSON200() *struct {
-	Data struct {
-		// PreviousExpiresAt the previous secret signs beside the new one until then
-		//
-		// Example: 2026-11-20T18:04:11.000Z
-		PreviousExpiresAt time.Time `json:"previous_expires_at"`
-
-		// Secret the Standard Webhooks signing secret (`whsec_` + base64 of 32 bytes); shown only in this answer, keep it safe. `null` in a replay of this answer (`Idempotent-Replayed: true`): the secret is not kept with stored answers, so if the first answer was lost, rotate the secret (`POST /v1/webhooks/{id}/rotate-secret`) for a new one
-		//
-		// Example: whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw
-		Secret *string `json:"secret"`
-	} `json:"data"`
-} {
+func (r V1WebhooksSecretRotateResponse) GetJSON200() *V1WebhooksSecretRotateResult {
 	return r.JSON200
 }
 
@@ -33159,36 +29750,6 @@ func (r V1WebhooksSecretRotateResponse) ContentType() string {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
 	return ""
-}
-
-// WellKnownOauthAuthorizationServerGetWithResponse Get the authorization server metadata
-//
-// RFC 8414: the endpoints, scopes, grant types and client authentication methods of this authorization server, where OAuth libraries look for them.
-//
-// Returns a wrapper object for the known response body format(s).
-//
-// Corresponds with GET /.well-known/oauth-authorization-server (the `WellKnownOauthAuthorizationServerGet` operationId).
-func (c *ClientWithResponses) WellKnownOauthAuthorizationServerGetWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*WellKnownOauthAuthorizationServerGetResponse, error) {
-	rsp, err := c.WellKnownOauthAuthorizationServerGet(ctx, reqEditors...)
-	if err != nil {
-		return nil, err
-	}
-	return ParseWellKnownOauthAuthorizationServerGetResponse(rsp)
-}
-
-// WellKnownOpenidConfigurationGetWithResponse Get the OpenID Connect configuration
-//
-// OpenID Connect Discovery 1.0: the same metadata, where OpenID Connect libraries look for it.
-//
-// Returns a wrapper object for the known response body format(s).
-//
-// Corresponds with GET /.well-known/openid-configuration (the `WellKnownOpenidConfigurationGet` operationId).
-func (c *ClientWithResponses) WellKnownOpenidConfigurationGetWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*WellKnownOpenidConfigurationGetResponse, error) {
-	rsp, err := c.WellKnownOpenidConfigurationGet(ctx, reqEditors...)
-	if err != nil {
-		return nil, err
-	}
-	return ParseWellKnownOpenidConfigurationGetResponse(rsp)
 }
 
 // DeveloperAccountsCreateWithBodyWithResponse Create a hub account
@@ -33724,186 +30285,6 @@ func (c *ClientWithResponses) IngestLogsCreateByTokenWithResponse(ctx context.Co
 		return nil, err
 	}
 	return ParseIngestLogsCreateByTokenResponse(rsp)
-}
-
-// OauthAuthorizeWithResponse Start an authorization request (browser)
-//
-// Where an app sends the user’s browser (RFC 6749 §4.1.1). The user signs in with their hub account and is asked to allow the scopes not granted before; the browser then returns to `redirect_uri` with `code`, `state` and `iss` (or `error`, e.g. `access_denied`). PKCE with `S256` is required for every app. Not an API call: open it in a browser. Parameters the server does not recognise are ignored (RFC 6749 §3.1).
-//
-// Returns a wrapper object for the known response body format(s).
-//
-// Corresponds with GET /api-platform/oauth/authorize (the `OauthAuthorize` operationId).
-func (c *ClientWithResponses) OauthAuthorizeWithResponse(ctx context.Context, params *OauthAuthorizeParams, reqEditors ...RequestEditorFn) (*OauthAuthorizeResponse, error) {
-	rsp, err := c.OauthAuthorize(ctx, params, reqEditors...)
-	if err != nil {
-		return nil, err
-	}
-	return ParseOauthAuthorizeResponse(rsp)
-}
-
-// OauthTokenIntrospectWithBodyWithResponse Describe a token
-//
-// RFC 7662: whether one of the app’s tokens is active, with its scopes, user and expiry. For confidential apps (a back end or resource server): a public app learns nothing, every token is `{"active": false}` to it.
-//
-// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
-//
-// Corresponds with POST /api-platform/oauth/introspect (the `OauthTokenIntrospect` operationId).
-func (c *ClientWithResponses) OauthTokenIntrospectWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*OauthTokenIntrospectResponse, error) {
-	rsp, err := c.OauthTokenIntrospectWithBody(ctx, contentType, body, reqEditors...)
-	if err != nil {
-		return nil, err
-	}
-	return ParseOauthTokenIntrospectResponse(rsp)
-}
-
-// OauthTokenIntrospectWithFormdataBodyWithResponse Describe a token
-//
-// RFC 7662: whether one of the app’s tokens is active, with its scopes, user and expiry. For confidential apps (a back end or resource server): a public app learns nothing, every token is `{"active": false}` to it.
-//
-// Takes a body of the `application/x-www-form-urlencoded` content type, and returns a wrapper object for the known response body format(s).
-//
-// Corresponds with POST /api-platform/oauth/introspect (the `OauthTokenIntrospect` operationId).
-func (c *ClientWithResponses) OauthTokenIntrospectWithFormdataBodyWithResponse(ctx context.Context, body OauthTokenIntrospectFormdataRequestBody, reqEditors ...RequestEditorFn) (*OauthTokenIntrospectResponse, error) {
-	rsp, err := c.OauthTokenIntrospectWithFormdataBody(ctx, body, reqEditors...)
-	if err != nil {
-		return nil, err
-	}
-	return ParseOauthTokenIntrospectResponse(rsp)
-}
-
-// OauthJwksGetWithResponse Get the keys that sign ID tokens
-//
-// The public keys (ES256) that verify the ID tokens this server issues (RFC 7517).
-//
-// Returns a wrapper object for the known response body format(s).
-//
-// Corresponds with GET /api-platform/oauth/jwks (the `OauthJwksGet` operationId).
-func (c *ClientWithResponses) OauthJwksGetWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*OauthJwksGetResponse, error) {
-	rsp, err := c.OauthJwksGet(ctx, reqEditors...)
-	if err != nil {
-		return nil, err
-	}
-	return ParseOauthJwksGetResponse(rsp)
-}
-
-// OauthParCreateWithBodyWithResponse Push an authorization request
-//
-// RFC 9126: an app’s back end sends the authorization request’s parameters here first, then opens the authorization endpoint with just `client_id` and the returned `request_uri`, so nothing of the request travels through the browser.
-//
-// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
-//
-// Corresponds with POST /api-platform/oauth/par (the `OauthParCreate` operationId).
-func (c *ClientWithResponses) OauthParCreateWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*OauthParCreateResponse, error) {
-	rsp, err := c.OauthParCreateWithBody(ctx, contentType, body, reqEditors...)
-	if err != nil {
-		return nil, err
-	}
-	return ParseOauthParCreateResponse(rsp)
-}
-
-// OauthParCreateWithFormdataBodyWithResponse Push an authorization request
-//
-// RFC 9126: an app’s back end sends the authorization request’s parameters here first, then opens the authorization endpoint with just `client_id` and the returned `request_uri`, so nothing of the request travels through the browser.
-//
-// Takes a body of the `application/x-www-form-urlencoded` content type, and returns a wrapper object for the known response body format(s).
-//
-// Corresponds with POST /api-platform/oauth/par (the `OauthParCreate` operationId).
-func (c *ClientWithResponses) OauthParCreateWithFormdataBodyWithResponse(ctx context.Context, body OauthParCreateFormdataRequestBody, reqEditors ...RequestEditorFn) (*OauthParCreateResponse, error) {
-	rsp, err := c.OauthParCreateWithFormdataBody(ctx, body, reqEditors...)
-	if err != nil {
-		return nil, err
-	}
-	return ParseOauthParCreateResponse(rsp)
-}
-
-// OauthTokenRevokeWithBodyWithResponse Revoke a token
-//
-// RFC 7009: revoke one of the app’s access or refresh tokens (a refresh token takes its grant’s access tokens with it). An unknown, expired or another app’s token answers `200` too, as the RFC says.
-//
-// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
-//
-// Corresponds with POST /api-platform/oauth/revoke (the `OauthTokenRevoke` operationId).
-func (c *ClientWithResponses) OauthTokenRevokeWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*OauthTokenRevokeResponse, error) {
-	rsp, err := c.OauthTokenRevokeWithBody(ctx, contentType, body, reqEditors...)
-	if err != nil {
-		return nil, err
-	}
-	return ParseOauthTokenRevokeResponse(rsp)
-}
-
-// OauthTokenRevokeWithFormdataBodyWithResponse Revoke a token
-//
-// RFC 7009: revoke one of the app’s access or refresh tokens (a refresh token takes its grant’s access tokens with it). An unknown, expired or another app’s token answers `200` too, as the RFC says.
-//
-// Takes a body of the `application/x-www-form-urlencoded` content type, and returns a wrapper object for the known response body format(s).
-//
-// Corresponds with POST /api-platform/oauth/revoke (the `OauthTokenRevoke` operationId).
-func (c *ClientWithResponses) OauthTokenRevokeWithFormdataBodyWithResponse(ctx context.Context, body OauthTokenRevokeFormdataRequestBody, reqEditors ...RequestEditorFn) (*OauthTokenRevokeResponse, error) {
-	rsp, err := c.OauthTokenRevokeWithFormdataBody(ctx, body, reqEditors...)
-	if err != nil {
-		return nil, err
-	}
-	return ParseOauthTokenRevokeResponse(rsp)
-}
-
-// OauthTokenCreateWithBodyWithResponse Get an access token
-//
-// The token endpoint (RFC 6749 §3.2): exchange an authorization code (with its PKCE verifier), spend a refresh token, or (confidential apps) get an app token with `client_credentials`. Access tokens live 1 hour; refresh tokens rotate on every use, and reusing a spent one revokes the whole grant.
-//
-// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
-//
-// Corresponds with POST /api-platform/oauth/token (the `OauthTokenCreate` operationId).
-func (c *ClientWithResponses) OauthTokenCreateWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*OauthTokenCreateResponse, error) {
-	rsp, err := c.OauthTokenCreateWithBody(ctx, contentType, body, reqEditors...)
-	if err != nil {
-		return nil, err
-	}
-	return ParseOauthTokenCreateResponse(rsp)
-}
-
-// OauthTokenCreateWithFormdataBodyWithResponse Get an access token
-//
-// The token endpoint (RFC 6749 §3.2): exchange an authorization code (with its PKCE verifier), spend a refresh token, or (confidential apps) get an app token with `client_credentials`. Access tokens live 1 hour; refresh tokens rotate on every use, and reusing a spent one revokes the whole grant.
-//
-// Takes a body of the `application/x-www-form-urlencoded` content type, and returns a wrapper object for the known response body format(s).
-//
-// Corresponds with POST /api-platform/oauth/token (the `OauthTokenCreate` operationId).
-func (c *ClientWithResponses) OauthTokenCreateWithFormdataBodyWithResponse(ctx context.Context, body OauthTokenCreateFormdataRequestBody, reqEditors ...RequestEditorFn) (*OauthTokenCreateResponse, error) {
-	rsp, err := c.OauthTokenCreateWithFormdataBody(ctx, body, reqEditors...)
-	if err != nil {
-		return nil, err
-	}
-	return ParseOauthTokenCreateResponse(rsp)
-}
-
-// OauthUserinfoGetWithResponse Get the signed-in user’s claims
-//
-// OpenID Connect UserInfo: the claims about the user an access token with `openid` acts for (`sub`; `preferred_username` and `picture` with `identify`). The token goes in `Authorization: Bearer`. An app’s own (client_credentials) token has no user: `401 invalid_token`.
-//
-// Returns a wrapper object for the known response body format(s).
-//
-// Corresponds with GET /api-platform/oauth/userinfo (the `OauthUserinfoGet` operationId).
-func (c *ClientWithResponses) OauthUserinfoGetWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*OauthUserinfoGetResponse, error) {
-	rsp, err := c.OauthUserinfoGet(ctx, reqEditors...)
-	if err != nil {
-		return nil, err
-	}
-	return ParseOauthUserinfoGetResponse(rsp)
-}
-
-// OauthUserinfoGetByPostWithResponse Get the user’s claims (POST)
-//
-// OpenID Connect UserInfo: the claims about the user an access token with `openid` acts for (`sub`; `preferred_username` and `picture` with `identify`). The token goes in `Authorization: Bearer`. An app’s own (client_credentials) token has no user: `401 invalid_token`.
-//
-// Returns a wrapper object for the known response body format(s).
-//
-// Corresponds with POST /api-platform/oauth/userinfo (the `OauthUserinfoGetByPost` operationId).
-func (c *ClientWithResponses) OauthUserinfoGetByPostWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*OauthUserinfoGetByPostResponse, error) {
-	rsp, err := c.OauthUserinfoGetByPost(ctx, reqEditors...)
-	if err != nil {
-		return nil, err
-	}
-	return ParseOauthUserinfoGetByPostResponse(rsp)
 }
 
 // AchievementsListWithResponse List achievements
@@ -34808,84 +31189,6 @@ func (c *ClientWithResponses) V1WebhooksSecretRotateWithResponse(ctx context.Con
 	return ParseV1WebhooksSecretRotateResponse(rsp)
 }
 
-// ParseWellKnownOauthAuthorizationServerGetResponse parses an HTTP response from a WellKnownOauthAuthorizationServerGetWithResponse call
-func ParseWellKnownOauthAuthorizationServerGetResponse(rsp *http.Response) (*WellKnownOauthAuthorizationServerGetResponse, error) {
-	bodyBytes, err := io.ReadAll(rsp.Body)
-	defer func() { _ = rsp.Body.Close() }()
-	if err != nil {
-		return nil, err
-	}
-
-	response := &WellKnownOauthAuthorizationServerGetResponse{
-		Body:         bodyBytes,
-		HTTPResponse: rsp,
-	}
-
-	switch {
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
-		var dest AuthorizationServerMetadata
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON200 = &dest
-
-	}
-
-	switch {
-	case rsp.StatusCode == 200:
-		var headers WellKnownOauthAuthorizationServerGetResponse200Headers
-		if values := rsp.Header.Values("x-request-id"); len(values) > 0 {
-			var value string
-			if err := runtime.BindStyledParameterWithOptions("simple", "x-request-id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
-				return nil, err
-			}
-			headers.XRequestId = &value
-		}
-		response.Headers200 = &headers
-	}
-
-	return response, nil
-}
-
-// ParseWellKnownOpenidConfigurationGetResponse parses an HTTP response from a WellKnownOpenidConfigurationGetWithResponse call
-func ParseWellKnownOpenidConfigurationGetResponse(rsp *http.Response) (*WellKnownOpenidConfigurationGetResponse, error) {
-	bodyBytes, err := io.ReadAll(rsp.Body)
-	defer func() { _ = rsp.Body.Close() }()
-	if err != nil {
-		return nil, err
-	}
-
-	response := &WellKnownOpenidConfigurationGetResponse{
-		Body:         bodyBytes,
-		HTTPResponse: rsp,
-	}
-
-	switch {
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
-		var dest AuthorizationServerMetadata
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON200 = &dest
-
-	}
-
-	switch {
-	case rsp.StatusCode == 200:
-		var headers WellKnownOpenidConfigurationGetResponse200Headers
-		if values := rsp.Header.Values("x-request-id"); len(values) > 0 {
-			var value string
-			if err := runtime.BindStyledParameterWithOptions("simple", "x-request-id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
-				return nil, err
-			}
-			headers.XRequestId = &value
-		}
-		response.Headers200 = &headers
-	}
-
-	return response, nil
-}
-
 // ParseDeveloperAccountsCreateResponse parses an HTTP response from a DeveloperAccountsCreateWithResponse call
 func ParseDeveloperAccountsCreateResponse(rsp *http.Response) (*DeveloperAccountsCreateResponse, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
@@ -34901,12 +31204,7 @@ func ParseDeveloperAccountsCreateResponse(rsp *http.Response) (*DeveloperAccount
 
 	switch {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 201:
-		var dest struct {
-			Account PortalAccount `json:"account"`
-
-			// CsrfToken send it in the x-csrf-token header of every POST and DELETE
-			CsrfToken string `json:"csrf_token"`
-		}
+		var dest DeveloperAccountsCreateResult
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -35088,15 +31386,7 @@ func ParseDeveloperKeysCreateResponse(rsp *http.Response) (*DeveloperKeysCreateR
 
 	switch {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 201:
-		var dest struct {
-			// Key An API key as its owner sees it; never the secret
-			Key PortalKey `json:"key"`
-
-			// Secret the API key itself: shown this once, never again
-			//
-			// Example: ghk_…
-			Secret string `json:"secret"`
-		}
+		var dest DeveloperKeysCreateResult
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -35278,10 +31568,7 @@ func ParseDeveloperKeysRevokeResponse(rsp *http.Response) (*DeveloperKeysRevokeR
 
 	switch {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
-		var dest struct {
-			// Key An API key as its owner sees it; never the secret
-			Key PortalKey `json:"key"`
-		}
+		var dest DeveloperKeysRevokeResult
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -35405,10 +31692,7 @@ func ParseDeveloperKeysOriginsUpdateResponse(rsp *http.Response) (*DeveloperKeys
 
 	switch {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
-		var dest struct {
-			// Key An API key as its owner sees it; never the secret
-			Key PortalKey `json:"key"`
-		}
+		var dest DeveloperKeysOriginsUpdateResult
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -35583,36 +31867,7 @@ func ParseDeveloperKeysUsageGetResponse(rsp *http.Response) (*DeveloperKeysUsage
 
 	switch {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
-		var dest struct {
-			Usage struct {
-				// Hours oldest first, one entry per hour, zeros included
-				Hours []struct {
-					N2xx int `json:"2xx"`
-					N3xx int `json:"3xx"`
-					N429 int `json:"429"`
-					N4xx int `json:"4xx"`
-					N5xx int `json:"5xx"`
-
-					// Hour start of the UTC hour
-					//
-					// Example: 2026-11-20T18:04:11.000Z
-					Hour  time.Time `json:"hour"`
-					Total int       `json:"total"`
-				} `json:"hours"`
-				KeyId int `json:"key_id"`
-
-				// Quota requests per hour allowed now
-				Quota  int `json:"quota"`
-				Totals struct {
-					N2xx  int `json:"2xx"`
-					N3xx  int `json:"3xx"`
-					N429  int `json:"429"`
-					N4xx  int `json:"4xx"`
-					N5xx  int `json:"5xx"`
-					Total int `json:"total"`
-				} `json:"totals"`
-			} `json:"usage"`
-		}
+		var dest DeveloperKeysUsageGetResult
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -35719,9 +31974,7 @@ func ParseDeveloperMyAppsListResponse(rsp *http.Response) (*DeveloperMyAppsListR
 
 	switch {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
-		var dest struct {
-			Apps []App `json:"apps"`
-		}
+		var dest DeveloperMyAppsListResult
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -35794,15 +32047,7 @@ func ParseDeveloperMyAppsCreateResponse(rsp *http.Response) (*DeveloperMyAppsCre
 
 	switch {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 201:
-		var dest struct {
-			// App An app registered for OAuth; never its secret
-			App App `json:"app"`
-
-			// ClientSecret the client secret: shown this once, stored only as a hash
-			//
-			// Example: ghcs_…
-			ClientSecret *string `json:"client_secret"`
-		}
+		var dest DeveloperMyAppsCreateResult
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -36080,10 +32325,7 @@ func ParseDeveloperMyAppsGetResponse(rsp *http.Response) (*DeveloperMyAppsGetRes
 
 	switch {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
-		var dest struct {
-			// App An app registered for OAuth; never its secret
-			App App `json:"app"`
-		}
+		var dest DeveloperMyAppsGetResult
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -36190,10 +32432,7 @@ func ParseDeveloperMyAppsUpdateResponse(rsp *http.Response) (*DeveloperMyAppsUpd
 
 	switch {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
-		var dest struct {
-			// App An app registered for OAuth; never its secret
-			App App `json:"app"`
-		}
+		var dest DeveloperMyAppsUpdateResult
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -36368,12 +32607,7 @@ func ParseDeveloperMyAppsSecretRotateResponse(rsp *http.Response) (*DeveloperMyA
 
 	switch {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
-		var dest struct {
-			// ClientSecret the client secret: shown this once, stored only as a hash
-			//
-			// Example: ghcs_…
-			ClientSecret string `json:"client_secret"`
-		}
+		var dest DeveloperMyAppsSecretRotateResult
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -36514,9 +32748,7 @@ func ParseDeveloperMyAuthorizedAppsListResponse(rsp *http.Response) (*DeveloperM
 
 	switch {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
-		var dest struct {
-			AuthorizedApps []AuthorizedApp `json:"authorized_apps"`
-		}
+		var dest DeveloperMyAuthorizedAppsListResult
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -36709,9 +32941,7 @@ func ParseDeveloperMyKeysListResponse(rsp *http.Response) (*DeveloperMyKeysListR
 
 	switch {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
-		var dest struct {
-			Keys []PortalKey `json:"keys"`
-		}
+		var dest DeveloperMyKeysListResult
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -36870,12 +33100,7 @@ func ParseDeveloperSessionGetResponse(rsp *http.Response) (*DeveloperSessionGetR
 
 	switch {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
-		var dest struct {
-			Account PortalAccount `json:"account"`
-
-			// CsrfToken send it in the x-csrf-token header of every POST and DELETE
-			CsrfToken string `json:"csrf_token"`
-		}
+		var dest DeveloperSessionGetResult
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -36948,12 +33173,7 @@ func ParseDeveloperSessionCreateResponse(rsp *http.Response) (*DeveloperSessionC
 
 	switch {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
-		var dest struct {
-			Account PortalAccount `json:"account"`
-
-			// CsrfToken send it in the x-csrf-token header of every POST and DELETE
-			CsrfToken string `json:"csrf_token"`
-		}
+		var dest DeveloperSessionCreateResult
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -37118,52 +33338,7 @@ func ParseDeveloperWebhookTestSendResponse(rsp *http.Response) (*DeveloperWebhoo
 
 	switch {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
-		var dest struct {
-			// BodyExcerpt the first 1 KiB of the answer’s body
-			BodyExcerpt string `json:"body_excerpt"`
-
-			// Error why no answer came: `invalid_url`, `dns_failed`, `forbidden_address` (a private or metadata address), `timeout` (15 s), `connection_failed`, `tls_failed`
-			//
-			// Example: timeout
-			Error        *string `json:"error"`
-			ErrorMessage *string `json:"error_message"`
-
-			// Event the body sent, signed
-			Event struct {
-				CreatedAt time.Time `json:"created_at"`
-
-				// Data the catalog example of the type
-				Data map[string]interface{} `json:"data"`
-
-				// Id a test id (`evt_test_…`), never an outbox id
-				//
-				// Example: evt_test_1f2e3d4c5b6a7980
-				Id string `json:"id"`
-
-				// Type Example: match.ended
-				Type string `json:"type"`
-			} `json:"event"`
-
-			// Headers the answer’s headers (at most 50)
-			Headers map[string]string `json:"headers"`
-
-			// LatencyMs Example: 84
-			LatencyMs int `json:"latency_ms"`
-
-			// Ok the receiver answered 2xx
-			Ok bool `json:"ok"`
-
-			// Secret the secret made for a `url` test without one, to verify the signature with; null otherwise
-			Secret *string `json:"secret"`
-
-			// Status the receiver’s HTTP status (a redirect is not followed); null without an answer
-			//
-			// Example: 200
-			Status *int `json:"status"`
-
-			// Url where it was sent
-			Url string `json:"url"`
-		}
+		var dest DeveloperWebhookTestSendResult
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -37695,535 +33870,6 @@ func ParseIngestLogsCreateByTokenResponse(rsp *http.Response) (*IngestLogsCreate
 	return response, nil
 }
 
-// ParseOauthAuthorizeResponse parses an HTTP response from a OauthAuthorizeWithResponse call
-func ParseOauthAuthorizeResponse(rsp *http.Response) (*OauthAuthorizeResponse, error) {
-	bodyBytes, err := io.ReadAll(rsp.Body)
-	defer func() { _ = rsp.Body.Close() }()
-	if err != nil {
-		return nil, err
-	}
-
-	response := &OauthAuthorizeResponse{
-		Body:         bodyBytes,
-		HTTPResponse: rsp,
-	}
-
-	switch {
-	case rsp.StatusCode == 200:
-		var headers OauthAuthorizeResponse200Headers
-		if values := rsp.Header.Values("x-request-id"); len(values) > 0 {
-			var value string
-			if err := runtime.BindStyledParameterWithOptions("simple", "x-request-id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
-				return nil, err
-			}
-			headers.XRequestId = &value
-		}
-		response.Headers200 = &headers
-	case rsp.StatusCode == 303:
-		var headers OauthAuthorizeResponse303Headers
-		if values := rsp.Header.Values("Location"); len(values) > 0 {
-			var value string
-			if err := runtime.BindStyledParameterWithOptions("simple", "Location", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
-				return nil, err
-			}
-			headers.Location = &value
-		}
-		if values := rsp.Header.Values("x-request-id"); len(values) > 0 {
-			var value string
-			if err := runtime.BindStyledParameterWithOptions("simple", "x-request-id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
-				return nil, err
-			}
-			headers.XRequestId = &value
-		}
-		response.Headers303 = &headers
-	case rsp.StatusCode == 400:
-		var headers OauthAuthorizeResponse400Headers
-		if values := rsp.Header.Values("x-request-id"); len(values) > 0 {
-			var value string
-			if err := runtime.BindStyledParameterWithOptions("simple", "x-request-id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
-				return nil, err
-			}
-			headers.XRequestId = &value
-		}
-		response.Headers400 = &headers
-	}
-
-	return response, nil
-}
-
-// ParseOauthTokenIntrospectResponse parses an HTTP response from a OauthTokenIntrospectWithResponse call
-func ParseOauthTokenIntrospectResponse(rsp *http.Response) (*OauthTokenIntrospectResponse, error) {
-	bodyBytes, err := io.ReadAll(rsp.Body)
-	defer func() { _ = rsp.Body.Close() }()
-	if err != nil {
-		return nil, err
-	}
-
-	response := &OauthTokenIntrospectResponse{
-		Body:         bodyBytes,
-		HTTPResponse: rsp,
-	}
-
-	switch {
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
-		var dest OAuthIntrospection
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON200 = &dest
-
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
-		var dest OAuthError
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON400 = &dest
-
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
-		var dest OAuthError
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON401 = &dest
-
-	}
-
-	switch {
-	case rsp.StatusCode == 200:
-		var headers OauthTokenIntrospectResponse200Headers
-		if values := rsp.Header.Values("x-request-id"); len(values) > 0 {
-			var value string
-			if err := runtime.BindStyledParameterWithOptions("simple", "x-request-id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
-				return nil, err
-			}
-			headers.XRequestId = &value
-		}
-		response.Headers200 = &headers
-	case rsp.StatusCode == 400:
-		var headers OauthTokenIntrospectResponse400Headers
-		if values := rsp.Header.Values("x-request-id"); len(values) > 0 {
-			var value string
-			if err := runtime.BindStyledParameterWithOptions("simple", "x-request-id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
-				return nil, err
-			}
-			headers.XRequestId = &value
-		}
-		response.Headers400 = &headers
-	case rsp.StatusCode == 401:
-		var headers OauthTokenIntrospectResponse401Headers
-		if values := rsp.Header.Values("x-request-id"); len(values) > 0 {
-			var value string
-			if err := runtime.BindStyledParameterWithOptions("simple", "x-request-id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
-				return nil, err
-			}
-			headers.XRequestId = &value
-		}
-		response.Headers401 = &headers
-	}
-
-	return response, nil
-}
-
-// ParseOauthJwksGetResponse parses an HTTP response from a OauthJwksGetWithResponse call
-func ParseOauthJwksGetResponse(rsp *http.Response) (*OauthJwksGetResponse, error) {
-	bodyBytes, err := io.ReadAll(rsp.Body)
-	defer func() { _ = rsp.Body.Close() }()
-	if err != nil {
-		return nil, err
-	}
-
-	response := &OauthJwksGetResponse{
-		Body:         bodyBytes,
-		HTTPResponse: rsp,
-	}
-
-	switch {
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
-		var dest JsonWebKeySet
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.ApplicationjwkSetJSON200 = &dest
-
-	}
-
-	switch {
-	case rsp.StatusCode == 200:
-		var headers OauthJwksGetResponse200Headers
-		if values := rsp.Header.Values("x-request-id"); len(values) > 0 {
-			var value string
-			if err := runtime.BindStyledParameterWithOptions("simple", "x-request-id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
-				return nil, err
-			}
-			headers.XRequestId = &value
-		}
-		response.Headers200 = &headers
-	}
-
-	return response, nil
-}
-
-// ParseOauthParCreateResponse parses an HTTP response from a OauthParCreateWithResponse call
-func ParseOauthParCreateResponse(rsp *http.Response) (*OauthParCreateResponse, error) {
-	bodyBytes, err := io.ReadAll(rsp.Body)
-	defer func() { _ = rsp.Body.Close() }()
-	if err != nil {
-		return nil, err
-	}
-
-	response := &OauthParCreateResponse{
-		Body:         bodyBytes,
-		HTTPResponse: rsp,
-	}
-
-	switch {
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 201:
-		var dest OAuthPushedAuthorization
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON201 = &dest
-
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
-		var dest OAuthError
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON400 = &dest
-
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
-		var dest OAuthError
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON401 = &dest
-
-	}
-
-	switch {
-	case rsp.StatusCode == 201:
-		var headers OauthParCreateResponse201Headers
-		if values := rsp.Header.Values("x-request-id"); len(values) > 0 {
-			var value string
-			if err := runtime.BindStyledParameterWithOptions("simple", "x-request-id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
-				return nil, err
-			}
-			headers.XRequestId = &value
-		}
-		response.Headers201 = &headers
-	case rsp.StatusCode == 400:
-		var headers OauthParCreateResponse400Headers
-		if values := rsp.Header.Values("x-request-id"); len(values) > 0 {
-			var value string
-			if err := runtime.BindStyledParameterWithOptions("simple", "x-request-id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
-				return nil, err
-			}
-			headers.XRequestId = &value
-		}
-		response.Headers400 = &headers
-	case rsp.StatusCode == 401:
-		var headers OauthParCreateResponse401Headers
-		if values := rsp.Header.Values("x-request-id"); len(values) > 0 {
-			var value string
-			if err := runtime.BindStyledParameterWithOptions("simple", "x-request-id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
-				return nil, err
-			}
-			headers.XRequestId = &value
-		}
-		response.Headers401 = &headers
-	}
-
-	return response, nil
-}
-
-// ParseOauthTokenRevokeResponse parses an HTTP response from a OauthTokenRevokeWithResponse call
-func ParseOauthTokenRevokeResponse(rsp *http.Response) (*OauthTokenRevokeResponse, error) {
-	bodyBytes, err := io.ReadAll(rsp.Body)
-	defer func() { _ = rsp.Body.Close() }()
-	if err != nil {
-		return nil, err
-	}
-
-	response := &OauthTokenRevokeResponse{
-		Body:         bodyBytes,
-		HTTPResponse: rsp,
-	}
-
-	switch {
-	case rsp.StatusCode == 200:
-		break // No content-type
-
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
-		var dest OAuthError
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON400 = &dest
-
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
-		var dest OAuthError
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON401 = &dest
-
-	}
-
-	switch {
-	case rsp.StatusCode == 200:
-		var headers OauthTokenRevokeResponse200Headers
-		if values := rsp.Header.Values("x-request-id"); len(values) > 0 {
-			var value string
-			if err := runtime.BindStyledParameterWithOptions("simple", "x-request-id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
-				return nil, err
-			}
-			headers.XRequestId = &value
-		}
-		response.Headers200 = &headers
-	case rsp.StatusCode == 400:
-		var headers OauthTokenRevokeResponse400Headers
-		if values := rsp.Header.Values("x-request-id"); len(values) > 0 {
-			var value string
-			if err := runtime.BindStyledParameterWithOptions("simple", "x-request-id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
-				return nil, err
-			}
-			headers.XRequestId = &value
-		}
-		response.Headers400 = &headers
-	case rsp.StatusCode == 401:
-		var headers OauthTokenRevokeResponse401Headers
-		if values := rsp.Header.Values("x-request-id"); len(values) > 0 {
-			var value string
-			if err := runtime.BindStyledParameterWithOptions("simple", "x-request-id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
-				return nil, err
-			}
-			headers.XRequestId = &value
-		}
-		response.Headers401 = &headers
-	}
-
-	return response, nil
-}
-
-// ParseOauthTokenCreateResponse parses an HTTP response from a OauthTokenCreateWithResponse call
-func ParseOauthTokenCreateResponse(rsp *http.Response) (*OauthTokenCreateResponse, error) {
-	bodyBytes, err := io.ReadAll(rsp.Body)
-	defer func() { _ = rsp.Body.Close() }()
-	if err != nil {
-		return nil, err
-	}
-
-	response := &OauthTokenCreateResponse{
-		Body:         bodyBytes,
-		HTTPResponse: rsp,
-	}
-
-	switch {
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
-		var dest OAuthTokenResponse
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON200 = &dest
-
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
-		var dest OAuthError
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON400 = &dest
-
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
-		var dest OAuthError
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON401 = &dest
-
-	}
-
-	switch {
-	case rsp.StatusCode == 200:
-		var headers OauthTokenCreateResponse200Headers
-		if values := rsp.Header.Values("x-request-id"); len(values) > 0 {
-			var value string
-			if err := runtime.BindStyledParameterWithOptions("simple", "x-request-id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
-				return nil, err
-			}
-			headers.XRequestId = &value
-		}
-		response.Headers200 = &headers
-	case rsp.StatusCode == 400:
-		var headers OauthTokenCreateResponse400Headers
-		if values := rsp.Header.Values("x-request-id"); len(values) > 0 {
-			var value string
-			if err := runtime.BindStyledParameterWithOptions("simple", "x-request-id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
-				return nil, err
-			}
-			headers.XRequestId = &value
-		}
-		response.Headers400 = &headers
-	case rsp.StatusCode == 401:
-		var headers OauthTokenCreateResponse401Headers
-		if values := rsp.Header.Values("x-request-id"); len(values) > 0 {
-			var value string
-			if err := runtime.BindStyledParameterWithOptions("simple", "x-request-id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
-				return nil, err
-			}
-			headers.XRequestId = &value
-		}
-		response.Headers401 = &headers
-	}
-
-	return response, nil
-}
-
-// ParseOauthUserinfoGetResponse parses an HTTP response from a OauthUserinfoGetWithResponse call
-func ParseOauthUserinfoGetResponse(rsp *http.Response) (*OauthUserinfoGetResponse, error) {
-	bodyBytes, err := io.ReadAll(rsp.Body)
-	defer func() { _ = rsp.Body.Close() }()
-	if err != nil {
-		return nil, err
-	}
-
-	response := &OauthUserinfoGetResponse{
-		Body:         bodyBytes,
-		HTTPResponse: rsp,
-	}
-
-	switch {
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
-		var dest OAuthUserInfo
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON200 = &dest
-
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
-		var dest OAuthError
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON401 = &dest
-
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
-		var dest OAuthError
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON403 = &dest
-
-	}
-
-	switch {
-	case rsp.StatusCode == 200:
-		var headers OauthUserinfoGetResponse200Headers
-		if values := rsp.Header.Values("x-request-id"); len(values) > 0 {
-			var value string
-			if err := runtime.BindStyledParameterWithOptions("simple", "x-request-id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
-				return nil, err
-			}
-			headers.XRequestId = &value
-		}
-		response.Headers200 = &headers
-	case rsp.StatusCode == 401:
-		var headers OauthUserinfoGetResponse401Headers
-		if values := rsp.Header.Values("x-request-id"); len(values) > 0 {
-			var value string
-			if err := runtime.BindStyledParameterWithOptions("simple", "x-request-id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
-				return nil, err
-			}
-			headers.XRequestId = &value
-		}
-		response.Headers401 = &headers
-	case rsp.StatusCode == 403:
-		var headers OauthUserinfoGetResponse403Headers
-		if values := rsp.Header.Values("x-request-id"); len(values) > 0 {
-			var value string
-			if err := runtime.BindStyledParameterWithOptions("simple", "x-request-id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
-				return nil, err
-			}
-			headers.XRequestId = &value
-		}
-		response.Headers403 = &headers
-	}
-
-	return response, nil
-}
-
-// ParseOauthUserinfoGetByPostResponse parses an HTTP response from a OauthUserinfoGetByPostWithResponse call
-func ParseOauthUserinfoGetByPostResponse(rsp *http.Response) (*OauthUserinfoGetByPostResponse, error) {
-	bodyBytes, err := io.ReadAll(rsp.Body)
-	defer func() { _ = rsp.Body.Close() }()
-	if err != nil {
-		return nil, err
-	}
-
-	response := &OauthUserinfoGetByPostResponse{
-		Body:         bodyBytes,
-		HTTPResponse: rsp,
-	}
-
-	switch {
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
-		var dest OAuthUserInfo
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON200 = &dest
-
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
-		var dest OAuthError
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON401 = &dest
-
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
-		var dest OAuthError
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON403 = &dest
-
-	}
-
-	switch {
-	case rsp.StatusCode == 200:
-		var headers OauthUserinfoGetByPostResponse200Headers
-		if values := rsp.Header.Values("x-request-id"); len(values) > 0 {
-			var value string
-			if err := runtime.BindStyledParameterWithOptions("simple", "x-request-id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
-				return nil, err
-			}
-			headers.XRequestId = &value
-		}
-		response.Headers200 = &headers
-	case rsp.StatusCode == 401:
-		var headers OauthUserinfoGetByPostResponse401Headers
-		if values := rsp.Header.Values("x-request-id"); len(values) > 0 {
-			var value string
-			if err := runtime.BindStyledParameterWithOptions("simple", "x-request-id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
-				return nil, err
-			}
-			headers.XRequestId = &value
-		}
-		response.Headers401 = &headers
-	case rsp.StatusCode == 403:
-		var headers OauthUserinfoGetByPostResponse403Headers
-		if values := rsp.Header.Values("x-request-id"); len(values) > 0 {
-			var value string
-			if err := runtime.BindStyledParameterWithOptions("simple", "x-request-id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
-				return nil, err
-			}
-			headers.XRequestId = &value
-		}
-		response.Headers403 = &headers
-	}
-
-	return response, nil
-}
-
 // ParseAchievementsListResponse parses an HTTP response from a AchievementsListWithResponse call
 func ParseAchievementsListResponse(rsp *http.Response) (*AchievementsListResponse, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
@@ -38239,9 +33885,7 @@ func ParseAchievementsListResponse(rsp *http.Response) (*AchievementsListRespons
 
 	switch {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
-		var dest struct {
-			Achievements []Achievement `json:"achievements"`
-		}
+		var dest AchievementsListResult
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -38658,9 +34302,7 @@ func ParseForumThreadsListResponse(rsp *http.Response) (*ForumThreadsListRespons
 
 	switch {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
-		var dest struct {
-			Threads []ForumThread `json:"threads"`
-		}
+		var dest ForumThreadsListResult
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -39077,9 +34719,7 @@ func ParseForumThreadsPostsListResponse(rsp *http.Response) (*ForumThreadsPostsL
 
 	switch {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
-		var dest struct {
-			Posts []ForumPost `json:"posts"`
-		}
+		var dest ForumThreadsPostsListResult
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -39555,9 +35195,7 @@ func ParseKillboardFeedGetResponse(rsp *http.Response) (*KillboardFeedGetRespons
 
 	switch {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
-		var dest struct {
-			Kills []Kill `json:"kills"`
-		}
+		var dest KillboardFeedGetResult
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -39974,12 +35612,7 @@ func ParseKillboardTopFragGetResponse(rsp *http.Response) (*KillboardTopFragGetR
 
 	switch {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
-		var dest struct {
-			Leaders []TopFragLeader `json:"leaders"`
-
-			// Period the period used
-			Period KillboardTopFragGet200JSONResponseBodyPeriod `json:"period"`
-		}
+		var dest KillboardTopFragGetResult
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -40396,9 +36029,7 @@ func ParseLeaderboardsGetResponse(rsp *http.Response) (*LeaderboardsGetResponse,
 
 	switch {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
-		var dest struct {
-			Leaderboard []XpLeaderboardEntry `json:"leaderboard"`
-		}
+		var dest LeaderboardsGetResult
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -40815,9 +36446,7 @@ func ParseServersListResponse(rsp *http.Response) (*ServersListResponse, error) 
 
 	switch {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
-		var dest struct {
-			Servers []GameServer `json:"servers"`
-		}
+		var dest ServersListResult
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -41234,11 +36863,7 @@ func ParseStatsEloGetResponse(rsp *http.Response) (*StatsEloGetResponse, error) 
 
 	switch {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
-		var dest struct {
-			// Game the game used
-			Game        StatsEloGet200JSONResponseBodyGame `json:"game"`
-			Leaderboard []EloLadderEntry                   `json:"leaderboard"`
-		}
+		var dest StatsEloGetResult
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -41655,9 +37280,7 @@ func ParseTournamentsListResponse(rsp *http.Response) (*TournamentsListResponse,
 
 	switch {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
-		var dest struct {
-			Tournaments []Tournament `json:"tournaments"`
-		}
+		var dest TournamentsListResult
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -42074,9 +37697,7 @@ func ParseUsersGetResponse(rsp *http.Response) (*UsersGetResponse, error) {
 
 	switch {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
-		var dest struct {
-			User User `json:"user"`
-		}
+		var dest UsersGetResult
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -42552,9 +38173,7 @@ func ParseUsersStatsGetResponse(rsp *http.Response) (*UsersStatsGetResponse, err
 
 	switch {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
-		var dest struct {
-			Stats UserStats `json:"stats"`
-		}
+		var dest UsersStatsGetResult
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -43174,82 +38793,7 @@ func ParseV1ClansListResponse(rsp *http.Response) (*V1ClansListResponse, error) 
 
 	switch {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
-		var dest struct {
-			Data []struct {
-				// CreatedAt when the clan was created
-				//
-				// Example: 2026-11-20T18:04:11.000Z
-				CreatedAt time.Time `json:"created_at"`
-
-				// Description What the clan is about, up to 500 characters.
-				//
-				// Example: EU evening squad, scrims on Thursdays.
-				Description string `json:"description"`
-
-				// Game The game the clan plays
-				//
-				// Example: cs2
-				Game V1ClansList200JSONResponseBodyDataGame `json:"game"`
-
-				// Id clan ID
-				//
-				// Example: 12
-				Id int `json:"id"`
-
-				// JoinPolicy `open`: anyone may join; `invite`: only players with a pending invite; `closed`: no new members (pending invites cannot be accepted).
-				//
-				// Example: invite
-				JoinPolicy V1ClansList200JSONResponseBodyDataJoinPolicy `json:"join_policy"`
-
-				// MaxMembers Most members the clan takes, 2-100; never below the current member count.
-				//
-				// Example: 50
-				MaxMembers int `json:"max_members"`
-
-				// MemberCount members now, the owner included
-				//
-				// Example: 8
-				MemberCount int `json:"member_count"`
-
-				// Name 3-32 characters: ASCII letters, digits, spaces and . _ ' -, starting and ending with a letter or digit. Unique per game without regard to case.
-				//
-				// Example: Night Owls
-				Name string `json:"name"`
-
-				// Tag 2-6 ASCII letters or digits. Unique per game without regard to case.
-				//
-				// Example: OWL
-				Tag string `json:"tag"`
-
-				// UpdatedAt when its settings last changed
-				//
-				// Example: 2026-11-20T18:04:11.000Z
-				UpdatedAt time.Time `json:"updated_at"`
-
-				// Visibility `public`: listed and readable by anyone; `private`: seen only by its members and the players it invited (to anyone else it does not exist: 404).
-				//
-				// Example: public
-				Visibility V1ClansList200JSONResponseBodyDataVisibility `json:"visibility"`
-			} `json:"data"`
-
-			// Meta Where this page sits in the whole list
-			Meta struct {
-				// Page This page
-				//
-				// Example: 1
-				Page int `json:"page"`
-
-				// PerPage Page size
-				//
-				// Example: 25
-				PerPage int `json:"per_page"`
-
-				// Total Items across all pages
-				//
-				// Example: 42
-				Total int `json:"total"`
-			} `json:"meta"`
-		}
+		var dest V1ClansListResult
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -43621,89 +39165,7 @@ func ParseV1ClansCreateResponse(rsp *http.Response) (*V1ClansCreateResponse, err
 
 	switch {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 201:
-		var dest struct {
-			// Data A clan with its members and their roles
-			Data struct {
-				// CreatedAt when the clan was created
-				//
-				// Example: 2026-11-20T18:04:11.000Z
-				CreatedAt time.Time `json:"created_at"`
-
-				// Description What the clan is about, up to 500 characters.
-				//
-				// Example: EU evening squad, scrims on Thursdays.
-				Description string `json:"description"`
-
-				// Game The game the clan plays
-				//
-				// Example: cs2
-				Game V1ClansCreate201JSONResponseBodyDataGame `json:"game"`
-
-				// Id clan ID
-				//
-				// Example: 12
-				Id int `json:"id"`
-
-				// JoinPolicy `open`: anyone may join; `invite`: only players with a pending invite; `closed`: no new members (pending invites cannot be accepted).
-				//
-				// Example: invite
-				JoinPolicy V1ClansCreate201JSONResponseBodyDataJoinPolicy `json:"join_policy"`
-
-				// MaxMembers Most members the clan takes, 2-100; never below the current member count.
-				//
-				// Example: 50
-				MaxMembers int `json:"max_members"`
-
-				// MemberCount members now, the owner included
-				//
-				// Example: 8
-				MemberCount int `json:"member_count"`
-
-				// Members every member: the owner, then officers, then members, longest-standing first
-				Members []struct {
-					// Avatar path of the user’s avatar
-					//
-					// Example: /avatars/42.png
-					Avatar string `json:"avatar"`
-
-					// JoinedAt when the user joined
-					//
-					// Example: 2026-11-20T18:04:11.000Z
-					JoinedAt time.Time `json:"joined_at"`
-
-					// Role `owner` (exactly one; everything), `officer` (settings, invites, removes members), `member`
-					//
-					// Example: member
-					Role V1ClansCreate201JSONResponseBodyDataMembersRole `json:"role"`
-
-					// UserId Example: 42
-					UserId int `json:"user_id"`
-
-					// Username Example: night_owl
-					Username string `json:"username"`
-				} `json:"members"`
-
-				// Name 3-32 characters: ASCII letters, digits, spaces and . _ ' -, starting and ending with a letter or digit. Unique per game without regard to case.
-				//
-				// Example: Night Owls
-				Name string `json:"name"`
-
-				// Tag 2-6 ASCII letters or digits. Unique per game without regard to case.
-				//
-				// Example: OWL
-				Tag string `json:"tag"`
-
-				// UpdatedAt when its settings last changed
-				//
-				// Example: 2026-11-20T18:04:11.000Z
-				UpdatedAt time.Time `json:"updated_at"`
-
-				// Visibility `public`: listed and readable by anyone; `private`: seen only by its members and the players it invited (to anyone else it does not exist: 404).
-				//
-				// Example: public
-				Visibility V1ClansCreate201JSONResponseBodyDataVisibility `json:"visibility"`
-			} `json:"data"`
-		}
+		var dest V1ClansCreateResult
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -44207,100 +39669,7 @@ func ParseV1ClansInvitesListResponse(rsp *http.Response) (*V1ClansInvitesListRes
 
 	switch {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
-		var dest struct {
-			Data []struct {
-				// Clan A clan of one game
-				Clan struct {
-					// CreatedAt when the clan was created
-					//
-					// Example: 2026-11-20T18:04:11.000Z
-					CreatedAt time.Time `json:"created_at"`
-
-					// Description What the clan is about, up to 500 characters.
-					//
-					// Example: EU evening squad, scrims on Thursdays.
-					Description string `json:"description"`
-
-					// Game The game the clan plays
-					//
-					// Example: cs2
-					Game V1ClansInvitesList200JSONResponseBodyDataClanGame `json:"game"`
-
-					// Id clan ID
-					//
-					// Example: 12
-					Id int `json:"id"`
-
-					// JoinPolicy `open`: anyone may join; `invite`: only players with a pending invite; `closed`: no new members (pending invites cannot be accepted).
-					//
-					// Example: invite
-					JoinPolicy V1ClansInvitesList200JSONResponseBodyDataClanJoinPolicy `json:"join_policy"`
-
-					// MaxMembers Most members the clan takes, 2-100; never below the current member count.
-					//
-					// Example: 50
-					MaxMembers int `json:"max_members"`
-
-					// MemberCount members now, the owner included
-					//
-					// Example: 8
-					MemberCount int `json:"member_count"`
-
-					// Name 3-32 characters: ASCII letters, digits, spaces and . _ ' -, starting and ending with a letter or digit. Unique per game without regard to case.
-					//
-					// Example: Night Owls
-					Name string `json:"name"`
-
-					// Tag 2-6 ASCII letters or digits. Unique per game without regard to case.
-					//
-					// Example: OWL
-					Tag string `json:"tag"`
-
-					// UpdatedAt when its settings last changed
-					//
-					// Example: 2026-11-20T18:04:11.000Z
-					UpdatedAt time.Time `json:"updated_at"`
-
-					// Visibility `public`: listed and readable by anyone; `private`: seen only by its members and the players it invited (to anyone else it does not exist: 404).
-					//
-					// Example: public
-					Visibility V1ClansInvitesList200JSONResponseBodyDataClanVisibility `json:"visibility"`
-				} `json:"clan"`
-
-				// CreatedAt when the invite was sent
-				//
-				// Example: 2026-11-20T18:04:11.000Z
-				CreatedAt time.Time `json:"created_at"`
-
-				// InvitedBy who sent the invite (null if that account is gone)
-				//
-				// Example: 7
-				InvitedBy *int `json:"invited_by"`
-
-				// UserId the invited player
-				//
-				// Example: 42
-				UserId int `json:"user_id"`
-			} `json:"data"`
-
-			// Meta Where this page sits in the whole list
-			Meta struct {
-				// Page This page
-				//
-				// Example: 1
-				Page int `json:"page"`
-
-				// PerPage Page size
-				//
-				// Example: 25
-				PerPage int `json:"per_page"`
-
-				// Total Items across all pages
-				//
-				// Example: 42
-				Total int `json:"total"`
-			} `json:"meta"`
-		}
+		var dest V1ClansInvitesListResult
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -45231,89 +40600,7 @@ func ParseV1ClansGetResponse(rsp *http.Response) (*V1ClansGetResponse, error) {
 
 	switch {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
-		var dest struct {
-			// Data A clan with its members and their roles
-			Data struct {
-				// CreatedAt when the clan was created
-				//
-				// Example: 2026-11-20T18:04:11.000Z
-				CreatedAt time.Time `json:"created_at"`
-
-				// Description What the clan is about, up to 500 characters.
-				//
-				// Example: EU evening squad, scrims on Thursdays.
-				Description string `json:"description"`
-
-				// Game The game the clan plays
-				//
-				// Example: cs2
-				Game V1ClansGet200JSONResponseBodyDataGame `json:"game"`
-
-				// Id clan ID
-				//
-				// Example: 12
-				Id int `json:"id"`
-
-				// JoinPolicy `open`: anyone may join; `invite`: only players with a pending invite; `closed`: no new members (pending invites cannot be accepted).
-				//
-				// Example: invite
-				JoinPolicy V1ClansGet200JSONResponseBodyDataJoinPolicy `json:"join_policy"`
-
-				// MaxMembers Most members the clan takes, 2-100; never below the current member count.
-				//
-				// Example: 50
-				MaxMembers int `json:"max_members"`
-
-				// MemberCount members now, the owner included
-				//
-				// Example: 8
-				MemberCount int `json:"member_count"`
-
-				// Members every member: the owner, then officers, then members, longest-standing first
-				Members []struct {
-					// Avatar path of the user’s avatar
-					//
-					// Example: /avatars/42.png
-					Avatar string `json:"avatar"`
-
-					// JoinedAt when the user joined
-					//
-					// Example: 2026-11-20T18:04:11.000Z
-					JoinedAt time.Time `json:"joined_at"`
-
-					// Role `owner` (exactly one; everything), `officer` (settings, invites, removes members), `member`
-					//
-					// Example: member
-					Role V1ClansGet200JSONResponseBodyDataMembersRole `json:"role"`
-
-					// UserId Example: 42
-					UserId int `json:"user_id"`
-
-					// Username Example: night_owl
-					Username string `json:"username"`
-				} `json:"members"`
-
-				// Name 3-32 characters: ASCII letters, digits, spaces and . _ ' -, starting and ending with a letter or digit. Unique per game without regard to case.
-				//
-				// Example: Night Owls
-				Name string `json:"name"`
-
-				// Tag 2-6 ASCII letters or digits. Unique per game without regard to case.
-				//
-				// Example: OWL
-				Tag string `json:"tag"`
-
-				// UpdatedAt when its settings last changed
-				//
-				// Example: 2026-11-20T18:04:11.000Z
-				UpdatedAt time.Time `json:"updated_at"`
-
-				// Visibility `public`: listed and readable by anyone; `private`: seen only by its members and the players it invited (to anyone else it does not exist: 404).
-				//
-				// Example: public
-				Visibility V1ClansGet200JSONResponseBodyDataVisibility `json:"visibility"`
-			} `json:"data"`
-		}
+		var dest V1ClansGetResult
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -45744,83 +41031,7 @@ func ParseV1ClansInvitesCreateResponse(rsp *http.Response) (*V1ClansInvitesCreat
 
 	switch {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 201:
-		var dest struct {
-			// Data A pending invite to a clan
-			Data struct {
-				// Clan A clan of one game
-				Clan struct {
-					// CreatedAt when the clan was created
-					//
-					// Example: 2026-11-20T18:04:11.000Z
-					CreatedAt time.Time `json:"created_at"`
-
-					// Description What the clan is about, up to 500 characters.
-					//
-					// Example: EU evening squad, scrims on Thursdays.
-					Description string `json:"description"`
-
-					// Game The game the clan plays
-					//
-					// Example: cs2
-					Game V1ClansInvitesCreate201JSONResponseBodyDataClanGame `json:"game"`
-
-					// Id clan ID
-					//
-					// Example: 12
-					Id int `json:"id"`
-
-					// JoinPolicy `open`: anyone may join; `invite`: only players with a pending invite; `closed`: no new members (pending invites cannot be accepted).
-					//
-					// Example: invite
-					JoinPolicy V1ClansInvitesCreate201JSONResponseBodyDataClanJoinPolicy `json:"join_policy"`
-
-					// MaxMembers Most members the clan takes, 2-100; never below the current member count.
-					//
-					// Example: 50
-					MaxMembers int `json:"max_members"`
-
-					// MemberCount members now, the owner included
-					//
-					// Example: 8
-					MemberCount int `json:"member_count"`
-
-					// Name 3-32 characters: ASCII letters, digits, spaces and . _ ' -, starting and ending with a letter or digit. Unique per game without regard to case.
-					//
-					// Example: Night Owls
-					Name string `json:"name"`
-
-					// Tag 2-6 ASCII letters or digits. Unique per game without regard to case.
-					//
-					// Example: OWL
-					Tag string `json:"tag"`
-
-					// UpdatedAt when its settings last changed
-					//
-					// Example: 2026-11-20T18:04:11.000Z
-					UpdatedAt time.Time `json:"updated_at"`
-
-					// Visibility `public`: listed and readable by anyone; `private`: seen only by its members and the players it invited (to anyone else it does not exist: 404).
-					//
-					// Example: public
-					Visibility V1ClansInvitesCreate201JSONResponseBodyDataClanVisibility `json:"visibility"`
-				} `json:"clan"`
-
-				// CreatedAt when the invite was sent
-				//
-				// Example: 2026-11-20T18:04:11.000Z
-				CreatedAt time.Time `json:"created_at"`
-
-				// InvitedBy who sent the invite (null if that account is gone)
-				//
-				// Example: 7
-				InvitedBy *int `json:"invited_by"`
-
-				// UserId the invited player
-				//
-				// Example: 42
-				UserId int `json:"user_id"`
-			} `json:"data"`
-		}
+		var dest V1ClansInvitesCreateResult
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -46383,34 +41594,7 @@ func ParseV1ClansInvitesAcceptResponse(rsp *http.Response) (*V1ClansInvitesAccep
 
 	switch {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 201:
-		var dest struct {
-			// Data A member of a clan and their role
-			Data struct {
-				// Avatar path of the user’s avatar
-				//
-				// Example: /avatars/42.png
-				Avatar string `json:"avatar"`
-
-				// ClanId Example: 12
-				ClanId int `json:"clan_id"`
-
-				// JoinedAt when the user joined
-				//
-				// Example: 2026-11-20T18:04:11.000Z
-				JoinedAt time.Time `json:"joined_at"`
-
-				// Role `owner` (exactly one; everything), `officer` (settings, invites, removes members), `member`
-				//
-				// Example: member
-				Role V1ClansInvitesAccept201JSONResponseBodyDataRole `json:"role"`
-
-				// UserId Example: 42
-				UserId int `json:"user_id"`
-
-				// Username Example: night_owl
-				Username string `json:"username"`
-			} `json:"data"`
-		}
+		var dest V1ClansInvitesAcceptResult
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -47532,34 +42716,7 @@ func ParseV1ClansJoinResponse(rsp *http.Response) (*V1ClansJoinResponse, error) 
 
 	switch {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 201:
-		var dest struct {
-			// Data A member of a clan and their role
-			Data struct {
-				// Avatar path of the user’s avatar
-				//
-				// Example: /avatars/42.png
-				Avatar string `json:"avatar"`
-
-				// ClanId Example: 12
-				ClanId int `json:"clan_id"`
-
-				// JoinedAt when the user joined
-				//
-				// Example: 2026-11-20T18:04:11.000Z
-				JoinedAt time.Time `json:"joined_at"`
-
-				// Role `owner` (exactly one; everything), `officer` (settings, invites, removes members), `member`
-				//
-				// Example: member
-				Role V1ClansJoin201JSONResponseBodyDataRole `json:"role"`
-
-				// UserId Example: 42
-				UserId int `json:"user_id"`
-
-				// Username Example: night_owl
-				Username string `json:"username"`
-			} `json:"data"`
-		}
+		var dest V1ClansJoinResult
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -49240,34 +44397,7 @@ func ParseV1ClansMembersDemoteResponse(rsp *http.Response) (*V1ClansMembersDemot
 
 	switch {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
-		var dest struct {
-			// Data A member of a clan and their role
-			Data struct {
-				// Avatar path of the user’s avatar
-				//
-				// Example: /avatars/42.png
-				Avatar string `json:"avatar"`
-
-				// ClanId Example: 12
-				ClanId int `json:"clan_id"`
-
-				// JoinedAt when the user joined
-				//
-				// Example: 2026-11-20T18:04:11.000Z
-				JoinedAt time.Time `json:"joined_at"`
-
-				// Role `owner` (exactly one; everything), `officer` (settings, invites, removes members), `member`
-				//
-				// Example: member
-				Role V1ClansMembersDemote200JSONResponseBodyDataRole `json:"role"`
-
-				// UserId Example: 42
-				UserId int `json:"user_id"`
-
-				// Username Example: night_owl
-				Username string `json:"username"`
-			} `json:"data"`
-		}
+		var dest V1ClansMembersDemoteResult
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -49830,34 +44960,7 @@ func ParseV1ClansMembersPromoteResponse(rsp *http.Response) (*V1ClansMembersProm
 
 	switch {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
-		var dest struct {
-			// Data A member of a clan and their role
-			Data struct {
-				// Avatar path of the user’s avatar
-				//
-				// Example: /avatars/42.png
-				Avatar string `json:"avatar"`
-
-				// ClanId Example: 12
-				ClanId int `json:"clan_id"`
-
-				// JoinedAt when the user joined
-				//
-				// Example: 2026-11-20T18:04:11.000Z
-				JoinedAt time.Time `json:"joined_at"`
-
-				// Role `owner` (exactly one; everything), `officer` (settings, invites, removes members), `member`
-				//
-				// Example: member
-				Role V1ClansMembersPromote200JSONResponseBodyDataRole `json:"role"`
-
-				// UserId Example: 42
-				UserId int `json:"user_id"`
-
-				// Username Example: night_owl
-				Username string `json:"username"`
-			} `json:"data"`
-		}
+		var dest V1ClansMembersPromoteResult
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -50420,65 +45523,7 @@ func ParseV1ClansSettingsUpdateResponse(rsp *http.Response) (*V1ClansSettingsUpd
 
 	switch {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
-		var dest struct {
-			// Data A clan of one game
-			Data struct {
-				// CreatedAt when the clan was created
-				//
-				// Example: 2026-11-20T18:04:11.000Z
-				CreatedAt time.Time `json:"created_at"`
-
-				// Description What the clan is about, up to 500 characters.
-				//
-				// Example: EU evening squad, scrims on Thursdays.
-				Description string `json:"description"`
-
-				// Game The game the clan plays
-				//
-				// Example: cs2
-				Game V1ClansSettingsUpdate200JSONResponseBodyDataGame `json:"game"`
-
-				// Id clan ID
-				//
-				// Example: 12
-				Id int `json:"id"`
-
-				// JoinPolicy `open`: anyone may join; `invite`: only players with a pending invite; `closed`: no new members (pending invites cannot be accepted).
-				//
-				// Example: invite
-				JoinPolicy V1ClansSettingsUpdate200JSONResponseBodyDataJoinPolicy `json:"join_policy"`
-
-				// MaxMembers Most members the clan takes, 2-100; never below the current member count.
-				//
-				// Example: 50
-				MaxMembers int `json:"max_members"`
-
-				// MemberCount members now, the owner included
-				//
-				// Example: 8
-				MemberCount int `json:"member_count"`
-
-				// Name 3-32 characters: ASCII letters, digits, spaces and . _ ' -, starting and ending with a letter or digit. Unique per game without regard to case.
-				//
-				// Example: Night Owls
-				Name string `json:"name"`
-
-				// Tag 2-6 ASCII letters or digits. Unique per game without regard to case.
-				//
-				// Example: OWL
-				Tag string `json:"tag"`
-
-				// UpdatedAt when its settings last changed
-				//
-				// Example: 2026-11-20T18:04:11.000Z
-				UpdatedAt time.Time `json:"updated_at"`
-
-				// Visibility `public`: listed and readable by anyone; `private`: seen only by its members and the players it invited (to anyone else it does not exist: 404).
-				//
-				// Example: public
-				Visibility V1ClansSettingsUpdate200JSONResponseBodyDataVisibility `json:"visibility"`
-			} `json:"data"`
-		}
+		var dest V1ClansSettingsUpdateResult
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -51041,89 +46086,7 @@ func ParseV1ClansTransferResponse(rsp *http.Response) (*V1ClansTransferResponse,
 
 	switch {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
-		var dest struct {
-			// Data A clan with its members and their roles
-			Data struct {
-				// CreatedAt when the clan was created
-				//
-				// Example: 2026-11-20T18:04:11.000Z
-				CreatedAt time.Time `json:"created_at"`
-
-				// Description What the clan is about, up to 500 characters.
-				//
-				// Example: EU evening squad, scrims on Thursdays.
-				Description string `json:"description"`
-
-				// Game The game the clan plays
-				//
-				// Example: cs2
-				Game V1ClansTransfer200JSONResponseBodyDataGame `json:"game"`
-
-				// Id clan ID
-				//
-				// Example: 12
-				Id int `json:"id"`
-
-				// JoinPolicy `open`: anyone may join; `invite`: only players with a pending invite; `closed`: no new members (pending invites cannot be accepted).
-				//
-				// Example: invite
-				JoinPolicy V1ClansTransfer200JSONResponseBodyDataJoinPolicy `json:"join_policy"`
-
-				// MaxMembers Most members the clan takes, 2-100; never below the current member count.
-				//
-				// Example: 50
-				MaxMembers int `json:"max_members"`
-
-				// MemberCount members now, the owner included
-				//
-				// Example: 8
-				MemberCount int `json:"member_count"`
-
-				// Members every member: the owner, then officers, then members, longest-standing first
-				Members []struct {
-					// Avatar path of the user’s avatar
-					//
-					// Example: /avatars/42.png
-					Avatar string `json:"avatar"`
-
-					// JoinedAt when the user joined
-					//
-					// Example: 2026-11-20T18:04:11.000Z
-					JoinedAt time.Time `json:"joined_at"`
-
-					// Role `owner` (exactly one; everything), `officer` (settings, invites, removes members), `member`
-					//
-					// Example: member
-					Role V1ClansTransfer200JSONResponseBodyDataMembersRole `json:"role"`
-
-					// UserId Example: 42
-					UserId int `json:"user_id"`
-
-					// Username Example: night_owl
-					Username string `json:"username"`
-				} `json:"members"`
-
-				// Name 3-32 characters: ASCII letters, digits, spaces and . _ ' -, starting and ending with a letter or digit. Unique per game without regard to case.
-				//
-				// Example: Night Owls
-				Name string `json:"name"`
-
-				// Tag 2-6 ASCII letters or digits. Unique per game without regard to case.
-				//
-				// Example: OWL
-				Tag string `json:"tag"`
-
-				// UpdatedAt when its settings last changed
-				//
-				// Example: 2026-11-20T18:04:11.000Z
-				UpdatedAt time.Time `json:"updated_at"`
-
-				// Visibility `public`: listed and readable by anyone; `private`: seen only by its members and the players it invited (to anyone else it does not exist: 404).
-				//
-				// Example: public
-				Visibility V1ClansTransfer200JSONResponseBodyDataVisibility `json:"visibility"`
-			} `json:"data"`
-		}
+		var dest V1ClansTransferResult
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -51686,9 +46649,7 @@ func ParseV1EconomyBalanceGetResponse(rsp *http.Response) (*V1EconomyBalanceGetR
 
 	switch {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
-		var dest struct {
-			Data EconomyBalance `json:"data"`
-		}
+		var dest V1EconomyBalanceGetResult
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -52001,27 +46962,7 @@ func ParseV1EconomyTransactionsListResponse(rsp *http.Response) (*V1EconomyTrans
 
 	switch {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
-		var dest struct {
-			Data []EconomyEntry `json:"data"`
-
-			// Meta Where this page sits in the whole list
-			Meta struct {
-				// Page This page
-				//
-				// Example: 1
-				Page int `json:"page"`
-
-				// PerPage Page size
-				//
-				// Example: 25
-				PerPage int `json:"per_page"`
-
-				// Total Items across all pages
-				//
-				// Example: 42
-				Total int `json:"total"`
-			} `json:"meta"`
-		}
+		var dest V1EconomyTransactionsListResult
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -52393,9 +47334,7 @@ func ParseV1EconomyTransferCreateResponse(rsp *http.Response) (*V1EconomyTransfe
 
 	switch {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 201:
-		var dest struct {
-			Data EconomyTransfer `json:"data"`
-		}
+		var dest V1EconomyTransferCreateResult
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -52899,42 +47838,7 @@ func ParseV1EventsListResponse(rsp *http.Response) (*V1EventsListResponse, error
 
 	switch {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
-		var dest struct {
-			Data []struct {
-				// CreatedAt When the change that emitted the event committed (ISO 8601 UTC).
-				//
-				// Example: 2026-11-20T12:00:00.000Z
-				CreatedAt time.Time `json:"created_at"`
-
-				// Data The payload; its schema per type is in the OpenAPI `webhooks` section.
-				//
-				// Example: {"game":"cs2","match_id":812,"score":{"ct":13,"t":9},"server_id":3,"winner":"ct"}
-				Data map[string]interface{} `json:"data"`
-
-				// Id Sortable, unique event id; the same value is the webhook `webhook-id`, the SSE `id` and the pull cursor.
-				//
-				// Example: evt_0000000000004711
-				Id string `json:"id"`
-
-				// Type The event type, `resource.action`.
-				//
-				// Example: match.ended
-				Type string `json:"type"`
-			} `json:"data"`
-
-			// Meta Cursor paging: the outbox grows at its end, so pages are walked by cursor, not by number
-			Meta struct {
-				// HasMore More events are waiting after this page: ask again at once with `after=next_after`.
-				//
-				// Example: false
-				HasMore bool `json:"has_more"`
-
-				// NextAfter The cursor for the next page: pass it as `after`.
-				//
-				// Example: evt_0000000000004711
-				NextAfter *string `json:"next_after"`
-			} `json:"meta"`
-		}
+		var dest V1EventsListResult
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -53623,44 +48527,7 @@ func ParseV1EventsTypesListResponse(rsp *http.Response) (*V1EventsTypesListRespo
 
 	switch {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
-		var dest struct {
-			Data []struct {
-				// Audience `public`: every subscriber with the scope; `user`: only apps acting for the user it concerns; `app`: only the app it concerns
-				//
-				// Example: public
-				Audience V1EventsTypesList200JSONResponseBodyDataAudience `json:"audience"`
-
-				// Description What it tells, and who receives it
-				//
-				// Example: One counted kill, told when its round is settled.
-				Description string `json:"description"`
-
-				// Example An example `data`
-				//
-				// Example: {"server_id":3}
-				Example map[string]interface{} `json:"example"`
-
-				// HighVolume One event per kill (or as often): prefer its batched variant
-				//
-				// Example: true
-				HighVolume bool `json:"high_volume"`
-
-				// Schema JSON Schema (2020-12) of the event’s `data`
-				//
-				// Example: {"properties":{},"type":"object"}
-				Schema map[string]interface{} `json:"schema"`
-
-				// Scope The scope a reader needs (null: none beyond the audience)
-				//
-				// Example: stats:read
-				Scope *V1EventsTypesList200JSONResponseBodyDataScope `json:"scope"`
-
-				// Type Event type, `resource.action`
-				//
-				// Example: kill.recorded
-				Type string `json:"type"`
-			} `json:"data"`
-		}
+		var dest V1EventsTypesListResult
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -54018,63 +48885,7 @@ func ParseV1ServersListResponse(rsp *http.Response) (*V1ServersListResponse, err
 
 	switch {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
-		var dest struct {
-			Data []struct {
-				// Game game code
-				//
-				// Example: cs2
-				Game V1ServersList200JSONResponseBodyDataGame `json:"game"`
-
-				// Id server ID (a string on the preview surface)
-				//
-				// Example: 3
-				Id string `json:"id"`
-
-				// MaxPlayers Example: 20
-				MaxPlayers int `json:"max_players"`
-
-				// Name Example: Hub #1 | Competitive
-				Name string `json:"name"`
-
-				// Players current player count
-				//
-				// Example: 14
-				Players int `json:"players"`
-
-				// Region Where the server runs, as its operator registered it; `unassigned` until one is set.
-				//
-				// Example: eu-west
-				Region V1ServersList200JSONResponseBodyDataRegion `json:"region"`
-
-				// Status `running`: the poller’s latest verdict is that the server answers its status query (it answered the last poll, or missed fewer than `POLL_OFFLINE_AFTER` polls in a row, so one lost packet does not flap it); `offline`: otherwise, including a server never polled yet. These two are the complete set.
-				//
-				// Example: running
-				Status V1ServersList200JSONResponseBodyDataStatus `json:"status"`
-
-				// Uptime Percent of the poller’s status queries the server answered over the last 30 days (hourly buckets: the current UTC hour and the ones before it), one decimal.
-				//
-				// Example: 99.4
-				Uptime *float32 `json:"uptime"`
-			} `json:"data"`
-
-			// Meta Where this page sits in the whole list
-			Meta struct {
-				// Page This page
-				//
-				// Example: 1
-				Page int `json:"page"`
-
-				// PerPage Page size
-				//
-				// Example: 25
-				PerPage int `json:"per_page"`
-
-				// Total Items across all pages
-				//
-				// Example: 42
-				Total int `json:"total"`
-			} `json:"meta"`
-		}
+		var dest V1ServersListResult
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -54515,9 +49326,7 @@ func ParseV1ServersCommandSendResponse(rsp *http.Response) (*V1ServersCommandSen
 
 	switch {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
-		var dest struct {
-			Data ServerCommandResult `json:"data"`
-		}
+		var dest V1ServersCommandSendResult
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -55198,27 +50007,7 @@ func ParseV1ServersCommandsListResponse(rsp *http.Response) (*V1ServersCommandsL
 
 	switch {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
-		var dest struct {
-			Data []ServerCommandAuditEntry `json:"data"`
-
-			// Meta Where this page sits in the whole list
-			Meta struct {
-				// Page This page
-				//
-				// Example: 1
-				Page int `json:"page"`
-
-				// PerPage Page size
-				//
-				// Example: 25
-				PerPage int `json:"per_page"`
-
-				// Total Items across all pages
-				//
-				// Example: 42
-				Total int `json:"total"`
-			} `json:"meta"`
-		}
+		var dest V1ServersCommandsListResult
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -55649,53 +50438,7 @@ func ParseV1ServersStatusGetResponse(rsp *http.Response) (*V1ServersStatusGetRes
 
 	switch {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
-		var dest struct {
-			// Data The live state of one game server
-			Data struct {
-				// Id server ID
-				//
-				// Example: 3
-				Id string `json:"id"`
-
-				// LastSeen when the server last answered a status query
-				//
-				// Example: 2026-11-20T18:04:11.000Z
-				LastSeen *time.Time `json:"last_seen"`
-
-				// LatencyMs how long the last status query took to be answered, in milliseconds
-				//
-				// Example: 23
-				LatencyMs *int `json:"latency_ms"`
-
-				// Map current map (empty for minecraft)
-				//
-				// Example: de_mirage
-				Map string `json:"map"`
-
-				// MaxPlayers Example: 20
-				MaxPlayers int `json:"max_players"`
-
-				// Players current player count
-				//
-				// Example: 14
-				Players int `json:"players"`
-
-				// Status `running`: the poller’s latest verdict is that the server answers its status query (it answered the last poll, or missed fewer than `POLL_OFFLINE_AFTER` polls in a row, so one lost packet does not flap it); `offline`: otherwise, including a server never polled yet. These two are the complete set.
-				//
-				// Example: running
-				Status V1ServersStatusGet200JSONResponseBodyDataStatus `json:"status"`
-
-				// Uptime24h Percent of the poller’s status queries the server answered over the last 24 hours (hourly buckets: the current UTC hour and the ones before it), one decimal.
-				//
-				// Example: 99.4
-				Uptime24h *float32 `json:"uptime_24h"`
-
-				// Uptime30d Percent of the poller’s status queries the server answered over the last 30 days (hourly buckets: the current UTC hour and the ones before it), one decimal.
-				//
-				// Example: 99.4
-				Uptime30d *float32 `json:"uptime_30d"`
-			} `json:"data"`
-		}
+		var dest V1ServersStatusGetResult
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -56195,51 +50938,7 @@ func ParseV1TournamentsListResponse(rsp *http.Response) (*V1TournamentsListRespo
 
 	switch {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
-		var dest struct {
-			Data []struct {
-				// Game game code such as cs2, cs16, rust, minecraft
-				//
-				// Example: cs2
-				Game string `json:"game"`
-
-				// Id tournament ID
-				//
-				// Example: 7
-				Id int `json:"id"`
-
-				// MaxTeams Example: 16
-				MaxTeams int `json:"max_teams"`
-
-				// Name Example: Winter Cup 2026
-				Name string `json:"name"`
-
-				// StartsAt when the tournament starts
-				//
-				// Example: 2026-11-20T18:04:11.000Z
-				StartsAt time.Time `json:"starts_at"`
-
-				// Status Example: upcoming
-				Status V1TournamentsList200JSONResponseBodyDataStatus `json:"status"`
-			} `json:"data"`
-
-			// Meta Where this page sits in the whole list
-			Meta struct {
-				// Page This page
-				//
-				// Example: 1
-				Page int `json:"page"`
-
-				// PerPage Page size
-				//
-				// Example: 25
-				PerPage int `json:"per_page"`
-
-				// Total Items across all pages
-				//
-				// Example: 42
-				Total int `json:"total"`
-			} `json:"meta"`
-		}
+		var dest V1TournamentsListResult
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -56680,10 +51379,7 @@ func ParseV1UsersMeGetResponse(rsp *http.Response) (*V1UsersMeGetResponse, error
 
 	switch {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
-		var dest struct {
-			// Data The signed-in user’s profile; never a password, session or key.
-			Data Me `json:"data"`
-		}
+		var dest V1UsersMeGetResult
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -57055,111 +51751,7 @@ func ParseV1UsersStatsGetResponse(rsp *http.Response) (*V1UsersStatsGetResponse,
 
 	switch {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
-		var dest struct {
-			// Data A user’s stats: the published stats plus Elo, combat totals and unlocked achievements
-			Data struct {
-				// Achievements achievements unlocked
-				//
-				// Example: 7
-				Achievements int `json:"achievements"`
-
-				// Combat All-time kills, deaths and headshots per game (cs2, cs16, rust) where the user has any
-				Combat []struct {
-					// Deaths Example: 640
-					Deaths int `json:"deaths"`
-
-					// Game game code
-					//
-					// Example: cs2
-					Game string `json:"game"`
-
-					// Headshots Example: 702
-					Headshots int `json:"headshots"`
-
-					// HsPct headshots / kills × 100, rounded to 1 decimal (0 without kills)
-					//
-					// Example: 45.5
-					HsPct float32 `json:"hs_pct"`
-
-					// Kills Example: 1543
-					Kills int `json:"kills"`
-				} `json:"combat"`
-
-				// Elo The user’s Elo per game (cs2, cs16) where they have played a rated match
-				Elo []struct {
-					// Game game code
-					//
-					// Example: cs2
-					Game string `json:"game"`
-
-					// Games rated matches played
-					//
-					// Example: 212
-					Games int `json:"games"`
-
-					// Rating ranked Elo rating
-					//
-					// Example: 1487
-					Rating int `json:"rating"`
-
-					// WinPct wins / games × 100, rounded to 1 decimal (0 without games)
-					//
-					// Example: 57.1
-					WinPct float32 `json:"win_pct"`
-
-					// Wins Example: 121
-					Wins int `json:"wins"`
-				} `json:"elo"`
-
-				// ForumPosts Example: 18
-				ForumPosts int `json:"forum_posts"`
-
-				// Level Example: 12
-				Level int `json:"level"`
-
-				// TotalXp Example: 6940
-				TotalXp int `json:"total_xp"`
-
-				// TournamentsPlayed Example: 3
-				TournamentsPlayed int `json:"tournaments_played"`
-
-				// UnlockedAchievements Achievements the user has unlocked, most recent first
-				UnlockedAchievements []struct {
-					// Category one of combat, weapons, teamwork, progression, community, tournaments
-					//
-					// Example: combat
-					Category string `json:"category"`
-
-					// Icon an emoji character
-					//
-					// Example: 🩸
-					Icon string `json:"icon"`
-
-					// Id achievement ID
-					//
-					// Example: 1
-					Id int `json:"id"`
-
-					// Name Example: First Blood
-					Name string `json:"name"`
-
-					// UnlockedAt when the user unlocked it
-					//
-					// Example: 2026-11-20T18:04:11.000Z
-					UnlockedAt time.Time `json:"unlocked_at"`
-				} `json:"unlocked_achievements"`
-
-				// UserId the hub user id
-				//
-				// Example: 42
-				UserId string `json:"user_id"`
-
-				// Xp XP earned inside the current level
-				//
-				// Example: 340
-				Xp int `json:"xp"`
-			} `json:"data"`
-		}
+		var dest V1UsersStatsGetResult
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -57659,27 +52251,7 @@ func ParseV1WebhooksListResponse(rsp *http.Response) (*V1WebhooksListResponse, e
 
 	switch {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
-		var dest struct {
-			Data []Webhook `json:"data"`
-
-			// Meta Where this page sits in the whole list
-			Meta struct {
-				// Page This page
-				//
-				// Example: 1
-				Page int `json:"page"`
-
-				// PerPage Page size
-				//
-				// Example: 25
-				PerPage int `json:"per_page"`
-
-				// Total Items across all pages
-				//
-				// Example: 42
-				Total int `json:"total"`
-			} `json:"meta"`
-		}
+		var dest V1WebhooksListResult
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -58110,17 +52682,7 @@ func ParseV1WebhooksCreateResponse(rsp *http.Response) (*V1WebhooksCreateRespons
 
 	switch {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 201:
-		var dest struct {
-			Data struct {
-				// Secret the Standard Webhooks signing secret (`whsec_` + base64 of 32 bytes); shown only in this answer, keep it safe. `null` in a replay of this answer (`Idempotent-Replayed: true`): the secret is not kept with stored answers, so if the first answer was lost, rotate the secret (`POST /v1/webhooks/{id}/rotate-secret`) for a new one
-				//
-				// Example: whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw
-				Secret *string `json:"secret"`
-
-				// Webhook A webhook endpoint; never its secret
-				Webhook Webhook `json:"webhook"`
-			} `json:"data"`
-		}
+		var dest V1WebhooksCreateResult
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -59183,10 +53745,7 @@ func ParseV1WebhooksGetResponse(rsp *http.Response) (*V1WebhooksGetResponse, err
 
 	switch {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
-		var dest struct {
-			// Data A webhook endpoint; never its secret
-			Data Webhook `json:"data"`
-		}
+		var dest V1WebhooksGetResult
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -59676,10 +54235,7 @@ func ParseV1WebhooksUpdateResponse(rsp *http.Response) (*V1WebhooksUpdateRespons
 
 	switch {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
-		var dest struct {
-			// Data A webhook endpoint; never its secret
-			Data Webhook `json:"data"`
-		}
+		var dest V1WebhooksUpdateResult
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -60242,27 +54798,7 @@ func ParseV1WebhooksDeliveriesListResponse(rsp *http.Response) (*V1WebhooksDeliv
 
 	switch {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
-		var dest struct {
-			Data []WebhookDelivery `json:"data"`
-
-			// Meta Where this page sits in the whole list
-			Meta struct {
-				// Page This page
-				//
-				// Example: 1
-				Page int `json:"page"`
-
-				// PerPage Page size
-				//
-				// Example: 25
-				PerPage int `json:"per_page"`
-
-				// Total Items across all pages
-				//
-				// Example: 42
-				Total int `json:"total"`
-			} `json:"meta"`
-		}
+		var dest V1WebhooksDeliveriesListResult
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -60752,10 +55288,7 @@ func ParseV1WebhooksDeliveriesRedeliverResponse(rsp *http.Response) (*V1Webhooks
 
 	switch {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 202:
-		var dest struct {
-			// Data One event sent (or to send) to one webhook
-			Data WebhookDelivery `json:"data"`
-		}
+		var dest V1WebhooksDeliveriesRedeliverResult
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -61318,24 +55851,7 @@ func ParseV1WebhooksReplayResponse(rsp *http.Response) (*V1WebhooksReplayRespons
 
 	switch {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 202:
-		var dest struct {
-			Data struct {
-				// Complete false when the bound was reached: replay again from `next_since` for the rest
-				//
-				// Example: true
-				Complete bool `json:"complete"`
-
-				// NextSince where to resume a replay that was not complete
-				//
-				// Example: 2026-11-20T18:04:11.000Z
-				NextSince *time.Time `json:"next_since"`
-
-				// Queued deliveries queued
-				//
-				// Example: 12
-				Queued int `json:"queued"`
-			} `json:"data"`
-		}
+		var dest V1WebhooksReplayResult
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -61898,19 +56414,7 @@ func ParseV1WebhooksSecretRotateResponse(rsp *http.Response) (*V1WebhooksSecretR
 
 	switch {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
-		var dest struct {
-			Data struct {
-				// PreviousExpiresAt the previous secret signs beside the new one until then
-				//
-				// Example: 2026-11-20T18:04:11.000Z
-				PreviousExpiresAt time.Time `json:"previous_expires_at"`
-
-				// Secret the Standard Webhooks signing secret (`whsec_` + base64 of 32 bytes); shown only in this answer, keep it safe. `null` in a replay of this answer (`Idempotent-Replayed: true`): the secret is not kept with stored answers, so if the first answer was lost, rotate the secret (`POST /v1/webhooks/{id}/rotate-secret`) for a new one
-				//
-				// Example: whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw
-				Secret *string `json:"secret"`
-			} `json:"data"`
-		}
+		var dest V1WebhooksSecretRotateResult
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}

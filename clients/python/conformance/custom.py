@@ -113,7 +113,7 @@ def code_flow(name: str) -> None:
     tokens, oauth = sign_in(name, "identify offline_access")
     assert tokens.access_token and tokens.refresh_token, "access and refresh token"
     with client_for(name, api_key=None, oauth=oauth, tokens=tokens) as hub:
-        me = hub.get_as(models.V1UsersMeGetResponse, "/v1/users/@me")
+        me = hub.get_as(models.V1UsersMeGetResult, "/v1/users/@me")
     assert me.data.id == str(ALICE), me
 
 
@@ -159,7 +159,7 @@ def real_delivery(name: str) -> None:
     delivery = deliveries[0]
     verifier = WebhookVerifier(secret)
     event = verifier.parse(delivery["body"], delivery["headers"])
-    assert isinstance(event, models.EconomyTransferCreatedPostRequest), type(event)
+    assert isinstance(event, models.EconomyTransferCreatedEvent), type(event)
     assert event.data.amount == 3
     try:
         verifier.verify(delivery["body"].replace('"amount":3', '"amount":300'), delivery["headers"])

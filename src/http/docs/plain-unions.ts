@@ -16,18 +16,24 @@ const isNode = (value: Json): value is Node =>
 const isNull = (member: Json): boolean =>
   isNode(member) && member.type === 'null' && Object.keys(member).length === 1;
 
+/** `{ type: 'null' }`, perhaps with a description of what null means. */
+const isDescribedNull = (member: Json): member is Node =>
+  isNode(member) &&
+  member.type === 'null' &&
+  Object.keys(member).every((key) => key === 'type' || key === 'description');
+
 /** `S` of `anyOf: [S, null]` when S is a plain schema of one type (not a reference or a union). */
 function nullableOf(schema: Node): Node | undefined {
   const members: Json = schema.anyOf;
-  if (!Array.isArray(members) || members.length !== 2 || !members.some(isNull)) return undefined;
-  const other: Json = members.find((m) => !isNull(m));
+  if (!Array.isArray(members) || members.length !== 2 || !members.some(isDescribedNull)) return undefined;
+  const other: Json = members.find((m) => !isDescribedNull(m));
   if (!isNode(other) || typeof other.type !== 'string' || other.$ref !== undefined) return undefined;
   if (other.anyOf !== undefined || other.oneOf !== undefined || other.allOf !== undefined) return undefined;
   return other;
 }
 
 function collapse(schema: Node, member: Node): Node {
-  const { anyOf: _anyOf, ...outer } = schema;
+  const { anyOf: members, ...outer } = schema;
   const { const: constant, ...inner } = member;
   const merged: Node = { ...inner, ...outer, type: [member.type, 'null'] };
   if (typeof inner.description === 'string' && typeof outer.description === 'string')
@@ -35,6 +41,11 @@ function collapse(schema: Node, member: Node): Node {
       inner.description === outer.description
         ? outer.description
         : `${inner.description}; ${outer.description}`;
+  // what null means stays said, after what the value means
+  const nullMeaning = (members as Node[]).find(isDescribedNull)?.description;
+  if (typeof nullMeaning === 'string')
+    merged.description =
+      typeof merged.description === 'string' ? `${merged.description} \`null\`: ${nullMeaning}` : nullMeaning;
   if (constant !== undefined) merged.enum = [constant, null];
   else if (Array.isArray(inner.enum)) merged.enum = [...(inner.enum as Json[]), null];
   return merged;
@@ -73,6 +84,14 @@ export function withPlainUnions<T>(value: T): T {
         !inProperties && (key === 'example' || key === 'examples')
           ? child
           : walk(child, !inProperties && (key === 'properties' || key === 'patternProperties'));
+    // `additionalProperties: {}` (any value) as `true`: the same to a validator, and the reference
+    // (Scalar) reads no schema object without a type
+    if (
+      !inProperties &&
+      isNode(out.additionalProperties) &&
+      Object.keys(out.additionalProperties).length === 0
+    )
+      out.additionalProperties = true;
     const member = nullableOf(out);
     return member ? collapse(out, member) : (literalUnion(out) ?? out);
   };

@@ -548,7 +548,7 @@ pub mod types {
     }
     ///The achievement catalog
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct AchievementsListResponse {
+    pub struct AchievementsListResult {
         pub achievements: ::std::vec::Vec<Achievement>,
     }
     ///An app registered for OAuth; never its secret
@@ -1652,32 +1652,6 @@ pub mod types {
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
             value.parse()
         }
-    }
-    ///Where the endpoints are and what they support (RFC 8414 §2; OpenID Connect Discovery 1.0 §3): what OAuth libraries read to configure themselves.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct AuthorizationServerMetadata {
-        pub authorization_endpoint: ::std::string::String,
-        pub code_challenge_methods_supported: ::std::vec::Vec<::std::string::String>,
-        pub grant_types_supported: ::std::vec::Vec<::std::string::String>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub introspection_endpoint: ::std::option::Option<::std::string::String>,
-        ///This service’s origin.
-        pub issuer: ::std::string::String,
-        pub jwks_uri: ::std::string::String,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub pushed_authorization_request_endpoint: ::std::option::Option<
-            ::std::string::String,
-        >,
-        pub response_types_supported: ::std::vec::Vec<::std::string::String>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub revocation_endpoint: ::std::option::Option<::std::string::String>,
-        pub scopes_supported: ::std::vec::Vec<::std::string::String>,
-        pub token_endpoint: ::std::string::String,
-        pub token_endpoint_auth_methods_supported: ::std::vec::Vec<
-            ::std::string::String,
-        >,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub userinfo_endpoint: ::std::option::Option<::std::string::String>,
     }
     ///`AuthorizedApp`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
@@ -5378,30 +5352,30 @@ pub mod types {
             value.parse()
         }
     }
-    ///`DeveloperAccountsCreateBody`
+    ///`DeveloperAccountsCreateRequest`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
     #[serde(deny_unknown_fields)]
-    pub struct DeveloperAccountsCreateBody {
-        pub password: DeveloperAccountsCreateBodyPassword,
-        pub username: DeveloperAccountsCreateBodyUsername,
+    pub struct DeveloperAccountsCreateRequest {
+        pub password: DeveloperAccountsCreateRequestPassword,
+        pub username: DeveloperAccountsCreateRequestUsername,
     }
-    ///`DeveloperAccountsCreateBodyPassword`
+    ///`DeveloperAccountsCreateRequestPassword`
     #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
-    pub struct DeveloperAccountsCreateBodyPassword(::std::string::String);
-    impl ::std::ops::Deref for DeveloperAccountsCreateBodyPassword {
+    pub struct DeveloperAccountsCreateRequestPassword(::std::string::String);
+    impl ::std::ops::Deref for DeveloperAccountsCreateRequestPassword {
         type Target = ::std::string::String;
         fn deref(&self) -> &::std::string::String {
             &self.0
         }
     }
-    impl ::std::convert::From<DeveloperAccountsCreateBodyPassword>
+    impl ::std::convert::From<DeveloperAccountsCreateRequestPassword>
     for ::std::string::String {
-        fn from(value: DeveloperAccountsCreateBodyPassword) -> Self {
+        fn from(value: DeveloperAccountsCreateRequestPassword) -> Self {
             value.0
         }
     }
-    impl ::std::str::FromStr for DeveloperAccountsCreateBodyPassword {
+    impl ::std::str::FromStr for DeveloperAccountsCreateRequestPassword {
         type Err = self::error::ConversionError;
         fn from_str(
             value: &str,
@@ -5415,7 +5389,7 @@ pub mod types {
             Ok(Self(value.to_string()))
         }
     }
-    impl ::std::convert::TryFrom<&str> for DeveloperAccountsCreateBodyPassword {
+    impl ::std::convert::TryFrom<&str> for DeveloperAccountsCreateRequestPassword {
         type Error = self::error::ConversionError;
         fn try_from(
             value: &str,
@@ -5424,7 +5398,7 @@ pub mod types {
         }
     }
     impl ::std::convert::TryFrom<::std::string::String>
-    for DeveloperAccountsCreateBodyPassword {
+    for DeveloperAccountsCreateRequestPassword {
         type Error = self::error::ConversionError;
         fn try_from(
             value: ::std::string::String,
@@ -5432,7 +5406,7 @@ pub mod types {
             value.parse()
         }
     }
-    impl<'de> ::serde::Deserialize<'de> for DeveloperAccountsCreateBodyPassword {
+    impl<'de> ::serde::Deserialize<'de> for DeveloperAccountsCreateRequestPassword {
         fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
         where
             D: ::serde::Deserializer<'de>,
@@ -5444,23 +5418,23 @@ pub mod types {
                 })
         }
     }
-    ///`DeveloperAccountsCreateBodyUsername`
+    ///`DeveloperAccountsCreateRequestUsername`
     #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
-    pub struct DeveloperAccountsCreateBodyUsername(::std::string::String);
-    impl ::std::ops::Deref for DeveloperAccountsCreateBodyUsername {
+    pub struct DeveloperAccountsCreateRequestUsername(::std::string::String);
+    impl ::std::ops::Deref for DeveloperAccountsCreateRequestUsername {
         type Target = ::std::string::String;
         fn deref(&self) -> &::std::string::String {
             &self.0
         }
     }
-    impl ::std::convert::From<DeveloperAccountsCreateBodyUsername>
+    impl ::std::convert::From<DeveloperAccountsCreateRequestUsername>
     for ::std::string::String {
-        fn from(value: DeveloperAccountsCreateBodyUsername) -> Self {
+        fn from(value: DeveloperAccountsCreateRequestUsername) -> Self {
             value.0
         }
     }
-    impl ::std::str::FromStr for DeveloperAccountsCreateBodyUsername {
+    impl ::std::str::FromStr for DeveloperAccountsCreateRequestUsername {
         type Err = self::error::ConversionError;
         fn from_str(
             value: &str,
@@ -5474,7 +5448,7 @@ pub mod types {
             Ok(Self(value.to_string()))
         }
     }
-    impl ::std::convert::TryFrom<&str> for DeveloperAccountsCreateBodyUsername {
+    impl ::std::convert::TryFrom<&str> for DeveloperAccountsCreateRequestUsername {
         type Error = self::error::ConversionError;
         fn try_from(
             value: &str,
@@ -5483,7 +5457,7 @@ pub mod types {
         }
     }
     impl ::std::convert::TryFrom<::std::string::String>
-    for DeveloperAccountsCreateBodyUsername {
+    for DeveloperAccountsCreateRequestUsername {
         type Error = self::error::ConversionError;
         fn try_from(
             value: ::std::string::String,
@@ -5491,7 +5465,7 @@ pub mod types {
             value.parse()
         }
     }
-    impl<'de> ::serde::Deserialize<'de> for DeveloperAccountsCreateBodyUsername {
+    impl<'de> ::serde::Deserialize<'de> for DeveloperAccountsCreateRequestUsername {
         fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
         where
             D: ::serde::Deserializer<'de>,
@@ -5505,34 +5479,34 @@ pub mod types {
     }
     ///The signed-in account and its CSRF token
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct DeveloperAccountsCreateResponse {
+    pub struct DeveloperAccountsCreateResult {
         pub account: PortalAccount,
         ///send it in the x-csrf-token header of every POST and DELETE
         pub csrf_token: ::std::string::String,
     }
-    ///`DeveloperKeysCreateBody`
+    ///`DeveloperKeysCreateRequest`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
     #[serde(deny_unknown_fields)]
-    pub struct DeveloperKeysCreateBody {
-        ///1 to 100 characters, at least one of them not whitespace; surrounding whitespace is removed when it is stored
-        pub name: DeveloperKeysCreateBodyName,
+    pub struct DeveloperKeysCreateRequest {
+        ///a label for the key
+        pub name: DeveloperKeysCreateRequestName,
     }
-    ///1 to 100 characters, at least one of them not whitespace; surrounding whitespace is removed when it is stored
+    ///a label for the key
     #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
-    pub struct DeveloperKeysCreateBodyName(::std::string::String);
-    impl ::std::ops::Deref for DeveloperKeysCreateBodyName {
+    pub struct DeveloperKeysCreateRequestName(::std::string::String);
+    impl ::std::ops::Deref for DeveloperKeysCreateRequestName {
         type Target = ::std::string::String;
         fn deref(&self) -> &::std::string::String {
             &self.0
         }
     }
-    impl ::std::convert::From<DeveloperKeysCreateBodyName> for ::std::string::String {
-        fn from(value: DeveloperKeysCreateBodyName) -> Self {
+    impl ::std::convert::From<DeveloperKeysCreateRequestName> for ::std::string::String {
+        fn from(value: DeveloperKeysCreateRequestName) -> Self {
             value.0
         }
     }
-    impl ::std::str::FromStr for DeveloperKeysCreateBodyName {
+    impl ::std::str::FromStr for DeveloperKeysCreateRequestName {
         type Err = self::error::ConversionError;
         fn from_str(
             value: &str,
@@ -5543,15 +5517,10 @@ pub mod types {
             if value.chars().count() < 1usize {
                 return Err("shorter than 1 characters".into());
             }
-            static PATTERN: ::std::sync::LazyLock<::regress::Regex> = ::std::sync::LazyLock::new(||
-            { ::regress::Regex::new("\\S").unwrap() });
-            if PATTERN.find(value).is_none() {
-                return Err("doesn't match pattern \"\\S\"".into());
-            }
             Ok(Self(value.to_string()))
         }
     }
-    impl ::std::convert::TryFrom<&str> for DeveloperKeysCreateBodyName {
+    impl ::std::convert::TryFrom<&str> for DeveloperKeysCreateRequestName {
         type Error = self::error::ConversionError;
         fn try_from(
             value: &str,
@@ -5559,7 +5528,8 @@ pub mod types {
             value.parse()
         }
     }
-    impl ::std::convert::TryFrom<::std::string::String> for DeveloperKeysCreateBodyName {
+    impl ::std::convert::TryFrom<::std::string::String>
+    for DeveloperKeysCreateRequestName {
         type Error = self::error::ConversionError;
         fn try_from(
             value: ::std::string::String,
@@ -5567,7 +5537,7 @@ pub mod types {
             value.parse()
         }
     }
-    impl<'de> ::serde::Deserialize<'de> for DeveloperKeysCreateBodyName {
+    impl<'de> ::serde::Deserialize<'de> for DeveloperKeysCreateRequestName {
         fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
         where
             D: ::serde::Deserializer<'de>,
@@ -5581,35 +5551,35 @@ pub mod types {
     }
     ///The new key and its secret
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct DeveloperKeysCreateResponse {
+    pub struct DeveloperKeysCreateResult {
         pub key: PortalKey,
         ///the API key itself: shown this once, never again
         pub secret: ::std::string::String,
     }
-    ///`DeveloperKeysOriginsUpdateBody`
+    ///`DeveloperKeysOriginsUpdateRequest`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
     #[serde(deny_unknown_fields)]
-    pub struct DeveloperKeysOriginsUpdateBody {
+    pub struct DeveloperKeysOriginsUpdateRequest {
         ///up to 10 origins, each as a browser sends `Origin` (scheme, host, port if not the default; one that is not written so is `422`); an empty list allows any origin
-        pub origins: ::std::vec::Vec<DeveloperKeysOriginsUpdateBodyOriginsItem>,
+        pub origins: ::std::vec::Vec<DeveloperKeysOriginsUpdateRequestOriginsItem>,
     }
     ///an origin: `http` or `https`, `://` and a host (with its port), nothing after it
     #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
-    pub struct DeveloperKeysOriginsUpdateBodyOriginsItem(::std::string::String);
-    impl ::std::ops::Deref for DeveloperKeysOriginsUpdateBodyOriginsItem {
+    pub struct DeveloperKeysOriginsUpdateRequestOriginsItem(::std::string::String);
+    impl ::std::ops::Deref for DeveloperKeysOriginsUpdateRequestOriginsItem {
         type Target = ::std::string::String;
         fn deref(&self) -> &::std::string::String {
             &self.0
         }
     }
-    impl ::std::convert::From<DeveloperKeysOriginsUpdateBodyOriginsItem>
+    impl ::std::convert::From<DeveloperKeysOriginsUpdateRequestOriginsItem>
     for ::std::string::String {
-        fn from(value: DeveloperKeysOriginsUpdateBodyOriginsItem) -> Self {
+        fn from(value: DeveloperKeysOriginsUpdateRequestOriginsItem) -> Self {
             value.0
         }
     }
-    impl ::std::str::FromStr for DeveloperKeysOriginsUpdateBodyOriginsItem {
+    impl ::std::str::FromStr for DeveloperKeysOriginsUpdateRequestOriginsItem {
         type Err = self::error::ConversionError;
         fn from_str(
             value: &str,
@@ -5627,7 +5597,7 @@ pub mod types {
             Ok(Self(value.to_string()))
         }
     }
-    impl ::std::convert::TryFrom<&str> for DeveloperKeysOriginsUpdateBodyOriginsItem {
+    impl ::std::convert::TryFrom<&str> for DeveloperKeysOriginsUpdateRequestOriginsItem {
         type Error = self::error::ConversionError;
         fn try_from(
             value: &str,
@@ -5636,7 +5606,7 @@ pub mod types {
         }
     }
     impl ::std::convert::TryFrom<::std::string::String>
-    for DeveloperKeysOriginsUpdateBodyOriginsItem {
+    for DeveloperKeysOriginsUpdateRequestOriginsItem {
         type Error = self::error::ConversionError;
         fn try_from(
             value: ::std::string::String,
@@ -5644,7 +5614,8 @@ pub mod types {
             value.parse()
         }
     }
-    impl<'de> ::serde::Deserialize<'de> for DeveloperKeysOriginsUpdateBodyOriginsItem {
+    impl<'de> ::serde::Deserialize<'de>
+    for DeveloperKeysOriginsUpdateRequestOriginsItem {
         fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
         where
             D: ::serde::Deserializer<'de>,
@@ -5658,32 +5629,32 @@ pub mod types {
     }
     ///The key as it is now
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct DeveloperKeysOriginsUpdateResponse {
+    pub struct DeveloperKeysOriginsUpdateResult {
         pub key: PortalKey,
     }
     ///The revoked key
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct DeveloperKeysRevokeResponse {
+    pub struct DeveloperKeysRevokeResult {
         pub key: PortalKey,
     }
     ///Requests per hour and status class
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct DeveloperKeysUsageGetResponse {
-        pub usage: DeveloperKeysUsageGetResponseUsage,
+    pub struct DeveloperKeysUsageGetResult {
+        pub usage: DeveloperKeysUsageGetResultUsage,
     }
-    ///`DeveloperKeysUsageGetResponseUsage`
+    ///`DeveloperKeysUsageGetResultUsage`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct DeveloperKeysUsageGetResponseUsage {
+    pub struct DeveloperKeysUsageGetResultUsage {
         ///oldest first, one entry per hour, zeros included
-        pub hours: ::std::vec::Vec<DeveloperKeysUsageGetResponseUsageHoursItem>,
+        pub hours: ::std::vec::Vec<DeveloperKeysUsageGetResultUsageHoursItem>,
         pub key_id: i64,
         ///requests per hour allowed now
         pub quota: i64,
-        pub totals: DeveloperKeysUsageGetResponseUsageTotals,
+        pub totals: DeveloperKeysUsageGetResultUsageTotals,
     }
-    ///`DeveloperKeysUsageGetResponseUsageHoursItem`
+    ///`DeveloperKeysUsageGetResultUsageHoursItem`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct DeveloperKeysUsageGetResponseUsageHoursItem {
+    pub struct DeveloperKeysUsageGetResultUsageHoursItem {
         ///start of the UTC hour
         pub hour: ::chrono::DateTime<::chrono::offset::Utc>,
         pub total: i64,
@@ -5698,9 +5669,9 @@ pub mod types {
         #[serde(rename = "5xx")]
         pub x5xx: i64,
     }
-    ///`DeveloperKeysUsageGetResponseUsageTotals`
+    ///`DeveloperKeysUsageGetResultUsageTotals`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct DeveloperKeysUsageGetResponseUsageTotals {
+    pub struct DeveloperKeysUsageGetResultUsageTotals {
         pub total: i64,
         #[serde(rename = "2xx")]
         pub x2xx: i64,
@@ -5713,37 +5684,36 @@ pub mod types {
         #[serde(rename = "5xx")]
         pub x5xx: i64,
     }
-    ///`DeveloperMyAppsCreateBody`
+    ///`DeveloperMyAppsCreateRequest`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
     #[serde(deny_unknown_fields)]
-    pub struct DeveloperMyAppsCreateBody {
+    pub struct DeveloperMyAppsCreateRequest {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub homepage_url: ::std::option::Option<DeveloperMyAppsCreateBodyHomepageUrl>,
-        pub kind: DeveloperMyAppsCreateBodyKind,
+        pub homepage_url: ::std::option::Option<DeveloperMyAppsCreateRequestHomepageUrl>,
+        pub kind: DeveloperMyAppsCreateRequestKind,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub logo_url: ::std::option::Option<DeveloperMyAppsCreateBodyLogoUrl>,
-        ///1 to 100 characters, at least one of them not whitespace; surrounding whitespace is removed when it is stored
-        pub name: DeveloperMyAppsCreateBodyName,
+        pub logo_url: ::std::option::Option<DeveloperMyAppsCreateRequestLogoUrl>,
+        pub name: DeveloperMyAppsCreateRequestName,
         ///https URIs (plain http only to 127.0.0.1, [::1] or localhost), compared exactly
-        pub redirect_uris: ::std::vec::Vec<DeveloperMyAppsCreateBodyRedirectUrisItem>,
+        pub redirect_uris: ::std::vec::Vec<DeveloperMyAppsCreateRequestRedirectUrisItem>,
     }
-    ///`DeveloperMyAppsCreateBodyHomepageUrl`
+    ///`DeveloperMyAppsCreateRequestHomepageUrl`
     #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
-    pub struct DeveloperMyAppsCreateBodyHomepageUrl(::std::string::String);
-    impl ::std::ops::Deref for DeveloperMyAppsCreateBodyHomepageUrl {
+    pub struct DeveloperMyAppsCreateRequestHomepageUrl(::std::string::String);
+    impl ::std::ops::Deref for DeveloperMyAppsCreateRequestHomepageUrl {
         type Target = ::std::string::String;
         fn deref(&self) -> &::std::string::String {
             &self.0
         }
     }
-    impl ::std::convert::From<DeveloperMyAppsCreateBodyHomepageUrl>
+    impl ::std::convert::From<DeveloperMyAppsCreateRequestHomepageUrl>
     for ::std::string::String {
-        fn from(value: DeveloperMyAppsCreateBodyHomepageUrl) -> Self {
+        fn from(value: DeveloperMyAppsCreateRequestHomepageUrl) -> Self {
             value.0
         }
     }
-    impl ::std::str::FromStr for DeveloperMyAppsCreateBodyHomepageUrl {
+    impl ::std::str::FromStr for DeveloperMyAppsCreateRequestHomepageUrl {
         type Err = self::error::ConversionError;
         fn from_str(
             value: &str,
@@ -5754,7 +5724,7 @@ pub mod types {
             Ok(Self(value.to_string()))
         }
     }
-    impl ::std::convert::TryFrom<&str> for DeveloperMyAppsCreateBodyHomepageUrl {
+    impl ::std::convert::TryFrom<&str> for DeveloperMyAppsCreateRequestHomepageUrl {
         type Error = self::error::ConversionError;
         fn try_from(
             value: &str,
@@ -5763,7 +5733,7 @@ pub mod types {
         }
     }
     impl ::std::convert::TryFrom<::std::string::String>
-    for DeveloperMyAppsCreateBodyHomepageUrl {
+    for DeveloperMyAppsCreateRequestHomepageUrl {
         type Error = self::error::ConversionError;
         fn try_from(
             value: ::std::string::String,
@@ -5771,7 +5741,7 @@ pub mod types {
             value.parse()
         }
     }
-    impl<'de> ::serde::Deserialize<'de> for DeveloperMyAppsCreateBodyHomepageUrl {
+    impl<'de> ::serde::Deserialize<'de> for DeveloperMyAppsCreateRequestHomepageUrl {
         fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
         where
             D: ::serde::Deserializer<'de>,
@@ -5783,7 +5753,7 @@ pub mod types {
                 })
         }
     }
-    ///`DeveloperMyAppsCreateBodyKind`
+    ///`DeveloperMyAppsCreateRequestKind`
     #[derive(
         ::serde::Deserialize,
         ::serde::Serialize,
@@ -5796,13 +5766,13 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
-    pub enum DeveloperMyAppsCreateBodyKind {
+    pub enum DeveloperMyAppsCreateRequestKind {
         #[serde(rename = "public")]
         Public,
         #[serde(rename = "confidential")]
         Confidential,
     }
-    impl ::std::fmt::Display for DeveloperMyAppsCreateBodyKind {
+    impl ::std::fmt::Display for DeveloperMyAppsCreateRequestKind {
         fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
             match *self {
                 Self::Public => f.write_str("public"),
@@ -5810,7 +5780,7 @@ pub mod types {
             }
         }
     }
-    impl ::std::str::FromStr for DeveloperMyAppsCreateBodyKind {
+    impl ::std::str::FromStr for DeveloperMyAppsCreateRequestKind {
         type Err = self::error::ConversionError;
         fn from_str(
             value: &str,
@@ -5822,7 +5792,7 @@ pub mod types {
             }
         }
     }
-    impl ::std::convert::TryFrom<&str> for DeveloperMyAppsCreateBodyKind {
+    impl ::std::convert::TryFrom<&str> for DeveloperMyAppsCreateRequestKind {
         type Error = self::error::ConversionError;
         fn try_from(
             value: &str,
@@ -5831,7 +5801,7 @@ pub mod types {
         }
     }
     impl ::std::convert::TryFrom<::std::string::String>
-    for DeveloperMyAppsCreateBodyKind {
+    for DeveloperMyAppsCreateRequestKind {
         type Error = self::error::ConversionError;
         fn try_from(
             value: ::std::string::String,
@@ -5839,23 +5809,23 @@ pub mod types {
             value.parse()
         }
     }
-    ///`DeveloperMyAppsCreateBodyLogoUrl`
+    ///`DeveloperMyAppsCreateRequestLogoUrl`
     #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
-    pub struct DeveloperMyAppsCreateBodyLogoUrl(::std::string::String);
-    impl ::std::ops::Deref for DeveloperMyAppsCreateBodyLogoUrl {
+    pub struct DeveloperMyAppsCreateRequestLogoUrl(::std::string::String);
+    impl ::std::ops::Deref for DeveloperMyAppsCreateRequestLogoUrl {
         type Target = ::std::string::String;
         fn deref(&self) -> &::std::string::String {
             &self.0
         }
     }
-    impl ::std::convert::From<DeveloperMyAppsCreateBodyLogoUrl>
+    impl ::std::convert::From<DeveloperMyAppsCreateRequestLogoUrl>
     for ::std::string::String {
-        fn from(value: DeveloperMyAppsCreateBodyLogoUrl) -> Self {
+        fn from(value: DeveloperMyAppsCreateRequestLogoUrl) -> Self {
             value.0
         }
     }
-    impl ::std::str::FromStr for DeveloperMyAppsCreateBodyLogoUrl {
+    impl ::std::str::FromStr for DeveloperMyAppsCreateRequestLogoUrl {
         type Err = self::error::ConversionError;
         fn from_str(
             value: &str,
@@ -5866,7 +5836,7 @@ pub mod types {
             Ok(Self(value.to_string()))
         }
     }
-    impl ::std::convert::TryFrom<&str> for DeveloperMyAppsCreateBodyLogoUrl {
+    impl ::std::convert::TryFrom<&str> for DeveloperMyAppsCreateRequestLogoUrl {
         type Error = self::error::ConversionError;
         fn try_from(
             value: &str,
@@ -5875,7 +5845,7 @@ pub mod types {
         }
     }
     impl ::std::convert::TryFrom<::std::string::String>
-    for DeveloperMyAppsCreateBodyLogoUrl {
+    for DeveloperMyAppsCreateRequestLogoUrl {
         type Error = self::error::ConversionError;
         fn try_from(
             value: ::std::string::String,
@@ -5883,7 +5853,7 @@ pub mod types {
             value.parse()
         }
     }
-    impl<'de> ::serde::Deserialize<'de> for DeveloperMyAppsCreateBodyLogoUrl {
+    impl<'de> ::serde::Deserialize<'de> for DeveloperMyAppsCreateRequestLogoUrl {
         fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
         where
             D: ::serde::Deserializer<'de>,
@@ -5895,22 +5865,23 @@ pub mod types {
                 })
         }
     }
-    ///1 to 100 characters, at least one of them not whitespace; surrounding whitespace is removed when it is stored
+    ///`DeveloperMyAppsCreateRequestName`
     #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
-    pub struct DeveloperMyAppsCreateBodyName(::std::string::String);
-    impl ::std::ops::Deref for DeveloperMyAppsCreateBodyName {
+    pub struct DeveloperMyAppsCreateRequestName(::std::string::String);
+    impl ::std::ops::Deref for DeveloperMyAppsCreateRequestName {
         type Target = ::std::string::String;
         fn deref(&self) -> &::std::string::String {
             &self.0
         }
     }
-    impl ::std::convert::From<DeveloperMyAppsCreateBodyName> for ::std::string::String {
-        fn from(value: DeveloperMyAppsCreateBodyName) -> Self {
+    impl ::std::convert::From<DeveloperMyAppsCreateRequestName>
+    for ::std::string::String {
+        fn from(value: DeveloperMyAppsCreateRequestName) -> Self {
             value.0
         }
     }
-    impl ::std::str::FromStr for DeveloperMyAppsCreateBodyName {
+    impl ::std::str::FromStr for DeveloperMyAppsCreateRequestName {
         type Err = self::error::ConversionError;
         fn from_str(
             value: &str,
@@ -5921,15 +5892,10 @@ pub mod types {
             if value.chars().count() < 1usize {
                 return Err("shorter than 1 characters".into());
             }
-            static PATTERN: ::std::sync::LazyLock<::regress::Regex> = ::std::sync::LazyLock::new(||
-            { ::regress::Regex::new("\\S").unwrap() });
-            if PATTERN.find(value).is_none() {
-                return Err("doesn't match pattern \"\\S\"".into());
-            }
             Ok(Self(value.to_string()))
         }
     }
-    impl ::std::convert::TryFrom<&str> for DeveloperMyAppsCreateBodyName {
+    impl ::std::convert::TryFrom<&str> for DeveloperMyAppsCreateRequestName {
         type Error = self::error::ConversionError;
         fn try_from(
             value: &str,
@@ -5938,7 +5904,7 @@ pub mod types {
         }
     }
     impl ::std::convert::TryFrom<::std::string::String>
-    for DeveloperMyAppsCreateBodyName {
+    for DeveloperMyAppsCreateRequestName {
         type Error = self::error::ConversionError;
         fn try_from(
             value: ::std::string::String,
@@ -5946,7 +5912,7 @@ pub mod types {
             value.parse()
         }
     }
-    impl<'de> ::serde::Deserialize<'de> for DeveloperMyAppsCreateBodyName {
+    impl<'de> ::serde::Deserialize<'de> for DeveloperMyAppsCreateRequestName {
         fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
         where
             D: ::serde::Deserializer<'de>,
@@ -5958,23 +5924,23 @@ pub mod types {
                 })
         }
     }
-    ///`DeveloperMyAppsCreateBodyRedirectUrisItem`
+    ///`DeveloperMyAppsCreateRequestRedirectUrisItem`
     #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
-    pub struct DeveloperMyAppsCreateBodyRedirectUrisItem(::std::string::String);
-    impl ::std::ops::Deref for DeveloperMyAppsCreateBodyRedirectUrisItem {
+    pub struct DeveloperMyAppsCreateRequestRedirectUrisItem(::std::string::String);
+    impl ::std::ops::Deref for DeveloperMyAppsCreateRequestRedirectUrisItem {
         type Target = ::std::string::String;
         fn deref(&self) -> &::std::string::String {
             &self.0
         }
     }
-    impl ::std::convert::From<DeveloperMyAppsCreateBodyRedirectUrisItem>
+    impl ::std::convert::From<DeveloperMyAppsCreateRequestRedirectUrisItem>
     for ::std::string::String {
-        fn from(value: DeveloperMyAppsCreateBodyRedirectUrisItem) -> Self {
+        fn from(value: DeveloperMyAppsCreateRequestRedirectUrisItem) -> Self {
             value.0
         }
     }
-    impl ::std::str::FromStr for DeveloperMyAppsCreateBodyRedirectUrisItem {
+    impl ::std::str::FromStr for DeveloperMyAppsCreateRequestRedirectUrisItem {
         type Err = self::error::ConversionError;
         fn from_str(
             value: &str,
@@ -5985,7 +5951,7 @@ pub mod types {
             Ok(Self(value.to_string()))
         }
     }
-    impl ::std::convert::TryFrom<&str> for DeveloperMyAppsCreateBodyRedirectUrisItem {
+    impl ::std::convert::TryFrom<&str> for DeveloperMyAppsCreateRequestRedirectUrisItem {
         type Error = self::error::ConversionError;
         fn try_from(
             value: &str,
@@ -5994,7 +5960,7 @@ pub mod types {
         }
     }
     impl ::std::convert::TryFrom<::std::string::String>
-    for DeveloperMyAppsCreateBodyRedirectUrisItem {
+    for DeveloperMyAppsCreateRequestRedirectUrisItem {
         type Error = self::error::ConversionError;
         fn try_from(
             value: ::std::string::String,
@@ -6002,7 +5968,8 @@ pub mod types {
             value.parse()
         }
     }
-    impl<'de> ::serde::Deserialize<'de> for DeveloperMyAppsCreateBodyRedirectUrisItem {
+    impl<'de> ::serde::Deserialize<'de>
+    for DeveloperMyAppsCreateRequestRedirectUrisItem {
         fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
         where
             D: ::serde::Deserializer<'de>,
@@ -6016,7 +5983,7 @@ pub mod types {
     }
     ///The new app; `client_secret` is null for a public app
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct DeveloperMyAppsCreateResponse {
+    pub struct DeveloperMyAppsCreateResult {
         pub app: App,
         ///the client secret: shown this once, stored only as a hash
         #[serde(deserialize_with = "::std::option::Option::deserialize")]
@@ -6024,52 +5991,51 @@ pub mod types {
     }
     ///The app
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct DeveloperMyAppsGetResponse {
+    pub struct DeveloperMyAppsGetResult {
         pub app: App,
     }
     ///The caller's apps, newest first
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct DeveloperMyAppsListResponse {
+    pub struct DeveloperMyAppsListResult {
         pub apps: ::std::vec::Vec<App>,
     }
     ///The new secret; the old one no longer works
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct DeveloperMyAppsSecretRotateResponse {
+    pub struct DeveloperMyAppsSecretRotateResult {
         ///the client secret: shown this once, stored only as a hash
         pub client_secret: ::std::string::String,
     }
-    ///`DeveloperMyAppsUpdateBody`
+    ///`DeveloperMyAppsUpdateRequest`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
     #[serde(deny_unknown_fields)]
-    pub struct DeveloperMyAppsUpdateBody {
+    pub struct DeveloperMyAppsUpdateRequest {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub homepage_url: ::std::option::Option<DeveloperMyAppsUpdateBodyHomepageUrl>,
+        pub homepage_url: ::std::option::Option<DeveloperMyAppsUpdateRequestHomepageUrl>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub logo_url: ::std::option::Option<DeveloperMyAppsUpdateBodyLogoUrl>,
-        ///1 to 100 characters, at least one of them not whitespace; surrounding whitespace is removed when it is stored
+        pub logo_url: ::std::option::Option<DeveloperMyAppsUpdateRequestLogoUrl>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub name: ::std::option::Option<DeveloperMyAppsUpdateBodyName>,
+        pub name: ::std::option::Option<DeveloperMyAppsUpdateRequestName>,
         ///https URIs (plain http only to 127.0.0.1, [::1] or localhost), compared exactly
         #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
-        pub redirect_uris: ::std::vec::Vec<DeveloperMyAppsUpdateBodyRedirectUrisItem>,
+        pub redirect_uris: ::std::vec::Vec<DeveloperMyAppsUpdateRequestRedirectUrisItem>,
     }
-    ///`DeveloperMyAppsUpdateBodyHomepageUrl`
+    ///`DeveloperMyAppsUpdateRequestHomepageUrl`
     #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
-    pub struct DeveloperMyAppsUpdateBodyHomepageUrl(::std::string::String);
-    impl ::std::ops::Deref for DeveloperMyAppsUpdateBodyHomepageUrl {
+    pub struct DeveloperMyAppsUpdateRequestHomepageUrl(::std::string::String);
+    impl ::std::ops::Deref for DeveloperMyAppsUpdateRequestHomepageUrl {
         type Target = ::std::string::String;
         fn deref(&self) -> &::std::string::String {
             &self.0
         }
     }
-    impl ::std::convert::From<DeveloperMyAppsUpdateBodyHomepageUrl>
+    impl ::std::convert::From<DeveloperMyAppsUpdateRequestHomepageUrl>
     for ::std::string::String {
-        fn from(value: DeveloperMyAppsUpdateBodyHomepageUrl) -> Self {
+        fn from(value: DeveloperMyAppsUpdateRequestHomepageUrl) -> Self {
             value.0
         }
     }
-    impl ::std::str::FromStr for DeveloperMyAppsUpdateBodyHomepageUrl {
+    impl ::std::str::FromStr for DeveloperMyAppsUpdateRequestHomepageUrl {
         type Err = self::error::ConversionError;
         fn from_str(
             value: &str,
@@ -6080,7 +6046,7 @@ pub mod types {
             Ok(Self(value.to_string()))
         }
     }
-    impl ::std::convert::TryFrom<&str> for DeveloperMyAppsUpdateBodyHomepageUrl {
+    impl ::std::convert::TryFrom<&str> for DeveloperMyAppsUpdateRequestHomepageUrl {
         type Error = self::error::ConversionError;
         fn try_from(
             value: &str,
@@ -6089,7 +6055,7 @@ pub mod types {
         }
     }
     impl ::std::convert::TryFrom<::std::string::String>
-    for DeveloperMyAppsUpdateBodyHomepageUrl {
+    for DeveloperMyAppsUpdateRequestHomepageUrl {
         type Error = self::error::ConversionError;
         fn try_from(
             value: ::std::string::String,
@@ -6097,7 +6063,7 @@ pub mod types {
             value.parse()
         }
     }
-    impl<'de> ::serde::Deserialize<'de> for DeveloperMyAppsUpdateBodyHomepageUrl {
+    impl<'de> ::serde::Deserialize<'de> for DeveloperMyAppsUpdateRequestHomepageUrl {
         fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
         where
             D: ::serde::Deserializer<'de>,
@@ -6109,23 +6075,23 @@ pub mod types {
                 })
         }
     }
-    ///`DeveloperMyAppsUpdateBodyLogoUrl`
+    ///`DeveloperMyAppsUpdateRequestLogoUrl`
     #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
-    pub struct DeveloperMyAppsUpdateBodyLogoUrl(::std::string::String);
-    impl ::std::ops::Deref for DeveloperMyAppsUpdateBodyLogoUrl {
+    pub struct DeveloperMyAppsUpdateRequestLogoUrl(::std::string::String);
+    impl ::std::ops::Deref for DeveloperMyAppsUpdateRequestLogoUrl {
         type Target = ::std::string::String;
         fn deref(&self) -> &::std::string::String {
             &self.0
         }
     }
-    impl ::std::convert::From<DeveloperMyAppsUpdateBodyLogoUrl>
+    impl ::std::convert::From<DeveloperMyAppsUpdateRequestLogoUrl>
     for ::std::string::String {
-        fn from(value: DeveloperMyAppsUpdateBodyLogoUrl) -> Self {
+        fn from(value: DeveloperMyAppsUpdateRequestLogoUrl) -> Self {
             value.0
         }
     }
-    impl ::std::str::FromStr for DeveloperMyAppsUpdateBodyLogoUrl {
+    impl ::std::str::FromStr for DeveloperMyAppsUpdateRequestLogoUrl {
         type Err = self::error::ConversionError;
         fn from_str(
             value: &str,
@@ -6136,7 +6102,7 @@ pub mod types {
             Ok(Self(value.to_string()))
         }
     }
-    impl ::std::convert::TryFrom<&str> for DeveloperMyAppsUpdateBodyLogoUrl {
+    impl ::std::convert::TryFrom<&str> for DeveloperMyAppsUpdateRequestLogoUrl {
         type Error = self::error::ConversionError;
         fn try_from(
             value: &str,
@@ -6145,7 +6111,7 @@ pub mod types {
         }
     }
     impl ::std::convert::TryFrom<::std::string::String>
-    for DeveloperMyAppsUpdateBodyLogoUrl {
+    for DeveloperMyAppsUpdateRequestLogoUrl {
         type Error = self::error::ConversionError;
         fn try_from(
             value: ::std::string::String,
@@ -6153,7 +6119,7 @@ pub mod types {
             value.parse()
         }
     }
-    impl<'de> ::serde::Deserialize<'de> for DeveloperMyAppsUpdateBodyLogoUrl {
+    impl<'de> ::serde::Deserialize<'de> for DeveloperMyAppsUpdateRequestLogoUrl {
         fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
         where
             D: ::serde::Deserializer<'de>,
@@ -6165,22 +6131,23 @@ pub mod types {
                 })
         }
     }
-    ///1 to 100 characters, at least one of them not whitespace; surrounding whitespace is removed when it is stored
+    ///`DeveloperMyAppsUpdateRequestName`
     #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
-    pub struct DeveloperMyAppsUpdateBodyName(::std::string::String);
-    impl ::std::ops::Deref for DeveloperMyAppsUpdateBodyName {
+    pub struct DeveloperMyAppsUpdateRequestName(::std::string::String);
+    impl ::std::ops::Deref for DeveloperMyAppsUpdateRequestName {
         type Target = ::std::string::String;
         fn deref(&self) -> &::std::string::String {
             &self.0
         }
     }
-    impl ::std::convert::From<DeveloperMyAppsUpdateBodyName> for ::std::string::String {
-        fn from(value: DeveloperMyAppsUpdateBodyName) -> Self {
+    impl ::std::convert::From<DeveloperMyAppsUpdateRequestName>
+    for ::std::string::String {
+        fn from(value: DeveloperMyAppsUpdateRequestName) -> Self {
             value.0
         }
     }
-    impl ::std::str::FromStr for DeveloperMyAppsUpdateBodyName {
+    impl ::std::str::FromStr for DeveloperMyAppsUpdateRequestName {
         type Err = self::error::ConversionError;
         fn from_str(
             value: &str,
@@ -6191,15 +6158,10 @@ pub mod types {
             if value.chars().count() < 1usize {
                 return Err("shorter than 1 characters".into());
             }
-            static PATTERN: ::std::sync::LazyLock<::regress::Regex> = ::std::sync::LazyLock::new(||
-            { ::regress::Regex::new("\\S").unwrap() });
-            if PATTERN.find(value).is_none() {
-                return Err("doesn't match pattern \"\\S\"".into());
-            }
             Ok(Self(value.to_string()))
         }
     }
-    impl ::std::convert::TryFrom<&str> for DeveloperMyAppsUpdateBodyName {
+    impl ::std::convert::TryFrom<&str> for DeveloperMyAppsUpdateRequestName {
         type Error = self::error::ConversionError;
         fn try_from(
             value: &str,
@@ -6208,7 +6170,7 @@ pub mod types {
         }
     }
     impl ::std::convert::TryFrom<::std::string::String>
-    for DeveloperMyAppsUpdateBodyName {
+    for DeveloperMyAppsUpdateRequestName {
         type Error = self::error::ConversionError;
         fn try_from(
             value: ::std::string::String,
@@ -6216,7 +6178,7 @@ pub mod types {
             value.parse()
         }
     }
-    impl<'de> ::serde::Deserialize<'de> for DeveloperMyAppsUpdateBodyName {
+    impl<'de> ::serde::Deserialize<'de> for DeveloperMyAppsUpdateRequestName {
         fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
         where
             D: ::serde::Deserializer<'de>,
@@ -6228,23 +6190,23 @@ pub mod types {
                 })
         }
     }
-    ///`DeveloperMyAppsUpdateBodyRedirectUrisItem`
+    ///`DeveloperMyAppsUpdateRequestRedirectUrisItem`
     #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
-    pub struct DeveloperMyAppsUpdateBodyRedirectUrisItem(::std::string::String);
-    impl ::std::ops::Deref for DeveloperMyAppsUpdateBodyRedirectUrisItem {
+    pub struct DeveloperMyAppsUpdateRequestRedirectUrisItem(::std::string::String);
+    impl ::std::ops::Deref for DeveloperMyAppsUpdateRequestRedirectUrisItem {
         type Target = ::std::string::String;
         fn deref(&self) -> &::std::string::String {
             &self.0
         }
     }
-    impl ::std::convert::From<DeveloperMyAppsUpdateBodyRedirectUrisItem>
+    impl ::std::convert::From<DeveloperMyAppsUpdateRequestRedirectUrisItem>
     for ::std::string::String {
-        fn from(value: DeveloperMyAppsUpdateBodyRedirectUrisItem) -> Self {
+        fn from(value: DeveloperMyAppsUpdateRequestRedirectUrisItem) -> Self {
             value.0
         }
     }
-    impl ::std::str::FromStr for DeveloperMyAppsUpdateBodyRedirectUrisItem {
+    impl ::std::str::FromStr for DeveloperMyAppsUpdateRequestRedirectUrisItem {
         type Err = self::error::ConversionError;
         fn from_str(
             value: &str,
@@ -6255,7 +6217,7 @@ pub mod types {
             Ok(Self(value.to_string()))
         }
     }
-    impl ::std::convert::TryFrom<&str> for DeveloperMyAppsUpdateBodyRedirectUrisItem {
+    impl ::std::convert::TryFrom<&str> for DeveloperMyAppsUpdateRequestRedirectUrisItem {
         type Error = self::error::ConversionError;
         fn try_from(
             value: &str,
@@ -6264,7 +6226,7 @@ pub mod types {
         }
     }
     impl ::std::convert::TryFrom<::std::string::String>
-    for DeveloperMyAppsUpdateBodyRedirectUrisItem {
+    for DeveloperMyAppsUpdateRequestRedirectUrisItem {
         type Error = self::error::ConversionError;
         fn try_from(
             value: ::std::string::String,
@@ -6272,7 +6234,8 @@ pub mod types {
             value.parse()
         }
     }
-    impl<'de> ::serde::Deserialize<'de> for DeveloperMyAppsUpdateBodyRedirectUrisItem {
+    impl<'de> ::serde::Deserialize<'de>
+    for DeveloperMyAppsUpdateRequestRedirectUrisItem {
         fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
         where
             D: ::serde::Deserializer<'de>,
@@ -6286,12 +6249,12 @@ pub mod types {
     }
     ///The app
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct DeveloperMyAppsUpdateResponse {
+    pub struct DeveloperMyAppsUpdateResult {
         pub app: App,
     }
     ///The apps with a grant
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct DeveloperMyAuthorizedAppsListResponse {
+    pub struct DeveloperMyAuthorizedAppsListResult {
         pub authorized_apps: ::std::vec::Vec<AuthorizedApp>,
     }
     ///`DeveloperMyAuthorizedAppsRevokeClientId`
@@ -6354,33 +6317,33 @@ pub mod types {
     }
     ///The caller's keys, newest first
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct DeveloperMyKeysListResponse {
+    pub struct DeveloperMyKeysListResult {
         pub keys: ::std::vec::Vec<PortalKey>,
     }
-    ///`DeveloperSessionCreateBody`
+    ///`DeveloperSessionCreateRequest`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
     #[serde(deny_unknown_fields)]
-    pub struct DeveloperSessionCreateBody {
-        pub password: DeveloperSessionCreateBodyPassword,
-        pub username: DeveloperSessionCreateBodyUsername,
+    pub struct DeveloperSessionCreateRequest {
+        pub password: DeveloperSessionCreateRequestPassword,
+        pub username: DeveloperSessionCreateRequestUsername,
     }
-    ///`DeveloperSessionCreateBodyPassword`
+    ///`DeveloperSessionCreateRequestPassword`
     #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
-    pub struct DeveloperSessionCreateBodyPassword(::std::string::String);
-    impl ::std::ops::Deref for DeveloperSessionCreateBodyPassword {
+    pub struct DeveloperSessionCreateRequestPassword(::std::string::String);
+    impl ::std::ops::Deref for DeveloperSessionCreateRequestPassword {
         type Target = ::std::string::String;
         fn deref(&self) -> &::std::string::String {
             &self.0
         }
     }
-    impl ::std::convert::From<DeveloperSessionCreateBodyPassword>
+    impl ::std::convert::From<DeveloperSessionCreateRequestPassword>
     for ::std::string::String {
-        fn from(value: DeveloperSessionCreateBodyPassword) -> Self {
+        fn from(value: DeveloperSessionCreateRequestPassword) -> Self {
             value.0
         }
     }
-    impl ::std::str::FromStr for DeveloperSessionCreateBodyPassword {
+    impl ::std::str::FromStr for DeveloperSessionCreateRequestPassword {
         type Err = self::error::ConversionError;
         fn from_str(
             value: &str,
@@ -6394,7 +6357,7 @@ pub mod types {
             Ok(Self(value.to_string()))
         }
     }
-    impl ::std::convert::TryFrom<&str> for DeveloperSessionCreateBodyPassword {
+    impl ::std::convert::TryFrom<&str> for DeveloperSessionCreateRequestPassword {
         type Error = self::error::ConversionError;
         fn try_from(
             value: &str,
@@ -6403,7 +6366,7 @@ pub mod types {
         }
     }
     impl ::std::convert::TryFrom<::std::string::String>
-    for DeveloperSessionCreateBodyPassword {
+    for DeveloperSessionCreateRequestPassword {
         type Error = self::error::ConversionError;
         fn try_from(
             value: ::std::string::String,
@@ -6411,7 +6374,7 @@ pub mod types {
             value.parse()
         }
     }
-    impl<'de> ::serde::Deserialize<'de> for DeveloperSessionCreateBodyPassword {
+    impl<'de> ::serde::Deserialize<'de> for DeveloperSessionCreateRequestPassword {
         fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
         where
             D: ::serde::Deserializer<'de>,
@@ -6423,23 +6386,23 @@ pub mod types {
                 })
         }
     }
-    ///`DeveloperSessionCreateBodyUsername`
+    ///`DeveloperSessionCreateRequestUsername`
     #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
-    pub struct DeveloperSessionCreateBodyUsername(::std::string::String);
-    impl ::std::ops::Deref for DeveloperSessionCreateBodyUsername {
+    pub struct DeveloperSessionCreateRequestUsername(::std::string::String);
+    impl ::std::ops::Deref for DeveloperSessionCreateRequestUsername {
         type Target = ::std::string::String;
         fn deref(&self) -> &::std::string::String {
             &self.0
         }
     }
-    impl ::std::convert::From<DeveloperSessionCreateBodyUsername>
+    impl ::std::convert::From<DeveloperSessionCreateRequestUsername>
     for ::std::string::String {
-        fn from(value: DeveloperSessionCreateBodyUsername) -> Self {
+        fn from(value: DeveloperSessionCreateRequestUsername) -> Self {
             value.0
         }
     }
-    impl ::std::str::FromStr for DeveloperSessionCreateBodyUsername {
+    impl ::std::str::FromStr for DeveloperSessionCreateRequestUsername {
         type Err = self::error::ConversionError;
         fn from_str(
             value: &str,
@@ -6453,7 +6416,7 @@ pub mod types {
             Ok(Self(value.to_string()))
         }
     }
-    impl ::std::convert::TryFrom<&str> for DeveloperSessionCreateBodyUsername {
+    impl ::std::convert::TryFrom<&str> for DeveloperSessionCreateRequestUsername {
         type Error = self::error::ConversionError;
         fn try_from(
             value: &str,
@@ -6462,7 +6425,7 @@ pub mod types {
         }
     }
     impl ::std::convert::TryFrom<::std::string::String>
-    for DeveloperSessionCreateBodyUsername {
+    for DeveloperSessionCreateRequestUsername {
         type Error = self::error::ConversionError;
         fn try_from(
             value: ::std::string::String,
@@ -6470,7 +6433,7 @@ pub mod types {
             value.parse()
         }
     }
-    impl<'de> ::serde::Deserialize<'de> for DeveloperSessionCreateBodyUsername {
+    impl<'de> ::serde::Deserialize<'de> for DeveloperSessionCreateRequestUsername {
         fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
         where
             D: ::serde::Deserializer<'de>,
@@ -6484,30 +6447,30 @@ pub mod types {
     }
     ///The signed-in account and its CSRF token
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct DeveloperSessionCreateResponse {
+    pub struct DeveloperSessionCreateResult {
         pub account: PortalAccount,
         ///send it in the x-csrf-token header of every POST and DELETE
         pub csrf_token: ::std::string::String,
     }
     ///The signed-in account and its CSRF token
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct DeveloperSessionGetResponse {
+    pub struct DeveloperSessionGetResult {
         pub account: PortalAccount,
         ///send it in the x-csrf-token header of every POST and DELETE
         pub csrf_token: ::std::string::String,
     }
-    ///`DeveloperWebhookTestSendBody`
+    ///`DeveloperWebhookTestSendRequest`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
     #[serde(deny_unknown_fields)]
-    pub struct DeveloperWebhookTestSendBody {
+    pub struct DeveloperWebhookTestSendRequest {
         ///the event type to send a sample of (`GET /v1/events/types`)
-        pub event_type: DeveloperWebhookTestSendBodyEventType,
+        pub event_type: DeveloperWebhookTestSendRequestEventType,
         ///with `url`: the `whsec_…` secret to sign with; absent, a new one is made and returned
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub secret: ::std::option::Option<DeveloperWebhookTestSendBodySecret>,
+        pub secret: ::std::option::Option<DeveloperWebhookTestSendRequestSecret>,
         ///or any https URL (give exactly one of `webhook_id` and `url`)
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub url: ::std::option::Option<DeveloperWebhookTestSendBodyUrl>,
+        pub url: ::std::option::Option<DeveloperWebhookTestSendRequestUrl>,
         ///one of your webhooks (or of your apps): sent to its URL, signed with its secrets
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub webhook_id: ::std::option::Option<::std::num::NonZeroU64>,
@@ -6515,20 +6478,20 @@ pub mod types {
     ///the event type to send a sample of (`GET /v1/events/types`)
     #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
-    pub struct DeveloperWebhookTestSendBodyEventType(::std::string::String);
-    impl ::std::ops::Deref for DeveloperWebhookTestSendBodyEventType {
+    pub struct DeveloperWebhookTestSendRequestEventType(::std::string::String);
+    impl ::std::ops::Deref for DeveloperWebhookTestSendRequestEventType {
         type Target = ::std::string::String;
         fn deref(&self) -> &::std::string::String {
             &self.0
         }
     }
-    impl ::std::convert::From<DeveloperWebhookTestSendBodyEventType>
+    impl ::std::convert::From<DeveloperWebhookTestSendRequestEventType>
     for ::std::string::String {
-        fn from(value: DeveloperWebhookTestSendBodyEventType) -> Self {
+        fn from(value: DeveloperWebhookTestSendRequestEventType) -> Self {
             value.0
         }
     }
-    impl ::std::str::FromStr for DeveloperWebhookTestSendBodyEventType {
+    impl ::std::str::FromStr for DeveloperWebhookTestSendRequestEventType {
         type Err = self::error::ConversionError;
         fn from_str(
             value: &str,
@@ -6542,7 +6505,7 @@ pub mod types {
             Ok(Self(value.to_string()))
         }
     }
-    impl ::std::convert::TryFrom<&str> for DeveloperWebhookTestSendBodyEventType {
+    impl ::std::convert::TryFrom<&str> for DeveloperWebhookTestSendRequestEventType {
         type Error = self::error::ConversionError;
         fn try_from(
             value: &str,
@@ -6551,7 +6514,7 @@ pub mod types {
         }
     }
     impl ::std::convert::TryFrom<::std::string::String>
-    for DeveloperWebhookTestSendBodyEventType {
+    for DeveloperWebhookTestSendRequestEventType {
         type Error = self::error::ConversionError;
         fn try_from(
             value: ::std::string::String,
@@ -6559,7 +6522,7 @@ pub mod types {
             value.parse()
         }
     }
-    impl<'de> ::serde::Deserialize<'de> for DeveloperWebhookTestSendBodyEventType {
+    impl<'de> ::serde::Deserialize<'de> for DeveloperWebhookTestSendRequestEventType {
         fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
         where
             D: ::serde::Deserializer<'de>,
@@ -6574,20 +6537,20 @@ pub mod types {
     ///with `url`: the `whsec_…` secret to sign with; absent, a new one is made and returned
     #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
-    pub struct DeveloperWebhookTestSendBodySecret(::std::string::String);
-    impl ::std::ops::Deref for DeveloperWebhookTestSendBodySecret {
+    pub struct DeveloperWebhookTestSendRequestSecret(::std::string::String);
+    impl ::std::ops::Deref for DeveloperWebhookTestSendRequestSecret {
         type Target = ::std::string::String;
         fn deref(&self) -> &::std::string::String {
             &self.0
         }
     }
-    impl ::std::convert::From<DeveloperWebhookTestSendBodySecret>
+    impl ::std::convert::From<DeveloperWebhookTestSendRequestSecret>
     for ::std::string::String {
-        fn from(value: DeveloperWebhookTestSendBodySecret) -> Self {
+        fn from(value: DeveloperWebhookTestSendRequestSecret) -> Self {
             value.0
         }
     }
-    impl ::std::str::FromStr for DeveloperWebhookTestSendBodySecret {
+    impl ::std::str::FromStr for DeveloperWebhookTestSendRequestSecret {
         type Err = self::error::ConversionError;
         fn from_str(
             value: &str,
@@ -6598,7 +6561,7 @@ pub mod types {
             Ok(Self(value.to_string()))
         }
     }
-    impl ::std::convert::TryFrom<&str> for DeveloperWebhookTestSendBodySecret {
+    impl ::std::convert::TryFrom<&str> for DeveloperWebhookTestSendRequestSecret {
         type Error = self::error::ConversionError;
         fn try_from(
             value: &str,
@@ -6607,7 +6570,7 @@ pub mod types {
         }
     }
     impl ::std::convert::TryFrom<::std::string::String>
-    for DeveloperWebhookTestSendBodySecret {
+    for DeveloperWebhookTestSendRequestSecret {
         type Error = self::error::ConversionError;
         fn try_from(
             value: ::std::string::String,
@@ -6615,7 +6578,7 @@ pub mod types {
             value.parse()
         }
     }
-    impl<'de> ::serde::Deserialize<'de> for DeveloperWebhookTestSendBodySecret {
+    impl<'de> ::serde::Deserialize<'de> for DeveloperWebhookTestSendRequestSecret {
         fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
         where
             D: ::serde::Deserializer<'de>,
@@ -6630,20 +6593,20 @@ pub mod types {
     ///or any https URL (give exactly one of `webhook_id` and `url`)
     #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
-    pub struct DeveloperWebhookTestSendBodyUrl(::std::string::String);
-    impl ::std::ops::Deref for DeveloperWebhookTestSendBodyUrl {
+    pub struct DeveloperWebhookTestSendRequestUrl(::std::string::String);
+    impl ::std::ops::Deref for DeveloperWebhookTestSendRequestUrl {
         type Target = ::std::string::String;
         fn deref(&self) -> &::std::string::String {
             &self.0
         }
     }
-    impl ::std::convert::From<DeveloperWebhookTestSendBodyUrl>
+    impl ::std::convert::From<DeveloperWebhookTestSendRequestUrl>
     for ::std::string::String {
-        fn from(value: DeveloperWebhookTestSendBodyUrl) -> Self {
+        fn from(value: DeveloperWebhookTestSendRequestUrl) -> Self {
             value.0
         }
     }
-    impl ::std::str::FromStr for DeveloperWebhookTestSendBodyUrl {
+    impl ::std::str::FromStr for DeveloperWebhookTestSendRequestUrl {
         type Err = self::error::ConversionError;
         fn from_str(
             value: &str,
@@ -6657,7 +6620,7 @@ pub mod types {
             Ok(Self(value.to_string()))
         }
     }
-    impl ::std::convert::TryFrom<&str> for DeveloperWebhookTestSendBodyUrl {
+    impl ::std::convert::TryFrom<&str> for DeveloperWebhookTestSendRequestUrl {
         type Error = self::error::ConversionError;
         fn try_from(
             value: &str,
@@ -6666,7 +6629,7 @@ pub mod types {
         }
     }
     impl ::std::convert::TryFrom<::std::string::String>
-    for DeveloperWebhookTestSendBodyUrl {
+    for DeveloperWebhookTestSendRequestUrl {
         type Error = self::error::ConversionError;
         fn try_from(
             value: ::std::string::String,
@@ -6674,7 +6637,7 @@ pub mod types {
             value.parse()
         }
     }
-    impl<'de> ::serde::Deserialize<'de> for DeveloperWebhookTestSendBodyUrl {
+    impl<'de> ::serde::Deserialize<'de> for DeveloperWebhookTestSendRequestUrl {
         fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
         where
             D: ::serde::Deserializer<'de>,
@@ -6688,7 +6651,7 @@ pub mod types {
     }
     ///What the receiver answered
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct DeveloperWebhookTestSendResponse {
+    pub struct DeveloperWebhookTestSendResult {
         ///the first 1 KiB of the answer’s body
         pub body_excerpt: ::std::string::String,
         ///why no answer came: `invalid_url`, `dns_failed`, `forbidden_address` (a private or metadata address), `timeout` (15 s), `connection_failed`, `tls_failed`
@@ -6696,7 +6659,7 @@ pub mod types {
         pub error: ::std::option::Option<::std::string::String>,
         #[serde(deserialize_with = "::std::option::Option::deserialize")]
         pub error_message: ::std::option::Option<::std::string::String>,
-        pub event: DeveloperWebhookTestSendResponseEvent,
+        pub event: DeveloperWebhookTestSendResultEvent,
         ///the answer’s headers (at most 50)
         pub headers: ::std::collections::HashMap<
             ::std::string::String,
@@ -6716,7 +6679,7 @@ pub mod types {
     }
     ///the body sent, signed
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct DeveloperWebhookTestSendResponseEvent {
+    pub struct DeveloperWebhookTestSendResultEvent {
         pub created_at: ::chrono::DateTime<::chrono::offset::Utc>,
         ///the catalog example of the type
         pub data: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
@@ -7957,12 +7920,12 @@ pub mod types {
     }
     ///Recent forum threads
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct ForumThreadsListResponse {
+    pub struct ForumThreadsListResult {
         pub threads: ::std::vec::Vec<ForumThread>,
     }
     ///Posts of a thread
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct ForumThreadsPostsListResponse {
+    pub struct ForumThreadsPostsListResult {
         pub posts: ::std::vec::Vec<ForumPost>,
     }
     ///`GameServer`
@@ -8043,10 +8006,10 @@ pub mod types {
             value.parse()
         }
     }
-    ///`IngestEventsCreateBody`
+    ///`IngestEventsCreateRequest`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
     #[serde(deny_unknown_fields)]
-    pub struct IngestEventsCreateBody {
+    pub struct IngestEventsCreateRequest {
         ///events of the three types above, validated one by one
         pub events: ::std::vec::Vec<::serde_json::Value>,
     }
@@ -8077,21 +8040,6 @@ pub mod types {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub line: ::std::option::Option<i64>,
         pub reason: ::std::string::String,
-    }
-    ///The public keys that verify ID tokens (RFC 7517 §5).
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct JsonWebKeySet {
-        pub keys: ::std::vec::Vec<JsonWebKeySetKeysItem>,
-    }
-    ///A public key (RFC 7517 §4).
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct JsonWebKeySetKeysItem {
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub alg: ::std::option::Option<::std::string::String>,
-        pub kid: ::std::string::String,
-        pub kty: ::std::string::String,
-        #[serde(rename = "use", skip_serializing_if = "::std::option::Option::is_none")]
-        pub use_: ::std::option::Option<::std::string::String>,
     }
     ///`KeyCreatedEvent`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
@@ -9355,7 +9303,7 @@ pub mod types {
     }
     ///Kills, newest first
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct KillboardFeedGetResponse {
+    pub struct KillboardFeedGetResult {
         pub kills: ::std::vec::Vec<Kill>,
     }
     ///`KillboardTopFragGetGame`
@@ -9483,10 +9431,10 @@ pub mod types {
     }
     ///Top fraggers of the period, one row per player and game
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct KillboardTopFragGetResponse {
+    pub struct KillboardTopFragGetResult {
         pub leaders: ::std::vec::Vec<TopFragLeader>,
         ///the period used
-        pub period: KillboardTopFragGetResponsePeriod,
+        pub period: KillboardTopFragGetResultPeriod,
     }
     ///the period used
     #[derive(
@@ -9501,7 +9449,7 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
-    pub enum KillboardTopFragGetResponsePeriod {
+    pub enum KillboardTopFragGetResultPeriod {
         #[serde(rename = "week")]
         Week,
         #[serde(rename = "month")]
@@ -9509,7 +9457,7 @@ pub mod types {
         #[serde(rename = "all")]
         All,
     }
-    impl ::std::fmt::Display for KillboardTopFragGetResponsePeriod {
+    impl ::std::fmt::Display for KillboardTopFragGetResultPeriod {
         fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
             match *self {
                 Self::Week => f.write_str("week"),
@@ -9518,7 +9466,7 @@ pub mod types {
             }
         }
     }
-    impl ::std::str::FromStr for KillboardTopFragGetResponsePeriod {
+    impl ::std::str::FromStr for KillboardTopFragGetResultPeriod {
         type Err = self::error::ConversionError;
         fn from_str(
             value: &str,
@@ -9531,7 +9479,7 @@ pub mod types {
             }
         }
     }
-    impl ::std::convert::TryFrom<&str> for KillboardTopFragGetResponsePeriod {
+    impl ::std::convert::TryFrom<&str> for KillboardTopFragGetResultPeriod {
         type Error = self::error::ConversionError;
         fn try_from(
             value: &str,
@@ -9540,7 +9488,7 @@ pub mod types {
         }
     }
     impl ::std::convert::TryFrom<::std::string::String>
-    for KillboardTopFragGetResponsePeriod {
+    for KillboardTopFragGetResultPeriod {
         type Error = self::error::ConversionError;
         fn try_from(
             value: ::std::string::String,
@@ -9955,7 +9903,7 @@ pub mod types {
     }
     ///Top users by total XP
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct LeaderboardsGetResponse {
+    pub struct LeaderboardsGetResult {
         pub leaderboard: ::std::vec::Vec<XpLeaderboardEntry>,
     }
     ///`MatchAbandonedEvent`
@@ -10566,712 +10514,6 @@ pub mod types {
         pub level: ::std::num::NonZeroU64,
         pub total_xp: u64,
         pub username: ::std::string::String,
-    }
-    ///An OAuth 2.0 error (RFC 6749 §5.2), as every OAuth client library reads it. The authorization server’s endpoints answer this instead of a problem document.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct OAuthError {
-        ///The error code: `invalid_request`, `invalid_client`, `invalid_grant`, `unauthorized_client`, `unsupported_grant_type`, `invalid_scope` (RFC 6749 §5.2), `unsupported_token_type` (RFC 7009), `invalid_token`, `insufficient_scope` (RFC 6750), `server_error`.
-        pub error: ::std::string::String,
-        ///What went wrong, for the developer (not for end users).
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub error_description: ::std::option::Option<::std::string::String>,
-    }
-    ///What the token is (RFC 7662 §2.2); members besides `active` only for an active token.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct OAuthIntrospection {
-        ///`false` for a token that is unknown, expired, revoked or another app’s; nothing else is said then.
-        pub active: bool,
-        ///The app the token was issued to.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub client_id: ::std::option::Option<::std::string::String>,
-        ///Expiry, epoch seconds.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub exp: ::std::option::Option<i64>,
-        ///Issue time, epoch seconds.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub iat: ::std::option::Option<i64>,
-        ///The issuer: this service’s origin.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub iss: ::std::option::Option<::std::string::String>,
-        ///The token’s scopes: scope names separated by spaces, from `openid`, `identify`, `stats:read`, `servers:read`, `servers:command`, `chat:read`, `clans:read`, `clans:write`, `tournaments:read`, `economy:read`, `economy:transfer`, `webhooks:read`, `webhooks:write`, `offline_access`.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub scope: ::std::option::Option<::std::string::String>,
-        ///The hub user id the token acts for (absent for an app’s own token).
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub sub: ::std::option::Option<::std::string::String>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub token_type: ::std::option::Option<::std::string::String>,
-    }
-    ///Where the pushed request is kept (RFC 9126 §2.2).
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct OAuthPushedAuthorization {
-        ///Seconds the request_uri stays usable.
-        pub expires_in: ::std::num::NonZeroU64,
-        ///Send it as `request_uri` (with `client_id`) to the authorization endpoint.
-        pub request_uri: ::std::string::String,
-    }
-    ///A successful token answer (RFC 6749 §5.1).
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct OAuthTokenResponse {
-        ///The access token: send it as `Authorization: Bearer`.
-        pub access_token: ::std::string::String,
-        ///Seconds the access token lives.
-        pub expires_in: ::std::num::NonZeroU64,
-        ///With `openid`: an ID token (JWT, ES256).
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub id_token: ::std::option::Option<::std::string::String>,
-        ///With `offline_access`: a refresh token. Each is used once; using a spent one revokes the grant.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub refresh_token: ::std::option::Option<::std::string::String>,
-        ///The scopes granted: scope names separated by spaces, from `openid`, `identify`, `stats:read`, `servers:read`, `servers:command`, `chat:read`, `clans:read`, `clans:write`, `tournaments:read`, `economy:read`, `economy:transfer`, `webhooks:read`, `webhooks:write`, `offline_access`.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub scope: ::std::option::Option<::std::string::String>,
-        ///`Bearer` (`DPoP` when the request carried a DPoP proof).
-        pub token_type: ::std::string::String,
-    }
-    ///The claims about the user the token acts for (OpenID Connect Core §5.3.2).
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct OAuthUserInfo {
-        ///With `identify`: the avatar’s path.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub picture: ::std::option::Option<::std::string::String>,
-        ///With `identify`.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub preferred_username: ::std::option::Option<::std::string::String>,
-        ///The hub user id.
-        pub sub: ::std::string::String,
-    }
-    ///`OauthAuthorizeCodeChallengeMethod`
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Copy,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd
-    )]
-    pub enum OauthAuthorizeCodeChallengeMethod {
-        S256,
-    }
-    impl ::std::fmt::Display for OauthAuthorizeCodeChallengeMethod {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-            match *self {
-                Self::S256 => f.write_str("S256"),
-            }
-        }
-    }
-    impl ::std::str::FromStr for OauthAuthorizeCodeChallengeMethod {
-        type Err = self::error::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            match value {
-                "S256" => Ok(Self::S256),
-                _ => Err("invalid value".into()),
-            }
-        }
-    }
-    impl ::std::convert::TryFrom<&str> for OauthAuthorizeCodeChallengeMethod {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl ::std::convert::TryFrom<::std::string::String>
-    for OauthAuthorizeCodeChallengeMethod {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    ///`OauthAuthorizeResponseMode`
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Copy,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd
-    )]
-    pub enum OauthAuthorizeResponseMode {
-        #[serde(rename = "query")]
-        Query,
-        #[serde(rename = "form_post")]
-        FormPost,
-    }
-    impl ::std::fmt::Display for OauthAuthorizeResponseMode {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-            match *self {
-                Self::Query => f.write_str("query"),
-                Self::FormPost => f.write_str("form_post"),
-            }
-        }
-    }
-    impl ::std::str::FromStr for OauthAuthorizeResponseMode {
-        type Err = self::error::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            match value {
-                "query" => Ok(Self::Query),
-                "form_post" => Ok(Self::FormPost),
-                _ => Err("invalid value".into()),
-            }
-        }
-    }
-    impl ::std::convert::TryFrom<&str> for OauthAuthorizeResponseMode {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl ::std::convert::TryFrom<::std::string::String> for OauthAuthorizeResponseMode {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    ///`OauthAuthorizeResponseType`
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Copy,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd
-    )]
-    pub enum OauthAuthorizeResponseType {
-        #[serde(rename = "code")]
-        Code,
-    }
-    impl ::std::fmt::Display for OauthAuthorizeResponseType {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-            match *self {
-                Self::Code => f.write_str("code"),
-            }
-        }
-    }
-    impl ::std::str::FromStr for OauthAuthorizeResponseType {
-        type Err = self::error::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            match value {
-                "code" => Ok(Self::Code),
-                _ => Err("invalid value".into()),
-            }
-        }
-    }
-    impl ::std::convert::TryFrom<&str> for OauthAuthorizeResponseType {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl ::std::convert::TryFrom<::std::string::String> for OauthAuthorizeResponseType {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    ///The parameters of an authorization request, pushed from the app’s back end (RFC 9126 §2.1). Parameters the server does not recognise are ignored, as RFC 6749 (§3.1, §3.2) requires of an authorization server; a parameter sent twice is `invalid_request`.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct OauthParCreateBody {
-        ///The app’s client id. Required from a public app (no secret) and with `client_secret_post`; optional with HTTP Basic.
-        pub client_id: ::std::string::String,
-        ///A confidential app’s secret when it authenticates with `client_secret_post`; otherwise send it with HTTP Basic (`client_secret_basic`).
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub client_secret: ::std::option::Option<::std::string::String>,
-        ///PKCE (RFC 7636): base64url(SHA-256(code_verifier)). Required for every app.
-        pub code_challenge: OauthParCreateBodyCodeChallenge,
-        ///Only `S256`; `plain` is refused.
-        pub code_challenge_method: OauthParCreateBodyCodeChallengeMethod,
-        ///One of the app’s registered redirect URIs, exactly.
-        pub redirect_uri: ::std::string::String,
-        ///Always `code`.
-        pub response_type: OauthParCreateBodyResponseType,
-        ///The scopes asked for: scope names separated by spaces, from `openid`, `identify`, `stats:read`, `servers:read`, `servers:command`, `chat:read`, `clans:read`, `clans:write`, `tournaments:read`, `economy:read`, `economy:transfer`, `webhooks:read`, `webhooks:write`, `offline_access`.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub scope: ::std::option::Option<::std::string::String>,
-        ///Opaque value returned unchanged with the code.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub state: ::std::option::Option<::std::string::String>,
-    }
-    ///PKCE (RFC 7636): base64url(SHA-256(code_verifier)). Required for every app.
-    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
-    #[serde(transparent)]
-    pub struct OauthParCreateBodyCodeChallenge(::std::string::String);
-    impl ::std::ops::Deref for OauthParCreateBodyCodeChallenge {
-        type Target = ::std::string::String;
-        fn deref(&self) -> &::std::string::String {
-            &self.0
-        }
-    }
-    impl ::std::convert::From<OauthParCreateBodyCodeChallenge>
-    for ::std::string::String {
-        fn from(value: OauthParCreateBodyCodeChallenge) -> Self {
-            value.0
-        }
-    }
-    impl ::std::str::FromStr for OauthParCreateBodyCodeChallenge {
-        type Err = self::error::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            if value.chars().count() > 128usize {
-                return Err("longer than 128 characters".into());
-            }
-            if value.chars().count() < 43usize {
-                return Err("shorter than 43 characters".into());
-            }
-            Ok(Self(value.to_string()))
-        }
-    }
-    impl ::std::convert::TryFrom<&str> for OauthParCreateBodyCodeChallenge {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl ::std::convert::TryFrom<::std::string::String>
-    for OauthParCreateBodyCodeChallenge {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl<'de> ::serde::Deserialize<'de> for OauthParCreateBodyCodeChallenge {
-        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
-        where
-            D: ::serde::Deserializer<'de>,
-        {
-            ::std::string::String::deserialize(deserializer)?
-                .parse()
-                .map_err(|e: self::error::ConversionError| {
-                    <D::Error as ::serde::de::Error>::custom(e.to_string())
-                })
-        }
-    }
-    ///Only `S256`; `plain` is refused.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Copy,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd
-    )]
-    pub enum OauthParCreateBodyCodeChallengeMethod {
-        S256,
-    }
-    impl ::std::fmt::Display for OauthParCreateBodyCodeChallengeMethod {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-            match *self {
-                Self::S256 => f.write_str("S256"),
-            }
-        }
-    }
-    impl ::std::str::FromStr for OauthParCreateBodyCodeChallengeMethod {
-        type Err = self::error::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            match value {
-                "S256" => Ok(Self::S256),
-                _ => Err("invalid value".into()),
-            }
-        }
-    }
-    impl ::std::convert::TryFrom<&str> for OauthParCreateBodyCodeChallengeMethod {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl ::std::convert::TryFrom<::std::string::String>
-    for OauthParCreateBodyCodeChallengeMethod {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    ///Always `code`.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Copy,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd
-    )]
-    pub enum OauthParCreateBodyResponseType {
-        #[serde(rename = "code")]
-        Code,
-    }
-    impl ::std::fmt::Display for OauthParCreateBodyResponseType {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-            match *self {
-                Self::Code => f.write_str("code"),
-            }
-        }
-    }
-    impl ::std::str::FromStr for OauthParCreateBodyResponseType {
-        type Err = self::error::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            match value {
-                "code" => Ok(Self::Code),
-                _ => Err("invalid value".into()),
-            }
-        }
-    }
-    impl ::std::convert::TryFrom<&str> for OauthParCreateBodyResponseType {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl ::std::convert::TryFrom<::std::string::String>
-    for OauthParCreateBodyResponseType {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    ///A token request (RFC 6749 §4.1.3, §4.4.2, §6). Parameters the server does not recognise are ignored, as RFC 6749 (§3.1, §3.2) requires of an authorization server; a parameter sent twice is `invalid_request`.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct OauthTokenCreateBody {
-        ///The app’s client id. Required from a public app (no secret) and with `client_secret_post`; optional with HTTP Basic.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub client_id: ::std::option::Option<::std::string::String>,
-        ///A confidential app’s secret when it authenticates with `client_secret_post`; otherwise send it with HTTP Basic (`client_secret_basic`).
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub client_secret: ::std::option::Option<::std::string::String>,
-        ///The authorization code the redirect brought back (valid 60 s, once).
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub code: ::std::option::Option<::std::string::String>,
-        ///The PKCE verifier whose S256 challenge the authorization request sent (RFC 7636).
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub code_verifier: ::std::option::Option<OauthTokenCreateBodyCodeVerifier>,
-        ///`authorization_code` (with `code`, `redirect_uri`, `code_verifier`), `refresh_token` (with `refresh_token`), or `client_credentials` (confidential apps only: a token for the app itself, no user).
-        pub grant_type: OauthTokenCreateBodyGrantType,
-        ///The redirect URI the authorization request named, exactly.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub redirect_uri: ::std::option::Option<::std::string::String>,
-        ///A refresh token; it is spent by this request and a new one is returned (rotation).
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub refresh_token: ::std::option::Option<::std::string::String>,
-        ///`refresh_token`: fewer scopes than granted; `client_credentials`: the scopes wanted: scope names separated by spaces, from `openid`, `identify`, `stats:read`, `servers:read`, `servers:command`, `chat:read`, `clans:read`, `clans:write`, `tournaments:read`, `economy:read`, `economy:transfer`, `webhooks:read`, `webhooks:write`, `offline_access`.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub scope: ::std::option::Option<::std::string::String>,
-    }
-    ///The PKCE verifier whose S256 challenge the authorization request sent (RFC 7636).
-    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
-    #[serde(transparent)]
-    pub struct OauthTokenCreateBodyCodeVerifier(::std::string::String);
-    impl ::std::ops::Deref for OauthTokenCreateBodyCodeVerifier {
-        type Target = ::std::string::String;
-        fn deref(&self) -> &::std::string::String {
-            &self.0
-        }
-    }
-    impl ::std::convert::From<OauthTokenCreateBodyCodeVerifier>
-    for ::std::string::String {
-        fn from(value: OauthTokenCreateBodyCodeVerifier) -> Self {
-            value.0
-        }
-    }
-    impl ::std::str::FromStr for OauthTokenCreateBodyCodeVerifier {
-        type Err = self::error::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            if value.chars().count() > 128usize {
-                return Err("longer than 128 characters".into());
-            }
-            if value.chars().count() < 43usize {
-                return Err("shorter than 43 characters".into());
-            }
-            Ok(Self(value.to_string()))
-        }
-    }
-    impl ::std::convert::TryFrom<&str> for OauthTokenCreateBodyCodeVerifier {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl ::std::convert::TryFrom<::std::string::String>
-    for OauthTokenCreateBodyCodeVerifier {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl<'de> ::serde::Deserialize<'de> for OauthTokenCreateBodyCodeVerifier {
-        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
-        where
-            D: ::serde::Deserializer<'de>,
-        {
-            ::std::string::String::deserialize(deserializer)?
-                .parse()
-                .map_err(|e: self::error::ConversionError| {
-                    <D::Error as ::serde::de::Error>::custom(e.to_string())
-                })
-        }
-    }
-    ///`authorization_code` (with `code`, `redirect_uri`, `code_verifier`), `refresh_token` (with `refresh_token`), or `client_credentials` (confidential apps only: a token for the app itself, no user).
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Copy,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd
-    )]
-    pub enum OauthTokenCreateBodyGrantType {
-        #[serde(rename = "authorization_code")]
-        AuthorizationCode,
-        #[serde(rename = "refresh_token")]
-        RefreshToken,
-        #[serde(rename = "client_credentials")]
-        ClientCredentials,
-    }
-    impl ::std::fmt::Display for OauthTokenCreateBodyGrantType {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-            match *self {
-                Self::AuthorizationCode => f.write_str("authorization_code"),
-                Self::RefreshToken => f.write_str("refresh_token"),
-                Self::ClientCredentials => f.write_str("client_credentials"),
-            }
-        }
-    }
-    impl ::std::str::FromStr for OauthTokenCreateBodyGrantType {
-        type Err = self::error::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            match value {
-                "authorization_code" => Ok(Self::AuthorizationCode),
-                "refresh_token" => Ok(Self::RefreshToken),
-                "client_credentials" => Ok(Self::ClientCredentials),
-                _ => Err("invalid value".into()),
-            }
-        }
-    }
-    impl ::std::convert::TryFrom<&str> for OauthTokenCreateBodyGrantType {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl ::std::convert::TryFrom<::std::string::String>
-    for OauthTokenCreateBodyGrantType {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    ///An introspection request (RFC 7662 §2.1). Parameters the server does not recognise are ignored, as RFC 6749 (§3.1, §3.2) requires of an authorization server; a parameter sent twice is `invalid_request`.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct OauthTokenIntrospectBody {
-        ///The app’s client id. Required from a public app (no secret) and with `client_secret_post`; optional with HTTP Basic.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub client_id: ::std::option::Option<::std::string::String>,
-        ///A confidential app’s secret when it authenticates with `client_secret_post`; otherwise send it with HTTP Basic (`client_secret_basic`).
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub client_secret: ::std::option::Option<::std::string::String>,
-        ///The token to describe (one of the app’s own).
-        pub token: ::std::string::String,
-        ///What kind of token `token` is, to speed up the lookup; a wrong hint is not an error.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub token_type_hint: ::std::option::Option<
-            OauthTokenIntrospectBodyTokenTypeHint,
-        >,
-    }
-    ///What kind of token `token` is, to speed up the lookup; a wrong hint is not an error.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Copy,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd
-    )]
-    pub enum OauthTokenIntrospectBodyTokenTypeHint {
-        #[serde(rename = "access_token")]
-        AccessToken,
-        #[serde(rename = "refresh_token")]
-        RefreshToken,
-    }
-    impl ::std::fmt::Display for OauthTokenIntrospectBodyTokenTypeHint {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-            match *self {
-                Self::AccessToken => f.write_str("access_token"),
-                Self::RefreshToken => f.write_str("refresh_token"),
-            }
-        }
-    }
-    impl ::std::str::FromStr for OauthTokenIntrospectBodyTokenTypeHint {
-        type Err = self::error::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            match value {
-                "access_token" => Ok(Self::AccessToken),
-                "refresh_token" => Ok(Self::RefreshToken),
-                _ => Err("invalid value".into()),
-            }
-        }
-    }
-    impl ::std::convert::TryFrom<&str> for OauthTokenIntrospectBodyTokenTypeHint {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl ::std::convert::TryFrom<::std::string::String>
-    for OauthTokenIntrospectBodyTokenTypeHint {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    ///A revocation request (RFC 7009 §2.1). Parameters the server does not recognise are ignored, as RFC 6749 (§3.1, §3.2) requires of an authorization server; a parameter sent twice is `invalid_request`.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct OauthTokenRevokeBody {
-        ///The app’s client id. Required from a public app (no secret) and with `client_secret_post`; optional with HTTP Basic.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub client_id: ::std::option::Option<::std::string::String>,
-        ///A confidential app’s secret when it authenticates with `client_secret_post`; otherwise send it with HTTP Basic (`client_secret_basic`).
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub client_secret: ::std::option::Option<::std::string::String>,
-        ///The access or refresh token to revoke (one of the app’s own).
-        pub token: ::std::string::String,
-        ///What kind of token `token` is, to speed up the lookup; a wrong hint is not an error.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub token_type_hint: ::std::option::Option<OauthTokenRevokeBodyTokenTypeHint>,
-    }
-    ///What kind of token `token` is, to speed up the lookup; a wrong hint is not an error.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Copy,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd
-    )]
-    pub enum OauthTokenRevokeBodyTokenTypeHint {
-        #[serde(rename = "access_token")]
-        AccessToken,
-        #[serde(rename = "refresh_token")]
-        RefreshToken,
-    }
-    impl ::std::fmt::Display for OauthTokenRevokeBodyTokenTypeHint {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-            match *self {
-                Self::AccessToken => f.write_str("access_token"),
-                Self::RefreshToken => f.write_str("refresh_token"),
-            }
-        }
-    }
-    impl ::std::str::FromStr for OauthTokenRevokeBodyTokenTypeHint {
-        type Err = self::error::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            match value {
-                "access_token" => Ok(Self::AccessToken),
-                "refresh_token" => Ok(Self::RefreshToken),
-                _ => Err("invalid value".into()),
-            }
-        }
-    }
-    impl ::std::convert::TryFrom<&str> for OauthTokenRevokeBodyTokenTypeHint {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl ::std::convert::TryFrom<::std::string::String>
-    for OauthTokenRevokeBodyTokenTypeHint {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
     }
     ///`PlayerLevelUpEvent`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
@@ -15092,7 +14334,7 @@ pub mod types {
     }
     ///Online game servers
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct ServersListResponse {
+    pub struct ServersListResult {
         pub servers: ::std::vec::Vec<GameServer>,
     }
     ///`StatsEloGetGame`
@@ -15157,9 +14399,9 @@ pub mod types {
     }
     ///The ELO ladder of one game, highest rating first
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct StatsEloGetResponse {
+    pub struct StatsEloGetResult {
         ///the game used
-        pub game: StatsEloGetResponseGame,
+        pub game: StatsEloGetResultGame,
         pub leaderboard: ::std::vec::Vec<EloLadderEntry>,
     }
     ///the game used
@@ -15175,13 +14417,13 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
-    pub enum StatsEloGetResponseGame {
+    pub enum StatsEloGetResultGame {
         #[serde(rename = "cs2")]
         Cs2,
         #[serde(rename = "cs16")]
         Cs16,
     }
-    impl ::std::fmt::Display for StatsEloGetResponseGame {
+    impl ::std::fmt::Display for StatsEloGetResultGame {
         fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
             match *self {
                 Self::Cs2 => f.write_str("cs2"),
@@ -15189,7 +14431,7 @@ pub mod types {
             }
         }
     }
-    impl ::std::str::FromStr for StatsEloGetResponseGame {
+    impl ::std::str::FromStr for StatsEloGetResultGame {
         type Err = self::error::ConversionError;
         fn from_str(
             value: &str,
@@ -15201,7 +14443,7 @@ pub mod types {
             }
         }
     }
-    impl ::std::convert::TryFrom<&str> for StatsEloGetResponseGame {
+    impl ::std::convert::TryFrom<&str> for StatsEloGetResultGame {
         type Error = self::error::ConversionError;
         fn try_from(
             value: &str,
@@ -15209,7 +14451,7 @@ pub mod types {
             value.parse()
         }
     }
-    impl ::std::convert::TryFrom<::std::string::String> for StatsEloGetResponseGame {
+    impl ::std::convert::TryFrom<::std::string::String> for StatsEloGetResultGame {
         type Error = self::error::ConversionError;
         fn try_from(
             value: ::std::string::String,
@@ -15630,7 +14872,7 @@ pub mod types {
     }
     ///Tournaments in the requested status
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct TournamentsListResponse {
+    pub struct TournamentsListResult {
         pub tournaments: ::std::vec::Vec<Tournament>,
     }
     ///`TournamentsListStatus`
@@ -15719,269 +14961,13 @@ pub mod types {
     }
     ///A public user profile
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct UsersGetResponse {
+    pub struct UsersGetResult {
         pub user: User,
     }
     ///A user’s stats
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct UsersStatsGetResponse {
+    pub struct UsersStatsGetResult {
         pub stats: UserStats,
-    }
-    ///`V1ClansCreateBody`
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    #[serde(deny_unknown_fields)]
-    pub struct V1ClansCreateBody {
-        ///What the clan is about, up to 500 characters.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub description: ::std::option::Option<V1ClansCreateBodyDescription>,
-        ///The game the clan plays
-        pub game: V1ClansCreateBodyGame,
-        ///3-32 characters: ASCII letters, digits, spaces and . _ ' -, starting and ending with a letter or digit. Unique per game without regard to case.
-        pub name: V1ClansCreateBodyName,
-        ///2-6 ASCII letters or digits. Unique per game without regard to case.
-        pub tag: V1ClansCreateBodyTag,
-    }
-    ///What the clan is about, up to 500 characters.
-    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
-    #[serde(transparent)]
-    pub struct V1ClansCreateBodyDescription(::std::string::String);
-    impl ::std::ops::Deref for V1ClansCreateBodyDescription {
-        type Target = ::std::string::String;
-        fn deref(&self) -> &::std::string::String {
-            &self.0
-        }
-    }
-    impl ::std::convert::From<V1ClansCreateBodyDescription> for ::std::string::String {
-        fn from(value: V1ClansCreateBodyDescription) -> Self {
-            value.0
-        }
-    }
-    impl ::std::str::FromStr for V1ClansCreateBodyDescription {
-        type Err = self::error::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            if value.chars().count() > 500usize {
-                return Err("longer than 500 characters".into());
-            }
-            Ok(Self(value.to_string()))
-        }
-    }
-    impl ::std::convert::TryFrom<&str> for V1ClansCreateBodyDescription {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl ::std::convert::TryFrom<::std::string::String>
-    for V1ClansCreateBodyDescription {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl<'de> ::serde::Deserialize<'de> for V1ClansCreateBodyDescription {
-        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
-        where
-            D: ::serde::Deserializer<'de>,
-        {
-            ::std::string::String::deserialize(deserializer)?
-                .parse()
-                .map_err(|e: self::error::ConversionError| {
-                    <D::Error as ::serde::de::Error>::custom(e.to_string())
-                })
-        }
-    }
-    ///The game the clan plays
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Copy,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd
-    )]
-    pub enum V1ClansCreateBodyGame {
-        #[serde(rename = "cs2")]
-        Cs2,
-        #[serde(rename = "cs16")]
-        Cs16,
-        #[serde(rename = "rust")]
-        Rust,
-        #[serde(rename = "minecraft")]
-        Minecraft,
-    }
-    impl ::std::fmt::Display for V1ClansCreateBodyGame {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-            match *self {
-                Self::Cs2 => f.write_str("cs2"),
-                Self::Cs16 => f.write_str("cs16"),
-                Self::Rust => f.write_str("rust"),
-                Self::Minecraft => f.write_str("minecraft"),
-            }
-        }
-    }
-    impl ::std::str::FromStr for V1ClansCreateBodyGame {
-        type Err = self::error::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            match value {
-                "cs2" => Ok(Self::Cs2),
-                "cs16" => Ok(Self::Cs16),
-                "rust" => Ok(Self::Rust),
-                "minecraft" => Ok(Self::Minecraft),
-                _ => Err("invalid value".into()),
-            }
-        }
-    }
-    impl ::std::convert::TryFrom<&str> for V1ClansCreateBodyGame {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl ::std::convert::TryFrom<::std::string::String> for V1ClansCreateBodyGame {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    ///3-32 characters: ASCII letters, digits, spaces and . _ ' -, starting and ending with a letter or digit. Unique per game without regard to case.
-    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
-    #[serde(transparent)]
-    pub struct V1ClansCreateBodyName(::std::string::String);
-    impl ::std::ops::Deref for V1ClansCreateBodyName {
-        type Target = ::std::string::String;
-        fn deref(&self) -> &::std::string::String {
-            &self.0
-        }
-    }
-    impl ::std::convert::From<V1ClansCreateBodyName> for ::std::string::String {
-        fn from(value: V1ClansCreateBodyName) -> Self {
-            value.0
-        }
-    }
-    impl ::std::str::FromStr for V1ClansCreateBodyName {
-        type Err = self::error::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            if value.chars().count() > 32usize {
-                return Err("longer than 32 characters".into());
-            }
-            if value.chars().count() < 3usize {
-                return Err("shorter than 3 characters".into());
-            }
-            static PATTERN: ::std::sync::LazyLock<::regress::Regex> = ::std::sync::LazyLock::new(||
-            {
-                ::regress::Regex::new("^[A-Za-z0-9](?:[A-Za-z0-9 ._'-]*[A-Za-z0-9])?$")
-                    .unwrap()
-            });
-            if PATTERN.find(value).is_none() {
-                return Err(
-                    "doesn't match pattern \"^[A-Za-z0-9](?:[A-Za-z0-9 ._'-]*[A-Za-z0-9])?$\""
-                        .into(),
-                );
-            }
-            Ok(Self(value.to_string()))
-        }
-    }
-    impl ::std::convert::TryFrom<&str> for V1ClansCreateBodyName {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl ::std::convert::TryFrom<::std::string::String> for V1ClansCreateBodyName {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl<'de> ::serde::Deserialize<'de> for V1ClansCreateBodyName {
-        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
-        where
-            D: ::serde::Deserializer<'de>,
-        {
-            ::std::string::String::deserialize(deserializer)?
-                .parse()
-                .map_err(|e: self::error::ConversionError| {
-                    <D::Error as ::serde::de::Error>::custom(e.to_string())
-                })
-        }
-    }
-    ///2-6 ASCII letters or digits. Unique per game without regard to case.
-    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
-    #[serde(transparent)]
-    pub struct V1ClansCreateBodyTag(::std::string::String);
-    impl ::std::ops::Deref for V1ClansCreateBodyTag {
-        type Target = ::std::string::String;
-        fn deref(&self) -> &::std::string::String {
-            &self.0
-        }
-    }
-    impl ::std::convert::From<V1ClansCreateBodyTag> for ::std::string::String {
-        fn from(value: V1ClansCreateBodyTag) -> Self {
-            value.0
-        }
-    }
-    impl ::std::str::FromStr for V1ClansCreateBodyTag {
-        type Err = self::error::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            static PATTERN: ::std::sync::LazyLock<::regress::Regex> = ::std::sync::LazyLock::new(||
-            { ::regress::Regex::new("^[A-Za-z0-9]{2,6}$").unwrap() });
-            if PATTERN.find(value).is_none() {
-                return Err("doesn't match pattern \"^[A-Za-z0-9]{2,6}$\"".into());
-            }
-            Ok(Self(value.to_string()))
-        }
-    }
-    impl ::std::convert::TryFrom<&str> for V1ClansCreateBodyTag {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl ::std::convert::TryFrom<::std::string::String> for V1ClansCreateBodyTag {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl<'de> ::serde::Deserialize<'de> for V1ClansCreateBodyTag {
-        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
-        where
-            D: ::serde::Deserializer<'de>,
-        {
-            ::std::string::String::deserialize(deserializer)?
-                .parse()
-                .map_err(|e: self::error::ConversionError| {
-                    <D::Error as ::serde::de::Error>::custom(e.to_string())
-                })
-        }
     }
     ///`V1ClansCreateIdempotencyKey`
     #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
@@ -16040,56 +15026,37 @@ pub mod types {
                 })
         }
     }
-    ///The clan with its members
+    ///`V1ClansCreateRequest`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct V1ClansCreateResponse {
-        pub data: V1ClansCreateResponseData,
-    }
-    ///A clan with its members and their roles
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct V1ClansCreateResponseData {
-        ///when the clan was created
-        pub created_at: ::chrono::DateTime<::chrono::offset::Utc>,
+    #[serde(deny_unknown_fields)]
+    pub struct V1ClansCreateRequest {
         ///What the clan is about, up to 500 characters.
-        pub description: V1ClansCreateResponseDataDescription,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub description: ::std::option::Option<V1ClansCreateRequestDescription>,
         ///The game the clan plays
-        pub game: V1ClansCreateResponseDataGame,
-        ///clan ID
-        pub id: i64,
-        ///`open`: anyone may join; `invite`: only players with a pending invite; `closed`: no new members (pending invites cannot be accepted).
-        pub join_policy: V1ClansCreateResponseDataJoinPolicy,
-        ///Most members the clan takes, 2-100; never below the current member count.
-        pub max_members: i64,
-        ///members now, the owner included
-        pub member_count: ::std::num::NonZeroU64,
-        ///every member: the owner, then officers, then members, longest-standing first
-        pub members: ::std::vec::Vec<V1ClansCreateResponseDataMembersItem>,
+        pub game: V1ClansCreateRequestGame,
         ///3-32 characters: ASCII letters, digits, spaces and . _ ' -, starting and ending with a letter or digit. Unique per game without regard to case.
-        pub name: V1ClansCreateResponseDataName,
+        pub name: V1ClansCreateRequestName,
         ///2-6 ASCII letters or digits. Unique per game without regard to case.
-        pub tag: V1ClansCreateResponseDataTag,
-        ///when its settings last changed
-        pub updated_at: ::chrono::DateTime<::chrono::offset::Utc>,
-        ///`public`: listed and readable by anyone; `private`: seen only by its members and the players it invited (to anyone else it does not exist: 404).
-        pub visibility: V1ClansCreateResponseDataVisibility,
+        pub tag: V1ClansCreateRequestTag,
     }
     ///What the clan is about, up to 500 characters.
     #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
-    pub struct V1ClansCreateResponseDataDescription(::std::string::String);
-    impl ::std::ops::Deref for V1ClansCreateResponseDataDescription {
+    pub struct V1ClansCreateRequestDescription(::std::string::String);
+    impl ::std::ops::Deref for V1ClansCreateRequestDescription {
         type Target = ::std::string::String;
         fn deref(&self) -> &::std::string::String {
             &self.0
         }
     }
-    impl ::std::convert::From<V1ClansCreateResponseDataDescription>
+    impl ::std::convert::From<V1ClansCreateRequestDescription>
     for ::std::string::String {
-        fn from(value: V1ClansCreateResponseDataDescription) -> Self {
+        fn from(value: V1ClansCreateRequestDescription) -> Self {
             value.0
         }
     }
-    impl ::std::str::FromStr for V1ClansCreateResponseDataDescription {
+    impl ::std::str::FromStr for V1ClansCreateRequestDescription {
         type Err = self::error::ConversionError;
         fn from_str(
             value: &str,
@@ -16100,7 +15067,7 @@ pub mod types {
             Ok(Self(value.to_string()))
         }
     }
-    impl ::std::convert::TryFrom<&str> for V1ClansCreateResponseDataDescription {
+    impl ::std::convert::TryFrom<&str> for V1ClansCreateRequestDescription {
         type Error = self::error::ConversionError;
         fn try_from(
             value: &str,
@@ -16109,7 +15076,7 @@ pub mod types {
         }
     }
     impl ::std::convert::TryFrom<::std::string::String>
-    for V1ClansCreateResponseDataDescription {
+    for V1ClansCreateRequestDescription {
         type Error = self::error::ConversionError;
         fn try_from(
             value: ::std::string::String,
@@ -16117,7 +15084,7 @@ pub mod types {
             value.parse()
         }
     }
-    impl<'de> ::serde::Deserialize<'de> for V1ClansCreateResponseDataDescription {
+    impl<'de> ::serde::Deserialize<'de> for V1ClansCreateRequestDescription {
         fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
         where
             D: ::serde::Deserializer<'de>,
@@ -16142,7 +15109,7 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
-    pub enum V1ClansCreateResponseDataGame {
+    pub enum V1ClansCreateRequestGame {
         #[serde(rename = "cs2")]
         Cs2,
         #[serde(rename = "cs16")]
@@ -16152,7 +15119,7 @@ pub mod types {
         #[serde(rename = "minecraft")]
         Minecraft,
     }
-    impl ::std::fmt::Display for V1ClansCreateResponseDataGame {
+    impl ::std::fmt::Display for V1ClansCreateRequestGame {
         fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
             match *self {
                 Self::Cs2 => f.write_str("cs2"),
@@ -16162,7 +15129,7 @@ pub mod types {
             }
         }
     }
-    impl ::std::str::FromStr for V1ClansCreateResponseDataGame {
+    impl ::std::str::FromStr for V1ClansCreateRequestGame {
         type Err = self::error::ConversionError;
         fn from_str(
             value: &str,
@@ -16176,7 +15143,7 @@ pub mod types {
             }
         }
     }
-    impl ::std::convert::TryFrom<&str> for V1ClansCreateResponseDataGame {
+    impl ::std::convert::TryFrom<&str> for V1ClansCreateRequestGame {
         type Error = self::error::ConversionError;
         fn try_from(
             value: &str,
@@ -16184,140 +15151,7 @@ pub mod types {
             value.parse()
         }
     }
-    impl ::std::convert::TryFrom<::std::string::String>
-    for V1ClansCreateResponseDataGame {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    ///`open`: anyone may join; `invite`: only players with a pending invite; `closed`: no new members (pending invites cannot be accepted).
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Copy,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd
-    )]
-    pub enum V1ClansCreateResponseDataJoinPolicy {
-        #[serde(rename = "open")]
-        Open,
-        #[serde(rename = "invite")]
-        Invite,
-        #[serde(rename = "closed")]
-        Closed,
-    }
-    impl ::std::fmt::Display for V1ClansCreateResponseDataJoinPolicy {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-            match *self {
-                Self::Open => f.write_str("open"),
-                Self::Invite => f.write_str("invite"),
-                Self::Closed => f.write_str("closed"),
-            }
-        }
-    }
-    impl ::std::str::FromStr for V1ClansCreateResponseDataJoinPolicy {
-        type Err = self::error::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            match value {
-                "open" => Ok(Self::Open),
-                "invite" => Ok(Self::Invite),
-                "closed" => Ok(Self::Closed),
-                _ => Err("invalid value".into()),
-            }
-        }
-    }
-    impl ::std::convert::TryFrom<&str> for V1ClansCreateResponseDataJoinPolicy {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl ::std::convert::TryFrom<::std::string::String>
-    for V1ClansCreateResponseDataJoinPolicy {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    ///`V1ClansCreateResponseDataMembersItem`
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct V1ClansCreateResponseDataMembersItem {
-        ///path of the user’s avatar
-        pub avatar: ::std::string::String,
-        ///when the user joined
-        pub joined_at: ::chrono::DateTime<::chrono::offset::Utc>,
-        ///`owner` (exactly one; everything), `officer` (settings, invites, removes members), `member`
-        pub role: V1ClansCreateResponseDataMembersItemRole,
-        pub user_id: i64,
-        pub username: ::std::string::String,
-    }
-    ///`owner` (exactly one; everything), `officer` (settings, invites, removes members), `member`
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Copy,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd
-    )]
-    pub enum V1ClansCreateResponseDataMembersItemRole {
-        #[serde(rename = "owner")]
-        Owner,
-        #[serde(rename = "officer")]
-        Officer,
-        #[serde(rename = "member")]
-        Member,
-    }
-    impl ::std::fmt::Display for V1ClansCreateResponseDataMembersItemRole {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-            match *self {
-                Self::Owner => f.write_str("owner"),
-                Self::Officer => f.write_str("officer"),
-                Self::Member => f.write_str("member"),
-            }
-        }
-    }
-    impl ::std::str::FromStr for V1ClansCreateResponseDataMembersItemRole {
-        type Err = self::error::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            match value {
-                "owner" => Ok(Self::Owner),
-                "officer" => Ok(Self::Officer),
-                "member" => Ok(Self::Member),
-                _ => Err("invalid value".into()),
-            }
-        }
-    }
-    impl ::std::convert::TryFrom<&str> for V1ClansCreateResponseDataMembersItemRole {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl ::std::convert::TryFrom<::std::string::String>
-    for V1ClansCreateResponseDataMembersItemRole {
+    impl ::std::convert::TryFrom<::std::string::String> for V1ClansCreateRequestGame {
         type Error = self::error::ConversionError;
         fn try_from(
             value: ::std::string::String,
@@ -16328,19 +15162,19 @@ pub mod types {
     ///3-32 characters: ASCII letters, digits, spaces and . _ ' -, starting and ending with a letter or digit. Unique per game without regard to case.
     #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
-    pub struct V1ClansCreateResponseDataName(::std::string::String);
-    impl ::std::ops::Deref for V1ClansCreateResponseDataName {
+    pub struct V1ClansCreateRequestName(::std::string::String);
+    impl ::std::ops::Deref for V1ClansCreateRequestName {
         type Target = ::std::string::String;
         fn deref(&self) -> &::std::string::String {
             &self.0
         }
     }
-    impl ::std::convert::From<V1ClansCreateResponseDataName> for ::std::string::String {
-        fn from(value: V1ClansCreateResponseDataName) -> Self {
+    impl ::std::convert::From<V1ClansCreateRequestName> for ::std::string::String {
+        fn from(value: V1ClansCreateRequestName) -> Self {
             value.0
         }
     }
-    impl ::std::str::FromStr for V1ClansCreateResponseDataName {
+    impl ::std::str::FromStr for V1ClansCreateRequestName {
         type Err = self::error::ConversionError;
         fn from_str(
             value: &str,
@@ -16365,7 +15199,7 @@ pub mod types {
             Ok(Self(value.to_string()))
         }
     }
-    impl ::std::convert::TryFrom<&str> for V1ClansCreateResponseDataName {
+    impl ::std::convert::TryFrom<&str> for V1ClansCreateRequestName {
         type Error = self::error::ConversionError;
         fn try_from(
             value: &str,
@@ -16373,8 +15207,7 @@ pub mod types {
             value.parse()
         }
     }
-    impl ::std::convert::TryFrom<::std::string::String>
-    for V1ClansCreateResponseDataName {
+    impl ::std::convert::TryFrom<::std::string::String> for V1ClansCreateRequestName {
         type Error = self::error::ConversionError;
         fn try_from(
             value: ::std::string::String,
@@ -16382,7 +15215,7 @@ pub mod types {
             value.parse()
         }
     }
-    impl<'de> ::serde::Deserialize<'de> for V1ClansCreateResponseDataName {
+    impl<'de> ::serde::Deserialize<'de> for V1ClansCreateRequestName {
         fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
         where
             D: ::serde::Deserializer<'de>,
@@ -16397,19 +15230,19 @@ pub mod types {
     ///2-6 ASCII letters or digits. Unique per game without regard to case.
     #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
-    pub struct V1ClansCreateResponseDataTag(::std::string::String);
-    impl ::std::ops::Deref for V1ClansCreateResponseDataTag {
+    pub struct V1ClansCreateRequestTag(::std::string::String);
+    impl ::std::ops::Deref for V1ClansCreateRequestTag {
         type Target = ::std::string::String;
         fn deref(&self) -> &::std::string::String {
             &self.0
         }
     }
-    impl ::std::convert::From<V1ClansCreateResponseDataTag> for ::std::string::String {
-        fn from(value: V1ClansCreateResponseDataTag) -> Self {
+    impl ::std::convert::From<V1ClansCreateRequestTag> for ::std::string::String {
+        fn from(value: V1ClansCreateRequestTag) -> Self {
             value.0
         }
     }
-    impl ::std::str::FromStr for V1ClansCreateResponseDataTag {
+    impl ::std::str::FromStr for V1ClansCreateRequestTag {
         type Err = self::error::ConversionError;
         fn from_str(
             value: &str,
@@ -16422,7 +15255,95 @@ pub mod types {
             Ok(Self(value.to_string()))
         }
     }
-    impl ::std::convert::TryFrom<&str> for V1ClansCreateResponseDataTag {
+    impl ::std::convert::TryFrom<&str> for V1ClansCreateRequestTag {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String> for V1ClansCreateRequestTag {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for V1ClansCreateRequestTag {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| {
+                    <D::Error as ::serde::de::Error>::custom(e.to_string())
+                })
+        }
+    }
+    ///The clan with its members
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    pub struct V1ClansCreateResult {
+        pub data: V1ClansCreateResultData,
+    }
+    ///A clan with its members and their roles
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    pub struct V1ClansCreateResultData {
+        ///when the clan was created
+        pub created_at: ::chrono::DateTime<::chrono::offset::Utc>,
+        ///What the clan is about, up to 500 characters.
+        pub description: V1ClansCreateResultDataDescription,
+        ///The game the clan plays
+        pub game: V1ClansCreateResultDataGame,
+        ///clan ID
+        pub id: i64,
+        ///`open`: anyone may join; `invite`: only players with a pending invite; `closed`: no new members (pending invites cannot be accepted).
+        pub join_policy: V1ClansCreateResultDataJoinPolicy,
+        ///Most members the clan takes, 2-100; never below the current member count.
+        pub max_members: i64,
+        ///members now, the owner included
+        pub member_count: ::std::num::NonZeroU64,
+        ///every member: the owner, then officers, then members, longest-standing first
+        pub members: ::std::vec::Vec<V1ClansCreateResultDataMembersItem>,
+        ///3-32 characters: ASCII letters, digits, spaces and . _ ' -, starting and ending with a letter or digit. Unique per game without regard to case.
+        pub name: V1ClansCreateResultDataName,
+        ///2-6 ASCII letters or digits. Unique per game without regard to case.
+        pub tag: V1ClansCreateResultDataTag,
+        ///when its settings last changed
+        pub updated_at: ::chrono::DateTime<::chrono::offset::Utc>,
+        ///`public`: listed and readable by anyone; `private`: seen only by its members and the players it invited (to anyone else it does not exist: 404).
+        pub visibility: V1ClansCreateResultDataVisibility,
+    }
+    ///What the clan is about, up to 500 characters.
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+    #[serde(transparent)]
+    pub struct V1ClansCreateResultDataDescription(::std::string::String);
+    impl ::std::ops::Deref for V1ClansCreateResultDataDescription {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<V1ClansCreateResultDataDescription>
+    for ::std::string::String {
+        fn from(value: V1ClansCreateResultDataDescription) -> Self {
+            value.0
+        }
+    }
+    impl ::std::str::FromStr for V1ClansCreateResultDataDescription {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            if value.chars().count() > 500usize {
+                return Err("longer than 500 characters".into());
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for V1ClansCreateResultDataDescription {
         type Error = self::error::ConversionError;
         fn try_from(
             value: &str,
@@ -16431,7 +15352,7 @@ pub mod types {
         }
     }
     impl ::std::convert::TryFrom<::std::string::String>
-    for V1ClansCreateResponseDataTag {
+    for V1ClansCreateResultDataDescription {
         type Error = self::error::ConversionError;
         fn try_from(
             value: ::std::string::String,
@@ -16439,7 +15360,326 @@ pub mod types {
             value.parse()
         }
     }
-    impl<'de> ::serde::Deserialize<'de> for V1ClansCreateResponseDataTag {
+    impl<'de> ::serde::Deserialize<'de> for V1ClansCreateResultDataDescription {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| {
+                    <D::Error as ::serde::de::Error>::custom(e.to_string())
+                })
+        }
+    }
+    ///The game the clan plays
+    #[derive(
+        ::serde::Deserialize,
+        ::serde::Serialize,
+        Clone,
+        Copy,
+        Debug,
+        Eq,
+        Hash,
+        Ord,
+        PartialEq,
+        PartialOrd
+    )]
+    pub enum V1ClansCreateResultDataGame {
+        #[serde(rename = "cs2")]
+        Cs2,
+        #[serde(rename = "cs16")]
+        Cs16,
+        #[serde(rename = "rust")]
+        Rust,
+        #[serde(rename = "minecraft")]
+        Minecraft,
+    }
+    impl ::std::fmt::Display for V1ClansCreateResultDataGame {
+        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+            match *self {
+                Self::Cs2 => f.write_str("cs2"),
+                Self::Cs16 => f.write_str("cs16"),
+                Self::Rust => f.write_str("rust"),
+                Self::Minecraft => f.write_str("minecraft"),
+            }
+        }
+    }
+    impl ::std::str::FromStr for V1ClansCreateResultDataGame {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            match value {
+                "cs2" => Ok(Self::Cs2),
+                "cs16" => Ok(Self::Cs16),
+                "rust" => Ok(Self::Rust),
+                "minecraft" => Ok(Self::Minecraft),
+                _ => Err("invalid value".into()),
+            }
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for V1ClansCreateResultDataGame {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String> for V1ClansCreateResultDataGame {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    ///`open`: anyone may join; `invite`: only players with a pending invite; `closed`: no new members (pending invites cannot be accepted).
+    #[derive(
+        ::serde::Deserialize,
+        ::serde::Serialize,
+        Clone,
+        Copy,
+        Debug,
+        Eq,
+        Hash,
+        Ord,
+        PartialEq,
+        PartialOrd
+    )]
+    pub enum V1ClansCreateResultDataJoinPolicy {
+        #[serde(rename = "open")]
+        Open,
+        #[serde(rename = "invite")]
+        Invite,
+        #[serde(rename = "closed")]
+        Closed,
+    }
+    impl ::std::fmt::Display for V1ClansCreateResultDataJoinPolicy {
+        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+            match *self {
+                Self::Open => f.write_str("open"),
+                Self::Invite => f.write_str("invite"),
+                Self::Closed => f.write_str("closed"),
+            }
+        }
+    }
+    impl ::std::str::FromStr for V1ClansCreateResultDataJoinPolicy {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            match value {
+                "open" => Ok(Self::Open),
+                "invite" => Ok(Self::Invite),
+                "closed" => Ok(Self::Closed),
+                _ => Err("invalid value".into()),
+            }
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for V1ClansCreateResultDataJoinPolicy {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String>
+    for V1ClansCreateResultDataJoinPolicy {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    ///`V1ClansCreateResultDataMembersItem`
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    pub struct V1ClansCreateResultDataMembersItem {
+        ///path of the user’s avatar
+        pub avatar: ::std::string::String,
+        ///when the user joined
+        pub joined_at: ::chrono::DateTime<::chrono::offset::Utc>,
+        ///`owner` (exactly one; everything), `officer` (settings, invites, removes members), `member`
+        pub role: V1ClansCreateResultDataMembersItemRole,
+        pub user_id: i64,
+        pub username: ::std::string::String,
+    }
+    ///`owner` (exactly one; everything), `officer` (settings, invites, removes members), `member`
+    #[derive(
+        ::serde::Deserialize,
+        ::serde::Serialize,
+        Clone,
+        Copy,
+        Debug,
+        Eq,
+        Hash,
+        Ord,
+        PartialEq,
+        PartialOrd
+    )]
+    pub enum V1ClansCreateResultDataMembersItemRole {
+        #[serde(rename = "owner")]
+        Owner,
+        #[serde(rename = "officer")]
+        Officer,
+        #[serde(rename = "member")]
+        Member,
+    }
+    impl ::std::fmt::Display for V1ClansCreateResultDataMembersItemRole {
+        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+            match *self {
+                Self::Owner => f.write_str("owner"),
+                Self::Officer => f.write_str("officer"),
+                Self::Member => f.write_str("member"),
+            }
+        }
+    }
+    impl ::std::str::FromStr for V1ClansCreateResultDataMembersItemRole {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            match value {
+                "owner" => Ok(Self::Owner),
+                "officer" => Ok(Self::Officer),
+                "member" => Ok(Self::Member),
+                _ => Err("invalid value".into()),
+            }
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for V1ClansCreateResultDataMembersItemRole {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String>
+    for V1ClansCreateResultDataMembersItemRole {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    ///3-32 characters: ASCII letters, digits, spaces and . _ ' -, starting and ending with a letter or digit. Unique per game without regard to case.
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+    #[serde(transparent)]
+    pub struct V1ClansCreateResultDataName(::std::string::String);
+    impl ::std::ops::Deref for V1ClansCreateResultDataName {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<V1ClansCreateResultDataName> for ::std::string::String {
+        fn from(value: V1ClansCreateResultDataName) -> Self {
+            value.0
+        }
+    }
+    impl ::std::str::FromStr for V1ClansCreateResultDataName {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            if value.chars().count() > 32usize {
+                return Err("longer than 32 characters".into());
+            }
+            if value.chars().count() < 3usize {
+                return Err("shorter than 3 characters".into());
+            }
+            static PATTERN: ::std::sync::LazyLock<::regress::Regex> = ::std::sync::LazyLock::new(||
+            {
+                ::regress::Regex::new("^[A-Za-z0-9](?:[A-Za-z0-9 ._'-]*[A-Za-z0-9])?$")
+                    .unwrap()
+            });
+            if PATTERN.find(value).is_none() {
+                return Err(
+                    "doesn't match pattern \"^[A-Za-z0-9](?:[A-Za-z0-9 ._'-]*[A-Za-z0-9])?$\""
+                        .into(),
+                );
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for V1ClansCreateResultDataName {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String> for V1ClansCreateResultDataName {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for V1ClansCreateResultDataName {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| {
+                    <D::Error as ::serde::de::Error>::custom(e.to_string())
+                })
+        }
+    }
+    ///2-6 ASCII letters or digits. Unique per game without regard to case.
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+    #[serde(transparent)]
+    pub struct V1ClansCreateResultDataTag(::std::string::String);
+    impl ::std::ops::Deref for V1ClansCreateResultDataTag {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<V1ClansCreateResultDataTag> for ::std::string::String {
+        fn from(value: V1ClansCreateResultDataTag) -> Self {
+            value.0
+        }
+    }
+    impl ::std::str::FromStr for V1ClansCreateResultDataTag {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            static PATTERN: ::std::sync::LazyLock<::regress::Regex> = ::std::sync::LazyLock::new(||
+            { ::regress::Regex::new("^[A-Za-z0-9]{2,6}$").unwrap() });
+            if PATTERN.find(value).is_none() {
+                return Err("doesn't match pattern \"^[A-Za-z0-9]{2,6}$\"".into());
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for V1ClansCreateResultDataTag {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String> for V1ClansCreateResultDataTag {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for V1ClansCreateResultDataTag {
         fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
         where
             D: ::serde::Deserializer<'de>,
@@ -16464,13 +15704,13 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
-    pub enum V1ClansCreateResponseDataVisibility {
+    pub enum V1ClansCreateResultDataVisibility {
         #[serde(rename = "public")]
         Public,
         #[serde(rename = "private")]
         Private,
     }
-    impl ::std::fmt::Display for V1ClansCreateResponseDataVisibility {
+    impl ::std::fmt::Display for V1ClansCreateResultDataVisibility {
         fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
             match *self {
                 Self::Public => f.write_str("public"),
@@ -16478,7 +15718,7 @@ pub mod types {
             }
         }
     }
-    impl ::std::str::FromStr for V1ClansCreateResponseDataVisibility {
+    impl ::std::str::FromStr for V1ClansCreateResultDataVisibility {
         type Err = self::error::ConversionError;
         fn from_str(
             value: &str,
@@ -16490,7 +15730,7 @@ pub mod types {
             }
         }
     }
-    impl ::std::convert::TryFrom<&str> for V1ClansCreateResponseDataVisibility {
+    impl ::std::convert::TryFrom<&str> for V1ClansCreateResultDataVisibility {
         type Error = self::error::ConversionError;
         fn try_from(
             value: &str,
@@ -16499,7 +15739,7 @@ pub mod types {
         }
     }
     impl ::std::convert::TryFrom<::std::string::String>
-    for V1ClansCreateResponseDataVisibility {
+    for V1ClansCreateResultDataVisibility {
         type Error = self::error::ConversionError;
         fn try_from(
             value: ::std::string::String,
@@ -16567,54 +15807,54 @@ pub mod types {
     }
     ///The clan with its members
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct V1ClansGetResponse {
-        pub data: V1ClansGetResponseData,
+    pub struct V1ClansGetResult {
+        pub data: V1ClansGetResultData,
     }
     ///A clan with its members and their roles
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct V1ClansGetResponseData {
+    pub struct V1ClansGetResultData {
         ///when the clan was created
         pub created_at: ::chrono::DateTime<::chrono::offset::Utc>,
         ///What the clan is about, up to 500 characters.
-        pub description: V1ClansGetResponseDataDescription,
+        pub description: V1ClansGetResultDataDescription,
         ///The game the clan plays
-        pub game: V1ClansGetResponseDataGame,
+        pub game: V1ClansGetResultDataGame,
         ///clan ID
         pub id: i64,
         ///`open`: anyone may join; `invite`: only players with a pending invite; `closed`: no new members (pending invites cannot be accepted).
-        pub join_policy: V1ClansGetResponseDataJoinPolicy,
+        pub join_policy: V1ClansGetResultDataJoinPolicy,
         ///Most members the clan takes, 2-100; never below the current member count.
         pub max_members: i64,
         ///members now, the owner included
         pub member_count: ::std::num::NonZeroU64,
         ///every member: the owner, then officers, then members, longest-standing first
-        pub members: ::std::vec::Vec<V1ClansGetResponseDataMembersItem>,
+        pub members: ::std::vec::Vec<V1ClansGetResultDataMembersItem>,
         ///3-32 characters: ASCII letters, digits, spaces and . _ ' -, starting and ending with a letter or digit. Unique per game without regard to case.
-        pub name: V1ClansGetResponseDataName,
+        pub name: V1ClansGetResultDataName,
         ///2-6 ASCII letters or digits. Unique per game without regard to case.
-        pub tag: V1ClansGetResponseDataTag,
+        pub tag: V1ClansGetResultDataTag,
         ///when its settings last changed
         pub updated_at: ::chrono::DateTime<::chrono::offset::Utc>,
         ///`public`: listed and readable by anyone; `private`: seen only by its members and the players it invited (to anyone else it does not exist: 404).
-        pub visibility: V1ClansGetResponseDataVisibility,
+        pub visibility: V1ClansGetResultDataVisibility,
     }
     ///What the clan is about, up to 500 characters.
     #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
-    pub struct V1ClansGetResponseDataDescription(::std::string::String);
-    impl ::std::ops::Deref for V1ClansGetResponseDataDescription {
+    pub struct V1ClansGetResultDataDescription(::std::string::String);
+    impl ::std::ops::Deref for V1ClansGetResultDataDescription {
         type Target = ::std::string::String;
         fn deref(&self) -> &::std::string::String {
             &self.0
         }
     }
-    impl ::std::convert::From<V1ClansGetResponseDataDescription>
+    impl ::std::convert::From<V1ClansGetResultDataDescription>
     for ::std::string::String {
-        fn from(value: V1ClansGetResponseDataDescription) -> Self {
+        fn from(value: V1ClansGetResultDataDescription) -> Self {
             value.0
         }
     }
-    impl ::std::str::FromStr for V1ClansGetResponseDataDescription {
+    impl ::std::str::FromStr for V1ClansGetResultDataDescription {
         type Err = self::error::ConversionError;
         fn from_str(
             value: &str,
@@ -16625,7 +15865,7 @@ pub mod types {
             Ok(Self(value.to_string()))
         }
     }
-    impl ::std::convert::TryFrom<&str> for V1ClansGetResponseDataDescription {
+    impl ::std::convert::TryFrom<&str> for V1ClansGetResultDataDescription {
         type Error = self::error::ConversionError;
         fn try_from(
             value: &str,
@@ -16634,7 +15874,7 @@ pub mod types {
         }
     }
     impl ::std::convert::TryFrom<::std::string::String>
-    for V1ClansGetResponseDataDescription {
+    for V1ClansGetResultDataDescription {
         type Error = self::error::ConversionError;
         fn try_from(
             value: ::std::string::String,
@@ -16642,7 +15882,7 @@ pub mod types {
             value.parse()
         }
     }
-    impl<'de> ::serde::Deserialize<'de> for V1ClansGetResponseDataDescription {
+    impl<'de> ::serde::Deserialize<'de> for V1ClansGetResultDataDescription {
         fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
         where
             D: ::serde::Deserializer<'de>,
@@ -16667,7 +15907,7 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
-    pub enum V1ClansGetResponseDataGame {
+    pub enum V1ClansGetResultDataGame {
         #[serde(rename = "cs2")]
         Cs2,
         #[serde(rename = "cs16")]
@@ -16677,7 +15917,7 @@ pub mod types {
         #[serde(rename = "minecraft")]
         Minecraft,
     }
-    impl ::std::fmt::Display for V1ClansGetResponseDataGame {
+    impl ::std::fmt::Display for V1ClansGetResultDataGame {
         fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
             match *self {
                 Self::Cs2 => f.write_str("cs2"),
@@ -16687,7 +15927,7 @@ pub mod types {
             }
         }
     }
-    impl ::std::str::FromStr for V1ClansGetResponseDataGame {
+    impl ::std::str::FromStr for V1ClansGetResultDataGame {
         type Err = self::error::ConversionError;
         fn from_str(
             value: &str,
@@ -16701,7 +15941,7 @@ pub mod types {
             }
         }
     }
-    impl ::std::convert::TryFrom<&str> for V1ClansGetResponseDataGame {
+    impl ::std::convert::TryFrom<&str> for V1ClansGetResultDataGame {
         type Error = self::error::ConversionError;
         fn try_from(
             value: &str,
@@ -16709,7 +15949,7 @@ pub mod types {
             value.parse()
         }
     }
-    impl ::std::convert::TryFrom<::std::string::String> for V1ClansGetResponseDataGame {
+    impl ::std::convert::TryFrom<::std::string::String> for V1ClansGetResultDataGame {
         type Error = self::error::ConversionError;
         fn try_from(
             value: ::std::string::String,
@@ -16730,7 +15970,7 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
-    pub enum V1ClansGetResponseDataJoinPolicy {
+    pub enum V1ClansGetResultDataJoinPolicy {
         #[serde(rename = "open")]
         Open,
         #[serde(rename = "invite")]
@@ -16738,7 +15978,7 @@ pub mod types {
         #[serde(rename = "closed")]
         Closed,
     }
-    impl ::std::fmt::Display for V1ClansGetResponseDataJoinPolicy {
+    impl ::std::fmt::Display for V1ClansGetResultDataJoinPolicy {
         fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
             match *self {
                 Self::Open => f.write_str("open"),
@@ -16747,7 +15987,7 @@ pub mod types {
             }
         }
     }
-    impl ::std::str::FromStr for V1ClansGetResponseDataJoinPolicy {
+    impl ::std::str::FromStr for V1ClansGetResultDataJoinPolicy {
         type Err = self::error::ConversionError;
         fn from_str(
             value: &str,
@@ -16760,7 +16000,7 @@ pub mod types {
             }
         }
     }
-    impl ::std::convert::TryFrom<&str> for V1ClansGetResponseDataJoinPolicy {
+    impl ::std::convert::TryFrom<&str> for V1ClansGetResultDataJoinPolicy {
         type Error = self::error::ConversionError;
         fn try_from(
             value: &str,
@@ -16769,7 +16009,7 @@ pub mod types {
         }
     }
     impl ::std::convert::TryFrom<::std::string::String>
-    for V1ClansGetResponseDataJoinPolicy {
+    for V1ClansGetResultDataJoinPolicy {
         type Error = self::error::ConversionError;
         fn try_from(
             value: ::std::string::String,
@@ -16777,15 +16017,15 @@ pub mod types {
             value.parse()
         }
     }
-    ///`V1ClansGetResponseDataMembersItem`
+    ///`V1ClansGetResultDataMembersItem`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct V1ClansGetResponseDataMembersItem {
+    pub struct V1ClansGetResultDataMembersItem {
         ///path of the user’s avatar
         pub avatar: ::std::string::String,
         ///when the user joined
         pub joined_at: ::chrono::DateTime<::chrono::offset::Utc>,
         ///`owner` (exactly one; everything), `officer` (settings, invites, removes members), `member`
-        pub role: V1ClansGetResponseDataMembersItemRole,
+        pub role: V1ClansGetResultDataMembersItemRole,
         pub user_id: i64,
         pub username: ::std::string::String,
     }
@@ -16802,7 +16042,7 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
-    pub enum V1ClansGetResponseDataMembersItemRole {
+    pub enum V1ClansGetResultDataMembersItemRole {
         #[serde(rename = "owner")]
         Owner,
         #[serde(rename = "officer")]
@@ -16810,7 +16050,7 @@ pub mod types {
         #[serde(rename = "member")]
         Member,
     }
-    impl ::std::fmt::Display for V1ClansGetResponseDataMembersItemRole {
+    impl ::std::fmt::Display for V1ClansGetResultDataMembersItemRole {
         fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
             match *self {
                 Self::Owner => f.write_str("owner"),
@@ -16819,7 +16059,7 @@ pub mod types {
             }
         }
     }
-    impl ::std::str::FromStr for V1ClansGetResponseDataMembersItemRole {
+    impl ::std::str::FromStr for V1ClansGetResultDataMembersItemRole {
         type Err = self::error::ConversionError;
         fn from_str(
             value: &str,
@@ -16832,7 +16072,7 @@ pub mod types {
             }
         }
     }
-    impl ::std::convert::TryFrom<&str> for V1ClansGetResponseDataMembersItemRole {
+    impl ::std::convert::TryFrom<&str> for V1ClansGetResultDataMembersItemRole {
         type Error = self::error::ConversionError;
         fn try_from(
             value: &str,
@@ -16841,7 +16081,7 @@ pub mod types {
         }
     }
     impl ::std::convert::TryFrom<::std::string::String>
-    for V1ClansGetResponseDataMembersItemRole {
+    for V1ClansGetResultDataMembersItemRole {
         type Error = self::error::ConversionError;
         fn try_from(
             value: ::std::string::String,
@@ -16852,19 +16092,19 @@ pub mod types {
     ///3-32 characters: ASCII letters, digits, spaces and . _ ' -, starting and ending with a letter or digit. Unique per game without regard to case.
     #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
-    pub struct V1ClansGetResponseDataName(::std::string::String);
-    impl ::std::ops::Deref for V1ClansGetResponseDataName {
+    pub struct V1ClansGetResultDataName(::std::string::String);
+    impl ::std::ops::Deref for V1ClansGetResultDataName {
         type Target = ::std::string::String;
         fn deref(&self) -> &::std::string::String {
             &self.0
         }
     }
-    impl ::std::convert::From<V1ClansGetResponseDataName> for ::std::string::String {
-        fn from(value: V1ClansGetResponseDataName) -> Self {
+    impl ::std::convert::From<V1ClansGetResultDataName> for ::std::string::String {
+        fn from(value: V1ClansGetResultDataName) -> Self {
             value.0
         }
     }
-    impl ::std::str::FromStr for V1ClansGetResponseDataName {
+    impl ::std::str::FromStr for V1ClansGetResultDataName {
         type Err = self::error::ConversionError;
         fn from_str(
             value: &str,
@@ -16889,7 +16129,7 @@ pub mod types {
             Ok(Self(value.to_string()))
         }
     }
-    impl ::std::convert::TryFrom<&str> for V1ClansGetResponseDataName {
+    impl ::std::convert::TryFrom<&str> for V1ClansGetResultDataName {
         type Error = self::error::ConversionError;
         fn try_from(
             value: &str,
@@ -16897,7 +16137,7 @@ pub mod types {
             value.parse()
         }
     }
-    impl ::std::convert::TryFrom<::std::string::String> for V1ClansGetResponseDataName {
+    impl ::std::convert::TryFrom<::std::string::String> for V1ClansGetResultDataName {
         type Error = self::error::ConversionError;
         fn try_from(
             value: ::std::string::String,
@@ -16905,7 +16145,7 @@ pub mod types {
             value.parse()
         }
     }
-    impl<'de> ::serde::Deserialize<'de> for V1ClansGetResponseDataName {
+    impl<'de> ::serde::Deserialize<'de> for V1ClansGetResultDataName {
         fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
         where
             D: ::serde::Deserializer<'de>,
@@ -16920,19 +16160,19 @@ pub mod types {
     ///2-6 ASCII letters or digits. Unique per game without regard to case.
     #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
-    pub struct V1ClansGetResponseDataTag(::std::string::String);
-    impl ::std::ops::Deref for V1ClansGetResponseDataTag {
+    pub struct V1ClansGetResultDataTag(::std::string::String);
+    impl ::std::ops::Deref for V1ClansGetResultDataTag {
         type Target = ::std::string::String;
         fn deref(&self) -> &::std::string::String {
             &self.0
         }
     }
-    impl ::std::convert::From<V1ClansGetResponseDataTag> for ::std::string::String {
-        fn from(value: V1ClansGetResponseDataTag) -> Self {
+    impl ::std::convert::From<V1ClansGetResultDataTag> for ::std::string::String {
+        fn from(value: V1ClansGetResultDataTag) -> Self {
             value.0
         }
     }
-    impl ::std::str::FromStr for V1ClansGetResponseDataTag {
+    impl ::std::str::FromStr for V1ClansGetResultDataTag {
         type Err = self::error::ConversionError;
         fn from_str(
             value: &str,
@@ -16945,7 +16185,7 @@ pub mod types {
             Ok(Self(value.to_string()))
         }
     }
-    impl ::std::convert::TryFrom<&str> for V1ClansGetResponseDataTag {
+    impl ::std::convert::TryFrom<&str> for V1ClansGetResultDataTag {
         type Error = self::error::ConversionError;
         fn try_from(
             value: &str,
@@ -16953,7 +16193,7 @@ pub mod types {
             value.parse()
         }
     }
-    impl ::std::convert::TryFrom<::std::string::String> for V1ClansGetResponseDataTag {
+    impl ::std::convert::TryFrom<::std::string::String> for V1ClansGetResultDataTag {
         type Error = self::error::ConversionError;
         fn try_from(
             value: ::std::string::String,
@@ -16961,7 +16201,7 @@ pub mod types {
             value.parse()
         }
     }
-    impl<'de> ::serde::Deserialize<'de> for V1ClansGetResponseDataTag {
+    impl<'de> ::serde::Deserialize<'de> for V1ClansGetResultDataTag {
         fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
         where
             D: ::serde::Deserializer<'de>,
@@ -16986,13 +16226,13 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
-    pub enum V1ClansGetResponseDataVisibility {
+    pub enum V1ClansGetResultDataVisibility {
         #[serde(rename = "public")]
         Public,
         #[serde(rename = "private")]
         Private,
     }
-    impl ::std::fmt::Display for V1ClansGetResponseDataVisibility {
+    impl ::std::fmt::Display for V1ClansGetResultDataVisibility {
         fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
             match *self {
                 Self::Public => f.write_str("public"),
@@ -17000,7 +16240,7 @@ pub mod types {
             }
         }
     }
-    impl ::std::str::FromStr for V1ClansGetResponseDataVisibility {
+    impl ::std::str::FromStr for V1ClansGetResultDataVisibility {
         type Err = self::error::ConversionError;
         fn from_str(
             value: &str,
@@ -17012,7 +16252,7 @@ pub mod types {
             }
         }
     }
-    impl ::std::convert::TryFrom<&str> for V1ClansGetResponseDataVisibility {
+    impl ::std::convert::TryFrom<&str> for V1ClansGetResultDataVisibility {
         type Error = self::error::ConversionError;
         fn try_from(
             value: &str,
@@ -17021,7 +16261,7 @@ pub mod types {
         }
     }
     impl ::std::convert::TryFrom<::std::string::String>
-    for V1ClansGetResponseDataVisibility {
+    for V1ClansGetResultDataVisibility {
         type Error = self::error::ConversionError;
         fn try_from(
             value: ::std::string::String,
@@ -17090,19 +16330,19 @@ pub mod types {
     }
     ///The membership
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct V1ClansInvitesAcceptResponse {
-        pub data: V1ClansInvitesAcceptResponseData,
+    pub struct V1ClansInvitesAcceptResult {
+        pub data: V1ClansInvitesAcceptResultData,
     }
     ///A member of a clan and their role
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct V1ClansInvitesAcceptResponseData {
+    pub struct V1ClansInvitesAcceptResultData {
         ///path of the user’s avatar
         pub avatar: ::std::string::String,
         pub clan_id: i64,
         ///when the user joined
         pub joined_at: ::chrono::DateTime<::chrono::offset::Utc>,
         ///`owner` (exactly one; everything), `officer` (settings, invites, removes members), `member`
-        pub role: V1ClansInvitesAcceptResponseDataRole,
+        pub role: V1ClansInvitesAcceptResultDataRole,
         pub user_id: i64,
         pub username: ::std::string::String,
     }
@@ -17119,7 +16359,7 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
-    pub enum V1ClansInvitesAcceptResponseDataRole {
+    pub enum V1ClansInvitesAcceptResultDataRole {
         #[serde(rename = "owner")]
         Owner,
         #[serde(rename = "officer")]
@@ -17127,7 +16367,7 @@ pub mod types {
         #[serde(rename = "member")]
         Member,
     }
-    impl ::std::fmt::Display for V1ClansInvitesAcceptResponseDataRole {
+    impl ::std::fmt::Display for V1ClansInvitesAcceptResultDataRole {
         fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
             match *self {
                 Self::Owner => f.write_str("owner"),
@@ -17136,7 +16376,7 @@ pub mod types {
             }
         }
     }
-    impl ::std::str::FromStr for V1ClansInvitesAcceptResponseDataRole {
+    impl ::std::str::FromStr for V1ClansInvitesAcceptResultDataRole {
         type Err = self::error::ConversionError;
         fn from_str(
             value: &str,
@@ -17149,7 +16389,7 @@ pub mod types {
             }
         }
     }
-    impl ::std::convert::TryFrom<&str> for V1ClansInvitesAcceptResponseDataRole {
+    impl ::std::convert::TryFrom<&str> for V1ClansInvitesAcceptResultDataRole {
         type Error = self::error::ConversionError;
         fn try_from(
             value: &str,
@@ -17158,20 +16398,13 @@ pub mod types {
         }
     }
     impl ::std::convert::TryFrom<::std::string::String>
-    for V1ClansInvitesAcceptResponseDataRole {
+    for V1ClansInvitesAcceptResultDataRole {
         type Error = self::error::ConversionError;
         fn try_from(
             value: ::std::string::String,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
             value.parse()
         }
-    }
-    ///`V1ClansInvitesCreateBody`
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    #[serde(deny_unknown_fields)]
-    pub struct V1ClansInvitesCreateBody {
-        ///the player to invite
-        pub user_id: ::std::num::NonZeroU64,
     }
     ///`V1ClansInvitesCreateIdempotencyKey`
     #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
@@ -17232,15 +16465,22 @@ pub mod types {
                 })
         }
     }
+    ///`V1ClansInvitesCreateRequest`
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    #[serde(deny_unknown_fields)]
+    pub struct V1ClansInvitesCreateRequest {
+        ///the player to invite
+        pub user_id: ::std::num::NonZeroU64,
+    }
     ///The pending invite
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct V1ClansInvitesCreateResponse {
-        pub data: V1ClansInvitesCreateResponseData,
+    pub struct V1ClansInvitesCreateResult {
+        pub data: V1ClansInvitesCreateResultData,
     }
     ///A pending invite to a clan
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct V1ClansInvitesCreateResponseData {
-        pub clan: V1ClansInvitesCreateResponseDataClan,
+    pub struct V1ClansInvitesCreateResultData {
+        pub clan: V1ClansInvitesCreateResultDataClan,
         ///when the invite was sent
         pub created_at: ::chrono::DateTime<::chrono::offset::Utc>,
         ///who sent the invite (null if that account is gone)
@@ -17251,47 +16491,47 @@ pub mod types {
     }
     ///A clan of one game
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct V1ClansInvitesCreateResponseDataClan {
+    pub struct V1ClansInvitesCreateResultDataClan {
         ///when the clan was created
         pub created_at: ::chrono::DateTime<::chrono::offset::Utc>,
         ///What the clan is about, up to 500 characters.
-        pub description: V1ClansInvitesCreateResponseDataClanDescription,
+        pub description: V1ClansInvitesCreateResultDataClanDescription,
         ///The game the clan plays
-        pub game: V1ClansInvitesCreateResponseDataClanGame,
+        pub game: V1ClansInvitesCreateResultDataClanGame,
         ///clan ID
         pub id: i64,
         ///`open`: anyone may join; `invite`: only players with a pending invite; `closed`: no new members (pending invites cannot be accepted).
-        pub join_policy: V1ClansInvitesCreateResponseDataClanJoinPolicy,
+        pub join_policy: V1ClansInvitesCreateResultDataClanJoinPolicy,
         ///Most members the clan takes, 2-100; never below the current member count.
         pub max_members: i64,
         ///members now, the owner included
         pub member_count: ::std::num::NonZeroU64,
         ///3-32 characters: ASCII letters, digits, spaces and . _ ' -, starting and ending with a letter or digit. Unique per game without regard to case.
-        pub name: V1ClansInvitesCreateResponseDataClanName,
+        pub name: V1ClansInvitesCreateResultDataClanName,
         ///2-6 ASCII letters or digits. Unique per game without regard to case.
-        pub tag: V1ClansInvitesCreateResponseDataClanTag,
+        pub tag: V1ClansInvitesCreateResultDataClanTag,
         ///when its settings last changed
         pub updated_at: ::chrono::DateTime<::chrono::offset::Utc>,
         ///`public`: listed and readable by anyone; `private`: seen only by its members and the players it invited (to anyone else it does not exist: 404).
-        pub visibility: V1ClansInvitesCreateResponseDataClanVisibility,
+        pub visibility: V1ClansInvitesCreateResultDataClanVisibility,
     }
     ///What the clan is about, up to 500 characters.
     #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
-    pub struct V1ClansInvitesCreateResponseDataClanDescription(::std::string::String);
-    impl ::std::ops::Deref for V1ClansInvitesCreateResponseDataClanDescription {
+    pub struct V1ClansInvitesCreateResultDataClanDescription(::std::string::String);
+    impl ::std::ops::Deref for V1ClansInvitesCreateResultDataClanDescription {
         type Target = ::std::string::String;
         fn deref(&self) -> &::std::string::String {
             &self.0
         }
     }
-    impl ::std::convert::From<V1ClansInvitesCreateResponseDataClanDescription>
+    impl ::std::convert::From<V1ClansInvitesCreateResultDataClanDescription>
     for ::std::string::String {
-        fn from(value: V1ClansInvitesCreateResponseDataClanDescription) -> Self {
+        fn from(value: V1ClansInvitesCreateResultDataClanDescription) -> Self {
             value.0
         }
     }
-    impl ::std::str::FromStr for V1ClansInvitesCreateResponseDataClanDescription {
+    impl ::std::str::FromStr for V1ClansInvitesCreateResultDataClanDescription {
         type Err = self::error::ConversionError;
         fn from_str(
             value: &str,
@@ -17303,7 +16543,7 @@ pub mod types {
         }
     }
     impl ::std::convert::TryFrom<&str>
-    for V1ClansInvitesCreateResponseDataClanDescription {
+    for V1ClansInvitesCreateResultDataClanDescription {
         type Error = self::error::ConversionError;
         fn try_from(
             value: &str,
@@ -17312,7 +16552,7 @@ pub mod types {
         }
     }
     impl ::std::convert::TryFrom<::std::string::String>
-    for V1ClansInvitesCreateResponseDataClanDescription {
+    for V1ClansInvitesCreateResultDataClanDescription {
         type Error = self::error::ConversionError;
         fn try_from(
             value: ::std::string::String,
@@ -17321,7 +16561,7 @@ pub mod types {
         }
     }
     impl<'de> ::serde::Deserialize<'de>
-    for V1ClansInvitesCreateResponseDataClanDescription {
+    for V1ClansInvitesCreateResultDataClanDescription {
         fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
         where
             D: ::serde::Deserializer<'de>,
@@ -17346,7 +16586,7 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
-    pub enum V1ClansInvitesCreateResponseDataClanGame {
+    pub enum V1ClansInvitesCreateResultDataClanGame {
         #[serde(rename = "cs2")]
         Cs2,
         #[serde(rename = "cs16")]
@@ -17356,7 +16596,7 @@ pub mod types {
         #[serde(rename = "minecraft")]
         Minecraft,
     }
-    impl ::std::fmt::Display for V1ClansInvitesCreateResponseDataClanGame {
+    impl ::std::fmt::Display for V1ClansInvitesCreateResultDataClanGame {
         fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
             match *self {
                 Self::Cs2 => f.write_str("cs2"),
@@ -17366,7 +16606,7 @@ pub mod types {
             }
         }
     }
-    impl ::std::str::FromStr for V1ClansInvitesCreateResponseDataClanGame {
+    impl ::std::str::FromStr for V1ClansInvitesCreateResultDataClanGame {
         type Err = self::error::ConversionError;
         fn from_str(
             value: &str,
@@ -17380,7 +16620,7 @@ pub mod types {
             }
         }
     }
-    impl ::std::convert::TryFrom<&str> for V1ClansInvitesCreateResponseDataClanGame {
+    impl ::std::convert::TryFrom<&str> for V1ClansInvitesCreateResultDataClanGame {
         type Error = self::error::ConversionError;
         fn try_from(
             value: &str,
@@ -17389,7 +16629,7 @@ pub mod types {
         }
     }
     impl ::std::convert::TryFrom<::std::string::String>
-    for V1ClansInvitesCreateResponseDataClanGame {
+    for V1ClansInvitesCreateResultDataClanGame {
         type Error = self::error::ConversionError;
         fn try_from(
             value: ::std::string::String,
@@ -17410,7 +16650,7 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
-    pub enum V1ClansInvitesCreateResponseDataClanJoinPolicy {
+    pub enum V1ClansInvitesCreateResultDataClanJoinPolicy {
         #[serde(rename = "open")]
         Open,
         #[serde(rename = "invite")]
@@ -17418,7 +16658,7 @@ pub mod types {
         #[serde(rename = "closed")]
         Closed,
     }
-    impl ::std::fmt::Display for V1ClansInvitesCreateResponseDataClanJoinPolicy {
+    impl ::std::fmt::Display for V1ClansInvitesCreateResultDataClanJoinPolicy {
         fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
             match *self {
                 Self::Open => f.write_str("open"),
@@ -17427,7 +16667,7 @@ pub mod types {
             }
         }
     }
-    impl ::std::str::FromStr for V1ClansInvitesCreateResponseDataClanJoinPolicy {
+    impl ::std::str::FromStr for V1ClansInvitesCreateResultDataClanJoinPolicy {
         type Err = self::error::ConversionError;
         fn from_str(
             value: &str,
@@ -17440,8 +16680,7 @@ pub mod types {
             }
         }
     }
-    impl ::std::convert::TryFrom<&str>
-    for V1ClansInvitesCreateResponseDataClanJoinPolicy {
+    impl ::std::convert::TryFrom<&str> for V1ClansInvitesCreateResultDataClanJoinPolicy {
         type Error = self::error::ConversionError;
         fn try_from(
             value: &str,
@@ -17450,7 +16689,7 @@ pub mod types {
         }
     }
     impl ::std::convert::TryFrom<::std::string::String>
-    for V1ClansInvitesCreateResponseDataClanJoinPolicy {
+    for V1ClansInvitesCreateResultDataClanJoinPolicy {
         type Error = self::error::ConversionError;
         fn try_from(
             value: ::std::string::String,
@@ -17461,20 +16700,20 @@ pub mod types {
     ///3-32 characters: ASCII letters, digits, spaces and . _ ' -, starting and ending with a letter or digit. Unique per game without regard to case.
     #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
-    pub struct V1ClansInvitesCreateResponseDataClanName(::std::string::String);
-    impl ::std::ops::Deref for V1ClansInvitesCreateResponseDataClanName {
+    pub struct V1ClansInvitesCreateResultDataClanName(::std::string::String);
+    impl ::std::ops::Deref for V1ClansInvitesCreateResultDataClanName {
         type Target = ::std::string::String;
         fn deref(&self) -> &::std::string::String {
             &self.0
         }
     }
-    impl ::std::convert::From<V1ClansInvitesCreateResponseDataClanName>
+    impl ::std::convert::From<V1ClansInvitesCreateResultDataClanName>
     for ::std::string::String {
-        fn from(value: V1ClansInvitesCreateResponseDataClanName) -> Self {
+        fn from(value: V1ClansInvitesCreateResultDataClanName) -> Self {
             value.0
         }
     }
-    impl ::std::str::FromStr for V1ClansInvitesCreateResponseDataClanName {
+    impl ::std::str::FromStr for V1ClansInvitesCreateResultDataClanName {
         type Err = self::error::ConversionError;
         fn from_str(
             value: &str,
@@ -17499,7 +16738,7 @@ pub mod types {
             Ok(Self(value.to_string()))
         }
     }
-    impl ::std::convert::TryFrom<&str> for V1ClansInvitesCreateResponseDataClanName {
+    impl ::std::convert::TryFrom<&str> for V1ClansInvitesCreateResultDataClanName {
         type Error = self::error::ConversionError;
         fn try_from(
             value: &str,
@@ -17508,7 +16747,7 @@ pub mod types {
         }
     }
     impl ::std::convert::TryFrom<::std::string::String>
-    for V1ClansInvitesCreateResponseDataClanName {
+    for V1ClansInvitesCreateResultDataClanName {
         type Error = self::error::ConversionError;
         fn try_from(
             value: ::std::string::String,
@@ -17516,7 +16755,7 @@ pub mod types {
             value.parse()
         }
     }
-    impl<'de> ::serde::Deserialize<'de> for V1ClansInvitesCreateResponseDataClanName {
+    impl<'de> ::serde::Deserialize<'de> for V1ClansInvitesCreateResultDataClanName {
         fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
         where
             D: ::serde::Deserializer<'de>,
@@ -17531,20 +16770,20 @@ pub mod types {
     ///2-6 ASCII letters or digits. Unique per game without regard to case.
     #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
-    pub struct V1ClansInvitesCreateResponseDataClanTag(::std::string::String);
-    impl ::std::ops::Deref for V1ClansInvitesCreateResponseDataClanTag {
+    pub struct V1ClansInvitesCreateResultDataClanTag(::std::string::String);
+    impl ::std::ops::Deref for V1ClansInvitesCreateResultDataClanTag {
         type Target = ::std::string::String;
         fn deref(&self) -> &::std::string::String {
             &self.0
         }
     }
-    impl ::std::convert::From<V1ClansInvitesCreateResponseDataClanTag>
+    impl ::std::convert::From<V1ClansInvitesCreateResultDataClanTag>
     for ::std::string::String {
-        fn from(value: V1ClansInvitesCreateResponseDataClanTag) -> Self {
+        fn from(value: V1ClansInvitesCreateResultDataClanTag) -> Self {
             value.0
         }
     }
-    impl ::std::str::FromStr for V1ClansInvitesCreateResponseDataClanTag {
+    impl ::std::str::FromStr for V1ClansInvitesCreateResultDataClanTag {
         type Err = self::error::ConversionError;
         fn from_str(
             value: &str,
@@ -17557,7 +16796,7 @@ pub mod types {
             Ok(Self(value.to_string()))
         }
     }
-    impl ::std::convert::TryFrom<&str> for V1ClansInvitesCreateResponseDataClanTag {
+    impl ::std::convert::TryFrom<&str> for V1ClansInvitesCreateResultDataClanTag {
         type Error = self::error::ConversionError;
         fn try_from(
             value: &str,
@@ -17566,7 +16805,7 @@ pub mod types {
         }
     }
     impl ::std::convert::TryFrom<::std::string::String>
-    for V1ClansInvitesCreateResponseDataClanTag {
+    for V1ClansInvitesCreateResultDataClanTag {
         type Error = self::error::ConversionError;
         fn try_from(
             value: ::std::string::String,
@@ -17574,7 +16813,7 @@ pub mod types {
             value.parse()
         }
     }
-    impl<'de> ::serde::Deserialize<'de> for V1ClansInvitesCreateResponseDataClanTag {
+    impl<'de> ::serde::Deserialize<'de> for V1ClansInvitesCreateResultDataClanTag {
         fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
         where
             D: ::serde::Deserializer<'de>,
@@ -17599,13 +16838,13 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
-    pub enum V1ClansInvitesCreateResponseDataClanVisibility {
+    pub enum V1ClansInvitesCreateResultDataClanVisibility {
         #[serde(rename = "public")]
         Public,
         #[serde(rename = "private")]
         Private,
     }
-    impl ::std::fmt::Display for V1ClansInvitesCreateResponseDataClanVisibility {
+    impl ::std::fmt::Display for V1ClansInvitesCreateResultDataClanVisibility {
         fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
             match *self {
                 Self::Public => f.write_str("public"),
@@ -17613,7 +16852,7 @@ pub mod types {
             }
         }
     }
-    impl ::std::str::FromStr for V1ClansInvitesCreateResponseDataClanVisibility {
+    impl ::std::str::FromStr for V1ClansInvitesCreateResultDataClanVisibility {
         type Err = self::error::ConversionError;
         fn from_str(
             value: &str,
@@ -17625,8 +16864,7 @@ pub mod types {
             }
         }
     }
-    impl ::std::convert::TryFrom<&str>
-    for V1ClansInvitesCreateResponseDataClanVisibility {
+    impl ::std::convert::TryFrom<&str> for V1ClansInvitesCreateResultDataClanVisibility {
         type Error = self::error::ConversionError;
         fn try_from(
             value: &str,
@@ -17635,7 +16873,7 @@ pub mod types {
         }
     }
     impl ::std::convert::TryFrom<::std::string::String>
-    for V1ClansInvitesCreateResponseDataClanVisibility {
+    for V1ClansInvitesCreateResultDataClanVisibility {
         type Error = self::error::ConversionError;
         fn try_from(
             value: ::std::string::String,
@@ -17704,14 +16942,14 @@ pub mod types {
     }
     ///One page of your pending invites, newest first
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct V1ClansInvitesListResponse {
-        pub data: ::std::vec::Vec<V1ClansInvitesListResponseDataItem>,
-        pub meta: V1ClansInvitesListResponseMeta,
+    pub struct V1ClansInvitesListResult {
+        pub data: ::std::vec::Vec<V1ClansInvitesListResultDataItem>,
+        pub meta: V1ClansInvitesListResultMeta,
     }
     ///A pending invite to a clan
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct V1ClansInvitesListResponseDataItem {
-        pub clan: V1ClansInvitesListResponseDataItemClan,
+    pub struct V1ClansInvitesListResultDataItem {
+        pub clan: V1ClansInvitesListResultDataItemClan,
         ///when the invite was sent
         pub created_at: ::chrono::DateTime<::chrono::offset::Utc>,
         ///who sent the invite (null if that account is gone)
@@ -17722,47 +16960,47 @@ pub mod types {
     }
     ///A clan of one game
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct V1ClansInvitesListResponseDataItemClan {
+    pub struct V1ClansInvitesListResultDataItemClan {
         ///when the clan was created
         pub created_at: ::chrono::DateTime<::chrono::offset::Utc>,
         ///What the clan is about, up to 500 characters.
-        pub description: V1ClansInvitesListResponseDataItemClanDescription,
+        pub description: V1ClansInvitesListResultDataItemClanDescription,
         ///The game the clan plays
-        pub game: V1ClansInvitesListResponseDataItemClanGame,
+        pub game: V1ClansInvitesListResultDataItemClanGame,
         ///clan ID
         pub id: i64,
         ///`open`: anyone may join; `invite`: only players with a pending invite; `closed`: no new members (pending invites cannot be accepted).
-        pub join_policy: V1ClansInvitesListResponseDataItemClanJoinPolicy,
+        pub join_policy: V1ClansInvitesListResultDataItemClanJoinPolicy,
         ///Most members the clan takes, 2-100; never below the current member count.
         pub max_members: i64,
         ///members now, the owner included
         pub member_count: ::std::num::NonZeroU64,
         ///3-32 characters: ASCII letters, digits, spaces and . _ ' -, starting and ending with a letter or digit. Unique per game without regard to case.
-        pub name: V1ClansInvitesListResponseDataItemClanName,
+        pub name: V1ClansInvitesListResultDataItemClanName,
         ///2-6 ASCII letters or digits. Unique per game without regard to case.
-        pub tag: V1ClansInvitesListResponseDataItemClanTag,
+        pub tag: V1ClansInvitesListResultDataItemClanTag,
         ///when its settings last changed
         pub updated_at: ::chrono::DateTime<::chrono::offset::Utc>,
         ///`public`: listed and readable by anyone; `private`: seen only by its members and the players it invited (to anyone else it does not exist: 404).
-        pub visibility: V1ClansInvitesListResponseDataItemClanVisibility,
+        pub visibility: V1ClansInvitesListResultDataItemClanVisibility,
     }
     ///What the clan is about, up to 500 characters.
     #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
-    pub struct V1ClansInvitesListResponseDataItemClanDescription(::std::string::String);
-    impl ::std::ops::Deref for V1ClansInvitesListResponseDataItemClanDescription {
+    pub struct V1ClansInvitesListResultDataItemClanDescription(::std::string::String);
+    impl ::std::ops::Deref for V1ClansInvitesListResultDataItemClanDescription {
         type Target = ::std::string::String;
         fn deref(&self) -> &::std::string::String {
             &self.0
         }
     }
-    impl ::std::convert::From<V1ClansInvitesListResponseDataItemClanDescription>
+    impl ::std::convert::From<V1ClansInvitesListResultDataItemClanDescription>
     for ::std::string::String {
-        fn from(value: V1ClansInvitesListResponseDataItemClanDescription) -> Self {
+        fn from(value: V1ClansInvitesListResultDataItemClanDescription) -> Self {
             value.0
         }
     }
-    impl ::std::str::FromStr for V1ClansInvitesListResponseDataItemClanDescription {
+    impl ::std::str::FromStr for V1ClansInvitesListResultDataItemClanDescription {
         type Err = self::error::ConversionError;
         fn from_str(
             value: &str,
@@ -17774,7 +17012,7 @@ pub mod types {
         }
     }
     impl ::std::convert::TryFrom<&str>
-    for V1ClansInvitesListResponseDataItemClanDescription {
+    for V1ClansInvitesListResultDataItemClanDescription {
         type Error = self::error::ConversionError;
         fn try_from(
             value: &str,
@@ -17783,7 +17021,7 @@ pub mod types {
         }
     }
     impl ::std::convert::TryFrom<::std::string::String>
-    for V1ClansInvitesListResponseDataItemClanDescription {
+    for V1ClansInvitesListResultDataItemClanDescription {
         type Error = self::error::ConversionError;
         fn try_from(
             value: ::std::string::String,
@@ -17792,7 +17030,7 @@ pub mod types {
         }
     }
     impl<'de> ::serde::Deserialize<'de>
-    for V1ClansInvitesListResponseDataItemClanDescription {
+    for V1ClansInvitesListResultDataItemClanDescription {
         fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
         where
             D: ::serde::Deserializer<'de>,
@@ -17817,7 +17055,7 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
-    pub enum V1ClansInvitesListResponseDataItemClanGame {
+    pub enum V1ClansInvitesListResultDataItemClanGame {
         #[serde(rename = "cs2")]
         Cs2,
         #[serde(rename = "cs16")]
@@ -17827,7 +17065,7 @@ pub mod types {
         #[serde(rename = "minecraft")]
         Minecraft,
     }
-    impl ::std::fmt::Display for V1ClansInvitesListResponseDataItemClanGame {
+    impl ::std::fmt::Display for V1ClansInvitesListResultDataItemClanGame {
         fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
             match *self {
                 Self::Cs2 => f.write_str("cs2"),
@@ -17837,7 +17075,7 @@ pub mod types {
             }
         }
     }
-    impl ::std::str::FromStr for V1ClansInvitesListResponseDataItemClanGame {
+    impl ::std::str::FromStr for V1ClansInvitesListResultDataItemClanGame {
         type Err = self::error::ConversionError;
         fn from_str(
             value: &str,
@@ -17851,7 +17089,7 @@ pub mod types {
             }
         }
     }
-    impl ::std::convert::TryFrom<&str> for V1ClansInvitesListResponseDataItemClanGame {
+    impl ::std::convert::TryFrom<&str> for V1ClansInvitesListResultDataItemClanGame {
         type Error = self::error::ConversionError;
         fn try_from(
             value: &str,
@@ -17860,7 +17098,7 @@ pub mod types {
         }
     }
     impl ::std::convert::TryFrom<::std::string::String>
-    for V1ClansInvitesListResponseDataItemClanGame {
+    for V1ClansInvitesListResultDataItemClanGame {
         type Error = self::error::ConversionError;
         fn try_from(
             value: ::std::string::String,
@@ -17881,7 +17119,7 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
-    pub enum V1ClansInvitesListResponseDataItemClanJoinPolicy {
+    pub enum V1ClansInvitesListResultDataItemClanJoinPolicy {
         #[serde(rename = "open")]
         Open,
         #[serde(rename = "invite")]
@@ -17889,7 +17127,7 @@ pub mod types {
         #[serde(rename = "closed")]
         Closed,
     }
-    impl ::std::fmt::Display for V1ClansInvitesListResponseDataItemClanJoinPolicy {
+    impl ::std::fmt::Display for V1ClansInvitesListResultDataItemClanJoinPolicy {
         fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
             match *self {
                 Self::Open => f.write_str("open"),
@@ -17898,7 +17136,7 @@ pub mod types {
             }
         }
     }
-    impl ::std::str::FromStr for V1ClansInvitesListResponseDataItemClanJoinPolicy {
+    impl ::std::str::FromStr for V1ClansInvitesListResultDataItemClanJoinPolicy {
         type Err = self::error::ConversionError;
         fn from_str(
             value: &str,
@@ -17912,7 +17150,7 @@ pub mod types {
         }
     }
     impl ::std::convert::TryFrom<&str>
-    for V1ClansInvitesListResponseDataItemClanJoinPolicy {
+    for V1ClansInvitesListResultDataItemClanJoinPolicy {
         type Error = self::error::ConversionError;
         fn try_from(
             value: &str,
@@ -17921,7 +17159,7 @@ pub mod types {
         }
     }
     impl ::std::convert::TryFrom<::std::string::String>
-    for V1ClansInvitesListResponseDataItemClanJoinPolicy {
+    for V1ClansInvitesListResultDataItemClanJoinPolicy {
         type Error = self::error::ConversionError;
         fn try_from(
             value: ::std::string::String,
@@ -17932,20 +17170,20 @@ pub mod types {
     ///3-32 characters: ASCII letters, digits, spaces and . _ ' -, starting and ending with a letter or digit. Unique per game without regard to case.
     #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
-    pub struct V1ClansInvitesListResponseDataItemClanName(::std::string::String);
-    impl ::std::ops::Deref for V1ClansInvitesListResponseDataItemClanName {
+    pub struct V1ClansInvitesListResultDataItemClanName(::std::string::String);
+    impl ::std::ops::Deref for V1ClansInvitesListResultDataItemClanName {
         type Target = ::std::string::String;
         fn deref(&self) -> &::std::string::String {
             &self.0
         }
     }
-    impl ::std::convert::From<V1ClansInvitesListResponseDataItemClanName>
+    impl ::std::convert::From<V1ClansInvitesListResultDataItemClanName>
     for ::std::string::String {
-        fn from(value: V1ClansInvitesListResponseDataItemClanName) -> Self {
+        fn from(value: V1ClansInvitesListResultDataItemClanName) -> Self {
             value.0
         }
     }
-    impl ::std::str::FromStr for V1ClansInvitesListResponseDataItemClanName {
+    impl ::std::str::FromStr for V1ClansInvitesListResultDataItemClanName {
         type Err = self::error::ConversionError;
         fn from_str(
             value: &str,
@@ -17970,7 +17208,7 @@ pub mod types {
             Ok(Self(value.to_string()))
         }
     }
-    impl ::std::convert::TryFrom<&str> for V1ClansInvitesListResponseDataItemClanName {
+    impl ::std::convert::TryFrom<&str> for V1ClansInvitesListResultDataItemClanName {
         type Error = self::error::ConversionError;
         fn try_from(
             value: &str,
@@ -17979,7 +17217,7 @@ pub mod types {
         }
     }
     impl ::std::convert::TryFrom<::std::string::String>
-    for V1ClansInvitesListResponseDataItemClanName {
+    for V1ClansInvitesListResultDataItemClanName {
         type Error = self::error::ConversionError;
         fn try_from(
             value: ::std::string::String,
@@ -17987,7 +17225,7 @@ pub mod types {
             value.parse()
         }
     }
-    impl<'de> ::serde::Deserialize<'de> for V1ClansInvitesListResponseDataItemClanName {
+    impl<'de> ::serde::Deserialize<'de> for V1ClansInvitesListResultDataItemClanName {
         fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
         where
             D: ::serde::Deserializer<'de>,
@@ -18002,20 +17240,20 @@ pub mod types {
     ///2-6 ASCII letters or digits. Unique per game without regard to case.
     #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
-    pub struct V1ClansInvitesListResponseDataItemClanTag(::std::string::String);
-    impl ::std::ops::Deref for V1ClansInvitesListResponseDataItemClanTag {
+    pub struct V1ClansInvitesListResultDataItemClanTag(::std::string::String);
+    impl ::std::ops::Deref for V1ClansInvitesListResultDataItemClanTag {
         type Target = ::std::string::String;
         fn deref(&self) -> &::std::string::String {
             &self.0
         }
     }
-    impl ::std::convert::From<V1ClansInvitesListResponseDataItemClanTag>
+    impl ::std::convert::From<V1ClansInvitesListResultDataItemClanTag>
     for ::std::string::String {
-        fn from(value: V1ClansInvitesListResponseDataItemClanTag) -> Self {
+        fn from(value: V1ClansInvitesListResultDataItemClanTag) -> Self {
             value.0
         }
     }
-    impl ::std::str::FromStr for V1ClansInvitesListResponseDataItemClanTag {
+    impl ::std::str::FromStr for V1ClansInvitesListResultDataItemClanTag {
         type Err = self::error::ConversionError;
         fn from_str(
             value: &str,
@@ -18028,7 +17266,7 @@ pub mod types {
             Ok(Self(value.to_string()))
         }
     }
-    impl ::std::convert::TryFrom<&str> for V1ClansInvitesListResponseDataItemClanTag {
+    impl ::std::convert::TryFrom<&str> for V1ClansInvitesListResultDataItemClanTag {
         type Error = self::error::ConversionError;
         fn try_from(
             value: &str,
@@ -18037,7 +17275,7 @@ pub mod types {
         }
     }
     impl ::std::convert::TryFrom<::std::string::String>
-    for V1ClansInvitesListResponseDataItemClanTag {
+    for V1ClansInvitesListResultDataItemClanTag {
         type Error = self::error::ConversionError;
         fn try_from(
             value: ::std::string::String,
@@ -18045,7 +17283,7 @@ pub mod types {
             value.parse()
         }
     }
-    impl<'de> ::serde::Deserialize<'de> for V1ClansInvitesListResponseDataItemClanTag {
+    impl<'de> ::serde::Deserialize<'de> for V1ClansInvitesListResultDataItemClanTag {
         fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
         where
             D: ::serde::Deserializer<'de>,
@@ -18070,13 +17308,13 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
-    pub enum V1ClansInvitesListResponseDataItemClanVisibility {
+    pub enum V1ClansInvitesListResultDataItemClanVisibility {
         #[serde(rename = "public")]
         Public,
         #[serde(rename = "private")]
         Private,
     }
-    impl ::std::fmt::Display for V1ClansInvitesListResponseDataItemClanVisibility {
+    impl ::std::fmt::Display for V1ClansInvitesListResultDataItemClanVisibility {
         fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
             match *self {
                 Self::Public => f.write_str("public"),
@@ -18084,7 +17322,7 @@ pub mod types {
             }
         }
     }
-    impl ::std::str::FromStr for V1ClansInvitesListResponseDataItemClanVisibility {
+    impl ::std::str::FromStr for V1ClansInvitesListResultDataItemClanVisibility {
         type Err = self::error::ConversionError;
         fn from_str(
             value: &str,
@@ -18097,7 +17335,7 @@ pub mod types {
         }
     }
     impl ::std::convert::TryFrom<&str>
-    for V1ClansInvitesListResponseDataItemClanVisibility {
+    for V1ClansInvitesListResultDataItemClanVisibility {
         type Error = self::error::ConversionError;
         fn try_from(
             value: &str,
@@ -18106,7 +17344,7 @@ pub mod types {
         }
     }
     impl ::std::convert::TryFrom<::std::string::String>
-    for V1ClansInvitesListResponseDataItemClanVisibility {
+    for V1ClansInvitesListResultDataItemClanVisibility {
         type Error = self::error::ConversionError;
         fn try_from(
             value: ::std::string::String,
@@ -18116,7 +17354,7 @@ pub mod types {
     }
     ///Where this page sits in the whole list
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct V1ClansInvitesListResponseMeta {
+    pub struct V1ClansInvitesListResultMeta {
         ///This page
         pub page: ::std::num::NonZeroU64,
         ///Page size
@@ -18183,19 +17421,19 @@ pub mod types {
     }
     ///The membership
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct V1ClansJoinResponse {
-        pub data: V1ClansJoinResponseData,
+    pub struct V1ClansJoinResult {
+        pub data: V1ClansJoinResultData,
     }
     ///A member of a clan and their role
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct V1ClansJoinResponseData {
+    pub struct V1ClansJoinResultData {
         ///path of the user’s avatar
         pub avatar: ::std::string::String,
         pub clan_id: i64,
         ///when the user joined
         pub joined_at: ::chrono::DateTime<::chrono::offset::Utc>,
         ///`owner` (exactly one; everything), `officer` (settings, invites, removes members), `member`
-        pub role: V1ClansJoinResponseDataRole,
+        pub role: V1ClansJoinResultDataRole,
         pub user_id: i64,
         pub username: ::std::string::String,
     }
@@ -18212,7 +17450,7 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
-    pub enum V1ClansJoinResponseDataRole {
+    pub enum V1ClansJoinResultDataRole {
         #[serde(rename = "owner")]
         Owner,
         #[serde(rename = "officer")]
@@ -18220,7 +17458,7 @@ pub mod types {
         #[serde(rename = "member")]
         Member,
     }
-    impl ::std::fmt::Display for V1ClansJoinResponseDataRole {
+    impl ::std::fmt::Display for V1ClansJoinResultDataRole {
         fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
             match *self {
                 Self::Owner => f.write_str("owner"),
@@ -18229,7 +17467,7 @@ pub mod types {
             }
         }
     }
-    impl ::std::str::FromStr for V1ClansJoinResponseDataRole {
+    impl ::std::str::FromStr for V1ClansJoinResultDataRole {
         type Err = self::error::ConversionError;
         fn from_str(
             value: &str,
@@ -18242,7 +17480,7 @@ pub mod types {
             }
         }
     }
-    impl ::std::convert::TryFrom<&str> for V1ClansJoinResponseDataRole {
+    impl ::std::convert::TryFrom<&str> for V1ClansJoinResultDataRole {
         type Error = self::error::ConversionError;
         fn try_from(
             value: &str,
@@ -18250,7 +17488,7 @@ pub mod types {
             value.parse()
         }
     }
-    impl ::std::convert::TryFrom<::std::string::String> for V1ClansJoinResponseDataRole {
+    impl ::std::convert::TryFrom<::std::string::String> for V1ClansJoinResultDataRole {
         type Error = self::error::ConversionError;
         fn try_from(
             value: ::std::string::String,
@@ -18442,53 +17680,53 @@ pub mod types {
     }
     ///One page of clans
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct V1ClansListResponse {
-        pub data: ::std::vec::Vec<V1ClansListResponseDataItem>,
-        pub meta: V1ClansListResponseMeta,
+    pub struct V1ClansListResult {
+        pub data: ::std::vec::Vec<V1ClansListResultDataItem>,
+        pub meta: V1ClansListResultMeta,
     }
     ///A clan of one game
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct V1ClansListResponseDataItem {
+    pub struct V1ClansListResultDataItem {
         ///when the clan was created
         pub created_at: ::chrono::DateTime<::chrono::offset::Utc>,
         ///What the clan is about, up to 500 characters.
-        pub description: V1ClansListResponseDataItemDescription,
+        pub description: V1ClansListResultDataItemDescription,
         ///The game the clan plays
-        pub game: V1ClansListResponseDataItemGame,
+        pub game: V1ClansListResultDataItemGame,
         ///clan ID
         pub id: i64,
         ///`open`: anyone may join; `invite`: only players with a pending invite; `closed`: no new members (pending invites cannot be accepted).
-        pub join_policy: V1ClansListResponseDataItemJoinPolicy,
+        pub join_policy: V1ClansListResultDataItemJoinPolicy,
         ///Most members the clan takes, 2-100; never below the current member count.
         pub max_members: i64,
         ///members now, the owner included
         pub member_count: ::std::num::NonZeroU64,
         ///3-32 characters: ASCII letters, digits, spaces and . _ ' -, starting and ending with a letter or digit. Unique per game without regard to case.
-        pub name: V1ClansListResponseDataItemName,
+        pub name: V1ClansListResultDataItemName,
         ///2-6 ASCII letters or digits. Unique per game without regard to case.
-        pub tag: V1ClansListResponseDataItemTag,
+        pub tag: V1ClansListResultDataItemTag,
         ///when its settings last changed
         pub updated_at: ::chrono::DateTime<::chrono::offset::Utc>,
         ///`public`: listed and readable by anyone; `private`: seen only by its members and the players it invited (to anyone else it does not exist: 404).
-        pub visibility: V1ClansListResponseDataItemVisibility,
+        pub visibility: V1ClansListResultDataItemVisibility,
     }
     ///What the clan is about, up to 500 characters.
     #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
-    pub struct V1ClansListResponseDataItemDescription(::std::string::String);
-    impl ::std::ops::Deref for V1ClansListResponseDataItemDescription {
+    pub struct V1ClansListResultDataItemDescription(::std::string::String);
+    impl ::std::ops::Deref for V1ClansListResultDataItemDescription {
         type Target = ::std::string::String;
         fn deref(&self) -> &::std::string::String {
             &self.0
         }
     }
-    impl ::std::convert::From<V1ClansListResponseDataItemDescription>
+    impl ::std::convert::From<V1ClansListResultDataItemDescription>
     for ::std::string::String {
-        fn from(value: V1ClansListResponseDataItemDescription) -> Self {
+        fn from(value: V1ClansListResultDataItemDescription) -> Self {
             value.0
         }
     }
-    impl ::std::str::FromStr for V1ClansListResponseDataItemDescription {
+    impl ::std::str::FromStr for V1ClansListResultDataItemDescription {
         type Err = self::error::ConversionError;
         fn from_str(
             value: &str,
@@ -18499,7 +17737,7 @@ pub mod types {
             Ok(Self(value.to_string()))
         }
     }
-    impl ::std::convert::TryFrom<&str> for V1ClansListResponseDataItemDescription {
+    impl ::std::convert::TryFrom<&str> for V1ClansListResultDataItemDescription {
         type Error = self::error::ConversionError;
         fn try_from(
             value: &str,
@@ -18508,7 +17746,7 @@ pub mod types {
         }
     }
     impl ::std::convert::TryFrom<::std::string::String>
-    for V1ClansListResponseDataItemDescription {
+    for V1ClansListResultDataItemDescription {
         type Error = self::error::ConversionError;
         fn try_from(
             value: ::std::string::String,
@@ -18516,7 +17754,7 @@ pub mod types {
             value.parse()
         }
     }
-    impl<'de> ::serde::Deserialize<'de> for V1ClansListResponseDataItemDescription {
+    impl<'de> ::serde::Deserialize<'de> for V1ClansListResultDataItemDescription {
         fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
         where
             D: ::serde::Deserializer<'de>,
@@ -18541,7 +17779,7 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
-    pub enum V1ClansListResponseDataItemGame {
+    pub enum V1ClansListResultDataItemGame {
         #[serde(rename = "cs2")]
         Cs2,
         #[serde(rename = "cs16")]
@@ -18551,7 +17789,7 @@ pub mod types {
         #[serde(rename = "minecraft")]
         Minecraft,
     }
-    impl ::std::fmt::Display for V1ClansListResponseDataItemGame {
+    impl ::std::fmt::Display for V1ClansListResultDataItemGame {
         fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
             match *self {
                 Self::Cs2 => f.write_str("cs2"),
@@ -18561,7 +17799,7 @@ pub mod types {
             }
         }
     }
-    impl ::std::str::FromStr for V1ClansListResponseDataItemGame {
+    impl ::std::str::FromStr for V1ClansListResultDataItemGame {
         type Err = self::error::ConversionError;
         fn from_str(
             value: &str,
@@ -18575,7 +17813,7 @@ pub mod types {
             }
         }
     }
-    impl ::std::convert::TryFrom<&str> for V1ClansListResponseDataItemGame {
+    impl ::std::convert::TryFrom<&str> for V1ClansListResultDataItemGame {
         type Error = self::error::ConversionError;
         fn try_from(
             value: &str,
@@ -18584,7 +17822,7 @@ pub mod types {
         }
     }
     impl ::std::convert::TryFrom<::std::string::String>
-    for V1ClansListResponseDataItemGame {
+    for V1ClansListResultDataItemGame {
         type Error = self::error::ConversionError;
         fn try_from(
             value: ::std::string::String,
@@ -18605,7 +17843,7 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
-    pub enum V1ClansListResponseDataItemJoinPolicy {
+    pub enum V1ClansListResultDataItemJoinPolicy {
         #[serde(rename = "open")]
         Open,
         #[serde(rename = "invite")]
@@ -18613,7 +17851,7 @@ pub mod types {
         #[serde(rename = "closed")]
         Closed,
     }
-    impl ::std::fmt::Display for V1ClansListResponseDataItemJoinPolicy {
+    impl ::std::fmt::Display for V1ClansListResultDataItemJoinPolicy {
         fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
             match *self {
                 Self::Open => f.write_str("open"),
@@ -18622,7 +17860,7 @@ pub mod types {
             }
         }
     }
-    impl ::std::str::FromStr for V1ClansListResponseDataItemJoinPolicy {
+    impl ::std::str::FromStr for V1ClansListResultDataItemJoinPolicy {
         type Err = self::error::ConversionError;
         fn from_str(
             value: &str,
@@ -18635,7 +17873,7 @@ pub mod types {
             }
         }
     }
-    impl ::std::convert::TryFrom<&str> for V1ClansListResponseDataItemJoinPolicy {
+    impl ::std::convert::TryFrom<&str> for V1ClansListResultDataItemJoinPolicy {
         type Error = self::error::ConversionError;
         fn try_from(
             value: &str,
@@ -18644,7 +17882,7 @@ pub mod types {
         }
     }
     impl ::std::convert::TryFrom<::std::string::String>
-    for V1ClansListResponseDataItemJoinPolicy {
+    for V1ClansListResultDataItemJoinPolicy {
         type Error = self::error::ConversionError;
         fn try_from(
             value: ::std::string::String,
@@ -18655,20 +17893,19 @@ pub mod types {
     ///3-32 characters: ASCII letters, digits, spaces and . _ ' -, starting and ending with a letter or digit. Unique per game without regard to case.
     #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
-    pub struct V1ClansListResponseDataItemName(::std::string::String);
-    impl ::std::ops::Deref for V1ClansListResponseDataItemName {
+    pub struct V1ClansListResultDataItemName(::std::string::String);
+    impl ::std::ops::Deref for V1ClansListResultDataItemName {
         type Target = ::std::string::String;
         fn deref(&self) -> &::std::string::String {
             &self.0
         }
     }
-    impl ::std::convert::From<V1ClansListResponseDataItemName>
-    for ::std::string::String {
-        fn from(value: V1ClansListResponseDataItemName) -> Self {
+    impl ::std::convert::From<V1ClansListResultDataItemName> for ::std::string::String {
+        fn from(value: V1ClansListResultDataItemName) -> Self {
             value.0
         }
     }
-    impl ::std::str::FromStr for V1ClansListResponseDataItemName {
+    impl ::std::str::FromStr for V1ClansListResultDataItemName {
         type Err = self::error::ConversionError;
         fn from_str(
             value: &str,
@@ -18693,7 +17930,7 @@ pub mod types {
             Ok(Self(value.to_string()))
         }
     }
-    impl ::std::convert::TryFrom<&str> for V1ClansListResponseDataItemName {
+    impl ::std::convert::TryFrom<&str> for V1ClansListResultDataItemName {
         type Error = self::error::ConversionError;
         fn try_from(
             value: &str,
@@ -18702,7 +17939,7 @@ pub mod types {
         }
     }
     impl ::std::convert::TryFrom<::std::string::String>
-    for V1ClansListResponseDataItemName {
+    for V1ClansListResultDataItemName {
         type Error = self::error::ConversionError;
         fn try_from(
             value: ::std::string::String,
@@ -18710,7 +17947,7 @@ pub mod types {
             value.parse()
         }
     }
-    impl<'de> ::serde::Deserialize<'de> for V1ClansListResponseDataItemName {
+    impl<'de> ::serde::Deserialize<'de> for V1ClansListResultDataItemName {
         fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
         where
             D: ::serde::Deserializer<'de>,
@@ -18725,19 +17962,19 @@ pub mod types {
     ///2-6 ASCII letters or digits. Unique per game without regard to case.
     #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
-    pub struct V1ClansListResponseDataItemTag(::std::string::String);
-    impl ::std::ops::Deref for V1ClansListResponseDataItemTag {
+    pub struct V1ClansListResultDataItemTag(::std::string::String);
+    impl ::std::ops::Deref for V1ClansListResultDataItemTag {
         type Target = ::std::string::String;
         fn deref(&self) -> &::std::string::String {
             &self.0
         }
     }
-    impl ::std::convert::From<V1ClansListResponseDataItemTag> for ::std::string::String {
-        fn from(value: V1ClansListResponseDataItemTag) -> Self {
+    impl ::std::convert::From<V1ClansListResultDataItemTag> for ::std::string::String {
+        fn from(value: V1ClansListResultDataItemTag) -> Self {
             value.0
         }
     }
-    impl ::std::str::FromStr for V1ClansListResponseDataItemTag {
+    impl ::std::str::FromStr for V1ClansListResultDataItemTag {
         type Err = self::error::ConversionError;
         fn from_str(
             value: &str,
@@ -18750,7 +17987,7 @@ pub mod types {
             Ok(Self(value.to_string()))
         }
     }
-    impl ::std::convert::TryFrom<&str> for V1ClansListResponseDataItemTag {
+    impl ::std::convert::TryFrom<&str> for V1ClansListResultDataItemTag {
         type Error = self::error::ConversionError;
         fn try_from(
             value: &str,
@@ -18759,7 +17996,7 @@ pub mod types {
         }
     }
     impl ::std::convert::TryFrom<::std::string::String>
-    for V1ClansListResponseDataItemTag {
+    for V1ClansListResultDataItemTag {
         type Error = self::error::ConversionError;
         fn try_from(
             value: ::std::string::String,
@@ -18767,7 +18004,7 @@ pub mod types {
             value.parse()
         }
     }
-    impl<'de> ::serde::Deserialize<'de> for V1ClansListResponseDataItemTag {
+    impl<'de> ::serde::Deserialize<'de> for V1ClansListResultDataItemTag {
         fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
         where
             D: ::serde::Deserializer<'de>,
@@ -18792,13 +18029,13 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
-    pub enum V1ClansListResponseDataItemVisibility {
+    pub enum V1ClansListResultDataItemVisibility {
         #[serde(rename = "public")]
         Public,
         #[serde(rename = "private")]
         Private,
     }
-    impl ::std::fmt::Display for V1ClansListResponseDataItemVisibility {
+    impl ::std::fmt::Display for V1ClansListResultDataItemVisibility {
         fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
             match *self {
                 Self::Public => f.write_str("public"),
@@ -18806,7 +18043,7 @@ pub mod types {
             }
         }
     }
-    impl ::std::str::FromStr for V1ClansListResponseDataItemVisibility {
+    impl ::std::str::FromStr for V1ClansListResultDataItemVisibility {
         type Err = self::error::ConversionError;
         fn from_str(
             value: &str,
@@ -18818,7 +18055,7 @@ pub mod types {
             }
         }
     }
-    impl ::std::convert::TryFrom<&str> for V1ClansListResponseDataItemVisibility {
+    impl ::std::convert::TryFrom<&str> for V1ClansListResultDataItemVisibility {
         type Error = self::error::ConversionError;
         fn try_from(
             value: &str,
@@ -18827,7 +18064,7 @@ pub mod types {
         }
     }
     impl ::std::convert::TryFrom<::std::string::String>
-    for V1ClansListResponseDataItemVisibility {
+    for V1ClansListResultDataItemVisibility {
         type Error = self::error::ConversionError;
         fn try_from(
             value: ::std::string::String,
@@ -18837,7 +18074,7 @@ pub mod types {
     }
     ///Where this page sits in the whole list
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct V1ClansListResponseMeta {
+    pub struct V1ClansListResultMeta {
         ///This page
         pub page: ::std::num::NonZeroU64,
         ///Page size
@@ -18906,19 +18143,19 @@ pub mod types {
     }
     ///The membership
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct V1ClansMembersDemoteResponse {
-        pub data: V1ClansMembersDemoteResponseData,
+    pub struct V1ClansMembersDemoteResult {
+        pub data: V1ClansMembersDemoteResultData,
     }
     ///A member of a clan and their role
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct V1ClansMembersDemoteResponseData {
+    pub struct V1ClansMembersDemoteResultData {
         ///path of the user’s avatar
         pub avatar: ::std::string::String,
         pub clan_id: i64,
         ///when the user joined
         pub joined_at: ::chrono::DateTime<::chrono::offset::Utc>,
         ///`owner` (exactly one; everything), `officer` (settings, invites, removes members), `member`
-        pub role: V1ClansMembersDemoteResponseDataRole,
+        pub role: V1ClansMembersDemoteResultDataRole,
         pub user_id: i64,
         pub username: ::std::string::String,
     }
@@ -18935,7 +18172,7 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
-    pub enum V1ClansMembersDemoteResponseDataRole {
+    pub enum V1ClansMembersDemoteResultDataRole {
         #[serde(rename = "owner")]
         Owner,
         #[serde(rename = "officer")]
@@ -18943,7 +18180,7 @@ pub mod types {
         #[serde(rename = "member")]
         Member,
     }
-    impl ::std::fmt::Display for V1ClansMembersDemoteResponseDataRole {
+    impl ::std::fmt::Display for V1ClansMembersDemoteResultDataRole {
         fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
             match *self {
                 Self::Owner => f.write_str("owner"),
@@ -18952,7 +18189,7 @@ pub mod types {
             }
         }
     }
-    impl ::std::str::FromStr for V1ClansMembersDemoteResponseDataRole {
+    impl ::std::str::FromStr for V1ClansMembersDemoteResultDataRole {
         type Err = self::error::ConversionError;
         fn from_str(
             value: &str,
@@ -18965,7 +18202,7 @@ pub mod types {
             }
         }
     }
-    impl ::std::convert::TryFrom<&str> for V1ClansMembersDemoteResponseDataRole {
+    impl ::std::convert::TryFrom<&str> for V1ClansMembersDemoteResultDataRole {
         type Error = self::error::ConversionError;
         fn try_from(
             value: &str,
@@ -18974,7 +18211,7 @@ pub mod types {
         }
     }
     impl ::std::convert::TryFrom<::std::string::String>
-    for V1ClansMembersDemoteResponseDataRole {
+    for V1ClansMembersDemoteResultDataRole {
         type Error = self::error::ConversionError;
         fn try_from(
             value: ::std::string::String,
@@ -19102,19 +18339,19 @@ pub mod types {
     }
     ///The membership
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct V1ClansMembersPromoteResponse {
-        pub data: V1ClansMembersPromoteResponseData,
+    pub struct V1ClansMembersPromoteResult {
+        pub data: V1ClansMembersPromoteResultData,
     }
     ///A member of a clan and their role
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct V1ClansMembersPromoteResponseData {
+    pub struct V1ClansMembersPromoteResultData {
         ///path of the user’s avatar
         pub avatar: ::std::string::String,
         pub clan_id: i64,
         ///when the user joined
         pub joined_at: ::chrono::DateTime<::chrono::offset::Utc>,
         ///`owner` (exactly one; everything), `officer` (settings, invites, removes members), `member`
-        pub role: V1ClansMembersPromoteResponseDataRole,
+        pub role: V1ClansMembersPromoteResultDataRole,
         pub user_id: i64,
         pub username: ::std::string::String,
     }
@@ -19131,7 +18368,7 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
-    pub enum V1ClansMembersPromoteResponseDataRole {
+    pub enum V1ClansMembersPromoteResultDataRole {
         #[serde(rename = "owner")]
         Owner,
         #[serde(rename = "officer")]
@@ -19139,7 +18376,7 @@ pub mod types {
         #[serde(rename = "member")]
         Member,
     }
-    impl ::std::fmt::Display for V1ClansMembersPromoteResponseDataRole {
+    impl ::std::fmt::Display for V1ClansMembersPromoteResultDataRole {
         fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
             match *self {
                 Self::Owner => f.write_str("owner"),
@@ -19148,7 +18385,7 @@ pub mod types {
             }
         }
     }
-    impl ::std::str::FromStr for V1ClansMembersPromoteResponseDataRole {
+    impl ::std::str::FromStr for V1ClansMembersPromoteResultDataRole {
         type Err = self::error::ConversionError;
         fn from_str(
             value: &str,
@@ -19161,7 +18398,7 @@ pub mod types {
             }
         }
     }
-    impl ::std::convert::TryFrom<&str> for V1ClansMembersPromoteResponseDataRole {
+    impl ::std::convert::TryFrom<&str> for V1ClansMembersPromoteResultDataRole {
         type Error = self::error::ConversionError;
         fn try_from(
             value: &str,
@@ -19170,196 +18407,7 @@ pub mod types {
         }
     }
     impl ::std::convert::TryFrom<::std::string::String>
-    for V1ClansMembersPromoteResponseDataRole {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    ///The settings to change; those left out keep their value.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
-    #[serde(deny_unknown_fields)]
-    pub struct V1ClansSettingsUpdateBody {
-        ///What the clan is about, up to 500 characters.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub description: ::std::option::Option<V1ClansSettingsUpdateBodyDescription>,
-        ///`open`: anyone may join; `invite`: only players with a pending invite; `closed`: no new members (pending invites cannot be accepted).
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub join_policy: ::std::option::Option<V1ClansSettingsUpdateBodyJoinPolicy>,
-        ///Most members the clan takes, 2-100; never below the current member count.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub max_members: ::std::option::Option<i64>,
-        ///`public`: listed and readable by anyone; `private`: seen only by its members and the players it invited (to anyone else it does not exist: 404).
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub visibility: ::std::option::Option<V1ClansSettingsUpdateBodyVisibility>,
-    }
-    ///What the clan is about, up to 500 characters.
-    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
-    #[serde(transparent)]
-    pub struct V1ClansSettingsUpdateBodyDescription(::std::string::String);
-    impl ::std::ops::Deref for V1ClansSettingsUpdateBodyDescription {
-        type Target = ::std::string::String;
-        fn deref(&self) -> &::std::string::String {
-            &self.0
-        }
-    }
-    impl ::std::convert::From<V1ClansSettingsUpdateBodyDescription>
-    for ::std::string::String {
-        fn from(value: V1ClansSettingsUpdateBodyDescription) -> Self {
-            value.0
-        }
-    }
-    impl ::std::str::FromStr for V1ClansSettingsUpdateBodyDescription {
-        type Err = self::error::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            if value.chars().count() > 500usize {
-                return Err("longer than 500 characters".into());
-            }
-            Ok(Self(value.to_string()))
-        }
-    }
-    impl ::std::convert::TryFrom<&str> for V1ClansSettingsUpdateBodyDescription {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl ::std::convert::TryFrom<::std::string::String>
-    for V1ClansSettingsUpdateBodyDescription {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl<'de> ::serde::Deserialize<'de> for V1ClansSettingsUpdateBodyDescription {
-        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
-        where
-            D: ::serde::Deserializer<'de>,
-        {
-            ::std::string::String::deserialize(deserializer)?
-                .parse()
-                .map_err(|e: self::error::ConversionError| {
-                    <D::Error as ::serde::de::Error>::custom(e.to_string())
-                })
-        }
-    }
-    ///`open`: anyone may join; `invite`: only players with a pending invite; `closed`: no new members (pending invites cannot be accepted).
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Copy,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd
-    )]
-    pub enum V1ClansSettingsUpdateBodyJoinPolicy {
-        #[serde(rename = "open")]
-        Open,
-        #[serde(rename = "invite")]
-        Invite,
-        #[serde(rename = "closed")]
-        Closed,
-    }
-    impl ::std::fmt::Display for V1ClansSettingsUpdateBodyJoinPolicy {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-            match *self {
-                Self::Open => f.write_str("open"),
-                Self::Invite => f.write_str("invite"),
-                Self::Closed => f.write_str("closed"),
-            }
-        }
-    }
-    impl ::std::str::FromStr for V1ClansSettingsUpdateBodyJoinPolicy {
-        type Err = self::error::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            match value {
-                "open" => Ok(Self::Open),
-                "invite" => Ok(Self::Invite),
-                "closed" => Ok(Self::Closed),
-                _ => Err("invalid value".into()),
-            }
-        }
-    }
-    impl ::std::convert::TryFrom<&str> for V1ClansSettingsUpdateBodyJoinPolicy {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl ::std::convert::TryFrom<::std::string::String>
-    for V1ClansSettingsUpdateBodyJoinPolicy {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    ///`public`: listed and readable by anyone; `private`: seen only by its members and the players it invited (to anyone else it does not exist: 404).
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Copy,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd
-    )]
-    pub enum V1ClansSettingsUpdateBodyVisibility {
-        #[serde(rename = "public")]
-        Public,
-        #[serde(rename = "private")]
-        Private,
-    }
-    impl ::std::fmt::Display for V1ClansSettingsUpdateBodyVisibility {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-            match *self {
-                Self::Public => f.write_str("public"),
-                Self::Private => f.write_str("private"),
-            }
-        }
-    }
-    impl ::std::str::FromStr for V1ClansSettingsUpdateBodyVisibility {
-        type Err = self::error::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            match value {
-                "public" => Ok(Self::Public),
-                "private" => Ok(Self::Private),
-                _ => Err("invalid value".into()),
-            }
-        }
-    }
-    impl ::std::convert::TryFrom<&str> for V1ClansSettingsUpdateBodyVisibility {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl ::std::convert::TryFrom<::std::string::String>
-    for V1ClansSettingsUpdateBodyVisibility {
+    for V1ClansMembersPromoteResultDataRole {
         type Error = self::error::ConversionError;
         fn try_from(
             value: ::std::string::String,
@@ -19426,54 +18474,40 @@ pub mod types {
                 })
         }
     }
-    ///The clan
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct V1ClansSettingsUpdateResponse {
-        pub data: V1ClansSettingsUpdateResponseData,
-    }
-    ///A clan of one game
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct V1ClansSettingsUpdateResponseData {
-        ///when the clan was created
-        pub created_at: ::chrono::DateTime<::chrono::offset::Utc>,
+    ///The settings to change; those left out keep their value.
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[serde(deny_unknown_fields)]
+    pub struct V1ClansSettingsUpdateRequest {
         ///What the clan is about, up to 500 characters.
-        pub description: V1ClansSettingsUpdateResponseDataDescription,
-        ///The game the clan plays
-        pub game: V1ClansSettingsUpdateResponseDataGame,
-        ///clan ID
-        pub id: i64,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub description: ::std::option::Option<V1ClansSettingsUpdateRequestDescription>,
         ///`open`: anyone may join; `invite`: only players with a pending invite; `closed`: no new members (pending invites cannot be accepted).
-        pub join_policy: V1ClansSettingsUpdateResponseDataJoinPolicy,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub join_policy: ::std::option::Option<V1ClansSettingsUpdateRequestJoinPolicy>,
         ///Most members the clan takes, 2-100; never below the current member count.
-        pub max_members: i64,
-        ///members now, the owner included
-        pub member_count: ::std::num::NonZeroU64,
-        ///3-32 characters: ASCII letters, digits, spaces and . _ ' -, starting and ending with a letter or digit. Unique per game without regard to case.
-        pub name: V1ClansSettingsUpdateResponseDataName,
-        ///2-6 ASCII letters or digits. Unique per game without regard to case.
-        pub tag: V1ClansSettingsUpdateResponseDataTag,
-        ///when its settings last changed
-        pub updated_at: ::chrono::DateTime<::chrono::offset::Utc>,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub max_members: ::std::option::Option<i64>,
         ///`public`: listed and readable by anyone; `private`: seen only by its members and the players it invited (to anyone else it does not exist: 404).
-        pub visibility: V1ClansSettingsUpdateResponseDataVisibility,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub visibility: ::std::option::Option<V1ClansSettingsUpdateRequestVisibility>,
     }
     ///What the clan is about, up to 500 characters.
     #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
-    pub struct V1ClansSettingsUpdateResponseDataDescription(::std::string::String);
-    impl ::std::ops::Deref for V1ClansSettingsUpdateResponseDataDescription {
+    pub struct V1ClansSettingsUpdateRequestDescription(::std::string::String);
+    impl ::std::ops::Deref for V1ClansSettingsUpdateRequestDescription {
         type Target = ::std::string::String;
         fn deref(&self) -> &::std::string::String {
             &self.0
         }
     }
-    impl ::std::convert::From<V1ClansSettingsUpdateResponseDataDescription>
+    impl ::std::convert::From<V1ClansSettingsUpdateRequestDescription>
     for ::std::string::String {
-        fn from(value: V1ClansSettingsUpdateResponseDataDescription) -> Self {
+        fn from(value: V1ClansSettingsUpdateRequestDescription) -> Self {
             value.0
         }
     }
-    impl ::std::str::FromStr for V1ClansSettingsUpdateResponseDataDescription {
+    impl ::std::str::FromStr for V1ClansSettingsUpdateRequestDescription {
         type Err = self::error::ConversionError;
         fn from_str(
             value: &str,
@@ -19484,7 +18518,7 @@ pub mod types {
             Ok(Self(value.to_string()))
         }
     }
-    impl ::std::convert::TryFrom<&str> for V1ClansSettingsUpdateResponseDataDescription {
+    impl ::std::convert::TryFrom<&str> for V1ClansSettingsUpdateRequestDescription {
         type Error = self::error::ConversionError;
         fn try_from(
             value: &str,
@@ -19493,7 +18527,7 @@ pub mod types {
         }
     }
     impl ::std::convert::TryFrom<::std::string::String>
-    for V1ClansSettingsUpdateResponseDataDescription {
+    for V1ClansSettingsUpdateRequestDescription {
         type Error = self::error::ConversionError;
         fn try_from(
             value: ::std::string::String,
@@ -19501,8 +18535,210 @@ pub mod types {
             value.parse()
         }
     }
-    impl<'de> ::serde::Deserialize<'de>
-    for V1ClansSettingsUpdateResponseDataDescription {
+    impl<'de> ::serde::Deserialize<'de> for V1ClansSettingsUpdateRequestDescription {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| {
+                    <D::Error as ::serde::de::Error>::custom(e.to_string())
+                })
+        }
+    }
+    ///`open`: anyone may join; `invite`: only players with a pending invite; `closed`: no new members (pending invites cannot be accepted).
+    #[derive(
+        ::serde::Deserialize,
+        ::serde::Serialize,
+        Clone,
+        Copy,
+        Debug,
+        Eq,
+        Hash,
+        Ord,
+        PartialEq,
+        PartialOrd
+    )]
+    pub enum V1ClansSettingsUpdateRequestJoinPolicy {
+        #[serde(rename = "open")]
+        Open,
+        #[serde(rename = "invite")]
+        Invite,
+        #[serde(rename = "closed")]
+        Closed,
+    }
+    impl ::std::fmt::Display for V1ClansSettingsUpdateRequestJoinPolicy {
+        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+            match *self {
+                Self::Open => f.write_str("open"),
+                Self::Invite => f.write_str("invite"),
+                Self::Closed => f.write_str("closed"),
+            }
+        }
+    }
+    impl ::std::str::FromStr for V1ClansSettingsUpdateRequestJoinPolicy {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            match value {
+                "open" => Ok(Self::Open),
+                "invite" => Ok(Self::Invite),
+                "closed" => Ok(Self::Closed),
+                _ => Err("invalid value".into()),
+            }
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for V1ClansSettingsUpdateRequestJoinPolicy {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String>
+    for V1ClansSettingsUpdateRequestJoinPolicy {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    ///`public`: listed and readable by anyone; `private`: seen only by its members and the players it invited (to anyone else it does not exist: 404).
+    #[derive(
+        ::serde::Deserialize,
+        ::serde::Serialize,
+        Clone,
+        Copy,
+        Debug,
+        Eq,
+        Hash,
+        Ord,
+        PartialEq,
+        PartialOrd
+    )]
+    pub enum V1ClansSettingsUpdateRequestVisibility {
+        #[serde(rename = "public")]
+        Public,
+        #[serde(rename = "private")]
+        Private,
+    }
+    impl ::std::fmt::Display for V1ClansSettingsUpdateRequestVisibility {
+        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+            match *self {
+                Self::Public => f.write_str("public"),
+                Self::Private => f.write_str("private"),
+            }
+        }
+    }
+    impl ::std::str::FromStr for V1ClansSettingsUpdateRequestVisibility {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            match value {
+                "public" => Ok(Self::Public),
+                "private" => Ok(Self::Private),
+                _ => Err("invalid value".into()),
+            }
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for V1ClansSettingsUpdateRequestVisibility {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String>
+    for V1ClansSettingsUpdateRequestVisibility {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    ///The clan
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    pub struct V1ClansSettingsUpdateResult {
+        pub data: V1ClansSettingsUpdateResultData,
+    }
+    ///A clan of one game
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    pub struct V1ClansSettingsUpdateResultData {
+        ///when the clan was created
+        pub created_at: ::chrono::DateTime<::chrono::offset::Utc>,
+        ///What the clan is about, up to 500 characters.
+        pub description: V1ClansSettingsUpdateResultDataDescription,
+        ///The game the clan plays
+        pub game: V1ClansSettingsUpdateResultDataGame,
+        ///clan ID
+        pub id: i64,
+        ///`open`: anyone may join; `invite`: only players with a pending invite; `closed`: no new members (pending invites cannot be accepted).
+        pub join_policy: V1ClansSettingsUpdateResultDataJoinPolicy,
+        ///Most members the clan takes, 2-100; never below the current member count.
+        pub max_members: i64,
+        ///members now, the owner included
+        pub member_count: ::std::num::NonZeroU64,
+        ///3-32 characters: ASCII letters, digits, spaces and . _ ' -, starting and ending with a letter or digit. Unique per game without regard to case.
+        pub name: V1ClansSettingsUpdateResultDataName,
+        ///2-6 ASCII letters or digits. Unique per game without regard to case.
+        pub tag: V1ClansSettingsUpdateResultDataTag,
+        ///when its settings last changed
+        pub updated_at: ::chrono::DateTime<::chrono::offset::Utc>,
+        ///`public`: listed and readable by anyone; `private`: seen only by its members and the players it invited (to anyone else it does not exist: 404).
+        pub visibility: V1ClansSettingsUpdateResultDataVisibility,
+    }
+    ///What the clan is about, up to 500 characters.
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+    #[serde(transparent)]
+    pub struct V1ClansSettingsUpdateResultDataDescription(::std::string::String);
+    impl ::std::ops::Deref for V1ClansSettingsUpdateResultDataDescription {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<V1ClansSettingsUpdateResultDataDescription>
+    for ::std::string::String {
+        fn from(value: V1ClansSettingsUpdateResultDataDescription) -> Self {
+            value.0
+        }
+    }
+    impl ::std::str::FromStr for V1ClansSettingsUpdateResultDataDescription {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            if value.chars().count() > 500usize {
+                return Err("longer than 500 characters".into());
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for V1ClansSettingsUpdateResultDataDescription {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String>
+    for V1ClansSettingsUpdateResultDataDescription {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for V1ClansSettingsUpdateResultDataDescription {
         fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
         where
             D: ::serde::Deserializer<'de>,
@@ -19527,7 +18763,7 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
-    pub enum V1ClansSettingsUpdateResponseDataGame {
+    pub enum V1ClansSettingsUpdateResultDataGame {
         #[serde(rename = "cs2")]
         Cs2,
         #[serde(rename = "cs16")]
@@ -19537,7 +18773,7 @@ pub mod types {
         #[serde(rename = "minecraft")]
         Minecraft,
     }
-    impl ::std::fmt::Display for V1ClansSettingsUpdateResponseDataGame {
+    impl ::std::fmt::Display for V1ClansSettingsUpdateResultDataGame {
         fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
             match *self {
                 Self::Cs2 => f.write_str("cs2"),
@@ -19547,7 +18783,7 @@ pub mod types {
             }
         }
     }
-    impl ::std::str::FromStr for V1ClansSettingsUpdateResponseDataGame {
+    impl ::std::str::FromStr for V1ClansSettingsUpdateResultDataGame {
         type Err = self::error::ConversionError;
         fn from_str(
             value: &str,
@@ -19561,7 +18797,7 @@ pub mod types {
             }
         }
     }
-    impl ::std::convert::TryFrom<&str> for V1ClansSettingsUpdateResponseDataGame {
+    impl ::std::convert::TryFrom<&str> for V1ClansSettingsUpdateResultDataGame {
         type Error = self::error::ConversionError;
         fn try_from(
             value: &str,
@@ -19570,7 +18806,7 @@ pub mod types {
         }
     }
     impl ::std::convert::TryFrom<::std::string::String>
-    for V1ClansSettingsUpdateResponseDataGame {
+    for V1ClansSettingsUpdateResultDataGame {
         type Error = self::error::ConversionError;
         fn try_from(
             value: ::std::string::String,
@@ -19591,7 +18827,7 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
-    pub enum V1ClansSettingsUpdateResponseDataJoinPolicy {
+    pub enum V1ClansSettingsUpdateResultDataJoinPolicy {
         #[serde(rename = "open")]
         Open,
         #[serde(rename = "invite")]
@@ -19599,7 +18835,7 @@ pub mod types {
         #[serde(rename = "closed")]
         Closed,
     }
-    impl ::std::fmt::Display for V1ClansSettingsUpdateResponseDataJoinPolicy {
+    impl ::std::fmt::Display for V1ClansSettingsUpdateResultDataJoinPolicy {
         fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
             match *self {
                 Self::Open => f.write_str("open"),
@@ -19608,7 +18844,7 @@ pub mod types {
             }
         }
     }
-    impl ::std::str::FromStr for V1ClansSettingsUpdateResponseDataJoinPolicy {
+    impl ::std::str::FromStr for V1ClansSettingsUpdateResultDataJoinPolicy {
         type Err = self::error::ConversionError;
         fn from_str(
             value: &str,
@@ -19621,7 +18857,7 @@ pub mod types {
             }
         }
     }
-    impl ::std::convert::TryFrom<&str> for V1ClansSettingsUpdateResponseDataJoinPolicy {
+    impl ::std::convert::TryFrom<&str> for V1ClansSettingsUpdateResultDataJoinPolicy {
         type Error = self::error::ConversionError;
         fn try_from(
             value: &str,
@@ -19630,7 +18866,7 @@ pub mod types {
         }
     }
     impl ::std::convert::TryFrom<::std::string::String>
-    for V1ClansSettingsUpdateResponseDataJoinPolicy {
+    for V1ClansSettingsUpdateResultDataJoinPolicy {
         type Error = self::error::ConversionError;
         fn try_from(
             value: ::std::string::String,
@@ -19641,20 +18877,20 @@ pub mod types {
     ///3-32 characters: ASCII letters, digits, spaces and . _ ' -, starting and ending with a letter or digit. Unique per game without regard to case.
     #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
-    pub struct V1ClansSettingsUpdateResponseDataName(::std::string::String);
-    impl ::std::ops::Deref for V1ClansSettingsUpdateResponseDataName {
+    pub struct V1ClansSettingsUpdateResultDataName(::std::string::String);
+    impl ::std::ops::Deref for V1ClansSettingsUpdateResultDataName {
         type Target = ::std::string::String;
         fn deref(&self) -> &::std::string::String {
             &self.0
         }
     }
-    impl ::std::convert::From<V1ClansSettingsUpdateResponseDataName>
+    impl ::std::convert::From<V1ClansSettingsUpdateResultDataName>
     for ::std::string::String {
-        fn from(value: V1ClansSettingsUpdateResponseDataName) -> Self {
+        fn from(value: V1ClansSettingsUpdateResultDataName) -> Self {
             value.0
         }
     }
-    impl ::std::str::FromStr for V1ClansSettingsUpdateResponseDataName {
+    impl ::std::str::FromStr for V1ClansSettingsUpdateResultDataName {
         type Err = self::error::ConversionError;
         fn from_str(
             value: &str,
@@ -19679,7 +18915,7 @@ pub mod types {
             Ok(Self(value.to_string()))
         }
     }
-    impl ::std::convert::TryFrom<&str> for V1ClansSettingsUpdateResponseDataName {
+    impl ::std::convert::TryFrom<&str> for V1ClansSettingsUpdateResultDataName {
         type Error = self::error::ConversionError;
         fn try_from(
             value: &str,
@@ -19688,7 +18924,7 @@ pub mod types {
         }
     }
     impl ::std::convert::TryFrom<::std::string::String>
-    for V1ClansSettingsUpdateResponseDataName {
+    for V1ClansSettingsUpdateResultDataName {
         type Error = self::error::ConversionError;
         fn try_from(
             value: ::std::string::String,
@@ -19696,7 +18932,7 @@ pub mod types {
             value.parse()
         }
     }
-    impl<'de> ::serde::Deserialize<'de> for V1ClansSettingsUpdateResponseDataName {
+    impl<'de> ::serde::Deserialize<'de> for V1ClansSettingsUpdateResultDataName {
         fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
         where
             D: ::serde::Deserializer<'de>,
@@ -19711,20 +18947,20 @@ pub mod types {
     ///2-6 ASCII letters or digits. Unique per game without regard to case.
     #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
-    pub struct V1ClansSettingsUpdateResponseDataTag(::std::string::String);
-    impl ::std::ops::Deref for V1ClansSettingsUpdateResponseDataTag {
+    pub struct V1ClansSettingsUpdateResultDataTag(::std::string::String);
+    impl ::std::ops::Deref for V1ClansSettingsUpdateResultDataTag {
         type Target = ::std::string::String;
         fn deref(&self) -> &::std::string::String {
             &self.0
         }
     }
-    impl ::std::convert::From<V1ClansSettingsUpdateResponseDataTag>
+    impl ::std::convert::From<V1ClansSettingsUpdateResultDataTag>
     for ::std::string::String {
-        fn from(value: V1ClansSettingsUpdateResponseDataTag) -> Self {
+        fn from(value: V1ClansSettingsUpdateResultDataTag) -> Self {
             value.0
         }
     }
-    impl ::std::str::FromStr for V1ClansSettingsUpdateResponseDataTag {
+    impl ::std::str::FromStr for V1ClansSettingsUpdateResultDataTag {
         type Err = self::error::ConversionError;
         fn from_str(
             value: &str,
@@ -19737,7 +18973,7 @@ pub mod types {
             Ok(Self(value.to_string()))
         }
     }
-    impl ::std::convert::TryFrom<&str> for V1ClansSettingsUpdateResponseDataTag {
+    impl ::std::convert::TryFrom<&str> for V1ClansSettingsUpdateResultDataTag {
         type Error = self::error::ConversionError;
         fn try_from(
             value: &str,
@@ -19746,7 +18982,7 @@ pub mod types {
         }
     }
     impl ::std::convert::TryFrom<::std::string::String>
-    for V1ClansSettingsUpdateResponseDataTag {
+    for V1ClansSettingsUpdateResultDataTag {
         type Error = self::error::ConversionError;
         fn try_from(
             value: ::std::string::String,
@@ -19754,7 +18990,7 @@ pub mod types {
             value.parse()
         }
     }
-    impl<'de> ::serde::Deserialize<'de> for V1ClansSettingsUpdateResponseDataTag {
+    impl<'de> ::serde::Deserialize<'de> for V1ClansSettingsUpdateResultDataTag {
         fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
         where
             D: ::serde::Deserializer<'de>,
@@ -19779,13 +19015,13 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
-    pub enum V1ClansSettingsUpdateResponseDataVisibility {
+    pub enum V1ClansSettingsUpdateResultDataVisibility {
         #[serde(rename = "public")]
         Public,
         #[serde(rename = "private")]
         Private,
     }
-    impl ::std::fmt::Display for V1ClansSettingsUpdateResponseDataVisibility {
+    impl ::std::fmt::Display for V1ClansSettingsUpdateResultDataVisibility {
         fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
             match *self {
                 Self::Public => f.write_str("public"),
@@ -19793,7 +19029,7 @@ pub mod types {
             }
         }
     }
-    impl ::std::str::FromStr for V1ClansSettingsUpdateResponseDataVisibility {
+    impl ::std::str::FromStr for V1ClansSettingsUpdateResultDataVisibility {
         type Err = self::error::ConversionError;
         fn from_str(
             value: &str,
@@ -19805,7 +19041,7 @@ pub mod types {
             }
         }
     }
-    impl ::std::convert::TryFrom<&str> for V1ClansSettingsUpdateResponseDataVisibility {
+    impl ::std::convert::TryFrom<&str> for V1ClansSettingsUpdateResultDataVisibility {
         type Error = self::error::ConversionError;
         fn try_from(
             value: &str,
@@ -19814,20 +19050,13 @@ pub mod types {
         }
     }
     impl ::std::convert::TryFrom<::std::string::String>
-    for V1ClansSettingsUpdateResponseDataVisibility {
+    for V1ClansSettingsUpdateResultDataVisibility {
         type Error = self::error::ConversionError;
         fn try_from(
             value: ::std::string::String,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
             value.parse()
         }
-    }
-    ///`V1ClansTransferBody`
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    #[serde(deny_unknown_fields)]
-    pub struct V1ClansTransferBody {
-        ///the member who becomes the owner
-        pub user_id: ::std::num::NonZeroU64,
     }
     ///`V1ClansTransferIdempotencyKey`
     #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
@@ -19887,56 +19116,63 @@ pub mod types {
                 })
         }
     }
+    ///`V1ClansTransferRequest`
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    #[serde(deny_unknown_fields)]
+    pub struct V1ClansTransferRequest {
+        ///the member who becomes the owner
+        pub user_id: ::std::num::NonZeroU64,
+    }
     ///The clan with its members
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct V1ClansTransferResponse {
-        pub data: V1ClansTransferResponseData,
+    pub struct V1ClansTransferResult {
+        pub data: V1ClansTransferResultData,
     }
     ///A clan with its members and their roles
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct V1ClansTransferResponseData {
+    pub struct V1ClansTransferResultData {
         ///when the clan was created
         pub created_at: ::chrono::DateTime<::chrono::offset::Utc>,
         ///What the clan is about, up to 500 characters.
-        pub description: V1ClansTransferResponseDataDescription,
+        pub description: V1ClansTransferResultDataDescription,
         ///The game the clan plays
-        pub game: V1ClansTransferResponseDataGame,
+        pub game: V1ClansTransferResultDataGame,
         ///clan ID
         pub id: i64,
         ///`open`: anyone may join; `invite`: only players with a pending invite; `closed`: no new members (pending invites cannot be accepted).
-        pub join_policy: V1ClansTransferResponseDataJoinPolicy,
+        pub join_policy: V1ClansTransferResultDataJoinPolicy,
         ///Most members the clan takes, 2-100; never below the current member count.
         pub max_members: i64,
         ///members now, the owner included
         pub member_count: ::std::num::NonZeroU64,
         ///every member: the owner, then officers, then members, longest-standing first
-        pub members: ::std::vec::Vec<V1ClansTransferResponseDataMembersItem>,
+        pub members: ::std::vec::Vec<V1ClansTransferResultDataMembersItem>,
         ///3-32 characters: ASCII letters, digits, spaces and . _ ' -, starting and ending with a letter or digit. Unique per game without regard to case.
-        pub name: V1ClansTransferResponseDataName,
+        pub name: V1ClansTransferResultDataName,
         ///2-6 ASCII letters or digits. Unique per game without regard to case.
-        pub tag: V1ClansTransferResponseDataTag,
+        pub tag: V1ClansTransferResultDataTag,
         ///when its settings last changed
         pub updated_at: ::chrono::DateTime<::chrono::offset::Utc>,
         ///`public`: listed and readable by anyone; `private`: seen only by its members and the players it invited (to anyone else it does not exist: 404).
-        pub visibility: V1ClansTransferResponseDataVisibility,
+        pub visibility: V1ClansTransferResultDataVisibility,
     }
     ///What the clan is about, up to 500 characters.
     #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
-    pub struct V1ClansTransferResponseDataDescription(::std::string::String);
-    impl ::std::ops::Deref for V1ClansTransferResponseDataDescription {
+    pub struct V1ClansTransferResultDataDescription(::std::string::String);
+    impl ::std::ops::Deref for V1ClansTransferResultDataDescription {
         type Target = ::std::string::String;
         fn deref(&self) -> &::std::string::String {
             &self.0
         }
     }
-    impl ::std::convert::From<V1ClansTransferResponseDataDescription>
+    impl ::std::convert::From<V1ClansTransferResultDataDescription>
     for ::std::string::String {
-        fn from(value: V1ClansTransferResponseDataDescription) -> Self {
+        fn from(value: V1ClansTransferResultDataDescription) -> Self {
             value.0
         }
     }
-    impl ::std::str::FromStr for V1ClansTransferResponseDataDescription {
+    impl ::std::str::FromStr for V1ClansTransferResultDataDescription {
         type Err = self::error::ConversionError;
         fn from_str(
             value: &str,
@@ -19947,7 +19183,7 @@ pub mod types {
             Ok(Self(value.to_string()))
         }
     }
-    impl ::std::convert::TryFrom<&str> for V1ClansTransferResponseDataDescription {
+    impl ::std::convert::TryFrom<&str> for V1ClansTransferResultDataDescription {
         type Error = self::error::ConversionError;
         fn try_from(
             value: &str,
@@ -19956,7 +19192,7 @@ pub mod types {
         }
     }
     impl ::std::convert::TryFrom<::std::string::String>
-    for V1ClansTransferResponseDataDescription {
+    for V1ClansTransferResultDataDescription {
         type Error = self::error::ConversionError;
         fn try_from(
             value: ::std::string::String,
@@ -19964,7 +19200,7 @@ pub mod types {
             value.parse()
         }
     }
-    impl<'de> ::serde::Deserialize<'de> for V1ClansTransferResponseDataDescription {
+    impl<'de> ::serde::Deserialize<'de> for V1ClansTransferResultDataDescription {
         fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
         where
             D: ::serde::Deserializer<'de>,
@@ -19989,7 +19225,7 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
-    pub enum V1ClansTransferResponseDataGame {
+    pub enum V1ClansTransferResultDataGame {
         #[serde(rename = "cs2")]
         Cs2,
         #[serde(rename = "cs16")]
@@ -19999,7 +19235,7 @@ pub mod types {
         #[serde(rename = "minecraft")]
         Minecraft,
     }
-    impl ::std::fmt::Display for V1ClansTransferResponseDataGame {
+    impl ::std::fmt::Display for V1ClansTransferResultDataGame {
         fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
             match *self {
                 Self::Cs2 => f.write_str("cs2"),
@@ -20009,7 +19245,7 @@ pub mod types {
             }
         }
     }
-    impl ::std::str::FromStr for V1ClansTransferResponseDataGame {
+    impl ::std::str::FromStr for V1ClansTransferResultDataGame {
         type Err = self::error::ConversionError;
         fn from_str(
             value: &str,
@@ -20023,7 +19259,7 @@ pub mod types {
             }
         }
     }
-    impl ::std::convert::TryFrom<&str> for V1ClansTransferResponseDataGame {
+    impl ::std::convert::TryFrom<&str> for V1ClansTransferResultDataGame {
         type Error = self::error::ConversionError;
         fn try_from(
             value: &str,
@@ -20032,7 +19268,7 @@ pub mod types {
         }
     }
     impl ::std::convert::TryFrom<::std::string::String>
-    for V1ClansTransferResponseDataGame {
+    for V1ClansTransferResultDataGame {
         type Error = self::error::ConversionError;
         fn try_from(
             value: ::std::string::String,
@@ -20053,7 +19289,7 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
-    pub enum V1ClansTransferResponseDataJoinPolicy {
+    pub enum V1ClansTransferResultDataJoinPolicy {
         #[serde(rename = "open")]
         Open,
         #[serde(rename = "invite")]
@@ -20061,7 +19297,7 @@ pub mod types {
         #[serde(rename = "closed")]
         Closed,
     }
-    impl ::std::fmt::Display for V1ClansTransferResponseDataJoinPolicy {
+    impl ::std::fmt::Display for V1ClansTransferResultDataJoinPolicy {
         fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
             match *self {
                 Self::Open => f.write_str("open"),
@@ -20070,7 +19306,7 @@ pub mod types {
             }
         }
     }
-    impl ::std::str::FromStr for V1ClansTransferResponseDataJoinPolicy {
+    impl ::std::str::FromStr for V1ClansTransferResultDataJoinPolicy {
         type Err = self::error::ConversionError;
         fn from_str(
             value: &str,
@@ -20083,7 +19319,7 @@ pub mod types {
             }
         }
     }
-    impl ::std::convert::TryFrom<&str> for V1ClansTransferResponseDataJoinPolicy {
+    impl ::std::convert::TryFrom<&str> for V1ClansTransferResultDataJoinPolicy {
         type Error = self::error::ConversionError;
         fn try_from(
             value: &str,
@@ -20092,7 +19328,7 @@ pub mod types {
         }
     }
     impl ::std::convert::TryFrom<::std::string::String>
-    for V1ClansTransferResponseDataJoinPolicy {
+    for V1ClansTransferResultDataJoinPolicy {
         type Error = self::error::ConversionError;
         fn try_from(
             value: ::std::string::String,
@@ -20100,15 +19336,15 @@ pub mod types {
             value.parse()
         }
     }
-    ///`V1ClansTransferResponseDataMembersItem`
+    ///`V1ClansTransferResultDataMembersItem`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct V1ClansTransferResponseDataMembersItem {
+    pub struct V1ClansTransferResultDataMembersItem {
         ///path of the user’s avatar
         pub avatar: ::std::string::String,
         ///when the user joined
         pub joined_at: ::chrono::DateTime<::chrono::offset::Utc>,
         ///`owner` (exactly one; everything), `officer` (settings, invites, removes members), `member`
-        pub role: V1ClansTransferResponseDataMembersItemRole,
+        pub role: V1ClansTransferResultDataMembersItemRole,
         pub user_id: i64,
         pub username: ::std::string::String,
     }
@@ -20125,7 +19361,7 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
-    pub enum V1ClansTransferResponseDataMembersItemRole {
+    pub enum V1ClansTransferResultDataMembersItemRole {
         #[serde(rename = "owner")]
         Owner,
         #[serde(rename = "officer")]
@@ -20133,7 +19369,7 @@ pub mod types {
         #[serde(rename = "member")]
         Member,
     }
-    impl ::std::fmt::Display for V1ClansTransferResponseDataMembersItemRole {
+    impl ::std::fmt::Display for V1ClansTransferResultDataMembersItemRole {
         fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
             match *self {
                 Self::Owner => f.write_str("owner"),
@@ -20142,7 +19378,7 @@ pub mod types {
             }
         }
     }
-    impl ::std::str::FromStr for V1ClansTransferResponseDataMembersItemRole {
+    impl ::std::str::FromStr for V1ClansTransferResultDataMembersItemRole {
         type Err = self::error::ConversionError;
         fn from_str(
             value: &str,
@@ -20155,7 +19391,7 @@ pub mod types {
             }
         }
     }
-    impl ::std::convert::TryFrom<&str> for V1ClansTransferResponseDataMembersItemRole {
+    impl ::std::convert::TryFrom<&str> for V1ClansTransferResultDataMembersItemRole {
         type Error = self::error::ConversionError;
         fn try_from(
             value: &str,
@@ -20164,7 +19400,7 @@ pub mod types {
         }
     }
     impl ::std::convert::TryFrom<::std::string::String>
-    for V1ClansTransferResponseDataMembersItemRole {
+    for V1ClansTransferResultDataMembersItemRole {
         type Error = self::error::ConversionError;
         fn try_from(
             value: ::std::string::String,
@@ -20175,20 +19411,19 @@ pub mod types {
     ///3-32 characters: ASCII letters, digits, spaces and . _ ' -, starting and ending with a letter or digit. Unique per game without regard to case.
     #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
-    pub struct V1ClansTransferResponseDataName(::std::string::String);
-    impl ::std::ops::Deref for V1ClansTransferResponseDataName {
+    pub struct V1ClansTransferResultDataName(::std::string::String);
+    impl ::std::ops::Deref for V1ClansTransferResultDataName {
         type Target = ::std::string::String;
         fn deref(&self) -> &::std::string::String {
             &self.0
         }
     }
-    impl ::std::convert::From<V1ClansTransferResponseDataName>
-    for ::std::string::String {
-        fn from(value: V1ClansTransferResponseDataName) -> Self {
+    impl ::std::convert::From<V1ClansTransferResultDataName> for ::std::string::String {
+        fn from(value: V1ClansTransferResultDataName) -> Self {
             value.0
         }
     }
-    impl ::std::str::FromStr for V1ClansTransferResponseDataName {
+    impl ::std::str::FromStr for V1ClansTransferResultDataName {
         type Err = self::error::ConversionError;
         fn from_str(
             value: &str,
@@ -20213,7 +19448,7 @@ pub mod types {
             Ok(Self(value.to_string()))
         }
     }
-    impl ::std::convert::TryFrom<&str> for V1ClansTransferResponseDataName {
+    impl ::std::convert::TryFrom<&str> for V1ClansTransferResultDataName {
         type Error = self::error::ConversionError;
         fn try_from(
             value: &str,
@@ -20222,7 +19457,7 @@ pub mod types {
         }
     }
     impl ::std::convert::TryFrom<::std::string::String>
-    for V1ClansTransferResponseDataName {
+    for V1ClansTransferResultDataName {
         type Error = self::error::ConversionError;
         fn try_from(
             value: ::std::string::String,
@@ -20230,7 +19465,7 @@ pub mod types {
             value.parse()
         }
     }
-    impl<'de> ::serde::Deserialize<'de> for V1ClansTransferResponseDataName {
+    impl<'de> ::serde::Deserialize<'de> for V1ClansTransferResultDataName {
         fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
         where
             D: ::serde::Deserializer<'de>,
@@ -20245,19 +19480,19 @@ pub mod types {
     ///2-6 ASCII letters or digits. Unique per game without regard to case.
     #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
-    pub struct V1ClansTransferResponseDataTag(::std::string::String);
-    impl ::std::ops::Deref for V1ClansTransferResponseDataTag {
+    pub struct V1ClansTransferResultDataTag(::std::string::String);
+    impl ::std::ops::Deref for V1ClansTransferResultDataTag {
         type Target = ::std::string::String;
         fn deref(&self) -> &::std::string::String {
             &self.0
         }
     }
-    impl ::std::convert::From<V1ClansTransferResponseDataTag> for ::std::string::String {
-        fn from(value: V1ClansTransferResponseDataTag) -> Self {
+    impl ::std::convert::From<V1ClansTransferResultDataTag> for ::std::string::String {
+        fn from(value: V1ClansTransferResultDataTag) -> Self {
             value.0
         }
     }
-    impl ::std::str::FromStr for V1ClansTransferResponseDataTag {
+    impl ::std::str::FromStr for V1ClansTransferResultDataTag {
         type Err = self::error::ConversionError;
         fn from_str(
             value: &str,
@@ -20270,7 +19505,7 @@ pub mod types {
             Ok(Self(value.to_string()))
         }
     }
-    impl ::std::convert::TryFrom<&str> for V1ClansTransferResponseDataTag {
+    impl ::std::convert::TryFrom<&str> for V1ClansTransferResultDataTag {
         type Error = self::error::ConversionError;
         fn try_from(
             value: &str,
@@ -20279,7 +19514,7 @@ pub mod types {
         }
     }
     impl ::std::convert::TryFrom<::std::string::String>
-    for V1ClansTransferResponseDataTag {
+    for V1ClansTransferResultDataTag {
         type Error = self::error::ConversionError;
         fn try_from(
             value: ::std::string::String,
@@ -20287,7 +19522,7 @@ pub mod types {
             value.parse()
         }
     }
-    impl<'de> ::serde::Deserialize<'de> for V1ClansTransferResponseDataTag {
+    impl<'de> ::serde::Deserialize<'de> for V1ClansTransferResultDataTag {
         fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
         where
             D: ::serde::Deserializer<'de>,
@@ -20312,13 +19547,13 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
-    pub enum V1ClansTransferResponseDataVisibility {
+    pub enum V1ClansTransferResultDataVisibility {
         #[serde(rename = "public")]
         Public,
         #[serde(rename = "private")]
         Private,
     }
-    impl ::std::fmt::Display for V1ClansTransferResponseDataVisibility {
+    impl ::std::fmt::Display for V1ClansTransferResultDataVisibility {
         fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
             match *self {
                 Self::Public => f.write_str("public"),
@@ -20326,7 +19561,7 @@ pub mod types {
             }
         }
     }
-    impl ::std::str::FromStr for V1ClansTransferResponseDataVisibility {
+    impl ::std::str::FromStr for V1ClansTransferResultDataVisibility {
         type Err = self::error::ConversionError;
         fn from_str(
             value: &str,
@@ -20338,7 +19573,7 @@ pub mod types {
             }
         }
     }
-    impl ::std::convert::TryFrom<&str> for V1ClansTransferResponseDataVisibility {
+    impl ::std::convert::TryFrom<&str> for V1ClansTransferResultDataVisibility {
         type Error = self::error::ConversionError;
         fn try_from(
             value: &str,
@@ -20347,7 +19582,7 @@ pub mod types {
         }
     }
     impl ::std::convert::TryFrom<::std::string::String>
-    for V1ClansTransferResponseDataVisibility {
+    for V1ClansTransferResultDataVisibility {
         type Error = self::error::ConversionError;
         fn try_from(
             value: ::std::string::String,
@@ -20357,92 +19592,24 @@ pub mod types {
     }
     ///the balance
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct V1EconomyBalanceGetResponse {
+    pub struct V1EconomyBalanceGetResult {
         pub data: EconomyBalance,
     }
     ///a page of entries, newest first
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct V1EconomyTransactionsListResponse {
+    pub struct V1EconomyTransactionsListResult {
         pub data: ::std::vec::Vec<EconomyEntry>,
-        pub meta: V1EconomyTransactionsListResponseMeta,
+        pub meta: V1EconomyTransactionsListResultMeta,
     }
     ///Where this page sits in the whole list
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct V1EconomyTransactionsListResponseMeta {
+    pub struct V1EconomyTransactionsListResultMeta {
         ///This page
         pub page: ::std::num::NonZeroU64,
         ///Page size
         pub per_page: ::std::num::NonZeroU64,
         ///Items across all pages
         pub total: u64,
-    }
-    ///`V1EconomyTransferCreateBody`
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    #[serde(deny_unknown_fields)]
-    pub struct V1EconomyTransferCreateBody {
-        ///whole coins, 1 to 1,000,000; anything else is `invalid_amount`
-        pub amount: ::std::num::NonZeroU64,
-        ///shown to both users in their history
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub note: ::std::option::Option<V1EconomyTransferCreateBodyNote>,
-        ///the recipient’s user id
-        pub to_user_id: ::std::num::NonZeroU64,
-    }
-    ///shown to both users in their history
-    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
-    #[serde(transparent)]
-    pub struct V1EconomyTransferCreateBodyNote(::std::string::String);
-    impl ::std::ops::Deref for V1EconomyTransferCreateBodyNote {
-        type Target = ::std::string::String;
-        fn deref(&self) -> &::std::string::String {
-            &self.0
-        }
-    }
-    impl ::std::convert::From<V1EconomyTransferCreateBodyNote>
-    for ::std::string::String {
-        fn from(value: V1EconomyTransferCreateBodyNote) -> Self {
-            value.0
-        }
-    }
-    impl ::std::str::FromStr for V1EconomyTransferCreateBodyNote {
-        type Err = self::error::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            if value.chars().count() > 200usize {
-                return Err("longer than 200 characters".into());
-            }
-            Ok(Self(value.to_string()))
-        }
-    }
-    impl ::std::convert::TryFrom<&str> for V1EconomyTransferCreateBodyNote {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl ::std::convert::TryFrom<::std::string::String>
-    for V1EconomyTransferCreateBodyNote {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl<'de> ::serde::Deserialize<'de> for V1EconomyTransferCreateBodyNote {
-        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
-        where
-            D: ::serde::Deserializer<'de>,
-        {
-            ::std::string::String::deserialize(deserializer)?
-                .parse()
-                .map_err(|e: self::error::ConversionError| {
-                    <D::Error as ::serde::de::Error>::custom(e.to_string())
-                })
-        }
     }
     ///`V1EconomyTransferCreateIdempotencyKey`
     #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
@@ -20503,9 +19670,77 @@ pub mod types {
                 })
         }
     }
+    ///`V1EconomyTransferCreateRequest`
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    #[serde(deny_unknown_fields)]
+    pub struct V1EconomyTransferCreateRequest {
+        ///whole coins, 1 to 1,000,000; anything else is `invalid_amount`
+        pub amount: ::std::num::NonZeroU64,
+        ///shown to both users in their history
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub note: ::std::option::Option<V1EconomyTransferCreateRequestNote>,
+        ///the recipient’s user id
+        pub to_user_id: ::std::num::NonZeroU64,
+    }
+    ///shown to both users in their history
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+    #[serde(transparent)]
+    pub struct V1EconomyTransferCreateRequestNote(::std::string::String);
+    impl ::std::ops::Deref for V1EconomyTransferCreateRequestNote {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<V1EconomyTransferCreateRequestNote>
+    for ::std::string::String {
+        fn from(value: V1EconomyTransferCreateRequestNote) -> Self {
+            value.0
+        }
+    }
+    impl ::std::str::FromStr for V1EconomyTransferCreateRequestNote {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            if value.chars().count() > 200usize {
+                return Err("longer than 200 characters".into());
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for V1EconomyTransferCreateRequestNote {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String>
+    for V1EconomyTransferCreateRequestNote {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for V1EconomyTransferCreateRequestNote {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| {
+                    <D::Error as ::serde::de::Error>::custom(e.to_string())
+                })
+        }
+    }
     ///the transfer written
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct V1EconomyTransferCreateResponse {
+    pub struct V1EconomyTransferCreateResult {
         pub data: EconomyTransfer,
     }
     ///`V1EventsListAfter`
@@ -20566,13 +19801,13 @@ pub mod types {
     }
     ///One page of events, oldest first
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct V1EventsListResponse {
-        pub data: ::std::vec::Vec<V1EventsListResponseDataItem>,
-        pub meta: V1EventsListResponseMeta,
+    pub struct V1EventsListResult {
+        pub data: ::std::vec::Vec<V1EventsListResultDataItem>,
+        pub meta: V1EventsListResultMeta,
     }
     ///An event, as every channel sends it (webhook body, SSE data, pull item)
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct V1EventsListResponseDataItem {
+    pub struct V1EventsListResultDataItem {
         ///When the change that emitted the event committed (ISO 8601 UTC).
         pub created_at: ::chrono::DateTime<::chrono::offset::Utc>,
         ///The payload; its schema per type is in the OpenAPI `webhooks` section.
@@ -20585,10 +19820,10 @@ pub mod types {
     }
     ///Cursor paging: the outbox grows at its end, so pages are walked by cursor, not by number
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct V1EventsListResponseMeta {
+    pub struct V1EventsListResultMeta {
         ///More events are waiting after this page: ask again at once with `after=next_after`.
         pub has_more: bool,
-        ///The cursor for the next page: pass it as `after`.
+        ///The cursor for the next page: pass it as `after`. `null`: No event to page after yet (nothing visible and no `after` given).
         #[serde(deserialize_with = "::std::option::Option::deserialize")]
         pub next_after: ::std::option::Option<::std::string::String>,
     }
@@ -20828,25 +20063,23 @@ pub mod types {
     }
     ///Every event type, in catalog order
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct V1EventsTypesListResponse {
-        pub data: ::std::vec::Vec<V1EventsTypesListResponseDataItem>,
+    pub struct V1EventsTypesListResult {
+        pub data: ::std::vec::Vec<V1EventsTypesListResultDataItem>,
     }
     ///One event type of the catalog
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct V1EventsTypesListResponseDataItem {
+    pub struct V1EventsTypesListResultDataItem {
         ///`public`: every subscriber with the scope; `user`: only apps acting for the user it concerns; `app`: only the app it concerns
-        pub audience: V1EventsTypesListResponseDataItemAudience,
+        pub audience: V1EventsTypesListResultDataItemAudience,
         ///What it tells, and who receives it
         pub description: ::std::string::String,
-        ///An example `data`
-        pub example: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        pub example: V1EventsTypesListResultDataItemExample,
         ///One event per kill (or as often): prefer its batched variant
         pub high_volume: bool,
-        ///JSON Schema (2020-12) of the event’s `data`
-        pub schema: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        pub schema: V1EventsTypesListResultDataItemSchema,
         ///The scope a reader needs (null: none beyond the audience)
         #[serde(deserialize_with = "::std::option::Option::deserialize")]
-        pub scope: ::std::option::Option<V1EventsTypesListResponseDataItemScope>,
+        pub scope: ::std::option::Option<V1EventsTypesListResultDataItemScope>,
         ///Event type, `resource.action`
         #[serde(rename = "type")]
         pub type_: ::std::string::String,
@@ -20864,7 +20097,7 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
-    pub enum V1EventsTypesListResponseDataItemAudience {
+    pub enum V1EventsTypesListResultDataItemAudience {
         #[serde(rename = "public")]
         Public,
         #[serde(rename = "user")]
@@ -20872,7 +20105,7 @@ pub mod types {
         #[serde(rename = "app")]
         App,
     }
-    impl ::std::fmt::Display for V1EventsTypesListResponseDataItemAudience {
+    impl ::std::fmt::Display for V1EventsTypesListResultDataItemAudience {
         fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
             match *self {
                 Self::Public => f.write_str("public"),
@@ -20881,7 +20114,7 @@ pub mod types {
             }
         }
     }
-    impl ::std::str::FromStr for V1EventsTypesListResponseDataItemAudience {
+    impl ::std::str::FromStr for V1EventsTypesListResultDataItemAudience {
         type Err = self::error::ConversionError;
         fn from_str(
             value: &str,
@@ -20894,7 +20127,7 @@ pub mod types {
             }
         }
     }
-    impl ::std::convert::TryFrom<&str> for V1EventsTypesListResponseDataItemAudience {
+    impl ::std::convert::TryFrom<&str> for V1EventsTypesListResultDataItemAudience {
         type Error = self::error::ConversionError;
         fn try_from(
             value: &str,
@@ -20903,12 +20136,70 @@ pub mod types {
         }
     }
     impl ::std::convert::TryFrom<::std::string::String>
-    for V1EventsTypesListResponseDataItemAudience {
+    for V1EventsTypesListResultDataItemAudience {
         type Error = self::error::ConversionError;
         fn try_from(
             value: ::std::string::String,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
             value.parse()
+        }
+    }
+    ///An example `data`
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    #[serde(transparent)]
+    pub struct V1EventsTypesListResultDataItemExample(
+        pub ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    );
+    impl ::std::ops::Deref for V1EventsTypesListResultDataItemExample {
+        type Target = ::serde_json::Map<::std::string::String, ::serde_json::Value>;
+        fn deref(
+            &self,
+        ) -> &::serde_json::Map<::std::string::String, ::serde_json::Value> {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<V1EventsTypesListResultDataItemExample>
+    for ::serde_json::Map<::std::string::String, ::serde_json::Value> {
+        fn from(value: V1EventsTypesListResultDataItemExample) -> Self {
+            value.0
+        }
+    }
+    impl ::std::convert::From<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    > for V1EventsTypesListResultDataItemExample {
+        fn from(
+            value: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        ) -> Self {
+            Self(value)
+        }
+    }
+    ///JSON Schema (2020-12) of the event’s `data`
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    #[serde(transparent)]
+    pub struct V1EventsTypesListResultDataItemSchema(
+        pub ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    );
+    impl ::std::ops::Deref for V1EventsTypesListResultDataItemSchema {
+        type Target = ::serde_json::Map<::std::string::String, ::serde_json::Value>;
+        fn deref(
+            &self,
+        ) -> &::serde_json::Map<::std::string::String, ::serde_json::Value> {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<V1EventsTypesListResultDataItemSchema>
+    for ::serde_json::Map<::std::string::String, ::serde_json::Value> {
+        fn from(value: V1EventsTypesListResultDataItemSchema) -> Self {
+            value.0
+        }
+    }
+    impl ::std::convert::From<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    > for V1EventsTypesListResultDataItemSchema {
+        fn from(
+            value: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        ) -> Self {
+            Self(value)
         }
     }
     ///The scope a reader needs (null: none beyond the audience)
@@ -20924,7 +20215,7 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
-    pub enum V1EventsTypesListResponseDataItemScope {
+    pub enum V1EventsTypesListResultDataItemScope {
         #[serde(rename = "openid")]
         Openid,
         #[serde(rename = "identify")]
@@ -20954,7 +20245,7 @@ pub mod types {
         #[serde(rename = "offline_access")]
         OfflineAccess,
     }
-    impl ::std::fmt::Display for V1EventsTypesListResponseDataItemScope {
+    impl ::std::fmt::Display for V1EventsTypesListResultDataItemScope {
         fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
             match *self {
                 Self::Openid => f.write_str("openid"),
@@ -20974,7 +20265,7 @@ pub mod types {
             }
         }
     }
-    impl ::std::str::FromStr for V1EventsTypesListResponseDataItemScope {
+    impl ::std::str::FromStr for V1EventsTypesListResultDataItemScope {
         type Err = self::error::ConversionError;
         fn from_str(
             value: &str,
@@ -20998,7 +20289,7 @@ pub mod types {
             }
         }
     }
-    impl ::std::convert::TryFrom<&str> for V1EventsTypesListResponseDataItemScope {
+    impl ::std::convert::TryFrom<&str> for V1EventsTypesListResultDataItemScope {
         type Error = self::error::ConversionError;
         fn try_from(
             value: &str,
@@ -21007,78 +20298,12 @@ pub mod types {
         }
     }
     impl ::std::convert::TryFrom<::std::string::String>
-    for V1EventsTypesListResponseDataItemScope {
+    for V1EventsTypesListResultDataItemScope {
         type Error = self::error::ConversionError;
         fn try_from(
             value: ::std::string::String,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
             value.parse()
-        }
-    }
-    ///`V1ServersCommandSendBody`
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    #[serde(deny_unknown_fields)]
-    pub struct V1ServersCommandSendBody {
-        ///One console command, 1 to 512 characters, on one line (no line breaks or control characters, which would smuggle a second command).
-        pub command: V1ServersCommandSendBodyCommand,
-    }
-    ///One console command, 1 to 512 characters, on one line (no line breaks or control characters, which would smuggle a second command).
-    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
-    #[serde(transparent)]
-    pub struct V1ServersCommandSendBodyCommand(::std::string::String);
-    impl ::std::ops::Deref for V1ServersCommandSendBodyCommand {
-        type Target = ::std::string::String;
-        fn deref(&self) -> &::std::string::String {
-            &self.0
-        }
-    }
-    impl ::std::convert::From<V1ServersCommandSendBodyCommand>
-    for ::std::string::String {
-        fn from(value: V1ServersCommandSendBodyCommand) -> Self {
-            value.0
-        }
-    }
-    impl ::std::str::FromStr for V1ServersCommandSendBodyCommand {
-        type Err = self::error::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            if value.chars().count() > 512usize {
-                return Err("longer than 512 characters".into());
-            }
-            if value.chars().count() < 1usize {
-                return Err("shorter than 1 characters".into());
-            }
-            Ok(Self(value.to_string()))
-        }
-    }
-    impl ::std::convert::TryFrom<&str> for V1ServersCommandSendBodyCommand {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl ::std::convert::TryFrom<::std::string::String>
-    for V1ServersCommandSendBodyCommand {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl<'de> ::serde::Deserialize<'de> for V1ServersCommandSendBodyCommand {
-        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
-        where
-            D: ::serde::Deserializer<'de>,
-        {
-            ::std::string::String::deserialize(deserializer)?
-                .parse()
-                .map_err(|e: self::error::ConversionError| {
-                    <D::Error as ::serde::de::Error>::custom(e.to_string())
-                })
         }
     }
     ///`V1ServersCommandSendIdempotencyKey`
@@ -21140,20 +20365,86 @@ pub mod types {
                 })
         }
     }
+    ///`V1ServersCommandSendRequest`
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    #[serde(deny_unknown_fields)]
+    pub struct V1ServersCommandSendRequest {
+        ///One console command, 1 to 512 characters, on one line (no line breaks or control characters, which would smuggle a second command).
+        pub command: V1ServersCommandSendRequestCommand,
+    }
+    ///One console command, 1 to 512 characters, on one line (no line breaks or control characters, which would smuggle a second command).
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+    #[serde(transparent)]
+    pub struct V1ServersCommandSendRequestCommand(::std::string::String);
+    impl ::std::ops::Deref for V1ServersCommandSendRequestCommand {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<V1ServersCommandSendRequestCommand>
+    for ::std::string::String {
+        fn from(value: V1ServersCommandSendRequestCommand) -> Self {
+            value.0
+        }
+    }
+    impl ::std::str::FromStr for V1ServersCommandSendRequestCommand {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            if value.chars().count() > 512usize {
+                return Err("longer than 512 characters".into());
+            }
+            if value.chars().count() < 1usize {
+                return Err("shorter than 1 characters".into());
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for V1ServersCommandSendRequestCommand {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String>
+    for V1ServersCommandSendRequestCommand {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for V1ServersCommandSendRequestCommand {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| {
+                    <D::Error as ::serde::de::Error>::custom(e.to_string())
+                })
+        }
+    }
     ///the server’s answer
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct V1ServersCommandSendResponse {
+    pub struct V1ServersCommandSendResult {
         pub data: ServerCommandResult,
     }
     ///a page of the audit, newest first
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct V1ServersCommandsListResponse {
+    pub struct V1ServersCommandsListResult {
         pub data: ::std::vec::Vec<ServerCommandAuditEntry>,
-        pub meta: V1ServersCommandsListResponseMeta,
+        pub meta: V1ServersCommandsListResultMeta,
     }
     ///Where this page sits in the whole list
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct V1ServersCommandsListResponseMeta {
+    pub struct V1ServersCommandsListResultMeta {
         ///This page
         pub page: ::std::num::NonZeroU64,
         ///Page size
@@ -21333,15 +20624,15 @@ pub mod types {
     }
     ///One page of game servers
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct V1ServersListResponse {
-        pub data: ::std::vec::Vec<V1ServersListResponseDataItem>,
-        pub meta: V1ServersListResponseMeta,
+    pub struct V1ServersListResult {
+        pub data: ::std::vec::Vec<V1ServersListResultDataItem>,
+        pub meta: V1ServersListResultMeta,
     }
     ///A game server of the hub (the preview server record)
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct V1ServersListResponseDataItem {
+    pub struct V1ServersListResultDataItem {
         ///game code
-        pub game: V1ServersListResponseDataItemGame,
+        pub game: V1ServersListResultDataItemGame,
         ///server ID (a string on the preview surface)
         pub id: ::std::string::String,
         pub max_players: u64,
@@ -21349,10 +20640,10 @@ pub mod types {
         ///current player count
         pub players: u64,
         ///Where the server runs, as its operator registered it; `unassigned` until one is set.
-        pub region: V1ServersListResponseDataItemRegion,
+        pub region: V1ServersListResultDataItemRegion,
         ///`running`: the poller’s latest verdict is that the server answers its status query (it answered the last poll, or missed fewer than `POLL_OFFLINE_AFTER` polls in a row, so one lost packet does not flap it); `offline`: otherwise, including a server never polled yet. These two are the complete set.
-        pub status: V1ServersListResponseDataItemStatus,
-        ///Percent of the poller’s status queries the server answered over the last 30 days (hourly buckets: the current UTC hour and the ones before it), one decimal.
+        pub status: V1ServersListResultDataItemStatus,
+        ///Percent of the poller’s status queries the server answered over the last 30 days (hourly buckets: the current UTC hour and the ones before it), one decimal. `null`: The poller has no history of this server in the window.
         #[serde(deserialize_with = "::std::option::Option::deserialize")]
         pub uptime: ::std::option::Option<f64>,
     }
@@ -21369,7 +20660,7 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
-    pub enum V1ServersListResponseDataItemGame {
+    pub enum V1ServersListResultDataItemGame {
         #[serde(rename = "cs2")]
         Cs2,
         #[serde(rename = "cs16")]
@@ -21379,7 +20670,7 @@ pub mod types {
         #[serde(rename = "minecraft")]
         Minecraft,
     }
-    impl ::std::fmt::Display for V1ServersListResponseDataItemGame {
+    impl ::std::fmt::Display for V1ServersListResultDataItemGame {
         fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
             match *self {
                 Self::Cs2 => f.write_str("cs2"),
@@ -21389,7 +20680,7 @@ pub mod types {
             }
         }
     }
-    impl ::std::str::FromStr for V1ServersListResponseDataItemGame {
+    impl ::std::str::FromStr for V1ServersListResultDataItemGame {
         type Err = self::error::ConversionError;
         fn from_str(
             value: &str,
@@ -21403,7 +20694,7 @@ pub mod types {
             }
         }
     }
-    impl ::std::convert::TryFrom<&str> for V1ServersListResponseDataItemGame {
+    impl ::std::convert::TryFrom<&str> for V1ServersListResultDataItemGame {
         type Error = self::error::ConversionError;
         fn try_from(
             value: &str,
@@ -21412,7 +20703,7 @@ pub mod types {
         }
     }
     impl ::std::convert::TryFrom<::std::string::String>
-    for V1ServersListResponseDataItemGame {
+    for V1ServersListResultDataItemGame {
         type Error = self::error::ConversionError;
         fn try_from(
             value: ::std::string::String,
@@ -21433,7 +20724,7 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
-    pub enum V1ServersListResponseDataItemRegion {
+    pub enum V1ServersListResultDataItemRegion {
         #[serde(rename = "unassigned")]
         Unassigned,
         #[serde(rename = "eu-west")]
@@ -21465,7 +20756,7 @@ pub mod types {
         #[serde(rename = "oceania")]
         Oceania,
     }
-    impl ::std::fmt::Display for V1ServersListResponseDataItemRegion {
+    impl ::std::fmt::Display for V1ServersListResultDataItemRegion {
         fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
             match *self {
                 Self::Unassigned => f.write_str("unassigned"),
@@ -21486,7 +20777,7 @@ pub mod types {
             }
         }
     }
-    impl ::std::str::FromStr for V1ServersListResponseDataItemRegion {
+    impl ::std::str::FromStr for V1ServersListResultDataItemRegion {
         type Err = self::error::ConversionError;
         fn from_str(
             value: &str,
@@ -21511,7 +20802,7 @@ pub mod types {
             }
         }
     }
-    impl ::std::convert::TryFrom<&str> for V1ServersListResponseDataItemRegion {
+    impl ::std::convert::TryFrom<&str> for V1ServersListResultDataItemRegion {
         type Error = self::error::ConversionError;
         fn try_from(
             value: &str,
@@ -21520,7 +20811,7 @@ pub mod types {
         }
     }
     impl ::std::convert::TryFrom<::std::string::String>
-    for V1ServersListResponseDataItemRegion {
+    for V1ServersListResultDataItemRegion {
         type Error = self::error::ConversionError;
         fn try_from(
             value: ::std::string::String,
@@ -21541,13 +20832,13 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
-    pub enum V1ServersListResponseDataItemStatus {
+    pub enum V1ServersListResultDataItemStatus {
         #[serde(rename = "running")]
         Running,
         #[serde(rename = "offline")]
         Offline,
     }
-    impl ::std::fmt::Display for V1ServersListResponseDataItemStatus {
+    impl ::std::fmt::Display for V1ServersListResultDataItemStatus {
         fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
             match *self {
                 Self::Running => f.write_str("running"),
@@ -21555,7 +20846,7 @@ pub mod types {
             }
         }
     }
-    impl ::std::str::FromStr for V1ServersListResponseDataItemStatus {
+    impl ::std::str::FromStr for V1ServersListResultDataItemStatus {
         type Err = self::error::ConversionError;
         fn from_str(
             value: &str,
@@ -21567,7 +20858,7 @@ pub mod types {
             }
         }
     }
-    impl ::std::convert::TryFrom<&str> for V1ServersListResponseDataItemStatus {
+    impl ::std::convert::TryFrom<&str> for V1ServersListResultDataItemStatus {
         type Error = self::error::ConversionError;
         fn try_from(
             value: &str,
@@ -21576,7 +20867,7 @@ pub mod types {
         }
     }
     impl ::std::convert::TryFrom<::std::string::String>
-    for V1ServersListResponseDataItemStatus {
+    for V1ServersListResultDataItemStatus {
         type Error = self::error::ConversionError;
         fn try_from(
             value: ::std::string::String,
@@ -21586,7 +20877,7 @@ pub mod types {
     }
     ///Where this page sits in the whole list
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct V1ServersListResponseMeta {
+    pub struct V1ServersListResultMeta {
         ///This page
         pub page: ::std::num::NonZeroU64,
         ///Page size
@@ -21651,18 +20942,18 @@ pub mod types {
     }
     ///The live state of a game server
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct V1ServersStatusGetResponse {
-        pub data: V1ServersStatusGetResponseData,
+    pub struct V1ServersStatusGetResult {
+        pub data: V1ServersStatusGetResultData,
     }
     ///The live state of one game server
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct V1ServersStatusGetResponseData {
+    pub struct V1ServersStatusGetResultData {
         ///server ID
         pub id: ::std::string::String,
         ///when the server last answered a status query
         #[serde(deserialize_with = "::std::option::Option::deserialize")]
         pub last_seen: ::std::option::Option<::chrono::DateTime<::chrono::offset::Utc>>,
-        ///how long the last status query took to be answered, in milliseconds
+        ///how long the last status query took to be answered, in milliseconds `null`: the last status query went unanswered, or there was none yet
         #[serde(deserialize_with = "::std::option::Option::deserialize")]
         pub latency_ms: ::std::option::Option<u64>,
         ///current map (empty for minecraft)
@@ -21671,11 +20962,11 @@ pub mod types {
         ///current player count
         pub players: u64,
         ///`running`: the poller’s latest verdict is that the server answers its status query (it answered the last poll, or missed fewer than `POLL_OFFLINE_AFTER` polls in a row, so one lost packet does not flap it); `offline`: otherwise, including a server never polled yet. These two are the complete set.
-        pub status: V1ServersStatusGetResponseDataStatus,
-        ///Percent of the poller’s status queries the server answered over the last 24 hours (hourly buckets: the current UTC hour and the ones before it), one decimal.
+        pub status: V1ServersStatusGetResultDataStatus,
+        ///Percent of the poller’s status queries the server answered over the last 24 hours (hourly buckets: the current UTC hour and the ones before it), one decimal. `null`: The poller has no history of this server in the window.
         #[serde(deserialize_with = "::std::option::Option::deserialize")]
         pub uptime_24h: ::std::option::Option<f64>,
-        ///Percent of the poller’s status queries the server answered over the last 30 days (hourly buckets: the current UTC hour and the ones before it), one decimal.
+        ///Percent of the poller’s status queries the server answered over the last 30 days (hourly buckets: the current UTC hour and the ones before it), one decimal. `null`: The poller has no history of this server in the window.
         #[serde(deserialize_with = "::std::option::Option::deserialize")]
         pub uptime_30d: ::std::option::Option<f64>,
     }
@@ -21692,13 +20983,13 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
-    pub enum V1ServersStatusGetResponseDataStatus {
+    pub enum V1ServersStatusGetResultDataStatus {
         #[serde(rename = "running")]
         Running,
         #[serde(rename = "offline")]
         Offline,
     }
-    impl ::std::fmt::Display for V1ServersStatusGetResponseDataStatus {
+    impl ::std::fmt::Display for V1ServersStatusGetResultDataStatus {
         fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
             match *self {
                 Self::Running => f.write_str("running"),
@@ -21706,7 +20997,7 @@ pub mod types {
             }
         }
     }
-    impl ::std::str::FromStr for V1ServersStatusGetResponseDataStatus {
+    impl ::std::str::FromStr for V1ServersStatusGetResultDataStatus {
         type Err = self::error::ConversionError;
         fn from_str(
             value: &str,
@@ -21718,7 +21009,7 @@ pub mod types {
             }
         }
     }
-    impl ::std::convert::TryFrom<&str> for V1ServersStatusGetResponseDataStatus {
+    impl ::std::convert::TryFrom<&str> for V1ServersStatusGetResultDataStatus {
         type Error = self::error::ConversionError;
         fn try_from(
             value: &str,
@@ -21727,7 +21018,7 @@ pub mod types {
         }
     }
     impl ::std::convert::TryFrom<::std::string::String>
-    for V1ServersStatusGetResponseDataStatus {
+    for V1ServersStatusGetResultDataStatus {
         type Error = self::error::ConversionError;
         fn try_from(
             value: ::std::string::String,
@@ -21800,13 +21091,13 @@ pub mod types {
     }
     ///One page of tournaments
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct V1TournamentsListResponse {
-        pub data: ::std::vec::Vec<V1TournamentsListResponseDataItem>,
-        pub meta: V1TournamentsListResponseMeta,
+    pub struct V1TournamentsListResult {
+        pub data: ::std::vec::Vec<V1TournamentsListResultDataItem>,
+        pub meta: V1TournamentsListResultMeta,
     }
     ///A tournament of the hub
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct V1TournamentsListResponseDataItem {
+    pub struct V1TournamentsListResultDataItem {
         ///game code such as cs2, cs16, rust, minecraft
         pub game: ::std::string::String,
         ///tournament ID
@@ -21815,9 +21106,9 @@ pub mod types {
         pub name: ::std::string::String,
         ///when the tournament starts
         pub starts_at: ::chrono::DateTime<::chrono::offset::Utc>,
-        pub status: V1TournamentsListResponseDataItemStatus,
+        pub status: V1TournamentsListResultDataItemStatus,
     }
-    ///`V1TournamentsListResponseDataItemStatus`
+    ///`V1TournamentsListResultDataItemStatus`
     #[derive(
         ::serde::Deserialize,
         ::serde::Serialize,
@@ -21830,7 +21121,7 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
-    pub enum V1TournamentsListResponseDataItemStatus {
+    pub enum V1TournamentsListResultDataItemStatus {
         #[serde(rename = "upcoming")]
         Upcoming,
         #[serde(rename = "active")]
@@ -21838,7 +21129,7 @@ pub mod types {
         #[serde(rename = "completed")]
         Completed,
     }
-    impl ::std::fmt::Display for V1TournamentsListResponseDataItemStatus {
+    impl ::std::fmt::Display for V1TournamentsListResultDataItemStatus {
         fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
             match *self {
                 Self::Upcoming => f.write_str("upcoming"),
@@ -21847,7 +21138,7 @@ pub mod types {
             }
         }
     }
-    impl ::std::str::FromStr for V1TournamentsListResponseDataItemStatus {
+    impl ::std::str::FromStr for V1TournamentsListResultDataItemStatus {
         type Err = self::error::ConversionError;
         fn from_str(
             value: &str,
@@ -21860,7 +21151,7 @@ pub mod types {
             }
         }
     }
-    impl ::std::convert::TryFrom<&str> for V1TournamentsListResponseDataItemStatus {
+    impl ::std::convert::TryFrom<&str> for V1TournamentsListResultDataItemStatus {
         type Error = self::error::ConversionError;
         fn try_from(
             value: &str,
@@ -21869,7 +21160,7 @@ pub mod types {
         }
     }
     impl ::std::convert::TryFrom<::std::string::String>
-    for V1TournamentsListResponseDataItemStatus {
+    for V1TournamentsListResultDataItemStatus {
         type Error = self::error::ConversionError;
         fn try_from(
             value: ::std::string::String,
@@ -21879,7 +21170,7 @@ pub mod types {
     }
     ///Where this page sits in the whole list
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct V1TournamentsListResponseMeta {
+    pub struct V1TournamentsListResultMeta {
         ///This page
         pub page: ::std::num::NonZeroU64,
         ///Page size
@@ -21948,39 +21239,39 @@ pub mod types {
     }
     ///The signed-in user
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct V1UsersMeGetResponse {
+    pub struct V1UsersMeGetResult {
         pub data: Me,
     }
     ///A user’s stats
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct V1UsersStatsGetResponse {
-        pub data: V1UsersStatsGetResponseData,
+    pub struct V1UsersStatsGetResult {
+        pub data: V1UsersStatsGetResultData,
     }
     ///A user’s stats: the published stats plus Elo, combat totals and unlocked achievements
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct V1UsersStatsGetResponseData {
+    pub struct V1UsersStatsGetResultData {
         ///achievements unlocked
         pub achievements: u64,
         ///All-time kills, deaths and headshots per game (cs2, cs16, rust) where the user has any
-        pub combat: ::std::vec::Vec<V1UsersStatsGetResponseDataCombatItem>,
+        pub combat: ::std::vec::Vec<V1UsersStatsGetResultDataCombatItem>,
         ///The user’s Elo per game (cs2, cs16) where they have played a rated match
-        pub elo: ::std::vec::Vec<V1UsersStatsGetResponseDataEloItem>,
+        pub elo: ::std::vec::Vec<V1UsersStatsGetResultDataEloItem>,
         pub forum_posts: u64,
         pub level: ::std::num::NonZeroU64,
         pub total_xp: u64,
         pub tournaments_played: u64,
         ///Achievements the user has unlocked, most recent first
         pub unlocked_achievements: ::std::vec::Vec<
-            V1UsersStatsGetResponseDataUnlockedAchievementsItem,
+            V1UsersStatsGetResultDataUnlockedAchievementsItem,
         >,
         ///the hub user id
         pub user_id: ::std::string::String,
         ///XP earned inside the current level
         pub xp: u64,
     }
-    ///`V1UsersStatsGetResponseDataCombatItem`
+    ///`V1UsersStatsGetResultDataCombatItem`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct V1UsersStatsGetResponseDataCombatItem {
+    pub struct V1UsersStatsGetResultDataCombatItem {
         pub deaths: u64,
         ///game code
         pub game: ::std::string::String,
@@ -21989,9 +21280,9 @@ pub mod types {
         pub hs_pct: f64,
         pub kills: u64,
     }
-    ///`V1UsersStatsGetResponseDataEloItem`
+    ///`V1UsersStatsGetResultDataEloItem`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct V1UsersStatsGetResponseDataEloItem {
+    pub struct V1UsersStatsGetResultDataEloItem {
         ///game code
         pub game: ::std::string::String,
         ///rated matches played
@@ -22002,9 +21293,9 @@ pub mod types {
         pub win_pct: f64,
         pub wins: u64,
     }
-    ///`V1UsersStatsGetResponseDataUnlockedAchievementsItem`
+    ///`V1UsersStatsGetResultDataUnlockedAchievementsItem`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct V1UsersStatsGetResponseDataUnlockedAchievementsItem {
+    pub struct V1UsersStatsGetResultDataUnlockedAchievementsItem {
         ///one of combat, weapons, teamwork, progression, community, tournaments
         pub category: ::std::string::String,
         ///an emoji character
@@ -22014,189 +21305,6 @@ pub mod types {
         pub name: ::std::string::String,
         ///when the user unlocked it
         pub unlocked_at: ::chrono::DateTime<::chrono::offset::Utc>,
-    }
-    ///`V1WebhooksCreateBody`
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    #[serde(deny_unknown_fields)]
-    pub struct V1WebhooksCreateBody {
-        ///a note for yourself; surrounding whitespace is removed, and an empty or whitespace-only note is stored as null
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub description: ::std::option::Option<V1WebhooksCreateBodyDescription>,
-        ///event types to receive (see `GET /v1/events/types`), or `["*"]` for every type
-        pub events: ::std::vec::Vec<V1WebhooksCreateBodyEventsItem>,
-        ///where events are POSTed: an absolute `https` URL (plain `http` and private addresses only where the deployment allows private targets)
-        pub url: V1WebhooksCreateBodyUrl,
-    }
-    ///a note for yourself; surrounding whitespace is removed, and an empty or whitespace-only note is stored as null
-    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
-    #[serde(transparent)]
-    pub struct V1WebhooksCreateBodyDescription(::std::string::String);
-    impl ::std::ops::Deref for V1WebhooksCreateBodyDescription {
-        type Target = ::std::string::String;
-        fn deref(&self) -> &::std::string::String {
-            &self.0
-        }
-    }
-    impl ::std::convert::From<V1WebhooksCreateBodyDescription>
-    for ::std::string::String {
-        fn from(value: V1WebhooksCreateBodyDescription) -> Self {
-            value.0
-        }
-    }
-    impl ::std::str::FromStr for V1WebhooksCreateBodyDescription {
-        type Err = self::error::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            if value.chars().count() > 200usize {
-                return Err("longer than 200 characters".into());
-            }
-            Ok(Self(value.to_string()))
-        }
-    }
-    impl ::std::convert::TryFrom<&str> for V1WebhooksCreateBodyDescription {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl ::std::convert::TryFrom<::std::string::String>
-    for V1WebhooksCreateBodyDescription {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl<'de> ::serde::Deserialize<'de> for V1WebhooksCreateBodyDescription {
-        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
-        where
-            D: ::serde::Deserializer<'de>,
-        {
-            ::std::string::String::deserialize(deserializer)?
-                .parse()
-                .map_err(|e: self::error::ConversionError| {
-                    <D::Error as ::serde::de::Error>::custom(e.to_string())
-                })
-        }
-    }
-    ///`V1WebhooksCreateBodyEventsItem`
-    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
-    #[serde(transparent)]
-    pub struct V1WebhooksCreateBodyEventsItem(::std::string::String);
-    impl ::std::ops::Deref for V1WebhooksCreateBodyEventsItem {
-        type Target = ::std::string::String;
-        fn deref(&self) -> &::std::string::String {
-            &self.0
-        }
-    }
-    impl ::std::convert::From<V1WebhooksCreateBodyEventsItem> for ::std::string::String {
-        fn from(value: V1WebhooksCreateBodyEventsItem) -> Self {
-            value.0
-        }
-    }
-    impl ::std::str::FromStr for V1WebhooksCreateBodyEventsItem {
-        type Err = self::error::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            if value.chars().count() > 64usize {
-                return Err("longer than 64 characters".into());
-            }
-            if value.chars().count() < 1usize {
-                return Err("shorter than 1 characters".into());
-            }
-            Ok(Self(value.to_string()))
-        }
-    }
-    impl ::std::convert::TryFrom<&str> for V1WebhooksCreateBodyEventsItem {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl ::std::convert::TryFrom<::std::string::String>
-    for V1WebhooksCreateBodyEventsItem {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl<'de> ::serde::Deserialize<'de> for V1WebhooksCreateBodyEventsItem {
-        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
-        where
-            D: ::serde::Deserializer<'de>,
-        {
-            ::std::string::String::deserialize(deserializer)?
-                .parse()
-                .map_err(|e: self::error::ConversionError| {
-                    <D::Error as ::serde::de::Error>::custom(e.to_string())
-                })
-        }
-    }
-    ///where events are POSTed: an absolute `https` URL (plain `http` and private addresses only where the deployment allows private targets)
-    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
-    #[serde(transparent)]
-    pub struct V1WebhooksCreateBodyUrl(::std::string::String);
-    impl ::std::ops::Deref for V1WebhooksCreateBodyUrl {
-        type Target = ::std::string::String;
-        fn deref(&self) -> &::std::string::String {
-            &self.0
-        }
-    }
-    impl ::std::convert::From<V1WebhooksCreateBodyUrl> for ::std::string::String {
-        fn from(value: V1WebhooksCreateBodyUrl) -> Self {
-            value.0
-        }
-    }
-    impl ::std::str::FromStr for V1WebhooksCreateBodyUrl {
-        type Err = self::error::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            if value.chars().count() > 2048usize {
-                return Err("longer than 2048 characters".into());
-            }
-            if value.chars().count() < 1usize {
-                return Err("shorter than 1 characters".into());
-            }
-            Ok(Self(value.to_string()))
-        }
-    }
-    impl ::std::convert::TryFrom<&str> for V1WebhooksCreateBodyUrl {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl ::std::convert::TryFrom<::std::string::String> for V1WebhooksCreateBodyUrl {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl<'de> ::serde::Deserialize<'de> for V1WebhooksCreateBodyUrl {
-        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
-        where
-            D: ::serde::Deserializer<'de>,
-        {
-            ::std::string::String::deserialize(deserializer)?
-                .parse()
-                .map_err(|e: self::error::ConversionError| {
-                    <D::Error as ::serde::de::Error>::custom(e.to_string())
-                })
-        }
     }
     ///`V1WebhooksCreateIdempotencyKey`
     #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
@@ -22256,14 +21364,198 @@ pub mod types {
                 })
         }
     }
+    ///`V1WebhooksCreateRequest`
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    #[serde(deny_unknown_fields)]
+    pub struct V1WebhooksCreateRequest {
+        ///a note for yourself
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub description: ::std::option::Option<V1WebhooksCreateRequestDescription>,
+        ///event types to receive (see `GET /v1/events/types`), or `["*"]` for every type
+        pub events: ::std::vec::Vec<V1WebhooksCreateRequestEventsItem>,
+        ///where events are POSTed: an absolute `https` URL (plain `http` and private addresses only where the deployment allows private targets)
+        pub url: V1WebhooksCreateRequestUrl,
+    }
+    ///a note for yourself
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+    #[serde(transparent)]
+    pub struct V1WebhooksCreateRequestDescription(::std::string::String);
+    impl ::std::ops::Deref for V1WebhooksCreateRequestDescription {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<V1WebhooksCreateRequestDescription>
+    for ::std::string::String {
+        fn from(value: V1WebhooksCreateRequestDescription) -> Self {
+            value.0
+        }
+    }
+    impl ::std::str::FromStr for V1WebhooksCreateRequestDescription {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            if value.chars().count() > 200usize {
+                return Err("longer than 200 characters".into());
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for V1WebhooksCreateRequestDescription {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String>
+    for V1WebhooksCreateRequestDescription {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for V1WebhooksCreateRequestDescription {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| {
+                    <D::Error as ::serde::de::Error>::custom(e.to_string())
+                })
+        }
+    }
+    ///`V1WebhooksCreateRequestEventsItem`
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+    #[serde(transparent)]
+    pub struct V1WebhooksCreateRequestEventsItem(::std::string::String);
+    impl ::std::ops::Deref for V1WebhooksCreateRequestEventsItem {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<V1WebhooksCreateRequestEventsItem>
+    for ::std::string::String {
+        fn from(value: V1WebhooksCreateRequestEventsItem) -> Self {
+            value.0
+        }
+    }
+    impl ::std::str::FromStr for V1WebhooksCreateRequestEventsItem {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            if value.chars().count() > 64usize {
+                return Err("longer than 64 characters".into());
+            }
+            if value.chars().count() < 1usize {
+                return Err("shorter than 1 characters".into());
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for V1WebhooksCreateRequestEventsItem {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String>
+    for V1WebhooksCreateRequestEventsItem {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for V1WebhooksCreateRequestEventsItem {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| {
+                    <D::Error as ::serde::de::Error>::custom(e.to_string())
+                })
+        }
+    }
+    ///where events are POSTed: an absolute `https` URL (plain `http` and private addresses only where the deployment allows private targets)
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+    #[serde(transparent)]
+    pub struct V1WebhooksCreateRequestUrl(::std::string::String);
+    impl ::std::ops::Deref for V1WebhooksCreateRequestUrl {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<V1WebhooksCreateRequestUrl> for ::std::string::String {
+        fn from(value: V1WebhooksCreateRequestUrl) -> Self {
+            value.0
+        }
+    }
+    impl ::std::str::FromStr for V1WebhooksCreateRequestUrl {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            if value.chars().count() > 2048usize {
+                return Err("longer than 2048 characters".into());
+            }
+            if value.chars().count() < 1usize {
+                return Err("shorter than 1 characters".into());
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for V1WebhooksCreateRequestUrl {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String> for V1WebhooksCreateRequestUrl {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for V1WebhooksCreateRequestUrl {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| {
+                    <D::Error as ::serde::de::Error>::custom(e.to_string())
+                })
+        }
+    }
     ///The new webhook and its signing secret, shown only this once
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct V1WebhooksCreateResponse {
-        pub data: V1WebhooksCreateResponseData,
+    pub struct V1WebhooksCreateResult {
+        pub data: V1WebhooksCreateResultData,
     }
-    ///`V1WebhooksCreateResponseData`
+    ///`V1WebhooksCreateResultData`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct V1WebhooksCreateResponseData {
+    pub struct V1WebhooksCreateResultData {
         ///the Standard Webhooks signing secret (`whsec_` + base64 of 32 bytes); shown only in this answer, keep it safe. `null` in a replay of this answer (`Idempotent-Replayed: true`): the secret is not kept with stored answers, so if the first answer was lost, rotate the secret (`POST /v1/webhooks/{id}/rotate-secret`) for a new one
         #[serde(deserialize_with = "::std::option::Option::deserialize")]
         pub secret: ::std::option::Option<::std::string::String>,
@@ -22329,13 +21621,13 @@ pub mod types {
     }
     ///Deliveries of the last 30 days, newest first
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct V1WebhooksDeliveriesListResponse {
+    pub struct V1WebhooksDeliveriesListResult {
         pub data: ::std::vec::Vec<WebhookDelivery>,
-        pub meta: V1WebhooksDeliveriesListResponseMeta,
+        pub meta: V1WebhooksDeliveriesListResultMeta,
     }
     ///Where this page sits in the whole list
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct V1WebhooksDeliveriesListResponseMeta {
+    pub struct V1WebhooksDeliveriesListResultMeta {
         ///This page
         pub page: ::std::num::NonZeroU64,
         ///Page size
@@ -22472,36 +21764,29 @@ pub mod types {
     }
     ///The delivery, queued to be sent again
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct V1WebhooksDeliveriesRedeliverResponse {
+    pub struct V1WebhooksDeliveriesRedeliverResult {
         pub data: WebhookDelivery,
     }
     ///The webhook
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct V1WebhooksGetResponse {
+    pub struct V1WebhooksGetResult {
         pub data: Webhook,
     }
     ///The caller’s webhooks, oldest first
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct V1WebhooksListResponse {
+    pub struct V1WebhooksListResult {
         pub data: ::std::vec::Vec<Webhook>,
-        pub meta: V1WebhooksListResponseMeta,
+        pub meta: V1WebhooksListResultMeta,
     }
     ///Where this page sits in the whole list
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct V1WebhooksListResponseMeta {
+    pub struct V1WebhooksListResultMeta {
         ///This page
         pub page: ::std::num::NonZeroU64,
         ///Page size
         pub per_page: ::std::num::NonZeroU64,
         ///Items across all pages
         pub total: u64,
-    }
-    ///`V1WebhooksReplayBody`
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    #[serde(deny_unknown_fields)]
-    pub struct V1WebhooksReplayBody {
-        ///queue every event since this time (within the last 30 days)
-        pub since: ::chrono::DateTime<::chrono::offset::Utc>,
     }
     ///`V1WebhooksReplayIdempotencyKey`
     #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
@@ -22561,14 +21846,21 @@ pub mod types {
                 })
         }
     }
+    ///`V1WebhooksReplayRequest`
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    #[serde(deny_unknown_fields)]
+    pub struct V1WebhooksReplayRequest {
+        ///queue every event since this time (within the last 30 days)
+        pub since: ::chrono::DateTime<::chrono::offset::Utc>,
+    }
     ///What the replay queued
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct V1WebhooksReplayResponse {
-        pub data: V1WebhooksReplayResponseData,
+    pub struct V1WebhooksReplayResult {
+        pub data: V1WebhooksReplayResultData,
     }
-    ///`V1WebhooksReplayResponseData`
+    ///`V1WebhooksReplayResultData`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct V1WebhooksReplayResponseData {
+    pub struct V1WebhooksReplayResultData {
         ///false when the bound was reached: replay again from `next_since` for the rest
         pub complete: bool,
         ///where to resume a replay that was not complete
@@ -22638,205 +21930,17 @@ pub mod types {
     }
     ///The new signing secret, shown only this once
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct V1WebhooksSecretRotateResponse {
-        pub data: V1WebhooksSecretRotateResponseData,
+    pub struct V1WebhooksSecretRotateResult {
+        pub data: V1WebhooksSecretRotateResultData,
     }
-    ///`V1WebhooksSecretRotateResponseData`
+    ///`V1WebhooksSecretRotateResultData`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct V1WebhooksSecretRotateResponseData {
+    pub struct V1WebhooksSecretRotateResultData {
         ///the previous secret signs beside the new one until then
         pub previous_expires_at: ::chrono::DateTime<::chrono::offset::Utc>,
         ///the Standard Webhooks signing secret (`whsec_` + base64 of 32 bytes); shown only in this answer, keep it safe. `null` in a replay of this answer (`Idempotent-Replayed: true`): the secret is not kept with stored answers, so if the first answer was lost, rotate the secret (`POST /v1/webhooks/{id}/rotate-secret`) for a new one
         #[serde(deserialize_with = "::std::option::Option::deserialize")]
         pub secret: ::std::option::Option<::std::string::String>,
-    }
-    ///`V1WebhooksUpdateBody`
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
-    #[serde(deny_unknown_fields)]
-    pub struct V1WebhooksUpdateBody {
-        ///a note for yourself; surrounding whitespace is removed, and an empty or whitespace-only note is stored as null
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub description: ::std::option::Option<V1WebhooksUpdateBodyDescription>,
-        ///false turns it off; true turns it on again after it was disabled
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub enabled: ::std::option::Option<bool>,
-        ///event types to receive (see `GET /v1/events/types`), or `["*"]` for every type
-        #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
-        pub events: ::std::vec::Vec<V1WebhooksUpdateBodyEventsItem>,
-        ///where events are POSTed: an absolute `https` URL (plain `http` and private addresses only where the deployment allows private targets)
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub url: ::std::option::Option<V1WebhooksUpdateBodyUrl>,
-    }
-    ///a note for yourself; surrounding whitespace is removed, and an empty or whitespace-only note is stored as null
-    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
-    #[serde(transparent)]
-    pub struct V1WebhooksUpdateBodyDescription(::std::string::String);
-    impl ::std::ops::Deref for V1WebhooksUpdateBodyDescription {
-        type Target = ::std::string::String;
-        fn deref(&self) -> &::std::string::String {
-            &self.0
-        }
-    }
-    impl ::std::convert::From<V1WebhooksUpdateBodyDescription>
-    for ::std::string::String {
-        fn from(value: V1WebhooksUpdateBodyDescription) -> Self {
-            value.0
-        }
-    }
-    impl ::std::str::FromStr for V1WebhooksUpdateBodyDescription {
-        type Err = self::error::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            if value.chars().count() > 200usize {
-                return Err("longer than 200 characters".into());
-            }
-            Ok(Self(value.to_string()))
-        }
-    }
-    impl ::std::convert::TryFrom<&str> for V1WebhooksUpdateBodyDescription {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl ::std::convert::TryFrom<::std::string::String>
-    for V1WebhooksUpdateBodyDescription {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl<'de> ::serde::Deserialize<'de> for V1WebhooksUpdateBodyDescription {
-        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
-        where
-            D: ::serde::Deserializer<'de>,
-        {
-            ::std::string::String::deserialize(deserializer)?
-                .parse()
-                .map_err(|e: self::error::ConversionError| {
-                    <D::Error as ::serde::de::Error>::custom(e.to_string())
-                })
-        }
-    }
-    ///`V1WebhooksUpdateBodyEventsItem`
-    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
-    #[serde(transparent)]
-    pub struct V1WebhooksUpdateBodyEventsItem(::std::string::String);
-    impl ::std::ops::Deref for V1WebhooksUpdateBodyEventsItem {
-        type Target = ::std::string::String;
-        fn deref(&self) -> &::std::string::String {
-            &self.0
-        }
-    }
-    impl ::std::convert::From<V1WebhooksUpdateBodyEventsItem> for ::std::string::String {
-        fn from(value: V1WebhooksUpdateBodyEventsItem) -> Self {
-            value.0
-        }
-    }
-    impl ::std::str::FromStr for V1WebhooksUpdateBodyEventsItem {
-        type Err = self::error::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            if value.chars().count() > 64usize {
-                return Err("longer than 64 characters".into());
-            }
-            if value.chars().count() < 1usize {
-                return Err("shorter than 1 characters".into());
-            }
-            Ok(Self(value.to_string()))
-        }
-    }
-    impl ::std::convert::TryFrom<&str> for V1WebhooksUpdateBodyEventsItem {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl ::std::convert::TryFrom<::std::string::String>
-    for V1WebhooksUpdateBodyEventsItem {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl<'de> ::serde::Deserialize<'de> for V1WebhooksUpdateBodyEventsItem {
-        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
-        where
-            D: ::serde::Deserializer<'de>,
-        {
-            ::std::string::String::deserialize(deserializer)?
-                .parse()
-                .map_err(|e: self::error::ConversionError| {
-                    <D::Error as ::serde::de::Error>::custom(e.to_string())
-                })
-        }
-    }
-    ///where events are POSTed: an absolute `https` URL (plain `http` and private addresses only where the deployment allows private targets)
-    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
-    #[serde(transparent)]
-    pub struct V1WebhooksUpdateBodyUrl(::std::string::String);
-    impl ::std::ops::Deref for V1WebhooksUpdateBodyUrl {
-        type Target = ::std::string::String;
-        fn deref(&self) -> &::std::string::String {
-            &self.0
-        }
-    }
-    impl ::std::convert::From<V1WebhooksUpdateBodyUrl> for ::std::string::String {
-        fn from(value: V1WebhooksUpdateBodyUrl) -> Self {
-            value.0
-        }
-    }
-    impl ::std::str::FromStr for V1WebhooksUpdateBodyUrl {
-        type Err = self::error::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            if value.chars().count() > 2048usize {
-                return Err("longer than 2048 characters".into());
-            }
-            if value.chars().count() < 1usize {
-                return Err("shorter than 1 characters".into());
-            }
-            Ok(Self(value.to_string()))
-        }
-    }
-    impl ::std::convert::TryFrom<&str> for V1WebhooksUpdateBodyUrl {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl ::std::convert::TryFrom<::std::string::String> for V1WebhooksUpdateBodyUrl {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl<'de> ::serde::Deserialize<'de> for V1WebhooksUpdateBodyUrl {
-        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
-        where
-            D: ::serde::Deserializer<'de>,
-        {
-            ::std::string::String::deserialize(deserializer)?
-                .parse()
-                .map_err(|e: self::error::ConversionError| {
-                    <D::Error as ::serde::de::Error>::custom(e.to_string())
-                })
-        }
     }
     ///`V1WebhooksUpdateIdempotencyKey`
     #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
@@ -22896,9 +22000,198 @@ pub mod types {
                 })
         }
     }
+    ///`V1WebhooksUpdateRequest`
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[serde(deny_unknown_fields)]
+    pub struct V1WebhooksUpdateRequest {
+        ///a note for yourself
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub description: ::std::option::Option<V1WebhooksUpdateRequestDescription>,
+        ///false turns it off; true turns it on again after it was disabled
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub enabled: ::std::option::Option<bool>,
+        ///event types to receive (see `GET /v1/events/types`), or `["*"]` for every type
+        #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
+        pub events: ::std::vec::Vec<V1WebhooksUpdateRequestEventsItem>,
+        ///where events are POSTed: an absolute `https` URL (plain `http` and private addresses only where the deployment allows private targets)
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub url: ::std::option::Option<V1WebhooksUpdateRequestUrl>,
+    }
+    ///a note for yourself
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+    #[serde(transparent)]
+    pub struct V1WebhooksUpdateRequestDescription(::std::string::String);
+    impl ::std::ops::Deref for V1WebhooksUpdateRequestDescription {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<V1WebhooksUpdateRequestDescription>
+    for ::std::string::String {
+        fn from(value: V1WebhooksUpdateRequestDescription) -> Self {
+            value.0
+        }
+    }
+    impl ::std::str::FromStr for V1WebhooksUpdateRequestDescription {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            if value.chars().count() > 200usize {
+                return Err("longer than 200 characters".into());
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for V1WebhooksUpdateRequestDescription {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String>
+    for V1WebhooksUpdateRequestDescription {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for V1WebhooksUpdateRequestDescription {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| {
+                    <D::Error as ::serde::de::Error>::custom(e.to_string())
+                })
+        }
+    }
+    ///`V1WebhooksUpdateRequestEventsItem`
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+    #[serde(transparent)]
+    pub struct V1WebhooksUpdateRequestEventsItem(::std::string::String);
+    impl ::std::ops::Deref for V1WebhooksUpdateRequestEventsItem {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<V1WebhooksUpdateRequestEventsItem>
+    for ::std::string::String {
+        fn from(value: V1WebhooksUpdateRequestEventsItem) -> Self {
+            value.0
+        }
+    }
+    impl ::std::str::FromStr for V1WebhooksUpdateRequestEventsItem {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            if value.chars().count() > 64usize {
+                return Err("longer than 64 characters".into());
+            }
+            if value.chars().count() < 1usize {
+                return Err("shorter than 1 characters".into());
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for V1WebhooksUpdateRequestEventsItem {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String>
+    for V1WebhooksUpdateRequestEventsItem {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for V1WebhooksUpdateRequestEventsItem {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| {
+                    <D::Error as ::serde::de::Error>::custom(e.to_string())
+                })
+        }
+    }
+    ///where events are POSTed: an absolute `https` URL (plain `http` and private addresses only where the deployment allows private targets)
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+    #[serde(transparent)]
+    pub struct V1WebhooksUpdateRequestUrl(::std::string::String);
+    impl ::std::ops::Deref for V1WebhooksUpdateRequestUrl {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<V1WebhooksUpdateRequestUrl> for ::std::string::String {
+        fn from(value: V1WebhooksUpdateRequestUrl) -> Self {
+            value.0
+        }
+    }
+    impl ::std::str::FromStr for V1WebhooksUpdateRequestUrl {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            if value.chars().count() > 2048usize {
+                return Err("longer than 2048 characters".into());
+            }
+            if value.chars().count() < 1usize {
+                return Err("shorter than 1 characters".into());
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for V1WebhooksUpdateRequestUrl {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String> for V1WebhooksUpdateRequestUrl {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for V1WebhooksUpdateRequestUrl {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| {
+                    <D::Error as ::serde::de::Error>::custom(e.to_string())
+                })
+        }
+    }
     ///The webhook
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct V1WebhooksUpdateResponse {
+    pub struct V1WebhooksUpdateResult {
         pub data: Webhook,
     }
     ///A webhook endpoint; never its secret
@@ -22906,7 +22199,7 @@ pub mod types {
     pub struct Webhook {
         ///when it was registered
         pub created_at: ::chrono::DateTime<::chrono::offset::Utc>,
-        ///a note for yourself; surrounding whitespace is removed, and an empty or whitespace-only note is stored as null
+        ///a note for yourself
         #[serde(deserialize_with = "::std::option::Option::deserialize")]
         pub description: ::std::option::Option<WebhookDescription>,
         ///why it is off: `gone` (it answered 410), `failing` (5 days of failed deliveries), `owner` (turned off with PATCH); null when enabled
@@ -23050,7 +22343,7 @@ pub mod types {
             value.parse()
         }
     }
-    ///a note for yourself; surrounding whitespace is removed, and an empty or whitespace-only note is stored as null
+    ///a note for yourself
     #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
     pub struct WebhookDescription(::std::string::String);
@@ -23709,7 +23002,7 @@ Arguments:
         &'a self,
         id: ::std::num::NonZeroU64,
         if_none_match: Option<&'a str>,
-    ) -> Result<ResponseValue<types::UsersGetResponse>, Error<types::Problem>> {
+    ) -> Result<ResponseValue<types::UsersGetResult>, Error<types::Problem>> {
         let url = format!(
             "{}/api-platform/v1/users/{}", self.baseurl, encode_path(& id.to_string()),
         );
@@ -23776,7 +23069,7 @@ Arguments:
         &'a self,
         id: ::std::num::NonZeroU64,
         if_none_match: Option<&'a str>,
-    ) -> Result<ResponseValue<types::UsersStatsGetResponse>, Error<types::Problem>> {
+    ) -> Result<ResponseValue<types::UsersStatsGetResult>, Error<types::Problem>> {
         let url = format!(
             "{}/api-platform/v1/users/{}/stats", self.baseurl, encode_path(& id
             .to_string()),
@@ -23844,7 +23137,7 @@ Arguments:
         &'a self,
         limit: Option<::std::num::NonZeroU64>,
         if_none_match: Option<&'a str>,
-    ) -> Result<ResponseValue<types::LeaderboardsGetResponse>, Error<types::Problem>> {
+    ) -> Result<ResponseValue<types::LeaderboardsGetResult>, Error<types::Problem>> {
         let url = format!("{}/api-platform/v1/leaderboards", self.baseurl,);
         let mut header_map = ::reqwest::header::HeaderMap::with_capacity(2usize);
         header_map
@@ -23907,7 +23200,7 @@ Arguments:
         &'a self,
         status: Option<types::TournamentsListStatus>,
         if_none_match: Option<&'a str>,
-    ) -> Result<ResponseValue<types::TournamentsListResponse>, Error<types::Problem>> {
+    ) -> Result<ResponseValue<types::TournamentsListResult>, Error<types::Problem>> {
         let url = format!("{}/api-platform/v1/tournaments", self.baseurl,);
         let mut header_map = ::reqwest::header::HeaderMap::with_capacity(2usize);
         header_map
@@ -23970,7 +23263,7 @@ Arguments:
         &'a self,
         game: Option<types::ServersListGame>,
         if_none_match: Option<&'a str>,
-    ) -> Result<ResponseValue<types::ServersListResponse>, Error<types::Problem>> {
+    ) -> Result<ResponseValue<types::ServersListResult>, Error<types::Problem>> {
         let url = format!("{}/api-platform/v1/servers", self.baseurl,);
         let mut header_map = ::reqwest::header::HeaderMap::with_capacity(2usize);
         header_map
@@ -24037,7 +23330,7 @@ Arguments:
         limit: Option<::std::num::NonZeroU64>,
         offset: Option<i64>,
         if_none_match: Option<&'a str>,
-    ) -> Result<ResponseValue<types::ForumThreadsListResponse>, Error<types::Problem>> {
+    ) -> Result<ResponseValue<types::ForumThreadsListResult>, Error<types::Problem>> {
         let url = format!("{}/api-platform/v1/forum/threads", self.baseurl,);
         let mut header_map = ::reqwest::header::HeaderMap::with_capacity(2usize);
         header_map
@@ -24107,7 +23400,7 @@ Arguments:
         offset: Option<i64>,
         if_none_match: Option<&'a str>,
     ) -> Result<
-        ResponseValue<types::ForumThreadsPostsListResponse>,
+        ResponseValue<types::ForumThreadsPostsListResult>,
         Error<types::Problem>,
     > {
         let url = format!(
@@ -24179,7 +23472,7 @@ Arguments:
         &'a self,
         category: Option<types::AchievementsListCategory>,
         if_none_match: Option<&'a str>,
-    ) -> Result<ResponseValue<types::AchievementsListResponse>, Error<types::Problem>> {
+    ) -> Result<ResponseValue<types::AchievementsListResult>, Error<types::Problem>> {
         let url = format!("{}/api-platform/v1/achievements", self.baseurl,);
         let mut header_map = ::reqwest::header::HeaderMap::with_capacity(2usize);
         header_map
@@ -24246,7 +23539,7 @@ Arguments:
         limit: Option<::std::num::NonZeroU64>,
         player: Option<&'a types::KillboardFeedGetPlayer>,
         if_none_match: Option<&'a str>,
-    ) -> Result<ResponseValue<types::KillboardFeedGetResponse>, Error<types::Problem>> {
+    ) -> Result<ResponseValue<types::KillboardFeedGetResult>, Error<types::Problem>> {
         let url = format!("{}/api-platform/v1/killboard/feed", self.baseurl,);
         let mut header_map = ::reqwest::header::HeaderMap::with_capacity(2usize);
         header_map
@@ -24315,10 +23608,7 @@ Arguments:
         limit: Option<::std::num::NonZeroU64>,
         period: Option<types::KillboardTopFragGetPeriod>,
         if_none_match: Option<&'a str>,
-    ) -> Result<
-        ResponseValue<types::KillboardTopFragGetResponse>,
-        Error<types::Problem>,
-    > {
+    ) -> Result<ResponseValue<types::KillboardTopFragGetResult>, Error<types::Problem>> {
         let url = format!("{}/api-platform/v1/killboard/top-frag", self.baseurl,);
         let mut header_map = ::reqwest::header::HeaderMap::with_capacity(2usize);
         header_map
@@ -24387,7 +23677,7 @@ Arguments:
         game: Option<types::StatsEloGetGame>,
         limit: Option<::std::num::NonZeroU64>,
         if_none_match: Option<&'a str>,
-    ) -> Result<ResponseValue<types::StatsEloGetResponse>, Error<types::Problem>> {
+    ) -> Result<ResponseValue<types::StatsEloGetResult>, Error<types::Problem>> {
         let url = format!("{}/api-platform/v1/stats/elo", self.baseurl,);
         let mut header_map = ::reqwest::header::HeaderMap::with_capacity(2usize);
         header_map
@@ -24457,7 +23747,7 @@ Arguments:
         per_page: Option<::std::num::NonZeroU64>,
         status: Option<types::V1TournamentsListStatus>,
         if_none_match: Option<&'a str>,
-    ) -> Result<ResponseValue<types::V1TournamentsListResponse>, Error<types::Problem>> {
+    ) -> Result<ResponseValue<types::V1TournamentsListResult>, Error<types::Problem>> {
         let url = format!("{}/v1/tournaments", self.baseurl,);
         let mut header_map = ::reqwest::header::HeaderMap::with_capacity(2usize);
         header_map
@@ -24534,7 +23824,7 @@ Arguments:
         region: Option<types::V1ServersListRegion>,
         status: Option<types::V1ServersListStatus>,
         if_none_match: Option<&'a str>,
-    ) -> Result<ResponseValue<types::V1ServersListResponse>, Error<types::Problem>> {
+    ) -> Result<ResponseValue<types::V1ServersListResult>, Error<types::Problem>> {
         let url = format!("{}/v1/servers", self.baseurl,);
         let mut header_map = ::reqwest::header::HeaderMap::with_capacity(2usize);
         header_map
@@ -24604,10 +23894,7 @@ Arguments:
         &'a self,
         id: ::std::num::NonZeroU64,
         if_none_match: Option<&'a str>,
-    ) -> Result<
-        ResponseValue<types::V1ServersStatusGetResponse>,
-        Error<types::Problem>,
-    > {
+    ) -> Result<ResponseValue<types::V1ServersStatusGetResult>, Error<types::Problem>> {
         let url = format!(
             "{}/v1/servers/{}/status", self.baseurl, encode_path(& id.to_string()),
         );
@@ -24678,9 +23965,9 @@ Arguments:
         &'a self,
         id: ::std::num::NonZeroU64,
         idempotency_key: Option<&'a types::V1ServersCommandSendIdempotencyKey>,
-        body: &'a types::V1ServersCommandSendBody,
+        body: &'a types::V1ServersCommandSendRequest,
     ) -> Result<
-        ResponseValue<types::V1ServersCommandSendResponse>,
+        ResponseValue<types::V1ServersCommandSendResult>,
         Error<types::Problem>,
     > {
         let url = format!(
@@ -24768,7 +24055,7 @@ Arguments:
         page: Option<::std::num::NonZeroU64>,
         per_page: Option<::std::num::NonZeroU64>,
     ) -> Result<
-        ResponseValue<types::V1ServersCommandsListResponse>,
+        ResponseValue<types::V1ServersCommandsListResult>,
         Error<types::Problem>,
     > {
         let url = format!(
@@ -24839,7 +24126,7 @@ Arguments:
         &'a self,
         id: ::std::num::NonZeroU64,
         if_none_match: Option<&'a str>,
-    ) -> Result<ResponseValue<types::V1UsersStatsGetResponse>, Error<types::Problem>> {
+    ) -> Result<ResponseValue<types::V1UsersStatsGetResult>, Error<types::Problem>> {
         let url = format!(
             "{}/v1/users/{}/stats", self.baseurl, encode_path(& id.to_string()),
         );
@@ -24904,7 +24191,7 @@ Sends a `GET` request to `/v1/users/@me`
 */
     pub async fn v1_users_me_get<'a>(
         &'a self,
-    ) -> Result<ResponseValue<types::V1UsersMeGetResponse>, Error<types::Problem>> {
+    ) -> Result<ResponseValue<types::V1UsersMeGetResult>, Error<types::Problem>> {
         let url = format!("{}/v1/users/@me", self.baseurl,);
         let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
         header_map
@@ -24970,7 +24257,7 @@ Arguments:
         page: Option<::std::num::NonZeroU64>,
         per_page: Option<::std::num::NonZeroU64>,
         q: Option<&'a types::V1ClansListQ>,
-    ) -> Result<ResponseValue<types::V1ClansListResponse>, Error<types::Problem>> {
+    ) -> Result<ResponseValue<types::V1ClansListResult>, Error<types::Problem>> {
         let url = format!("{}/v1/clans", self.baseurl,);
         let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
         header_map
@@ -25035,8 +24322,8 @@ Arguments:
     pub async fn v1_clans_create<'a>(
         &'a self,
         idempotency_key: Option<&'a types::V1ClansCreateIdempotencyKey>,
-        body: &'a types::V1ClansCreateBody,
-    ) -> Result<ResponseValue<types::V1ClansCreateResponse>, Error<types::Problem>> {
+        body: &'a types::V1ClansCreateRequest,
+    ) -> Result<ResponseValue<types::V1ClansCreateResult>, Error<types::Problem>> {
         let url = format!("{}/v1/clans", self.baseurl,);
         let mut header_map = ::reqwest::header::HeaderMap::with_capacity(2usize);
         header_map
@@ -25108,10 +24395,7 @@ Arguments:
         &'a self,
         page: Option<::std::num::NonZeroU64>,
         per_page: Option<::std::num::NonZeroU64>,
-    ) -> Result<
-        ResponseValue<types::V1ClansInvitesListResponse>,
-        Error<types::Problem>,
-    > {
+    ) -> Result<ResponseValue<types::V1ClansInvitesListResult>, Error<types::Problem>> {
         let url = format!("{}/v1/clans/invites", self.baseurl,);
         let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
         header_map
@@ -25173,7 +24457,7 @@ Arguments:
     pub async fn v1_clans_get<'a>(
         &'a self,
         id: ::std::num::NonZeroU64,
-    ) -> Result<ResponseValue<types::V1ClansGetResponse>, Error<types::Problem>> {
+    ) -> Result<ResponseValue<types::V1ClansGetResult>, Error<types::Problem>> {
         let url = format!(
             "{}/v1/clans/{}", self.baseurl, encode_path(& id.to_string()),
         );
@@ -25317,9 +24601,9 @@ Arguments:
         &'a self,
         id: ::std::num::NonZeroU64,
         idempotency_key: Option<&'a types::V1ClansSettingsUpdateIdempotencyKey>,
-        body: &'a types::V1ClansSettingsUpdateBody,
+        body: &'a types::V1ClansSettingsUpdateRequest,
     ) -> Result<
-        ResponseValue<types::V1ClansSettingsUpdateResponse>,
+        ResponseValue<types::V1ClansSettingsUpdateResult>,
         Error<types::Problem>,
     > {
         let url = format!(
@@ -25398,7 +24682,7 @@ Arguments:
         &'a self,
         id: ::std::num::NonZeroU64,
         idempotency_key: Option<&'a types::V1ClansJoinIdempotencyKey>,
-    ) -> Result<ResponseValue<types::V1ClansJoinResponse>, Error<types::Problem>> {
+    ) -> Result<ResponseValue<types::V1ClansJoinResult>, Error<types::Problem>> {
         let url = format!(
             "{}/v1/clans/{}/join", self.baseurl, encode_path(& id.to_string()),
         );
@@ -25475,7 +24759,7 @@ Arguments:
         id: ::std::num::NonZeroU64,
         idempotency_key: Option<&'a types::V1ClansInvitesAcceptIdempotencyKey>,
     ) -> Result<
-        ResponseValue<types::V1ClansInvitesAcceptResponse>,
+        ResponseValue<types::V1ClansInvitesAcceptResult>,
         Error<types::Problem>,
     > {
         let url = format!(
@@ -25630,9 +24914,9 @@ Arguments:
         &'a self,
         id: ::std::num::NonZeroU64,
         idempotency_key: Option<&'a types::V1ClansInvitesCreateIdempotencyKey>,
-        body: &'a types::V1ClansInvitesCreateBody,
+        body: &'a types::V1ClansInvitesCreateRequest,
     ) -> Result<
-        ResponseValue<types::V1ClansInvitesCreateResponse>,
+        ResponseValue<types::V1ClansInvitesCreateResult>,
         Error<types::Problem>,
     > {
         let url = format!(
@@ -25872,7 +25156,7 @@ Arguments:
         user_id: ::std::num::NonZeroU64,
         idempotency_key: Option<&'a types::V1ClansMembersPromoteIdempotencyKey>,
     ) -> Result<
-        ResponseValue<types::V1ClansMembersPromoteResponse>,
+        ResponseValue<types::V1ClansMembersPromoteResult>,
         Error<types::Problem>,
     > {
         let url = format!(
@@ -25954,7 +25238,7 @@ Arguments:
         user_id: ::std::num::NonZeroU64,
         idempotency_key: Option<&'a types::V1ClansMembersDemoteIdempotencyKey>,
     ) -> Result<
-        ResponseValue<types::V1ClansMembersDemoteResponse>,
+        ResponseValue<types::V1ClansMembersDemoteResult>,
         Error<types::Problem>,
     > {
         let url = format!(
@@ -26034,8 +25318,8 @@ Arguments:
         &'a self,
         id: ::std::num::NonZeroU64,
         idempotency_key: Option<&'a types::V1ClansTransferIdempotencyKey>,
-        body: &'a types::V1ClansTransferBody,
-    ) -> Result<ResponseValue<types::V1ClansTransferResponse>, Error<types::Problem>> {
+        body: &'a types::V1ClansTransferRequest,
+    ) -> Result<ResponseValue<types::V1ClansTransferResult>, Error<types::Problem>> {
         let url = format!(
             "{}/v1/clans/{}/transfer", self.baseurl, encode_path(& id.to_string()),
         );
@@ -26107,10 +25391,7 @@ Sends a `GET` request to `/v1/economy/balance`
 */
     pub async fn v1_economy_balance_get<'a>(
         &'a self,
-    ) -> Result<
-        ResponseValue<types::V1EconomyBalanceGetResponse>,
-        Error<types::Problem>,
-    > {
+    ) -> Result<ResponseValue<types::V1EconomyBalanceGetResult>, Error<types::Problem>> {
         let url = format!("{}/v1/economy/balance", self.baseurl,);
         let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
         header_map
@@ -26170,7 +25451,7 @@ Arguments:
         page: Option<::std::num::NonZeroU64>,
         per_page: Option<::std::num::NonZeroU64>,
     ) -> Result<
-        ResponseValue<types::V1EconomyTransactionsListResponse>,
+        ResponseValue<types::V1EconomyTransactionsListResult>,
         Error<types::Problem>,
     > {
         let url = format!("{}/v1/economy/transactions", self.baseurl,);
@@ -26235,9 +25516,9 @@ Arguments:
     pub async fn v1_economy_transfer_create<'a>(
         &'a self,
         idempotency_key: Option<&'a types::V1EconomyTransferCreateIdempotencyKey>,
-        body: &'a types::V1EconomyTransferCreateBody,
+        body: &'a types::V1EconomyTransferCreateRequest,
     ) -> Result<
-        ResponseValue<types::V1EconomyTransferCreateResponse>,
+        ResponseValue<types::V1EconomyTransferCreateResult>,
         Error<types::Problem>,
     > {
         let url = format!("{}/v1/economy/transfer", self.baseurl,);
@@ -26313,7 +25594,7 @@ Arguments:
         after: Option<&'a types::V1EventsListAfter>,
         limit: Option<::std::num::NonZeroU64>,
         types: Option<&'a types::V1EventsListTypes>,
-    ) -> Result<ResponseValue<types::V1EventsListResponse>, Error<types::Problem>> {
+    ) -> Result<ResponseValue<types::V1EventsListResult>, Error<types::Problem>> {
         let url = format!("{}/v1/events", self.baseurl,);
         let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
         header_map
@@ -26437,7 +25718,7 @@ Arguments:
         &'a self,
         page: Option<::std::num::NonZeroU64>,
         per_page: Option<::std::num::NonZeroU64>,
-    ) -> Result<ResponseValue<types::V1WebhooksListResponse>, Error<types::Problem>> {
+    ) -> Result<ResponseValue<types::V1WebhooksListResult>, Error<types::Problem>> {
         let url = format!("{}/v1/webhooks", self.baseurl,);
         let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
         header_map
@@ -26503,8 +25784,8 @@ Arguments:
     pub async fn v1_webhooks_create<'a>(
         &'a self,
         idempotency_key: Option<&'a types::V1WebhooksCreateIdempotencyKey>,
-        body: &'a types::V1WebhooksCreateBody,
-    ) -> Result<ResponseValue<types::V1WebhooksCreateResponse>, Error<types::Problem>> {
+        body: &'a types::V1WebhooksCreateRequest,
+    ) -> Result<ResponseValue<types::V1WebhooksCreateResult>, Error<types::Problem>> {
         let url = format!("{}/v1/webhooks", self.baseurl,);
         let mut header_map = ::reqwest::header::HeaderMap::with_capacity(2usize);
         header_map
@@ -26574,7 +25855,7 @@ Arguments:
     pub async fn v1_webhooks_get<'a>(
         &'a self,
         id: ::std::num::NonZeroU64,
-    ) -> Result<ResponseValue<types::V1WebhooksGetResponse>, Error<types::Problem>> {
+    ) -> Result<ResponseValue<types::V1WebhooksGetResult>, Error<types::Problem>> {
         let url = format!(
             "{}/v1/webhooks/{}", self.baseurl, encode_path(& id.to_string()),
         );
@@ -26721,8 +26002,8 @@ Arguments:
         &'a self,
         id: ::std::num::NonZeroU64,
         idempotency_key: Option<&'a types::V1WebhooksUpdateIdempotencyKey>,
-        body: &'a types::V1WebhooksUpdateBody,
-    ) -> Result<ResponseValue<types::V1WebhooksUpdateResponse>, Error<types::Problem>> {
+        body: &'a types::V1WebhooksUpdateRequest,
+    ) -> Result<ResponseValue<types::V1WebhooksUpdateResult>, Error<types::Problem>> {
         let url = format!(
             "{}/v1/webhooks/{}", self.baseurl, encode_path(& id.to_string()),
         );
@@ -26800,7 +26081,7 @@ Arguments:
         id: ::std::num::NonZeroU64,
         idempotency_key: Option<&'a types::V1WebhooksSecretRotateIdempotencyKey>,
     ) -> Result<
-        ResponseValue<types::V1WebhooksSecretRotateResponse>,
+        ResponseValue<types::V1WebhooksSecretRotateResult>,
         Error<types::Problem>,
     > {
         let url = format!(
@@ -26884,7 +26165,7 @@ Arguments:
         per_page: Option<::std::num::NonZeroU64>,
         status: Option<types::V1WebhooksDeliveriesListStatus>,
     ) -> Result<
-        ResponseValue<types::V1WebhooksDeliveriesListResponse>,
+        ResponseValue<types::V1WebhooksDeliveriesListResult>,
         Error<types::Problem>,
     > {
         let url = format!(
@@ -26962,7 +26243,7 @@ Arguments:
         delivery_id: ::std::num::NonZeroU64,
         idempotency_key: Option<&'a types::V1WebhooksDeliveriesRedeliverIdempotencyKey>,
     ) -> Result<
-        ResponseValue<types::V1WebhooksDeliveriesRedeliverResponse>,
+        ResponseValue<types::V1WebhooksDeliveriesRedeliverResult>,
         Error<types::Problem>,
     > {
         let url = format!(
@@ -27042,8 +26323,8 @@ Arguments:
         &'a self,
         id: ::std::num::NonZeroU64,
         idempotency_key: Option<&'a types::V1WebhooksReplayIdempotencyKey>,
-        body: &'a types::V1WebhooksReplayBody,
-    ) -> Result<ResponseValue<types::V1WebhooksReplayResponse>, Error<types::Problem>> {
+        body: &'a types::V1WebhooksReplayRequest,
+    ) -> Result<ResponseValue<types::V1WebhooksReplayResult>, Error<types::Problem>> {
         let url = format!(
             "{}/v1/webhooks/{}/replay", self.baseurl, encode_path(& id.to_string()),
         );
@@ -27118,7 +26399,7 @@ Arguments:
     pub async fn v1_events_types_list<'a>(
         &'a self,
         if_none_match: Option<&'a str>,
-    ) -> Result<ResponseValue<types::V1EventsTypesListResponse>, Error<types::Problem>> {
+    ) -> Result<ResponseValue<types::V1EventsTypesListResult>, Error<types::Problem>> {
         let url = format!("{}/v1/events/types", self.baseurl,);
         let mut header_map = ::reqwest::header::HeaderMap::with_capacity(2usize);
         header_map
@@ -27172,9 +26453,9 @@ Sends a `POST` request to `/api-platform/developer/accounts`
 */
     pub async fn developer_accounts_create<'a>(
         &'a self,
-        body: &'a types::DeveloperAccountsCreateBody,
+        body: &'a types::DeveloperAccountsCreateRequest,
     ) -> Result<
-        ResponseValue<types::DeveloperAccountsCreateResponse>,
+        ResponseValue<types::DeveloperAccountsCreateResult>,
         Error<types::Problem>,
     > {
         let url = format!("{}/api-platform/developer/accounts", self.baseurl,);
@@ -27240,10 +26521,7 @@ Sends a `GET` request to `/api-platform/developer/session`
 */
     pub async fn developer_session_get<'a>(
         &'a self,
-    ) -> Result<
-        ResponseValue<types::DeveloperSessionGetResponse>,
-        Error<types::Problem>,
-    > {
+    ) -> Result<ResponseValue<types::DeveloperSessionGetResult>, Error<types::Problem>> {
         let url = format!("{}/api-platform/developer/session", self.baseurl,);
         let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
         header_map
@@ -27288,9 +26566,9 @@ Sends a `POST` request to `/api-platform/developer/session`
 */
     pub async fn developer_session_create<'a>(
         &'a self,
-        body: &'a types::DeveloperSessionCreateBody,
+        body: &'a types::DeveloperSessionCreateRequest,
     ) -> Result<
-        ResponseValue<types::DeveloperSessionCreateResponse>,
+        ResponseValue<types::DeveloperSessionCreateResult>,
         Error<types::Problem>,
     > {
         let url = format!("{}/api-platform/developer/session", self.baseurl,);
@@ -27401,10 +26679,7 @@ Sends a `GET` request to `/api-platform/developer/my-keys`
 */
     pub async fn developer_my_keys_list<'a>(
         &'a self,
-    ) -> Result<
-        ResponseValue<types::DeveloperMyKeysListResponse>,
-        Error<types::Problem>,
-    > {
+    ) -> Result<ResponseValue<types::DeveloperMyKeysListResult>, Error<types::Problem>> {
         let url = format!("{}/api-platform/developer/my-keys", self.baseurl,);
         let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
         header_map
@@ -27449,11 +26724,8 @@ Sends a `POST` request to `/api-platform/developer/keys`
 */
     pub async fn developer_keys_create<'a>(
         &'a self,
-        body: &'a types::DeveloperKeysCreateBody,
-    ) -> Result<
-        ResponseValue<types::DeveloperKeysCreateResponse>,
-        Error<types::Problem>,
-    > {
+        body: &'a types::DeveloperKeysCreateRequest,
+    ) -> Result<ResponseValue<types::DeveloperKeysCreateResult>, Error<types::Problem>> {
         let url = format!("{}/api-platform/developer/keys", self.baseurl,);
         let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
         header_map
@@ -27520,10 +26792,7 @@ Arguments:
     pub async fn developer_keys_revoke<'a>(
         &'a self,
         id: ::std::num::NonZeroU64,
-    ) -> Result<
-        ResponseValue<types::DeveloperKeysRevokeResponse>,
-        Error<types::Problem>,
-    > {
+    ) -> Result<ResponseValue<types::DeveloperKeysRevokeResult>, Error<types::Problem>> {
         let url = format!(
             "{}/api-platform/developer/keys/{}", self.baseurl, encode_path(& id
             .to_string()),
@@ -27584,9 +26853,9 @@ Arguments:
     pub async fn developer_keys_origins_update<'a>(
         &'a self,
         id: ::std::num::NonZeroU64,
-        body: &'a types::DeveloperKeysOriginsUpdateBody,
+        body: &'a types::DeveloperKeysOriginsUpdateRequest,
     ) -> Result<
-        ResponseValue<types::DeveloperKeysOriginsUpdateResponse>,
+        ResponseValue<types::DeveloperKeysOriginsUpdateResult>,
         Error<types::Problem>,
     > {
         let url = format!(
@@ -27661,7 +26930,7 @@ Arguments:
         id: ::std::num::NonZeroU64,
         hours: ::std::num::NonZeroU64,
     ) -> Result<
-        ResponseValue<types::DeveloperKeysUsageGetResponse>,
+        ResponseValue<types::DeveloperKeysUsageGetResult>,
         Error<types::Problem>,
     > {
         let url = format!(
@@ -27718,10 +26987,7 @@ Sends a `GET` request to `/api-platform/developer/my-apps`
 */
     pub async fn developer_my_apps_list<'a>(
         &'a self,
-    ) -> Result<
-        ResponseValue<types::DeveloperMyAppsListResponse>,
-        Error<types::Problem>,
-    > {
+    ) -> Result<ResponseValue<types::DeveloperMyAppsListResult>, Error<types::Problem>> {
         let url = format!("{}/api-platform/developer/my-apps", self.baseurl,);
         let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
         header_map
@@ -27766,9 +27032,9 @@ Sends a `POST` request to `/api-platform/developer/my-apps`
 */
     pub async fn developer_my_apps_create<'a>(
         &'a self,
-        body: &'a types::DeveloperMyAppsCreateBody,
+        body: &'a types::DeveloperMyAppsCreateRequest,
     ) -> Result<
-        ResponseValue<types::DeveloperMyAppsCreateResponse>,
+        ResponseValue<types::DeveloperMyAppsCreateResult>,
         Error<types::Problem>,
     > {
         let url = format!("{}/api-platform/developer/my-apps", self.baseurl,);
@@ -27834,10 +27100,7 @@ Arguments:
     pub async fn developer_my_apps_get<'a>(
         &'a self,
         id: ::std::num::NonZeroU64,
-    ) -> Result<
-        ResponseValue<types::DeveloperMyAppsGetResponse>,
-        Error<types::Problem>,
-    > {
+    ) -> Result<ResponseValue<types::DeveloperMyAppsGetResult>, Error<types::Problem>> {
         let url = format!(
             "{}/api-platform/developer/my-apps/{}", self.baseurl, encode_path(& id
             .to_string()),
@@ -27955,9 +27218,9 @@ Arguments:
     pub async fn developer_my_apps_update<'a>(
         &'a self,
         id: ::std::num::NonZeroU64,
-        body: &'a types::DeveloperMyAppsUpdateBody,
+        body: &'a types::DeveloperMyAppsUpdateRequest,
     ) -> Result<
-        ResponseValue<types::DeveloperMyAppsUpdateResponse>,
+        ResponseValue<types::DeveloperMyAppsUpdateResult>,
         Error<types::Problem>,
     > {
         let url = format!(
@@ -28030,7 +27293,7 @@ Arguments:
         &'a self,
         id: ::std::num::NonZeroU64,
     ) -> Result<
-        ResponseValue<types::DeveloperMyAppsSecretRotateResponse>,
+        ResponseValue<types::DeveloperMyAppsSecretRotateResult>,
         Error<types::Problem>,
     > {
         let url = format!(
@@ -28093,7 +27356,7 @@ Sends a `GET` request to `/api-platform/developer/my-authorized-apps`
     pub async fn developer_my_authorized_apps_list<'a>(
         &'a self,
     ) -> Result<
-        ResponseValue<types::DeveloperMyAuthorizedAppsListResponse>,
+        ResponseValue<types::DeveloperMyAuthorizedAppsListResult>,
         Error<types::Problem>,
     > {
         let url = format!("{}/api-platform/developer/my-authorized-apps", self.baseurl,);
@@ -28200,9 +27463,9 @@ Sends a `POST` request to `/api-platform/developer/webhook-test`
 */
     pub async fn developer_webhook_test_send<'a>(
         &'a self,
-        body: &'a types::DeveloperWebhookTestSendBody,
+        body: &'a types::DeveloperWebhookTestSendRequest,
     ) -> Result<
-        ResponseValue<types::DeveloperWebhookTestSendResponse>,
+        ResponseValue<types::DeveloperWebhookTestSendResult>,
         Error<types::Problem>,
     > {
         let url = format!("{}/api-platform/developer/webhook-test", self.baseurl,);
@@ -28462,7 +27725,7 @@ Sends a `POST` request to `/api-platform/ingest/events`
 */
     pub async fn ingest_events_create<'a>(
         &'a self,
-        body: &'a types::IngestEventsCreateBody,
+        body: &'a types::IngestEventsCreateRequest,
     ) -> Result<ResponseValue<types::IngestResult>, Error<types::Problem>> {
         let url = format!("{}/api-platform/ingest/events", self.baseurl,);
         let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
@@ -28506,478 +27769,6 @@ Sends a `POST` request to `/api-platform/ingest/events`
             500u16 => {
                 Err(Error::ErrorResponse(ResponseValue::from_response(response).await?))
             }
-            _ => Err(Error::UnexpectedResponse(response)),
-        }
-    }
-    /**Start an authorization request (browser)
-
-Where an app sends the user’s browser (RFC 6749 §4.1.1). The user signs in with their hub account and is asked to allow the scopes not granted before; the browser then returns to `redirect_uri` with `code`, `state` and `iss` (or `error`, e.g. `access_denied`). PKCE with `S256` is required for every app. Not an API call: open it in a browser. Parameters the server does not recognise are ignored (RFC 6749 §3.1).
-
-Sends a `GET` request to `/api-platform/oauth/authorize`
-
-Arguments:
-- `client_id`: The app’s client id. Required from a public app (no secret) and with `client_secret_post`; optional with HTTP Basic.
-- `code_challenge`: PKCE: base64url(SHA-256(code_verifier)). Required for every app.
-- `code_challenge_method`: Only `S256`.
-- `prompt`: `consent` asks the user again even for scopes already granted.
-- `redirect_uri`: One of the app’s registered redirect URIs, exactly (required when it registered several).
-- `request_uri`: Instead of the parameters above: the `request_uri` a pushed request returned.
-- `response_mode`: `query` (the default): the browser returns to `redirect_uri` with the answer in its query; `form_post`: the answer is posted to it by a page the browser loads.
-- `response_type`: Always `code`.
-- `scope`: The scopes asked for: scope names separated by spaces, from `openid`, `identify`, `stats:read`, `servers:read`, `servers:command`, `chat:read`, `clans:read`, `clans:write`, `tournaments:read`, `economy:read`, `economy:transfer`, `webhooks:read`, `webhooks:write`, `offline_access`.
-- `state`: Opaque value returned unchanged to the redirect URI.
-*/
-    pub async fn oauth_authorize<'a>(
-        &'a self,
-        client_id: &'a str,
-        code_challenge: Option<&'a str>,
-        code_challenge_method: Option<types::OauthAuthorizeCodeChallengeMethod>,
-        prompt: Option<&'a str>,
-        redirect_uri: Option<&'a str>,
-        request_uri: Option<&'a str>,
-        response_mode: Option<types::OauthAuthorizeResponseMode>,
-        response_type: Option<types::OauthAuthorizeResponseType>,
-        scope: Option<&'a str>,
-        state: Option<&'a str>,
-    ) -> Result<ResponseValue<ByteStream>, Error<ByteStream>> {
-        let url = format!("{}/api-platform/oauth/authorize", self.baseurl,);
-        let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-        header_map
-            .append(
-                ::reqwest::header::HeaderName::from_static("api-version"),
-                ::reqwest::header::HeaderValue::from_static(Self::api_version()),
-            );
-        #[allow(unused_mut)]
-        let mut request = self
-            .client
-            .get(url)
-            .query(&progenitor_client::QueryParam::new("client_id", &client_id))
-            .query(
-                &progenitor_client::QueryParam::new("code_challenge", &code_challenge),
-            )
-            .query(
-                &progenitor_client::QueryParam::new(
-                    "code_challenge_method",
-                    &code_challenge_method,
-                ),
-            )
-            .query(&progenitor_client::QueryParam::new("prompt", &prompt))
-            .query(&progenitor_client::QueryParam::new("redirect_uri", &redirect_uri))
-            .query(&progenitor_client::QueryParam::new("request_uri", &request_uri))
-            .query(&progenitor_client::QueryParam::new("response_mode", &response_mode))
-            .query(&progenitor_client::QueryParam::new("response_type", &response_type))
-            .query(&progenitor_client::QueryParam::new("scope", &scope))
-            .query(&progenitor_client::QueryParam::new("state", &state))
-            .headers(header_map)
-            .build()?;
-        let info = OperationInfo {
-            operation_id: "oauth_authorize",
-        };
-        self.pre(&mut request, &info).await?;
-        let result = self.exec(request, &info).await;
-        self.post(&result, &info).await?;
-        let response = result?;
-        match response.status().as_u16() {
-            200u16 => Ok(ResponseValue::stream(response)),
-            400u16 => Err(Error::ErrorResponse(ResponseValue::stream(response))),
-            _ => Err(Error::UnexpectedResponse(response)),
-        }
-    }
-    /**Get an access token
-
-The token endpoint (RFC 6749 §3.2): exchange an authorization code (with its PKCE verifier), spend a refresh token, or (confidential apps) get an app token with `client_credentials`. Access tokens live 1 hour; refresh tokens rotate on every use, and reusing a spent one revokes the whole grant.
-
-Sends a `POST` request to `/api-platform/oauth/token`
-
-Arguments:
-- `body`: A token request (RFC 6749 §4.1.3, §4.4.2, §6). Parameters the server does not recognise are ignored, as RFC 6749 (§3.1, §3.2) requires of an authorization server; a parameter sent twice is `invalid_request`.
-*/
-    pub async fn oauth_token_create<'a>(
-        &'a self,
-        body: &'a types::OauthTokenCreateBody,
-    ) -> Result<ResponseValue<types::OAuthTokenResponse>, Error<types::OAuthError>> {
-        let url = format!("{}/api-platform/oauth/token", self.baseurl,);
-        let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-        header_map
-            .append(
-                ::reqwest::header::HeaderName::from_static("api-version"),
-                ::reqwest::header::HeaderValue::from_static(Self::api_version()),
-            );
-        #[allow(unused_mut)]
-        let mut request = self
-            .client
-            .post(url)
-            .header(
-                ::reqwest::header::ACCEPT,
-                ::reqwest::header::HeaderValue::from_static("application/json"),
-            )
-            .form_urlencoded(&body)?
-            .headers(header_map)
-            .build()?;
-        let info = OperationInfo {
-            operation_id: "oauth_token_create",
-        };
-        self.pre(&mut request, &info).await?;
-        let result = self.exec(request, &info).await;
-        self.post(&result, &info).await?;
-        let response = result?;
-        match response.status().as_u16() {
-            200u16 => ResponseValue::from_response(response).await,
-            400u16 => {
-                Err(Error::ErrorResponse(ResponseValue::from_response(response).await?))
-            }
-            401u16 => {
-                Err(Error::ErrorResponse(ResponseValue::from_response(response).await?))
-            }
-            _ => Err(Error::UnexpectedResponse(response)),
-        }
-    }
-    /**Revoke a token
-
-RFC 7009: revoke one of the app’s access or refresh tokens (a refresh token takes its grant’s access tokens with it). An unknown, expired or another app’s token answers `200` too, as the RFC says.
-
-Sends a `POST` request to `/api-platform/oauth/revoke`
-
-Arguments:
-- `body`: A revocation request (RFC 7009 §2.1). Parameters the server does not recognise are ignored, as RFC 6749 (§3.1, §3.2) requires of an authorization server; a parameter sent twice is `invalid_request`.
-*/
-    pub async fn oauth_token_revoke<'a>(
-        &'a self,
-        body: &'a types::OauthTokenRevokeBody,
-    ) -> Result<ResponseValue<()>, Error<types::OAuthError>> {
-        let url = format!("{}/api-platform/oauth/revoke", self.baseurl,);
-        let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-        header_map
-            .append(
-                ::reqwest::header::HeaderName::from_static("api-version"),
-                ::reqwest::header::HeaderValue::from_static(Self::api_version()),
-            );
-        #[allow(unused_mut)]
-        let mut request = self
-            .client
-            .post(url)
-            .header(
-                ::reqwest::header::ACCEPT,
-                ::reqwest::header::HeaderValue::from_static("application/json"),
-            )
-            .form_urlencoded(&body)?
-            .headers(header_map)
-            .build()?;
-        let info = OperationInfo {
-            operation_id: "oauth_token_revoke",
-        };
-        self.pre(&mut request, &info).await?;
-        let result = self.exec(request, &info).await;
-        self.post(&result, &info).await?;
-        let response = result?;
-        match response.status().as_u16() {
-            200u16 => Ok(ResponseValue::empty(response)),
-            400u16 => {
-                Err(Error::ErrorResponse(ResponseValue::from_response(response).await?))
-            }
-            401u16 => {
-                Err(Error::ErrorResponse(ResponseValue::from_response(response).await?))
-            }
-            _ => Err(Error::UnexpectedResponse(response)),
-        }
-    }
-    /**Describe a token
-
-RFC 7662: whether one of the app’s tokens is active, with its scopes, user and expiry. For confidential apps (a back end or resource server): a public app learns nothing, every token is `{"active": false}` to it.
-
-Sends a `POST` request to `/api-platform/oauth/introspect`
-
-Arguments:
-- `body`: An introspection request (RFC 7662 §2.1). Parameters the server does not recognise are ignored, as RFC 6749 (§3.1, §3.2) requires of an authorization server; a parameter sent twice is `invalid_request`.
-*/
-    pub async fn oauth_token_introspect<'a>(
-        &'a self,
-        body: &'a types::OauthTokenIntrospectBody,
-    ) -> Result<ResponseValue<types::OAuthIntrospection>, Error<types::OAuthError>> {
-        let url = format!("{}/api-platform/oauth/introspect", self.baseurl,);
-        let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-        header_map
-            .append(
-                ::reqwest::header::HeaderName::from_static("api-version"),
-                ::reqwest::header::HeaderValue::from_static(Self::api_version()),
-            );
-        #[allow(unused_mut)]
-        let mut request = self
-            .client
-            .post(url)
-            .header(
-                ::reqwest::header::ACCEPT,
-                ::reqwest::header::HeaderValue::from_static("application/json"),
-            )
-            .form_urlencoded(&body)?
-            .headers(header_map)
-            .build()?;
-        let info = OperationInfo {
-            operation_id: "oauth_token_introspect",
-        };
-        self.pre(&mut request, &info).await?;
-        let result = self.exec(request, &info).await;
-        self.post(&result, &info).await?;
-        let response = result?;
-        match response.status().as_u16() {
-            200u16 => ResponseValue::from_response(response).await,
-            400u16 => {
-                Err(Error::ErrorResponse(ResponseValue::from_response(response).await?))
-            }
-            401u16 => {
-                Err(Error::ErrorResponse(ResponseValue::from_response(response).await?))
-            }
-            _ => Err(Error::UnexpectedResponse(response)),
-        }
-    }
-    /**Push an authorization request
-
-RFC 9126: an app’s back end sends the authorization request’s parameters here first, then opens the authorization endpoint with just `client_id` and the returned `request_uri`, so nothing of the request travels through the browser.
-
-Sends a `POST` request to `/api-platform/oauth/par`
-
-Arguments:
-- `body`: The parameters of an authorization request, pushed from the app’s back end (RFC 9126 §2.1). Parameters the server does not recognise are ignored, as RFC 6749 (§3.1, §3.2) requires of an authorization server; a parameter sent twice is `invalid_request`.
-*/
-    pub async fn oauth_par_create<'a>(
-        &'a self,
-        body: &'a types::OauthParCreateBody,
-    ) -> Result<
-        ResponseValue<types::OAuthPushedAuthorization>,
-        Error<types::OAuthError>,
-    > {
-        let url = format!("{}/api-platform/oauth/par", self.baseurl,);
-        let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-        header_map
-            .append(
-                ::reqwest::header::HeaderName::from_static("api-version"),
-                ::reqwest::header::HeaderValue::from_static(Self::api_version()),
-            );
-        #[allow(unused_mut)]
-        let mut request = self
-            .client
-            .post(url)
-            .header(
-                ::reqwest::header::ACCEPT,
-                ::reqwest::header::HeaderValue::from_static("application/json"),
-            )
-            .form_urlencoded(&body)?
-            .headers(header_map)
-            .build()?;
-        let info = OperationInfo {
-            operation_id: "oauth_par_create",
-        };
-        self.pre(&mut request, &info).await?;
-        let result = self.exec(request, &info).await;
-        self.post(&result, &info).await?;
-        let response = result?;
-        match response.status().as_u16() {
-            201u16 => ResponseValue::from_response(response).await,
-            400u16 => {
-                Err(Error::ErrorResponse(ResponseValue::from_response(response).await?))
-            }
-            401u16 => {
-                Err(Error::ErrorResponse(ResponseValue::from_response(response).await?))
-            }
-            _ => Err(Error::UnexpectedResponse(response)),
-        }
-    }
-    /**Get the signed-in user’s claims
-
-OpenID Connect UserInfo: the claims about the user an access token with `openid` acts for (`sub`; `preferred_username` and `picture` with `identify`). The token goes in `Authorization: Bearer`. An app’s own (client_credentials) token has no user: `401 invalid_token`.
-
-Sends a `GET` request to `/api-platform/oauth/userinfo`
-
-*/
-    pub async fn oauth_userinfo_get<'a>(
-        &'a self,
-    ) -> Result<ResponseValue<types::OAuthUserInfo>, Error<types::OAuthError>> {
-        let url = format!("{}/api-platform/oauth/userinfo", self.baseurl,);
-        let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-        header_map
-            .append(
-                ::reqwest::header::HeaderName::from_static("api-version"),
-                ::reqwest::header::HeaderValue::from_static(Self::api_version()),
-            );
-        #[allow(unused_mut)]
-        let mut request = self
-            .client
-            .get(url)
-            .header(
-                ::reqwest::header::ACCEPT,
-                ::reqwest::header::HeaderValue::from_static("application/json"),
-            )
-            .headers(header_map)
-            .build()?;
-        let info = OperationInfo {
-            operation_id: "oauth_userinfo_get",
-        };
-        self.pre(&mut request, &info).await?;
-        let result = self.exec(request, &info).await;
-        self.post(&result, &info).await?;
-        let response = result?;
-        match response.status().as_u16() {
-            200u16 => ResponseValue::from_response(response).await,
-            401u16 => {
-                Err(Error::ErrorResponse(ResponseValue::from_response(response).await?))
-            }
-            403u16 => {
-                Err(Error::ErrorResponse(ResponseValue::from_response(response).await?))
-            }
-            _ => Err(Error::UnexpectedResponse(response)),
-        }
-    }
-    /**Get the user’s claims (POST)
-
-OpenID Connect UserInfo: the claims about the user an access token with `openid` acts for (`sub`; `preferred_username` and `picture` with `identify`). The token goes in `Authorization: Bearer`. An app’s own (client_credentials) token has no user: `401 invalid_token`.
-
-Sends a `POST` request to `/api-platform/oauth/userinfo`
-
-*/
-    pub async fn oauth_userinfo_get_by_post<'a>(
-        &'a self,
-    ) -> Result<ResponseValue<types::OAuthUserInfo>, Error<types::OAuthError>> {
-        let url = format!("{}/api-platform/oauth/userinfo", self.baseurl,);
-        let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-        header_map
-            .append(
-                ::reqwest::header::HeaderName::from_static("api-version"),
-                ::reqwest::header::HeaderValue::from_static(Self::api_version()),
-            );
-        #[allow(unused_mut)]
-        let mut request = self
-            .client
-            .post(url)
-            .header(
-                ::reqwest::header::ACCEPT,
-                ::reqwest::header::HeaderValue::from_static("application/json"),
-            )
-            .headers(header_map)
-            .build()?;
-        let info = OperationInfo {
-            operation_id: "oauth_userinfo_get_by_post",
-        };
-        self.pre(&mut request, &info).await?;
-        let result = self.exec(request, &info).await;
-        self.post(&result, &info).await?;
-        let response = result?;
-        match response.status().as_u16() {
-            200u16 => ResponseValue::from_response(response).await,
-            401u16 => {
-                Err(Error::ErrorResponse(ResponseValue::from_response(response).await?))
-            }
-            403u16 => {
-                Err(Error::ErrorResponse(ResponseValue::from_response(response).await?))
-            }
-            _ => Err(Error::UnexpectedResponse(response)),
-        }
-    }
-    /**Get the keys that sign ID tokens
-
-The public keys (ES256) that verify the ID tokens this server issues (RFC 7517).
-
-Sends a `GET` request to `/api-platform/oauth/jwks`
-
-*/
-    pub async fn oauth_jwks_get<'a>(
-        &'a self,
-    ) -> Result<ResponseValue<ByteStream>, Error<()>> {
-        let url = format!("{}/api-platform/oauth/jwks", self.baseurl,);
-        let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-        header_map
-            .append(
-                ::reqwest::header::HeaderName::from_static("api-version"),
-                ::reqwest::header::HeaderValue::from_static(Self::api_version()),
-            );
-        #[allow(unused_mut)]
-        let mut request = self.client.get(url).headers(header_map).build()?;
-        let info = OperationInfo {
-            operation_id: "oauth_jwks_get",
-        };
-        self.pre(&mut request, &info).await?;
-        let result = self.exec(request, &info).await;
-        self.post(&result, &info).await?;
-        let response = result?;
-        match response.status().as_u16() {
-            200u16 => Ok(ResponseValue::stream(response)),
-            _ => Err(Error::UnexpectedResponse(response)),
-        }
-    }
-    /**Get the authorization server metadata
-
-RFC 8414: the endpoints, scopes, grant types and client authentication methods of this authorization server, where OAuth libraries look for them.
-
-Sends a `GET` request to `/.well-known/oauth-authorization-server`
-
-*/
-    pub async fn well_known_oauth_authorization_server_get<'a>(
-        &'a self,
-    ) -> Result<ResponseValue<types::AuthorizationServerMetadata>, Error<()>> {
-        let url = format!("{}/.well-known/oauth-authorization-server", self.baseurl,);
-        let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-        header_map
-            .append(
-                ::reqwest::header::HeaderName::from_static("api-version"),
-                ::reqwest::header::HeaderValue::from_static(Self::api_version()),
-            );
-        #[allow(unused_mut)]
-        let mut request = self
-            .client
-            .get(url)
-            .header(
-                ::reqwest::header::ACCEPT,
-                ::reqwest::header::HeaderValue::from_static("application/json"),
-            )
-            .headers(header_map)
-            .build()?;
-        let info = OperationInfo {
-            operation_id: "well_known_oauth_authorization_server_get",
-        };
-        self.pre(&mut request, &info).await?;
-        let result = self.exec(request, &info).await;
-        self.post(&result, &info).await?;
-        let response = result?;
-        match response.status().as_u16() {
-            200u16 => ResponseValue::from_response(response).await,
-            _ => Err(Error::UnexpectedResponse(response)),
-        }
-    }
-    /**Get the OpenID Connect configuration
-
-OpenID Connect Discovery 1.0: the same metadata, where OpenID Connect libraries look for it.
-
-Sends a `GET` request to `/.well-known/openid-configuration`
-
-*/
-    pub async fn well_known_openid_configuration_get<'a>(
-        &'a self,
-    ) -> Result<ResponseValue<types::AuthorizationServerMetadata>, Error<()>> {
-        let url = format!("{}/.well-known/openid-configuration", self.baseurl,);
-        let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-        header_map
-            .append(
-                ::reqwest::header::HeaderName::from_static("api-version"),
-                ::reqwest::header::HeaderValue::from_static(Self::api_version()),
-            );
-        #[allow(unused_mut)]
-        let mut request = self
-            .client
-            .get(url)
-            .header(
-                ::reqwest::header::ACCEPT,
-                ::reqwest::header::HeaderValue::from_static("application/json"),
-            )
-            .headers(header_map)
-            .build()?;
-        let info = OperationInfo {
-            operation_id: "well_known_openid_configuration_get",
-        };
-        self.pre(&mut request, &info).await?;
-        let result = self.exec(request, &info).await;
-        self.post(&result, &info).await?;
-        let response = result?;
-        match response.status().as_u16() {
-            200u16 => ResponseValue::from_response(response).await,
             _ => Err(Error::UnexpectedResponse(response)),
         }
     }

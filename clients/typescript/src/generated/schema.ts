@@ -1302,190 +1302,6 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api-platform/oauth/authorize": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Start an authorization request (browser)
-         * @description Where an app sends the user’s browser (RFC 6749 §4.1.1). The user signs in with their hub account and is asked to allow the scopes not granted before; the browser then returns to `redirect_uri` with `code`, `state` and `iss` (or `error`, e.g. `access_denied`). PKCE with `S256` is required for every app. Not an API call: open it in a browser. Parameters the server does not recognise are ignored (RFC 6749 §3.1).
-         */
-        get: operations["oauth_authorize"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api-platform/oauth/token": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Get an access token
-         * @description The token endpoint (RFC 6749 §3.2): exchange an authorization code (with its PKCE verifier), spend a refresh token, or (confidential apps) get an app token with `client_credentials`. Access tokens live 1 hour; refresh tokens rotate on every use, and reusing a spent one revokes the whole grant.
-         */
-        post: operations["oauth_token_create"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api-platform/oauth/revoke": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Revoke a token
-         * @description RFC 7009: revoke one of the app’s access or refresh tokens (a refresh token takes its grant’s access tokens with it). An unknown, expired or another app’s token answers `200` too, as the RFC says.
-         */
-        post: operations["oauth_token_revoke"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api-platform/oauth/introspect": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Describe a token
-         * @description RFC 7662: whether one of the app’s tokens is active, with its scopes, user and expiry. For confidential apps (a back end or resource server): a public app learns nothing, every token is `{"active": false}` to it.
-         */
-        post: operations["oauth_token_introspect"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api-platform/oauth/par": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Push an authorization request
-         * @description RFC 9126: an app’s back end sends the authorization request’s parameters here first, then opens the authorization endpoint with just `client_id` and the returned `request_uri`, so nothing of the request travels through the browser.
-         */
-        post: operations["oauth_par_create"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api-platform/oauth/userinfo": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Get the signed-in user’s claims
-         * @description OpenID Connect UserInfo: the claims about the user an access token with `openid` acts for (`sub`; `preferred_username` and `picture` with `identify`). The token goes in `Authorization: Bearer`. An app’s own (client_credentials) token has no user: `401 invalid_token`.
-         */
-        get: operations["oauth_userinfo_get"];
-        put?: never;
-        /**
-         * Get the user’s claims (POST)
-         * @description OpenID Connect UserInfo: the claims about the user an access token with `openid` acts for (`sub`; `preferred_username` and `picture` with `identify`). The token goes in `Authorization: Bearer`. An app’s own (client_credentials) token has no user: `401 invalid_token`.
-         */
-        post: operations["oauth_userinfo_get_by_post"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api-platform/oauth/jwks": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Get the keys that sign ID tokens
-         * @description The public keys (ES256) that verify the ID tokens this server issues (RFC 7517).
-         */
-        get: operations["oauth_jwks_get"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/.well-known/oauth-authorization-server": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Get the authorization server metadata
-         * @description RFC 8414: the endpoints, scopes, grant types and client authentication methods of this authorization server, where OAuth libraries look for them.
-         */
-        get: operations["well_known_oauth_authorization_server_get"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/.well-known/openid-configuration": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Get the OpenID Connect configuration
-         * @description OpenID Connect Discovery 1.0: the same metadata, where OpenID Connect libraries look for it.
-         */
-        get: operations["well_known_openid_configuration_get"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "/health": {
         parameters: {
             query?: never;
@@ -3424,7 +3240,7 @@ export interface components {
              */
             events: string[];
             /**
-             * @description a note for yourself; surrounding whitespace is removed, and an empty or whitespace-only note is stored as null
+             * @description a note for yourself
              * @example production receiver
              */
             description: string | null;
@@ -3630,159 +3446,4348 @@ export interface components {
                 reason: string;
             }[];
         };
-        /** @description An OAuth 2.0 error (RFC 6749 §5.2), as every OAuth client library reads it. The authorization server’s endpoints answer this instead of a problem document. */
-        OAuthError: {
-            /**
-             * @description The error code: `invalid_request`, `invalid_client`, `invalid_grant`, `unauthorized_client`, `unsupported_grant_type`, `invalid_scope` (RFC 6749 §5.2), `unsupported_token_type` (RFC 7009), `invalid_token`, `insufficient_scope` (RFC 6750), `server_error`.
-             * @example invalid_grant
-             */
-            error: string;
-            /**
-             * @description What went wrong, for the developer (not for end users).
-             * @example grant request is invalid
-             */
-            error_description?: string;
+        /** @description A public user profile */
+        UsersGetResult: {
+            user: components["schemas"]["User"];
         };
-        /** @description A successful token answer (RFC 6749 §5.1). */
-        OAuthTokenResponse: {
-            /**
-             * @description The access token: send it as `Authorization: Bearer`.
-             * @example Ea5IWLMKpVwkdGc5g_ga3PUHuezDAqiCLCSgCJ8ppab
-             */
-            access_token: string;
-            /**
-             * @description `Bearer` (`DPoP` when the request carried a DPoP proof).
-             * @example Bearer
-             */
-            token_type: string;
-            /**
-             * @description Seconds the access token lives.
-             * @example 3600
-             */
-            expires_in: number;
-            /**
-             * @description The scopes granted: scope names separated by spaces, from `openid`, `identify`, `stats:read`, `servers:read`, `servers:command`, `chat:read`, `clans:read`, `clans:write`, `tournaments:read`, `economy:read`, `economy:transfer`, `webhooks:read`, `webhooks:write`, `offline_access`.
-             * @example identify stats:read
-             */
-            scope?: string;
-            /**
-             * @description With `offline_access`: a refresh token. Each is used once; using a spent one revokes the grant.
-             * @example p0RyD5cVtq7n2MZ1vHc6sQe9Xx3LbWu8kJf4GhTa0Nw
-             */
-            refresh_token?: string;
-            /**
-             * @description With `openid`: an ID token (JWT, ES256).
-             * @example eyJhbGciOiJFUzI1NiJ9.e30.c2ln
-             */
-            id_token?: string;
+        /** @description A user’s stats */
+        UsersStatsGetResult: {
+            stats: components["schemas"]["UserStats"];
         };
-        /** @description What the token is (RFC 7662 §2.2); members besides `active` only for an active token. */
-        OAuthIntrospection: {
-            /**
-             * @description `false` for a token that is unknown, expired, revoked or another app’s; nothing else is said then.
-             * @example true
-             */
-            active: boolean;
-            /**
-             * @description The token’s scopes: scope names separated by spaces, from `openid`, `identify`, `stats:read`, `servers:read`, `servers:command`, `chat:read`, `clans:read`, `clans:write`, `tournaments:read`, `economy:read`, `economy:transfer`, `webhooks:read`, `webhooks:write`, `offline_access`.
-             * @example identify stats:read
-             */
-            scope?: string;
-            /** @description The app the token was issued to. */
-            client_id?: string;
-            /** @description The hub user id the token acts for (absent for an app’s own token). */
-            sub?: string;
-            /** @example Bearer */
-            token_type?: string;
-            /** @description Expiry, epoch seconds. */
-            exp?: number;
-            /** @description Issue time, epoch seconds. */
-            iat?: number;
-            /** @description The issuer: this service’s origin. */
-            iss?: string;
-        } & {
-            [key: string]: unknown;
+        /** @description Top users by total XP */
+        LeaderboardsGetResult: {
+            leaderboard: components["schemas"]["XpLeaderboardEntry"][];
         };
-        /** @description Where the pushed request is kept (RFC 9126 §2.2). */
-        OAuthPushedAuthorization: {
-            /**
-             * @description Send it as `request_uri` (with `client_id`) to the authorization endpoint.
-             * @example urn:ietf:params:oauth:request_uri:dXO0J4ZcMg2aHqT5m4DzR
-             */
-            request_uri: string;
-            /**
-             * @description Seconds the request_uri stays usable.
-             * @example 60
-             */
-            expires_in: number;
+        /** @description Tournaments in the requested status */
+        TournamentsListResult: {
+            tournaments: components["schemas"]["Tournament"][];
         };
-        /** @description The claims about the user the token acts for (OpenID Connect Core §5.3.2). */
-        OAuthUserInfo: {
+        /** @description Online game servers */
+        ServersListResult: {
+            servers: components["schemas"]["GameServer"][];
+        };
+        /** @description Recent forum threads */
+        ForumThreadsListResult: {
+            threads: components["schemas"]["ForumThread"][];
+        };
+        /** @description Posts of a thread */
+        ForumThreadsPostsListResult: {
+            posts: components["schemas"]["ForumPost"][];
+        };
+        /** @description The achievement catalog */
+        AchievementsListResult: {
+            achievements: components["schemas"]["Achievement"][];
+        };
+        /** @description Kills, newest first */
+        KillboardFeedGetResult: {
+            kills: components["schemas"]["Kill"][];
+        };
+        /** @description Top fraggers of the period, one row per player and game */
+        KillboardTopFragGetResult: {
             /**
-             * @description The hub user id.
+             * @description the period used
+             * @enum {string}
+             */
+            period: "week" | "month" | "all";
+            leaders: components["schemas"]["TopFragLeader"][];
+        };
+        /** @description The ELO ladder of one game, highest rating first */
+        StatsEloGetResult: {
+            /**
+             * @description the game used
+             * @enum {string}
+             */
+            game: "cs2" | "cs16";
+            leaderboard: components["schemas"]["EloLadderEntry"][];
+        };
+        /** @description One page of tournaments */
+        V1TournamentsListResult: {
+            data: components["schemas"]["V1TournamentsListResultDataItem"][];
+            meta: components["schemas"]["V1TournamentsListResultMeta"];
+        };
+        /** @description A tournament of the hub */
+        V1TournamentsListResultDataItem: {
+            /**
+             * @description tournament ID
+             * @example 7
+             */
+            id: number;
+            /** @example Winter Cup 2026 */
+            name: string;
+            /**
+             * @description game code such as cs2, cs16, rust, minecraft
+             * @example cs2
+             */
+            game: string;
+            /**
+             * @example upcoming
+             * @enum {string}
+             */
+            status: "upcoming" | "active" | "completed";
+            /** @example 16 */
+            max_teams: number;
+            /**
+             * Format: date-time
+             * @description when the tournament starts
+             * @example 2026-11-20T18:04:11.000Z
+             */
+            starts_at: string;
+        };
+        /** @description Where this page sits in the whole list */
+        V1TournamentsListResultMeta: {
+            /**
+             * @description Items across all pages
              * @example 42
              */
-            sub: string;
+            total: number;
             /**
-             * @description With `identify`.
-             * @example NovaStrike
+             * @description This page
+             * @example 1
              */
-            preferred_username?: string;
+            page: number;
             /**
-             * @description With `identify`: the avatar’s path.
+             * @description Page size
+             * @example 25
+             */
+            per_page: number;
+        };
+        /** @description One page of game servers */
+        V1ServersListResult: {
+            data: components["schemas"]["V1ServersListResultDataItem"][];
+            meta: components["schemas"]["V1ServersListResultMeta"];
+        };
+        /** @description A game server of the hub (the preview server record) */
+        V1ServersListResultDataItem: {
+            /**
+             * @description server ID (a string on the preview surface)
+             * @example 3
+             */
+            id: string;
+            /** @example Hub #1 | Competitive */
+            name: string;
+            /**
+             * @description game code
+             * @example cs2
+             * @enum {string}
+             */
+            game: "cs2" | "cs16" | "rust" | "minecraft";
+            /**
+             * @description current player count
+             * @example 14
+             */
+            players: number;
+            /** @example 20 */
+            max_players: number;
+            /**
+             * @description `running`: the poller’s latest verdict is that the server answers its status query (it answered the last poll, or missed fewer than `POLL_OFFLINE_AFTER` polls in a row, so one lost packet does not flap it); `offline`: otherwise, including a server never polled yet. These two are the complete set.
+             * @example running
+             * @enum {string}
+             */
+            status: "running" | "offline";
+            /**
+             * @description Percent of the poller’s status queries the server answered over the last 30 days (hourly buckets: the current UTC hour and the ones before it), one decimal. `null`: The poller has no history of this server in the window.
+             * @example 99.4
+             */
+            uptime: number | null;
+            /**
+             * @description Where the server runs, as its operator registered it; `unassigned` until one is set.
+             * @example eu-west
+             * @enum {string}
+             */
+            region: "unassigned" | "eu-west" | "eu-central" | "eu-north" | "eu-east" | "na-east" | "na-central" | "na-west" | "sa-east" | "asia-east" | "asia-south" | "asia-southeast" | "middle-east" | "africa" | "oceania";
+        };
+        /** @description Where this page sits in the whole list */
+        V1ServersListResultMeta: {
+            /**
+             * @description Items across all pages
+             * @example 42
+             */
+            total: number;
+            /**
+             * @description This page
+             * @example 1
+             */
+            page: number;
+            /**
+             * @description Page size
+             * @example 25
+             */
+            per_page: number;
+        };
+        /** @description The live state of a game server */
+        V1ServersStatusGetResult: {
+            data: components["schemas"]["V1ServersStatusGetResultData"];
+        };
+        /** @description The live state of one game server */
+        V1ServersStatusGetResultData: {
+            /**
+             * @description server ID
+             * @example 3
+             */
+            id: string;
+            /**
+             * @description `running`: the poller’s latest verdict is that the server answers its status query (it answered the last poll, or missed fewer than `POLL_OFFLINE_AFTER` polls in a row, so one lost packet does not flap it); `offline`: otherwise, including a server never polled yet. These two are the complete set.
+             * @example running
+             * @enum {string}
+             */
+            status: "running" | "offline";
+            /**
+             * @description current player count
+             * @example 14
+             */
+            players: number;
+            /** @example 20 */
+            max_players: number;
+            /**
+             * @description current map (empty for minecraft)
+             * @example de_mirage
+             */
+            map: string;
+            /**
+             * Format: date-time
+             * @description when the server last answered a status query
+             * @example 2026-11-20T18:04:11.000Z
+             */
+            last_seen: string | null;
+            /**
+             * @description how long the last status query took to be answered, in milliseconds `null`: the last status query went unanswered, or there was none yet
+             * @example 23
+             */
+            latency_ms: number | null;
+            /**
+             * @description Percent of the poller’s status queries the server answered over the last 24 hours (hourly buckets: the current UTC hour and the ones before it), one decimal. `null`: The poller has no history of this server in the window.
+             * @example 99.4
+             */
+            uptime_24h: number | null;
+            /**
+             * @description Percent of the poller’s status queries the server answered over the last 30 days (hourly buckets: the current UTC hour and the ones before it), one decimal. `null`: The poller has no history of this server in the window.
+             * @example 99.4
+             */
+            uptime_30d: number | null;
+        };
+        V1ServersCommandSendRequest: {
+            /**
+             * @description One console command, 1 to 512 characters, on one line (no line breaks or control characters, which would smuggle a second command).
+             * @example changelevel de_inferno
+             */
+            command: string;
+        };
+        /** @description the server’s answer */
+        V1ServersCommandSendResult: {
+            data: components["schemas"]["ServerCommandResult"];
+        };
+        /** @description a page of the audit, newest first */
+        V1ServersCommandsListResult: {
+            data: components["schemas"]["ServerCommandAuditEntry"][];
+            meta: components["schemas"]["V1ServersCommandsListResultMeta"];
+        };
+        /** @description Where this page sits in the whole list */
+        V1ServersCommandsListResultMeta: {
+            /**
+             * @description Items across all pages
+             * @example 42
+             */
+            total: number;
+            /**
+             * @description This page
+             * @example 1
+             */
+            page: number;
+            /**
+             * @description Page size
+             * @example 25
+             */
+            per_page: number;
+        };
+        /** @description A user’s stats */
+        V1UsersStatsGetResult: {
+            data: components["schemas"]["V1UsersStatsGetResultData"];
+        };
+        /** @description A user’s stats: the published stats plus Elo, combat totals and unlocked achievements */
+        V1UsersStatsGetResultData: {
+            /**
+             * @description the hub user id
+             * @example 42
+             */
+            user_id: string;
+            /**
+             * @description XP earned inside the current level
+             * @example 340
+             */
+            xp: number;
+            /** @example 12 */
+            level: number;
+            /** @example 6940 */
+            total_xp: number;
+            /**
+             * @description achievements unlocked
+             * @example 7
+             */
+            achievements: number;
+            /** @example 18 */
+            forum_posts: number;
+            /** @example 3 */
+            tournaments_played: number;
+            /** @description The user’s Elo per game (cs2, cs16) where they have played a rated match */
+            elo: components["schemas"]["V1UsersStatsGetResultDataEloItem"][];
+            /** @description All-time kills, deaths and headshots per game (cs2, cs16, rust) where the user has any */
+            combat: components["schemas"]["V1UsersStatsGetResultDataCombatItem"][];
+            /** @description Achievements the user has unlocked, most recent first */
+            unlocked_achievements: components["schemas"]["V1UsersStatsGetResultDataUnlockedAchievementsItem"][];
+        };
+        V1UsersStatsGetResultDataEloItem: {
+            /**
+             * @description game code
+             * @example cs2
+             */
+            game: string;
+            /**
+             * @description ranked Elo rating
+             * @example 1487
+             */
+            rating: number;
+            /**
+             * @description rated matches played
+             * @example 212
+             */
+            games: number;
+            /** @example 121 */
+            wins: number;
+            /**
+             * @description wins / games × 100, rounded to 1 decimal (0 without games)
+             * @example 57.1
+             */
+            win_pct: number;
+        };
+        V1UsersStatsGetResultDataCombatItem: {
+            /**
+             * @description game code
+             * @example cs2
+             */
+            game: string;
+            /** @example 1543 */
+            kills: number;
+            /** @example 640 */
+            deaths: number;
+            /** @example 702 */
+            headshots: number;
+            /**
+             * @description headshots / kills × 100, rounded to 1 decimal (0 without kills)
+             * @example 45.5
+             */
+            hs_pct: number;
+        };
+        V1UsersStatsGetResultDataUnlockedAchievementsItem: {
+            /**
+             * @description achievement ID
+             * @example 1
+             */
+            id: number;
+            /** @example First Blood */
+            name: string;
+            /**
+             * @description an emoji character
+             * @example 🩸
+             */
+            icon: string;
+            /**
+             * @description one of combat, weapons, teamwork, progression, community, tournaments
+             * @example combat
+             */
+            category: string;
+            /**
+             * Format: date-time
+             * @description when the user unlocked it
+             * @example 2026-11-20T18:04:11.000Z
+             */
+            unlocked_at: string;
+        };
+        /** @description The signed-in user */
+        V1UsersMeGetResult: {
+            data: components["schemas"]["Me"];
+        };
+        /** @description One page of clans */
+        V1ClansListResult: {
+            data: components["schemas"]["V1ClansListResultDataItem"][];
+            meta: components["schemas"]["V1ClansListResultMeta"];
+        };
+        /** @description A clan of one game */
+        V1ClansListResultDataItem: {
+            /**
+             * @description clan ID
+             * @example 12
+             */
+            id: number;
+            /**
+             * @description 3-32 characters: ASCII letters, digits, spaces and . _ ' -, starting and ending with a letter or digit. Unique per game without regard to case.
+             * @example Night Owls
+             */
+            name: string;
+            /**
+             * @description 2-6 ASCII letters or digits. Unique per game without regard to case.
+             * @example OWL
+             */
+            tag: string;
+            /**
+             * @description The game the clan plays
+             * @example cs2
+             * @enum {string}
+             */
+            game: "cs2" | "cs16" | "rust" | "minecraft";
+            /**
+             * @description What the clan is about, up to 500 characters.
+             * @example EU evening squad, scrims on Thursdays.
+             */
+            description: string;
+            /**
+             * @description `open`: anyone may join; `invite`: only players with a pending invite; `closed`: no new members (pending invites cannot be accepted).
+             * @example invite
+             * @enum {string}
+             */
+            join_policy: "open" | "invite" | "closed";
+            /**
+             * @description `public`: listed and readable by anyone; `private`: seen only by its members and the players it invited (to anyone else it does not exist: 404).
+             * @example public
+             * @enum {string}
+             */
+            visibility: "public" | "private";
+            /**
+             * @description Most members the clan takes, 2-100; never below the current member count.
+             * @example 50
+             */
+            max_members: number;
+            /**
+             * @description members now, the owner included
+             * @example 8
+             */
+            member_count: number;
+            /**
+             * Format: date-time
+             * @description when the clan was created
+             * @example 2026-11-20T18:04:11.000Z
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description when its settings last changed
+             * @example 2026-11-20T18:04:11.000Z
+             */
+            updated_at: string;
+        };
+        /** @description Where this page sits in the whole list */
+        V1ClansListResultMeta: {
+            /**
+             * @description Items across all pages
+             * @example 42
+             */
+            total: number;
+            /**
+             * @description This page
+             * @example 1
+             */
+            page: number;
+            /**
+             * @description Page size
+             * @example 25
+             */
+            per_page: number;
+        };
+        V1ClansCreateRequest: {
+            /**
+             * @description 3-32 characters: ASCII letters, digits, spaces and . _ ' -, starting and ending with a letter or digit. Unique per game without regard to case.
+             * @example Night Owls
+             */
+            name: string;
+            /**
+             * @description 2-6 ASCII letters or digits. Unique per game without regard to case.
+             * @example OWL
+             */
+            tag: string;
+            /**
+             * @description The game the clan plays
+             * @example cs2
+             * @enum {string}
+             */
+            game: "cs2" | "cs16" | "rust" | "minecraft";
+            /**
+             * @description What the clan is about, up to 500 characters.
+             * @example EU evening squad, scrims on Thursdays.
+             */
+            description?: string;
+        };
+        /** @description The clan with its members */
+        V1ClansCreateResult: {
+            data: components["schemas"]["V1ClansCreateResultData"];
+        };
+        /** @description A clan with its members and their roles */
+        V1ClansCreateResultData: {
+            /**
+             * @description clan ID
+             * @example 12
+             */
+            id: number;
+            /**
+             * @description 3-32 characters: ASCII letters, digits, spaces and . _ ' -, starting and ending with a letter or digit. Unique per game without regard to case.
+             * @example Night Owls
+             */
+            name: string;
+            /**
+             * @description 2-6 ASCII letters or digits. Unique per game without regard to case.
+             * @example OWL
+             */
+            tag: string;
+            /**
+             * @description The game the clan plays
+             * @example cs2
+             * @enum {string}
+             */
+            game: "cs2" | "cs16" | "rust" | "minecraft";
+            /**
+             * @description What the clan is about, up to 500 characters.
+             * @example EU evening squad, scrims on Thursdays.
+             */
+            description: string;
+            /**
+             * @description `open`: anyone may join; `invite`: only players with a pending invite; `closed`: no new members (pending invites cannot be accepted).
+             * @example invite
+             * @enum {string}
+             */
+            join_policy: "open" | "invite" | "closed";
+            /**
+             * @description `public`: listed and readable by anyone; `private`: seen only by its members and the players it invited (to anyone else it does not exist: 404).
+             * @example public
+             * @enum {string}
+             */
+            visibility: "public" | "private";
+            /**
+             * @description Most members the clan takes, 2-100; never below the current member count.
+             * @example 50
+             */
+            max_members: number;
+            /**
+             * @description members now, the owner included
+             * @example 8
+             */
+            member_count: number;
+            /**
+             * Format: date-time
+             * @description when the clan was created
+             * @example 2026-11-20T18:04:11.000Z
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description when its settings last changed
+             * @example 2026-11-20T18:04:11.000Z
+             */
+            updated_at: string;
+            /** @description every member: the owner, then officers, then members, longest-standing first */
+            members: components["schemas"]["V1ClansCreateResultDataMembersItem"][];
+        };
+        V1ClansCreateResultDataMembersItem: {
+            /** @example 42 */
+            user_id: number;
+            /** @example night_owl */
+            username: string;
+            /**
+             * @description path of the user’s avatar
              * @example /avatars/42.png
              */
-            picture?: string;
-        } & {
-            [key: string]: unknown;
+            avatar: string;
+            /**
+             * @description `owner` (exactly one; everything), `officer` (settings, invites, removes members), `member`
+             * @example member
+             * @enum {string}
+             */
+            role: "owner" | "officer" | "member";
+            /**
+             * Format: date-time
+             * @description when the user joined
+             * @example 2026-11-20T18:04:11.000Z
+             */
+            joined_at: string;
         };
-        /** @description The public keys that verify ID tokens (RFC 7517 §5). */
-        JsonWebKeySet: {
-            keys: ({
-                /** @example EC */
-                kty: string;
-                kid: string;
-                /** @example ES256 */
-                alg?: string;
-                /** @example sig */
-                use?: string;
-            } & {
+        /** @description One page of your pending invites, newest first */
+        V1ClansInvitesListResult: {
+            data: components["schemas"]["V1ClansInvitesListResultDataItem"][];
+            meta: components["schemas"]["V1ClansInvitesListResultMeta"];
+        };
+        /** @description A pending invite to a clan */
+        V1ClansInvitesListResultDataItem: {
+            clan: components["schemas"]["V1ClansInvitesListResultDataItemClan"];
+            /**
+             * @description the invited player
+             * @example 42
+             */
+            user_id: number;
+            /**
+             * @description who sent the invite (null if that account is gone)
+             * @example 7
+             */
+            invited_by: number | null;
+            /**
+             * Format: date-time
+             * @description when the invite was sent
+             * @example 2026-11-20T18:04:11.000Z
+             */
+            created_at: string;
+        };
+        /** @description A clan of one game */
+        V1ClansInvitesListResultDataItemClan: {
+            /**
+             * @description clan ID
+             * @example 12
+             */
+            id: number;
+            /**
+             * @description 3-32 characters: ASCII letters, digits, spaces and . _ ' -, starting and ending with a letter or digit. Unique per game without regard to case.
+             * @example Night Owls
+             */
+            name: string;
+            /**
+             * @description 2-6 ASCII letters or digits. Unique per game without regard to case.
+             * @example OWL
+             */
+            tag: string;
+            /**
+             * @description The game the clan plays
+             * @example cs2
+             * @enum {string}
+             */
+            game: "cs2" | "cs16" | "rust" | "minecraft";
+            /**
+             * @description What the clan is about, up to 500 characters.
+             * @example EU evening squad, scrims on Thursdays.
+             */
+            description: string;
+            /**
+             * @description `open`: anyone may join; `invite`: only players with a pending invite; `closed`: no new members (pending invites cannot be accepted).
+             * @example invite
+             * @enum {string}
+             */
+            join_policy: "open" | "invite" | "closed";
+            /**
+             * @description `public`: listed and readable by anyone; `private`: seen only by its members and the players it invited (to anyone else it does not exist: 404).
+             * @example public
+             * @enum {string}
+             */
+            visibility: "public" | "private";
+            /**
+             * @description Most members the clan takes, 2-100; never below the current member count.
+             * @example 50
+             */
+            max_members: number;
+            /**
+             * @description members now, the owner included
+             * @example 8
+             */
+            member_count: number;
+            /**
+             * Format: date-time
+             * @description when the clan was created
+             * @example 2026-11-20T18:04:11.000Z
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description when its settings last changed
+             * @example 2026-11-20T18:04:11.000Z
+             */
+            updated_at: string;
+        };
+        /** @description Where this page sits in the whole list */
+        V1ClansInvitesListResultMeta: {
+            /**
+             * @description Items across all pages
+             * @example 42
+             */
+            total: number;
+            /**
+             * @description This page
+             * @example 1
+             */
+            page: number;
+            /**
+             * @description Page size
+             * @example 25
+             */
+            per_page: number;
+        };
+        /** @description The clan with its members */
+        V1ClansGetResult: {
+            data: components["schemas"]["V1ClansGetResultData"];
+        };
+        /** @description A clan with its members and their roles */
+        V1ClansGetResultData: {
+            /**
+             * @description clan ID
+             * @example 12
+             */
+            id: number;
+            /**
+             * @description 3-32 characters: ASCII letters, digits, spaces and . _ ' -, starting and ending with a letter or digit. Unique per game without regard to case.
+             * @example Night Owls
+             */
+            name: string;
+            /**
+             * @description 2-6 ASCII letters or digits. Unique per game without regard to case.
+             * @example OWL
+             */
+            tag: string;
+            /**
+             * @description The game the clan plays
+             * @example cs2
+             * @enum {string}
+             */
+            game: "cs2" | "cs16" | "rust" | "minecraft";
+            /**
+             * @description What the clan is about, up to 500 characters.
+             * @example EU evening squad, scrims on Thursdays.
+             */
+            description: string;
+            /**
+             * @description `open`: anyone may join; `invite`: only players with a pending invite; `closed`: no new members (pending invites cannot be accepted).
+             * @example invite
+             * @enum {string}
+             */
+            join_policy: "open" | "invite" | "closed";
+            /**
+             * @description `public`: listed and readable by anyone; `private`: seen only by its members and the players it invited (to anyone else it does not exist: 404).
+             * @example public
+             * @enum {string}
+             */
+            visibility: "public" | "private";
+            /**
+             * @description Most members the clan takes, 2-100; never below the current member count.
+             * @example 50
+             */
+            max_members: number;
+            /**
+             * @description members now, the owner included
+             * @example 8
+             */
+            member_count: number;
+            /**
+             * Format: date-time
+             * @description when the clan was created
+             * @example 2026-11-20T18:04:11.000Z
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description when its settings last changed
+             * @example 2026-11-20T18:04:11.000Z
+             */
+            updated_at: string;
+            /** @description every member: the owner, then officers, then members, longest-standing first */
+            members: components["schemas"]["V1ClansGetResultDataMembersItem"][];
+        };
+        V1ClansGetResultDataMembersItem: {
+            /** @example 42 */
+            user_id: number;
+            /** @example night_owl */
+            username: string;
+            /**
+             * @description path of the user’s avatar
+             * @example /avatars/42.png
+             */
+            avatar: string;
+            /**
+             * @description `owner` (exactly one; everything), `officer` (settings, invites, removes members), `member`
+             * @example member
+             * @enum {string}
+             */
+            role: "owner" | "officer" | "member";
+            /**
+             * Format: date-time
+             * @description when the user joined
+             * @example 2026-11-20T18:04:11.000Z
+             */
+            joined_at: string;
+        };
+        /** @description The settings to change; those left out keep their value. */
+        V1ClansSettingsUpdateRequest: {
+            /**
+             * @description What the clan is about, up to 500 characters.
+             * @example EU evening squad, scrims on Thursdays.
+             */
+            description?: string;
+            /**
+             * @description `open`: anyone may join; `invite`: only players with a pending invite; `closed`: no new members (pending invites cannot be accepted).
+             * @example invite
+             * @enum {string}
+             */
+            join_policy?: "open" | "invite" | "closed";
+            /**
+             * @description `public`: listed and readable by anyone; `private`: seen only by its members and the players it invited (to anyone else it does not exist: 404).
+             * @example public
+             * @enum {string}
+             */
+            visibility?: "public" | "private";
+            /**
+             * @description Most members the clan takes, 2-100; never below the current member count.
+             * @example 50
+             */
+            max_members?: number;
+        };
+        /** @description The clan */
+        V1ClansSettingsUpdateResult: {
+            data: components["schemas"]["V1ClansSettingsUpdateResultData"];
+        };
+        /** @description A clan of one game */
+        V1ClansSettingsUpdateResultData: {
+            /**
+             * @description clan ID
+             * @example 12
+             */
+            id: number;
+            /**
+             * @description 3-32 characters: ASCII letters, digits, spaces and . _ ' -, starting and ending with a letter or digit. Unique per game without regard to case.
+             * @example Night Owls
+             */
+            name: string;
+            /**
+             * @description 2-6 ASCII letters or digits. Unique per game without regard to case.
+             * @example OWL
+             */
+            tag: string;
+            /**
+             * @description The game the clan plays
+             * @example cs2
+             * @enum {string}
+             */
+            game: "cs2" | "cs16" | "rust" | "minecraft";
+            /**
+             * @description What the clan is about, up to 500 characters.
+             * @example EU evening squad, scrims on Thursdays.
+             */
+            description: string;
+            /**
+             * @description `open`: anyone may join; `invite`: only players with a pending invite; `closed`: no new members (pending invites cannot be accepted).
+             * @example invite
+             * @enum {string}
+             */
+            join_policy: "open" | "invite" | "closed";
+            /**
+             * @description `public`: listed and readable by anyone; `private`: seen only by its members and the players it invited (to anyone else it does not exist: 404).
+             * @example public
+             * @enum {string}
+             */
+            visibility: "public" | "private";
+            /**
+             * @description Most members the clan takes, 2-100; never below the current member count.
+             * @example 50
+             */
+            max_members: number;
+            /**
+             * @description members now, the owner included
+             * @example 8
+             */
+            member_count: number;
+            /**
+             * Format: date-time
+             * @description when the clan was created
+             * @example 2026-11-20T18:04:11.000Z
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description when its settings last changed
+             * @example 2026-11-20T18:04:11.000Z
+             */
+            updated_at: string;
+        };
+        /** @description The membership */
+        V1ClansJoinResult: {
+            data: components["schemas"]["V1ClansJoinResultData"];
+        };
+        /** @description A member of a clan and their role */
+        V1ClansJoinResultData: {
+            /** @example 12 */
+            clan_id: number;
+            /** @example 42 */
+            user_id: number;
+            /** @example night_owl */
+            username: string;
+            /**
+             * @description path of the user’s avatar
+             * @example /avatars/42.png
+             */
+            avatar: string;
+            /**
+             * @description `owner` (exactly one; everything), `officer` (settings, invites, removes members), `member`
+             * @example member
+             * @enum {string}
+             */
+            role: "owner" | "officer" | "member";
+            /**
+             * Format: date-time
+             * @description when the user joined
+             * @example 2026-11-20T18:04:11.000Z
+             */
+            joined_at: string;
+        };
+        /** @description The membership */
+        V1ClansInvitesAcceptResult: {
+            data: components["schemas"]["V1ClansInvitesAcceptResultData"];
+        };
+        /** @description A member of a clan and their role */
+        V1ClansInvitesAcceptResultData: {
+            /** @example 12 */
+            clan_id: number;
+            /** @example 42 */
+            user_id: number;
+            /** @example night_owl */
+            username: string;
+            /**
+             * @description path of the user’s avatar
+             * @example /avatars/42.png
+             */
+            avatar: string;
+            /**
+             * @description `owner` (exactly one; everything), `officer` (settings, invites, removes members), `member`
+             * @example member
+             * @enum {string}
+             */
+            role: "owner" | "officer" | "member";
+            /**
+             * Format: date-time
+             * @description when the user joined
+             * @example 2026-11-20T18:04:11.000Z
+             */
+            joined_at: string;
+        };
+        V1ClansInvitesCreateRequest: {
+            /**
+             * @description the player to invite
+             * @example 42
+             */
+            user_id: number;
+        };
+        /** @description The pending invite */
+        V1ClansInvitesCreateResult: {
+            data: components["schemas"]["V1ClansInvitesCreateResultData"];
+        };
+        /** @description A pending invite to a clan */
+        V1ClansInvitesCreateResultData: {
+            clan: components["schemas"]["V1ClansInvitesCreateResultDataClan"];
+            /**
+             * @description the invited player
+             * @example 42
+             */
+            user_id: number;
+            /**
+             * @description who sent the invite (null if that account is gone)
+             * @example 7
+             */
+            invited_by: number | null;
+            /**
+             * Format: date-time
+             * @description when the invite was sent
+             * @example 2026-11-20T18:04:11.000Z
+             */
+            created_at: string;
+        };
+        /** @description A clan of one game */
+        V1ClansInvitesCreateResultDataClan: {
+            /**
+             * @description clan ID
+             * @example 12
+             */
+            id: number;
+            /**
+             * @description 3-32 characters: ASCII letters, digits, spaces and . _ ' -, starting and ending with a letter or digit. Unique per game without regard to case.
+             * @example Night Owls
+             */
+            name: string;
+            /**
+             * @description 2-6 ASCII letters or digits. Unique per game without regard to case.
+             * @example OWL
+             */
+            tag: string;
+            /**
+             * @description The game the clan plays
+             * @example cs2
+             * @enum {string}
+             */
+            game: "cs2" | "cs16" | "rust" | "minecraft";
+            /**
+             * @description What the clan is about, up to 500 characters.
+             * @example EU evening squad, scrims on Thursdays.
+             */
+            description: string;
+            /**
+             * @description `open`: anyone may join; `invite`: only players with a pending invite; `closed`: no new members (pending invites cannot be accepted).
+             * @example invite
+             * @enum {string}
+             */
+            join_policy: "open" | "invite" | "closed";
+            /**
+             * @description `public`: listed and readable by anyone; `private`: seen only by its members and the players it invited (to anyone else it does not exist: 404).
+             * @example public
+             * @enum {string}
+             */
+            visibility: "public" | "private";
+            /**
+             * @description Most members the clan takes, 2-100; never below the current member count.
+             * @example 50
+             */
+            max_members: number;
+            /**
+             * @description members now, the owner included
+             * @example 8
+             */
+            member_count: number;
+            /**
+             * Format: date-time
+             * @description when the clan was created
+             * @example 2026-11-20T18:04:11.000Z
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description when its settings last changed
+             * @example 2026-11-20T18:04:11.000Z
+             */
+            updated_at: string;
+        };
+        /** @description The membership */
+        V1ClansMembersPromoteResult: {
+            data: components["schemas"]["V1ClansMembersPromoteResultData"];
+        };
+        /** @description A member of a clan and their role */
+        V1ClansMembersPromoteResultData: {
+            /** @example 12 */
+            clan_id: number;
+            /** @example 42 */
+            user_id: number;
+            /** @example night_owl */
+            username: string;
+            /**
+             * @description path of the user’s avatar
+             * @example /avatars/42.png
+             */
+            avatar: string;
+            /**
+             * @description `owner` (exactly one; everything), `officer` (settings, invites, removes members), `member`
+             * @example member
+             * @enum {string}
+             */
+            role: "owner" | "officer" | "member";
+            /**
+             * Format: date-time
+             * @description when the user joined
+             * @example 2026-11-20T18:04:11.000Z
+             */
+            joined_at: string;
+        };
+        /** @description The membership */
+        V1ClansMembersDemoteResult: {
+            data: components["schemas"]["V1ClansMembersDemoteResultData"];
+        };
+        /** @description A member of a clan and their role */
+        V1ClansMembersDemoteResultData: {
+            /** @example 12 */
+            clan_id: number;
+            /** @example 42 */
+            user_id: number;
+            /** @example night_owl */
+            username: string;
+            /**
+             * @description path of the user’s avatar
+             * @example /avatars/42.png
+             */
+            avatar: string;
+            /**
+             * @description `owner` (exactly one; everything), `officer` (settings, invites, removes members), `member`
+             * @example member
+             * @enum {string}
+             */
+            role: "owner" | "officer" | "member";
+            /**
+             * Format: date-time
+             * @description when the user joined
+             * @example 2026-11-20T18:04:11.000Z
+             */
+            joined_at: string;
+        };
+        V1ClansTransferRequest: {
+            /**
+             * @description the member who becomes the owner
+             * @example 42
+             */
+            user_id: number;
+        };
+        /** @description The clan with its members */
+        V1ClansTransferResult: {
+            data: components["schemas"]["V1ClansTransferResultData"];
+        };
+        /** @description A clan with its members and their roles */
+        V1ClansTransferResultData: {
+            /**
+             * @description clan ID
+             * @example 12
+             */
+            id: number;
+            /**
+             * @description 3-32 characters: ASCII letters, digits, spaces and . _ ' -, starting and ending with a letter or digit. Unique per game without regard to case.
+             * @example Night Owls
+             */
+            name: string;
+            /**
+             * @description 2-6 ASCII letters or digits. Unique per game without regard to case.
+             * @example OWL
+             */
+            tag: string;
+            /**
+             * @description The game the clan plays
+             * @example cs2
+             * @enum {string}
+             */
+            game: "cs2" | "cs16" | "rust" | "minecraft";
+            /**
+             * @description What the clan is about, up to 500 characters.
+             * @example EU evening squad, scrims on Thursdays.
+             */
+            description: string;
+            /**
+             * @description `open`: anyone may join; `invite`: only players with a pending invite; `closed`: no new members (pending invites cannot be accepted).
+             * @example invite
+             * @enum {string}
+             */
+            join_policy: "open" | "invite" | "closed";
+            /**
+             * @description `public`: listed and readable by anyone; `private`: seen only by its members and the players it invited (to anyone else it does not exist: 404).
+             * @example public
+             * @enum {string}
+             */
+            visibility: "public" | "private";
+            /**
+             * @description Most members the clan takes, 2-100; never below the current member count.
+             * @example 50
+             */
+            max_members: number;
+            /**
+             * @description members now, the owner included
+             * @example 8
+             */
+            member_count: number;
+            /**
+             * Format: date-time
+             * @description when the clan was created
+             * @example 2026-11-20T18:04:11.000Z
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description when its settings last changed
+             * @example 2026-11-20T18:04:11.000Z
+             */
+            updated_at: string;
+            /** @description every member: the owner, then officers, then members, longest-standing first */
+            members: components["schemas"]["V1ClansTransferResultDataMembersItem"][];
+        };
+        V1ClansTransferResultDataMembersItem: {
+            /** @example 42 */
+            user_id: number;
+            /** @example night_owl */
+            username: string;
+            /**
+             * @description path of the user’s avatar
+             * @example /avatars/42.png
+             */
+            avatar: string;
+            /**
+             * @description `owner` (exactly one; everything), `officer` (settings, invites, removes members), `member`
+             * @example member
+             * @enum {string}
+             */
+            role: "owner" | "officer" | "member";
+            /**
+             * Format: date-time
+             * @description when the user joined
+             * @example 2026-11-20T18:04:11.000Z
+             */
+            joined_at: string;
+        };
+        /** @description the balance */
+        V1EconomyBalanceGetResult: {
+            data: components["schemas"]["EconomyBalance"];
+        };
+        /** @description a page of entries, newest first */
+        V1EconomyTransactionsListResult: {
+            data: components["schemas"]["EconomyEntry"][];
+            meta: components["schemas"]["V1EconomyTransactionsListResultMeta"];
+        };
+        /** @description Where this page sits in the whole list */
+        V1EconomyTransactionsListResultMeta: {
+            /**
+             * @description Items across all pages
+             * @example 42
+             */
+            total: number;
+            /**
+             * @description This page
+             * @example 1
+             */
+            page: number;
+            /**
+             * @description Page size
+             * @example 25
+             */
+            per_page: number;
+        };
+        V1EconomyTransferCreateRequest: {
+            /**
+             * @description the recipient’s user id
+             * @example 42
+             */
+            to_user_id: number;
+            /**
+             * @description whole coins, 1 to 1,000,000; anything else is `invalid_amount`
+             * @example 250
+             */
+            amount: number;
+            /**
+             * @description shown to both users in their history
+             * @example gg, thanks for the carry
+             */
+            note?: string;
+        };
+        /** @description the transfer written */
+        V1EconomyTransferCreateResult: {
+            data: components["schemas"]["EconomyTransfer"];
+        };
+        /** @description One page of events, oldest first */
+        V1EventsListResult: {
+            data: components["schemas"]["V1EventsListResultDataItem"][];
+            meta: components["schemas"]["V1EventsListResultMeta"];
+        };
+        /** @description An event, as every channel sends it (webhook body, SSE data, pull item) */
+        V1EventsListResultDataItem: {
+            /**
+             * @description Sortable, unique event id; the same value is the webhook `webhook-id`, the SSE `id` and the pull cursor.
+             * @example evt_0000000000004711
+             */
+            id: string;
+            /**
+             * @description The event type, `resource.action`.
+             * @example match.ended
+             */
+            type: string;
+            /**
+             * Format: date-time
+             * @description When the change that emitted the event committed (ISO 8601 UTC).
+             * @example 2026-11-20T12:00:00.000Z
+             */
+            created_at: string;
+            /**
+             * @description The payload; its schema per type is in the OpenAPI `webhooks` section.
+             * @example {
+             *       "match_id": 812,
+             *       "server_id": 3,
+             *       "game": "cs2",
+             *       "winner": "ct",
+             *       "score": {
+             *         "ct": 13,
+             *         "t": 9
+             *       }
+             *     }
+             */
+            data: {
                 [key: string]: unknown;
-            })[];
+            };
         };
-        /** @description Where the endpoints are and what they support (RFC 8414 §2; OpenID Connect Discovery 1.0 §3): what OAuth libraries read to configure themselves. */
-        AuthorizationServerMetadata: {
+        /** @description Cursor paging: the outbox grows at its end, so pages are walked by cursor, not by number */
+        V1EventsListResultMeta: {
             /**
-             * @description This service’s origin.
-             * @example https://hub.example
+             * @description The cursor for the next page: pass it as `after`. `null`: No event to page after yet (nothing visible and no `after` given).
+             * @example evt_0000000000004711
              */
-            issuer: string;
-            /** @example https://hub.example/api-platform/oauth/authorize */
-            authorization_endpoint: string;
-            /** @example https://hub.example/api-platform/oauth/token */
-            token_endpoint: string;
-            jwks_uri: string;
-            revocation_endpoint?: string;
-            introspection_endpoint?: string;
-            userinfo_endpoint?: string;
-            pushed_authorization_request_endpoint?: string;
-            scopes_supported: string[];
+            next_after: string | null;
             /**
+             * @description More events are waiting after this page: ask again at once with `after=next_after`.
+             * @example false
+             */
+            has_more: boolean;
+        };
+        V1WebhooksCreateRequest: {
+            /**
+             * @description where events are POSTed: an absolute `https` URL (plain `http` and private addresses only where the deployment allows private targets)
+             * @example https://example.com/hooks/hub
+             */
+            url: string;
+            /**
+             * @description event types to receive (see `GET /v1/events/types`), or `["*"]` for every type
              * @example [
-             *       "code"
+             *       "match.ended",
+             *       "player.level_up"
              *     ]
              */
-            response_types_supported: string[];
-            grant_types_supported: string[];
+            events: string[];
             /**
+             * @description a note for yourself
+             * @example production receiver
+             */
+            description?: string;
+        };
+        /** @description The new webhook and its signing secret, shown only this once */
+        V1WebhooksCreateResult: {
+            data: components["schemas"]["V1WebhooksCreateResultData"];
+        };
+        V1WebhooksCreateResultData: {
+            webhook: components["schemas"]["Webhook"];
+            /**
+             * @description the Standard Webhooks signing secret (`whsec_` + base64 of 32 bytes); shown only in this answer, keep it safe. `null` in a replay of this answer (`Idempotent-Replayed: true`): the secret is not kept with stored answers, so if the first answer was lost, rotate the secret (`POST /v1/webhooks/{id}/rotate-secret`) for a new one
+             * @example whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw
+             */
+            secret: string | null;
+        };
+        /** @description The caller’s webhooks, oldest first */
+        V1WebhooksListResult: {
+            data: components["schemas"]["Webhook"][];
+            meta: components["schemas"]["V1WebhooksListResultMeta"];
+        };
+        /** @description Where this page sits in the whole list */
+        V1WebhooksListResultMeta: {
+            /**
+             * @description Items across all pages
+             * @example 42
+             */
+            total: number;
+            /**
+             * @description This page
+             * @example 1
+             */
+            page: number;
+            /**
+             * @description Page size
+             * @example 25
+             */
+            per_page: number;
+        };
+        /** @description The webhook */
+        V1WebhooksGetResult: {
+            data: components["schemas"]["Webhook"];
+        };
+        V1WebhooksUpdateRequest: {
+            /**
+             * @description where events are POSTed: an absolute `https` URL (plain `http` and private addresses only where the deployment allows private targets)
+             * @example https://example.com/hooks/hub
+             */
+            url?: string;
+            /**
+             * @description event types to receive (see `GET /v1/events/types`), or `["*"]` for every type
              * @example [
-             *       "S256"
+             *       "match.ended",
+             *       "player.level_up"
              *     ]
              */
-            code_challenge_methods_supported: string[];
-            token_endpoint_auth_methods_supported: string[];
-        } & {
+            events?: string[];
+            /**
+             * @description a note for yourself
+             * @example production receiver
+             */
+            description?: string | null;
+            /** @description false turns it off; true turns it on again after it was disabled */
+            enabled?: boolean;
+        };
+        /** @description The webhook */
+        V1WebhooksUpdateResult: {
+            data: components["schemas"]["Webhook"];
+        };
+        /** @description The new signing secret, shown only this once */
+        V1WebhooksSecretRotateResult: {
+            data: components["schemas"]["V1WebhooksSecretRotateResultData"];
+        };
+        V1WebhooksSecretRotateResultData: {
+            /**
+             * @description the Standard Webhooks signing secret (`whsec_` + base64 of 32 bytes); shown only in this answer, keep it safe. `null` in a replay of this answer (`Idempotent-Replayed: true`): the secret is not kept with stored answers, so if the first answer was lost, rotate the secret (`POST /v1/webhooks/{id}/rotate-secret`) for a new one
+             * @example whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw
+             */
+            secret: string | null;
+            /**
+             * Format: date-time
+             * @description the previous secret signs beside the new one until then
+             * @example 2026-11-20T18:04:11.000Z
+             */
+            previous_expires_at: string;
+        };
+        /** @description Deliveries of the last 30 days, newest first */
+        V1WebhooksDeliveriesListResult: {
+            data: components["schemas"]["WebhookDelivery"][];
+            meta: components["schemas"]["V1WebhooksDeliveriesListResultMeta"];
+        };
+        /** @description Where this page sits in the whole list */
+        V1WebhooksDeliveriesListResultMeta: {
+            /**
+             * @description Items across all pages
+             * @example 42
+             */
+            total: number;
+            /**
+             * @description This page
+             * @example 1
+             */
+            page: number;
+            /**
+             * @description Page size
+             * @example 25
+             */
+            per_page: number;
+        };
+        /** @description The delivery, queued to be sent again */
+        V1WebhooksDeliveriesRedeliverResult: {
+            data: components["schemas"]["WebhookDelivery"];
+        };
+        V1WebhooksReplayRequest: {
+            /**
+             * Format: date-time
+             * @description queue every event since this time (within the last 30 days)
+             * @example 2026-11-20T18:00:00.000Z
+             */
+            since: string;
+        };
+        /** @description What the replay queued */
+        V1WebhooksReplayResult: {
+            data: components["schemas"]["V1WebhooksReplayResultData"];
+        };
+        V1WebhooksReplayResultData: {
+            /**
+             * @description deliveries queued
+             * @example 12
+             */
+            queued: number;
+            /**
+             * @description false when the bound was reached: replay again from `next_since` for the rest
+             * @example true
+             */
+            complete: boolean;
+            /**
+             * Format: date-time
+             * @description where to resume a replay that was not complete
+             * @example 2026-11-20T18:04:11.000Z
+             */
+            next_since: string | null;
+        };
+        /** @description Every event type, in catalog order */
+        V1EventsTypesListResult: {
+            data: components["schemas"]["V1EventsTypesListResultDataItem"][];
+        };
+        /** @description One event type of the catalog */
+        V1EventsTypesListResultDataItem: {
+            /**
+             * @description Event type, `resource.action`
+             * @example kill.recorded
+             */
+            type: string;
+            /**
+             * @description What it tells, and who receives it
+             * @example One counted kill, told when its round is settled.
+             */
+            description: string;
+            /**
+             * @description The scope a reader needs (null: none beyond the audience)
+             * @example stats:read
+             * @enum {string|null}
+             */
+            scope: "openid" | "identify" | "stats:read" | "servers:read" | "servers:command" | "chat:read" | "clans:read" | "clans:write" | "tournaments:read" | "economy:read" | "economy:transfer" | "webhooks:read" | "webhooks:write" | "offline_access" | null;
+            /**
+             * @description `public`: every subscriber with the scope; `user`: only apps acting for the user it concerns; `app`: only the app it concerns
+             * @example public
+             * @enum {string}
+             */
+            audience: "public" | "user" | "app";
+            /**
+             * @description One event per kill (or as often): prefer its batched variant
+             * @example true
+             */
+            high_volume: boolean;
+            schema: components["schemas"]["V1EventsTypesListResultDataItemSchema"];
+            example: components["schemas"]["V1EventsTypesListResultDataItemExample"];
+        };
+        /**
+         * @description JSON Schema (2020-12) of the event’s `data`
+         * @example {
+         *       "type": "object",
+         *       "properties": {}
+         *     }
+         */
+        V1EventsTypesListResultDataItemSchema: {
             [key: string]: unknown;
+        };
+        /**
+         * @description An example `data`
+         * @example {
+         *       "server_id": 3
+         *     }
+         */
+        V1EventsTypesListResultDataItemExample: {
+            [key: string]: unknown;
+        };
+        DeveloperAccountsCreateRequest: {
+            username: string;
+            password: string;
+        };
+        /** @description The signed-in account and its CSRF token */
+        DeveloperAccountsCreateResult: {
+            account: components["schemas"]["PortalAccount"];
+            /** @description send it in the x-csrf-token header of every POST and DELETE */
+            csrf_token: string;
+        };
+        DeveloperSessionCreateRequest: {
+            username: string;
+            password: string;
+        };
+        /** @description The signed-in account and its CSRF token */
+        DeveloperSessionCreateResult: {
+            account: components["schemas"]["PortalAccount"];
+            /** @description send it in the x-csrf-token header of every POST and DELETE */
+            csrf_token: string;
+        };
+        /** @description The signed-in account and its CSRF token */
+        DeveloperSessionGetResult: {
+            account: components["schemas"]["PortalAccount"];
+            /** @description send it in the x-csrf-token header of every POST and DELETE */
+            csrf_token: string;
+        };
+        /** @description The caller's keys, newest first */
+        DeveloperMyKeysListResult: {
+            keys: components["schemas"]["PortalKey"][];
+        };
+        DeveloperKeysCreateRequest: {
+            /** @description a label for the key */
+            name: string;
+        };
+        /** @description The new key and its secret */
+        DeveloperKeysCreateResult: {
+            key: components["schemas"]["PortalKey"];
+            /**
+             * @description the API key itself: shown this once, never again
+             * @example ghk_…
+             */
+            secret: string;
+        };
+        /** @description The revoked key */
+        DeveloperKeysRevokeResult: {
+            key: components["schemas"]["PortalKey"];
+        };
+        DeveloperKeysOriginsUpdateRequest: {
+            /**
+             * @description up to 10 origins, each as a browser sends `Origin` (scheme, host, port if not the default; one that is not written so is `422`); an empty list allows any origin
+             * @example [
+             *       "https://app.example.com",
+             *       "http://localhost:5173"
+             *     ]
+             */
+            origins: string[];
+        };
+        /** @description The key as it is now */
+        DeveloperKeysOriginsUpdateResult: {
+            key: components["schemas"]["PortalKey"];
+        };
+        /** @description Requests per hour and status class */
+        DeveloperKeysUsageGetResult: {
+            usage: components["schemas"]["DeveloperKeysUsageGetResultUsage"];
+        };
+        DeveloperKeysUsageGetResultUsage: {
+            key_id: number;
+            /** @description requests per hour allowed now */
+            quota: number;
+            /** @description oldest first, one entry per hour, zeros included */
+            hours: components["schemas"]["DeveloperKeysUsageGetResultUsageHoursItem"][];
+            totals: components["schemas"]["DeveloperKeysUsageGetResultUsageTotals"];
+        };
+        DeveloperKeysUsageGetResultUsageHoursItem: {
+            429: number;
+            /**
+             * Format: date-time
+             * @description start of the UTC hour
+             * @example 2026-11-20T18:04:11.000Z
+             */
+            hour: string;
+            "2xx": number;
+            "3xx": number;
+            "4xx": number;
+            "5xx": number;
+            total: number;
+        };
+        DeveloperKeysUsageGetResultUsageTotals: {
+            429: number;
+            "2xx": number;
+            "3xx": number;
+            "4xx": number;
+            "5xx": number;
+            total: number;
+        };
+        /** @description The caller's apps, newest first */
+        DeveloperMyAppsListResult: {
+            apps: components["schemas"]["App"][];
+        };
+        DeveloperMyAppsCreateRequest: {
+            /** @example Frag Tracker */
+            name: string;
+            /** @enum {string} */
+            kind: "public" | "confidential";
+            /**
+             * @description https URIs (plain http only to 127.0.0.1, [::1] or localhost), compared exactly
+             * @example [
+             *       "https://fragtracker.example/callback"
+             *     ]
+             */
+            redirect_uris: string[];
+            homepage_url?: string | null;
+            logo_url?: string | null;
+        };
+        /** @description The new app; `client_secret` is null for a public app */
+        DeveloperMyAppsCreateResult: {
+            app: components["schemas"]["App"];
+            /**
+             * @description the client secret: shown this once, stored only as a hash
+             * @example ghcs_…
+             */
+            client_secret: string | null;
+        };
+        /** @description The app */
+        DeveloperMyAppsGetResult: {
+            app: components["schemas"]["App"];
+        };
+        DeveloperMyAppsUpdateRequest: {
+            /** @example Frag Tracker */
+            name?: string;
+            /**
+             * @description https URIs (plain http only to 127.0.0.1, [::1] or localhost), compared exactly
+             * @example [
+             *       "https://fragtracker.example/callback"
+             *     ]
+             */
+            redirect_uris?: string[];
+            homepage_url?: string | null;
+            logo_url?: string | null;
+        };
+        /** @description The app */
+        DeveloperMyAppsUpdateResult: {
+            app: components["schemas"]["App"];
+        };
+        /** @description The new secret; the old one no longer works */
+        DeveloperMyAppsSecretRotateResult: {
+            /**
+             * @description the client secret: shown this once, stored only as a hash
+             * @example ghcs_…
+             */
+            client_secret: string;
+        };
+        /** @description The apps with a grant */
+        DeveloperMyAuthorizedAppsListResult: {
+            authorized_apps: components["schemas"]["AuthorizedApp"][];
+        };
+        DeveloperWebhookTestSendRequest: {
+            /**
+             * @description the event type to send a sample of (`GET /v1/events/types`)
+             * @example match.ended
+             */
+            event_type: string;
+            /** @description one of your webhooks (or of your apps): sent to its URL, signed with its secrets */
+            webhook_id?: number;
+            /**
+             * @description or any https URL (give exactly one of `webhook_id` and `url`)
+             * @example https://example.com/hooks/hub
+             */
+            url?: string;
+            /** @description with `url`: the `whsec_…` secret to sign with; absent, a new one is made and returned */
+            secret?: string;
+        };
+        /** @description What the receiver answered */
+        DeveloperWebhookTestSendResult: {
+            event: components["schemas"]["DeveloperWebhookTestSendResultEvent"];
+            /** @description where it was sent */
+            url: string;
+            /** @description the secret made for a `url` test without one, to verify the signature with; null otherwise */
+            secret: string | null;
+            /** @description the receiver answered 2xx */
+            ok: boolean;
+            /**
+             * @description the receiver’s HTTP status (a redirect is not followed); null without an answer
+             * @example 200
+             */
+            status: number | null;
+            /** @example 84 */
+            latency_ms: number;
+            /** @description the answer’s headers (at most 50) */
+            headers: {
+                [key: string]: string;
+            };
+            /** @description the first 1 KiB of the answer’s body */
+            body_excerpt: string;
+            /**
+             * @description why no answer came: `invalid_url`, `dns_failed`, `forbidden_address` (a private or metadata address), `timeout` (15 s), `connection_failed`, `tls_failed`
+             * @example timeout
+             */
+            error: string | null;
+            error_message: string | null;
+        };
+        /** @description the body sent, signed */
+        DeveloperWebhookTestSendResultEvent: {
+            /**
+             * @description a test id (`evt_test_…`), never an outbox id
+             * @example evt_test_1f2e3d4c5b6a7980
+             */
+            id: string;
+            /** @example match.ended */
+            type: string;
+            /** Format: date-time */
+            created_at: string;
+            /** @description the catalog example of the type */
+            data: {
+                [key: string]: unknown;
+            };
+        };
+        IngestEventsCreateRequest: {
+            /** @description events of the three types above, validated one by one */
+            events: unknown[];
+        };
+        KillRecordedEvent: {
+            /**
+             * @description Event id, sortable
+             * @example evt_0000000000004711
+             */
+            id: string;
+            /**
+             * @description Event type
+             * @constant
+             */
+            type: "kill.recorded";
+            /**
+             * Format: date-time
+             * @description When the change committed
+             * @example 2026-11-20T18:04:11.000Z
+             */
+            created_at: string;
+            data: components["schemas"]["KillRecordedEventData"];
+        };
+        KillRecordedEventData: {
+            /**
+             * @description Game server the kill happened on
+             * @example 3
+             */
+            server_id: number;
+            /**
+             * @description Game code
+             * @example cs2
+             * @enum {string}
+             */
+            game: "cs2" | "cs16" | "rust" | "minecraft";
+            /**
+             * @description Hub user id of the killer
+             * @example 42
+             */
+            killer_user_id: number;
+            /**
+             * @description SteamID64
+             * @example 76561198000000042
+             */
+            killer_steam_id: string;
+            /**
+             * @description Hub user id of the victim
+             * @example 42
+             */
+            victim_user_id: number;
+            /**
+             * @description SteamID64
+             * @example 76561198000000042
+             */
+            victim_steam_id: string;
+            /**
+             * @description Weapon as the game names it
+             * @example ak47
+             */
+            weapon: string;
+            /**
+             * @description A headshot
+             * @example true
+             */
+            headshot: boolean;
+            /**
+             * @description Round number on the server
+             * @example 7
+             */
+            round: number;
+            /**
+             * Format: date-time
+             * @description When the kill happened (server time)
+             * @example 2026-11-20T18:04:11.000Z
+             */
+            occurred_at: string;
+        };
+        KillsBatchRecordedEvent: {
+            /**
+             * @description Event id, sortable
+             * @example evt_0000000000004711
+             */
+            id: string;
+            /**
+             * @description Event type
+             * @constant
+             */
+            type: "kills.batch_recorded";
+            /**
+             * Format: date-time
+             * @description When the change committed
+             * @example 2026-11-20T18:04:11.000Z
+             */
+            created_at: string;
+            data: components["schemas"]["KillsBatchRecordedEventData"];
+        };
+        KillsBatchRecordedEventData: {
+            /**
+             * @description Game server
+             * @example 3
+             */
+            server_id: number;
+            /**
+             * @description Game code
+             * @example cs2
+             * @enum {string}
+             */
+            game: "cs2" | "cs16" | "rust" | "minecraft";
+            /**
+             * @description Kills in this batch
+             * @example 1
+             */
+            count: number;
+            /** @description The kills, oldest first */
+            kills: components["schemas"]["KillsBatchRecordedEventDataKillsItem"][];
+        };
+        KillsBatchRecordedEventDataKillsItem: {
+            /**
+             * @description Game server the kill happened on
+             * @example 3
+             */
+            server_id: number;
+            /**
+             * @description Game code
+             * @example cs2
+             * @enum {string}
+             */
+            game: "cs2" | "cs16" | "rust" | "minecraft";
+            /**
+             * @description Hub user id of the killer
+             * @example 42
+             */
+            killer_user_id: number;
+            /**
+             * @description SteamID64
+             * @example 76561198000000042
+             */
+            killer_steam_id: string;
+            /**
+             * @description Hub user id of the victim
+             * @example 42
+             */
+            victim_user_id: number;
+            /**
+             * @description SteamID64
+             * @example 76561198000000042
+             */
+            victim_steam_id: string;
+            /**
+             * @description Weapon as the game names it
+             * @example ak47
+             */
+            weapon: string;
+            /**
+             * @description A headshot
+             * @example true
+             */
+            headshot: boolean;
+            /**
+             * @description Round number on the server
+             * @example 7
+             */
+            round: number;
+            /**
+             * Format: date-time
+             * @description When the kill happened (server time)
+             * @example 2026-11-20T18:04:11.000Z
+             */
+            occurred_at: string;
+        };
+        KillProvisionalEvent: {
+            /**
+             * @description Event id, sortable
+             * @example evt_0000000000004711
+             */
+            id: string;
+            /**
+             * @description Event type
+             * @constant
+             */
+            type: "kill.provisional";
+            /**
+             * Format: date-time
+             * @description When the change committed
+             * @example 2026-11-20T18:04:11.000Z
+             */
+            created_at: string;
+            data: components["schemas"]["KillProvisionalEventData"];
+        };
+        KillProvisionalEventData: {
+            /**
+             * @description Game server the kill happened on
+             * @example 3
+             */
+            server_id: number;
+            /**
+             * @description Game code
+             * @example cs2
+             * @enum {string}
+             */
+            game: "cs2" | "cs16" | "rust" | "minecraft";
+            /**
+             * @description Hub user id of the killer; null when the hub has no profile for them yet
+             * @example 42
+             */
+            killer_user_id: number | null;
+            /**
+             * @description SteamID64
+             * @example 76561198000000042
+             */
+            killer_steam_id: string;
+            /**
+             * @description Name of the killer in game
+             * @example ace
+             */
+            killer_name: string;
+            /**
+             * @description Hub user id of the victim; null when the hub has no profile for them yet
+             * @example 43
+             */
+            victim_user_id: number | null;
+            /**
+             * @description SteamID64
+             * @example 76561198000000042
+             */
+            victim_steam_id: string;
+            /**
+             * @description Name of the victim in game
+             * @example bolt
+             */
+            victim_name: string;
+            /**
+             * @description Weapon as the game names it
+             * @example ak47
+             */
+            weapon: string;
+            /**
+             * @description A headshot
+             * @example true
+             */
+            headshot: boolean;
+            /**
+             * @description Round number on the server
+             * @example 7
+             */
+            round: number;
+            /**
+             * Format: date-time
+             * @description When the kill happened (server time)
+             * @example 2026-11-20T18:04:11.000Z
+             */
+            occurred_at: string;
+        };
+        RoundStartedEvent: {
+            /**
+             * @description Event id, sortable
+             * @example evt_0000000000004711
+             */
+            id: string;
+            /**
+             * @description Event type
+             * @constant
+             */
+            type: "round.started";
+            /**
+             * Format: date-time
+             * @description When the change committed
+             * @example 2026-11-20T18:04:11.000Z
+             */
+            created_at: string;
+            data: components["schemas"]["RoundStartedEventData"];
+        };
+        RoundStartedEventData: {
+            /**
+             * @description Game server
+             * @example 3
+             */
+            server_id: number;
+            /**
+             * @description Game code
+             * @example cs2
+             * @enum {string}
+             */
+            game: "cs2" | "cs16" | "rust" | "minecraft";
+            /**
+             * @description Map
+             * @example de_dust2
+             */
+            map: string;
+            /**
+             * @description Round number
+             * @example 7
+             */
+            round: number;
+        };
+        RoundEndedEvent: {
+            /**
+             * @description Event id, sortable
+             * @example evt_0000000000004711
+             */
+            id: string;
+            /**
+             * @description Event type
+             * @constant
+             */
+            type: "round.ended";
+            /**
+             * Format: date-time
+             * @description When the change committed
+             * @example 2026-11-20T18:04:11.000Z
+             */
+            created_at: string;
+            data: components["schemas"]["RoundEndedEventData"];
+        };
+        RoundEndedEventData: {
+            /**
+             * @description Game server
+             * @example 3
+             */
+            server_id: number;
+            /**
+             * @description Game code
+             * @example cs2
+             * @enum {string}
+             */
+            game: "cs2" | "cs16" | "rust" | "minecraft";
+            /**
+             * @description Map
+             * @example de_dust2
+             */
+            map: string;
+            /**
+             * @description Round number
+             * @example 7
+             */
+            round: number;
+            /**
+             * @description Kills counted in the round
+             * @example 9
+             */
+            kills: number;
+        };
+        RoundVoidedEvent: {
+            /**
+             * @description Event id, sortable
+             * @example evt_0000000000004711
+             */
+            id: string;
+            /**
+             * @description Event type
+             * @constant
+             */
+            type: "round.voided";
+            /**
+             * Format: date-time
+             * @description When the change committed
+             * @example 2026-11-20T18:04:11.000Z
+             */
+            created_at: string;
+            data: components["schemas"]["RoundVoidedEventData"];
+        };
+        RoundVoidedEventData: {
+            /**
+             * @description Game server
+             * @example 3
+             */
+            server_id: number;
+            /**
+             * @description Game code
+             * @example cs2
+             * @enum {string}
+             */
+            game: "cs2" | "cs16" | "rust" | "minecraft";
+            /**
+             * @description Map
+             * @example de_dust2
+             */
+            map: string;
+            /**
+             * @description Round number
+             * @example 7
+             */
+            round: number;
+            /**
+             * @description Provisional kills of the round taken back
+             * @example 3
+             */
+            kills: number;
+        };
+        MatchStartedEvent: {
+            /**
+             * @description Event id, sortable
+             * @example evt_0000000000004711
+             */
+            id: string;
+            /**
+             * @description Event type
+             * @constant
+             */
+            type: "match.started";
+            /**
+             * Format: date-time
+             * @description When the change committed
+             * @example 2026-11-20T18:04:11.000Z
+             */
+            created_at: string;
+            data: components["schemas"]["MatchStartedEventData"];
+        };
+        MatchStartedEventData: {
+            /**
+             * @description Game server
+             * @example 3
+             */
+            server_id: number;
+            /**
+             * @description Game code
+             * @example cs2
+             * @enum {string}
+             */
+            game: "cs2" | "cs16" | "rust" | "minecraft";
+            /**
+             * @description Map
+             * @example de_dust2
+             */
+            map: string;
+        };
+        MatchEndedEvent: {
+            /**
+             * @description Event id, sortable
+             * @example evt_0000000000004711
+             */
+            id: string;
+            /**
+             * @description Event type
+             * @constant
+             */
+            type: "match.ended";
+            /**
+             * Format: date-time
+             * @description When the change committed
+             * @example 2026-11-20T18:04:11.000Z
+             */
+            created_at: string;
+            data: components["schemas"]["MatchEndedEventData"];
+        };
+        MatchEndedEventData: {
+            /**
+             * @description Recorded match
+             * @example 812
+             */
+            match_id: number;
+            /**
+             * @description Game server
+             * @example 3
+             */
+            server_id: number;
+            /**
+             * @description Game code
+             * @example cs2
+             * @enum {string}
+             */
+            game: "cs2" | "cs16" | "rust" | "minecraft";
+            /**
+             * @description Map
+             * @example de_dust2
+             */
+            map: string;
+            /**
+             * @description Rounds won by team 1
+             * @example 13
+             */
+            team1_score: number;
+            /**
+             * @description Rounds won by team 2
+             * @example 9
+             */
+            team2_score: number;
+            /**
+             * @description Winning team (1 or 2), 0 for a draw
+             * @example 1
+             */
+            winner: number;
+            /**
+             * @description Hub user ids of team 1
+             * @example [
+             *       42,
+             *       44
+             *     ]
+             */
+            team1: number[];
+            /**
+             * @description Hub user ids of team 2
+             * @example [
+             *       42,
+             *       44
+             *     ]
+             */
+            team2: number[];
+            /**
+             * Format: date-time
+             * @description When the match ended (server time)
+             * @example 2026-11-20T18:04:11.000Z
+             */
+            ended_at: string;
+        };
+        MatchAbandonedEvent: {
+            /**
+             * @description Event id, sortable
+             * @example evt_0000000000004711
+             */
+            id: string;
+            /**
+             * @description Event type
+             * @constant
+             */
+            type: "match.abandoned";
+            /**
+             * Format: date-time
+             * @description When the change committed
+             * @example 2026-11-20T18:04:11.000Z
+             */
+            created_at: string;
+            data: components["schemas"]["MatchAbandonedEventData"];
+        };
+        MatchAbandonedEventData: {
+            /**
+             * @description Game server
+             * @example 3
+             */
+            server_id: number;
+            /**
+             * @description Game code
+             * @example cs2
+             * @enum {string}
+             */
+            game: "cs2" | "cs16" | "rust" | "minecraft";
+            /**
+             * @description Map
+             * @example de_dust2
+             */
+            map: string;
+            /**
+             * @description Rounds counted
+             * @example 4
+             */
+            rounds: number;
+        };
+        EloChangedEvent: {
+            /**
+             * @description Event id, sortable
+             * @example evt_0000000000004711
+             */
+            id: string;
+            /**
+             * @description Event type
+             * @constant
+             */
+            type: "elo.changed";
+            /**
+             * Format: date-time
+             * @description When the change committed
+             * @example 2026-11-20T18:04:11.000Z
+             */
+            created_at: string;
+            data: components["schemas"]["EloChangedEventData"];
+        };
+        EloChangedEventData: {
+            /**
+             * @description Hub user id
+             * @example 42
+             */
+            user_id: number;
+            /**
+             * @description Game code
+             * @example cs2
+             * @enum {string}
+             */
+            game: "cs2" | "cs16" | "rust" | "minecraft";
+            /**
+             * @description The rated match
+             * @example 812
+             */
+            match_id: number;
+            /**
+             * @description Rating before the match
+             * @example 1000
+             */
+            rating_before: number;
+            /**
+             * @description Rating after the match
+             * @example 1025
+             */
+            rating: number;
+            /**
+             * @description The player's team won
+             * @example true
+             */
+            won: boolean;
+        };
+        PlayerXpGainedEvent: {
+            /**
+             * @description Event id, sortable
+             * @example evt_0000000000004711
+             */
+            id: string;
+            /**
+             * @description Event type
+             * @constant
+             */
+            type: "player.xp_gained";
+            /**
+             * Format: date-time
+             * @description When the change committed
+             * @example 2026-11-20T18:04:11.000Z
+             */
+            created_at: string;
+            data: components["schemas"]["PlayerXpGainedEventData"];
+        };
+        PlayerXpGainedEventData: {
+            /**
+             * @description Hub user id
+             * @example 42
+             */
+            user_id: number;
+            /**
+             * @description XP gained
+             * @example 35
+             */
+            amount: number;
+            /**
+             * @description Total XP after the gain
+             * @example 12035
+             */
+            total_xp: number;
+            /** @description XP by reason */
+            reasons: components["schemas"]["PlayerXpGainedEventDataReasonsItem"][];
+        };
+        PlayerXpGainedEventDataReasonsItem: {
+            /**
+             * @description Why
+             * @example kill
+             */
+            reason: string;
+            /**
+             * @description XP for it
+             * @example 10
+             */
+            amount: number;
+        };
+        PlayerLevelUpEvent: {
+            /**
+             * @description Event id, sortable
+             * @example evt_0000000000004711
+             */
+            id: string;
+            /**
+             * @description Event type
+             * @constant
+             */
+            type: "player.level_up";
+            /**
+             * Format: date-time
+             * @description When the change committed
+             * @example 2026-11-20T18:04:11.000Z
+             */
+            created_at: string;
+            data: components["schemas"]["PlayerLevelUpEventData"];
+        };
+        PlayerLevelUpEventData: {
+            /**
+             * @description Hub user id
+             * @example 42
+             */
+            user_id: number;
+            /**
+             * @description Level before
+             * @example 11
+             */
+            level_before: number;
+            /**
+             * @description New level
+             * @example 12
+             */
+            level: number;
+            /**
+             * @description Total XP
+             * @example 12035
+             */
+            total_xp: number;
+        };
+        AchievementUnlockedEvent: {
+            /**
+             * @description Event id, sortable
+             * @example evt_0000000000004711
+             */
+            id: string;
+            /**
+             * @description Event type
+             * @constant
+             */
+            type: "achievement.unlocked";
+            /**
+             * Format: date-time
+             * @description When the change committed
+             * @example 2026-11-20T18:04:11.000Z
+             */
+            created_at: string;
+            data: components["schemas"]["AchievementUnlockedEventData"];
+        };
+        AchievementUnlockedEventData: {
+            /**
+             * @description Hub user id
+             * @example 42
+             */
+            user_id: number;
+            /**
+             * @description Achievement
+             * @example 5
+             */
+            achievement_id: number;
+            /**
+             * @description Code
+             * @example first_blood
+             */
+            code: string;
+        };
+        PlayerRegisteredEvent: {
+            /**
+             * @description Event id, sortable
+             * @example evt_0000000000004711
+             */
+            id: string;
+            /**
+             * @description Event type
+             * @constant
+             */
+            type: "player.registered";
+            /**
+             * Format: date-time
+             * @description When the change committed
+             * @example 2026-11-20T18:04:11.000Z
+             */
+            created_at: string;
+            data: components["schemas"]["PlayerRegisteredEventData"];
+        };
+        PlayerRegisteredEventData: {
+            /**
+             * @description Hub user id
+             * @example 42
+             */
+            user_id: number;
+            /**
+             * @description SteamID64
+             * @example 76561198000000042
+             */
+            steam_id: string;
+            /**
+             * @description Name in game
+             * @example ace
+             */
+            name: string;
+            /**
+             * @description The game server they were first seen on
+             * @example 3
+             */
+            server_id: number;
+            /**
+             * @description Game code
+             * @example cs2
+             * @enum {string}
+             */
+            game: "cs2" | "cs16" | "rust" | "minecraft";
+        };
+        TournamentMatchReportedEvent: {
+            /**
+             * @description Event id, sortable
+             * @example evt_0000000000004711
+             */
+            id: string;
+            /**
+             * @description Event type
+             * @constant
+             */
+            type: "tournament.match_reported";
+            /**
+             * Format: date-time
+             * @description When the change committed
+             * @example 2026-11-20T18:04:11.000Z
+             */
+            created_at: string;
+            data: components["schemas"]["TournamentMatchReportedEventData"];
+        };
+        TournamentMatchReportedEventData: {
+            /**
+             * @description Tournament
+             * @example 2
+             */
+            tournament_id: number;
+            /**
+             * @description Recorded match
+             * @example 812
+             */
+            match_id: number;
+            /**
+             * @description Rounds won by team 1
+             * @example 13
+             */
+            team1_score: number;
+            /**
+             * @description Rounds won by team 2
+             * @example 9
+             */
+            team2_score: number;
+        };
+        TournamentPlayerJoinedEvent: {
+            /**
+             * @description Event id, sortable
+             * @example evt_0000000000004711
+             */
+            id: string;
+            /**
+             * @description Event type
+             * @constant
+             */
+            type: "tournament.player_joined";
+            /**
+             * Format: date-time
+             * @description When the change committed
+             * @example 2026-11-20T18:04:11.000Z
+             */
+            created_at: string;
+            data: components["schemas"]["TournamentPlayerJoinedEventData"];
+        };
+        TournamentPlayerJoinedEventData: {
+            /**
+             * @description Tournament
+             * @example 2
+             */
+            tournament_id: number;
+            /**
+             * @description Hub user id
+             * @example 42
+             */
+            user_id: number;
+        };
+        ChatMessageEvent: {
+            /**
+             * @description Event id, sortable
+             * @example evt_0000000000004711
+             */
+            id: string;
+            /**
+             * @description Event type
+             * @constant
+             */
+            type: "chat.message";
+            /**
+             * Format: date-time
+             * @description When the change committed
+             * @example 2026-11-20T18:04:11.000Z
+             */
+            created_at: string;
+            data: components["schemas"]["ChatMessageEventData"];
+        };
+        ChatMessageEventData: {
+            /**
+             * @description Game server
+             * @example 3
+             */
+            server_id: number;
+            /**
+             * @description Game code
+             * @example cs2
+             * @enum {string}
+             */
+            game: "cs2" | "cs16" | "rust" | "minecraft";
+            /**
+             * @description SteamID64 of the sender; null for a bot or an id the roster found shared (fake)
+             * @example 76561198000000042
+             */
+            steam_id: string | null;
+            /**
+             * @description Hub user id of the sender; null when the hub has no profile for them
+             * @example 42
+             */
+            user_id: number | null;
+            /**
+             * @description Name of the sender in game
+             * @example ace
+             */
+            name: string;
+            /**
+             * @description Side of the sender as the line wrote it (`CT`, `TERRORIST`, `Spectator`, empty)
+             * @example CT
+             */
+            team: string;
+            /**
+             * @description `all`: said to everyone (`say`); `team`: to the sender’s team (`say_team`)
+             * @example all
+             * @enum {string}
+             */
+            channel: "all" | "team";
+            /**
+             * @description What was written, as typed
+             * @example !rank
+             */
+            text: string;
+            /**
+             * Format: date-time
+             * @description When it was written (server time)
+             * @example 2026-11-20T18:04:11.000Z
+             */
+            occurred_at: string;
+        };
+        ServerAddedEvent: {
+            /**
+             * @description Event id, sortable
+             * @example evt_0000000000004711
+             */
+            id: string;
+            /**
+             * @description Event type
+             * @constant
+             */
+            type: "server.added";
+            /**
+             * Format: date-time
+             * @description When the change committed
+             * @example 2026-11-20T18:04:11.000Z
+             */
+            created_at: string;
+            data: components["schemas"]["ServerAddedEventData"];
+        };
+        ServerAddedEventData: {
+            /**
+             * @description Game server
+             * @example 3
+             */
+            server_id: number;
+            /**
+             * @description Game code
+             * @example cs2
+             * @enum {string}
+             */
+            game: "cs2" | "cs16" | "rust" | "minecraft";
+            /**
+             * @description Server name
+             * @example Hub #1 Dust2
+             */
+            name: string;
+            /**
+             * @description Region
+             * @example eu-west
+             * @enum {string}
+             */
+            region: "unassigned" | "eu-west" | "eu-central" | "eu-north" | "eu-east" | "na-east" | "na-central" | "na-west" | "sa-east" | "asia-east" | "asia-south" | "asia-southeast" | "middle-east" | "africa" | "oceania";
+        };
+        ServerRemovedEvent: {
+            /**
+             * @description Event id, sortable
+             * @example evt_0000000000004711
+             */
+            id: string;
+            /**
+             * @description Event type
+             * @constant
+             */
+            type: "server.removed";
+            /**
+             * Format: date-time
+             * @description When the change committed
+             * @example 2026-11-20T18:04:11.000Z
+             */
+            created_at: string;
+            data: components["schemas"]["ServerRemovedEventData"];
+        };
+        ServerRemovedEventData: {
+            /**
+             * @description Game server
+             * @example 3
+             */
+            server_id: number;
+            /**
+             * @description Game code
+             * @example cs2
+             * @enum {string}
+             */
+            game: "cs2" | "cs16" | "rust" | "minecraft";
+        };
+        ServerRegionChangedEvent: {
+            /**
+             * @description Event id, sortable
+             * @example evt_0000000000004711
+             */
+            id: string;
+            /**
+             * @description Event type
+             * @constant
+             */
+            type: "server.region_changed";
+            /**
+             * Format: date-time
+             * @description When the change committed
+             * @example 2026-11-20T18:04:11.000Z
+             */
+            created_at: string;
+            data: components["schemas"]["ServerRegionChangedEventData"];
+        };
+        ServerRegionChangedEventData: {
+            /**
+             * @description Game server
+             * @example 3
+             */
+            server_id: number;
+            /**
+             * @description Game code
+             * @example cs2
+             * @enum {string}
+             */
+            game: "cs2" | "cs16" | "rust" | "minecraft";
+            /**
+             * @description New region
+             * @example eu-west
+             * @enum {string}
+             */
+            region: "unassigned" | "eu-west" | "eu-central" | "eu-north" | "eu-east" | "na-east" | "na-central" | "na-west" | "sa-east" | "asia-east" | "asia-south" | "asia-southeast" | "middle-east" | "africa" | "oceania";
+        };
+        ServerStatusChangedEvent: {
+            /**
+             * @description Event id, sortable
+             * @example evt_0000000000004711
+             */
+            id: string;
+            /**
+             * @description Event type
+             * @constant
+             */
+            type: "server.status_changed";
+            /**
+             * Format: date-time
+             * @description When the change committed
+             * @example 2026-11-20T18:04:11.000Z
+             */
+            created_at: string;
+            data: components["schemas"]["ServerStatusChangedEventData"];
+        };
+        ServerStatusChangedEventData: {
+            /**
+             * @description Game server
+             * @example 3
+             */
+            server_id: number;
+            /**
+             * @description Game code
+             * @example cs2
+             * @enum {string}
+             */
+            game: "cs2" | "cs16" | "rust" | "minecraft";
+            /**
+             * @description New status
+             * @example online
+             * @enum {string}
+             */
+            status: "online" | "offline";
+            /**
+             * @description Status before
+             * @example online
+             * @enum {string}
+             */
+            previous_status: "online" | "offline";
+        };
+        ServerMapChangedEvent: {
+            /**
+             * @description Event id, sortable
+             * @example evt_0000000000004711
+             */
+            id: string;
+            /**
+             * @description Event type
+             * @constant
+             */
+            type: "server.map_changed";
+            /**
+             * Format: date-time
+             * @description When the change committed
+             * @example 2026-11-20T18:04:11.000Z
+             */
+            created_at: string;
+            data: components["schemas"]["ServerMapChangedEventData"];
+        };
+        ServerMapChangedEventData: {
+            /**
+             * @description Game server
+             * @example 3
+             */
+            server_id: number;
+            /**
+             * @description Game code
+             * @example cs2
+             * @enum {string}
+             */
+            game: "cs2" | "cs16" | "rust" | "minecraft";
+            /**
+             * @description New map
+             * @example de_inferno
+             */
+            map: string;
+            /**
+             * @description Map before
+             * @example de_dust2
+             */
+            previous_map: string;
+        };
+        ServerPlayersChangedEvent: {
+            /**
+             * @description Event id, sortable
+             * @example evt_0000000000004711
+             */
+            id: string;
+            /**
+             * @description Event type
+             * @constant
+             */
+            type: "server.players_changed";
+            /**
+             * Format: date-time
+             * @description When the change committed
+             * @example 2026-11-20T18:04:11.000Z
+             */
+            created_at: string;
+            data: components["schemas"]["ServerPlayersChangedEventData"];
+        };
+        ServerPlayersChangedEventData: {
+            /**
+             * @description Game server
+             * @example 3
+             */
+            server_id: number;
+            /**
+             * @description Game code
+             * @example cs2
+             * @enum {string}
+             */
+            game: "cs2" | "cs16" | "rust" | "minecraft";
+            /**
+             * @description Players now
+             * @example 12
+             */
+            players: number;
+            /**
+             * @description Players before
+             * @example 10
+             */
+            previous_players: number;
+            /**
+             * @description Slots
+             * @example 20
+             */
+            max_players: number;
+        };
+        ServerCommandExecutedEvent: {
+            /**
+             * @description Event id, sortable
+             * @example evt_0000000000004711
+             */
+            id: string;
+            /**
+             * @description Event type
+             * @constant
+             */
+            type: "server.command_executed";
+            /**
+             * Format: date-time
+             * @description When the change committed
+             * @example 2026-11-20T18:04:11.000Z
+             */
+            created_at: string;
+            data: components["schemas"]["ServerCommandExecutedEventData"];
+        };
+        ServerCommandExecutedEventData: {
+            /**
+             * @description Game server
+             * @example 3
+             */
+            server_id: number;
+            /**
+             * @description Game code
+             * @example cs2
+             * @enum {string}
+             */
+            game: "cs2" | "cs16" | "rust" | "minecraft";
+            /**
+             * @description Audited command
+             * @example 77
+             */
+            command_id: number;
+            /**
+             * @description Who sent it
+             * @example 42
+             */
+            user_id: number;
+            /**
+             * @description The command
+             * @example changelevel de_inferno
+             */
+            command: string;
+            /**
+             * @description The server answered
+             * @example true
+             */
+            ok: boolean;
+        };
+        EconomyTransferCreatedEvent: {
+            /**
+             * @description Event id, sortable
+             * @example evt_0000000000004711
+             */
+            id: string;
+            /**
+             * @description Event type
+             * @constant
+             */
+            type: "economy.transfer.created";
+            /**
+             * Format: date-time
+             * @description When the change committed
+             * @example 2026-11-20T18:04:11.000Z
+             */
+            created_at: string;
+            data: components["schemas"]["EconomyTransferCreatedEventData"];
+        };
+        EconomyTransferCreatedEventData: {
+            /**
+             * @description Ledger movement
+             * @example 9001
+             */
+            transfer_id: number;
+            /**
+             * @description Sender
+             * @example 42
+             */
+            from_user_id: number;
+            /**
+             * @description Recipient
+             * @example 42
+             */
+            to_user_id: number;
+            /**
+             * @description Coins moved
+             * @example 250
+             */
+            amount: number;
+            /**
+             * @description The sender’s note
+             * @example gg
+             */
+            note: string | null;
+            /**
+             * Format: date-time
+             * @description When it was booked
+             * @example 2026-11-20T18:04:11.000Z
+             */
+            created_at: string;
+            /**
+             * @description The user’s balance after it, in coins
+             * @example 1250
+             */
+            balance: number;
+        };
+        EconomyTransferReceivedEvent: {
+            /**
+             * @description Event id, sortable
+             * @example evt_0000000000004711
+             */
+            id: string;
+            /**
+             * @description Event type
+             * @constant
+             */
+            type: "economy.transfer.received";
+            /**
+             * Format: date-time
+             * @description When the change committed
+             * @example 2026-11-20T18:04:11.000Z
+             */
+            created_at: string;
+            data: components["schemas"]["EconomyTransferReceivedEventData"];
+        };
+        EconomyTransferReceivedEventData: {
+            /**
+             * @description Ledger movement
+             * @example 9001
+             */
+            transfer_id: number;
+            /**
+             * @description Sender
+             * @example 42
+             */
+            from_user_id: number;
+            /**
+             * @description Recipient
+             * @example 42
+             */
+            to_user_id: number;
+            /**
+             * @description Coins moved
+             * @example 250
+             */
+            amount: number;
+            /**
+             * @description The sender’s note
+             * @example gg
+             */
+            note: string | null;
+            /**
+             * Format: date-time
+             * @description When it was booked
+             * @example 2026-11-20T18:04:11.000Z
+             */
+            created_at: string;
+            /**
+             * @description The user’s balance after it, in coins
+             * @example 1250
+             */
+            balance: number;
+        };
+        EconomyGrantCreatedEvent: {
+            /**
+             * @description Event id, sortable
+             * @example evt_0000000000004711
+             */
+            id: string;
+            /**
+             * @description Event type
+             * @constant
+             */
+            type: "economy.grant.created";
+            /**
+             * Format: date-time
+             * @description When the change committed
+             * @example 2026-11-20T18:04:11.000Z
+             */
+            created_at: string;
+            data: components["schemas"]["EconomyGrantCreatedEventData"];
+        };
+        EconomyGrantCreatedEventData: {
+            /**
+             * @description Ledger movement
+             * @example 9002
+             */
+            grant_id: number;
+            /**
+             * @description Hub user id
+             * @example 42
+             */
+            user_id: number;
+            /**
+             * @description Coins moved
+             * @example 250
+             */
+            amount: number;
+            /**
+             * @description The operator’s reason
+             * @example season prize
+             */
+            reason: string;
+            /**
+             * @description The user’s balance after it, in coins
+             * @example 1250
+             */
+            balance: number;
+        };
+        EconomyRewardMintedEvent: {
+            /**
+             * @description Event id, sortable
+             * @example evt_0000000000004711
+             */
+            id: string;
+            /**
+             * @description Event type
+             * @constant
+             */
+            type: "economy.reward.minted";
+            /**
+             * Format: date-time
+             * @description When the change committed
+             * @example 2026-11-20T18:04:11.000Z
+             */
+            created_at: string;
+            data: components["schemas"]["EconomyRewardMintedEventData"];
+        };
+        EconomyRewardMintedEventData: {
+            /**
+             * @description Hub user id
+             * @example 42
+             */
+            user_id: number;
+            /**
+             * @description Coins moved
+             * @example 250
+             */
+            amount: number;
+            /**
+             * @description The rule
+             * @example match_win
+             * @enum {string}
+             */
+            reason: "match_win" | "achievement";
+        };
+        ClanCreatedEvent: {
+            /**
+             * @description Event id, sortable
+             * @example evt_0000000000004711
+             */
+            id: string;
+            /**
+             * @description Event type
+             * @constant
+             */
+            type: "clan.created";
+            /**
+             * Format: date-time
+             * @description When the change committed
+             * @example 2026-11-20T18:04:11.000Z
+             */
+            created_at: string;
+            data: components["schemas"]["ClanCreatedEventData"];
+        };
+        ClanCreatedEventData: {
+            /**
+             * @description Clan
+             * @example 7
+             */
+            clan_id: number;
+            /**
+             * @description Game code
+             * @example cs2
+             * @enum {string}
+             */
+            game: "cs2" | "cs16" | "rust" | "minecraft";
+            /**
+             * @description Clan name
+             * @example Night Owls
+             */
+            name: string;
+            /**
+             * @description Clan tag
+             * @example OWL
+             */
+            tag: string;
+            /**
+             * @description Description
+             * @example Late-night scrims
+             */
+            description: string;
+            /**
+             * @description How players join
+             * @example invite
+             * @enum {string}
+             */
+            join_policy: "open" | "invite" | "closed";
+            /**
+             * @description Who sees the clan
+             * @example public
+             * @enum {string}
+             */
+            visibility: "public" | "private";
+            /**
+             * @description Member cap
+             * @example 50
+             */
+            max_members: number;
+            /**
+             * @description Members now
+             * @example 1
+             */
+            member_count: number;
+            /**
+             * @description Who made the change
+             * @example 42
+             */
+            by_user_id: number;
+        };
+        ClanUpdatedEvent: {
+            /**
+             * @description Event id, sortable
+             * @example evt_0000000000004711
+             */
+            id: string;
+            /**
+             * @description Event type
+             * @constant
+             */
+            type: "clan.updated";
+            /**
+             * Format: date-time
+             * @description When the change committed
+             * @example 2026-11-20T18:04:11.000Z
+             */
+            created_at: string;
+            data: components["schemas"]["ClanUpdatedEventData"];
+        };
+        ClanUpdatedEventData: {
+            /**
+             * @description Clan
+             * @example 7
+             */
+            clan_id: number;
+            /**
+             * @description Game code
+             * @example cs2
+             * @enum {string}
+             */
+            game: "cs2" | "cs16" | "rust" | "minecraft";
+            /**
+             * @description Clan name
+             * @example Night Owls
+             */
+            name: string;
+            /**
+             * @description Clan tag
+             * @example OWL
+             */
+            tag: string;
+            /**
+             * @description Description
+             * @example Late-night scrims
+             */
+            description: string;
+            /**
+             * @description How players join
+             * @example invite
+             * @enum {string}
+             */
+            join_policy: "open" | "invite" | "closed";
+            /**
+             * @description Who sees the clan
+             * @example public
+             * @enum {string}
+             */
+            visibility: "public" | "private";
+            /**
+             * @description Member cap
+             * @example 50
+             */
+            max_members: number;
+            /**
+             * @description Members now
+             * @example 1
+             */
+            member_count: number;
+            /**
+             * @description Who made the change
+             * @example 42
+             */
+            by_user_id: number;
+        };
+        ClanDisbandedEvent: {
+            /**
+             * @description Event id, sortable
+             * @example evt_0000000000004711
+             */
+            id: string;
+            /**
+             * @description Event type
+             * @constant
+             */
+            type: "clan.disbanded";
+            /**
+             * Format: date-time
+             * @description When the change committed
+             * @example 2026-11-20T18:04:11.000Z
+             */
+            created_at: string;
+            data: components["schemas"]["ClanDisbandedEventData"];
+        };
+        ClanDisbandedEventData: {
+            /**
+             * @description Clan
+             * @example 7
+             */
+            clan_id: number;
+            /**
+             * @description Game code
+             * @example cs2
+             * @enum {string}
+             */
+            game: "cs2" | "cs16" | "rust" | "minecraft";
+            /**
+             * @description Clan name
+             * @example Night Owls
+             */
+            name: string;
+            /**
+             * @description Clan tag
+             * @example OWL
+             */
+            tag: string;
+            /**
+             * @description Description
+             * @example Late-night scrims
+             */
+            description: string;
+            /**
+             * @description How players join
+             * @example invite
+             * @enum {string}
+             */
+            join_policy: "open" | "invite" | "closed";
+            /**
+             * @description Who sees the clan
+             * @example public
+             * @enum {string}
+             */
+            visibility: "public" | "private";
+            /**
+             * @description Member cap
+             * @example 50
+             */
+            max_members: number;
+            /**
+             * @description Members now
+             * @example 1
+             */
+            member_count: number;
+            /**
+             * @description Who made the change
+             * @example 42
+             */
+            by_user_id: number;
+        };
+        ClanMemberJoinedEvent: {
+            /**
+             * @description Event id, sortable
+             * @example evt_0000000000004711
+             */
+            id: string;
+            /**
+             * @description Event type
+             * @constant
+             */
+            type: "clan.member_joined";
+            /**
+             * Format: date-time
+             * @description When the change committed
+             * @example 2026-11-20T18:04:11.000Z
+             */
+            created_at: string;
+            data: components["schemas"]["ClanMemberJoinedEventData"];
+        };
+        ClanMemberJoinedEventData: {
+            /**
+             * @description Clan
+             * @example 7
+             */
+            clan_id: number;
+            /**
+             * @description Game code
+             * @example cs2
+             * @enum {string}
+             */
+            game: "cs2" | "cs16" | "rust" | "minecraft";
+            /**
+             * @description The member
+             * @example 42
+             */
+            user_id: number;
+            /**
+             * @description Role in the clan
+             * @example member
+             * @enum {string}
+             */
+            role: "owner" | "officer" | "member";
+            /**
+             * @description Who made the change
+             * @example 42
+             */
+            by_user_id: number;
+        };
+        ClanMemberLeftEvent: {
+            /**
+             * @description Event id, sortable
+             * @example evt_0000000000004711
+             */
+            id: string;
+            /**
+             * @description Event type
+             * @constant
+             */
+            type: "clan.member_left";
+            /**
+             * Format: date-time
+             * @description When the change committed
+             * @example 2026-11-20T18:04:11.000Z
+             */
+            created_at: string;
+            data: components["schemas"]["ClanMemberLeftEventData"];
+        };
+        ClanMemberLeftEventData: {
+            /**
+             * @description Clan
+             * @example 7
+             */
+            clan_id: number;
+            /**
+             * @description Game code
+             * @example cs2
+             * @enum {string}
+             */
+            game: "cs2" | "cs16" | "rust" | "minecraft";
+            /**
+             * @description The member
+             * @example 42
+             */
+            user_id: number;
+            /**
+             * @description Role in the clan
+             * @example member
+             * @enum {string}
+             */
+            role: "owner" | "officer" | "member";
+            /**
+             * @description Who made the change
+             * @example 42
+             */
+            by_user_id: number;
+        };
+        ClanMemberKickedEvent: {
+            /**
+             * @description Event id, sortable
+             * @example evt_0000000000004711
+             */
+            id: string;
+            /**
+             * @description Event type
+             * @constant
+             */
+            type: "clan.member_kicked";
+            /**
+             * Format: date-time
+             * @description When the change committed
+             * @example 2026-11-20T18:04:11.000Z
+             */
+            created_at: string;
+            data: components["schemas"]["ClanMemberKickedEventData"];
+        };
+        ClanMemberKickedEventData: {
+            /**
+             * @description Clan
+             * @example 7
+             */
+            clan_id: number;
+            /**
+             * @description Game code
+             * @example cs2
+             * @enum {string}
+             */
+            game: "cs2" | "cs16" | "rust" | "minecraft";
+            /**
+             * @description The member
+             * @example 42
+             */
+            user_id: number;
+            /**
+             * @description Role in the clan
+             * @example member
+             * @enum {string}
+             */
+            role: "owner" | "officer" | "member";
+            /**
+             * @description Who made the change
+             * @example 42
+             */
+            by_user_id: number;
+        };
+        ClanMemberPromotedEvent: {
+            /**
+             * @description Event id, sortable
+             * @example evt_0000000000004711
+             */
+            id: string;
+            /**
+             * @description Event type
+             * @constant
+             */
+            type: "clan.member_promoted";
+            /**
+             * Format: date-time
+             * @description When the change committed
+             * @example 2026-11-20T18:04:11.000Z
+             */
+            created_at: string;
+            data: components["schemas"]["ClanMemberPromotedEventData"];
+        };
+        ClanMemberPromotedEventData: {
+            /**
+             * @description Clan
+             * @example 7
+             */
+            clan_id: number;
+            /**
+             * @description Game code
+             * @example cs2
+             * @enum {string}
+             */
+            game: "cs2" | "cs16" | "rust" | "minecraft";
+            /**
+             * @description The member
+             * @example 42
+             */
+            user_id: number;
+            /**
+             * @description Role in the clan
+             * @example member
+             * @enum {string}
+             */
+            role: "owner" | "officer" | "member";
+            /**
+             * @description Who made the change
+             * @example 42
+             */
+            by_user_id: number;
+        };
+        ClanMemberDemotedEvent: {
+            /**
+             * @description Event id, sortable
+             * @example evt_0000000000004711
+             */
+            id: string;
+            /**
+             * @description Event type
+             * @constant
+             */
+            type: "clan.member_demoted";
+            /**
+             * Format: date-time
+             * @description When the change committed
+             * @example 2026-11-20T18:04:11.000Z
+             */
+            created_at: string;
+            data: components["schemas"]["ClanMemberDemotedEventData"];
+        };
+        ClanMemberDemotedEventData: {
+            /**
+             * @description Clan
+             * @example 7
+             */
+            clan_id: number;
+            /**
+             * @description Game code
+             * @example cs2
+             * @enum {string}
+             */
+            game: "cs2" | "cs16" | "rust" | "minecraft";
+            /**
+             * @description The member
+             * @example 42
+             */
+            user_id: number;
+            /**
+             * @description Role in the clan
+             * @example member
+             * @enum {string}
+             */
+            role: "owner" | "officer" | "member";
+            /**
+             * @description Who made the change
+             * @example 42
+             */
+            by_user_id: number;
+        };
+        ClanOwnershipTransferredEvent: {
+            /**
+             * @description Event id, sortable
+             * @example evt_0000000000004711
+             */
+            id: string;
+            /**
+             * @description Event type
+             * @constant
+             */
+            type: "clan.ownership_transferred";
+            /**
+             * Format: date-time
+             * @description When the change committed
+             * @example 2026-11-20T18:04:11.000Z
+             */
+            created_at: string;
+            data: components["schemas"]["ClanOwnershipTransferredEventData"];
+        };
+        ClanOwnershipTransferredEventData: {
+            /**
+             * @description Clan
+             * @example 7
+             */
+            clan_id: number;
+            /**
+             * @description Game code
+             * @example cs2
+             * @enum {string}
+             */
+            game: "cs2" | "cs16" | "rust" | "minecraft";
+            /**
+             * @description The member
+             * @example 42
+             */
+            user_id: number;
+            /**
+             * @description Role in the clan
+             * @example member
+             * @enum {string}
+             */
+            role: "owner" | "officer" | "member";
+            /**
+             * @description Who made the change
+             * @example 42
+             */
+            by_user_id: number;
+        };
+        ClanInviteCreatedEvent: {
+            /**
+             * @description Event id, sortable
+             * @example evt_0000000000004711
+             */
+            id: string;
+            /**
+             * @description Event type
+             * @constant
+             */
+            type: "clan.invite_created";
+            /**
+             * Format: date-time
+             * @description When the change committed
+             * @example 2026-11-20T18:04:11.000Z
+             */
+            created_at: string;
+            data: components["schemas"]["ClanInviteCreatedEventData"];
+        };
+        ClanInviteCreatedEventData: {
+            /**
+             * @description Clan
+             * @example 7
+             */
+            clan_id: number;
+            /**
+             * @description Game code
+             * @example cs2
+             * @enum {string}
+             */
+            game: "cs2" | "cs16" | "rust" | "minecraft";
+            /**
+             * @description Clan name
+             * @example Night Owls
+             */
+            name: string;
+            /**
+             * @description The invitee
+             * @example 42
+             */
+            user_id: number;
+            /**
+             * @description Who acted
+             * @example 42
+             */
+            by_user_id: number;
+        };
+        ClanInviteAcceptedEvent: {
+            /**
+             * @description Event id, sortable
+             * @example evt_0000000000004711
+             */
+            id: string;
+            /**
+             * @description Event type
+             * @constant
+             */
+            type: "clan.invite_accepted";
+            /**
+             * Format: date-time
+             * @description When the change committed
+             * @example 2026-11-20T18:04:11.000Z
+             */
+            created_at: string;
+            data: components["schemas"]["ClanInviteAcceptedEventData"];
+        };
+        ClanInviteAcceptedEventData: {
+            /**
+             * @description Clan
+             * @example 7
+             */
+            clan_id: number;
+            /**
+             * @description Game code
+             * @example cs2
+             * @enum {string}
+             */
+            game: "cs2" | "cs16" | "rust" | "minecraft";
+            /**
+             * @description Clan name
+             * @example Night Owls
+             */
+            name: string;
+            /**
+             * @description The invitee
+             * @example 42
+             */
+            user_id: number;
+            /**
+             * @description Who acted
+             * @example 42
+             */
+            by_user_id: number;
+        };
+        ClanInviteDeclinedEvent: {
+            /**
+             * @description Event id, sortable
+             * @example evt_0000000000004711
+             */
+            id: string;
+            /**
+             * @description Event type
+             * @constant
+             */
+            type: "clan.invite_declined";
+            /**
+             * Format: date-time
+             * @description When the change committed
+             * @example 2026-11-20T18:04:11.000Z
+             */
+            created_at: string;
+            data: components["schemas"]["ClanInviteDeclinedEventData"];
+        };
+        ClanInviteDeclinedEventData: {
+            /**
+             * @description Clan
+             * @example 7
+             */
+            clan_id: number;
+            /**
+             * @description Game code
+             * @example cs2
+             * @enum {string}
+             */
+            game: "cs2" | "cs16" | "rust" | "minecraft";
+            /**
+             * @description Clan name
+             * @example Night Owls
+             */
+            name: string;
+            /**
+             * @description The invitee
+             * @example 42
+             */
+            user_id: number;
+            /**
+             * @description Who acted
+             * @example 42
+             */
+            by_user_id: number;
+        };
+        ClanInviteRevokedEvent: {
+            /**
+             * @description Event id, sortable
+             * @example evt_0000000000004711
+             */
+            id: string;
+            /**
+             * @description Event type
+             * @constant
+             */
+            type: "clan.invite_revoked";
+            /**
+             * Format: date-time
+             * @description When the change committed
+             * @example 2026-11-20T18:04:11.000Z
+             */
+            created_at: string;
+            data: components["schemas"]["ClanInviteRevokedEventData"];
+        };
+        ClanInviteRevokedEventData: {
+            /**
+             * @description Clan
+             * @example 7
+             */
+            clan_id: number;
+            /**
+             * @description Game code
+             * @example cs2
+             * @enum {string}
+             */
+            game: "cs2" | "cs16" | "rust" | "minecraft";
+            /**
+             * @description Clan name
+             * @example Night Owls
+             */
+            name: string;
+            /**
+             * @description The invitee
+             * @example 42
+             */
+            user_id: number;
+            /**
+             * @description Who acted
+             * @example 42
+             */
+            by_user_id: number;
+        };
+        AccountCreatedEvent: {
+            /**
+             * @description Event id, sortable
+             * @example evt_0000000000004711
+             */
+            id: string;
+            /**
+             * @description Event type
+             * @constant
+             */
+            type: "account.created";
+            /**
+             * Format: date-time
+             * @description When the change committed
+             * @example 2026-11-20T18:04:11.000Z
+             */
+            created_at: string;
+            data: components["schemas"]["AccountCreatedEventData"];
+        };
+        AccountCreatedEventData: {
+            /**
+             * @description Hub user id
+             * @example 42
+             */
+            user_id: number;
+            /**
+             * @description Username
+             * @example ace
+             */
+            username: string;
+        };
+        AccountTierChangedEvent: {
+            /**
+             * @description Event id, sortable
+             * @example evt_0000000000004711
+             */
+            id: string;
+            /**
+             * @description Event type
+             * @constant
+             */
+            type: "account.tier_changed";
+            /**
+             * Format: date-time
+             * @description When the change committed
+             * @example 2026-11-20T18:04:11.000Z
+             */
+            created_at: string;
+            data: components["schemas"]["AccountTierChangedEventData"];
+        };
+        AccountTierChangedEventData: {
+            /**
+             * @description Hub user id
+             * @example 42
+             */
+            user_id: number;
+            /**
+             * @description Subscription
+             * @example premium
+             */
+            subscription: string;
+            /**
+             * @description Approved partner
+             * @example false
+             */
+            partner: boolean;
+            /**
+             * @description The plan the user’s API keys spend
+             * @example free
+             * @enum {string}
+             */
+            tier: "free" | "authenticated" | "premium" | "partner";
+        };
+        KeyCreatedEvent: {
+            /**
+             * @description Event id, sortable
+             * @example evt_0000000000004711
+             */
+            id: string;
+            /**
+             * @description Event type
+             * @constant
+             */
+            type: "key.created";
+            /**
+             * Format: date-time
+             * @description When the change committed
+             * @example 2026-11-20T18:04:11.000Z
+             */
+            created_at: string;
+            data: components["schemas"]["KeyCreatedEventData"];
+        };
+        KeyCreatedEventData: {
+            /**
+             * @description API key
+             * @example 31
+             */
+            key_id: number;
+            /**
+             * @description The key’s owner
+             * @example 42
+             */
+            user_id: number;
+            /**
+             * @description Key name
+             * @example stats bot
+             */
+            name: string;
+            /**
+             * @description Display prefix of the key
+             * @example ghk_3kd9
+             */
+            prefix: string;
+        };
+        KeyRevokedEvent: {
+            /**
+             * @description Event id, sortable
+             * @example evt_0000000000004711
+             */
+            id: string;
+            /**
+             * @description Event type
+             * @constant
+             */
+            type: "key.revoked";
+            /**
+             * Format: date-time
+             * @description When the change committed
+             * @example 2026-11-20T18:04:11.000Z
+             */
+            created_at: string;
+            data: components["schemas"]["KeyRevokedEventData"];
+        };
+        KeyRevokedEventData: {
+            /**
+             * @description API key
+             * @example 31
+             */
+            key_id: number;
+            /**
+             * @description The key’s owner
+             * @example 42
+             */
+            user_id: number;
+            /**
+             * @description Key name
+             * @example stats bot
+             */
+            name: string;
+            /**
+             * @description Display prefix of the key
+             * @example ghk_3kd9
+             */
+            prefix: string;
+        };
+        KeyOriginsChangedEvent: {
+            /**
+             * @description Event id, sortable
+             * @example evt_0000000000004711
+             */
+            id: string;
+            /**
+             * @description Event type
+             * @constant
+             */
+            type: "key.origins_changed";
+            /**
+             * Format: date-time
+             * @description When the change committed
+             * @example 2026-11-20T18:04:11.000Z
+             */
+            created_at: string;
+            data: components["schemas"]["KeyOriginsChangedEventData"];
+        };
+        KeyOriginsChangedEventData: {
+            /**
+             * @description API key
+             * @example 31
+             */
+            key_id: number;
+            /**
+             * @description The key’s owner
+             * @example 42
+             */
+            user_id: number;
+            /**
+             * @description Key name
+             * @example stats bot
+             */
+            name: string;
+            /**
+             * @description Display prefix of the key
+             * @example ghk_3kd9
+             */
+            prefix: string;
+            /**
+             * @description Allowed origins
+             * @example [
+             *       "https://stats.example.com"
+             *     ]
+             */
+            allowed_origins: string[];
+        };
+        AppCreatedEvent: {
+            /**
+             * @description Event id, sortable
+             * @example evt_0000000000004711
+             */
+            id: string;
+            /**
+             * @description Event type
+             * @constant
+             */
+            type: "app.created";
+            /**
+             * Format: date-time
+             * @description When the change committed
+             * @example 2026-11-20T18:04:11.000Z
+             */
+            created_at: string;
+            data: components["schemas"]["AppCreatedEventData"];
+        };
+        AppCreatedEventData: {
+            /**
+             * @description App
+             * @example 5
+             */
+            app_id: number;
+            /**
+             * @description OAuth client id
+             * @example app_4f9c2d1e8b7a
+             */
+            client_id: string;
+            /**
+             * @description The developer who owns it
+             * @example 42
+             */
+            owner_id: number;
+            /**
+             * @description App name
+             * @example Frag Stats
+             */
+            name: string;
+            /**
+             * @description OAuth client type
+             * @example confidential
+             * @enum {string}
+             */
+            kind: "public" | "confidential";
+            /**
+             * @description Registered redirect URIs
+             * @example [
+             *       "https://fragstats.example.com/callback"
+             *     ]
+             */
+            redirect_uris: string[];
+        };
+        AppUpdatedEvent: {
+            /**
+             * @description Event id, sortable
+             * @example evt_0000000000004711
+             */
+            id: string;
+            /**
+             * @description Event type
+             * @constant
+             */
+            type: "app.updated";
+            /**
+             * Format: date-time
+             * @description When the change committed
+             * @example 2026-11-20T18:04:11.000Z
+             */
+            created_at: string;
+            data: components["schemas"]["AppUpdatedEventData"];
+        };
+        AppUpdatedEventData: {
+            /**
+             * @description App
+             * @example 5
+             */
+            app_id: number;
+            /**
+             * @description OAuth client id
+             * @example app_4f9c2d1e8b7a
+             */
+            client_id: string;
+            /**
+             * @description The developer who owns it
+             * @example 42
+             */
+            owner_id: number;
+            /**
+             * @description App name
+             * @example Frag Stats
+             */
+            name: string;
+            /**
+             * @description OAuth client type
+             * @example confidential
+             * @enum {string}
+             */
+            kind: "public" | "confidential";
+            /**
+             * @description Registered redirect URIs
+             * @example [
+             *       "https://fragstats.example.com/callback"
+             *     ]
+             */
+            redirect_uris: string[];
+        };
+        AppSecretRotatedEvent: {
+            /**
+             * @description Event id, sortable
+             * @example evt_0000000000004711
+             */
+            id: string;
+            /**
+             * @description Event type
+             * @constant
+             */
+            type: "app.secret_rotated";
+            /**
+             * Format: date-time
+             * @description When the change committed
+             * @example 2026-11-20T18:04:11.000Z
+             */
+            created_at: string;
+            data: components["schemas"]["AppSecretRotatedEventData"];
+        };
+        AppSecretRotatedEventData: {
+            /**
+             * @description App
+             * @example 5
+             */
+            app_id: number;
+            /**
+             * @description OAuth client id
+             * @example app_4f9c2d1e8b7a
+             */
+            client_id: string;
+            /**
+             * @description The developer who owns it
+             * @example 42
+             */
+            owner_id: number;
+            /**
+             * @description App name
+             * @example Frag Stats
+             */
+            name: string;
+            /**
+             * @description OAuth client type
+             * @example confidential
+             * @enum {string}
+             */
+            kind: "public" | "confidential";
+            /**
+             * @description Registered redirect URIs
+             * @example [
+             *       "https://fragstats.example.com/callback"
+             *     ]
+             */
+            redirect_uris: string[];
+        };
+        AppDeletedEvent: {
+            /**
+             * @description Event id, sortable
+             * @example evt_0000000000004711
+             */
+            id: string;
+            /**
+             * @description Event type
+             * @constant
+             */
+            type: "app.deleted";
+            /**
+             * Format: date-time
+             * @description When the change committed
+             * @example 2026-11-20T18:04:11.000Z
+             */
+            created_at: string;
+            data: components["schemas"]["AppDeletedEventData"];
+        };
+        AppDeletedEventData: {
+            /**
+             * @description App
+             * @example 5
+             */
+            app_id: number;
+            /**
+             * @description OAuth client id
+             * @example app_4f9c2d1e8b7a
+             */
+            client_id: string;
+            /**
+             * @description The developer who owns it
+             * @example 42
+             */
+            owner_id: number;
+            /**
+             * @description App name
+             * @example Frag Stats
+             */
+            name: string;
+            /**
+             * @description OAuth client type
+             * @example confidential
+             * @enum {string}
+             */
+            kind: "public" | "confidential";
+            /**
+             * @description Registered redirect URIs
+             * @example [
+             *       "https://fragstats.example.com/callback"
+             *     ]
+             */
+            redirect_uris: string[];
+        };
+        AuthorizationGrantedEvent: {
+            /**
+             * @description Event id, sortable
+             * @example evt_0000000000004711
+             */
+            id: string;
+            /**
+             * @description Event type
+             * @constant
+             */
+            type: "authorization.granted";
+            /**
+             * Format: date-time
+             * @description When the change committed
+             * @example 2026-11-20T18:04:11.000Z
+             */
+            created_at: string;
+            data: components["schemas"]["AuthorizationGrantedEventData"];
+        };
+        AuthorizationGrantedEventData: {
+            /**
+             * @description The user who decided
+             * @example 42
+             */
+            user_id: number;
+            /**
+             * @description The app’s OAuth client id
+             * @example app_4f9c2d1e8b7a
+             */
+            client_id: string;
+            /**
+             * @description Scopes granted
+             * @example [
+             *       "identify",
+             *       "stats:read"
+             *     ]
+             */
+            scopes: string[];
+        };
+        AuthorizationRevokedEvent: {
+            /**
+             * @description Event id, sortable
+             * @example evt_0000000000004711
+             */
+            id: string;
+            /**
+             * @description Event type
+             * @constant
+             */
+            type: "authorization.revoked";
+            /**
+             * Format: date-time
+             * @description When the change committed
+             * @example 2026-11-20T18:04:11.000Z
+             */
+            created_at: string;
+            data: components["schemas"]["AuthorizationRevokedEventData"];
+        };
+        AuthorizationRevokedEventData: {
+            /**
+             * @description The user who decided
+             * @example 42
+             */
+            user_id: number;
+            /**
+             * @description The app’s OAuth client id
+             * @example app_4f9c2d1e8b7a
+             */
+            client_id: string;
+            /**
+             * @description Scopes granted
+             * @example [
+             *       "identify",
+             *       "stats:read"
+             *     ]
+             */
+            scopes: string[];
+        };
+        WebhookEndpointDisabledEvent: {
+            /**
+             * @description Event id, sortable
+             * @example evt_0000000000004711
+             */
+            id: string;
+            /**
+             * @description Event type
+             * @constant
+             */
+            type: "webhook.endpoint_disabled";
+            /**
+             * Format: date-time
+             * @description When the change committed
+             * @example 2026-11-20T18:04:11.000Z
+             */
+            created_at: string;
+            data: components["schemas"]["WebhookEndpointDisabledEventData"];
+        };
+        WebhookEndpointDisabledEventData: {
+            /**
+             * @description Webhook
+             * @example 12
+             */
+            webhook_id: number;
+            /**
+             * @description Its URL
+             * @example https://example.com/hooks/hub
+             */
+            url: string;
+            /**
+             * @description `gone`: it answered 410; `failing`: 5 days of failed deliveries
+             * @example gone
+             * @enum {string}
+             */
+            reason: "gone" | "failing";
+            /**
+             * Format: date-time
+             * @description When
+             * @example 2026-11-20T18:04:11.000Z
+             */
+            disabled_at: string;
         };
     };
     responses: never;
@@ -3893,9 +7898,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": {
-                        user: components["schemas"]["User"];
-                    };
+                    "application/json": components["schemas"]["UsersGetResult"];
                 };
             };
             /** @description Not Modified: the resource still matches the `ETag` sent in `If-None-Match`. No body; not counted against the quota. */
@@ -4051,9 +8054,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": {
-                        stats: components["schemas"]["UserStats"];
-                    };
+                    "application/json": components["schemas"]["UsersStatsGetResult"];
                 };
             };
             /** @description Not Modified: the resource still matches the `ETag` sent in `If-None-Match`. No body; not counted against the quota. */
@@ -4207,9 +8208,7 @@ export interface operations {
                      *       ]
                      *     }
                      */
-                    "application/json": {
-                        leaderboard: components["schemas"]["XpLeaderboardEntry"][];
-                    };
+                    "application/json": components["schemas"]["LeaderboardsGetResult"];
                 };
             };
             /** @description Not Modified: the resource still matches the `ETag` sent in `If-None-Match`. No body; not counted against the quota. */
@@ -4351,9 +8350,7 @@ export interface operations {
                      *       ]
                      *     }
                      */
-                    "application/json": {
-                        tournaments: components["schemas"]["Tournament"][];
-                    };
+                    "application/json": components["schemas"]["TournamentsListResult"];
                 };
             };
             /** @description Not Modified: the resource still matches the `ETag` sent in `If-None-Match`. No body; not counted against the quota. */
@@ -4498,9 +8495,7 @@ export interface operations {
                      *       ]
                      *     }
                      */
-                    "application/json": {
-                        servers: components["schemas"]["GameServer"][];
-                    };
+                    "application/json": components["schemas"]["ServersListResult"];
                 };
             };
             /** @description Not Modified: the resource still matches the `ETag` sent in `If-None-Match`. No body; not counted against the quota. */
@@ -4645,9 +8640,7 @@ export interface operations {
                      *       ]
                      *     }
                      */
-                    "application/json": {
-                        threads: components["schemas"]["ForumThread"][];
-                    };
+                    "application/json": components["schemas"]["ForumThreadsListResult"];
                 };
             };
             /** @description Not Modified: the resource still matches the `ETag` sent in `If-None-Match`. No body; not counted against the quota. */
@@ -4792,9 +8785,7 @@ export interface operations {
                      *       ]
                      *     }
                      */
-                    "application/json": {
-                        posts: components["schemas"]["ForumPost"][];
-                    };
+                    "application/json": components["schemas"]["ForumThreadsPostsListResult"];
                 };
             };
             /** @description Not Modified: the resource still matches the `ETag` sent in `If-None-Match`. No body; not counted against the quota. */
@@ -4952,9 +8943,7 @@ export interface operations {
                      *       ]
                      *     }
                      */
-                    "application/json": {
-                        achievements: components["schemas"]["Achievement"][];
-                    };
+                    "application/json": components["schemas"]["AchievementsListResult"];
                 };
             };
             /** @description Not Modified: the resource still matches the `ETag` sent in `If-None-Match`. No body; not counted against the quota. */
@@ -5109,9 +9098,7 @@ export interface operations {
                      *       ]
                      *     }
                      */
-                    "application/json": {
-                        kills: components["schemas"]["Kill"][];
-                    };
+                    "application/json": components["schemas"]["KillboardFeedGetResult"];
                 };
             };
             /** @description Not Modified: the resource still matches the `ETag` sent in `If-None-Match`. No body; not counted against the quota. */
@@ -5257,14 +9244,7 @@ export interface operations {
                      *       ]
                      *     }
                      */
-                    "application/json": {
-                        /**
-                         * @description the period used
-                         * @enum {string}
-                         */
-                        period: "week" | "month" | "all";
-                        leaders: components["schemas"]["TopFragLeader"][];
-                    };
+                    "application/json": components["schemas"]["KillboardTopFragGetResult"];
                 };
             };
             /** @description Not Modified: the resource still matches the `ETag` sent in `If-None-Match`. No body; not counted against the quota. */
@@ -5408,14 +9388,7 @@ export interface operations {
                      *       ]
                      *     }
                      */
-                    "application/json": {
-                        /**
-                         * @description the game used
-                         * @enum {string}
-                         */
-                        game: "cs2" | "cs16";
-                        leaderboard: components["schemas"]["EloLadderEntry"][];
-                    };
+                    "application/json": components["schemas"]["StatsEloGetResult"];
                 };
             };
             /** @description Not Modified: the resource still matches the `ETag` sent in `If-None-Match`. No body; not counted against the quota. */
@@ -5577,53 +9550,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": {
-                        data: {
-                            /**
-                             * @description tournament ID
-                             * @example 7
-                             */
-                            id: number;
-                            /** @example Winter Cup 2026 */
-                            name: string;
-                            /**
-                             * @description game code such as cs2, cs16, rust, minecraft
-                             * @example cs2
-                             */
-                            game: string;
-                            /**
-                             * @example upcoming
-                             * @enum {string}
-                             */
-                            status: "upcoming" | "active" | "completed";
-                            /** @example 16 */
-                            max_teams: number;
-                            /**
-                             * Format: date-time
-                             * @description when the tournament starts
-                             * @example 2026-11-20T18:04:11.000Z
-                             */
-                            starts_at: string;
-                        }[];
-                        /** @description Where this page sits in the whole list */
-                        meta: {
-                            /**
-                             * @description Items across all pages
-                             * @example 42
-                             */
-                            total: number;
-                            /**
-                             * @description This page
-                             * @example 1
-                             */
-                            page: number;
-                            /**
-                             * @description Page size
-                             * @example 25
-                             */
-                            per_page: number;
-                        };
-                    };
+                    "application/json": components["schemas"]["V1TournamentsListResult"];
                 };
             };
             /** @description Not Modified: the resource still matches the `ETag` sent in `If-None-Match`. No body; not counted against the quota. */
@@ -5803,62 +9730,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": {
-                        data: {
-                            /**
-                             * @description server ID (a string on the preview surface)
-                             * @example 3
-                             */
-                            id: string;
-                            /** @example Hub #1 | Competitive */
-                            name: string;
-                            /**
-                             * @description game code
-                             * @example cs2
-                             * @enum {string}
-                             */
-                            game: "cs2" | "cs16" | "rust" | "minecraft";
-                            /**
-                             * @description current player count
-                             * @example 14
-                             */
-                            players: number;
-                            /** @example 20 */
-                            max_players: number;
-                            /**
-                             * @description `running`: the poller’s latest verdict is that the server answers its status query (it answered the last poll, or missed fewer than `POLL_OFFLINE_AFTER` polls in a row, so one lost packet does not flap it); `offline`: otherwise, including a server never polled yet. These two are the complete set.
-                             * @example running
-                             * @enum {string}
-                             */
-                            status: "running" | "offline";
-                            /** @example 99.4 */
-                            uptime: number | null;
-                            /**
-                             * @description Where the server runs, as its operator registered it; `unassigned` until one is set.
-                             * @example eu-west
-                             * @enum {string}
-                             */
-                            region: "unassigned" | "eu-west" | "eu-central" | "eu-north" | "eu-east" | "na-east" | "na-central" | "na-west" | "sa-east" | "asia-east" | "asia-south" | "asia-southeast" | "middle-east" | "africa" | "oceania";
-                        }[];
-                        /** @description Where this page sits in the whole list */
-                        meta: {
-                            /**
-                             * @description Items across all pages
-                             * @example 42
-                             */
-                            total: number;
-                            /**
-                             * @description This page
-                             * @example 1
-                             */
-                            page: number;
-                            /**
-                             * @description Page size
-                             * @example 25
-                             */
-                            per_page: number;
-                        };
-                    };
+                    "application/json": components["schemas"]["V1ServersListResult"];
                 };
             };
             /** @description Not Modified: the resource still matches the `ETag` sent in `If-None-Match`. No body; not counted against the quota. */
@@ -6012,46 +9884,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": {
-                        /** @description The live state of one game server */
-                        data: {
-                            /**
-                             * @description server ID
-                             * @example 3
-                             */
-                            id: string;
-                            /**
-                             * @description `running`: the poller’s latest verdict is that the server answers its status query (it answered the last poll, or missed fewer than `POLL_OFFLINE_AFTER` polls in a row, so one lost packet does not flap it); `offline`: otherwise, including a server never polled yet. These two are the complete set.
-                             * @example running
-                             * @enum {string}
-                             */
-                            status: "running" | "offline";
-                            /**
-                             * @description current player count
-                             * @example 14
-                             */
-                            players: number;
-                            /** @example 20 */
-                            max_players: number;
-                            /**
-                             * @description current map (empty for minecraft)
-                             * @example de_mirage
-                             */
-                            map: string;
-                            /**
-                             * Format: date-time
-                             * @description when the server last answered a status query
-                             * @example 2026-11-20T18:04:11.000Z
-                             */
-                            last_seen: string | null;
-                            /** @example 23 */
-                            latency_ms: number | null;
-                            /** @example 99.4 */
-                            uptime_24h: number | null;
-                            /** @example 99.4 */
-                            uptime_30d: number | null;
-                        };
-                    };
+                    "application/json": components["schemas"]["V1ServersStatusGetResult"];
                 };
             };
             /** @description Not Modified: the resource still matches the `ETag` sent in `If-None-Match`. No body; not counted against the quota. */
@@ -6200,13 +10033,7 @@ export interface operations {
                  *       "command": "changelevel de_inferno"
                  *     }
                  */
-                "application/json": {
-                    /**
-                     * @description One console command, 1 to 512 characters, on one line (no line breaks or control characters, which would smuggle a second command).
-                     * @example changelevel de_inferno
-                     */
-                    command: string;
-                };
+                "application/json": components["schemas"]["V1ServersCommandSendRequest"];
             };
         };
         responses: {
@@ -6235,9 +10062,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": {
-                        data: components["schemas"]["ServerCommandResult"];
-                    };
+                    "application/json": components["schemas"]["V1ServersCommandSendResult"];
                 };
             };
             /** @description `invalid_parameter`: Invalid parameter; `invalid_body`: Invalid request body */
@@ -6470,27 +10295,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": {
-                        data: components["schemas"]["ServerCommandAuditEntry"][];
-                        /** @description Where this page sits in the whole list */
-                        meta: {
-                            /**
-                             * @description Items across all pages
-                             * @example 42
-                             */
-                            total: number;
-                            /**
-                             * @description This page
-                             * @example 1
-                             */
-                            page: number;
-                            /**
-                             * @description Page size
-                             * @example 25
-                             */
-                            per_page: number;
-                        };
-                    };
+                    "application/json": components["schemas"]["V1ServersCommandsListResult"];
                 };
             };
             /** @description `invalid_parameter`: Invalid parameter */
@@ -6670,104 +10475,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": {
-                        /** @description A user’s stats: the published stats plus Elo, combat totals and unlocked achievements */
-                        data: {
-                            /**
-                             * @description the hub user id
-                             * @example 42
-                             */
-                            user_id: string;
-                            /**
-                             * @description XP earned inside the current level
-                             * @example 340
-                             */
-                            xp: number;
-                            /** @example 12 */
-                            level: number;
-                            /** @example 6940 */
-                            total_xp: number;
-                            /**
-                             * @description achievements unlocked
-                             * @example 7
-                             */
-                            achievements: number;
-                            /** @example 18 */
-                            forum_posts: number;
-                            /** @example 3 */
-                            tournaments_played: number;
-                            /** @description The user’s Elo per game (cs2, cs16) where they have played a rated match */
-                            elo: {
-                                /**
-                                 * @description game code
-                                 * @example cs2
-                                 */
-                                game: string;
-                                /**
-                                 * @description ranked Elo rating
-                                 * @example 1487
-                                 */
-                                rating: number;
-                                /**
-                                 * @description rated matches played
-                                 * @example 212
-                                 */
-                                games: number;
-                                /** @example 121 */
-                                wins: number;
-                                /**
-                                 * @description wins / games × 100, rounded to 1 decimal (0 without games)
-                                 * @example 57.1
-                                 */
-                                win_pct: number;
-                            }[];
-                            /** @description All-time kills, deaths and headshots per game (cs2, cs16, rust) where the user has any */
-                            combat: {
-                                /**
-                                 * @description game code
-                                 * @example cs2
-                                 */
-                                game: string;
-                                /** @example 1543 */
-                                kills: number;
-                                /** @example 640 */
-                                deaths: number;
-                                /** @example 702 */
-                                headshots: number;
-                                /**
-                                 * @description headshots / kills × 100, rounded to 1 decimal (0 without kills)
-                                 * @example 45.5
-                                 */
-                                hs_pct: number;
-                            }[];
-                            /** @description Achievements the user has unlocked, most recent first */
-                            unlocked_achievements: {
-                                /**
-                                 * @description achievement ID
-                                 * @example 1
-                                 */
-                                id: number;
-                                /** @example First Blood */
-                                name: string;
-                                /**
-                                 * @description an emoji character
-                                 * @example 🩸
-                                 */
-                                icon: string;
-                                /**
-                                 * @description one of combat, weapons, teamwork, progression, community, tournaments
-                                 * @example combat
-                                 */
-                                category: string;
-                                /**
-                                 * Format: date-time
-                                 * @description when the user unlocked it
-                                 * @example 2026-11-20T18:04:11.000Z
-                                 */
-                                unlocked_at: string;
-                            }[];
-                        };
-                    };
+                    "application/json": components["schemas"]["V1UsersStatsGetResult"];
                 };
             };
             /** @description Not Modified: the resource still matches the `ETag` sent in `If-None-Match`. No body; not counted against the quota. */
@@ -6925,9 +10633,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": {
-                        data: components["schemas"]["Me"];
-                    };
+                    "application/json": components["schemas"]["V1UsersMeGetResult"];
                 };
             };
             /** @description `missing_token`: Access token required; `invalid_token`: Invalid token */
@@ -7086,88 +10792,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": {
-                        data: {
-                            /**
-                             * @description clan ID
-                             * @example 12
-                             */
-                            id: number;
-                            /**
-                             * @description 3-32 characters: ASCII letters, digits, spaces and . _ ' -, starting and ending with a letter or digit. Unique per game without regard to case.
-                             * @example Night Owls
-                             */
-                            name: string;
-                            /**
-                             * @description 2-6 ASCII letters or digits. Unique per game without regard to case.
-                             * @example OWL
-                             */
-                            tag: string;
-                            /**
-                             * @description The game the clan plays
-                             * @example cs2
-                             * @enum {string}
-                             */
-                            game: "cs2" | "cs16" | "rust" | "minecraft";
-                            /**
-                             * @description What the clan is about, up to 500 characters.
-                             * @example EU evening squad, scrims on Thursdays.
-                             */
-                            description: string;
-                            /**
-                             * @description `open`: anyone may join; `invite`: only players with a pending invite; `closed`: no new members (pending invites cannot be accepted).
-                             * @example invite
-                             * @enum {string}
-                             */
-                            join_policy: "open" | "invite" | "closed";
-                            /**
-                             * @description `public`: listed and readable by anyone; `private`: seen only by its members and the players it invited (to anyone else it does not exist: 404).
-                             * @example public
-                             * @enum {string}
-                             */
-                            visibility: "public" | "private";
-                            /**
-                             * @description Most members the clan takes, 2-100; never below the current member count.
-                             * @example 50
-                             */
-                            max_members: number;
-                            /**
-                             * @description members now, the owner included
-                             * @example 8
-                             */
-                            member_count: number;
-                            /**
-                             * Format: date-time
-                             * @description when the clan was created
-                             * @example 2026-11-20T18:04:11.000Z
-                             */
-                            created_at: string;
-                            /**
-                             * Format: date-time
-                             * @description when its settings last changed
-                             * @example 2026-11-20T18:04:11.000Z
-                             */
-                            updated_at: string;
-                        }[];
-                        /** @description Where this page sits in the whole list */
-                        meta: {
-                            /**
-                             * @description Items across all pages
-                             * @example 42
-                             */
-                            total: number;
-                            /**
-                             * @description This page
-                             * @example 1
-                             */
-                            page: number;
-                            /**
-                             * @description Page size
-                             * @example 25
-                             */
-                            per_page: number;
-                        };
-                    };
+                    "application/json": components["schemas"]["V1ClansListResult"];
                 };
             };
             /** @description `invalid_parameter`: Invalid parameter */
@@ -7281,29 +10906,7 @@ export interface operations {
                  *       "game": "cs2"
                  *     }
                  */
-                "application/json": {
-                    /**
-                     * @description 3-32 characters: ASCII letters, digits, spaces and . _ ' -, starting and ending with a letter or digit. Unique per game without regard to case.
-                     * @example Night Owls
-                     */
-                    name: string;
-                    /**
-                     * @description 2-6 ASCII letters or digits. Unique per game without regard to case.
-                     * @example OWL
-                     */
-                    tag: string;
-                    /**
-                     * @description The game the clan plays
-                     * @example cs2
-                     * @enum {string}
-                     */
-                    game: "cs2" | "cs16" | "rust" | "minecraft";
-                    /**
-                     * @description What the clan is about, up to 500 characters.
-                     * @example EU evening squad, scrims on Thursdays.
-                     */
-                    description?: string;
-                };
+                "application/json": components["schemas"]["V1ClansCreateRequest"];
             };
         };
         responses: {
@@ -7347,95 +10950,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": {
-                        /** @description A clan with its members and their roles */
-                        data: {
-                            /**
-                             * @description clan ID
-                             * @example 12
-                             */
-                            id: number;
-                            /**
-                             * @description 3-32 characters: ASCII letters, digits, spaces and . _ ' -, starting and ending with a letter or digit. Unique per game without regard to case.
-                             * @example Night Owls
-                             */
-                            name: string;
-                            /**
-                             * @description 2-6 ASCII letters or digits. Unique per game without regard to case.
-                             * @example OWL
-                             */
-                            tag: string;
-                            /**
-                             * @description The game the clan plays
-                             * @example cs2
-                             * @enum {string}
-                             */
-                            game: "cs2" | "cs16" | "rust" | "minecraft";
-                            /**
-                             * @description What the clan is about, up to 500 characters.
-                             * @example EU evening squad, scrims on Thursdays.
-                             */
-                            description: string;
-                            /**
-                             * @description `open`: anyone may join; `invite`: only players with a pending invite; `closed`: no new members (pending invites cannot be accepted).
-                             * @example invite
-                             * @enum {string}
-                             */
-                            join_policy: "open" | "invite" | "closed";
-                            /**
-                             * @description `public`: listed and readable by anyone; `private`: seen only by its members and the players it invited (to anyone else it does not exist: 404).
-                             * @example public
-                             * @enum {string}
-                             */
-                            visibility: "public" | "private";
-                            /**
-                             * @description Most members the clan takes, 2-100; never below the current member count.
-                             * @example 50
-                             */
-                            max_members: number;
-                            /**
-                             * @description members now, the owner included
-                             * @example 8
-                             */
-                            member_count: number;
-                            /**
-                             * Format: date-time
-                             * @description when the clan was created
-                             * @example 2026-11-20T18:04:11.000Z
-                             */
-                            created_at: string;
-                            /**
-                             * Format: date-time
-                             * @description when its settings last changed
-                             * @example 2026-11-20T18:04:11.000Z
-                             */
-                            updated_at: string;
-                            /** @description every member: the owner, then officers, then members, longest-standing first */
-                            members: {
-                                /** @example 42 */
-                                user_id: number;
-                                /** @example night_owl */
-                                username: string;
-                                /**
-                                 * @description path of the user’s avatar
-                                 * @example /avatars/42.png
-                                 */
-                                avatar: string;
-                                /**
-                                 * @description `owner` (exactly one; everything), `officer` (settings, invites, removes members), `member`
-                                 * @example member
-                                 * @enum {string}
-                                 */
-                                role: "owner" | "officer" | "member";
-                                /**
-                                 * Format: date-time
-                                 * @description when the user joined
-                                 * @example 2026-11-20T18:04:11.000Z
-                                 */
-                                joined_at: string;
-                            }[];
-                        };
-                    };
+                    "application/json": components["schemas"]["V1ClansCreateResult"];
                 };
             };
             /** @description `invalid_parameter`: Invalid parameter; `invalid_body`: Invalid request body */
@@ -7622,107 +11137,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": {
-                        data: {
-                            /** @description A clan of one game */
-                            clan: {
-                                /**
-                                 * @description clan ID
-                                 * @example 12
-                                 */
-                                id: number;
-                                /**
-                                 * @description 3-32 characters: ASCII letters, digits, spaces and . _ ' -, starting and ending with a letter or digit. Unique per game without regard to case.
-                                 * @example Night Owls
-                                 */
-                                name: string;
-                                /**
-                                 * @description 2-6 ASCII letters or digits. Unique per game without regard to case.
-                                 * @example OWL
-                                 */
-                                tag: string;
-                                /**
-                                 * @description The game the clan plays
-                                 * @example cs2
-                                 * @enum {string}
-                                 */
-                                game: "cs2" | "cs16" | "rust" | "minecraft";
-                                /**
-                                 * @description What the clan is about, up to 500 characters.
-                                 * @example EU evening squad, scrims on Thursdays.
-                                 */
-                                description: string;
-                                /**
-                                 * @description `open`: anyone may join; `invite`: only players with a pending invite; `closed`: no new members (pending invites cannot be accepted).
-                                 * @example invite
-                                 * @enum {string}
-                                 */
-                                join_policy: "open" | "invite" | "closed";
-                                /**
-                                 * @description `public`: listed and readable by anyone; `private`: seen only by its members and the players it invited (to anyone else it does not exist: 404).
-                                 * @example public
-                                 * @enum {string}
-                                 */
-                                visibility: "public" | "private";
-                                /**
-                                 * @description Most members the clan takes, 2-100; never below the current member count.
-                                 * @example 50
-                                 */
-                                max_members: number;
-                                /**
-                                 * @description members now, the owner included
-                                 * @example 8
-                                 */
-                                member_count: number;
-                                /**
-                                 * Format: date-time
-                                 * @description when the clan was created
-                                 * @example 2026-11-20T18:04:11.000Z
-                                 */
-                                created_at: string;
-                                /**
-                                 * Format: date-time
-                                 * @description when its settings last changed
-                                 * @example 2026-11-20T18:04:11.000Z
-                                 */
-                                updated_at: string;
-                            };
-                            /**
-                             * @description the invited player
-                             * @example 42
-                             */
-                            user_id: number;
-                            /**
-                             * @description who sent the invite (null if that account is gone)
-                             * @example 7
-                             */
-                            invited_by: number | null;
-                            /**
-                             * Format: date-time
-                             * @description when the invite was sent
-                             * @example 2026-11-20T18:04:11.000Z
-                             */
-                            created_at: string;
-                        }[];
-                        /** @description Where this page sits in the whole list */
-                        meta: {
-                            /**
-                             * @description Items across all pages
-                             * @example 42
-                             */
-                            total: number;
-                            /**
-                             * @description This page
-                             * @example 1
-                             */
-                            page: number;
-                            /**
-                             * @description Page size
-                             * @example 25
-                             */
-                            per_page: number;
-                        };
-                    };
+                    "application/json": components["schemas"]["V1ClansInvitesListResult"];
                 };
             };
             /** @description `invalid_parameter`: Invalid parameter */
@@ -7868,95 +11283,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": {
-                        /** @description A clan with its members and their roles */
-                        data: {
-                            /**
-                             * @description clan ID
-                             * @example 12
-                             */
-                            id: number;
-                            /**
-                             * @description 3-32 characters: ASCII letters, digits, spaces and . _ ' -, starting and ending with a letter or digit. Unique per game without regard to case.
-                             * @example Night Owls
-                             */
-                            name: string;
-                            /**
-                             * @description 2-6 ASCII letters or digits. Unique per game without regard to case.
-                             * @example OWL
-                             */
-                            tag: string;
-                            /**
-                             * @description The game the clan plays
-                             * @example cs2
-                             * @enum {string}
-                             */
-                            game: "cs2" | "cs16" | "rust" | "minecraft";
-                            /**
-                             * @description What the clan is about, up to 500 characters.
-                             * @example EU evening squad, scrims on Thursdays.
-                             */
-                            description: string;
-                            /**
-                             * @description `open`: anyone may join; `invite`: only players with a pending invite; `closed`: no new members (pending invites cannot be accepted).
-                             * @example invite
-                             * @enum {string}
-                             */
-                            join_policy: "open" | "invite" | "closed";
-                            /**
-                             * @description `public`: listed and readable by anyone; `private`: seen only by its members and the players it invited (to anyone else it does not exist: 404).
-                             * @example public
-                             * @enum {string}
-                             */
-                            visibility: "public" | "private";
-                            /**
-                             * @description Most members the clan takes, 2-100; never below the current member count.
-                             * @example 50
-                             */
-                            max_members: number;
-                            /**
-                             * @description members now, the owner included
-                             * @example 8
-                             */
-                            member_count: number;
-                            /**
-                             * Format: date-time
-                             * @description when the clan was created
-                             * @example 2026-11-20T18:04:11.000Z
-                             */
-                            created_at: string;
-                            /**
-                             * Format: date-time
-                             * @description when its settings last changed
-                             * @example 2026-11-20T18:04:11.000Z
-                             */
-                            updated_at: string;
-                            /** @description every member: the owner, then officers, then members, longest-standing first */
-                            members: {
-                                /** @example 42 */
-                                user_id: number;
-                                /** @example night_owl */
-                                username: string;
-                                /**
-                                 * @description path of the user’s avatar
-                                 * @example /avatars/42.png
-                                 */
-                                avatar: string;
-                                /**
-                                 * @description `owner` (exactly one; everything), `officer` (settings, invites, removes members), `member`
-                                 * @example member
-                                 * @enum {string}
-                                 */
-                                role: "owner" | "officer" | "member";
-                                /**
-                                 * Format: date-time
-                                 * @description when the user joined
-                                 * @example 2026-11-20T18:04:11.000Z
-                                 */
-                                joined_at: string;
-                            }[];
-                        };
-                    };
+                    "application/json": components["schemas"]["V1ClansGetResult"];
                 };
             };
             /** @description `invalid_parameter`: Invalid parameter */
@@ -8266,30 +11593,7 @@ export interface operations {
                  *       "max_members": 30
                  *     }
                  */
-                "application/json": {
-                    /**
-                     * @description What the clan is about, up to 500 characters.
-                     * @example EU evening squad, scrims on Thursdays.
-                     */
-                    description?: string;
-                    /**
-                     * @description `open`: anyone may join; `invite`: only players with a pending invite; `closed`: no new members (pending invites cannot be accepted).
-                     * @example invite
-                     * @enum {string}
-                     */
-                    join_policy?: "open" | "invite" | "closed";
-                    /**
-                     * @description `public`: listed and readable by anyone; `private`: seen only by its members and the players it invited (to anyone else it does not exist: 404).
-                     * @example public
-                     * @enum {string}
-                     */
-                    visibility?: "public" | "private";
-                    /**
-                     * @description Most members the clan takes, 2-100; never below the current member count.
-                     * @example 50
-                     */
-                    max_members?: number;
-                };
+                "application/json": components["schemas"]["V1ClansSettingsUpdateRequest"];
             };
         };
         responses: {
@@ -8324,71 +11628,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": {
-                        /** @description A clan of one game */
-                        data: {
-                            /**
-                             * @description clan ID
-                             * @example 12
-                             */
-                            id: number;
-                            /**
-                             * @description 3-32 characters: ASCII letters, digits, spaces and . _ ' -, starting and ending with a letter or digit. Unique per game without regard to case.
-                             * @example Night Owls
-                             */
-                            name: string;
-                            /**
-                             * @description 2-6 ASCII letters or digits. Unique per game without regard to case.
-                             * @example OWL
-                             */
-                            tag: string;
-                            /**
-                             * @description The game the clan plays
-                             * @example cs2
-                             * @enum {string}
-                             */
-                            game: "cs2" | "cs16" | "rust" | "minecraft";
-                            /**
-                             * @description What the clan is about, up to 500 characters.
-                             * @example EU evening squad, scrims on Thursdays.
-                             */
-                            description: string;
-                            /**
-                             * @description `open`: anyone may join; `invite`: only players with a pending invite; `closed`: no new members (pending invites cannot be accepted).
-                             * @example invite
-                             * @enum {string}
-                             */
-                            join_policy: "open" | "invite" | "closed";
-                            /**
-                             * @description `public`: listed and readable by anyone; `private`: seen only by its members and the players it invited (to anyone else it does not exist: 404).
-                             * @example public
-                             * @enum {string}
-                             */
-                            visibility: "public" | "private";
-                            /**
-                             * @description Most members the clan takes, 2-100; never below the current member count.
-                             * @example 50
-                             */
-                            max_members: number;
-                            /**
-                             * @description members now, the owner included
-                             * @example 8
-                             */
-                            member_count: number;
-                            /**
-                             * Format: date-time
-                             * @description when the clan was created
-                             * @example 2026-11-20T18:04:11.000Z
-                             */
-                            created_at: string;
-                            /**
-                             * Format: date-time
-                             * @description when its settings last changed
-                             * @example 2026-11-20T18:04:11.000Z
-                             */
-                            updated_at: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["V1ClansSettingsUpdateResult"];
                 };
             };
             /** @description `invalid_parameter`: Invalid parameter; `invalid_body`: Invalid request body */
@@ -8576,34 +11816,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": {
-                        /** @description A member of a clan and their role */
-                        data: {
-                            /** @example 12 */
-                            clan_id: number;
-                            /** @example 42 */
-                            user_id: number;
-                            /** @example night_owl */
-                            username: string;
-                            /**
-                             * @description path of the user’s avatar
-                             * @example /avatars/42.png
-                             */
-                            avatar: string;
-                            /**
-                             * @description `owner` (exactly one; everything), `officer` (settings, invites, removes members), `member`
-                             * @example member
-                             * @enum {string}
-                             */
-                            role: "owner" | "officer" | "member";
-                            /**
-                             * Format: date-time
-                             * @description when the user joined
-                             * @example 2026-11-20T18:04:11.000Z
-                             */
-                            joined_at: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["V1ClansJoinResult"];
                 };
             };
             /** @description `invalid_parameter`: Invalid parameter */
@@ -8791,34 +12004,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": {
-                        /** @description A member of a clan and their role */
-                        data: {
-                            /** @example 12 */
-                            clan_id: number;
-                            /** @example 42 */
-                            user_id: number;
-                            /** @example night_owl */
-                            username: string;
-                            /**
-                             * @description path of the user’s avatar
-                             * @example /avatars/42.png
-                             */
-                            avatar: string;
-                            /**
-                             * @description `owner` (exactly one; everything), `officer` (settings, invites, removes members), `member`
-                             * @example member
-                             * @enum {string}
-                             */
-                            role: "owner" | "officer" | "member";
-                            /**
-                             * Format: date-time
-                             * @description when the user joined
-                             * @example 2026-11-20T18:04:11.000Z
-                             */
-                            joined_at: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["V1ClansInvitesAcceptResult"];
                 };
             };
             /** @description `invalid_parameter`: Invalid parameter */
@@ -9159,13 +12345,7 @@ export interface operations {
                  *       "user_id": 42
                  *     }
                  */
-                "application/json": {
-                    /**
-                     * @description the player to invite
-                     * @example 42
-                     */
-                    user_id: number;
-                };
+                "application/json": components["schemas"]["V1ClansInvitesCreateRequest"];
             };
         };
         responses: {
@@ -9205,90 +12385,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": {
-                        /** @description A pending invite to a clan */
-                        data: {
-                            /** @description A clan of one game */
-                            clan: {
-                                /**
-                                 * @description clan ID
-                                 * @example 12
-                                 */
-                                id: number;
-                                /**
-                                 * @description 3-32 characters: ASCII letters, digits, spaces and . _ ' -, starting and ending with a letter or digit. Unique per game without regard to case.
-                                 * @example Night Owls
-                                 */
-                                name: string;
-                                /**
-                                 * @description 2-6 ASCII letters or digits. Unique per game without regard to case.
-                                 * @example OWL
-                                 */
-                                tag: string;
-                                /**
-                                 * @description The game the clan plays
-                                 * @example cs2
-                                 * @enum {string}
-                                 */
-                                game: "cs2" | "cs16" | "rust" | "minecraft";
-                                /**
-                                 * @description What the clan is about, up to 500 characters.
-                                 * @example EU evening squad, scrims on Thursdays.
-                                 */
-                                description: string;
-                                /**
-                                 * @description `open`: anyone may join; `invite`: only players with a pending invite; `closed`: no new members (pending invites cannot be accepted).
-                                 * @example invite
-                                 * @enum {string}
-                                 */
-                                join_policy: "open" | "invite" | "closed";
-                                /**
-                                 * @description `public`: listed and readable by anyone; `private`: seen only by its members and the players it invited (to anyone else it does not exist: 404).
-                                 * @example public
-                                 * @enum {string}
-                                 */
-                                visibility: "public" | "private";
-                                /**
-                                 * @description Most members the clan takes, 2-100; never below the current member count.
-                                 * @example 50
-                                 */
-                                max_members: number;
-                                /**
-                                 * @description members now, the owner included
-                                 * @example 8
-                                 */
-                                member_count: number;
-                                /**
-                                 * Format: date-time
-                                 * @description when the clan was created
-                                 * @example 2026-11-20T18:04:11.000Z
-                                 */
-                                created_at: string;
-                                /**
-                                 * Format: date-time
-                                 * @description when its settings last changed
-                                 * @example 2026-11-20T18:04:11.000Z
-                                 */
-                                updated_at: string;
-                            };
-                            /**
-                             * @description the invited player
-                             * @example 42
-                             */
-                            user_id: number;
-                            /**
-                             * @description who sent the invite (null if that account is gone)
-                             * @example 7
-                             */
-                            invited_by: number | null;
-                            /**
-                             * Format: date-time
-                             * @description when the invite was sent
-                             * @example 2026-11-20T18:04:11.000Z
-                             */
-                            created_at: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["V1ClansInvitesCreateResult"];
                 };
             };
             /** @description `invalid_parameter`: Invalid parameter; `invalid_body`: Invalid request body */
@@ -9839,34 +12936,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": {
-                        /** @description A member of a clan and their role */
-                        data: {
-                            /** @example 12 */
-                            clan_id: number;
-                            /** @example 42 */
-                            user_id: number;
-                            /** @example night_owl */
-                            username: string;
-                            /**
-                             * @description path of the user’s avatar
-                             * @example /avatars/42.png
-                             */
-                            avatar: string;
-                            /**
-                             * @description `owner` (exactly one; everything), `officer` (settings, invites, removes members), `member`
-                             * @example member
-                             * @enum {string}
-                             */
-                            role: "owner" | "officer" | "member";
-                            /**
-                             * Format: date-time
-                             * @description when the user joined
-                             * @example 2026-11-20T18:04:11.000Z
-                             */
-                            joined_at: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["V1ClansMembersPromoteResult"];
                 };
             };
             /** @description `invalid_parameter`: Invalid parameter */
@@ -10059,34 +13129,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": {
-                        /** @description A member of a clan and their role */
-                        data: {
-                            /** @example 12 */
-                            clan_id: number;
-                            /** @example 42 */
-                            user_id: number;
-                            /** @example night_owl */
-                            username: string;
-                            /**
-                             * @description path of the user’s avatar
-                             * @example /avatars/42.png
-                             */
-                            avatar: string;
-                            /**
-                             * @description `owner` (exactly one; everything), `officer` (settings, invites, removes members), `member`
-                             * @example member
-                             * @enum {string}
-                             */
-                            role: "owner" | "officer" | "member";
-                            /**
-                             * Format: date-time
-                             * @description when the user joined
-                             * @example 2026-11-20T18:04:11.000Z
-                             */
-                            joined_at: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["V1ClansMembersDemoteResult"];
                 };
             };
             /** @description `invalid_parameter`: Invalid parameter */
@@ -10253,13 +13296,7 @@ export interface operations {
                  *       "user_id": 42
                  *     }
                  */
-                "application/json": {
-                    /**
-                     * @description the member who becomes the owner
-                     * @example 42
-                     */
-                    user_id: number;
-                };
+                "application/json": components["schemas"]["V1ClansTransferRequest"];
             };
         };
         responses: {
@@ -10303,95 +13340,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": {
-                        /** @description A clan with its members and their roles */
-                        data: {
-                            /**
-                             * @description clan ID
-                             * @example 12
-                             */
-                            id: number;
-                            /**
-                             * @description 3-32 characters: ASCII letters, digits, spaces and . _ ' -, starting and ending with a letter or digit. Unique per game without regard to case.
-                             * @example Night Owls
-                             */
-                            name: string;
-                            /**
-                             * @description 2-6 ASCII letters or digits. Unique per game without regard to case.
-                             * @example OWL
-                             */
-                            tag: string;
-                            /**
-                             * @description The game the clan plays
-                             * @example cs2
-                             * @enum {string}
-                             */
-                            game: "cs2" | "cs16" | "rust" | "minecraft";
-                            /**
-                             * @description What the clan is about, up to 500 characters.
-                             * @example EU evening squad, scrims on Thursdays.
-                             */
-                            description: string;
-                            /**
-                             * @description `open`: anyone may join; `invite`: only players with a pending invite; `closed`: no new members (pending invites cannot be accepted).
-                             * @example invite
-                             * @enum {string}
-                             */
-                            join_policy: "open" | "invite" | "closed";
-                            /**
-                             * @description `public`: listed and readable by anyone; `private`: seen only by its members and the players it invited (to anyone else it does not exist: 404).
-                             * @example public
-                             * @enum {string}
-                             */
-                            visibility: "public" | "private";
-                            /**
-                             * @description Most members the clan takes, 2-100; never below the current member count.
-                             * @example 50
-                             */
-                            max_members: number;
-                            /**
-                             * @description members now, the owner included
-                             * @example 8
-                             */
-                            member_count: number;
-                            /**
-                             * Format: date-time
-                             * @description when the clan was created
-                             * @example 2026-11-20T18:04:11.000Z
-                             */
-                            created_at: string;
-                            /**
-                             * Format: date-time
-                             * @description when its settings last changed
-                             * @example 2026-11-20T18:04:11.000Z
-                             */
-                            updated_at: string;
-                            /** @description every member: the owner, then officers, then members, longest-standing first */
-                            members: {
-                                /** @example 42 */
-                                user_id: number;
-                                /** @example night_owl */
-                                username: string;
-                                /**
-                                 * @description path of the user’s avatar
-                                 * @example /avatars/42.png
-                                 */
-                                avatar: string;
-                                /**
-                                 * @description `owner` (exactly one; everything), `officer` (settings, invites, removes members), `member`
-                                 * @example member
-                                 * @enum {string}
-                                 */
-                                role: "owner" | "officer" | "member";
-                                /**
-                                 * Format: date-time
-                                 * @description when the user joined
-                                 * @example 2026-11-20T18:04:11.000Z
-                                 */
-                                joined_at: string;
-                            }[];
-                        };
-                    };
+                    "application/json": components["schemas"]["V1ClansTransferResult"];
                 };
             };
             /** @description `invalid_parameter`: Invalid parameter; `invalid_body`: Invalid request body */
@@ -10563,9 +13512,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": {
-                        data: components["schemas"]["EconomyBalance"];
-                    };
+                    "application/json": components["schemas"]["V1EconomyBalanceGetResult"];
                 };
             };
             /** @description `missing_token`: Access token required; `invalid_token`: Invalid token */
@@ -10696,27 +13643,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": {
-                        data: components["schemas"]["EconomyEntry"][];
-                        /** @description Where this page sits in the whole list */
-                        meta: {
-                            /**
-                             * @description Items across all pages
-                             * @example 42
-                             */
-                            total: number;
-                            /**
-                             * @description This page
-                             * @example 1
-                             */
-                            page: number;
-                            /**
-                             * @description Page size
-                             * @example 25
-                             */
-                            per_page: number;
-                        };
-                    };
+                    "application/json": components["schemas"]["V1EconomyTransactionsListResult"];
                 };
             };
             /** @description `invalid_parameter`: Invalid parameter */
@@ -10823,23 +13750,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /**
-                     * @description the recipient’s user id
-                     * @example 42
-                     */
-                    to_user_id: number;
-                    /**
-                     * @description whole coins, 1 to 1,000,000; anything else is `invalid_amount`
-                     * @example 250
-                     */
-                    amount: number;
-                    /**
-                     * @description shown to both users in their history
-                     * @example gg, thanks for the carry
-                     */
-                    note?: string;
-                };
+                "application/json": components["schemas"]["V1EconomyTransferCreateRequest"];
             };
         };
         responses: {
@@ -10871,9 +13782,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": {
-                        data: components["schemas"]["EconomyTransfer"];
-                    };
+                    "application/json": components["schemas"]["V1EconomyTransferCreateResult"];
                 };
             };
             /** @description `invalid_parameter`: Invalid parameter; `invalid_body`: Invalid request body; `invalid_amount`: Invalid amount */
@@ -11061,52 +13970,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": {
-                        data: {
-                            /**
-                             * @description Sortable, unique event id; the same value is the webhook `webhook-id`, the SSE `id` and the pull cursor.
-                             * @example evt_0000000000004711
-                             */
-                            id: string;
-                            /**
-                             * @description The event type, `resource.action`.
-                             * @example match.ended
-                             */
-                            type: string;
-                            /**
-                             * Format: date-time
-                             * @description When the change that emitted the event committed (ISO 8601 UTC).
-                             * @example 2026-11-20T12:00:00.000Z
-                             */
-                            created_at: string;
-                            /**
-                             * @description The payload; its schema per type is in the OpenAPI `webhooks` section.
-                             * @example {
-                             *       "match_id": 812,
-                             *       "server_id": 3,
-                             *       "game": "cs2",
-                             *       "winner": "ct",
-                             *       "score": {
-                             *         "ct": 13,
-                             *         "t": 9
-                             *       }
-                             *     }
-                             */
-                            data: {
-                                [key: string]: unknown;
-                            };
-                        }[];
-                        /** @description Cursor paging: the outbox grows at its end, so pages are walked by cursor, not by number */
-                        meta: {
-                            /** @example evt_0000000000004711 */
-                            next_after: string | null;
-                            /**
-                             * @description More events are waiting after this page: ask again at once with `after=next_after`.
-                             * @example false
-                             */
-                            has_more: boolean;
-                        };
-                    };
+                    "application/json": components["schemas"]["V1EventsListResult"];
                 };
             };
             /** @description `invalid_parameter`: Invalid parameter */
@@ -11375,27 +14239,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": {
-                        data: components["schemas"]["Webhook"][];
-                        /** @description Where this page sits in the whole list */
-                        meta: {
-                            /**
-                             * @description Items across all pages
-                             * @example 42
-                             */
-                            total: number;
-                            /**
-                             * @description This page
-                             * @example 1
-                             */
-                            page: number;
-                            /**
-                             * @description Page size
-                             * @example 25
-                             */
-                            per_page: number;
-                        };
-                    };
+                    "application/json": components["schemas"]["V1WebhooksListResult"];
                 };
             };
             /** @description `invalid_parameter`: Invalid parameter */
@@ -11527,26 +14371,7 @@ export interface operations {
                  *       "description": "production"
                  *     }
                  */
-                "application/json": {
-                    /**
-                     * @description where events are POSTed: an absolute `https` URL (plain `http` and private addresses only where the deployment allows private targets)
-                     * @example https://example.com/hooks/hub
-                     */
-                    url: string;
-                    /**
-                     * @description event types to receive (see `GET /v1/events/types`), or `["*"]` for every type
-                     * @example [
-                     *       "match.ended",
-                     *       "player.level_up"
-                     *     ]
-                     */
-                    events: string[];
-                    /**
-                     * @description a note for yourself; surrounding whitespace is removed, and an empty or whitespace-only note is stored as null
-                     * @example production receiver
-                     */
-                    description?: string;
-                };
+                "application/json": components["schemas"]["V1WebhooksCreateRequest"];
             };
         };
         responses: {
@@ -11585,16 +14410,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": {
-                        data: {
-                            webhook: components["schemas"]["Webhook"];
-                            /**
-                             * @description the Standard Webhooks signing secret (`whsec_` + base64 of 32 bytes); shown only in this answer, keep it safe. `null` in a replay of this answer (`Idempotent-Replayed: true`): the secret is not kept with stored answers, so if the first answer was lost, rotate the secret (`POST /v1/webhooks/{id}/rotate-secret`) for a new one
-                             * @example whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw
-                             */
-                            secret: string | null;
-                        };
-                    };
+                    "application/json": components["schemas"]["V1WebhooksCreateResult"];
                 };
             };
             /** @description `invalid_parameter`: Invalid parameter; `invalid_body`: Invalid request body */
@@ -11765,9 +14581,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": {
-                        data: components["schemas"]["Webhook"];
-                    };
+                    "application/json": components["schemas"]["V1WebhooksGetResult"];
                 };
             };
             /** @description `invalid_parameter`: Invalid parameter */
@@ -12091,28 +14905,7 @@ export interface operations {
                  *       "enabled": true
                  *     }
                  */
-                "application/json": {
-                    /**
-                     * @description where events are POSTed: an absolute `https` URL (plain `http` and private addresses only where the deployment allows private targets)
-                     * @example https://example.com/hooks/hub
-                     */
-                    url?: string;
-                    /**
-                     * @description event types to receive (see `GET /v1/events/types`), or `["*"]` for every type
-                     * @example [
-                     *       "match.ended",
-                     *       "player.level_up"
-                     *     ]
-                     */
-                    events?: string[];
-                    /**
-                     * @description a note for yourself; surrounding whitespace is removed, and an empty or whitespace-only note is stored as null
-                     * @example production receiver
-                     */
-                    description?: string | null;
-                    /** @description false turns it off; true turns it on again after it was disabled */
-                    enabled?: boolean;
-                };
+                "application/json": components["schemas"]["V1WebhooksUpdateRequest"];
             };
         };
         responses: {
@@ -12148,9 +14941,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": {
-                        data: components["schemas"]["Webhook"];
-                    };
+                    "application/json": components["schemas"]["V1WebhooksUpdateResult"];
                 };
             };
             /** @description `invalid_parameter`: Invalid parameter; `invalid_body`: Invalid request body */
@@ -12334,21 +15125,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": {
-                        data: {
-                            /**
-                             * @description the Standard Webhooks signing secret (`whsec_` + base64 of 32 bytes); shown only in this answer, keep it safe. `null` in a replay of this answer (`Idempotent-Replayed: true`): the secret is not kept with stored answers, so if the first answer was lost, rotate the secret (`POST /v1/webhooks/{id}/rotate-secret`) for a new one
-                             * @example whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw
-                             */
-                            secret: string | null;
-                            /**
-                             * Format: date-time
-                             * @description the previous secret signs beside the new one until then
-                             * @example 2026-11-20T18:04:11.000Z
-                             */
-                            previous_expires_at: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["V1WebhooksSecretRotateResult"];
                 };
             };
             /** @description `invalid_parameter`: Invalid parameter */
@@ -12565,27 +15342,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": {
-                        data: components["schemas"]["WebhookDelivery"][];
-                        /** @description Where this page sits in the whole list */
-                        meta: {
-                            /**
-                             * @description Items across all pages
-                             * @example 42
-                             */
-                            total: number;
-                            /**
-                             * @description This page
-                             * @example 1
-                             */
-                            page: number;
-                            /**
-                             * @description Page size
-                             * @example 25
-                             */
-                            per_page: number;
-                        };
-                    };
+                    "application/json": components["schemas"]["V1WebhooksDeliveriesListResult"];
                 };
             };
             /** @description `invalid_parameter`: Invalid parameter */
@@ -12777,9 +15534,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": {
-                        data: components["schemas"]["WebhookDelivery"];
-                    };
+                    "application/json": components["schemas"]["V1WebhooksDeliveriesRedeliverResult"];
                 };
             };
             /** @description `invalid_parameter`: Invalid parameter */
@@ -12941,14 +15696,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /**
-                     * Format: date-time
-                     * @description queue every event since this time (within the last 30 days)
-                     * @example 2026-11-20T18:00:00.000Z
-                     */
-                    since: string;
-                };
+                "application/json": components["schemas"]["V1WebhooksReplayRequest"];
             };
         };
         responses: {
@@ -12975,26 +15723,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": {
-                        data: {
-                            /**
-                             * @description deliveries queued
-                             * @example 12
-                             */
-                            queued: number;
-                            /**
-                             * @description false when the bound was reached: replay again from `next_since` for the rest
-                             * @example true
-                             */
-                            complete: boolean;
-                            /**
-                             * Format: date-time
-                             * @description where to resume a replay that was not complete
-                             * @example 2026-11-20T18:04:11.000Z
-                             */
-                            next_since: string | null;
-                        };
-                    };
+                    "application/json": components["schemas"]["V1WebhooksReplayResult"];
                 };
             };
             /** @description `invalid_parameter`: Invalid parameter; `invalid_body`: Invalid request body */
@@ -13181,56 +15910,7 @@ export interface operations {
                      *       ]
                      *     }
                      */
-                    "application/json": {
-                        data: {
-                            /**
-                             * @description Event type, `resource.action`
-                             * @example kill.recorded
-                             */
-                            type: string;
-                            /**
-                             * @description What it tells, and who receives it
-                             * @example One counted kill, told when its round is settled.
-                             */
-                            description: string;
-                            /**
-                             * @description The scope a reader needs (null: none beyond the audience)
-                             * @example stats:read
-                             * @enum {string|null}
-                             */
-                            scope: "openid" | "identify" | "stats:read" | "servers:read" | "servers:command" | "chat:read" | "clans:read" | "clans:write" | "tournaments:read" | "economy:read" | "economy:transfer" | "webhooks:read" | "webhooks:write" | "offline_access" | null;
-                            /**
-                             * @description `public`: every subscriber with the scope; `user`: only apps acting for the user it concerns; `app`: only the app it concerns
-                             * @example public
-                             * @enum {string}
-                             */
-                            audience: "public" | "user" | "app";
-                            /**
-                             * @description One event per kill (or as often): prefer its batched variant
-                             * @example true
-                             */
-                            high_volume: boolean;
-                            /**
-                             * @description JSON Schema (2020-12) of the event’s `data`
-                             * @example {
-                             *       "type": "object",
-                             *       "properties": {}
-                             *     }
-                             */
-                            schema: {
-                                [key: string]: unknown;
-                            };
-                            /**
-                             * @description An example `data`
-                             * @example {
-                             *       "server_id": 3
-                             *     }
-                             */
-                            example: {
-                                [key: string]: unknown;
-                            };
-                        }[];
-                    };
+                    "application/json": components["schemas"]["V1EventsTypesListResult"];
                 };
             };
             /** @description Not Modified: the resource still matches the `ETag` sent in `If-None-Match`. No body; not counted against the quota. */
@@ -13319,10 +15999,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    username: string;
-                    password: string;
-                };
+                "application/json": components["schemas"]["DeveloperAccountsCreateRequest"];
             };
         };
         responses: {
@@ -13345,11 +16022,7 @@ export interface operations {
                      *       "csrf_token": "x"
                      *     }
                      */
-                    "application/json": {
-                        account: components["schemas"]["PortalAccount"];
-                        /** @description send it in the x-csrf-token header of every POST and DELETE */
-                        csrf_token: string;
-                    };
+                    "application/json": components["schemas"]["DeveloperAccountsCreateResult"];
                 };
             };
             /** @description `invalid_body`: Invalid request body */
@@ -13463,11 +16136,7 @@ export interface operations {
                      *       "csrf_token": "x"
                      *     }
                      */
-                    "application/json": {
-                        account: components["schemas"]["PortalAccount"];
-                        /** @description send it in the x-csrf-token header of every POST and DELETE */
-                        csrf_token: string;
-                    };
+                    "application/json": components["schemas"]["DeveloperSessionGetResult"];
                 };
             };
             /** @description `unauthenticated`: Sign-in required */
@@ -13501,10 +16170,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    username: string;
-                    password: string;
-                };
+                "application/json": components["schemas"]["DeveloperSessionCreateRequest"];
             };
         };
         responses: {
@@ -13527,11 +16193,7 @@ export interface operations {
                      *       "csrf_token": "x"
                      *     }
                      */
-                    "application/json": {
-                        account: components["schemas"]["PortalAccount"];
-                        /** @description send it in the x-csrf-token header of every POST and DELETE */
-                        csrf_token: string;
-                    };
+                    "application/json": components["schemas"]["DeveloperSessionCreateResult"];
                 };
             };
             /** @description `invalid_body`: Invalid request body */
@@ -13693,9 +16355,7 @@ export interface operations {
                      *       ]
                      *     }
                      */
-                    "application/json": {
-                        keys: components["schemas"]["PortalKey"][];
-                    };
+                    "application/json": components["schemas"]["DeveloperMyKeysListResult"];
                 };
             };
             /** @description `unauthenticated`: Sign-in required */
@@ -13729,13 +16389,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /**
-                     * @description 1 to 100 characters, at least one of them not whitespace; surrounding whitespace is removed when it is stored
-                     * @example my bot
-                     */
-                    name: string;
-                };
+                "application/json": components["schemas"]["DeveloperKeysCreateRequest"];
             };
         };
         responses: {
@@ -13766,14 +16420,7 @@ export interface operations {
                      *       "secret": "ghk_…"
                      *     }
                      */
-                    "application/json": {
-                        key: components["schemas"]["PortalKey"];
-                        /**
-                         * @description the API key itself: shown this once, never again
-                         * @example ghk_…
-                         */
-                        secret: string;
-                    };
+                    "application/json": components["schemas"]["DeveloperKeysCreateResult"];
                 };
             };
             /** @description `invalid_body`: Invalid request body */
@@ -13900,9 +16547,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": {
-                        key: components["schemas"]["PortalKey"];
-                    };
+                    "application/json": components["schemas"]["DeveloperKeysRevokeResult"];
                 };
             };
             /** @description `invalid_parameter`: Invalid parameter */
@@ -13972,16 +16617,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /**
-                     * @description up to 10 origins, each as a browser sends `Origin` (scheme, host, port if not the default; one that is not written so is `422`); an empty list allows any origin
-                     * @example [
-                     *       "https://app.example.com",
-                     *       "http://localhost:5173"
-                     *     ]
-                     */
-                    origins: string[];
-                };
+                "application/json": components["schemas"]["DeveloperKeysOriginsUpdateRequest"];
             };
         };
         responses: {
@@ -14011,9 +16647,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": {
-                        key: components["schemas"]["PortalKey"];
-                    };
+                    "application/json": components["schemas"]["DeveloperKeysOriginsUpdateResult"];
                 };
             };
             /** @description `invalid_parameter`: Invalid parameter; `invalid_body`: Invalid request body */
@@ -14150,36 +16784,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": {
-                        usage: {
-                            key_id: number;
-                            /** @description requests per hour allowed now */
-                            quota: number;
-                            /** @description oldest first, one entry per hour, zeros included */
-                            hours: {
-                                429: number;
-                                /**
-                                 * Format: date-time
-                                 * @description start of the UTC hour
-                                 * @example 2026-11-20T18:04:11.000Z
-                                 */
-                                hour: string;
-                                "2xx": number;
-                                "3xx": number;
-                                "4xx": number;
-                                "5xx": number;
-                                total: number;
-                            }[];
-                            totals: {
-                                429: number;
-                                "2xx": number;
-                                "3xx": number;
-                                "4xx": number;
-                                "5xx": number;
-                                total: number;
-                            };
-                        };
-                    };
+                    "application/json": components["schemas"]["DeveloperKeysUsageGetResult"];
                 };
             };
             /** @description `invalid_parameter`: Invalid parameter */
@@ -14259,9 +16864,7 @@ export interface operations {
                      *       ]
                      *     }
                      */
-                    "application/json": {
-                        apps: components["schemas"]["App"][];
-                    };
+                    "application/json": components["schemas"]["DeveloperMyAppsListResult"];
                 };
             };
             /** @description `unauthenticated`: Sign-in required */
@@ -14295,24 +16898,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /**
-                     * @description 1 to 100 characters, at least one of them not whitespace; surrounding whitespace is removed when it is stored
-                     * @example Frag Tracker
-                     */
-                    name: string;
-                    /** @enum {string} */
-                    kind: "public" | "confidential";
-                    /**
-                     * @description https URIs (plain http only to 127.0.0.1, [::1] or localhost), compared exactly
-                     * @example [
-                     *       "https://fragtracker.example/callback"
-                     *     ]
-                     */
-                    redirect_uris: string[];
-                    homepage_url?: string | null;
-                    logo_url?: string | null;
-                };
+                "application/json": components["schemas"]["DeveloperMyAppsCreateRequest"];
             };
         };
         responses: {
@@ -14341,14 +16927,7 @@ export interface operations {
                      *       "client_secret": "ghcs_…"
                      *     }
                      */
-                    "application/json": {
-                        app: components["schemas"]["App"];
-                        /**
-                         * @description the client secret: shown this once, stored only as a hash
-                         * @example ghcs_…
-                         */
-                        client_secret: string | null;
-                    };
+                    "application/json": components["schemas"]["DeveloperMyAppsCreateResult"];
                 };
             };
             /** @description `invalid_body`: Invalid request body */
@@ -14462,9 +17041,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": {
-                        app: components["schemas"]["App"];
-                    };
+                    "application/json": components["schemas"]["DeveloperMyAppsGetResult"];
                 };
             };
             /** @description `invalid_parameter`: Invalid parameter */
@@ -14599,22 +17176,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /**
-                     * @description 1 to 100 characters, at least one of them not whitespace; surrounding whitespace is removed when it is stored
-                     * @example Frag Tracker
-                     */
-                    name?: string;
-                    /**
-                     * @description https URIs (plain http only to 127.0.0.1, [::1] or localhost), compared exactly
-                     * @example [
-                     *       "https://fragtracker.example/callback"
-                     *     ]
-                     */
-                    redirect_uris?: string[];
-                    homepage_url?: string | null;
-                    logo_url?: string | null;
-                };
+                "application/json": components["schemas"]["DeveloperMyAppsUpdateRequest"];
             };
         };
         responses: {
@@ -14642,9 +17204,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": {
-                        app: components["schemas"]["App"];
-                    };
+                    "application/json": components["schemas"]["DeveloperMyAppsUpdateResult"];
                 };
             };
             /** @description `invalid_parameter`: Invalid parameter; `invalid_body`: Invalid request body */
@@ -14756,13 +17316,7 @@ export interface operations {
                      *       "client_secret": "ghcs_…"
                      *     }
                      */
-                    "application/json": {
-                        /**
-                         * @description the client secret: shown this once, stored only as a hash
-                         * @example ghcs_…
-                         */
-                        client_secret: string;
-                    };
+                    "application/json": components["schemas"]["DeveloperMyAppsSecretRotateResult"];
                 };
             };
             /** @description `invalid_parameter`: Invalid parameter */
@@ -14859,9 +17413,7 @@ export interface operations {
                      *       ]
                      *     }
                      */
-                    "application/json": {
-                        authorized_apps: components["schemas"]["AuthorizedApp"][];
-                    };
+                    "application/json": components["schemas"]["DeveloperMyAuthorizedAppsListResult"];
                 };
             };
             /** @description `unauthenticated`: Sign-in required */
@@ -14973,22 +17525,7 @@ export interface operations {
                  *       "url": "https://example.com/hooks/hub"
                  *     }
                  */
-                "application/json": {
-                    /**
-                     * @description the event type to send a sample of (`GET /v1/events/types`)
-                     * @example match.ended
-                     */
-                    event_type: string;
-                    /** @description one of your webhooks (or of your apps): sent to its URL, signed with its secrets */
-                    webhook_id?: number;
-                    /**
-                     * @description or any https URL (give exactly one of `webhook_id` and `url`)
-                     * @example https://example.com/hooks/hub
-                     */
-                    url?: string;
-                    /** @description with `url`: the `whsec_…` secret to sign with; absent, a new one is made and returned */
-                    secret?: string;
-                };
+                "application/json": components["schemas"]["DeveloperWebhookTestSendRequest"];
             };
         };
         responses: {
@@ -15018,49 +17555,7 @@ export interface operations {
                      *       "error_message": "x"
                      *     }
                      */
-                    "application/json": {
-                        /** @description the body sent, signed */
-                        event: {
-                            /**
-                             * @description a test id (`evt_test_…`), never an outbox id
-                             * @example evt_test_1f2e3d4c5b6a7980
-                             */
-                            id: string;
-                            /** @example match.ended */
-                            type: string;
-                            /** Format: date-time */
-                            created_at: string;
-                            /** @description the catalog example of the type */
-                            data: {
-                                [key: string]: unknown;
-                            };
-                        };
-                        /** @description where it was sent */
-                        url: string;
-                        /** @description the secret made for a `url` test without one, to verify the signature with; null otherwise */
-                        secret: string | null;
-                        /** @description the receiver answered 2xx */
-                        ok: boolean;
-                        /**
-                         * @description the receiver’s HTTP status (a redirect is not followed); null without an answer
-                         * @example 200
-                         */
-                        status: number | null;
-                        /** @example 84 */
-                        latency_ms: number;
-                        /** @description the answer’s headers (at most 50) */
-                        headers: {
-                            [key: string]: string;
-                        };
-                        /** @description the first 1 KiB of the answer’s body */
-                        body_excerpt: string;
-                        /**
-                         * @description why no answer came: `invalid_url`, `dns_failed`, `forbidden_address` (a private or metadata address), `timeout` (15 s), `connection_failed`, `tls_failed`
-                         * @example timeout
-                         */
-                        error: string | null;
-                        error_message: string | null;
-                    };
+                    "application/json": components["schemas"]["DeveloperWebhookTestSendResult"];
                 };
             };
             /** @description `invalid_body`: Invalid request body */
@@ -15333,10 +17828,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /** @description events of the three types above, validated one by one */
-                    events: unknown[];
-                };
+                "application/json": components["schemas"]["IngestEventsCreateRequest"];
             };
         };
         responses: {
@@ -15415,602 +17907,6 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-        };
-    };
-    oauth_authorize: {
-        parameters: {
-            query: {
-                /**
-                 * @description The app’s client id. Required from a public app (no secret) and with `client_secret_post`; optional with HTTP Basic.
-                 * @example app_2f96bb0640072a3502df6214d038b9df
-                 */
-                client_id: string;
-                /** @description Always `code`. */
-                response_type?: "code";
-                /** @description One of the app’s registered redirect URIs, exactly (required when it registered several). */
-                redirect_uri?: string;
-                /**
-                 * @description The scopes asked for: scope names separated by spaces, from `openid`, `identify`, `stats:read`, `servers:read`, `servers:command`, `chat:read`, `clans:read`, `clans:write`, `tournaments:read`, `economy:read`, `economy:transfer`, `webhooks:read`, `webhooks:write`, `offline_access`.
-                 * @example identify stats:read
-                 */
-                scope?: string;
-                /** @description Opaque value returned unchanged to the redirect URI. */
-                state?: string;
-                /** @description PKCE: base64url(SHA-256(code_verifier)). Required for every app. */
-                code_challenge?: string;
-                /** @description Only `S256`. */
-                code_challenge_method?: "S256";
-                /** @description Instead of the parameters above: the `request_uri` a pushed request returned. */
-                request_uri?: string;
-                /** @description `query` (the default): the browser returns to `redirect_uri` with the answer in its query; `form_post`: the answer is posted to it by a page the browser loads. */
-                response_mode?: "query" | "form_post";
-                /** @description `consent` asks the user again even for scopes already granted. */
-                prompt?: string;
-            };
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description With `response_mode=form_post`: a page whose form posts `code`, `state` and `iss` (or `error`) to the `redirect_uri` */
-            200: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /** @example x */
-                    "text/html": string;
-                };
-            };
-            /** @description To the sign-in or consent page, or back to the app’s `redirect_uri` with `code` and `state` (or `error` and `error_description` when the request is refused there) */
-            303: {
-                headers: {
-                    /** @description Where the browser goes next */
-                    Location?: string;
-                    "x-request-id": components["headers"]["x-request-id"];
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description An HTML page for the user: the app or the redirect URI is unknown, so the browser cannot be sent back to the app */
-            400: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "text/html": string;
-                };
-            };
-        };
-    };
-    oauth_token_create: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** @description A token request (RFC 6749 §4.1.3, §4.4.2, §6). Parameters the server does not recognise are ignored, as RFC 6749 (§3.1, §3.2) requires of an authorization server; a parameter sent twice is `invalid_request`. */
-        requestBody: {
-            content: {
-                "application/x-www-form-urlencoded": {
-                    /**
-                     * @description `authorization_code` (with `code`, `redirect_uri`, `code_verifier`), `refresh_token` (with `refresh_token`), or `client_credentials` (confidential apps only: a token for the app itself, no user).
-                     * @example authorization_code
-                     * @enum {string}
-                     */
-                    grant_type: "authorization_code" | "refresh_token" | "client_credentials";
-                    /** @description The authorization code the redirect brought back (valid 60 s, once). */
-                    code?: string;
-                    /**
-                     * @description The redirect URI the authorization request named, exactly.
-                     * @example https://fragtracker.example/callback
-                     */
-                    redirect_uri?: string;
-                    /** @description The PKCE verifier whose S256 challenge the authorization request sent (RFC 7636). */
-                    code_verifier?: string;
-                    /** @description A refresh token; it is spent by this request and a new one is returned (rotation). */
-                    refresh_token?: string;
-                    /**
-                     * @description `refresh_token`: fewer scopes than granted; `client_credentials`: the scopes wanted: scope names separated by spaces, from `openid`, `identify`, `stats:read`, `servers:read`, `servers:command`, `chat:read`, `clans:read`, `clans:write`, `tournaments:read`, `economy:read`, `economy:transfer`, `webhooks:read`, `webhooks:write`, `offline_access`.
-                     * @example identify stats:read
-                     */
-                    scope?: string;
-                    /**
-                     * @description The app’s client id. Required from a public app (no secret) and with `client_secret_post`; optional with HTTP Basic.
-                     * @example app_2f96bb0640072a3502df6214d038b9df
-                     */
-                    client_id?: string;
-                    /** @description A confidential app’s secret when it authenticates with `client_secret_post`; otherwise send it with HTTP Basic (`client_secret_basic`). */
-                    client_secret?: string;
-                };
-            };
-        };
-        responses: {
-            /** @description The tokens */
-            200: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "access_token": "Ea5IWLMKpVwkdGc5g_ga3PUHuezDAqiCLCSgCJ8ppab",
-                     *       "token_type": "Bearer",
-                     *       "expires_in": 3600,
-                     *       "scope": "identify stats:read",
-                     *       "refresh_token": "p0RyD5cVtq7n2MZ1vHc6sQe9Xx3LbWu8kJf4GhTa0Nw",
-                     *       "id_token": "eyJhbGciOiJFUzI1NiJ9.e30.c2ln"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["OAuthTokenResponse"];
-                };
-            };
-            /** @description `invalid_request` and the other RFC 6749 §5.2 errors of the request */
-            400: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["OAuthError"];
-                };
-            };
-            /** @description `invalid_client`: the app’s authentication failed (unknown client, or a wrong or missing secret); with `WWW-Authenticate: Basic` when it used HTTP Basic */
-            401: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["OAuthError"];
-                };
-            };
-        };
-    };
-    oauth_token_revoke: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** @description A revocation request (RFC 7009 §2.1). Parameters the server does not recognise are ignored, as RFC 6749 (§3.1, §3.2) requires of an authorization server; a parameter sent twice is `invalid_request`. */
-        requestBody: {
-            content: {
-                "application/x-www-form-urlencoded": {
-                    /** @description The access or refresh token to revoke (one of the app’s own). */
-                    token: string;
-                    /**
-                     * @description What kind of token `token` is, to speed up the lookup; a wrong hint is not an error.
-                     * @enum {string}
-                     */
-                    token_type_hint?: "access_token" | "refresh_token";
-                    /**
-                     * @description The app’s client id. Required from a public app (no secret) and with `client_secret_post`; optional with HTTP Basic.
-                     * @example app_2f96bb0640072a3502df6214d038b9df
-                     */
-                    client_id?: string;
-                    /** @description A confidential app’s secret when it authenticates with `client_secret_post`; otherwise send it with HTTP Basic (`client_secret_basic`). */
-                    client_secret?: string;
-                };
-            };
-        };
-        responses: {
-            /** @description Revoked (or nothing to revoke); no body */
-            200: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description `invalid_request` and the other RFC 6749 §5.2 errors of the request */
-            400: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["OAuthError"];
-                };
-            };
-            /** @description `invalid_client`: the app’s authentication failed (unknown client, or a wrong or missing secret); with `WWW-Authenticate: Basic` when it used HTTP Basic */
-            401: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["OAuthError"];
-                };
-            };
-        };
-    };
-    oauth_token_introspect: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** @description An introspection request (RFC 7662 §2.1). Parameters the server does not recognise are ignored, as RFC 6749 (§3.1, §3.2) requires of an authorization server; a parameter sent twice is `invalid_request`. */
-        requestBody: {
-            content: {
-                "application/x-www-form-urlencoded": {
-                    /** @description The token to describe (one of the app’s own). */
-                    token: string;
-                    /**
-                     * @description What kind of token `token` is, to speed up the lookup; a wrong hint is not an error.
-                     * @enum {string}
-                     */
-                    token_type_hint?: "access_token" | "refresh_token";
-                    /**
-                     * @description The app’s client id. Required from a public app (no secret) and with `client_secret_post`; optional with HTTP Basic.
-                     * @example app_2f96bb0640072a3502df6214d038b9df
-                     */
-                    client_id?: string;
-                    /** @description A confidential app’s secret when it authenticates with `client_secret_post`; otherwise send it with HTTP Basic (`client_secret_basic`). */
-                    client_secret?: string;
-                };
-            };
-        };
-        responses: {
-            /** @description What the token is */
-            200: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "active": true,
-                     *       "scope": "identify stats:read",
-                     *       "client_id": "x",
-                     *       "sub": "x",
-                     *       "token_type": "Bearer",
-                     *       "exp": 0,
-                     *       "iat": 0,
-                     *       "iss": "x"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["OAuthIntrospection"];
-                };
-            };
-            /** @description `invalid_request` and the other RFC 6749 §5.2 errors of the request */
-            400: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["OAuthError"];
-                };
-            };
-            /** @description `invalid_client`: the app’s authentication failed (unknown client, or a wrong or missing secret); with `WWW-Authenticate: Basic` when it used HTTP Basic */
-            401: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["OAuthError"];
-                };
-            };
-        };
-    };
-    oauth_par_create: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** @description The parameters of an authorization request, pushed from the app’s back end (RFC 9126 §2.1). Parameters the server does not recognise are ignored, as RFC 6749 (§3.1, §3.2) requires of an authorization server; a parameter sent twice is `invalid_request`. */
-        requestBody: {
-            content: {
-                "application/x-www-form-urlencoded": {
-                    /**
-                     * @description The app’s client id. Required from a public app (no secret) and with `client_secret_post`; optional with HTTP Basic.
-                     * @example app_2f96bb0640072a3502df6214d038b9df
-                     */
-                    client_id: string;
-                    /**
-                     * @description Always `code`.
-                     * @constant
-                     */
-                    response_type: "code";
-                    /**
-                     * @description One of the app’s registered redirect URIs, exactly.
-                     * @example https://fragtracker.example/callback
-                     */
-                    redirect_uri: string;
-                    /**
-                     * @description The scopes asked for: scope names separated by spaces, from `openid`, `identify`, `stats:read`, `servers:read`, `servers:command`, `chat:read`, `clans:read`, `clans:write`, `tournaments:read`, `economy:read`, `economy:transfer`, `webhooks:read`, `webhooks:write`, `offline_access`.
-                     * @example identify stats:read
-                     */
-                    scope?: string;
-                    /** @description Opaque value returned unchanged with the code. */
-                    state?: string;
-                    /** @description PKCE (RFC 7636): base64url(SHA-256(code_verifier)). Required for every app. */
-                    code_challenge: string;
-                    /**
-                     * @description Only `S256`; `plain` is refused.
-                     * @constant
-                     */
-                    code_challenge_method: "S256";
-                    /** @description A confidential app’s secret when it authenticates with `client_secret_post`; otherwise send it with HTTP Basic (`client_secret_basic`). */
-                    client_secret?: string;
-                };
-            };
-        };
-        responses: {
-            /** @description Kept; use `request_uri` */
-            201: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "request_uri": "urn:ietf:params:oauth:request_uri:dXO0J4ZcMg2aHqT5m4DzR",
-                     *       "expires_in": 60
-                     *     }
-                     */
-                    "application/json": components["schemas"]["OAuthPushedAuthorization"];
-                };
-            };
-            /** @description `invalid_request` and the other RFC 6749 §5.2 errors of the request */
-            400: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["OAuthError"];
-                };
-            };
-            /** @description `invalid_client`: the app’s authentication failed (unknown client, or a wrong or missing secret); with `WWW-Authenticate: Basic` when it used HTTP Basic */
-            401: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["OAuthError"];
-                };
-            };
-        };
-    };
-    oauth_userinfo_get: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description The claims */
-            200: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "sub": "42",
-                     *       "preferred_username": "NovaStrike",
-                     *       "picture": "/avatars/42.png"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["OAuthUserInfo"];
-                };
-            };
-            /** @description `invalid_token` (RFC 6750 §3.1): missing, expired or revoked token, or one without a user; with `WWW-Authenticate: Bearer` */
-            401: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["OAuthError"];
-                };
-            };
-            /** @description `insufficient_scope`: the token was granted without `openid` */
-            403: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["OAuthError"];
-                };
-            };
-        };
-    };
-    oauth_userinfo_get_by_post: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description The claims */
-            200: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "sub": "42",
-                     *       "preferred_username": "NovaStrike",
-                     *       "picture": "/avatars/42.png"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["OAuthUserInfo"];
-                };
-            };
-            /** @description `invalid_token` (RFC 6750 §3.1): missing, expired or revoked token, or one without a user; with `WWW-Authenticate: Bearer` */
-            401: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["OAuthError"];
-                };
-            };
-            /** @description `insufficient_scope`: the token was granted without `openid` */
-            403: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["OAuthError"];
-                };
-            };
-        };
-    };
-    oauth_jwks_get: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description The key set */
-            200: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "keys": [
-                     *         {
-                     *           "kty": "EC",
-                     *           "kid": "x",
-                     *           "alg": "ES256",
-                     *           "use": "sig"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/jwk-set+json": components["schemas"]["JsonWebKeySet"];
-                };
-            };
-        };
-    };
-    well_known_oauth_authorization_server_get: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description The metadata */
-            200: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "issuer": "https://hub.example",
-                     *       "authorization_endpoint": "https://hub.example/api-platform/oauth/authorize",
-                     *       "token_endpoint": "https://hub.example/api-platform/oauth/token",
-                     *       "jwks_uri": "x",
-                     *       "revocation_endpoint": "x",
-                     *       "introspection_endpoint": "x",
-                     *       "userinfo_endpoint": "x",
-                     *       "pushed_authorization_request_endpoint": "x",
-                     *       "scopes_supported": [
-                     *         "x"
-                     *       ],
-                     *       "response_types_supported": [
-                     *         "code"
-                     *       ],
-                     *       "grant_types_supported": [
-                     *         "x"
-                     *       ],
-                     *       "code_challenge_methods_supported": [
-                     *         "S256"
-                     *       ],
-                     *       "token_endpoint_auth_methods_supported": [
-                     *         "x"
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["AuthorizationServerMetadata"];
-                };
-            };
-        };
-    };
-    well_known_openid_configuration_get: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description The metadata */
-            200: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "issuer": "https://hub.example",
-                     *       "authorization_endpoint": "https://hub.example/api-platform/oauth/authorize",
-                     *       "token_endpoint": "https://hub.example/api-platform/oauth/token",
-                     *       "jwks_uri": "x",
-                     *       "revocation_endpoint": "x",
-                     *       "introspection_endpoint": "x",
-                     *       "userinfo_endpoint": "x",
-                     *       "pushed_authorization_request_endpoint": "x",
-                     *       "scopes_supported": [
-                     *         "x"
-                     *       ],
-                     *       "response_types_supported": [
-                     *         "code"
-                     *       ],
-                     *       "grant_types_supported": [
-                     *         "x"
-                     *       ],
-                     *       "code_challenge_methods_supported": [
-                     *         "S256"
-                     *       ],
-                     *       "token_endpoint_auth_methods_supported": [
-                     *         "x"
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["AuthorizationServerMetadata"];
                 };
             };
         };
@@ -16176,78 +18072,7 @@ export interface operations {
                  *       }
                  *     }
                  */
-                "application/json": {
-                    /**
-                     * @description Event id, sortable
-                     * @example evt_0000000000004711
-                     */
-                    id: string;
-                    /**
-                     * @description Event type
-                     * @constant
-                     */
-                    type: "kill.recorded";
-                    /**
-                     * Format: date-time
-                     * @description When the change committed
-                     * @example 2026-11-20T18:04:11.000Z
-                     */
-                    created_at: string;
-                    data: {
-                        /**
-                         * @description Game server the kill happened on
-                         * @example 3
-                         */
-                        server_id: number;
-                        /**
-                         * @description Game code
-                         * @example cs2
-                         * @enum {string}
-                         */
-                        game: "cs2" | "cs16" | "rust" | "minecraft";
-                        /**
-                         * @description Hub user id of the killer
-                         * @example 42
-                         */
-                        killer_user_id: number;
-                        /**
-                         * @description SteamID64
-                         * @example 76561198000000042
-                         */
-                        killer_steam_id: string;
-                        /**
-                         * @description Hub user id of the victim
-                         * @example 42
-                         */
-                        victim_user_id: number;
-                        /**
-                         * @description SteamID64
-                         * @example 76561198000000042
-                         */
-                        victim_steam_id: string;
-                        /**
-                         * @description Weapon as the game names it
-                         * @example ak47
-                         */
-                        weapon: string;
-                        /**
-                         * @description A headshot
-                         * @example true
-                         */
-                        headshot: boolean;
-                        /**
-                         * @description Round number on the server
-                         * @example 7
-                         */
-                        round: number;
-                        /**
-                         * Format: date-time
-                         * @description When the kill happened (server time)
-                         * @example 2026-11-20T18:04:11.000Z
-                         */
-                        occurred_at: string;
-                    };
-                };
+                "application/json": components["schemas"]["KillRecordedEvent"];
             };
         };
         responses: {
@@ -16318,97 +18143,7 @@ export interface operations {
                  *       }
                  *     }
                  */
-                "application/json": {
-                    /**
-                     * @description Event id, sortable
-                     * @example evt_0000000000004711
-                     */
-                    id: string;
-                    /**
-                     * @description Event type
-                     * @constant
-                     */
-                    type: "kills.batch_recorded";
-                    /**
-                     * Format: date-time
-                     * @description When the change committed
-                     * @example 2026-11-20T18:04:11.000Z
-                     */
-                    created_at: string;
-                    data: {
-                        /**
-                         * @description Game server
-                         * @example 3
-                         */
-                        server_id: number;
-                        /**
-                         * @description Game code
-                         * @example cs2
-                         * @enum {string}
-                         */
-                        game: "cs2" | "cs16" | "rust" | "minecraft";
-                        /**
-                         * @description Kills in this batch
-                         * @example 1
-                         */
-                        count: number;
-                        /** @description The kills, oldest first */
-                        kills: {
-                            /**
-                             * @description Game server the kill happened on
-                             * @example 3
-                             */
-                            server_id: number;
-                            /**
-                             * @description Game code
-                             * @example cs2
-                             * @enum {string}
-                             */
-                            game: "cs2" | "cs16" | "rust" | "minecraft";
-                            /**
-                             * @description Hub user id of the killer
-                             * @example 42
-                             */
-                            killer_user_id: number;
-                            /**
-                             * @description SteamID64
-                             * @example 76561198000000042
-                             */
-                            killer_steam_id: string;
-                            /**
-                             * @description Hub user id of the victim
-                             * @example 42
-                             */
-                            victim_user_id: number;
-                            /**
-                             * @description SteamID64
-                             * @example 76561198000000042
-                             */
-                            victim_steam_id: string;
-                            /**
-                             * @description Weapon as the game names it
-                             * @example ak47
-                             */
-                            weapon: string;
-                            /**
-                             * @description A headshot
-                             * @example true
-                             */
-                            headshot: boolean;
-                            /**
-                             * @description Round number on the server
-                             * @example 7
-                             */
-                            round: number;
-                            /**
-                             * Format: date-time
-                             * @description When the kill happened (server time)
-                             * @example 2026-11-20T18:04:11.000Z
-                             */
-                            occurred_at: string;
-                        }[];
-                    };
-                };
+                "application/json": components["schemas"]["KillsBatchRecordedEvent"];
             };
         };
         responses: {
@@ -16474,88 +18209,7 @@ export interface operations {
                  *       }
                  *     }
                  */
-                "application/json": {
-                    /**
-                     * @description Event id, sortable
-                     * @example evt_0000000000004711
-                     */
-                    id: string;
-                    /**
-                     * @description Event type
-                     * @constant
-                     */
-                    type: "kill.provisional";
-                    /**
-                     * Format: date-time
-                     * @description When the change committed
-                     * @example 2026-11-20T18:04:11.000Z
-                     */
-                    created_at: string;
-                    data: {
-                        /**
-                         * @description Game server the kill happened on
-                         * @example 3
-                         */
-                        server_id: number;
-                        /**
-                         * @description Game code
-                         * @example cs2
-                         * @enum {string}
-                         */
-                        game: "cs2" | "cs16" | "rust" | "minecraft";
-                        /**
-                         * @description Hub user id of the killer; null when the hub has no profile for them yet
-                         * @example 42
-                         */
-                        killer_user_id: number | null;
-                        /**
-                         * @description SteamID64
-                         * @example 76561198000000042
-                         */
-                        killer_steam_id: string;
-                        /**
-                         * @description Name of the killer in game
-                         * @example ace
-                         */
-                        killer_name: string;
-                        /**
-                         * @description Hub user id of the victim; null when the hub has no profile for them yet
-                         * @example 43
-                         */
-                        victim_user_id: number | null;
-                        /**
-                         * @description SteamID64
-                         * @example 76561198000000042
-                         */
-                        victim_steam_id: string;
-                        /**
-                         * @description Name of the victim in game
-                         * @example bolt
-                         */
-                        victim_name: string;
-                        /**
-                         * @description Weapon as the game names it
-                         * @example ak47
-                         */
-                        weapon: string;
-                        /**
-                         * @description A headshot
-                         * @example true
-                         */
-                        headshot: boolean;
-                        /**
-                         * @description Round number on the server
-                         * @example 7
-                         */
-                        round: number;
-                        /**
-                         * Format: date-time
-                         * @description When the kill happened (server time)
-                         * @example 2026-11-20T18:04:11.000Z
-                         */
-                        occurred_at: string;
-                    };
-                };
+                "application/json": components["schemas"]["KillProvisionalEvent"];
             };
         };
         responses: {
@@ -16613,47 +18267,7 @@ export interface operations {
                  *       }
                  *     }
                  */
-                "application/json": {
-                    /**
-                     * @description Event id, sortable
-                     * @example evt_0000000000004711
-                     */
-                    id: string;
-                    /**
-                     * @description Event type
-                     * @constant
-                     */
-                    type: "round.started";
-                    /**
-                     * Format: date-time
-                     * @description When the change committed
-                     * @example 2026-11-20T18:04:11.000Z
-                     */
-                    created_at: string;
-                    data: {
-                        /**
-                         * @description Game server
-                         * @example 3
-                         */
-                        server_id: number;
-                        /**
-                         * @description Game code
-                         * @example cs2
-                         * @enum {string}
-                         */
-                        game: "cs2" | "cs16" | "rust" | "minecraft";
-                        /**
-                         * @description Map
-                         * @example de_dust2
-                         */
-                        map: string;
-                        /**
-                         * @description Round number
-                         * @example 7
-                         */
-                        round: number;
-                    };
-                };
+                "application/json": components["schemas"]["RoundStartedEvent"];
             };
         };
         responses: {
@@ -16712,52 +18326,7 @@ export interface operations {
                  *       }
                  *     }
                  */
-                "application/json": {
-                    /**
-                     * @description Event id, sortable
-                     * @example evt_0000000000004711
-                     */
-                    id: string;
-                    /**
-                     * @description Event type
-                     * @constant
-                     */
-                    type: "round.ended";
-                    /**
-                     * Format: date-time
-                     * @description When the change committed
-                     * @example 2026-11-20T18:04:11.000Z
-                     */
-                    created_at: string;
-                    data: {
-                        /**
-                         * @description Game server
-                         * @example 3
-                         */
-                        server_id: number;
-                        /**
-                         * @description Game code
-                         * @example cs2
-                         * @enum {string}
-                         */
-                        game: "cs2" | "cs16" | "rust" | "minecraft";
-                        /**
-                         * @description Map
-                         * @example de_dust2
-                         */
-                        map: string;
-                        /**
-                         * @description Round number
-                         * @example 7
-                         */
-                        round: number;
-                        /**
-                         * @description Kills counted in the round
-                         * @example 9
-                         */
-                        kills: number;
-                    };
-                };
+                "application/json": components["schemas"]["RoundEndedEvent"];
             };
         };
         responses: {
@@ -16816,52 +18385,7 @@ export interface operations {
                  *       }
                  *     }
                  */
-                "application/json": {
-                    /**
-                     * @description Event id, sortable
-                     * @example evt_0000000000004711
-                     */
-                    id: string;
-                    /**
-                     * @description Event type
-                     * @constant
-                     */
-                    type: "round.voided";
-                    /**
-                     * Format: date-time
-                     * @description When the change committed
-                     * @example 2026-11-20T18:04:11.000Z
-                     */
-                    created_at: string;
-                    data: {
-                        /**
-                         * @description Game server
-                         * @example 3
-                         */
-                        server_id: number;
-                        /**
-                         * @description Game code
-                         * @example cs2
-                         * @enum {string}
-                         */
-                        game: "cs2" | "cs16" | "rust" | "minecraft";
-                        /**
-                         * @description Map
-                         * @example de_dust2
-                         */
-                        map: string;
-                        /**
-                         * @description Round number
-                         * @example 7
-                         */
-                        round: number;
-                        /**
-                         * @description Provisional kills of the round taken back
-                         * @example 3
-                         */
-                        kills: number;
-                    };
-                };
+                "application/json": components["schemas"]["RoundVoidedEvent"];
             };
         };
         responses: {
@@ -16918,42 +18442,7 @@ export interface operations {
                  *       }
                  *     }
                  */
-                "application/json": {
-                    /**
-                     * @description Event id, sortable
-                     * @example evt_0000000000004711
-                     */
-                    id: string;
-                    /**
-                     * @description Event type
-                     * @constant
-                     */
-                    type: "match.started";
-                    /**
-                     * Format: date-time
-                     * @description When the change committed
-                     * @example 2026-11-20T18:04:11.000Z
-                     */
-                    created_at: string;
-                    data: {
-                        /**
-                         * @description Game server
-                         * @example 3
-                         */
-                        server_id: number;
-                        /**
-                         * @description Game code
-                         * @example cs2
-                         * @enum {string}
-                         */
-                        game: "cs2" | "cs16" | "rust" | "minecraft";
-                        /**
-                         * @description Map
-                         * @example de_dust2
-                         */
-                        map: string;
-                    };
-                };
+                "application/json": components["schemas"]["MatchStartedEvent"];
             };
         };
         responses: {
@@ -17023,84 +18512,7 @@ export interface operations {
                  *       }
                  *     }
                  */
-                "application/json": {
-                    /**
-                     * @description Event id, sortable
-                     * @example evt_0000000000004711
-                     */
-                    id: string;
-                    /**
-                     * @description Event type
-                     * @constant
-                     */
-                    type: "match.ended";
-                    /**
-                     * Format: date-time
-                     * @description When the change committed
-                     * @example 2026-11-20T18:04:11.000Z
-                     */
-                    created_at: string;
-                    data: {
-                        /**
-                         * @description Recorded match
-                         * @example 812
-                         */
-                        match_id: number;
-                        /**
-                         * @description Game server
-                         * @example 3
-                         */
-                        server_id: number;
-                        /**
-                         * @description Game code
-                         * @example cs2
-                         * @enum {string}
-                         */
-                        game: "cs2" | "cs16" | "rust" | "minecraft";
-                        /**
-                         * @description Map
-                         * @example de_dust2
-                         */
-                        map: string;
-                        /**
-                         * @description Rounds won by team 1
-                         * @example 13
-                         */
-                        team1_score: number;
-                        /**
-                         * @description Rounds won by team 2
-                         * @example 9
-                         */
-                        team2_score: number;
-                        /**
-                         * @description Winning team (1 or 2), 0 for a draw
-                         * @example 1
-                         */
-                        winner: number;
-                        /**
-                         * @description Hub user ids of team 1
-                         * @example [
-                         *       42,
-                         *       44
-                         *     ]
-                         */
-                        team1: number[];
-                        /**
-                         * @description Hub user ids of team 2
-                         * @example [
-                         *       42,
-                         *       44
-                         *     ]
-                         */
-                        team2: number[];
-                        /**
-                         * Format: date-time
-                         * @description When the match ended (server time)
-                         * @example 2026-11-20T18:04:11.000Z
-                         */
-                        ended_at: string;
-                    };
-                };
+                "application/json": components["schemas"]["MatchEndedEvent"];
             };
         };
         responses: {
@@ -17158,47 +18570,7 @@ export interface operations {
                  *       }
                  *     }
                  */
-                "application/json": {
-                    /**
-                     * @description Event id, sortable
-                     * @example evt_0000000000004711
-                     */
-                    id: string;
-                    /**
-                     * @description Event type
-                     * @constant
-                     */
-                    type: "match.abandoned";
-                    /**
-                     * Format: date-time
-                     * @description When the change committed
-                     * @example 2026-11-20T18:04:11.000Z
-                     */
-                    created_at: string;
-                    data: {
-                        /**
-                         * @description Game server
-                         * @example 3
-                         */
-                        server_id: number;
-                        /**
-                         * @description Game code
-                         * @example cs2
-                         * @enum {string}
-                         */
-                        game: "cs2" | "cs16" | "rust" | "minecraft";
-                        /**
-                         * @description Map
-                         * @example de_dust2
-                         */
-                        map: string;
-                        /**
-                         * @description Rounds counted
-                         * @example 4
-                         */
-                        rounds: number;
-                    };
-                };
+                "application/json": components["schemas"]["MatchAbandonedEvent"];
             };
         };
         responses: {
@@ -17258,57 +18630,7 @@ export interface operations {
                  *       }
                  *     }
                  */
-                "application/json": {
-                    /**
-                     * @description Event id, sortable
-                     * @example evt_0000000000004711
-                     */
-                    id: string;
-                    /**
-                     * @description Event type
-                     * @constant
-                     */
-                    type: "elo.changed";
-                    /**
-                     * Format: date-time
-                     * @description When the change committed
-                     * @example 2026-11-20T18:04:11.000Z
-                     */
-                    created_at: string;
-                    data: {
-                        /**
-                         * @description Hub user id
-                         * @example 42
-                         */
-                        user_id: number;
-                        /**
-                         * @description Game code
-                         * @example cs2
-                         * @enum {string}
-                         */
-                        game: "cs2" | "cs16" | "rust" | "minecraft";
-                        /**
-                         * @description The rated match
-                         * @example 812
-                         */
-                        match_id: number;
-                        /**
-                         * @description Rating before the match
-                         * @example 1000
-                         */
-                        rating_before: number;
-                        /**
-                         * @description Rating after the match
-                         * @example 1025
-                         */
-                        rating: number;
-                        /**
-                         * @description The player's team won
-                         * @example true
-                         */
-                        won: boolean;
-                    };
-                };
+                "application/json": components["schemas"]["EloChangedEvent"];
             };
         };
         responses: {
@@ -17375,54 +18697,7 @@ export interface operations {
                  *       }
                  *     }
                  */
-                "application/json": {
-                    /**
-                     * @description Event id, sortable
-                     * @example evt_0000000000004711
-                     */
-                    id: string;
-                    /**
-                     * @description Event type
-                     * @constant
-                     */
-                    type: "player.xp_gained";
-                    /**
-                     * Format: date-time
-                     * @description When the change committed
-                     * @example 2026-11-20T18:04:11.000Z
-                     */
-                    created_at: string;
-                    data: {
-                        /**
-                         * @description Hub user id
-                         * @example 42
-                         */
-                        user_id: number;
-                        /**
-                         * @description XP gained
-                         * @example 35
-                         */
-                        amount: number;
-                        /**
-                         * @description Total XP after the gain
-                         * @example 12035
-                         */
-                        total_xp: number;
-                        /** @description XP by reason */
-                        reasons: {
-                            /**
-                             * @description Why
-                             * @example kill
-                             */
-                            reason: string;
-                            /**
-                             * @description XP for it
-                             * @example 10
-                             */
-                            amount: number;
-                        }[];
-                    };
-                };
+                "application/json": components["schemas"]["PlayerXpGainedEvent"];
             };
         };
         responses: {
@@ -17480,46 +18755,7 @@ export interface operations {
                  *       }
                  *     }
                  */
-                "application/json": {
-                    /**
-                     * @description Event id, sortable
-                     * @example evt_0000000000004711
-                     */
-                    id: string;
-                    /**
-                     * @description Event type
-                     * @constant
-                     */
-                    type: "player.level_up";
-                    /**
-                     * Format: date-time
-                     * @description When the change committed
-                     * @example 2026-11-20T18:04:11.000Z
-                     */
-                    created_at: string;
-                    data: {
-                        /**
-                         * @description Hub user id
-                         * @example 42
-                         */
-                        user_id: number;
-                        /**
-                         * @description Level before
-                         * @example 11
-                         */
-                        level_before: number;
-                        /**
-                         * @description New level
-                         * @example 12
-                         */
-                        level: number;
-                        /**
-                         * @description Total XP
-                         * @example 12035
-                         */
-                        total_xp: number;
-                    };
-                };
+                "application/json": components["schemas"]["PlayerLevelUpEvent"];
             };
         };
         responses: {
@@ -17576,41 +18812,7 @@ export interface operations {
                  *       }
                  *     }
                  */
-                "application/json": {
-                    /**
-                     * @description Event id, sortable
-                     * @example evt_0000000000004711
-                     */
-                    id: string;
-                    /**
-                     * @description Event type
-                     * @constant
-                     */
-                    type: "achievement.unlocked";
-                    /**
-                     * Format: date-time
-                     * @description When the change committed
-                     * @example 2026-11-20T18:04:11.000Z
-                     */
-                    created_at: string;
-                    data: {
-                        /**
-                         * @description Hub user id
-                         * @example 42
-                         */
-                        user_id: number;
-                        /**
-                         * @description Achievement
-                         * @example 5
-                         */
-                        achievement_id: number;
-                        /**
-                         * @description Code
-                         * @example first_blood
-                         */
-                        code: string;
-                    };
-                };
+                "application/json": components["schemas"]["AchievementUnlockedEvent"];
             };
         };
         responses: {
@@ -17669,52 +18871,7 @@ export interface operations {
                  *       }
                  *     }
                  */
-                "application/json": {
-                    /**
-                     * @description Event id, sortable
-                     * @example evt_0000000000004711
-                     */
-                    id: string;
-                    /**
-                     * @description Event type
-                     * @constant
-                     */
-                    type: "player.registered";
-                    /**
-                     * Format: date-time
-                     * @description When the change committed
-                     * @example 2026-11-20T18:04:11.000Z
-                     */
-                    created_at: string;
-                    data: {
-                        /**
-                         * @description Hub user id
-                         * @example 42
-                         */
-                        user_id: number;
-                        /**
-                         * @description SteamID64
-                         * @example 76561198000000042
-                         */
-                        steam_id: string;
-                        /**
-                         * @description Name in game
-                         * @example ace
-                         */
-                        name: string;
-                        /**
-                         * @description The game server they were first seen on
-                         * @example 3
-                         */
-                        server_id: number;
-                        /**
-                         * @description Game code
-                         * @example cs2
-                         * @enum {string}
-                         */
-                        game: "cs2" | "cs16" | "rust" | "minecraft";
-                    };
-                };
+                "application/json": components["schemas"]["PlayerRegisteredEvent"];
             };
         };
         responses: {
@@ -17772,46 +18929,7 @@ export interface operations {
                  *       }
                  *     }
                  */
-                "application/json": {
-                    /**
-                     * @description Event id, sortable
-                     * @example evt_0000000000004711
-                     */
-                    id: string;
-                    /**
-                     * @description Event type
-                     * @constant
-                     */
-                    type: "tournament.match_reported";
-                    /**
-                     * Format: date-time
-                     * @description When the change committed
-                     * @example 2026-11-20T18:04:11.000Z
-                     */
-                    created_at: string;
-                    data: {
-                        /**
-                         * @description Tournament
-                         * @example 2
-                         */
-                        tournament_id: number;
-                        /**
-                         * @description Recorded match
-                         * @example 812
-                         */
-                        match_id: number;
-                        /**
-                         * @description Rounds won by team 1
-                         * @example 13
-                         */
-                        team1_score: number;
-                        /**
-                         * @description Rounds won by team 2
-                         * @example 9
-                         */
-                        team2_score: number;
-                    };
-                };
+                "application/json": components["schemas"]["TournamentMatchReportedEvent"];
             };
         };
         responses: {
@@ -17867,36 +18985,7 @@ export interface operations {
                  *       }
                  *     }
                  */
-                "application/json": {
-                    /**
-                     * @description Event id, sortable
-                     * @example evt_0000000000004711
-                     */
-                    id: string;
-                    /**
-                     * @description Event type
-                     * @constant
-                     */
-                    type: "tournament.player_joined";
-                    /**
-                     * Format: date-time
-                     * @description When the change committed
-                     * @example 2026-11-20T18:04:11.000Z
-                     */
-                    created_at: string;
-                    data: {
-                        /**
-                         * @description Tournament
-                         * @example 2
-                         */
-                        tournament_id: number;
-                        /**
-                         * @description Hub user id
-                         * @example 42
-                         */
-                        user_id: number;
-                    };
-                };
+                "application/json": components["schemas"]["TournamentPlayerJoinedEvent"];
             };
         };
         responses: {
@@ -17959,74 +19048,7 @@ export interface operations {
                  *       }
                  *     }
                  */
-                "application/json": {
-                    /**
-                     * @description Event id, sortable
-                     * @example evt_0000000000004711
-                     */
-                    id: string;
-                    /**
-                     * @description Event type
-                     * @constant
-                     */
-                    type: "chat.message";
-                    /**
-                     * Format: date-time
-                     * @description When the change committed
-                     * @example 2026-11-20T18:04:11.000Z
-                     */
-                    created_at: string;
-                    data: {
-                        /**
-                         * @description Game server
-                         * @example 3
-                         */
-                        server_id: number;
-                        /**
-                         * @description Game code
-                         * @example cs2
-                         * @enum {string}
-                         */
-                        game: "cs2" | "cs16" | "rust" | "minecraft";
-                        /**
-                         * @description SteamID64 of the sender; null for a bot or an id the roster found shared (fake)
-                         * @example 76561198000000042
-                         */
-                        steam_id: string | null;
-                        /**
-                         * @description Hub user id of the sender; null when the hub has no profile for them
-                         * @example 42
-                         */
-                        user_id: number | null;
-                        /**
-                         * @description Name of the sender in game
-                         * @example ace
-                         */
-                        name: string;
-                        /**
-                         * @description Side of the sender as the line wrote it (`CT`, `TERRORIST`, `Spectator`, empty)
-                         * @example CT
-                         */
-                        team: string;
-                        /**
-                         * @description `all`: said to everyone (`say`); `team`: to the sender’s team (`say_team`)
-                         * @example all
-                         * @enum {string}
-                         */
-                        channel: "all" | "team";
-                        /**
-                         * @description What was written, as typed
-                         * @example !rank
-                         */
-                        text: string;
-                        /**
-                         * Format: date-time
-                         * @description When it was written (server time)
-                         * @example 2026-11-20T18:04:11.000Z
-                         */
-                        occurred_at: string;
-                    };
-                };
+                "application/json": components["schemas"]["ChatMessageEvent"];
             };
         };
         responses: {
@@ -18084,48 +19106,7 @@ export interface operations {
                  *       }
                  *     }
                  */
-                "application/json": {
-                    /**
-                     * @description Event id, sortable
-                     * @example evt_0000000000004711
-                     */
-                    id: string;
-                    /**
-                     * @description Event type
-                     * @constant
-                     */
-                    type: "server.added";
-                    /**
-                     * Format: date-time
-                     * @description When the change committed
-                     * @example 2026-11-20T18:04:11.000Z
-                     */
-                    created_at: string;
-                    data: {
-                        /**
-                         * @description Game server
-                         * @example 3
-                         */
-                        server_id: number;
-                        /**
-                         * @description Game code
-                         * @example cs2
-                         * @enum {string}
-                         */
-                        game: "cs2" | "cs16" | "rust" | "minecraft";
-                        /**
-                         * @description Server name
-                         * @example Hub #1 Dust2
-                         */
-                        name: string;
-                        /**
-                         * @description Region
-                         * @example eu-west
-                         * @enum {string}
-                         */
-                        region: "unassigned" | "eu-west" | "eu-central" | "eu-north" | "eu-east" | "na-east" | "na-central" | "na-west" | "sa-east" | "asia-east" | "asia-south" | "asia-southeast" | "middle-east" | "africa" | "oceania";
-                    };
-                };
+                "application/json": components["schemas"]["ServerAddedEvent"];
             };
         };
         responses: {
@@ -18181,37 +19162,7 @@ export interface operations {
                  *       }
                  *     }
                  */
-                "application/json": {
-                    /**
-                     * @description Event id, sortable
-                     * @example evt_0000000000004711
-                     */
-                    id: string;
-                    /**
-                     * @description Event type
-                     * @constant
-                     */
-                    type: "server.removed";
-                    /**
-                     * Format: date-time
-                     * @description When the change committed
-                     * @example 2026-11-20T18:04:11.000Z
-                     */
-                    created_at: string;
-                    data: {
-                        /**
-                         * @description Game server
-                         * @example 3
-                         */
-                        server_id: number;
-                        /**
-                         * @description Game code
-                         * @example cs2
-                         * @enum {string}
-                         */
-                        game: "cs2" | "cs16" | "rust" | "minecraft";
-                    };
-                };
+                "application/json": components["schemas"]["ServerRemovedEvent"];
             };
         };
         responses: {
@@ -18268,43 +19219,7 @@ export interface operations {
                  *       }
                  *     }
                  */
-                "application/json": {
-                    /**
-                     * @description Event id, sortable
-                     * @example evt_0000000000004711
-                     */
-                    id: string;
-                    /**
-                     * @description Event type
-                     * @constant
-                     */
-                    type: "server.region_changed";
-                    /**
-                     * Format: date-time
-                     * @description When the change committed
-                     * @example 2026-11-20T18:04:11.000Z
-                     */
-                    created_at: string;
-                    data: {
-                        /**
-                         * @description Game server
-                         * @example 3
-                         */
-                        server_id: number;
-                        /**
-                         * @description Game code
-                         * @example cs2
-                         * @enum {string}
-                         */
-                        game: "cs2" | "cs16" | "rust" | "minecraft";
-                        /**
-                         * @description New region
-                         * @example eu-west
-                         * @enum {string}
-                         */
-                        region: "unassigned" | "eu-west" | "eu-central" | "eu-north" | "eu-east" | "na-east" | "na-central" | "na-west" | "sa-east" | "asia-east" | "asia-south" | "asia-southeast" | "middle-east" | "africa" | "oceania";
-                    };
-                };
+                "application/json": components["schemas"]["ServerRegionChangedEvent"];
             };
         };
         responses: {
@@ -18362,49 +19277,7 @@ export interface operations {
                  *       }
                  *     }
                  */
-                "application/json": {
-                    /**
-                     * @description Event id, sortable
-                     * @example evt_0000000000004711
-                     */
-                    id: string;
-                    /**
-                     * @description Event type
-                     * @constant
-                     */
-                    type: "server.status_changed";
-                    /**
-                     * Format: date-time
-                     * @description When the change committed
-                     * @example 2026-11-20T18:04:11.000Z
-                     */
-                    created_at: string;
-                    data: {
-                        /**
-                         * @description Game server
-                         * @example 3
-                         */
-                        server_id: number;
-                        /**
-                         * @description Game code
-                         * @example cs2
-                         * @enum {string}
-                         */
-                        game: "cs2" | "cs16" | "rust" | "minecraft";
-                        /**
-                         * @description New status
-                         * @example online
-                         * @enum {string}
-                         */
-                        status: "online" | "offline";
-                        /**
-                         * @description Status before
-                         * @example online
-                         * @enum {string}
-                         */
-                        previous_status: "online" | "offline";
-                    };
-                };
+                "application/json": components["schemas"]["ServerStatusChangedEvent"];
             };
         };
         responses: {
@@ -18462,47 +19335,7 @@ export interface operations {
                  *       }
                  *     }
                  */
-                "application/json": {
-                    /**
-                     * @description Event id, sortable
-                     * @example evt_0000000000004711
-                     */
-                    id: string;
-                    /**
-                     * @description Event type
-                     * @constant
-                     */
-                    type: "server.map_changed";
-                    /**
-                     * Format: date-time
-                     * @description When the change committed
-                     * @example 2026-11-20T18:04:11.000Z
-                     */
-                    created_at: string;
-                    data: {
-                        /**
-                         * @description Game server
-                         * @example 3
-                         */
-                        server_id: number;
-                        /**
-                         * @description Game code
-                         * @example cs2
-                         * @enum {string}
-                         */
-                        game: "cs2" | "cs16" | "rust" | "minecraft";
-                        /**
-                         * @description New map
-                         * @example de_inferno
-                         */
-                        map: string;
-                        /**
-                         * @description Map before
-                         * @example de_dust2
-                         */
-                        previous_map: string;
-                    };
-                };
+                "application/json": components["schemas"]["ServerMapChangedEvent"];
             };
         };
         responses: {
@@ -18561,52 +19394,7 @@ export interface operations {
                  *       }
                  *     }
                  */
-                "application/json": {
-                    /**
-                     * @description Event id, sortable
-                     * @example evt_0000000000004711
-                     */
-                    id: string;
-                    /**
-                     * @description Event type
-                     * @constant
-                     */
-                    type: "server.players_changed";
-                    /**
-                     * Format: date-time
-                     * @description When the change committed
-                     * @example 2026-11-20T18:04:11.000Z
-                     */
-                    created_at: string;
-                    data: {
-                        /**
-                         * @description Game server
-                         * @example 3
-                         */
-                        server_id: number;
-                        /**
-                         * @description Game code
-                         * @example cs2
-                         * @enum {string}
-                         */
-                        game: "cs2" | "cs16" | "rust" | "minecraft";
-                        /**
-                         * @description Players now
-                         * @example 12
-                         */
-                        players: number;
-                        /**
-                         * @description Players before
-                         * @example 10
-                         */
-                        previous_players: number;
-                        /**
-                         * @description Slots
-                         * @example 20
-                         */
-                        max_players: number;
-                    };
-                };
+                "application/json": components["schemas"]["ServerPlayersChangedEvent"];
             };
         };
         responses: {
@@ -18666,57 +19454,7 @@ export interface operations {
                  *       }
                  *     }
                  */
-                "application/json": {
-                    /**
-                     * @description Event id, sortable
-                     * @example evt_0000000000004711
-                     */
-                    id: string;
-                    /**
-                     * @description Event type
-                     * @constant
-                     */
-                    type: "server.command_executed";
-                    /**
-                     * Format: date-time
-                     * @description When the change committed
-                     * @example 2026-11-20T18:04:11.000Z
-                     */
-                    created_at: string;
-                    data: {
-                        /**
-                         * @description Game server
-                         * @example 3
-                         */
-                        server_id: number;
-                        /**
-                         * @description Game code
-                         * @example cs2
-                         * @enum {string}
-                         */
-                        game: "cs2" | "cs16" | "rust" | "minecraft";
-                        /**
-                         * @description Audited command
-                         * @example 77
-                         */
-                        command_id: number;
-                        /**
-                         * @description Who sent it
-                         * @example 42
-                         */
-                        user_id: number;
-                        /**
-                         * @description The command
-                         * @example changelevel de_inferno
-                         */
-                        command: string;
-                        /**
-                         * @description The server answered
-                         * @example true
-                         */
-                        ok: boolean;
-                    };
-                };
+                "application/json": components["schemas"]["ServerCommandExecutedEvent"];
             };
         };
         responses: {
@@ -18777,62 +19515,7 @@ export interface operations {
                  *       }
                  *     }
                  */
-                "application/json": {
-                    /**
-                     * @description Event id, sortable
-                     * @example evt_0000000000004711
-                     */
-                    id: string;
-                    /**
-                     * @description Event type
-                     * @constant
-                     */
-                    type: "economy.transfer.created";
-                    /**
-                     * Format: date-time
-                     * @description When the change committed
-                     * @example 2026-11-20T18:04:11.000Z
-                     */
-                    created_at: string;
-                    data: {
-                        /**
-                         * @description Ledger movement
-                         * @example 9001
-                         */
-                        transfer_id: number;
-                        /**
-                         * @description Sender
-                         * @example 42
-                         */
-                        from_user_id: number;
-                        /**
-                         * @description Recipient
-                         * @example 42
-                         */
-                        to_user_id: number;
-                        /**
-                         * @description Coins moved
-                         * @example 250
-                         */
-                        amount: number;
-                        /**
-                         * @description The sender’s note
-                         * @example gg
-                         */
-                        note: string | null;
-                        /**
-                         * Format: date-time
-                         * @description When it was booked
-                         * @example 2026-11-20T18:04:11.000Z
-                         */
-                        created_at: string;
-                        /**
-                         * @description The user’s balance after it, in coins
-                         * @example 1250
-                         */
-                        balance: number;
-                    };
-                };
+                "application/json": components["schemas"]["EconomyTransferCreatedEvent"];
             };
         };
         responses: {
@@ -18893,62 +19576,7 @@ export interface operations {
                  *       }
                  *     }
                  */
-                "application/json": {
-                    /**
-                     * @description Event id, sortable
-                     * @example evt_0000000000004711
-                     */
-                    id: string;
-                    /**
-                     * @description Event type
-                     * @constant
-                     */
-                    type: "economy.transfer.received";
-                    /**
-                     * Format: date-time
-                     * @description When the change committed
-                     * @example 2026-11-20T18:04:11.000Z
-                     */
-                    created_at: string;
-                    data: {
-                        /**
-                         * @description Ledger movement
-                         * @example 9001
-                         */
-                        transfer_id: number;
-                        /**
-                         * @description Sender
-                         * @example 42
-                         */
-                        from_user_id: number;
-                        /**
-                         * @description Recipient
-                         * @example 42
-                         */
-                        to_user_id: number;
-                        /**
-                         * @description Coins moved
-                         * @example 250
-                         */
-                        amount: number;
-                        /**
-                         * @description The sender’s note
-                         * @example gg
-                         */
-                        note: string | null;
-                        /**
-                         * Format: date-time
-                         * @description When it was booked
-                         * @example 2026-11-20T18:04:11.000Z
-                         */
-                        created_at: string;
-                        /**
-                         * @description The user’s balance after it, in coins
-                         * @example 1250
-                         */
-                        balance: number;
-                    };
-                };
+                "application/json": components["schemas"]["EconomyTransferReceivedEvent"];
             };
         };
         responses: {
@@ -19007,51 +19635,7 @@ export interface operations {
                  *       }
                  *     }
                  */
-                "application/json": {
-                    /**
-                     * @description Event id, sortable
-                     * @example evt_0000000000004711
-                     */
-                    id: string;
-                    /**
-                     * @description Event type
-                     * @constant
-                     */
-                    type: "economy.grant.created";
-                    /**
-                     * Format: date-time
-                     * @description When the change committed
-                     * @example 2026-11-20T18:04:11.000Z
-                     */
-                    created_at: string;
-                    data: {
-                        /**
-                         * @description Ledger movement
-                         * @example 9002
-                         */
-                        grant_id: number;
-                        /**
-                         * @description Hub user id
-                         * @example 42
-                         */
-                        user_id: number;
-                        /**
-                         * @description Coins moved
-                         * @example 250
-                         */
-                        amount: number;
-                        /**
-                         * @description The operator’s reason
-                         * @example season prize
-                         */
-                        reason: string;
-                        /**
-                         * @description The user’s balance after it, in coins
-                         * @example 1250
-                         */
-                        balance: number;
-                    };
-                };
+                "application/json": components["schemas"]["EconomyGrantCreatedEvent"];
             };
         };
         responses: {
@@ -19108,42 +19692,7 @@ export interface operations {
                  *       }
                  *     }
                  */
-                "application/json": {
-                    /**
-                     * @description Event id, sortable
-                     * @example evt_0000000000004711
-                     */
-                    id: string;
-                    /**
-                     * @description Event type
-                     * @constant
-                     */
-                    type: "economy.reward.minted";
-                    /**
-                     * Format: date-time
-                     * @description When the change committed
-                     * @example 2026-11-20T18:04:11.000Z
-                     */
-                    created_at: string;
-                    data: {
-                        /**
-                         * @description Hub user id
-                         * @example 42
-                         */
-                        user_id: number;
-                        /**
-                         * @description Coins moved
-                         * @example 250
-                         */
-                        amount: number;
-                        /**
-                         * @description The rule
-                         * @example match_win
-                         * @enum {string}
-                         */
-                        reason: "match_win" | "achievement";
-                    };
-                };
+                "application/json": components["schemas"]["EconomyRewardMintedEvent"];
             };
         };
         responses: {
@@ -19207,79 +19756,7 @@ export interface operations {
                  *       }
                  *     }
                  */
-                "application/json": {
-                    /**
-                     * @description Event id, sortable
-                     * @example evt_0000000000004711
-                     */
-                    id: string;
-                    /**
-                     * @description Event type
-                     * @constant
-                     */
-                    type: "clan.created";
-                    /**
-                     * Format: date-time
-                     * @description When the change committed
-                     * @example 2026-11-20T18:04:11.000Z
-                     */
-                    created_at: string;
-                    data: {
-                        /**
-                         * @description Clan
-                         * @example 7
-                         */
-                        clan_id: number;
-                        /**
-                         * @description Game code
-                         * @example cs2
-                         * @enum {string}
-                         */
-                        game: "cs2" | "cs16" | "rust" | "minecraft";
-                        /**
-                         * @description Clan name
-                         * @example Night Owls
-                         */
-                        name: string;
-                        /**
-                         * @description Clan tag
-                         * @example OWL
-                         */
-                        tag: string;
-                        /**
-                         * @description Description
-                         * @example Late-night scrims
-                         */
-                        description: string;
-                        /**
-                         * @description How players join
-                         * @example invite
-                         * @enum {string}
-                         */
-                        join_policy: "open" | "invite" | "closed";
-                        /**
-                         * @description Who sees the clan
-                         * @example public
-                         * @enum {string}
-                         */
-                        visibility: "public" | "private";
-                        /**
-                         * @description Member cap
-                         * @example 50
-                         */
-                        max_members: number;
-                        /**
-                         * @description Members now
-                         * @example 1
-                         */
-                        member_count: number;
-                        /**
-                         * @description Who made the change
-                         * @example 42
-                         */
-                        by_user_id: number;
-                    };
-                };
+                "application/json": components["schemas"]["ClanCreatedEvent"];
             };
         };
         responses: {
@@ -19343,79 +19820,7 @@ export interface operations {
                  *       }
                  *     }
                  */
-                "application/json": {
-                    /**
-                     * @description Event id, sortable
-                     * @example evt_0000000000004711
-                     */
-                    id: string;
-                    /**
-                     * @description Event type
-                     * @constant
-                     */
-                    type: "clan.updated";
-                    /**
-                     * Format: date-time
-                     * @description When the change committed
-                     * @example 2026-11-20T18:04:11.000Z
-                     */
-                    created_at: string;
-                    data: {
-                        /**
-                         * @description Clan
-                         * @example 7
-                         */
-                        clan_id: number;
-                        /**
-                         * @description Game code
-                         * @example cs2
-                         * @enum {string}
-                         */
-                        game: "cs2" | "cs16" | "rust" | "minecraft";
-                        /**
-                         * @description Clan name
-                         * @example Night Owls
-                         */
-                        name: string;
-                        /**
-                         * @description Clan tag
-                         * @example OWL
-                         */
-                        tag: string;
-                        /**
-                         * @description Description
-                         * @example Late-night scrims
-                         */
-                        description: string;
-                        /**
-                         * @description How players join
-                         * @example invite
-                         * @enum {string}
-                         */
-                        join_policy: "open" | "invite" | "closed";
-                        /**
-                         * @description Who sees the clan
-                         * @example public
-                         * @enum {string}
-                         */
-                        visibility: "public" | "private";
-                        /**
-                         * @description Member cap
-                         * @example 50
-                         */
-                        max_members: number;
-                        /**
-                         * @description Members now
-                         * @example 1
-                         */
-                        member_count: number;
-                        /**
-                         * @description Who made the change
-                         * @example 42
-                         */
-                        by_user_id: number;
-                    };
-                };
+                "application/json": components["schemas"]["ClanUpdatedEvent"];
             };
         };
         responses: {
@@ -19479,79 +19884,7 @@ export interface operations {
                  *       }
                  *     }
                  */
-                "application/json": {
-                    /**
-                     * @description Event id, sortable
-                     * @example evt_0000000000004711
-                     */
-                    id: string;
-                    /**
-                     * @description Event type
-                     * @constant
-                     */
-                    type: "clan.disbanded";
-                    /**
-                     * Format: date-time
-                     * @description When the change committed
-                     * @example 2026-11-20T18:04:11.000Z
-                     */
-                    created_at: string;
-                    data: {
-                        /**
-                         * @description Clan
-                         * @example 7
-                         */
-                        clan_id: number;
-                        /**
-                         * @description Game code
-                         * @example cs2
-                         * @enum {string}
-                         */
-                        game: "cs2" | "cs16" | "rust" | "minecraft";
-                        /**
-                         * @description Clan name
-                         * @example Night Owls
-                         */
-                        name: string;
-                        /**
-                         * @description Clan tag
-                         * @example OWL
-                         */
-                        tag: string;
-                        /**
-                         * @description Description
-                         * @example Late-night scrims
-                         */
-                        description: string;
-                        /**
-                         * @description How players join
-                         * @example invite
-                         * @enum {string}
-                         */
-                        join_policy: "open" | "invite" | "closed";
-                        /**
-                         * @description Who sees the clan
-                         * @example public
-                         * @enum {string}
-                         */
-                        visibility: "public" | "private";
-                        /**
-                         * @description Member cap
-                         * @example 50
-                         */
-                        max_members: number;
-                        /**
-                         * @description Members now
-                         * @example 1
-                         */
-                        member_count: number;
-                        /**
-                         * @description Who made the change
-                         * @example 42
-                         */
-                        by_user_id: number;
-                    };
-                };
+                "application/json": components["schemas"]["ClanDisbandedEvent"];
             };
         };
         responses: {
@@ -19610,53 +19943,7 @@ export interface operations {
                  *       }
                  *     }
                  */
-                "application/json": {
-                    /**
-                     * @description Event id, sortable
-                     * @example evt_0000000000004711
-                     */
-                    id: string;
-                    /**
-                     * @description Event type
-                     * @constant
-                     */
-                    type: "clan.member_joined";
-                    /**
-                     * Format: date-time
-                     * @description When the change committed
-                     * @example 2026-11-20T18:04:11.000Z
-                     */
-                    created_at: string;
-                    data: {
-                        /**
-                         * @description Clan
-                         * @example 7
-                         */
-                        clan_id: number;
-                        /**
-                         * @description Game code
-                         * @example cs2
-                         * @enum {string}
-                         */
-                        game: "cs2" | "cs16" | "rust" | "minecraft";
-                        /**
-                         * @description The member
-                         * @example 42
-                         */
-                        user_id: number;
-                        /**
-                         * @description Role in the clan
-                         * @example member
-                         * @enum {string}
-                         */
-                        role: "owner" | "officer" | "member";
-                        /**
-                         * @description Who made the change
-                         * @example 42
-                         */
-                        by_user_id: number;
-                    };
-                };
+                "application/json": components["schemas"]["ClanMemberJoinedEvent"];
             };
         };
         responses: {
@@ -19715,53 +20002,7 @@ export interface operations {
                  *       }
                  *     }
                  */
-                "application/json": {
-                    /**
-                     * @description Event id, sortable
-                     * @example evt_0000000000004711
-                     */
-                    id: string;
-                    /**
-                     * @description Event type
-                     * @constant
-                     */
-                    type: "clan.member_left";
-                    /**
-                     * Format: date-time
-                     * @description When the change committed
-                     * @example 2026-11-20T18:04:11.000Z
-                     */
-                    created_at: string;
-                    data: {
-                        /**
-                         * @description Clan
-                         * @example 7
-                         */
-                        clan_id: number;
-                        /**
-                         * @description Game code
-                         * @example cs2
-                         * @enum {string}
-                         */
-                        game: "cs2" | "cs16" | "rust" | "minecraft";
-                        /**
-                         * @description The member
-                         * @example 42
-                         */
-                        user_id: number;
-                        /**
-                         * @description Role in the clan
-                         * @example member
-                         * @enum {string}
-                         */
-                        role: "owner" | "officer" | "member";
-                        /**
-                         * @description Who made the change
-                         * @example 42
-                         */
-                        by_user_id: number;
-                    };
-                };
+                "application/json": components["schemas"]["ClanMemberLeftEvent"];
             };
         };
         responses: {
@@ -19820,53 +20061,7 @@ export interface operations {
                  *       }
                  *     }
                  */
-                "application/json": {
-                    /**
-                     * @description Event id, sortable
-                     * @example evt_0000000000004711
-                     */
-                    id: string;
-                    /**
-                     * @description Event type
-                     * @constant
-                     */
-                    type: "clan.member_kicked";
-                    /**
-                     * Format: date-time
-                     * @description When the change committed
-                     * @example 2026-11-20T18:04:11.000Z
-                     */
-                    created_at: string;
-                    data: {
-                        /**
-                         * @description Clan
-                         * @example 7
-                         */
-                        clan_id: number;
-                        /**
-                         * @description Game code
-                         * @example cs2
-                         * @enum {string}
-                         */
-                        game: "cs2" | "cs16" | "rust" | "minecraft";
-                        /**
-                         * @description The member
-                         * @example 42
-                         */
-                        user_id: number;
-                        /**
-                         * @description Role in the clan
-                         * @example member
-                         * @enum {string}
-                         */
-                        role: "owner" | "officer" | "member";
-                        /**
-                         * @description Who made the change
-                         * @example 42
-                         */
-                        by_user_id: number;
-                    };
-                };
+                "application/json": components["schemas"]["ClanMemberKickedEvent"];
             };
         };
         responses: {
@@ -19925,53 +20120,7 @@ export interface operations {
                  *       }
                  *     }
                  */
-                "application/json": {
-                    /**
-                     * @description Event id, sortable
-                     * @example evt_0000000000004711
-                     */
-                    id: string;
-                    /**
-                     * @description Event type
-                     * @constant
-                     */
-                    type: "clan.member_promoted";
-                    /**
-                     * Format: date-time
-                     * @description When the change committed
-                     * @example 2026-11-20T18:04:11.000Z
-                     */
-                    created_at: string;
-                    data: {
-                        /**
-                         * @description Clan
-                         * @example 7
-                         */
-                        clan_id: number;
-                        /**
-                         * @description Game code
-                         * @example cs2
-                         * @enum {string}
-                         */
-                        game: "cs2" | "cs16" | "rust" | "minecraft";
-                        /**
-                         * @description The member
-                         * @example 42
-                         */
-                        user_id: number;
-                        /**
-                         * @description Role in the clan
-                         * @example member
-                         * @enum {string}
-                         */
-                        role: "owner" | "officer" | "member";
-                        /**
-                         * @description Who made the change
-                         * @example 42
-                         */
-                        by_user_id: number;
-                    };
-                };
+                "application/json": components["schemas"]["ClanMemberPromotedEvent"];
             };
         };
         responses: {
@@ -20030,53 +20179,7 @@ export interface operations {
                  *       }
                  *     }
                  */
-                "application/json": {
-                    /**
-                     * @description Event id, sortable
-                     * @example evt_0000000000004711
-                     */
-                    id: string;
-                    /**
-                     * @description Event type
-                     * @constant
-                     */
-                    type: "clan.member_demoted";
-                    /**
-                     * Format: date-time
-                     * @description When the change committed
-                     * @example 2026-11-20T18:04:11.000Z
-                     */
-                    created_at: string;
-                    data: {
-                        /**
-                         * @description Clan
-                         * @example 7
-                         */
-                        clan_id: number;
-                        /**
-                         * @description Game code
-                         * @example cs2
-                         * @enum {string}
-                         */
-                        game: "cs2" | "cs16" | "rust" | "minecraft";
-                        /**
-                         * @description The member
-                         * @example 42
-                         */
-                        user_id: number;
-                        /**
-                         * @description Role in the clan
-                         * @example member
-                         * @enum {string}
-                         */
-                        role: "owner" | "officer" | "member";
-                        /**
-                         * @description Who made the change
-                         * @example 42
-                         */
-                        by_user_id: number;
-                    };
-                };
+                "application/json": components["schemas"]["ClanMemberDemotedEvent"];
             };
         };
         responses: {
@@ -20135,53 +20238,7 @@ export interface operations {
                  *       }
                  *     }
                  */
-                "application/json": {
-                    /**
-                     * @description Event id, sortable
-                     * @example evt_0000000000004711
-                     */
-                    id: string;
-                    /**
-                     * @description Event type
-                     * @constant
-                     */
-                    type: "clan.ownership_transferred";
-                    /**
-                     * Format: date-time
-                     * @description When the change committed
-                     * @example 2026-11-20T18:04:11.000Z
-                     */
-                    created_at: string;
-                    data: {
-                        /**
-                         * @description Clan
-                         * @example 7
-                         */
-                        clan_id: number;
-                        /**
-                         * @description Game code
-                         * @example cs2
-                         * @enum {string}
-                         */
-                        game: "cs2" | "cs16" | "rust" | "minecraft";
-                        /**
-                         * @description The member
-                         * @example 42
-                         */
-                        user_id: number;
-                        /**
-                         * @description Role in the clan
-                         * @example member
-                         * @enum {string}
-                         */
-                        role: "owner" | "officer" | "member";
-                        /**
-                         * @description Who made the change
-                         * @example 42
-                         */
-                        by_user_id: number;
-                    };
-                };
+                "application/json": components["schemas"]["ClanOwnershipTransferredEvent"];
             };
         };
         responses: {
@@ -20240,52 +20297,7 @@ export interface operations {
                  *       }
                  *     }
                  */
-                "application/json": {
-                    /**
-                     * @description Event id, sortable
-                     * @example evt_0000000000004711
-                     */
-                    id: string;
-                    /**
-                     * @description Event type
-                     * @constant
-                     */
-                    type: "clan.invite_created";
-                    /**
-                     * Format: date-time
-                     * @description When the change committed
-                     * @example 2026-11-20T18:04:11.000Z
-                     */
-                    created_at: string;
-                    data: {
-                        /**
-                         * @description Clan
-                         * @example 7
-                         */
-                        clan_id: number;
-                        /**
-                         * @description Game code
-                         * @example cs2
-                         * @enum {string}
-                         */
-                        game: "cs2" | "cs16" | "rust" | "minecraft";
-                        /**
-                         * @description Clan name
-                         * @example Night Owls
-                         */
-                        name: string;
-                        /**
-                         * @description The invitee
-                         * @example 42
-                         */
-                        user_id: number;
-                        /**
-                         * @description Who acted
-                         * @example 42
-                         */
-                        by_user_id: number;
-                    };
-                };
+                "application/json": components["schemas"]["ClanInviteCreatedEvent"];
             };
         };
         responses: {
@@ -20344,52 +20356,7 @@ export interface operations {
                  *       }
                  *     }
                  */
-                "application/json": {
-                    /**
-                     * @description Event id, sortable
-                     * @example evt_0000000000004711
-                     */
-                    id: string;
-                    /**
-                     * @description Event type
-                     * @constant
-                     */
-                    type: "clan.invite_accepted";
-                    /**
-                     * Format: date-time
-                     * @description When the change committed
-                     * @example 2026-11-20T18:04:11.000Z
-                     */
-                    created_at: string;
-                    data: {
-                        /**
-                         * @description Clan
-                         * @example 7
-                         */
-                        clan_id: number;
-                        /**
-                         * @description Game code
-                         * @example cs2
-                         * @enum {string}
-                         */
-                        game: "cs2" | "cs16" | "rust" | "minecraft";
-                        /**
-                         * @description Clan name
-                         * @example Night Owls
-                         */
-                        name: string;
-                        /**
-                         * @description The invitee
-                         * @example 42
-                         */
-                        user_id: number;
-                        /**
-                         * @description Who acted
-                         * @example 42
-                         */
-                        by_user_id: number;
-                    };
-                };
+                "application/json": components["schemas"]["ClanInviteAcceptedEvent"];
             };
         };
         responses: {
@@ -20448,52 +20415,7 @@ export interface operations {
                  *       }
                  *     }
                  */
-                "application/json": {
-                    /**
-                     * @description Event id, sortable
-                     * @example evt_0000000000004711
-                     */
-                    id: string;
-                    /**
-                     * @description Event type
-                     * @constant
-                     */
-                    type: "clan.invite_declined";
-                    /**
-                     * Format: date-time
-                     * @description When the change committed
-                     * @example 2026-11-20T18:04:11.000Z
-                     */
-                    created_at: string;
-                    data: {
-                        /**
-                         * @description Clan
-                         * @example 7
-                         */
-                        clan_id: number;
-                        /**
-                         * @description Game code
-                         * @example cs2
-                         * @enum {string}
-                         */
-                        game: "cs2" | "cs16" | "rust" | "minecraft";
-                        /**
-                         * @description Clan name
-                         * @example Night Owls
-                         */
-                        name: string;
-                        /**
-                         * @description The invitee
-                         * @example 42
-                         */
-                        user_id: number;
-                        /**
-                         * @description Who acted
-                         * @example 42
-                         */
-                        by_user_id: number;
-                    };
-                };
+                "application/json": components["schemas"]["ClanInviteDeclinedEvent"];
             };
         };
         responses: {
@@ -20552,52 +20474,7 @@ export interface operations {
                  *       }
                  *     }
                  */
-                "application/json": {
-                    /**
-                     * @description Event id, sortable
-                     * @example evt_0000000000004711
-                     */
-                    id: string;
-                    /**
-                     * @description Event type
-                     * @constant
-                     */
-                    type: "clan.invite_revoked";
-                    /**
-                     * Format: date-time
-                     * @description When the change committed
-                     * @example 2026-11-20T18:04:11.000Z
-                     */
-                    created_at: string;
-                    data: {
-                        /**
-                         * @description Clan
-                         * @example 7
-                         */
-                        clan_id: number;
-                        /**
-                         * @description Game code
-                         * @example cs2
-                         * @enum {string}
-                         */
-                        game: "cs2" | "cs16" | "rust" | "minecraft";
-                        /**
-                         * @description Clan name
-                         * @example Night Owls
-                         */
-                        name: string;
-                        /**
-                         * @description The invitee
-                         * @example 42
-                         */
-                        user_id: number;
-                        /**
-                         * @description Who acted
-                         * @example 42
-                         */
-                        by_user_id: number;
-                    };
-                };
+                "application/json": components["schemas"]["ClanInviteRevokedEvent"];
             };
         };
         responses: {
@@ -20653,36 +20530,7 @@ export interface operations {
                  *       }
                  *     }
                  */
-                "application/json": {
-                    /**
-                     * @description Event id, sortable
-                     * @example evt_0000000000004711
-                     */
-                    id: string;
-                    /**
-                     * @description Event type
-                     * @constant
-                     */
-                    type: "account.created";
-                    /**
-                     * Format: date-time
-                     * @description When the change committed
-                     * @example 2026-11-20T18:04:11.000Z
-                     */
-                    created_at: string;
-                    data: {
-                        /**
-                         * @description Hub user id
-                         * @example 42
-                         */
-                        user_id: number;
-                        /**
-                         * @description Username
-                         * @example ace
-                         */
-                        username: string;
-                    };
-                };
+                "application/json": components["schemas"]["AccountCreatedEvent"];
             };
         };
         responses: {
@@ -20740,47 +20588,7 @@ export interface operations {
                  *       }
                  *     }
                  */
-                "application/json": {
-                    /**
-                     * @description Event id, sortable
-                     * @example evt_0000000000004711
-                     */
-                    id: string;
-                    /**
-                     * @description Event type
-                     * @constant
-                     */
-                    type: "account.tier_changed";
-                    /**
-                     * Format: date-time
-                     * @description When the change committed
-                     * @example 2026-11-20T18:04:11.000Z
-                     */
-                    created_at: string;
-                    data: {
-                        /**
-                         * @description Hub user id
-                         * @example 42
-                         */
-                        user_id: number;
-                        /**
-                         * @description Subscription
-                         * @example premium
-                         */
-                        subscription: string;
-                        /**
-                         * @description Approved partner
-                         * @example false
-                         */
-                        partner: boolean;
-                        /**
-                         * @description The plan the user’s API keys spend
-                         * @example free
-                         * @enum {string}
-                         */
-                        tier: "free" | "authenticated" | "premium" | "partner";
-                    };
-                };
+                "application/json": components["schemas"]["AccountTierChangedEvent"];
             };
         };
         responses: {
@@ -20838,46 +20646,7 @@ export interface operations {
                  *       }
                  *     }
                  */
-                "application/json": {
-                    /**
-                     * @description Event id, sortable
-                     * @example evt_0000000000004711
-                     */
-                    id: string;
-                    /**
-                     * @description Event type
-                     * @constant
-                     */
-                    type: "key.created";
-                    /**
-                     * Format: date-time
-                     * @description When the change committed
-                     * @example 2026-11-20T18:04:11.000Z
-                     */
-                    created_at: string;
-                    data: {
-                        /**
-                         * @description API key
-                         * @example 31
-                         */
-                        key_id: number;
-                        /**
-                         * @description The key’s owner
-                         * @example 42
-                         */
-                        user_id: number;
-                        /**
-                         * @description Key name
-                         * @example stats bot
-                         */
-                        name: string;
-                        /**
-                         * @description Display prefix of the key
-                         * @example ghk_3kd9
-                         */
-                        prefix: string;
-                    };
-                };
+                "application/json": components["schemas"]["KeyCreatedEvent"];
             };
         };
         responses: {
@@ -20935,46 +20704,7 @@ export interface operations {
                  *       }
                  *     }
                  */
-                "application/json": {
-                    /**
-                     * @description Event id, sortable
-                     * @example evt_0000000000004711
-                     */
-                    id: string;
-                    /**
-                     * @description Event type
-                     * @constant
-                     */
-                    type: "key.revoked";
-                    /**
-                     * Format: date-time
-                     * @description When the change committed
-                     * @example 2026-11-20T18:04:11.000Z
-                     */
-                    created_at: string;
-                    data: {
-                        /**
-                         * @description API key
-                         * @example 31
-                         */
-                        key_id: number;
-                        /**
-                         * @description The key’s owner
-                         * @example 42
-                         */
-                        user_id: number;
-                        /**
-                         * @description Key name
-                         * @example stats bot
-                         */
-                        name: string;
-                        /**
-                         * @description Display prefix of the key
-                         * @example ghk_3kd9
-                         */
-                        prefix: string;
-                    };
-                };
+                "application/json": components["schemas"]["KeyRevokedEvent"];
             };
         };
         responses: {
@@ -21035,53 +20765,7 @@ export interface operations {
                  *       }
                  *     }
                  */
-                "application/json": {
-                    /**
-                     * @description Event id, sortable
-                     * @example evt_0000000000004711
-                     */
-                    id: string;
-                    /**
-                     * @description Event type
-                     * @constant
-                     */
-                    type: "key.origins_changed";
-                    /**
-                     * Format: date-time
-                     * @description When the change committed
-                     * @example 2026-11-20T18:04:11.000Z
-                     */
-                    created_at: string;
-                    data: {
-                        /**
-                         * @description API key
-                         * @example 31
-                         */
-                        key_id: number;
-                        /**
-                         * @description The key’s owner
-                         * @example 42
-                         */
-                        user_id: number;
-                        /**
-                         * @description Key name
-                         * @example stats bot
-                         */
-                        name: string;
-                        /**
-                         * @description Display prefix of the key
-                         * @example ghk_3kd9
-                         */
-                        prefix: string;
-                        /**
-                         * @description Allowed origins
-                         * @example [
-                         *       "https://stats.example.com"
-                         *     ]
-                         */
-                        allowed_origins: string[];
-                    };
-                };
+                "application/json": components["schemas"]["KeyOriginsChangedEvent"];
             };
         };
         responses: {
@@ -21143,59 +20827,7 @@ export interface operations {
                  *       }
                  *     }
                  */
-                "application/json": {
-                    /**
-                     * @description Event id, sortable
-                     * @example evt_0000000000004711
-                     */
-                    id: string;
-                    /**
-                     * @description Event type
-                     * @constant
-                     */
-                    type: "app.created";
-                    /**
-                     * Format: date-time
-                     * @description When the change committed
-                     * @example 2026-11-20T18:04:11.000Z
-                     */
-                    created_at: string;
-                    data: {
-                        /**
-                         * @description App
-                         * @example 5
-                         */
-                        app_id: number;
-                        /**
-                         * @description OAuth client id
-                         * @example app_4f9c2d1e8b7a
-                         */
-                        client_id: string;
-                        /**
-                         * @description The developer who owns it
-                         * @example 42
-                         */
-                        owner_id: number;
-                        /**
-                         * @description App name
-                         * @example Frag Stats
-                         */
-                        name: string;
-                        /**
-                         * @description OAuth client type
-                         * @example confidential
-                         * @enum {string}
-                         */
-                        kind: "public" | "confidential";
-                        /**
-                         * @description Registered redirect URIs
-                         * @example [
-                         *       "https://fragstats.example.com/callback"
-                         *     ]
-                         */
-                        redirect_uris: string[];
-                    };
-                };
+                "application/json": components["schemas"]["AppCreatedEvent"];
             };
         };
         responses: {
@@ -21257,59 +20889,7 @@ export interface operations {
                  *       }
                  *     }
                  */
-                "application/json": {
-                    /**
-                     * @description Event id, sortable
-                     * @example evt_0000000000004711
-                     */
-                    id: string;
-                    /**
-                     * @description Event type
-                     * @constant
-                     */
-                    type: "app.updated";
-                    /**
-                     * Format: date-time
-                     * @description When the change committed
-                     * @example 2026-11-20T18:04:11.000Z
-                     */
-                    created_at: string;
-                    data: {
-                        /**
-                         * @description App
-                         * @example 5
-                         */
-                        app_id: number;
-                        /**
-                         * @description OAuth client id
-                         * @example app_4f9c2d1e8b7a
-                         */
-                        client_id: string;
-                        /**
-                         * @description The developer who owns it
-                         * @example 42
-                         */
-                        owner_id: number;
-                        /**
-                         * @description App name
-                         * @example Frag Stats
-                         */
-                        name: string;
-                        /**
-                         * @description OAuth client type
-                         * @example confidential
-                         * @enum {string}
-                         */
-                        kind: "public" | "confidential";
-                        /**
-                         * @description Registered redirect URIs
-                         * @example [
-                         *       "https://fragstats.example.com/callback"
-                         *     ]
-                         */
-                        redirect_uris: string[];
-                    };
-                };
+                "application/json": components["schemas"]["AppUpdatedEvent"];
             };
         };
         responses: {
@@ -21371,59 +20951,7 @@ export interface operations {
                  *       }
                  *     }
                  */
-                "application/json": {
-                    /**
-                     * @description Event id, sortable
-                     * @example evt_0000000000004711
-                     */
-                    id: string;
-                    /**
-                     * @description Event type
-                     * @constant
-                     */
-                    type: "app.secret_rotated";
-                    /**
-                     * Format: date-time
-                     * @description When the change committed
-                     * @example 2026-11-20T18:04:11.000Z
-                     */
-                    created_at: string;
-                    data: {
-                        /**
-                         * @description App
-                         * @example 5
-                         */
-                        app_id: number;
-                        /**
-                         * @description OAuth client id
-                         * @example app_4f9c2d1e8b7a
-                         */
-                        client_id: string;
-                        /**
-                         * @description The developer who owns it
-                         * @example 42
-                         */
-                        owner_id: number;
-                        /**
-                         * @description App name
-                         * @example Frag Stats
-                         */
-                        name: string;
-                        /**
-                         * @description OAuth client type
-                         * @example confidential
-                         * @enum {string}
-                         */
-                        kind: "public" | "confidential";
-                        /**
-                         * @description Registered redirect URIs
-                         * @example [
-                         *       "https://fragstats.example.com/callback"
-                         *     ]
-                         */
-                        redirect_uris: string[];
-                    };
-                };
+                "application/json": components["schemas"]["AppSecretRotatedEvent"];
             };
         };
         responses: {
@@ -21485,59 +21013,7 @@ export interface operations {
                  *       }
                  *     }
                  */
-                "application/json": {
-                    /**
-                     * @description Event id, sortable
-                     * @example evt_0000000000004711
-                     */
-                    id: string;
-                    /**
-                     * @description Event type
-                     * @constant
-                     */
-                    type: "app.deleted";
-                    /**
-                     * Format: date-time
-                     * @description When the change committed
-                     * @example 2026-11-20T18:04:11.000Z
-                     */
-                    created_at: string;
-                    data: {
-                        /**
-                         * @description App
-                         * @example 5
-                         */
-                        app_id: number;
-                        /**
-                         * @description OAuth client id
-                         * @example app_4f9c2d1e8b7a
-                         */
-                        client_id: string;
-                        /**
-                         * @description The developer who owns it
-                         * @example 42
-                         */
-                        owner_id: number;
-                        /**
-                         * @description App name
-                         * @example Frag Stats
-                         */
-                        name: string;
-                        /**
-                         * @description OAuth client type
-                         * @example confidential
-                         * @enum {string}
-                         */
-                        kind: "public" | "confidential";
-                        /**
-                         * @description Registered redirect URIs
-                         * @example [
-                         *       "https://fragstats.example.com/callback"
-                         *     ]
-                         */
-                        redirect_uris: string[];
-                    };
-                };
+                "application/json": components["schemas"]["AppDeletedEvent"];
             };
         };
         responses: {
@@ -21597,44 +21073,7 @@ export interface operations {
                  *       }
                  *     }
                  */
-                "application/json": {
-                    /**
-                     * @description Event id, sortable
-                     * @example evt_0000000000004711
-                     */
-                    id: string;
-                    /**
-                     * @description Event type
-                     * @constant
-                     */
-                    type: "authorization.granted";
-                    /**
-                     * Format: date-time
-                     * @description When the change committed
-                     * @example 2026-11-20T18:04:11.000Z
-                     */
-                    created_at: string;
-                    data: {
-                        /**
-                         * @description The user who decided
-                         * @example 42
-                         */
-                        user_id: number;
-                        /**
-                         * @description The app’s OAuth client id
-                         * @example app_4f9c2d1e8b7a
-                         */
-                        client_id: string;
-                        /**
-                         * @description Scopes granted
-                         * @example [
-                         *       "identify",
-                         *       "stats:read"
-                         *     ]
-                         */
-                        scopes: string[];
-                    };
-                };
+                "application/json": components["schemas"]["AuthorizationGrantedEvent"];
             };
         };
         responses: {
@@ -21694,44 +21133,7 @@ export interface operations {
                  *       }
                  *     }
                  */
-                "application/json": {
-                    /**
-                     * @description Event id, sortable
-                     * @example evt_0000000000004711
-                     */
-                    id: string;
-                    /**
-                     * @description Event type
-                     * @constant
-                     */
-                    type: "authorization.revoked";
-                    /**
-                     * Format: date-time
-                     * @description When the change committed
-                     * @example 2026-11-20T18:04:11.000Z
-                     */
-                    created_at: string;
-                    data: {
-                        /**
-                         * @description The user who decided
-                         * @example 42
-                         */
-                        user_id: number;
-                        /**
-                         * @description The app’s OAuth client id
-                         * @example app_4f9c2d1e8b7a
-                         */
-                        client_id: string;
-                        /**
-                         * @description Scopes granted
-                         * @example [
-                         *       "identify",
-                         *       "stats:read"
-                         *     ]
-                         */
-                        scopes: string[];
-                    };
-                };
+                "application/json": components["schemas"]["AuthorizationRevokedEvent"];
             };
         };
         responses: {
@@ -21789,48 +21191,7 @@ export interface operations {
                  *       }
                  *     }
                  */
-                "application/json": {
-                    /**
-                     * @description Event id, sortable
-                     * @example evt_0000000000004711
-                     */
-                    id: string;
-                    /**
-                     * @description Event type
-                     * @constant
-                     */
-                    type: "webhook.endpoint_disabled";
-                    /**
-                     * Format: date-time
-                     * @description When the change committed
-                     * @example 2026-11-20T18:04:11.000Z
-                     */
-                    created_at: string;
-                    data: {
-                        /**
-                         * @description Webhook
-                         * @example 12
-                         */
-                        webhook_id: number;
-                        /**
-                         * @description Its URL
-                         * @example https://example.com/hooks/hub
-                         */
-                        url: string;
-                        /**
-                         * @description `gone`: it answered 410; `failing`: 5 days of failed deliveries
-                         * @example gone
-                         * @enum {string}
-                         */
-                        reason: "gone" | "failing";
-                        /**
-                         * Format: date-time
-                         * @description When
-                         * @example 2026-11-20T18:04:11.000Z
-                         */
-                        disabled_at: string;
-                    };
-                };
+                "application/json": components["schemas"]["WebhookEndpointDisabledEvent"];
             };
         };
         responses: {

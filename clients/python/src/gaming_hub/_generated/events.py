@@ -5,172 +5,172 @@ from typing import Annotated, Final
 from pydantic import BaseModel, Field
 
 from .models import (
-    KillRecordedPostRequest,
-    KillsBatchRecordedPostRequest,
-    KillProvisionalPostRequest,
-    RoundStartedPostRequest,
-    RoundEndedPostRequest,
-    RoundVoidedPostRequest,
-    MatchStartedPostRequest,
-    MatchEndedPostRequest,
-    MatchAbandonedPostRequest,
-    EloChangedPostRequest,
-    PlayerXpGainedPostRequest,
-    PlayerLevelUpPostRequest,
-    AchievementUnlockedPostRequest,
-    PlayerRegisteredPostRequest,
-    TournamentMatchReportedPostRequest,
-    TournamentPlayerJoinedPostRequest,
-    ChatMessagePostRequest,
-    ServerAddedPostRequest,
-    ServerRemovedPostRequest,
-    ServerRegionChangedPostRequest,
-    ServerStatusChangedPostRequest,
-    ServerMapChangedPostRequest,
-    ServerPlayersChangedPostRequest,
-    ServerCommandExecutedPostRequest,
-    EconomyTransferCreatedPostRequest,
-    EconomyTransferReceivedPostRequest,
-    EconomyGrantCreatedPostRequest,
-    EconomyRewardMintedPostRequest,
-    ClanCreatedPostRequest,
-    ClanUpdatedPostRequest,
-    ClanDisbandedPostRequest,
-    ClanMemberJoinedPostRequest,
-    ClanMemberLeftPostRequest,
-    ClanMemberKickedPostRequest,
-    ClanMemberPromotedPostRequest,
-    ClanMemberDemotedPostRequest,
-    ClanOwnershipTransferredPostRequest,
-    ClanInviteCreatedPostRequest,
-    ClanInviteAcceptedPostRequest,
-    ClanInviteDeclinedPostRequest,
-    ClanInviteRevokedPostRequest,
-    AccountCreatedPostRequest,
-    AccountTierChangedPostRequest,
-    KeyCreatedPostRequest,
-    KeyRevokedPostRequest,
-    KeyOriginsChangedPostRequest,
-    AppCreatedPostRequest,
-    AppUpdatedPostRequest,
-    AppSecretRotatedPostRequest,
-    AppDeletedPostRequest,
-    AuthorizationGrantedPostRequest,
-    AuthorizationRevokedPostRequest,
-    WebhookEndpointDisabledPostRequest,
+    KillRecordedEvent,
+    KillsBatchRecordedEvent,
+    KillProvisionalEvent,
+    RoundStartedEvent,
+    RoundEndedEvent,
+    RoundVoidedEvent,
+    MatchStartedEvent,
+    MatchEndedEvent,
+    MatchAbandonedEvent,
+    EloChangedEvent,
+    PlayerXpGainedEvent,
+    PlayerLevelUpEvent,
+    AchievementUnlockedEvent,
+    PlayerRegisteredEvent,
+    TournamentMatchReportedEvent,
+    TournamentPlayerJoinedEvent,
+    ChatMessageEvent,
+    ServerAddedEvent,
+    ServerRemovedEvent,
+    ServerRegionChangedEvent,
+    ServerStatusChangedEvent,
+    ServerMapChangedEvent,
+    ServerPlayersChangedEvent,
+    ServerCommandExecutedEvent,
+    EconomyTransferCreatedEvent,
+    EconomyTransferReceivedEvent,
+    EconomyGrantCreatedEvent,
+    EconomyRewardMintedEvent,
+    ClanCreatedEvent,
+    ClanUpdatedEvent,
+    ClanDisbandedEvent,
+    ClanMemberJoinedEvent,
+    ClanMemberLeftEvent,
+    ClanMemberKickedEvent,
+    ClanMemberPromotedEvent,
+    ClanMemberDemotedEvent,
+    ClanOwnershipTransferredEvent,
+    ClanInviteCreatedEvent,
+    ClanInviteAcceptedEvent,
+    ClanInviteDeclinedEvent,
+    ClanInviteRevokedEvent,
+    AccountCreatedEvent,
+    AccountTierChangedEvent,
+    KeyCreatedEvent,
+    KeyRevokedEvent,
+    KeyOriginsChangedEvent,
+    AppCreatedEvent,
+    AppUpdatedEvent,
+    AppSecretRotatedEvent,
+    AppDeletedEvent,
+    AuthorizationGrantedEvent,
+    AuthorizationRevokedEvent,
+    WebhookEndpointDisabledEvent,
 )
 
 # One event of any type: narrow it with `match event:` / `isinstance`, or on `event.type`.
 HubEvent = Annotated[
-    KillRecordedPostRequest
-    | KillsBatchRecordedPostRequest
-    | KillProvisionalPostRequest
-    | RoundStartedPostRequest
-    | RoundEndedPostRequest
-    | RoundVoidedPostRequest
-    | MatchStartedPostRequest
-    | MatchEndedPostRequest
-    | MatchAbandonedPostRequest
-    | EloChangedPostRequest
-    | PlayerXpGainedPostRequest
-    | PlayerLevelUpPostRequest
-    | AchievementUnlockedPostRequest
-    | PlayerRegisteredPostRequest
-    | TournamentMatchReportedPostRequest
-    | TournamentPlayerJoinedPostRequest
-    | ChatMessagePostRequest
-    | ServerAddedPostRequest
-    | ServerRemovedPostRequest
-    | ServerRegionChangedPostRequest
-    | ServerStatusChangedPostRequest
-    | ServerMapChangedPostRequest
-    | ServerPlayersChangedPostRequest
-    | ServerCommandExecutedPostRequest
-    | EconomyTransferCreatedPostRequest
-    | EconomyTransferReceivedPostRequest
-    | EconomyGrantCreatedPostRequest
-    | EconomyRewardMintedPostRequest
-    | ClanCreatedPostRequest
-    | ClanUpdatedPostRequest
-    | ClanDisbandedPostRequest
-    | ClanMemberJoinedPostRequest
-    | ClanMemberLeftPostRequest
-    | ClanMemberKickedPostRequest
-    | ClanMemberPromotedPostRequest
-    | ClanMemberDemotedPostRequest
-    | ClanOwnershipTransferredPostRequest
-    | ClanInviteCreatedPostRequest
-    | ClanInviteAcceptedPostRequest
-    | ClanInviteDeclinedPostRequest
-    | ClanInviteRevokedPostRequest
-    | AccountCreatedPostRequest
-    | AccountTierChangedPostRequest
-    | KeyCreatedPostRequest
-    | KeyRevokedPostRequest
-    | KeyOriginsChangedPostRequest
-    | AppCreatedPostRequest
-    | AppUpdatedPostRequest
-    | AppSecretRotatedPostRequest
-    | AppDeletedPostRequest
-    | AuthorizationGrantedPostRequest
-    | AuthorizationRevokedPostRequest
-    | WebhookEndpointDisabledPostRequest
+    KillRecordedEvent
+    | KillsBatchRecordedEvent
+    | KillProvisionalEvent
+    | RoundStartedEvent
+    | RoundEndedEvent
+    | RoundVoidedEvent
+    | MatchStartedEvent
+    | MatchEndedEvent
+    | MatchAbandonedEvent
+    | EloChangedEvent
+    | PlayerXpGainedEvent
+    | PlayerLevelUpEvent
+    | AchievementUnlockedEvent
+    | PlayerRegisteredEvent
+    | TournamentMatchReportedEvent
+    | TournamentPlayerJoinedEvent
+    | ChatMessageEvent
+    | ServerAddedEvent
+    | ServerRemovedEvent
+    | ServerRegionChangedEvent
+    | ServerStatusChangedEvent
+    | ServerMapChangedEvent
+    | ServerPlayersChangedEvent
+    | ServerCommandExecutedEvent
+    | EconomyTransferCreatedEvent
+    | EconomyTransferReceivedEvent
+    | EconomyGrantCreatedEvent
+    | EconomyRewardMintedEvent
+    | ClanCreatedEvent
+    | ClanUpdatedEvent
+    | ClanDisbandedEvent
+    | ClanMemberJoinedEvent
+    | ClanMemberLeftEvent
+    | ClanMemberKickedEvent
+    | ClanMemberPromotedEvent
+    | ClanMemberDemotedEvent
+    | ClanOwnershipTransferredEvent
+    | ClanInviteCreatedEvent
+    | ClanInviteAcceptedEvent
+    | ClanInviteDeclinedEvent
+    | ClanInviteRevokedEvent
+    | AccountCreatedEvent
+    | AccountTierChangedEvent
+    | KeyCreatedEvent
+    | KeyRevokedEvent
+    | KeyOriginsChangedEvent
+    | AppCreatedEvent
+    | AppUpdatedEvent
+    | AppSecretRotatedEvent
+    | AppDeletedEvent
+    | AuthorizationGrantedEvent
+    | AuthorizationRevokedEvent
+    | WebhookEndpointDisabledEvent
     , Field(discriminator="type"),
 ]
 
 # The model of each event type.
 EVENT_MODELS: Final[dict[str, type[BaseModel]]] = {
-    "kill.recorded": KillRecordedPostRequest,
-    "kills.batch_recorded": KillsBatchRecordedPostRequest,
-    "kill.provisional": KillProvisionalPostRequest,
-    "round.started": RoundStartedPostRequest,
-    "round.ended": RoundEndedPostRequest,
-    "round.voided": RoundVoidedPostRequest,
-    "match.started": MatchStartedPostRequest,
-    "match.ended": MatchEndedPostRequest,
-    "match.abandoned": MatchAbandonedPostRequest,
-    "elo.changed": EloChangedPostRequest,
-    "player.xp_gained": PlayerXpGainedPostRequest,
-    "player.level_up": PlayerLevelUpPostRequest,
-    "achievement.unlocked": AchievementUnlockedPostRequest,
-    "player.registered": PlayerRegisteredPostRequest,
-    "tournament.match_reported": TournamentMatchReportedPostRequest,
-    "tournament.player_joined": TournamentPlayerJoinedPostRequest,
-    "chat.message": ChatMessagePostRequest,
-    "server.added": ServerAddedPostRequest,
-    "server.removed": ServerRemovedPostRequest,
-    "server.region_changed": ServerRegionChangedPostRequest,
-    "server.status_changed": ServerStatusChangedPostRequest,
-    "server.map_changed": ServerMapChangedPostRequest,
-    "server.players_changed": ServerPlayersChangedPostRequest,
-    "server.command_executed": ServerCommandExecutedPostRequest,
-    "economy.transfer.created": EconomyTransferCreatedPostRequest,
-    "economy.transfer.received": EconomyTransferReceivedPostRequest,
-    "economy.grant.created": EconomyGrantCreatedPostRequest,
-    "economy.reward.minted": EconomyRewardMintedPostRequest,
-    "clan.created": ClanCreatedPostRequest,
-    "clan.updated": ClanUpdatedPostRequest,
-    "clan.disbanded": ClanDisbandedPostRequest,
-    "clan.member_joined": ClanMemberJoinedPostRequest,
-    "clan.member_left": ClanMemberLeftPostRequest,
-    "clan.member_kicked": ClanMemberKickedPostRequest,
-    "clan.member_promoted": ClanMemberPromotedPostRequest,
-    "clan.member_demoted": ClanMemberDemotedPostRequest,
-    "clan.ownership_transferred": ClanOwnershipTransferredPostRequest,
-    "clan.invite_created": ClanInviteCreatedPostRequest,
-    "clan.invite_accepted": ClanInviteAcceptedPostRequest,
-    "clan.invite_declined": ClanInviteDeclinedPostRequest,
-    "clan.invite_revoked": ClanInviteRevokedPostRequest,
-    "account.created": AccountCreatedPostRequest,
-    "account.tier_changed": AccountTierChangedPostRequest,
-    "key.created": KeyCreatedPostRequest,
-    "key.revoked": KeyRevokedPostRequest,
-    "key.origins_changed": KeyOriginsChangedPostRequest,
-    "app.created": AppCreatedPostRequest,
-    "app.updated": AppUpdatedPostRequest,
-    "app.secret_rotated": AppSecretRotatedPostRequest,
-    "app.deleted": AppDeletedPostRequest,
-    "authorization.granted": AuthorizationGrantedPostRequest,
-    "authorization.revoked": AuthorizationRevokedPostRequest,
-    "webhook.endpoint_disabled": WebhookEndpointDisabledPostRequest,
+    "kill.recorded": KillRecordedEvent,
+    "kills.batch_recorded": KillsBatchRecordedEvent,
+    "kill.provisional": KillProvisionalEvent,
+    "round.started": RoundStartedEvent,
+    "round.ended": RoundEndedEvent,
+    "round.voided": RoundVoidedEvent,
+    "match.started": MatchStartedEvent,
+    "match.ended": MatchEndedEvent,
+    "match.abandoned": MatchAbandonedEvent,
+    "elo.changed": EloChangedEvent,
+    "player.xp_gained": PlayerXpGainedEvent,
+    "player.level_up": PlayerLevelUpEvent,
+    "achievement.unlocked": AchievementUnlockedEvent,
+    "player.registered": PlayerRegisteredEvent,
+    "tournament.match_reported": TournamentMatchReportedEvent,
+    "tournament.player_joined": TournamentPlayerJoinedEvent,
+    "chat.message": ChatMessageEvent,
+    "server.added": ServerAddedEvent,
+    "server.removed": ServerRemovedEvent,
+    "server.region_changed": ServerRegionChangedEvent,
+    "server.status_changed": ServerStatusChangedEvent,
+    "server.map_changed": ServerMapChangedEvent,
+    "server.players_changed": ServerPlayersChangedEvent,
+    "server.command_executed": ServerCommandExecutedEvent,
+    "economy.transfer.created": EconomyTransferCreatedEvent,
+    "economy.transfer.received": EconomyTransferReceivedEvent,
+    "economy.grant.created": EconomyGrantCreatedEvent,
+    "economy.reward.minted": EconomyRewardMintedEvent,
+    "clan.created": ClanCreatedEvent,
+    "clan.updated": ClanUpdatedEvent,
+    "clan.disbanded": ClanDisbandedEvent,
+    "clan.member_joined": ClanMemberJoinedEvent,
+    "clan.member_left": ClanMemberLeftEvent,
+    "clan.member_kicked": ClanMemberKickedEvent,
+    "clan.member_promoted": ClanMemberPromotedEvent,
+    "clan.member_demoted": ClanMemberDemotedEvent,
+    "clan.ownership_transferred": ClanOwnershipTransferredEvent,
+    "clan.invite_created": ClanInviteCreatedEvent,
+    "clan.invite_accepted": ClanInviteAcceptedEvent,
+    "clan.invite_declined": ClanInviteDeclinedEvent,
+    "clan.invite_revoked": ClanInviteRevokedEvent,
+    "account.created": AccountCreatedEvent,
+    "account.tier_changed": AccountTierChangedEvent,
+    "key.created": KeyCreatedEvent,
+    "key.revoked": KeyRevokedEvent,
+    "key.origins_changed": KeyOriginsChangedEvent,
+    "app.created": AppCreatedEvent,
+    "app.updated": AppUpdatedEvent,
+    "app.secret_rotated": AppSecretRotatedEvent,
+    "app.deleted": AppDeletedEvent,
+    "authorization.granted": AuthorizationGrantedEvent,
+    "authorization.revoked": AuthorizationRevokedEvent,
+    "webhook.endpoint_disabled": WebhookEndpointDisabledEvent,
 }

@@ -745,7 +745,7 @@ class Webhook(BaseModel):
     description: Annotated[
         str | None,
         Field(
-            description="a note for yourself; surrounding whitespace is removed, and an empty or whitespace-only note is stored as null",
+            description="a note for yourself",
             examples=["production receiver"],
             max_length=200,
         ),
@@ -967,231 +967,39 @@ class IngestResult(BaseModel):
     ]
 
 
-class OAuthError(BaseModel):
-    error: Annotated[
-        str,
-        Field(
-            description="The error code: `invalid_request`, `invalid_client`, `invalid_grant`, `unauthorized_client`, `unsupported_grant_type`, `invalid_scope` (RFC 6749 §5.2), `unsupported_token_type` (RFC 7009), `invalid_token`, `insufficient_scope` (RFC 6750), `server_error`.",
-            examples=["invalid_grant"],
-        ),
-    ]
-    error_description: Annotated[
-        str | None,
-        Field(
-            description="What went wrong, for the developer (not for end users).",
-            examples=["grant request is invalid"],
-        ),
-    ] = None
-
-
-class OAuthTokenResponse(BaseModel):
-    access_token: Annotated[
-        str,
-        Field(
-            description="The access token: send it as `Authorization: Bearer`.",
-            examples=["Ea5IWLMKpVwkdGc5g_ga3PUHuezDAqiCLCSgCJ8ppab"],
-        ),
-    ]
-    token_type: Annotated[
-        str,
-        Field(
-            description="`Bearer` (`DPoP` when the request carried a DPoP proof).",
-            examples=["Bearer"],
-        ),
-    ]
-    expires_in: Annotated[
-        int, Field(description="Seconds the access token lives.", examples=[3600], ge=1)
-    ]
-    scope: Annotated[
-        str | None,
-        Field(
-            description="The scopes granted: scope names separated by spaces, from `openid`, `identify`, `stats:read`, `servers:read`, `servers:command`, `chat:read`, `clans:read`, `clans:write`, `tournaments:read`, `economy:read`, `economy:transfer`, `webhooks:read`, `webhooks:write`, `offline_access`.",
-            examples=["identify stats:read"],
-        ),
-    ] = None
-    refresh_token: Annotated[
-        str | None,
-        Field(
-            description="With `offline_access`: a refresh token. Each is used once; using a spent one revokes the grant.",
-            examples=["p0RyD5cVtq7n2MZ1vHc6sQe9Xx3LbWu8kJf4GhTa0Nw"],
-        ),
-    ] = None
-    id_token: Annotated[
-        str | None,
-        Field(
-            description="With `openid`: an ID token (JWT, ES256).",
-            examples=["eyJhbGciOiJFUzI1NiJ9.e30.c2ln"],
-        ),
-    ] = None
-
-
-class OAuthIntrospection(BaseModel):
-    model_config = ConfigDict(
-        extra="allow",
-    )
-    active: Annotated[
-        bool,
-        Field(
-            description="`false` for a token that is unknown, expired, revoked or another app’s; nothing else is said then.",
-            examples=[True],
-        ),
-    ]
-    scope: Annotated[
-        str | None,
-        Field(
-            description="The token’s scopes: scope names separated by spaces, from `openid`, `identify`, `stats:read`, `servers:read`, `servers:command`, `chat:read`, `clans:read`, `clans:write`, `tournaments:read`, `economy:read`, `economy:transfer`, `webhooks:read`, `webhooks:write`, `offline_access`.",
-            examples=["identify stats:read"],
-        ),
-    ] = None
-    client_id: Annotated[
-        str | None, Field(description="The app the token was issued to.")
-    ] = None
-    sub: Annotated[
-        str | None,
-        Field(
-            description="The hub user id the token acts for (absent for an app’s own token)."
-        ),
-    ] = None
-    token_type: Annotated[str | None, Field(examples=["Bearer"])] = None
-    exp: Annotated[int | None, Field(description="Expiry, epoch seconds.")] = None
-    iat: Annotated[int | None, Field(description="Issue time, epoch seconds.")] = None
-    iss: Annotated[
-        str | None, Field(description="The issuer: this service’s origin.")
-    ] = None
-
-
-class OAuthPushedAuthorization(BaseModel):
-    request_uri: Annotated[
-        str,
-        Field(
-            description="Send it as `request_uri` (with `client_id`) to the authorization endpoint.",
-            examples=["urn:ietf:params:oauth:request_uri:dXO0J4ZcMg2aHqT5m4DzR"],
-        ),
-    ]
-    expires_in: Annotated[
-        int,
-        Field(description="Seconds the request_uri stays usable.", examples=[60], ge=1),
-    ]
-
-
-class OAuthUserInfo(BaseModel):
-    model_config = ConfigDict(
-        extra="allow",
-    )
-    sub: Annotated[str, Field(description="The hub user id.", examples=["42"])]
-    preferred_username: Annotated[
-        str | None, Field(description="With `identify`.", examples=["NovaStrike"])
-    ] = None
-    picture: Annotated[
-        str | None,
-        Field(
-            description="With `identify`: the avatar’s path.",
-            examples=["/avatars/42.png"],
-        ),
-    ] = None
-
-
-class Key(BaseModel):
-    model_config = ConfigDict(
-        extra="allow",
-    )
-    kty: Annotated[str, Field(examples=["EC"])]
-    kid: str
-    alg: Annotated[str | None, Field(examples=["ES256"])] = None
-    use: Annotated[str | None, Field(examples=["sig"])] = None
-
-
-class JsonWebKeySet(BaseModel):
-    keys: list[Key]
-
-
-class AuthorizationServerMetadata(BaseModel):
-    model_config = ConfigDict(
-        extra="allow",
-    )
-    issuer: Annotated[
-        str,
-        Field(description="This service’s origin.", examples=["https://hub.example"]),
-    ]
-    authorization_endpoint: Annotated[
-        str, Field(examples=["https://hub.example/api-platform/oauth/authorize"])
-    ]
-    token_endpoint: Annotated[
-        str, Field(examples=["https://hub.example/api-platform/oauth/token"])
-    ]
-    jwks_uri: str
-    revocation_endpoint: str | None = None
-    introspection_endpoint: str | None = None
-    userinfo_endpoint: str | None = None
-    pushed_authorization_request_endpoint: str | None = None
-    scopes_supported: list[str]
-    response_types_supported: Annotated[list[str], Field(examples=[["code"]])]
-    grant_types_supported: list[str]
-    code_challenge_methods_supported: Annotated[list[str], Field(examples=[["S256"]])]
-    token_endpoint_auth_methods_supported: list[str]
-
-
-class ApiPlatformV1UsersIdGetResponse(BaseModel):
+class UsersGetResult(BaseModel):
     user: User
 
 
-class ApiPlatformV1UsersIdStatsGetResponse(BaseModel):
+class UsersStatsGetResult(BaseModel):
     stats: UserStats
 
 
-class ApiPlatformV1LeaderboardsGetResponse(BaseModel):
+class LeaderboardsGetResult(BaseModel):
     leaderboard: list[XpLeaderboardEntry]
 
 
-class Status6(StrEnum):
-    upcoming = "upcoming"
-    active = "active"
-    completed = "completed"
-
-
-class ApiPlatformV1TournamentsGetResponse(BaseModel):
+class TournamentsListResult(BaseModel):
     tournaments: list[Tournament]
 
 
-class Game2(StrEnum):
-    cs2 = "cs2"
-    cs16 = "cs16"
-    rust = "rust"
-    minecraft = "minecraft"
-
-
-class ApiPlatformV1ServersGetResponse(BaseModel):
+class ServersListResult(BaseModel):
     servers: list[GameServer]
 
 
-class ApiPlatformV1ForumThreadsGetResponse(BaseModel):
+class ForumThreadsListResult(BaseModel):
     threads: list[ForumThread]
 
 
-class ApiPlatformV1ForumThreadsIdPostsGetResponse(BaseModel):
+class ForumThreadsPostsListResult(BaseModel):
     posts: list[ForumPost]
 
 
-class Category(StrEnum):
-    combat = "combat"
-    weapons = "weapons"
-    teamwork = "teamwork"
-    progression = "progression"
-    community = "community"
-    tournaments = "tournaments"
-
-
-class ApiPlatformV1AchievementsGetResponse(BaseModel):
+class AchievementsListResult(BaseModel):
     achievements: list[Achievement]
 
 
-class Game3(StrEnum):
-    cs2 = "cs2"
-    cs16 = "cs16"
-    rust = "rust"
-
-
-class ApiPlatformV1KillboardFeedGetResponse(BaseModel):
+class KillboardFeedGetResult(BaseModel):
     kills: list[Kill]
 
 
@@ -1201,29 +1009,28 @@ class Period(StrEnum):
     all = "all"
 
 
-class ApiPlatformV1KillboardTopFragGetResponse(BaseModel):
+class KillboardTopFragGetResult(BaseModel):
     period: Annotated[Period, Field(description="the period used")]
     leaders: list[TopFragLeader]
 
 
-class Game5(StrEnum):
+class Game2(StrEnum):
     cs2 = "cs2"
     cs16 = "cs16"
 
 
-class ApiPlatformV1StatsEloGetResponse(BaseModel):
-    game: Annotated[Game5, Field(description="the game used")]
+class StatsEloGetResult(BaseModel):
+    game: Annotated[Game2, Field(description="the game used")]
     leaderboard: list[EloLadderEntry]
 
 
-class Game7(StrEnum):
-    cs2 = "cs2"
-    cs16 = "cs16"
-    rust = "rust"
-    minecraft = "minecraft"
+class Status6(StrEnum):
+    upcoming = "upcoming"
+    active = "active"
+    completed = "completed"
 
 
-class Datum(BaseModel):
+class V1TournamentsListResultDataItem(BaseModel):
     id: Annotated[int, Field(description="tournament ID", examples=[7])]
     name: Annotated[str, Field(examples=["Winter Cup 2026"])]
     game: Annotated[
@@ -1243,7 +1050,7 @@ class Datum(BaseModel):
     ]
 
 
-class Meta(BaseModel):
+class V1TournamentsListResultMeta(BaseModel):
     total: Annotated[
         int, Field(description="Items across all pages", examples=[42], ge=0)
     ]
@@ -1253,12 +1060,14 @@ class Meta(BaseModel):
     ]
 
 
-class V1TournamentsGetResponse(BaseModel):
-    data: list[Datum]
-    meta: Annotated[Meta, Field(description="Where this page sits in the whole list")]
+class Game3(StrEnum):
+    cs2 = "cs2"
+    cs16 = "cs16"
+    rust = "rust"
+    minecraft = "minecraft"
 
 
-class Status9(StrEnum):
+class Status7(StrEnum):
     running = "running"
     offline = "offline"
 
@@ -1281,19 +1090,7 @@ class Region(StrEnum):
     oceania = "oceania"
 
 
-class Uptime(RootModel[float]):
-    root: Annotated[
-        float,
-        Field(
-            description="Percent of the poller’s status queries the server answered over the last 30 days (hourly buckets: the current UTC hour and the ones before it), one decimal.",
-            examples=[99.4, 99.4],
-            ge=0.0,
-            le=100.0,
-        ),
-    ]
-
-
-class Datum1(BaseModel):
+class V1ServersListResultDataItem(BaseModel):
     id: Annotated[
         str,
         Field(
@@ -1301,19 +1098,27 @@ class Datum1(BaseModel):
         ),
     ]
     name: Annotated[str, Field(examples=["Hub #1 | Competitive"])]
-    game: Annotated[Game7, Field(description="game code", examples=["cs2"])]
+    game: Annotated[Game3, Field(description="game code", examples=["cs2"])]
     players: Annotated[
         int, Field(description="current player count", examples=[14], ge=0)
     ]
     max_players: Annotated[int, Field(examples=[20], ge=0)]
     status: Annotated[
-        Status9,
+        Status7,
         Field(
             description="`running`: the poller’s latest verdict is that the server answers its status query (it answered the last poll, or missed fewer than `POLL_OFFLINE_AFTER` polls in a row, so one lost packet does not flap it); `offline`: otherwise, including a server never polled yet. These two are the complete set.",
             examples=["running"],
         ),
     ]
-    uptime: Annotated[Uptime | None, Field(examples=[99.4])]
+    uptime: Annotated[
+        float | None,
+        Field(
+            description="Percent of the poller’s status queries the server answered over the last 30 days (hourly buckets: the current UTC hour and the ones before it), one decimal. `null`: The poller has no history of this server in the window.",
+            examples=[99.4],
+            ge=0.0,
+            le=100.0,
+        ),
+    ]
     region: Annotated[
         Region,
         Field(
@@ -1323,50 +1128,20 @@ class Datum1(BaseModel):
     ]
 
 
-class V1ServersGetResponse(BaseModel):
-    data: list[Datum1]
-    meta: Annotated[Meta, Field(description="Where this page sits in the whole list")]
-
-
-class LatencyMs(RootModel[int]):
-    root: Annotated[
-        int,
-        Field(
-            description="how long the last status query took to be answered, in milliseconds",
-            examples=[23, 23],
-            ge=0,
-        ),
+class V1ServersListResultMeta(BaseModel):
+    total: Annotated[
+        int, Field(description="Items across all pages", examples=[42], ge=0)
+    ]
+    page: Annotated[int, Field(description="This page", examples=[1], ge=1)]
+    per_page: Annotated[
+        int, Field(description="Page size", examples=[25], ge=1, le=100)
     ]
 
 
-class Uptime24h(RootModel[float]):
-    root: Annotated[
-        float,
-        Field(
-            description="Percent of the poller’s status queries the server answered over the last 24 hours (hourly buckets: the current UTC hour and the ones before it), one decimal.",
-            examples=[99.4, 99.4],
-            ge=0.0,
-            le=100.0,
-        ),
-    ]
-
-
-class Uptime30d(RootModel[float]):
-    root: Annotated[
-        float,
-        Field(
-            description="Percent of the poller’s status queries the server answered over the last 30 days (hourly buckets: the current UTC hour and the ones before it), one decimal.",
-            examples=[99.4, 99.4],
-            ge=0.0,
-            le=100.0,
-        ),
-    ]
-
-
-class Data(BaseModel):
+class V1ServersStatusGetResultData(BaseModel):
     id: Annotated[str, Field(description="server ID", examples=["3"])]
     status: Annotated[
-        Status9,
+        Status7,
         Field(
             description="`running`: the poller’s latest verdict is that the server answers its status query (it answered the last poll, or missed fewer than `POLL_OFFLINE_AFTER` polls in a row, so one lost packet does not flap it); `offline`: otherwise, including a server never polled yet. These two are the complete set.",
             examples=["running"],
@@ -1387,16 +1162,35 @@ class Data(BaseModel):
             examples=["2026-11-20T18:04:11.000Z"],
         ),
     ]
-    latency_ms: Annotated[LatencyMs | None, Field(examples=[23])]
-    uptime_24h: Annotated[Uptime24h | None, Field(examples=[99.4])]
-    uptime_30d: Annotated[Uptime30d | None, Field(examples=[99.4])]
+    latency_ms: Annotated[
+        int | None,
+        Field(
+            description="how long the last status query took to be answered, in milliseconds `null`: the last status query went unanswered, or there was none yet",
+            examples=[23],
+            ge=0,
+        ),
+    ]
+    uptime_24h: Annotated[
+        float | None,
+        Field(
+            description="Percent of the poller’s status queries the server answered over the last 24 hours (hourly buckets: the current UTC hour and the ones before it), one decimal. `null`: The poller has no history of this server in the window.",
+            examples=[99.4],
+            ge=0.0,
+            le=100.0,
+        ),
+    ]
+    uptime_30d: Annotated[
+        float | None,
+        Field(
+            description="Percent of the poller’s status queries the server answered over the last 30 days (hourly buckets: the current UTC hour and the ones before it), one decimal. `null`: The poller has no history of this server in the window.",
+            examples=[99.4],
+            ge=0.0,
+            le=100.0,
+        ),
+    ]
 
 
-class V1ServersIdStatusGetResponse(BaseModel):
-    data: Annotated[Data, Field(description="The live state of one game server")]
-
-
-class V1ServersIdCommandPostRequest(BaseModel):
+class V1ServersCommandSendRequest(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
@@ -1411,16 +1205,21 @@ class V1ServersIdCommandPostRequest(BaseModel):
     ]
 
 
-class V1ServersIdCommandPostResponse(BaseModel):
+class V1ServersCommandSendResult(BaseModel):
     data: ServerCommandResult
 
 
-class V1ServersIdCommandsGetResponse(BaseModel):
-    data: list[ServerCommandAuditEntry]
-    meta: Annotated[Meta, Field(description="Where this page sits in the whole list")]
+class V1ServersCommandsListResultMeta(BaseModel):
+    total: Annotated[
+        int, Field(description="Items across all pages", examples=[42], ge=0)
+    ]
+    page: Annotated[int, Field(description="This page", examples=[1], ge=1)]
+    per_page: Annotated[
+        int, Field(description="Page size", examples=[25], ge=1, le=100)
+    ]
 
 
-class EloItem(BaseModel):
+class V1UsersStatsGetResultDataEloItem(BaseModel):
     game: Annotated[str, Field(description="game code", examples=["cs2"])]
     rating: Annotated[int, Field(description="ranked Elo rating", examples=[1487])]
     games: Annotated[
@@ -1438,7 +1237,7 @@ class EloItem(BaseModel):
     ]
 
 
-class CombatItem(BaseModel):
+class V1UsersStatsGetResultDataCombatItem(BaseModel):
     game: Annotated[str, Field(description="game code", examples=["cs2"])]
     kills: Annotated[int, Field(examples=[1543], ge=0)]
     deaths: Annotated[int, Field(examples=[640], ge=0)]
@@ -1454,7 +1253,7 @@ class CombatItem(BaseModel):
     ]
 
 
-class UnlockedAchievement(BaseModel):
+class V1UsersStatsGetResultDataUnlockedAchievementsItem(BaseModel):
     id: Annotated[int, Field(description="achievement ID", examples=[1])]
     name: Annotated[str, Field(examples=["First Blood"])]
     icon: Annotated[str, Field(description="an emoji character", examples=["🩸"])]
@@ -1474,47 +1273,7 @@ class UnlockedAchievement(BaseModel):
     ]
 
 
-class Data1(BaseModel):
-    user_id: Annotated[str, Field(description="the hub user id", examples=["42"])]
-    xp: Annotated[
-        int,
-        Field(description="XP earned inside the current level", examples=[340], ge=0),
-    ]
-    level: Annotated[int, Field(examples=[12], ge=1)]
-    total_xp: Annotated[int, Field(examples=[6940], ge=0)]
-    achievements: Annotated[
-        int, Field(description="achievements unlocked", examples=[7], ge=0)
-    ]
-    forum_posts: Annotated[int, Field(examples=[18], ge=0)]
-    tournaments_played: Annotated[int, Field(examples=[3], ge=0)]
-    elo: Annotated[
-        list[EloItem],
-        Field(
-            description="The user’s Elo per game (cs2, cs16) where they have played a rated match"
-        ),
-    ]
-    combat: Annotated[
-        list[CombatItem],
-        Field(
-            description="All-time kills, deaths and headshots per game (cs2, cs16, rust) where the user has any"
-        ),
-    ]
-    unlocked_achievements: Annotated[
-        list[UnlockedAchievement],
-        Field(description="Achievements the user has unlocked, most recent first"),
-    ]
-
-
-class V1UsersIdStatsGetResponse(BaseModel):
-    data: Annotated[
-        Data1,
-        Field(
-            description="A user’s stats: the published stats plus Elo, combat totals and unlocked achievements"
-        ),
-    ]
-
-
-class V1UsersMeGetResponse(BaseModel):
+class V1UsersMeGetResult(BaseModel):
     data: Me
 
 
@@ -1529,7 +1288,7 @@ class Visibility(StrEnum):
     private = "private"
 
 
-class Datum2(BaseModel):
+class V1ClansListResultDataItem(BaseModel):
     id: Annotated[int, Field(description="clan ID", examples=[12])]
     name: Annotated[
         str,
@@ -1550,7 +1309,7 @@ class Datum2(BaseModel):
         ),
     ]
     game: Annotated[
-        Game7, Field(description="The game the clan plays", examples=["cs2"])
+        Game3, Field(description="The game the clan plays", examples=["cs2"])
     ]
     description: Annotated[
         str,
@@ -1602,12 +1361,17 @@ class Datum2(BaseModel):
     ]
 
 
-class V1ClansGetResponse(BaseModel):
-    data: list[Datum2]
-    meta: Annotated[Meta, Field(description="Where this page sits in the whole list")]
+class V1ClansListResultMeta(BaseModel):
+    total: Annotated[
+        int, Field(description="Items across all pages", examples=[42], ge=0)
+    ]
+    page: Annotated[int, Field(description="This page", examples=[1], ge=1)]
+    per_page: Annotated[
+        int, Field(description="Page size", examples=[25], ge=1, le=100)
+    ]
 
 
-class V1ClansPostRequest(BaseModel):
+class V1ClansCreateRequest(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
@@ -1630,7 +1394,7 @@ class V1ClansPostRequest(BaseModel):
         ),
     ]
     game: Annotated[
-        Game7, Field(description="The game the clan plays", examples=["cs2"])
+        Game3, Field(description="The game the clan plays", examples=["cs2"])
     ]
     description: Annotated[
         str | None,
@@ -1648,7 +1412,7 @@ class Role(StrEnum):
     member = "member"
 
 
-class Member(BaseModel):
+class V1ClansCreateResultDataMembersItem(BaseModel):
     user_id: Annotated[int, Field(examples=[42])]
     username: Annotated[str, Field(examples=["night_owl"])]
     avatar: Annotated[
@@ -1670,7 +1434,7 @@ class Member(BaseModel):
     ]
 
 
-class Data2(BaseModel):
+class V1ClansInvitesListResultDataItemClan(BaseModel):
     id: Annotated[int, Field(description="clan ID", examples=[12])]
     name: Annotated[
         str,
@@ -1691,90 +1455,7 @@ class Data2(BaseModel):
         ),
     ]
     game: Annotated[
-        Game7, Field(description="The game the clan plays", examples=["cs2"])
-    ]
-    description: Annotated[
-        str,
-        Field(
-            description="What the clan is about, up to 500 characters.",
-            examples=["EU evening squad, scrims on Thursdays."],
-            max_length=500,
-        ),
-    ]
-    join_policy: Annotated[
-        JoinPolicy,
-        Field(
-            description="`open`: anyone may join; `invite`: only players with a pending invite; `closed`: no new members (pending invites cannot be accepted).",
-            examples=["invite"],
-        ),
-    ]
-    visibility: Annotated[
-        Visibility,
-        Field(
-            description="`public`: listed and readable by anyone; `private`: seen only by its members and the players it invited (to anyone else it does not exist: 404).",
-            examples=["public"],
-        ),
-    ]
-    max_members: Annotated[
-        int,
-        Field(
-            description="Most members the clan takes, 2-100; never below the current member count.",
-            examples=[50],
-            ge=2,
-            le=100,
-        ),
-    ]
-    member_count: Annotated[
-        int, Field(description="members now, the owner included", examples=[8], ge=1)
-    ]
-    created_at: Annotated[
-        AwareDatetime,
-        Field(
-            description="when the clan was created",
-            examples=["2026-11-20T18:04:11.000Z"],
-        ),
-    ]
-    updated_at: Annotated[
-        AwareDatetime,
-        Field(
-            description="when its settings last changed",
-            examples=["2026-11-20T18:04:11.000Z"],
-        ),
-    ]
-    members: Annotated[
-        list[Member],
-        Field(
-            description="every member: the owner, then officers, then members, longest-standing first"
-        ),
-    ]
-
-
-class V1ClansPostResponse(BaseModel):
-    data: Annotated[Data2, Field(description="A clan with its members and their roles")]
-
-
-class Clan(BaseModel):
-    id: Annotated[int, Field(description="clan ID", examples=[12])]
-    name: Annotated[
-        str,
-        Field(
-            description="3-32 characters: ASCII letters, digits, spaces and . _ ' -, starting and ending with a letter or digit. Unique per game without regard to case.",
-            examples=["Night Owls"],
-            max_length=32,
-            min_length=3,
-            pattern="^[A-Za-z0-9](?:[A-Za-z0-9 ._'-]*[A-Za-z0-9])?$",
-        ),
-    ]
-    tag: Annotated[
-        str,
-        Field(
-            description="2-6 ASCII letters or digits. Unique per game without regard to case.",
-            examples=["OWL"],
-            pattern="^[A-Za-z0-9]{2,6}$",
-        ),
-    ]
-    game: Annotated[
-        Game7, Field(description="The game the clan plays", examples=["cs2"])
+        Game3, Field(description="The game the clan plays", examples=["cs2"])
     ]
     description: Annotated[
         str,
@@ -1826,31 +1507,17 @@ class Clan(BaseModel):
     ]
 
 
-class Datum3(BaseModel):
-    clan: Annotated[Clan, Field(description="A clan of one game")]
-    user_id: Annotated[int, Field(description="the invited player", examples=[42])]
-    invited_by: Annotated[
-        int | None,
-        Field(
-            description="who sent the invite (null if that account is gone)",
-            examples=[7],
-        ),
+class V1ClansInvitesListResultMeta(BaseModel):
+    total: Annotated[
+        int, Field(description="Items across all pages", examples=[42], ge=0)
     ]
-    created_at: Annotated[
-        AwareDatetime,
-        Field(
-            description="when the invite was sent",
-            examples=["2026-11-20T18:04:11.000Z"],
-        ),
+    page: Annotated[int, Field(description="This page", examples=[1], ge=1)]
+    per_page: Annotated[
+        int, Field(description="Page size", examples=[25], ge=1, le=100)
     ]
 
 
-class V1ClansInvitesGetResponse(BaseModel):
-    data: list[Datum3]
-    meta: Annotated[Meta, Field(description="Where this page sits in the whole list")]
-
-
-class Member1(BaseModel):
+class V1ClansGetResultDataMembersItem(BaseModel):
     user_id: Annotated[int, Field(examples=[42])]
     username: Annotated[str, Field(examples=["night_owl"])]
     avatar: Annotated[
@@ -1872,90 +1539,7 @@ class Member1(BaseModel):
     ]
 
 
-class Data3(BaseModel):
-    id: Annotated[int, Field(description="clan ID", examples=[12])]
-    name: Annotated[
-        str,
-        Field(
-            description="3-32 characters: ASCII letters, digits, spaces and . _ ' -, starting and ending with a letter or digit. Unique per game without regard to case.",
-            examples=["Night Owls"],
-            max_length=32,
-            min_length=3,
-            pattern="^[A-Za-z0-9](?:[A-Za-z0-9 ._'-]*[A-Za-z0-9])?$",
-        ),
-    ]
-    tag: Annotated[
-        str,
-        Field(
-            description="2-6 ASCII letters or digits. Unique per game without regard to case.",
-            examples=["OWL"],
-            pattern="^[A-Za-z0-9]{2,6}$",
-        ),
-    ]
-    game: Annotated[
-        Game7, Field(description="The game the clan plays", examples=["cs2"])
-    ]
-    description: Annotated[
-        str,
-        Field(
-            description="What the clan is about, up to 500 characters.",
-            examples=["EU evening squad, scrims on Thursdays."],
-            max_length=500,
-        ),
-    ]
-    join_policy: Annotated[
-        JoinPolicy,
-        Field(
-            description="`open`: anyone may join; `invite`: only players with a pending invite; `closed`: no new members (pending invites cannot be accepted).",
-            examples=["invite"],
-        ),
-    ]
-    visibility: Annotated[
-        Visibility,
-        Field(
-            description="`public`: listed and readable by anyone; `private`: seen only by its members and the players it invited (to anyone else it does not exist: 404).",
-            examples=["public"],
-        ),
-    ]
-    max_members: Annotated[
-        int,
-        Field(
-            description="Most members the clan takes, 2-100; never below the current member count.",
-            examples=[50],
-            ge=2,
-            le=100,
-        ),
-    ]
-    member_count: Annotated[
-        int, Field(description="members now, the owner included", examples=[8], ge=1)
-    ]
-    created_at: Annotated[
-        AwareDatetime,
-        Field(
-            description="when the clan was created",
-            examples=["2026-11-20T18:04:11.000Z"],
-        ),
-    ]
-    updated_at: Annotated[
-        AwareDatetime,
-        Field(
-            description="when its settings last changed",
-            examples=["2026-11-20T18:04:11.000Z"],
-        ),
-    ]
-    members: Annotated[
-        list[Member1],
-        Field(
-            description="every member: the owner, then officers, then members, longest-standing first"
-        ),
-    ]
-
-
-class V1ClansIdGetResponse(BaseModel):
-    data: Annotated[Data3, Field(description="A clan with its members and their roles")]
-
-
-class V1ClansIdSettingsPutRequest(BaseModel):
+class V1ClansSettingsUpdateRequest(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
@@ -1992,7 +1576,7 @@ class V1ClansIdSettingsPutRequest(BaseModel):
     ] = None
 
 
-class Data4(BaseModel):
+class V1ClansSettingsUpdateResultData(BaseModel):
     id: Annotated[int, Field(description="clan ID", examples=[12])]
     name: Annotated[
         str,
@@ -2013,7 +1597,7 @@ class Data4(BaseModel):
         ),
     ]
     game: Annotated[
-        Game7, Field(description="The game the clan plays", examples=["cs2"])
+        Game3, Field(description="The game the clan plays", examples=["cs2"])
     ]
     description: Annotated[
         str,
@@ -2065,11 +1649,7 @@ class Data4(BaseModel):
     ]
 
 
-class V1ClansIdSettingsPutResponse(BaseModel):
-    data: Annotated[Data4, Field(description="A clan of one game")]
-
-
-class Data5(BaseModel):
+class V1ClansJoinResultData(BaseModel):
     clan_id: Annotated[int, Field(examples=[12])]
     user_id: Annotated[int, Field(examples=[42])]
     username: Annotated[str, Field(examples=["night_owl"])]
@@ -2092,11 +1672,7 @@ class Data5(BaseModel):
     ]
 
 
-class V1ClansIdJoinPostResponse(BaseModel):
-    data: Annotated[Data5, Field(description="A member of a clan and their role")]
-
-
-class Data6(BaseModel):
+class V1ClansInvitesAcceptResultData(BaseModel):
     clan_id: Annotated[int, Field(examples=[12])]
     user_id: Annotated[int, Field(examples=[42])]
     username: Annotated[str, Field(examples=["night_owl"])]
@@ -2119,11 +1695,7 @@ class Data6(BaseModel):
     ]
 
 
-class V1ClansIdInvitesAcceptPostResponse(BaseModel):
-    data: Annotated[Data6, Field(description="A member of a clan and their role")]
-
-
-class V1ClansIdInvitesPostRequest(BaseModel):
+class V1ClansInvitesCreateRequest(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
@@ -2133,7 +1705,7 @@ class V1ClansIdInvitesPostRequest(BaseModel):
     ]
 
 
-class Clan1(BaseModel):
+class V1ClansInvitesCreateResultDataClan(BaseModel):
     id: Annotated[int, Field(description="clan ID", examples=[12])]
     name: Annotated[
         str,
@@ -2154,7 +1726,7 @@ class Clan1(BaseModel):
         ),
     ]
     game: Annotated[
-        Game7, Field(description="The game the clan plays", examples=["cs2"])
+        Game3, Field(description="The game the clan plays", examples=["cs2"])
     ]
     description: Annotated[
         str,
@@ -2206,30 +1778,7 @@ class Clan1(BaseModel):
     ]
 
 
-class Data7(BaseModel):
-    clan: Annotated[Clan1, Field(description="A clan of one game")]
-    user_id: Annotated[int, Field(description="the invited player", examples=[42])]
-    invited_by: Annotated[
-        int | None,
-        Field(
-            description="who sent the invite (null if that account is gone)",
-            examples=[7],
-        ),
-    ]
-    created_at: Annotated[
-        AwareDatetime,
-        Field(
-            description="when the invite was sent",
-            examples=["2026-11-20T18:04:11.000Z"],
-        ),
-    ]
-
-
-class V1ClansIdInvitesPostResponse(BaseModel):
-    data: Annotated[Data7, Field(description="A pending invite to a clan")]
-
-
-class Data8(BaseModel):
+class V1ClansMembersPromoteResultData(BaseModel):
     clan_id: Annotated[int, Field(examples=[12])]
     user_id: Annotated[int, Field(examples=[42])]
     username: Annotated[str, Field(examples=["night_owl"])]
@@ -2252,11 +1801,7 @@ class Data8(BaseModel):
     ]
 
 
-class V1ClansIdMembersUserIdPromotePostResponse(BaseModel):
-    data: Annotated[Data8, Field(description="A member of a clan and their role")]
-
-
-class Data9(BaseModel):
+class V1ClansMembersDemoteResultData(BaseModel):
     clan_id: Annotated[int, Field(examples=[12])]
     user_id: Annotated[int, Field(examples=[42])]
     username: Annotated[str, Field(examples=["night_owl"])]
@@ -2279,11 +1824,7 @@ class Data9(BaseModel):
     ]
 
 
-class V1ClansIdMembersUserIdDemotePostResponse(BaseModel):
-    data: Annotated[Data9, Field(description="A member of a clan and their role")]
-
-
-class V1ClansIdTransferPostRequest(BaseModel):
+class V1ClansTransferRequest(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
@@ -2298,7 +1839,7 @@ class V1ClansIdTransferPostRequest(BaseModel):
     ]
 
 
-class Member2(BaseModel):
+class V1ClansTransferResultDataMembersItem(BaseModel):
     user_id: Annotated[int, Field(examples=[42])]
     username: Annotated[str, Field(examples=["night_owl"])]
     avatar: Annotated[
@@ -2320,101 +1861,21 @@ class Member2(BaseModel):
     ]
 
 
-class Data10(BaseModel):
-    id: Annotated[int, Field(description="clan ID", examples=[12])]
-    name: Annotated[
-        str,
-        Field(
-            description="3-32 characters: ASCII letters, digits, spaces and . _ ' -, starting and ending with a letter or digit. Unique per game without regard to case.",
-            examples=["Night Owls"],
-            max_length=32,
-            min_length=3,
-            pattern="^[A-Za-z0-9](?:[A-Za-z0-9 ._'-]*[A-Za-z0-9])?$",
-        ),
-    ]
-    tag: Annotated[
-        str,
-        Field(
-            description="2-6 ASCII letters or digits. Unique per game without regard to case.",
-            examples=["OWL"],
-            pattern="^[A-Za-z0-9]{2,6}$",
-        ),
-    ]
-    game: Annotated[
-        Game7, Field(description="The game the clan plays", examples=["cs2"])
-    ]
-    description: Annotated[
-        str,
-        Field(
-            description="What the clan is about, up to 500 characters.",
-            examples=["EU evening squad, scrims on Thursdays."],
-            max_length=500,
-        ),
-    ]
-    join_policy: Annotated[
-        JoinPolicy,
-        Field(
-            description="`open`: anyone may join; `invite`: only players with a pending invite; `closed`: no new members (pending invites cannot be accepted).",
-            examples=["invite"],
-        ),
-    ]
-    visibility: Annotated[
-        Visibility,
-        Field(
-            description="`public`: listed and readable by anyone; `private`: seen only by its members and the players it invited (to anyone else it does not exist: 404).",
-            examples=["public"],
-        ),
-    ]
-    max_members: Annotated[
-        int,
-        Field(
-            description="Most members the clan takes, 2-100; never below the current member count.",
-            examples=[50],
-            ge=2,
-            le=100,
-        ),
-    ]
-    member_count: Annotated[
-        int, Field(description="members now, the owner included", examples=[8], ge=1)
-    ]
-    created_at: Annotated[
-        AwareDatetime,
-        Field(
-            description="when the clan was created",
-            examples=["2026-11-20T18:04:11.000Z"],
-        ),
-    ]
-    updated_at: Annotated[
-        AwareDatetime,
-        Field(
-            description="when its settings last changed",
-            examples=["2026-11-20T18:04:11.000Z"],
-        ),
-    ]
-    members: Annotated[
-        list[Member2],
-        Field(
-            description="every member: the owner, then officers, then members, longest-standing first"
-        ),
-    ]
-
-
-class V1ClansIdTransferPostResponse(BaseModel):
-    data: Annotated[
-        Data10, Field(description="A clan with its members and their roles")
-    ]
-
-
-class V1EconomyBalanceGetResponse(BaseModel):
+class V1EconomyBalanceGetResult(BaseModel):
     data: EconomyBalance
 
 
-class V1EconomyTransactionsGetResponse(BaseModel):
-    data: list[EconomyEntry]
-    meta: Annotated[Meta, Field(description="Where this page sits in the whole list")]
+class V1EconomyTransactionsListResultMeta(BaseModel):
+    total: Annotated[
+        int, Field(description="Items across all pages", examples=[42], ge=0)
+    ]
+    page: Annotated[int, Field(description="This page", examples=[1], ge=1)]
+    per_page: Annotated[
+        int, Field(description="Page size", examples=[25], ge=1, le=100)
+    ]
 
 
-class V1EconomyTransferPostRequest(BaseModel):
+class V1EconomyTransferCreateRequest(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
@@ -2443,11 +1904,11 @@ class V1EconomyTransferPostRequest(BaseModel):
     ] = None
 
 
-class V1EconomyTransferPostResponse(BaseModel):
+class V1EconomyTransferCreateResult(BaseModel):
     data: EconomyTransfer
 
 
-class Datum4(BaseModel):
+class V1EventsListResultDataItem(BaseModel):
     id: Annotated[
         str,
         Field(
@@ -2485,8 +1946,14 @@ class Datum4(BaseModel):
     ]
 
 
-class Meta6(BaseModel):
-    next_after: Annotated[str | None, Field(examples=["evt_0000000000004711"])]
+class V1EventsListResultMeta(BaseModel):
+    next_after: Annotated[
+        str | None,
+        Field(
+            description="The cursor for the next page: pass it as `after`. `null`: No event to page after yet (nothing visible and no `after` given).",
+            examples=["evt_0000000000004711"],
+        ),
+    ]
     has_more: Annotated[
         bool,
         Field(
@@ -2496,32 +1963,7 @@ class Meta6(BaseModel):
     ]
 
 
-class V1EventsGetResponse(BaseModel):
-    data: list[Datum4]
-    meta: Annotated[
-        Meta6,
-        Field(
-            description="Cursor paging: the outbox grows at its end, so pages are walked by cursor, not by number"
-        ),
-    ]
-
-
-class Meta7(BaseModel):
-    total: Annotated[
-        int, Field(description="Items across all pages", examples=[42], ge=0)
-    ]
-    page: Annotated[int, Field(description="This page", examples=[1], ge=1)]
-    per_page: Annotated[
-        int, Field(description="Page size", examples=[25], ge=1, le=100)
-    ]
-
-
-class V1WebhooksGetResponse(BaseModel):
-    data: list[Webhook]
-    meta: Annotated[Meta7, Field(description="Where this page sits in the whole list")]
-
-
-class V1WebhooksPostRequest(BaseModel):
+class V1WebhooksCreateRequest(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
@@ -2546,14 +1988,14 @@ class V1WebhooksPostRequest(BaseModel):
     description: Annotated[
         str | None,
         Field(
-            description="a note for yourself; surrounding whitespace is removed, and an empty or whitespace-only note is stored as null",
+            description="a note for yourself",
             examples=["production receiver"],
             max_length=200,
         ),
     ] = None
 
 
-class Data11(BaseModel):
+class V1WebhooksCreateResultData(BaseModel):
     webhook: Webhook
     secret: Annotated[
         str | None,
@@ -2564,15 +2006,21 @@ class Data11(BaseModel):
     ]
 
 
-class V1WebhooksPostResponse(BaseModel):
-    data: Data11
+class V1WebhooksListResultMeta(BaseModel):
+    total: Annotated[
+        int, Field(description="Items across all pages", examples=[42], ge=0)
+    ]
+    page: Annotated[int, Field(description="This page", examples=[1], ge=1)]
+    per_page: Annotated[
+        int, Field(description="Page size", examples=[25], ge=1, le=100)
+    ]
 
 
-class V1WebhooksIdGetResponse(BaseModel):
+class V1WebhooksGetResult(BaseModel):
     data: Webhook
 
 
-class V1WebhooksIdPatchRequest(BaseModel):
+class V1WebhooksUpdateRequest(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
@@ -2597,7 +2045,7 @@ class V1WebhooksIdPatchRequest(BaseModel):
     description: Annotated[
         str | None,
         Field(
-            description="a note for yourself; surrounding whitespace is removed, and an empty or whitespace-only note is stored as null",
+            description="a note for yourself",
             examples=["production receiver"],
             max_length=200,
         ),
@@ -2610,11 +2058,11 @@ class V1WebhooksIdPatchRequest(BaseModel):
     ] = None
 
 
-class V1WebhooksIdPatchResponse(BaseModel):
+class V1WebhooksUpdateResult(BaseModel):
     data: Webhook
 
 
-class Data12(BaseModel):
+class V1WebhooksSecretRotateResultData(BaseModel):
     secret: Annotated[
         str | None,
         Field(
@@ -2631,28 +2079,21 @@ class Data12(BaseModel):
     ]
 
 
-class V1WebhooksIdRotateSecretPostResponse(BaseModel):
-    data: Data12
+class V1WebhooksDeliveriesListResultMeta(BaseModel):
+    total: Annotated[
+        int, Field(description="Items across all pages", examples=[42], ge=0)
+    ]
+    page: Annotated[int, Field(description="This page", examples=[1], ge=1)]
+    per_page: Annotated[
+        int, Field(description="Page size", examples=[25], ge=1, le=100)
+    ]
 
 
-class Status12(StrEnum):
-    pending = "pending"
-    delivering = "delivering"
-    succeeded = "succeeded"
-    failed = "failed"
-    dead = "dead"
-
-
-class V1WebhooksIdDeliveriesGetResponse(BaseModel):
-    data: list[WebhookDelivery]
-    meta: Annotated[Meta7, Field(description="Where this page sits in the whole list")]
-
-
-class V1WebhooksIdDeliveriesDeliveryIdRedeliverPostResponse(BaseModel):
+class V1WebhooksDeliveriesRedeliverResult(BaseModel):
     data: WebhookDelivery
 
 
-class V1WebhooksIdReplayPostRequest(BaseModel):
+class V1WebhooksReplayRequest(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
@@ -2665,7 +2106,7 @@ class V1WebhooksIdReplayPostRequest(BaseModel):
     ]
 
 
-class Data13(BaseModel):
+class V1WebhooksReplayResultData(BaseModel):
     queued: Annotated[int, Field(description="deliveries queued", examples=[12], ge=0)]
     complete: Annotated[
         bool,
@@ -2681,10 +2122,6 @@ class Data13(BaseModel):
             examples=["2026-11-20T18:04:11.000Z"],
         ),
     ]
-
-
-class V1WebhooksIdReplayPostResponse(BaseModel):
-    data: Data13
 
 
 class Scope(Enum):
@@ -2711,58 +2148,19 @@ class Audience(StrEnum):
     app = "app"
 
 
-class Datum5(BaseModel):
-    type: Annotated[
-        str,
-        Field(description="Event type, `resource.action`", examples=["kill.recorded"]),
-    ]
-    description: Annotated[
-        str,
-        Field(
-            description="What it tells, and who receives it",
-            examples=["One counted kill, told when its round is settled."],
-        ),
-    ]
-    scope: Annotated[
-        Scope | None,
-        Field(
-            description="The scope a reader needs (null: none beyond the audience)",
-            examples=["stats:read"],
-        ),
-    ]
-    audience: Annotated[
-        Audience,
-        Field(
-            description="`public`: every subscriber with the scope; `user`: only apps acting for the user it concerns; `app`: only the app it concerns",
-            examples=["public"],
-        ),
-    ]
-    high_volume: Annotated[
-        bool,
-        Field(
-            description="One event per kill (or as often): prefer its batched variant",
-            examples=[True],
-        ),
-    ]
-    schema_: Annotated[
-        dict[str, Any],
-        Field(
-            alias="schema",
-            description="JSON Schema (2020-12) of the event’s `data`",
-            examples=[{"type": "object", "properties": {}}],
-        ),
-    ]
-    example: Annotated[
-        dict[str, Any],
-        Field(description="An example `data`", examples=[{"server_id": 3}]),
-    ]
+class V1EventsTypesListResultDataItemSchema(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
 
 
-class V1EventsTypesGetResponse(BaseModel):
-    data: list[Datum5]
+class V1EventsTypesListResultDataItemExample(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
 
 
-class ApiPlatformDeveloperAccountsPostRequest(BaseModel):
+class DeveloperAccountsCreateRequest(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
@@ -2770,7 +2168,7 @@ class ApiPlatformDeveloperAccountsPostRequest(BaseModel):
     password: Annotated[str, Field(max_length=1024, min_length=1)]
 
 
-class ApiPlatformDeveloperAccountsPostResponse(BaseModel):
+class DeveloperAccountsCreateResult(BaseModel):
     account: PortalAccount
     csrf_token: Annotated[
         str,
@@ -2780,17 +2178,7 @@ class ApiPlatformDeveloperAccountsPostResponse(BaseModel):
     ]
 
 
-class ApiPlatformDeveloperSessionGetResponse(BaseModel):
-    account: PortalAccount
-    csrf_token: Annotated[
-        str,
-        Field(
-            description="send it in the x-csrf-token header of every POST and DELETE"
-        ),
-    ]
-
-
-class ApiPlatformDeveloperSessionPostRequest(BaseModel):
+class DeveloperSessionCreateRequest(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
@@ -2798,7 +2186,7 @@ class ApiPlatformDeveloperSessionPostRequest(BaseModel):
     password: Annotated[str, Field(max_length=1024, min_length=1)]
 
 
-class ApiPlatformDeveloperSessionPostResponse(BaseModel):
+class DeveloperSessionCreateResult(BaseModel):
     account: PortalAccount
     csrf_token: Annotated[
         str,
@@ -2808,27 +2196,30 @@ class ApiPlatformDeveloperSessionPostResponse(BaseModel):
     ]
 
 
-class ApiPlatformDeveloperMyKeysGetResponse(BaseModel):
+class DeveloperSessionGetResult(BaseModel):
+    account: PortalAccount
+    csrf_token: Annotated[
+        str,
+        Field(
+            description="send it in the x-csrf-token header of every POST and DELETE"
+        ),
+    ]
+
+
+class DeveloperMyKeysListResult(BaseModel):
     keys: list[PortalKey]
 
 
-class ApiPlatformDeveloperKeysPostRequest(BaseModel):
+class DeveloperKeysCreateRequest(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
     name: Annotated[
-        str,
-        Field(
-            description="1 to 100 characters, at least one of them not whitespace; surrounding whitespace is removed when it is stored",
-            examples=["my bot"],
-            max_length=100,
-            min_length=1,
-            pattern="\\S",
-        ),
+        str, Field(description="a label for the key", max_length=100, min_length=1)
     ]
 
 
-class ApiPlatformDeveloperKeysPostResponse(BaseModel):
+class DeveloperKeysCreateResult(BaseModel):
     key: PortalKey
     secret: Annotated[
         str,
@@ -2839,7 +2230,7 @@ class ApiPlatformDeveloperKeysPostResponse(BaseModel):
     ]
 
 
-class ApiPlatformDeveloperKeysIdDeleteResponse(BaseModel):
+class DeveloperKeysRevokeResult(BaseModel):
     key: PortalKey
 
 
@@ -2854,7 +2245,7 @@ class Origin(RootModel[str]):
     ]
 
 
-class ApiPlatformDeveloperKeysIdOriginsPutRequest(BaseModel):
+class DeveloperKeysOriginsUpdateRequest(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
@@ -2868,11 +2259,11 @@ class ApiPlatformDeveloperKeysIdOriginsPutRequest(BaseModel):
     ]
 
 
-class ApiPlatformDeveloperKeysIdOriginsPutResponse(BaseModel):
+class DeveloperKeysOriginsUpdateResult(BaseModel):
     key: PortalKey
 
 
-class Hour(BaseModel):
+class DeveloperKeysUsageGetResultUsageHoursItem(BaseModel):
     field_429: Annotated[int, Field(alias="429")]
     hour: Annotated[
         AwareDatetime,
@@ -2887,7 +2278,7 @@ class Hour(BaseModel):
     total: int
 
 
-class Totals(BaseModel):
+class DeveloperKeysUsageGetResultUsageTotals(BaseModel):
     field_429: Annotated[int, Field(alias="429")]
     field_2xx: Annotated[int, Field(alias="2xx")]
     field_3xx: Annotated[int, Field(alias="3xx")]
@@ -2896,21 +2287,7 @@ class Totals(BaseModel):
     total: int
 
 
-class Usage(BaseModel):
-    key_id: int
-    quota: Annotated[int, Field(description="requests per hour allowed now")]
-    hours: Annotated[
-        list[Hour],
-        Field(description="oldest first, one entry per hour, zeros included"),
-    ]
-    totals: Totals
-
-
-class ApiPlatformDeveloperKeysIdUsageGetResponse(BaseModel):
-    usage: Usage
-
-
-class ApiPlatformDeveloperMyAppsGetResponse(BaseModel):
+class DeveloperMyAppsListResult(BaseModel):
     apps: list[App]
 
 
@@ -2918,20 +2295,11 @@ class RedirectUri(RootModel[str]):
     root: Annotated[str, Field(max_length=500)]
 
 
-class ApiPlatformDeveloperMyAppsPostRequest(BaseModel):
+class DeveloperMyAppsCreateRequest(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    name: Annotated[
-        str,
-        Field(
-            description="1 to 100 characters, at least one of them not whitespace; surrounding whitespace is removed when it is stored",
-            examples=["Frag Tracker"],
-            max_length=100,
-            min_length=1,
-            pattern="\\S",
-        ),
-    ]
+    name: Annotated[str, Field(examples=["Frag Tracker"], max_length=100, min_length=1)]
     kind: Kind
     redirect_uris: Annotated[
         list[RedirectUri],
@@ -2946,7 +2314,7 @@ class ApiPlatformDeveloperMyAppsPostRequest(BaseModel):
     logo_url: Annotated[str | None, Field(max_length=500)] = None
 
 
-class ApiPlatformDeveloperMyAppsPostResponse(BaseModel):
+class DeveloperMyAppsCreateResult(BaseModel):
     app: App
     client_secret: Annotated[
         str | None,
@@ -2957,23 +2325,16 @@ class ApiPlatformDeveloperMyAppsPostResponse(BaseModel):
     ]
 
 
-class ApiPlatformDeveloperMyAppsIdGetResponse(BaseModel):
+class DeveloperMyAppsGetResult(BaseModel):
     app: App
 
 
-class ApiPlatformDeveloperMyAppsIdPatchRequest(BaseModel):
+class DeveloperMyAppsUpdateRequest(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
     name: Annotated[
-        str | None,
-        Field(
-            description="1 to 100 characters, at least one of them not whitespace; surrounding whitespace is removed when it is stored",
-            examples=["Frag Tracker"],
-            max_length=100,
-            min_length=1,
-            pattern="\\S",
-        ),
+        str | None, Field(examples=["Frag Tracker"], max_length=100, min_length=1)
     ] = None
     redirect_uris: Annotated[
         list[RedirectUri] | None,
@@ -2988,11 +2349,11 @@ class ApiPlatformDeveloperMyAppsIdPatchRequest(BaseModel):
     logo_url: Annotated[str | None, Field(max_length=500)] = None
 
 
-class ApiPlatformDeveloperMyAppsIdPatchResponse(BaseModel):
+class DeveloperMyAppsUpdateResult(BaseModel):
     app: App
 
 
-class ApiPlatformDeveloperMyAppsIdSecretPostResponse(BaseModel):
+class DeveloperMyAppsSecretRotateResult(BaseModel):
     client_secret: Annotated[
         str,
         Field(
@@ -3002,11 +2363,11 @@ class ApiPlatformDeveloperMyAppsIdSecretPostResponse(BaseModel):
     ]
 
 
-class ApiPlatformDeveloperMyAuthorizedAppsGetResponse(BaseModel):
+class DeveloperMyAuthorizedAppsListResult(BaseModel):
     authorized_apps: list[AuthorizedApp]
 
 
-class ApiPlatformDeveloperWebhookTestPostRequest(BaseModel):
+class DeveloperWebhookTestSendRequest(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
@@ -3045,7 +2406,7 @@ class ApiPlatformDeveloperWebhookTestPostRequest(BaseModel):
     ] = None
 
 
-class Event3(BaseModel):
+class DeveloperWebhookTestSendResultEvent(BaseModel):
     id: Annotated[
         str,
         Field(
@@ -3060,41 +2421,7 @@ class Event3(BaseModel):
     ]
 
 
-class ApiPlatformDeveloperWebhookTestPostResponse(BaseModel):
-    event: Annotated[Event3, Field(description="the body sent, signed")]
-    url: Annotated[str, Field(description="where it was sent")]
-    secret: Annotated[
-        str | None,
-        Field(
-            description="the secret made for a `url` test without one, to verify the signature with; null otherwise"
-        ),
-    ]
-    ok: Annotated[bool, Field(description="the receiver answered 2xx")]
-    status: Annotated[
-        int | None,
-        Field(
-            description="the receiver’s HTTP status (a redirect is not followed); null without an answer",
-            examples=[200],
-        ),
-    ]
-    latency_ms: Annotated[int, Field(examples=[84], ge=0)]
-    headers: Annotated[
-        dict[str, str], Field(description="the answer’s headers (at most 50)")
-    ]
-    body_excerpt: Annotated[
-        str, Field(description="the first 1 KiB of the answer’s body")
-    ]
-    error: Annotated[
-        str | None,
-        Field(
-            description="why no answer came: `invalid_url`, `dns_failed`, `forbidden_address` (a private or metadata address), `timeout` (15 s), `connection_failed`, `tls_failed`",
-            examples=["timeout"],
-        ),
-    ]
-    error_message: str | None
-
-
-class ApiPlatformIngestEventsPostRequest(BaseModel):
+class IngestEventsCreateRequest(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
@@ -3108,185 +2435,14 @@ class ApiPlatformIngestEventsPostRequest(BaseModel):
     ]
 
 
-class ResponseMode(StrEnum):
-    query = "query"
-    form_post = "form_post"
-
-
-class GrantType(StrEnum):
-    authorization_code = "authorization_code"
-    refresh_token = "refresh_token"
-    client_credentials = "client_credentials"
-
-
-class ApiPlatformOauthTokenPostRequest(BaseModel):
-    grant_type: Annotated[
-        GrantType,
-        Field(
-            description="`authorization_code` (with `code`, `redirect_uri`, `code_verifier`), `refresh_token` (with `refresh_token`), or `client_credentials` (confidential apps only: a token for the app itself, no user).",
-            examples=["authorization_code"],
-        ),
-    ]
-    code: Annotated[
-        str | None,
-        Field(
-            description="The authorization code the redirect brought back (valid 60 s, once)."
-        ),
-    ] = None
-    redirect_uri: Annotated[
-        str | None,
-        Field(
-            description="The redirect URI the authorization request named, exactly.",
-            examples=["https://fragtracker.example/callback"],
-        ),
-    ] = None
-    code_verifier: Annotated[
-        str | None,
-        Field(
-            description="The PKCE verifier whose S256 challenge the authorization request sent (RFC 7636).",
-            max_length=128,
-            min_length=43,
-        ),
-    ] = None
-    refresh_token: Annotated[
-        str | None,
-        Field(
-            description="A refresh token; it is spent by this request and a new one is returned (rotation)."
-        ),
-    ] = None
-    scope: Annotated[
-        str | None,
-        Field(
-            description="`refresh_token`: fewer scopes than granted; `client_credentials`: the scopes wanted: scope names separated by spaces, from `openid`, `identify`, `stats:read`, `servers:read`, `servers:command`, `chat:read`, `clans:read`, `clans:write`, `tournaments:read`, `economy:read`, `economy:transfer`, `webhooks:read`, `webhooks:write`, `offline_access`.",
-            examples=["identify stats:read"],
-        ),
-    ] = None
-    client_id: Annotated[
-        str | None,
-        Field(
-            description="The app’s client id. Required from a public app (no secret) and with `client_secret_post`; optional with HTTP Basic.",
-            examples=["app_2f96bb0640072a3502df6214d038b9df"],
-        ),
-    ] = None
-    client_secret: Annotated[
-        str | None,
-        Field(
-            description="A confidential app’s secret when it authenticates with `client_secret_post`; otherwise send it with HTTP Basic (`client_secret_basic`)."
-        ),
-    ] = None
-
-
-class TokenTypeHint(StrEnum):
-    access_token = "access_token"
-    refresh_token = "refresh_token"
-
-
-class ApiPlatformOauthRevokePostRequest(BaseModel):
-    token: Annotated[
-        str,
-        Field(
-            description="The access or refresh token to revoke (one of the app’s own)."
-        ),
-    ]
-    token_type_hint: Annotated[
-        TokenTypeHint | None,
-        Field(
-            description="What kind of token `token` is, to speed up the lookup; a wrong hint is not an error."
-        ),
-    ] = None
-    client_id: Annotated[
-        str | None,
-        Field(
-            description="The app’s client id. Required from a public app (no secret) and with `client_secret_post`; optional with HTTP Basic.",
-            examples=["app_2f96bb0640072a3502df6214d038b9df"],
-        ),
-    ] = None
-    client_secret: Annotated[
-        str | None,
-        Field(
-            description="A confidential app’s secret when it authenticates with `client_secret_post`; otherwise send it with HTTP Basic (`client_secret_basic`)."
-        ),
-    ] = None
-
-
-class ApiPlatformOauthIntrospectPostRequest(BaseModel):
-    token: Annotated[
-        str, Field(description="The token to describe (one of the app’s own).")
-    ]
-    token_type_hint: Annotated[
-        TokenTypeHint | None,
-        Field(
-            description="What kind of token `token` is, to speed up the lookup; a wrong hint is not an error."
-        ),
-    ] = None
-    client_id: Annotated[
-        str | None,
-        Field(
-            description="The app’s client id. Required from a public app (no secret) and with `client_secret_post`; optional with HTTP Basic.",
-            examples=["app_2f96bb0640072a3502df6214d038b9df"],
-        ),
-    ] = None
-    client_secret: Annotated[
-        str | None,
-        Field(
-            description="A confidential app’s secret when it authenticates with `client_secret_post`; otherwise send it with HTTP Basic (`client_secret_basic`)."
-        ),
-    ] = None
-
-
-class ApiPlatformOauthParPostRequest(BaseModel):
-    client_id: Annotated[
-        str,
-        Field(
-            description="The app’s client id. Required from a public app (no secret) and with `client_secret_post`; optional with HTTP Basic.",
-            examples=["app_2f96bb0640072a3502df6214d038b9df"],
-        ),
-    ]
-    response_type: Annotated[Literal["code"], Field(description="Always `code`.")]
-    redirect_uri: Annotated[
-        str,
-        Field(
-            description="One of the app’s registered redirect URIs, exactly.",
-            examples=["https://fragtracker.example/callback"],
-        ),
-    ]
-    scope: Annotated[
-        str | None,
-        Field(
-            description="The scopes asked for: scope names separated by spaces, from `openid`, `identify`, `stats:read`, `servers:read`, `servers:command`, `chat:read`, `clans:read`, `clans:write`, `tournaments:read`, `economy:read`, `economy:transfer`, `webhooks:read`, `webhooks:write`, `offline_access`.",
-            examples=["identify stats:read"],
-        ),
-    ] = None
-    state: Annotated[
-        str | None, Field(description="Opaque value returned unchanged with the code.")
-    ] = None
-    code_challenge: Annotated[
-        str,
-        Field(
-            description="PKCE (RFC 7636): base64url(SHA-256(code_verifier)). Required for every app.",
-            max_length=128,
-            min_length=43,
-        ),
-    ]
-    code_challenge_method: Annotated[
-        Literal["S256"], Field(description="Only `S256`; `plain` is refused.")
-    ]
-    client_secret: Annotated[
-        str | None,
-        Field(
-            description="A confidential app’s secret when it authenticates with `client_secret_post`; otherwise send it with HTTP Basic (`client_secret_basic`)."
-        ),
-    ] = None
-
-
-class Data14(BaseModel):
+class KillRecordedEventData(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
     server_id: Annotated[
         int, Field(description="Game server the kill happened on", examples=[3], ge=1)
     ]
-    game: Annotated[Game7, Field(description="Game code", examples=["cs2"])]
+    game: Annotated[Game3, Field(description="Game code", examples=["cs2"])]
     killer_user_id: Annotated[
         int, Field(description="Hub user id of the killer", examples=[42], ge=1)
     ]
@@ -3321,34 +2477,14 @@ class Data14(BaseModel):
     ]
 
 
-class KillRecordedPostRequest(BaseModel):
-    id: Annotated[
-        str,
-        Field(
-            description="Event id, sortable",
-            examples=["evt_0000000000004711"],
-            pattern="^evt_\\d{16}$",
-        ),
-    ]
-    type: Annotated[Literal["kill.recorded"], Field(description="Event type")]
-    created_at: Annotated[
-        AwareDatetime,
-        Field(
-            description="When the change committed",
-            examples=["2026-11-20T18:04:11.000Z"],
-        ),
-    ]
-    data: Data14
-
-
-class Kill1(BaseModel):
+class KillsBatchRecordedEventDataKillsItem(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
     server_id: Annotated[
         int, Field(description="Game server the kill happened on", examples=[3], ge=1)
     ]
-    game: Annotated[Game7, Field(description="Game code", examples=["cs2"])]
+    game: Annotated[Game3, Field(description="Game code", examples=["cs2"])]
     killer_user_id: Annotated[
         int, Field(description="Hub user id of the killer", examples=[42], ge=1)
     ]
@@ -3383,44 +2519,14 @@ class Kill1(BaseModel):
     ]
 
 
-class Data15(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
-    server_id: Annotated[int, Field(description="Game server", examples=[3], ge=1)]
-    game: Annotated[Game7, Field(description="Game code", examples=["cs2"])]
-    count: Annotated[int, Field(description="Kills in this batch", examples=[1], ge=0)]
-    kills: Annotated[list[Kill1], Field(description="The kills, oldest first")]
-
-
-class KillsBatchRecordedPostRequest(BaseModel):
-    id: Annotated[
-        str,
-        Field(
-            description="Event id, sortable",
-            examples=["evt_0000000000004711"],
-            pattern="^evt_\\d{16}$",
-        ),
-    ]
-    type: Annotated[Literal["kills.batch_recorded"], Field(description="Event type")]
-    created_at: Annotated[
-        AwareDatetime,
-        Field(
-            description="When the change committed",
-            examples=["2026-11-20T18:04:11.000Z"],
-        ),
-    ]
-    data: Data15
-
-
-class Data16(BaseModel):
+class KillProvisionalEventData(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
     server_id: Annotated[
         int, Field(description="Game server the kill happened on", examples=[3], ge=1)
     ]
-    game: Annotated[Game7, Field(description="Game code", examples=["cs2"])]
+    game: Annotated[Game3, Field(description="Game code", examples=["cs2"])]
     killer_user_id: Annotated[
         int | None,
         Field(
@@ -3471,62 +2577,22 @@ class Data16(BaseModel):
     ]
 
 
-class KillProvisionalPostRequest(BaseModel):
-    id: Annotated[
-        str,
-        Field(
-            description="Event id, sortable",
-            examples=["evt_0000000000004711"],
-            pattern="^evt_\\d{16}$",
-        ),
-    ]
-    type: Annotated[Literal["kill.provisional"], Field(description="Event type")]
-    created_at: Annotated[
-        AwareDatetime,
-        Field(
-            description="When the change committed",
-            examples=["2026-11-20T18:04:11.000Z"],
-        ),
-    ]
-    data: Data16
-
-
-class Data17(BaseModel):
+class RoundStartedEventData(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
     server_id: Annotated[int, Field(description="Game server", examples=[3], ge=1)]
-    game: Annotated[Game7, Field(description="Game code", examples=["cs2"])]
+    game: Annotated[Game3, Field(description="Game code", examples=["cs2"])]
     map: Annotated[str, Field(description="Map", examples=["de_dust2"])]
     round: Annotated[int, Field(description="Round number", examples=[7], ge=0)]
 
 
-class RoundStartedPostRequest(BaseModel):
-    id: Annotated[
-        str,
-        Field(
-            description="Event id, sortable",
-            examples=["evt_0000000000004711"],
-            pattern="^evt_\\d{16}$",
-        ),
-    ]
-    type: Annotated[Literal["round.started"], Field(description="Event type")]
-    created_at: Annotated[
-        AwareDatetime,
-        Field(
-            description="When the change committed",
-            examples=["2026-11-20T18:04:11.000Z"],
-        ),
-    ]
-    data: Data17
-
-
-class Data18(BaseModel):
+class RoundEndedEventData(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
     server_id: Annotated[int, Field(description="Game server", examples=[3], ge=1)]
-    game: Annotated[Game7, Field(description="Game code", examples=["cs2"])]
+    game: Annotated[Game3, Field(description="Game code", examples=["cs2"])]
     map: Annotated[str, Field(description="Map", examples=["de_dust2"])]
     round: Annotated[int, Field(description="Round number", examples=[7], ge=0)]
     kills: Annotated[
@@ -3534,32 +2600,12 @@ class Data18(BaseModel):
     ]
 
 
-class RoundEndedPostRequest(BaseModel):
-    id: Annotated[
-        str,
-        Field(
-            description="Event id, sortable",
-            examples=["evt_0000000000004711"],
-            pattern="^evt_\\d{16}$",
-        ),
-    ]
-    type: Annotated[Literal["round.ended"], Field(description="Event type")]
-    created_at: Annotated[
-        AwareDatetime,
-        Field(
-            description="When the change committed",
-            examples=["2026-11-20T18:04:11.000Z"],
-        ),
-    ]
-    data: Data18
-
-
-class Data19(BaseModel):
+class RoundVoidedEventData(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
     server_id: Annotated[int, Field(description="Game server", examples=[3], ge=1)]
-    game: Annotated[Game7, Field(description="Game code", examples=["cs2"])]
+    game: Annotated[Game3, Field(description="Game code", examples=["cs2"])]
     map: Annotated[str, Field(description="Map", examples=["de_dust2"])]
     round: Annotated[int, Field(description="Round number", examples=[7], ge=0)]
     kills: Annotated[
@@ -3570,53 +2616,13 @@ class Data19(BaseModel):
     ]
 
 
-class RoundVoidedPostRequest(BaseModel):
-    id: Annotated[
-        str,
-        Field(
-            description="Event id, sortable",
-            examples=["evt_0000000000004711"],
-            pattern="^evt_\\d{16}$",
-        ),
-    ]
-    type: Annotated[Literal["round.voided"], Field(description="Event type")]
-    created_at: Annotated[
-        AwareDatetime,
-        Field(
-            description="When the change committed",
-            examples=["2026-11-20T18:04:11.000Z"],
-        ),
-    ]
-    data: Data19
-
-
-class Data20(BaseModel):
+class MatchStartedEventData(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
     server_id: Annotated[int, Field(description="Game server", examples=[3], ge=1)]
-    game: Annotated[Game7, Field(description="Game code", examples=["cs2"])]
+    game: Annotated[Game3, Field(description="Game code", examples=["cs2"])]
     map: Annotated[str, Field(description="Map", examples=["de_dust2"])]
-
-
-class MatchStartedPostRequest(BaseModel):
-    id: Annotated[
-        str,
-        Field(
-            description="Event id, sortable",
-            examples=["evt_0000000000004711"],
-            pattern="^evt_\\d{16}$",
-        ),
-    ]
-    type: Annotated[Literal["match.started"], Field(description="Event type")]
-    created_at: Annotated[
-        AwareDatetime,
-        Field(
-            description="When the change committed",
-            examples=["2026-11-20T18:04:11.000Z"],
-        ),
-    ]
-    data: Data20
 
 
 class Team1Item(RootModel[int]):
@@ -3627,13 +2633,13 @@ class Team2Item(RootModel[int]):
     root: Annotated[int, Field(description="Hub user id", examples=[42], ge=1)]
 
 
-class Data21(BaseModel):
+class MatchEndedEventData(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
     match_id: Annotated[int, Field(description="Recorded match", examples=[812], ge=1)]
     server_id: Annotated[int, Field(description="Game server", examples=[3], ge=1)]
-    game: Annotated[Game7, Field(description="Game code", examples=["cs2"])]
+    game: Annotated[Game3, Field(description="Game code", examples=["cs2"])]
     map: Annotated[str, Field(description="Map", examples=["de_dust2"])]
     team1_score: Annotated[
         int, Field(description="Rounds won by team 1", examples=[13], ge=0)
@@ -3664,62 +2670,22 @@ class Data21(BaseModel):
     ]
 
 
-class MatchEndedPostRequest(BaseModel):
-    id: Annotated[
-        str,
-        Field(
-            description="Event id, sortable",
-            examples=["evt_0000000000004711"],
-            pattern="^evt_\\d{16}$",
-        ),
-    ]
-    type: Annotated[Literal["match.ended"], Field(description="Event type")]
-    created_at: Annotated[
-        AwareDatetime,
-        Field(
-            description="When the change committed",
-            examples=["2026-11-20T18:04:11.000Z"],
-        ),
-    ]
-    data: Data21
-
-
-class Data22(BaseModel):
+class MatchAbandonedEventData(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
     server_id: Annotated[int, Field(description="Game server", examples=[3], ge=1)]
-    game: Annotated[Game7, Field(description="Game code", examples=["cs2"])]
+    game: Annotated[Game3, Field(description="Game code", examples=["cs2"])]
     map: Annotated[str, Field(description="Map", examples=["de_dust2"])]
     rounds: Annotated[int, Field(description="Rounds counted", examples=[4], ge=0)]
 
 
-class MatchAbandonedPostRequest(BaseModel):
-    id: Annotated[
-        str,
-        Field(
-            description="Event id, sortable",
-            examples=["evt_0000000000004711"],
-            pattern="^evt_\\d{16}$",
-        ),
-    ]
-    type: Annotated[Literal["match.abandoned"], Field(description="Event type")]
-    created_at: Annotated[
-        AwareDatetime,
-        Field(
-            description="When the change committed",
-            examples=["2026-11-20T18:04:11.000Z"],
-        ),
-    ]
-    data: Data22
-
-
-class Data23(BaseModel):
+class EloChangedEventData(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
     user_id: Annotated[int, Field(description="Hub user id", examples=[42], ge=1)]
-    game: Annotated[Game7, Field(description="Game code", examples=["cs2"])]
+    game: Annotated[Game3, Field(description="Game code", examples=["cs2"])]
     match_id: Annotated[int, Field(description="The rated match", examples=[812], ge=1)]
     rating_before: Annotated[
         int, Field(description="Rating before the match", examples=[1000])
@@ -3728,27 +2694,7 @@ class Data23(BaseModel):
     won: Annotated[bool, Field(description="The player's team won", examples=[True])]
 
 
-class EloChangedPostRequest(BaseModel):
-    id: Annotated[
-        str,
-        Field(
-            description="Event id, sortable",
-            examples=["evt_0000000000004711"],
-            pattern="^evt_\\d{16}$",
-        ),
-    ]
-    type: Annotated[Literal["elo.changed"], Field(description="Event type")]
-    created_at: Annotated[
-        AwareDatetime,
-        Field(
-            description="When the change committed",
-            examples=["2026-11-20T18:04:11.000Z"],
-        ),
-    ]
-    data: Data23
-
-
-class Reason(BaseModel):
+class PlayerXpGainedEventDataReasonsItem(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
@@ -3756,39 +2702,7 @@ class Reason(BaseModel):
     amount: Annotated[int, Field(description="XP for it", examples=[10], ge=0)]
 
 
-class Data24(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
-    user_id: Annotated[int, Field(description="Hub user id", examples=[42], ge=1)]
-    amount: Annotated[int, Field(description="XP gained", examples=[35], ge=0)]
-    total_xp: Annotated[
-        int, Field(description="Total XP after the gain", examples=[12035], ge=0)
-    ]
-    reasons: Annotated[list[Reason], Field(description="XP by reason")]
-
-
-class PlayerXpGainedPostRequest(BaseModel):
-    id: Annotated[
-        str,
-        Field(
-            description="Event id, sortable",
-            examples=["evt_0000000000004711"],
-            pattern="^evt_\\d{16}$",
-        ),
-    ]
-    type: Annotated[Literal["player.xp_gained"], Field(description="Event type")]
-    created_at: Annotated[
-        AwareDatetime,
-        Field(
-            description="When the change committed",
-            examples=["2026-11-20T18:04:11.000Z"],
-        ),
-    ]
-    data: Data24
-
-
-class Data25(BaseModel):
+class PlayerLevelUpEventData(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
@@ -3798,27 +2712,7 @@ class Data25(BaseModel):
     total_xp: Annotated[int, Field(description="Total XP", examples=[12035], ge=0)]
 
 
-class PlayerLevelUpPostRequest(BaseModel):
-    id: Annotated[
-        str,
-        Field(
-            description="Event id, sortable",
-            examples=["evt_0000000000004711"],
-            pattern="^evt_\\d{16}$",
-        ),
-    ]
-    type: Annotated[Literal["player.level_up"], Field(description="Event type")]
-    created_at: Annotated[
-        AwareDatetime,
-        Field(
-            description="When the change committed",
-            examples=["2026-11-20T18:04:11.000Z"],
-        ),
-    ]
-    data: Data25
-
-
-class Data26(BaseModel):
+class AchievementUnlockedEventData(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
@@ -3827,27 +2721,7 @@ class Data26(BaseModel):
     code: Annotated[str, Field(description="Code", examples=["first_blood"])]
 
 
-class AchievementUnlockedPostRequest(BaseModel):
-    id: Annotated[
-        str,
-        Field(
-            description="Event id, sortable",
-            examples=["evt_0000000000004711"],
-            pattern="^evt_\\d{16}$",
-        ),
-    ]
-    type: Annotated[Literal["achievement.unlocked"], Field(description="Event type")]
-    created_at: Annotated[
-        AwareDatetime,
-        Field(
-            description="When the change committed",
-            examples=["2026-11-20T18:04:11.000Z"],
-        ),
-    ]
-    data: Data26
-
-
-class Data27(BaseModel):
+class PlayerRegisteredEventData(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
@@ -3865,30 +2739,10 @@ class Data27(BaseModel):
             description="The game server they were first seen on", examples=[3], ge=1
         ),
     ]
-    game: Annotated[Game7, Field(description="Game code", examples=["cs2"])]
+    game: Annotated[Game3, Field(description="Game code", examples=["cs2"])]
 
 
-class PlayerRegisteredPostRequest(BaseModel):
-    id: Annotated[
-        str,
-        Field(
-            description="Event id, sortable",
-            examples=["evt_0000000000004711"],
-            pattern="^evt_\\d{16}$",
-        ),
-    ]
-    type: Annotated[Literal["player.registered"], Field(description="Event type")]
-    created_at: Annotated[
-        AwareDatetime,
-        Field(
-            description="When the change committed",
-            examples=["2026-11-20T18:04:11.000Z"],
-        ),
-    ]
-    data: Data27
-
-
-class Data28(BaseModel):
+class TournamentMatchReportedEventData(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
@@ -3902,29 +2756,7 @@ class Data28(BaseModel):
     ]
 
 
-class TournamentMatchReportedPostRequest(BaseModel):
-    id: Annotated[
-        str,
-        Field(
-            description="Event id, sortable",
-            examples=["evt_0000000000004711"],
-            pattern="^evt_\\d{16}$",
-        ),
-    ]
-    type: Annotated[
-        Literal["tournament.match_reported"], Field(description="Event type")
-    ]
-    created_at: Annotated[
-        AwareDatetime,
-        Field(
-            description="When the change committed",
-            examples=["2026-11-20T18:04:11.000Z"],
-        ),
-    ]
-    data: Data28
-
-
-class Data29(BaseModel):
+class TournamentPlayerJoinedEventData(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
@@ -3932,39 +2764,17 @@ class Data29(BaseModel):
     user_id: Annotated[int, Field(description="Hub user id", examples=[42], ge=1)]
 
 
-class TournamentPlayerJoinedPostRequest(BaseModel):
-    id: Annotated[
-        str,
-        Field(
-            description="Event id, sortable",
-            examples=["evt_0000000000004711"],
-            pattern="^evt_\\d{16}$",
-        ),
-    ]
-    type: Annotated[
-        Literal["tournament.player_joined"], Field(description="Event type")
-    ]
-    created_at: Annotated[
-        AwareDatetime,
-        Field(
-            description="When the change committed",
-            examples=["2026-11-20T18:04:11.000Z"],
-        ),
-    ]
-    data: Data29
-
-
 class Channel(StrEnum):
     all = "all"
     team = "team"
 
 
-class Data30(BaseModel):
+class ChatMessageEventData(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
     server_id: Annotated[int, Field(description="Game server", examples=[3], ge=1)]
-    game: Annotated[Game7, Field(description="Game code", examples=["cs2"])]
+    game: Annotated[Game3, Field(description="Game code", examples=["cs2"])]
     steam_id: Annotated[
         str | None,
         Field(
@@ -4015,114 +2825,34 @@ class Data30(BaseModel):
     ]
 
 
-class ChatMessagePostRequest(BaseModel):
-    id: Annotated[
-        str,
-        Field(
-            description="Event id, sortable",
-            examples=["evt_0000000000004711"],
-            pattern="^evt_\\d{16}$",
-        ),
-    ]
-    type: Annotated[Literal["chat.message"], Field(description="Event type")]
-    created_at: Annotated[
-        AwareDatetime,
-        Field(
-            description="When the change committed",
-            examples=["2026-11-20T18:04:11.000Z"],
-        ),
-    ]
-    data: Data30
-
-
-class Data31(BaseModel):
+class ServerAddedEventData(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
     server_id: Annotated[int, Field(description="Game server", examples=[3], ge=1)]
-    game: Annotated[Game7, Field(description="Game code", examples=["cs2"])]
+    game: Annotated[Game3, Field(description="Game code", examples=["cs2"])]
     name: Annotated[str, Field(description="Server name", examples=["Hub #1 Dust2"])]
     region: Annotated[Region, Field(description="Region", examples=["eu-west"])]
 
 
-class ServerAddedPostRequest(BaseModel):
-    id: Annotated[
-        str,
-        Field(
-            description="Event id, sortable",
-            examples=["evt_0000000000004711"],
-            pattern="^evt_\\d{16}$",
-        ),
-    ]
-    type: Annotated[Literal["server.added"], Field(description="Event type")]
-    created_at: Annotated[
-        AwareDatetime,
-        Field(
-            description="When the change committed",
-            examples=["2026-11-20T18:04:11.000Z"],
-        ),
-    ]
-    data: Data31
-
-
-class Data32(BaseModel):
+class ServerRemovedEventData(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
     server_id: Annotated[int, Field(description="Game server", examples=[3], ge=1)]
-    game: Annotated[Game7, Field(description="Game code", examples=["cs2"])]
+    game: Annotated[Game3, Field(description="Game code", examples=["cs2"])]
 
 
-class ServerRemovedPostRequest(BaseModel):
-    id: Annotated[
-        str,
-        Field(
-            description="Event id, sortable",
-            examples=["evt_0000000000004711"],
-            pattern="^evt_\\d{16}$",
-        ),
-    ]
-    type: Annotated[Literal["server.removed"], Field(description="Event type")]
-    created_at: Annotated[
-        AwareDatetime,
-        Field(
-            description="When the change committed",
-            examples=["2026-11-20T18:04:11.000Z"],
-        ),
-    ]
-    data: Data32
-
-
-class Data33(BaseModel):
+class ServerRegionChangedEventData(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
     server_id: Annotated[int, Field(description="Game server", examples=[3], ge=1)]
-    game: Annotated[Game7, Field(description="Game code", examples=["cs2"])]
+    game: Annotated[Game3, Field(description="Game code", examples=["cs2"])]
     region: Annotated[Region, Field(description="New region", examples=["eu-west"])]
 
 
-class ServerRegionChangedPostRequest(BaseModel):
-    id: Annotated[
-        str,
-        Field(
-            description="Event id, sortable",
-            examples=["evt_0000000000004711"],
-            pattern="^evt_\\d{16}$",
-        ),
-    ]
-    type: Annotated[Literal["server.region_changed"], Field(description="Event type")]
-    created_at: Annotated[
-        AwareDatetime,
-        Field(
-            description="When the change committed",
-            examples=["2026-11-20T18:04:11.000Z"],
-        ),
-    ]
-    data: Data33
-
-
-class Status13(StrEnum):
+class Status9(StrEnum):
     online = "online"
     offline = "offline"
 
@@ -4132,74 +2862,34 @@ class PreviousStatus(StrEnum):
     offline = "offline"
 
 
-class Data34(BaseModel):
+class ServerStatusChangedEventData(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
     server_id: Annotated[int, Field(description="Game server", examples=[3], ge=1)]
-    game: Annotated[Game7, Field(description="Game code", examples=["cs2"])]
-    status: Annotated[Status13, Field(description="New status", examples=["online"])]
+    game: Annotated[Game3, Field(description="Game code", examples=["cs2"])]
+    status: Annotated[Status9, Field(description="New status", examples=["online"])]
     previous_status: Annotated[
         PreviousStatus, Field(description="Status before", examples=["online"])
     ]
 
 
-class ServerStatusChangedPostRequest(BaseModel):
-    id: Annotated[
-        str,
-        Field(
-            description="Event id, sortable",
-            examples=["evt_0000000000004711"],
-            pattern="^evt_\\d{16}$",
-        ),
-    ]
-    type: Annotated[Literal["server.status_changed"], Field(description="Event type")]
-    created_at: Annotated[
-        AwareDatetime,
-        Field(
-            description="When the change committed",
-            examples=["2026-11-20T18:04:11.000Z"],
-        ),
-    ]
-    data: Data34
-
-
-class Data35(BaseModel):
+class ServerMapChangedEventData(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
     server_id: Annotated[int, Field(description="Game server", examples=[3], ge=1)]
-    game: Annotated[Game7, Field(description="Game code", examples=["cs2"])]
+    game: Annotated[Game3, Field(description="Game code", examples=["cs2"])]
     map: Annotated[str, Field(description="New map", examples=["de_inferno"])]
     previous_map: Annotated[str, Field(description="Map before", examples=["de_dust2"])]
 
 
-class ServerMapChangedPostRequest(BaseModel):
-    id: Annotated[
-        str,
-        Field(
-            description="Event id, sortable",
-            examples=["evt_0000000000004711"],
-            pattern="^evt_\\d{16}$",
-        ),
-    ]
-    type: Annotated[Literal["server.map_changed"], Field(description="Event type")]
-    created_at: Annotated[
-        AwareDatetime,
-        Field(
-            description="When the change committed",
-            examples=["2026-11-20T18:04:11.000Z"],
-        ),
-    ]
-    data: Data35
-
-
-class Data36(BaseModel):
+class ServerPlayersChangedEventData(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
     server_id: Annotated[int, Field(description="Game server", examples=[3], ge=1)]
-    game: Annotated[Game7, Field(description="Game code", examples=["cs2"])]
+    game: Annotated[Game3, Field(description="Game code", examples=["cs2"])]
     players: Annotated[int, Field(description="Players now", examples=[12], ge=0)]
     previous_players: Annotated[
         int, Field(description="Players before", examples=[10], ge=0)
@@ -4207,32 +2897,12 @@ class Data36(BaseModel):
     max_players: Annotated[int, Field(description="Slots", examples=[20], ge=0)]
 
 
-class ServerPlayersChangedPostRequest(BaseModel):
-    id: Annotated[
-        str,
-        Field(
-            description="Event id, sortable",
-            examples=["evt_0000000000004711"],
-            pattern="^evt_\\d{16}$",
-        ),
-    ]
-    type: Annotated[Literal["server.players_changed"], Field(description="Event type")]
-    created_at: Annotated[
-        AwareDatetime,
-        Field(
-            description="When the change committed",
-            examples=["2026-11-20T18:04:11.000Z"],
-        ),
-    ]
-    data: Data36
-
-
-class Data37(BaseModel):
+class ServerCommandExecutedEventData(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
     server_id: Annotated[int, Field(description="Game server", examples=[3], ge=1)]
-    game: Annotated[Game7, Field(description="Game code", examples=["cs2"])]
+    game: Annotated[Game3, Field(description="Game code", examples=["cs2"])]
     command_id: Annotated[
         int, Field(description="Audited command", examples=[77], ge=1)
     ]
@@ -4243,27 +2913,7 @@ class Data37(BaseModel):
     ok: Annotated[bool, Field(description="The server answered", examples=[True])]
 
 
-class ServerCommandExecutedPostRequest(BaseModel):
-    id: Annotated[
-        str,
-        Field(
-            description="Event id, sortable",
-            examples=["evt_0000000000004711"],
-            pattern="^evt_\\d{16}$",
-        ),
-    ]
-    type: Annotated[Literal["server.command_executed"], Field(description="Event type")]
-    created_at: Annotated[
-        AwareDatetime,
-        Field(
-            description="When the change committed",
-            examples=["2026-11-20T18:04:11.000Z"],
-        ),
-    ]
-    data: Data37
-
-
-class Data38(BaseModel):
+class EconomyTransferCreatedEventData(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
@@ -4289,51 +2939,33 @@ class Data38(BaseModel):
     ]
 
 
-class EconomyTransferCreatedPostRequest(BaseModel):
-    id: Annotated[
-        str,
-        Field(
-            description="Event id, sortable",
-            examples=["evt_0000000000004711"],
-            pattern="^evt_\\d{16}$",
-        ),
+class EconomyTransferReceivedEventData(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    transfer_id: Annotated[
+        int, Field(description="Ledger movement", examples=[9001], ge=1)
     ]
-    type: Annotated[
-        Literal["economy.transfer.created"], Field(description="Event type")
-    ]
-    created_at: Annotated[
-        AwareDatetime,
-        Field(
-            description="When the change committed",
-            examples=["2026-11-20T18:04:11.000Z"],
-        ),
-    ]
-    data: Data38
-
-
-class EconomyTransferReceivedPostRequest(BaseModel):
-    id: Annotated[
-        str,
-        Field(
-            description="Event id, sortable",
-            examples=["evt_0000000000004711"],
-            pattern="^evt_\\d{16}$",
-        ),
-    ]
-    type: Annotated[
-        Literal["economy.transfer.received"], Field(description="Event type")
+    from_user_id: Annotated[int, Field(description="Sender", examples=[42], ge=1)]
+    to_user_id: Annotated[int, Field(description="Recipient", examples=[42], ge=1)]
+    amount: Annotated[int, Field(description="Coins moved", examples=[250], ge=1)]
+    note: Annotated[
+        str | None,
+        Field(description="The sender’s note", examples=["gg"], max_length=200),
     ]
     created_at: Annotated[
         AwareDatetime,
+        Field(description="When it was booked", examples=["2026-11-20T18:04:11.000Z"]),
+    ]
+    balance: Annotated[
+        int,
         Field(
-            description="When the change committed",
-            examples=["2026-11-20T18:04:11.000Z"],
+            description="The user’s balance after it, in coins", examples=[1250], ge=0
         ),
     ]
-    data: Data38
 
 
-class Data40(BaseModel):
+class EconomyGrantCreatedEventData(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
@@ -4353,7 +2985,1456 @@ class Data40(BaseModel):
     ]
 
 
-class EconomyGrantCreatedPostRequest(BaseModel):
+class Reason(StrEnum):
+    match_win = "match_win"
+    achievement = "achievement"
+
+
+class EconomyRewardMintedEventData(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    user_id: Annotated[int, Field(description="Hub user id", examples=[42], ge=1)]
+    amount: Annotated[int, Field(description="Coins moved", examples=[250], ge=1)]
+    reason: Annotated[Reason, Field(description="The rule", examples=["match_win"])]
+
+
+class ClanCreatedEventData(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    clan_id: Annotated[int, Field(description="Clan", examples=[7], ge=1)]
+    game: Annotated[Game3, Field(description="Game code", examples=["cs2"])]
+    name: Annotated[str, Field(description="Clan name", examples=["Night Owls"])]
+    tag: Annotated[str, Field(description="Clan tag", examples=["OWL"])]
+    description: Annotated[
+        str, Field(description="Description", examples=["Late-night scrims"])
+    ]
+    join_policy: Annotated[
+        JoinPolicy, Field(description="How players join", examples=["invite"])
+    ]
+    visibility: Annotated[
+        Visibility, Field(description="Who sees the clan", examples=["public"])
+    ]
+    max_members: Annotated[int, Field(description="Member cap", examples=[50], ge=0)]
+    member_count: Annotated[int, Field(description="Members now", examples=[1], ge=0)]
+    by_user_id: Annotated[
+        int, Field(description="Who made the change", examples=[42], ge=1)
+    ]
+
+
+class ClanUpdatedEventData(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    clan_id: Annotated[int, Field(description="Clan", examples=[7], ge=1)]
+    game: Annotated[Game3, Field(description="Game code", examples=["cs2"])]
+    name: Annotated[str, Field(description="Clan name", examples=["Night Owls"])]
+    tag: Annotated[str, Field(description="Clan tag", examples=["OWL"])]
+    description: Annotated[
+        str, Field(description="Description", examples=["Late-night scrims"])
+    ]
+    join_policy: Annotated[
+        JoinPolicy, Field(description="How players join", examples=["invite"])
+    ]
+    visibility: Annotated[
+        Visibility, Field(description="Who sees the clan", examples=["public"])
+    ]
+    max_members: Annotated[int, Field(description="Member cap", examples=[50], ge=0)]
+    member_count: Annotated[int, Field(description="Members now", examples=[1], ge=0)]
+    by_user_id: Annotated[
+        int, Field(description="Who made the change", examples=[42], ge=1)
+    ]
+
+
+class ClanDisbandedEventData(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    clan_id: Annotated[int, Field(description="Clan", examples=[7], ge=1)]
+    game: Annotated[Game3, Field(description="Game code", examples=["cs2"])]
+    name: Annotated[str, Field(description="Clan name", examples=["Night Owls"])]
+    tag: Annotated[str, Field(description="Clan tag", examples=["OWL"])]
+    description: Annotated[
+        str, Field(description="Description", examples=["Late-night scrims"])
+    ]
+    join_policy: Annotated[
+        JoinPolicy, Field(description="How players join", examples=["invite"])
+    ]
+    visibility: Annotated[
+        Visibility, Field(description="Who sees the clan", examples=["public"])
+    ]
+    max_members: Annotated[int, Field(description="Member cap", examples=[50], ge=0)]
+    member_count: Annotated[int, Field(description="Members now", examples=[1], ge=0)]
+    by_user_id: Annotated[
+        int, Field(description="Who made the change", examples=[42], ge=1)
+    ]
+
+
+class ClanMemberJoinedEventData(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    clan_id: Annotated[int, Field(description="Clan", examples=[7], ge=1)]
+    game: Annotated[Game3, Field(description="Game code", examples=["cs2"])]
+    user_id: Annotated[int, Field(description="The member", examples=[42], ge=1)]
+    role: Annotated[Role, Field(description="Role in the clan", examples=["member"])]
+    by_user_id: Annotated[
+        int, Field(description="Who made the change", examples=[42], ge=1)
+    ]
+
+
+class ClanMemberLeftEventData(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    clan_id: Annotated[int, Field(description="Clan", examples=[7], ge=1)]
+    game: Annotated[Game3, Field(description="Game code", examples=["cs2"])]
+    user_id: Annotated[int, Field(description="The member", examples=[42], ge=1)]
+    role: Annotated[Role, Field(description="Role in the clan", examples=["member"])]
+    by_user_id: Annotated[
+        int, Field(description="Who made the change", examples=[42], ge=1)
+    ]
+
+
+class ClanMemberKickedEventData(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    clan_id: Annotated[int, Field(description="Clan", examples=[7], ge=1)]
+    game: Annotated[Game3, Field(description="Game code", examples=["cs2"])]
+    user_id: Annotated[int, Field(description="The member", examples=[42], ge=1)]
+    role: Annotated[Role, Field(description="Role in the clan", examples=["member"])]
+    by_user_id: Annotated[
+        int, Field(description="Who made the change", examples=[42], ge=1)
+    ]
+
+
+class ClanMemberPromotedEventData(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    clan_id: Annotated[int, Field(description="Clan", examples=[7], ge=1)]
+    game: Annotated[Game3, Field(description="Game code", examples=["cs2"])]
+    user_id: Annotated[int, Field(description="The member", examples=[42], ge=1)]
+    role: Annotated[Role, Field(description="Role in the clan", examples=["member"])]
+    by_user_id: Annotated[
+        int, Field(description="Who made the change", examples=[42], ge=1)
+    ]
+
+
+class ClanMemberDemotedEventData(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    clan_id: Annotated[int, Field(description="Clan", examples=[7], ge=1)]
+    game: Annotated[Game3, Field(description="Game code", examples=["cs2"])]
+    user_id: Annotated[int, Field(description="The member", examples=[42], ge=1)]
+    role: Annotated[Role, Field(description="Role in the clan", examples=["member"])]
+    by_user_id: Annotated[
+        int, Field(description="Who made the change", examples=[42], ge=1)
+    ]
+
+
+class ClanOwnershipTransferredEventData(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    clan_id: Annotated[int, Field(description="Clan", examples=[7], ge=1)]
+    game: Annotated[Game3, Field(description="Game code", examples=["cs2"])]
+    user_id: Annotated[int, Field(description="The member", examples=[42], ge=1)]
+    role: Annotated[Role, Field(description="Role in the clan", examples=["member"])]
+    by_user_id: Annotated[
+        int, Field(description="Who made the change", examples=[42], ge=1)
+    ]
+
+
+class ClanInviteCreatedEventData(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    clan_id: Annotated[int, Field(description="Clan", examples=[7], ge=1)]
+    game: Annotated[Game3, Field(description="Game code", examples=["cs2"])]
+    name: Annotated[str, Field(description="Clan name", examples=["Night Owls"])]
+    user_id: Annotated[int, Field(description="The invitee", examples=[42], ge=1)]
+    by_user_id: Annotated[int, Field(description="Who acted", examples=[42], ge=1)]
+
+
+class ClanInviteAcceptedEventData(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    clan_id: Annotated[int, Field(description="Clan", examples=[7], ge=1)]
+    game: Annotated[Game3, Field(description="Game code", examples=["cs2"])]
+    name: Annotated[str, Field(description="Clan name", examples=["Night Owls"])]
+    user_id: Annotated[int, Field(description="The invitee", examples=[42], ge=1)]
+    by_user_id: Annotated[int, Field(description="Who acted", examples=[42], ge=1)]
+
+
+class ClanInviteDeclinedEventData(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    clan_id: Annotated[int, Field(description="Clan", examples=[7], ge=1)]
+    game: Annotated[Game3, Field(description="Game code", examples=["cs2"])]
+    name: Annotated[str, Field(description="Clan name", examples=["Night Owls"])]
+    user_id: Annotated[int, Field(description="The invitee", examples=[42], ge=1)]
+    by_user_id: Annotated[int, Field(description="Who acted", examples=[42], ge=1)]
+
+
+class ClanInviteRevokedEventData(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    clan_id: Annotated[int, Field(description="Clan", examples=[7], ge=1)]
+    game: Annotated[Game3, Field(description="Game code", examples=["cs2"])]
+    name: Annotated[str, Field(description="Clan name", examples=["Night Owls"])]
+    user_id: Annotated[int, Field(description="The invitee", examples=[42], ge=1)]
+    by_user_id: Annotated[int, Field(description="Who acted", examples=[42], ge=1)]
+
+
+class AccountCreatedEventData(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    user_id: Annotated[int, Field(description="Hub user id", examples=[42], ge=1)]
+    username: Annotated[str, Field(description="Username", examples=["ace"])]
+
+
+class AccountTierChangedEventData(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    user_id: Annotated[int, Field(description="Hub user id", examples=[42], ge=1)]
+    subscription: Annotated[
+        str, Field(description="Subscription", examples=["premium"])
+    ]
+    partner: Annotated[bool, Field(description="Approved partner", examples=[False])]
+    tier: Annotated[
+        Tier, Field(description="The plan the user’s API keys spend", examples=["free"])
+    ]
+
+
+class KeyCreatedEventData(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    key_id: Annotated[int, Field(description="API key", examples=[31], ge=1)]
+    user_id: Annotated[int, Field(description="The key’s owner", examples=[42], ge=1)]
+    name: Annotated[str, Field(description="Key name", examples=["stats bot"])]
+    prefix: Annotated[
+        str, Field(description="Display prefix of the key", examples=["ghk_3kd9"])
+    ]
+
+
+class KeyRevokedEventData(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    key_id: Annotated[int, Field(description="API key", examples=[31], ge=1)]
+    user_id: Annotated[int, Field(description="The key’s owner", examples=[42], ge=1)]
+    name: Annotated[str, Field(description="Key name", examples=["stats bot"])]
+    prefix: Annotated[
+        str, Field(description="Display prefix of the key", examples=["ghk_3kd9"])
+    ]
+
+
+class KeyOriginsChangedEventData(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    key_id: Annotated[int, Field(description="API key", examples=[31], ge=1)]
+    user_id: Annotated[int, Field(description="The key’s owner", examples=[42], ge=1)]
+    name: Annotated[str, Field(description="Key name", examples=["stats bot"])]
+    prefix: Annotated[
+        str, Field(description="Display prefix of the key", examples=["ghk_3kd9"])
+    ]
+    allowed_origins: Annotated[
+        list[str],
+        Field(description="Allowed origins", examples=[["https://stats.example.com"]]),
+    ]
+
+
+class AppCreatedEventData(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    app_id: Annotated[int, Field(description="App", examples=[5], ge=1)]
+    client_id: Annotated[
+        str, Field(description="OAuth client id", examples=["app_4f9c2d1e8b7a"])
+    ]
+    owner_id: Annotated[
+        int, Field(description="The developer who owns it", examples=[42], ge=1)
+    ]
+    name: Annotated[str, Field(description="App name", examples=["Frag Stats"])]
+    kind: Annotated[
+        Kind, Field(description="OAuth client type", examples=["confidential"])
+    ]
+    redirect_uris: Annotated[
+        list[str],
+        Field(
+            description="Registered redirect URIs",
+            examples=[["https://fragstats.example.com/callback"]],
+        ),
+    ]
+
+
+class AppUpdatedEventData(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    app_id: Annotated[int, Field(description="App", examples=[5], ge=1)]
+    client_id: Annotated[
+        str, Field(description="OAuth client id", examples=["app_4f9c2d1e8b7a"])
+    ]
+    owner_id: Annotated[
+        int, Field(description="The developer who owns it", examples=[42], ge=1)
+    ]
+    name: Annotated[str, Field(description="App name", examples=["Frag Stats"])]
+    kind: Annotated[
+        Kind, Field(description="OAuth client type", examples=["confidential"])
+    ]
+    redirect_uris: Annotated[
+        list[str],
+        Field(
+            description="Registered redirect URIs",
+            examples=[["https://fragstats.example.com/callback"]],
+        ),
+    ]
+
+
+class AppSecretRotatedEventData(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    app_id: Annotated[int, Field(description="App", examples=[5], ge=1)]
+    client_id: Annotated[
+        str, Field(description="OAuth client id", examples=["app_4f9c2d1e8b7a"])
+    ]
+    owner_id: Annotated[
+        int, Field(description="The developer who owns it", examples=[42], ge=1)
+    ]
+    name: Annotated[str, Field(description="App name", examples=["Frag Stats"])]
+    kind: Annotated[
+        Kind, Field(description="OAuth client type", examples=["confidential"])
+    ]
+    redirect_uris: Annotated[
+        list[str],
+        Field(
+            description="Registered redirect URIs",
+            examples=[["https://fragstats.example.com/callback"]],
+        ),
+    ]
+
+
+class AppDeletedEventData(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    app_id: Annotated[int, Field(description="App", examples=[5], ge=1)]
+    client_id: Annotated[
+        str, Field(description="OAuth client id", examples=["app_4f9c2d1e8b7a"])
+    ]
+    owner_id: Annotated[
+        int, Field(description="The developer who owns it", examples=[42], ge=1)
+    ]
+    name: Annotated[str, Field(description="App name", examples=["Frag Stats"])]
+    kind: Annotated[
+        Kind, Field(description="OAuth client type", examples=["confidential"])
+    ]
+    redirect_uris: Annotated[
+        list[str],
+        Field(
+            description="Registered redirect URIs",
+            examples=[["https://fragstats.example.com/callback"]],
+        ),
+    ]
+
+
+class AuthorizationGrantedEventData(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    user_id: Annotated[
+        int, Field(description="The user who decided", examples=[42], ge=1)
+    ]
+    client_id: Annotated[
+        str,
+        Field(description="The app’s OAuth client id", examples=["app_4f9c2d1e8b7a"]),
+    ]
+    scopes: Annotated[
+        list[str],
+        Field(description="Scopes granted", examples=[["identify", "stats:read"]]),
+    ]
+
+
+class AuthorizationRevokedEventData(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    user_id: Annotated[
+        int, Field(description="The user who decided", examples=[42], ge=1)
+    ]
+    client_id: Annotated[
+        str,
+        Field(description="The app’s OAuth client id", examples=["app_4f9c2d1e8b7a"]),
+    ]
+    scopes: Annotated[
+        list[str],
+        Field(description="Scopes granted", examples=[["identify", "stats:read"]]),
+    ]
+
+
+class Reason1(StrEnum):
+    gone = "gone"
+    failing = "failing"
+
+
+class WebhookEndpointDisabledEventData(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    webhook_id: Annotated[int, Field(description="Webhook", examples=[12], ge=1)]
+    url: Annotated[
+        str, Field(description="Its URL", examples=["https://example.com/hooks/hub"])
+    ]
+    reason: Annotated[
+        Reason1,
+        Field(
+            description="`gone`: it answered 410; `failing`: 5 days of failed deliveries",
+            examples=["gone"],
+        ),
+    ]
+    disabled_at: Annotated[
+        AwareDatetime, Field(description="When", examples=["2026-11-20T18:04:11.000Z"])
+    ]
+
+
+class Status10(StrEnum):
+    upcoming = "upcoming"
+    active = "active"
+    completed = "completed"
+
+
+class Category(StrEnum):
+    combat = "combat"
+    weapons = "weapons"
+    teamwork = "teamwork"
+    progression = "progression"
+    community = "community"
+    tournaments = "tournaments"
+
+
+class Game46(StrEnum):
+    cs2 = "cs2"
+    cs16 = "cs16"
+    rust = "rust"
+
+
+class Game48(StrEnum):
+    cs2 = "cs2"
+    cs16 = "cs16"
+
+
+class Game49(StrEnum):
+    cs2 = "cs2"
+    cs16 = "cs16"
+    rust = "rust"
+    minecraft = "minecraft"
+
+
+class Status12(StrEnum):
+    running = "running"
+    offline = "offline"
+
+
+class Status13(StrEnum):
+    pending = "pending"
+    delivering = "delivering"
+    succeeded = "succeeded"
+    failed = "failed"
+    dead = "dead"
+
+
+class V1TournamentsListResult(BaseModel):
+    data: list[V1TournamentsListResultDataItem]
+    meta: V1TournamentsListResultMeta
+
+
+class V1ServersListResult(BaseModel):
+    data: list[V1ServersListResultDataItem]
+    meta: V1ServersListResultMeta
+
+
+class V1ServersStatusGetResult(BaseModel):
+    data: V1ServersStatusGetResultData
+
+
+class V1ServersCommandsListResult(BaseModel):
+    data: list[ServerCommandAuditEntry]
+    meta: V1ServersCommandsListResultMeta
+
+
+class V1UsersStatsGetResultData(BaseModel):
+    user_id: Annotated[str, Field(description="the hub user id", examples=["42"])]
+    xp: Annotated[
+        int,
+        Field(description="XP earned inside the current level", examples=[340], ge=0),
+    ]
+    level: Annotated[int, Field(examples=[12], ge=1)]
+    total_xp: Annotated[int, Field(examples=[6940], ge=0)]
+    achievements: Annotated[
+        int, Field(description="achievements unlocked", examples=[7], ge=0)
+    ]
+    forum_posts: Annotated[int, Field(examples=[18], ge=0)]
+    tournaments_played: Annotated[int, Field(examples=[3], ge=0)]
+    elo: Annotated[
+        list[V1UsersStatsGetResultDataEloItem],
+        Field(
+            description="The user’s Elo per game (cs2, cs16) where they have played a rated match"
+        ),
+    ]
+    combat: Annotated[
+        list[V1UsersStatsGetResultDataCombatItem],
+        Field(
+            description="All-time kills, deaths and headshots per game (cs2, cs16, rust) where the user has any"
+        ),
+    ]
+    unlocked_achievements: Annotated[
+        list[V1UsersStatsGetResultDataUnlockedAchievementsItem],
+        Field(description="Achievements the user has unlocked, most recent first"),
+    ]
+
+
+class V1ClansListResult(BaseModel):
+    data: list[V1ClansListResultDataItem]
+    meta: V1ClansListResultMeta
+
+
+class V1ClansCreateResultData(BaseModel):
+    id: Annotated[int, Field(description="clan ID", examples=[12])]
+    name: Annotated[
+        str,
+        Field(
+            description="3-32 characters: ASCII letters, digits, spaces and . _ ' -, starting and ending with a letter or digit. Unique per game without regard to case.",
+            examples=["Night Owls"],
+            max_length=32,
+            min_length=3,
+            pattern="^[A-Za-z0-9](?:[A-Za-z0-9 ._'-]*[A-Za-z0-9])?$",
+        ),
+    ]
+    tag: Annotated[
+        str,
+        Field(
+            description="2-6 ASCII letters or digits. Unique per game without regard to case.",
+            examples=["OWL"],
+            pattern="^[A-Za-z0-9]{2,6}$",
+        ),
+    ]
+    game: Annotated[
+        Game3, Field(description="The game the clan plays", examples=["cs2"])
+    ]
+    description: Annotated[
+        str,
+        Field(
+            description="What the clan is about, up to 500 characters.",
+            examples=["EU evening squad, scrims on Thursdays."],
+            max_length=500,
+        ),
+    ]
+    join_policy: Annotated[
+        JoinPolicy,
+        Field(
+            description="`open`: anyone may join; `invite`: only players with a pending invite; `closed`: no new members (pending invites cannot be accepted).",
+            examples=["invite"],
+        ),
+    ]
+    visibility: Annotated[
+        Visibility,
+        Field(
+            description="`public`: listed and readable by anyone; `private`: seen only by its members and the players it invited (to anyone else it does not exist: 404).",
+            examples=["public"],
+        ),
+    ]
+    max_members: Annotated[
+        int,
+        Field(
+            description="Most members the clan takes, 2-100; never below the current member count.",
+            examples=[50],
+            ge=2,
+            le=100,
+        ),
+    ]
+    member_count: Annotated[
+        int, Field(description="members now, the owner included", examples=[8], ge=1)
+    ]
+    created_at: Annotated[
+        AwareDatetime,
+        Field(
+            description="when the clan was created",
+            examples=["2026-11-20T18:04:11.000Z"],
+        ),
+    ]
+    updated_at: Annotated[
+        AwareDatetime,
+        Field(
+            description="when its settings last changed",
+            examples=["2026-11-20T18:04:11.000Z"],
+        ),
+    ]
+    members: Annotated[
+        list[V1ClansCreateResultDataMembersItem],
+        Field(
+            description="every member: the owner, then officers, then members, longest-standing first"
+        ),
+    ]
+
+
+class V1ClansInvitesListResultDataItem(BaseModel):
+    clan: V1ClansInvitesListResultDataItemClan
+    user_id: Annotated[int, Field(description="the invited player", examples=[42])]
+    invited_by: Annotated[
+        int | None,
+        Field(
+            description="who sent the invite (null if that account is gone)",
+            examples=[7],
+        ),
+    ]
+    created_at: Annotated[
+        AwareDatetime,
+        Field(
+            description="when the invite was sent",
+            examples=["2026-11-20T18:04:11.000Z"],
+        ),
+    ]
+
+
+class V1ClansGetResultData(BaseModel):
+    id: Annotated[int, Field(description="clan ID", examples=[12])]
+    name: Annotated[
+        str,
+        Field(
+            description="3-32 characters: ASCII letters, digits, spaces and . _ ' -, starting and ending with a letter or digit. Unique per game without regard to case.",
+            examples=["Night Owls"],
+            max_length=32,
+            min_length=3,
+            pattern="^[A-Za-z0-9](?:[A-Za-z0-9 ._'-]*[A-Za-z0-9])?$",
+        ),
+    ]
+    tag: Annotated[
+        str,
+        Field(
+            description="2-6 ASCII letters or digits. Unique per game without regard to case.",
+            examples=["OWL"],
+            pattern="^[A-Za-z0-9]{2,6}$",
+        ),
+    ]
+    game: Annotated[
+        Game3, Field(description="The game the clan plays", examples=["cs2"])
+    ]
+    description: Annotated[
+        str,
+        Field(
+            description="What the clan is about, up to 500 characters.",
+            examples=["EU evening squad, scrims on Thursdays."],
+            max_length=500,
+        ),
+    ]
+    join_policy: Annotated[
+        JoinPolicy,
+        Field(
+            description="`open`: anyone may join; `invite`: only players with a pending invite; `closed`: no new members (pending invites cannot be accepted).",
+            examples=["invite"],
+        ),
+    ]
+    visibility: Annotated[
+        Visibility,
+        Field(
+            description="`public`: listed and readable by anyone; `private`: seen only by its members and the players it invited (to anyone else it does not exist: 404).",
+            examples=["public"],
+        ),
+    ]
+    max_members: Annotated[
+        int,
+        Field(
+            description="Most members the clan takes, 2-100; never below the current member count.",
+            examples=[50],
+            ge=2,
+            le=100,
+        ),
+    ]
+    member_count: Annotated[
+        int, Field(description="members now, the owner included", examples=[8], ge=1)
+    ]
+    created_at: Annotated[
+        AwareDatetime,
+        Field(
+            description="when the clan was created",
+            examples=["2026-11-20T18:04:11.000Z"],
+        ),
+    ]
+    updated_at: Annotated[
+        AwareDatetime,
+        Field(
+            description="when its settings last changed",
+            examples=["2026-11-20T18:04:11.000Z"],
+        ),
+    ]
+    members: Annotated[
+        list[V1ClansGetResultDataMembersItem],
+        Field(
+            description="every member: the owner, then officers, then members, longest-standing first"
+        ),
+    ]
+
+
+class V1ClansSettingsUpdateResult(BaseModel):
+    data: V1ClansSettingsUpdateResultData
+
+
+class V1ClansJoinResult(BaseModel):
+    data: V1ClansJoinResultData
+
+
+class V1ClansInvitesAcceptResult(BaseModel):
+    data: V1ClansInvitesAcceptResultData
+
+
+class V1ClansInvitesCreateResultData(BaseModel):
+    clan: V1ClansInvitesCreateResultDataClan
+    user_id: Annotated[int, Field(description="the invited player", examples=[42])]
+    invited_by: Annotated[
+        int | None,
+        Field(
+            description="who sent the invite (null if that account is gone)",
+            examples=[7],
+        ),
+    ]
+    created_at: Annotated[
+        AwareDatetime,
+        Field(
+            description="when the invite was sent",
+            examples=["2026-11-20T18:04:11.000Z"],
+        ),
+    ]
+
+
+class V1ClansMembersPromoteResult(BaseModel):
+    data: V1ClansMembersPromoteResultData
+
+
+class V1ClansMembersDemoteResult(BaseModel):
+    data: V1ClansMembersDemoteResultData
+
+
+class V1ClansTransferResultData(BaseModel):
+    id: Annotated[int, Field(description="clan ID", examples=[12])]
+    name: Annotated[
+        str,
+        Field(
+            description="3-32 characters: ASCII letters, digits, spaces and . _ ' -, starting and ending with a letter or digit. Unique per game without regard to case.",
+            examples=["Night Owls"],
+            max_length=32,
+            min_length=3,
+            pattern="^[A-Za-z0-9](?:[A-Za-z0-9 ._'-]*[A-Za-z0-9])?$",
+        ),
+    ]
+    tag: Annotated[
+        str,
+        Field(
+            description="2-6 ASCII letters or digits. Unique per game without regard to case.",
+            examples=["OWL"],
+            pattern="^[A-Za-z0-9]{2,6}$",
+        ),
+    ]
+    game: Annotated[
+        Game3, Field(description="The game the clan plays", examples=["cs2"])
+    ]
+    description: Annotated[
+        str,
+        Field(
+            description="What the clan is about, up to 500 characters.",
+            examples=["EU evening squad, scrims on Thursdays."],
+            max_length=500,
+        ),
+    ]
+    join_policy: Annotated[
+        JoinPolicy,
+        Field(
+            description="`open`: anyone may join; `invite`: only players with a pending invite; `closed`: no new members (pending invites cannot be accepted).",
+            examples=["invite"],
+        ),
+    ]
+    visibility: Annotated[
+        Visibility,
+        Field(
+            description="`public`: listed and readable by anyone; `private`: seen only by its members and the players it invited (to anyone else it does not exist: 404).",
+            examples=["public"],
+        ),
+    ]
+    max_members: Annotated[
+        int,
+        Field(
+            description="Most members the clan takes, 2-100; never below the current member count.",
+            examples=[50],
+            ge=2,
+            le=100,
+        ),
+    ]
+    member_count: Annotated[
+        int, Field(description="members now, the owner included", examples=[8], ge=1)
+    ]
+    created_at: Annotated[
+        AwareDatetime,
+        Field(
+            description="when the clan was created",
+            examples=["2026-11-20T18:04:11.000Z"],
+        ),
+    ]
+    updated_at: Annotated[
+        AwareDatetime,
+        Field(
+            description="when its settings last changed",
+            examples=["2026-11-20T18:04:11.000Z"],
+        ),
+    ]
+    members: Annotated[
+        list[V1ClansTransferResultDataMembersItem],
+        Field(
+            description="every member: the owner, then officers, then members, longest-standing first"
+        ),
+    ]
+
+
+class V1EconomyTransactionsListResult(BaseModel):
+    data: list[EconomyEntry]
+    meta: V1EconomyTransactionsListResultMeta
+
+
+class V1EventsListResult(BaseModel):
+    data: list[V1EventsListResultDataItem]
+    meta: V1EventsListResultMeta
+
+
+class V1WebhooksCreateResult(BaseModel):
+    data: V1WebhooksCreateResultData
+
+
+class V1WebhooksListResult(BaseModel):
+    data: list[Webhook]
+    meta: V1WebhooksListResultMeta
+
+
+class V1WebhooksSecretRotateResult(BaseModel):
+    data: V1WebhooksSecretRotateResultData
+
+
+class V1WebhooksDeliveriesListResult(BaseModel):
+    data: list[WebhookDelivery]
+    meta: V1WebhooksDeliveriesListResultMeta
+
+
+class V1WebhooksReplayResult(BaseModel):
+    data: V1WebhooksReplayResultData
+
+
+class V1EventsTypesListResultDataItem(BaseModel):
+    type: Annotated[
+        str,
+        Field(description="Event type, `resource.action`", examples=["kill.recorded"]),
+    ]
+    description: Annotated[
+        str,
+        Field(
+            description="What it tells, and who receives it",
+            examples=["One counted kill, told when its round is settled."],
+        ),
+    ]
+    scope: Annotated[
+        Scope | None,
+        Field(
+            description="The scope a reader needs (null: none beyond the audience)",
+            examples=["stats:read"],
+        ),
+    ]
+    audience: Annotated[
+        Audience,
+        Field(
+            description="`public`: every subscriber with the scope; `user`: only apps acting for the user it concerns; `app`: only the app it concerns",
+            examples=["public"],
+        ),
+    ]
+    high_volume: Annotated[
+        bool,
+        Field(
+            description="One event per kill (or as often): prefer its batched variant",
+            examples=[True],
+        ),
+    ]
+    schema_: Annotated[V1EventsTypesListResultDataItemSchema, Field(alias="schema")]
+    example: V1EventsTypesListResultDataItemExample
+
+
+class DeveloperKeysUsageGetResultUsage(BaseModel):
+    key_id: int
+    quota: Annotated[int, Field(description="requests per hour allowed now")]
+    hours: Annotated[
+        list[DeveloperKeysUsageGetResultUsageHoursItem],
+        Field(description="oldest first, one entry per hour, zeros included"),
+    ]
+    totals: DeveloperKeysUsageGetResultUsageTotals
+
+
+class DeveloperWebhookTestSendResult(BaseModel):
+    event: DeveloperWebhookTestSendResultEvent
+    url: Annotated[str, Field(description="where it was sent")]
+    secret: Annotated[
+        str | None,
+        Field(
+            description="the secret made for a `url` test without one, to verify the signature with; null otherwise"
+        ),
+    ]
+    ok: Annotated[bool, Field(description="the receiver answered 2xx")]
+    status: Annotated[
+        int | None,
+        Field(
+            description="the receiver’s HTTP status (a redirect is not followed); null without an answer",
+            examples=[200],
+        ),
+    ]
+    latency_ms: Annotated[int, Field(examples=[84], ge=0)]
+    headers: Annotated[
+        dict[str, str], Field(description="the answer’s headers (at most 50)")
+    ]
+    body_excerpt: Annotated[
+        str, Field(description="the first 1 KiB of the answer’s body")
+    ]
+    error: Annotated[
+        str | None,
+        Field(
+            description="why no answer came: `invalid_url`, `dns_failed`, `forbidden_address` (a private or metadata address), `timeout` (15 s), `connection_failed`, `tls_failed`",
+            examples=["timeout"],
+        ),
+    ]
+    error_message: str | None
+
+
+class KillRecordedEvent(BaseModel):
+    id: Annotated[
+        str,
+        Field(
+            description="Event id, sortable",
+            examples=["evt_0000000000004711"],
+            pattern="^evt_\\d{16}$",
+        ),
+    ]
+    type: Annotated[Literal["kill.recorded"], Field(description="Event type")]
+    created_at: Annotated[
+        AwareDatetime,
+        Field(
+            description="When the change committed",
+            examples=["2026-11-20T18:04:11.000Z"],
+        ),
+    ]
+    data: KillRecordedEventData
+
+
+class KillsBatchRecordedEventData(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    server_id: Annotated[int, Field(description="Game server", examples=[3], ge=1)]
+    game: Annotated[Game3, Field(description="Game code", examples=["cs2"])]
+    count: Annotated[int, Field(description="Kills in this batch", examples=[1], ge=0)]
+    kills: Annotated[
+        list[KillsBatchRecordedEventDataKillsItem],
+        Field(description="The kills, oldest first"),
+    ]
+
+
+class KillProvisionalEvent(BaseModel):
+    id: Annotated[
+        str,
+        Field(
+            description="Event id, sortable",
+            examples=["evt_0000000000004711"],
+            pattern="^evt_\\d{16}$",
+        ),
+    ]
+    type: Annotated[Literal["kill.provisional"], Field(description="Event type")]
+    created_at: Annotated[
+        AwareDatetime,
+        Field(
+            description="When the change committed",
+            examples=["2026-11-20T18:04:11.000Z"],
+        ),
+    ]
+    data: KillProvisionalEventData
+
+
+class RoundStartedEvent(BaseModel):
+    id: Annotated[
+        str,
+        Field(
+            description="Event id, sortable",
+            examples=["evt_0000000000004711"],
+            pattern="^evt_\\d{16}$",
+        ),
+    ]
+    type: Annotated[Literal["round.started"], Field(description="Event type")]
+    created_at: Annotated[
+        AwareDatetime,
+        Field(
+            description="When the change committed",
+            examples=["2026-11-20T18:04:11.000Z"],
+        ),
+    ]
+    data: RoundStartedEventData
+
+
+class RoundEndedEvent(BaseModel):
+    id: Annotated[
+        str,
+        Field(
+            description="Event id, sortable",
+            examples=["evt_0000000000004711"],
+            pattern="^evt_\\d{16}$",
+        ),
+    ]
+    type: Annotated[Literal["round.ended"], Field(description="Event type")]
+    created_at: Annotated[
+        AwareDatetime,
+        Field(
+            description="When the change committed",
+            examples=["2026-11-20T18:04:11.000Z"],
+        ),
+    ]
+    data: RoundEndedEventData
+
+
+class RoundVoidedEvent(BaseModel):
+    id: Annotated[
+        str,
+        Field(
+            description="Event id, sortable",
+            examples=["evt_0000000000004711"],
+            pattern="^evt_\\d{16}$",
+        ),
+    ]
+    type: Annotated[Literal["round.voided"], Field(description="Event type")]
+    created_at: Annotated[
+        AwareDatetime,
+        Field(
+            description="When the change committed",
+            examples=["2026-11-20T18:04:11.000Z"],
+        ),
+    ]
+    data: RoundVoidedEventData
+
+
+class MatchStartedEvent(BaseModel):
+    id: Annotated[
+        str,
+        Field(
+            description="Event id, sortable",
+            examples=["evt_0000000000004711"],
+            pattern="^evt_\\d{16}$",
+        ),
+    ]
+    type: Annotated[Literal["match.started"], Field(description="Event type")]
+    created_at: Annotated[
+        AwareDatetime,
+        Field(
+            description="When the change committed",
+            examples=["2026-11-20T18:04:11.000Z"],
+        ),
+    ]
+    data: MatchStartedEventData
+
+
+class MatchEndedEvent(BaseModel):
+    id: Annotated[
+        str,
+        Field(
+            description="Event id, sortable",
+            examples=["evt_0000000000004711"],
+            pattern="^evt_\\d{16}$",
+        ),
+    ]
+    type: Annotated[Literal["match.ended"], Field(description="Event type")]
+    created_at: Annotated[
+        AwareDatetime,
+        Field(
+            description="When the change committed",
+            examples=["2026-11-20T18:04:11.000Z"],
+        ),
+    ]
+    data: MatchEndedEventData
+
+
+class MatchAbandonedEvent(BaseModel):
+    id: Annotated[
+        str,
+        Field(
+            description="Event id, sortable",
+            examples=["evt_0000000000004711"],
+            pattern="^evt_\\d{16}$",
+        ),
+    ]
+    type: Annotated[Literal["match.abandoned"], Field(description="Event type")]
+    created_at: Annotated[
+        AwareDatetime,
+        Field(
+            description="When the change committed",
+            examples=["2026-11-20T18:04:11.000Z"],
+        ),
+    ]
+    data: MatchAbandonedEventData
+
+
+class EloChangedEvent(BaseModel):
+    id: Annotated[
+        str,
+        Field(
+            description="Event id, sortable",
+            examples=["evt_0000000000004711"],
+            pattern="^evt_\\d{16}$",
+        ),
+    ]
+    type: Annotated[Literal["elo.changed"], Field(description="Event type")]
+    created_at: Annotated[
+        AwareDatetime,
+        Field(
+            description="When the change committed",
+            examples=["2026-11-20T18:04:11.000Z"],
+        ),
+    ]
+    data: EloChangedEventData
+
+
+class PlayerXpGainedEventData(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    user_id: Annotated[int, Field(description="Hub user id", examples=[42], ge=1)]
+    amount: Annotated[int, Field(description="XP gained", examples=[35], ge=0)]
+    total_xp: Annotated[
+        int, Field(description="Total XP after the gain", examples=[12035], ge=0)
+    ]
+    reasons: Annotated[
+        list[PlayerXpGainedEventDataReasonsItem], Field(description="XP by reason")
+    ]
+
+
+class PlayerLevelUpEvent(BaseModel):
+    id: Annotated[
+        str,
+        Field(
+            description="Event id, sortable",
+            examples=["evt_0000000000004711"],
+            pattern="^evt_\\d{16}$",
+        ),
+    ]
+    type: Annotated[Literal["player.level_up"], Field(description="Event type")]
+    created_at: Annotated[
+        AwareDatetime,
+        Field(
+            description="When the change committed",
+            examples=["2026-11-20T18:04:11.000Z"],
+        ),
+    ]
+    data: PlayerLevelUpEventData
+
+
+class AchievementUnlockedEvent(BaseModel):
+    id: Annotated[
+        str,
+        Field(
+            description="Event id, sortable",
+            examples=["evt_0000000000004711"],
+            pattern="^evt_\\d{16}$",
+        ),
+    ]
+    type: Annotated[Literal["achievement.unlocked"], Field(description="Event type")]
+    created_at: Annotated[
+        AwareDatetime,
+        Field(
+            description="When the change committed",
+            examples=["2026-11-20T18:04:11.000Z"],
+        ),
+    ]
+    data: AchievementUnlockedEventData
+
+
+class PlayerRegisteredEvent(BaseModel):
+    id: Annotated[
+        str,
+        Field(
+            description="Event id, sortable",
+            examples=["evt_0000000000004711"],
+            pattern="^evt_\\d{16}$",
+        ),
+    ]
+    type: Annotated[Literal["player.registered"], Field(description="Event type")]
+    created_at: Annotated[
+        AwareDatetime,
+        Field(
+            description="When the change committed",
+            examples=["2026-11-20T18:04:11.000Z"],
+        ),
+    ]
+    data: PlayerRegisteredEventData
+
+
+class TournamentMatchReportedEvent(BaseModel):
+    id: Annotated[
+        str,
+        Field(
+            description="Event id, sortable",
+            examples=["evt_0000000000004711"],
+            pattern="^evt_\\d{16}$",
+        ),
+    ]
+    type: Annotated[
+        Literal["tournament.match_reported"], Field(description="Event type")
+    ]
+    created_at: Annotated[
+        AwareDatetime,
+        Field(
+            description="When the change committed",
+            examples=["2026-11-20T18:04:11.000Z"],
+        ),
+    ]
+    data: TournamentMatchReportedEventData
+
+
+class TournamentPlayerJoinedEvent(BaseModel):
+    id: Annotated[
+        str,
+        Field(
+            description="Event id, sortable",
+            examples=["evt_0000000000004711"],
+            pattern="^evt_\\d{16}$",
+        ),
+    ]
+    type: Annotated[
+        Literal["tournament.player_joined"], Field(description="Event type")
+    ]
+    created_at: Annotated[
+        AwareDatetime,
+        Field(
+            description="When the change committed",
+            examples=["2026-11-20T18:04:11.000Z"],
+        ),
+    ]
+    data: TournamentPlayerJoinedEventData
+
+
+class ChatMessageEvent(BaseModel):
+    id: Annotated[
+        str,
+        Field(
+            description="Event id, sortable",
+            examples=["evt_0000000000004711"],
+            pattern="^evt_\\d{16}$",
+        ),
+    ]
+    type: Annotated[Literal["chat.message"], Field(description="Event type")]
+    created_at: Annotated[
+        AwareDatetime,
+        Field(
+            description="When the change committed",
+            examples=["2026-11-20T18:04:11.000Z"],
+        ),
+    ]
+    data: ChatMessageEventData
+
+
+class ServerAddedEvent(BaseModel):
+    id: Annotated[
+        str,
+        Field(
+            description="Event id, sortable",
+            examples=["evt_0000000000004711"],
+            pattern="^evt_\\d{16}$",
+        ),
+    ]
+    type: Annotated[Literal["server.added"], Field(description="Event type")]
+    created_at: Annotated[
+        AwareDatetime,
+        Field(
+            description="When the change committed",
+            examples=["2026-11-20T18:04:11.000Z"],
+        ),
+    ]
+    data: ServerAddedEventData
+
+
+class ServerRemovedEvent(BaseModel):
+    id: Annotated[
+        str,
+        Field(
+            description="Event id, sortable",
+            examples=["evt_0000000000004711"],
+            pattern="^evt_\\d{16}$",
+        ),
+    ]
+    type: Annotated[Literal["server.removed"], Field(description="Event type")]
+    created_at: Annotated[
+        AwareDatetime,
+        Field(
+            description="When the change committed",
+            examples=["2026-11-20T18:04:11.000Z"],
+        ),
+    ]
+    data: ServerRemovedEventData
+
+
+class ServerRegionChangedEvent(BaseModel):
+    id: Annotated[
+        str,
+        Field(
+            description="Event id, sortable",
+            examples=["evt_0000000000004711"],
+            pattern="^evt_\\d{16}$",
+        ),
+    ]
+    type: Annotated[Literal["server.region_changed"], Field(description="Event type")]
+    created_at: Annotated[
+        AwareDatetime,
+        Field(
+            description="When the change committed",
+            examples=["2026-11-20T18:04:11.000Z"],
+        ),
+    ]
+    data: ServerRegionChangedEventData
+
+
+class ServerStatusChangedEvent(BaseModel):
+    id: Annotated[
+        str,
+        Field(
+            description="Event id, sortable",
+            examples=["evt_0000000000004711"],
+            pattern="^evt_\\d{16}$",
+        ),
+    ]
+    type: Annotated[Literal["server.status_changed"], Field(description="Event type")]
+    created_at: Annotated[
+        AwareDatetime,
+        Field(
+            description="When the change committed",
+            examples=["2026-11-20T18:04:11.000Z"],
+        ),
+    ]
+    data: ServerStatusChangedEventData
+
+
+class ServerMapChangedEvent(BaseModel):
+    id: Annotated[
+        str,
+        Field(
+            description="Event id, sortable",
+            examples=["evt_0000000000004711"],
+            pattern="^evt_\\d{16}$",
+        ),
+    ]
+    type: Annotated[Literal["server.map_changed"], Field(description="Event type")]
+    created_at: Annotated[
+        AwareDatetime,
+        Field(
+            description="When the change committed",
+            examples=["2026-11-20T18:04:11.000Z"],
+        ),
+    ]
+    data: ServerMapChangedEventData
+
+
+class ServerPlayersChangedEvent(BaseModel):
+    id: Annotated[
+        str,
+        Field(
+            description="Event id, sortable",
+            examples=["evt_0000000000004711"],
+            pattern="^evt_\\d{16}$",
+        ),
+    ]
+    type: Annotated[Literal["server.players_changed"], Field(description="Event type")]
+    created_at: Annotated[
+        AwareDatetime,
+        Field(
+            description="When the change committed",
+            examples=["2026-11-20T18:04:11.000Z"],
+        ),
+    ]
+    data: ServerPlayersChangedEventData
+
+
+class ServerCommandExecutedEvent(BaseModel):
+    id: Annotated[
+        str,
+        Field(
+            description="Event id, sortable",
+            examples=["evt_0000000000004711"],
+            pattern="^evt_\\d{16}$",
+        ),
+    ]
+    type: Annotated[Literal["server.command_executed"], Field(description="Event type")]
+    created_at: Annotated[
+        AwareDatetime,
+        Field(
+            description="When the change committed",
+            examples=["2026-11-20T18:04:11.000Z"],
+        ),
+    ]
+    data: ServerCommandExecutedEventData
+
+
+class EconomyTransferCreatedEvent(BaseModel):
+    id: Annotated[
+        str,
+        Field(
+            description="Event id, sortable",
+            examples=["evt_0000000000004711"],
+            pattern="^evt_\\d{16}$",
+        ),
+    ]
+    type: Annotated[
+        Literal["economy.transfer.created"], Field(description="Event type")
+    ]
+    created_at: Annotated[
+        AwareDatetime,
+        Field(
+            description="When the change committed",
+            examples=["2026-11-20T18:04:11.000Z"],
+        ),
+    ]
+    data: EconomyTransferCreatedEventData
+
+
+class EconomyTransferReceivedEvent(BaseModel):
+    id: Annotated[
+        str,
+        Field(
+            description="Event id, sortable",
+            examples=["evt_0000000000004711"],
+            pattern="^evt_\\d{16}$",
+        ),
+    ]
+    type: Annotated[
+        Literal["economy.transfer.received"], Field(description="Event type")
+    ]
+    created_at: Annotated[
+        AwareDatetime,
+        Field(
+            description="When the change committed",
+            examples=["2026-11-20T18:04:11.000Z"],
+        ),
+    ]
+    data: EconomyTransferReceivedEventData
+
+
+class EconomyGrantCreatedEvent(BaseModel):
     id: Annotated[
         str,
         Field(
@@ -4370,24 +4451,10 @@ class EconomyGrantCreatedPostRequest(BaseModel):
             examples=["2026-11-20T18:04:11.000Z"],
         ),
     ]
-    data: Data40
+    data: EconomyGrantCreatedEventData
 
 
-class Reason1(StrEnum):
-    match_win = "match_win"
-    achievement = "achievement"
-
-
-class Data41(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
-    user_id: Annotated[int, Field(description="Hub user id", examples=[42], ge=1)]
-    amount: Annotated[int, Field(description="Coins moved", examples=[250], ge=1)]
-    reason: Annotated[Reason1, Field(description="The rule", examples=["match_win"])]
-
-
-class EconomyRewardMintedPostRequest(BaseModel):
+class EconomyRewardMintedEvent(BaseModel):
     id: Annotated[
         str,
         Field(
@@ -4404,34 +4471,10 @@ class EconomyRewardMintedPostRequest(BaseModel):
             examples=["2026-11-20T18:04:11.000Z"],
         ),
     ]
-    data: Data41
+    data: EconomyRewardMintedEventData
 
 
-class Data42(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
-    clan_id: Annotated[int, Field(description="Clan", examples=[7], ge=1)]
-    game: Annotated[Game7, Field(description="Game code", examples=["cs2"])]
-    name: Annotated[str, Field(description="Clan name", examples=["Night Owls"])]
-    tag: Annotated[str, Field(description="Clan tag", examples=["OWL"])]
-    description: Annotated[
-        str, Field(description="Description", examples=["Late-night scrims"])
-    ]
-    join_policy: Annotated[
-        JoinPolicy, Field(description="How players join", examples=["invite"])
-    ]
-    visibility: Annotated[
-        Visibility, Field(description="Who sees the clan", examples=["public"])
-    ]
-    max_members: Annotated[int, Field(description="Member cap", examples=[50], ge=0)]
-    member_count: Annotated[int, Field(description="Members now", examples=[1], ge=0)]
-    by_user_id: Annotated[
-        int, Field(description="Who made the change", examples=[42], ge=1)
-    ]
-
-
-class ClanCreatedPostRequest(BaseModel):
+class ClanCreatedEvent(BaseModel):
     id: Annotated[
         str,
         Field(
@@ -4448,34 +4491,10 @@ class ClanCreatedPostRequest(BaseModel):
             examples=["2026-11-20T18:04:11.000Z"],
         ),
     ]
-    data: Data42
+    data: ClanCreatedEventData
 
 
-class Data43(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
-    clan_id: Annotated[int, Field(description="Clan", examples=[7], ge=1)]
-    game: Annotated[Game7, Field(description="Game code", examples=["cs2"])]
-    name: Annotated[str, Field(description="Clan name", examples=["Night Owls"])]
-    tag: Annotated[str, Field(description="Clan tag", examples=["OWL"])]
-    description: Annotated[
-        str, Field(description="Description", examples=["Late-night scrims"])
-    ]
-    join_policy: Annotated[
-        JoinPolicy, Field(description="How players join", examples=["invite"])
-    ]
-    visibility: Annotated[
-        Visibility, Field(description="Who sees the clan", examples=["public"])
-    ]
-    max_members: Annotated[int, Field(description="Member cap", examples=[50], ge=0)]
-    member_count: Annotated[int, Field(description="Members now", examples=[1], ge=0)]
-    by_user_id: Annotated[
-        int, Field(description="Who made the change", examples=[42], ge=1)
-    ]
-
-
-class ClanUpdatedPostRequest(BaseModel):
+class ClanUpdatedEvent(BaseModel):
     id: Annotated[
         str,
         Field(
@@ -4492,34 +4511,10 @@ class ClanUpdatedPostRequest(BaseModel):
             examples=["2026-11-20T18:04:11.000Z"],
         ),
     ]
-    data: Data43
+    data: ClanUpdatedEventData
 
 
-class Data44(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
-    clan_id: Annotated[int, Field(description="Clan", examples=[7], ge=1)]
-    game: Annotated[Game7, Field(description="Game code", examples=["cs2"])]
-    name: Annotated[str, Field(description="Clan name", examples=["Night Owls"])]
-    tag: Annotated[str, Field(description="Clan tag", examples=["OWL"])]
-    description: Annotated[
-        str, Field(description="Description", examples=["Late-night scrims"])
-    ]
-    join_policy: Annotated[
-        JoinPolicy, Field(description="How players join", examples=["invite"])
-    ]
-    visibility: Annotated[
-        Visibility, Field(description="Who sees the clan", examples=["public"])
-    ]
-    max_members: Annotated[int, Field(description="Member cap", examples=[50], ge=0)]
-    member_count: Annotated[int, Field(description="Members now", examples=[1], ge=0)]
-    by_user_id: Annotated[
-        int, Field(description="Who made the change", examples=[42], ge=1)
-    ]
-
-
-class ClanDisbandedPostRequest(BaseModel):
+class ClanDisbandedEvent(BaseModel):
     id: Annotated[
         str,
         Field(
@@ -4536,23 +4531,10 @@ class ClanDisbandedPostRequest(BaseModel):
             examples=["2026-11-20T18:04:11.000Z"],
         ),
     ]
-    data: Data44
+    data: ClanDisbandedEventData
 
 
-class Data45(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
-    clan_id: Annotated[int, Field(description="Clan", examples=[7], ge=1)]
-    game: Annotated[Game7, Field(description="Game code", examples=["cs2"])]
-    user_id: Annotated[int, Field(description="The member", examples=[42], ge=1)]
-    role: Annotated[Role, Field(description="Role in the clan", examples=["member"])]
-    by_user_id: Annotated[
-        int, Field(description="Who made the change", examples=[42], ge=1)
-    ]
-
-
-class ClanMemberJoinedPostRequest(BaseModel):
+class ClanMemberJoinedEvent(BaseModel):
     id: Annotated[
         str,
         Field(
@@ -4569,23 +4551,10 @@ class ClanMemberJoinedPostRequest(BaseModel):
             examples=["2026-11-20T18:04:11.000Z"],
         ),
     ]
-    data: Data45
+    data: ClanMemberJoinedEventData
 
 
-class Data46(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
-    clan_id: Annotated[int, Field(description="Clan", examples=[7], ge=1)]
-    game: Annotated[Game7, Field(description="Game code", examples=["cs2"])]
-    user_id: Annotated[int, Field(description="The member", examples=[42], ge=1)]
-    role: Annotated[Role, Field(description="Role in the clan", examples=["member"])]
-    by_user_id: Annotated[
-        int, Field(description="Who made the change", examples=[42], ge=1)
-    ]
-
-
-class ClanMemberLeftPostRequest(BaseModel):
+class ClanMemberLeftEvent(BaseModel):
     id: Annotated[
         str,
         Field(
@@ -4602,23 +4571,10 @@ class ClanMemberLeftPostRequest(BaseModel):
             examples=["2026-11-20T18:04:11.000Z"],
         ),
     ]
-    data: Data46
+    data: ClanMemberLeftEventData
 
 
-class Data47(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
-    clan_id: Annotated[int, Field(description="Clan", examples=[7], ge=1)]
-    game: Annotated[Game7, Field(description="Game code", examples=["cs2"])]
-    user_id: Annotated[int, Field(description="The member", examples=[42], ge=1)]
-    role: Annotated[Role, Field(description="Role in the clan", examples=["member"])]
-    by_user_id: Annotated[
-        int, Field(description="Who made the change", examples=[42], ge=1)
-    ]
-
-
-class ClanMemberKickedPostRequest(BaseModel):
+class ClanMemberKickedEvent(BaseModel):
     id: Annotated[
         str,
         Field(
@@ -4635,23 +4591,10 @@ class ClanMemberKickedPostRequest(BaseModel):
             examples=["2026-11-20T18:04:11.000Z"],
         ),
     ]
-    data: Data47
+    data: ClanMemberKickedEventData
 
 
-class Data48(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
-    clan_id: Annotated[int, Field(description="Clan", examples=[7], ge=1)]
-    game: Annotated[Game7, Field(description="Game code", examples=["cs2"])]
-    user_id: Annotated[int, Field(description="The member", examples=[42], ge=1)]
-    role: Annotated[Role, Field(description="Role in the clan", examples=["member"])]
-    by_user_id: Annotated[
-        int, Field(description="Who made the change", examples=[42], ge=1)
-    ]
-
-
-class ClanMemberPromotedPostRequest(BaseModel):
+class ClanMemberPromotedEvent(BaseModel):
     id: Annotated[
         str,
         Field(
@@ -4668,23 +4611,10 @@ class ClanMemberPromotedPostRequest(BaseModel):
             examples=["2026-11-20T18:04:11.000Z"],
         ),
     ]
-    data: Data48
+    data: ClanMemberPromotedEventData
 
 
-class Data49(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
-    clan_id: Annotated[int, Field(description="Clan", examples=[7], ge=1)]
-    game: Annotated[Game7, Field(description="Game code", examples=["cs2"])]
-    user_id: Annotated[int, Field(description="The member", examples=[42], ge=1)]
-    role: Annotated[Role, Field(description="Role in the clan", examples=["member"])]
-    by_user_id: Annotated[
-        int, Field(description="Who made the change", examples=[42], ge=1)
-    ]
-
-
-class ClanMemberDemotedPostRequest(BaseModel):
+class ClanMemberDemotedEvent(BaseModel):
     id: Annotated[
         str,
         Field(
@@ -4701,23 +4631,10 @@ class ClanMemberDemotedPostRequest(BaseModel):
             examples=["2026-11-20T18:04:11.000Z"],
         ),
     ]
-    data: Data49
+    data: ClanMemberDemotedEventData
 
 
-class Data50(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
-    clan_id: Annotated[int, Field(description="Clan", examples=[7], ge=1)]
-    game: Annotated[Game7, Field(description="Game code", examples=["cs2"])]
-    user_id: Annotated[int, Field(description="The member", examples=[42], ge=1)]
-    role: Annotated[Role, Field(description="Role in the clan", examples=["member"])]
-    by_user_id: Annotated[
-        int, Field(description="Who made the change", examples=[42], ge=1)
-    ]
-
-
-class ClanOwnershipTransferredPostRequest(BaseModel):
+class ClanOwnershipTransferredEvent(BaseModel):
     id: Annotated[
         str,
         Field(
@@ -4736,21 +4653,10 @@ class ClanOwnershipTransferredPostRequest(BaseModel):
             examples=["2026-11-20T18:04:11.000Z"],
         ),
     ]
-    data: Data50
+    data: ClanOwnershipTransferredEventData
 
 
-class Data51(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
-    clan_id: Annotated[int, Field(description="Clan", examples=[7], ge=1)]
-    game: Annotated[Game7, Field(description="Game code", examples=["cs2"])]
-    name: Annotated[str, Field(description="Clan name", examples=["Night Owls"])]
-    user_id: Annotated[int, Field(description="The invitee", examples=[42], ge=1)]
-    by_user_id: Annotated[int, Field(description="Who acted", examples=[42], ge=1)]
-
-
-class ClanInviteCreatedPostRequest(BaseModel):
+class ClanInviteCreatedEvent(BaseModel):
     id: Annotated[
         str,
         Field(
@@ -4767,21 +4673,10 @@ class ClanInviteCreatedPostRequest(BaseModel):
             examples=["2026-11-20T18:04:11.000Z"],
         ),
     ]
-    data: Data51
+    data: ClanInviteCreatedEventData
 
 
-class Data52(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
-    clan_id: Annotated[int, Field(description="Clan", examples=[7], ge=1)]
-    game: Annotated[Game7, Field(description="Game code", examples=["cs2"])]
-    name: Annotated[str, Field(description="Clan name", examples=["Night Owls"])]
-    user_id: Annotated[int, Field(description="The invitee", examples=[42], ge=1)]
-    by_user_id: Annotated[int, Field(description="Who acted", examples=[42], ge=1)]
-
-
-class ClanInviteAcceptedPostRequest(BaseModel):
+class ClanInviteAcceptedEvent(BaseModel):
     id: Annotated[
         str,
         Field(
@@ -4798,21 +4693,10 @@ class ClanInviteAcceptedPostRequest(BaseModel):
             examples=["2026-11-20T18:04:11.000Z"],
         ),
     ]
-    data: Data52
+    data: ClanInviteAcceptedEventData
 
 
-class Data53(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
-    clan_id: Annotated[int, Field(description="Clan", examples=[7], ge=1)]
-    game: Annotated[Game7, Field(description="Game code", examples=["cs2"])]
-    name: Annotated[str, Field(description="Clan name", examples=["Night Owls"])]
-    user_id: Annotated[int, Field(description="The invitee", examples=[42], ge=1)]
-    by_user_id: Annotated[int, Field(description="Who acted", examples=[42], ge=1)]
-
-
-class ClanInviteDeclinedPostRequest(BaseModel):
+class ClanInviteDeclinedEvent(BaseModel):
     id: Annotated[
         str,
         Field(
@@ -4829,21 +4713,10 @@ class ClanInviteDeclinedPostRequest(BaseModel):
             examples=["2026-11-20T18:04:11.000Z"],
         ),
     ]
-    data: Data53
+    data: ClanInviteDeclinedEventData
 
 
-class Data54(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
-    clan_id: Annotated[int, Field(description="Clan", examples=[7], ge=1)]
-    game: Annotated[Game7, Field(description="Game code", examples=["cs2"])]
-    name: Annotated[str, Field(description="Clan name", examples=["Night Owls"])]
-    user_id: Annotated[int, Field(description="The invitee", examples=[42], ge=1)]
-    by_user_id: Annotated[int, Field(description="Who acted", examples=[42], ge=1)]
-
-
-class ClanInviteRevokedPostRequest(BaseModel):
+class ClanInviteRevokedEvent(BaseModel):
     id: Annotated[
         str,
         Field(
@@ -4860,18 +4733,10 @@ class ClanInviteRevokedPostRequest(BaseModel):
             examples=["2026-11-20T18:04:11.000Z"],
         ),
     ]
-    data: Data54
+    data: ClanInviteRevokedEventData
 
 
-class Data55(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
-    user_id: Annotated[int, Field(description="Hub user id", examples=[42], ge=1)]
-    username: Annotated[str, Field(description="Username", examples=["ace"])]
-
-
-class AccountCreatedPostRequest(BaseModel):
+class AccountCreatedEvent(BaseModel):
     id: Annotated[
         str,
         Field(
@@ -4888,24 +4753,10 @@ class AccountCreatedPostRequest(BaseModel):
             examples=["2026-11-20T18:04:11.000Z"],
         ),
     ]
-    data: Data55
+    data: AccountCreatedEventData
 
 
-class Data56(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
-    user_id: Annotated[int, Field(description="Hub user id", examples=[42], ge=1)]
-    subscription: Annotated[
-        str, Field(description="Subscription", examples=["premium"])
-    ]
-    partner: Annotated[bool, Field(description="Approved partner", examples=[False])]
-    tier: Annotated[
-        Tier, Field(description="The plan the user’s API keys spend", examples=["free"])
-    ]
-
-
-class AccountTierChangedPostRequest(BaseModel):
+class AccountTierChangedEvent(BaseModel):
     id: Annotated[
         str,
         Field(
@@ -4922,22 +4773,10 @@ class AccountTierChangedPostRequest(BaseModel):
             examples=["2026-11-20T18:04:11.000Z"],
         ),
     ]
-    data: Data56
+    data: AccountTierChangedEventData
 
 
-class Data57(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
-    key_id: Annotated[int, Field(description="API key", examples=[31], ge=1)]
-    user_id: Annotated[int, Field(description="The key’s owner", examples=[42], ge=1)]
-    name: Annotated[str, Field(description="Key name", examples=["stats bot"])]
-    prefix: Annotated[
-        str, Field(description="Display prefix of the key", examples=["ghk_3kd9"])
-    ]
-
-
-class KeyCreatedPostRequest(BaseModel):
+class KeyCreatedEvent(BaseModel):
     id: Annotated[
         str,
         Field(
@@ -4954,10 +4793,10 @@ class KeyCreatedPostRequest(BaseModel):
             examples=["2026-11-20T18:04:11.000Z"],
         ),
     ]
-    data: Data57
+    data: KeyCreatedEventData
 
 
-class KeyRevokedPostRequest(BaseModel):
+class KeyRevokedEvent(BaseModel):
     id: Annotated[
         str,
         Field(
@@ -4974,26 +4813,10 @@ class KeyRevokedPostRequest(BaseModel):
             examples=["2026-11-20T18:04:11.000Z"],
         ),
     ]
-    data: Data57
+    data: KeyRevokedEventData
 
 
-class Data59(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
-    key_id: Annotated[int, Field(description="API key", examples=[31], ge=1)]
-    user_id: Annotated[int, Field(description="The key’s owner", examples=[42], ge=1)]
-    name: Annotated[str, Field(description="Key name", examples=["stats bot"])]
-    prefix: Annotated[
-        str, Field(description="Display prefix of the key", examples=["ghk_3kd9"])
-    ]
-    allowed_origins: Annotated[
-        list[str],
-        Field(description="Allowed origins", examples=[["https://stats.example.com"]]),
-    ]
-
-
-class KeyOriginsChangedPostRequest(BaseModel):
+class KeyOriginsChangedEvent(BaseModel):
     id: Annotated[
         str,
         Field(
@@ -5010,34 +4833,10 @@ class KeyOriginsChangedPostRequest(BaseModel):
             examples=["2026-11-20T18:04:11.000Z"],
         ),
     ]
-    data: Data59
+    data: KeyOriginsChangedEventData
 
 
-class Data60(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
-    app_id: Annotated[int, Field(description="App", examples=[5], ge=1)]
-    client_id: Annotated[
-        str, Field(description="OAuth client id", examples=["app_4f9c2d1e8b7a"])
-    ]
-    owner_id: Annotated[
-        int, Field(description="The developer who owns it", examples=[42], ge=1)
-    ]
-    name: Annotated[str, Field(description="App name", examples=["Frag Stats"])]
-    kind: Annotated[
-        Kind, Field(description="OAuth client type", examples=["confidential"])
-    ]
-    redirect_uris: Annotated[
-        list[str],
-        Field(
-            description="Registered redirect URIs",
-            examples=[["https://fragstats.example.com/callback"]],
-        ),
-    ]
-
-
-class AppCreatedPostRequest(BaseModel):
+class AppCreatedEvent(BaseModel):
     id: Annotated[
         str,
         Field(
@@ -5054,34 +4853,10 @@ class AppCreatedPostRequest(BaseModel):
             examples=["2026-11-20T18:04:11.000Z"],
         ),
     ]
-    data: Data60
+    data: AppCreatedEventData
 
 
-class Data61(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
-    app_id: Annotated[int, Field(description="App", examples=[5], ge=1)]
-    client_id: Annotated[
-        str, Field(description="OAuth client id", examples=["app_4f9c2d1e8b7a"])
-    ]
-    owner_id: Annotated[
-        int, Field(description="The developer who owns it", examples=[42], ge=1)
-    ]
-    name: Annotated[str, Field(description="App name", examples=["Frag Stats"])]
-    kind: Annotated[
-        Kind, Field(description="OAuth client type", examples=["confidential"])
-    ]
-    redirect_uris: Annotated[
-        list[str],
-        Field(
-            description="Registered redirect URIs",
-            examples=[["https://fragstats.example.com/callback"]],
-        ),
-    ]
-
-
-class AppUpdatedPostRequest(BaseModel):
+class AppUpdatedEvent(BaseModel):
     id: Annotated[
         str,
         Field(
@@ -5098,34 +4873,10 @@ class AppUpdatedPostRequest(BaseModel):
             examples=["2026-11-20T18:04:11.000Z"],
         ),
     ]
-    data: Data61
+    data: AppUpdatedEventData
 
 
-class Data62(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
-    app_id: Annotated[int, Field(description="App", examples=[5], ge=1)]
-    client_id: Annotated[
-        str, Field(description="OAuth client id", examples=["app_4f9c2d1e8b7a"])
-    ]
-    owner_id: Annotated[
-        int, Field(description="The developer who owns it", examples=[42], ge=1)
-    ]
-    name: Annotated[str, Field(description="App name", examples=["Frag Stats"])]
-    kind: Annotated[
-        Kind, Field(description="OAuth client type", examples=["confidential"])
-    ]
-    redirect_uris: Annotated[
-        list[str],
-        Field(
-            description="Registered redirect URIs",
-            examples=[["https://fragstats.example.com/callback"]],
-        ),
-    ]
-
-
-class AppSecretRotatedPostRequest(BaseModel):
+class AppSecretRotatedEvent(BaseModel):
     id: Annotated[
         str,
         Field(
@@ -5142,34 +4893,10 @@ class AppSecretRotatedPostRequest(BaseModel):
             examples=["2026-11-20T18:04:11.000Z"],
         ),
     ]
-    data: Data62
+    data: AppSecretRotatedEventData
 
 
-class Data63(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
-    app_id: Annotated[int, Field(description="App", examples=[5], ge=1)]
-    client_id: Annotated[
-        str, Field(description="OAuth client id", examples=["app_4f9c2d1e8b7a"])
-    ]
-    owner_id: Annotated[
-        int, Field(description="The developer who owns it", examples=[42], ge=1)
-    ]
-    name: Annotated[str, Field(description="App name", examples=["Frag Stats"])]
-    kind: Annotated[
-        Kind, Field(description="OAuth client type", examples=["confidential"])
-    ]
-    redirect_uris: Annotated[
-        list[str],
-        Field(
-            description="Registered redirect URIs",
-            examples=[["https://fragstats.example.com/callback"]],
-        ),
-    ]
-
-
-class AppDeletedPostRequest(BaseModel):
+class AppDeletedEvent(BaseModel):
     id: Annotated[
         str,
         Field(
@@ -5186,27 +4913,10 @@ class AppDeletedPostRequest(BaseModel):
             examples=["2026-11-20T18:04:11.000Z"],
         ),
     ]
-    data: Data63
+    data: AppDeletedEventData
 
 
-class Data64(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
-    user_id: Annotated[
-        int, Field(description="The user who decided", examples=[42], ge=1)
-    ]
-    client_id: Annotated[
-        str,
-        Field(description="The app’s OAuth client id", examples=["app_4f9c2d1e8b7a"]),
-    ]
-    scopes: Annotated[
-        list[str],
-        Field(description="Scopes granted", examples=[["identify", "stats:read"]]),
-    ]
-
-
-class AuthorizationGrantedPostRequest(BaseModel):
+class AuthorizationGrantedEvent(BaseModel):
     id: Annotated[
         str,
         Field(
@@ -5223,10 +4933,10 @@ class AuthorizationGrantedPostRequest(BaseModel):
             examples=["2026-11-20T18:04:11.000Z"],
         ),
     ]
-    data: Data64
+    data: AuthorizationGrantedEventData
 
 
-class AuthorizationRevokedPostRequest(BaseModel):
+class AuthorizationRevokedEvent(BaseModel):
     id: Annotated[
         str,
         Field(
@@ -5243,35 +4953,10 @@ class AuthorizationRevokedPostRequest(BaseModel):
             examples=["2026-11-20T18:04:11.000Z"],
         ),
     ]
-    data: Data64
+    data: AuthorizationRevokedEventData
 
 
-class Reason2(StrEnum):
-    gone = "gone"
-    failing = "failing"
-
-
-class Data66(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
-    webhook_id: Annotated[int, Field(description="Webhook", examples=[12], ge=1)]
-    url: Annotated[
-        str, Field(description="Its URL", examples=["https://example.com/hooks/hub"])
-    ]
-    reason: Annotated[
-        Reason2,
-        Field(
-            description="`gone`: it answered 410; `failing`: 5 days of failed deliveries",
-            examples=["gone"],
-        ),
-    ]
-    disabled_at: Annotated[
-        AwareDatetime, Field(description="When", examples=["2026-11-20T18:04:11.000Z"])
-    ]
-
-
-class WebhookEndpointDisabledPostRequest(BaseModel):
+class WebhookEndpointDisabledEvent(BaseModel):
     id: Annotated[
         str,
         Field(
@@ -5290,4 +4975,77 @@ class WebhookEndpointDisabledPostRequest(BaseModel):
             examples=["2026-11-20T18:04:11.000Z"],
         ),
     ]
-    data: Data66
+    data: WebhookEndpointDisabledEventData
+
+
+class V1UsersStatsGetResult(BaseModel):
+    data: V1UsersStatsGetResultData
+
+
+class V1ClansCreateResult(BaseModel):
+    data: V1ClansCreateResultData
+
+
+class V1ClansInvitesListResult(BaseModel):
+    data: list[V1ClansInvitesListResultDataItem]
+    meta: V1ClansInvitesListResultMeta
+
+
+class V1ClansGetResult(BaseModel):
+    data: V1ClansGetResultData
+
+
+class V1ClansInvitesCreateResult(BaseModel):
+    data: V1ClansInvitesCreateResultData
+
+
+class V1ClansTransferResult(BaseModel):
+    data: V1ClansTransferResultData
+
+
+class V1EventsTypesListResult(BaseModel):
+    data: list[V1EventsTypesListResultDataItem]
+
+
+class DeveloperKeysUsageGetResult(BaseModel):
+    usage: DeveloperKeysUsageGetResultUsage
+
+
+class KillsBatchRecordedEvent(BaseModel):
+    id: Annotated[
+        str,
+        Field(
+            description="Event id, sortable",
+            examples=["evt_0000000000004711"],
+            pattern="^evt_\\d{16}$",
+        ),
+    ]
+    type: Annotated[Literal["kills.batch_recorded"], Field(description="Event type")]
+    created_at: Annotated[
+        AwareDatetime,
+        Field(
+            description="When the change committed",
+            examples=["2026-11-20T18:04:11.000Z"],
+        ),
+    ]
+    data: KillsBatchRecordedEventData
+
+
+class PlayerXpGainedEvent(BaseModel):
+    id: Annotated[
+        str,
+        Field(
+            description="Event id, sortable",
+            examples=["evt_0000000000004711"],
+            pattern="^evt_\\d{16}$",
+        ),
+    ]
+    type: Annotated[Literal["player.xp_gained"], Field(description="Event type")]
+    created_at: Annotated[
+        AwareDatetime,
+        Field(
+            description="When the change committed",
+            examples=["2026-11-20T18:04:11.000Z"],
+        ),
+    ]
+    data: PlayerXpGainedEventData

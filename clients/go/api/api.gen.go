@@ -1960,22 +1960,22 @@ func (e ProblemCode) Valid() bool {
 
 // Defines values for ProblemErrorsIn.
 const (
-	Body   ProblemErrorsIn = "body"
-	Header ProblemErrorsIn = "header"
-	Path   ProblemErrorsIn = "path"
-	Query  ProblemErrorsIn = "query"
+	ProblemErrorsInBody   ProblemErrorsIn = "body"
+	ProblemErrorsInHeader ProblemErrorsIn = "header"
+	ProblemErrorsInPath   ProblemErrorsIn = "path"
+	ProblemErrorsInQuery  ProblemErrorsIn = "query"
 )
 
 // Valid indicates whether the value is a known member of the ProblemErrorsIn enum.
 func (e ProblemErrorsIn) Valid() bool {
 	switch e {
-	case Body:
+	case ProblemErrorsInBody:
 		return true
-	case Header:
+	case ProblemErrorsInHeader:
 		return true
-	case Path:
+	case ProblemErrorsInPath:
 		return true
-	case Query:
+	case ProblemErrorsInQuery:
 		return true
 	default:
 		return false
@@ -3656,6 +3656,141 @@ func (e WebhookEndpointDisabledEventDataReason) Valid() bool {
 	}
 }
 
+// Defines values for OauthAuthorizeParamsResponseType.
+const (
+	OauthAuthorizeParamsResponseTypeCode OauthAuthorizeParamsResponseType = "code"
+)
+
+// Valid indicates whether the value is a known member of the OauthAuthorizeParamsResponseType enum.
+func (e OauthAuthorizeParamsResponseType) Valid() bool {
+	switch e {
+	case OauthAuthorizeParamsResponseTypeCode:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for OauthAuthorizeParamsCodeChallengeMethod.
+const (
+	OauthAuthorizeParamsCodeChallengeMethodS256 OauthAuthorizeParamsCodeChallengeMethod = "S256"
+)
+
+// Valid indicates whether the value is a known member of the OauthAuthorizeParamsCodeChallengeMethod enum.
+func (e OauthAuthorizeParamsCodeChallengeMethod) Valid() bool {
+	switch e {
+	case OauthAuthorizeParamsCodeChallengeMethodS256:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for OauthAuthorizeParamsResponseMode.
+const (
+	OauthAuthorizeParamsResponseModeFormPost OauthAuthorizeParamsResponseMode = "form_post"
+	OauthAuthorizeParamsResponseModeQuery    OauthAuthorizeParamsResponseMode = "query"
+)
+
+// Valid indicates whether the value is a known member of the OauthAuthorizeParamsResponseMode enum.
+func (e OauthAuthorizeParamsResponseMode) Valid() bool {
+	switch e {
+	case OauthAuthorizeParamsResponseModeFormPost:
+		return true
+	case OauthAuthorizeParamsResponseModeQuery:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for OauthTokenIntrospectFormdataBodyTokenTypeHint.
+const (
+	OauthTokenIntrospectFormdataBodyTokenTypeHintAccessToken  OauthTokenIntrospectFormdataBodyTokenTypeHint = "access_token"
+	OauthTokenIntrospectFormdataBodyTokenTypeHintRefreshToken OauthTokenIntrospectFormdataBodyTokenTypeHint = "refresh_token"
+)
+
+// Valid indicates whether the value is a known member of the OauthTokenIntrospectFormdataBodyTokenTypeHint enum.
+func (e OauthTokenIntrospectFormdataBodyTokenTypeHint) Valid() bool {
+	switch e {
+	case OauthTokenIntrospectFormdataBodyTokenTypeHintAccessToken:
+		return true
+	case OauthTokenIntrospectFormdataBodyTokenTypeHintRefreshToken:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for OauthParCreateFormdataBodyCodeChallengeMethod.
+const (
+	OauthParCreateFormdataBodyCodeChallengeMethodS256 OauthParCreateFormdataBodyCodeChallengeMethod = "S256"
+)
+
+// Valid indicates whether the value is a known member of the OauthParCreateFormdataBodyCodeChallengeMethod enum.
+func (e OauthParCreateFormdataBodyCodeChallengeMethod) Valid() bool {
+	switch e {
+	case OauthParCreateFormdataBodyCodeChallengeMethodS256:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for OauthParCreateFormdataBodyResponseType.
+const (
+	OauthParCreateFormdataBodyResponseTypeCode OauthParCreateFormdataBodyResponseType = "code"
+)
+
+// Valid indicates whether the value is a known member of the OauthParCreateFormdataBodyResponseType enum.
+func (e OauthParCreateFormdataBodyResponseType) Valid() bool {
+	switch e {
+	case OauthParCreateFormdataBodyResponseTypeCode:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for OauthTokenRevokeFormdataBodyTokenTypeHint.
+const (
+	OauthTokenRevokeFormdataBodyTokenTypeHintAccessToken  OauthTokenRevokeFormdataBodyTokenTypeHint = "access_token"
+	OauthTokenRevokeFormdataBodyTokenTypeHintRefreshToken OauthTokenRevokeFormdataBodyTokenTypeHint = "refresh_token"
+)
+
+// Valid indicates whether the value is a known member of the OauthTokenRevokeFormdataBodyTokenTypeHint enum.
+func (e OauthTokenRevokeFormdataBodyTokenTypeHint) Valid() bool {
+	switch e {
+	case OauthTokenRevokeFormdataBodyTokenTypeHintAccessToken:
+		return true
+	case OauthTokenRevokeFormdataBodyTokenTypeHintRefreshToken:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for OauthTokenCreateFormdataBodyGrantType.
+const (
+	OauthTokenCreateFormdataBodyGrantTypeAuthorizationCode OauthTokenCreateFormdataBodyGrantType = "authorization_code"
+	OauthTokenCreateFormdataBodyGrantTypeClientCredentials OauthTokenCreateFormdataBodyGrantType = "client_credentials"
+	OauthTokenCreateFormdataBodyGrantTypeRefreshToken      OauthTokenCreateFormdataBodyGrantType = "refresh_token"
+)
+
+// Valid indicates whether the value is a known member of the OauthTokenCreateFormdataBodyGrantType enum.
+func (e OauthTokenCreateFormdataBodyGrantType) Valid() bool {
+	switch e {
+	case OauthTokenCreateFormdataBodyGrantTypeAuthorizationCode:
+		return true
+	case OauthTokenCreateFormdataBodyGrantTypeClientCredentials:
+		return true
+	case OauthTokenCreateFormdataBodyGrantTypeRefreshToken:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for AchievementsListParamsCategory.
 const (
 	Combat      AchievementsListParamsCategory = "combat"
@@ -4501,6 +4636,35 @@ type AuthorizationRevokedEventData struct {
 	//
 	// Example: 42
 	UserId int `json:"user_id"`
+}
+
+// AuthorizationServerMetadata Where the endpoints are and what they support (RFC 8414 §2; OpenID Connect Discovery 1.0 §3): what OAuth libraries read to configure themselves.
+type AuthorizationServerMetadata struct {
+	// AuthorizationEndpoint Example: https://hub.example/api-platform/oauth/authorize
+	AuthorizationEndpoint string `json:"authorization_endpoint"`
+
+	// CodeChallengeMethodsSupported Example: ["S256"]
+	CodeChallengeMethodsSupported []string `json:"code_challenge_methods_supported"`
+	GrantTypesSupported           []string `json:"grant_types_supported"`
+	IntrospectionEndpoint         *string  `json:"introspection_endpoint,omitempty"`
+
+	// Issuer This service’s origin.
+	//
+	// Example: https://hub.example
+	Issuer                             string  `json:"issuer"`
+	JwksUri                            string  `json:"jwks_uri"`
+	PushedAuthorizationRequestEndpoint *string `json:"pushed_authorization_request_endpoint,omitempty"`
+
+	// ResponseTypesSupported Example: ["code"]
+	ResponseTypesSupported []string `json:"response_types_supported"`
+	RevocationEndpoint     *string  `json:"revocation_endpoint,omitempty"`
+	ScopesSupported        []string `json:"scopes_supported"`
+
+	// TokenEndpoint Example: https://hub.example/api-platform/oauth/token
+	TokenEndpoint                     string                 `json:"token_endpoint"`
+	TokenEndpointAuthMethodsSupported []string               `json:"token_endpoint_auth_methods_supported"`
+	UserinfoEndpoint                  *string                `json:"userinfo_endpoint,omitempty"`
+	AdditionalProperties              map[string]interface{} `json:"-"`
 }
 
 // AuthorizedApp defines model for AuthorizedApp.
@@ -5446,7 +5610,9 @@ type DeveloperAccountsCreateResult struct {
 
 // DeveloperKeysCreateRequest defines model for DeveloperKeysCreateRequest.
 type DeveloperKeysCreateRequest struct {
-	// Name a label for the key
+	// Name 1 to 100 characters, at least one of them not whitespace; surrounding whitespace is removed when it is stored
+	//
+	// Example: my bot
 	Name string `json:"name"`
 }
 
@@ -5528,7 +5694,9 @@ type DeveloperMyAppsCreateRequest struct {
 	Kind        DeveloperMyAppsCreateRequestKind `json:"kind"`
 	LogoUrl     *string                          `json:"logo_url,omitempty"`
 
-	// Name Example: Frag Tracker
+	// Name 1 to 100 characters, at least one of them not whitespace; surrounding whitespace is removed when it is stored
+	//
+	// Example: Frag Tracker
 	Name string `json:"name"`
 
 	// RedirectUris https URIs (plain http only to 127.0.0.1, [::1] or localhost), compared exactly
@@ -5575,7 +5743,9 @@ type DeveloperMyAppsUpdateRequest struct {
 	HomepageUrl *string `json:"homepage_url,omitempty"`
 	LogoUrl     *string `json:"logo_url,omitempty"`
 
-	// Name Example: Frag Tracker
+	// Name 1 to 100 characters, at least one of them not whitespace; surrounding whitespace is removed when it is stored
+	//
+	// Example: Frag Tracker
 	Name *string `json:"name,omitempty"`
 
 	// RedirectUris https URIs (plain http only to 127.0.0.1, [::1] or localhost), compared exactly
@@ -6244,6 +6414,25 @@ type IngestResult struct {
 
 	// Rejected malformed lines or invalid events, or ones dated out of the ingest window (skipped)
 	Rejected int `json:"rejected"`
+}
+
+// JsonWebKeySet The public keys that verify ID tokens (RFC 7517 §5).
+type JsonWebKeySet struct {
+	Keys []JsonWebKeySet_Keys_Item `json:"keys"`
+}
+
+// JsonWebKeySet_Keys_Item A public key (RFC 7517 §4).
+type JsonWebKeySet_Keys_Item struct {
+	// Alg Example: ES256
+	Alg *string `json:"alg,omitempty"`
+	Kid string  `json:"kid"`
+
+	// Kty Example: EC
+	Kty string `json:"kty"`
+
+	// Use Example: sig
+	Use                  *string                `json:"use,omitempty"`
+	AdditionalProperties map[string]interface{} `json:"-"`
 }
 
 // KeyCreatedEvent defines model for KeyCreatedEvent.
@@ -6924,6 +7113,116 @@ type Me struct {
 
 	// Username Example: NovaStrike
 	Username string `json:"username"`
+}
+
+// OAuthError An OAuth 2.0 error (RFC 6749 §5.2), as every OAuth client library reads it. The authorization server’s endpoints answer this instead of a problem document.
+type OAuthError struct {
+	// Error The error code: `invalid_request`, `invalid_client`, `invalid_grant`, `unauthorized_client`, `unsupported_grant_type`, `invalid_scope` (RFC 6749 §5.2), `unsupported_token_type` (RFC 7009), `invalid_token`, `insufficient_scope` (RFC 6750), `server_error`.
+	//
+	// Example: invalid_grant
+	Error string `json:"error"`
+
+	// ErrorDescription What went wrong, for the developer (not for end users).
+	//
+	// Example: grant request is invalid
+	ErrorDescription *string `json:"error_description,omitempty"`
+}
+
+// OAuthIntrospection What the token is (RFC 7662 §2.2); members besides `active` only for an active token.
+type OAuthIntrospection struct {
+	// Active `false` for a token that is unknown, expired, revoked or another app’s; nothing else is said then.
+	//
+	// Example: true
+	Active bool `json:"active"`
+
+	// ClientId The app the token was issued to.
+	ClientId *string `json:"client_id,omitempty"`
+
+	// Exp Expiry, epoch seconds.
+	Exp *int `json:"exp,omitempty"`
+
+	// Iat Issue time, epoch seconds.
+	Iat *int `json:"iat,omitempty"`
+
+	// Iss The issuer: this service’s origin.
+	Iss *string `json:"iss,omitempty"`
+
+	// Scope The token’s scopes: scope names separated by spaces, from `openid`, `identify`, `stats:read`, `servers:read`, `servers:command`, `chat:read`, `clans:read`, `clans:write`, `tournaments:read`, `economy:read`, `economy:transfer`, `webhooks:read`, `webhooks:write`, `offline_access`.
+	//
+	// Example: identify stats:read
+	Scope *string `json:"scope,omitempty"`
+
+	// Sub The hub user id the token acts for (absent for an app’s own token).
+	Sub *string `json:"sub,omitempty"`
+
+	// TokenType Example: Bearer
+	TokenType            *string                `json:"token_type,omitempty"`
+	AdditionalProperties map[string]interface{} `json:"-"`
+}
+
+// OAuthPushedAuthorization Where the pushed request is kept (RFC 9126 §2.2).
+type OAuthPushedAuthorization struct {
+	// ExpiresIn Seconds the request_uri stays usable.
+	//
+	// Example: 60
+	ExpiresIn int `json:"expires_in"`
+
+	// RequestUri Send it as `request_uri` (with `client_id`) to the authorization endpoint.
+	//
+	// Example: urn:ietf:params:oauth:request_uri:dXO0J4ZcMg2aHqT5m4DzR
+	RequestUri string `json:"request_uri"`
+}
+
+// OAuthTokenResponse A successful token answer (RFC 6749 §5.1).
+type OAuthTokenResponse struct {
+	// AccessToken The access token: send it as `Authorization: Bearer`.
+	//
+	// Example: Ea5IWLMKpVwkdGc5g_ga3PUHuezDAqiCLCSgCJ8ppab
+	AccessToken string `json:"access_token"`
+
+	// ExpiresIn Seconds the access token lives.
+	//
+	// Example: 3600
+	ExpiresIn int `json:"expires_in"`
+
+	// IdToken With `openid`: an ID token (JWT, ES256).
+	//
+	// Example: eyJhbGciOiJFUzI1NiJ9.e30.c2ln
+	IdToken *string `json:"id_token,omitempty"`
+
+	// RefreshToken With `offline_access`: a refresh token. Each is used once; using a spent one revokes the grant.
+	//
+	// Example: p0RyD5cVtq7n2MZ1vHc6sQe9Xx3LbWu8kJf4GhTa0Nw
+	RefreshToken *string `json:"refresh_token,omitempty"`
+
+	// Scope The scopes granted: scope names separated by spaces, from `openid`, `identify`, `stats:read`, `servers:read`, `servers:command`, `chat:read`, `clans:read`, `clans:write`, `tournaments:read`, `economy:read`, `economy:transfer`, `webhooks:read`, `webhooks:write`, `offline_access`.
+	//
+	// Example: identify stats:read
+	Scope *string `json:"scope,omitempty"`
+
+	// TokenType `Bearer` (`DPoP` when the request carried a DPoP proof).
+	//
+	// Example: Bearer
+	TokenType string `json:"token_type"`
+}
+
+// OAuthUserInfo The claims about the user the token acts for (OpenID Connect Core §5.3.2).
+type OAuthUserInfo struct {
+	// Picture With `identify`: the avatar’s path.
+	//
+	// Example: /avatars/42.png
+	Picture *string `json:"picture,omitempty"`
+
+	// PreferredUsername With `identify`.
+	//
+	// Example: NovaStrike
+	PreferredUsername *string `json:"preferred_username,omitempty"`
+
+	// Sub The hub user id.
+	//
+	// Example: 42
+	Sub                  string                 `json:"sub"`
+	AdditionalProperties map[string]interface{} `json:"-"`
 }
 
 // PlayerLevelUpEvent defines model for PlayerLevelUpEvent.
@@ -9528,7 +9827,7 @@ type V1UsersStatsGetResultDataUnlockedAchievementsItem struct {
 
 // V1WebhooksCreateRequest defines model for V1WebhooksCreateRequest.
 type V1WebhooksCreateRequest struct {
-	// Description a note for yourself
+	// Description a note for yourself; surrounding whitespace is removed, and an empty or whitespace-only note is stored as null
 	//
 	// Example: production receiver
 	Description *string `json:"description,omitempty"`
@@ -9675,7 +9974,7 @@ type V1WebhooksSecretRotateResultData struct {
 
 // V1WebhooksUpdateRequest defines model for V1WebhooksUpdateRequest.
 type V1WebhooksUpdateRequest struct {
-	// Description a note for yourself
+	// Description a note for yourself; surrounding whitespace is removed, and an empty or whitespace-only note is stored as null
 	//
 	// Example: production receiver
 	Description *string `json:"description,omitempty"`
@@ -9707,7 +10006,7 @@ type Webhook struct {
 	// Example: 2026-11-20T18:04:11.000Z
 	CreatedAt time.Time `json:"created_at"`
 
-	// Description a note for yourself
+	// Description a note for yourself; surrounding whitespace is removed, and an empty or whitespace-only note is stored as null
 	//
 	// Example: production receiver
 	Description *string `json:"description"`
@@ -9909,6 +10208,165 @@ type DeveloperKeysUsageGetParams struct {
 	// Hours Hours to return, 1-720 (default 48).
 	Hours int `form:"hours" json:"hours"`
 }
+
+// OauthAuthorizeParams defines parameters for OauthAuthorize.
+type OauthAuthorizeParams struct {
+	// ClientId The app’s client id. Required from a public app (no secret) and with `client_secret_post`; optional with HTTP Basic.
+	ClientId string `form:"client_id" json:"client_id"`
+
+	// ResponseType Always `code`.
+	ResponseType *OauthAuthorizeParamsResponseType `form:"response_type,omitempty" json:"response_type,omitempty"`
+
+	// RedirectUri One of the app’s registered redirect URIs, exactly (required when it registered several).
+	RedirectUri *string `form:"redirect_uri,omitempty" json:"redirect_uri,omitempty"`
+
+	// Scope The scopes asked for: scope names separated by spaces, from `openid`, `identify`, `stats:read`, `servers:read`, `servers:command`, `chat:read`, `clans:read`, `clans:write`, `tournaments:read`, `economy:read`, `economy:transfer`, `webhooks:read`, `webhooks:write`, `offline_access`.
+	Scope *string `form:"scope,omitempty" json:"scope,omitempty"`
+
+	// State Opaque value returned unchanged to the redirect URI.
+	State *string `form:"state,omitempty" json:"state,omitempty"`
+
+	// CodeChallenge PKCE: base64url(SHA-256(code_verifier)). Required for every app.
+	CodeChallenge *string `form:"code_challenge,omitempty" json:"code_challenge,omitempty"`
+
+	// CodeChallengeMethod Only `S256`.
+	CodeChallengeMethod *OauthAuthorizeParamsCodeChallengeMethod `form:"code_challenge_method,omitempty" json:"code_challenge_method,omitempty"`
+
+	// RequestUri Instead of the parameters above: the `request_uri` a pushed request returned.
+	RequestUri *string `form:"request_uri,omitempty" json:"request_uri,omitempty"`
+
+	// ResponseMode `query` (the default): the browser returns to `redirect_uri` with the answer in its query; `form_post`: the answer is posted to it by a page the browser loads.
+	ResponseMode *OauthAuthorizeParamsResponseMode `form:"response_mode,omitempty" json:"response_mode,omitempty"`
+
+	// Prompt `consent` asks the user again even for scopes already granted.
+	Prompt *string `form:"prompt,omitempty" json:"prompt,omitempty"`
+}
+
+// OauthAuthorizeParamsResponseType defines parameters for OauthAuthorize.
+type OauthAuthorizeParamsResponseType string
+
+// OauthAuthorizeParamsCodeChallengeMethod defines parameters for OauthAuthorize.
+type OauthAuthorizeParamsCodeChallengeMethod string
+
+// OauthAuthorizeParamsResponseMode defines parameters for OauthAuthorize.
+type OauthAuthorizeParamsResponseMode string
+
+// OauthTokenIntrospectFormdataBody defines parameters for OauthTokenIntrospect.
+type OauthTokenIntrospectFormdataBody struct {
+	// ClientId The app’s client id. Required from a public app (no secret) and with `client_secret_post`; optional with HTTP Basic.
+	//
+	// Example: app_2f96bb0640072a3502df6214d038b9df
+	ClientId *string `form:"client_id,omitempty" json:"client_id,omitempty"`
+
+	// ClientSecret A confidential app’s secret when it authenticates with `client_secret_post`; otherwise send it with HTTP Basic (`client_secret_basic`).
+	ClientSecret *string `form:"client_secret,omitempty" json:"client_secret,omitempty"`
+
+	// Token The token to describe (one of the app’s own).
+	Token string `form:"token" json:"token"`
+
+	// TokenTypeHint What kind of token `token` is, to speed up the lookup; a wrong hint is not an error.
+	TokenTypeHint *OauthTokenIntrospectFormdataBodyTokenTypeHint `form:"token_type_hint,omitempty" json:"token_type_hint,omitempty"`
+}
+
+// OauthTokenIntrospectFormdataBodyTokenTypeHint defines parameters for OauthTokenIntrospect.
+type OauthTokenIntrospectFormdataBodyTokenTypeHint string
+
+// OauthParCreateFormdataBody defines parameters for OauthParCreate.
+type OauthParCreateFormdataBody struct {
+	// ClientId The app’s client id. Required from a public app (no secret) and with `client_secret_post`; optional with HTTP Basic.
+	//
+	// Example: app_2f96bb0640072a3502df6214d038b9df
+	ClientId string `form:"client_id" json:"client_id"`
+
+	// ClientSecret A confidential app’s secret when it authenticates with `client_secret_post`; otherwise send it with HTTP Basic (`client_secret_basic`).
+	ClientSecret *string `form:"client_secret,omitempty" json:"client_secret,omitempty"`
+
+	// CodeChallenge PKCE (RFC 7636): base64url(SHA-256(code_verifier)). Required for every app.
+	CodeChallenge string `form:"code_challenge" json:"code_challenge"`
+
+	// CodeChallengeMethod Only `S256`; `plain` is refused.
+	CodeChallengeMethod OauthParCreateFormdataBodyCodeChallengeMethod `form:"code_challenge_method" json:"code_challenge_method"`
+
+	// RedirectUri One of the app’s registered redirect URIs, exactly.
+	//
+	// Example: https://fragtracker.example/callback
+	RedirectUri string `form:"redirect_uri" json:"redirect_uri"`
+
+	// ResponseType Always `code`.
+	ResponseType OauthParCreateFormdataBodyResponseType `form:"response_type" json:"response_type"`
+
+	// Scope The scopes asked for: scope names separated by spaces, from `openid`, `identify`, `stats:read`, `servers:read`, `servers:command`, `chat:read`, `clans:read`, `clans:write`, `tournaments:read`, `economy:read`, `economy:transfer`, `webhooks:read`, `webhooks:write`, `offline_access`.
+	//
+	// Example: identify stats:read
+	Scope *string `form:"scope,omitempty" json:"scope,omitempty"`
+
+	// State Opaque value returned unchanged with the code.
+	State *string `form:"state,omitempty" json:"state,omitempty"`
+}
+
+// OauthParCreateFormdataBodyCodeChallengeMethod defines parameters for OauthParCreate.
+type OauthParCreateFormdataBodyCodeChallengeMethod string
+
+// OauthParCreateFormdataBodyResponseType defines parameters for OauthParCreate.
+type OauthParCreateFormdataBodyResponseType string
+
+// OauthTokenRevokeFormdataBody defines parameters for OauthTokenRevoke.
+type OauthTokenRevokeFormdataBody struct {
+	// ClientId The app’s client id. Required from a public app (no secret) and with `client_secret_post`; optional with HTTP Basic.
+	//
+	// Example: app_2f96bb0640072a3502df6214d038b9df
+	ClientId *string `form:"client_id,omitempty" json:"client_id,omitempty"`
+
+	// ClientSecret A confidential app’s secret when it authenticates with `client_secret_post`; otherwise send it with HTTP Basic (`client_secret_basic`).
+	ClientSecret *string `form:"client_secret,omitempty" json:"client_secret,omitempty"`
+
+	// Token The access or refresh token to revoke (one of the app’s own).
+	Token string `form:"token" json:"token"`
+
+	// TokenTypeHint What kind of token `token` is, to speed up the lookup; a wrong hint is not an error.
+	TokenTypeHint *OauthTokenRevokeFormdataBodyTokenTypeHint `form:"token_type_hint,omitempty" json:"token_type_hint,omitempty"`
+}
+
+// OauthTokenRevokeFormdataBodyTokenTypeHint defines parameters for OauthTokenRevoke.
+type OauthTokenRevokeFormdataBodyTokenTypeHint string
+
+// OauthTokenCreateFormdataBody defines parameters for OauthTokenCreate.
+type OauthTokenCreateFormdataBody struct {
+	// ClientId The app’s client id. Required from a public app (no secret) and with `client_secret_post`; optional with HTTP Basic.
+	//
+	// Example: app_2f96bb0640072a3502df6214d038b9df
+	ClientId *string `form:"client_id,omitempty" json:"client_id,omitempty"`
+
+	// ClientSecret A confidential app’s secret when it authenticates with `client_secret_post`; otherwise send it with HTTP Basic (`client_secret_basic`).
+	ClientSecret *string `form:"client_secret,omitempty" json:"client_secret,omitempty"`
+
+	// Code The authorization code the redirect brought back (valid 60 s, once).
+	Code *string `form:"code,omitempty" json:"code,omitempty"`
+
+	// CodeVerifier The PKCE verifier whose S256 challenge the authorization request sent (RFC 7636).
+	CodeVerifier *string `form:"code_verifier,omitempty" json:"code_verifier,omitempty"`
+
+	// GrantType `authorization_code` (with `code`, `redirect_uri`, `code_verifier`), `refresh_token` (with `refresh_token`), or `client_credentials` (confidential apps only: a token for the app itself, no user).
+	//
+	// Example: authorization_code
+	GrantType OauthTokenCreateFormdataBodyGrantType `form:"grant_type" json:"grant_type"`
+
+	// RedirectUri The redirect URI the authorization request named, exactly.
+	//
+	// Example: https://fragtracker.example/callback
+	RedirectUri *string `form:"redirect_uri,omitempty" json:"redirect_uri,omitempty"`
+
+	// RefreshToken A refresh token; it is spent by this request and a new one is returned (rotation).
+	RefreshToken *string `form:"refresh_token,omitempty" json:"refresh_token,omitempty"`
+
+	// Scope `refresh_token`: fewer scopes than granted; `client_credentials`: the scopes wanted: scope names separated by spaces, from `openid`, `identify`, `stats:read`, `servers:read`, `servers:command`, `chat:read`, `clans:read`, `clans:write`, `tournaments:read`, `economy:read`, `economy:transfer`, `webhooks:read`, `webhooks:write`, `offline_access`.
+	//
+	// Example: identify stats:read
+	Scope *string `form:"scope,omitempty" json:"scope,omitempty"`
+}
+
+// OauthTokenCreateFormdataBodyGrantType defines parameters for OauthTokenCreate.
+type OauthTokenCreateFormdataBodyGrantType string
 
 // AchievementsListParams defines parameters for AchievementsList.
 type AchievementsListParams struct {
@@ -10357,6 +10815,18 @@ type DeveloperWebhookTestSendJSONRequestBody = DeveloperWebhookTestSendRequest
 // IngestEventsCreateJSONRequestBody defines body for IngestEventsCreate for application/json ContentType.
 type IngestEventsCreateJSONRequestBody = IngestEventsCreateRequest
 
+// OauthTokenIntrospectFormdataRequestBody defines body for OauthTokenIntrospect for application/x-www-form-urlencoded ContentType.
+type OauthTokenIntrospectFormdataRequestBody OauthTokenIntrospectFormdataBody
+
+// OauthParCreateFormdataRequestBody defines body for OauthParCreate for application/x-www-form-urlencoded ContentType.
+type OauthParCreateFormdataRequestBody OauthParCreateFormdataBody
+
+// OauthTokenRevokeFormdataRequestBody defines body for OauthTokenRevoke for application/x-www-form-urlencoded ContentType.
+type OauthTokenRevokeFormdataRequestBody OauthTokenRevokeFormdataBody
+
+// OauthTokenCreateFormdataRequestBody defines body for OauthTokenCreate for application/x-www-form-urlencoded ContentType.
+type OauthTokenCreateFormdataRequestBody OauthTokenCreateFormdataBody
+
 // V1ClansCreateJSONRequestBody defines body for V1ClansCreate for application/json ContentType.
 type V1ClansCreateJSONRequestBody = V1ClansCreateRequest
 
@@ -10383,6 +10853,622 @@ type V1WebhooksUpdateJSONRequestBody = V1WebhooksUpdateRequest
 
 // V1WebhooksReplayJSONRequestBody defines body for V1WebhooksReplay for application/json ContentType.
 type V1WebhooksReplayJSONRequestBody = V1WebhooksReplayRequest
+
+// Getter for additional properties for AuthorizationServerMetadata. Returns the specified
+// element and whether it was found
+func (a AuthorizationServerMetadata) Get(fieldName string) (value interface{}, found bool) {
+	if a.AdditionalProperties != nil {
+		value, found = a.AdditionalProperties[fieldName]
+	}
+	return
+}
+
+// Setter for additional properties for AuthorizationServerMetadata
+func (a *AuthorizationServerMetadata) Set(fieldName string, value interface{}) {
+	if a.AdditionalProperties == nil {
+		a.AdditionalProperties = make(map[string]interface{})
+	}
+	a.AdditionalProperties[fieldName] = value
+}
+
+// Override default JSON handling for AuthorizationServerMetadata to handle AdditionalProperties
+func (a *AuthorizationServerMetadata) UnmarshalJSON(b []byte) error {
+	object := make(map[string]json.RawMessage)
+	err := json.Unmarshal(b, &object)
+	if err != nil {
+		return err
+	}
+
+	if raw, found := object["authorization_endpoint"]; found {
+		err = json.Unmarshal(raw, &a.AuthorizationEndpoint)
+		if err != nil {
+			return fmt.Errorf("error reading 'authorization_endpoint': %w", err)
+		}
+		delete(object, "authorization_endpoint")
+	}
+
+	if raw, found := object["code_challenge_methods_supported"]; found {
+		err = json.Unmarshal(raw, &a.CodeChallengeMethodsSupported)
+		if err != nil {
+			return fmt.Errorf("error reading 'code_challenge_methods_supported': %w", err)
+		}
+		delete(object, "code_challenge_methods_supported")
+	}
+
+	if raw, found := object["grant_types_supported"]; found {
+		err = json.Unmarshal(raw, &a.GrantTypesSupported)
+		if err != nil {
+			return fmt.Errorf("error reading 'grant_types_supported': %w", err)
+		}
+		delete(object, "grant_types_supported")
+	}
+
+	if raw, found := object["introspection_endpoint"]; found {
+		err = json.Unmarshal(raw, &a.IntrospectionEndpoint)
+		if err != nil {
+			return fmt.Errorf("error reading 'introspection_endpoint': %w", err)
+		}
+		delete(object, "introspection_endpoint")
+	}
+
+	if raw, found := object["issuer"]; found {
+		err = json.Unmarshal(raw, &a.Issuer)
+		if err != nil {
+			return fmt.Errorf("error reading 'issuer': %w", err)
+		}
+		delete(object, "issuer")
+	}
+
+	if raw, found := object["jwks_uri"]; found {
+		err = json.Unmarshal(raw, &a.JwksUri)
+		if err != nil {
+			return fmt.Errorf("error reading 'jwks_uri': %w", err)
+		}
+		delete(object, "jwks_uri")
+	}
+
+	if raw, found := object["pushed_authorization_request_endpoint"]; found {
+		err = json.Unmarshal(raw, &a.PushedAuthorizationRequestEndpoint)
+		if err != nil {
+			return fmt.Errorf("error reading 'pushed_authorization_request_endpoint': %w", err)
+		}
+		delete(object, "pushed_authorization_request_endpoint")
+	}
+
+	if raw, found := object["response_types_supported"]; found {
+		err = json.Unmarshal(raw, &a.ResponseTypesSupported)
+		if err != nil {
+			return fmt.Errorf("error reading 'response_types_supported': %w", err)
+		}
+		delete(object, "response_types_supported")
+	}
+
+	if raw, found := object["revocation_endpoint"]; found {
+		err = json.Unmarshal(raw, &a.RevocationEndpoint)
+		if err != nil {
+			return fmt.Errorf("error reading 'revocation_endpoint': %w", err)
+		}
+		delete(object, "revocation_endpoint")
+	}
+
+	if raw, found := object["scopes_supported"]; found {
+		err = json.Unmarshal(raw, &a.ScopesSupported)
+		if err != nil {
+			return fmt.Errorf("error reading 'scopes_supported': %w", err)
+		}
+		delete(object, "scopes_supported")
+	}
+
+	if raw, found := object["token_endpoint"]; found {
+		err = json.Unmarshal(raw, &a.TokenEndpoint)
+		if err != nil {
+			return fmt.Errorf("error reading 'token_endpoint': %w", err)
+		}
+		delete(object, "token_endpoint")
+	}
+
+	if raw, found := object["token_endpoint_auth_methods_supported"]; found {
+		err = json.Unmarshal(raw, &a.TokenEndpointAuthMethodsSupported)
+		if err != nil {
+			return fmt.Errorf("error reading 'token_endpoint_auth_methods_supported': %w", err)
+		}
+		delete(object, "token_endpoint_auth_methods_supported")
+	}
+
+	if raw, found := object["userinfo_endpoint"]; found {
+		err = json.Unmarshal(raw, &a.UserinfoEndpoint)
+		if err != nil {
+			return fmt.Errorf("error reading 'userinfo_endpoint': %w", err)
+		}
+		delete(object, "userinfo_endpoint")
+	}
+
+	if len(object) != 0 {
+		a.AdditionalProperties = make(map[string]interface{})
+		for fieldName, fieldBuf := range object {
+			var fieldVal interface{}
+			err := json.Unmarshal(fieldBuf, &fieldVal)
+			if err != nil {
+				return fmt.Errorf("error unmarshaling field %s: %w", fieldName, err)
+			}
+			a.AdditionalProperties[fieldName] = fieldVal
+		}
+	}
+	return nil
+}
+
+// Override default JSON handling for AuthorizationServerMetadata to handle AdditionalProperties
+func (a AuthorizationServerMetadata) MarshalJSON() ([]byte, error) {
+	var err error
+	object := make(map[string]json.RawMessage)
+
+	object["authorization_endpoint"], err = json.Marshal(a.AuthorizationEndpoint)
+	if err != nil {
+		return nil, fmt.Errorf("error marshaling 'authorization_endpoint': %w", err)
+	}
+
+	if a.CodeChallengeMethodsSupported != nil {
+		object["code_challenge_methods_supported"], err = json.Marshal(a.CodeChallengeMethodsSupported)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'code_challenge_methods_supported': %w", err)
+		}
+	}
+
+	if a.GrantTypesSupported != nil {
+		object["grant_types_supported"], err = json.Marshal(a.GrantTypesSupported)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'grant_types_supported': %w", err)
+		}
+	}
+
+	if a.IntrospectionEndpoint != nil {
+		object["introspection_endpoint"], err = json.Marshal(a.IntrospectionEndpoint)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'introspection_endpoint': %w", err)
+		}
+	}
+
+	object["issuer"], err = json.Marshal(a.Issuer)
+	if err != nil {
+		return nil, fmt.Errorf("error marshaling 'issuer': %w", err)
+	}
+
+	object["jwks_uri"], err = json.Marshal(a.JwksUri)
+	if err != nil {
+		return nil, fmt.Errorf("error marshaling 'jwks_uri': %w", err)
+	}
+
+	if a.PushedAuthorizationRequestEndpoint != nil {
+		object["pushed_authorization_request_endpoint"], err = json.Marshal(a.PushedAuthorizationRequestEndpoint)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'pushed_authorization_request_endpoint': %w", err)
+		}
+	}
+
+	if a.ResponseTypesSupported != nil {
+		object["response_types_supported"], err = json.Marshal(a.ResponseTypesSupported)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'response_types_supported': %w", err)
+		}
+	}
+
+	if a.RevocationEndpoint != nil {
+		object["revocation_endpoint"], err = json.Marshal(a.RevocationEndpoint)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'revocation_endpoint': %w", err)
+		}
+	}
+
+	if a.ScopesSupported != nil {
+		object["scopes_supported"], err = json.Marshal(a.ScopesSupported)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'scopes_supported': %w", err)
+		}
+	}
+
+	object["token_endpoint"], err = json.Marshal(a.TokenEndpoint)
+	if err != nil {
+		return nil, fmt.Errorf("error marshaling 'token_endpoint': %w", err)
+	}
+
+	if a.TokenEndpointAuthMethodsSupported != nil {
+		object["token_endpoint_auth_methods_supported"], err = json.Marshal(a.TokenEndpointAuthMethodsSupported)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'token_endpoint_auth_methods_supported': %w", err)
+		}
+	}
+
+	if a.UserinfoEndpoint != nil {
+		object["userinfo_endpoint"], err = json.Marshal(a.UserinfoEndpoint)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'userinfo_endpoint': %w", err)
+		}
+	}
+
+	for fieldName, field := range a.AdditionalProperties {
+		object[fieldName], err = json.Marshal(field)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling '%s': %w", fieldName, err)
+		}
+	}
+	return json.Marshal(object)
+}
+
+// Getter for additional properties for JsonWebKeySet_Keys_Item. Returns the specified
+// element and whether it was found
+func (a JsonWebKeySet_Keys_Item) Get(fieldName string) (value interface{}, found bool) {
+	if a.AdditionalProperties != nil {
+		value, found = a.AdditionalProperties[fieldName]
+	}
+	return
+}
+
+// Setter for additional properties for JsonWebKeySet_Keys_Item
+func (a *JsonWebKeySet_Keys_Item) Set(fieldName string, value interface{}) {
+	if a.AdditionalProperties == nil {
+		a.AdditionalProperties = make(map[string]interface{})
+	}
+	a.AdditionalProperties[fieldName] = value
+}
+
+// Override default JSON handling for JsonWebKeySet_Keys_Item to handle AdditionalProperties
+func (a *JsonWebKeySet_Keys_Item) UnmarshalJSON(b []byte) error {
+	object := make(map[string]json.RawMessage)
+	err := json.Unmarshal(b, &object)
+	if err != nil {
+		return err
+	}
+
+	if raw, found := object["alg"]; found {
+		err = json.Unmarshal(raw, &a.Alg)
+		if err != nil {
+			return fmt.Errorf("error reading 'alg': %w", err)
+		}
+		delete(object, "alg")
+	}
+
+	if raw, found := object["kid"]; found {
+		err = json.Unmarshal(raw, &a.Kid)
+		if err != nil {
+			return fmt.Errorf("error reading 'kid': %w", err)
+		}
+		delete(object, "kid")
+	}
+
+	if raw, found := object["kty"]; found {
+		err = json.Unmarshal(raw, &a.Kty)
+		if err != nil {
+			return fmt.Errorf("error reading 'kty': %w", err)
+		}
+		delete(object, "kty")
+	}
+
+	if raw, found := object["use"]; found {
+		err = json.Unmarshal(raw, &a.Use)
+		if err != nil {
+			return fmt.Errorf("error reading 'use': %w", err)
+		}
+		delete(object, "use")
+	}
+
+	if len(object) != 0 {
+		a.AdditionalProperties = make(map[string]interface{})
+		for fieldName, fieldBuf := range object {
+			var fieldVal interface{}
+			err := json.Unmarshal(fieldBuf, &fieldVal)
+			if err != nil {
+				return fmt.Errorf("error unmarshaling field %s: %w", fieldName, err)
+			}
+			a.AdditionalProperties[fieldName] = fieldVal
+		}
+	}
+	return nil
+}
+
+// Override default JSON handling for JsonWebKeySet_Keys_Item to handle AdditionalProperties
+func (a JsonWebKeySet_Keys_Item) MarshalJSON() ([]byte, error) {
+	var err error
+	object := make(map[string]json.RawMessage)
+
+	if a.Alg != nil {
+		object["alg"], err = json.Marshal(a.Alg)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'alg': %w", err)
+		}
+	}
+
+	object["kid"], err = json.Marshal(a.Kid)
+	if err != nil {
+		return nil, fmt.Errorf("error marshaling 'kid': %w", err)
+	}
+
+	object["kty"], err = json.Marshal(a.Kty)
+	if err != nil {
+		return nil, fmt.Errorf("error marshaling 'kty': %w", err)
+	}
+
+	if a.Use != nil {
+		object["use"], err = json.Marshal(a.Use)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'use': %w", err)
+		}
+	}
+
+	for fieldName, field := range a.AdditionalProperties {
+		object[fieldName], err = json.Marshal(field)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling '%s': %w", fieldName, err)
+		}
+	}
+	return json.Marshal(object)
+}
+
+// Getter for additional properties for OAuthIntrospection. Returns the specified
+// element and whether it was found
+func (a OAuthIntrospection) Get(fieldName string) (value interface{}, found bool) {
+	if a.AdditionalProperties != nil {
+		value, found = a.AdditionalProperties[fieldName]
+	}
+	return
+}
+
+// Setter for additional properties for OAuthIntrospection
+func (a *OAuthIntrospection) Set(fieldName string, value interface{}) {
+	if a.AdditionalProperties == nil {
+		a.AdditionalProperties = make(map[string]interface{})
+	}
+	a.AdditionalProperties[fieldName] = value
+}
+
+// Override default JSON handling for OAuthIntrospection to handle AdditionalProperties
+func (a *OAuthIntrospection) UnmarshalJSON(b []byte) error {
+	object := make(map[string]json.RawMessage)
+	err := json.Unmarshal(b, &object)
+	if err != nil {
+		return err
+	}
+
+	if raw, found := object["active"]; found {
+		err = json.Unmarshal(raw, &a.Active)
+		if err != nil {
+			return fmt.Errorf("error reading 'active': %w", err)
+		}
+		delete(object, "active")
+	}
+
+	if raw, found := object["client_id"]; found {
+		err = json.Unmarshal(raw, &a.ClientId)
+		if err != nil {
+			return fmt.Errorf("error reading 'client_id': %w", err)
+		}
+		delete(object, "client_id")
+	}
+
+	if raw, found := object["exp"]; found {
+		err = json.Unmarshal(raw, &a.Exp)
+		if err != nil {
+			return fmt.Errorf("error reading 'exp': %w", err)
+		}
+		delete(object, "exp")
+	}
+
+	if raw, found := object["iat"]; found {
+		err = json.Unmarshal(raw, &a.Iat)
+		if err != nil {
+			return fmt.Errorf("error reading 'iat': %w", err)
+		}
+		delete(object, "iat")
+	}
+
+	if raw, found := object["iss"]; found {
+		err = json.Unmarshal(raw, &a.Iss)
+		if err != nil {
+			return fmt.Errorf("error reading 'iss': %w", err)
+		}
+		delete(object, "iss")
+	}
+
+	if raw, found := object["scope"]; found {
+		err = json.Unmarshal(raw, &a.Scope)
+		if err != nil {
+			return fmt.Errorf("error reading 'scope': %w", err)
+		}
+		delete(object, "scope")
+	}
+
+	if raw, found := object["sub"]; found {
+		err = json.Unmarshal(raw, &a.Sub)
+		if err != nil {
+			return fmt.Errorf("error reading 'sub': %w", err)
+		}
+		delete(object, "sub")
+	}
+
+	if raw, found := object["token_type"]; found {
+		err = json.Unmarshal(raw, &a.TokenType)
+		if err != nil {
+			return fmt.Errorf("error reading 'token_type': %w", err)
+		}
+		delete(object, "token_type")
+	}
+
+	if len(object) != 0 {
+		a.AdditionalProperties = make(map[string]interface{})
+		for fieldName, fieldBuf := range object {
+			var fieldVal interface{}
+			err := json.Unmarshal(fieldBuf, &fieldVal)
+			if err != nil {
+				return fmt.Errorf("error unmarshaling field %s: %w", fieldName, err)
+			}
+			a.AdditionalProperties[fieldName] = fieldVal
+		}
+	}
+	return nil
+}
+
+// Override default JSON handling for OAuthIntrospection to handle AdditionalProperties
+func (a OAuthIntrospection) MarshalJSON() ([]byte, error) {
+	var err error
+	object := make(map[string]json.RawMessage)
+
+	object["active"], err = json.Marshal(a.Active)
+	if err != nil {
+		return nil, fmt.Errorf("error marshaling 'active': %w", err)
+	}
+
+	if a.ClientId != nil {
+		object["client_id"], err = json.Marshal(a.ClientId)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'client_id': %w", err)
+		}
+	}
+
+	if a.Exp != nil {
+		object["exp"], err = json.Marshal(a.Exp)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'exp': %w", err)
+		}
+	}
+
+	if a.Iat != nil {
+		object["iat"], err = json.Marshal(a.Iat)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'iat': %w", err)
+		}
+	}
+
+	if a.Iss != nil {
+		object["iss"], err = json.Marshal(a.Iss)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'iss': %w", err)
+		}
+	}
+
+	if a.Scope != nil {
+		object["scope"], err = json.Marshal(a.Scope)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'scope': %w", err)
+		}
+	}
+
+	if a.Sub != nil {
+		object["sub"], err = json.Marshal(a.Sub)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'sub': %w", err)
+		}
+	}
+
+	if a.TokenType != nil {
+		object["token_type"], err = json.Marshal(a.TokenType)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'token_type': %w", err)
+		}
+	}
+
+	for fieldName, field := range a.AdditionalProperties {
+		object[fieldName], err = json.Marshal(field)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling '%s': %w", fieldName, err)
+		}
+	}
+	return json.Marshal(object)
+}
+
+// Getter for additional properties for OAuthUserInfo. Returns the specified
+// element and whether it was found
+func (a OAuthUserInfo) Get(fieldName string) (value interface{}, found bool) {
+	if a.AdditionalProperties != nil {
+		value, found = a.AdditionalProperties[fieldName]
+	}
+	return
+}
+
+// Setter for additional properties for OAuthUserInfo
+func (a *OAuthUserInfo) Set(fieldName string, value interface{}) {
+	if a.AdditionalProperties == nil {
+		a.AdditionalProperties = make(map[string]interface{})
+	}
+	a.AdditionalProperties[fieldName] = value
+}
+
+// Override default JSON handling for OAuthUserInfo to handle AdditionalProperties
+func (a *OAuthUserInfo) UnmarshalJSON(b []byte) error {
+	object := make(map[string]json.RawMessage)
+	err := json.Unmarshal(b, &object)
+	if err != nil {
+		return err
+	}
+
+	if raw, found := object["picture"]; found {
+		err = json.Unmarshal(raw, &a.Picture)
+		if err != nil {
+			return fmt.Errorf("error reading 'picture': %w", err)
+		}
+		delete(object, "picture")
+	}
+
+	if raw, found := object["preferred_username"]; found {
+		err = json.Unmarshal(raw, &a.PreferredUsername)
+		if err != nil {
+			return fmt.Errorf("error reading 'preferred_username': %w", err)
+		}
+		delete(object, "preferred_username")
+	}
+
+	if raw, found := object["sub"]; found {
+		err = json.Unmarshal(raw, &a.Sub)
+		if err != nil {
+			return fmt.Errorf("error reading 'sub': %w", err)
+		}
+		delete(object, "sub")
+	}
+
+	if len(object) != 0 {
+		a.AdditionalProperties = make(map[string]interface{})
+		for fieldName, fieldBuf := range object {
+			var fieldVal interface{}
+			err := json.Unmarshal(fieldBuf, &fieldVal)
+			if err != nil {
+				return fmt.Errorf("error unmarshaling field %s: %w", fieldName, err)
+			}
+			a.AdditionalProperties[fieldName] = fieldVal
+		}
+	}
+	return nil
+}
+
+// Override default JSON handling for OAuthUserInfo to handle AdditionalProperties
+func (a OAuthUserInfo) MarshalJSON() ([]byte, error) {
+	var err error
+	object := make(map[string]json.RawMessage)
+
+	if a.Picture != nil {
+		object["picture"], err = json.Marshal(a.Picture)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'picture': %w", err)
+		}
+	}
+
+	if a.PreferredUsername != nil {
+		object["preferred_username"], err = json.Marshal(a.PreferredUsername)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'preferred_username': %w", err)
+		}
+	}
+
+	object["sub"], err = json.Marshal(a.Sub)
+	if err != nil {
+		return nil, fmt.Errorf("error marshaling 'sub': %w", err)
+	}
+
+	for fieldName, field := range a.AdditionalProperties {
+		object[fieldName], err = json.Marshal(field)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling '%s': %w", fieldName, err)
+		}
+	}
+	return json.Marshal(object)
+}
 
 // RequestEditorFn is the function signature for the RequestEditor callback function
 type RequestEditorFn func(ctx context.Context, req *http.Request) error
@@ -10457,6 +11543,20 @@ func WithRequestEditorFn(fn RequestEditorFn) ClientOption {
 
 // The interface specification for the client above.
 type ClientInterface interface {
+
+	// WellKnownOauthAuthorizationServerGet Get the authorization server metadata
+	//
+	// RFC 8414: the endpoints, scopes, grant types and client authentication methods of this authorization server, where OAuth libraries look for them.
+	//
+	// Corresponds with GET /.well-known/oauth-authorization-server (the `WellKnownOauthAuthorizationServerGet` operationId).
+	WellKnownOauthAuthorizationServerGet(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// WellKnownOpenidConfigurationGet Get the OpenID Connect configuration
+	//
+	// OpenID Connect Discovery 1.0: the same metadata, where OpenID Connect libraries look for it.
+	//
+	// Corresponds with GET /.well-known/openid-configuration (the `WellKnownOpenidConfigurationGet` operationId).
+	WellKnownOpenidConfigurationGet(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// DeveloperAccountsCreateWithBody Create a hub account
 	//
@@ -10792,6 +11892,106 @@ type ClientInterface interface {
 	//
 	// Corresponds with POST /api-platform/ingest/logs/{token} (the `IngestLogsCreateByToken` operationId).
 	IngestLogsCreateByToken(ctx context.Context, token string, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// OauthAuthorize Start an authorization request (browser)
+	//
+	// Where an app sends the user’s browser (RFC 6749 §4.1.1). The user signs in with their hub account and is asked to allow the scopes not granted before; the browser then returns to `redirect_uri` with `code`, `state` and `iss` (or `error`, e.g. `access_denied`). PKCE with `S256` is required for every app. Not an API call: open it in a browser. Parameters the server does not recognise are ignored (RFC 6749 §3.1).
+	//
+	// Corresponds with GET /api-platform/oauth/authorize (the `OauthAuthorize` operationId).
+	OauthAuthorize(ctx context.Context, params *OauthAuthorizeParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// OauthTokenIntrospectWithBody Describe a token
+	//
+	// RFC 7662: whether one of the app’s tokens is active, with its scopes, user and expiry. For confidential apps (a back end or resource server): a public app learns nothing, every token is `{"active": false}` to it.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /api-platform/oauth/introspect (the `OauthTokenIntrospect` operationId).
+	OauthTokenIntrospectWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// OauthTokenIntrospectWithFormdataBody Describe a token
+	//
+	// RFC 7662: whether one of the app’s tokens is active, with its scopes, user and expiry. For confidential apps (a back end or resource server): a public app learns nothing, every token is `{"active": false}` to it.
+	//
+	// Takes a body of the `application/x-www-form-urlencoded` content type.
+	//
+	// Corresponds with POST /api-platform/oauth/introspect (the `OauthTokenIntrospect` operationId).
+	OauthTokenIntrospectWithFormdataBody(ctx context.Context, body OauthTokenIntrospectFormdataRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// OauthJwksGet Get the keys that sign ID tokens
+	//
+	// The public keys (ES256) that verify the ID tokens this server issues (RFC 7517).
+	//
+	// Corresponds with GET /api-platform/oauth/jwks (the `OauthJwksGet` operationId).
+	OauthJwksGet(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// OauthParCreateWithBody Push an authorization request
+	//
+	// RFC 9126: an app’s back end sends the authorization request’s parameters here first, then opens the authorization endpoint with just `client_id` and the returned `request_uri`, so nothing of the request travels through the browser.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /api-platform/oauth/par (the `OauthParCreate` operationId).
+	OauthParCreateWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// OauthParCreateWithFormdataBody Push an authorization request
+	//
+	// RFC 9126: an app’s back end sends the authorization request’s parameters here first, then opens the authorization endpoint with just `client_id` and the returned `request_uri`, so nothing of the request travels through the browser.
+	//
+	// Takes a body of the `application/x-www-form-urlencoded` content type.
+	//
+	// Corresponds with POST /api-platform/oauth/par (the `OauthParCreate` operationId).
+	OauthParCreateWithFormdataBody(ctx context.Context, body OauthParCreateFormdataRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// OauthTokenRevokeWithBody Revoke a token
+	//
+	// RFC 7009: revoke one of the app’s access or refresh tokens (a refresh token takes its grant’s access tokens with it). An unknown, expired or another app’s token answers `200` too, as the RFC says.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /api-platform/oauth/revoke (the `OauthTokenRevoke` operationId).
+	OauthTokenRevokeWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// OauthTokenRevokeWithFormdataBody Revoke a token
+	//
+	// RFC 7009: revoke one of the app’s access or refresh tokens (a refresh token takes its grant’s access tokens with it). An unknown, expired or another app’s token answers `200` too, as the RFC says.
+	//
+	// Takes a body of the `application/x-www-form-urlencoded` content type.
+	//
+	// Corresponds with POST /api-platform/oauth/revoke (the `OauthTokenRevoke` operationId).
+	OauthTokenRevokeWithFormdataBody(ctx context.Context, body OauthTokenRevokeFormdataRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// OauthTokenCreateWithBody Get an access token
+	//
+	// The token endpoint (RFC 6749 §3.2): exchange an authorization code (with its PKCE verifier), spend a refresh token, or (confidential apps) get an app token with `client_credentials`. Access tokens live 1 hour; refresh tokens rotate on every use, and reusing a spent one revokes the whole grant.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /api-platform/oauth/token (the `OauthTokenCreate` operationId).
+	OauthTokenCreateWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// OauthTokenCreateWithFormdataBody Get an access token
+	//
+	// The token endpoint (RFC 6749 §3.2): exchange an authorization code (with its PKCE verifier), spend a refresh token, or (confidential apps) get an app token with `client_credentials`. Access tokens live 1 hour; refresh tokens rotate on every use, and reusing a spent one revokes the whole grant.
+	//
+	// Takes a body of the `application/x-www-form-urlencoded` content type.
+	//
+	// Corresponds with POST /api-platform/oauth/token (the `OauthTokenCreate` operationId).
+	OauthTokenCreateWithFormdataBody(ctx context.Context, body OauthTokenCreateFormdataRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// OauthUserinfoGet Get the signed-in user’s claims
+	//
+	// OpenID Connect UserInfo: the claims about the user an access token with `openid` acts for (`sub`; `preferred_username` and `picture` with `identify`). The token goes in `Authorization: Bearer`. An app’s own (client_credentials) token has no user: `401 invalid_token`.
+	//
+	// Corresponds with GET /api-platform/oauth/userinfo (the `OauthUserinfoGet` operationId).
+	OauthUserinfoGet(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// OauthUserinfoGetByPost Get the user’s claims (POST)
+	//
+	// OpenID Connect UserInfo: the claims about the user an access token with `openid` acts for (`sub`; `preferred_username` and `picture` with `identify`). The token goes in `Authorization: Bearer`. An app’s own (client_credentials) token has no user: `401 invalid_token`.
+	//
+	// Corresponds with POST /api-platform/oauth/userinfo (the `OauthUserinfoGetByPost` operationId).
+	OauthUserinfoGetByPost(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// AchievementsList List achievements
 	//
@@ -11250,6 +12450,40 @@ type ClientInterface interface {
 	//
 	// Corresponds with POST /v1/webhooks/{id}/rotate-secret (the `V1WebhooksSecretRotate` operationId).
 	V1WebhooksSecretRotate(ctx context.Context, id int, params *V1WebhooksSecretRotateParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+}
+
+// WellKnownOauthAuthorizationServerGet Get the authorization server metadata
+//
+// RFC 8414: the endpoints, scopes, grant types and client authentication methods of this authorization server, where OAuth libraries look for them.
+//
+// Corresponds with GET /.well-known/oauth-authorization-server (the `WellKnownOauthAuthorizationServerGet` operationId).
+func (c *Client) WellKnownOauthAuthorizationServerGet(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewWellKnownOauthAuthorizationServerGetRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// WellKnownOpenidConfigurationGet Get the OpenID Connect configuration
+//
+// OpenID Connect Discovery 1.0: the same metadata, where OpenID Connect libraries look for it.
+//
+// Corresponds with GET /.well-known/openid-configuration (the `WellKnownOpenidConfigurationGet` operationId).
+func (c *Client) WellKnownOpenidConfigurationGet(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewWellKnownOpenidConfigurationGetRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
 }
 
 // DeveloperAccountsCreateWithBody Create a hub account
@@ -11867,6 +13101,226 @@ func (c *Client) IngestLogsCreate(ctx context.Context, reqEditors ...RequestEdit
 // Corresponds with POST /api-platform/ingest/logs/{token} (the `IngestLogsCreateByToken` operationId).
 func (c *Client) IngestLogsCreateByToken(ctx context.Context, token string, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewIngestLogsCreateByTokenRequest(c.Server, token)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// OauthAuthorize Start an authorization request (browser)
+//
+// Where an app sends the user’s browser (RFC 6749 §4.1.1). The user signs in with their hub account and is asked to allow the scopes not granted before; the browser then returns to `redirect_uri` with `code`, `state` and `iss` (or `error`, e.g. `access_denied`). PKCE with `S256` is required for every app. Not an API call: open it in a browser. Parameters the server does not recognise are ignored (RFC 6749 §3.1).
+//
+// Corresponds with GET /api-platform/oauth/authorize (the `OauthAuthorize` operationId).
+func (c *Client) OauthAuthorize(ctx context.Context, params *OauthAuthorizeParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewOauthAuthorizeRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// OauthTokenIntrospectWithBody Describe a token
+//
+// RFC 7662: whether one of the app’s tokens is active, with its scopes, user and expiry. For confidential apps (a back end or resource server): a public app learns nothing, every token is `{"active": false}` to it.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /api-platform/oauth/introspect (the `OauthTokenIntrospect` operationId).
+func (c *Client) OauthTokenIntrospectWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewOauthTokenIntrospectRequestWithBody(c.Server, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// OauthTokenIntrospectWithFormdataBody Describe a token
+//
+// RFC 7662: whether one of the app’s tokens is active, with its scopes, user and expiry. For confidential apps (a back end or resource server): a public app learns nothing, every token is `{"active": false}` to it.
+//
+// Takes a body of the `application/x-www-form-urlencoded` content type.
+//
+// Corresponds with POST /api-platform/oauth/introspect (the `OauthTokenIntrospect` operationId).
+func (c *Client) OauthTokenIntrospectWithFormdataBody(ctx context.Context, body OauthTokenIntrospectFormdataRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewOauthTokenIntrospectRequestWithFormdataBody(c.Server, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// OauthJwksGet Get the keys that sign ID tokens
+//
+// The public keys (ES256) that verify the ID tokens this server issues (RFC 7517).
+//
+// Corresponds with GET /api-platform/oauth/jwks (the `OauthJwksGet` operationId).
+func (c *Client) OauthJwksGet(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewOauthJwksGetRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// OauthParCreateWithBody Push an authorization request
+//
+// RFC 9126: an app’s back end sends the authorization request’s parameters here first, then opens the authorization endpoint with just `client_id` and the returned `request_uri`, so nothing of the request travels through the browser.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /api-platform/oauth/par (the `OauthParCreate` operationId).
+func (c *Client) OauthParCreateWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewOauthParCreateRequestWithBody(c.Server, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// OauthParCreateWithFormdataBody Push an authorization request
+//
+// RFC 9126: an app’s back end sends the authorization request’s parameters here first, then opens the authorization endpoint with just `client_id` and the returned `request_uri`, so nothing of the request travels through the browser.
+//
+// Takes a body of the `application/x-www-form-urlencoded` content type.
+//
+// Corresponds with POST /api-platform/oauth/par (the `OauthParCreate` operationId).
+func (c *Client) OauthParCreateWithFormdataBody(ctx context.Context, body OauthParCreateFormdataRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewOauthParCreateRequestWithFormdataBody(c.Server, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// OauthTokenRevokeWithBody Revoke a token
+//
+// RFC 7009: revoke one of the app’s access or refresh tokens (a refresh token takes its grant’s access tokens with it). An unknown, expired or another app’s token answers `200` too, as the RFC says.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /api-platform/oauth/revoke (the `OauthTokenRevoke` operationId).
+func (c *Client) OauthTokenRevokeWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewOauthTokenRevokeRequestWithBody(c.Server, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// OauthTokenRevokeWithFormdataBody Revoke a token
+//
+// RFC 7009: revoke one of the app’s access or refresh tokens (a refresh token takes its grant’s access tokens with it). An unknown, expired or another app’s token answers `200` too, as the RFC says.
+//
+// Takes a body of the `application/x-www-form-urlencoded` content type.
+//
+// Corresponds with POST /api-platform/oauth/revoke (the `OauthTokenRevoke` operationId).
+func (c *Client) OauthTokenRevokeWithFormdataBody(ctx context.Context, body OauthTokenRevokeFormdataRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewOauthTokenRevokeRequestWithFormdataBody(c.Server, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// OauthTokenCreateWithBody Get an access token
+//
+// The token endpoint (RFC 6749 §3.2): exchange an authorization code (with its PKCE verifier), spend a refresh token, or (confidential apps) get an app token with `client_credentials`. Access tokens live 1 hour; refresh tokens rotate on every use, and reusing a spent one revokes the whole grant.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /api-platform/oauth/token (the `OauthTokenCreate` operationId).
+func (c *Client) OauthTokenCreateWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewOauthTokenCreateRequestWithBody(c.Server, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// OauthTokenCreateWithFormdataBody Get an access token
+//
+// The token endpoint (RFC 6749 §3.2): exchange an authorization code (with its PKCE verifier), spend a refresh token, or (confidential apps) get an app token with `client_credentials`. Access tokens live 1 hour; refresh tokens rotate on every use, and reusing a spent one revokes the whole grant.
+//
+// Takes a body of the `application/x-www-form-urlencoded` content type.
+//
+// Corresponds with POST /api-platform/oauth/token (the `OauthTokenCreate` operationId).
+func (c *Client) OauthTokenCreateWithFormdataBody(ctx context.Context, body OauthTokenCreateFormdataRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewOauthTokenCreateRequestWithFormdataBody(c.Server, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// OauthUserinfoGet Get the signed-in user’s claims
+//
+// OpenID Connect UserInfo: the claims about the user an access token with `openid` acts for (`sub`; `preferred_username` and `picture` with `identify`). The token goes in `Authorization: Bearer`. An app’s own (client_credentials) token has no user: `401 invalid_token`.
+//
+// Corresponds with GET /api-platform/oauth/userinfo (the `OauthUserinfoGet` operationId).
+func (c *Client) OauthUserinfoGet(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewOauthUserinfoGetRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// OauthUserinfoGetByPost Get the user’s claims (POST)
+//
+// OpenID Connect UserInfo: the claims about the user an access token with `openid` acts for (`sub`; `preferred_username` and `picture` with `identify`). The token goes in `Authorization: Bearer`. An app’s own (client_credentials) token has no user: `401 invalid_token`.
+//
+// Corresponds with POST /api-platform/oauth/userinfo (the `OauthUserinfoGetByPost` operationId).
+func (c *Client) OauthUserinfoGetByPost(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewOauthUserinfoGetByPostRequest(c.Server)
 	if err != nil {
 		return nil, err
 	}
@@ -12935,6 +14389,60 @@ func (c *Client) V1WebhooksSecretRotate(ctx context.Context, id int, params *V1W
 	return c.Client.Do(req)
 }
 
+// NewWellKnownOauthAuthorizationServerGetRequest constructs an http.Request for the WellKnownOauthAuthorizationServerGet method
+func NewWellKnownOauthAuthorizationServerGetRequest(server string) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/.well-known/oauth-authorization-server")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewWellKnownOpenidConfigurationGetRequest constructs an http.Request for the WellKnownOpenidConfigurationGet method
+func NewWellKnownOpenidConfigurationGetRequest(server string) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/.well-known/openid-configuration")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
 // NewDeveloperAccountsCreateRequest calls the generic DeveloperAccountsCreate builder with application/json body
 func NewDeveloperAccountsCreateRequest(server string, body DeveloperAccountsCreateJSONRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
@@ -13675,6 +15183,405 @@ func NewIngestLogsCreateByTokenRequest(server string, token string) (*http.Reque
 	}
 
 	operationPath := fmt.Sprintf("/api-platform/ingest/logs/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewOauthAuthorizeRequest constructs an http.Request for the OauthAuthorize method
+func NewOauthAuthorizeRequest(server string, params *OauthAuthorizeParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api-platform/oauth/authorize")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if queryFrag, err := runtime.StyleParamWithOptions("form", true, "client_id", params.ClientId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+			return nil, err
+		} else {
+			for _, qp := range strings.Split(queryFrag, "&") {
+				rawQueryFragments = append(rawQueryFragments, qp)
+			}
+		}
+
+		if params.ResponseType != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "response_type", *params.ResponseType, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.RedirectUri != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "redirect_uri", *params.RedirectUri, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Scope != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "scope", *params.Scope, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.State != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "state", *params.State, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.CodeChallenge != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "code_challenge", *params.CodeChallenge, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.CodeChallengeMethod != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "code_challenge_method", *params.CodeChallengeMethod, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.RequestUri != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "request_uri", *params.RequestUri, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.ResponseMode != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "response_mode", *params.ResponseMode, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Prompt != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "prompt", *params.Prompt, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewOauthTokenIntrospectRequestWithFormdataBody calls the generic OauthTokenIntrospect builder with application/x-www-form-urlencoded body
+func NewOauthTokenIntrospectRequestWithFormdataBody(server string, body OauthTokenIntrospectFormdataRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	bodyStr, err := runtime.MarshalForm(body, nil)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = strings.NewReader(bodyStr.Encode())
+	return NewOauthTokenIntrospectRequestWithBody(server, "application/x-www-form-urlencoded", bodyReader)
+}
+
+// NewOauthTokenIntrospectRequestWithBody constructs an http.Request for the OauthTokenIntrospect method, with any body, and a specified content type
+func NewOauthTokenIntrospectRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api-platform/oauth/introspect")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewOauthJwksGetRequest constructs an http.Request for the OauthJwksGet method
+func NewOauthJwksGetRequest(server string) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api-platform/oauth/jwks")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewOauthParCreateRequestWithFormdataBody calls the generic OauthParCreate builder with application/x-www-form-urlencoded body
+func NewOauthParCreateRequestWithFormdataBody(server string, body OauthParCreateFormdataRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	bodyStr, err := runtime.MarshalForm(body, nil)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = strings.NewReader(bodyStr.Encode())
+	return NewOauthParCreateRequestWithBody(server, "application/x-www-form-urlencoded", bodyReader)
+}
+
+// NewOauthParCreateRequestWithBody constructs an http.Request for the OauthParCreate method, with any body, and a specified content type
+func NewOauthParCreateRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api-platform/oauth/par")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewOauthTokenRevokeRequestWithFormdataBody calls the generic OauthTokenRevoke builder with application/x-www-form-urlencoded body
+func NewOauthTokenRevokeRequestWithFormdataBody(server string, body OauthTokenRevokeFormdataRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	bodyStr, err := runtime.MarshalForm(body, nil)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = strings.NewReader(bodyStr.Encode())
+	return NewOauthTokenRevokeRequestWithBody(server, "application/x-www-form-urlencoded", bodyReader)
+}
+
+// NewOauthTokenRevokeRequestWithBody constructs an http.Request for the OauthTokenRevoke method, with any body, and a specified content type
+func NewOauthTokenRevokeRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api-platform/oauth/revoke")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewOauthTokenCreateRequestWithFormdataBody calls the generic OauthTokenCreate builder with application/x-www-form-urlencoded body
+func NewOauthTokenCreateRequestWithFormdataBody(server string, body OauthTokenCreateFormdataRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	bodyStr, err := runtime.MarshalForm(body, nil)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = strings.NewReader(bodyStr.Encode())
+	return NewOauthTokenCreateRequestWithBody(server, "application/x-www-form-urlencoded", bodyReader)
+}
+
+// NewOauthTokenCreateRequestWithBody constructs an http.Request for the OauthTokenCreate method, with any body, and a specified content type
+func NewOauthTokenCreateRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api-platform/oauth/token")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewOauthUserinfoGetRequest constructs an http.Request for the OauthUserinfoGet method
+func NewOauthUserinfoGetRequest(server string) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api-platform/oauth/userinfo")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewOauthUserinfoGetByPostRequest constructs an http.Request for the OauthUserinfoGetByPost method
+func NewOauthUserinfoGetByPostRequest(server string) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api-platform/oauth/userinfo")
 	if operationPath[0] == '/' {
 		operationPath = "." + operationPath
 	}
@@ -16839,6 +18746,24 @@ func WithBaseURL(baseURL string) ClientOption {
 // ClientWithResponsesInterface is the interface specification for the client with responses above.
 type ClientWithResponsesInterface interface {
 
+	// WellKnownOauthAuthorizationServerGetWithResponse Get the authorization server metadata
+	//
+	// RFC 8414: the endpoints, scopes, grant types and client authentication methods of this authorization server, where OAuth libraries look for them.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /.well-known/oauth-authorization-server (the `WellKnownOauthAuthorizationServerGet` operationId).
+	WellKnownOauthAuthorizationServerGetWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*WellKnownOauthAuthorizationServerGetResponse, error)
+
+	// WellKnownOpenidConfigurationGetWithResponse Get the OpenID Connect configuration
+	//
+	// OpenID Connect Discovery 1.0: the same metadata, where OpenID Connect libraries look for it.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /.well-known/openid-configuration (the `WellKnownOpenidConfigurationGet` operationId).
+	WellKnownOpenidConfigurationGetWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*WellKnownOpenidConfigurationGetResponse, error)
+
 	// DeveloperAccountsCreateWithBodyWithResponse Create a hub account
 	//
 	// Creates an account and signs it in (session cookie). Username: 3-32 letters, digits, `_`, `.`, `-`, unique ignoring case. Password: 10-128 characters, not containing the username, at least 4 different characters, not a well-known password. At most 5 sign-ups per address (an IPv6 /64) per hour, counting those refused for a taken username: past that, `429 too_many_attempts` with `Retry-After`.
@@ -17199,6 +19124,114 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with POST /api-platform/ingest/logs/{token} (the `IngestLogsCreateByToken` operationId).
 	IngestLogsCreateByTokenWithResponse(ctx context.Context, token string, reqEditors ...RequestEditorFn) (*IngestLogsCreateByTokenResponse, error)
+
+	// OauthAuthorizeWithResponse Start an authorization request (browser)
+	//
+	// Where an app sends the user’s browser (RFC 6749 §4.1.1). The user signs in with their hub account and is asked to allow the scopes not granted before; the browser then returns to `redirect_uri` with `code`, `state` and `iss` (or `error`, e.g. `access_denied`). PKCE with `S256` is required for every app. Not an API call: open it in a browser. Parameters the server does not recognise are ignored (RFC 6749 §3.1).
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /api-platform/oauth/authorize (the `OauthAuthorize` operationId).
+	OauthAuthorizeWithResponse(ctx context.Context, params *OauthAuthorizeParams, reqEditors ...RequestEditorFn) (*OauthAuthorizeResponse, error)
+
+	// OauthTokenIntrospectWithBodyWithResponse Describe a token
+	//
+	// RFC 7662: whether one of the app’s tokens is active, with its scopes, user and expiry. For confidential apps (a back end or resource server): a public app learns nothing, every token is `{"active": false}` to it.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api-platform/oauth/introspect (the `OauthTokenIntrospect` operationId).
+	OauthTokenIntrospectWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*OauthTokenIntrospectResponse, error)
+
+	// OauthTokenIntrospectWithFormdataBodyWithResponse Describe a token
+	//
+	// RFC 7662: whether one of the app’s tokens is active, with its scopes, user and expiry. For confidential apps (a back end or resource server): a public app learns nothing, every token is `{"active": false}` to it.
+	//
+	// Takes a body of the `application/x-www-form-urlencoded` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api-platform/oauth/introspect (the `OauthTokenIntrospect` operationId).
+	OauthTokenIntrospectWithFormdataBodyWithResponse(ctx context.Context, body OauthTokenIntrospectFormdataRequestBody, reqEditors ...RequestEditorFn) (*OauthTokenIntrospectResponse, error)
+
+	// OauthJwksGetWithResponse Get the keys that sign ID tokens
+	//
+	// The public keys (ES256) that verify the ID tokens this server issues (RFC 7517).
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /api-platform/oauth/jwks (the `OauthJwksGet` operationId).
+	OauthJwksGetWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*OauthJwksGetResponse, error)
+
+	// OauthParCreateWithBodyWithResponse Push an authorization request
+	//
+	// RFC 9126: an app’s back end sends the authorization request’s parameters here first, then opens the authorization endpoint with just `client_id` and the returned `request_uri`, so nothing of the request travels through the browser.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api-platform/oauth/par (the `OauthParCreate` operationId).
+	OauthParCreateWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*OauthParCreateResponse, error)
+
+	// OauthParCreateWithFormdataBodyWithResponse Push an authorization request
+	//
+	// RFC 9126: an app’s back end sends the authorization request’s parameters here first, then opens the authorization endpoint with just `client_id` and the returned `request_uri`, so nothing of the request travels through the browser.
+	//
+	// Takes a body of the `application/x-www-form-urlencoded` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api-platform/oauth/par (the `OauthParCreate` operationId).
+	OauthParCreateWithFormdataBodyWithResponse(ctx context.Context, body OauthParCreateFormdataRequestBody, reqEditors ...RequestEditorFn) (*OauthParCreateResponse, error)
+
+	// OauthTokenRevokeWithBodyWithResponse Revoke a token
+	//
+	// RFC 7009: revoke one of the app’s access or refresh tokens (a refresh token takes its grant’s access tokens with it). An unknown, expired or another app’s token answers `200` too, as the RFC says.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api-platform/oauth/revoke (the `OauthTokenRevoke` operationId).
+	OauthTokenRevokeWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*OauthTokenRevokeResponse, error)
+
+	// OauthTokenRevokeWithFormdataBodyWithResponse Revoke a token
+	//
+	// RFC 7009: revoke one of the app’s access or refresh tokens (a refresh token takes its grant’s access tokens with it). An unknown, expired or another app’s token answers `200` too, as the RFC says.
+	//
+	// Takes a body of the `application/x-www-form-urlencoded` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api-platform/oauth/revoke (the `OauthTokenRevoke` operationId).
+	OauthTokenRevokeWithFormdataBodyWithResponse(ctx context.Context, body OauthTokenRevokeFormdataRequestBody, reqEditors ...RequestEditorFn) (*OauthTokenRevokeResponse, error)
+
+	// OauthTokenCreateWithBodyWithResponse Get an access token
+	//
+	// The token endpoint (RFC 6749 §3.2): exchange an authorization code (with its PKCE verifier), spend a refresh token, or (confidential apps) get an app token with `client_credentials`. Access tokens live 1 hour; refresh tokens rotate on every use, and reusing a spent one revokes the whole grant.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api-platform/oauth/token (the `OauthTokenCreate` operationId).
+	OauthTokenCreateWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*OauthTokenCreateResponse, error)
+
+	// OauthTokenCreateWithFormdataBodyWithResponse Get an access token
+	//
+	// The token endpoint (RFC 6749 §3.2): exchange an authorization code (with its PKCE verifier), spend a refresh token, or (confidential apps) get an app token with `client_credentials`. Access tokens live 1 hour; refresh tokens rotate on every use, and reusing a spent one revokes the whole grant.
+	//
+	// Takes a body of the `application/x-www-form-urlencoded` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api-platform/oauth/token (the `OauthTokenCreate` operationId).
+	OauthTokenCreateWithFormdataBodyWithResponse(ctx context.Context, body OauthTokenCreateFormdataRequestBody, reqEditors ...RequestEditorFn) (*OauthTokenCreateResponse, error)
+
+	// OauthUserinfoGetWithResponse Get the signed-in user’s claims
+	//
+	// OpenID Connect UserInfo: the claims about the user an access token with `openid` acts for (`sub`; `preferred_username` and `picture` with `identify`). The token goes in `Authorization: Bearer`. An app’s own (client_credentials) token has no user: `401 invalid_token`.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /api-platform/oauth/userinfo (the `OauthUserinfoGet` operationId).
+	OauthUserinfoGetWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*OauthUserinfoGetResponse, error)
+
+	// OauthUserinfoGetByPostWithResponse Get the user’s claims (POST)
+	//
+	// OpenID Connect UserInfo: the claims about the user an access token with `openid` acts for (`sub`; `preferred_username` and `picture` with `identify`). The token goes in `Authorization: Bearer`. An app’s own (client_credentials) token has no user: `401 invalid_token`.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api-platform/oauth/userinfo (the `OauthUserinfoGetByPost` operationId).
+	OauthUserinfoGetByPostWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*OauthUserinfoGetByPostResponse, error)
 
 	// AchievementsListWithResponse List achievements
 	//
@@ -17741,6 +19774,102 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with POST /v1/webhooks/{id}/rotate-secret (the `V1WebhooksSecretRotate` operationId).
 	V1WebhooksSecretRotateWithResponse(ctx context.Context, id int, params *V1WebhooksSecretRotateParams, reqEditors ...RequestEditorFn) (*V1WebhooksSecretRotateResponse, error)
+}
+
+// WellKnownOauthAuthorizationServerGetResponse200Headers the declared response headers of an HTTP 200 response for WellKnownOauthAuthorizationServerGet
+type WellKnownOauthAuthorizationServerGetResponse200Headers struct {
+	XRequestId *string
+}
+
+type WellKnownOauthAuthorizationServerGetResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *AuthorizationServerMetadata
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *WellKnownOauthAuthorizationServerGetResponse200Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r WellKnownOauthAuthorizationServerGetResponse) GetJSON200() *AuthorizationServerMetadata {
+	return r.JSON200
+}
+
+// GetBody returns the raw response body bytes
+func (r WellKnownOauthAuthorizationServerGetResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r WellKnownOauthAuthorizationServerGetResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r WellKnownOauthAuthorizationServerGetResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r WellKnownOauthAuthorizationServerGetResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// WellKnownOpenidConfigurationGetResponse200Headers the declared response headers of an HTTP 200 response for WellKnownOpenidConfigurationGet
+type WellKnownOpenidConfigurationGetResponse200Headers struct {
+	XRequestId *string
+}
+
+type WellKnownOpenidConfigurationGetResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *AuthorizationServerMetadata
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *WellKnownOpenidConfigurationGetResponse200Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r WellKnownOpenidConfigurationGetResponse) GetJSON200() *AuthorizationServerMetadata {
+	return r.JSON200
+}
+
+// GetBody returns the raw response body bytes
+func (r WellKnownOpenidConfigurationGetResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r WellKnownOpenidConfigurationGetResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r WellKnownOpenidConfigurationGetResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r WellKnownOpenidConfigurationGetResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
 }
 
 // DeveloperAccountsCreateResponse201Headers the declared response headers of an HTTP 201 response for DeveloperAccountsCreate
@@ -20253,6 +22382,559 @@ func (r IngestLogsCreateByTokenResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r IngestLogsCreateByTokenResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// OauthAuthorizeResponse200Headers the declared response headers of an HTTP 200 response for OauthAuthorize
+type OauthAuthorizeResponse200Headers struct {
+	XRequestId *string
+}
+
+// OauthAuthorizeResponse303Headers the declared response headers of an HTTP 303 response for OauthAuthorize
+type OauthAuthorizeResponse303Headers struct {
+	Location   *string
+	XRequestId *string
+}
+
+// OauthAuthorizeResponse400Headers the declared response headers of an HTTP 400 response for OauthAuthorize
+type OauthAuthorizeResponse400Headers struct {
+	XRequestId *string
+}
+
+type OauthAuthorizeResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *OauthAuthorizeResponse200Headers
+	// Headers303 the parsed response headers for an HTTP 303 response
+	Headers303 *OauthAuthorizeResponse303Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *OauthAuthorizeResponse400Headers
+}
+
+// GetBody returns the raw response body bytes
+func (r OauthAuthorizeResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r OauthAuthorizeResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r OauthAuthorizeResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r OauthAuthorizeResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// OauthTokenIntrospectResponse200Headers the declared response headers of an HTTP 200 response for OauthTokenIntrospect
+type OauthTokenIntrospectResponse200Headers struct {
+	XRequestId *string
+}
+
+// OauthTokenIntrospectResponse400Headers the declared response headers of an HTTP 400 response for OauthTokenIntrospect
+type OauthTokenIntrospectResponse400Headers struct {
+	XRequestId *string
+}
+
+// OauthTokenIntrospectResponse401Headers the declared response headers of an HTTP 401 response for OauthTokenIntrospect
+type OauthTokenIntrospectResponse401Headers struct {
+	XRequestId *string
+}
+
+type OauthTokenIntrospectResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *OAuthIntrospection
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *OAuthError
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *OAuthError
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *OauthTokenIntrospectResponse200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *OauthTokenIntrospectResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *OauthTokenIntrospectResponse401Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r OauthTokenIntrospectResponse) GetJSON200() *OAuthIntrospection {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r OauthTokenIntrospectResponse) GetJSON400() *OAuthError {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r OauthTokenIntrospectResponse) GetJSON401() *OAuthError {
+	return r.JSON401
+}
+
+// GetBody returns the raw response body bytes
+func (r OauthTokenIntrospectResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r OauthTokenIntrospectResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r OauthTokenIntrospectResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r OauthTokenIntrospectResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// OauthJwksGetResponse200Headers the declared response headers of an HTTP 200 response for OauthJwksGet
+type OauthJwksGetResponse200Headers struct {
+	XRequestId *string
+}
+
+type OauthJwksGetResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// ApplicationjwkSetJSON200 the response for an HTTP 200 `application/jwk-set+json` response
+	ApplicationjwkSetJSON200 *JsonWebKeySet
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *OauthJwksGetResponse200Headers
+}
+
+// GetApplicationjwkSetJSON200 returns the response for an HTTP 200 `application/jwk-set+json` response
+func (r OauthJwksGetResponse) GetApplicationjwkSetJSON200() *JsonWebKeySet {
+	return r.ApplicationjwkSetJSON200
+}
+
+// GetBody returns the raw response body bytes
+func (r OauthJwksGetResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r OauthJwksGetResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r OauthJwksGetResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r OauthJwksGetResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// OauthParCreateResponse201Headers the declared response headers of an HTTP 201 response for OauthParCreate
+type OauthParCreateResponse201Headers struct {
+	XRequestId *string
+}
+
+// OauthParCreateResponse400Headers the declared response headers of an HTTP 400 response for OauthParCreate
+type OauthParCreateResponse400Headers struct {
+	XRequestId *string
+}
+
+// OauthParCreateResponse401Headers the declared response headers of an HTTP 401 response for OauthParCreate
+type OauthParCreateResponse401Headers struct {
+	XRequestId *string
+}
+
+type OauthParCreateResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON201 the response for an HTTP 201 `application/json` response
+	JSON201 *OAuthPushedAuthorization
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *OAuthError
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *OAuthError
+	// Headers201 the parsed response headers for an HTTP 201 response
+	Headers201 *OauthParCreateResponse201Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *OauthParCreateResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *OauthParCreateResponse401Headers
+}
+
+// GetJSON201 returns the response for an HTTP 201 `application/json` response
+func (r OauthParCreateResponse) GetJSON201() *OAuthPushedAuthorization {
+	return r.JSON201
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r OauthParCreateResponse) GetJSON400() *OAuthError {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r OauthParCreateResponse) GetJSON401() *OAuthError {
+	return r.JSON401
+}
+
+// GetBody returns the raw response body bytes
+func (r OauthParCreateResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r OauthParCreateResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r OauthParCreateResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r OauthParCreateResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// OauthTokenRevokeResponse200Headers the declared response headers of an HTTP 200 response for OauthTokenRevoke
+type OauthTokenRevokeResponse200Headers struct {
+	XRequestId *string
+}
+
+// OauthTokenRevokeResponse400Headers the declared response headers of an HTTP 400 response for OauthTokenRevoke
+type OauthTokenRevokeResponse400Headers struct {
+	XRequestId *string
+}
+
+// OauthTokenRevokeResponse401Headers the declared response headers of an HTTP 401 response for OauthTokenRevoke
+type OauthTokenRevokeResponse401Headers struct {
+	XRequestId *string
+}
+
+type OauthTokenRevokeResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *OAuthError
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *OAuthError
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *OauthTokenRevokeResponse200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *OauthTokenRevokeResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *OauthTokenRevokeResponse401Headers
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r OauthTokenRevokeResponse) GetJSON400() *OAuthError {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r OauthTokenRevokeResponse) GetJSON401() *OAuthError {
+	return r.JSON401
+}
+
+// GetBody returns the raw response body bytes
+func (r OauthTokenRevokeResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r OauthTokenRevokeResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r OauthTokenRevokeResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r OauthTokenRevokeResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// OauthTokenCreateResponse200Headers the declared response headers of an HTTP 200 response for OauthTokenCreate
+type OauthTokenCreateResponse200Headers struct {
+	XRequestId *string
+}
+
+// OauthTokenCreateResponse400Headers the declared response headers of an HTTP 400 response for OauthTokenCreate
+type OauthTokenCreateResponse400Headers struct {
+	XRequestId *string
+}
+
+// OauthTokenCreateResponse401Headers the declared response headers of an HTTP 401 response for OauthTokenCreate
+type OauthTokenCreateResponse401Headers struct {
+	XRequestId *string
+}
+
+type OauthTokenCreateResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *OAuthTokenResponse
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *OAuthError
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *OAuthError
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *OauthTokenCreateResponse200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *OauthTokenCreateResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *OauthTokenCreateResponse401Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r OauthTokenCreateResponse) GetJSON200() *OAuthTokenResponse {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r OauthTokenCreateResponse) GetJSON400() *OAuthError {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r OauthTokenCreateResponse) GetJSON401() *OAuthError {
+	return r.JSON401
+}
+
+// GetBody returns the raw response body bytes
+func (r OauthTokenCreateResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r OauthTokenCreateResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r OauthTokenCreateResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r OauthTokenCreateResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// OauthUserinfoGetResponse200Headers the declared response headers of an HTTP 200 response for OauthUserinfoGet
+type OauthUserinfoGetResponse200Headers struct {
+	XRequestId *string
+}
+
+// OauthUserinfoGetResponse401Headers the declared response headers of an HTTP 401 response for OauthUserinfoGet
+type OauthUserinfoGetResponse401Headers struct {
+	XRequestId *string
+}
+
+// OauthUserinfoGetResponse403Headers the declared response headers of an HTTP 403 response for OauthUserinfoGet
+type OauthUserinfoGetResponse403Headers struct {
+	XRequestId *string
+}
+
+type OauthUserinfoGetResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *OAuthUserInfo
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *OAuthError
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *OAuthError
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *OauthUserinfoGetResponse200Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *OauthUserinfoGetResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *OauthUserinfoGetResponse403Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r OauthUserinfoGetResponse) GetJSON200() *OAuthUserInfo {
+	return r.JSON200
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r OauthUserinfoGetResponse) GetJSON401() *OAuthError {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r OauthUserinfoGetResponse) GetJSON403() *OAuthError {
+	return r.JSON403
+}
+
+// GetBody returns the raw response body bytes
+func (r OauthUserinfoGetResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r OauthUserinfoGetResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r OauthUserinfoGetResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r OauthUserinfoGetResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// OauthUserinfoGetByPostResponse200Headers the declared response headers of an HTTP 200 response for OauthUserinfoGetByPost
+type OauthUserinfoGetByPostResponse200Headers struct {
+	XRequestId *string
+}
+
+// OauthUserinfoGetByPostResponse401Headers the declared response headers of an HTTP 401 response for OauthUserinfoGetByPost
+type OauthUserinfoGetByPostResponse401Headers struct {
+	XRequestId *string
+}
+
+// OauthUserinfoGetByPostResponse403Headers the declared response headers of an HTTP 403 response for OauthUserinfoGetByPost
+type OauthUserinfoGetByPostResponse403Headers struct {
+	XRequestId *string
+}
+
+type OauthUserinfoGetByPostResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *OAuthUserInfo
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *OAuthError
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *OAuthError
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *OauthUserinfoGetByPostResponse200Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *OauthUserinfoGetByPostResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *OauthUserinfoGetByPostResponse403Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r OauthUserinfoGetByPostResponse) GetJSON200() *OAuthUserInfo {
+	return r.JSON200
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r OauthUserinfoGetByPostResponse) GetJSON401() *OAuthError {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r OauthUserinfoGetByPostResponse) GetJSON403() *OAuthError {
+	return r.JSON403
+}
+
+// GetBody returns the raw response body bytes
+func (r OauthUserinfoGetByPostResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r OauthUserinfoGetByPostResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r OauthUserinfoGetByPostResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r OauthUserinfoGetByPostResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -29752,6 +32434,36 @@ func (r V1WebhooksSecretRotateResponse) ContentType() string {
 	return ""
 }
 
+// WellKnownOauthAuthorizationServerGetWithResponse Get the authorization server metadata
+//
+// RFC 8414: the endpoints, scopes, grant types and client authentication methods of this authorization server, where OAuth libraries look for them.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /.well-known/oauth-authorization-server (the `WellKnownOauthAuthorizationServerGet` operationId).
+func (c *ClientWithResponses) WellKnownOauthAuthorizationServerGetWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*WellKnownOauthAuthorizationServerGetResponse, error) {
+	rsp, err := c.WellKnownOauthAuthorizationServerGet(ctx, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseWellKnownOauthAuthorizationServerGetResponse(rsp)
+}
+
+// WellKnownOpenidConfigurationGetWithResponse Get the OpenID Connect configuration
+//
+// OpenID Connect Discovery 1.0: the same metadata, where OpenID Connect libraries look for it.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /.well-known/openid-configuration (the `WellKnownOpenidConfigurationGet` operationId).
+func (c *ClientWithResponses) WellKnownOpenidConfigurationGetWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*WellKnownOpenidConfigurationGetResponse, error) {
+	rsp, err := c.WellKnownOpenidConfigurationGet(ctx, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseWellKnownOpenidConfigurationGetResponse(rsp)
+}
+
 // DeveloperAccountsCreateWithBodyWithResponse Create a hub account
 //
 // Creates an account and signs it in (session cookie). Username: 3-32 letters, digits, `_`, `.`, `-`, unique ignoring case. Password: 10-128 characters, not containing the username, at least 4 different characters, not a well-known password. At most 5 sign-ups per address (an IPv6 /64) per hour, counting those refused for a taken username: past that, `429 too_many_attempts` with `Retry-After`.
@@ -30285,6 +32997,186 @@ func (c *ClientWithResponses) IngestLogsCreateByTokenWithResponse(ctx context.Co
 		return nil, err
 	}
 	return ParseIngestLogsCreateByTokenResponse(rsp)
+}
+
+// OauthAuthorizeWithResponse Start an authorization request (browser)
+//
+// Where an app sends the user’s browser (RFC 6749 §4.1.1). The user signs in with their hub account and is asked to allow the scopes not granted before; the browser then returns to `redirect_uri` with `code`, `state` and `iss` (or `error`, e.g. `access_denied`). PKCE with `S256` is required for every app. Not an API call: open it in a browser. Parameters the server does not recognise are ignored (RFC 6749 §3.1).
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /api-platform/oauth/authorize (the `OauthAuthorize` operationId).
+func (c *ClientWithResponses) OauthAuthorizeWithResponse(ctx context.Context, params *OauthAuthorizeParams, reqEditors ...RequestEditorFn) (*OauthAuthorizeResponse, error) {
+	rsp, err := c.OauthAuthorize(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseOauthAuthorizeResponse(rsp)
+}
+
+// OauthTokenIntrospectWithBodyWithResponse Describe a token
+//
+// RFC 7662: whether one of the app’s tokens is active, with its scopes, user and expiry. For confidential apps (a back end or resource server): a public app learns nothing, every token is `{"active": false}` to it.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api-platform/oauth/introspect (the `OauthTokenIntrospect` operationId).
+func (c *ClientWithResponses) OauthTokenIntrospectWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*OauthTokenIntrospectResponse, error) {
+	rsp, err := c.OauthTokenIntrospectWithBody(ctx, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseOauthTokenIntrospectResponse(rsp)
+}
+
+// OauthTokenIntrospectWithFormdataBodyWithResponse Describe a token
+//
+// RFC 7662: whether one of the app’s tokens is active, with its scopes, user and expiry. For confidential apps (a back end or resource server): a public app learns nothing, every token is `{"active": false}` to it.
+//
+// Takes a body of the `application/x-www-form-urlencoded` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api-platform/oauth/introspect (the `OauthTokenIntrospect` operationId).
+func (c *ClientWithResponses) OauthTokenIntrospectWithFormdataBodyWithResponse(ctx context.Context, body OauthTokenIntrospectFormdataRequestBody, reqEditors ...RequestEditorFn) (*OauthTokenIntrospectResponse, error) {
+	rsp, err := c.OauthTokenIntrospectWithFormdataBody(ctx, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseOauthTokenIntrospectResponse(rsp)
+}
+
+// OauthJwksGetWithResponse Get the keys that sign ID tokens
+//
+// The public keys (ES256) that verify the ID tokens this server issues (RFC 7517).
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /api-platform/oauth/jwks (the `OauthJwksGet` operationId).
+func (c *ClientWithResponses) OauthJwksGetWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*OauthJwksGetResponse, error) {
+	rsp, err := c.OauthJwksGet(ctx, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseOauthJwksGetResponse(rsp)
+}
+
+// OauthParCreateWithBodyWithResponse Push an authorization request
+//
+// RFC 9126: an app’s back end sends the authorization request’s parameters here first, then opens the authorization endpoint with just `client_id` and the returned `request_uri`, so nothing of the request travels through the browser.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api-platform/oauth/par (the `OauthParCreate` operationId).
+func (c *ClientWithResponses) OauthParCreateWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*OauthParCreateResponse, error) {
+	rsp, err := c.OauthParCreateWithBody(ctx, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseOauthParCreateResponse(rsp)
+}
+
+// OauthParCreateWithFormdataBodyWithResponse Push an authorization request
+//
+// RFC 9126: an app’s back end sends the authorization request’s parameters here first, then opens the authorization endpoint with just `client_id` and the returned `request_uri`, so nothing of the request travels through the browser.
+//
+// Takes a body of the `application/x-www-form-urlencoded` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api-platform/oauth/par (the `OauthParCreate` operationId).
+func (c *ClientWithResponses) OauthParCreateWithFormdataBodyWithResponse(ctx context.Context, body OauthParCreateFormdataRequestBody, reqEditors ...RequestEditorFn) (*OauthParCreateResponse, error) {
+	rsp, err := c.OauthParCreateWithFormdataBody(ctx, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseOauthParCreateResponse(rsp)
+}
+
+// OauthTokenRevokeWithBodyWithResponse Revoke a token
+//
+// RFC 7009: revoke one of the app’s access or refresh tokens (a refresh token takes its grant’s access tokens with it). An unknown, expired or another app’s token answers `200` too, as the RFC says.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api-platform/oauth/revoke (the `OauthTokenRevoke` operationId).
+func (c *ClientWithResponses) OauthTokenRevokeWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*OauthTokenRevokeResponse, error) {
+	rsp, err := c.OauthTokenRevokeWithBody(ctx, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseOauthTokenRevokeResponse(rsp)
+}
+
+// OauthTokenRevokeWithFormdataBodyWithResponse Revoke a token
+//
+// RFC 7009: revoke one of the app’s access or refresh tokens (a refresh token takes its grant’s access tokens with it). An unknown, expired or another app’s token answers `200` too, as the RFC says.
+//
+// Takes a body of the `application/x-www-form-urlencoded` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api-platform/oauth/revoke (the `OauthTokenRevoke` operationId).
+func (c *ClientWithResponses) OauthTokenRevokeWithFormdataBodyWithResponse(ctx context.Context, body OauthTokenRevokeFormdataRequestBody, reqEditors ...RequestEditorFn) (*OauthTokenRevokeResponse, error) {
+	rsp, err := c.OauthTokenRevokeWithFormdataBody(ctx, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseOauthTokenRevokeResponse(rsp)
+}
+
+// OauthTokenCreateWithBodyWithResponse Get an access token
+//
+// The token endpoint (RFC 6749 §3.2): exchange an authorization code (with its PKCE verifier), spend a refresh token, or (confidential apps) get an app token with `client_credentials`. Access tokens live 1 hour; refresh tokens rotate on every use, and reusing a spent one revokes the whole grant.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api-platform/oauth/token (the `OauthTokenCreate` operationId).
+func (c *ClientWithResponses) OauthTokenCreateWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*OauthTokenCreateResponse, error) {
+	rsp, err := c.OauthTokenCreateWithBody(ctx, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseOauthTokenCreateResponse(rsp)
+}
+
+// OauthTokenCreateWithFormdataBodyWithResponse Get an access token
+//
+// The token endpoint (RFC 6749 §3.2): exchange an authorization code (with its PKCE verifier), spend a refresh token, or (confidential apps) get an app token with `client_credentials`. Access tokens live 1 hour; refresh tokens rotate on every use, and reusing a spent one revokes the whole grant.
+//
+// Takes a body of the `application/x-www-form-urlencoded` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api-platform/oauth/token (the `OauthTokenCreate` operationId).
+func (c *ClientWithResponses) OauthTokenCreateWithFormdataBodyWithResponse(ctx context.Context, body OauthTokenCreateFormdataRequestBody, reqEditors ...RequestEditorFn) (*OauthTokenCreateResponse, error) {
+	rsp, err := c.OauthTokenCreateWithFormdataBody(ctx, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseOauthTokenCreateResponse(rsp)
+}
+
+// OauthUserinfoGetWithResponse Get the signed-in user’s claims
+//
+// OpenID Connect UserInfo: the claims about the user an access token with `openid` acts for (`sub`; `preferred_username` and `picture` with `identify`). The token goes in `Authorization: Bearer`. An app’s own (client_credentials) token has no user: `401 invalid_token`.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /api-platform/oauth/userinfo (the `OauthUserinfoGet` operationId).
+func (c *ClientWithResponses) OauthUserinfoGetWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*OauthUserinfoGetResponse, error) {
+	rsp, err := c.OauthUserinfoGet(ctx, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseOauthUserinfoGetResponse(rsp)
+}
+
+// OauthUserinfoGetByPostWithResponse Get the user’s claims (POST)
+//
+// OpenID Connect UserInfo: the claims about the user an access token with `openid` acts for (`sub`; `preferred_username` and `picture` with `identify`). The token goes in `Authorization: Bearer`. An app’s own (client_credentials) token has no user: `401 invalid_token`.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api-platform/oauth/userinfo (the `OauthUserinfoGetByPost` operationId).
+func (c *ClientWithResponses) OauthUserinfoGetByPostWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*OauthUserinfoGetByPostResponse, error) {
+	rsp, err := c.OauthUserinfoGetByPost(ctx, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseOauthUserinfoGetByPostResponse(rsp)
 }
 
 // AchievementsListWithResponse List achievements
@@ -31187,6 +34079,84 @@ func (c *ClientWithResponses) V1WebhooksSecretRotateWithResponse(ctx context.Con
 		return nil, err
 	}
 	return ParseV1WebhooksSecretRotateResponse(rsp)
+}
+
+// ParseWellKnownOauthAuthorizationServerGetResponse parses an HTTP response from a WellKnownOauthAuthorizationServerGetWithResponse call
+func ParseWellKnownOauthAuthorizationServerGetResponse(rsp *http.Response) (*WellKnownOauthAuthorizationServerGetResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &WellKnownOauthAuthorizationServerGetResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest AuthorizationServerMetadata
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers WellKnownOauthAuthorizationServerGetResponse200Headers
+		if values := rsp.Header.Values("x-request-id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-request-id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers200 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseWellKnownOpenidConfigurationGetResponse parses an HTTP response from a WellKnownOpenidConfigurationGetWithResponse call
+func ParseWellKnownOpenidConfigurationGetResponse(rsp *http.Response) (*WellKnownOpenidConfigurationGetResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &WellKnownOpenidConfigurationGetResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest AuthorizationServerMetadata
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers WellKnownOpenidConfigurationGetResponse200Headers
+		if values := rsp.Header.Values("x-request-id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-request-id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers200 = &headers
+	}
+
+	return response, nil
 }
 
 // ParseDeveloperAccountsCreateResponse parses an HTTP response from a DeveloperAccountsCreateWithResponse call
@@ -33865,6 +36835,535 @@ func ParseIngestLogsCreateByTokenResponse(rsp *http.Response) (*IngestLogsCreate
 			headers.XRequestId = &value
 		}
 		response.Headers500 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseOauthAuthorizeResponse parses an HTTP response from a OauthAuthorizeWithResponse call
+func ParseOauthAuthorizeResponse(rsp *http.Response) (*OauthAuthorizeResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &OauthAuthorizeResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers OauthAuthorizeResponse200Headers
+		if values := rsp.Header.Values("x-request-id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-request-id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 303:
+		var headers OauthAuthorizeResponse303Headers
+		if values := rsp.Header.Values("Location"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Location", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Location = &value
+		}
+		if values := rsp.Header.Values("x-request-id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-request-id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers303 = &headers
+	case rsp.StatusCode == 400:
+		var headers OauthAuthorizeResponse400Headers
+		if values := rsp.Header.Values("x-request-id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-request-id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers400 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseOauthTokenIntrospectResponse parses an HTTP response from a OauthTokenIntrospectWithResponse call
+func ParseOauthTokenIntrospectResponse(rsp *http.Response) (*OauthTokenIntrospectResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &OauthTokenIntrospectResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest OAuthIntrospection
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest OAuthError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest OAuthError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers OauthTokenIntrospectResponse200Headers
+		if values := rsp.Header.Values("x-request-id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-request-id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 400:
+		var headers OauthTokenIntrospectResponse400Headers
+		if values := rsp.Header.Values("x-request-id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-request-id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers OauthTokenIntrospectResponse401Headers
+		if values := rsp.Header.Values("x-request-id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-request-id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers401 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseOauthJwksGetResponse parses an HTTP response from a OauthJwksGetWithResponse call
+func ParseOauthJwksGetResponse(rsp *http.Response) (*OauthJwksGetResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &OauthJwksGetResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest JsonWebKeySet
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationjwkSetJSON200 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers OauthJwksGetResponse200Headers
+		if values := rsp.Header.Values("x-request-id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-request-id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers200 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseOauthParCreateResponse parses an HTTP response from a OauthParCreateWithResponse call
+func ParseOauthParCreateResponse(rsp *http.Response) (*OauthParCreateResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &OauthParCreateResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 201:
+		var dest OAuthPushedAuthorization
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON201 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest OAuthError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest OAuthError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 201:
+		var headers OauthParCreateResponse201Headers
+		if values := rsp.Header.Values("x-request-id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-request-id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers201 = &headers
+	case rsp.StatusCode == 400:
+		var headers OauthParCreateResponse400Headers
+		if values := rsp.Header.Values("x-request-id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-request-id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers OauthParCreateResponse401Headers
+		if values := rsp.Header.Values("x-request-id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-request-id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers401 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseOauthTokenRevokeResponse parses an HTTP response from a OauthTokenRevokeWithResponse call
+func ParseOauthTokenRevokeResponse(rsp *http.Response) (*OauthTokenRevokeResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &OauthTokenRevokeResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		break // No content-type
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest OAuthError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest OAuthError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers OauthTokenRevokeResponse200Headers
+		if values := rsp.Header.Values("x-request-id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-request-id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 400:
+		var headers OauthTokenRevokeResponse400Headers
+		if values := rsp.Header.Values("x-request-id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-request-id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers OauthTokenRevokeResponse401Headers
+		if values := rsp.Header.Values("x-request-id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-request-id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers401 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseOauthTokenCreateResponse parses an HTTP response from a OauthTokenCreateWithResponse call
+func ParseOauthTokenCreateResponse(rsp *http.Response) (*OauthTokenCreateResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &OauthTokenCreateResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest OAuthTokenResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest OAuthError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest OAuthError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers OauthTokenCreateResponse200Headers
+		if values := rsp.Header.Values("x-request-id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-request-id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 400:
+		var headers OauthTokenCreateResponse400Headers
+		if values := rsp.Header.Values("x-request-id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-request-id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers OauthTokenCreateResponse401Headers
+		if values := rsp.Header.Values("x-request-id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-request-id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers401 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseOauthUserinfoGetResponse parses an HTTP response from a OauthUserinfoGetWithResponse call
+func ParseOauthUserinfoGetResponse(rsp *http.Response) (*OauthUserinfoGetResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &OauthUserinfoGetResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest OAuthUserInfo
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest OAuthError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest OAuthError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers OauthUserinfoGetResponse200Headers
+		if values := rsp.Header.Values("x-request-id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-request-id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 401:
+		var headers OauthUserinfoGetResponse401Headers
+		if values := rsp.Header.Values("x-request-id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-request-id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers OauthUserinfoGetResponse403Headers
+		if values := rsp.Header.Values("x-request-id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-request-id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers403 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseOauthUserinfoGetByPostResponse parses an HTTP response from a OauthUserinfoGetByPostWithResponse call
+func ParseOauthUserinfoGetByPostResponse(rsp *http.Response) (*OauthUserinfoGetByPostResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &OauthUserinfoGetByPostResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest OAuthUserInfo
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest OAuthError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest OAuthError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers OauthUserinfoGetByPostResponse200Headers
+		if values := rsp.Header.Values("x-request-id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-request-id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 401:
+		var headers OauthUserinfoGetByPostResponse401Headers
+		if values := rsp.Header.Values("x-request-id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-request-id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers OauthUserinfoGetByPostResponse403Headers
+		if values := rsp.Header.Values("x-request-id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-request-id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers403 = &headers
 	}
 
 	return response, nil

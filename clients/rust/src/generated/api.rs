@@ -1653,6 +1653,32 @@ pub mod types {
             value.parse()
         }
     }
+    ///Where the endpoints are and what they support (RFC 8414 §2; OpenID Connect Discovery 1.0 §3): what OAuth libraries read to configure themselves.
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    pub struct AuthorizationServerMetadata {
+        pub authorization_endpoint: ::std::string::String,
+        pub code_challenge_methods_supported: ::std::vec::Vec<::std::string::String>,
+        pub grant_types_supported: ::std::vec::Vec<::std::string::String>,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub introspection_endpoint: ::std::option::Option<::std::string::String>,
+        ///This service’s origin.
+        pub issuer: ::std::string::String,
+        pub jwks_uri: ::std::string::String,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub pushed_authorization_request_endpoint: ::std::option::Option<
+            ::std::string::String,
+        >,
+        pub response_types_supported: ::std::vec::Vec<::std::string::String>,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub revocation_endpoint: ::std::option::Option<::std::string::String>,
+        pub scopes_supported: ::std::vec::Vec<::std::string::String>,
+        pub token_endpoint: ::std::string::String,
+        pub token_endpoint_auth_methods_supported: ::std::vec::Vec<
+            ::std::string::String,
+        >,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub userinfo_endpoint: ::std::option::Option<::std::string::String>,
+    }
     ///`AuthorizedApp`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
     pub struct AuthorizedApp {
@@ -5488,10 +5514,10 @@ pub mod types {
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
     #[serde(deny_unknown_fields)]
     pub struct DeveloperKeysCreateRequest {
-        ///a label for the key
+        ///1 to 100 characters, at least one of them not whitespace; surrounding whitespace is removed when it is stored
         pub name: DeveloperKeysCreateRequestName,
     }
-    ///a label for the key
+    ///1 to 100 characters, at least one of them not whitespace; surrounding whitespace is removed when it is stored
     #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
     pub struct DeveloperKeysCreateRequestName(::std::string::String);
@@ -5516,6 +5542,11 @@ pub mod types {
             }
             if value.chars().count() < 1usize {
                 return Err("shorter than 1 characters".into());
+            }
+            static PATTERN: ::std::sync::LazyLock<::regress::Regex> = ::std::sync::LazyLock::new(||
+            { ::regress::Regex::new("\\S").unwrap() });
+            if PATTERN.find(value).is_none() {
+                return Err("doesn't match pattern \"\\S\"".into());
             }
             Ok(Self(value.to_string()))
         }
@@ -5693,6 +5724,7 @@ pub mod types {
         pub kind: DeveloperMyAppsCreateRequestKind,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub logo_url: ::std::option::Option<DeveloperMyAppsCreateRequestLogoUrl>,
+        ///1 to 100 characters, at least one of them not whitespace; surrounding whitespace is removed when it is stored
         pub name: DeveloperMyAppsCreateRequestName,
         ///https URIs (plain http only to 127.0.0.1, [::1] or localhost), compared exactly
         pub redirect_uris: ::std::vec::Vec<DeveloperMyAppsCreateRequestRedirectUrisItem>,
@@ -5865,7 +5897,7 @@ pub mod types {
                 })
         }
     }
-    ///`DeveloperMyAppsCreateRequestName`
+    ///1 to 100 characters, at least one of them not whitespace; surrounding whitespace is removed when it is stored
     #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
     pub struct DeveloperMyAppsCreateRequestName(::std::string::String);
@@ -5891,6 +5923,11 @@ pub mod types {
             }
             if value.chars().count() < 1usize {
                 return Err("shorter than 1 characters".into());
+            }
+            static PATTERN: ::std::sync::LazyLock<::regress::Regex> = ::std::sync::LazyLock::new(||
+            { ::regress::Regex::new("\\S").unwrap() });
+            if PATTERN.find(value).is_none() {
+                return Err("doesn't match pattern \"\\S\"".into());
             }
             Ok(Self(value.to_string()))
         }
@@ -6013,6 +6050,7 @@ pub mod types {
         pub homepage_url: ::std::option::Option<DeveloperMyAppsUpdateRequestHomepageUrl>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub logo_url: ::std::option::Option<DeveloperMyAppsUpdateRequestLogoUrl>,
+        ///1 to 100 characters, at least one of them not whitespace; surrounding whitespace is removed when it is stored
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub name: ::std::option::Option<DeveloperMyAppsUpdateRequestName>,
         ///https URIs (plain http only to 127.0.0.1, [::1] or localhost), compared exactly
@@ -6131,7 +6169,7 @@ pub mod types {
                 })
         }
     }
-    ///`DeveloperMyAppsUpdateRequestName`
+    ///1 to 100 characters, at least one of them not whitespace; surrounding whitespace is removed when it is stored
     #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
     pub struct DeveloperMyAppsUpdateRequestName(::std::string::String);
@@ -6157,6 +6195,11 @@ pub mod types {
             }
             if value.chars().count() < 1usize {
                 return Err("shorter than 1 characters".into());
+            }
+            static PATTERN: ::std::sync::LazyLock<::regress::Regex> = ::std::sync::LazyLock::new(||
+            { ::regress::Regex::new("\\S").unwrap() });
+            if PATTERN.find(value).is_none() {
+                return Err("doesn't match pattern \"\\S\"".into());
             }
             Ok(Self(value.to_string()))
         }
@@ -8040,6 +8083,21 @@ pub mod types {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub line: ::std::option::Option<i64>,
         pub reason: ::std::string::String,
+    }
+    ///The public keys that verify ID tokens (RFC 7517 §5).
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    pub struct JsonWebKeySet {
+        pub keys: ::std::vec::Vec<JsonWebKeySetKeysItem>,
+    }
+    ///A public key (RFC 7517 §4).
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    pub struct JsonWebKeySetKeysItem {
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub alg: ::std::option::Option<::std::string::String>,
+        pub kid: ::std::string::String,
+        pub kty: ::std::string::String,
+        #[serde(rename = "use", skip_serializing_if = "::std::option::Option::is_none")]
+        pub use_: ::std::option::Option<::std::string::String>,
     }
     ///`KeyCreatedEvent`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
@@ -10514,6 +10572,712 @@ pub mod types {
         pub level: ::std::num::NonZeroU64,
         pub total_xp: u64,
         pub username: ::std::string::String,
+    }
+    ///An OAuth 2.0 error (RFC 6749 §5.2), as every OAuth client library reads it. The authorization server’s endpoints answer this instead of a problem document.
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    pub struct OAuthError {
+        ///The error code: `invalid_request`, `invalid_client`, `invalid_grant`, `unauthorized_client`, `unsupported_grant_type`, `invalid_scope` (RFC 6749 §5.2), `unsupported_token_type` (RFC 7009), `invalid_token`, `insufficient_scope` (RFC 6750), `server_error`.
+        pub error: ::std::string::String,
+        ///What went wrong, for the developer (not for end users).
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub error_description: ::std::option::Option<::std::string::String>,
+    }
+    ///What the token is (RFC 7662 §2.2); members besides `active` only for an active token.
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    pub struct OAuthIntrospection {
+        ///`false` for a token that is unknown, expired, revoked or another app’s; nothing else is said then.
+        pub active: bool,
+        ///The app the token was issued to.
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub client_id: ::std::option::Option<::std::string::String>,
+        ///Expiry, epoch seconds.
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub exp: ::std::option::Option<i64>,
+        ///Issue time, epoch seconds.
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub iat: ::std::option::Option<i64>,
+        ///The issuer: this service’s origin.
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub iss: ::std::option::Option<::std::string::String>,
+        ///The token’s scopes: scope names separated by spaces, from `openid`, `identify`, `stats:read`, `servers:read`, `servers:command`, `chat:read`, `clans:read`, `clans:write`, `tournaments:read`, `economy:read`, `economy:transfer`, `webhooks:read`, `webhooks:write`, `offline_access`.
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub scope: ::std::option::Option<::std::string::String>,
+        ///The hub user id the token acts for (absent for an app’s own token).
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub sub: ::std::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub token_type: ::std::option::Option<::std::string::String>,
+    }
+    ///Where the pushed request is kept (RFC 9126 §2.2).
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    pub struct OAuthPushedAuthorization {
+        ///Seconds the request_uri stays usable.
+        pub expires_in: ::std::num::NonZeroU64,
+        ///Send it as `request_uri` (with `client_id`) to the authorization endpoint.
+        pub request_uri: ::std::string::String,
+    }
+    ///A successful token answer (RFC 6749 §5.1).
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    pub struct OAuthTokenResponse {
+        ///The access token: send it as `Authorization: Bearer`.
+        pub access_token: ::std::string::String,
+        ///Seconds the access token lives.
+        pub expires_in: ::std::num::NonZeroU64,
+        ///With `openid`: an ID token (JWT, ES256).
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub id_token: ::std::option::Option<::std::string::String>,
+        ///With `offline_access`: a refresh token. Each is used once; using a spent one revokes the grant.
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub refresh_token: ::std::option::Option<::std::string::String>,
+        ///The scopes granted: scope names separated by spaces, from `openid`, `identify`, `stats:read`, `servers:read`, `servers:command`, `chat:read`, `clans:read`, `clans:write`, `tournaments:read`, `economy:read`, `economy:transfer`, `webhooks:read`, `webhooks:write`, `offline_access`.
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub scope: ::std::option::Option<::std::string::String>,
+        ///`Bearer` (`DPoP` when the request carried a DPoP proof).
+        pub token_type: ::std::string::String,
+    }
+    ///The claims about the user the token acts for (OpenID Connect Core §5.3.2).
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    pub struct OAuthUserInfo {
+        ///With `identify`: the avatar’s path.
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub picture: ::std::option::Option<::std::string::String>,
+        ///With `identify`.
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub preferred_username: ::std::option::Option<::std::string::String>,
+        ///The hub user id.
+        pub sub: ::std::string::String,
+    }
+    ///`OauthAuthorizeCodeChallengeMethod`
+    #[derive(
+        ::serde::Deserialize,
+        ::serde::Serialize,
+        Clone,
+        Copy,
+        Debug,
+        Eq,
+        Hash,
+        Ord,
+        PartialEq,
+        PartialOrd
+    )]
+    pub enum OauthAuthorizeCodeChallengeMethod {
+        S256,
+    }
+    impl ::std::fmt::Display for OauthAuthorizeCodeChallengeMethod {
+        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+            match *self {
+                Self::S256 => f.write_str("S256"),
+            }
+        }
+    }
+    impl ::std::str::FromStr for OauthAuthorizeCodeChallengeMethod {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            match value {
+                "S256" => Ok(Self::S256),
+                _ => Err("invalid value".into()),
+            }
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for OauthAuthorizeCodeChallengeMethod {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String>
+    for OauthAuthorizeCodeChallengeMethod {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    ///`OauthAuthorizeResponseMode`
+    #[derive(
+        ::serde::Deserialize,
+        ::serde::Serialize,
+        Clone,
+        Copy,
+        Debug,
+        Eq,
+        Hash,
+        Ord,
+        PartialEq,
+        PartialOrd
+    )]
+    pub enum OauthAuthorizeResponseMode {
+        #[serde(rename = "query")]
+        Query,
+        #[serde(rename = "form_post")]
+        FormPost,
+    }
+    impl ::std::fmt::Display for OauthAuthorizeResponseMode {
+        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+            match *self {
+                Self::Query => f.write_str("query"),
+                Self::FormPost => f.write_str("form_post"),
+            }
+        }
+    }
+    impl ::std::str::FromStr for OauthAuthorizeResponseMode {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            match value {
+                "query" => Ok(Self::Query),
+                "form_post" => Ok(Self::FormPost),
+                _ => Err("invalid value".into()),
+            }
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for OauthAuthorizeResponseMode {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String> for OauthAuthorizeResponseMode {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    ///`OauthAuthorizeResponseType`
+    #[derive(
+        ::serde::Deserialize,
+        ::serde::Serialize,
+        Clone,
+        Copy,
+        Debug,
+        Eq,
+        Hash,
+        Ord,
+        PartialEq,
+        PartialOrd
+    )]
+    pub enum OauthAuthorizeResponseType {
+        #[serde(rename = "code")]
+        Code,
+    }
+    impl ::std::fmt::Display for OauthAuthorizeResponseType {
+        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+            match *self {
+                Self::Code => f.write_str("code"),
+            }
+        }
+    }
+    impl ::std::str::FromStr for OauthAuthorizeResponseType {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            match value {
+                "code" => Ok(Self::Code),
+                _ => Err("invalid value".into()),
+            }
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for OauthAuthorizeResponseType {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String> for OauthAuthorizeResponseType {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    ///The parameters of an authorization request, pushed from the app’s back end (RFC 9126 §2.1). Parameters the server does not recognise are ignored, as RFC 6749 (§3.1, §3.2) requires of an authorization server; a parameter sent twice is `invalid_request`.
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    pub struct OauthParCreateBody {
+        ///The app’s client id. Required from a public app (no secret) and with `client_secret_post`; optional with HTTP Basic.
+        pub client_id: ::std::string::String,
+        ///A confidential app’s secret when it authenticates with `client_secret_post`; otherwise send it with HTTP Basic (`client_secret_basic`).
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub client_secret: ::std::option::Option<::std::string::String>,
+        ///PKCE (RFC 7636): base64url(SHA-256(code_verifier)). Required for every app.
+        pub code_challenge: OauthParCreateBodyCodeChallenge,
+        ///Only `S256`; `plain` is refused.
+        pub code_challenge_method: OauthParCreateBodyCodeChallengeMethod,
+        ///One of the app’s registered redirect URIs, exactly.
+        pub redirect_uri: ::std::string::String,
+        ///Always `code`.
+        pub response_type: OauthParCreateBodyResponseType,
+        ///The scopes asked for: scope names separated by spaces, from `openid`, `identify`, `stats:read`, `servers:read`, `servers:command`, `chat:read`, `clans:read`, `clans:write`, `tournaments:read`, `economy:read`, `economy:transfer`, `webhooks:read`, `webhooks:write`, `offline_access`.
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub scope: ::std::option::Option<::std::string::String>,
+        ///Opaque value returned unchanged with the code.
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub state: ::std::option::Option<::std::string::String>,
+    }
+    ///PKCE (RFC 7636): base64url(SHA-256(code_verifier)). Required for every app.
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+    #[serde(transparent)]
+    pub struct OauthParCreateBodyCodeChallenge(::std::string::String);
+    impl ::std::ops::Deref for OauthParCreateBodyCodeChallenge {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<OauthParCreateBodyCodeChallenge>
+    for ::std::string::String {
+        fn from(value: OauthParCreateBodyCodeChallenge) -> Self {
+            value.0
+        }
+    }
+    impl ::std::str::FromStr for OauthParCreateBodyCodeChallenge {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            if value.chars().count() > 128usize {
+                return Err("longer than 128 characters".into());
+            }
+            if value.chars().count() < 43usize {
+                return Err("shorter than 43 characters".into());
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for OauthParCreateBodyCodeChallenge {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String>
+    for OauthParCreateBodyCodeChallenge {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for OauthParCreateBodyCodeChallenge {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| {
+                    <D::Error as ::serde::de::Error>::custom(e.to_string())
+                })
+        }
+    }
+    ///Only `S256`; `plain` is refused.
+    #[derive(
+        ::serde::Deserialize,
+        ::serde::Serialize,
+        Clone,
+        Copy,
+        Debug,
+        Eq,
+        Hash,
+        Ord,
+        PartialEq,
+        PartialOrd
+    )]
+    pub enum OauthParCreateBodyCodeChallengeMethod {
+        S256,
+    }
+    impl ::std::fmt::Display for OauthParCreateBodyCodeChallengeMethod {
+        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+            match *self {
+                Self::S256 => f.write_str("S256"),
+            }
+        }
+    }
+    impl ::std::str::FromStr for OauthParCreateBodyCodeChallengeMethod {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            match value {
+                "S256" => Ok(Self::S256),
+                _ => Err("invalid value".into()),
+            }
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for OauthParCreateBodyCodeChallengeMethod {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String>
+    for OauthParCreateBodyCodeChallengeMethod {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    ///Always `code`.
+    #[derive(
+        ::serde::Deserialize,
+        ::serde::Serialize,
+        Clone,
+        Copy,
+        Debug,
+        Eq,
+        Hash,
+        Ord,
+        PartialEq,
+        PartialOrd
+    )]
+    pub enum OauthParCreateBodyResponseType {
+        #[serde(rename = "code")]
+        Code,
+    }
+    impl ::std::fmt::Display for OauthParCreateBodyResponseType {
+        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+            match *self {
+                Self::Code => f.write_str("code"),
+            }
+        }
+    }
+    impl ::std::str::FromStr for OauthParCreateBodyResponseType {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            match value {
+                "code" => Ok(Self::Code),
+                _ => Err("invalid value".into()),
+            }
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for OauthParCreateBodyResponseType {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String>
+    for OauthParCreateBodyResponseType {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    ///A token request (RFC 6749 §4.1.3, §4.4.2, §6). Parameters the server does not recognise are ignored, as RFC 6749 (§3.1, §3.2) requires of an authorization server; a parameter sent twice is `invalid_request`.
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    pub struct OauthTokenCreateBody {
+        ///The app’s client id. Required from a public app (no secret) and with `client_secret_post`; optional with HTTP Basic.
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub client_id: ::std::option::Option<::std::string::String>,
+        ///A confidential app’s secret when it authenticates with `client_secret_post`; otherwise send it with HTTP Basic (`client_secret_basic`).
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub client_secret: ::std::option::Option<::std::string::String>,
+        ///The authorization code the redirect brought back (valid 60 s, once).
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub code: ::std::option::Option<::std::string::String>,
+        ///The PKCE verifier whose S256 challenge the authorization request sent (RFC 7636).
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub code_verifier: ::std::option::Option<OauthTokenCreateBodyCodeVerifier>,
+        ///`authorization_code` (with `code`, `redirect_uri`, `code_verifier`), `refresh_token` (with `refresh_token`), or `client_credentials` (confidential apps only: a token for the app itself, no user).
+        pub grant_type: OauthTokenCreateBodyGrantType,
+        ///The redirect URI the authorization request named, exactly.
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub redirect_uri: ::std::option::Option<::std::string::String>,
+        ///A refresh token; it is spent by this request and a new one is returned (rotation).
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub refresh_token: ::std::option::Option<::std::string::String>,
+        ///`refresh_token`: fewer scopes than granted; `client_credentials`: the scopes wanted: scope names separated by spaces, from `openid`, `identify`, `stats:read`, `servers:read`, `servers:command`, `chat:read`, `clans:read`, `clans:write`, `tournaments:read`, `economy:read`, `economy:transfer`, `webhooks:read`, `webhooks:write`, `offline_access`.
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub scope: ::std::option::Option<::std::string::String>,
+    }
+    ///The PKCE verifier whose S256 challenge the authorization request sent (RFC 7636).
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+    #[serde(transparent)]
+    pub struct OauthTokenCreateBodyCodeVerifier(::std::string::String);
+    impl ::std::ops::Deref for OauthTokenCreateBodyCodeVerifier {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<OauthTokenCreateBodyCodeVerifier>
+    for ::std::string::String {
+        fn from(value: OauthTokenCreateBodyCodeVerifier) -> Self {
+            value.0
+        }
+    }
+    impl ::std::str::FromStr for OauthTokenCreateBodyCodeVerifier {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            if value.chars().count() > 128usize {
+                return Err("longer than 128 characters".into());
+            }
+            if value.chars().count() < 43usize {
+                return Err("shorter than 43 characters".into());
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for OauthTokenCreateBodyCodeVerifier {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String>
+    for OauthTokenCreateBodyCodeVerifier {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for OauthTokenCreateBodyCodeVerifier {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| {
+                    <D::Error as ::serde::de::Error>::custom(e.to_string())
+                })
+        }
+    }
+    ///`authorization_code` (with `code`, `redirect_uri`, `code_verifier`), `refresh_token` (with `refresh_token`), or `client_credentials` (confidential apps only: a token for the app itself, no user).
+    #[derive(
+        ::serde::Deserialize,
+        ::serde::Serialize,
+        Clone,
+        Copy,
+        Debug,
+        Eq,
+        Hash,
+        Ord,
+        PartialEq,
+        PartialOrd
+    )]
+    pub enum OauthTokenCreateBodyGrantType {
+        #[serde(rename = "authorization_code")]
+        AuthorizationCode,
+        #[serde(rename = "refresh_token")]
+        RefreshToken,
+        #[serde(rename = "client_credentials")]
+        ClientCredentials,
+    }
+    impl ::std::fmt::Display for OauthTokenCreateBodyGrantType {
+        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+            match *self {
+                Self::AuthorizationCode => f.write_str("authorization_code"),
+                Self::RefreshToken => f.write_str("refresh_token"),
+                Self::ClientCredentials => f.write_str("client_credentials"),
+            }
+        }
+    }
+    impl ::std::str::FromStr for OauthTokenCreateBodyGrantType {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            match value {
+                "authorization_code" => Ok(Self::AuthorizationCode),
+                "refresh_token" => Ok(Self::RefreshToken),
+                "client_credentials" => Ok(Self::ClientCredentials),
+                _ => Err("invalid value".into()),
+            }
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for OauthTokenCreateBodyGrantType {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String>
+    for OauthTokenCreateBodyGrantType {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    ///An introspection request (RFC 7662 §2.1). Parameters the server does not recognise are ignored, as RFC 6749 (§3.1, §3.2) requires of an authorization server; a parameter sent twice is `invalid_request`.
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    pub struct OauthTokenIntrospectBody {
+        ///The app’s client id. Required from a public app (no secret) and with `client_secret_post`; optional with HTTP Basic.
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub client_id: ::std::option::Option<::std::string::String>,
+        ///A confidential app’s secret when it authenticates with `client_secret_post`; otherwise send it with HTTP Basic (`client_secret_basic`).
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub client_secret: ::std::option::Option<::std::string::String>,
+        ///The token to describe (one of the app’s own).
+        pub token: ::std::string::String,
+        ///What kind of token `token` is, to speed up the lookup; a wrong hint is not an error.
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub token_type_hint: ::std::option::Option<
+            OauthTokenIntrospectBodyTokenTypeHint,
+        >,
+    }
+    ///What kind of token `token` is, to speed up the lookup; a wrong hint is not an error.
+    #[derive(
+        ::serde::Deserialize,
+        ::serde::Serialize,
+        Clone,
+        Copy,
+        Debug,
+        Eq,
+        Hash,
+        Ord,
+        PartialEq,
+        PartialOrd
+    )]
+    pub enum OauthTokenIntrospectBodyTokenTypeHint {
+        #[serde(rename = "access_token")]
+        AccessToken,
+        #[serde(rename = "refresh_token")]
+        RefreshToken,
+    }
+    impl ::std::fmt::Display for OauthTokenIntrospectBodyTokenTypeHint {
+        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+            match *self {
+                Self::AccessToken => f.write_str("access_token"),
+                Self::RefreshToken => f.write_str("refresh_token"),
+            }
+        }
+    }
+    impl ::std::str::FromStr for OauthTokenIntrospectBodyTokenTypeHint {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            match value {
+                "access_token" => Ok(Self::AccessToken),
+                "refresh_token" => Ok(Self::RefreshToken),
+                _ => Err("invalid value".into()),
+            }
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for OauthTokenIntrospectBodyTokenTypeHint {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String>
+    for OauthTokenIntrospectBodyTokenTypeHint {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    ///A revocation request (RFC 7009 §2.1). Parameters the server does not recognise are ignored, as RFC 6749 (§3.1, §3.2) requires of an authorization server; a parameter sent twice is `invalid_request`.
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    pub struct OauthTokenRevokeBody {
+        ///The app’s client id. Required from a public app (no secret) and with `client_secret_post`; optional with HTTP Basic.
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub client_id: ::std::option::Option<::std::string::String>,
+        ///A confidential app’s secret when it authenticates with `client_secret_post`; otherwise send it with HTTP Basic (`client_secret_basic`).
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub client_secret: ::std::option::Option<::std::string::String>,
+        ///The access or refresh token to revoke (one of the app’s own).
+        pub token: ::std::string::String,
+        ///What kind of token `token` is, to speed up the lookup; a wrong hint is not an error.
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub token_type_hint: ::std::option::Option<OauthTokenRevokeBodyTokenTypeHint>,
+    }
+    ///What kind of token `token` is, to speed up the lookup; a wrong hint is not an error.
+    #[derive(
+        ::serde::Deserialize,
+        ::serde::Serialize,
+        Clone,
+        Copy,
+        Debug,
+        Eq,
+        Hash,
+        Ord,
+        PartialEq,
+        PartialOrd
+    )]
+    pub enum OauthTokenRevokeBodyTokenTypeHint {
+        #[serde(rename = "access_token")]
+        AccessToken,
+        #[serde(rename = "refresh_token")]
+        RefreshToken,
+    }
+    impl ::std::fmt::Display for OauthTokenRevokeBodyTokenTypeHint {
+        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+            match *self {
+                Self::AccessToken => f.write_str("access_token"),
+                Self::RefreshToken => f.write_str("refresh_token"),
+            }
+        }
+    }
+    impl ::std::str::FromStr for OauthTokenRevokeBodyTokenTypeHint {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            match value {
+                "access_token" => Ok(Self::AccessToken),
+                "refresh_token" => Ok(Self::RefreshToken),
+                _ => Err("invalid value".into()),
+            }
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for OauthTokenRevokeBodyTokenTypeHint {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String>
+    for OauthTokenRevokeBodyTokenTypeHint {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
     }
     ///`PlayerLevelUpEvent`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
@@ -21368,7 +22132,7 @@ pub mod types {
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
     #[serde(deny_unknown_fields)]
     pub struct V1WebhooksCreateRequest {
-        ///a note for yourself
+        ///a note for yourself; surrounding whitespace is removed, and an empty or whitespace-only note is stored as null
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub description: ::std::option::Option<V1WebhooksCreateRequestDescription>,
         ///event types to receive (see `GET /v1/events/types`), or `["*"]` for every type
@@ -21376,7 +22140,7 @@ pub mod types {
         ///where events are POSTed: an absolute `https` URL (plain `http` and private addresses only where the deployment allows private targets)
         pub url: V1WebhooksCreateRequestUrl,
     }
-    ///a note for yourself
+    ///a note for yourself; surrounding whitespace is removed, and an empty or whitespace-only note is stored as null
     #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
     pub struct V1WebhooksCreateRequestDescription(::std::string::String);
@@ -22004,7 +22768,7 @@ pub mod types {
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
     #[serde(deny_unknown_fields)]
     pub struct V1WebhooksUpdateRequest {
-        ///a note for yourself
+        ///a note for yourself; surrounding whitespace is removed, and an empty or whitespace-only note is stored as null
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub description: ::std::option::Option<V1WebhooksUpdateRequestDescription>,
         ///false turns it off; true turns it on again after it was disabled
@@ -22017,7 +22781,7 @@ pub mod types {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub url: ::std::option::Option<V1WebhooksUpdateRequestUrl>,
     }
-    ///a note for yourself
+    ///a note for yourself; surrounding whitespace is removed, and an empty or whitespace-only note is stored as null
     #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
     pub struct V1WebhooksUpdateRequestDescription(::std::string::String);
@@ -22199,7 +22963,7 @@ pub mod types {
     pub struct Webhook {
         ///when it was registered
         pub created_at: ::chrono::DateTime<::chrono::offset::Utc>,
-        ///a note for yourself
+        ///a note for yourself; surrounding whitespace is removed, and an empty or whitespace-only note is stored as null
         #[serde(deserialize_with = "::std::option::Option::deserialize")]
         pub description: ::std::option::Option<WebhookDescription>,
         ///why it is off: `gone` (it answered 410), `failing` (5 days of failed deliveries), `owner` (turned off with PATCH); null when enabled
@@ -22343,7 +23107,7 @@ pub mod types {
             value.parse()
         }
     }
-    ///a note for yourself
+    ///a note for yourself; surrounding whitespace is removed, and an empty or whitespace-only note is stored as null
     #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
     pub struct WebhookDescription(::std::string::String);
@@ -27769,6 +28533,478 @@ Sends a `POST` request to `/api-platform/ingest/events`
             500u16 => {
                 Err(Error::ErrorResponse(ResponseValue::from_response(response).await?))
             }
+            _ => Err(Error::UnexpectedResponse(response)),
+        }
+    }
+    /**Start an authorization request (browser)
+
+Where an app sends the user’s browser (RFC 6749 §4.1.1). The user signs in with their hub account and is asked to allow the scopes not granted before; the browser then returns to `redirect_uri` with `code`, `state` and `iss` (or `error`, e.g. `access_denied`). PKCE with `S256` is required for every app. Not an API call: open it in a browser. Parameters the server does not recognise are ignored (RFC 6749 §3.1).
+
+Sends a `GET` request to `/api-platform/oauth/authorize`
+
+Arguments:
+- `client_id`: The app’s client id. Required from a public app (no secret) and with `client_secret_post`; optional with HTTP Basic.
+- `code_challenge`: PKCE: base64url(SHA-256(code_verifier)). Required for every app.
+- `code_challenge_method`: Only `S256`.
+- `prompt`: `consent` asks the user again even for scopes already granted.
+- `redirect_uri`: One of the app’s registered redirect URIs, exactly (required when it registered several).
+- `request_uri`: Instead of the parameters above: the `request_uri` a pushed request returned.
+- `response_mode`: `query` (the default): the browser returns to `redirect_uri` with the answer in its query; `form_post`: the answer is posted to it by a page the browser loads.
+- `response_type`: Always `code`.
+- `scope`: The scopes asked for: scope names separated by spaces, from `openid`, `identify`, `stats:read`, `servers:read`, `servers:command`, `chat:read`, `clans:read`, `clans:write`, `tournaments:read`, `economy:read`, `economy:transfer`, `webhooks:read`, `webhooks:write`, `offline_access`.
+- `state`: Opaque value returned unchanged to the redirect URI.
+*/
+    pub async fn oauth_authorize<'a>(
+        &'a self,
+        client_id: &'a str,
+        code_challenge: Option<&'a str>,
+        code_challenge_method: Option<types::OauthAuthorizeCodeChallengeMethod>,
+        prompt: Option<&'a str>,
+        redirect_uri: Option<&'a str>,
+        request_uri: Option<&'a str>,
+        response_mode: Option<types::OauthAuthorizeResponseMode>,
+        response_type: Option<types::OauthAuthorizeResponseType>,
+        scope: Option<&'a str>,
+        state: Option<&'a str>,
+    ) -> Result<ResponseValue<ByteStream>, Error<ByteStream>> {
+        let url = format!("{}/api-platform/oauth/authorize", self.baseurl,);
+        let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+        header_map
+            .append(
+                ::reqwest::header::HeaderName::from_static("api-version"),
+                ::reqwest::header::HeaderValue::from_static(Self::api_version()),
+            );
+        #[allow(unused_mut)]
+        let mut request = self
+            .client
+            .get(url)
+            .query(&progenitor_client::QueryParam::new("client_id", &client_id))
+            .query(
+                &progenitor_client::QueryParam::new("code_challenge", &code_challenge),
+            )
+            .query(
+                &progenitor_client::QueryParam::new(
+                    "code_challenge_method",
+                    &code_challenge_method,
+                ),
+            )
+            .query(&progenitor_client::QueryParam::new("prompt", &prompt))
+            .query(&progenitor_client::QueryParam::new("redirect_uri", &redirect_uri))
+            .query(&progenitor_client::QueryParam::new("request_uri", &request_uri))
+            .query(&progenitor_client::QueryParam::new("response_mode", &response_mode))
+            .query(&progenitor_client::QueryParam::new("response_type", &response_type))
+            .query(&progenitor_client::QueryParam::new("scope", &scope))
+            .query(&progenitor_client::QueryParam::new("state", &state))
+            .headers(header_map)
+            .build()?;
+        let info = OperationInfo {
+            operation_id: "oauth_authorize",
+        };
+        self.pre(&mut request, &info).await?;
+        let result = self.exec(request, &info).await;
+        self.post(&result, &info).await?;
+        let response = result?;
+        match response.status().as_u16() {
+            200u16 => Ok(ResponseValue::stream(response)),
+            400u16 => Err(Error::ErrorResponse(ResponseValue::stream(response))),
+            _ => Err(Error::UnexpectedResponse(response)),
+        }
+    }
+    /**Get an access token
+
+The token endpoint (RFC 6749 §3.2): exchange an authorization code (with its PKCE verifier), spend a refresh token, or (confidential apps) get an app token with `client_credentials`. Access tokens live 1 hour; refresh tokens rotate on every use, and reusing a spent one revokes the whole grant.
+
+Sends a `POST` request to `/api-platform/oauth/token`
+
+Arguments:
+- `body`: A token request (RFC 6749 §4.1.3, §4.4.2, §6). Parameters the server does not recognise are ignored, as RFC 6749 (§3.1, §3.2) requires of an authorization server; a parameter sent twice is `invalid_request`.
+*/
+    pub async fn oauth_token_create<'a>(
+        &'a self,
+        body: &'a types::OauthTokenCreateBody,
+    ) -> Result<ResponseValue<types::OAuthTokenResponse>, Error<types::OAuthError>> {
+        let url = format!("{}/api-platform/oauth/token", self.baseurl,);
+        let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+        header_map
+            .append(
+                ::reqwest::header::HeaderName::from_static("api-version"),
+                ::reqwest::header::HeaderValue::from_static(Self::api_version()),
+            );
+        #[allow(unused_mut)]
+        let mut request = self
+            .client
+            .post(url)
+            .header(
+                ::reqwest::header::ACCEPT,
+                ::reqwest::header::HeaderValue::from_static("application/json"),
+            )
+            .form_urlencoded(&body)?
+            .headers(header_map)
+            .build()?;
+        let info = OperationInfo {
+            operation_id: "oauth_token_create",
+        };
+        self.pre(&mut request, &info).await?;
+        let result = self.exec(request, &info).await;
+        self.post(&result, &info).await?;
+        let response = result?;
+        match response.status().as_u16() {
+            200u16 => ResponseValue::from_response(response).await,
+            400u16 => {
+                Err(Error::ErrorResponse(ResponseValue::from_response(response).await?))
+            }
+            401u16 => {
+                Err(Error::ErrorResponse(ResponseValue::from_response(response).await?))
+            }
+            _ => Err(Error::UnexpectedResponse(response)),
+        }
+    }
+    /**Revoke a token
+
+RFC 7009: revoke one of the app’s access or refresh tokens (a refresh token takes its grant’s access tokens with it). An unknown, expired or another app’s token answers `200` too, as the RFC says.
+
+Sends a `POST` request to `/api-platform/oauth/revoke`
+
+Arguments:
+- `body`: A revocation request (RFC 7009 §2.1). Parameters the server does not recognise are ignored, as RFC 6749 (§3.1, §3.2) requires of an authorization server; a parameter sent twice is `invalid_request`.
+*/
+    pub async fn oauth_token_revoke<'a>(
+        &'a self,
+        body: &'a types::OauthTokenRevokeBody,
+    ) -> Result<ResponseValue<()>, Error<types::OAuthError>> {
+        let url = format!("{}/api-platform/oauth/revoke", self.baseurl,);
+        let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+        header_map
+            .append(
+                ::reqwest::header::HeaderName::from_static("api-version"),
+                ::reqwest::header::HeaderValue::from_static(Self::api_version()),
+            );
+        #[allow(unused_mut)]
+        let mut request = self
+            .client
+            .post(url)
+            .header(
+                ::reqwest::header::ACCEPT,
+                ::reqwest::header::HeaderValue::from_static("application/json"),
+            )
+            .form_urlencoded(&body)?
+            .headers(header_map)
+            .build()?;
+        let info = OperationInfo {
+            operation_id: "oauth_token_revoke",
+        };
+        self.pre(&mut request, &info).await?;
+        let result = self.exec(request, &info).await;
+        self.post(&result, &info).await?;
+        let response = result?;
+        match response.status().as_u16() {
+            200u16 => Ok(ResponseValue::empty(response)),
+            400u16 => {
+                Err(Error::ErrorResponse(ResponseValue::from_response(response).await?))
+            }
+            401u16 => {
+                Err(Error::ErrorResponse(ResponseValue::from_response(response).await?))
+            }
+            _ => Err(Error::UnexpectedResponse(response)),
+        }
+    }
+    /**Describe a token
+
+RFC 7662: whether one of the app’s tokens is active, with its scopes, user and expiry. For confidential apps (a back end or resource server): a public app learns nothing, every token is `{"active": false}` to it.
+
+Sends a `POST` request to `/api-platform/oauth/introspect`
+
+Arguments:
+- `body`: An introspection request (RFC 7662 §2.1). Parameters the server does not recognise are ignored, as RFC 6749 (§3.1, §3.2) requires of an authorization server; a parameter sent twice is `invalid_request`.
+*/
+    pub async fn oauth_token_introspect<'a>(
+        &'a self,
+        body: &'a types::OauthTokenIntrospectBody,
+    ) -> Result<ResponseValue<types::OAuthIntrospection>, Error<types::OAuthError>> {
+        let url = format!("{}/api-platform/oauth/introspect", self.baseurl,);
+        let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+        header_map
+            .append(
+                ::reqwest::header::HeaderName::from_static("api-version"),
+                ::reqwest::header::HeaderValue::from_static(Self::api_version()),
+            );
+        #[allow(unused_mut)]
+        let mut request = self
+            .client
+            .post(url)
+            .header(
+                ::reqwest::header::ACCEPT,
+                ::reqwest::header::HeaderValue::from_static("application/json"),
+            )
+            .form_urlencoded(&body)?
+            .headers(header_map)
+            .build()?;
+        let info = OperationInfo {
+            operation_id: "oauth_token_introspect",
+        };
+        self.pre(&mut request, &info).await?;
+        let result = self.exec(request, &info).await;
+        self.post(&result, &info).await?;
+        let response = result?;
+        match response.status().as_u16() {
+            200u16 => ResponseValue::from_response(response).await,
+            400u16 => {
+                Err(Error::ErrorResponse(ResponseValue::from_response(response).await?))
+            }
+            401u16 => {
+                Err(Error::ErrorResponse(ResponseValue::from_response(response).await?))
+            }
+            _ => Err(Error::UnexpectedResponse(response)),
+        }
+    }
+    /**Push an authorization request
+
+RFC 9126: an app’s back end sends the authorization request’s parameters here first, then opens the authorization endpoint with just `client_id` and the returned `request_uri`, so nothing of the request travels through the browser.
+
+Sends a `POST` request to `/api-platform/oauth/par`
+
+Arguments:
+- `body`: The parameters of an authorization request, pushed from the app’s back end (RFC 9126 §2.1). Parameters the server does not recognise are ignored, as RFC 6749 (§3.1, §3.2) requires of an authorization server; a parameter sent twice is `invalid_request`.
+*/
+    pub async fn oauth_par_create<'a>(
+        &'a self,
+        body: &'a types::OauthParCreateBody,
+    ) -> Result<
+        ResponseValue<types::OAuthPushedAuthorization>,
+        Error<types::OAuthError>,
+    > {
+        let url = format!("{}/api-platform/oauth/par", self.baseurl,);
+        let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+        header_map
+            .append(
+                ::reqwest::header::HeaderName::from_static("api-version"),
+                ::reqwest::header::HeaderValue::from_static(Self::api_version()),
+            );
+        #[allow(unused_mut)]
+        let mut request = self
+            .client
+            .post(url)
+            .header(
+                ::reqwest::header::ACCEPT,
+                ::reqwest::header::HeaderValue::from_static("application/json"),
+            )
+            .form_urlencoded(&body)?
+            .headers(header_map)
+            .build()?;
+        let info = OperationInfo {
+            operation_id: "oauth_par_create",
+        };
+        self.pre(&mut request, &info).await?;
+        let result = self.exec(request, &info).await;
+        self.post(&result, &info).await?;
+        let response = result?;
+        match response.status().as_u16() {
+            201u16 => ResponseValue::from_response(response).await,
+            400u16 => {
+                Err(Error::ErrorResponse(ResponseValue::from_response(response).await?))
+            }
+            401u16 => {
+                Err(Error::ErrorResponse(ResponseValue::from_response(response).await?))
+            }
+            _ => Err(Error::UnexpectedResponse(response)),
+        }
+    }
+    /**Get the signed-in user’s claims
+
+OpenID Connect UserInfo: the claims about the user an access token with `openid` acts for (`sub`; `preferred_username` and `picture` with `identify`). The token goes in `Authorization: Bearer`. An app’s own (client_credentials) token has no user: `401 invalid_token`.
+
+Sends a `GET` request to `/api-platform/oauth/userinfo`
+
+*/
+    pub async fn oauth_userinfo_get<'a>(
+        &'a self,
+    ) -> Result<ResponseValue<types::OAuthUserInfo>, Error<types::OAuthError>> {
+        let url = format!("{}/api-platform/oauth/userinfo", self.baseurl,);
+        let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+        header_map
+            .append(
+                ::reqwest::header::HeaderName::from_static("api-version"),
+                ::reqwest::header::HeaderValue::from_static(Self::api_version()),
+            );
+        #[allow(unused_mut)]
+        let mut request = self
+            .client
+            .get(url)
+            .header(
+                ::reqwest::header::ACCEPT,
+                ::reqwest::header::HeaderValue::from_static("application/json"),
+            )
+            .headers(header_map)
+            .build()?;
+        let info = OperationInfo {
+            operation_id: "oauth_userinfo_get",
+        };
+        self.pre(&mut request, &info).await?;
+        let result = self.exec(request, &info).await;
+        self.post(&result, &info).await?;
+        let response = result?;
+        match response.status().as_u16() {
+            200u16 => ResponseValue::from_response(response).await,
+            401u16 => {
+                Err(Error::ErrorResponse(ResponseValue::from_response(response).await?))
+            }
+            403u16 => {
+                Err(Error::ErrorResponse(ResponseValue::from_response(response).await?))
+            }
+            _ => Err(Error::UnexpectedResponse(response)),
+        }
+    }
+    /**Get the user’s claims (POST)
+
+OpenID Connect UserInfo: the claims about the user an access token with `openid` acts for (`sub`; `preferred_username` and `picture` with `identify`). The token goes in `Authorization: Bearer`. An app’s own (client_credentials) token has no user: `401 invalid_token`.
+
+Sends a `POST` request to `/api-platform/oauth/userinfo`
+
+*/
+    pub async fn oauth_userinfo_get_by_post<'a>(
+        &'a self,
+    ) -> Result<ResponseValue<types::OAuthUserInfo>, Error<types::OAuthError>> {
+        let url = format!("{}/api-platform/oauth/userinfo", self.baseurl,);
+        let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+        header_map
+            .append(
+                ::reqwest::header::HeaderName::from_static("api-version"),
+                ::reqwest::header::HeaderValue::from_static(Self::api_version()),
+            );
+        #[allow(unused_mut)]
+        let mut request = self
+            .client
+            .post(url)
+            .header(
+                ::reqwest::header::ACCEPT,
+                ::reqwest::header::HeaderValue::from_static("application/json"),
+            )
+            .headers(header_map)
+            .build()?;
+        let info = OperationInfo {
+            operation_id: "oauth_userinfo_get_by_post",
+        };
+        self.pre(&mut request, &info).await?;
+        let result = self.exec(request, &info).await;
+        self.post(&result, &info).await?;
+        let response = result?;
+        match response.status().as_u16() {
+            200u16 => ResponseValue::from_response(response).await,
+            401u16 => {
+                Err(Error::ErrorResponse(ResponseValue::from_response(response).await?))
+            }
+            403u16 => {
+                Err(Error::ErrorResponse(ResponseValue::from_response(response).await?))
+            }
+            _ => Err(Error::UnexpectedResponse(response)),
+        }
+    }
+    /**Get the keys that sign ID tokens
+
+The public keys (ES256) that verify the ID tokens this server issues (RFC 7517).
+
+Sends a `GET` request to `/api-platform/oauth/jwks`
+
+*/
+    pub async fn oauth_jwks_get<'a>(
+        &'a self,
+    ) -> Result<ResponseValue<ByteStream>, Error<()>> {
+        let url = format!("{}/api-platform/oauth/jwks", self.baseurl,);
+        let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+        header_map
+            .append(
+                ::reqwest::header::HeaderName::from_static("api-version"),
+                ::reqwest::header::HeaderValue::from_static(Self::api_version()),
+            );
+        #[allow(unused_mut)]
+        let mut request = self.client.get(url).headers(header_map).build()?;
+        let info = OperationInfo {
+            operation_id: "oauth_jwks_get",
+        };
+        self.pre(&mut request, &info).await?;
+        let result = self.exec(request, &info).await;
+        self.post(&result, &info).await?;
+        let response = result?;
+        match response.status().as_u16() {
+            200u16 => Ok(ResponseValue::stream(response)),
+            _ => Err(Error::UnexpectedResponse(response)),
+        }
+    }
+    /**Get the authorization server metadata
+
+RFC 8414: the endpoints, scopes, grant types and client authentication methods of this authorization server, where OAuth libraries look for them.
+
+Sends a `GET` request to `/.well-known/oauth-authorization-server`
+
+*/
+    pub async fn well_known_oauth_authorization_server_get<'a>(
+        &'a self,
+    ) -> Result<ResponseValue<types::AuthorizationServerMetadata>, Error<()>> {
+        let url = format!("{}/.well-known/oauth-authorization-server", self.baseurl,);
+        let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+        header_map
+            .append(
+                ::reqwest::header::HeaderName::from_static("api-version"),
+                ::reqwest::header::HeaderValue::from_static(Self::api_version()),
+            );
+        #[allow(unused_mut)]
+        let mut request = self
+            .client
+            .get(url)
+            .header(
+                ::reqwest::header::ACCEPT,
+                ::reqwest::header::HeaderValue::from_static("application/json"),
+            )
+            .headers(header_map)
+            .build()?;
+        let info = OperationInfo {
+            operation_id: "well_known_oauth_authorization_server_get",
+        };
+        self.pre(&mut request, &info).await?;
+        let result = self.exec(request, &info).await;
+        self.post(&result, &info).await?;
+        let response = result?;
+        match response.status().as_u16() {
+            200u16 => ResponseValue::from_response(response).await,
+            _ => Err(Error::UnexpectedResponse(response)),
+        }
+    }
+    /**Get the OpenID Connect configuration
+
+OpenID Connect Discovery 1.0: the same metadata, where OpenID Connect libraries look for it.
+
+Sends a `GET` request to `/.well-known/openid-configuration`
+
+*/
+    pub async fn well_known_openid_configuration_get<'a>(
+        &'a self,
+    ) -> Result<ResponseValue<types::AuthorizationServerMetadata>, Error<()>> {
+        let url = format!("{}/.well-known/openid-configuration", self.baseurl,);
+        let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+        header_map
+            .append(
+                ::reqwest::header::HeaderName::from_static("api-version"),
+                ::reqwest::header::HeaderValue::from_static(Self::api_version()),
+            );
+        #[allow(unused_mut)]
+        let mut request = self
+            .client
+            .get(url)
+            .header(
+                ::reqwest::header::ACCEPT,
+                ::reqwest::header::HeaderValue::from_static("application/json"),
+            )
+            .headers(header_map)
+            .build()?;
+        let info = OperationInfo {
+            operation_id: "well_known_openid_configuration_get",
+        };
+        self.pre(&mut request, &info).await?;
+        let result = self.exec(request, &info).await;
+        self.post(&result, &info).await?;
+        let response = result?;
+        match response.status().as_u16() {
+            200u16 => ResponseValue::from_response(response).await,
             _ => Err(Error::UnexpectedResponse(response)),
         }
     }

@@ -1302,6 +1302,190 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api-platform/oauth/authorize": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Start an authorization request (browser)
+         * @description Where an app sends the user’s browser (RFC 6749 §4.1.1). The user signs in with their hub account and is asked to allow the scopes not granted before; the browser then returns to `redirect_uri` with `code`, `state` and `iss` (or `error`, e.g. `access_denied`). PKCE with `S256` is required for every app. Not an API call: open it in a browser. Parameters the server does not recognise are ignored (RFC 6749 §3.1).
+         */
+        get: operations["oauth_authorize"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api-platform/oauth/token": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Get an access token
+         * @description The token endpoint (RFC 6749 §3.2): exchange an authorization code (with its PKCE verifier), spend a refresh token, or (confidential apps) get an app token with `client_credentials`. Access tokens live 1 hour; refresh tokens rotate on every use, and reusing a spent one revokes the whole grant.
+         */
+        post: operations["oauth_token_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api-platform/oauth/revoke": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Revoke a token
+         * @description RFC 7009: revoke one of the app’s access or refresh tokens (a refresh token takes its grant’s access tokens with it). An unknown, expired or another app’s token answers `200` too, as the RFC says.
+         */
+        post: operations["oauth_token_revoke"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api-platform/oauth/introspect": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Describe a token
+         * @description RFC 7662: whether one of the app’s tokens is active, with its scopes, user and expiry. For confidential apps (a back end or resource server): a public app learns nothing, every token is `{"active": false}` to it.
+         */
+        post: operations["oauth_token_introspect"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api-platform/oauth/par": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Push an authorization request
+         * @description RFC 9126: an app’s back end sends the authorization request’s parameters here first, then opens the authorization endpoint with just `client_id` and the returned `request_uri`, so nothing of the request travels through the browser.
+         */
+        post: operations["oauth_par_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api-platform/oauth/userinfo": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get the signed-in user’s claims
+         * @description OpenID Connect UserInfo: the claims about the user an access token with `openid` acts for (`sub`; `preferred_username` and `picture` with `identify`). The token goes in `Authorization: Bearer`. An app’s own (client_credentials) token has no user: `401 invalid_token`.
+         */
+        get: operations["oauth_userinfo_get"];
+        put?: never;
+        /**
+         * Get the user’s claims (POST)
+         * @description OpenID Connect UserInfo: the claims about the user an access token with `openid` acts for (`sub`; `preferred_username` and `picture` with `identify`). The token goes in `Authorization: Bearer`. An app’s own (client_credentials) token has no user: `401 invalid_token`.
+         */
+        post: operations["oauth_userinfo_get_by_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api-platform/oauth/jwks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get the keys that sign ID tokens
+         * @description The public keys (ES256) that verify the ID tokens this server issues (RFC 7517).
+         */
+        get: operations["oauth_jwks_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/.well-known/oauth-authorization-server": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get the authorization server metadata
+         * @description RFC 8414: the endpoints, scopes, grant types and client authentication methods of this authorization server, where OAuth libraries look for them.
+         */
+        get: operations["well_known_oauth_authorization_server_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/.well-known/openid-configuration": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get the OpenID Connect configuration
+         * @description OpenID Connect Discovery 1.0: the same metadata, where OpenID Connect libraries look for it.
+         */
+        get: operations["well_known_openid_configuration_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/health": {
         parameters: {
             query?: never;
@@ -3240,7 +3424,7 @@ export interface components {
              */
             events: string[];
             /**
-             * @description a note for yourself
+             * @description a note for yourself; surrounding whitespace is removed, and an empty or whitespace-only note is stored as null
              * @example production receiver
              */
             description: string | null;
@@ -3445,6 +3629,160 @@ export interface components {
                 index?: number;
                 reason: string;
             }[];
+        };
+        /** @description An OAuth 2.0 error (RFC 6749 §5.2), as every OAuth client library reads it. The authorization server’s endpoints answer this instead of a problem document. */
+        OAuthError: {
+            /**
+             * @description The error code: `invalid_request`, `invalid_client`, `invalid_grant`, `unauthorized_client`, `unsupported_grant_type`, `invalid_scope` (RFC 6749 §5.2), `unsupported_token_type` (RFC 7009), `invalid_token`, `insufficient_scope` (RFC 6750), `server_error`.
+             * @example invalid_grant
+             */
+            error: string;
+            /**
+             * @description What went wrong, for the developer (not for end users).
+             * @example grant request is invalid
+             */
+            error_description?: string;
+        };
+        /** @description A successful token answer (RFC 6749 §5.1). */
+        OAuthTokenResponse: {
+            /**
+             * @description The access token: send it as `Authorization: Bearer`.
+             * @example Ea5IWLMKpVwkdGc5g_ga3PUHuezDAqiCLCSgCJ8ppab
+             */
+            access_token: string;
+            /**
+             * @description `Bearer` (`DPoP` when the request carried a DPoP proof).
+             * @example Bearer
+             */
+            token_type: string;
+            /**
+             * @description Seconds the access token lives.
+             * @example 3600
+             */
+            expires_in: number;
+            /**
+             * @description The scopes granted: scope names separated by spaces, from `openid`, `identify`, `stats:read`, `servers:read`, `servers:command`, `chat:read`, `clans:read`, `clans:write`, `tournaments:read`, `economy:read`, `economy:transfer`, `webhooks:read`, `webhooks:write`, `offline_access`.
+             * @example identify stats:read
+             */
+            scope?: string;
+            /**
+             * @description With `offline_access`: a refresh token. Each is used once; using a spent one revokes the grant.
+             * @example p0RyD5cVtq7n2MZ1vHc6sQe9Xx3LbWu8kJf4GhTa0Nw
+             */
+            refresh_token?: string;
+            /**
+             * @description With `openid`: an ID token (JWT, ES256).
+             * @example eyJhbGciOiJFUzI1NiJ9.e30.c2ln
+             */
+            id_token?: string;
+        };
+        /** @description What the token is (RFC 7662 §2.2); members besides `active` only for an active token. */
+        OAuthIntrospection: {
+            /**
+             * @description `false` for a token that is unknown, expired, revoked or another app’s; nothing else is said then.
+             * @example true
+             */
+            active: boolean;
+            /**
+             * @description The token’s scopes: scope names separated by spaces, from `openid`, `identify`, `stats:read`, `servers:read`, `servers:command`, `chat:read`, `clans:read`, `clans:write`, `tournaments:read`, `economy:read`, `economy:transfer`, `webhooks:read`, `webhooks:write`, `offline_access`.
+             * @example identify stats:read
+             */
+            scope?: string;
+            /** @description The app the token was issued to. */
+            client_id?: string;
+            /** @description The hub user id the token acts for (absent for an app’s own token). */
+            sub?: string;
+            /** @example Bearer */
+            token_type?: string;
+            /** @description Expiry, epoch seconds. */
+            exp?: number;
+            /** @description Issue time, epoch seconds. */
+            iat?: number;
+            /** @description The issuer: this service’s origin. */
+            iss?: string;
+        } & {
+            [key: string]: unknown;
+        };
+        /** @description Where the pushed request is kept (RFC 9126 §2.2). */
+        OAuthPushedAuthorization: {
+            /**
+             * @description Send it as `request_uri` (with `client_id`) to the authorization endpoint.
+             * @example urn:ietf:params:oauth:request_uri:dXO0J4ZcMg2aHqT5m4DzR
+             */
+            request_uri: string;
+            /**
+             * @description Seconds the request_uri stays usable.
+             * @example 60
+             */
+            expires_in: number;
+        };
+        /** @description The claims about the user the token acts for (OpenID Connect Core §5.3.2). */
+        OAuthUserInfo: {
+            /**
+             * @description The hub user id.
+             * @example 42
+             */
+            sub: string;
+            /**
+             * @description With `identify`.
+             * @example NovaStrike
+             */
+            preferred_username?: string;
+            /**
+             * @description With `identify`: the avatar’s path.
+             * @example /avatars/42.png
+             */
+            picture?: string;
+        } & {
+            [key: string]: unknown;
+        };
+        /** @description The public keys that verify ID tokens (RFC 7517 §5). */
+        JsonWebKeySet: {
+            keys: ({
+                /** @example EC */
+                kty: string;
+                kid: string;
+                /** @example ES256 */
+                alg?: string;
+                /** @example sig */
+                use?: string;
+            } & {
+                [key: string]: unknown;
+            })[];
+        };
+        /** @description Where the endpoints are and what they support (RFC 8414 §2; OpenID Connect Discovery 1.0 §3): what OAuth libraries read to configure themselves. */
+        AuthorizationServerMetadata: {
+            /**
+             * @description This service’s origin.
+             * @example https://hub.example
+             */
+            issuer: string;
+            /** @example https://hub.example/api-platform/oauth/authorize */
+            authorization_endpoint: string;
+            /** @example https://hub.example/api-platform/oauth/token */
+            token_endpoint: string;
+            jwks_uri: string;
+            revocation_endpoint?: string;
+            introspection_endpoint?: string;
+            userinfo_endpoint?: string;
+            pushed_authorization_request_endpoint?: string;
+            scopes_supported: string[];
+            /**
+             * @example [
+             *       "code"
+             *     ]
+             */
+            response_types_supported: string[];
+            grant_types_supported: string[];
+            /**
+             * @example [
+             *       "S256"
+             *     ]
+             */
+            code_challenge_methods_supported: string[];
+            token_endpoint_auth_methods_supported: string[];
+        } & {
+            [key: string]: unknown;
         };
         /** @description A public user profile */
         UsersGetResult: {
@@ -4726,7 +5064,7 @@ export interface components {
              */
             events: string[];
             /**
-             * @description a note for yourself
+             * @description a note for yourself; surrounding whitespace is removed, and an empty or whitespace-only note is stored as null
              * @example production receiver
              */
             description?: string;
@@ -4785,7 +5123,7 @@ export interface components {
              */
             events?: string[];
             /**
-             * @description a note for yourself
+             * @description a note for yourself; surrounding whitespace is removed, and an empty or whitespace-only note is stored as null
              * @example production receiver
              */
             description?: string | null;
@@ -4956,7 +5294,10 @@ export interface components {
             keys: components["schemas"]["PortalKey"][];
         };
         DeveloperKeysCreateRequest: {
-            /** @description a label for the key */
+            /**
+             * @description 1 to 100 characters, at least one of them not whitespace; surrounding whitespace is removed when it is stored
+             * @example my bot
+             */
             name: string;
         };
         /** @description The new key and its secret */
@@ -5025,7 +5366,10 @@ export interface components {
             apps: components["schemas"]["App"][];
         };
         DeveloperMyAppsCreateRequest: {
-            /** @example Frag Tracker */
+            /**
+             * @description 1 to 100 characters, at least one of them not whitespace; surrounding whitespace is removed when it is stored
+             * @example Frag Tracker
+             */
             name: string;
             /** @enum {string} */
             kind: "public" | "confidential";
@@ -5053,7 +5397,10 @@ export interface components {
             app: components["schemas"]["App"];
         };
         DeveloperMyAppsUpdateRequest: {
-            /** @example Frag Tracker */
+            /**
+             * @description 1 to 100 characters, at least one of them not whitespace; surrounding whitespace is removed when it is stored
+             * @example Frag Tracker
+             */
             name?: string;
             /**
              * @description https URIs (plain http only to 127.0.0.1, [::1] or localhost), compared exactly
@@ -17907,6 +18254,602 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    oauth_authorize: {
+        parameters: {
+            query: {
+                /**
+                 * @description The app’s client id. Required from a public app (no secret) and with `client_secret_post`; optional with HTTP Basic.
+                 * @example app_2f96bb0640072a3502df6214d038b9df
+                 */
+                client_id: string;
+                /** @description Always `code`. */
+                response_type?: "code";
+                /** @description One of the app’s registered redirect URIs, exactly (required when it registered several). */
+                redirect_uri?: string;
+                /**
+                 * @description The scopes asked for: scope names separated by spaces, from `openid`, `identify`, `stats:read`, `servers:read`, `servers:command`, `chat:read`, `clans:read`, `clans:write`, `tournaments:read`, `economy:read`, `economy:transfer`, `webhooks:read`, `webhooks:write`, `offline_access`.
+                 * @example identify stats:read
+                 */
+                scope?: string;
+                /** @description Opaque value returned unchanged to the redirect URI. */
+                state?: string;
+                /** @description PKCE: base64url(SHA-256(code_verifier)). Required for every app. */
+                code_challenge?: string;
+                /** @description Only `S256`. */
+                code_challenge_method?: "S256";
+                /** @description Instead of the parameters above: the `request_uri` a pushed request returned. */
+                request_uri?: string;
+                /** @description `query` (the default): the browser returns to `redirect_uri` with the answer in its query; `form_post`: the answer is posted to it by a page the browser loads. */
+                response_mode?: "query" | "form_post";
+                /** @description `consent` asks the user again even for scopes already granted. */
+                prompt?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description With `response_mode=form_post`: a page whose form posts `code`, `state` and `iss` (or `error`) to the `redirect_uri` */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example x */
+                    "text/html": string;
+                };
+            };
+            /** @description To the sign-in or consent page, or back to the app’s `redirect_uri` with `code` and `state` (or `error` and `error_description` when the request is refused there) */
+            303: {
+                headers: {
+                    /** @description Where the browser goes next */
+                    Location?: string;
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description An HTML page for the user: the app or the redirect URI is unknown, so the browser cannot be sent back to the app */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+        };
+    };
+    oauth_token_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description A token request (RFC 6749 §4.1.3, §4.4.2, §6). Parameters the server does not recognise are ignored, as RFC 6749 (§3.1, §3.2) requires of an authorization server; a parameter sent twice is `invalid_request`. */
+        requestBody: {
+            content: {
+                "application/x-www-form-urlencoded": {
+                    /**
+                     * @description `authorization_code` (with `code`, `redirect_uri`, `code_verifier`), `refresh_token` (with `refresh_token`), or `client_credentials` (confidential apps only: a token for the app itself, no user).
+                     * @example authorization_code
+                     * @enum {string}
+                     */
+                    grant_type: "authorization_code" | "refresh_token" | "client_credentials";
+                    /** @description The authorization code the redirect brought back (valid 60 s, once). */
+                    code?: string;
+                    /**
+                     * @description The redirect URI the authorization request named, exactly.
+                     * @example https://fragtracker.example/callback
+                     */
+                    redirect_uri?: string;
+                    /** @description The PKCE verifier whose S256 challenge the authorization request sent (RFC 7636). */
+                    code_verifier?: string;
+                    /** @description A refresh token; it is spent by this request and a new one is returned (rotation). */
+                    refresh_token?: string;
+                    /**
+                     * @description `refresh_token`: fewer scopes than granted; `client_credentials`: the scopes wanted: scope names separated by spaces, from `openid`, `identify`, `stats:read`, `servers:read`, `servers:command`, `chat:read`, `clans:read`, `clans:write`, `tournaments:read`, `economy:read`, `economy:transfer`, `webhooks:read`, `webhooks:write`, `offline_access`.
+                     * @example identify stats:read
+                     */
+                    scope?: string;
+                    /**
+                     * @description The app’s client id. Required from a public app (no secret) and with `client_secret_post`; optional with HTTP Basic.
+                     * @example app_2f96bb0640072a3502df6214d038b9df
+                     */
+                    client_id?: string;
+                    /** @description A confidential app’s secret when it authenticates with `client_secret_post`; otherwise send it with HTTP Basic (`client_secret_basic`). */
+                    client_secret?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The tokens */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "access_token": "Ea5IWLMKpVwkdGc5g_ga3PUHuezDAqiCLCSgCJ8ppab",
+                     *       "token_type": "Bearer",
+                     *       "expires_in": 3600,
+                     *       "scope": "identify stats:read",
+                     *       "refresh_token": "p0RyD5cVtq7n2MZ1vHc6sQe9Xx3LbWu8kJf4GhTa0Nw",
+                     *       "id_token": "eyJhbGciOiJFUzI1NiJ9.e30.c2ln"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["OAuthTokenResponse"];
+                };
+            };
+            /** @description `invalid_request` and the other RFC 6749 §5.2 errors of the request */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthError"];
+                };
+            };
+            /** @description `invalid_client`: the app’s authentication failed (unknown client, or a wrong or missing secret); with `WWW-Authenticate: Basic` when it used HTTP Basic */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthError"];
+                };
+            };
+        };
+    };
+    oauth_token_revoke: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description A revocation request (RFC 7009 §2.1). Parameters the server does not recognise are ignored, as RFC 6749 (§3.1, §3.2) requires of an authorization server; a parameter sent twice is `invalid_request`. */
+        requestBody: {
+            content: {
+                "application/x-www-form-urlencoded": {
+                    /** @description The access or refresh token to revoke (one of the app’s own). */
+                    token: string;
+                    /**
+                     * @description What kind of token `token` is, to speed up the lookup; a wrong hint is not an error.
+                     * @enum {string}
+                     */
+                    token_type_hint?: "access_token" | "refresh_token";
+                    /**
+                     * @description The app’s client id. Required from a public app (no secret) and with `client_secret_post`; optional with HTTP Basic.
+                     * @example app_2f96bb0640072a3502df6214d038b9df
+                     */
+                    client_id?: string;
+                    /** @description A confidential app’s secret when it authenticates with `client_secret_post`; otherwise send it with HTTP Basic (`client_secret_basic`). */
+                    client_secret?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Revoked (or nothing to revoke); no body */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `invalid_request` and the other RFC 6749 §5.2 errors of the request */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthError"];
+                };
+            };
+            /** @description `invalid_client`: the app’s authentication failed (unknown client, or a wrong or missing secret); with `WWW-Authenticate: Basic` when it used HTTP Basic */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthError"];
+                };
+            };
+        };
+    };
+    oauth_token_introspect: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description An introspection request (RFC 7662 §2.1). Parameters the server does not recognise are ignored, as RFC 6749 (§3.1, §3.2) requires of an authorization server; a parameter sent twice is `invalid_request`. */
+        requestBody: {
+            content: {
+                "application/x-www-form-urlencoded": {
+                    /** @description The token to describe (one of the app’s own). */
+                    token: string;
+                    /**
+                     * @description What kind of token `token` is, to speed up the lookup; a wrong hint is not an error.
+                     * @enum {string}
+                     */
+                    token_type_hint?: "access_token" | "refresh_token";
+                    /**
+                     * @description The app’s client id. Required from a public app (no secret) and with `client_secret_post`; optional with HTTP Basic.
+                     * @example app_2f96bb0640072a3502df6214d038b9df
+                     */
+                    client_id?: string;
+                    /** @description A confidential app’s secret when it authenticates with `client_secret_post`; otherwise send it with HTTP Basic (`client_secret_basic`). */
+                    client_secret?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description What the token is */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "active": true,
+                     *       "scope": "identify stats:read",
+                     *       "client_id": "x",
+                     *       "sub": "x",
+                     *       "token_type": "Bearer",
+                     *       "exp": 0,
+                     *       "iat": 0,
+                     *       "iss": "x"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["OAuthIntrospection"];
+                };
+            };
+            /** @description `invalid_request` and the other RFC 6749 §5.2 errors of the request */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthError"];
+                };
+            };
+            /** @description `invalid_client`: the app’s authentication failed (unknown client, or a wrong or missing secret); with `WWW-Authenticate: Basic` when it used HTTP Basic */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthError"];
+                };
+            };
+        };
+    };
+    oauth_par_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The parameters of an authorization request, pushed from the app’s back end (RFC 9126 §2.1). Parameters the server does not recognise are ignored, as RFC 6749 (§3.1, §3.2) requires of an authorization server; a parameter sent twice is `invalid_request`. */
+        requestBody: {
+            content: {
+                "application/x-www-form-urlencoded": {
+                    /**
+                     * @description The app’s client id. Required from a public app (no secret) and with `client_secret_post`; optional with HTTP Basic.
+                     * @example app_2f96bb0640072a3502df6214d038b9df
+                     */
+                    client_id: string;
+                    /**
+                     * @description Always `code`.
+                     * @constant
+                     */
+                    response_type: "code";
+                    /**
+                     * @description One of the app’s registered redirect URIs, exactly.
+                     * @example https://fragtracker.example/callback
+                     */
+                    redirect_uri: string;
+                    /**
+                     * @description The scopes asked for: scope names separated by spaces, from `openid`, `identify`, `stats:read`, `servers:read`, `servers:command`, `chat:read`, `clans:read`, `clans:write`, `tournaments:read`, `economy:read`, `economy:transfer`, `webhooks:read`, `webhooks:write`, `offline_access`.
+                     * @example identify stats:read
+                     */
+                    scope?: string;
+                    /** @description Opaque value returned unchanged with the code. */
+                    state?: string;
+                    /** @description PKCE (RFC 7636): base64url(SHA-256(code_verifier)). Required for every app. */
+                    code_challenge: string;
+                    /**
+                     * @description Only `S256`; `plain` is refused.
+                     * @constant
+                     */
+                    code_challenge_method: "S256";
+                    /** @description A confidential app’s secret when it authenticates with `client_secret_post`; otherwise send it with HTTP Basic (`client_secret_basic`). */
+                    client_secret?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Kept; use `request_uri` */
+            201: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "request_uri": "urn:ietf:params:oauth:request_uri:dXO0J4ZcMg2aHqT5m4DzR",
+                     *       "expires_in": 60
+                     *     }
+                     */
+                    "application/json": components["schemas"]["OAuthPushedAuthorization"];
+                };
+            };
+            /** @description `invalid_request` and the other RFC 6749 §5.2 errors of the request */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthError"];
+                };
+            };
+            /** @description `invalid_client`: the app’s authentication failed (unknown client, or a wrong or missing secret); with `WWW-Authenticate: Basic` when it used HTTP Basic */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthError"];
+                };
+            };
+        };
+    };
+    oauth_userinfo_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The claims */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "sub": "42",
+                     *       "preferred_username": "NovaStrike",
+                     *       "picture": "/avatars/42.png"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["OAuthUserInfo"];
+                };
+            };
+            /** @description `invalid_token` (RFC 6750 §3.1): missing, expired or revoked token, or one without a user; with `WWW-Authenticate: Bearer` */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthError"];
+                };
+            };
+            /** @description `insufficient_scope`: the token was granted without `openid` */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthError"];
+                };
+            };
+        };
+    };
+    oauth_userinfo_get_by_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The claims */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "sub": "42",
+                     *       "preferred_username": "NovaStrike",
+                     *       "picture": "/avatars/42.png"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["OAuthUserInfo"];
+                };
+            };
+            /** @description `invalid_token` (RFC 6750 §3.1): missing, expired or revoked token, or one without a user; with `WWW-Authenticate: Bearer` */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthError"];
+                };
+            };
+            /** @description `insufficient_scope`: the token was granted without `openid` */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthError"];
+                };
+            };
+        };
+    };
+    oauth_jwks_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The key set */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "keys": [
+                     *         {
+                     *           "kty": "EC",
+                     *           "kid": "x",
+                     *           "alg": "ES256",
+                     *           "use": "sig"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/jwk-set+json": components["schemas"]["JsonWebKeySet"];
+                };
+            };
+        };
+    };
+    well_known_oauth_authorization_server_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The metadata */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "issuer": "https://hub.example",
+                     *       "authorization_endpoint": "https://hub.example/api-platform/oauth/authorize",
+                     *       "token_endpoint": "https://hub.example/api-platform/oauth/token",
+                     *       "jwks_uri": "x",
+                     *       "revocation_endpoint": "x",
+                     *       "introspection_endpoint": "x",
+                     *       "userinfo_endpoint": "x",
+                     *       "pushed_authorization_request_endpoint": "x",
+                     *       "scopes_supported": [
+                     *         "x"
+                     *       ],
+                     *       "response_types_supported": [
+                     *         "code"
+                     *       ],
+                     *       "grant_types_supported": [
+                     *         "x"
+                     *       ],
+                     *       "code_challenge_methods_supported": [
+                     *         "S256"
+                     *       ],
+                     *       "token_endpoint_auth_methods_supported": [
+                     *         "x"
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AuthorizationServerMetadata"];
+                };
+            };
+        };
+    };
+    well_known_openid_configuration_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The metadata */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "issuer": "https://hub.example",
+                     *       "authorization_endpoint": "https://hub.example/api-platform/oauth/authorize",
+                     *       "token_endpoint": "https://hub.example/api-platform/oauth/token",
+                     *       "jwks_uri": "x",
+                     *       "revocation_endpoint": "x",
+                     *       "introspection_endpoint": "x",
+                     *       "userinfo_endpoint": "x",
+                     *       "pushed_authorization_request_endpoint": "x",
+                     *       "scopes_supported": [
+                     *         "x"
+                     *       ],
+                     *       "response_types_supported": [
+                     *         "code"
+                     *       ],
+                     *       "grant_types_supported": [
+                     *         "x"
+                     *       ],
+                     *       "code_challenge_methods_supported": [
+                     *         "S256"
+                     *       ],
+                     *       "token_endpoint_auth_methods_supported": [
+                     *         "x"
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AuthorizationServerMetadata"];
                 };
             };
         };

@@ -745,7 +745,7 @@ class Webhook(BaseModel):
     description: Annotated[
         str | None,
         Field(
-            description="a note for yourself",
+            description="a note for yourself; surrounding whitespace is removed, and an empty or whitespace-only note is stored as null",
             examples=["production receiver"],
             max_length=200,
         ),
@@ -965,6 +965,170 @@ class IngestResult(BaseModel):
     errors: Annotated[
         list[Error1], Field(description="why items were rejected (the first 100)")
     ]
+
+
+class OAuthError(BaseModel):
+    error: Annotated[
+        str,
+        Field(
+            description="The error code: `invalid_request`, `invalid_client`, `invalid_grant`, `unauthorized_client`, `unsupported_grant_type`, `invalid_scope` (RFC 6749 §5.2), `unsupported_token_type` (RFC 7009), `invalid_token`, `insufficient_scope` (RFC 6750), `server_error`.",
+            examples=["invalid_grant"],
+        ),
+    ]
+    error_description: Annotated[
+        str | None,
+        Field(
+            description="What went wrong, for the developer (not for end users).",
+            examples=["grant request is invalid"],
+        ),
+    ] = None
+
+
+class OAuthTokenResponse(BaseModel):
+    access_token: Annotated[
+        str,
+        Field(
+            description="The access token: send it as `Authorization: Bearer`.",
+            examples=["Ea5IWLMKpVwkdGc5g_ga3PUHuezDAqiCLCSgCJ8ppab"],
+        ),
+    ]
+    token_type: Annotated[
+        str,
+        Field(
+            description="`Bearer` (`DPoP` when the request carried a DPoP proof).",
+            examples=["Bearer"],
+        ),
+    ]
+    expires_in: Annotated[
+        int, Field(description="Seconds the access token lives.", examples=[3600], ge=1)
+    ]
+    scope: Annotated[
+        str | None,
+        Field(
+            description="The scopes granted: scope names separated by spaces, from `openid`, `identify`, `stats:read`, `servers:read`, `servers:command`, `chat:read`, `clans:read`, `clans:write`, `tournaments:read`, `economy:read`, `economy:transfer`, `webhooks:read`, `webhooks:write`, `offline_access`.",
+            examples=["identify stats:read"],
+        ),
+    ] = None
+    refresh_token: Annotated[
+        str | None,
+        Field(
+            description="With `offline_access`: a refresh token. Each is used once; using a spent one revokes the grant.",
+            examples=["p0RyD5cVtq7n2MZ1vHc6sQe9Xx3LbWu8kJf4GhTa0Nw"],
+        ),
+    ] = None
+    id_token: Annotated[
+        str | None,
+        Field(
+            description="With `openid`: an ID token (JWT, ES256).",
+            examples=["eyJhbGciOiJFUzI1NiJ9.e30.c2ln"],
+        ),
+    ] = None
+
+
+class OAuthIntrospection(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    active: Annotated[
+        bool,
+        Field(
+            description="`false` for a token that is unknown, expired, revoked or another app’s; nothing else is said then.",
+            examples=[True],
+        ),
+    ]
+    scope: Annotated[
+        str | None,
+        Field(
+            description="The token’s scopes: scope names separated by spaces, from `openid`, `identify`, `stats:read`, `servers:read`, `servers:command`, `chat:read`, `clans:read`, `clans:write`, `tournaments:read`, `economy:read`, `economy:transfer`, `webhooks:read`, `webhooks:write`, `offline_access`.",
+            examples=["identify stats:read"],
+        ),
+    ] = None
+    client_id: Annotated[
+        str | None, Field(description="The app the token was issued to.")
+    ] = None
+    sub: Annotated[
+        str | None,
+        Field(
+            description="The hub user id the token acts for (absent for an app’s own token)."
+        ),
+    ] = None
+    token_type: Annotated[str | None, Field(examples=["Bearer"])] = None
+    exp: Annotated[int | None, Field(description="Expiry, epoch seconds.")] = None
+    iat: Annotated[int | None, Field(description="Issue time, epoch seconds.")] = None
+    iss: Annotated[
+        str | None, Field(description="The issuer: this service’s origin.")
+    ] = None
+
+
+class OAuthPushedAuthorization(BaseModel):
+    request_uri: Annotated[
+        str,
+        Field(
+            description="Send it as `request_uri` (with `client_id`) to the authorization endpoint.",
+            examples=["urn:ietf:params:oauth:request_uri:dXO0J4ZcMg2aHqT5m4DzR"],
+        ),
+    ]
+    expires_in: Annotated[
+        int,
+        Field(description="Seconds the request_uri stays usable.", examples=[60], ge=1),
+    ]
+
+
+class OAuthUserInfo(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    sub: Annotated[str, Field(description="The hub user id.", examples=["42"])]
+    preferred_username: Annotated[
+        str | None, Field(description="With `identify`.", examples=["NovaStrike"])
+    ] = None
+    picture: Annotated[
+        str | None,
+        Field(
+            description="With `identify`: the avatar’s path.",
+            examples=["/avatars/42.png"],
+        ),
+    ] = None
+
+
+class Key(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    kty: Annotated[str, Field(examples=["EC"])]
+    kid: str
+    alg: Annotated[str | None, Field(examples=["ES256"])] = None
+    use: Annotated[str | None, Field(examples=["sig"])] = None
+
+
+class JsonWebKeySet(BaseModel):
+    keys: list[Key]
+
+
+class AuthorizationServerMetadata(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    issuer: Annotated[
+        str,
+        Field(description="This service’s origin.", examples=["https://hub.example"]),
+    ]
+    authorization_endpoint: Annotated[
+        str, Field(examples=["https://hub.example/api-platform/oauth/authorize"])
+    ]
+    token_endpoint: Annotated[
+        str, Field(examples=["https://hub.example/api-platform/oauth/token"])
+    ]
+    jwks_uri: str
+    revocation_endpoint: str | None = None
+    introspection_endpoint: str | None = None
+    userinfo_endpoint: str | None = None
+    pushed_authorization_request_endpoint: str | None = None
+    scopes_supported: list[str]
+    response_types_supported: Annotated[list[str], Field(examples=[["code"]])]
+    grant_types_supported: list[str]
+    code_challenge_methods_supported: Annotated[list[str], Field(examples=[["S256"]])]
+    token_endpoint_auth_methods_supported: list[str]
 
 
 class UsersGetResult(BaseModel):
@@ -1988,7 +2152,7 @@ class V1WebhooksCreateRequest(BaseModel):
     description: Annotated[
         str | None,
         Field(
-            description="a note for yourself",
+            description="a note for yourself; surrounding whitespace is removed, and an empty or whitespace-only note is stored as null",
             examples=["production receiver"],
             max_length=200,
         ),
@@ -2045,7 +2209,7 @@ class V1WebhooksUpdateRequest(BaseModel):
     description: Annotated[
         str | None,
         Field(
-            description="a note for yourself",
+            description="a note for yourself; surrounding whitespace is removed, and an empty or whitespace-only note is stored as null",
             examples=["production receiver"],
             max_length=200,
         ),
@@ -2215,7 +2379,14 @@ class DeveloperKeysCreateRequest(BaseModel):
         extra="forbid",
     )
     name: Annotated[
-        str, Field(description="a label for the key", max_length=100, min_length=1)
+        str,
+        Field(
+            description="1 to 100 characters, at least one of them not whitespace; surrounding whitespace is removed when it is stored",
+            examples=["my bot"],
+            max_length=100,
+            min_length=1,
+            pattern="\\S",
+        ),
     ]
 
 
@@ -2299,7 +2470,16 @@ class DeveloperMyAppsCreateRequest(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    name: Annotated[str, Field(examples=["Frag Tracker"], max_length=100, min_length=1)]
+    name: Annotated[
+        str,
+        Field(
+            description="1 to 100 characters, at least one of them not whitespace; surrounding whitespace is removed when it is stored",
+            examples=["Frag Tracker"],
+            max_length=100,
+            min_length=1,
+            pattern="\\S",
+        ),
+    ]
     kind: Kind
     redirect_uris: Annotated[
         list[RedirectUri],
@@ -2334,7 +2514,14 @@ class DeveloperMyAppsUpdateRequest(BaseModel):
         extra="forbid",
     )
     name: Annotated[
-        str | None, Field(examples=["Frag Tracker"], max_length=100, min_length=1)
+        str | None,
+        Field(
+            description="1 to 100 characters, at least one of them not whitespace; surrounding whitespace is removed when it is stored",
+            examples=["Frag Tracker"],
+            max_length=100,
+            min_length=1,
+            pattern="\\S",
+        ),
     ] = None
     redirect_uris: Annotated[
         list[RedirectUri] | None,
@@ -3454,6 +3641,177 @@ class Status13(StrEnum):
     succeeded = "succeeded"
     failed = "failed"
     dead = "dead"
+
+
+class ResponseMode(StrEnum):
+    query = "query"
+    form_post = "form_post"
+
+
+class GrantType(StrEnum):
+    authorization_code = "authorization_code"
+    refresh_token = "refresh_token"
+    client_credentials = "client_credentials"
+
+
+class ApiPlatformOauthTokenPostRequest(BaseModel):
+    grant_type: Annotated[
+        GrantType,
+        Field(
+            description="`authorization_code` (with `code`, `redirect_uri`, `code_verifier`), `refresh_token` (with `refresh_token`), or `client_credentials` (confidential apps only: a token for the app itself, no user).",
+            examples=["authorization_code"],
+        ),
+    ]
+    code: Annotated[
+        str | None,
+        Field(
+            description="The authorization code the redirect brought back (valid 60 s, once)."
+        ),
+    ] = None
+    redirect_uri: Annotated[
+        str | None,
+        Field(
+            description="The redirect URI the authorization request named, exactly.",
+            examples=["https://fragtracker.example/callback"],
+        ),
+    ] = None
+    code_verifier: Annotated[
+        str | None,
+        Field(
+            description="The PKCE verifier whose S256 challenge the authorization request sent (RFC 7636).",
+            max_length=128,
+            min_length=43,
+        ),
+    ] = None
+    refresh_token: Annotated[
+        str | None,
+        Field(
+            description="A refresh token; it is spent by this request and a new one is returned (rotation)."
+        ),
+    ] = None
+    scope: Annotated[
+        str | None,
+        Field(
+            description="`refresh_token`: fewer scopes than granted; `client_credentials`: the scopes wanted: scope names separated by spaces, from `openid`, `identify`, `stats:read`, `servers:read`, `servers:command`, `chat:read`, `clans:read`, `clans:write`, `tournaments:read`, `economy:read`, `economy:transfer`, `webhooks:read`, `webhooks:write`, `offline_access`.",
+            examples=["identify stats:read"],
+        ),
+    ] = None
+    client_id: Annotated[
+        str | None,
+        Field(
+            description="The app’s client id. Required from a public app (no secret) and with `client_secret_post`; optional with HTTP Basic.",
+            examples=["app_2f96bb0640072a3502df6214d038b9df"],
+        ),
+    ] = None
+    client_secret: Annotated[
+        str | None,
+        Field(
+            description="A confidential app’s secret when it authenticates with `client_secret_post`; otherwise send it with HTTP Basic (`client_secret_basic`)."
+        ),
+    ] = None
+
+
+class TokenTypeHint(StrEnum):
+    access_token = "access_token"
+    refresh_token = "refresh_token"
+
+
+class ApiPlatformOauthRevokePostRequest(BaseModel):
+    token: Annotated[
+        str,
+        Field(
+            description="The access or refresh token to revoke (one of the app’s own)."
+        ),
+    ]
+    token_type_hint: Annotated[
+        TokenTypeHint | None,
+        Field(
+            description="What kind of token `token` is, to speed up the lookup; a wrong hint is not an error."
+        ),
+    ] = None
+    client_id: Annotated[
+        str | None,
+        Field(
+            description="The app’s client id. Required from a public app (no secret) and with `client_secret_post`; optional with HTTP Basic.",
+            examples=["app_2f96bb0640072a3502df6214d038b9df"],
+        ),
+    ] = None
+    client_secret: Annotated[
+        str | None,
+        Field(
+            description="A confidential app’s secret when it authenticates with `client_secret_post`; otherwise send it with HTTP Basic (`client_secret_basic`)."
+        ),
+    ] = None
+
+
+class ApiPlatformOauthIntrospectPostRequest(BaseModel):
+    token: Annotated[
+        str, Field(description="The token to describe (one of the app’s own).")
+    ]
+    token_type_hint: Annotated[
+        TokenTypeHint | None,
+        Field(
+            description="What kind of token `token` is, to speed up the lookup; a wrong hint is not an error."
+        ),
+    ] = None
+    client_id: Annotated[
+        str | None,
+        Field(
+            description="The app’s client id. Required from a public app (no secret) and with `client_secret_post`; optional with HTTP Basic.",
+            examples=["app_2f96bb0640072a3502df6214d038b9df"],
+        ),
+    ] = None
+    client_secret: Annotated[
+        str | None,
+        Field(
+            description="A confidential app’s secret when it authenticates with `client_secret_post`; otherwise send it with HTTP Basic (`client_secret_basic`)."
+        ),
+    ] = None
+
+
+class ApiPlatformOauthParPostRequest(BaseModel):
+    client_id: Annotated[
+        str,
+        Field(
+            description="The app’s client id. Required from a public app (no secret) and with `client_secret_post`; optional with HTTP Basic.",
+            examples=["app_2f96bb0640072a3502df6214d038b9df"],
+        ),
+    ]
+    response_type: Annotated[Literal["code"], Field(description="Always `code`.")]
+    redirect_uri: Annotated[
+        str,
+        Field(
+            description="One of the app’s registered redirect URIs, exactly.",
+            examples=["https://fragtracker.example/callback"],
+        ),
+    ]
+    scope: Annotated[
+        str | None,
+        Field(
+            description="The scopes asked for: scope names separated by spaces, from `openid`, `identify`, `stats:read`, `servers:read`, `servers:command`, `chat:read`, `clans:read`, `clans:write`, `tournaments:read`, `economy:read`, `economy:transfer`, `webhooks:read`, `webhooks:write`, `offline_access`.",
+            examples=["identify stats:read"],
+        ),
+    ] = None
+    state: Annotated[
+        str | None, Field(description="Opaque value returned unchanged with the code.")
+    ] = None
+    code_challenge: Annotated[
+        str,
+        Field(
+            description="PKCE (RFC 7636): base64url(SHA-256(code_verifier)). Required for every app.",
+            max_length=128,
+            min_length=43,
+        ),
+    ]
+    code_challenge_method: Annotated[
+        Literal["S256"], Field(description="Only `S256`; `plain` is refused.")
+    ]
+    client_secret: Annotated[
+        str | None,
+        Field(
+            description="A confidential app’s secret when it authenticates with `client_secret_post`; otherwise send it with HTTP Basic (`client_secret_basic`)."
+        ),
+    ] = None
 
 
 class V1TournamentsListResult(BaseModel):

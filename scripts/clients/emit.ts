@@ -1,5 +1,8 @@
-// What every language's emitter writes the same way: the header of a generated file and the
-// constant-case name of a value.
+// What every language's generator does the same way: the header of a generated file, the
+// constant-case name of a value, the temp folder a generator tool reads its input from.
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 
 /**
  * The first line of a generated file. Go's says `Code generated … DO NOT EDIT.` because Go tools
@@ -13,3 +16,13 @@ export function generatedHeader(what: string, language: 'go' | 'python' | 'rust'
 
 /** `user_not_found` -> `USER_NOT_FOUND`, `economy.transfer.created` -> `ECONOMY_TRANSFER_CREATED`. */
 export const constantCase = (value: string): string => value.replace(/[^A-Za-z0-9]+/g, '_').toUpperCase();
+
+/** Runs `work` in a new temp folder (`hub-<language>-…`), removed afterwards whatever happens. */
+export async function inTempDir<T>(language: string, work: (dir: string) => Promise<T>): Promise<T> {
+  const dir = await mkdtemp(join(tmpdir(), `hub-${language}-`));
+  try {
+    return await work(dir);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}

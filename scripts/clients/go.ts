@@ -3,16 +3,15 @@
 // hand-written layer reads (error codes, idempotent operations, paging, webhook event types).
 // oapi-codegen reads OpenAPI 3.0 only: it is given the 3.0 form of the document (openapi30.ts).
 import { execFile } from 'node:child_process';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { eventSchemaName, pascal } from '../../src/http/docs/named-schemas.js';
-import { generatedHeader } from './emit.js';
-import type { ClientGenerator, GeneratorDocument } from './generate.js';
+import { generatedHeader, inTempDir } from './emit.js';
+import type { ClientGenerator } from './generate.js';
 import { openapi30 } from './openapi30.js';
-import { documentTables } from './tables.js';
+import type { DocumentTables } from './tables.js';
 
 const run = promisify(execFile);
 export const OAPI_CODEGEN = 'github.com/oapi-codegen/oapi-codegen/v2/cmd/oapi-codegen@v2.8.2';
@@ -21,8 +20,7 @@ const MODULE_DIR = resolve(dirname(fileURLToPath(import.meta.url)), '../../clien
 const header = (what: string) => generatedHeader(what, 'go');
 const go = (value: string) => JSON.stringify(value);
 
-function metadataSource(doc: GeneratorDocument): string {
-  const { codes, idempotency, paging, events } = documentTables(doc);
+function metadataSource({ codes, idempotency, paging, events }: DocumentTables): string {
   return [
     header('error codes, idempotency, paging, webhook event types'),
     'package api',
@@ -94,25 +92,18 @@ output-options:
 export const goGenerator: ClientGenerator = {
   language: 'go',
   generatedDir: 'go/api',
-  async generate(doc, outDir) {
-    const document = openapi30(doc);
-    const temp = await mkdtemp(join(tmpdir(), 'hub-go-'));
-    try {
-      // the input's path is not printed in the output: any temp dir gives the same code
-      await writeFile(join(temp, 'openapi.json'), JSON.stringify(document));
+  async generate(doc, tables, outDir) {
+    // the input's path is not printed in the output: any temp dir gives the same code
+    await inTempDir('go', async (temp) => {
+      await writeFile(join(temp, 'openapi.json'), JSON.stringify(openapi30(doc)));
       await writeFile(join(temp, 'config.yaml'), `${CONFIG}output: ${join(outDir, 'api.gen.go')}\n`);
       await run(
         'go',
         ['run', OAPI_CODEGEN, '-config', join(temp, 'config.yaml'), join(temp, 'openapi.json')],
-        {
-          cwd: MODULE_DIR,
-          maxBuffer: 64 * 1024 * 1024,
-        },
+        { cwd: MODULE_DIR, maxBuffer: 64 * 1024 * 1024 },
       );
-      await writeFile(join(outDir, 'metadata.gen.go'), metadataSource(doc));
-      await run('gofmt', ['-w', outDir], { cwd: MODULE_DIR });
-    } finally {
-      await rm(temp, { recursive: true, force: true });
-    }
+    });
+    await writeFile(join(outDir, 'metadata.gen.go'), metadataSource(tables));
+    await run('gofmt', ['-w', outDir], { cwd: MODULE_DIR });
   },
 };

@@ -2,14 +2,13 @@
 // clients/python/requirements-dev.txt, run from the package's venv, so the output is reproducible)
 // and the tables its hand-written layer reads (error codes, idempotent operations, paging, events).
 import { execFile } from 'node:child_process';
-import { copyFile, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { copyFile, readFile, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import type { ClientGenerator, GeneratorDocument } from './generate.js';
-import { constantCase as constant, generatedHeader } from './emit.js';
-import { documentTables } from './tables.js';
+import { constantCase as constant, generatedHeader, inTempDir } from './emit.js';
+import type { ClientGenerator } from './generate.js';
+import type { DocumentTables } from './tables.js';
 
 const run = promisify(execFile);
 // not generate.ts's CLIENTS_DIR: that module imports this one
@@ -17,8 +16,7 @@ const PACKAGE_DIR = resolve(dirname(fileURLToPath(import.meta.url)), '../../clie
 const header = (what: string) => generatedHeader(what, 'python');
 const py = (value: unknown) => JSON.stringify(value);
 
-function metadataSource(doc: GeneratorDocument): string {
-  const { codes, idempotency, paging, webhookTypes } = documentTables(doc);
+function metadataSource({ codes, idempotency, paging, webhookTypes }: DocumentTables): string {
   return [
     header('error codes, idempotency, paging, webhook event types'),
     'from enum import StrEnum',
@@ -52,9 +50,9 @@ function metadataSource(doc: GeneratorDocument): string {
 }
 
 /** The webhook events as one discriminated union of the models datamodel-code-generator wrote. */
-function eventsSource(doc: GeneratorDocument, models: string): string {
+function eventsSource({ events }: DocumentTables, models: string): string {
   // an event's model is the class of its body's component schema (`ClanMemberJoinedEvent`)
-  const classes = documentTables(doc).events.map(([type, name]) => {
+  const classes = events.map(([type, name]) => {
     if (!models.includes(`\nclass ${name}(`)) throw new Error(`models.py has no class ${name} for ${type}`);
     return [type, name] as const;
   });
@@ -85,10 +83,9 @@ function eventsSource(doc: GeneratorDocument, models: string): string {
 export const pythonGenerator: ClientGenerator = {
   language: 'python',
   generatedDir: 'python/src/gaming_hub/_generated',
-  async generate(doc, outDir) {
+  async generate(doc, tables, outDir) {
     // the input's file name is printed in the output's header: the same name on every run
-    const temp = await mkdtemp(join(tmpdir(), 'hub-python-'));
-    try {
+    await inTempDir('python', async (temp) => {
       const input = join(temp, 'openapi.json');
       await writeFile(input, JSON.stringify(doc));
       const { stdout } = await run(
@@ -126,12 +123,10 @@ export const pythonGenerator: ClientGenerator = {
       );
       if (stdout.trim()) process.stderr.write(stdout);
       await copyFile(join(temp, 'models.py'), join(outDir, 'models.py'));
-      await writeFile(join(outDir, 'metadata.py'), metadataSource(doc));
-      const models = await readFile(join(outDir, 'models.py'), 'utf8');
-      await writeFile(join(outDir, 'events.py'), eventsSource(doc, models));
-      await writeFile(join(outDir, '__init__.py'), header('the package of generated modules'));
-    } finally {
-      await rm(temp, { recursive: true, force: true });
-    }
+    });
+    await writeFile(join(outDir, 'metadata.py'), metadataSource(tables));
+    const models = await readFile(join(outDir, 'models.py'), 'utf8');
+    await writeFile(join(outDir, 'events.py'), eventsSource(tables, models));
+    await writeFile(join(outDir, '__init__.py'), header('the package of generated modules'));
   },
 };

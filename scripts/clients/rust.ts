@@ -5,16 +5,15 @@
 // progenitor reads OpenAPI 3.0 (the `openapiv3` crate) and only `application/json` bodies, so it
 // is given the 3.0 form of the document (openapi30.ts) with problem answers read as JSON.
 import { execFile } from 'node:child_process';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { pascal } from '../../src/http/docs/named-schemas.js';
-import { constantCase as constant, generatedHeader } from './emit.js';
-import type { ClientGenerator, GeneratorDocument } from './generate.js';
+import { constantCase as constant, generatedHeader, inTempDir } from './emit.js';
+import type { ClientGenerator } from './generate.js';
 import { openapi30 } from './openapi30.js';
-import { documentTables } from './tables.js';
+import type { DocumentTables } from './tables.js';
 
 const run = promisify(execFile);
 // not generate.ts's CLIENTS_DIR: that module imports this one
@@ -31,8 +30,7 @@ const snake = (id: string) =>
     .toLowerCase();
 
 /** The operation ids (as progenitor writes them) of the operations that take an `Idempotency-Key`. */
-function idempotentOperationIds(doc: GeneratorDocument, api: string): string[] {
-  const { idempotency, operationIds } = documentTables(doc);
+function idempotentOperationIds({ idempotency, operationIds }: DocumentTables, api: string): string[] {
   return idempotency.map((operation) => {
     const id = snake(operationIds[operation] ?? '');
     if (!api.includes(`operation_id: ${rs(id)},`))
@@ -41,8 +39,8 @@ function idempotentOperationIds(doc: GeneratorDocument, api: string): string[] {
   });
 }
 
-function metadataSource(doc: GeneratorDocument, api: string): string {
-  const { codes, idempotency, paging, webhookTypes } = documentTables(doc);
+function metadataSource(tables: DocumentTables, api: string): string {
+  const { codes, idempotency, paging, webhookTypes } = tables;
   const mode = { offset: 'Offset', page: 'Page', cursor: 'Cursor' } as const;
   return [
     header('error codes, idempotency, paging, webhook event types'),
@@ -59,7 +57,7 @@ function metadataSource(doc: GeneratorDocument, api: string): string {
     '',
     '/// The same operations by the id the generated client gives them.',
     'pub(crate) const IDEMPOTENT_OPERATION_IDS: &[&str] = &[',
-    ...idempotentOperationIds(doc, api).map((id) => `    ${rs(id)},`),
+    ...idempotentOperationIds(tables, api).map((id) => `    ${rs(id)},`),
     '];',
     '',
     '/// How a list pages: `Offset` (limit/offset), `Page` (page/per_page, `{data, meta}`), `Cursor` (after/limit).',
@@ -80,8 +78,8 @@ function metadataSource(doc: GeneratorDocument, api: string): string {
 }
 
 /** The events as one enum of the types progenitor wrote (`HubEvent::EconomyTransferCreated(…)`). */
-function eventsSource(doc: GeneratorDocument, api: string): string {
-  const events = documentTables(doc).events.map(([type, component]) => {
+function eventsSource(tables: DocumentTables, api: string): string {
+  const events = tables.events.map(([type, component]) => {
     if (!api.includes(`pub struct ${component} {`))
       throw new Error(`api.rs has no struct ${component} for ${type}`);
     return { type, component, variant: pascal(type) };
@@ -135,36 +133,33 @@ function eventsSource(doc: GeneratorDocument, api: string): string {
 export const rustGenerator: ClientGenerator = {
   language: 'rust',
   generatedDir: 'rust/src/generated',
-  async generate(doc, outDir) {
-    const temp = await mkdtemp(join(tmpdir(), 'hub-rust-'));
-    try {
+  async generate(doc, tables, outDir) {
+    const api = join(outDir, 'api.rs');
+    await inTempDir('rust', async (temp) => {
       const input = join(temp, 'openapi-3.0.json');
       await writeFile(input, JSON.stringify(openapi30(doc, { problemAsJson: true })));
-      const api = join(outDir, 'api.rs');
       const { stderr } = await run(
         'cargo',
         ['run', '--quiet', '--locked', '-p', 'gaming-hub-client-generator', '--', input, api],
         { cwd: CRATE_DIR, env: toolchainEnv(), maxBuffer: 64 * 1024 * 1024 },
       );
       if (stderr.trim()) process.stderr.write(stderr);
-      const code = await readFile(api, 'utf8');
-      await writeFile(api, `${header(`progenitor ${await progenitorVersion()}`)}${code}`);
-      await writeFile(join(outDir, 'metadata.rs'), metadataSource(doc, code));
-      await writeFile(join(outDir, 'events.rs'), eventsSource(doc, code));
-      await writeFile(
-        join(outDir, 'mod.rs'),
-        [
-          header('the generated modules'),
-          '#[allow(clippy::all, clippy::pedantic, unused, missing_docs)]',
-          'pub mod api;',
-          'pub mod events;',
-          'pub mod metadata;',
-          '',
-        ].join('\n'),
-      );
-    } finally {
-      await rm(temp, { recursive: true, force: true });
-    }
+    });
+    const code = await readFile(api, 'utf8');
+    await writeFile(api, `${header(`progenitor ${await progenitorVersion()}`)}${code}`);
+    await writeFile(join(outDir, 'metadata.rs'), metadataSource(tables, code));
+    await writeFile(join(outDir, 'events.rs'), eventsSource(tables, code));
+    await writeFile(
+      join(outDir, 'mod.rs'),
+      [
+        header('the generated modules'),
+        '#[allow(clippy::all, clippy::pedantic, unused, missing_docs)]',
+        'pub mod api;',
+        'pub mod events;',
+        'pub mod metadata;',
+        '',
+      ].join('\n'),
+    );
   },
 };
 

@@ -50,6 +50,8 @@ export function webhookEvents(doc: GeneratorDocument): [type: string, component:
   });
 }
 
+export type DocumentTables = ReturnType<typeof documentTables>;
+
 /** The closed list of error codes, the operations' idempotency and paging, the webhook events. */
 export function documentTables(doc: GeneratorDocument) {
   const problem = (doc.components as { schemas?: Record<string, Json> } | undefined)?.schemas?.Problem;

@@ -6,16 +6,15 @@ import { join } from 'node:path';
 import openapiTS, { astToString, type OpenAPI3 } from 'openapi-typescript';
 import { pascal } from '../../src/http/docs/named-schemas.js';
 import { generatedHeader } from './emit.js';
-import type { ClientGenerator, GeneratorDocument } from './generate.js';
-import { documentTables } from './tables.js';
+import type { ClientGenerator } from './generate.js';
+import type { DocumentTables } from './tables.js';
 
 const generatorVersion = (): string =>
   (createRequire(import.meta.url)('openapi-typescript/package.json') as { version: string }).version;
 
 const header = (what: string) => generatedHeader(what, 'typescript');
 
-function metadataSource(doc: GeneratorDocument): string {
-  const { codes, idempotency, paging, webhookTypes } = documentTables(doc);
+function metadataSource({ codes, idempotency, paging, webhookTypes }: DocumentTables): string {
   const lines = [
     header('error codes, idempotency, paging, webhook event types'),
     '/** Every `code` a problem document can carry, as named constants (`HubErrorCode.UserNotFound`). */',
@@ -40,13 +39,13 @@ function metadataSource(doc: GeneratorDocument): string {
 export const typescriptGenerator: ClientGenerator = {
   language: 'typescript',
   generatedDir: 'typescript/src/generated',
-  async generate(doc, outDir) {
+  async generate(doc, tables, outDir) {
     await mkdir(outDir, { recursive: true });
     const ast = await openapiTS(doc as unknown as OpenAPI3, { alphabetize: false });
     await writeFile(
       join(outDir, 'schema.ts'),
       `${header(`openapi-typescript ${generatorVersion()}`)}${astToString(ast)}`,
     );
-    await writeFile(join(outDir, 'metadata.ts'), metadataSource(doc));
+    await writeFile(join(outDir, 'metadata.ts'), metadataSource(tables));
   },
 };

@@ -58,6 +58,12 @@ import { serversRepo } from './modules/servers/repo.js';
 import { serversRoutes } from './modules/servers/routes.js';
 import { serversV1Routes } from './modules/servers/v1-routes.js';
 import { serverCommandsRepo } from './modules/servers/commands/repo.js';
+import { ingestAuth } from './modules/servers/ingest-auth.js';
+import { pluginServerRoutes } from './modules/servers/plugin-routes.js';
+import { pluginCommandRoutes } from './modules/servers/commands/queue/ingest-routes.js';
+import { pluginQueueRepo } from './modules/servers/commands/queue/repo.js';
+import { pluginQueue } from './modules/servers/commands/queue/service.js';
+import { QueueSignals } from './modules/servers/commands/queue/signals.js';
 import { serverCommandsService } from './modules/servers/commands/service.js';
 import { serverCommandsV1Routes } from './modules/servers/commands/v1-routes.js';
 import { runRconCommand } from './modules/servers/rcon/index.js';
@@ -100,6 +106,8 @@ import { eventTypesRoute } from './modules/events/types-route.js';
 
 /** RCON_TIMEOUT_MS's default, for an app built without the whole config (tests) */
 const DEFAULT_RCON_TIMEOUT_MS = 5000;
+/** PLUGIN_COMMAND_TTL's default (seconds), likewise */
+const DEFAULT_PLUGIN_COMMAND_TTL_S = 60;
 
 export interface AppDeps {
   db: Db;
@@ -117,6 +125,7 @@ export interface AppDeps {
         | 'EVENTS_STREAM_MAX_BUFFER_BYTES'
         | 'WEBHOOKS_ALLOW_PRIVATE_TARGETS'
         | 'RCON_TIMEOUT_MS'
+        | 'PLUGIN_COMMAND_TTL'
       >
     > &
     StoresConfig;
@@ -256,6 +265,19 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
   await app.register(usagePlugin, { recorder: usage, flushEveryMs: deps.usageFlushMs ?? 5000 });
 
+  // commands for plugin-channel servers: a queue in the database, wake-ups through the broadcast
+  const queueSignals = new QueueSignals(stores.broadcast);
+  // long-polls answer at once on shutdown instead of holding it for up to 30 s
+  app.addHook('preClose', (done) => {
+    queueSignals.close();
+    done();
+  });
+  const queue = pluginQueue({
+    repo: pluginQueueRepo(deps.db.kysely),
+    signals: queueSignals,
+    now,
+    ttlMs: (deps.config.PLUGIN_COMMAND_TTL ?? DEFAULT_PLUGIN_COMMAND_TTL_S) * 1000,
+  });
   const events = eventsRepo(deps.db.kysely);
   const eventStreams = openEventStreams(
     app,
@@ -293,6 +315,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
           run: runRconCommand,
           options: { timeoutMs: deps.config.RCON_TIMEOUT_MS ?? DEFAULT_RCON_TIMEOUT_MS },
           now,
+          queue,
           onKeyProblem: (serverId, reason) =>
             log.error(
               { serverId, reason },
@@ -345,7 +368,17 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       servers,
       pipeline: ingestPipeline(deps.db, now, timeWindow(deps.config.INGEST_MAX_AGE_DAYS)),
       metrics: metrics.ingest,
+      now,
     }),
+    { prefix: INGEST_PREFIX },
+  );
+  // the plugin's side of a game server (issue 26), on the ingest surface with the same token check
+  await app.register(
+    async (ingest: App) => {
+      ingest.addHook('onRequest', ingestAuth(servers, now));
+      pluginServerRoutes({ servers, now })(ingest);
+      pluginCommandRoutes(queue)(ingest);
+    },
     { prefix: INGEST_PREFIX },
   );
   await oauth.register(app, accounts);

@@ -159,6 +159,13 @@ export const ConfigSchema = Type.Object({
     description:
       'how long a remote-console command (connect, log in, run, answer) may take before it is answered 504',
   }),
+  PLUGIN_COMMAND_TTL: Type.Integer({
+    minimum: 1,
+    maximum: 86400,
+    default: 60,
+    description:
+      'seconds a command queued for a plugin-channel server waits for the plugin\u2019s result before it is `expired` (an offline server\u2019s commands expire after it)',
+  }),
   HUB_SECRET_KEY: Type.Optional(
     Type.String({
       pattern: '^([0-9a-fA-F]{64}|[A-Za-z0-9+/]{43}=|[A-Za-z0-9_-]{43})$',

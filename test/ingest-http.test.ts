@@ -103,7 +103,7 @@ for (const dialect of testDialects()) {
       for (const res of await Promise.all(attempts)) {
         assert.equal(res.statusCode, 401, res.body);
         assert.equal(res.headers['www-authenticate'], 'Bearer realm="ingest"');
-        assert.equal(json<Problem>(res).code, 'invalid_token');
+        assert.equal(json<Problem>(res).code, 'invalid_server_token');
       }
       assert.deepEqual([await count('kills'), await count('users')], before);
     });

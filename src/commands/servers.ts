@@ -6,14 +6,16 @@ import { serverCommandsRepo } from '../modules/servers/commands/repo.js';
 import { serversRepo } from '../modules/servers/repo.js';
 import { generateToken, hashToken } from '../modules/servers/tokens.js';
 import { intOption, iso, oneOf, parse, UsageError } from './args.js';
+import { CHANNELS, PLUGIN_USAGE, serverPluginCommand } from './server-plugin.js';
 import { ownerOption, RCON_USAGE, sealedPassword, serverRconCommand, type KeySource } from './server-rcon.js';
 
 export const SERVERS_USAGE = `hub servers add --name TEXT --game cs2|cs16|rust|minecraft --ip IP --port N [--query-port N] [--region REGION]
-                 [--owner USER_ID --rcon-password PW [--rcon-port N]] [--json]
+                 [--owner USER_ID --rcon-password PW [--rcon-port N]] [--channel rcon|plugin] [--json]
 hub servers update ID --region REGION
 hub servers list [--json]
 hub servers remove ID
 ${RCON_USAGE}
+${PLUGIN_USAGE}
 REGION is one of: ${REGIONS.join(', ')}`;
 
 export const SERVERS_HELP = `${SERVERS_USAGE}
@@ -21,7 +23,9 @@ export const SERVERS_HELP = `${SERVERS_USAGE}
 The owner (a hub user id) and the users granted with \`grant\` may send remote-console commands to
 the server through an app they authorized (POST /v1/servers/ID/command, scope servers:command).
 The RCON password is stored encrypted (AES-256-GCM) under HUB_SECRET_KEY; on SQLite without it,
-a key is generated once and kept in the data folder (secret-key). --rcon-port defaults to the game port.`;
+a key is generated once and kept in the data folder (secret-key). --rcon-port defaults to the game port.
+With --channel plugin, commands go to a queue the server's plugin long-polls instead (no RCON needed;
+docs/server-commands.md); a plugin's heartbeats keep a server online even with no reachable query port.`;
 
 export const isHelp = (arg: string | undefined) => arg === 'help' || arg === '--help' || arg === '-h';
 
@@ -37,6 +41,9 @@ export async function serversCommand(
     case 'grant':
     case 'revoke':
       return serverRconCommand(db, sub ?? '', rest, key);
+    case 'set-channel':
+    case 'rotate-token':
+      return serverPluginCommand(db, sub ?? '', rest);
     case 'add': {
       const { values } = parse(rest, {
         name: { type: 'string' },
@@ -48,8 +55,10 @@ export async function serversCommand(
         owner: { type: 'string' },
         'rcon-password': { type: 'string' },
         'rcon-port': { type: 'string' },
+        channel: { type: 'string' },
         json: { type: 'boolean' },
       });
+      const channel = oneOf(values.channel, 'channel', CHANNELS) ?? 'rcon';
       const game = oneOf(values.game, 'game', GAMES);
       const region = oneOf(values.region, 'region', REGIONS) ?? 'unassigned';
       const port = intOption(values.port, 'port', 1, 65535);
@@ -78,6 +87,7 @@ export async function serversCommand(
         owner_user_id: owner ?? null,
         rcon_port: rconPort ?? null,
         rcon_password: rcon ?? null,
+        command_channel: channel,
       });
       if (values.json) {
         console.log(
@@ -93,11 +103,12 @@ export async function serversCommand(
             owner_user_id: owner ?? null,
             rcon: rcon !== undefined,
             rcon_port: rconPort ?? null,
+            channel,
           }),
         );
       } else {
         console.log(
-          `Registered server ${record.id} (${game}, ${record.ip}:${port}, ${region}${owner === undefined ? '' : `, owner user ${owner}`}${rcon === undefined ? '' : `, RCON on port ${rconPort ?? port}`}). Ingest token: ${token}`,
+          `Registered server ${record.id} (${game}, ${record.ip}:${port}, ${region}${owner === undefined ? '' : `, owner user ${owner}`}${rcon === undefined ? '' : `, RCON on port ${rconPort ?? port}`}${channel === 'plugin' ? ', commands through its plugin' : ''}). Ingest token: ${token}`,
         );
         console.log('Store it now: it is shown only once. To connect the server, see docs/game-servers.md.');
       }
@@ -115,6 +126,7 @@ export async function serversCommand(
         region: s.region,
         owner_user_id: s.owner_user_id,
         rcon: withRcon.has(s.id) ? `port ${s.rcon_port ?? s.port}` : 'off',
+        channel: s.command_channel,
         status: s.status,
         players: `${s.players}/${s.max_players}`,
         map: s.map,

@@ -8,6 +8,7 @@ import { startUdpIngest, type UdpIngest } from '../modules/ingest/udp.js';
 import { serversRepo } from '../modules/servers/repo.js';
 import { timeWindow } from '../modules/ingest/time-window.js';
 import { startPoller } from '../modules/servers/poller/poller.js';
+import { startCommandExpiry } from '../modules/servers/commands/queue/sweep.js';
 import { eventsRepo } from '../modules/events/repo.js';
 import { startEventSweep } from '../modules/events/sweep.js';
 import { deliveriesRepo } from '../modules/webhooks/deliveries-repo.js';
@@ -56,7 +57,7 @@ export interface Background {
   stop(): Promise<void>;
 }
 
-/** The background side: the status poller, the UDP log receiver and webhook delivery. */
+/** The background side: the status poller (and heartbeat silence), the UDP log receiver, plugin command expiry and webhook delivery. */
 export async function startBackground(
   config: WorkerConfig,
   db: Db,
@@ -100,6 +101,9 @@ export async function startBackground(
   const sweep = startEventSweep([eventsRepo(db.kysely), deliveriesRepo(db.kysely)], {
     onError: (err) => options.log('event sweep failed', err),
   });
+  const expiry = startCommandExpiry(db.kysely, options.broadcast, {
+    onError: (err) => options.log('command expiry failed', err),
+  });
   const stopAnnouncing = announceCommits(db.kysely, options.broadcast);
   const dispatcher = webhookDispatcher(db);
   const webhooks = startDeliveryWorker(db, {
@@ -114,7 +118,7 @@ export async function startBackground(
     udp: udp ? { port: udp.port, recvBufferBytes: udp.recvBufferBytes } : null,
     // the receiver's close writes the lines it still buffers; sends in flight are recorded
     stop: async () => {
-      await Promise.all([poller.stop(), udp?.close(), webhooks.stop(), sweep.stop()]);
+      await Promise.all([poller.stop(), udp?.close(), webhooks.stop(), sweep.stop(), expiry.stop()]);
       stopAnnouncing();
     },
   };

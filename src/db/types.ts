@@ -78,6 +78,34 @@ export interface GameServersTable {
   rcon_port: number | null;
   /** the RCON password sealed by src/engines/secret-box.ts, never the plaintext; null: no RCON */
   rcon_password: string | null;
+  /** how commands reach it: its remote console, or the plugin's queue (0021_server_plugin) */
+  command_channel: Generated<CommandChannel>;
+  /** the last plugin heartbeat; fresh ones keep it online without a status query */
+  heartbeat_at: Millis | null;
+  /** the token a rotation replaced, accepted until `previous_token_until` */
+  previous_token_hash: string | null;
+  previous_token_until: Millis | null;
+}
+
+export type CommandChannel = 'rcon' | 'plugin';
+
+export type PluginCommandStatus = 'pending' | 'delivered' | 'ok' | 'error' | 'expired';
+
+/** A command queued for a plugin-channel server (0021_server_plugin). */
+export interface PluginCommandsTable {
+  id: Generated<number>;
+  server_id: number;
+  user_id: number;
+  app_id: number | null;
+  command: string;
+  status: PluginCommandStatus;
+  output: string | null;
+  duration_ms: number | null;
+  deliveries: Generated<number>;
+  issued_at: Millis;
+  expires_at: Millis;
+  delivered_at: Millis | null;
+  completed_at: Millis | null;
 }
 
 /** A user the owner granted the right to send commands to a server (0016_server_commands). */
@@ -87,7 +115,7 @@ export interface ServerOperatorsTable {
   granted_at: Millis;
 }
 
-export type ServerCommandStatus = 'ok' | 'timeout' | 'unreachable' | 'auth_failed' | 'error';
+export type ServerCommandStatus = 'ok' | 'timeout' | 'unreachable' | 'auth_failed' | 'error' | 'expired';
 
 /** The audit of every command sent to a server, whatever its result (0016_server_commands). */
 export interface ServerCommandsTable {
@@ -279,6 +307,7 @@ export interface Database {
   server_polls: ServerPollsTable;
   server_operators: ServerOperatorsTable;
   server_commands: ServerCommandsTable;
+  plugin_commands: PluginCommandsTable;
   webhooks: WebhooksTable;
   webhook_secrets: WebhookSecretsTable;
   webhook_deliveries: WebhookDeliveriesTable;

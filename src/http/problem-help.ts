@@ -55,6 +55,11 @@ export const PROBLEM_HELP: Record<ErrorCode, ProblemHelp> = {
     fix: 'Obtain a fresh token (refresh it, or sign in again) and repeat the request.',
     example: 'The access token has expired.',
   },
+  invalid_server_token: {
+    when: 'A game server called the ingest surface (`/api-platform/ingest/...`) without a token, with one that was never issued, with one its operator revoked (`hub servers remove`), or with a token a rotation replaced after its overlap ended.',
+    fix: 'Send the server\u2019s current ingest token as `Authorization: Bearer <token>`; after `hub servers rotate-token` the new one (the old one works only until `previous_valid_until`). Nothing of the refused request was stored.',
+    example: 'The ingest token is not valid or has been revoked.',
+  },
   missing_token: {
     when: 'A preview (`/v1`) operation was called without `Authorization: Bearer <token>`. The preview surface takes an OAuth access token (acting for a user who granted your app) or an API key sent as a bearer token.',
     fix: 'Send `Authorization: Bearer <access token>` (from the OAuth flow) or `Authorization: Bearer ghk_…` (an API key, public data only).',
@@ -158,6 +163,11 @@ export const PROBLEM_HELP: Record<ErrorCode, ProblemHelp> = {
     when: 'No registered game server has the requested id (or it was removed by its operator).',
     fix: 'Check the id; `GET /v1/servers` lists every registered server, online or not, with its id.',
     example: 'There is no game server with id 42.',
+  },
+  command_not_found: {
+    when: 'No queued command of this server has the requested id: it was never issued, or it belongs to another server (a server\u2019s plugin sees only its own commands, a caller only the commands of the server in the path).',
+    fix: 'Use the `id` the `202` answer (or the plugin\u2019s long-poll) gave, with the same server.',
+    example: 'Server 3 has no command with id 812.',
   },
   thread_not_found: {
     when: 'No forum thread has the requested id.',
@@ -318,6 +328,16 @@ export const PROBLEM_HELP: Record<ErrorCode, ProblemHelp> = {
     when: 'The game server answered, but not in its remote-console protocol (a different service on that port, a damaged or oversized packet, or the connection closed mid-answer). The command may or may not have run.',
     fix: 'Check that the registered RCON port is the game server\u2019s remote-console port and that the game matches; read the server\u2019s audit before retrying a command that must not run twice.',
     example: 'Server 3 answered outside the Source RCON protocol: the connection closed before the reply.',
+  },
+  command_expired: {
+    when: 'A plugin posted the result of a command that was not acknowledged within its time to live (`PLUGIN_COMMAND_TTL`, 60 s after it was issued by default): the command is final as `expired`, its caller was told so, and a late result is not recorded.',
+    fix: 'Nothing to retry for the plugin; the caller issues the command again if it still wants it run. Acknowledge commands as soon as they have run.',
+    example: 'Command 812 expired at 2026-11-20T18:05:11.000Z, before its result arrived.',
+  },
+  token_superseded: {
+    when: 'A token rotation was asked with the previous ingest token, which is still accepted during the overlap but already replaced.',
+    fix: 'Rotate with the current token (the one the last rotation returned).',
+    example: 'This token was already replaced by a rotation; rotate with the current token.',
   },
   rcon_timeout: {
     when: 'The game server did not finish answering the command within the time limit (`RCON_TIMEOUT_MS`, 5 s by default). The command may have run anyway.',

@@ -1778,6 +1778,39 @@ func (e PlayerXpGainedEventType) Valid() bool {
 	}
 }
 
+// Defines values for PluginCommandResultStatus.
+const (
+	PluginCommandResultStatusError PluginCommandResultStatus = "error"
+	PluginCommandResultStatusOk    PluginCommandResultStatus = "ok"
+)
+
+// Valid indicates whether the value is a known member of the PluginCommandResultStatus enum.
+func (e PluginCommandResultStatus) Valid() bool {
+	switch e {
+	case PluginCommandResultStatusError:
+		return true
+	case PluginCommandResultStatusOk:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for PluginHeartbeatResultStatus.
+const (
+	PluginHeartbeatResultStatusOnline PluginHeartbeatResultStatus = "online"
+)
+
+// Valid indicates whether the value is a known member of the PluginHeartbeatResultStatus enum.
+func (e PluginHeartbeatResultStatus) Valid() bool {
+	switch e {
+	case PluginHeartbeatResultStatusOnline:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for PortalAccountSubscription.
 const (
 	PortalAccountSubscriptionActive  PortalAccountSubscription = "active"
@@ -1863,6 +1896,8 @@ const (
 	ClanRoleConflict       ProblemCode = "clan_role_conflict"
 	ClanRoleRequired       ProblemCode = "clan_role_required"
 	ClanTagTaken           ProblemCode = "clan_tag_taken"
+	CommandExpired         ProblemCode = "command_expired"
+	CommandNotFound        ProblemCode = "command_not_found"
 	Conflict               ProblemCode = "conflict"
 	CsrfFailed             ProblemCode = "csrf_failed"
 	DeliveryNotFound       ProblemCode = "delivery_not_found"
@@ -1877,6 +1912,7 @@ const (
 	InvalidApiKey          ProblemCode = "invalid_api_key"
 	InvalidBody            ProblemCode = "invalid_body"
 	InvalidParameter       ProblemCode = "invalid_parameter"
+	InvalidServerToken     ProblemCode = "invalid_server_token"
 	InvalidToken           ProblemCode = "invalid_token"
 	InvalidWebhookUrl      ProblemCode = "invalid_webhook_url"
 	KeyCreationLimited     ProblemCode = "key_creation_limited"
@@ -1902,6 +1938,7 @@ const (
 	ServerOperatorRequired ProblemCode = "server_operator_required"
 	ServiceUnavailable     ProblemCode = "service_unavailable"
 	ThreadNotFound         ProblemCode = "thread_not_found"
+	TokenSuperseded        ProblemCode = "token_superseded"
 	TooManyAttempts        ProblemCode = "too_many_attempts"
 	Unauthenticated        ProblemCode = "unauthenticated"
 	UnknownEventType       ProblemCode = "unknown_event_type"
@@ -1944,6 +1981,10 @@ func (e ProblemCode) Valid() bool {
 		return true
 	case ClanTagTaken:
 		return true
+	case CommandExpired:
+		return true
+	case CommandNotFound:
+		return true
 	case Conflict:
 		return true
 	case CsrfFailed:
@@ -1971,6 +2012,8 @@ func (e ProblemCode) Valid() bool {
 	case InvalidBody:
 		return true
 	case InvalidParameter:
+		return true
+	case InvalidServerToken:
 		return true
 	case InvalidToken:
 		return true
@@ -2021,6 +2064,8 @@ func (e ProblemCode) Valid() bool {
 	case ServiceUnavailable:
 		return true
 	case ThreadNotFound:
+		return true
+	case TokenSuperseded:
 		return true
 	case TooManyAttempts:
 		return true
@@ -2352,6 +2397,7 @@ func (e ServerAddedEventDataRegion) Valid() bool {
 const (
 	ServerCommandAuditEntryStatusAuthFailed  ServerCommandAuditEntryStatus = "auth_failed"
 	ServerCommandAuditEntryStatusError       ServerCommandAuditEntryStatus = "error"
+	ServerCommandAuditEntryStatusExpired     ServerCommandAuditEntryStatus = "expired"
 	ServerCommandAuditEntryStatusOk          ServerCommandAuditEntryStatus = "ok"
 	ServerCommandAuditEntryStatusTimeout     ServerCommandAuditEntryStatus = "timeout"
 	ServerCommandAuditEntryStatusUnreachable ServerCommandAuditEntryStatus = "unreachable"
@@ -2364,11 +2410,73 @@ func (e ServerCommandAuditEntryStatus) Valid() bool {
 		return true
 	case ServerCommandAuditEntryStatusError:
 		return true
+	case ServerCommandAuditEntryStatusExpired:
+		return true
 	case ServerCommandAuditEntryStatusOk:
 		return true
 	case ServerCommandAuditEntryStatusTimeout:
 		return true
 	case ServerCommandAuditEntryStatusUnreachable:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ServerCommandCompletedEventType.
+const (
+	ServerCommandCompleted ServerCommandCompletedEventType = "server.command_completed"
+)
+
+// Valid indicates whether the value is a known member of the ServerCommandCompletedEventType enum.
+func (e ServerCommandCompletedEventType) Valid() bool {
+	switch e {
+	case ServerCommandCompleted:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ServerCommandCompletedEventDataGame.
+const (
+	ServerCommandCompletedEventDataGameCs16      ServerCommandCompletedEventDataGame = "cs16"
+	ServerCommandCompletedEventDataGameCs2       ServerCommandCompletedEventDataGame = "cs2"
+	ServerCommandCompletedEventDataGameMinecraft ServerCommandCompletedEventDataGame = "minecraft"
+	ServerCommandCompletedEventDataGameRust      ServerCommandCompletedEventDataGame = "rust"
+)
+
+// Valid indicates whether the value is a known member of the ServerCommandCompletedEventDataGame enum.
+func (e ServerCommandCompletedEventDataGame) Valid() bool {
+	switch e {
+	case ServerCommandCompletedEventDataGameCs16:
+		return true
+	case ServerCommandCompletedEventDataGameCs2:
+		return true
+	case ServerCommandCompletedEventDataGameMinecraft:
+		return true
+	case ServerCommandCompletedEventDataGameRust:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ServerCommandCompletedEventDataStatus.
+const (
+	ServerCommandCompletedEventDataStatusError   ServerCommandCompletedEventDataStatus = "error"
+	ServerCommandCompletedEventDataStatusExpired ServerCommandCompletedEventDataStatus = "expired"
+	ServerCommandCompletedEventDataStatusOk      ServerCommandCompletedEventDataStatus = "ok"
+)
+
+// Valid indicates whether the value is a known member of the ServerCommandCompletedEventDataStatus enum.
+func (e ServerCommandCompletedEventDataStatus) Valid() bool {
+	switch e {
+	case ServerCommandCompletedEventDataStatusError:
+		return true
+	case ServerCommandCompletedEventDataStatusExpired:
+		return true
+	case ServerCommandCompletedEventDataStatusOk:
 		return true
 	default:
 		return false
@@ -2408,6 +2516,33 @@ func (e ServerCommandExecutedEventDataGame) Valid() bool {
 	case ServerCommandExecutedEventDataGameMinecraft:
 		return true
 	case ServerCommandExecutedEventDataGameRust:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ServerCommandResultStatus.
+const (
+	ServerCommandResultStatusDelivered ServerCommandResultStatus = "delivered"
+	ServerCommandResultStatusError     ServerCommandResultStatus = "error"
+	ServerCommandResultStatusExpired   ServerCommandResultStatus = "expired"
+	ServerCommandResultStatusOk        ServerCommandResultStatus = "ok"
+	ServerCommandResultStatusPending   ServerCommandResultStatus = "pending"
+)
+
+// Valid indicates whether the value is a known member of the ServerCommandResultStatus enum.
+func (e ServerCommandResultStatus) Valid() bool {
+	switch e {
+	case ServerCommandResultStatusDelivered:
+		return true
+	case ServerCommandResultStatusError:
+		return true
+	case ServerCommandResultStatusExpired:
+		return true
+	case ServerCommandResultStatusOk:
+		return true
+	case ServerCommandResultStatusPending:
 		return true
 	default:
 		return false
@@ -2486,6 +2621,33 @@ func (e ServerPlayersChangedEventDataGame) Valid() bool {
 	case ServerPlayersChangedEventDataGameMinecraft:
 		return true
 	case ServerPlayersChangedEventDataGameRust:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ServerQueuedCommandStatus.
+const (
+	ServerQueuedCommandStatusDelivered ServerQueuedCommandStatus = "delivered"
+	ServerQueuedCommandStatusError     ServerQueuedCommandStatus = "error"
+	ServerQueuedCommandStatusExpired   ServerQueuedCommandStatus = "expired"
+	ServerQueuedCommandStatusOk        ServerQueuedCommandStatus = "ok"
+	ServerQueuedCommandStatusPending   ServerQueuedCommandStatus = "pending"
+)
+
+// Valid indicates whether the value is a known member of the ServerQueuedCommandStatus enum.
+func (e ServerQueuedCommandStatus) Valid() bool {
+	switch e {
+	case ServerQueuedCommandStatusDelivered:
+		return true
+	case ServerQueuedCommandStatusError:
+		return true
+	case ServerQueuedCommandStatusExpired:
+		return true
+	case ServerQueuedCommandStatusOk:
+		return true
+	case ServerQueuedCommandStatusPending:
 		return true
 	default:
 		return false
@@ -6416,6 +6578,19 @@ type IngestResult struct {
 	Rejected int `json:"rejected"`
 }
 
+// IngestTokenRotation defines model for IngestTokenRotation.
+type IngestTokenRotation struct {
+	// PreviousValidUntil until when the token this request carried is still accepted
+	//
+	// Example: 2026-11-20T18:04:11.000Z
+	PreviousValidUntil time.Time `json:"previous_valid_until"`
+
+	// Token the new ingest token: use it from now on; it is shown once
+	//
+	// Example: 48213907561230984712036598127634
+	Token string `json:"token"`
+}
+
 // JsonWebKeySet The public keys that verify ID tokens (RFC 7517 §5).
 type JsonWebKeySet struct {
 	Keys []JsonWebKeySet_Keys_Item `json:"keys"`
@@ -7494,6 +7669,117 @@ type PlayerXpGainedEventDataReasonsItem struct {
 	Reason string `json:"reason"`
 }
 
+// PluginCommand defines model for PluginCommand.
+type PluginCommand struct {
+	// Command the console command to run
+	//
+	// Example: kick Bob
+	Command string `json:"command"`
+
+	// ExpiresAt after this a result is refused (`409 command_expired`)
+	//
+	// Example: 2026-11-20T18:04:11.000Z
+	ExpiresAt time.Time `json:"expires_at"`
+
+	// Id the command’s id, as the queue gave it
+	//
+	// Example: 812
+	Id string `json:"id"`
+
+	// IssuedAt when the hub queued it
+	//
+	// Example: 2026-11-20T18:04:11.000Z
+	IssuedAt time.Time `json:"issued_at"`
+}
+
+// PluginCommandList defines model for PluginCommandList.
+type PluginCommandList struct {
+	Data []PluginCommand `json:"data"`
+}
+
+// PluginCommandRecorded defines model for PluginCommandRecorded.
+type PluginCommandRecorded struct {
+	// Recorded `true`: this result is the command’s; `false`: an earlier result already was (a retry), this one is ignored
+	//
+	// Example: true
+	Recorded bool `json:"recorded"`
+}
+
+// PluginCommandResult Example: {"duration_ms":12,"output":"Kicked Bob","status":"ok"}
+type PluginCommandResult struct {
+	// DurationMs how long it ran on the game server
+	//
+	// Example: 12
+	DurationMs *int `json:"duration_ms,omitempty"`
+
+	// Output what the command printed, up to 65536 characters (empty when it printed nothing)
+	//
+	// Example: Kicked Bob
+	Output string `json:"output"`
+
+	// Status `ok`: the command ran; `error`: the game refused or failed it (the caller gets `status: "error"`)
+	//
+	// Example: ok
+	Status PluginCommandResultStatus `json:"status"`
+}
+
+// PluginCommandResultStatus `ok`: the command ran; `error`: the game refused or failed it (the caller gets `status: "error"`)
+//
+// Example: ok
+type PluginCommandResultStatus string
+
+// PluginHeartbeat Example: {"map":"de_dust2","max_players":20,"players":12,"plugin":"hub-plugin-sdk-ts/0.1.0","version":"1.40.2.1"}
+type PluginHeartbeat struct {
+	// Map current map or world; empty when the game has none
+	//
+	// Example: de_dust2
+	Map string `json:"map"`
+
+	// MaxPlayers slots
+	//
+	// Example: 20
+	MaxPlayers int `json:"max_players"`
+
+	// Players players connected now
+	//
+	// Example: 12
+	Players int `json:"players"`
+
+	// Plugin the SDK (or plugin) name and version
+	//
+	// Example: hub-plugin-sdk-ts/0.1.0
+	Plugin string `json:"plugin"`
+
+	// Version the game server’s version
+	//
+	// Example: 1.40.2.1
+	Version string `json:"version"`
+}
+
+// PluginHeartbeatResult defines model for PluginHeartbeatResult.
+type PluginHeartbeatResult struct {
+	// HeartbeatIntervalS send the next heartbeat within this many seconds
+	//
+	// Example: 10
+	HeartbeatIntervalS int `json:"heartbeat_interval_s"`
+
+	// OfflineAfterS silence after which the server is shown offline
+	//
+	// Example: 60
+	OfflineAfterS int `json:"offline_after_s"`
+
+	// ServerId the server the token belongs to
+	//
+	// Example: 3
+	ServerId int `json:"server_id"`
+
+	// Status the server is online from this heartbeat on
+	Status PluginHeartbeatResultStatus `json:"status"`
+}
+
+// PluginHeartbeatResultStatus the server is online from this heartbeat on
+type PluginHeartbeatResultStatus string
+
 // PortalAccount defines model for PortalAccount.
 type PortalAccount struct {
 	Id           int                       `json:"id"`
@@ -7867,6 +8153,11 @@ type ServerAddedEventDataGame string
 // Example: eu-west
 type ServerAddedEventDataRegion string
 
+// ServerCommandAnswer a command’s answer (`200`) or where it stands (`202`)
+type ServerCommandAnswer struct {
+	Data ServerCommandResult `json:"data"`
+}
+
 // ServerCommandAuditEntry defines model for ServerCommandAuditEntry.
 type ServerCommandAuditEntry struct {
 	// AppId the OAuth app it was sent through
@@ -7895,7 +8186,7 @@ type ServerCommandAuditEntry struct {
 	// Example: Changing level to de_inferno
 	Output string `json:"output"`
 
-	// Status `ok`: the server answered; `timeout`: no answer in time (504); `unreachable`: no connection (502); `auth_failed`: the RCON password was refused (502); `error`: anything else (an answer out of protocol, a password the hub could not decrypt)
+	// Status `ok`: the server answered; `timeout`: no answer in time (504); `unreachable`: no connection (502); `auth_failed`: the RCON password was refused (502); `error`: anything else (an answer out of protocol, a password the hub could not decrypt, a plugin that reported a failure); `expired`: plugin channel, not acknowledged within its time to live
 	//
 	// Example: ok
 	Status ServerCommandAuditEntryStatus `json:"status"`
@@ -7906,10 +8197,78 @@ type ServerCommandAuditEntry struct {
 	UserId int `json:"user_id"`
 }
 
-// ServerCommandAuditEntryStatus `ok`: the server answered; `timeout`: no answer in time (504); `unreachable`: no connection (502); `auth_failed`: the RCON password was refused (502); `error`: anything else (an answer out of protocol, a password the hub could not decrypt)
+// ServerCommandAuditEntryStatus `ok`: the server answered; `timeout`: no answer in time (504); `unreachable`: no connection (502); `auth_failed`: the RCON password was refused (502); `error`: anything else (an answer out of protocol, a password the hub could not decrypt, a plugin that reported a failure); `expired`: plugin channel, not acknowledged within its time to live
 //
 // Example: ok
 type ServerCommandAuditEntryStatus string
+
+// ServerCommandCompletedEvent defines model for ServerCommandCompletedEvent.
+type ServerCommandCompletedEvent struct {
+	// CreatedAt When the change committed
+	//
+	// Example: 2026-11-20T18:04:11.000Z
+	CreatedAt time.Time                       `json:"created_at"`
+	Data      ServerCommandCompletedEventData `json:"data"`
+
+	// Id Event id, sortable
+	//
+	// Example: evt_0000000000004711
+	Id string `json:"id"`
+
+	// Type Event type
+	Type ServerCommandCompletedEventType `json:"type"`
+}
+
+// ServerCommandCompletedEventType Event type
+type ServerCommandCompletedEventType string
+
+// ServerCommandCompletedEventData defines model for ServerCommandCompletedEventData.
+type ServerCommandCompletedEventData struct {
+	// CommandId The queued command
+	//
+	// Example: 812
+	CommandId string `json:"command_id"`
+
+	// DurationMs How long it ran, as the plugin measured it (or from issue to expiry)
+	//
+	// Example: 12
+	DurationMs int `json:"duration_ms"`
+
+	// Game Game code
+	//
+	// Example: cs2
+	Game ServerCommandCompletedEventDataGame `json:"game"`
+
+	// Output The first 2,000 characters of what the plugin answered (empty when it expired)
+	//
+	// Example: Kicked player Bob
+	Output string `json:"output"`
+
+	// ServerId Game server
+	//
+	// Example: 3
+	ServerId int `json:"server_id"`
+
+	// Status Final status
+	//
+	// Example: ok
+	Status ServerCommandCompletedEventDataStatus `json:"status"`
+
+	// UserId Who sent it
+	//
+	// Example: 42
+	UserId int `json:"user_id"`
+}
+
+// ServerCommandCompletedEventDataGame Game code
+//
+// Example: cs2
+type ServerCommandCompletedEventDataGame string
+
+// ServerCommandCompletedEventDataStatus Final status
+//
+// Example: ok
+type ServerCommandCompletedEventDataStatus string
 
 // ServerCommandExecutedEvent defines model for ServerCommandExecutedEvent.
 type ServerCommandExecutedEvent struct {
@@ -7976,26 +8335,46 @@ type ServerCommandResult struct {
 	// Example: changelevel de_inferno
 	Command string `json:"command"`
 
-	// DurationMs how long the exchange took: connect, log in, run, answer
+	// DurationMs how long the exchange took: connect, log in, run, answer (plugin channel: as the plugin measured it; 0 while it has not answered)
 	//
 	// Example: 42
 	DurationMs int `json:"duration_ms"`
 
-	// ExecutedAt when the hub sent the command
+	// ExecutedAt when the hub sent the command (plugin channel: when it queued it)
 	//
 	// Example: 2026-11-20T18:04:11.000Z
 	ExecutedAt time.Time `json:"executed_at"`
+
+	// ExpiresAt plugin channel, in a `202`: a command without a result by then is `expired`
+	//
+	// Example: 2026-11-20T18:04:11.000Z
+	ExpiresAt *time.Time `json:"expires_at,omitempty"`
+
+	// Id plugin channel: the queued command’s id
+	//
+	// Example: 812
+	Id *string `json:"id,omitempty"`
 
 	// Output what the server answered, as text (empty for a command that prints nothing)
 	//
 	// Example: Changing level to de_inferno
 	Output string `json:"output"`
 
+	// Status plugin channel: `ok` when the command ran, `error` when the game refused or failed it (its output says why); in a `202`, `pending` or `delivered` (or `expired`, when its time to live was shorter than the wait)
+	//
+	// Example: ok
+	Status *ServerCommandResultStatus `json:"status,omitempty"`
+
 	// Truncated the answer was longer than 64 KiB and `output` holds its first 64 KiB
 	//
 	// Example: false
 	Truncated bool `json:"truncated"`
 }
+
+// ServerCommandResultStatus plugin channel: `ok` when the command ran, `error` when the game refused or failed it (its output says why); in a `202`, `pending` or `delivered` (or `expired`, when its time to live was shorter than the wait)
+//
+// Example: ok
+type ServerCommandResultStatus string
 
 // ServerMapChangedEvent defines model for ServerMapChangedEvent.
 type ServerMapChangedEvent struct {
@@ -8097,6 +8476,62 @@ type ServerPlayersChangedEventData struct {
 //
 // Example: cs2
 type ServerPlayersChangedEventDataGame string
+
+// ServerQueuedCommand defines model for ServerQueuedCommand.
+type ServerQueuedCommand struct {
+	// Command Example: kick Bob
+	Command string `json:"command"`
+
+	// CompletedAt when it reached its final status
+	//
+	// Example: 2026-11-20T18:04:11.000Z
+	CompletedAt *time.Time `json:"completed_at"`
+
+	// Deliveries how many times the plugin took it
+	//
+	// Example: 1
+	Deliveries int `json:"deliveries"`
+
+	// DurationMs how long it ran, as the plugin measured it; null when it did not say
+	//
+	// Example: 12
+	DurationMs *int `json:"duration_ms"`
+
+	// ExpiresAt a command without a result by then is `expired`
+	//
+	// Example: 2026-11-20T18:04:11.000Z
+	ExpiresAt time.Time `json:"expires_at"`
+
+	// Id the command’s id, as the queue gave it
+	//
+	// Example: 812
+	Id string `json:"id"`
+
+	// IssuedAt when it was queued
+	//
+	// Example: 2026-11-20T18:04:11.000Z
+	IssuedAt time.Time `json:"issued_at"`
+
+	// Output what the plugin answered (up to 64 KiB); null until it answers
+	//
+	// Example: Kicked Bob
+	Output *string `json:"output"`
+
+	// Status `pending`: queued, not yet taken by the plugin; `delivered`: taken, no result yet (redelivered after 30 s); `ok` / `error`: the plugin’s result; `expired`: not acknowledged within its time to live (`PLUGIN_COMMAND_TTL`)
+	//
+	// Example: ok
+	Status ServerQueuedCommandStatus `json:"status"`
+
+	// UserId the hub user who sent it
+	//
+	// Example: 7
+	UserId int `json:"user_id"`
+}
+
+// ServerQueuedCommandStatus `pending`: queued, not yet taken by the plugin; `delivered`: taken, no result yet (redelivered after 30 s); `ok` / `error`: the plugin’s result; `expired`: not acknowledged within its time to live (`PLUGIN_COMMAND_TTL`)
+//
+// Example: ok
+type ServerQueuedCommandStatus string
 
 // ServerRegionChangedEvent defines model for ServerRegionChangedEvent.
 type ServerRegionChangedEvent struct {
@@ -9587,17 +10022,22 @@ type V1EventsTypesListResultDataItemExample map[string]interface{}
 // Example: {"properties":{},"type":"object"}
 type V1EventsTypesListResultDataItemSchema map[string]interface{}
 
+// V1ServersCommandGetResult the command
+type V1ServersCommandGetResult struct {
+	Data ServerQueuedCommand `json:"data"`
+}
+
 // V1ServersCommandSendRequest defines model for V1ServersCommandSendRequest.
 type V1ServersCommandSendRequest struct {
 	// Command One console command, 1 to 512 characters, on one line (no line breaks or control characters, which would smuggle a second command).
 	//
 	// Example: changelevel de_inferno
 	Command string `json:"command"`
-}
 
-// V1ServersCommandSendResult the server’s answer
-type V1ServersCommandSendResult struct {
-	Data ServerCommandResult `json:"data"`
+	// WaitMs Plugin channel only: how long to wait for the plugin’s result before answering `202`, 0 to 10000 ms (default 5000). The remote console always answers, so it ignores it.
+	//
+	// Example: 5000
+	WaitMs *int `json:"wait_ms,omitempty"`
 }
 
 // V1ServersCommandsListResult a page of the audit, newest first
@@ -9662,7 +10102,7 @@ type V1ServersListResultDataItem struct {
 	// Example: eu-west
 	Region V1ServersListResultDataItemRegion `json:"region"`
 
-	// Status `running`: the poller’s latest verdict is that the server answers its status query (it answered the last poll, or missed fewer than `POLL_OFFLINE_AFTER` polls in a row, so one lost packet does not flap it); `offline`: otherwise, including a server never polled yet. These two are the complete set.
+	// Status `running`: the poller’s latest verdict is that the server answers its status query (it answered the last poll, or missed fewer than `POLL_OFFLINE_AFTER` polls in a row, so one lost packet does not flap it), or its plugin sent a heartbeat within the last 60 s (`POST /api-platform/ingest/heartbeat`); `offline`: otherwise, including a server never polled yet. These two are the complete set.
 	//
 	// Example: running
 	Status V1ServersListResultDataItemStatus `json:"status"`
@@ -9683,7 +10123,7 @@ type V1ServersListResultDataItemGame string
 // Example: eu-west
 type V1ServersListResultDataItemRegion string
 
-// V1ServersListResultDataItemStatus `running`: the poller’s latest verdict is that the server answers its status query (it answered the last poll, or missed fewer than `POLL_OFFLINE_AFTER` polls in a row, so one lost packet does not flap it); `offline`: otherwise, including a server never polled yet. These two are the complete set.
+// V1ServersListResultDataItemStatus `running`: the poller’s latest verdict is that the server answers its status query (it answered the last poll, or missed fewer than `POLL_OFFLINE_AFTER` polls in a row, so one lost packet does not flap it), or its plugin sent a heartbeat within the last 60 s (`POST /api-platform/ingest/heartbeat`); `offline`: otherwise, including a server never polled yet. These two are the complete set.
 //
 // Example: running
 type V1ServersListResultDataItemStatus string
@@ -9742,7 +10182,7 @@ type V1ServersStatusGetResultData struct {
 	// Example: 14
 	Players int `json:"players"`
 
-	// Status `running`: the poller’s latest verdict is that the server answers its status query (it answered the last poll, or missed fewer than `POLL_OFFLINE_AFTER` polls in a row, so one lost packet does not flap it); `offline`: otherwise, including a server never polled yet. These two are the complete set.
+	// Status `running`: the poller’s latest verdict is that the server answers its status query (it answered the last poll, or missed fewer than `POLL_OFFLINE_AFTER` polls in a row, so one lost packet does not flap it), or its plugin sent a heartbeat within the last 60 s (`POST /api-platform/ingest/heartbeat`); `offline`: otherwise, including a server never polled yet. These two are the complete set.
 	//
 	// Example: running
 	Status V1ServersStatusGetResultDataStatus `json:"status"`
@@ -9758,7 +10198,7 @@ type V1ServersStatusGetResultData struct {
 	Uptime30d *float32 `json:"uptime_30d"`
 }
 
-// V1ServersStatusGetResultDataStatus `running`: the poller’s latest verdict is that the server answers its status query (it answered the last poll, or missed fewer than `POLL_OFFLINE_AFTER` polls in a row, so one lost packet does not flap it); `offline`: otherwise, including a server never polled yet. These two are the complete set.
+// V1ServersStatusGetResultDataStatus `running`: the poller’s latest verdict is that the server answers its status query (it answered the last poll, or missed fewer than `POLL_OFFLINE_AFTER` polls in a row, so one lost packet does not flap it), or its plugin sent a heartbeat within the last 60 s (`POST /api-platform/ingest/heartbeat`); `offline`: otherwise, including a server never polled yet. These two are the complete set.
 //
 // Example: running
 type V1ServersStatusGetResultDataStatus string
@@ -10328,6 +10768,12 @@ type DeveloperKeysUsageGetParams struct {
 	Hours int `form:"hours" json:"hours"`
 }
 
+// IngestCommandsListParams defines parameters for IngestCommandsList.
+type IngestCommandsListParams struct {
+	// Wait seconds to hold the request while nothing is due, 0 to 30 (default 0: answer at once)
+	Wait int `form:"wait" json:"wait"`
+}
+
 // OauthAuthorizeParams defines parameters for OauthAuthorize.
 type OauthAuthorizeParams struct {
 	// ClientId The app’s client id. Required from a public app (no secret) and with `client_secret_post`; optional with HTTP Basic.
@@ -10814,8 +11260,14 @@ type DeveloperSessionCreateJSONRequestBody = DeveloperSessionCreateRequest
 // DeveloperWebhookTestSendJSONRequestBody defines body for DeveloperWebhookTestSend for application/json ContentType.
 type DeveloperWebhookTestSendJSONRequestBody = DeveloperWebhookTestSendRequest
 
+// IngestCommandResultCreateJSONRequestBody defines body for IngestCommandResultCreate for application/json ContentType.
+type IngestCommandResultCreateJSONRequestBody = PluginCommandResult
+
 // IngestEventsCreateJSONRequestBody defines body for IngestEventsCreate for application/json ContentType.
 type IngestEventsCreateJSONRequestBody = IngestEventsCreateRequest
+
+// IngestHeartbeatCreateJSONRequestBody defines body for IngestHeartbeatCreate for application/json ContentType.
+type IngestHeartbeatCreateJSONRequestBody = PluginHeartbeat
 
 // OauthTokenIntrospectFormdataRequestBody defines body for OauthTokenIntrospect for application/x-www-form-urlencoded ContentType.
 type OauthTokenIntrospectFormdataRequestBody = OauthTokenIntrospectRequest
@@ -11763,6 +12215,31 @@ type ClientInterface interface {
 	// Corresponds with POST /api-platform/developer/webhook-test (the `DeveloperWebhookTestSend` operationId).
 	DeveloperWebhookTestSend(ctx context.Context, body DeveloperWebhookTestSendJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// IngestCommandsList Long-poll the commands the server’s plugin should run
+	//
+	// The commands queued for the server of the token (`POST /v1/servers/{id}/command` on a server registered with `--channel plugin`), oldest first, at most 50. With `wait` the request is held until a command arrives or `wait` seconds pass (then `{"data":[]}`); a plugin calls it again at once. Delivery is at least once: a command not acknowledged (`POST /api-platform/ingest/commands/{id}/result`) within 30 s of its delivery is delivered again, so a plugin that crashed after taking it still runs it; run each id once. A command not acknowledged before `expires_at` is never delivered again.
+	//
+	// Corresponds with GET /api-platform/ingest/commands (the `IngestCommandsList` operationId).
+	IngestCommandsList(ctx context.Context, params *IngestCommandsListParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// IngestCommandResultCreateWithBody Acknowledge a command with its result
+	//
+	// Records what the command printed and whether it ran. The result is recorded exactly once: the same command acknowledged again (a retry after a lost answer) is `200 {"recorded": false}` and changes nothing. The recorded result goes to the caller still waiting on `POST /v1/servers/{id}/command`, or to `GET /v1/servers/{id}/commands/{commandId}` later; it is audited and told as `server.command_completed`. Another server’s command or an unknown id is `404 command_not_found`; a command past its `expires_at` is `409 command_expired` (it is final as `expired`).
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /api-platform/ingest/commands/{id}/result (the `IngestCommandResultCreate` operationId).
+	IngestCommandResultCreateWithBody(ctx context.Context, id string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// IngestCommandResultCreate Acknowledge a command with its result
+	//
+	// Records what the command printed and whether it ran. The result is recorded exactly once: the same command acknowledged again (a retry after a lost answer) is `200 {"recorded": false}` and changes nothing. The recorded result goes to the caller still waiting on `POST /v1/servers/{id}/command`, or to `GET /v1/servers/{id}/commands/{commandId}` later; it is audited and told as `server.command_completed`. Another server’s command or an unknown id is `404 command_not_found`; a command past its `expires_at` is `409 command_expired` (it is final as `expired`).
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /api-platform/ingest/commands/{id}/result (the `IngestCommandResultCreate` operationId).
+	IngestCommandResultCreate(ctx context.Context, id string, body IngestCommandResultCreateJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// IngestEventsCreateWithBody Ingest typed JSON events (Rust and other plugins)
 	//
 	// `POST /api-platform/ingest/events` (Bearer).
@@ -11820,6 +12297,24 @@ type ClientInterface interface {
 	//
 	// Corresponds with POST /api-platform/ingest/events (the `IngestEventsCreate` operationId).
 	IngestEventsCreate(ctx context.Context, body IngestEventsCreateJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// IngestHeartbeatCreateWithBody Report a game server’s status from its plugin
+	//
+	// A plugin reports its server’s players, slots, map and version every 10 s. The server is `online` in `/servers` and `/v1/servers` with what it reports, whether or not the hub can query it (a server behind NAT, a game without A2S or Server List Ping); after 60 s without a heartbeat (and without an answered status query) it is `offline` with 0 players, within one poll interval (`POLL_INTERVAL_MS`). Each change is told as `server.status_changed`, `server.map_changed` and `server.players_changed`. A missing, unknown, revoked or expired token is `401 invalid_server_token` and nothing is stored.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /api-platform/ingest/heartbeat (the `IngestHeartbeatCreate` operationId).
+	IngestHeartbeatCreateWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// IngestHeartbeatCreate Report a game server’s status from its plugin
+	//
+	// A plugin reports its server’s players, slots, map and version every 10 s. The server is `online` in `/servers` and `/v1/servers` with what it reports, whether or not the hub can query it (a server behind NAT, a game without A2S or Server List Ping); after 60 s without a heartbeat (and without an answered status query) it is `offline` with 0 players, within one poll interval (`POLL_INTERVAL_MS`). Each change is told as `server.status_changed`, `server.map_changed` and `server.players_changed`. A missing, unknown, revoked or expired token is `401 invalid_server_token` and nothing is stored.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /api-platform/ingest/heartbeat (the `IngestHeartbeatCreate` operationId).
+	IngestHeartbeatCreate(ctx context.Context, body IngestHeartbeatCreateJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// IngestLogsCreate Ingest log lines (CS2 HTTP log stream, CS 1.6)
 	//
@@ -11894,6 +12389,13 @@ type ClientInterface interface {
 	//
 	// Corresponds with POST /api-platform/ingest/logs/{token} (the `IngestLogsCreateByToken` operationId).
 	IngestLogsCreateByToken(ctx context.Context, token string, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// IngestTokenRotate Replace the server’s ingest token, without downtime
+	//
+	// Issues a new ingest token for the server the current token belongs to (no body). The token this request carried stays accepted for 24 hours (`previous_valid_until`), so a plugin and a log sender using it can move over without a gap; after that it is refused with `401 invalid_server_token`. Only the current token may rotate: the previous one, still accepted during an overlap, is `409 token_superseded`. A rotation during an overlap ends the older token at once (one previous token is kept). The operator does the same with `hub servers rotate-token ID [--overlap 24h]`; `hub servers remove` revokes every token of the server at once.
+	//
+	// Corresponds with POST /api-platform/ingest/token/rotate (the `IngestTokenRotate` operationId).
+	IngestTokenRotate(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// OauthAuthorize Start an authorization request (browser)
 	//
@@ -12304,18 +12806,18 @@ type ClientInterface interface {
 	// Corresponds with GET /v1/servers (the `V1ServersList` operationId).
 	V1ServersList(ctx context.Context, params *V1ServersListParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// V1ServersCommandSendWithBody Send a remote-console command to a game server (preview)
+	// V1ServersCommandSendWithBody Send a console command to a game server (preview)
 	//
-	// Sends one command to the game server over its own remote console — Source RCON over TCP (cs2, minecraft), GoldSrc rcon over UDP (cs16), WebRCON over WebSocket (rust) — and returns its answer. Only the server’s owner and the operators it granted may send commands (others: 403 `server_operator_required`; an unknown server: 404). Requires an `Idempotency-Key`: a retry with the same key and body gets the first answer (`Idempotent-Replayed: true`) without running the command again; the key of a 5xx answer is released, so a retry after a timeout runs the command again. A server that does not answer in time is 504 `rcon_timeout`; one that cannot be reached, refuses the password or answers out of protocol is 502 with its own code. Every attempt is audited (`GET /v1/servers/{id}/commands`). Each command spends one request of the hourly quota, like any call; the game server has its own limits: Source servers ban an address after repeated wrong passwords (`sv_rcon_maxfailures`), which is why a refused password (`rcon_auth_failed`) is never retried by the hub. Send commands one at a time per server.
+	// Sends one command to the game server through its command channel and returns its answer. **Remote console** (the default channel): over the server’s own protocol — Source RCON over TCP (cs2, minecraft), GoldSrc rcon over UDP (cs16), WebRCON over WebSocket (rust). A server that does not answer in time is 504 `rcon_timeout`; one that cannot be reached, refuses the password or answers out of protocol is 502 with its own code. **Plugin** (a server registered with `--channel plugin`): the command is queued for the server’s plugin, which long-polls `GET /api-platform/ingest/commands`; the call waits up to `wait_ms` (default 5 s) for its result: `200` with the output (and `id`, `status`: `ok` or `error`) when the plugin answers in time, else `202` with the command’s `id` and a `Location` to read it later (`GET /v1/servers/{id}/commands/{commandId}`). A command the plugin does not acknowledge within `PLUGIN_COMMAND_TTL` (60 s by default) is `expired`; each final status is audited and told as `server.command_completed`. Only the server’s owner and the operators it granted may send commands (others: 403 `server_operator_required`; an unknown server: 404). Requires an `Idempotency-Key`: a retry with the same key and body gets the first answer (`Idempotent-Replayed: true`; a replayed `202` carries the same command id, without `Location`) without running or queuing the command again; the key of a 5xx answer is released, so a retry after a timeout runs the command again. Every attempt is audited (`GET /v1/servers/{id}/commands`). Each command spends one request of the hourly quota, like any call; the game server has its own limits: Source servers ban an address after repeated wrong passwords (`sv_rcon_maxfailures`), which is why a refused password (`rcon_auth_failed`) is never retried by the hub. Send commands one at a time per server.
 	//
 	// Takes any type of body and a specified content type.
 	//
 	// Corresponds with POST /v1/servers/{id}/command (the `V1ServersCommandSend` operationId).
 	V1ServersCommandSendWithBody(ctx context.Context, id int, params *V1ServersCommandSendParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// V1ServersCommandSend Send a remote-console command to a game server (preview)
+	// V1ServersCommandSend Send a console command to a game server (preview)
 	//
-	// Sends one command to the game server over its own remote console — Source RCON over TCP (cs2, minecraft), GoldSrc rcon over UDP (cs16), WebRCON over WebSocket (rust) — and returns its answer. Only the server’s owner and the operators it granted may send commands (others: 403 `server_operator_required`; an unknown server: 404). Requires an `Idempotency-Key`: a retry with the same key and body gets the first answer (`Idempotent-Replayed: true`) without running the command again; the key of a 5xx answer is released, so a retry after a timeout runs the command again. A server that does not answer in time is 504 `rcon_timeout`; one that cannot be reached, refuses the password or answers out of protocol is 502 with its own code. Every attempt is audited (`GET /v1/servers/{id}/commands`). Each command spends one request of the hourly quota, like any call; the game server has its own limits: Source servers ban an address after repeated wrong passwords (`sv_rcon_maxfailures`), which is why a refused password (`rcon_auth_failed`) is never retried by the hub. Send commands one at a time per server.
+	// Sends one command to the game server through its command channel and returns its answer. **Remote console** (the default channel): over the server’s own protocol — Source RCON over TCP (cs2, minecraft), GoldSrc rcon over UDP (cs16), WebRCON over WebSocket (rust). A server that does not answer in time is 504 `rcon_timeout`; one that cannot be reached, refuses the password or answers out of protocol is 502 with its own code. **Plugin** (a server registered with `--channel plugin`): the command is queued for the server’s plugin, which long-polls `GET /api-platform/ingest/commands`; the call waits up to `wait_ms` (default 5 s) for its result: `200` with the output (and `id`, `status`: `ok` or `error`) when the plugin answers in time, else `202` with the command’s `id` and a `Location` to read it later (`GET /v1/servers/{id}/commands/{commandId}`). A command the plugin does not acknowledge within `PLUGIN_COMMAND_TTL` (60 s by default) is `expired`; each final status is audited and told as `server.command_completed`. Only the server’s owner and the operators it granted may send commands (others: 403 `server_operator_required`; an unknown server: 404). Requires an `Idempotency-Key`: a retry with the same key and body gets the first answer (`Idempotent-Replayed: true`; a replayed `202` carries the same command id, without `Location`) without running or queuing the command again; the key of a 5xx answer is released, so a retry after a timeout runs the command again. Every attempt is audited (`GET /v1/servers/{id}/commands`). Each command spends one request of the hourly quota, like any call; the game server has its own limits: Source servers ban an address after repeated wrong passwords (`sv_rcon_maxfailures`), which is why a refused password (`rcon_auth_failed`) is never retried by the hub. Send commands one at a time per server.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -12328,6 +12830,13 @@ type ClientInterface interface {
 	//
 	// Corresponds with GET /v1/servers/{id}/commands (the `V1ServersCommandsList` operationId).
 	V1ServersCommandsList(ctx context.Context, id int, params *V1ServersCommandsListParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// V1ServersCommandGet One queued command of a plugin-channel server (preview)
+	//
+	// A command queued for the server’s plugin, as it stands: `pending`, `delivered`, or final with the plugin’s output (`ok`, `error`) or `expired`. This is where a `202` from `POST /v1/servers/{id}/command` points. The owner reads every command of the server, an operator only their own; another server’s command, or an id that does not exist, is 404 `command_not_found`.
+	//
+	// Corresponds with GET /v1/servers/{id}/commands/{commandId} (the `V1ServersCommandGet` operationId).
+	V1ServersCommandGet(ctx context.Context, id int, commandId string, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// V1ServersStatusGet Live status of a game server (preview)
 	//
@@ -12941,6 +13450,61 @@ func (c *Client) DeveloperWebhookTestSend(ctx context.Context, body DeveloperWeb
 	return c.Client.Do(req)
 }
 
+// IngestCommandsList Long-poll the commands the server’s plugin should run
+//
+// The commands queued for the server of the token (`POST /v1/servers/{id}/command` on a server registered with `--channel plugin`), oldest first, at most 50. With `wait` the request is held until a command arrives or `wait` seconds pass (then `{"data":[]}`); a plugin calls it again at once. Delivery is at least once: a command not acknowledged (`POST /api-platform/ingest/commands/{id}/result`) within 30 s of its delivery is delivered again, so a plugin that crashed after taking it still runs it; run each id once. A command not acknowledged before `expires_at` is never delivered again.
+//
+// Corresponds with GET /api-platform/ingest/commands (the `IngestCommandsList` operationId).
+func (c *Client) IngestCommandsList(ctx context.Context, params *IngestCommandsListParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewIngestCommandsListRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// IngestCommandResultCreateWithBody Acknowledge a command with its result
+//
+// Records what the command printed and whether it ran. The result is recorded exactly once: the same command acknowledged again (a retry after a lost answer) is `200 {"recorded": false}` and changes nothing. The recorded result goes to the caller still waiting on `POST /v1/servers/{id}/command`, or to `GET /v1/servers/{id}/commands/{commandId}` later; it is audited and told as `server.command_completed`. Another server’s command or an unknown id is `404 command_not_found`; a command past its `expires_at` is `409 command_expired` (it is final as `expired`).
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /api-platform/ingest/commands/{id}/result (the `IngestCommandResultCreate` operationId).
+func (c *Client) IngestCommandResultCreateWithBody(ctx context.Context, id string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewIngestCommandResultCreateRequestWithBody(c.Server, id, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// IngestCommandResultCreate Acknowledge a command with its result
+//
+// Records what the command printed and whether it ran. The result is recorded exactly once: the same command acknowledged again (a retry after a lost answer) is `200 {"recorded": false}` and changes nothing. The recorded result goes to the caller still waiting on `POST /v1/servers/{id}/command`, or to `GET /v1/servers/{id}/commands/{commandId}` later; it is audited and told as `server.command_completed`. Another server’s command or an unknown id is `404 command_not_found`; a command past its `expires_at` is `409 command_expired` (it is final as `expired`).
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /api-platform/ingest/commands/{id}/result (the `IngestCommandResultCreate` operationId).
+func (c *Client) IngestCommandResultCreate(ctx context.Context, id string, body IngestCommandResultCreateJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewIngestCommandResultCreateRequest(c.Server, id, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // IngestEventsCreateWithBody Ingest typed JSON events (Rust and other plugins)
 //
 // `POST /api-platform/ingest/events` (Bearer).
@@ -13009,6 +13573,44 @@ func (c *Client) IngestEventsCreateWithBody(ctx context.Context, contentType str
 // Corresponds with POST /api-platform/ingest/events (the `IngestEventsCreate` operationId).
 func (c *Client) IngestEventsCreate(ctx context.Context, body IngestEventsCreateJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewIngestEventsCreateRequest(c.Server, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// IngestHeartbeatCreateWithBody Report a game server’s status from its plugin
+//
+// A plugin reports its server’s players, slots, map and version every 10 s. The server is `online` in `/servers` and `/v1/servers` with what it reports, whether or not the hub can query it (a server behind NAT, a game without A2S or Server List Ping); after 60 s without a heartbeat (and without an answered status query) it is `offline` with 0 players, within one poll interval (`POLL_INTERVAL_MS`). Each change is told as `server.status_changed`, `server.map_changed` and `server.players_changed`. A missing, unknown, revoked or expired token is `401 invalid_server_token` and nothing is stored.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /api-platform/ingest/heartbeat (the `IngestHeartbeatCreate` operationId).
+func (c *Client) IngestHeartbeatCreateWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewIngestHeartbeatCreateRequestWithBody(c.Server, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// IngestHeartbeatCreate Report a game server’s status from its plugin
+//
+// A plugin reports its server’s players, slots, map and version every 10 s. The server is `online` in `/servers` and `/v1/servers` with what it reports, whether or not the hub can query it (a server behind NAT, a game without A2S or Server List Ping); after 60 s without a heartbeat (and without an answered status query) it is `offline` with 0 players, within one poll interval (`POLL_INTERVAL_MS`). Each change is told as `server.status_changed`, `server.map_changed` and `server.players_changed`. A missing, unknown, revoked or expired token is `401 invalid_server_token` and nothing is stored.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /api-platform/ingest/heartbeat (the `IngestHeartbeatCreate` operationId).
+func (c *Client) IngestHeartbeatCreate(ctx context.Context, body IngestHeartbeatCreateJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewIngestHeartbeatCreateRequest(c.Server, body)
 	if err != nil {
 		return nil, err
 	}
@@ -13103,6 +13705,23 @@ func (c *Client) IngestLogsCreate(ctx context.Context, reqEditors ...RequestEdit
 // Corresponds with POST /api-platform/ingest/logs/{token} (the `IngestLogsCreateByToken` operationId).
 func (c *Client) IngestLogsCreateByToken(ctx context.Context, token string, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewIngestLogsCreateByTokenRequest(c.Server, token)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// IngestTokenRotate Replace the server’s ingest token, without downtime
+//
+// Issues a new ingest token for the server the current token belongs to (no body). The token this request carried stays accepted for 24 hours (`previous_valid_until`), so a plugin and a log sender using it can move over without a gap; after that it is refused with `401 invalid_server_token`. Only the current token may rotate: the previous one, still accepted during an overlap, is `409 token_superseded`. A rotation during an overlap ends the older token at once (one previous token is kept). The operator does the same with `hub servers rotate-token ID [--overlap 24h]`; `hub servers remove` revokes every token of the server at once.
+//
+// Corresponds with POST /api-platform/ingest/token/rotate (the `IngestTokenRotate` operationId).
+func (c *Client) IngestTokenRotate(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewIngestTokenRotateRequest(c.Server)
 	if err != nil {
 		return nil, err
 	}
@@ -14052,9 +14671,9 @@ func (c *Client) V1ServersList(ctx context.Context, params *V1ServersListParams,
 	return c.Client.Do(req)
 }
 
-// V1ServersCommandSendWithBody Send a remote-console command to a game server (preview)
+// V1ServersCommandSendWithBody Send a console command to a game server (preview)
 //
-// Sends one command to the game server over its own remote console — Source RCON over TCP (cs2, minecraft), GoldSrc rcon over UDP (cs16), WebRCON over WebSocket (rust) — and returns its answer. Only the server’s owner and the operators it granted may send commands (others: 403 `server_operator_required`; an unknown server: 404). Requires an `Idempotency-Key`: a retry with the same key and body gets the first answer (`Idempotent-Replayed: true`) without running the command again; the key of a 5xx answer is released, so a retry after a timeout runs the command again. A server that does not answer in time is 504 `rcon_timeout`; one that cannot be reached, refuses the password or answers out of protocol is 502 with its own code. Every attempt is audited (`GET /v1/servers/{id}/commands`). Each command spends one request of the hourly quota, like any call; the game server has its own limits: Source servers ban an address after repeated wrong passwords (`sv_rcon_maxfailures`), which is why a refused password (`rcon_auth_failed`) is never retried by the hub. Send commands one at a time per server.
+// Sends one command to the game server through its command channel and returns its answer. **Remote console** (the default channel): over the server’s own protocol — Source RCON over TCP (cs2, minecraft), GoldSrc rcon over UDP (cs16), WebRCON over WebSocket (rust). A server that does not answer in time is 504 `rcon_timeout`; one that cannot be reached, refuses the password or answers out of protocol is 502 with its own code. **Plugin** (a server registered with `--channel plugin`): the command is queued for the server’s plugin, which long-polls `GET /api-platform/ingest/commands`; the call waits up to `wait_ms` (default 5 s) for its result: `200` with the output (and `id`, `status`: `ok` or `error`) when the plugin answers in time, else `202` with the command’s `id` and a `Location` to read it later (`GET /v1/servers/{id}/commands/{commandId}`). A command the plugin does not acknowledge within `PLUGIN_COMMAND_TTL` (60 s by default) is `expired`; each final status is audited and told as `server.command_completed`. Only the server’s owner and the operators it granted may send commands (others: 403 `server_operator_required`; an unknown server: 404). Requires an `Idempotency-Key`: a retry with the same key and body gets the first answer (`Idempotent-Replayed: true`; a replayed `202` carries the same command id, without `Location`) without running or queuing the command again; the key of a 5xx answer is released, so a retry after a timeout runs the command again. Every attempt is audited (`GET /v1/servers/{id}/commands`). Each command spends one request of the hourly quota, like any call; the game server has its own limits: Source servers ban an address after repeated wrong passwords (`sv_rcon_maxfailures`), which is why a refused password (`rcon_auth_failed`) is never retried by the hub. Send commands one at a time per server.
 //
 // Takes any type of body and a specified content type.
 //
@@ -14071,9 +14690,9 @@ func (c *Client) V1ServersCommandSendWithBody(ctx context.Context, id int, param
 	return c.Client.Do(req)
 }
 
-// V1ServersCommandSend Send a remote-console command to a game server (preview)
+// V1ServersCommandSend Send a console command to a game server (preview)
 //
-// Sends one command to the game server over its own remote console — Source RCON over TCP (cs2, minecraft), GoldSrc rcon over UDP (cs16), WebRCON over WebSocket (rust) — and returns its answer. Only the server’s owner and the operators it granted may send commands (others: 403 `server_operator_required`; an unknown server: 404). Requires an `Idempotency-Key`: a retry with the same key and body gets the first answer (`Idempotent-Replayed: true`) without running the command again; the key of a 5xx answer is released, so a retry after a timeout runs the command again. A server that does not answer in time is 504 `rcon_timeout`; one that cannot be reached, refuses the password or answers out of protocol is 502 with its own code. Every attempt is audited (`GET /v1/servers/{id}/commands`). Each command spends one request of the hourly quota, like any call; the game server has its own limits: Source servers ban an address after repeated wrong passwords (`sv_rcon_maxfailures`), which is why a refused password (`rcon_auth_failed`) is never retried by the hub. Send commands one at a time per server.
+// Sends one command to the game server through its command channel and returns its answer. **Remote console** (the default channel): over the server’s own protocol — Source RCON over TCP (cs2, minecraft), GoldSrc rcon over UDP (cs16), WebRCON over WebSocket (rust). A server that does not answer in time is 504 `rcon_timeout`; one that cannot be reached, refuses the password or answers out of protocol is 502 with its own code. **Plugin** (a server registered with `--channel plugin`): the command is queued for the server’s plugin, which long-polls `GET /api-platform/ingest/commands`; the call waits up to `wait_ms` (default 5 s) for its result: `200` with the output (and `id`, `status`: `ok` or `error`) when the plugin answers in time, else `202` with the command’s `id` and a `Location` to read it later (`GET /v1/servers/{id}/commands/{commandId}`). A command the plugin does not acknowledge within `PLUGIN_COMMAND_TTL` (60 s by default) is `expired`; each final status is audited and told as `server.command_completed`. Only the server’s owner and the operators it granted may send commands (others: 403 `server_operator_required`; an unknown server: 404). Requires an `Idempotency-Key`: a retry with the same key and body gets the first answer (`Idempotent-Replayed: true`; a replayed `202` carries the same command id, without `Location`) without running or queuing the command again; the key of a 5xx answer is released, so a retry after a timeout runs the command again. Every attempt is audited (`GET /v1/servers/{id}/commands`). Each command spends one request of the hourly quota, like any call; the game server has its own limits: Source servers ban an address after repeated wrong passwords (`sv_rcon_maxfailures`), which is why a refused password (`rcon_auth_failed`) is never retried by the hub. Send commands one at a time per server.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -14097,6 +14716,23 @@ func (c *Client) V1ServersCommandSend(ctx context.Context, id int, params *V1Ser
 // Corresponds with GET /v1/servers/{id}/commands (the `V1ServersCommandsList` operationId).
 func (c *Client) V1ServersCommandsList(ctx context.Context, id int, params *V1ServersCommandsListParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewV1ServersCommandsListRequest(c.Server, id, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// V1ServersCommandGet One queued command of a plugin-channel server (preview)
+//
+// A command queued for the server’s plugin, as it stands: `pending`, `delivered`, or final with the plugin’s output (`ok`, `error`) or `expired`. This is where a `202` from `POST /v1/servers/{id}/command` points. The owner reads every command of the server, an operator only their own; another server’s command, or an id that does not exist, is 404 `command_not_found`.
+//
+// Corresponds with GET /v1/servers/{id}/commands/{commandId} (the `V1ServersCommandGet` operationId).
+func (c *Client) V1ServersCommandGet(ctx context.Context, id int, commandId string, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewV1ServersCommandGetRequest(c.Server, id, commandId)
 	if err != nil {
 		return nil, err
 	}
@@ -15101,6 +15737,103 @@ func NewDeveloperWebhookTestSendRequestWithBody(server string, contentType strin
 	return req, nil
 }
 
+// NewIngestCommandsListRequest constructs an http.Request for the IngestCommandsList method
+func NewIngestCommandsListRequest(server string, params *IngestCommandsListParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api-platform/ingest/commands")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if queryFrag, err := runtime.StyleParamWithOptions("form", true, "wait", params.Wait, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+			return nil, err
+		} else {
+			for _, qp := range strings.Split(queryFrag, "&") {
+				rawQueryFragments = append(rawQueryFragments, qp)
+			}
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewIngestCommandResultCreateRequest calls the generic IngestCommandResultCreate builder with application/json body
+func NewIngestCommandResultCreateRequest(server string, id string, body IngestCommandResultCreateJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewIngestCommandResultCreateRequestWithBody(server, id, "application/json", bodyReader)
+}
+
+// NewIngestCommandResultCreateRequestWithBody constructs an http.Request for the IngestCommandResultCreate method, with any body, and a specified content type
+func NewIngestCommandResultCreateRequestWithBody(server string, id string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api-platform/ingest/commands/%s/result", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
 // NewIngestEventsCreateRequest calls the generic IngestEventsCreate builder with application/json body
 func NewIngestEventsCreateRequest(server string, body IngestEventsCreateJSONRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
@@ -15122,6 +15855,46 @@ func NewIngestEventsCreateRequestWithBody(server string, contentType string, bod
 	}
 
 	operationPath := fmt.Sprintf("/api-platform/ingest/events")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewIngestHeartbeatCreateRequest calls the generic IngestHeartbeatCreate builder with application/json body
+func NewIngestHeartbeatCreateRequest(server string, body IngestHeartbeatCreateJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewIngestHeartbeatCreateRequestWithBody(server, "application/json", bodyReader)
+}
+
+// NewIngestHeartbeatCreateRequestWithBody constructs an http.Request for the IngestHeartbeatCreate method, with any body, and a specified content type
+func NewIngestHeartbeatCreateRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api-platform/ingest/heartbeat")
 	if operationPath[0] == '/' {
 		operationPath = "." + operationPath
 	}
@@ -15185,6 +15958,33 @@ func NewIngestLogsCreateByTokenRequest(server string, token string) (*http.Reque
 	}
 
 	operationPath := fmt.Sprintf("/api-platform/ingest/logs/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewIngestTokenRotateRequest constructs an http.Request for the IngestTokenRotate method
+func NewIngestTokenRotateRequest(server string) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api-platform/ingest/token/rotate")
 	if operationPath[0] == '/' {
 		operationPath = "." + operationPath
 	}
@@ -17956,6 +18756,47 @@ func NewV1ServersCommandsListRequest(server string, id int, params *V1ServersCom
 	return req, nil
 }
 
+// NewV1ServersCommandGetRequest constructs an http.Request for the V1ServersCommandGet method
+func NewV1ServersCommandGetRequest(server string, id int, commandId string) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "integer", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "commandId", commandId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/servers/%s/commands/%s", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
 // NewV1ServersStatusGetRequest constructs an http.Request for the V1ServersStatusGet method
 func NewV1ServersStatusGetRequest(server string, id int, params *V1ServersStatusGetParams) (*http.Request, error) {
 	var err error
@@ -18991,6 +19832,33 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /api-platform/developer/webhook-test (the `DeveloperWebhookTestSend` operationId).
 	DeveloperWebhookTestSendWithResponse(ctx context.Context, body DeveloperWebhookTestSendJSONRequestBody, reqEditors ...RequestEditorFn) (*DeveloperWebhookTestSendResponse, error)
 
+	// IngestCommandsListWithResponse Long-poll the commands the server’s plugin should run
+	//
+	// The commands queued for the server of the token (`POST /v1/servers/{id}/command` on a server registered with `--channel plugin`), oldest first, at most 50. With `wait` the request is held until a command arrives or `wait` seconds pass (then `{"data":[]}`); a plugin calls it again at once. Delivery is at least once: a command not acknowledged (`POST /api-platform/ingest/commands/{id}/result`) within 30 s of its delivery is delivered again, so a plugin that crashed after taking it still runs it; run each id once. A command not acknowledged before `expires_at` is never delivered again.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /api-platform/ingest/commands (the `IngestCommandsList` operationId).
+	IngestCommandsListWithResponse(ctx context.Context, params *IngestCommandsListParams, reqEditors ...RequestEditorFn) (*IngestCommandsListResponse, error)
+
+	// IngestCommandResultCreateWithBodyWithResponse Acknowledge a command with its result
+	//
+	// Records what the command printed and whether it ran. The result is recorded exactly once: the same command acknowledged again (a retry after a lost answer) is `200 {"recorded": false}` and changes nothing. The recorded result goes to the caller still waiting on `POST /v1/servers/{id}/command`, or to `GET /v1/servers/{id}/commands/{commandId}` later; it is audited and told as `server.command_completed`. Another server’s command or an unknown id is `404 command_not_found`; a command past its `expires_at` is `409 command_expired` (it is final as `expired`).
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api-platform/ingest/commands/{id}/result (the `IngestCommandResultCreate` operationId).
+	IngestCommandResultCreateWithBodyWithResponse(ctx context.Context, id string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*IngestCommandResultCreateResponse, error)
+
+	// IngestCommandResultCreateWithResponse Acknowledge a command with its result
+	//
+	// Records what the command printed and whether it ran. The result is recorded exactly once: the same command acknowledged again (a retry after a lost answer) is `200 {"recorded": false}` and changes nothing. The recorded result goes to the caller still waiting on `POST /v1/servers/{id}/command`, or to `GET /v1/servers/{id}/commands/{commandId}` later; it is audited and told as `server.command_completed`. Another server’s command or an unknown id is `404 command_not_found`; a command past its `expires_at` is `409 command_expired` (it is final as `expired`).
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api-platform/ingest/commands/{id}/result (the `IngestCommandResultCreate` operationId).
+	IngestCommandResultCreateWithResponse(ctx context.Context, id string, body IngestCommandResultCreateJSONRequestBody, reqEditors ...RequestEditorFn) (*IngestCommandResultCreateResponse, error)
+
 	// IngestEventsCreateWithBodyWithResponse Ingest typed JSON events (Rust and other plugins)
 	//
 	// `POST /api-platform/ingest/events` (Bearer).
@@ -19048,6 +19916,24 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with POST /api-platform/ingest/events (the `IngestEventsCreate` operationId).
 	IngestEventsCreateWithResponse(ctx context.Context, body IngestEventsCreateJSONRequestBody, reqEditors ...RequestEditorFn) (*IngestEventsCreateResponse, error)
+
+	// IngestHeartbeatCreateWithBodyWithResponse Report a game server’s status from its plugin
+	//
+	// A plugin reports its server’s players, slots, map and version every 10 s. The server is `online` in `/servers` and `/v1/servers` with what it reports, whether or not the hub can query it (a server behind NAT, a game without A2S or Server List Ping); after 60 s without a heartbeat (and without an answered status query) it is `offline` with 0 players, within one poll interval (`POLL_INTERVAL_MS`). Each change is told as `server.status_changed`, `server.map_changed` and `server.players_changed`. A missing, unknown, revoked or expired token is `401 invalid_server_token` and nothing is stored.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api-platform/ingest/heartbeat (the `IngestHeartbeatCreate` operationId).
+	IngestHeartbeatCreateWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*IngestHeartbeatCreateResponse, error)
+
+	// IngestHeartbeatCreateWithResponse Report a game server’s status from its plugin
+	//
+	// A plugin reports its server’s players, slots, map and version every 10 s. The server is `online` in `/servers` and `/v1/servers` with what it reports, whether or not the hub can query it (a server behind NAT, a game without A2S or Server List Ping); after 60 s without a heartbeat (and without an answered status query) it is `offline` with 0 players, within one poll interval (`POLL_INTERVAL_MS`). Each change is told as `server.status_changed`, `server.map_changed` and `server.players_changed`. A missing, unknown, revoked or expired token is `401 invalid_server_token` and nothing is stored.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api-platform/ingest/heartbeat (the `IngestHeartbeatCreate` operationId).
+	IngestHeartbeatCreateWithResponse(ctx context.Context, body IngestHeartbeatCreateJSONRequestBody, reqEditors ...RequestEditorFn) (*IngestHeartbeatCreateResponse, error)
 
 	// IngestLogsCreateWithResponse Ingest log lines (CS2 HTTP log stream, CS 1.6)
 	//
@@ -19126,6 +20012,15 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with POST /api-platform/ingest/logs/{token} (the `IngestLogsCreateByToken` operationId).
 	IngestLogsCreateByTokenWithResponse(ctx context.Context, token string, reqEditors ...RequestEditorFn) (*IngestLogsCreateByTokenResponse, error)
+
+	// IngestTokenRotateWithResponse Replace the server’s ingest token, without downtime
+	//
+	// Issues a new ingest token for the server the current token belongs to (no body). The token this request carried stays accepted for 24 hours (`previous_valid_until`), so a plugin and a log sender using it can move over without a gap; after that it is refused with `401 invalid_server_token`. Only the current token may rotate: the previous one, still accepted during an overlap, is `409 token_superseded`. A rotation during an overlap ends the older token at once (one previous token is kept). The operator does the same with `hub servers rotate-token ID [--overlap 24h]`; `hub servers remove` revokes every token of the server at once.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api-platform/ingest/token/rotate (the `IngestTokenRotate` operationId).
+	IngestTokenRotateWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*IngestTokenRotateResponse, error)
 
 	// OauthAuthorizeWithResponse Start an authorization request (browser)
 	//
@@ -19606,18 +20501,18 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /v1/servers (the `V1ServersList` operationId).
 	V1ServersListWithResponse(ctx context.Context, params *V1ServersListParams, reqEditors ...RequestEditorFn) (*V1ServersListResponse, error)
 
-	// V1ServersCommandSendWithBodyWithResponse Send a remote-console command to a game server (preview)
+	// V1ServersCommandSendWithBodyWithResponse Send a console command to a game server (preview)
 	//
-	// Sends one command to the game server over its own remote console — Source RCON over TCP (cs2, minecraft), GoldSrc rcon over UDP (cs16), WebRCON over WebSocket (rust) — and returns its answer. Only the server’s owner and the operators it granted may send commands (others: 403 `server_operator_required`; an unknown server: 404). Requires an `Idempotency-Key`: a retry with the same key and body gets the first answer (`Idempotent-Replayed: true`) without running the command again; the key of a 5xx answer is released, so a retry after a timeout runs the command again. A server that does not answer in time is 504 `rcon_timeout`; one that cannot be reached, refuses the password or answers out of protocol is 502 with its own code. Every attempt is audited (`GET /v1/servers/{id}/commands`). Each command spends one request of the hourly quota, like any call; the game server has its own limits: Source servers ban an address after repeated wrong passwords (`sv_rcon_maxfailures`), which is why a refused password (`rcon_auth_failed`) is never retried by the hub. Send commands one at a time per server.
+	// Sends one command to the game server through its command channel and returns its answer. **Remote console** (the default channel): over the server’s own protocol — Source RCON over TCP (cs2, minecraft), GoldSrc rcon over UDP (cs16), WebRCON over WebSocket (rust). A server that does not answer in time is 504 `rcon_timeout`; one that cannot be reached, refuses the password or answers out of protocol is 502 with its own code. **Plugin** (a server registered with `--channel plugin`): the command is queued for the server’s plugin, which long-polls `GET /api-platform/ingest/commands`; the call waits up to `wait_ms` (default 5 s) for its result: `200` with the output (and `id`, `status`: `ok` or `error`) when the plugin answers in time, else `202` with the command’s `id` and a `Location` to read it later (`GET /v1/servers/{id}/commands/{commandId}`). A command the plugin does not acknowledge within `PLUGIN_COMMAND_TTL` (60 s by default) is `expired`; each final status is audited and told as `server.command_completed`. Only the server’s owner and the operators it granted may send commands (others: 403 `server_operator_required`; an unknown server: 404). Requires an `Idempotency-Key`: a retry with the same key and body gets the first answer (`Idempotent-Replayed: true`; a replayed `202` carries the same command id, without `Location`) without running or queuing the command again; the key of a 5xx answer is released, so a retry after a timeout runs the command again. Every attempt is audited (`GET /v1/servers/{id}/commands`). Each command spends one request of the hourly quota, like any call; the game server has its own limits: Source servers ban an address after repeated wrong passwords (`sv_rcon_maxfailures`), which is why a refused password (`rcon_auth_failed`) is never retried by the hub. Send commands one at a time per server.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /v1/servers/{id}/command (the `V1ServersCommandSend` operationId).
 	V1ServersCommandSendWithBodyWithResponse(ctx context.Context, id int, params *V1ServersCommandSendParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*V1ServersCommandSendResponse, error)
 
-	// V1ServersCommandSendWithResponse Send a remote-console command to a game server (preview)
+	// V1ServersCommandSendWithResponse Send a console command to a game server (preview)
 	//
-	// Sends one command to the game server over its own remote console — Source RCON over TCP (cs2, minecraft), GoldSrc rcon over UDP (cs16), WebRCON over WebSocket (rust) — and returns its answer. Only the server’s owner and the operators it granted may send commands (others: 403 `server_operator_required`; an unknown server: 404). Requires an `Idempotency-Key`: a retry with the same key and body gets the first answer (`Idempotent-Replayed: true`) without running the command again; the key of a 5xx answer is released, so a retry after a timeout runs the command again. A server that does not answer in time is 504 `rcon_timeout`; one that cannot be reached, refuses the password or answers out of protocol is 502 with its own code. Every attempt is audited (`GET /v1/servers/{id}/commands`). Each command spends one request of the hourly quota, like any call; the game server has its own limits: Source servers ban an address after repeated wrong passwords (`sv_rcon_maxfailures`), which is why a refused password (`rcon_auth_failed`) is never retried by the hub. Send commands one at a time per server.
+	// Sends one command to the game server through its command channel and returns its answer. **Remote console** (the default channel): over the server’s own protocol — Source RCON over TCP (cs2, minecraft), GoldSrc rcon over UDP (cs16), WebRCON over WebSocket (rust). A server that does not answer in time is 504 `rcon_timeout`; one that cannot be reached, refuses the password or answers out of protocol is 502 with its own code. **Plugin** (a server registered with `--channel plugin`): the command is queued for the server’s plugin, which long-polls `GET /api-platform/ingest/commands`; the call waits up to `wait_ms` (default 5 s) for its result: `200` with the output (and `id`, `status`: `ok` or `error`) when the plugin answers in time, else `202` with the command’s `id` and a `Location` to read it later (`GET /v1/servers/{id}/commands/{commandId}`). A command the plugin does not acknowledge within `PLUGIN_COMMAND_TTL` (60 s by default) is `expired`; each final status is audited and told as `server.command_completed`. Only the server’s owner and the operators it granted may send commands (others: 403 `server_operator_required`; an unknown server: 404). Requires an `Idempotency-Key`: a retry with the same key and body gets the first answer (`Idempotent-Replayed: true`; a replayed `202` carries the same command id, without `Location`) without running or queuing the command again; the key of a 5xx answer is released, so a retry after a timeout runs the command again. Every attempt is audited (`GET /v1/servers/{id}/commands`). Each command spends one request of the hourly quota, like any call; the game server has its own limits: Source servers ban an address after repeated wrong passwords (`sv_rcon_maxfailures`), which is why a refused password (`rcon_auth_failed`) is never retried by the hub. Send commands one at a time per server.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -19632,6 +20527,15 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with GET /v1/servers/{id}/commands (the `V1ServersCommandsList` operationId).
 	V1ServersCommandsListWithResponse(ctx context.Context, id int, params *V1ServersCommandsListParams, reqEditors ...RequestEditorFn) (*V1ServersCommandsListResponse, error)
+
+	// V1ServersCommandGetWithResponse One queued command of a plugin-channel server (preview)
+	//
+	// A command queued for the server’s plugin, as it stands: `pending`, `delivered`, or final with the plugin’s output (`ok`, `error`) or `expired`. This is where a `202` from `POST /v1/servers/{id}/command` points. The owner reads every command of the server, an operator only their own; another server’s command, or an id that does not exist, is 404 `command_not_found`.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /v1/servers/{id}/commands/{commandId} (the `V1ServersCommandGet` operationId).
+	V1ServersCommandGetWithResponse(ctx context.Context, id int, commandId string, reqEditors ...RequestEditorFn) (*V1ServersCommandGetResponse, error)
 
 	// V1ServersStatusGetWithResponse Live status of a game server (preview)
 	//
@@ -22036,6 +22940,228 @@ func (r DeveloperWebhookTestSendResponse) ContentType() string {
 	return ""
 }
 
+// IngestCommandsListResponse200Headers the declared response headers of an HTTP 200 response for IngestCommandsList
+type IngestCommandsListResponse200Headers struct {
+	XRequestId *string
+}
+
+// IngestCommandsListResponse400Headers the declared response headers of an HTTP 400 response for IngestCommandsList
+type IngestCommandsListResponse400Headers struct {
+	XRequestId *string
+}
+
+// IngestCommandsListResponse401Headers the declared response headers of an HTTP 401 response for IngestCommandsList
+type IngestCommandsListResponse401Headers struct {
+	XRequestId *string
+}
+
+// IngestCommandsListResponse500Headers the declared response headers of an HTTP 500 response for IngestCommandsList
+type IngestCommandsListResponse500Headers struct {
+	XRequestId *string
+}
+
+type IngestCommandsListResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *PluginCommandList
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *Problem
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Problem
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *Problem
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *IngestCommandsListResponse200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *IngestCommandsListResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *IngestCommandsListResponse401Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *IngestCommandsListResponse500Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r IngestCommandsListResponse) GetJSON200() *PluginCommandList {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r IngestCommandsListResponse) GetApplicationproblemJSON400() *Problem {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r IngestCommandsListResponse) GetApplicationproblemJSON401() *Problem {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r IngestCommandsListResponse) GetApplicationproblemJSON500() *Problem {
+	return r.ApplicationproblemJSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r IngestCommandsListResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r IngestCommandsListResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r IngestCommandsListResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r IngestCommandsListResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// IngestCommandResultCreateResponse200Headers the declared response headers of an HTTP 200 response for IngestCommandResultCreate
+type IngestCommandResultCreateResponse200Headers struct {
+	XRequestId *string
+}
+
+// IngestCommandResultCreateResponse400Headers the declared response headers of an HTTP 400 response for IngestCommandResultCreate
+type IngestCommandResultCreateResponse400Headers struct {
+	XRequestId *string
+}
+
+// IngestCommandResultCreateResponse401Headers the declared response headers of an HTTP 401 response for IngestCommandResultCreate
+type IngestCommandResultCreateResponse401Headers struct {
+	XRequestId *string
+}
+
+// IngestCommandResultCreateResponse404Headers the declared response headers of an HTTP 404 response for IngestCommandResultCreate
+type IngestCommandResultCreateResponse404Headers struct {
+	XRequestId *string
+}
+
+// IngestCommandResultCreateResponse409Headers the declared response headers of an HTTP 409 response for IngestCommandResultCreate
+type IngestCommandResultCreateResponse409Headers struct {
+	XRequestId *string
+}
+
+// IngestCommandResultCreateResponse415Headers the declared response headers of an HTTP 415 response for IngestCommandResultCreate
+type IngestCommandResultCreateResponse415Headers struct {
+	XRequestId *string
+}
+
+// IngestCommandResultCreateResponse500Headers the declared response headers of an HTTP 500 response for IngestCommandResultCreate
+type IngestCommandResultCreateResponse500Headers struct {
+	XRequestId *string
+}
+
+type IngestCommandResultCreateResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *PluginCommandRecorded
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *Problem
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Problem
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *Problem
+	// ApplicationproblemJSON409 the response for an HTTP 409 `application/problem+json` response
+	ApplicationproblemJSON409 *Problem
+	// ApplicationproblemJSON415 the response for an HTTP 415 `application/problem+json` response
+	ApplicationproblemJSON415 *Problem
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *Problem
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *IngestCommandResultCreateResponse200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *IngestCommandResultCreateResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *IngestCommandResultCreateResponse401Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *IngestCommandResultCreateResponse404Headers
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *IngestCommandResultCreateResponse409Headers
+	// Headers415 the parsed response headers for an HTTP 415 response
+	Headers415 *IngestCommandResultCreateResponse415Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *IngestCommandResultCreateResponse500Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r IngestCommandResultCreateResponse) GetJSON200() *PluginCommandRecorded {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r IngestCommandResultCreateResponse) GetApplicationproblemJSON400() *Problem {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r IngestCommandResultCreateResponse) GetApplicationproblemJSON401() *Problem {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r IngestCommandResultCreateResponse) GetApplicationproblemJSON404() *Problem {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON409 returns the response for an HTTP 409 `application/problem+json` response
+func (r IngestCommandResultCreateResponse) GetApplicationproblemJSON409() *Problem {
+	return r.ApplicationproblemJSON409
+}
+
+// GetApplicationproblemJSON415 returns the response for an HTTP 415 `application/problem+json` response
+func (r IngestCommandResultCreateResponse) GetApplicationproblemJSON415() *Problem {
+	return r.ApplicationproblemJSON415
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r IngestCommandResultCreateResponse) GetApplicationproblemJSON500() *Problem {
+	return r.ApplicationproblemJSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r IngestCommandResultCreateResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r IngestCommandResultCreateResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r IngestCommandResultCreateResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r IngestCommandResultCreateResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // IngestEventsCreateResponse200Headers the declared response headers of an HTTP 200 response for IngestEventsCreate
 type IngestEventsCreateResponse200Headers struct {
 	XRequestId *string
@@ -22148,6 +23274,110 @@ func (r IngestEventsCreateResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r IngestEventsCreateResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// IngestHeartbeatCreateResponse200Headers the declared response headers of an HTTP 200 response for IngestHeartbeatCreate
+type IngestHeartbeatCreateResponse200Headers struct {
+	XRequestId *string
+}
+
+// IngestHeartbeatCreateResponse400Headers the declared response headers of an HTTP 400 response for IngestHeartbeatCreate
+type IngestHeartbeatCreateResponse400Headers struct {
+	XRequestId *string
+}
+
+// IngestHeartbeatCreateResponse401Headers the declared response headers of an HTTP 401 response for IngestHeartbeatCreate
+type IngestHeartbeatCreateResponse401Headers struct {
+	XRequestId *string
+}
+
+// IngestHeartbeatCreateResponse415Headers the declared response headers of an HTTP 415 response for IngestHeartbeatCreate
+type IngestHeartbeatCreateResponse415Headers struct {
+	XRequestId *string
+}
+
+// IngestHeartbeatCreateResponse500Headers the declared response headers of an HTTP 500 response for IngestHeartbeatCreate
+type IngestHeartbeatCreateResponse500Headers struct {
+	XRequestId *string
+}
+
+type IngestHeartbeatCreateResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *PluginHeartbeatResult
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *Problem
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Problem
+	// ApplicationproblemJSON415 the response for an HTTP 415 `application/problem+json` response
+	ApplicationproblemJSON415 *Problem
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *Problem
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *IngestHeartbeatCreateResponse200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *IngestHeartbeatCreateResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *IngestHeartbeatCreateResponse401Headers
+	// Headers415 the parsed response headers for an HTTP 415 response
+	Headers415 *IngestHeartbeatCreateResponse415Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *IngestHeartbeatCreateResponse500Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r IngestHeartbeatCreateResponse) GetJSON200() *PluginHeartbeatResult {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r IngestHeartbeatCreateResponse) GetApplicationproblemJSON400() *Problem {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r IngestHeartbeatCreateResponse) GetApplicationproblemJSON401() *Problem {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON415 returns the response for an HTTP 415 `application/problem+json` response
+func (r IngestHeartbeatCreateResponse) GetApplicationproblemJSON415() *Problem {
+	return r.ApplicationproblemJSON415
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r IngestHeartbeatCreateResponse) GetApplicationproblemJSON500() *Problem {
+	return r.ApplicationproblemJSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r IngestHeartbeatCreateResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r IngestHeartbeatCreateResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r IngestHeartbeatCreateResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r IngestHeartbeatCreateResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -22384,6 +23614,96 @@ func (r IngestLogsCreateByTokenResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r IngestLogsCreateByTokenResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// IngestTokenRotateResponse200Headers the declared response headers of an HTTP 200 response for IngestTokenRotate
+type IngestTokenRotateResponse200Headers struct {
+	XRequestId *string
+}
+
+// IngestTokenRotateResponse401Headers the declared response headers of an HTTP 401 response for IngestTokenRotate
+type IngestTokenRotateResponse401Headers struct {
+	XRequestId *string
+}
+
+// IngestTokenRotateResponse409Headers the declared response headers of an HTTP 409 response for IngestTokenRotate
+type IngestTokenRotateResponse409Headers struct {
+	XRequestId *string
+}
+
+// IngestTokenRotateResponse500Headers the declared response headers of an HTTP 500 response for IngestTokenRotate
+type IngestTokenRotateResponse500Headers struct {
+	XRequestId *string
+}
+
+type IngestTokenRotateResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *IngestTokenRotation
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Problem
+	// ApplicationproblemJSON409 the response for an HTTP 409 `application/problem+json` response
+	ApplicationproblemJSON409 *Problem
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *Problem
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *IngestTokenRotateResponse200Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *IngestTokenRotateResponse401Headers
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *IngestTokenRotateResponse409Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *IngestTokenRotateResponse500Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r IngestTokenRotateResponse) GetJSON200() *IngestTokenRotation {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r IngestTokenRotateResponse) GetApplicationproblemJSON401() *Problem {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON409 returns the response for an HTTP 409 `application/problem+json` response
+func (r IngestTokenRotateResponse) GetApplicationproblemJSON409() *Problem {
+	return r.ApplicationproblemJSON409
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r IngestTokenRotateResponse) GetApplicationproblemJSON500() *Problem {
+	return r.ApplicationproblemJSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r IngestTokenRotateResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r IngestTokenRotateResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r IngestTokenRotateResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r IngestTokenRotateResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -29321,6 +30641,18 @@ type V1ServersCommandSendResponse200Headers struct {
 	XRequestId          *string
 }
 
+// V1ServersCommandSendResponse202Headers the declared response headers of an HTTP 202 response for V1ServersCommandSend
+type V1ServersCommandSendResponse202Headers struct {
+	IdempotentReplayed  *string
+	RateLimit           *string
+	RateLimitPolicy     *string
+	XRatelimitLimit     *int
+	XRatelimitRemaining *int
+	XRatelimitReset     *int
+	XRatelimitUsed      *int
+	XRequestId          *string
+}
+
 // V1ServersCommandSendResponse400Headers the declared response headers of an HTTP 400 response for V1ServersCommandSend
 type V1ServersCommandSendResponse400Headers struct {
 	RateLimit           *string
@@ -29438,7 +30770,9 @@ type V1ServersCommandSendResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
-	JSON200 *V1ServersCommandSendResult
+	JSON200 *ServerCommandAnswer
+	// JSON202 the response for an HTTP 202 `application/json` response
+	JSON202 *ServerCommandAnswer
 	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
 	ApplicationproblemJSON400 *Problem
 	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
@@ -29463,6 +30797,8 @@ type V1ServersCommandSendResponse struct {
 	ApplicationproblemJSON504 *Problem
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *V1ServersCommandSendResponse200Headers
+	// Headers202 the parsed response headers for an HTTP 202 response
+	Headers202 *V1ServersCommandSendResponse202Headers
 	// Headers400 the parsed response headers for an HTTP 400 response
 	Headers400 *V1ServersCommandSendResponse400Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
@@ -29488,8 +30824,13 @@ type V1ServersCommandSendResponse struct {
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
-func (r V1ServersCommandSendResponse) GetJSON200() *V1ServersCommandSendResult {
+func (r V1ServersCommandSendResponse) GetJSON200() *ServerCommandAnswer {
 	return r.JSON200
+}
+
+// GetJSON202 returns the response for an HTTP 202 `application/json` response
+func (r V1ServersCommandSendResponse) GetJSON202() *ServerCommandAnswer {
+	return r.JSON202
 }
 
 // GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
@@ -29755,6 +31096,191 @@ func (r V1ServersCommandsListResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r V1ServersCommandsListResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// V1ServersCommandGetResponse200Headers the declared response headers of an HTTP 200 response for V1ServersCommandGet
+type V1ServersCommandGetResponse200Headers struct {
+	RateLimit           *string
+	RateLimitPolicy     *string
+	XRatelimitLimit     *int
+	XRatelimitRemaining *int
+	XRatelimitReset     *int
+	XRatelimitUsed      *int
+	XRequestId          *string
+}
+
+// V1ServersCommandGetResponse400Headers the declared response headers of an HTTP 400 response for V1ServersCommandGet
+type V1ServersCommandGetResponse400Headers struct {
+	RateLimit           *string
+	RateLimitPolicy     *string
+	XRatelimitLimit     *int
+	XRatelimitRemaining *int
+	XRatelimitReset     *int
+	XRatelimitUsed      *int
+	XRequestId          *string
+}
+
+// V1ServersCommandGetResponse401Headers the declared response headers of an HTTP 401 response for V1ServersCommandGet
+type V1ServersCommandGetResponse401Headers struct {
+	WWWAuthenticate *string
+	XRequestId      *string
+}
+
+// V1ServersCommandGetResponse403Headers the declared response headers of an HTTP 403 response for V1ServersCommandGet
+type V1ServersCommandGetResponse403Headers struct {
+	WWWAuthenticate *string
+	XRequestId      *string
+}
+
+// V1ServersCommandGetResponse404Headers the declared response headers of an HTTP 404 response for V1ServersCommandGet
+type V1ServersCommandGetResponse404Headers struct {
+	RateLimit           *string
+	RateLimitPolicy     *string
+	XRatelimitLimit     *int
+	XRatelimitRemaining *int
+	XRatelimitReset     *int
+	XRatelimitUsed      *int
+	XRequestId          *string
+}
+
+// V1ServersCommandGetResponse429Headers the declared response headers of an HTTP 429 response for V1ServersCommandGet
+type V1ServersCommandGetResponse429Headers struct {
+	RateLimit           *string
+	RateLimitPolicy     *string
+	RetryAfter          *int
+	XRatelimitLimit     *int
+	XRatelimitRemaining *int
+	XRatelimitReset     *int
+	XRatelimitUsed      *int
+	XRequestId          *string
+}
+
+// V1ServersCommandGetResponse500Headers the declared response headers of an HTTP 500 response for V1ServersCommandGet
+type V1ServersCommandGetResponse500Headers struct {
+	RateLimit           *string
+	RateLimitPolicy     *string
+	XRatelimitLimit     *int
+	XRatelimitRemaining *int
+	XRatelimitReset     *int
+	XRatelimitUsed      *int
+	XRequestId          *string
+}
+
+// V1ServersCommandGetResponse503Headers the declared response headers of an HTTP 503 response for V1ServersCommandGet
+type V1ServersCommandGetResponse503Headers struct {
+	RateLimit           *string
+	RateLimitPolicy     *string
+	XRatelimitLimit     *int
+	XRatelimitRemaining *int
+	XRatelimitReset     *int
+	XRatelimitUsed      *int
+	XRequestId          *string
+}
+
+type V1ServersCommandGetResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *V1ServersCommandGetResult
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *Problem
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Problem
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Problem
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *Problem
+	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationproblemJSON429 *Problem
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *Problem
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *Problem
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *V1ServersCommandGetResponse200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *V1ServersCommandGetResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *V1ServersCommandGetResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *V1ServersCommandGetResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *V1ServersCommandGetResponse404Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *V1ServersCommandGetResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *V1ServersCommandGetResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *V1ServersCommandGetResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r V1ServersCommandGetResponse) GetJSON200() *V1ServersCommandGetResult {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r V1ServersCommandGetResponse) GetApplicationproblemJSON400() *Problem {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r V1ServersCommandGetResponse) GetApplicationproblemJSON401() *Problem {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r V1ServersCommandGetResponse) GetApplicationproblemJSON403() *Problem {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r V1ServersCommandGetResponse) GetApplicationproblemJSON404() *Problem {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r V1ServersCommandGetResponse) GetApplicationproblemJSON429() *Problem {
+	return r.ApplicationproblemJSON429
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r V1ServersCommandGetResponse) GetApplicationproblemJSON500() *Problem {
+	return r.ApplicationproblemJSON500
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r V1ServersCommandGetResponse) GetApplicationproblemJSON503() *Problem {
+	return r.ApplicationproblemJSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r V1ServersCommandGetResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r V1ServersCommandGetResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r V1ServersCommandGetResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r V1ServersCommandGetResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -32841,6 +34367,51 @@ func (c *ClientWithResponses) DeveloperWebhookTestSendWithResponse(ctx context.C
 	return ParseDeveloperWebhookTestSendResponse(rsp)
 }
 
+// IngestCommandsListWithResponse Long-poll the commands the server’s plugin should run
+//
+// The commands queued for the server of the token (`POST /v1/servers/{id}/command` on a server registered with `--channel plugin`), oldest first, at most 50. With `wait` the request is held until a command arrives or `wait` seconds pass (then `{"data":[]}`); a plugin calls it again at once. Delivery is at least once: a command not acknowledged (`POST /api-platform/ingest/commands/{id}/result`) within 30 s of its delivery is delivered again, so a plugin that crashed after taking it still runs it; run each id once. A command not acknowledged before `expires_at` is never delivered again.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /api-platform/ingest/commands (the `IngestCommandsList` operationId).
+func (c *ClientWithResponses) IngestCommandsListWithResponse(ctx context.Context, params *IngestCommandsListParams, reqEditors ...RequestEditorFn) (*IngestCommandsListResponse, error) {
+	rsp, err := c.IngestCommandsList(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseIngestCommandsListResponse(rsp)
+}
+
+// IngestCommandResultCreateWithBodyWithResponse Acknowledge a command with its result
+//
+// Records what the command printed and whether it ran. The result is recorded exactly once: the same command acknowledged again (a retry after a lost answer) is `200 {"recorded": false}` and changes nothing. The recorded result goes to the caller still waiting on `POST /v1/servers/{id}/command`, or to `GET /v1/servers/{id}/commands/{commandId}` later; it is audited and told as `server.command_completed`. Another server’s command or an unknown id is `404 command_not_found`; a command past its `expires_at` is `409 command_expired` (it is final as `expired`).
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api-platform/ingest/commands/{id}/result (the `IngestCommandResultCreate` operationId).
+func (c *ClientWithResponses) IngestCommandResultCreateWithBodyWithResponse(ctx context.Context, id string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*IngestCommandResultCreateResponse, error) {
+	rsp, err := c.IngestCommandResultCreateWithBody(ctx, id, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseIngestCommandResultCreateResponse(rsp)
+}
+
+// IngestCommandResultCreateWithResponse Acknowledge a command with its result
+//
+// Records what the command printed and whether it ran. The result is recorded exactly once: the same command acknowledged again (a retry after a lost answer) is `200 {"recorded": false}` and changes nothing. The recorded result goes to the caller still waiting on `POST /v1/servers/{id}/command`, or to `GET /v1/servers/{id}/commands/{commandId}` later; it is audited and told as `server.command_completed`. Another server’s command or an unknown id is `404 command_not_found`; a command past its `expires_at` is `409 command_expired` (it is final as `expired`).
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api-platform/ingest/commands/{id}/result (the `IngestCommandResultCreate` operationId).
+func (c *ClientWithResponses) IngestCommandResultCreateWithResponse(ctx context.Context, id string, body IngestCommandResultCreateJSONRequestBody, reqEditors ...RequestEditorFn) (*IngestCommandResultCreateResponse, error) {
+	rsp, err := c.IngestCommandResultCreate(ctx, id, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseIngestCommandResultCreateResponse(rsp)
+}
+
 // IngestEventsCreateWithBodyWithResponse Ingest typed JSON events (Rust and other plugins)
 //
 // `POST /api-platform/ingest/events` (Bearer).
@@ -32909,6 +34480,36 @@ func (c *ClientWithResponses) IngestEventsCreateWithResponse(ctx context.Context
 		return nil, err
 	}
 	return ParseIngestEventsCreateResponse(rsp)
+}
+
+// IngestHeartbeatCreateWithBodyWithResponse Report a game server’s status from its plugin
+//
+// A plugin reports its server’s players, slots, map and version every 10 s. The server is `online` in `/servers` and `/v1/servers` with what it reports, whether or not the hub can query it (a server behind NAT, a game without A2S or Server List Ping); after 60 s without a heartbeat (and without an answered status query) it is `offline` with 0 players, within one poll interval (`POLL_INTERVAL_MS`). Each change is told as `server.status_changed`, `server.map_changed` and `server.players_changed`. A missing, unknown, revoked or expired token is `401 invalid_server_token` and nothing is stored.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api-platform/ingest/heartbeat (the `IngestHeartbeatCreate` operationId).
+func (c *ClientWithResponses) IngestHeartbeatCreateWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*IngestHeartbeatCreateResponse, error) {
+	rsp, err := c.IngestHeartbeatCreateWithBody(ctx, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseIngestHeartbeatCreateResponse(rsp)
+}
+
+// IngestHeartbeatCreateWithResponse Report a game server’s status from its plugin
+//
+// A plugin reports its server’s players, slots, map and version every 10 s. The server is `online` in `/servers` and `/v1/servers` with what it reports, whether or not the hub can query it (a server behind NAT, a game without A2S or Server List Ping); after 60 s without a heartbeat (and without an answered status query) it is `offline` with 0 players, within one poll interval (`POLL_INTERVAL_MS`). Each change is told as `server.status_changed`, `server.map_changed` and `server.players_changed`. A missing, unknown, revoked or expired token is `401 invalid_server_token` and nothing is stored.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api-platform/ingest/heartbeat (the `IngestHeartbeatCreate` operationId).
+func (c *ClientWithResponses) IngestHeartbeatCreateWithResponse(ctx context.Context, body IngestHeartbeatCreateJSONRequestBody, reqEditors ...RequestEditorFn) (*IngestHeartbeatCreateResponse, error) {
+	rsp, err := c.IngestHeartbeatCreate(ctx, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseIngestHeartbeatCreateResponse(rsp)
 }
 
 // IngestLogsCreateWithResponse Ingest log lines (CS2 HTTP log stream, CS 1.6)
@@ -32999,6 +34600,21 @@ func (c *ClientWithResponses) IngestLogsCreateByTokenWithResponse(ctx context.Co
 		return nil, err
 	}
 	return ParseIngestLogsCreateByTokenResponse(rsp)
+}
+
+// IngestTokenRotateWithResponse Replace the server’s ingest token, without downtime
+//
+// Issues a new ingest token for the server the current token belongs to (no body). The token this request carried stays accepted for 24 hours (`previous_valid_until`), so a plugin and a log sender using it can move over without a gap; after that it is refused with `401 invalid_server_token`. Only the current token may rotate: the previous one, still accepted during an overlap, is `409 token_superseded`. A rotation during an overlap ends the older token at once (one previous token is kept). The operator does the same with `hub servers rotate-token ID [--overlap 24h]`; `hub servers remove` revokes every token of the server at once.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api-platform/ingest/token/rotate (the `IngestTokenRotate` operationId).
+func (c *ClientWithResponses) IngestTokenRotateWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*IngestTokenRotateResponse, error) {
+	rsp, err := c.IngestTokenRotate(ctx, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseIngestTokenRotateResponse(rsp)
 }
 
 // OauthAuthorizeWithResponse Start an authorization request (browser)
@@ -33798,9 +35414,9 @@ func (c *ClientWithResponses) V1ServersListWithResponse(ctx context.Context, par
 	return ParseV1ServersListResponse(rsp)
 }
 
-// V1ServersCommandSendWithBodyWithResponse Send a remote-console command to a game server (preview)
+// V1ServersCommandSendWithBodyWithResponse Send a console command to a game server (preview)
 //
-// Sends one command to the game server over its own remote console — Source RCON over TCP (cs2, minecraft), GoldSrc rcon over UDP (cs16), WebRCON over WebSocket (rust) — and returns its answer. Only the server’s owner and the operators it granted may send commands (others: 403 `server_operator_required`; an unknown server: 404). Requires an `Idempotency-Key`: a retry with the same key and body gets the first answer (`Idempotent-Replayed: true`) without running the command again; the key of a 5xx answer is released, so a retry after a timeout runs the command again. A server that does not answer in time is 504 `rcon_timeout`; one that cannot be reached, refuses the password or answers out of protocol is 502 with its own code. Every attempt is audited (`GET /v1/servers/{id}/commands`). Each command spends one request of the hourly quota, like any call; the game server has its own limits: Source servers ban an address after repeated wrong passwords (`sv_rcon_maxfailures`), which is why a refused password (`rcon_auth_failed`) is never retried by the hub. Send commands one at a time per server.
+// Sends one command to the game server through its command channel and returns its answer. **Remote console** (the default channel): over the server’s own protocol — Source RCON over TCP (cs2, minecraft), GoldSrc rcon over UDP (cs16), WebRCON over WebSocket (rust). A server that does not answer in time is 504 `rcon_timeout`; one that cannot be reached, refuses the password or answers out of protocol is 502 with its own code. **Plugin** (a server registered with `--channel plugin`): the command is queued for the server’s plugin, which long-polls `GET /api-platform/ingest/commands`; the call waits up to `wait_ms` (default 5 s) for its result: `200` with the output (and `id`, `status`: `ok` or `error`) when the plugin answers in time, else `202` with the command’s `id` and a `Location` to read it later (`GET /v1/servers/{id}/commands/{commandId}`). A command the plugin does not acknowledge within `PLUGIN_COMMAND_TTL` (60 s by default) is `expired`; each final status is audited and told as `server.command_completed`. Only the server’s owner and the operators it granted may send commands (others: 403 `server_operator_required`; an unknown server: 404). Requires an `Idempotency-Key`: a retry with the same key and body gets the first answer (`Idempotent-Replayed: true`; a replayed `202` carries the same command id, without `Location`) without running or queuing the command again; the key of a 5xx answer is released, so a retry after a timeout runs the command again. Every attempt is audited (`GET /v1/servers/{id}/commands`). Each command spends one request of the hourly quota, like any call; the game server has its own limits: Source servers ban an address after repeated wrong passwords (`sv_rcon_maxfailures`), which is why a refused password (`rcon_auth_failed`) is never retried by the hub. Send commands one at a time per server.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -33813,9 +35429,9 @@ func (c *ClientWithResponses) V1ServersCommandSendWithBodyWithResponse(ctx conte
 	return ParseV1ServersCommandSendResponse(rsp)
 }
 
-// V1ServersCommandSendWithResponse Send a remote-console command to a game server (preview)
+// V1ServersCommandSendWithResponse Send a console command to a game server (preview)
 //
-// Sends one command to the game server over its own remote console — Source RCON over TCP (cs2, minecraft), GoldSrc rcon over UDP (cs16), WebRCON over WebSocket (rust) — and returns its answer. Only the server’s owner and the operators it granted may send commands (others: 403 `server_operator_required`; an unknown server: 404). Requires an `Idempotency-Key`: a retry with the same key and body gets the first answer (`Idempotent-Replayed: true`) without running the command again; the key of a 5xx answer is released, so a retry after a timeout runs the command again. A server that does not answer in time is 504 `rcon_timeout`; one that cannot be reached, refuses the password or answers out of protocol is 502 with its own code. Every attempt is audited (`GET /v1/servers/{id}/commands`). Each command spends one request of the hourly quota, like any call; the game server has its own limits: Source servers ban an address after repeated wrong passwords (`sv_rcon_maxfailures`), which is why a refused password (`rcon_auth_failed`) is never retried by the hub. Send commands one at a time per server.
+// Sends one command to the game server through its command channel and returns its answer. **Remote console** (the default channel): over the server’s own protocol — Source RCON over TCP (cs2, minecraft), GoldSrc rcon over UDP (cs16), WebRCON over WebSocket (rust). A server that does not answer in time is 504 `rcon_timeout`; one that cannot be reached, refuses the password or answers out of protocol is 502 with its own code. **Plugin** (a server registered with `--channel plugin`): the command is queued for the server’s plugin, which long-polls `GET /api-platform/ingest/commands`; the call waits up to `wait_ms` (default 5 s) for its result: `200` with the output (and `id`, `status`: `ok` or `error`) when the plugin answers in time, else `202` with the command’s `id` and a `Location` to read it later (`GET /v1/servers/{id}/commands/{commandId}`). A command the plugin does not acknowledge within `PLUGIN_COMMAND_TTL` (60 s by default) is `expired`; each final status is audited and told as `server.command_completed`. Only the server’s owner and the operators it granted may send commands (others: 403 `server_operator_required`; an unknown server: 404). Requires an `Idempotency-Key`: a retry with the same key and body gets the first answer (`Idempotent-Replayed: true`; a replayed `202` carries the same command id, without `Location`) without running or queuing the command again; the key of a 5xx answer is released, so a retry after a timeout runs the command again. Every attempt is audited (`GET /v1/servers/{id}/commands`). Each command spends one request of the hourly quota, like any call; the game server has its own limits: Source servers ban an address after repeated wrong passwords (`sv_rcon_maxfailures`), which is why a refused password (`rcon_auth_failed`) is never retried by the hub. Send commands one at a time per server.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -33841,6 +35457,21 @@ func (c *ClientWithResponses) V1ServersCommandsListWithResponse(ctx context.Cont
 		return nil, err
 	}
 	return ParseV1ServersCommandsListResponse(rsp)
+}
+
+// V1ServersCommandGetWithResponse One queued command of a plugin-channel server (preview)
+//
+// A command queued for the server’s plugin, as it stands: `pending`, `delivered`, or final with the plugin’s output (`ok`, `error`) or `expired`. This is where a `202` from `POST /v1/servers/{id}/command` points. The owner reads every command of the server, an operator only their own; another server’s command, or an id that does not exist, is 404 `command_not_found`.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /v1/servers/{id}/commands/{commandId} (the `V1ServersCommandGet` operationId).
+func (c *ClientWithResponses) V1ServersCommandGetWithResponse(ctx context.Context, id int, commandId string, reqEditors ...RequestEditorFn) (*V1ServersCommandGetResponse, error) {
+	rsp, err := c.V1ServersCommandGet(ctx, id, commandId, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseV1ServersCommandGetResponse(rsp)
 }
 
 // V1ServersStatusGetWithResponse Live status of a game server (preview)
@@ -36470,6 +38101,237 @@ func ParseDeveloperWebhookTestSendResponse(rsp *http.Response) (*DeveloperWebhoo
 	return response, nil
 }
 
+// ParseIngestCommandsListResponse parses an HTTP response from a IngestCommandsListWithResponse call
+func ParseIngestCommandsListResponse(rsp *http.Response) (*IngestCommandsListResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &IngestCommandsListResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest PluginCommandList
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers IngestCommandsListResponse200Headers
+		if values := rsp.Header.Values("x-request-id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-request-id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 400:
+		var headers IngestCommandsListResponse400Headers
+		if values := rsp.Header.Values("x-request-id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-request-id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers IngestCommandsListResponse401Headers
+		if values := rsp.Header.Values("x-request-id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-request-id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 500:
+		var headers IngestCommandsListResponse500Headers
+		if values := rsp.Header.Values("x-request-id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-request-id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers500 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseIngestCommandResultCreateResponse parses an HTTP response from a IngestCommandResultCreateWithResponse call
+func ParseIngestCommandResultCreateResponse(rsp *http.Response) (*IngestCommandResultCreateResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &IngestCommandResultCreateResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest PluginCommandRecorded
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON415 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers IngestCommandResultCreateResponse200Headers
+		if values := rsp.Header.Values("x-request-id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-request-id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 400:
+		var headers IngestCommandResultCreateResponse400Headers
+		if values := rsp.Header.Values("x-request-id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-request-id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers IngestCommandResultCreateResponse401Headers
+		if values := rsp.Header.Values("x-request-id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-request-id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 404:
+		var headers IngestCommandResultCreateResponse404Headers
+		if values := rsp.Header.Values("x-request-id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-request-id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 409:
+		var headers IngestCommandResultCreateResponse409Headers
+		if values := rsp.Header.Values("x-request-id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-request-id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers409 = &headers
+	case rsp.StatusCode == 415:
+		var headers IngestCommandResultCreateResponse415Headers
+		if values := rsp.Header.Values("x-request-id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-request-id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers415 = &headers
+	case rsp.StatusCode == 500:
+		var headers IngestCommandResultCreateResponse500Headers
+		if values := rsp.Header.Values("x-request-id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-request-id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers500 = &headers
+	}
+
+	return response, nil
+}
+
 // ParseIngestEventsCreateResponse parses an HTTP response from a IngestEventsCreateWithResponse call
 func ParseIngestEventsCreateResponse(rsp *http.Response) (*IngestEventsCreateResponse, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
@@ -36581,6 +38443,113 @@ func ParseIngestEventsCreateResponse(rsp *http.Response) (*IngestEventsCreateRes
 		response.Headers415 = &headers
 	case rsp.StatusCode == 500:
 		var headers IngestEventsCreateResponse500Headers
+		if values := rsp.Header.Values("x-request-id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-request-id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers500 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseIngestHeartbeatCreateResponse parses an HTTP response from a IngestHeartbeatCreateWithResponse call
+func ParseIngestHeartbeatCreateResponse(rsp *http.Response) (*IngestHeartbeatCreateResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &IngestHeartbeatCreateResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest PluginHeartbeatResult
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON415 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers IngestHeartbeatCreateResponse200Headers
+		if values := rsp.Header.Values("x-request-id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-request-id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 400:
+		var headers IngestHeartbeatCreateResponse400Headers
+		if values := rsp.Header.Values("x-request-id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-request-id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers IngestHeartbeatCreateResponse401Headers
+		if values := rsp.Header.Values("x-request-id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-request-id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 415:
+		var headers IngestHeartbeatCreateResponse415Headers
+		if values := rsp.Header.Values("x-request-id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-request-id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers415 = &headers
+	case rsp.StatusCode == 500:
+		var headers IngestHeartbeatCreateResponse500Headers
 		if values := rsp.Header.Values("x-request-id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "x-request-id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -36829,6 +38798,96 @@ func ParseIngestLogsCreateByTokenResponse(rsp *http.Response) (*IngestLogsCreate
 		response.Headers415 = &headers
 	case rsp.StatusCode == 500:
 		var headers IngestLogsCreateByTokenResponse500Headers
+		if values := rsp.Header.Values("x-request-id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-request-id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers500 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseIngestTokenRotateResponse parses an HTTP response from a IngestTokenRotateWithResponse call
+func ParseIngestTokenRotateResponse(rsp *http.Response) (*IngestTokenRotateResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &IngestTokenRotateResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest IngestTokenRotation
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers IngestTokenRotateResponse200Headers
+		if values := rsp.Header.Values("x-request-id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-request-id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 401:
+		var headers IngestTokenRotateResponse401Headers
+		if values := rsp.Header.Values("x-request-id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-request-id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 409:
+		var headers IngestTokenRotateResponse409Headers
+		if values := rsp.Header.Values("x-request-id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-request-id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers409 = &headers
+	case rsp.StatusCode == 500:
+		var headers IngestTokenRotateResponse500Headers
 		if values := rsp.Header.Values("x-request-id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "x-request-id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -52827,11 +54886,18 @@ func ParseV1ServersCommandSendResponse(rsp *http.Response) (*V1ServersCommandSen
 
 	switch {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
-		var dest V1ServersCommandSendResult
+		var dest ServerCommandAnswer
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
 		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 202:
+		var dest ServerCommandAnswer
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON202 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
 		var dest Problem
@@ -52972,6 +55038,65 @@ func ParseV1ServersCommandSendResponse(rsp *http.Response) (*V1ServersCommandSen
 			headers.XRequestId = &value
 		}
 		response.Headers200 = &headers
+	case rsp.StatusCode == 202:
+		var headers V1ServersCommandSendResponse202Headers
+		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.IdempotentReplayed = &value
+		}
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("x-ratelimit-limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-ratelimit-limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRatelimitLimit = &value
+		}
+		if values := rsp.Header.Values("x-ratelimit-remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-ratelimit-remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRatelimitRemaining = &value
+		}
+		if values := rsp.Header.Values("x-ratelimit-reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-ratelimit-reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRatelimitReset = &value
+		}
+		if values := rsp.Header.Values("x-ratelimit-used"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-ratelimit-used", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRatelimitUsed = &value
+		}
+		if values := rsp.Header.Values("x-request-id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-request-id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers202 = &headers
 	case rsp.StatusCode == 400:
 		var headers V1ServersCommandSendResponse400Headers
 		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
@@ -53869,6 +55994,437 @@ func ParseV1ServersCommandsListResponse(rsp *http.Response) (*V1ServersCommandsL
 		response.Headers500 = &headers
 	case rsp.StatusCode == 503:
 		var headers V1ServersCommandsListResponse503Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("x-ratelimit-limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-ratelimit-limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRatelimitLimit = &value
+		}
+		if values := rsp.Header.Values("x-ratelimit-remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-ratelimit-remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRatelimitRemaining = &value
+		}
+		if values := rsp.Header.Values("x-ratelimit-reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-ratelimit-reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRatelimitReset = &value
+		}
+		if values := rsp.Header.Values("x-ratelimit-used"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-ratelimit-used", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRatelimitUsed = &value
+		}
+		if values := rsp.Header.Values("x-request-id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-request-id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseV1ServersCommandGetResponse parses an HTTP response from a V1ServersCommandGetWithResponse call
+func ParseV1ServersCommandGetResponse(rsp *http.Response) (*V1ServersCommandGetResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &V1ServersCommandGetResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest V1ServersCommandGetResult
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers V1ServersCommandGetResponse200Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("x-ratelimit-limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-ratelimit-limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRatelimitLimit = &value
+		}
+		if values := rsp.Header.Values("x-ratelimit-remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-ratelimit-remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRatelimitRemaining = &value
+		}
+		if values := rsp.Header.Values("x-ratelimit-reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-ratelimit-reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRatelimitReset = &value
+		}
+		if values := rsp.Header.Values("x-ratelimit-used"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-ratelimit-used", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRatelimitUsed = &value
+		}
+		if values := rsp.Header.Values("x-request-id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-request-id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 400:
+		var headers V1ServersCommandGetResponse400Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("x-ratelimit-limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-ratelimit-limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRatelimitLimit = &value
+		}
+		if values := rsp.Header.Values("x-ratelimit-remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-ratelimit-remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRatelimitRemaining = &value
+		}
+		if values := rsp.Header.Values("x-ratelimit-reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-ratelimit-reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRatelimitReset = &value
+		}
+		if values := rsp.Header.Values("x-ratelimit-used"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-ratelimit-used", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRatelimitUsed = &value
+		}
+		if values := rsp.Header.Values("x-request-id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-request-id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers V1ServersCommandGetResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		if values := rsp.Header.Values("x-request-id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-request-id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers V1ServersCommandGetResponse403Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		if values := rsp.Header.Values("x-request-id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-request-id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers V1ServersCommandGetResponse404Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("x-ratelimit-limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-ratelimit-limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRatelimitLimit = &value
+		}
+		if values := rsp.Header.Values("x-ratelimit-remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-ratelimit-remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRatelimitRemaining = &value
+		}
+		if values := rsp.Header.Values("x-ratelimit-reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-ratelimit-reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRatelimitReset = &value
+		}
+		if values := rsp.Header.Values("x-ratelimit-used"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-ratelimit-used", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRatelimitUsed = &value
+		}
+		if values := rsp.Header.Values("x-request-id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-request-id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 429:
+		var headers V1ServersCommandGetResponse429Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("x-ratelimit-limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-ratelimit-limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRatelimitLimit = &value
+		}
+		if values := rsp.Header.Values("x-ratelimit-remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-ratelimit-remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRatelimitRemaining = &value
+		}
+		if values := rsp.Header.Values("x-ratelimit-reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-ratelimit-reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRatelimitReset = &value
+		}
+		if values := rsp.Header.Values("x-ratelimit-used"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-ratelimit-used", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRatelimitUsed = &value
+		}
+		if values := rsp.Header.Values("x-request-id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-request-id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers V1ServersCommandGetResponse500Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("x-ratelimit-limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-ratelimit-limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRatelimitLimit = &value
+		}
+		if values := rsp.Header.Values("x-ratelimit-remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-ratelimit-remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRatelimitRemaining = &value
+		}
+		if values := rsp.Header.Values("x-ratelimit-reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-ratelimit-reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRatelimitReset = &value
+		}
+		if values := rsp.Header.Values("x-ratelimit-used"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-ratelimit-used", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRatelimitUsed = &value
+		}
+		if values := rsp.Header.Values("x-request-id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-request-id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers V1ServersCommandGetResponse503Headers
 		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {

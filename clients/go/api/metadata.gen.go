@@ -15,6 +15,7 @@ const (
 	CodeInvalidApiKey          ErrorCode = "invalid_api_key"
 	CodeUnauthenticated        ErrorCode = "unauthenticated"
 	CodeInvalidToken           ErrorCode = "invalid_token"
+	CodeInvalidServerToken     ErrorCode = "invalid_server_token"
 	CodeMissingToken           ErrorCode = "missing_token"
 	CodeForbidden              ErrorCode = "forbidden"
 	CodeCsrfFailed             ErrorCode = "csrf_failed"
@@ -35,6 +36,7 @@ const (
 	CodeClanInviteNotFound     ErrorCode = "clan_invite_not_found"
 	CodeWebhookNotFound        ErrorCode = "webhook_not_found"
 	CodeDeliveryNotFound       ErrorCode = "delivery_not_found"
+	CodeCommandNotFound        ErrorCode = "command_not_found"
 	CodeMethodNotAllowed       ErrorCode = "method_not_allowed"
 	CodeNotAcceptable          ErrorCode = "not_acceptable"
 	CodeRequestTimeout         ErrorCode = "request_timeout"
@@ -49,6 +51,8 @@ const (
 	CodeClanRoleConflict       ErrorCode = "clan_role_conflict"
 	CodeClanMaxMembersTooLow   ErrorCode = "clan_max_members_too_low"
 	CodeRconNotConfigured      ErrorCode = "rcon_not_configured"
+	CodeCommandExpired         ErrorCode = "command_expired"
+	CodeTokenSuperseded        ErrorCode = "token_superseded"
 	CodePayloadTooLarge        ErrorCode = "payload_too_large"
 	CodeUriTooLong             ErrorCode = "uri_too_long"
 	CodeUnsupportedMediaType   ErrorCode = "unsupported_media_type"
@@ -206,6 +210,9 @@ func (*ServerPlayersChangedEvent) EventType() string { return "server.players_ch
 // EventType is "server.command_executed".
 func (*ServerCommandExecutedEvent) EventType() string { return "server.command_executed" }
 
+// EventType is "server.command_completed".
+func (*ServerCommandCompletedEvent) EventType() string { return "server.command_completed" }
+
 // EventType is "economy.transfer.created".
 func (*EconomyTransferCreatedEvent) EventType() string { return "economy.transfer.created" }
 
@@ -344,6 +351,8 @@ func NewEvent(eventType string) (Event, bool) {
 		return new(ServerPlayersChangedEvent), true
 	case "server.command_executed":
 		return new(ServerCommandExecutedEvent), true
+	case "server.command_completed":
+		return new(ServerCommandCompletedEvent), true
 	case "economy.transfer.created":
 		return new(EconomyTransferCreatedEvent), true
 	case "economy.transfer.received":

@@ -12,14 +12,12 @@ import {
 } from './parsers/json-events.js';
 import type { IngestPipeline, IngestServerRef, Rejection } from './pipeline.js';
 import type { ServersRepo } from '../servers/repo.js';
-import { hashToken, TOKEN_PATTERN } from '../servers/tokens.js';
-import { sameHash } from '../keys/key-format.js';
+import { ingestAuth, ingestCaller } from '../servers/ingest-auth.js';
 
 export const INGEST_PREFIX = '/api-platform/ingest';
 /** Batches are large by design (a CS2 log flush, a plugin's queue); 16 MiB keeps one request bounded. */
 const BODY_LIMIT = 16 * 1024 * 1024;
 const MAX_REPORTED_ERRORS = 100;
-const CHALLENGE = { 'www-authenticate': 'Bearer realm="ingest"' };
 
 export const IngestResultSchema = Type.Object(
   {
@@ -115,12 +113,6 @@ const EVENTS_DOC = [KillEventSchema, MatchResultEventSchema, PlayerSessionEventS
   .map((schema) => `- ${fieldList(schema as FieldSchema)}`)
   .join('\n');
 
-declare module 'fastify' {
-  interface FastifyRequest {
-    ingestServer?: IngestServerRef;
-  }
-}
-
 function result(
   r: { kills: number; matches: number; unlocked: number },
   accepted: number,
@@ -143,6 +135,7 @@ export function ingestRoutes(deps: {
   servers: ServersRepo;
   pipeline: IngestPipeline;
   metrics?: IngestRecorder;
+  now: () => number;
 }) {
   return async (app: App): Promise<void> => {
     app.addSchema(IngestResultSchema);
@@ -153,40 +146,15 @@ export function ingestRoutes(deps: {
       (_req, body, done) => done(null, body),
     );
 
-    app.addHook('onRequest', async (request: FastifyRequest) => {
-      const fromPath = (request.params as { token?: string }).token;
-      const header = request.headers.authorization;
-      const token = fromPath ?? (header?.startsWith('Bearer ') ? header.slice(7).trim() : undefined);
-      if (!token) {
-        throw new ProblemError(
-          'invalid_token',
-          'Send the server ingest token as Authorization: Bearer <token>.',
-          {
-            headers: CHALLENGE,
-          },
-        );
-      }
-      const invalid = new ProblemError(
-        'invalid_token',
-        'The ingest token is not valid or has been revoked.',
-        {
-          headers: CHALLENGE,
-        },
-      );
-      if (!TOKEN_PATTERN.test(token)) throw invalid;
-      const hash = hashToken(token);
-      const server = await deps.servers.findByTokenHash(hash);
-      if (!server || !sameHash(server.token_hash, hash)) throw invalid;
-      request.ingestServer = { id: server.id, game: server.game };
-    });
+    app.addHook('onRequest', ingestAuth(deps.servers, deps.now));
 
     const serverOf = (request: FastifyRequest): IngestServerRef => {
-      if (!request.ingestServer) throw new ProblemError('invalid_token', 'Missing ingest token.');
-      return request.ingestServer;
+      const { id, game } = ingestCaller(request);
+      return { id, game };
     };
     const errors = errorResponses(
       'invalid_body',
-      'invalid_token',
+      'invalid_server_token',
       'payload_too_large',
       'unsupported_media_type',
       'internal_error',

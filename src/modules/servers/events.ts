@@ -51,7 +51,7 @@ export const SERVER_REGION_CHANGED = defineEvent({
 export const SERVER_STATUS_CHANGED = defineEvent({
   type: 'server.status_changed',
   description:
-    'A server came online (it answered a status query) or went offline (it missed several in a row).',
+    'A server came online (it answered a status query, or its plugin sent a heartbeat) or went offline (it missed several queries in a row, or its plugin fell silent for 60 s).',
   properties: { ...ServerRef, status: Status('New status'), previous_status: Status('Status before') },
   example: { ...SERVER_REF, status: 'online', previous_status: 'offline' },
   scope: 'servers:read',
@@ -97,6 +97,40 @@ export const SERVER_COMMAND_EXECUTED = defineEvent({
     ok: Type.Boolean({ description: 'The server answered', examples: [true] }),
   },
   example: { ...SERVER_REF, command_id: 77, user_id: 42, command: 'changelevel de_inferno', ok: true },
+  scope: 'servers:command',
+  audience: 'user',
+});
+
+export const SERVER_COMMAND_COMPLETED = defineEvent({
+  type: 'server.command_completed',
+  description:
+    'A command queued for a plugin-channel server reached its final status: the plugin ran it (`ok`), reported a failure (`error`), or did not acknowledge it in time (`expired`). Told once per command to the user who sent it, whether or not they were still waiting for the answer.',
+  properties: {
+    ...ServerRef,
+    command_id: Type.String({
+      pattern: '^[1-9][0-9]*$',
+      description: 'The queued command',
+      examples: ['812'],
+    }),
+    user_id: UserId('Who sent it'),
+    status: StringEnum(['ok', 'error', 'expired'] as const, {
+      description: 'Final status',
+      examples: ['ok'],
+    }),
+    output: Type.String({
+      description: 'The first 2,000 characters of what the plugin answered (empty when it expired)',
+      examples: ['Kicked player Bob'],
+    }),
+    duration_ms: Count('How long it ran, as the plugin measured it (or from issue to expiry)', 12),
+  },
+  example: {
+    ...SERVER_REF,
+    command_id: '812',
+    user_id: 42,
+    status: 'ok',
+    output: 'Kicked player Bob',
+    duration_ms: 12,
+  },
   scope: 'servers:command',
   audience: 'user',
 });
@@ -158,6 +192,31 @@ export const commandEvent = (
     { userId: entry.user_id },
   );
 
+/** A queued command's final status, told to its sender. */
+export const commandCompletedEvent = (
+  row: {
+    id: number;
+    server_id: number;
+    user_id: number;
+    status: 'pending' | 'delivered' | 'ok' | 'error' | 'expired';
+  },
+  game: string,
+  output: string,
+  durationMs: number,
+): NewEvent =>
+  eventOf(
+    SERVER_COMMAND_COMPLETED,
+    {
+      ...serverRef({ id: row.server_id, game }),
+      command_id: String(row.id),
+      user_id: row.user_id,
+      status: row.status === 'ok' || row.status === 'error' ? row.status : 'expired',
+      output,
+      duration_ms: durationMs,
+    },
+    { userId: row.user_id },
+  );
+
 export const SERVER_EVENTS = [
   SERVER_ADDED,
   SERVER_REMOVED,
@@ -166,4 +225,5 @@ export const SERVER_EVENTS = [
   SERVER_MAP_CHANGED,
   SERVER_PLAYERS_CHANGED,
   SERVER_COMMAND_EXECUTED,
+  SERVER_COMMAND_COMPLETED,
 ];

@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import type { Database } from '../../db/types.js';
+import type { CommandChannel, Database } from '../../db/types.js';
 import { writeTransaction } from '../../db/write-transaction.js';
 import { eventOf } from '../events/define.js';
 import { emit } from '../events/emit.js';
@@ -24,6 +24,8 @@ export interface IngestServer {
   game: string;
   ip: string;
   token_hash: string;
+  /** false: the previous token, accepted during a rotation's overlap */
+  current: boolean;
 }
 
 export interface ServerRecord {
@@ -42,6 +44,7 @@ export interface ServerRecord {
   region: string;
   owner_user_id: number | null;
   rcon_port: number | null;
+  command_channel: CommandChannel;
 }
 
 /** A server as the preview surface shows it: the live state the poller keeps. */
@@ -93,6 +96,7 @@ const RECORD = [
   'region',
   'owner_user_id',
   'rcon_port',
+  'command_channel',
 ] as const;
 
 /** Game servers: the public list, registration, token lookup and the poller's status updates. */
@@ -121,6 +125,7 @@ export function serversRepo(db: Kysely<Database>) {
       rcon_port?: number | null;
       /** sealed (src/modules/servers/commands/rcon-password.ts) */
       rcon_password?: string | null;
+      command_channel?: CommandChannel;
     }): Promise<ServerRecord> {
       return writeTransaction(db, async (trx) => {
         const record = await trx
@@ -149,7 +154,7 @@ export function serversRepo(db: Kysely<Database>) {
       return writeTransaction(db, async (trx) => {
         const row = await trx
           .updateTable('game_servers')
-          .set({ removed_at: now, status: 'offline', token_hash: null })
+          .set({ removed_at: now, status: 'offline', token_hash: null, previous_token_hash: null })
           .where('id', '=', id)
           .where('removed_at', 'is', null)
           .returning(['id', 'game'])
@@ -160,12 +165,19 @@ export function serversRepo(db: Kysely<Database>) {
     },
 
     listForPoll(): Promise<
-      { id: number; game: string; ip: string; port: number; query_port: number | null }[]
+      {
+        id: number;
+        game: string;
+        ip: string;
+        port: number;
+        query_port: number | null;
+        heartbeat_at: number | null;
+      }[]
     > {
       return (
         db
           .selectFrom('game_servers')
-          .select(['id', 'game', 'ip', 'port', 'query_port'])
+          .select(['id', 'game', 'ip', 'port', 'query_port', 'heartbeat_at'])
           .where('removed_at', 'is', null)
           // only servers an operator registered (with a token); seeded demo rows keep their status
           .where('token_hash', 'is not', null)
@@ -182,7 +194,7 @@ export function serversRepo(db: Kysely<Database>) {
       return writeTransaction(db, async (trx) => {
         const row = await trx
           .updateTable('game_servers')
-          .set({ token_hash: tokenHash })
+          .set({ token_hash: tokenHash, previous_token_hash: null, previous_token_until: null })
           .where('id', '=', id)
           .where('removed_at', 'is', null)
           .returning('id')
@@ -351,15 +363,107 @@ export function serversRepo(db: Kysely<Database>) {
       });
     },
 
-    /** The active server a token belongs to; one indexed lookup, so revocation applies at once. */
-    async findByTokenHash(hash: string): Promise<IngestServer | undefined> {
-      const row = await db
+    /**
+     * The active server a token belongs to: its current token, or the one a rotation replaced while
+     * the overlap lasts (`now` before `previous_token_until`). Indexed lookups on every call, so a
+     * revocation or the end of an overlap applies at once.
+     */
+    async findByTokenHash(hash: string, now = Date.now()): Promise<IngestServer | undefined> {
+      const current = await db
         .selectFrom('game_servers')
         .select(['id', 'game', 'ip', 'token_hash'])
         .where('token_hash', '=', hash)
         .where('removed_at', 'is', null)
         .executeTakeFirst();
-      return row?.token_hash ? { ...row, token_hash: row.token_hash } : undefined;
+      if (current?.token_hash) return { ...current, token_hash: current.token_hash, current: true };
+      const previous = await db
+        .selectFrom('game_servers')
+        .select(['id', 'game', 'ip', 'previous_token_hash'])
+        .where('previous_token_hash', '=', hash)
+        .where('previous_token_until', '>', now)
+        .where('removed_at', 'is', null)
+        .where('token_hash', 'is not', null)
+        .executeTakeFirst();
+      return previous?.previous_token_hash
+        ? {
+            id: previous.id,
+            game: previous.game,
+            ip: previous.ip,
+            token_hash: previous.previous_token_hash,
+            current: false,
+          }
+        : undefined;
+    },
+
+    /**
+     * A new ingest token with an overlap: the current one stays accepted until `until` (a rotation
+     * made during an overlap ends the older token's at once: only one previous token is kept).
+     * `expectedHash`: rotate only if this is still the current token (the plugin's own rotation);
+     * false when the server is unknown, removed, or its token changed meanwhile.
+     */
+    async rotateToken(id: number, tokenHash: string, until: number, expectedHash?: string): Promise<boolean> {
+      let q = db
+        .updateTable('game_servers')
+        .set((eb) => ({
+          previous_token_hash: eb.ref('token_hash'),
+          previous_token_until: until,
+          token_hash: tokenHash,
+        }))
+        .where('id', '=', id)
+        .where('removed_at', 'is', null)
+        .where('token_hash', 'is not', null);
+      if (expectedHash !== undefined) q = q.where('token_hash', '=', expectedHash);
+      const result = await q.executeTakeFirst();
+      return result.numUpdatedRows > 0n;
+    },
+
+    /**
+     * A plugin's heartbeat: the server is online with what it reports, whether or not a status query
+     * reaches it; what changed (status, map, players) is told in the same transaction.
+     */
+    async heartbeat(id: number, info: { players: number; max_players: number; map: string }, now: number) {
+      await writeTransaction(db, async (trx) => {
+        const before = await trx
+          .selectFrom('game_servers')
+          .select(['id', 'game', 'status', 'map', 'players', 'max_players'])
+          .where('id', '=', id)
+          .where('removed_at', 'is', null)
+          .executeTakeFirst();
+        if (!before) return;
+        await trx
+          .updateTable('game_servers')
+          .set({ ...info, status: 'online', poll_failures: 0, last_seen_at: now, heartbeat_at: now })
+          .where('id', '=', id)
+          .execute();
+        await emit(trx, pollEvents(before, { ...info, status: 'online' }), now);
+      });
+    },
+
+    /**
+     * Servers fed by heartbeats that went silent: online, a heartbeat once, and no sign of life
+     * (heartbeat or answered query) since `cutoff` turn offline with 0 players, each told once
+     * (the update's condition makes a second worker's sweep a no-op). Returns how many.
+     */
+    async expireSilent(cutoff: number, now: number): Promise<number> {
+      return writeTransaction(db, async (trx) => {
+        const rows = await trx
+          .updateTable('game_servers')
+          .set({ status: 'offline', players: 0 })
+          .where('status', '=', 'online')
+          .where('heartbeat_at', 'is not', null)
+          .where('last_seen_at', '<', cutoff)
+          .where('removed_at', 'is', null)
+          .returning(['id', 'game', 'map', 'max_players'])
+          .execute();
+        await emit(
+          trx,
+          rows.flatMap((r) =>
+            pollEvents({ ...r, status: 'online', players: 0 }, { ...r, status: 'offline', players: 0 }),
+          ),
+          now,
+        );
+        return rows.length;
+      });
     },
   };
 }

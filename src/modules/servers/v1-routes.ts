@@ -19,7 +19,7 @@ const fromV1Status = (status: V1ServerStatus): LiveServerRow['status'] =>
   status === 'running' ? 'online' : 'offline';
 
 const STATUS_DESCRIPTION =
-  '`running`: the poller\u2019s latest verdict is that the server answers its status query (it answered the last poll, or missed fewer than `POLL_OFFLINE_AFTER` polls in a row, so one lost packet does not flap it); `offline`: otherwise, including a server never polled yet. These two are the complete set.';
+  '`running`: the poller\u2019s latest verdict is that the server answers its status query (it answered the last poll, or missed fewer than `POLL_OFFLINE_AFTER` polls in a row, so one lost packet does not flap it), or its plugin sent a heartbeat within the last 60 s (`POST /api-platform/ingest/heartbeat`); `offline`: otherwise, including a server never polled yet. These two are the complete set.';
 
 const Uptime = (window: string) =>
   Type.Union(

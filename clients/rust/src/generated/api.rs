@@ -8049,6 +8049,62 @@ pub mod types {
             value.parse()
         }
     }
+    ///`IngestCommandResultCreateId`
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+    #[serde(transparent)]
+    pub struct IngestCommandResultCreateId(::std::string::String);
+    impl ::std::ops::Deref for IngestCommandResultCreateId {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<IngestCommandResultCreateId> for ::std::string::String {
+        fn from(value: IngestCommandResultCreateId) -> Self {
+            value.0
+        }
+    }
+    impl ::std::str::FromStr for IngestCommandResultCreateId {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            static PATTERN: ::std::sync::LazyLock<::regress::Regex> = ::std::sync::LazyLock::new(||
+            { ::regress::Regex::new("^[1-9][0-9]{0,15}$").unwrap() });
+            if PATTERN.find(value).is_none() {
+                return Err("doesn't match pattern \"^[1-9][0-9]{0,15}$\"".into());
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for IngestCommandResultCreateId {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String> for IngestCommandResultCreateId {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for IngestCommandResultCreateId {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| {
+                    <D::Error as ::serde::de::Error>::custom(e.to_string())
+                })
+        }
+    }
     ///`IngestEventsCreateRequest`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
     #[serde(deny_unknown_fields)]
@@ -8083,6 +8139,70 @@ pub mod types {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub line: ::std::option::Option<i64>,
         pub reason: ::std::string::String,
+    }
+    ///`IngestTokenRotation`
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    pub struct IngestTokenRotation {
+        ///until when the token this request carried is still accepted
+        pub previous_valid_until: ::chrono::DateTime<::chrono::offset::Utc>,
+        ///the new ingest token: use it from now on; it is shown once
+        pub token: IngestTokenRotationToken,
+    }
+    ///the new ingest token: use it from now on; it is shown once
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+    #[serde(transparent)]
+    pub struct IngestTokenRotationToken(::std::string::String);
+    impl ::std::ops::Deref for IngestTokenRotationToken {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<IngestTokenRotationToken> for ::std::string::String {
+        fn from(value: IngestTokenRotationToken) -> Self {
+            value.0
+        }
+    }
+    impl ::std::str::FromStr for IngestTokenRotationToken {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            static PATTERN: ::std::sync::LazyLock<::regress::Regex> = ::std::sync::LazyLock::new(||
+            { ::regress::Regex::new("^[1-9]\\d{31}$").unwrap() });
+            if PATTERN.find(value).is_none() {
+                return Err("doesn't match pattern \"^[1-9]\\d{31}$\"".into());
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for IngestTokenRotationToken {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String> for IngestTokenRotationToken {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for IngestTokenRotationToken {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| {
+                    <D::Error as ::serde::de::Error>::custom(e.to_string())
+                })
+        }
     }
     ///The public keys that verify ID tokens (RFC 7517 §5).
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
@@ -11808,6 +11928,452 @@ pub mod types {
             value.parse()
         }
     }
+    ///`PluginCommand`
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    pub struct PluginCommand {
+        ///the console command to run
+        pub command: ::std::string::String,
+        ///after this a result is refused (`409 command_expired`)
+        pub expires_at: ::chrono::DateTime<::chrono::offset::Utc>,
+        ///the command’s id, as the queue gave it
+        pub id: PluginCommandId,
+        ///when the hub queued it
+        pub issued_at: ::chrono::DateTime<::chrono::offset::Utc>,
+    }
+    ///the command’s id, as the queue gave it
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+    #[serde(transparent)]
+    pub struct PluginCommandId(::std::string::String);
+    impl ::std::ops::Deref for PluginCommandId {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<PluginCommandId> for ::std::string::String {
+        fn from(value: PluginCommandId) -> Self {
+            value.0
+        }
+    }
+    impl ::std::str::FromStr for PluginCommandId {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            static PATTERN: ::std::sync::LazyLock<::regress::Regex> = ::std::sync::LazyLock::new(||
+            { ::regress::Regex::new("^[1-9][0-9]{0,15}$").unwrap() });
+            if PATTERN.find(value).is_none() {
+                return Err("doesn't match pattern \"^[1-9][0-9]{0,15}$\"".into());
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for PluginCommandId {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String> for PluginCommandId {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for PluginCommandId {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| {
+                    <D::Error as ::serde::de::Error>::custom(e.to_string())
+                })
+        }
+    }
+    ///`PluginCommandList`
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    pub struct PluginCommandList {
+        pub data: ::std::vec::Vec<PluginCommand>,
+    }
+    ///`PluginCommandRecorded`
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    pub struct PluginCommandRecorded {
+        ///`true`: this result is the command’s; `false`: an earlier result already was (a retry), this one is ignored
+        pub recorded: bool,
+    }
+    ///`PluginCommandResult`
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    #[serde(deny_unknown_fields)]
+    pub struct PluginCommandResult {
+        ///how long it ran on the game server
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub duration_ms: ::std::option::Option<i64>,
+        ///what the command printed, up to 65536 characters (empty when it printed nothing)
+        pub output: PluginCommandResultOutput,
+        ///`ok`: the command ran; `error`: the game refused or failed it (the caller gets `status: "error"`)
+        pub status: PluginCommandResultStatus,
+    }
+    ///what the command printed, up to 65536 characters (empty when it printed nothing)
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+    #[serde(transparent)]
+    pub struct PluginCommandResultOutput(::std::string::String);
+    impl ::std::ops::Deref for PluginCommandResultOutput {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<PluginCommandResultOutput> for ::std::string::String {
+        fn from(value: PluginCommandResultOutput) -> Self {
+            value.0
+        }
+    }
+    impl ::std::str::FromStr for PluginCommandResultOutput {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            if value.chars().count() > 65536usize {
+                return Err("longer than 65536 characters".into());
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for PluginCommandResultOutput {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String> for PluginCommandResultOutput {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for PluginCommandResultOutput {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| {
+                    <D::Error as ::serde::de::Error>::custom(e.to_string())
+                })
+        }
+    }
+    ///`ok`: the command ran; `error`: the game refused or failed it (the caller gets `status: "error"`)
+    #[derive(
+        ::serde::Deserialize,
+        ::serde::Serialize,
+        Clone,
+        Copy,
+        Debug,
+        Eq,
+        Hash,
+        Ord,
+        PartialEq,
+        PartialOrd
+    )]
+    pub enum PluginCommandResultStatus {
+        #[serde(rename = "ok")]
+        Ok,
+        #[serde(rename = "error")]
+        Error,
+    }
+    impl ::std::fmt::Display for PluginCommandResultStatus {
+        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+            match *self {
+                Self::Ok => f.write_str("ok"),
+                Self::Error => f.write_str("error"),
+            }
+        }
+    }
+    impl ::std::str::FromStr for PluginCommandResultStatus {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            match value {
+                "ok" => Ok(Self::Ok),
+                "error" => Ok(Self::Error),
+                _ => Err("invalid value".into()),
+            }
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for PluginCommandResultStatus {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String> for PluginCommandResultStatus {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    ///`PluginHeartbeat`
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    #[serde(deny_unknown_fields)]
+    pub struct PluginHeartbeat {
+        ///current map or world; empty when the game has none
+        pub map: PluginHeartbeatMap,
+        ///slots
+        pub max_players: i64,
+        ///players connected now
+        pub players: i64,
+        ///the SDK (or plugin) name and version
+        pub plugin: PluginHeartbeatPlugin,
+        ///the game server’s version
+        pub version: PluginHeartbeatVersion,
+    }
+    ///current map or world; empty when the game has none
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+    #[serde(transparent)]
+    pub struct PluginHeartbeatMap(::std::string::String);
+    impl ::std::ops::Deref for PluginHeartbeatMap {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<PluginHeartbeatMap> for ::std::string::String {
+        fn from(value: PluginHeartbeatMap) -> Self {
+            value.0
+        }
+    }
+    impl ::std::str::FromStr for PluginHeartbeatMap {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            if value.chars().count() > 64usize {
+                return Err("longer than 64 characters".into());
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for PluginHeartbeatMap {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String> for PluginHeartbeatMap {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for PluginHeartbeatMap {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| {
+                    <D::Error as ::serde::de::Error>::custom(e.to_string())
+                })
+        }
+    }
+    ///the SDK (or plugin) name and version
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+    #[serde(transparent)]
+    pub struct PluginHeartbeatPlugin(::std::string::String);
+    impl ::std::ops::Deref for PluginHeartbeatPlugin {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<PluginHeartbeatPlugin> for ::std::string::String {
+        fn from(value: PluginHeartbeatPlugin) -> Self {
+            value.0
+        }
+    }
+    impl ::std::str::FromStr for PluginHeartbeatPlugin {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            if value.chars().count() > 64usize {
+                return Err("longer than 64 characters".into());
+            }
+            if value.chars().count() < 1usize {
+                return Err("shorter than 1 characters".into());
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for PluginHeartbeatPlugin {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String> for PluginHeartbeatPlugin {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for PluginHeartbeatPlugin {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| {
+                    <D::Error as ::serde::de::Error>::custom(e.to_string())
+                })
+        }
+    }
+    ///`PluginHeartbeatResult`
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    pub struct PluginHeartbeatResult {
+        ///send the next heartbeat within this many seconds
+        pub heartbeat_interval_s: i64,
+        ///silence after which the server is shown offline
+        pub offline_after_s: i64,
+        ///the server the token belongs to
+        pub server_id: ::std::num::NonZeroU64,
+        ///the server is online from this heartbeat on
+        pub status: PluginHeartbeatResultStatus,
+    }
+    ///the server is online from this heartbeat on
+    #[derive(
+        ::serde::Deserialize,
+        ::serde::Serialize,
+        Clone,
+        Copy,
+        Debug,
+        Eq,
+        Hash,
+        Ord,
+        PartialEq,
+        PartialOrd
+    )]
+    pub enum PluginHeartbeatResultStatus {
+        #[serde(rename = "online")]
+        Online,
+    }
+    impl ::std::fmt::Display for PluginHeartbeatResultStatus {
+        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+            match *self {
+                Self::Online => f.write_str("online"),
+            }
+        }
+    }
+    impl ::std::str::FromStr for PluginHeartbeatResultStatus {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            match value {
+                "online" => Ok(Self::Online),
+                _ => Err("invalid value".into()),
+            }
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for PluginHeartbeatResultStatus {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String> for PluginHeartbeatResultStatus {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    ///the game server’s version
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+    #[serde(transparent)]
+    pub struct PluginHeartbeatVersion(::std::string::String);
+    impl ::std::ops::Deref for PluginHeartbeatVersion {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<PluginHeartbeatVersion> for ::std::string::String {
+        fn from(value: PluginHeartbeatVersion) -> Self {
+            value.0
+        }
+    }
+    impl ::std::str::FromStr for PluginHeartbeatVersion {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            if value.chars().count() > 64usize {
+                return Err("longer than 64 characters".into());
+            }
+            if value.chars().count() < 1usize {
+                return Err("shorter than 1 characters".into());
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for PluginHeartbeatVersion {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String> for PluginHeartbeatVersion {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for PluginHeartbeatVersion {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| {
+                    <D::Error as ::serde::de::Error>::custom(e.to_string())
+                })
+        }
+    }
     ///`PortalAccount`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
     pub struct PortalAccount {
@@ -12078,6 +12644,8 @@ pub mod types {
         Unauthenticated,
         #[serde(rename = "invalid_token")]
         InvalidToken,
+        #[serde(rename = "invalid_server_token")]
+        InvalidServerToken,
         #[serde(rename = "missing_token")]
         MissingToken,
         #[serde(rename = "forbidden")]
@@ -12118,6 +12686,8 @@ pub mod types {
         WebhookNotFound,
         #[serde(rename = "delivery_not_found")]
         DeliveryNotFound,
+        #[serde(rename = "command_not_found")]
+        CommandNotFound,
         #[serde(rename = "method_not_allowed")]
         MethodNotAllowed,
         #[serde(rename = "not_acceptable")]
@@ -12146,6 +12716,10 @@ pub mod types {
         ClanMaxMembersTooLow,
         #[serde(rename = "rcon_not_configured")]
         RconNotConfigured,
+        #[serde(rename = "command_expired")]
+        CommandExpired,
+        #[serde(rename = "token_superseded")]
+        TokenSuperseded,
         #[serde(rename = "payload_too_large")]
         PayloadTooLarge,
         #[serde(rename = "uri_too_long")]
@@ -12198,6 +12772,7 @@ pub mod types {
                 Self::InvalidApiKey => f.write_str("invalid_api_key"),
                 Self::Unauthenticated => f.write_str("unauthenticated"),
                 Self::InvalidToken => f.write_str("invalid_token"),
+                Self::InvalidServerToken => f.write_str("invalid_server_token"),
                 Self::MissingToken => f.write_str("missing_token"),
                 Self::Forbidden => f.write_str("forbidden"),
                 Self::CsrfFailed => f.write_str("csrf_failed"),
@@ -12218,6 +12793,7 @@ pub mod types {
                 Self::ClanInviteNotFound => f.write_str("clan_invite_not_found"),
                 Self::WebhookNotFound => f.write_str("webhook_not_found"),
                 Self::DeliveryNotFound => f.write_str("delivery_not_found"),
+                Self::CommandNotFound => f.write_str("command_not_found"),
                 Self::MethodNotAllowed => f.write_str("method_not_allowed"),
                 Self::NotAcceptable => f.write_str("not_acceptable"),
                 Self::RequestTimeout => f.write_str("request_timeout"),
@@ -12232,6 +12808,8 @@ pub mod types {
                 Self::ClanRoleConflict => f.write_str("clan_role_conflict"),
                 Self::ClanMaxMembersTooLow => f.write_str("clan_max_members_too_low"),
                 Self::RconNotConfigured => f.write_str("rcon_not_configured"),
+                Self::CommandExpired => f.write_str("command_expired"),
+                Self::TokenSuperseded => f.write_str("token_superseded"),
                 Self::PayloadTooLarge => f.write_str("payload_too_large"),
                 Self::UriTooLong => f.write_str("uri_too_long"),
                 Self::UnsupportedMediaType => f.write_str("unsupported_media_type"),
@@ -12269,6 +12847,7 @@ pub mod types {
                 "invalid_api_key" => Ok(Self::InvalidApiKey),
                 "unauthenticated" => Ok(Self::Unauthenticated),
                 "invalid_token" => Ok(Self::InvalidToken),
+                "invalid_server_token" => Ok(Self::InvalidServerToken),
                 "missing_token" => Ok(Self::MissingToken),
                 "forbidden" => Ok(Self::Forbidden),
                 "csrf_failed" => Ok(Self::CsrfFailed),
@@ -12289,6 +12868,7 @@ pub mod types {
                 "clan_invite_not_found" => Ok(Self::ClanInviteNotFound),
                 "webhook_not_found" => Ok(Self::WebhookNotFound),
                 "delivery_not_found" => Ok(Self::DeliveryNotFound),
+                "command_not_found" => Ok(Self::CommandNotFound),
                 "method_not_allowed" => Ok(Self::MethodNotAllowed),
                 "not_acceptable" => Ok(Self::NotAcceptable),
                 "request_timeout" => Ok(Self::RequestTimeout),
@@ -12303,6 +12883,8 @@ pub mod types {
                 "clan_role_conflict" => Ok(Self::ClanRoleConflict),
                 "clan_max_members_too_low" => Ok(Self::ClanMaxMembersTooLow),
                 "rcon_not_configured" => Ok(Self::RconNotConfigured),
+                "command_expired" => Ok(Self::CommandExpired),
+                "token_superseded" => Ok(Self::TokenSuperseded),
                 "payload_too_large" => Ok(Self::PayloadTooLarge),
                 "uri_too_long" => Ok(Self::UriTooLong),
                 "unsupported_media_type" => Ok(Self::UnsupportedMediaType),
@@ -13532,6 +14114,11 @@ pub mod types {
             value.parse()
         }
     }
+    ///a command’s answer (`200`) or where it stands (`202`)
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    pub struct ServerCommandAnswer {
+        pub data: ServerCommandResult,
+    }
     ///`ServerCommandAuditEntry`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
     pub struct ServerCommandAuditEntry {
@@ -13546,12 +14133,12 @@ pub mod types {
         pub id: i64,
         ///the first 2,000 characters of the answer, or what went wrong
         pub output: ::std::string::String,
-        ///`ok`: the server answered; `timeout`: no answer in time (504); `unreachable`: no connection (502); `auth_failed`: the RCON password was refused (502); `error`: anything else (an answer out of protocol, a password the hub could not decrypt)
+        ///`ok`: the server answered; `timeout`: no answer in time (504); `unreachable`: no connection (502); `auth_failed`: the RCON password was refused (502); `error`: anything else (an answer out of protocol, a password the hub could not decrypt, a plugin that reported a failure); `expired`: plugin channel, not acknowledged within its time to live
         pub status: ServerCommandAuditEntryStatus,
         ///the hub user who sent it
         pub user_id: i64,
     }
-    ///`ok`: the server answered; `timeout`: no answer in time (504); `unreachable`: no connection (502); `auth_failed`: the RCON password was refused (502); `error`: anything else (an answer out of protocol, a password the hub could not decrypt)
+    ///`ok`: the server answered; `timeout`: no answer in time (504); `unreachable`: no connection (502); `auth_failed`: the RCON password was refused (502); `error`: anything else (an answer out of protocol, a password the hub could not decrypt, a plugin that reported a failure); `expired`: plugin channel, not acknowledged within its time to live
     #[derive(
         ::serde::Deserialize,
         ::serde::Serialize,
@@ -13575,6 +14162,8 @@ pub mod types {
         AuthFailed,
         #[serde(rename = "error")]
         Error,
+        #[serde(rename = "expired")]
+        Expired,
     }
     impl ::std::fmt::Display for ServerCommandAuditEntryStatus {
         fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
@@ -13584,6 +14173,7 @@ pub mod types {
                 Self::Unreachable => f.write_str("unreachable"),
                 Self::AuthFailed => f.write_str("auth_failed"),
                 Self::Error => f.write_str("error"),
+                Self::Expired => f.write_str("expired"),
             }
         }
     }
@@ -13598,6 +14188,7 @@ pub mod types {
                 "unreachable" => Ok(Self::Unreachable),
                 "auth_failed" => Ok(Self::AuthFailed),
                 "error" => Ok(Self::Error),
+                "expired" => Ok(Self::Expired),
                 _ => Err("invalid value".into()),
             }
         }
@@ -13612,6 +14203,328 @@ pub mod types {
     }
     impl ::std::convert::TryFrom<::std::string::String>
     for ServerCommandAuditEntryStatus {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    ///`ServerCommandCompletedEvent`
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    pub struct ServerCommandCompletedEvent {
+        ///When the change committed
+        pub created_at: ::chrono::DateTime<::chrono::offset::Utc>,
+        pub data: ServerCommandCompletedEventData,
+        ///Event id, sortable
+        pub id: ServerCommandCompletedEventId,
+        ///Event type
+        #[serde(rename = "type")]
+        pub type_: ServerCommandCompletedEventType,
+    }
+    ///`ServerCommandCompletedEventData`
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    #[serde(deny_unknown_fields)]
+    pub struct ServerCommandCompletedEventData {
+        ///The queued command
+        pub command_id: ServerCommandCompletedEventDataCommandId,
+        ///How long it ran, as the plugin measured it (or from issue to expiry)
+        pub duration_ms: u64,
+        ///Game code
+        pub game: ServerCommandCompletedEventDataGame,
+        ///The first 2,000 characters of what the plugin answered (empty when it expired)
+        pub output: ::std::string::String,
+        ///Game server
+        pub server_id: ::std::num::NonZeroU64,
+        ///Final status
+        pub status: ServerCommandCompletedEventDataStatus,
+        ///Who sent it
+        pub user_id: ::std::num::NonZeroU64,
+    }
+    ///The queued command
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+    #[serde(transparent)]
+    pub struct ServerCommandCompletedEventDataCommandId(::std::string::String);
+    impl ::std::ops::Deref for ServerCommandCompletedEventDataCommandId {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<ServerCommandCompletedEventDataCommandId>
+    for ::std::string::String {
+        fn from(value: ServerCommandCompletedEventDataCommandId) -> Self {
+            value.0
+        }
+    }
+    impl ::std::str::FromStr for ServerCommandCompletedEventDataCommandId {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            static PATTERN: ::std::sync::LazyLock<::regress::Regex> = ::std::sync::LazyLock::new(||
+            { ::regress::Regex::new("^[1-9][0-9]*$").unwrap() });
+            if PATTERN.find(value).is_none() {
+                return Err("doesn't match pattern \"^[1-9][0-9]*$\"".into());
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for ServerCommandCompletedEventDataCommandId {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String>
+    for ServerCommandCompletedEventDataCommandId {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for ServerCommandCompletedEventDataCommandId {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| {
+                    <D::Error as ::serde::de::Error>::custom(e.to_string())
+                })
+        }
+    }
+    ///Game code
+    #[derive(
+        ::serde::Deserialize,
+        ::serde::Serialize,
+        Clone,
+        Copy,
+        Debug,
+        Eq,
+        Hash,
+        Ord,
+        PartialEq,
+        PartialOrd
+    )]
+    pub enum ServerCommandCompletedEventDataGame {
+        #[serde(rename = "cs2")]
+        Cs2,
+        #[serde(rename = "cs16")]
+        Cs16,
+        #[serde(rename = "rust")]
+        Rust,
+        #[serde(rename = "minecraft")]
+        Minecraft,
+    }
+    impl ::std::fmt::Display for ServerCommandCompletedEventDataGame {
+        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+            match *self {
+                Self::Cs2 => f.write_str("cs2"),
+                Self::Cs16 => f.write_str("cs16"),
+                Self::Rust => f.write_str("rust"),
+                Self::Minecraft => f.write_str("minecraft"),
+            }
+        }
+    }
+    impl ::std::str::FromStr for ServerCommandCompletedEventDataGame {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            match value {
+                "cs2" => Ok(Self::Cs2),
+                "cs16" => Ok(Self::Cs16),
+                "rust" => Ok(Self::Rust),
+                "minecraft" => Ok(Self::Minecraft),
+                _ => Err("invalid value".into()),
+            }
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for ServerCommandCompletedEventDataGame {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String>
+    for ServerCommandCompletedEventDataGame {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    ///Final status
+    #[derive(
+        ::serde::Deserialize,
+        ::serde::Serialize,
+        Clone,
+        Copy,
+        Debug,
+        Eq,
+        Hash,
+        Ord,
+        PartialEq,
+        PartialOrd
+    )]
+    pub enum ServerCommandCompletedEventDataStatus {
+        #[serde(rename = "ok")]
+        Ok,
+        #[serde(rename = "error")]
+        Error,
+        #[serde(rename = "expired")]
+        Expired,
+    }
+    impl ::std::fmt::Display for ServerCommandCompletedEventDataStatus {
+        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+            match *self {
+                Self::Ok => f.write_str("ok"),
+                Self::Error => f.write_str("error"),
+                Self::Expired => f.write_str("expired"),
+            }
+        }
+    }
+    impl ::std::str::FromStr for ServerCommandCompletedEventDataStatus {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            match value {
+                "ok" => Ok(Self::Ok),
+                "error" => Ok(Self::Error),
+                "expired" => Ok(Self::Expired),
+                _ => Err("invalid value".into()),
+            }
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for ServerCommandCompletedEventDataStatus {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String>
+    for ServerCommandCompletedEventDataStatus {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    ///Event id, sortable
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+    #[serde(transparent)]
+    pub struct ServerCommandCompletedEventId(::std::string::String);
+    impl ::std::ops::Deref for ServerCommandCompletedEventId {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<ServerCommandCompletedEventId> for ::std::string::String {
+        fn from(value: ServerCommandCompletedEventId) -> Self {
+            value.0
+        }
+    }
+    impl ::std::str::FromStr for ServerCommandCompletedEventId {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            static PATTERN: ::std::sync::LazyLock<::regress::Regex> = ::std::sync::LazyLock::new(||
+            { ::regress::Regex::new("^evt_\\d{16}$").unwrap() });
+            if PATTERN.find(value).is_none() {
+                return Err("doesn't match pattern \"^evt_\\d{16}$\"".into());
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for ServerCommandCompletedEventId {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String>
+    for ServerCommandCompletedEventId {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for ServerCommandCompletedEventId {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| {
+                    <D::Error as ::serde::de::Error>::custom(e.to_string())
+                })
+        }
+    }
+    ///Event type
+    #[derive(
+        ::serde::Deserialize,
+        ::serde::Serialize,
+        Clone,
+        Copy,
+        Debug,
+        Eq,
+        Hash,
+        Ord,
+        PartialEq,
+        PartialOrd
+    )]
+    pub enum ServerCommandCompletedEventType {
+        #[serde(rename = "server.command_completed")]
+        ServerCommandCompleted,
+    }
+    impl ::std::fmt::Display for ServerCommandCompletedEventType {
+        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+            match *self {
+                Self::ServerCommandCompleted => f.write_str("server.command_completed"),
+            }
+        }
+    }
+    impl ::std::str::FromStr for ServerCommandCompletedEventType {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            match value {
+                "server.command_completed" => Ok(Self::ServerCommandCompleted),
+                _ => Err("invalid value".into()),
+            }
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for ServerCommandCompletedEventType {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String>
+    for ServerCommandCompletedEventType {
         type Error = self::error::ConversionError;
         fn try_from(
             value: ::std::string::String,
@@ -13826,14 +14739,90 @@ pub mod types {
     pub struct ServerCommandResult {
         ///the command as sent
         pub command: ::std::string::String,
-        ///how long the exchange took: connect, log in, run, answer
+        ///how long the exchange took: connect, log in, run, answer (plugin channel: as the plugin measured it; 0 while it has not answered)
         pub duration_ms: u64,
-        ///when the hub sent the command
+        ///when the hub sent the command (plugin channel: when it queued it)
         pub executed_at: ::chrono::DateTime<::chrono::offset::Utc>,
+        ///plugin channel, in a `202`: a command without a result by then is `expired`
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub expires_at: ::std::option::Option<::chrono::DateTime<::chrono::offset::Utc>>,
+        ///plugin channel: the queued command’s id
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub id: ::std::option::Option<::std::string::String>,
         ///what the server answered, as text (empty for a command that prints nothing)
         pub output: ::std::string::String,
+        ///plugin channel: `ok` when the command ran, `error` when the game refused or failed it (its output says why); in a `202`, `pending` or `delivered` (or `expired`, when its time to live was shorter than the wait)
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub status: ::std::option::Option<ServerCommandResultStatus>,
         ///the answer was longer than 64 KiB and `output` holds its first 64 KiB
         pub truncated: bool,
+    }
+    ///plugin channel: `ok` when the command ran, `error` when the game refused or failed it (its output says why); in a `202`, `pending` or `delivered` (or `expired`, when its time to live was shorter than the wait)
+    #[derive(
+        ::serde::Deserialize,
+        ::serde::Serialize,
+        Clone,
+        Copy,
+        Debug,
+        Eq,
+        Hash,
+        Ord,
+        PartialEq,
+        PartialOrd
+    )]
+    pub enum ServerCommandResultStatus {
+        #[serde(rename = "pending")]
+        Pending,
+        #[serde(rename = "delivered")]
+        Delivered,
+        #[serde(rename = "ok")]
+        Ok,
+        #[serde(rename = "error")]
+        Error,
+        #[serde(rename = "expired")]
+        Expired,
+    }
+    impl ::std::fmt::Display for ServerCommandResultStatus {
+        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+            match *self {
+                Self::Pending => f.write_str("pending"),
+                Self::Delivered => f.write_str("delivered"),
+                Self::Ok => f.write_str("ok"),
+                Self::Error => f.write_str("error"),
+                Self::Expired => f.write_str("expired"),
+            }
+        }
+    }
+    impl ::std::str::FromStr for ServerCommandResultStatus {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            match value {
+                "pending" => Ok(Self::Pending),
+                "delivered" => Ok(Self::Delivered),
+                "ok" => Ok(Self::Ok),
+                "error" => Ok(Self::Error),
+                "expired" => Ok(Self::Expired),
+                _ => Err("invalid value".into()),
+            }
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for ServerCommandResultStatus {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String> for ServerCommandResultStatus {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
     }
     ///`ServerMapChangedEvent`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
@@ -14223,6 +15212,157 @@ pub mod types {
     }
     impl ::std::convert::TryFrom<::std::string::String>
     for ServerPlayersChangedEventType {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    ///`ServerQueuedCommand`
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    pub struct ServerQueuedCommand {
+        pub command: ::std::string::String,
+        ///when it reached its final status
+        #[serde(deserialize_with = "::std::option::Option::deserialize")]
+        pub completed_at: ::std::option::Option<
+            ::chrono::DateTime<::chrono::offset::Utc>,
+        >,
+        ///how many times the plugin took it
+        pub deliveries: u64,
+        ///how long it ran, as the plugin measured it; null when it did not say
+        #[serde(deserialize_with = "::std::option::Option::deserialize")]
+        pub duration_ms: ::std::option::Option<u64>,
+        ///a command without a result by then is `expired`
+        pub expires_at: ::chrono::DateTime<::chrono::offset::Utc>,
+        ///the command’s id, as the queue gave it
+        pub id: ServerQueuedCommandId,
+        ///when it was queued
+        pub issued_at: ::chrono::DateTime<::chrono::offset::Utc>,
+        ///what the plugin answered (up to 64 KiB); null until it answers
+        #[serde(deserialize_with = "::std::option::Option::deserialize")]
+        pub output: ::std::option::Option<::std::string::String>,
+        ///`pending`: queued, not yet taken by the plugin; `delivered`: taken, no result yet (redelivered after 30 s); `ok` / `error`: the plugin’s result; `expired`: not acknowledged within its time to live (`PLUGIN_COMMAND_TTL`)
+        pub status: ServerQueuedCommandStatus,
+        ///the hub user who sent it
+        pub user_id: i64,
+    }
+    ///the command’s id, as the queue gave it
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+    #[serde(transparent)]
+    pub struct ServerQueuedCommandId(::std::string::String);
+    impl ::std::ops::Deref for ServerQueuedCommandId {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<ServerQueuedCommandId> for ::std::string::String {
+        fn from(value: ServerQueuedCommandId) -> Self {
+            value.0
+        }
+    }
+    impl ::std::str::FromStr for ServerQueuedCommandId {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            static PATTERN: ::std::sync::LazyLock<::regress::Regex> = ::std::sync::LazyLock::new(||
+            { ::regress::Regex::new("^[1-9][0-9]{0,15}$").unwrap() });
+            if PATTERN.find(value).is_none() {
+                return Err("doesn't match pattern \"^[1-9][0-9]{0,15}$\"".into());
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for ServerQueuedCommandId {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String> for ServerQueuedCommandId {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for ServerQueuedCommandId {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| {
+                    <D::Error as ::serde::de::Error>::custom(e.to_string())
+                })
+        }
+    }
+    ///`pending`: queued, not yet taken by the plugin; `delivered`: taken, no result yet (redelivered after 30 s); `ok` / `error`: the plugin’s result; `expired`: not acknowledged within its time to live (`PLUGIN_COMMAND_TTL`)
+    #[derive(
+        ::serde::Deserialize,
+        ::serde::Serialize,
+        Clone,
+        Copy,
+        Debug,
+        Eq,
+        Hash,
+        Ord,
+        PartialEq,
+        PartialOrd
+    )]
+    pub enum ServerQueuedCommandStatus {
+        #[serde(rename = "pending")]
+        Pending,
+        #[serde(rename = "delivered")]
+        Delivered,
+        #[serde(rename = "ok")]
+        Ok,
+        #[serde(rename = "error")]
+        Error,
+        #[serde(rename = "expired")]
+        Expired,
+    }
+    impl ::std::fmt::Display for ServerQueuedCommandStatus {
+        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+            match *self {
+                Self::Pending => f.write_str("pending"),
+                Self::Delivered => f.write_str("delivered"),
+                Self::Ok => f.write_str("ok"),
+                Self::Error => f.write_str("error"),
+                Self::Expired => f.write_str("expired"),
+            }
+        }
+    }
+    impl ::std::str::FromStr for ServerQueuedCommandStatus {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            match value {
+                "pending" => Ok(Self::Pending),
+                "delivered" => Ok(Self::Delivered),
+                "ok" => Ok(Self::Ok),
+                "error" => Ok(Self::Error),
+                "expired" => Ok(Self::Expired),
+                _ => Err("invalid value".into()),
+            }
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for ServerQueuedCommandStatus {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String> for ServerQueuedCommandStatus {
         type Error = self::error::ConversionError;
         fn try_from(
             value: ::std::string::String,
@@ -21070,6 +22210,68 @@ pub mod types {
             value.parse()
         }
     }
+    ///`V1ServersCommandGetCommandId`
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+    #[serde(transparent)]
+    pub struct V1ServersCommandGetCommandId(::std::string::String);
+    impl ::std::ops::Deref for V1ServersCommandGetCommandId {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<V1ServersCommandGetCommandId> for ::std::string::String {
+        fn from(value: V1ServersCommandGetCommandId) -> Self {
+            value.0
+        }
+    }
+    impl ::std::str::FromStr for V1ServersCommandGetCommandId {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            static PATTERN: ::std::sync::LazyLock<::regress::Regex> = ::std::sync::LazyLock::new(||
+            { ::regress::Regex::new("^[1-9][0-9]{0,15}$").unwrap() });
+            if PATTERN.find(value).is_none() {
+                return Err("doesn't match pattern \"^[1-9][0-9]{0,15}$\"".into());
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for V1ServersCommandGetCommandId {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String>
+    for V1ServersCommandGetCommandId {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for V1ServersCommandGetCommandId {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| {
+                    <D::Error as ::serde::de::Error>::custom(e.to_string())
+                })
+        }
+    }
+    ///the command
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    pub struct V1ServersCommandGetResult {
+        pub data: ServerQueuedCommand,
+    }
     ///`V1ServersCommandSendIdempotencyKey`
     #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
@@ -21135,6 +22337,9 @@ pub mod types {
     pub struct V1ServersCommandSendRequest {
         ///One console command, 1 to 512 characters, on one line (no line breaks or control characters, which would smuggle a second command).
         pub command: V1ServersCommandSendRequestCommand,
+        ///Plugin channel only: how long to wait for the plugin’s result before answering `202`, 0 to 10000 ms (default 5000). The remote console always answers, so it ignores it.
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub wait_ms: ::std::option::Option<i64>,
     }
     ///One console command, 1 to 512 characters, on one line (no line breaks or control characters, which would smuggle a second command).
     #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
@@ -21194,11 +22399,6 @@ pub mod types {
                     <D::Error as ::serde::de::Error>::custom(e.to_string())
                 })
         }
-    }
-    ///the server’s answer
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct V1ServersCommandSendResult {
-        pub data: ServerCommandResult,
     }
     ///a page of the audit, newest first
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
@@ -21405,7 +22605,7 @@ pub mod types {
         pub players: u64,
         ///Where the server runs, as its operator registered it; `unassigned` until one is set.
         pub region: V1ServersListResultDataItemRegion,
-        ///`running`: the poller’s latest verdict is that the server answers its status query (it answered the last poll, or missed fewer than `POLL_OFFLINE_AFTER` polls in a row, so one lost packet does not flap it); `offline`: otherwise, including a server never polled yet. These two are the complete set.
+        ///`running`: the poller’s latest verdict is that the server answers its status query (it answered the last poll, or missed fewer than `POLL_OFFLINE_AFTER` polls in a row, so one lost packet does not flap it), or its plugin sent a heartbeat within the last 60 s (`POST /api-platform/ingest/heartbeat`); `offline`: otherwise, including a server never polled yet. These two are the complete set.
         pub status: V1ServersListResultDataItemStatus,
         ///Percent of the poller’s status queries the server answered over the last 30 days (hourly buckets: the current UTC hour and the ones before it), one decimal. `null`: The poller has no history of this server in the window.
         #[serde(deserialize_with = "::std::option::Option::deserialize")]
@@ -21583,7 +22783,7 @@ pub mod types {
             value.parse()
         }
     }
-    ///`running`: the poller’s latest verdict is that the server answers its status query (it answered the last poll, or missed fewer than `POLL_OFFLINE_AFTER` polls in a row, so one lost packet does not flap it); `offline`: otherwise, including a server never polled yet. These two are the complete set.
+    ///`running`: the poller’s latest verdict is that the server answers its status query (it answered the last poll, or missed fewer than `POLL_OFFLINE_AFTER` polls in a row, so one lost packet does not flap it), or its plugin sent a heartbeat within the last 60 s (`POST /api-platform/ingest/heartbeat`); `offline`: otherwise, including a server never polled yet. These two are the complete set.
     #[derive(
         ::serde::Deserialize,
         ::serde::Serialize,
@@ -21725,7 +22925,7 @@ pub mod types {
         pub max_players: u64,
         ///current player count
         pub players: u64,
-        ///`running`: the poller’s latest verdict is that the server answers its status query (it answered the last poll, or missed fewer than `POLL_OFFLINE_AFTER` polls in a row, so one lost packet does not flap it); `offline`: otherwise, including a server never polled yet. These two are the complete set.
+        ///`running`: the poller’s latest verdict is that the server answers its status query (it answered the last poll, or missed fewer than `POLL_OFFLINE_AFTER` polls in a row, so one lost packet does not flap it), or its plugin sent a heartbeat within the last 60 s (`POST /api-platform/ingest/heartbeat`); `offline`: otherwise, including a server never polled yet. These two are the complete set.
         pub status: V1ServersStatusGetResultDataStatus,
         ///Percent of the poller’s status queries the server answered over the last 24 hours (hourly buckets: the current UTC hour and the ones before it), one decimal. `null`: The poller has no history of this server in the window.
         #[serde(deserialize_with = "::std::option::Option::deserialize")]
@@ -21734,7 +22934,7 @@ pub mod types {
         #[serde(deserialize_with = "::std::option::Option::deserialize")]
         pub uptime_30d: ::std::option::Option<f64>,
     }
-    ///`running`: the poller’s latest verdict is that the server answers its status query (it answered the last poll, or missed fewer than `POLL_OFFLINE_AFTER` polls in a row, so one lost packet does not flap it); `offline`: otherwise, including a server never polled yet. These two are the complete set.
+    ///`running`: the poller’s latest verdict is that the server answers its status query (it answered the last poll, or missed fewer than `POLL_OFFLINE_AFTER` polls in a row, so one lost packet does not flap it), or its plugin sent a heartbeat within the last 60 s (`POST /api-platform/ingest/heartbeat`); `offline`: otherwise, including a server never polled yet. These two are the complete set.
     #[derive(
         ::serde::Deserialize,
         ::serde::Serialize,
@@ -23624,6 +24824,7 @@ happens and what to do; [all error codes](/api-platform/problems) are listed on 
 | 401 | [`invalid_api_key`](/api-platform/problems/invalid_api_key) | Invalid API key |
 | 401 | [`unauthenticated`](/api-platform/problems/unauthenticated) | Sign-in required |
 | 401 | [`invalid_token`](/api-platform/problems/invalid_token) | Invalid token |
+| 401 | [`invalid_server_token`](/api-platform/problems/invalid_server_token) | Invalid server token |
 | 401 | [`missing_token`](/api-platform/problems/missing_token) | Access token required |
 | 403 | [`forbidden`](/api-platform/problems/forbidden) | Forbidden |
 | 403 | [`csrf_failed`](/api-platform/problems/csrf_failed) | CSRF check failed |
@@ -23644,6 +24845,7 @@ happens and what to do; [all error codes](/api-platform/problems) are listed on 
 | 404 | [`clan_invite_not_found`](/api-platform/problems/clan_invite_not_found) | Clan invite not found |
 | 404 | [`webhook_not_found`](/api-platform/problems/webhook_not_found) | Webhook not found |
 | 404 | [`delivery_not_found`](/api-platform/problems/delivery_not_found) | Webhook delivery not found |
+| 404 | [`command_not_found`](/api-platform/problems/command_not_found) | Command not found |
 | 405 | [`method_not_allowed`](/api-platform/problems/method_not_allowed) | Method not allowed |
 | 406 | [`not_acceptable`](/api-platform/problems/not_acceptable) | Not acceptable |
 | 408 | [`request_timeout`](/api-platform/problems/request_timeout) | Request timeout |
@@ -23658,6 +24860,8 @@ happens and what to do; [all error codes](/api-platform/problems) are listed on 
 | 409 | [`clan_role_conflict`](/api-platform/problems/clan_role_conflict) | Role change not possible |
 | 409 | [`clan_max_members_too_low`](/api-platform/problems/clan_max_members_too_low) | Maximum below the member count |
 | 409 | [`rcon_not_configured`](/api-platform/problems/rcon_not_configured) | Remote console not configured |
+| 409 | [`command_expired`](/api-platform/problems/command_expired) | Command expired |
+| 409 | [`token_superseded`](/api-platform/problems/token_superseded) | Token already replaced |
 | 413 | [`payload_too_large`](/api-platform/problems/payload_too_large) | Payload too large |
 | 414 | [`uri_too_long`](/api-platform/problems/uri_too_long) | URI too long |
 | 415 | [`unsupported_media_type`](/api-platform/problems/unsupported_media_type) | Unsupported media type |
@@ -24714,9 +25918,9 @@ Arguments:
             _ => Err(Error::UnexpectedResponse(response)),
         }
     }
-    /**Send a remote-console command to a game server (preview)
+    /**Send a console command to a game server (preview)
 
-Sends one command to the game server over its own remote console — Source RCON over TCP (cs2, minecraft), GoldSrc rcon over UDP (cs16), WebRCON over WebSocket (rust) — and returns its answer. Only the server’s owner and the operators it granted may send commands (others: 403 `server_operator_required`; an unknown server: 404). Requires an `Idempotency-Key`: a retry with the same key and body gets the first answer (`Idempotent-Replayed: true`) without running the command again; the key of a 5xx answer is released, so a retry after a timeout runs the command again. A server that does not answer in time is 504 `rcon_timeout`; one that cannot be reached, refuses the password or answers out of protocol is 502 with its own code. Every attempt is audited (`GET /v1/servers/{id}/commands`). Each command spends one request of the hourly quota, like any call; the game server has its own limits: Source servers ban an address after repeated wrong passwords (`sv_rcon_maxfailures`), which is why a refused password (`rcon_auth_failed`) is never retried by the hub. Send commands one at a time per server.
+Sends one command to the game server through its command channel and returns its answer. **Remote console** (the default channel): over the server’s own protocol — Source RCON over TCP (cs2, minecraft), GoldSrc rcon over UDP (cs16), WebRCON over WebSocket (rust). A server that does not answer in time is 504 `rcon_timeout`; one that cannot be reached, refuses the password or answers out of protocol is 502 with its own code. **Plugin** (a server registered with `--channel plugin`): the command is queued for the server’s plugin, which long-polls `GET /api-platform/ingest/commands`; the call waits up to `wait_ms` (default 5 s) for its result: `200` with the output (and `id`, `status`: `ok` or `error`) when the plugin answers in time, else `202` with the command’s `id` and a `Location` to read it later (`GET /v1/servers/{id}/commands/{commandId}`). A command the plugin does not acknowledge within `PLUGIN_COMMAND_TTL` (60 s by default) is `expired`; each final status is audited and told as `server.command_completed`. Only the server’s owner and the operators it granted may send commands (others: 403 `server_operator_required`; an unknown server: 404). Requires an `Idempotency-Key`: a retry with the same key and body gets the first answer (`Idempotent-Replayed: true`; a replayed `202` carries the same command id, without `Location`) without running or queuing the command again; the key of a 5xx answer is released, so a retry after a timeout runs the command again. Every attempt is audited (`GET /v1/servers/{id}/commands`). Each command spends one request of the hourly quota, like any call; the game server has its own limits: Source servers ban an address after repeated wrong passwords (`sv_rcon_maxfailures`), which is why a refused password (`rcon_auth_failed`) is never retried by the hub. Send commands one at a time per server.
 
 Sends a `POST` request to `/v1/servers/{id}/command`
 
@@ -24730,10 +25934,7 @@ Arguments:
         id: ::std::num::NonZeroU64,
         idempotency_key: Option<&'a types::V1ServersCommandSendIdempotencyKey>,
         body: &'a types::V1ServersCommandSendRequest,
-    ) -> Result<
-        ResponseValue<types::V1ServersCommandSendResult>,
-        Error<types::Problem>,
-    > {
+    ) -> Result<ResponseValue<types::ServerCommandAnswer>, Error<types::Problem>> {
         let url = format!(
             "{}/v1/servers/{}/command", self.baseurl, encode_path(& id.to_string()),
         );
@@ -24766,6 +25967,7 @@ Arguments:
         let response = result?;
         match response.status().as_u16() {
             200u16 => ResponseValue::from_response(response).await,
+            202u16 => ResponseValue::from_response(response).await,
             400u16 => {
                 Err(Error::ErrorResponse(ResponseValue::from_response(response).await?))
             }
@@ -24797,6 +25999,74 @@ Arguments:
                 Err(Error::ErrorResponse(ResponseValue::from_response(response).await?))
             }
             504u16 => {
+                Err(Error::ErrorResponse(ResponseValue::from_response(response).await?))
+            }
+            _ => Err(Error::UnexpectedResponse(response)),
+        }
+    }
+    /**One queued command of a plugin-channel server (preview)
+
+A command queued for the server’s plugin, as it stands: `pending`, `delivered`, or final with the plugin’s output (`ok`, `error`) or `expired`. This is where a `202` from `POST /v1/servers/{id}/command` points. The owner reads every command of the server, an operator only their own; another server’s command, or an id that does not exist, is 404 `command_not_found`.
+
+Sends a `GET` request to `/v1/servers/{id}/commands/{commandId}`
+
+Arguments:
+- `id`: Server ID
+- `command_id`: the command’s id, as the queue gave it
+*/
+    pub async fn v1_servers_command_get<'a>(
+        &'a self,
+        id: ::std::num::NonZeroU64,
+        command_id: &'a types::V1ServersCommandGetCommandId,
+    ) -> Result<ResponseValue<types::V1ServersCommandGetResult>, Error<types::Problem>> {
+        let url = format!(
+            "{}/v1/servers/{}/commands/{}", self.baseurl, encode_path(& id.to_string()),
+            encode_path(& command_id.to_string()),
+        );
+        let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+        header_map
+            .append(
+                ::reqwest::header::HeaderName::from_static("api-version"),
+                ::reqwest::header::HeaderValue::from_static(Self::api_version()),
+            );
+        #[allow(unused_mut)]
+        let mut request = self
+            .client
+            .get(url)
+            .header(
+                ::reqwest::header::ACCEPT,
+                ::reqwest::header::HeaderValue::from_static("application/json"),
+            )
+            .headers(header_map)
+            .build()?;
+        let info = OperationInfo {
+            operation_id: "v1_servers_command_get",
+        };
+        self.pre(&mut request, &info).await?;
+        let result = self.exec(request, &info).await;
+        self.post(&result, &info).await?;
+        let response = result?;
+        match response.status().as_u16() {
+            200u16 => ResponseValue::from_response(response).await,
+            400u16 => {
+                Err(Error::ErrorResponse(ResponseValue::from_response(response).await?))
+            }
+            401u16 => {
+                Err(Error::ErrorResponse(ResponseValue::from_response(response).await?))
+            }
+            403u16 => {
+                Err(Error::ErrorResponse(ResponseValue::from_response(response).await?))
+            }
+            404u16 => {
+                Err(Error::ErrorResponse(ResponseValue::from_response(response).await?))
+            }
+            429u16 => {
+                Err(Error::ErrorResponse(ResponseValue::from_response(response).await?))
+            }
+            500u16 => {
+                Err(Error::ErrorResponse(ResponseValue::from_response(response).await?))
+            }
+            503u16 => {
                 Err(Error::ErrorResponse(ResponseValue::from_response(response).await?))
             }
             _ => Err(Error::UnexpectedResponse(response)),
@@ -28525,6 +29795,225 @@ Sends a `POST` request to `/api-platform/ingest/events`
                 Err(Error::ErrorResponse(ResponseValue::from_response(response).await?))
             }
             413u16 => {
+                Err(Error::ErrorResponse(ResponseValue::from_response(response).await?))
+            }
+            415u16 => {
+                Err(Error::ErrorResponse(ResponseValue::from_response(response).await?))
+            }
+            500u16 => {
+                Err(Error::ErrorResponse(ResponseValue::from_response(response).await?))
+            }
+            _ => Err(Error::UnexpectedResponse(response)),
+        }
+    }
+    /**Report a game server’s status from its plugin
+
+A plugin reports its server’s players, slots, map and version every 10 s. The server is `online` in `/servers` and `/v1/servers` with what it reports, whether or not the hub can query it (a server behind NAT, a game without A2S or Server List Ping); after 60 s without a heartbeat (and without an answered status query) it is `offline` with 0 players, within one poll interval (`POLL_INTERVAL_MS`). Each change is told as `server.status_changed`, `server.map_changed` and `server.players_changed`. A missing, unknown, revoked or expired token is `401 invalid_server_token` and nothing is stored.
+
+Sends a `POST` request to `/api-platform/ingest/heartbeat`
+
+*/
+    pub async fn ingest_heartbeat_create<'a>(
+        &'a self,
+        body: &'a types::PluginHeartbeat,
+    ) -> Result<ResponseValue<types::PluginHeartbeatResult>, Error<types::Problem>> {
+        let url = format!("{}/api-platform/ingest/heartbeat", self.baseurl,);
+        let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+        header_map
+            .append(
+                ::reqwest::header::HeaderName::from_static("api-version"),
+                ::reqwest::header::HeaderValue::from_static(Self::api_version()),
+            );
+        #[allow(unused_mut)]
+        let mut request = self
+            .client
+            .post(url)
+            .header(
+                ::reqwest::header::ACCEPT,
+                ::reqwest::header::HeaderValue::from_static("application/json"),
+            )
+            .json(&body)
+            .headers(header_map)
+            .build()?;
+        let info = OperationInfo {
+            operation_id: "ingest_heartbeat_create",
+        };
+        self.pre(&mut request, &info).await?;
+        let result = self.exec(request, &info).await;
+        self.post(&result, &info).await?;
+        let response = result?;
+        match response.status().as_u16() {
+            200u16 => ResponseValue::from_response(response).await,
+            400u16 => {
+                Err(Error::ErrorResponse(ResponseValue::from_response(response).await?))
+            }
+            401u16 => {
+                Err(Error::ErrorResponse(ResponseValue::from_response(response).await?))
+            }
+            415u16 => {
+                Err(Error::ErrorResponse(ResponseValue::from_response(response).await?))
+            }
+            500u16 => {
+                Err(Error::ErrorResponse(ResponseValue::from_response(response).await?))
+            }
+            _ => Err(Error::UnexpectedResponse(response)),
+        }
+    }
+    /**Replace the server’s ingest token, without downtime
+
+Issues a new ingest token for the server the current token belongs to (no body). The token this request carried stays accepted for 24 hours (`previous_valid_until`), so a plugin and a log sender using it can move over without a gap; after that it is refused with `401 invalid_server_token`. Only the current token may rotate: the previous one, still accepted during an overlap, is `409 token_superseded`. A rotation during an overlap ends the older token at once (one previous token is kept). The operator does the same with `hub servers rotate-token ID [--overlap 24h]`; `hub servers remove` revokes every token of the server at once.
+
+Sends a `POST` request to `/api-platform/ingest/token/rotate`
+
+*/
+    pub async fn ingest_token_rotate<'a>(
+        &'a self,
+    ) -> Result<ResponseValue<types::IngestTokenRotation>, Error<types::Problem>> {
+        let url = format!("{}/api-platform/ingest/token/rotate", self.baseurl,);
+        let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+        header_map
+            .append(
+                ::reqwest::header::HeaderName::from_static("api-version"),
+                ::reqwest::header::HeaderValue::from_static(Self::api_version()),
+            );
+        #[allow(unused_mut)]
+        let mut request = self
+            .client
+            .post(url)
+            .header(
+                ::reqwest::header::ACCEPT,
+                ::reqwest::header::HeaderValue::from_static("application/json"),
+            )
+            .headers(header_map)
+            .build()?;
+        let info = OperationInfo {
+            operation_id: "ingest_token_rotate",
+        };
+        self.pre(&mut request, &info).await?;
+        let result = self.exec(request, &info).await;
+        self.post(&result, &info).await?;
+        let response = result?;
+        match response.status().as_u16() {
+            200u16 => ResponseValue::from_response(response).await,
+            401u16 => {
+                Err(Error::ErrorResponse(ResponseValue::from_response(response).await?))
+            }
+            409u16 => {
+                Err(Error::ErrorResponse(ResponseValue::from_response(response).await?))
+            }
+            500u16 => {
+                Err(Error::ErrorResponse(ResponseValue::from_response(response).await?))
+            }
+            _ => Err(Error::UnexpectedResponse(response)),
+        }
+    }
+    /**Long-poll the commands the server’s plugin should run
+
+The commands queued for the server of the token (`POST /v1/servers/{id}/command` on a server registered with `--channel plugin`), oldest first, at most 50. With `wait` the request is held until a command arrives or `wait` seconds pass (then `{"data":[]}`); a plugin calls it again at once. Delivery is at least once: a command not acknowledged (`POST /api-platform/ingest/commands/{id}/result`) within 30 s of its delivery is delivered again, so a plugin that crashed after taking it still runs it; run each id once. A command not acknowledged before `expires_at` is never delivered again.
+
+Sends a `GET` request to `/api-platform/ingest/commands`
+
+Arguments:
+- `wait`: seconds to hold the request while nothing is due, 0 to 30 (default 0: answer at once)
+*/
+    pub async fn ingest_commands_list<'a>(
+        &'a self,
+        wait: i64,
+    ) -> Result<ResponseValue<types::PluginCommandList>, Error<types::Problem>> {
+        let url = format!("{}/api-platform/ingest/commands", self.baseurl,);
+        let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+        header_map
+            .append(
+                ::reqwest::header::HeaderName::from_static("api-version"),
+                ::reqwest::header::HeaderValue::from_static(Self::api_version()),
+            );
+        #[allow(unused_mut)]
+        let mut request = self
+            .client
+            .get(url)
+            .header(
+                ::reqwest::header::ACCEPT,
+                ::reqwest::header::HeaderValue::from_static("application/json"),
+            )
+            .query(&progenitor_client::QueryParam::new("wait", &wait))
+            .headers(header_map)
+            .build()?;
+        let info = OperationInfo {
+            operation_id: "ingest_commands_list",
+        };
+        self.pre(&mut request, &info).await?;
+        let result = self.exec(request, &info).await;
+        self.post(&result, &info).await?;
+        let response = result?;
+        match response.status().as_u16() {
+            200u16 => ResponseValue::from_response(response).await,
+            400u16 => {
+                Err(Error::ErrorResponse(ResponseValue::from_response(response).await?))
+            }
+            401u16 => {
+                Err(Error::ErrorResponse(ResponseValue::from_response(response).await?))
+            }
+            500u16 => {
+                Err(Error::ErrorResponse(ResponseValue::from_response(response).await?))
+            }
+            _ => Err(Error::UnexpectedResponse(response)),
+        }
+    }
+    /**Acknowledge a command with its result
+
+Records what the command printed and whether it ran. The result is recorded exactly once: the same command acknowledged again (a retry after a lost answer) is `200 {"recorded": false}` and changes nothing. The recorded result goes to the caller still waiting on `POST /v1/servers/{id}/command`, or to `GET /v1/servers/{id}/commands/{commandId}` later; it is audited and told as `server.command_completed`. Another server’s command or an unknown id is `404 command_not_found`; a command past its `expires_at` is `409 command_expired` (it is final as `expired`).
+
+Sends a `POST` request to `/api-platform/ingest/commands/{id}/result`
+
+Arguments:
+- `id`: the command’s id, as the queue gave it
+- `body`
+*/
+    pub async fn ingest_command_result_create<'a>(
+        &'a self,
+        id: &'a types::IngestCommandResultCreateId,
+        body: &'a types::PluginCommandResult,
+    ) -> Result<ResponseValue<types::PluginCommandRecorded>, Error<types::Problem>> {
+        let url = format!(
+            "{}/api-platform/ingest/commands/{}/result", self.baseurl, encode_path(& id
+            .to_string()),
+        );
+        let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+        header_map
+            .append(
+                ::reqwest::header::HeaderName::from_static("api-version"),
+                ::reqwest::header::HeaderValue::from_static(Self::api_version()),
+            );
+        #[allow(unused_mut)]
+        let mut request = self
+            .client
+            .post(url)
+            .header(
+                ::reqwest::header::ACCEPT,
+                ::reqwest::header::HeaderValue::from_static("application/json"),
+            )
+            .json(&body)
+            .headers(header_map)
+            .build()?;
+        let info = OperationInfo {
+            operation_id: "ingest_command_result_create",
+        };
+        self.pre(&mut request, &info).await?;
+        let result = self.exec(request, &info).await;
+        self.post(&result, &info).await?;
+        let response = result?;
+        match response.status().as_u16() {
+            200u16 => ResponseValue::from_response(response).await,
+            400u16 => {
+                Err(Error::ErrorResponse(ResponseValue::from_response(response).await?))
+            }
+            401u16 => {
+                Err(Error::ErrorResponse(ResponseValue::from_response(response).await?))
+            }
+            404u16 => {
+                Err(Error::ErrorResponse(ResponseValue::from_response(response).await?))
+            }
+            409u16 => {
                 Err(Error::ErrorResponse(ResponseValue::from_response(response).await?))
             }
             415u16 => {

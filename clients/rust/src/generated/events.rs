@@ -55,6 +55,8 @@ pub enum HubEvent {
     ServerPlayersChanged(Box<types::ServerPlayersChangedEvent>),
     /// `server.command_executed`
     ServerCommandExecuted(Box<types::ServerCommandExecutedEvent>),
+    /// `server.command_completed`
+    ServerCommandCompleted(Box<types::ServerCommandCompletedEvent>),
     /// `economy.transfer.created`
     EconomyTransferCreated(Box<types::EconomyTransferCreatedEvent>),
     /// `economy.transfer.received`
@@ -146,6 +148,7 @@ impl HubEvent {
             "server.map_changed" => Self::ServerMapChanged(Box::new(serde_json::from_value(value)?)),
             "server.players_changed" => Self::ServerPlayersChanged(Box::new(serde_json::from_value(value)?)),
             "server.command_executed" => Self::ServerCommandExecuted(Box::new(serde_json::from_value(value)?)),
+            "server.command_completed" => Self::ServerCommandCompleted(Box::new(serde_json::from_value(value)?)),
             "economy.transfer.created" => Self::EconomyTransferCreated(Box::new(serde_json::from_value(value)?)),
             "economy.transfer.received" => Self::EconomyTransferReceived(Box::new(serde_json::from_value(value)?)),
             "economy.grant.created" => Self::EconomyGrantCreated(Box::new(serde_json::from_value(value)?)),
@@ -206,6 +209,7 @@ impl HubEvent {
             Self::ServerMapChanged(_) => "server.map_changed",
             Self::ServerPlayersChanged(_) => "server.players_changed",
             Self::ServerCommandExecuted(_) => "server.command_executed",
+            Self::ServerCommandCompleted(_) => "server.command_completed",
             Self::EconomyTransferCreated(_) => "economy.transfer.created",
             Self::EconomyTransferReceived(_) => "economy.transfer.received",
             Self::EconomyGrantCreated(_) => "economy.grant.created",
@@ -266,6 +270,7 @@ impl HubEvent {
             Self::ServerMapChanged(event) => event.id.as_str(),
             Self::ServerPlayersChanged(event) => event.id.as_str(),
             Self::ServerCommandExecuted(event) => event.id.as_str(),
+            Self::ServerCommandCompleted(event) => event.id.as_str(),
             Self::EconomyTransferCreated(event) => event.id.as_str(),
             Self::EconomyTransferReceived(event) => event.id.as_str(),
             Self::EconomyGrantCreated(event) => event.id.as_str(),

@@ -11,6 +11,7 @@ pub mod codes {
     pub const INVALID_API_KEY: &str = "invalid_api_key";
     pub const UNAUTHENTICATED: &str = "unauthenticated";
     pub const INVALID_TOKEN: &str = "invalid_token";
+    pub const INVALID_SERVER_TOKEN: &str = "invalid_server_token";
     pub const MISSING_TOKEN: &str = "missing_token";
     pub const FORBIDDEN: &str = "forbidden";
     pub const CSRF_FAILED: &str = "csrf_failed";
@@ -31,6 +32,7 @@ pub mod codes {
     pub const CLAN_INVITE_NOT_FOUND: &str = "clan_invite_not_found";
     pub const WEBHOOK_NOT_FOUND: &str = "webhook_not_found";
     pub const DELIVERY_NOT_FOUND: &str = "delivery_not_found";
+    pub const COMMAND_NOT_FOUND: &str = "command_not_found";
     pub const METHOD_NOT_ALLOWED: &str = "method_not_allowed";
     pub const NOT_ACCEPTABLE: &str = "not_acceptable";
     pub const REQUEST_TIMEOUT: &str = "request_timeout";
@@ -45,6 +47,8 @@ pub mod codes {
     pub const CLAN_ROLE_CONFLICT: &str = "clan_role_conflict";
     pub const CLAN_MAX_MEMBERS_TOO_LOW: &str = "clan_max_members_too_low";
     pub const RCON_NOT_CONFIGURED: &str = "rcon_not_configured";
+    pub const COMMAND_EXPIRED: &str = "command_expired";
+    pub const TOKEN_SUPERSEDED: &str = "token_superseded";
     pub const PAYLOAD_TOO_LARGE: &str = "payload_too_large";
     pub const URI_TOO_LONG: &str = "uri_too_long";
     pub const UNSUPPORTED_MEDIA_TYPE: &str = "unsupported_media_type";
@@ -160,6 +164,7 @@ pub const WEBHOOK_EVENT_TYPES: &[&str] = &[
     "server.map_changed",
     "server.players_changed",
     "server.command_executed",
+    "server.command_completed",
     "economy.transfer.created",
     "economy.transfer.received",
     "economy.grant.created",

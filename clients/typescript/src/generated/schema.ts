@@ -292,10 +292,30 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Send a remote-console command to a game server (preview)
-         * @description Sends one command to the game server over its own remote console — Source RCON over TCP (cs2, minecraft), GoldSrc rcon over UDP (cs16), WebRCON over WebSocket (rust) — and returns its answer. Only the server’s owner and the operators it granted may send commands (others: 403 `server_operator_required`; an unknown server: 404). Requires an `Idempotency-Key`: a retry with the same key and body gets the first answer (`Idempotent-Replayed: true`) without running the command again; the key of a 5xx answer is released, so a retry after a timeout runs the command again. A server that does not answer in time is 504 `rcon_timeout`; one that cannot be reached, refuses the password or answers out of protocol is 502 with its own code. Every attempt is audited (`GET /v1/servers/{id}/commands`). Each command spends one request of the hourly quota, like any call; the game server has its own limits: Source servers ban an address after repeated wrong passwords (`sv_rcon_maxfailures`), which is why a refused password (`rcon_auth_failed`) is never retried by the hub. Send commands one at a time per server.
+         * Send a console command to a game server (preview)
+         * @description Sends one command to the game server through its command channel and returns its answer. **Remote console** (the default channel): over the server’s own protocol — Source RCON over TCP (cs2, minecraft), GoldSrc rcon over UDP (cs16), WebRCON over WebSocket (rust). A server that does not answer in time is 504 `rcon_timeout`; one that cannot be reached, refuses the password or answers out of protocol is 502 with its own code. **Plugin** (a server registered with `--channel plugin`): the command is queued for the server’s plugin, which long-polls `GET /api-platform/ingest/commands`; the call waits up to `wait_ms` (default 5 s) for its result: `200` with the output (and `id`, `status`: `ok` or `error`) when the plugin answers in time, else `202` with the command’s `id` and a `Location` to read it later (`GET /v1/servers/{id}/commands/{commandId}`). A command the plugin does not acknowledge within `PLUGIN_COMMAND_TTL` (60 s by default) is `expired`; each final status is audited and told as `server.command_completed`. Only the server’s owner and the operators it granted may send commands (others: 403 `server_operator_required`; an unknown server: 404). Requires an `Idempotency-Key`: a retry with the same key and body gets the first answer (`Idempotent-Replayed: true`; a replayed `202` carries the same command id, without `Location`) without running or queuing the command again; the key of a 5xx answer is released, so a retry after a timeout runs the command again. Every attempt is audited (`GET /v1/servers/{id}/commands`). Each command spends one request of the hourly quota, like any call; the game server has its own limits: Source servers ban an address after repeated wrong passwords (`sv_rcon_maxfailures`), which is why a refused password (`rcon_auth_failed`) is never retried by the hub. Send commands one at a time per server.
          */
         post: operations["v1_servers_command_send"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/servers/{id}/commands/{commandId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One queued command of a plugin-channel server (preview)
+         * @description A command queued for the server’s plugin, as it stands: `pending`, `delivered`, or final with the plugin’s output (`ok`, `error`) or `expired`. This is where a `202` from `POST /v1/servers/{id}/command` points. The owner reads every command of the server, an operator only their own; another server’s command, or an id that does not exist, is 404 `command_not_found`.
+         */
+        get: operations["v1_servers_command_get"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -1302,6 +1322,86 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api-platform/ingest/heartbeat": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Report a game server’s status from its plugin
+         * @description A plugin reports its server’s players, slots, map and version every 10 s. The server is `online` in `/servers` and `/v1/servers` with what it reports, whether or not the hub can query it (a server behind NAT, a game without A2S or Server List Ping); after 60 s without a heartbeat (and without an answered status query) it is `offline` with 0 players, within one poll interval (`POLL_INTERVAL_MS`). Each change is told as `server.status_changed`, `server.map_changed` and `server.players_changed`. A missing, unknown, revoked or expired token is `401 invalid_server_token` and nothing is stored.
+         */
+        post: operations["ingest_heartbeat_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api-platform/ingest/token/rotate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Replace the server’s ingest token, without downtime
+         * @description Issues a new ingest token for the server the current token belongs to (no body). The token this request carried stays accepted for 24 hours (`previous_valid_until`), so a plugin and a log sender using it can move over without a gap; after that it is refused with `401 invalid_server_token`. Only the current token may rotate: the previous one, still accepted during an overlap, is `409 token_superseded`. A rotation during an overlap ends the older token at once (one previous token is kept). The operator does the same with `hub servers rotate-token ID [--overlap 24h]`; `hub servers remove` revokes every token of the server at once.
+         */
+        post: operations["ingest_token_rotate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api-platform/ingest/commands": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Long-poll the commands the server’s plugin should run
+         * @description The commands queued for the server of the token (`POST /v1/servers/{id}/command` on a server registered with `--channel plugin`), oldest first, at most 50. With `wait` the request is held until a command arrives or `wait` seconds pass (then `{"data":[]}`); a plugin calls it again at once. Delivery is at least once: a command not acknowledged (`POST /api-platform/ingest/commands/{id}/result`) within 30 s of its delivery is delivered again, so a plugin that crashed after taking it still runs it; run each id once. A command not acknowledged before `expires_at` is never delivered again.
+         */
+        get: operations["ingest_commands_list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api-platform/ingest/commands/{id}/result": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Acknowledge a command with its result
+         * @description Records what the command printed and whether it ran. The result is recorded exactly once: the same command acknowledged again (a retry after a lost answer) is `200 {"recorded": false}` and changes nothing. The recorded result goes to the caller still waiting on `POST /v1/servers/{id}/command`, or to `GET /v1/servers/{id}/commands/{commandId}` later; it is audited and told as `server.command_completed`. Another server’s command or an unknown id is `404 command_not_found`; a command past its `expires_at` is `409 command_expired` (it is final as `expired`).
+         */
+        post: operations["ingest_command_result_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api-platform/oauth/authorize": {
         parameters: {
             query?: never;
@@ -1999,7 +2099,7 @@ export interface webhooks {
         put?: never;
         /**
          * server.status_changed
-         * @description A server came online (it answered a status query) or went offline (it missed several in a row).
+         * @description A server came online (it answered a status query, or its plugin sent a heartbeat) or went offline (it missed several queries in a row, or its plugin fell silent for 60 s).
          *
          *     Public: every subscriber holding the `servers:read` scope.
          */
@@ -2070,6 +2170,28 @@ export interface webhooks {
          *     Private: only apps acting for the user it concerns holding the `servers:command` scope.
          */
         post: operations["event_server_command_executed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "server.command_completed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * server.command_completed
+         * @description A command queued for a plugin-channel server reached its final status: the plugin ran it (`ok`), reported a failure (`error`), or did not acknowledge it in time (`expired`). Told once per command to the user who sent it, whether or not they were still waiting for the answer.
+         *
+         *     Private: only apps acting for the user it concerns holding the `servers:command` scope.
+         */
+        post: operations["event_server_command_completed"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2739,7 +2861,7 @@ export interface components {
              * @description machine-readable error code
              * @enum {string}
              */
-            code: "invalid_parameter" | "invalid_body" | "bad_request" | "invalid_amount" | "missing_api_key" | "invalid_api_key" | "unauthenticated" | "invalid_token" | "missing_token" | "forbidden" | "csrf_failed" | "origin_not_allowed" | "insufficient_scope" | "user_context_required" | "clan_role_required" | "clan_closed" | "clan_invite_required" | "server_operator_required" | "not_found" | "user_not_found" | "thread_not_found" | "server_not_found" | "key_not_found" | "clan_not_found" | "clan_member_not_found" | "clan_invite_not_found" | "webhook_not_found" | "delivery_not_found" | "method_not_allowed" | "not_acceptable" | "request_timeout" | "conflict" | "key_limit_reached" | "idempotency_key_in_use" | "clan_name_taken" | "clan_tag_taken" | "already_in_clan" | "clan_full" | "clan_owner_must_transfer" | "clan_role_conflict" | "clan_max_members_too_low" | "rcon_not_configured" | "payload_too_large" | "uri_too_long" | "unsupported_media_type" | "unprocessable" | "invalid_webhook_url" | "unknown_event_type" | "idempotency_key_reused" | "self_transfer" | "recipient_not_found" | "insufficient_funds" | "rate_limited" | "too_many_attempts" | "key_creation_limited" | "headers_too_large" | "internal_error" | "rcon_unreachable" | "rcon_auth_failed" | "rcon_protocol_error" | "service_unavailable" | "rcon_timeout";
+            code: "invalid_parameter" | "invalid_body" | "bad_request" | "invalid_amount" | "missing_api_key" | "invalid_api_key" | "unauthenticated" | "invalid_token" | "invalid_server_token" | "missing_token" | "forbidden" | "csrf_failed" | "origin_not_allowed" | "insufficient_scope" | "user_context_required" | "clan_role_required" | "clan_closed" | "clan_invite_required" | "server_operator_required" | "not_found" | "user_not_found" | "thread_not_found" | "server_not_found" | "key_not_found" | "clan_not_found" | "clan_member_not_found" | "clan_invite_not_found" | "webhook_not_found" | "delivery_not_found" | "command_not_found" | "method_not_allowed" | "not_acceptable" | "request_timeout" | "conflict" | "key_limit_reached" | "idempotency_key_in_use" | "clan_name_taken" | "clan_tag_taken" | "already_in_clan" | "clan_full" | "clan_owner_must_transfer" | "clan_role_conflict" | "clan_max_members_too_low" | "rcon_not_configured" | "command_expired" | "token_superseded" | "payload_too_large" | "uri_too_long" | "unsupported_media_type" | "unprocessable" | "invalid_webhook_url" | "unknown_event_type" | "idempotency_key_reused" | "self_transfer" | "recipient_not_found" | "insufficient_funds" | "rate_limited" | "too_many_attempts" | "key_creation_limited" | "headers_too_large" | "internal_error" | "rcon_unreachable" | "rcon_auth_failed" | "rcon_protocol_error" | "service_unavailable" | "rcon_timeout";
             /** @description one entry per invalid parameter */
             errors?: {
                 /** @enum {string} */
@@ -3218,16 +3340,40 @@ export interface components {
              */
             truncated: boolean;
             /**
-             * @description how long the exchange took: connect, log in, run, answer
+             * @description how long the exchange took: connect, log in, run, answer (plugin channel: as the plugin measured it; 0 while it has not answered)
              * @example 42
              */
             duration_ms: number;
             /**
              * Format: date-time
-             * @description when the hub sent the command
+             * @description when the hub sent the command (plugin channel: when it queued it)
              * @example 2026-11-20T18:04:11.000Z
              */
             executed_at: string;
+            /**
+             * @description plugin channel: the queued command’s id
+             * @example 812
+             */
+            id?: string;
+            /**
+             * @description plugin channel: `ok` when the command ran, `error` when the game refused or failed it (its output says why); in a `202`, `pending` or `delivered` (or `expired`, when its time to live was shorter than the wait)
+             * @example ok
+             * @enum {string}
+             */
+            status?: "pending" | "delivered" | "ok" | "error" | "expired";
+            /**
+             * Format: date-time
+             * @description plugin channel, in a `202`: a command without a result by then is `expired`
+             * @example 2026-11-20T18:04:11.000Z
+             */
+            expires_at?: string;
+        };
+        /**
+         * ServerCommandAnswer
+         * @description a command’s answer (`200`) or where it stands (`202`)
+         */
+        ServerCommandAnswer: {
+            data: components["schemas"]["ServerCommandResult"];
         };
         /** ServerCommandAuditEntry */
         ServerCommandAuditEntry: {
@@ -3249,11 +3395,11 @@ export interface components {
             /** @example changelevel de_inferno */
             command: string;
             /**
-             * @description `ok`: the server answered; `timeout`: no answer in time (504); `unreachable`: no connection (502); `auth_failed`: the RCON password was refused (502); `error`: anything else (an answer out of protocol, a password the hub could not decrypt)
+             * @description `ok`: the server answered; `timeout`: no answer in time (504); `unreachable`: no connection (502); `auth_failed`: the RCON password was refused (502); `error`: anything else (an answer out of protocol, a password the hub could not decrypt, a plugin that reported a failure); `expired`: plugin channel, not acknowledged within its time to live
              * @example ok
              * @enum {string}
              */
-            status: "ok" | "timeout" | "unreachable" | "auth_failed" | "error";
+            status: "ok" | "timeout" | "unreachable" | "auth_failed" | "error" | "expired";
             /**
              * @description the first 2,000 characters of the answer, or what went wrong
              * @example Changing level to de_inferno
@@ -3267,6 +3413,60 @@ export interface components {
              * @example 2026-11-20T18:04:11.000Z
              */
             created_at: string;
+        };
+        /** ServerQueuedCommand */
+        ServerQueuedCommand: {
+            /**
+             * @description the command’s id, as the queue gave it
+             * @example 812
+             */
+            id: string;
+            /** @example kick Bob */
+            command: string;
+            /**
+             * @description `pending`: queued, not yet taken by the plugin; `delivered`: taken, no result yet (redelivered after 30 s); `ok` / `error`: the plugin’s result; `expired`: not acknowledged within its time to live (`PLUGIN_COMMAND_TTL`)
+             * @example ok
+             * @enum {string}
+             */
+            status: "pending" | "delivered" | "ok" | "error" | "expired";
+            /**
+             * @description what the plugin answered (up to 64 KiB); null until it answers
+             * @example Kicked Bob
+             */
+            output: string | null;
+            /**
+             * @description how long it ran, as the plugin measured it; null when it did not say
+             * @example 12
+             */
+            duration_ms: number | null;
+            /**
+             * @description how many times the plugin took it
+             * @example 1
+             */
+            deliveries: number;
+            /**
+             * @description the hub user who sent it
+             * @example 7
+             */
+            user_id: number;
+            /**
+             * Format: date-time
+             * @description when it was queued
+             * @example 2026-11-20T18:04:11.000Z
+             */
+            issued_at: string;
+            /**
+             * Format: date-time
+             * @description a command without a result by then is `expired`
+             * @example 2026-11-20T18:04:11.000Z
+             */
+            expires_at: string;
+            /**
+             * Format: date-time
+             * @description when it reached its final status
+             * @example 2026-11-20T18:04:11.000Z
+             */
+            completed_at: string | null;
         };
         /**
          * Me
@@ -3630,6 +3830,143 @@ export interface components {
                 reason: string;
             }[];
         };
+        /**
+         * PluginHeartbeat
+         * @example {
+         *       "players": 12,
+         *       "max_players": 20,
+         *       "map": "de_dust2",
+         *       "version": "1.40.2.1",
+         *       "plugin": "hub-plugin-sdk-ts/0.1.0"
+         *     }
+         */
+        PluginHeartbeat: {
+            /**
+             * @description players connected now
+             * @example 12
+             */
+            players: number;
+            /**
+             * @description slots
+             * @example 20
+             */
+            max_players: number;
+            /**
+             * @description current map or world; empty when the game has none
+             * @example de_dust2
+             */
+            map: string;
+            /**
+             * @description the game server’s version
+             * @example 1.40.2.1
+             */
+            version: string;
+            /**
+             * @description the SDK (or plugin) name and version
+             * @example hub-plugin-sdk-ts/0.1.0
+             */
+            plugin: string;
+        };
+        /** PluginHeartbeatResult */
+        PluginHeartbeatResult: {
+            /**
+             * @description the server the token belongs to
+             * @example 3
+             */
+            server_id: number;
+            /**
+             * @description the server is online from this heartbeat on
+             * @constant
+             */
+            status: "online";
+            /**
+             * @description send the next heartbeat within this many seconds
+             * @example 10
+             */
+            heartbeat_interval_s: number;
+            /**
+             * @description silence after which the server is shown offline
+             * @example 60
+             */
+            offline_after_s: number;
+        };
+        /** IngestTokenRotation */
+        IngestTokenRotation: {
+            /**
+             * @description the new ingest token: use it from now on; it is shown once
+             * @example 48213907561230984712036598127634
+             */
+            token: string;
+            /**
+             * Format: date-time
+             * @description until when the token this request carried is still accepted
+             * @example 2026-11-20T18:04:11.000Z
+             */
+            previous_valid_until: string;
+        };
+        /** PluginCommand */
+        PluginCommand: {
+            /**
+             * @description the command’s id, as the queue gave it
+             * @example 812
+             */
+            id: string;
+            /**
+             * @description the console command to run
+             * @example kick Bob
+             */
+            command: string;
+            /**
+             * Format: date-time
+             * @description when the hub queued it
+             * @example 2026-11-20T18:04:11.000Z
+             */
+            issued_at: string;
+            /**
+             * Format: date-time
+             * @description after this a result is refused (`409 command_expired`)
+             * @example 2026-11-20T18:04:11.000Z
+             */
+            expires_at: string;
+        };
+        /** PluginCommandList */
+        PluginCommandList: {
+            data: components["schemas"]["PluginCommand"][];
+        };
+        /**
+         * PluginCommandResult
+         * @example {
+         *       "status": "ok",
+         *       "output": "Kicked Bob",
+         *       "duration_ms": 12
+         *     }
+         */
+        PluginCommandResult: {
+            /**
+             * @description `ok`: the command ran; `error`: the game refused or failed it (the caller gets `status: "error"`)
+             * @example ok
+             * @enum {string}
+             */
+            status: "ok" | "error";
+            /**
+             * @description what the command printed, up to 65536 characters (empty when it printed nothing)
+             * @example Kicked Bob
+             */
+            output: string;
+            /**
+             * @description how long it ran on the game server
+             * @example 12
+             */
+            duration_ms?: number;
+        };
+        /** PluginCommandRecorded */
+        PluginCommandRecorded: {
+            /**
+             * @description `true`: this result is the command’s; `false`: an earlier result already was (a retry), this one is ignored
+             * @example true
+             */
+            recorded: boolean;
+        };
         /** @description An OAuth 2.0 error (RFC 6749 §5.2), as every OAuth client library reads it. The authorization server’s endpoints answer this instead of a problem document. */
         OAuthError: {
             /**
@@ -3917,7 +4254,7 @@ export interface components {
             /** @example 20 */
             max_players: number;
             /**
-             * @description `running`: the poller’s latest verdict is that the server answers its status query (it answered the last poll, or missed fewer than `POLL_OFFLINE_AFTER` polls in a row, so one lost packet does not flap it); `offline`: otherwise, including a server never polled yet. These two are the complete set.
+             * @description `running`: the poller’s latest verdict is that the server answers its status query (it answered the last poll, or missed fewer than `POLL_OFFLINE_AFTER` polls in a row, so one lost packet does not flap it), or its plugin sent a heartbeat within the last 60 s (`POST /api-platform/ingest/heartbeat`); `offline`: otherwise, including a server never polled yet. These two are the complete set.
              * @example running
              * @enum {string}
              */
@@ -3964,7 +4301,7 @@ export interface components {
              */
             id: string;
             /**
-             * @description `running`: the poller’s latest verdict is that the server answers its status query (it answered the last poll, or missed fewer than `POLL_OFFLINE_AFTER` polls in a row, so one lost packet does not flap it); `offline`: otherwise, including a server never polled yet. These two are the complete set.
+             * @description `running`: the poller’s latest verdict is that the server answers its status query (it answered the last poll, or missed fewer than `POLL_OFFLINE_AFTER` polls in a row, so one lost packet does not flap it), or its plugin sent a heartbeat within the last 60 s (`POST /api-platform/ingest/heartbeat`); `offline`: otherwise, including a server never polled yet. These two are the complete set.
              * @example running
              * @enum {string}
              */
@@ -4009,10 +4346,15 @@ export interface components {
              * @example changelevel de_inferno
              */
             command: string;
+            /**
+             * @description Plugin channel only: how long to wait for the plugin’s result before answering `202`, 0 to 10000 ms (default 5000). The remote console always answers, so it ignores it.
+             * @example 5000
+             */
+            wait_ms?: number;
         };
-        /** @description the server’s answer */
-        V1ServersCommandSendResult: {
-            data: components["schemas"]["ServerCommandResult"];
+        /** @description the command */
+        V1ServersCommandGetResult: {
+            data: components["schemas"]["ServerQueuedCommand"];
         };
         /** @description a page of the audit, newest first */
         V1ServersCommandsListResult: {
@@ -6800,6 +7142,64 @@ export interface components {
              * @example true
              */
             ok: boolean;
+        };
+        ServerCommandCompletedEvent: {
+            /**
+             * @description Event id, sortable
+             * @example evt_0000000000004711
+             */
+            id: string;
+            /**
+             * @description Event type
+             * @constant
+             */
+            type: "server.command_completed";
+            /**
+             * Format: date-time
+             * @description When the change committed
+             * @example 2026-11-20T18:04:11.000Z
+             */
+            created_at: string;
+            data: components["schemas"]["ServerCommandCompletedEventData"];
+        };
+        ServerCommandCompletedEventData: {
+            /**
+             * @description Game server
+             * @example 3
+             */
+            server_id: number;
+            /**
+             * @description Game code
+             * @example cs2
+             * @enum {string}
+             */
+            game: "cs2" | "cs16" | "rust" | "minecraft";
+            /**
+             * @description The queued command
+             * @example 812
+             */
+            command_id: string;
+            /**
+             * @description Who sent it
+             * @example 42
+             */
+            user_id: number;
+            /**
+             * @description Final status
+             * @example ok
+             * @enum {string}
+             */
+            status: "ok" | "error" | "expired";
+            /**
+             * @description The first 2,000 characters of what the plugin answered (empty when it expired)
+             * @example Kicked player Bob
+             */
+            output: string;
+            /**
+             * @description How long it ran, as the plugin measured it (or from issue to expiry)
+             * @example 12
+             */
+            duration_ms: number;
         };
         EconomyTransferCreatedEvent: {
             /**
@@ -10505,11 +10905,45 @@ export interface operations {
                      *         "output": "Changing level to de_inferno",
                      *         "truncated": false,
                      *         "duration_ms": 42,
-                     *         "executed_at": "2026-11-20T18:04:11.000Z"
+                     *         "executed_at": "2026-11-20T18:04:11.000Z",
+                     *         "id": "812",
+                     *         "status": "ok",
+                     *         "expires_at": "2026-11-20T18:04:11.000Z"
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["V1ServersCommandSendResult"];
+                    "application/json": components["schemas"]["ServerCommandAnswer"];
+                };
+            };
+            /** @description plugin channel: no result within `wait_ms` (`status` says where it stands, `output` is empty); the `Location` header points to `GET /v1/servers/{id}/commands/{commandId}` */
+            202: {
+                headers: {
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-used": components["headers"]["x-ratelimit-used"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "command": "changelevel de_inferno",
+                     *         "output": "Changing level to de_inferno",
+                     *         "truncated": false,
+                     *         "duration_ms": 42,
+                     *         "executed_at": "2026-11-20T18:04:11.000Z",
+                     *         "id": "812",
+                     *         "status": "ok",
+                     *         "expires_at": "2026-11-20T18:04:11.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ServerCommandAnswer"];
                 };
             };
             /** @description `invalid_parameter`: Invalid parameter; `invalid_body`: Invalid request body */
@@ -10666,6 +11100,163 @@ export interface operations {
             };
             /** @description `rcon_timeout`: Game server timed out */
             504: {
+                headers: {
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-used": components["headers"]["x-ratelimit-used"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    v1_servers_command_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Server ID
+                 * @example 1
+                 */
+                id: number;
+                /**
+                 * @description the command’s id, as the queue gave it
+                 * @example 812
+                 */
+                commandId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the command */
+            200: {
+                headers: {
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-used": components["headers"]["x-ratelimit-used"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "812",
+                     *         "command": "kick Bob",
+                     *         "status": "ok",
+                     *         "output": "Kicked Bob",
+                     *         "duration_ms": 12,
+                     *         "deliveries": 1,
+                     *         "user_id": 7,
+                     *         "issued_at": "2026-11-20T18:04:11.000Z",
+                     *         "expires_at": "2026-11-20T18:04:11.000Z",
+                     *         "completed_at": "2026-11-20T18:04:11.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["V1ServersCommandGetResult"];
+                };
+            };
+            /** @description `invalid_parameter`: Invalid parameter */
+            400: {
+                headers: {
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-used": components["headers"]["x-ratelimit-used"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `missing_token`: Access token required; `invalid_token`: Invalid token */
+            401: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `insufficient_scope`: Insufficient scope; `user_context_required`: User token required; `server_operator_required`: Server operator required */
+            403: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `server_not_found`: Server not found; `command_not_found`: Command not found */
+            404: {
+                headers: {
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-used": components["headers"]["x-ratelimit-used"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: Rate limit exceeded */
+            429: {
+                headers: {
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-used": components["headers"]["x-ratelimit-used"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal_error`: Internal server error */
+            500: {
+                headers: {
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-used": components["headers"]["x-ratelimit-used"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_unavailable`: Service unavailable */
+            503: {
                 headers: {
                     "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
                     "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
@@ -18133,7 +18724,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `invalid_token`: Invalid token */
+            /** @description `invalid_server_token`: Invalid server token */
             401: {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
@@ -18224,7 +18815,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `invalid_token`: Invalid token */
+            /** @description `invalid_server_token`: Invalid server token */
             401: {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
@@ -18316,7 +18907,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `invalid_token`: Invalid token */
+            /** @description `invalid_server_token`: Invalid server token */
             401: {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
@@ -18328,6 +18919,301 @@ export interface operations {
             };
             /** @description `payload_too_large`: Payload too large */
             413: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unsupported_media_type`: Unsupported media type */
+            415: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal_error`: Internal server error */
+            500: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    ingest_heartbeat_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PluginHeartbeat"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "server_id": 3,
+                     *       "status": "online",
+                     *       "heartbeat_interval_s": 10,
+                     *       "offline_after_s": 60
+                     *     }
+                     */
+                    "application/json": components["schemas"]["PluginHeartbeatResult"];
+                };
+            };
+            /** @description `invalid_body`: Invalid request body */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `invalid_server_token`: Invalid server token */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unsupported_media_type`: Unsupported media type */
+            415: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal_error`: Internal server error */
+            500: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    ingest_token_rotate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "token": "48213907561230984712036598127634",
+                     *       "previous_valid_until": "2026-11-20T18:04:11.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["IngestTokenRotation"];
+                };
+            };
+            /** @description `invalid_server_token`: Invalid server token */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `token_superseded`: Token already replaced */
+            409: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal_error`: Internal server error */
+            500: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    ingest_commands_list: {
+        parameters: {
+            query: {
+                /**
+                 * @description seconds to hold the request while nothing is due, 0 to 30 (default 0: answer at once)
+                 * @example 25
+                 */
+                wait: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "812",
+                     *           "command": "kick Bob",
+                     *           "issued_at": "2026-11-20T18:04:11.000Z",
+                     *           "expires_at": "2026-11-20T18:04:11.000Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["PluginCommandList"];
+                };
+            };
+            /** @description `invalid_parameter`: Invalid parameter */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `invalid_server_token`: Invalid server token */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal_error`: Internal server error */
+            500: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    ingest_command_result_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description the command’s id, as the queue gave it
+                 * @example 812
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PluginCommandResult"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "recorded": true
+                     *     }
+                     */
+                    "application/json": components["schemas"]["PluginCommandRecorded"];
+                };
+            };
+            /** @description `invalid_parameter`: Invalid parameter; `invalid_body`: Invalid request body */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `invalid_server_token`: Invalid server token */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `command_not_found`: Command not found */
+            404: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `command_expired`: Command expired */
+            409: {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
                     [name: string]: unknown;
@@ -20406,6 +21292,67 @@ export interface operations {
                  *     }
                  */
                 "application/json": components["schemas"]["ServerCommandExecutedEvent"];
+            };
+        };
+        responses: {
+            /** @description Received: any 2xx within 15 s acknowledges the delivery. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else (or no answer in 15 s) is retried with backoff; `410` disables the endpoint. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    event_server_command_completed: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event id (`evt_` + 16 digits): the same on every retry; deduplicate on it.
+                 * @example evt_0000000000004711
+                 */
+                "webhook-id": string;
+                /**
+                 * @description When this attempt was signed, in epoch seconds.
+                 * @example 1763661851
+                 */
+                "webhook-timestamp": string;
+                /**
+                 * @description Standard Webhooks signature: `v1,` + base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}` with the secret (two signatures during a secret rotation, space-separated).
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_0000000000004711",
+                 *       "type": "server.command_completed",
+                 *       "created_at": "2026-11-20T18:04:11.000Z",
+                 *       "data": {
+                 *         "server_id": 3,
+                 *         "game": "cs2",
+                 *         "command_id": "812",
+                 *         "user_id": 42,
+                 *         "status": "ok",
+                 *         "output": "Kicked player Bob",
+                 *         "duration_ms": 12
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["ServerCommandCompletedEvent"];
             };
         };
         responses: {

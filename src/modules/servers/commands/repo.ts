@@ -1,5 +1,5 @@
 import type { Insertable, Kysely, Selectable } from 'kysely';
-import type { Database, ServerCommandsTable } from '../../../db/types.js';
+import type { CommandChannel, Database, ServerCommandsTable } from '../../../db/types.js';
 import { writeTransaction } from '../../../db/write-transaction.js';
 import { emit } from '../../events/emit.js';
 import { commandEvent } from '../events.js';
@@ -14,6 +14,8 @@ export interface CommandTarget {
   rcon_port: number | null;
   /** sealed; null: no RCON configured */
   rcon_password: string | null;
+  /** `plugin`: commands go to the queue the server's plugin long-polls */
+  command_channel: CommandChannel;
 }
 
 /** One audit entry as the routes list it (the server is the one asked for). */
@@ -31,6 +33,24 @@ const AUDIT = [
   'created_at',
 ] as const;
 
+/**
+ * One entry of a server's command history and its `server.command_executed` event, in the caller's
+ * transaction (the RCON path's own, or the plugin queue's that settles the command).
+ */
+export async function insertAudit(
+  trx: Kysely<Database>,
+  entry: NewAuditEntry,
+  game: string,
+): Promise<number> {
+  const { id } = await trx
+    .insertInto('server_commands')
+    .values(entry)
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  await emit(trx, [commandEvent(entry, game, id)], entry.created_at);
+  return id;
+}
+
 /** Server owners, operators, RCON settings and the command audit. */
 export function serverCommandsRepo(db: Kysely<Database>) {
   return {
@@ -38,7 +58,16 @@ export function serverCommandsRepo(db: Kysely<Database>) {
     findTarget(id: number): Promise<CommandTarget | undefined> {
       return db
         .selectFrom('game_servers')
-        .select(['id', 'game', 'ip', 'port', 'owner_user_id', 'rcon_port', 'rcon_password'])
+        .select([
+          'id',
+          'game',
+          'ip',
+          'port',
+          'owner_user_id',
+          'rcon_port',
+          'rcon_password',
+          'command_channel',
+        ])
         .where('id', '=', id)
         .where('removed_at', 'is', null)
         .executeTakeFirst();
@@ -78,6 +107,17 @@ export function serverCommandsRepo(db: Kysely<Database>) {
       const result = await db
         .updateTable('game_servers')
         .set(settings)
+        .where('id', '=', id)
+        .where('removed_at', 'is', null)
+        .executeTakeFirst();
+      return result.numUpdatedRows > 0n;
+    },
+
+    /** How commands reach the server from now on (and its owner, when given); false when there is no such registered server. */
+    async setChannel(id: number, channel: CommandChannel, owner?: number): Promise<boolean> {
+      const result = await db
+        .updateTable('game_servers')
+        .set({ command_channel: channel, ...(owner === undefined ? {} : { owner_user_id: owner }) })
         .where('id', '=', id)
         .where('removed_at', 'is', null)
         .executeTakeFirst();
@@ -129,15 +169,7 @@ export function serverCommandsRepo(db: Kysely<Database>) {
 
     /** Writes one attempt to the history and tells its sender (server.command_executed), in one transaction. */
     async audit(entry: NewAuditEntry, game: string): Promise<number> {
-      return writeTransaction(db, async (trx) => {
-        const { id } = await trx
-          .insertInto('server_commands')
-          .values(entry)
-          .returning('id')
-          .executeTakeFirstOrThrow();
-        await emit(trx, [commandEvent(entry, game, id)], entry.created_at);
-        return id;
-      });
+      return writeTransaction(db, (trx) => insertAudit(trx, entry, game));
     },
 
     /**

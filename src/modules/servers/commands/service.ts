@@ -10,6 +10,8 @@ import {
   type RconTarget,
 } from '../rcon/index.js';
 import { openRconPassword } from './rcon-password.js';
+import type { QueuedCommand } from './queue/repo.js';
+import type { PluginQueue } from './queue/service.js';
 import type { AuditEntry, CommandTarget, ServerCommandsRepo } from './repo.js';
 
 /** The audit keeps the start of each answer; the caller got all of it (up to the output cap). */
@@ -27,7 +29,16 @@ export interface CommandOutcome {
   truncated: boolean;
   duration_ms: number;
   executed_at: number;
+  /** plugin channel: the queued command's id and how it ended */
+  id?: string;
+  status?: 'ok' | 'error';
 }
+
+/** What sending gave: the answer, or (plugin channel) a command still open (or expired) when the wait ended. */
+export type SendOutcome = { answered: CommandOutcome } | { queued: QueuedCommand };
+
+/** How long `/v1` waits for a plugin's result by default before answering 202. */
+export const DEFAULT_PLUGIN_WAIT_MS = 5000;
 
 export interface ServerCommandsDeps {
   repo: ServerCommandsRepo;
@@ -38,6 +49,8 @@ export interface ServerCommandsDeps {
   now: () => number;
   /** an operator's problem to fix (a stored password this key cannot open), logged without secrets */
   onKeyProblem: (serverId: number, reason: string) => void;
+  /** the queue of plugin-channel servers */
+  queue: PluginQueue;
 }
 
 const FAILURES: Record<RconError['kind'], { status: ServerCommandStatus; code: ErrorCode }> = {
@@ -122,64 +135,108 @@ export function serverCommandsService(deps: ServerCommandsDeps) {
     );
   }
 
+  /** Over the server's own remote console: every attempt audited, whatever its result. */
+  async function sendRcon(
+    target: CommandTarget,
+    caller: CommandCaller,
+    command: string,
+  ): Promise<CommandOutcome> {
+    const serverId = target.id;
+    const protocol = rconProtocolOf(target.game);
+    if (protocol === null)
+      throw new ProblemError(
+        'rcon_not_configured',
+        `Server ${serverId} runs ${target.game}, which has no remote console the hub speaks.`,
+      );
+    if (target.rcon_password === null)
+      throw new ProblemError(
+        'rcon_not_configured',
+        `Server ${serverId} has no RCON password set up; the hub operator sets one with \`hub servers set-rcon ${serverId} --password …\`.`,
+      );
+    const at = now();
+    let password: string;
+    try {
+      if (!deps.key) throw new SecretBoxError('HUB_SECRET_KEY is not set');
+      password = openRconPassword(deps.key, target.rcon_password);
+    } catch (err) {
+      if (!(err instanceof SecretBoxError)) throw err;
+      deps.onKeyProblem(serverId, err.message);
+      await audit(target, caller, command, 'error', 'the hub could not decrypt the RCON password', 0, at);
+      throw new ProblemError(
+        'service_unavailable',
+        `The hub cannot send commands to server ${serverId} right now: its RCON password cannot be decrypted with this instance's HUB_SECRET_KEY. The hub operator has been told.`,
+      );
+    }
+    const port = target.rcon_port ?? target.port;
+    const where = `${target.ip}:${port}, ${PROTOCOL_NAMES[protocol]}`;
+    try {
+      const result = await deps.run({ protocol, host: target.ip, port, password }, command, deps.options);
+      const output = maskPassword(result.output, password);
+      await audit(target, caller, command, 'ok', output, result.durationMs, at);
+      return {
+        command,
+        output,
+        truncated: result.truncated,
+        duration_ms: result.durationMs,
+        executed_at: at,
+      };
+    } catch (err) {
+      if (!(err instanceof RconError)) throw err;
+      const failure = FAILURES[err.kind];
+      const detail = maskPassword(
+        failureDetail(target, where, err, deps.options.timeoutMs ?? 5000),
+        password,
+      );
+      await audit(target, caller, command, failure.status, detail, Math.max(0, now() - at), at);
+      throw new ProblemError(failure.code, detail);
+    }
+  }
+
   return {
-    async send(serverId: number, caller: CommandCaller, command: string): Promise<CommandOutcome> {
+    async send(
+      serverId: number,
+      caller: CommandCaller,
+      command: string,
+      waitMs = DEFAULT_PLUGIN_WAIT_MS,
+    ): Promise<SendOutcome> {
       const { target } = await access(serverId, caller.userId, 'send it commands');
       const invalid = validateRconCommand(command);
       if (invalid !== null)
         throw new ProblemError('invalid_body', `body parameter 'command' ${invalid}`, {
           invalidParams: [{ in: 'body', name: 'command', reason: invalid }],
         });
-      const protocol = rconProtocolOf(target.game);
-      if (protocol === null)
-        throw new ProblemError(
-          'rcon_not_configured',
-          `Server ${serverId} runs ${target.game}, which has no remote console the hub speaks.`,
-        );
-      if (target.rcon_password === null)
-        throw new ProblemError(
-          'rcon_not_configured',
-          `Server ${serverId} has no RCON password set up; the hub operator sets one with \`hub servers set-rcon ${serverId} --password …\`.`,
-        );
-      const at = now();
-      let password: string;
-      try {
-        if (!deps.key) throw new SecretBoxError('HUB_SECRET_KEY is not set');
-        password = openRconPassword(deps.key, target.rcon_password);
-      } catch (err) {
-        if (!(err instanceof SecretBoxError)) throw err;
-        deps.onKeyProblem(serverId, err.message);
-        await audit(target, caller, command, 'error', 'the hub could not decrypt the RCON password', 0, at);
-        throw new ProblemError(
-          'service_unavailable',
-          `The hub cannot send commands to server ${serverId} right now: its RCON password cannot be decrypted with this instance's HUB_SECRET_KEY. The hub operator has been told.`,
-        );
-      }
-      const port = target.rcon_port ?? target.port;
-      const where = `${target.ip}:${port}, ${PROTOCOL_NAMES[protocol]}`;
-      try {
-        const result = await deps.run({ protocol, host: target.ip, port, password }, command, deps.options);
-        const output = maskPassword(result.output, password);
-        await audit(target, caller, command, 'ok', output, result.durationMs, at);
+      if (target.command_channel === 'plugin') {
+        const row = await deps.queue.issue(serverId, caller, command, waitMs);
+        if (row.status !== 'ok' && row.status !== 'error') return { queued: row };
         return {
-          command,
-          output,
-          truncated: result.truncated,
-          duration_ms: result.durationMs,
-          executed_at: at,
+          answered: {
+            command,
+            output: row.output ?? '',
+            truncated: false,
+            duration_ms: row.duration_ms ?? Math.max(0, (row.completed_at ?? row.issued_at) - row.issued_at),
+            executed_at: row.issued_at,
+            id: String(row.id),
+            status: row.status,
+          },
         };
-      } catch (err) {
-        if (!(err instanceof RconError)) throw err;
-        const failure = FAILURES[err.kind];
-        const detail = maskPassword(
-          failureDetail(target, where, err, deps.options.timeoutMs ?? 5000),
-          password,
-        );
-        await audit(target, caller, command, failure.status, detail, Math.max(0, now() - at), at);
-        throw new ProblemError(failure.code, detail);
       }
+      return { answered: await sendRcon(target, caller, command) };
     },
 
+    /**
+     * One queued command of a plugin-channel server: any of them for its owner, an operator's own
+     * for an operator (as the history shows them); 404 otherwise.
+     */
+    async queued(serverId: number, userId: number, commandId: number): Promise<QueuedCommand> {
+      const { owner } = await access(serverId, userId, 'read its commands');
+      const row = await deps.queue.find(serverId, commandId);
+      if (!row || (!owner && row.user_id !== userId))
+        throw new ProblemError(
+          'command_not_found',
+          `Server ${serverId} has no command with id ${commandId}.`,
+        );
+      return row;
+    },
     /**
      * A server's audit, newest first: every entry for its owner, an operator's own entries for an
      * operator (another operator's commands stay private to the owner).

@@ -1,5 +1,6 @@
 import type { PollRecorder } from '../../../http/metrics.js';
 import type { ServersRepo } from '../repo.js';
+import { HEARTBEAT_OFFLINE_AFTER_MS, heartbeatFresh } from '../heartbeat.js';
 import { HISTORY_HOURS, hourOf, windowStart } from '../uptime.js';
 import { queryA2S } from './a2s.js';
 import { querySLP } from './slp.js';
@@ -10,6 +11,8 @@ import { querySLP } from './slp.js';
  * players, max players, map and `online`; `offlineAfter` failures in a row set `offline`, so one
  * lost UDP packet does not flap a server off the list. Each poll is also counted in the server's
  * hourly poll history (uptime), swept of hours older than the longest uptime window once an hour.
+ * A server whose plugin sent a heartbeat within the last 60 s is not queried (it may be behind NAT)
+ * and counts as answered; one whose heartbeats stopped turns offline here after that silence.
  */
 export interface PollerOptions {
   intervalMs: number;
@@ -38,11 +41,19 @@ export function startPoller(servers: ServersRepo, options: PollerOptions, autoSt
       await servers.sweepPolls(windowStart(hour, HISTORY_HOURS));
       sweptHour = hour;
     }
+    // plugin-fed servers silent too long go offline here, the one loop every deployment runs
+    await servers.expireSilent(now() - HEARTBEAT_OFFLINE_AFTER_MS, now());
     const list = await servers.listForPoll();
     let online = 0;
     let failed = 0;
     await Promise.all(
       list.map(async (s) => {
+        if (heartbeatFresh(s.heartbeat_at, now())) {
+          // its plugin vouches for it: no query (it may have no reachable port), an answered poll
+          await servers.recordPoll(s.id, hourOf(now()), true);
+          online++;
+          return;
+        }
         const port = s.query_port ?? s.port;
         // Only the query decides online or failed; a database error is not the server's failure.
         let status: { players: number; max_players: number; map: string };

@@ -29,6 +29,7 @@ from .models import (
     ServerMapChangedEvent,
     ServerPlayersChangedEvent,
     ServerCommandExecutedEvent,
+    ServerCommandCompletedEvent,
     EconomyTransferCreatedEvent,
     EconomyTransferReceivedEvent,
     EconomyGrantCreatedEvent,
@@ -86,6 +87,7 @@ HubEvent = Annotated[
     | ServerMapChangedEvent
     | ServerPlayersChangedEvent
     | ServerCommandExecutedEvent
+    | ServerCommandCompletedEvent
     | EconomyTransferCreatedEvent
     | EconomyTransferReceivedEvent
     | EconomyGrantCreatedEvent
@@ -144,6 +146,7 @@ EVENT_MODELS: Final[dict[str, type[BaseModel]]] = {
     "server.map_changed": ServerMapChangedEvent,
     "server.players_changed": ServerPlayersChangedEvent,
     "server.command_executed": ServerCommandExecutedEvent,
+    "server.command_completed": ServerCommandCompletedEvent,
     "economy.transfer.created": EconomyTransferCreatedEvent,
     "economy.transfer.received": EconomyTransferReceivedEvent,
     "economy.grant.created": EconomyGrantCreatedEvent,

@@ -15,6 +15,7 @@ class ErrorCode(StrEnum):
     INVALID_API_KEY = "invalid_api_key"
     UNAUTHENTICATED = "unauthenticated"
     INVALID_TOKEN = "invalid_token"
+    INVALID_SERVER_TOKEN = "invalid_server_token"
     MISSING_TOKEN = "missing_token"
     FORBIDDEN = "forbidden"
     CSRF_FAILED = "csrf_failed"
@@ -35,6 +36,7 @@ class ErrorCode(StrEnum):
     CLAN_INVITE_NOT_FOUND = "clan_invite_not_found"
     WEBHOOK_NOT_FOUND = "webhook_not_found"
     DELIVERY_NOT_FOUND = "delivery_not_found"
+    COMMAND_NOT_FOUND = "command_not_found"
     METHOD_NOT_ALLOWED = "method_not_allowed"
     NOT_ACCEPTABLE = "not_acceptable"
     REQUEST_TIMEOUT = "request_timeout"
@@ -49,6 +51,8 @@ class ErrorCode(StrEnum):
     CLAN_ROLE_CONFLICT = "clan_role_conflict"
     CLAN_MAX_MEMBERS_TOO_LOW = "clan_max_members_too_low"
     RCON_NOT_CONFIGURED = "rcon_not_configured"
+    COMMAND_EXPIRED = "command_expired"
+    TOKEN_SUPERSEDED = "token_superseded"
     PAYLOAD_TOO_LARGE = "payload_too_large"
     URI_TOO_LONG = "uri_too_long"
     UNSUPPORTED_MEDIA_TYPE = "unsupported_media_type"
@@ -138,6 +142,7 @@ WEBHOOK_EVENT_TYPES: Final[tuple[str, ...]] = (
     "server.map_changed",
     "server.players_changed",
     "server.command_executed",
+    "server.command_completed",
     "economy.transfer.created",
     "economy.transfer.received",
     "economy.grant.created",

@@ -16,6 +16,7 @@ class Code(StrEnum):
     invalid_api_key = "invalid_api_key"
     unauthenticated = "unauthenticated"
     invalid_token = "invalid_token"
+    invalid_server_token = "invalid_server_token"
     missing_token = "missing_token"
     forbidden = "forbidden"
     csrf_failed = "csrf_failed"
@@ -36,6 +37,7 @@ class Code(StrEnum):
     clan_invite_not_found = "clan_invite_not_found"
     webhook_not_found = "webhook_not_found"
     delivery_not_found = "delivery_not_found"
+    command_not_found = "command_not_found"
     method_not_allowed = "method_not_allowed"
     not_acceptable = "not_acceptable"
     request_timeout = "request_timeout"
@@ -50,6 +52,8 @@ class Code(StrEnum):
     clan_role_conflict = "clan_role_conflict"
     clan_max_members_too_low = "clan_max_members_too_low"
     rcon_not_configured = "rcon_not_configured"
+    command_expired = "command_expired"
+    token_superseded = "token_superseded"
     payload_too_large = "payload_too_large"
     uri_too_long = "uri_too_long"
     unsupported_media_type = "unsupported_media_type"
@@ -513,6 +517,14 @@ class Readiness(BaseModel):
     checks: Checks
 
 
+class Status4(StrEnum):
+    pending = "pending"
+    delivered = "delivered"
+    ok = "ok"
+    error = "error"
+    expired = "expired"
+
+
 class ServerCommandResult(BaseModel):
     command: Annotated[
         str,
@@ -535,7 +547,7 @@ class ServerCommandResult(BaseModel):
     duration_ms: Annotated[
         int,
         Field(
-            description="how long the exchange took: connect, log in, run, answer",
+            description="how long the exchange took: connect, log in, run, answer (plugin channel: as the plugin measured it; 0 while it has not answered)",
             examples=[42],
             ge=0,
         ),
@@ -543,18 +555,41 @@ class ServerCommandResult(BaseModel):
     executed_at: Annotated[
         AwareDatetime,
         Field(
-            description="when the hub sent the command",
+            description="when the hub sent the command (plugin channel: when it queued it)",
             examples=["2026-11-20T18:04:11.000Z"],
         ),
     ]
+    id: Annotated[
+        str | None,
+        Field(description="plugin channel: the queued command’s id", examples=["812"]),
+    ] = None
+    status: Annotated[
+        Status4 | None,
+        Field(
+            description="plugin channel: `ok` when the command ran, `error` when the game refused or failed it (its output says why); in a `202`, `pending` or `delivered` (or `expired`, when its time to live was shorter than the wait)",
+            examples=["ok"],
+        ),
+    ] = None
+    expires_at: Annotated[
+        AwareDatetime | None,
+        Field(
+            description="plugin channel, in a `202`: a command without a result by then is `expired`",
+            examples=["2026-11-20T18:04:11.000Z"],
+        ),
+    ] = None
 
 
-class Status4(StrEnum):
+class ServerCommandAnswer(BaseModel):
+    data: ServerCommandResult
+
+
+class Status5(StrEnum):
     ok = "ok"
     timeout = "timeout"
     unreachable = "unreachable"
     auth_failed = "auth_failed"
     error = "error"
+    expired = "expired"
 
 
 class ServerCommandAuditEntry(BaseModel):
@@ -571,9 +606,9 @@ class ServerCommandAuditEntry(BaseModel):
     ]
     command: Annotated[str, Field(examples=["changelevel de_inferno"])]
     status: Annotated[
-        Status4,
+        Status5,
         Field(
-            description="`ok`: the server answered; `timeout`: no answer in time (504); `unreachable`: no connection (502); `auth_failed`: the RCON password was refused (502); `error`: anything else (an answer out of protocol, a password the hub could not decrypt)",
+            description="`ok`: the server answered; `timeout`: no answer in time (504); `unreachable`: no connection (502); `auth_failed`: the RCON password was refused (502); `error`: anything else (an answer out of protocol, a password the hub could not decrypt, a plugin that reported a failure); `expired`: plugin channel, not acknowledged within its time to live",
             examples=["ok"],
         ),
     ]
@@ -588,6 +623,70 @@ class ServerCommandAuditEntry(BaseModel):
     created_at: Annotated[
         AwareDatetime,
         Field(description="when it was sent", examples=["2026-11-20T18:04:11.000Z"]),
+    ]
+
+
+class Status6(StrEnum):
+    pending = "pending"
+    delivered = "delivered"
+    ok = "ok"
+    error = "error"
+    expired = "expired"
+
+
+class ServerQueuedCommand(BaseModel):
+    id: Annotated[
+        str,
+        Field(
+            description="the command’s id, as the queue gave it",
+            examples=["812"],
+            pattern="^[1-9][0-9]{0,15}$",
+        ),
+    ]
+    command: Annotated[str, Field(examples=["kick Bob"])]
+    status: Annotated[
+        Status6,
+        Field(
+            description="`pending`: queued, not yet taken by the plugin; `delivered`: taken, no result yet (redelivered after 30 s); `ok` / `error`: the plugin’s result; `expired`: not acknowledged within its time to live (`PLUGIN_COMMAND_TTL`)",
+            examples=["ok"],
+        ),
+    ]
+    output: Annotated[
+        str | None,
+        Field(
+            description="what the plugin answered (up to 64 KiB); null until it answers",
+            examples=["Kicked Bob"],
+        ),
+    ]
+    duration_ms: Annotated[
+        int | None,
+        Field(
+            description="how long it ran, as the plugin measured it; null when it did not say",
+            examples=[12],
+            ge=0,
+        ),
+    ]
+    deliveries: Annotated[
+        int, Field(description="how many times the plugin took it", examples=[1], ge=0)
+    ]
+    user_id: Annotated[int, Field(description="the hub user who sent it", examples=[7])]
+    issued_at: Annotated[
+        AwareDatetime,
+        Field(description="when it was queued", examples=["2026-11-20T18:04:11.000Z"]),
+    ]
+    expires_at: Annotated[
+        AwareDatetime,
+        Field(
+            description="a command without a result by then is `expired`",
+            examples=["2026-11-20T18:04:11.000Z"],
+        ),
+    ]
+    completed_at: Annotated[
+        AwareDatetime | None,
+        Field(
+            description="when it reached its final status",
+            examples=["2026-11-20T18:04:11.000Z"],
+        ),
     ]
 
 
@@ -778,7 +877,7 @@ class Webhook(BaseModel):
     ]
 
 
-class Status5(StrEnum):
+class Status7(StrEnum):
     pending = "pending"
     delivering = "delivering"
     succeeded = "succeeded"
@@ -835,7 +934,7 @@ class WebhookDelivery(BaseModel):
         ),
     ]
     status: Annotated[
-        Status5,
+        Status7,
         Field(
             description="`pending` (due or waiting for a retry), `delivering` (being sent), `succeeded` (a 2xx), `failed` (the last try failed, more to come), `dead` (retries exhausted or the endpoint disabled)"
         ),
@@ -964,6 +1063,161 @@ class IngestResult(BaseModel):
     achievements_unlocked: int
     errors: Annotated[
         list[Error1], Field(description="why items were rejected (the first 100)")
+    ]
+
+
+class PluginHeartbeat(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    players: Annotated[
+        int, Field(description="players connected now", examples=[12], ge=0, le=100000)
+    ]
+    max_players: Annotated[
+        int, Field(description="slots", examples=[20], ge=0, le=100000)
+    ]
+    map: Annotated[
+        str,
+        Field(
+            description="current map or world; empty when the game has none",
+            examples=["de_dust2"],
+            max_length=64,
+        ),
+    ]
+    version: Annotated[
+        str,
+        Field(
+            description="the game server’s version",
+            examples=["1.40.2.1"],
+            max_length=64,
+            min_length=1,
+        ),
+    ]
+    plugin: Annotated[
+        str,
+        Field(
+            description="the SDK (or plugin) name and version",
+            examples=["hub-plugin-sdk-ts/0.1.0"],
+            max_length=64,
+            min_length=1,
+        ),
+    ]
+
+
+class PluginHeartbeatResult(BaseModel):
+    server_id: Annotated[
+        int, Field(description="the server the token belongs to", examples=[3], ge=1)
+    ]
+    status: Annotated[
+        Literal["online"],
+        Field(description="the server is online from this heartbeat on"),
+    ]
+    heartbeat_interval_s: Annotated[
+        int,
+        Field(
+            description="send the next heartbeat within this many seconds",
+            examples=[10],
+        ),
+    ]
+    offline_after_s: Annotated[
+        int,
+        Field(
+            description="silence after which the server is shown offline", examples=[60]
+        ),
+    ]
+
+
+class IngestTokenRotation(BaseModel):
+    token: Annotated[
+        str,
+        Field(
+            description="the new ingest token: use it from now on; it is shown once",
+            examples=["48213907561230984712036598127634"],
+            pattern="^[1-9]\\d{31}$",
+        ),
+    ]
+    previous_valid_until: Annotated[
+        AwareDatetime,
+        Field(
+            description="until when the token this request carried is still accepted",
+            examples=["2026-11-20T18:04:11.000Z"],
+        ),
+    ]
+
+
+class PluginCommand(BaseModel):
+    id: Annotated[
+        str,
+        Field(
+            description="the command’s id, as the queue gave it",
+            examples=["812"],
+            pattern="^[1-9][0-9]{0,15}$",
+        ),
+    ]
+    command: Annotated[
+        str, Field(description="the console command to run", examples=["kick Bob"])
+    ]
+    issued_at: Annotated[
+        AwareDatetime,
+        Field(
+            description="when the hub queued it", examples=["2026-11-20T18:04:11.000Z"]
+        ),
+    ]
+    expires_at: Annotated[
+        AwareDatetime,
+        Field(
+            description="after this a result is refused (`409 command_expired`)",
+            examples=["2026-11-20T18:04:11.000Z"],
+        ),
+    ]
+
+
+class PluginCommandList(BaseModel):
+    data: list[PluginCommand]
+
+
+class Status8(StrEnum):
+    ok = "ok"
+    error = "error"
+
+
+class PluginCommandResult(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    status: Annotated[
+        Status8,
+        Field(
+            description='`ok`: the command ran; `error`: the game refused or failed it (the caller gets `status: "error"`)',
+            examples=["ok"],
+        ),
+    ]
+    output: Annotated[
+        str,
+        Field(
+            description="what the command printed, up to 65536 characters (empty when it printed nothing)",
+            examples=["Kicked Bob"],
+            max_length=65536,
+        ),
+    ]
+    duration_ms: Annotated[
+        int | None,
+        Field(
+            description="how long it ran on the game server",
+            examples=[12],
+            ge=0,
+            le=3600000,
+        ),
+    ] = None
+
+
+class PluginCommandRecorded(BaseModel):
+    recorded: Annotated[
+        bool,
+        Field(
+            description="`true`: this result is the command’s; `false`: an earlier result already was (a retry), this one is ignored",
+            examples=[True],
+        ),
     ]
 
 
@@ -1188,7 +1442,7 @@ class StatsEloGetResult(BaseModel):
     leaderboard: list[EloLadderEntry]
 
 
-class Status6(StrEnum):
+class Status9(StrEnum):
     upcoming = "upcoming"
     active = "active"
     completed = "completed"
@@ -1203,7 +1457,7 @@ class V1TournamentsListResultDataItem(BaseModel):
             description="game code such as cs2, cs16, rust, minecraft", examples=["cs2"]
         ),
     ]
-    status: Annotated[Status6, Field(examples=["upcoming"])]
+    status: Annotated[Status9, Field(examples=["upcoming"])]
     max_teams: Annotated[int, Field(examples=[16], ge=0)]
     starts_at: Annotated[
         AwareDatetime,
@@ -1231,7 +1485,7 @@ class Game3(StrEnum):
     minecraft = "minecraft"
 
 
-class Status7(StrEnum):
+class Status10(StrEnum):
     running = "running"
     offline = "offline"
 
@@ -1268,9 +1522,9 @@ class V1ServersListResultDataItem(BaseModel):
     ]
     max_players: Annotated[int, Field(examples=[20], ge=0)]
     status: Annotated[
-        Status7,
+        Status10,
         Field(
-            description="`running`: the poller’s latest verdict is that the server answers its status query (it answered the last poll, or missed fewer than `POLL_OFFLINE_AFTER` polls in a row, so one lost packet does not flap it); `offline`: otherwise, including a server never polled yet. These two are the complete set.",
+            description="`running`: the poller’s latest verdict is that the server answers its status query (it answered the last poll, or missed fewer than `POLL_OFFLINE_AFTER` polls in a row, so one lost packet does not flap it), or its plugin sent a heartbeat within the last 60 s (`POST /api-platform/ingest/heartbeat`); `offline`: otherwise, including a server never polled yet. These two are the complete set.",
             examples=["running"],
         ),
     ]
@@ -1305,9 +1559,9 @@ class V1ServersListResultMeta(BaseModel):
 class V1ServersStatusGetResultData(BaseModel):
     id: Annotated[str, Field(description="server ID", examples=["3"])]
     status: Annotated[
-        Status7,
+        Status10,
         Field(
-            description="`running`: the poller’s latest verdict is that the server answers its status query (it answered the last poll, or missed fewer than `POLL_OFFLINE_AFTER` polls in a row, so one lost packet does not flap it); `offline`: otherwise, including a server never polled yet. These two are the complete set.",
+            description="`running`: the poller’s latest verdict is that the server answers its status query (it answered the last poll, or missed fewer than `POLL_OFFLINE_AFTER` polls in a row, so one lost packet does not flap it), or its plugin sent a heartbeat within the last 60 s (`POST /api-platform/ingest/heartbeat`); `offline`: otherwise, including a server never polled yet. These two are the complete set.",
             examples=["running"],
         ),
     ]
@@ -1367,10 +1621,19 @@ class V1ServersCommandSendRequest(BaseModel):
             min_length=1,
         ),
     ]
+    wait_ms: Annotated[
+        int | None,
+        Field(
+            description="Plugin channel only: how long to wait for the plugin’s result before answering `202`, 0 to 10000 ms (default 5000). The remote console always answers, so it ignores it.",
+            examples=[5000],
+            ge=0,
+            le=10000,
+        ),
+    ] = None
 
 
-class V1ServersCommandSendResult(BaseModel):
-    data: ServerCommandResult
+class V1ServersCommandGetResult(BaseModel):
+    data: ServerQueuedCommand
 
 
 class V1ServersCommandsListResultMeta(BaseModel):
@@ -3205,7 +3468,7 @@ class ServerRegionChangedEventData(BaseModel):
     region: Annotated[Region, Field(description="New region", examples=["eu-west"])]
 
 
-class Status9(StrEnum):
+class Status12(StrEnum):
     online = "online"
     offline = "offline"
 
@@ -3221,7 +3484,7 @@ class ServerStatusChangedEventData(BaseModel):
     )
     server_id: Annotated[int, Field(description="Game server", examples=[3], ge=1)]
     game: Annotated[Game3, Field(description="Game code", examples=["cs2"])]
-    status: Annotated[Status9, Field(description="New status", examples=["online"])]
+    status: Annotated[Status12, Field(description="New status", examples=["online"])]
     previous_status: Annotated[
         PreviousStatus, Field(description="Status before", examples=["online"])
     ]
@@ -3264,6 +3527,43 @@ class ServerCommandExecutedEventData(BaseModel):
         str, Field(description="The command", examples=["changelevel de_inferno"])
     ]
     ok: Annotated[bool, Field(description="The server answered", examples=[True])]
+
+
+class Status13(StrEnum):
+    ok = "ok"
+    error = "error"
+    expired = "expired"
+
+
+class ServerCommandCompletedEventData(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    server_id: Annotated[int, Field(description="Game server", examples=[3], ge=1)]
+    game: Annotated[Game3, Field(description="Game code", examples=["cs2"])]
+    command_id: Annotated[
+        str,
+        Field(
+            description="The queued command", examples=["812"], pattern="^[1-9][0-9]*$"
+        ),
+    ]
+    user_id: Annotated[int, Field(description="Who sent it", examples=[42], ge=1)]
+    status: Annotated[Status13, Field(description="Final status", examples=["ok"])]
+    output: Annotated[
+        str,
+        Field(
+            description="The first 2,000 characters of what the plugin answered (empty when it expired)",
+            examples=["Kicked player Bob"],
+        ),
+    ]
+    duration_ms: Annotated[
+        int,
+        Field(
+            description="How long it ran, as the plugin measured it (or from issue to expiry)",
+            examples=[12],
+            ge=0,
+        ),
+    ]
 
 
 class EconomyTransferCreatedEventData(BaseModel):
@@ -3763,7 +4063,7 @@ class WebhookEndpointDisabledEventData(BaseModel):
     ]
 
 
-class Status10(StrEnum):
+class Status14(StrEnum):
     upcoming = "upcoming"
     active = "active"
     completed = "completed"
@@ -3778,30 +4078,30 @@ class Category(StrEnum):
     tournaments = "tournaments"
 
 
-class Game46(StrEnum):
+class Game47(StrEnum):
     cs2 = "cs2"
     cs16 = "cs16"
     rust = "rust"
 
 
-class Game48(StrEnum):
+class Game49(StrEnum):
     cs2 = "cs2"
     cs16 = "cs16"
 
 
-class Game49(StrEnum):
+class Game50(StrEnum):
     cs2 = "cs2"
     cs16 = "cs16"
     rust = "rust"
     minecraft = "minecraft"
 
 
-class Status12(StrEnum):
+class Status16(StrEnum):
     running = "running"
     offline = "offline"
 
 
-class Status13(StrEnum):
+class Status17(StrEnum):
     pending = "pending"
     delivering = "delivering"
     succeeded = "succeeded"
@@ -4746,6 +5046,28 @@ class ServerCommandExecutedEvent(BaseModel):
         ),
     ]
     data: ServerCommandExecutedEventData
+
+
+class ServerCommandCompletedEvent(BaseModel):
+    id: Annotated[
+        str,
+        Field(
+            description="Event id, sortable",
+            examples=["evt_0000000000004711"],
+            pattern="^evt_\\d{16}$",
+        ),
+    ]
+    type: Annotated[
+        Literal["server.command_completed"], Field(description="Event type")
+    ]
+    created_at: Annotated[
+        AwareDatetime,
+        Field(
+            description="When the change committed",
+            examples=["2026-11-20T18:04:11.000Z"],
+        ),
+    ]
+    data: ServerCommandCompletedEventData
 
 
 class EconomyTransferCreatedEvent(BaseModel):

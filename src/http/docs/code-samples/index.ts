@@ -31,6 +31,8 @@ export interface SampleOperation {
   body?: unknown;
   /** the example of a body that is text, not JSON (log lines) */
   textBody?: string;
+  /** the example of a form body (the OAuth protocol endpoints, RFC 6749), which the clients' OAuth helpers send */
+  formBody?: Record<string, string>;
   credential: SampleCredential;
   /** the OAuth scopes the operation names, for the comment of a user-context call */
   scopes: string[];
@@ -103,6 +105,7 @@ export function sampleOperation(
   const content = body?.content ?? {};
   const json = content['application/json'];
   const text = Object.keys(content).find((type) => type.startsWith('text/'));
+  const form = content['application/x-www-form-urlencoded'];
   const security = (operation.security ?? doc.security ?? []) as Record<string, string[]>[];
   const schemes = security.flatMap((requirement) => Object.keys(requirement));
   const credential: SampleCredential = schemes.includes('ingestToken')
@@ -125,10 +128,20 @@ export function sampleOperation(
       : // the log routes read text lines (the document describes no JSON body for them)
         text !== undefined || path.startsWith('/api-platform/ingest/logs')
         ? { textBody: LOG_LINE }
-        : {}),
+        : form
+          ? {
+              formBody: formExample(form.example ?? (form.schema ? exampleFor(form.schema, components) : {})),
+            }
+          : {}),
     credential,
     scopes: security.flatMap((requirement) => requirement.oauth2 ?? []),
   };
+}
+
+/** A form's fields as text, as they travel (`a=1&b=x`). */
+function formExample(value: unknown): Record<string, string> {
+  const fields = typeof value === 'object' && value !== null ? Object.entries(value) : [];
+  return Object.fromEntries(fields.map(([name, v]) => [name, typeof v === 'string' ? v : JSON.stringify(v)]));
 }
 
 /** Adds every language's sample to every operation of the document's paths. */

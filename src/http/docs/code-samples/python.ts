@@ -81,11 +81,27 @@ function textLines(op: SampleOperation): string {
   ].join('\n');
 }
 
+/** An OAuth protocol endpoint takes a form, which `HubOAuth` sends for an app: here as a plain httpx call. */
+function formCall(op: SampleOperation): string {
+  return [
+    '# HubOAuth (authorization_url, exchange_code, refresh, revoke) sends these requests for you.',
+    'import httpx',
+    '',
+    'response = httpx.post(',
+    `    ${JSON.stringify(`https://hub.example.com${op.path}`)},`,
+    `    data=${literal(op.formBody ?? {}, 4)},`,
+    ')',
+    'print(response.status_code, response.text)  # revocation answers 200 with no body',
+    '',
+  ].join('\n');
+}
+
 export const pythonSamples: CodeSampleLanguage = {
   lang: 'python',
   label: 'Python',
   sample(op) {
     if (op.textBody !== undefined) return textLines(op);
+    if (op.formBody !== undefined) return formCall(op);
     const { imports, setup, open } = client(op);
     return [
       'import os',

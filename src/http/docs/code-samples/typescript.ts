@@ -84,8 +84,26 @@ function textLines(op: SampleOperation): string {
   ].join('\n');
 }
 
+/** An OAuth protocol endpoint takes a form, which `HubOAuth` sends for an app: here as a plain fetch. */
+function formCall(op: SampleOperation): string {
+  return [
+    '// HubOAuth (authorizationUrl, exchangeCode, refresh, revoke) sends these requests for you.',
+    `const response = await fetch('https://hub.example.com${op.path}', {`,
+    "  method: 'POST',",
+    `  body: new URLSearchParams(${literal(op.formBody, 2)}),`,
+    '});',
+    'console.log(response.status, await response.text()); // revocation answers 200 with no body',
+    '',
+  ].join('\n');
+}
+
 export const typescriptSamples: CodeSampleLanguage = {
   lang: 'typescript',
   label: 'TypeScript',
-  sample: (op) => (op.textBody !== undefined ? textLines(op) : [...client(op), ...call(op), ''].join('\n')),
+  sample: (op) =>
+    op.textBody !== undefined
+      ? textLines(op)
+      : op.formBody !== undefined
+        ? formCall(op)
+        : [...client(op), ...call(op), ''].join('\n'),
 };

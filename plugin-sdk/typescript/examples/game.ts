@@ -1,4 +1,4 @@
-import type { HubPlugin, Player } from '@gaming-hub/plugin-sdk';
+import type { HubPlugin, Player, ServerStatus } from '@gaming-hub/plugin-sdk';
 
 /**
  * A simulated game server: what a real game's plugin adapter would wire to the SDK. It has no
@@ -39,7 +39,9 @@ export class SimulatedGame {
   }
 
   /** the heartbeat's view of the server */
-  status = () => ({ players: this.players.size, max_players: this.maxPlayers, map: this.map, version: '1.4.2' });
+  status(): ServerStatus {
+    return { players: this.players.size, max_players: this.maxPlayers, map: this.map, version: '1.4.2' };
+  }
 
   join(player: Player, team: 'team1' | 'team2'): void {
     this.players.set(player.name, { ...player, team, kills: 0 });

@@ -3,7 +3,7 @@
 // (add --spool <dir>, --matches <n>). Players join, chat, fight, a match ends; `say`, `kick` and
 // `status` issued through the hub's /v1 command route reach it while it runs (until Ctrl-C).
 import { parseArgs } from 'node:util';
-import { HubPlugin } from '@gaming-hub/plugin-sdk';
+import { HubPlugin, type ServerStatus } from '@gaming-hub/plugin-sdk';
 import { SimulatedGame } from './game.js';
 
 const { values } = parseArgs({
@@ -16,21 +16,23 @@ const { values } = parseArgs({
 });
 if (!values.token) throw new Error('pass --token <the ingest token `hub servers add` printed>');
 
-const hub = new HubPlugin({
+const hub: HubPlugin = new HubPlugin({
   hubUrl: values.hub,
   token: values.token,
   spoolDir: values.spool,
   name: 'survival-example/1.0',
   // read at each heartbeat (the game exists by then)
-  status: () => game.status(),
+  status: (): ServerStatus => game.status(),
   onRevoked: () => console.error('the hub refused the token: stopped'),
 });
-const game = new SimulatedGame(hub);
+const game: SimulatedGame = new SimulatedGame(hub);
 await hub.start();
 
 const base = 76561198000020000n;
 const names = ['Rusty', 'Naked', 'Builder', 'Raider'];
-names.forEach((name, i) => game.join({ name, steam_id: String(base + BigInt(i)) }, i % 2 ? 'team2' : 'team1'));
+names.forEach((name, i) =>
+  game.join({ name, steam_id: String(base + BigInt(i)) }, i % 2 ? 'team2' : 'team1'),
+);
 game.chat('Rusty', 'gl hf');
 for (let m = 0; m < Number(values.matches); m++) {
   for (let round = 0; round < 3; round++) {

@@ -48,14 +48,6 @@ describe('every body and answer schema is a named component', () => {
     const inline = media
       .filter(([, , schema]) => schema.$ref === undefined)
       .filter(([, type, schema]) => !(type.startsWith('text/') && schema.type === 'string'))
-      // The OAuth protocol endpoints' form bodies (RFC 6749/7009/7662/9126 parameters, read by the
-      // authorization server itself, which ignores unknown ones) are left inline for now: the
-      // clients call these endpoints through their OAuth helpers, never through generated types.
-      // Naming them is open in issue 25.
-      .filter(
-        ([where, type]) =>
-          !(where.startsWith('POST /api-platform/oauth/') && type === 'application/x-www-form-urlencoded'),
-      )
       .map(([where, type]) => `${where} ${type}`);
     assert.deepEqual(inline, []);
     assert.ok(media.length > 200, `read the whole document (${media.length} media objects)`);

@@ -1622,6 +1622,93 @@ func (e MatchStartedEventDataGame) Valid() bool {
 	}
 }
 
+// Defines values for OauthParCreateRequestCodeChallengeMethod.
+const (
+	OauthParCreateRequestCodeChallengeMethodS256 OauthParCreateRequestCodeChallengeMethod = "S256"
+)
+
+// Valid indicates whether the value is a known member of the OauthParCreateRequestCodeChallengeMethod enum.
+func (e OauthParCreateRequestCodeChallengeMethod) Valid() bool {
+	switch e {
+	case OauthParCreateRequestCodeChallengeMethodS256:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for OauthParCreateRequestResponseType.
+const (
+	OauthParCreateRequestResponseTypeCode OauthParCreateRequestResponseType = "code"
+)
+
+// Valid indicates whether the value is a known member of the OauthParCreateRequestResponseType enum.
+func (e OauthParCreateRequestResponseType) Valid() bool {
+	switch e {
+	case OauthParCreateRequestResponseTypeCode:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for OauthTokenCreateRequestGrantType.
+const (
+	OauthTokenCreateRequestGrantTypeAuthorizationCode OauthTokenCreateRequestGrantType = "authorization_code"
+	OauthTokenCreateRequestGrantTypeClientCredentials OauthTokenCreateRequestGrantType = "client_credentials"
+	OauthTokenCreateRequestGrantTypeRefreshToken      OauthTokenCreateRequestGrantType = "refresh_token"
+)
+
+// Valid indicates whether the value is a known member of the OauthTokenCreateRequestGrantType enum.
+func (e OauthTokenCreateRequestGrantType) Valid() bool {
+	switch e {
+	case OauthTokenCreateRequestGrantTypeAuthorizationCode:
+		return true
+	case OauthTokenCreateRequestGrantTypeClientCredentials:
+		return true
+	case OauthTokenCreateRequestGrantTypeRefreshToken:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for OauthTokenIntrospectRequestTokenTypeHint.
+const (
+	OauthTokenIntrospectRequestTokenTypeHintAccessToken  OauthTokenIntrospectRequestTokenTypeHint = "access_token"
+	OauthTokenIntrospectRequestTokenTypeHintRefreshToken OauthTokenIntrospectRequestTokenTypeHint = "refresh_token"
+)
+
+// Valid indicates whether the value is a known member of the OauthTokenIntrospectRequestTokenTypeHint enum.
+func (e OauthTokenIntrospectRequestTokenTypeHint) Valid() bool {
+	switch e {
+	case OauthTokenIntrospectRequestTokenTypeHintAccessToken:
+		return true
+	case OauthTokenIntrospectRequestTokenTypeHintRefreshToken:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for OauthTokenRevokeRequestTokenTypeHint.
+const (
+	OauthTokenRevokeRequestTokenTypeHintAccessToken  OauthTokenRevokeRequestTokenTypeHint = "access_token"
+	OauthTokenRevokeRequestTokenTypeHintRefreshToken OauthTokenRevokeRequestTokenTypeHint = "refresh_token"
+)
+
+// Valid indicates whether the value is a known member of the OauthTokenRevokeRequestTokenTypeHint enum.
+func (e OauthTokenRevokeRequestTokenTypeHint) Valid() bool {
+	switch e {
+	case OauthTokenRevokeRequestTokenTypeHintAccessToken:
+		return true
+	case OauthTokenRevokeRequestTokenTypeHintRefreshToken:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for PlayerLevelUpEventType.
 const (
 	PlayerLevelUp PlayerLevelUpEventType = "player.level_up"
@@ -3698,93 +3785,6 @@ func (e OauthAuthorizeParamsResponseMode) Valid() bool {
 	case OauthAuthorizeParamsResponseModeFormPost:
 		return true
 	case OauthAuthorizeParamsResponseModeQuery:
-		return true
-	default:
-		return false
-	}
-}
-
-// Defines values for OauthTokenIntrospectFormdataBodyTokenTypeHint.
-const (
-	OauthTokenIntrospectFormdataBodyTokenTypeHintAccessToken  OauthTokenIntrospectFormdataBodyTokenTypeHint = "access_token"
-	OauthTokenIntrospectFormdataBodyTokenTypeHintRefreshToken OauthTokenIntrospectFormdataBodyTokenTypeHint = "refresh_token"
-)
-
-// Valid indicates whether the value is a known member of the OauthTokenIntrospectFormdataBodyTokenTypeHint enum.
-func (e OauthTokenIntrospectFormdataBodyTokenTypeHint) Valid() bool {
-	switch e {
-	case OauthTokenIntrospectFormdataBodyTokenTypeHintAccessToken:
-		return true
-	case OauthTokenIntrospectFormdataBodyTokenTypeHintRefreshToken:
-		return true
-	default:
-		return false
-	}
-}
-
-// Defines values for OauthParCreateFormdataBodyCodeChallengeMethod.
-const (
-	OauthParCreateFormdataBodyCodeChallengeMethodS256 OauthParCreateFormdataBodyCodeChallengeMethod = "S256"
-)
-
-// Valid indicates whether the value is a known member of the OauthParCreateFormdataBodyCodeChallengeMethod enum.
-func (e OauthParCreateFormdataBodyCodeChallengeMethod) Valid() bool {
-	switch e {
-	case OauthParCreateFormdataBodyCodeChallengeMethodS256:
-		return true
-	default:
-		return false
-	}
-}
-
-// Defines values for OauthParCreateFormdataBodyResponseType.
-const (
-	OauthParCreateFormdataBodyResponseTypeCode OauthParCreateFormdataBodyResponseType = "code"
-)
-
-// Valid indicates whether the value is a known member of the OauthParCreateFormdataBodyResponseType enum.
-func (e OauthParCreateFormdataBodyResponseType) Valid() bool {
-	switch e {
-	case OauthParCreateFormdataBodyResponseTypeCode:
-		return true
-	default:
-		return false
-	}
-}
-
-// Defines values for OauthTokenRevokeFormdataBodyTokenTypeHint.
-const (
-	OauthTokenRevokeFormdataBodyTokenTypeHintAccessToken  OauthTokenRevokeFormdataBodyTokenTypeHint = "access_token"
-	OauthTokenRevokeFormdataBodyTokenTypeHintRefreshToken OauthTokenRevokeFormdataBodyTokenTypeHint = "refresh_token"
-)
-
-// Valid indicates whether the value is a known member of the OauthTokenRevokeFormdataBodyTokenTypeHint enum.
-func (e OauthTokenRevokeFormdataBodyTokenTypeHint) Valid() bool {
-	switch e {
-	case OauthTokenRevokeFormdataBodyTokenTypeHintAccessToken:
-		return true
-	case OauthTokenRevokeFormdataBodyTokenTypeHintRefreshToken:
-		return true
-	default:
-		return false
-	}
-}
-
-// Defines values for OauthTokenCreateFormdataBodyGrantType.
-const (
-	OauthTokenCreateFormdataBodyGrantTypeAuthorizationCode OauthTokenCreateFormdataBodyGrantType = "authorization_code"
-	OauthTokenCreateFormdataBodyGrantTypeClientCredentials OauthTokenCreateFormdataBodyGrantType = "client_credentials"
-	OauthTokenCreateFormdataBodyGrantTypeRefreshToken      OauthTokenCreateFormdataBodyGrantType = "refresh_token"
-)
-
-// Valid indicates whether the value is a known member of the OauthTokenCreateFormdataBodyGrantType enum.
-func (e OauthTokenCreateFormdataBodyGrantType) Valid() bool {
-	switch e {
-	case OauthTokenCreateFormdataBodyGrantTypeAuthorizationCode:
-		return true
-	case OauthTokenCreateFormdataBodyGrantTypeClientCredentials:
-		return true
-	case OauthTokenCreateFormdataBodyGrantTypeRefreshToken:
 		return true
 	default:
 		return false
@@ -7225,6 +7225,125 @@ type OAuthUserInfo struct {
 	AdditionalProperties map[string]interface{} `json:"-"`
 }
 
+// OauthParCreateRequest The parameters of an authorization request, pushed from the app’s back end (RFC 9126 §2.1). Parameters the server does not recognise are ignored, as RFC 6749 (§3.1, §3.2) requires of an authorization server; a parameter sent twice is `invalid_request`.
+type OauthParCreateRequest struct {
+	// ClientId The app’s client id. Required from a public app (no secret) and with `client_secret_post`; optional with HTTP Basic.
+	//
+	// Example: app_2f96bb0640072a3502df6214d038b9df
+	ClientId string `json:"client_id"`
+
+	// ClientSecret A confidential app’s secret when it authenticates with `client_secret_post`; otherwise send it with HTTP Basic (`client_secret_basic`).
+	ClientSecret *string `json:"client_secret,omitempty"`
+
+	// CodeChallenge PKCE (RFC 7636): base64url(SHA-256(code_verifier)). Required for every app.
+	CodeChallenge string `json:"code_challenge"`
+
+	// CodeChallengeMethod Only `S256`; `plain` is refused.
+	CodeChallengeMethod OauthParCreateRequestCodeChallengeMethod `json:"code_challenge_method"`
+
+	// RedirectUri One of the app’s registered redirect URIs, exactly.
+	//
+	// Example: https://fragtracker.example/callback
+	RedirectUri string `json:"redirect_uri"`
+
+	// ResponseType Always `code`.
+	ResponseType OauthParCreateRequestResponseType `json:"response_type"`
+
+	// Scope The scopes asked for: scope names separated by spaces, from `openid`, `identify`, `stats:read`, `servers:read`, `servers:command`, `chat:read`, `clans:read`, `clans:write`, `tournaments:read`, `economy:read`, `economy:transfer`, `webhooks:read`, `webhooks:write`, `offline_access`.
+	//
+	// Example: identify stats:read
+	Scope *string `json:"scope,omitempty"`
+
+	// State Opaque value returned unchanged with the code.
+	State *string `json:"state,omitempty"`
+}
+
+// OauthParCreateRequestCodeChallengeMethod Only `S256`; `plain` is refused.
+type OauthParCreateRequestCodeChallengeMethod string
+
+// OauthParCreateRequestResponseType Always `code`.
+type OauthParCreateRequestResponseType string
+
+// OauthTokenCreateRequest A token request (RFC 6749 §4.1.3, §4.4.2, §6). Parameters the server does not recognise are ignored, as RFC 6749 (§3.1, §3.2) requires of an authorization server; a parameter sent twice is `invalid_request`.
+type OauthTokenCreateRequest struct {
+	// ClientId The app’s client id. Required from a public app (no secret) and with `client_secret_post`; optional with HTTP Basic.
+	//
+	// Example: app_2f96bb0640072a3502df6214d038b9df
+	ClientId *string `json:"client_id,omitempty"`
+
+	// ClientSecret A confidential app’s secret when it authenticates with `client_secret_post`; otherwise send it with HTTP Basic (`client_secret_basic`).
+	ClientSecret *string `json:"client_secret,omitempty"`
+
+	// Code The authorization code the redirect brought back (valid 60 s, once).
+	Code *string `json:"code,omitempty"`
+
+	// CodeVerifier The PKCE verifier whose S256 challenge the authorization request sent (RFC 7636).
+	CodeVerifier *string `json:"code_verifier,omitempty"`
+
+	// GrantType `authorization_code` (with `code`, `redirect_uri`, `code_verifier`), `refresh_token` (with `refresh_token`), or `client_credentials` (confidential apps only: a token for the app itself, no user).
+	//
+	// Example: authorization_code
+	GrantType OauthTokenCreateRequestGrantType `json:"grant_type"`
+
+	// RedirectUri The redirect URI the authorization request named, exactly.
+	//
+	// Example: https://fragtracker.example/callback
+	RedirectUri *string `json:"redirect_uri,omitempty"`
+
+	// RefreshToken A refresh token; it is spent by this request and a new one is returned (rotation).
+	RefreshToken *string `json:"refresh_token,omitempty"`
+
+	// Scope `refresh_token`: fewer scopes than granted; `client_credentials`: the scopes wanted: scope names separated by spaces, from `openid`, `identify`, `stats:read`, `servers:read`, `servers:command`, `chat:read`, `clans:read`, `clans:write`, `tournaments:read`, `economy:read`, `economy:transfer`, `webhooks:read`, `webhooks:write`, `offline_access`.
+	//
+	// Example: identify stats:read
+	Scope *string `json:"scope,omitempty"`
+}
+
+// OauthTokenCreateRequestGrantType `authorization_code` (with `code`, `redirect_uri`, `code_verifier`), `refresh_token` (with `refresh_token`), or `client_credentials` (confidential apps only: a token for the app itself, no user).
+//
+// Example: authorization_code
+type OauthTokenCreateRequestGrantType string
+
+// OauthTokenIntrospectRequest An introspection request (RFC 7662 §2.1). Parameters the server does not recognise are ignored, as RFC 6749 (§3.1, §3.2) requires of an authorization server; a parameter sent twice is `invalid_request`.
+type OauthTokenIntrospectRequest struct {
+	// ClientId The app’s client id. Required from a public app (no secret) and with `client_secret_post`; optional with HTTP Basic.
+	//
+	// Example: app_2f96bb0640072a3502df6214d038b9df
+	ClientId *string `json:"client_id,omitempty"`
+
+	// ClientSecret A confidential app’s secret when it authenticates with `client_secret_post`; otherwise send it with HTTP Basic (`client_secret_basic`).
+	ClientSecret *string `json:"client_secret,omitempty"`
+
+	// Token The token to describe (one of the app’s own).
+	Token string `json:"token"`
+
+	// TokenTypeHint What kind of token `token` is, to speed up the lookup; a wrong hint is not an error.
+	TokenTypeHint *OauthTokenIntrospectRequestTokenTypeHint `json:"token_type_hint,omitempty"`
+}
+
+// OauthTokenIntrospectRequestTokenTypeHint What kind of token `token` is, to speed up the lookup; a wrong hint is not an error.
+type OauthTokenIntrospectRequestTokenTypeHint string
+
+// OauthTokenRevokeRequest A revocation request (RFC 7009 §2.1). Parameters the server does not recognise are ignored, as RFC 6749 (§3.1, §3.2) requires of an authorization server; a parameter sent twice is `invalid_request`.
+type OauthTokenRevokeRequest struct {
+	// ClientId The app’s client id. Required from a public app (no secret) and with `client_secret_post`; optional with HTTP Basic.
+	//
+	// Example: app_2f96bb0640072a3502df6214d038b9df
+	ClientId *string `json:"client_id,omitempty"`
+
+	// ClientSecret A confidential app’s secret when it authenticates with `client_secret_post`; otherwise send it with HTTP Basic (`client_secret_basic`).
+	ClientSecret *string `json:"client_secret,omitempty"`
+
+	// Token The access or refresh token to revoke (one of the app’s own).
+	Token string `json:"token"`
+
+	// TokenTypeHint What kind of token `token` is, to speed up the lookup; a wrong hint is not an error.
+	TokenTypeHint *OauthTokenRevokeRequestTokenTypeHint `json:"token_type_hint,omitempty"`
+}
+
+// OauthTokenRevokeRequestTokenTypeHint What kind of token `token` is, to speed up the lookup; a wrong hint is not an error.
+type OauthTokenRevokeRequestTokenTypeHint string
+
 // PlayerLevelUpEvent defines model for PlayerLevelUpEvent.
 type PlayerLevelUpEvent struct {
 	// CreatedAt When the change committed
@@ -10251,123 +10370,6 @@ type OauthAuthorizeParamsCodeChallengeMethod string
 // OauthAuthorizeParamsResponseMode defines parameters for OauthAuthorize.
 type OauthAuthorizeParamsResponseMode string
 
-// OauthTokenIntrospectFormdataBody defines parameters for OauthTokenIntrospect.
-type OauthTokenIntrospectFormdataBody struct {
-	// ClientId The app’s client id. Required from a public app (no secret) and with `client_secret_post`; optional with HTTP Basic.
-	//
-	// Example: app_2f96bb0640072a3502df6214d038b9df
-	ClientId *string `form:"client_id,omitempty" json:"client_id,omitempty"`
-
-	// ClientSecret A confidential app’s secret when it authenticates with `client_secret_post`; otherwise send it with HTTP Basic (`client_secret_basic`).
-	ClientSecret *string `form:"client_secret,omitempty" json:"client_secret,omitempty"`
-
-	// Token The token to describe (one of the app’s own).
-	Token string `form:"token" json:"token"`
-
-	// TokenTypeHint What kind of token `token` is, to speed up the lookup; a wrong hint is not an error.
-	TokenTypeHint *OauthTokenIntrospectFormdataBodyTokenTypeHint `form:"token_type_hint,omitempty" json:"token_type_hint,omitempty"`
-}
-
-// OauthTokenIntrospectFormdataBodyTokenTypeHint defines parameters for OauthTokenIntrospect.
-type OauthTokenIntrospectFormdataBodyTokenTypeHint string
-
-// OauthParCreateFormdataBody defines parameters for OauthParCreate.
-type OauthParCreateFormdataBody struct {
-	// ClientId The app’s client id. Required from a public app (no secret) and with `client_secret_post`; optional with HTTP Basic.
-	//
-	// Example: app_2f96bb0640072a3502df6214d038b9df
-	ClientId string `form:"client_id" json:"client_id"`
-
-	// ClientSecret A confidential app’s secret when it authenticates with `client_secret_post`; otherwise send it with HTTP Basic (`client_secret_basic`).
-	ClientSecret *string `form:"client_secret,omitempty" json:"client_secret,omitempty"`
-
-	// CodeChallenge PKCE (RFC 7636): base64url(SHA-256(code_verifier)). Required for every app.
-	CodeChallenge string `form:"code_challenge" json:"code_challenge"`
-
-	// CodeChallengeMethod Only `S256`; `plain` is refused.
-	CodeChallengeMethod OauthParCreateFormdataBodyCodeChallengeMethod `form:"code_challenge_method" json:"code_challenge_method"`
-
-	// RedirectUri One of the app’s registered redirect URIs, exactly.
-	//
-	// Example: https://fragtracker.example/callback
-	RedirectUri string `form:"redirect_uri" json:"redirect_uri"`
-
-	// ResponseType Always `code`.
-	ResponseType OauthParCreateFormdataBodyResponseType `form:"response_type" json:"response_type"`
-
-	// Scope The scopes asked for: scope names separated by spaces, from `openid`, `identify`, `stats:read`, `servers:read`, `servers:command`, `chat:read`, `clans:read`, `clans:write`, `tournaments:read`, `economy:read`, `economy:transfer`, `webhooks:read`, `webhooks:write`, `offline_access`.
-	//
-	// Example: identify stats:read
-	Scope *string `form:"scope,omitempty" json:"scope,omitempty"`
-
-	// State Opaque value returned unchanged with the code.
-	State *string `form:"state,omitempty" json:"state,omitempty"`
-}
-
-// OauthParCreateFormdataBodyCodeChallengeMethod defines parameters for OauthParCreate.
-type OauthParCreateFormdataBodyCodeChallengeMethod string
-
-// OauthParCreateFormdataBodyResponseType defines parameters for OauthParCreate.
-type OauthParCreateFormdataBodyResponseType string
-
-// OauthTokenRevokeFormdataBody defines parameters for OauthTokenRevoke.
-type OauthTokenRevokeFormdataBody struct {
-	// ClientId The app’s client id. Required from a public app (no secret) and with `client_secret_post`; optional with HTTP Basic.
-	//
-	// Example: app_2f96bb0640072a3502df6214d038b9df
-	ClientId *string `form:"client_id,omitempty" json:"client_id,omitempty"`
-
-	// ClientSecret A confidential app’s secret when it authenticates with `client_secret_post`; otherwise send it with HTTP Basic (`client_secret_basic`).
-	ClientSecret *string `form:"client_secret,omitempty" json:"client_secret,omitempty"`
-
-	// Token The access or refresh token to revoke (one of the app’s own).
-	Token string `form:"token" json:"token"`
-
-	// TokenTypeHint What kind of token `token` is, to speed up the lookup; a wrong hint is not an error.
-	TokenTypeHint *OauthTokenRevokeFormdataBodyTokenTypeHint `form:"token_type_hint,omitempty" json:"token_type_hint,omitempty"`
-}
-
-// OauthTokenRevokeFormdataBodyTokenTypeHint defines parameters for OauthTokenRevoke.
-type OauthTokenRevokeFormdataBodyTokenTypeHint string
-
-// OauthTokenCreateFormdataBody defines parameters for OauthTokenCreate.
-type OauthTokenCreateFormdataBody struct {
-	// ClientId The app’s client id. Required from a public app (no secret) and with `client_secret_post`; optional with HTTP Basic.
-	//
-	// Example: app_2f96bb0640072a3502df6214d038b9df
-	ClientId *string `form:"client_id,omitempty" json:"client_id,omitempty"`
-
-	// ClientSecret A confidential app’s secret when it authenticates with `client_secret_post`; otherwise send it with HTTP Basic (`client_secret_basic`).
-	ClientSecret *string `form:"client_secret,omitempty" json:"client_secret,omitempty"`
-
-	// Code The authorization code the redirect brought back (valid 60 s, once).
-	Code *string `form:"code,omitempty" json:"code,omitempty"`
-
-	// CodeVerifier The PKCE verifier whose S256 challenge the authorization request sent (RFC 7636).
-	CodeVerifier *string `form:"code_verifier,omitempty" json:"code_verifier,omitempty"`
-
-	// GrantType `authorization_code` (with `code`, `redirect_uri`, `code_verifier`), `refresh_token` (with `refresh_token`), or `client_credentials` (confidential apps only: a token for the app itself, no user).
-	//
-	// Example: authorization_code
-	GrantType OauthTokenCreateFormdataBodyGrantType `form:"grant_type" json:"grant_type"`
-
-	// RedirectUri The redirect URI the authorization request named, exactly.
-	//
-	// Example: https://fragtracker.example/callback
-	RedirectUri *string `form:"redirect_uri,omitempty" json:"redirect_uri,omitempty"`
-
-	// RefreshToken A refresh token; it is spent by this request and a new one is returned (rotation).
-	RefreshToken *string `form:"refresh_token,omitempty" json:"refresh_token,omitempty"`
-
-	// Scope `refresh_token`: fewer scopes than granted; `client_credentials`: the scopes wanted: scope names separated by spaces, from `openid`, `identify`, `stats:read`, `servers:read`, `servers:command`, `chat:read`, `clans:read`, `clans:write`, `tournaments:read`, `economy:read`, `economy:transfer`, `webhooks:read`, `webhooks:write`, `offline_access`.
-	//
-	// Example: identify stats:read
-	Scope *string `form:"scope,omitempty" json:"scope,omitempty"`
-}
-
-// OauthTokenCreateFormdataBodyGrantType defines parameters for OauthTokenCreate.
-type OauthTokenCreateFormdataBodyGrantType string
-
 // AchievementsListParams defines parameters for AchievementsList.
 type AchievementsListParams struct {
 	// Category Only achievements of this category.
@@ -10816,16 +10818,16 @@ type DeveloperWebhookTestSendJSONRequestBody = DeveloperWebhookTestSendRequest
 type IngestEventsCreateJSONRequestBody = IngestEventsCreateRequest
 
 // OauthTokenIntrospectFormdataRequestBody defines body for OauthTokenIntrospect for application/x-www-form-urlencoded ContentType.
-type OauthTokenIntrospectFormdataRequestBody OauthTokenIntrospectFormdataBody
+type OauthTokenIntrospectFormdataRequestBody = OauthTokenIntrospectRequest
 
 // OauthParCreateFormdataRequestBody defines body for OauthParCreate for application/x-www-form-urlencoded ContentType.
-type OauthParCreateFormdataRequestBody OauthParCreateFormdataBody
+type OauthParCreateFormdataRequestBody = OauthParCreateRequest
 
 // OauthTokenRevokeFormdataRequestBody defines body for OauthTokenRevoke for application/x-www-form-urlencoded ContentType.
-type OauthTokenRevokeFormdataRequestBody OauthTokenRevokeFormdataBody
+type OauthTokenRevokeFormdataRequestBody = OauthTokenRevokeRequest
 
 // OauthTokenCreateFormdataRequestBody defines body for OauthTokenCreate for application/x-www-form-urlencoded ContentType.
-type OauthTokenCreateFormdataRequestBody OauthTokenCreateFormdataBody
+type OauthTokenCreateFormdataRequestBody = OauthTokenCreateRequest
 
 // V1ClansCreateJSONRequestBody defines body for V1ClansCreate for application/json ContentType.
 type V1ClansCreateJSONRequestBody = V1ClansCreateRequest

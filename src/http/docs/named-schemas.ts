@@ -4,7 +4,7 @@ import type { OpenApiDocument, SchemaObject } from './openapi-types.js';
  * Every request body and answer of the document as a named component schema (DESIGN.md, "Client
  * libraries": generators give a named type only to a named schema; an inline one becomes
  * `Data7` or `V1ClansIdGetResponse`). A route declares its schemas inline, where they are read
- * with the handler; here each object schema of a JSON body or answer moves to
+ * with the handler; here each object schema of a body or answer (JSON, or an OAuth form) moves to
  * `components.schemas` under a name made from the operation id, which is stable by rule
  * (docs/development.md, "Operation ids"):
  *
@@ -65,9 +65,8 @@ function nameNested(doc: OpenApiDocument, parent: string, schema: SchemaObject):
 
 function nameMedia(doc: OpenApiDocument, content: unknown, wanted: string): void {
   if (!isNode(content)) return;
-  for (const [type, media] of Object.entries(content)) {
+  for (const media of Object.values(content)) {
     if (!isNode(media) || !isInlineStructure(media.schema)) continue;
-    if (!type.includes('json')) continue;
     media.schema = name(doc, wanted, media.schema);
   }
 }

@@ -10806,20 +10806,20 @@ pub mod types {
     }
     ///The parameters of an authorization request, pushed from the app’s back end (RFC 9126 §2.1). Parameters the server does not recognise are ignored, as RFC 6749 (§3.1, §3.2) requires of an authorization server; a parameter sent twice is `invalid_request`.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct OauthParCreateBody {
+    pub struct OauthParCreateRequest {
         ///The app’s client id. Required from a public app (no secret) and with `client_secret_post`; optional with HTTP Basic.
         pub client_id: ::std::string::String,
         ///A confidential app’s secret when it authenticates with `client_secret_post`; otherwise send it with HTTP Basic (`client_secret_basic`).
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub client_secret: ::std::option::Option<::std::string::String>,
         ///PKCE (RFC 7636): base64url(SHA-256(code_verifier)). Required for every app.
-        pub code_challenge: OauthParCreateBodyCodeChallenge,
+        pub code_challenge: OauthParCreateRequestCodeChallenge,
         ///Only `S256`; `plain` is refused.
-        pub code_challenge_method: OauthParCreateBodyCodeChallengeMethod,
+        pub code_challenge_method: OauthParCreateRequestCodeChallengeMethod,
         ///One of the app’s registered redirect URIs, exactly.
         pub redirect_uri: ::std::string::String,
         ///Always `code`.
-        pub response_type: OauthParCreateBodyResponseType,
+        pub response_type: OauthParCreateRequestResponseType,
         ///The scopes asked for: scope names separated by spaces, from `openid`, `identify`, `stats:read`, `servers:read`, `servers:command`, `chat:read`, `clans:read`, `clans:write`, `tournaments:read`, `economy:read`, `economy:transfer`, `webhooks:read`, `webhooks:write`, `offline_access`.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub scope: ::std::option::Option<::std::string::String>,
@@ -10830,20 +10830,20 @@ pub mod types {
     ///PKCE (RFC 7636): base64url(SHA-256(code_verifier)). Required for every app.
     #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
-    pub struct OauthParCreateBodyCodeChallenge(::std::string::String);
-    impl ::std::ops::Deref for OauthParCreateBodyCodeChallenge {
+    pub struct OauthParCreateRequestCodeChallenge(::std::string::String);
+    impl ::std::ops::Deref for OauthParCreateRequestCodeChallenge {
         type Target = ::std::string::String;
         fn deref(&self) -> &::std::string::String {
             &self.0
         }
     }
-    impl ::std::convert::From<OauthParCreateBodyCodeChallenge>
+    impl ::std::convert::From<OauthParCreateRequestCodeChallenge>
     for ::std::string::String {
-        fn from(value: OauthParCreateBodyCodeChallenge) -> Self {
+        fn from(value: OauthParCreateRequestCodeChallenge) -> Self {
             value.0
         }
     }
-    impl ::std::str::FromStr for OauthParCreateBodyCodeChallenge {
+    impl ::std::str::FromStr for OauthParCreateRequestCodeChallenge {
         type Err = self::error::ConversionError;
         fn from_str(
             value: &str,
@@ -10857,7 +10857,7 @@ pub mod types {
             Ok(Self(value.to_string()))
         }
     }
-    impl ::std::convert::TryFrom<&str> for OauthParCreateBodyCodeChallenge {
+    impl ::std::convert::TryFrom<&str> for OauthParCreateRequestCodeChallenge {
         type Error = self::error::ConversionError;
         fn try_from(
             value: &str,
@@ -10866,7 +10866,7 @@ pub mod types {
         }
     }
     impl ::std::convert::TryFrom<::std::string::String>
-    for OauthParCreateBodyCodeChallenge {
+    for OauthParCreateRequestCodeChallenge {
         type Error = self::error::ConversionError;
         fn try_from(
             value: ::std::string::String,
@@ -10874,7 +10874,7 @@ pub mod types {
             value.parse()
         }
     }
-    impl<'de> ::serde::Deserialize<'de> for OauthParCreateBodyCodeChallenge {
+    impl<'de> ::serde::Deserialize<'de> for OauthParCreateRequestCodeChallenge {
         fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
         where
             D: ::serde::Deserializer<'de>,
@@ -10899,17 +10899,17 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
-    pub enum OauthParCreateBodyCodeChallengeMethod {
+    pub enum OauthParCreateRequestCodeChallengeMethod {
         S256,
     }
-    impl ::std::fmt::Display for OauthParCreateBodyCodeChallengeMethod {
+    impl ::std::fmt::Display for OauthParCreateRequestCodeChallengeMethod {
         fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
             match *self {
                 Self::S256 => f.write_str("S256"),
             }
         }
     }
-    impl ::std::str::FromStr for OauthParCreateBodyCodeChallengeMethod {
+    impl ::std::str::FromStr for OauthParCreateRequestCodeChallengeMethod {
         type Err = self::error::ConversionError;
         fn from_str(
             value: &str,
@@ -10920,7 +10920,7 @@ pub mod types {
             }
         }
     }
-    impl ::std::convert::TryFrom<&str> for OauthParCreateBodyCodeChallengeMethod {
+    impl ::std::convert::TryFrom<&str> for OauthParCreateRequestCodeChallengeMethod {
         type Error = self::error::ConversionError;
         fn try_from(
             value: &str,
@@ -10929,7 +10929,7 @@ pub mod types {
         }
     }
     impl ::std::convert::TryFrom<::std::string::String>
-    for OauthParCreateBodyCodeChallengeMethod {
+    for OauthParCreateRequestCodeChallengeMethod {
         type Error = self::error::ConversionError;
         fn try_from(
             value: ::std::string::String,
@@ -10950,18 +10950,18 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
-    pub enum OauthParCreateBodyResponseType {
+    pub enum OauthParCreateRequestResponseType {
         #[serde(rename = "code")]
         Code,
     }
-    impl ::std::fmt::Display for OauthParCreateBodyResponseType {
+    impl ::std::fmt::Display for OauthParCreateRequestResponseType {
         fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
             match *self {
                 Self::Code => f.write_str("code"),
             }
         }
     }
-    impl ::std::str::FromStr for OauthParCreateBodyResponseType {
+    impl ::std::str::FromStr for OauthParCreateRequestResponseType {
         type Err = self::error::ConversionError;
         fn from_str(
             value: &str,
@@ -10972,7 +10972,7 @@ pub mod types {
             }
         }
     }
-    impl ::std::convert::TryFrom<&str> for OauthParCreateBodyResponseType {
+    impl ::std::convert::TryFrom<&str> for OauthParCreateRequestResponseType {
         type Error = self::error::ConversionError;
         fn try_from(
             value: &str,
@@ -10981,7 +10981,7 @@ pub mod types {
         }
     }
     impl ::std::convert::TryFrom<::std::string::String>
-    for OauthParCreateBodyResponseType {
+    for OauthParCreateRequestResponseType {
         type Error = self::error::ConversionError;
         fn try_from(
             value: ::std::string::String,
@@ -10991,7 +10991,7 @@ pub mod types {
     }
     ///A token request (RFC 6749 §4.1.3, §4.4.2, §6). Parameters the server does not recognise are ignored, as RFC 6749 (§3.1, §3.2) requires of an authorization server; a parameter sent twice is `invalid_request`.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct OauthTokenCreateBody {
+    pub struct OauthTokenCreateRequest {
         ///The app’s client id. Required from a public app (no secret) and with `client_secret_post`; optional with HTTP Basic.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub client_id: ::std::option::Option<::std::string::String>,
@@ -11003,9 +11003,9 @@ pub mod types {
         pub code: ::std::option::Option<::std::string::String>,
         ///The PKCE verifier whose S256 challenge the authorization request sent (RFC 7636).
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub code_verifier: ::std::option::Option<OauthTokenCreateBodyCodeVerifier>,
+        pub code_verifier: ::std::option::Option<OauthTokenCreateRequestCodeVerifier>,
         ///`authorization_code` (with `code`, `redirect_uri`, `code_verifier`), `refresh_token` (with `refresh_token`), or `client_credentials` (confidential apps only: a token for the app itself, no user).
-        pub grant_type: OauthTokenCreateBodyGrantType,
+        pub grant_type: OauthTokenCreateRequestGrantType,
         ///The redirect URI the authorization request named, exactly.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub redirect_uri: ::std::option::Option<::std::string::String>,
@@ -11019,20 +11019,20 @@ pub mod types {
     ///The PKCE verifier whose S256 challenge the authorization request sent (RFC 7636).
     #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
-    pub struct OauthTokenCreateBodyCodeVerifier(::std::string::String);
-    impl ::std::ops::Deref for OauthTokenCreateBodyCodeVerifier {
+    pub struct OauthTokenCreateRequestCodeVerifier(::std::string::String);
+    impl ::std::ops::Deref for OauthTokenCreateRequestCodeVerifier {
         type Target = ::std::string::String;
         fn deref(&self) -> &::std::string::String {
             &self.0
         }
     }
-    impl ::std::convert::From<OauthTokenCreateBodyCodeVerifier>
+    impl ::std::convert::From<OauthTokenCreateRequestCodeVerifier>
     for ::std::string::String {
-        fn from(value: OauthTokenCreateBodyCodeVerifier) -> Self {
+        fn from(value: OauthTokenCreateRequestCodeVerifier) -> Self {
             value.0
         }
     }
-    impl ::std::str::FromStr for OauthTokenCreateBodyCodeVerifier {
+    impl ::std::str::FromStr for OauthTokenCreateRequestCodeVerifier {
         type Err = self::error::ConversionError;
         fn from_str(
             value: &str,
@@ -11046,7 +11046,7 @@ pub mod types {
             Ok(Self(value.to_string()))
         }
     }
-    impl ::std::convert::TryFrom<&str> for OauthTokenCreateBodyCodeVerifier {
+    impl ::std::convert::TryFrom<&str> for OauthTokenCreateRequestCodeVerifier {
         type Error = self::error::ConversionError;
         fn try_from(
             value: &str,
@@ -11055,7 +11055,7 @@ pub mod types {
         }
     }
     impl ::std::convert::TryFrom<::std::string::String>
-    for OauthTokenCreateBodyCodeVerifier {
+    for OauthTokenCreateRequestCodeVerifier {
         type Error = self::error::ConversionError;
         fn try_from(
             value: ::std::string::String,
@@ -11063,7 +11063,7 @@ pub mod types {
             value.parse()
         }
     }
-    impl<'de> ::serde::Deserialize<'de> for OauthTokenCreateBodyCodeVerifier {
+    impl<'de> ::serde::Deserialize<'de> for OauthTokenCreateRequestCodeVerifier {
         fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
         where
             D: ::serde::Deserializer<'de>,
@@ -11088,7 +11088,7 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
-    pub enum OauthTokenCreateBodyGrantType {
+    pub enum OauthTokenCreateRequestGrantType {
         #[serde(rename = "authorization_code")]
         AuthorizationCode,
         #[serde(rename = "refresh_token")]
@@ -11096,7 +11096,7 @@ pub mod types {
         #[serde(rename = "client_credentials")]
         ClientCredentials,
     }
-    impl ::std::fmt::Display for OauthTokenCreateBodyGrantType {
+    impl ::std::fmt::Display for OauthTokenCreateRequestGrantType {
         fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
             match *self {
                 Self::AuthorizationCode => f.write_str("authorization_code"),
@@ -11105,7 +11105,7 @@ pub mod types {
             }
         }
     }
-    impl ::std::str::FromStr for OauthTokenCreateBodyGrantType {
+    impl ::std::str::FromStr for OauthTokenCreateRequestGrantType {
         type Err = self::error::ConversionError;
         fn from_str(
             value: &str,
@@ -11118,7 +11118,7 @@ pub mod types {
             }
         }
     }
-    impl ::std::convert::TryFrom<&str> for OauthTokenCreateBodyGrantType {
+    impl ::std::convert::TryFrom<&str> for OauthTokenCreateRequestGrantType {
         type Error = self::error::ConversionError;
         fn try_from(
             value: &str,
@@ -11127,7 +11127,7 @@ pub mod types {
         }
     }
     impl ::std::convert::TryFrom<::std::string::String>
-    for OauthTokenCreateBodyGrantType {
+    for OauthTokenCreateRequestGrantType {
         type Error = self::error::ConversionError;
         fn try_from(
             value: ::std::string::String,
@@ -11137,7 +11137,7 @@ pub mod types {
     }
     ///An introspection request (RFC 7662 §2.1). Parameters the server does not recognise are ignored, as RFC 6749 (§3.1, §3.2) requires of an authorization server; a parameter sent twice is `invalid_request`.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct OauthTokenIntrospectBody {
+    pub struct OauthTokenIntrospectRequest {
         ///The app’s client id. Required from a public app (no secret) and with `client_secret_post`; optional with HTTP Basic.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub client_id: ::std::option::Option<::std::string::String>,
@@ -11149,7 +11149,7 @@ pub mod types {
         ///What kind of token `token` is, to speed up the lookup; a wrong hint is not an error.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub token_type_hint: ::std::option::Option<
-            OauthTokenIntrospectBodyTokenTypeHint,
+            OauthTokenIntrospectRequestTokenTypeHint,
         >,
     }
     ///What kind of token `token` is, to speed up the lookup; a wrong hint is not an error.
@@ -11165,13 +11165,13 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
-    pub enum OauthTokenIntrospectBodyTokenTypeHint {
+    pub enum OauthTokenIntrospectRequestTokenTypeHint {
         #[serde(rename = "access_token")]
         AccessToken,
         #[serde(rename = "refresh_token")]
         RefreshToken,
     }
-    impl ::std::fmt::Display for OauthTokenIntrospectBodyTokenTypeHint {
+    impl ::std::fmt::Display for OauthTokenIntrospectRequestTokenTypeHint {
         fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
             match *self {
                 Self::AccessToken => f.write_str("access_token"),
@@ -11179,7 +11179,7 @@ pub mod types {
             }
         }
     }
-    impl ::std::str::FromStr for OauthTokenIntrospectBodyTokenTypeHint {
+    impl ::std::str::FromStr for OauthTokenIntrospectRequestTokenTypeHint {
         type Err = self::error::ConversionError;
         fn from_str(
             value: &str,
@@ -11191,7 +11191,7 @@ pub mod types {
             }
         }
     }
-    impl ::std::convert::TryFrom<&str> for OauthTokenIntrospectBodyTokenTypeHint {
+    impl ::std::convert::TryFrom<&str> for OauthTokenIntrospectRequestTokenTypeHint {
         type Error = self::error::ConversionError;
         fn try_from(
             value: &str,
@@ -11200,7 +11200,7 @@ pub mod types {
         }
     }
     impl ::std::convert::TryFrom<::std::string::String>
-    for OauthTokenIntrospectBodyTokenTypeHint {
+    for OauthTokenIntrospectRequestTokenTypeHint {
         type Error = self::error::ConversionError;
         fn try_from(
             value: ::std::string::String,
@@ -11210,7 +11210,7 @@ pub mod types {
     }
     ///A revocation request (RFC 7009 §2.1). Parameters the server does not recognise are ignored, as RFC 6749 (§3.1, §3.2) requires of an authorization server; a parameter sent twice is `invalid_request`.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct OauthTokenRevokeBody {
+    pub struct OauthTokenRevokeRequest {
         ///The app’s client id. Required from a public app (no secret) and with `client_secret_post`; optional with HTTP Basic.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub client_id: ::std::option::Option<::std::string::String>,
@@ -11221,7 +11221,7 @@ pub mod types {
         pub token: ::std::string::String,
         ///What kind of token `token` is, to speed up the lookup; a wrong hint is not an error.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub token_type_hint: ::std::option::Option<OauthTokenRevokeBodyTokenTypeHint>,
+        pub token_type_hint: ::std::option::Option<OauthTokenRevokeRequestTokenTypeHint>,
     }
     ///What kind of token `token` is, to speed up the lookup; a wrong hint is not an error.
     #[derive(
@@ -11236,13 +11236,13 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
-    pub enum OauthTokenRevokeBodyTokenTypeHint {
+    pub enum OauthTokenRevokeRequestTokenTypeHint {
         #[serde(rename = "access_token")]
         AccessToken,
         #[serde(rename = "refresh_token")]
         RefreshToken,
     }
-    impl ::std::fmt::Display for OauthTokenRevokeBodyTokenTypeHint {
+    impl ::std::fmt::Display for OauthTokenRevokeRequestTokenTypeHint {
         fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
             match *self {
                 Self::AccessToken => f.write_str("access_token"),
@@ -11250,7 +11250,7 @@ pub mod types {
             }
         }
     }
-    impl ::std::str::FromStr for OauthTokenRevokeBodyTokenTypeHint {
+    impl ::std::str::FromStr for OauthTokenRevokeRequestTokenTypeHint {
         type Err = self::error::ConversionError;
         fn from_str(
             value: &str,
@@ -11262,7 +11262,7 @@ pub mod types {
             }
         }
     }
-    impl ::std::convert::TryFrom<&str> for OauthTokenRevokeBodyTokenTypeHint {
+    impl ::std::convert::TryFrom<&str> for OauthTokenRevokeRequestTokenTypeHint {
         type Error = self::error::ConversionError;
         fn try_from(
             value: &str,
@@ -11271,7 +11271,7 @@ pub mod types {
         }
     }
     impl ::std::convert::TryFrom<::std::string::String>
-    for OauthTokenRevokeBodyTokenTypeHint {
+    for OauthTokenRevokeRequestTokenTypeHint {
         type Error = self::error::ConversionError;
         fn try_from(
             value: ::std::string::String,
@@ -28621,7 +28621,7 @@ Arguments:
 */
     pub async fn oauth_token_create<'a>(
         &'a self,
-        body: &'a types::OauthTokenCreateBody,
+        body: &'a types::OauthTokenCreateRequest,
     ) -> Result<ResponseValue<types::OAuthTokenResponse>, Error<types::OAuthError>> {
         let url = format!("{}/api-platform/oauth/token", self.baseurl,);
         let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
@@ -28670,7 +28670,7 @@ Arguments:
 */
     pub async fn oauth_token_revoke<'a>(
         &'a self,
-        body: &'a types::OauthTokenRevokeBody,
+        body: &'a types::OauthTokenRevokeRequest,
     ) -> Result<ResponseValue<()>, Error<types::OAuthError>> {
         let url = format!("{}/api-platform/oauth/revoke", self.baseurl,);
         let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
@@ -28719,7 +28719,7 @@ Arguments:
 */
     pub async fn oauth_token_introspect<'a>(
         &'a self,
-        body: &'a types::OauthTokenIntrospectBody,
+        body: &'a types::OauthTokenIntrospectRequest,
     ) -> Result<ResponseValue<types::OAuthIntrospection>, Error<types::OAuthError>> {
         let url = format!("{}/api-platform/oauth/introspect", self.baseurl,);
         let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
@@ -28768,7 +28768,7 @@ Arguments:
 */
     pub async fn oauth_par_create<'a>(
         &'a self,
-        body: &'a types::OauthParCreateBody,
+        body: &'a types::OauthParCreateRequest,
     ) -> Result<
         ResponseValue<types::OAuthPushedAuthorization>,
         Error<types::OAuthError>,

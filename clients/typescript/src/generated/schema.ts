@@ -5493,6 +5493,106 @@ export interface components {
             /** @description events of the three types above, validated one by one */
             events: unknown[];
         };
+        /** @description A token request (RFC 6749 §4.1.3, §4.4.2, §6). Parameters the server does not recognise are ignored, as RFC 6749 (§3.1, §3.2) requires of an authorization server; a parameter sent twice is `invalid_request`. */
+        OauthTokenCreateRequest: {
+            /**
+             * @description `authorization_code` (with `code`, `redirect_uri`, `code_verifier`), `refresh_token` (with `refresh_token`), or `client_credentials` (confidential apps only: a token for the app itself, no user).
+             * @example authorization_code
+             * @enum {string}
+             */
+            grant_type: "authorization_code" | "refresh_token" | "client_credentials";
+            /** @description The authorization code the redirect brought back (valid 60 s, once). */
+            code?: string;
+            /**
+             * @description The redirect URI the authorization request named, exactly.
+             * @example https://fragtracker.example/callback
+             */
+            redirect_uri?: string;
+            /** @description The PKCE verifier whose S256 challenge the authorization request sent (RFC 7636). */
+            code_verifier?: string;
+            /** @description A refresh token; it is spent by this request and a new one is returned (rotation). */
+            refresh_token?: string;
+            /**
+             * @description `refresh_token`: fewer scopes than granted; `client_credentials`: the scopes wanted: scope names separated by spaces, from `openid`, `identify`, `stats:read`, `servers:read`, `servers:command`, `chat:read`, `clans:read`, `clans:write`, `tournaments:read`, `economy:read`, `economy:transfer`, `webhooks:read`, `webhooks:write`, `offline_access`.
+             * @example identify stats:read
+             */
+            scope?: string;
+            /**
+             * @description The app’s client id. Required from a public app (no secret) and with `client_secret_post`; optional with HTTP Basic.
+             * @example app_2f96bb0640072a3502df6214d038b9df
+             */
+            client_id?: string;
+            /** @description A confidential app’s secret when it authenticates with `client_secret_post`; otherwise send it with HTTP Basic (`client_secret_basic`). */
+            client_secret?: string;
+        };
+        /** @description A revocation request (RFC 7009 §2.1). Parameters the server does not recognise are ignored, as RFC 6749 (§3.1, §3.2) requires of an authorization server; a parameter sent twice is `invalid_request`. */
+        OauthTokenRevokeRequest: {
+            /** @description The access or refresh token to revoke (one of the app’s own). */
+            token: string;
+            /**
+             * @description What kind of token `token` is, to speed up the lookup; a wrong hint is not an error.
+             * @enum {string}
+             */
+            token_type_hint?: "access_token" | "refresh_token";
+            /**
+             * @description The app’s client id. Required from a public app (no secret) and with `client_secret_post`; optional with HTTP Basic.
+             * @example app_2f96bb0640072a3502df6214d038b9df
+             */
+            client_id?: string;
+            /** @description A confidential app’s secret when it authenticates with `client_secret_post`; otherwise send it with HTTP Basic (`client_secret_basic`). */
+            client_secret?: string;
+        };
+        /** @description An introspection request (RFC 7662 §2.1). Parameters the server does not recognise are ignored, as RFC 6749 (§3.1, §3.2) requires of an authorization server; a parameter sent twice is `invalid_request`. */
+        OauthTokenIntrospectRequest: {
+            /** @description The token to describe (one of the app’s own). */
+            token: string;
+            /**
+             * @description What kind of token `token` is, to speed up the lookup; a wrong hint is not an error.
+             * @enum {string}
+             */
+            token_type_hint?: "access_token" | "refresh_token";
+            /**
+             * @description The app’s client id. Required from a public app (no secret) and with `client_secret_post`; optional with HTTP Basic.
+             * @example app_2f96bb0640072a3502df6214d038b9df
+             */
+            client_id?: string;
+            /** @description A confidential app’s secret when it authenticates with `client_secret_post`; otherwise send it with HTTP Basic (`client_secret_basic`). */
+            client_secret?: string;
+        };
+        /** @description The parameters of an authorization request, pushed from the app’s back end (RFC 9126 §2.1). Parameters the server does not recognise are ignored, as RFC 6749 (§3.1, §3.2) requires of an authorization server; a parameter sent twice is `invalid_request`. */
+        OauthParCreateRequest: {
+            /**
+             * @description The app’s client id. Required from a public app (no secret) and with `client_secret_post`; optional with HTTP Basic.
+             * @example app_2f96bb0640072a3502df6214d038b9df
+             */
+            client_id: string;
+            /**
+             * @description Always `code`.
+             * @constant
+             */
+            response_type: "code";
+            /**
+             * @description One of the app’s registered redirect URIs, exactly.
+             * @example https://fragtracker.example/callback
+             */
+            redirect_uri: string;
+            /**
+             * @description The scopes asked for: scope names separated by spaces, from `openid`, `identify`, `stats:read`, `servers:read`, `servers:command`, `chat:read`, `clans:read`, `clans:write`, `tournaments:read`, `economy:read`, `economy:transfer`, `webhooks:read`, `webhooks:write`, `offline_access`.
+             * @example identify stats:read
+             */
+            scope?: string;
+            /** @description Opaque value returned unchanged with the code. */
+            state?: string;
+            /** @description PKCE (RFC 7636): base64url(SHA-256(code_verifier)). Required for every app. */
+            code_challenge: string;
+            /**
+             * @description Only `S256`; `plain` is refused.
+             * @constant
+             */
+            code_challenge_method: "S256";
+            /** @description A confidential app’s secret when it authenticates with `client_secret_post`; otherwise send it with HTTP Basic (`client_secret_basic`). */
+            client_secret?: string;
+        };
         KillRecordedEvent: {
             /**
              * @description Event id, sortable
@@ -18337,37 +18437,7 @@ export interface operations {
         /** @description A token request (RFC 6749 §4.1.3, §4.4.2, §6). Parameters the server does not recognise are ignored, as RFC 6749 (§3.1, §3.2) requires of an authorization server; a parameter sent twice is `invalid_request`. */
         requestBody: {
             content: {
-                "application/x-www-form-urlencoded": {
-                    /**
-                     * @description `authorization_code` (with `code`, `redirect_uri`, `code_verifier`), `refresh_token` (with `refresh_token`), or `client_credentials` (confidential apps only: a token for the app itself, no user).
-                     * @example authorization_code
-                     * @enum {string}
-                     */
-                    grant_type: "authorization_code" | "refresh_token" | "client_credentials";
-                    /** @description The authorization code the redirect brought back (valid 60 s, once). */
-                    code?: string;
-                    /**
-                     * @description The redirect URI the authorization request named, exactly.
-                     * @example https://fragtracker.example/callback
-                     */
-                    redirect_uri?: string;
-                    /** @description The PKCE verifier whose S256 challenge the authorization request sent (RFC 7636). */
-                    code_verifier?: string;
-                    /** @description A refresh token; it is spent by this request and a new one is returned (rotation). */
-                    refresh_token?: string;
-                    /**
-                     * @description `refresh_token`: fewer scopes than granted; `client_credentials`: the scopes wanted: scope names separated by spaces, from `openid`, `identify`, `stats:read`, `servers:read`, `servers:command`, `chat:read`, `clans:read`, `clans:write`, `tournaments:read`, `economy:read`, `economy:transfer`, `webhooks:read`, `webhooks:write`, `offline_access`.
-                     * @example identify stats:read
-                     */
-                    scope?: string;
-                    /**
-                     * @description The app’s client id. Required from a public app (no secret) and with `client_secret_post`; optional with HTTP Basic.
-                     * @example app_2f96bb0640072a3502df6214d038b9df
-                     */
-                    client_id?: string;
-                    /** @description A confidential app’s secret when it authenticates with `client_secret_post`; otherwise send it with HTTP Basic (`client_secret_basic`). */
-                    client_secret?: string;
-                };
+                "application/x-www-form-urlencoded": components["schemas"]["OauthTokenCreateRequest"];
             };
         };
         responses: {
@@ -18423,22 +18493,7 @@ export interface operations {
         /** @description A revocation request (RFC 7009 §2.1). Parameters the server does not recognise are ignored, as RFC 6749 (§3.1, §3.2) requires of an authorization server; a parameter sent twice is `invalid_request`. */
         requestBody: {
             content: {
-                "application/x-www-form-urlencoded": {
-                    /** @description The access or refresh token to revoke (one of the app’s own). */
-                    token: string;
-                    /**
-                     * @description What kind of token `token` is, to speed up the lookup; a wrong hint is not an error.
-                     * @enum {string}
-                     */
-                    token_type_hint?: "access_token" | "refresh_token";
-                    /**
-                     * @description The app’s client id. Required from a public app (no secret) and with `client_secret_post`; optional with HTTP Basic.
-                     * @example app_2f96bb0640072a3502df6214d038b9df
-                     */
-                    client_id?: string;
-                    /** @description A confidential app’s secret when it authenticates with `client_secret_post`; otherwise send it with HTTP Basic (`client_secret_basic`). */
-                    client_secret?: string;
-                };
+                "application/x-www-form-urlencoded": components["schemas"]["OauthTokenRevokeRequest"];
             };
         };
         responses: {
@@ -18482,22 +18537,7 @@ export interface operations {
         /** @description An introspection request (RFC 7662 §2.1). Parameters the server does not recognise are ignored, as RFC 6749 (§3.1, §3.2) requires of an authorization server; a parameter sent twice is `invalid_request`. */
         requestBody: {
             content: {
-                "application/x-www-form-urlencoded": {
-                    /** @description The token to describe (one of the app’s own). */
-                    token: string;
-                    /**
-                     * @description What kind of token `token` is, to speed up the lookup; a wrong hint is not an error.
-                     * @enum {string}
-                     */
-                    token_type_hint?: "access_token" | "refresh_token";
-                    /**
-                     * @description The app’s client id. Required from a public app (no secret) and with `client_secret_post`; optional with HTTP Basic.
-                     * @example app_2f96bb0640072a3502df6214d038b9df
-                     */
-                    client_id?: string;
-                    /** @description A confidential app’s secret when it authenticates with `client_secret_post`; otherwise send it with HTTP Basic (`client_secret_basic`). */
-                    client_secret?: string;
-                };
+                "application/x-www-form-urlencoded": components["schemas"]["OauthTokenIntrospectRequest"];
             };
         };
         responses: {
@@ -18555,39 +18595,7 @@ export interface operations {
         /** @description The parameters of an authorization request, pushed from the app’s back end (RFC 9126 §2.1). Parameters the server does not recognise are ignored, as RFC 6749 (§3.1, §3.2) requires of an authorization server; a parameter sent twice is `invalid_request`. */
         requestBody: {
             content: {
-                "application/x-www-form-urlencoded": {
-                    /**
-                     * @description The app’s client id. Required from a public app (no secret) and with `client_secret_post`; optional with HTTP Basic.
-                     * @example app_2f96bb0640072a3502df6214d038b9df
-                     */
-                    client_id: string;
-                    /**
-                     * @description Always `code`.
-                     * @constant
-                     */
-                    response_type: "code";
-                    /**
-                     * @description One of the app’s registered redirect URIs, exactly.
-                     * @example https://fragtracker.example/callback
-                     */
-                    redirect_uri: string;
-                    /**
-                     * @description The scopes asked for: scope names separated by spaces, from `openid`, `identify`, `stats:read`, `servers:read`, `servers:command`, `chat:read`, `clans:read`, `clans:write`, `tournaments:read`, `economy:read`, `economy:transfer`, `webhooks:read`, `webhooks:write`, `offline_access`.
-                     * @example identify stats:read
-                     */
-                    scope?: string;
-                    /** @description Opaque value returned unchanged with the code. */
-                    state?: string;
-                    /** @description PKCE (RFC 7636): base64url(SHA-256(code_verifier)). Required for every app. */
-                    code_challenge: string;
-                    /**
-                     * @description Only `S256`; `plain` is refused.
-                     * @constant
-                     */
-                    code_challenge_method: "S256";
-                    /** @description A confidential app’s secret when it authenticates with `client_secret_post`; otherwise send it with HTTP Basic (`client_secret_basic`). */
-                    client_secret?: string;
-                };
+                "application/x-www-form-urlencoded": components["schemas"]["OauthParCreateRequest"];
             };
         };
         responses: {

@@ -2622,6 +2622,172 @@ class IngestEventsCreateRequest(BaseModel):
     ]
 
 
+class GrantType(StrEnum):
+    authorization_code = "authorization_code"
+    refresh_token = "refresh_token"
+    client_credentials = "client_credentials"
+
+
+class OauthTokenCreateRequest(BaseModel):
+    grant_type: Annotated[
+        GrantType,
+        Field(
+            description="`authorization_code` (with `code`, `redirect_uri`, `code_verifier`), `refresh_token` (with `refresh_token`), or `client_credentials` (confidential apps only: a token for the app itself, no user).",
+            examples=["authorization_code"],
+        ),
+    ]
+    code: Annotated[
+        str | None,
+        Field(
+            description="The authorization code the redirect brought back (valid 60 s, once)."
+        ),
+    ] = None
+    redirect_uri: Annotated[
+        str | None,
+        Field(
+            description="The redirect URI the authorization request named, exactly.",
+            examples=["https://fragtracker.example/callback"],
+        ),
+    ] = None
+    code_verifier: Annotated[
+        str | None,
+        Field(
+            description="The PKCE verifier whose S256 challenge the authorization request sent (RFC 7636).",
+            max_length=128,
+            min_length=43,
+        ),
+    ] = None
+    refresh_token: Annotated[
+        str | None,
+        Field(
+            description="A refresh token; it is spent by this request and a new one is returned (rotation)."
+        ),
+    ] = None
+    scope: Annotated[
+        str | None,
+        Field(
+            description="`refresh_token`: fewer scopes than granted; `client_credentials`: the scopes wanted: scope names separated by spaces, from `openid`, `identify`, `stats:read`, `servers:read`, `servers:command`, `chat:read`, `clans:read`, `clans:write`, `tournaments:read`, `economy:read`, `economy:transfer`, `webhooks:read`, `webhooks:write`, `offline_access`.",
+            examples=["identify stats:read"],
+        ),
+    ] = None
+    client_id: Annotated[
+        str | None,
+        Field(
+            description="The app’s client id. Required from a public app (no secret) and with `client_secret_post`; optional with HTTP Basic.",
+            examples=["app_2f96bb0640072a3502df6214d038b9df"],
+        ),
+    ] = None
+    client_secret: Annotated[
+        str | None,
+        Field(
+            description="A confidential app’s secret when it authenticates with `client_secret_post`; otherwise send it with HTTP Basic (`client_secret_basic`)."
+        ),
+    ] = None
+
+
+class TokenTypeHint(StrEnum):
+    access_token = "access_token"
+    refresh_token = "refresh_token"
+
+
+class OauthTokenRevokeRequest(BaseModel):
+    token: Annotated[
+        str,
+        Field(
+            description="The access or refresh token to revoke (one of the app’s own)."
+        ),
+    ]
+    token_type_hint: Annotated[
+        TokenTypeHint | None,
+        Field(
+            description="What kind of token `token` is, to speed up the lookup; a wrong hint is not an error."
+        ),
+    ] = None
+    client_id: Annotated[
+        str | None,
+        Field(
+            description="The app’s client id. Required from a public app (no secret) and with `client_secret_post`; optional with HTTP Basic.",
+            examples=["app_2f96bb0640072a3502df6214d038b9df"],
+        ),
+    ] = None
+    client_secret: Annotated[
+        str | None,
+        Field(
+            description="A confidential app’s secret when it authenticates with `client_secret_post`; otherwise send it with HTTP Basic (`client_secret_basic`)."
+        ),
+    ] = None
+
+
+class OauthTokenIntrospectRequest(BaseModel):
+    token: Annotated[
+        str, Field(description="The token to describe (one of the app’s own).")
+    ]
+    token_type_hint: Annotated[
+        TokenTypeHint | None,
+        Field(
+            description="What kind of token `token` is, to speed up the lookup; a wrong hint is not an error."
+        ),
+    ] = None
+    client_id: Annotated[
+        str | None,
+        Field(
+            description="The app’s client id. Required from a public app (no secret) and with `client_secret_post`; optional with HTTP Basic.",
+            examples=["app_2f96bb0640072a3502df6214d038b9df"],
+        ),
+    ] = None
+    client_secret: Annotated[
+        str | None,
+        Field(
+            description="A confidential app’s secret when it authenticates with `client_secret_post`; otherwise send it with HTTP Basic (`client_secret_basic`)."
+        ),
+    ] = None
+
+
+class OauthParCreateRequest(BaseModel):
+    client_id: Annotated[
+        str,
+        Field(
+            description="The app’s client id. Required from a public app (no secret) and with `client_secret_post`; optional with HTTP Basic.",
+            examples=["app_2f96bb0640072a3502df6214d038b9df"],
+        ),
+    ]
+    response_type: Annotated[Literal["code"], Field(description="Always `code`.")]
+    redirect_uri: Annotated[
+        str,
+        Field(
+            description="One of the app’s registered redirect URIs, exactly.",
+            examples=["https://fragtracker.example/callback"],
+        ),
+    ]
+    scope: Annotated[
+        str | None,
+        Field(
+            description="The scopes asked for: scope names separated by spaces, from `openid`, `identify`, `stats:read`, `servers:read`, `servers:command`, `chat:read`, `clans:read`, `clans:write`, `tournaments:read`, `economy:read`, `economy:transfer`, `webhooks:read`, `webhooks:write`, `offline_access`.",
+            examples=["identify stats:read"],
+        ),
+    ] = None
+    state: Annotated[
+        str | None, Field(description="Opaque value returned unchanged with the code.")
+    ] = None
+    code_challenge: Annotated[
+        str,
+        Field(
+            description="PKCE (RFC 7636): base64url(SHA-256(code_verifier)). Required for every app.",
+            max_length=128,
+            min_length=43,
+        ),
+    ]
+    code_challenge_method: Annotated[
+        Literal["S256"], Field(description="Only `S256`; `plain` is refused.")
+    ]
+    client_secret: Annotated[
+        str | None,
+        Field(
+            description="A confidential app’s secret when it authenticates with `client_secret_post`; otherwise send it with HTTP Basic (`client_secret_basic`)."
+        ),
+    ] = None
+
+
 class KillRecordedEventData(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
@@ -3646,172 +3812,6 @@ class Status13(StrEnum):
 class ResponseMode(StrEnum):
     query = "query"
     form_post = "form_post"
-
-
-class GrantType(StrEnum):
-    authorization_code = "authorization_code"
-    refresh_token = "refresh_token"
-    client_credentials = "client_credentials"
-
-
-class ApiPlatformOauthTokenPostRequest(BaseModel):
-    grant_type: Annotated[
-        GrantType,
-        Field(
-            description="`authorization_code` (with `code`, `redirect_uri`, `code_verifier`), `refresh_token` (with `refresh_token`), or `client_credentials` (confidential apps only: a token for the app itself, no user).",
-            examples=["authorization_code"],
-        ),
-    ]
-    code: Annotated[
-        str | None,
-        Field(
-            description="The authorization code the redirect brought back (valid 60 s, once)."
-        ),
-    ] = None
-    redirect_uri: Annotated[
-        str | None,
-        Field(
-            description="The redirect URI the authorization request named, exactly.",
-            examples=["https://fragtracker.example/callback"],
-        ),
-    ] = None
-    code_verifier: Annotated[
-        str | None,
-        Field(
-            description="The PKCE verifier whose S256 challenge the authorization request sent (RFC 7636).",
-            max_length=128,
-            min_length=43,
-        ),
-    ] = None
-    refresh_token: Annotated[
-        str | None,
-        Field(
-            description="A refresh token; it is spent by this request and a new one is returned (rotation)."
-        ),
-    ] = None
-    scope: Annotated[
-        str | None,
-        Field(
-            description="`refresh_token`: fewer scopes than granted; `client_credentials`: the scopes wanted: scope names separated by spaces, from `openid`, `identify`, `stats:read`, `servers:read`, `servers:command`, `chat:read`, `clans:read`, `clans:write`, `tournaments:read`, `economy:read`, `economy:transfer`, `webhooks:read`, `webhooks:write`, `offline_access`.",
-            examples=["identify stats:read"],
-        ),
-    ] = None
-    client_id: Annotated[
-        str | None,
-        Field(
-            description="The app’s client id. Required from a public app (no secret) and with `client_secret_post`; optional with HTTP Basic.",
-            examples=["app_2f96bb0640072a3502df6214d038b9df"],
-        ),
-    ] = None
-    client_secret: Annotated[
-        str | None,
-        Field(
-            description="A confidential app’s secret when it authenticates with `client_secret_post`; otherwise send it with HTTP Basic (`client_secret_basic`)."
-        ),
-    ] = None
-
-
-class TokenTypeHint(StrEnum):
-    access_token = "access_token"
-    refresh_token = "refresh_token"
-
-
-class ApiPlatformOauthRevokePostRequest(BaseModel):
-    token: Annotated[
-        str,
-        Field(
-            description="The access or refresh token to revoke (one of the app’s own)."
-        ),
-    ]
-    token_type_hint: Annotated[
-        TokenTypeHint | None,
-        Field(
-            description="What kind of token `token` is, to speed up the lookup; a wrong hint is not an error."
-        ),
-    ] = None
-    client_id: Annotated[
-        str | None,
-        Field(
-            description="The app’s client id. Required from a public app (no secret) and with `client_secret_post`; optional with HTTP Basic.",
-            examples=["app_2f96bb0640072a3502df6214d038b9df"],
-        ),
-    ] = None
-    client_secret: Annotated[
-        str | None,
-        Field(
-            description="A confidential app’s secret when it authenticates with `client_secret_post`; otherwise send it with HTTP Basic (`client_secret_basic`)."
-        ),
-    ] = None
-
-
-class ApiPlatformOauthIntrospectPostRequest(BaseModel):
-    token: Annotated[
-        str, Field(description="The token to describe (one of the app’s own).")
-    ]
-    token_type_hint: Annotated[
-        TokenTypeHint | None,
-        Field(
-            description="What kind of token `token` is, to speed up the lookup; a wrong hint is not an error."
-        ),
-    ] = None
-    client_id: Annotated[
-        str | None,
-        Field(
-            description="The app’s client id. Required from a public app (no secret) and with `client_secret_post`; optional with HTTP Basic.",
-            examples=["app_2f96bb0640072a3502df6214d038b9df"],
-        ),
-    ] = None
-    client_secret: Annotated[
-        str | None,
-        Field(
-            description="A confidential app’s secret when it authenticates with `client_secret_post`; otherwise send it with HTTP Basic (`client_secret_basic`)."
-        ),
-    ] = None
-
-
-class ApiPlatformOauthParPostRequest(BaseModel):
-    client_id: Annotated[
-        str,
-        Field(
-            description="The app’s client id. Required from a public app (no secret) and with `client_secret_post`; optional with HTTP Basic.",
-            examples=["app_2f96bb0640072a3502df6214d038b9df"],
-        ),
-    ]
-    response_type: Annotated[Literal["code"], Field(description="Always `code`.")]
-    redirect_uri: Annotated[
-        str,
-        Field(
-            description="One of the app’s registered redirect URIs, exactly.",
-            examples=["https://fragtracker.example/callback"],
-        ),
-    ]
-    scope: Annotated[
-        str | None,
-        Field(
-            description="The scopes asked for: scope names separated by spaces, from `openid`, `identify`, `stats:read`, `servers:read`, `servers:command`, `chat:read`, `clans:read`, `clans:write`, `tournaments:read`, `economy:read`, `economy:transfer`, `webhooks:read`, `webhooks:write`, `offline_access`.",
-            examples=["identify stats:read"],
-        ),
-    ] = None
-    state: Annotated[
-        str | None, Field(description="Opaque value returned unchanged with the code.")
-    ] = None
-    code_challenge: Annotated[
-        str,
-        Field(
-            description="PKCE (RFC 7636): base64url(SHA-256(code_verifier)). Required for every app.",
-            max_length=128,
-            min_length=43,
-        ),
-    ]
-    code_challenge_method: Annotated[
-        Literal["S256"], Field(description="Only `S256`; `plain` is refused.")
-    ]
-    client_secret: Annotated[
-        str | None,
-        Field(
-            description="A confidential app’s secret when it authenticates with `client_secret_post`; otherwise send it with HTTP Basic (`client_secret_basic`)."
-        ),
-    ] = None
 
 
 class V1TournamentsListResult(BaseModel):

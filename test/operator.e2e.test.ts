@@ -270,7 +270,11 @@ describe('hub start-up failures and graceful shutdown', () => {
       `POST /api-platform/ingest/logs HTTP/1.1\r\nHost: ${url.host}\r\nAuthorization: Bearer ${cs2.token}\r\n` +
         `Content-Type: text/plain\r\nExpect: 100-continue\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n`,
     );
-    while (!answer.startsWith('HTTP/1.1 100 Continue\r\n\r\n')) await sleep(10);
+    const continued = Date.now() + 30_000;
+    while (!answer.startsWith('HTTP/1.1 100 Continue\r\n\r\n')) {
+      assert.ok(Date.now() < continued, `no 100 Continue in 30 s: ${JSON.stringify(answer)}`);
+      await sleep(10);
+    }
     answer = '';
     socket.write(body.slice(0, half));
 

@@ -11,17 +11,14 @@ import java.time.Instant;
  * @param expiresAt after this the hub refuses its result (the caller has been told it expired)
  */
 public record Command(String id, String command, Instant issuedAt, Instant expiresAt) {
-  /** The first word of the command line ({@code say} for {@code say hello}). */
+  /** The first word of the command line ({@code say} for {@code say hello}), case kept. */
   public String name() {
-    String trimmed = command.strip();
-    int space = trimmed.indexOf(' ');
-    return space < 0 ? trimmed : trimmed.substring(0, space);
+    return command.strip().split("\\s+", 2)[0];
   }
 
-  /** What follows the first word, stripped ({@code hello} for {@code say hello}). */
+  /** What follows the first run of whitespace, trimmed ({@code hello  world} for {@code say hello  world}). */
   public String arguments() {
-    String trimmed = command.strip();
-    int space = trimmed.indexOf(' ');
-    return space < 0 ? "" : trimmed.substring(space + 1).strip();
+    String[] parts = command.strip().split("\\s+", 2);
+    return parts.length < 2 ? "" : parts[1].strip();
   }
 }

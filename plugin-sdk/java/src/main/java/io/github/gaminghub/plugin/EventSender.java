@@ -27,6 +27,7 @@ final class EventSender implements Runnable {
   private final Backoff backoff;
   private final Stats stats;
   private final int batchSize;
+  private final int maxBatchBytes;
   private final long lingerNanos;
   private final int maxQueued;
   private final Duration requestTimeout;
@@ -43,13 +44,14 @@ final class EventSender implements Runnable {
   private int failures;
   private List<String> inFlight = List.of();
 
-  EventSender(HubHttp http, Spool spool, Backoff backoff, Stats stats, int batchSize, Duration linger,
-      int maxQueued, Duration requestTimeout, Consumer<HubException> unauthorized) {
+  EventSender(HubHttp http, Spool spool, Backoff backoff, Stats stats, int batchSize, int maxBatchBytes,
+      Duration linger, int maxQueued, Duration requestTimeout, Consumer<HubException> unauthorized) {
     this.http = http;
     this.spool = spool;
     this.backoff = backoff;
     this.stats = stats;
     this.batchSize = batchSize;
+    this.maxBatchBytes = maxBatchBytes;
     this.lingerNanos = linger.toNanos();
     this.maxQueued = maxQueued;
     this.requestTimeout = requestTimeout;
@@ -157,8 +159,8 @@ final class EventSender implements Runnable {
         }
         boolean due = queue.size() >= batchSize || (!queue.isEmpty() && now - oldestQueuedAt >= lingerNanos);
         if (waiting || spool.size() > 0) {
-          // memory waits behind the spool (order); when full or due while the hub is away, it joins it
-          if (queue.size() >= batchSize || (waiting && due)) {
+          // while the spool holds anything, due batches join it: events reach the hub in order
+          if (due) {
             return new Work(Kind.SPOOL, drain(queue.size()));
           }
           if (!waiting) {
@@ -185,8 +187,13 @@ final class EventSender implements Runnable {
     }
   }
 
+  /** Up to {@code n} queued events; a batch to send also stops at {@code maxBatchBytes} of body. */
   private List<String> drain(int n) {
     List<String> out = new ArrayList<>(Math.min(n, queue.size()));
+    if (n == batchSize) {
+      int take = cut(queue.stream().limit(n).map(EventSender::utf8Length).toList(), batchSize, maxBatchBytes);
+      n = Math.max(1, take);
+    }
     while (out.size() < n && !queue.isEmpty()) {
       out.add(queue.pollFirst());
     }
@@ -195,12 +202,68 @@ final class EventSender implements Runnable {
     return out;
   }
 
+  /**
+   * How many of the events (their UTF-8 sizes, oldest first) the next batch takes
+   * (plugin-sdk/vectors/batching.json): greedily, at most {@code maxEvents} and a body
+   * {@code {"events":[...]}} of at most {@code maxBytes}; an event too large alone travels alone.
+   */
+  static int cut(List<Integer> sizes, int maxEvents, long maxBytes) {
+    long body = 13;
+    int n = 0;
+    for (int size : sizes) {
+      long next = body + size + (n > 0 ? 1 : 0);
+      if (n == maxEvents || (n > 0 && next > maxBytes)) {
+        break;
+      }
+      body = next;
+      n++;
+    }
+    return n;
+  }
+
+  private static int utf8Length(String s) {
+    int bytes = 0;
+    for (int i = 0; i < s.length(); i++) {
+      char c = s.charAt(i);
+      if (c < 0x80) {
+        bytes++;
+      } else if (c < 0x800) {
+        bytes += 2;
+      } else if (Character.isHighSurrogate(c)) {
+        bytes += 4;
+        i++;
+      } else {
+        bytes += 3;
+      }
+    }
+    return bytes;
+  }
+
+  /** What an answer to a batch means (plugin-sdk/vectors/batching.json "answers"); 0 for no answer. */
+  enum Action { DONE, RETRY, DROP, STOP }
+
+  static Action action(int status) {
+    if (status >= 200 && status < 300) {
+      return Action.DONE;
+    }
+    if (status == 401 || status == 403) {
+      return Action.STOP;
+    }
+    if (status == 0 || status == 404 || status == 408 || status == 429 || status >= 500 || status < 400) {
+      return Action.RETRY; // a proxy, a hub being deployed, a timeout: the events are not lost
+    }
+    return Action.DROP; // 400, 413, 415, 422: this batch can never succeed as it is
+  }
+
   private void toSpool(List<String> events) {
     if (events.isEmpty()) {
       return;
     }
-    for (int from = 0; from < events.size(); from += batchSize) {
-      List<String> part = events.subList(from, Math.min(events.size(), from + batchSize));
+    List<Integer> sizes = events.stream().map(EventSender::utf8Length).toList();
+    for (int from = 0; from < events.size(); ) {
+      int n = Math.max(1, cut(sizes.subList(from, sizes.size()), batchSize, maxBatchBytes));
+      List<String> part = events.subList(from, from + n);
+      from += n;
       try {
         long dropped = spool.append(part);
         stats.spooled.addAndGet(part.size());
@@ -272,35 +335,39 @@ final class EventSender implements Runnable {
       failed(Optional.empty());
       return false;
     }
-    if (a.ok()) {
-      try {
-        JsonObject r = a.json();
-        stats.sent.addAndGet(events.size());
-        stats.accepted.addAndGet(count(r, "accepted"));
-        stats.duplicates.addAndGet(count(r, "duplicates"));
-        stats.rejected.addAndGet(count(r, "rejected"));
-        if (count(r, "rejected") > 0) {
-          LOG.log(Level.WARNING, "the hub rejected " + count(r, "rejected") + " events: " + r.get("errors"));
+    switch (action(a.status())) {
+      case DONE -> {
+        try {
+          JsonObject r = a.json();
+          stats.sent.addAndGet(count(r, "accepted") + count(r, "duplicates"));
+          stats.accepted.addAndGet(count(r, "accepted"));
+          stats.duplicates.addAndGet(count(r, "duplicates"));
+          stats.rejected.addAndGet(count(r, "rejected"));
+          if (count(r, "rejected") > 0) {
+            LOG.log(Level.WARNING, "the hub rejected " + count(r, "rejected") + " events: " + r.get("errors"));
+          }
+        } catch (HubException e) {
+          LOG.log(Level.WARNING, "the hub's answer to a batch was not JSON; the batch is settled");
         }
-      } catch (HubException e) {
-        stats.sent.addAndGet(events.size());
+        succeeded();
+        return true;
       }
-      succeeded();
-      return true;
+      case STOP -> {
+        unauthorized.accept(a.error());
+        return false;
+      }
+      case RETRY -> {
+        failed(a.retryAfter());
+        return false;
+      }
+      default -> {
+        stats.dropped.addAndGet(events.size());
+        LOG.log(Level.ERROR, "the hub refused a batch of " + events.size() + " events, dropped: "
+            + a.error().getMessage());
+        succeeded();
+        return true;
+      }
     }
-    if (a.status() == 401) {
-      unauthorized.accept(a.error());
-      return false;
-    }
-    if (a.retryable()) {
-      failed(a.retryAfter());
-      return false;
-    }
-    // 400, 413, ...: this batch will never be taken as it is; keeping it would block the spool forever
-    stats.rejected.addAndGet(events.size());
-    LOG.log(Level.ERROR, "the hub refused a batch of " + events.size() + " events, dropped: " + a.error().getMessage());
-    succeeded();
-    return true;
   }
 
   private static long count(JsonObject r, String field) {
@@ -317,7 +384,7 @@ final class EventSender implements Runnable {
     }
   }
 
-  private void failed(Optional<Duration> retryAfter) {
+  private void failed(Optional<String> retryAfter) {
     stats.retries.incrementAndGet();
     lock.lock();
     try {

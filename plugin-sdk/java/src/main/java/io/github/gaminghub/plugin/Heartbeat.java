@@ -47,11 +47,24 @@ final class Heartbeat implements Runnable {
     return offlineAfter;
   }
 
+  /**
+   * When the next heartbeat goes after an answer (plugin-sdk/vectors/commands.json "heartbeat"): the
+   * interval (the hub's latest {@code heartbeat_interval_s}), or a longer Retry-After; -1 to stop.
+   */
+  static long nextDelayMs(int status, long intervalS, Optional<String> retryAfter) {
+    if (status == 401 || status == 403) {
+      return -1;
+    }
+    long interval = intervalS * 1_000;
+    Optional<Long> hub = retryAfter.flatMap(v -> Backoff.retryAfterMs(v, java.time.Instant.now()));
+    return hub.isPresent() && hub.get() > interval ? hub.get() : interval;
+  }
+
   @Override
   public void run() {
     try {
       while (running) {
-        Optional<Duration> pause = beat();
+        Optional<Duration> pause = beat().map(Duration::ofMillis);
         Duration wait = fixedInterval != null ? fixedInterval : interval;
         if (!started) {
           // no status yet (updateStatus not called): look again soon, the server is starting
@@ -67,7 +80,7 @@ final class Heartbeat implements Runnable {
     }
   }
 
-  private Optional<Duration> beat() throws InterruptedException {
+  private Optional<Long> beat() throws InterruptedException {
     ServerStatus s;
     try {
       s = status.get();
@@ -98,13 +111,13 @@ final class Heartbeat implements Runnable {
         }
         return Optional.empty();
       }
-      if (a.status() == 401) {
+      if (a.refused()) {
         unauthorized.accept(a.error());
         running = false;
         return Optional.empty();
       }
       LOG.log(Level.WARNING, "heartbeat refused: " + a.error().getMessage());
-      return a.retryAfter();
+      return a.retryAfter().flatMap(v -> Backoff.retryAfterMs(v, java.time.Instant.now()));
     } catch (IOException e) {
       LOG.log(Level.DEBUG, "heartbeat failed: " + e);
       return Optional.empty();

@@ -5,34 +5,41 @@ import com.google.gson.JsonObject;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.List;
+import java.util.Locale;
 import java.util.Objects;
-import java.util.UUID;
+import java.util.Optional;
 
 /**
- * One event for the hub, built by the static factories below (one per kind of the plugin protocol).
- * Each event gets a client id when it is built: the hub counts an event whose client id it has already
- * accepted as a duplicate, so a batch resent after a timeout or from the spool counts once.
+ * One event for the hub, built by the static factories below (one per kind of the plugin protocol). A
+ * time of {@code null} means "when it is queued". The SDK gives each event a client id when it is
+ * queued ({@code <instance>-<seq>}, the instance drawn at random when the SDK starts); the hub counts an
+ * event whose client id it already has as a duplicate, so a batch resent after a timeout or from the
+ * spool counts once. {@link #withClientId} sets your own instead.
  */
 public final class HubEvent {
-  private final JsonObject body;
+  private final JsonObject input;
 
-  private HubEvent(String type, JsonObject fields) {
-    body = new JsonObject();
-    body.addProperty("type", type);
-    body.addProperty("client_id", UUID.randomUUID().toString());
+  private HubEvent(JsonObject input) {
+    this.input = input;
+  }
+
+  private static HubEvent of(String type, JsonObject fields) {
+    JsonObject o = new JsonObject();
+    o.addProperty("type", type);
     for (var e : fields.entrySet()) {
-      body.add(e.getKey(), e.getValue());
+      o.add(e.getKey(), e.getValue());
     }
+    return new HubEvent(o);
   }
 
   /** The event's kind ({@code kill}, {@code chat}, ...). */
   public String type() {
-    return body.get("type").getAsString();
+    return input.get("type").getAsString();
   }
 
-  /** The id the hub deduplicates on. */
-  public String clientId() {
-    return body.get("client_id").getAsString();
+  /** The client id given with {@link #withClientId}; otherwise the SDK assigns one when it is queued. */
+  public Optional<String> clientId() {
+    return input.has("client_id") ? Optional.of(input.get("client_id").getAsString()) : Optional.empty();
   }
 
   /**
@@ -41,26 +48,27 @@ public final class HubEvent {
    */
   public HubEvent withClientId(String clientId) {
     Objects.requireNonNull(clientId, "clientId");
-    if (clientId.isEmpty() || clientId.length() > 128) {
-      throw new IllegalArgumentException("a client id has 1 to 128 characters");
+    int length = clientId.codePointCount(0, clientId.length());
+    if (length < 1 || length > 128) {
+      throw new InvalidEventException("client_id", "1 to 128 characters");
     }
-    HubEvent copy = new HubEvent(type(), body.deepCopy());
-    copy.body.addProperty("client_id", clientId);
-    return copy;
+    JsonObject copy = input.deepCopy();
+    copy.addProperty("client_id", clientId);
+    return new HubEvent(copy);
   }
 
-  /** The event as the hub receives it. */
+  /** The event as handed to the SDK (the wire's field names; no client id unless one was given). */
   public JsonObject toJson() {
-    return body.deepCopy();
+    return input.deepCopy();
   }
 
-  String json() {
-    return body.toString();
+  JsonObject input() {
+    return input;
   }
 
   @Override
   public String toString() {
-    return json();
+    return input.toString();
   }
 
   /** A player joined the server. */
@@ -74,27 +82,22 @@ public final class HubEvent {
   }
 
   private static HubEvent session(String action, Player player, Instant at) {
-    JsonObject f = new JsonObject();
-    f.addProperty("occurred_at", time(at));
+    JsonObject f = timed(at);
     f.addProperty("action", action);
     f.add("player", player.toJson());
-    return new HubEvent("player_session", f);
+    return of("player_session", f);
   }
 
-  /** A chat line (1 to 512 characters); {@code teamOnly} for team chat. */
+  /** A chat line (1 to 512 characters, sent as typed); {@code teamOnly} for team chat. */
   public static HubEvent chat(Player player, String message, boolean teamOnly, Instant at) {
     Objects.requireNonNull(message, "message");
-    if (message.isEmpty() || message.length() > 512) {
-      throw new IllegalArgumentException("a chat message has 1 to 512 characters");
-    }
-    JsonObject f = new JsonObject();
-    f.addProperty("occurred_at", time(at));
+    JsonObject f = timed(at);
     f.add("player", player.toJson());
     f.addProperty("message", message);
     if (teamOnly) {
       f.addProperty("team_only", true);
     }
-    return new HubEvent("chat", f);
+    return of("chat", f);
   }
 
   /** A kill, without the optional fields; see {@link #kill(Player, Player, String, Instant, KillDetails)}. */
@@ -103,22 +106,21 @@ public final class HubEvent {
   }
 
   /**
-   * A kill. {@code distance} is in metres.
+   * What else is known about a kill.
    *
    * @param headshot whether it was a headshot
-   * @param distance metres between killer and victim, or {@code null}
-   * @param roundNumber the round it happened in, or {@code null}
+   * @param distance metres between killer and victim (0 to 100,000), or {@code null}
+   * @param roundNumber the round it happened in (0 to 10,000), or {@code null}
    */
   public record KillDetails(boolean headshot, Double distance, Integer roundNumber) {
     /** No headshot, no distance, no round. */
     public static final KillDetails NONE = new KillDetails(false, null, null);
   }
 
-  /** A kill with its details (headshot, distance in metres, round). */
+  /** A kill with its details (headshot, distance in metres, round); weapon 1 to 32 characters. */
   public static HubEvent kill(Player killer, Player victim, String weapon, Instant at, KillDetails details) {
     Objects.requireNonNull(weapon, "weapon");
-    JsonObject f = new JsonObject();
-    f.addProperty("occurred_at", time(at));
+    JsonObject f = timed(at);
     f.add("killer", killer.toJson());
     f.add("victim", victim.toJson());
     f.addProperty("weapon", weapon);
@@ -131,19 +133,18 @@ public final class HubEvent {
     if (details.roundNumber() != null) {
       f.addProperty("round_number", details.roundNumber());
     }
-    return new HubEvent("kill", f);
+    return of("kill", f);
   }
 
   /** A round started. */
   public static HubEvent roundStart(int roundNumber, Instant at) {
-    JsonObject f = new JsonObject();
-    f.addProperty("occurred_at", time(at));
+    JsonObject f = timed(at);
     f.addProperty("action", "start");
     f.addProperty("round_number", roundNumber);
-    return new HubEvent("round", f);
+    return of("round", f);
   }
 
-  /** Who won a round or a match. */
+  /** Who won a round. */
   public enum Winner {
     /** The first team. */
     TEAM1,
@@ -155,48 +156,44 @@ public final class HubEvent {
 
   /** A round ended with these scores and winner. */
   public static HubEvent roundEnd(int roundNumber, int team1Score, int team2Score, Winner winner, Instant at) {
-    JsonObject f = new JsonObject();
-    f.addProperty("occurred_at", time(at));
+    JsonObject f = timed(at);
     f.addProperty("action", "end");
     f.addProperty("round_number", roundNumber);
     f.addProperty("team1_score", team1Score);
     f.addProperty("team2_score", team2Score);
-    f.addProperty("winner", winner.name().toLowerCase(java.util.Locale.ROOT));
-    return new HubEvent("round", f);
+    f.addProperty("winner", winner.name().toLowerCase(Locale.ROOT));
+    return of("round", f);
   }
 
-  /** A match ended: the map, both teams (1 to 64 players each) and the final scores. */
+  /** A match ended: the map, both teams (1 to 64 players each) and the final scores (0 to 1,000). */
   public static HubEvent matchResult(
       String map, List<Player> team1, List<Player> team2, int team1Score, int team2Score, Instant endedAt) {
     JsonObject f = new JsonObject();
-    f.addProperty("ended_at", time(endedAt));
+    if (endedAt != null) {
+      f.addProperty("ended_at", millis(endedAt));
+    }
     f.addProperty("map", map);
     f.add("team1", team(team1));
     f.add("team2", team(team2));
     f.addProperty("team1_score", team1Score);
     f.addProperty("team2_score", team2Score);
-    return new HubEvent("match_result", f);
+    return of("match_result", f);
   }
 
   /** The server changed map (1 to 64 characters); the hub shows it as the server's map. */
   public static HubEvent mapChange(String map, Instant at) {
     Objects.requireNonNull(map, "map");
-    if (map.isEmpty() || map.length() > 64) {
-      throw new IllegalArgumentException("a map name has 1 to 64 characters");
-    }
-    JsonObject f = new JsonObject();
-    f.addProperty("occurred_at", time(at));
+    JsonObject f = timed(at);
     f.addProperty("map", map);
-    return new HubEvent("map_change", f);
+    return of("map_change", f);
   }
 
   /**
-   * An event of a kind this SDK version does not name yet: {@code fields} are sent as they are, with
-   * {@code type} and a client id added.
+   * An event given as JSON in the wire's field names (plugin-sdk/vectors/events.json "input"), e.g.
+   * read from a config or built by a scripting bridge; it is checked when queued.
    */
-  public static HubEvent of(String type, JsonObject fields) {
-    Objects.requireNonNull(type, "type");
-    return new HubEvent(type, fields.deepCopy());
+  public static HubEvent fromJson(JsonObject input) {
+    return new HubEvent(input.deepCopy());
   }
 
   private static JsonArray team(List<Player> players) {
@@ -207,8 +204,15 @@ public final class HubEvent {
     return a;
   }
 
-  /** Milliseconds are enough for the hub and keep the text short. */
-  private static String time(Instant at) {
+  private static JsonObject timed(Instant at) {
+    JsonObject f = new JsonObject();
+    if (at != null) {
+      f.addProperty("occurred_at", millis(at));
+    }
+    return f;
+  }
+
+  private static String millis(Instant at) {
     return at.truncatedTo(ChronoUnit.MILLIS).toString();
   }
 }

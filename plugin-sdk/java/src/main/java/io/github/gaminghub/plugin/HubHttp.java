@@ -11,10 +11,6 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.time.Instant;
-import java.time.ZonedDateTime;
-import java.time.format.DateTimeFormatter;
-import java.time.format.DateTimeParseException;
 import java.util.Optional;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
@@ -29,14 +25,14 @@ final class HubHttp {
   static final String PREFIX = "/api-platform/ingest";
 
   /** An answer: its status, body and the Retry-After the hub sent with a 429 or 503. */
-  record Answer(int status, String body, Optional<Duration> retryAfter) {
+  record Answer(int status, String body, Optional<String> retryAfter) {
     boolean ok() {
       return status >= 200 && status < 300;
     }
 
-    /** 429 and 5xx: the same call may succeed later. */
-    boolean retryable() {
-      return status == 429 || status >= 500;
+    /** The token is refused (revoked, expired, unknown): every loop stops. */
+    boolean refused() {
+      return status == 401 || status == 403;
     }
 
     JsonObject json() throws HubException {
@@ -100,7 +96,7 @@ final class HubHttp {
     try {
       // the request's own timeout ends the exchange; this one is a safety net for a stuck connection
       HttpResponse<String> r = future.get(timeout.toMillis() + 5_000, TimeUnit.MILLISECONDS);
-      return new Answer(r.statusCode(), r.body(), retryAfter(r.headers().firstValue("retry-after")));
+      return new Answer(r.statusCode(), r.body(), r.headers().firstValue("retry-after"));
     } catch (InterruptedException e) {
       future.cancel(true);
       throw e;
@@ -119,7 +115,7 @@ final class HubHttp {
   CompletableFuture<Answer> callAsync(String method, String path, String json, Duration timeout) {
     return client.sendAsync(request(method, path, json, timeout),
             HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8))
-        .thenApply(r -> new Answer(r.statusCode(), r.body(), retryAfter(r.headers().firstValue("retry-after"))));
+        .thenApply(r -> new Answer(r.statusCode(), r.body(), r.headers().firstValue("retry-after")));
   }
 
   private HttpRequest request(String method, String path, String json, Duration timeout) {
@@ -135,25 +131,5 @@ final class HubHttp {
           .method(method, HttpRequest.BodyPublishers.ofString(json, StandardCharsets.UTF_8));
     }
     return b.build();
-  }
-
-  /** {@code Retry-After} as seconds or as an HTTP date (RFC 9110 §10.2.3); anything else is ignored. */
-  static Optional<Duration> retryAfter(Optional<String> header) {
-    if (header.isEmpty()) {
-      return Optional.empty();
-    }
-    String v = header.get().trim();
-    try {
-      long seconds = Long.parseLong(v);
-      return seconds < 0 ? Optional.empty() : Optional.of(Duration.ofSeconds(seconds));
-    } catch (NumberFormatException notSeconds) {
-      try {
-        Instant at = ZonedDateTime.parse(v, DateTimeFormatter.RFC_1123_DATE_TIME).toInstant();
-        Duration d = Duration.between(Instant.now(), at);
-        return Optional.of(d.isNegative() ? Duration.ZERO : d);
-      } catch (DateTimeParseException notADate) {
-        return Optional.empty();
-      }
-    }
   }
 }

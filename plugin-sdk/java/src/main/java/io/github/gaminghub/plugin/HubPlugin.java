@@ -49,6 +49,7 @@ public final class HubPlugin implements AutoCloseable {
   private final HubHttp http;
   private final Stats stats = new Stats();
   private final Spool spool;
+  private final EventEncoder encoder;
   private final FileChannel lockChannel;
   private final FileLock spoolLock;
   private final EventSender sender;
@@ -67,8 +68,11 @@ public final class HubPlugin implements AutoCloseable {
     AtomicInteger n = new AtomicInteger();
     httpThreads = Executors.newCachedThreadPool(r -> daemon(r, "gaming-hub-http-" + n.incrementAndGet()));
     http = new HubHttp(b.hubUrl, b.token, SDK, b.connectTimeout, httpThreads);
-    Backoff backoff = new Backoff(b.backoffBase, b.backoffMax, b.random);
+    Backoff backoff = new Backoff(b.random::nextDouble);
+    encoder = new EventEncoder(instanceId(b.random), Instant::now);
     spool = new Spool(b.spoolDirectory, b.maxSpooledEvents);
+    stats.spooled.set(spool.found());
+    stats.dropped.set(spool.damaged());
     lockChannel = FileChannel.open(b.spoolDirectory.resolve(".lock"), StandardOpenOption.CREATE,
         StandardOpenOption.WRITE);
     FileLock lock;
@@ -83,11 +87,11 @@ public final class HubPlugin implements AutoCloseable {
       throw new IllegalStateException("another HubPlugin uses the spool " + b.spoolDirectory);
     }
     spoolLock = lock;
-    sender = new EventSender(http, spool, backoff, stats, b.batchSize, b.linger, b.maxQueuedEvents,
-        b.requestTimeout, this::unauthorized);
+    sender = new EventSender(http, spool, backoff, stats, b.batchSize, b.maxBatchBytes, b.linger,
+        b.maxQueuedEvents, b.requestTimeout, this::unauthorized);
     senderThread = daemon(sender, "gaming-hub-events");
-    if (b.handler != null) {
-      commandLoop = new CommandLoop(http, b.handler, b.commandExecutor, backoff, stats, b.pollWait,
+    if (b.fallback != null || !b.handlers.isEmpty()) {
+      commandLoop = new CommandLoop(http, b.handlers, b.fallback, b.commandExecutor, backoff, stats, b.pollWait,
           b.handlerTimeout, this::unauthorized);
       commandThread = daemon(commandLoop, "gaming-hub-commands");
     } else {
@@ -102,6 +106,11 @@ public final class HubPlugin implements AutoCloseable {
       heartbeat = null;
       heartbeatThread = null;
     }
+  }
+
+  /** 16 hex digits: client ids of two runs never collide. */
+  private static String instanceId(RandomGenerator random) {
+    return String.format("%016x", random.nextLong());
   }
 
   private static Thread daemon(Runnable r, String name) {
@@ -132,11 +141,22 @@ public final class HubPlugin implements AutoCloseable {
    */
   public void emit(HubEvent event) {
     Objects.requireNonNull(event, "event");
+    emit(event.input());
+  }
+
+  /**
+   * Queues an event given as JSON in the wire's field names (docs/plugin-protocol.md), checked as
+   * {@link #emit(HubEvent)} checks it.
+   *
+   * @throws InvalidEventException when the hub would refuse it (it is not queued)
+   */
+  public void emit(JsonObject event) {
+    String wire = encoder.encode(event).toString();
     if (closed.get()) {
       stats.dropped.incrementAndGet();
       return;
     }
-    sender.offer(event.json());
+    sender.offer(wire);
   }
 
   /** The status the next heartbeat reports (when the builder was given no status supplier). */
@@ -148,7 +168,7 @@ public final class HubPlugin implements AutoCloseable {
   public Counters counters() {
     return new Counters(stats.sent.get(), stats.accepted.get(), stats.duplicates.get(), stats.rejected.get(),
         stats.spooled.get(), stats.dropped.get(), sender.queued(), spool.size(), stats.commandsRun.get(),
-        stats.commandsFailed.get(), stats.heartbeats.get(), stats.retries.get());
+        stats.commandsFailed.get(), stats.commandsExpired.get(), stats.heartbeats.get(), stats.retries.get());
   }
 
   /**
@@ -307,17 +327,17 @@ public final class HubPlugin implements AutoCloseable {
     private final URI hubUrl;
     private final String token;
     private Path spoolDirectory = Path.of("gaming-hub-spool");
-    private long maxSpooledEvents = 250_000;
+    private long maxSpooledEvents = 100_000;
     private int maxQueuedEvents = 100_000;
-    private int batchSize = 500;
-    private Duration linger = Duration.ofSeconds(1);
+    private int batchSize = 1_000;
+    private int maxBatchBytes = 1_000_000;
+    private Duration linger = Duration.ofMillis(250);
     private Duration flushTimeout = Duration.ofSeconds(5);
-    private Duration requestTimeout = Duration.ofSeconds(15);
+    private Duration requestTimeout = Duration.ofSeconds(30);
     private Duration connectTimeout = Duration.ofSeconds(5);
-    private Duration backoffBase = Duration.ofMillis(500);
-    private Duration backoffMax = Duration.ofSeconds(60);
     private RandomGenerator random = new SecureRandom();
-    private CommandHandler handler;
+    private final java.util.Map<String, CommandHandler> handlers = new java.util.HashMap<>();
+    private CommandHandler fallback;
     private java.util.concurrent.Executor commandExecutor = Runnable::run;
     private Duration pollWait = Duration.ofSeconds(25);
     private Duration handlerTimeout = Duration.ofSeconds(30);
@@ -342,7 +362,7 @@ public final class HubPlugin implements AutoCloseable {
       return this;
     }
 
-    /** The spool's bound in events (default 250,000); past it the oldest are dropped and counted. */
+    /** The spool's bound in events (default 100,000); past it the oldest are dropped and counted. */
     public Builder maxSpooledEvents(long max) {
       this.maxSpooledEvents = positive(max, "maxSpooledEvents");
       return this;
@@ -354,7 +374,7 @@ public final class HubPlugin implements AutoCloseable {
       return this;
     }
 
-    /** Events per request (default 500, the hub takes up to 10,000). */
+    /** Events per request at most (default 1,000; the hub takes up to 10,000). */
     public Builder batchSize(int size) {
       if (size < 1 || size > 10_000) {
         throw new IllegalArgumentException("batchSize is 1 to 10,000");
@@ -363,7 +383,13 @@ public final class HubPlugin implements AutoCloseable {
       return this;
     }
 
-    /** How long an event may wait for a fuller batch (default 1 s). */
+    /** A request's body at most, in bytes (default 1,000,000); an event larger alone travels alone. */
+    public Builder maxBatchBytes(int bytes) {
+      this.maxBatchBytes = (int) positive(bytes, "maxBatchBytes");
+      return this;
+    }
+
+    /** How long an event may wait for a fuller batch (default 250 ms). */
     public Builder linger(Duration linger) {
       this.linger = Objects.requireNonNull(linger);
       return this;
@@ -375,32 +401,44 @@ public final class HubPlugin implements AutoCloseable {
       return this;
     }
 
-    /** Per-request timeout (default 15 s; the long-poll adds its wait). */
+    /** Per-request timeout (default 30 s; the long-poll's is its wait + 10 s). */
     public Builder requestTimeout(Duration timeout) {
       this.requestTimeout = Objects.requireNonNull(timeout);
       return this;
     }
 
-    /** Retry waits: from {@code base}, doubling, up to {@code max} (defaults 500 ms and 60 s), jittered. */
-    public Builder backoff(Duration base, Duration max) {
-      this.backoffBase = Objects.requireNonNull(base);
-      this.backoffMax = Objects.requireNonNull(max);
-      return this;
-    }
-
-    /** The jitter's source (tests pass a seeded one). */
+    /** The source of the jitter and of the client ids' instance (tests pass a seeded one). */
     public Builder random(RandomGenerator random) {
       this.random = Objects.requireNonNull(random);
       return this;
     }
 
     /**
-     * Runs the command loop: {@code handler} runs each command on {@code executor}, e.g. a Paper
-     * plugin's {@code r -> Bukkit.getScheduler().runTask(plugin, r)}, so it may touch the game's state;
-     * the SDK's command thread waits for it, never the game.
+     * Registers the handler of the commands named {@code name} (the command line's first word, case
+     * kept); a command with no handler gets the error result {@code unknown command: <name>}. Runs the
+     * command loop.
+     */
+    public Builder command(String name, CommandHandler handler) {
+      handlers.put(Objects.requireNonNull(name), Objects.requireNonNull(handler));
+      return this;
+    }
+
+    /**
+     * Where handlers run (default the SDK's command thread): e.g. a Paper plugin's
+     * {@code r -> Bukkit.getScheduler().runTask(plugin, r)}, so they may touch the game's state; the
+     * SDK's command thread waits for them, never the game.
+     */
+    public Builder commandExecutor(java.util.concurrent.Executor executor) {
+      this.commandExecutor = Objects.requireNonNull(executor);
+      return this;
+    }
+
+    /**
+     * One handler for every command no {@link #command} names, run on {@code executor} (see
+     * {@link #commandExecutor}). Runs the command loop.
      */
     public Builder commands(CommandHandler handler, java.util.concurrent.Executor executor) {
-      this.handler = Objects.requireNonNull(handler);
+      this.fallback = Objects.requireNonNull(handler);
       this.commandExecutor = Objects.requireNonNull(executor);
       return this;
     }

@@ -1,10 +1,8 @@
 package io.github.gaminghub.plugin;
 
 import com.google.gson.JsonObject;
-import java.util.Locale;
 import java.util.Objects;
 import java.util.UUID;
-import java.util.regex.Pattern;
 
 /**
  * A player as the hub knows them: a display name and exactly one platform identity. A Steam id gets a
@@ -13,11 +11,10 @@ import java.util.regex.Pattern;
  *
  * @param name the name shown in the game, 1 to 64 characters
  * @param platform which kind of id {@code id} is
- * @param id the id, normalized the way the hub stores it
+ * @param id the id: Steam ids as given (SteamID64, STEAM_X:Y:Z or [U:1:N]), a Minecraft UUID lower case with
+ *     dashes, an EOS id lower case
  */
 public record Player(String name, Platform platform, String id) {
-  private static final Pattern UUID_HEX = Pattern.compile("[0-9a-fA-F]{32}");
-  private static final Pattern EOS = Pattern.compile("[0-9a-fA-F]{32}");
 
   /** The identity platforms of the plugin protocol, with their field name on the wire. */
   public enum Platform {
@@ -80,26 +77,13 @@ public record Player(String name, Platform platform, String id) {
   }
 
   private static String normalize(Platform platform, String id) {
-    String trimmed = id.trim();
-    switch (platform) {
-      case MINECRAFT:
-        String hex = trimmed.replace("-", "");
-        if (!UUID_HEX.matcher(hex).matches()) {
-          throw new IllegalArgumentException("not a Minecraft UUID: " + id);
-        }
-        hex = hex.toLowerCase(Locale.ROOT);
-        return hex.substring(0, 8) + '-' + hex.substring(8, 12) + '-' + hex.substring(12, 16) + '-'
-            + hex.substring(16, 20) + '-' + hex.substring(20);
-      case EOS:
-        if (!EOS.matcher(trimmed).matches()) {
-          throw new IllegalArgumentException("not an EOS product user id (32 hex characters): " + id);
-        }
-        return trimmed.toLowerCase(Locale.ROOT);
-      default:
-        if (trimmed.isEmpty() || trimmed.length() > 32) {
-          throw new IllegalArgumentException("not a Steam id: " + id);
-        }
-        return trimmed;
+    JsonObject raw = new JsonObject();
+    raw.addProperty("name", "x");
+    raw.addProperty(platform.field(), id);
+    try {
+      return EventEncoder.player(raw, "player", false).get(platform.field()).getAsString();
+    } catch (InvalidEventException e) {
+      throw new IllegalArgumentException("not a valid " + platform.field() + ": " + id, e);
     }
   }
 }

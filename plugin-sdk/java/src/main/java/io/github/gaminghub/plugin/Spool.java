@@ -1,5 +1,8 @@
 package io.github.gaminghub.plugin;
 
+import com.google.gson.JsonElement;
+import com.google.gson.JsonParseException;
+import com.google.gson.JsonParser;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.AtomicMoveNotSupportedException;
@@ -11,26 +14,28 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.TreeMap;
-import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * Events the hub could not take yet, on disk: one file per batch ("segment"), named by a sequence
- * number and its event count, one event's JSON per line. A segment is written to a temporary file and
- * renamed, so a crash leaves whole segments only; it is deleted once the hub has answered it. At most
- * {@code maxEvents} are kept: past that the oldest segments are deleted and counted as dropped.
+ * Events the hub could not take yet, on disk, in the format every SDK port shares
+ * (plugin-sdk/vectors/spool.json): one file per batch ("segment") named by a 12-digit sequence number,
+ * one wire event per line. A segment is written to {@code <name>.tmp} and renamed, so it is whole or
+ * absent; it is deleted once the hub has settled it. At most {@code maxEvents} are kept: appending past
+ * that drops the oldest events first (whole segments, or the oldest lines of one, rewritten).
  *
- * <p>Only the sender thread calls it; the lock guards the counters read by {@link HubPlugin#counters}.
+ * <p>Only the sender thread changes it; the lock guards what {@link HubPlugin#counters} reads.
  */
 final class Spool {
-  private static final Pattern NAME = Pattern.compile("(\\d{20})-(\\d+)\\.jsonl");
+  private static final Pattern NAME = Pattern.compile("\\d{12}\\.jsonl");
 
   /** A batch read back from the spool. */
-  record Segment(long seq, Path path, List<String> events) {}
+  record Segment(long seq, List<String> events) {}
 
   private final Path dir;
   private final long maxEvents;
   private final TreeMap<Long, Integer> segments = new TreeMap<>();
+  private final long found;
+  private final long damaged;
   private long size;
   private long nextSeq;
 
@@ -38,30 +43,75 @@ final class Spool {
     this.dir = dir;
     this.maxEvents = maxEvents;
     Files.createDirectories(dir);
+    long bad = 0;
     try (DirectoryStream<Path> files = Files.newDirectoryStream(dir)) {
       for (Path p : files) {
-        Matcher m = NAME.matcher(p.getFileName().toString());
-        if (m.matches()) {
-          segments.put(Long.parseLong(m.group(1)), Integer.parseInt(m.group(2)));
-        } else if (p.getFileName().toString().endsWith(".tmp")) {
-          Files.deleteIfExists(p); // a write the process did not finish: never renamed, never counted
+        String name = p.getFileName().toString();
+        if (NAME.matcher(name).matches()) {
+          segments.put(Long.parseLong(name.substring(0, 12)), 0);
+        } else if (name.endsWith(".jsonl.tmp")) {
+          Files.deleteIfExists(p); // a write that never finished: never renamed, never counted
         }
       }
     }
-    for (int n : segments.values()) {
-      size += n;
+    for (long seq : new ArrayList<>(segments.keySet())) {
+      List<String> lines = Files.readAllLines(path(seq), StandardCharsets.UTF_8);
+      List<String> good = new ArrayList<>(lines.size());
+      for (String line : lines) {
+        if (isEvent(line)) {
+          good.add(line);
+        } else if (!line.isEmpty()) {
+          bad++;
+        }
+      }
+      if (good.isEmpty()) {
+        Files.deleteIfExists(path(seq));
+        segments.remove(seq);
+        continue;
+      }
+      segments.put(seq, good.size());
+      size += good.size();
     }
+    found = size;
+    damaged = bad;
     nextSeq = segments.isEmpty() ? 1 : segments.lastKey() + 1;
+  }
+
+  private static boolean isEvent(String line) {
+    try {
+      JsonElement e = JsonParser.parseString(line);
+      return e.isJsonObject() && e.getAsJsonObject().has("client_id")
+          && e.getAsJsonObject().get("client_id").isJsonPrimitive()
+          && e.getAsJsonObject().get("client_id").getAsJsonPrimitive().isString();
+    } catch (JsonParseException e) {
+      return false;
+    }
+  }
+
+  /** Events found when the spool was opened (a restart's backlog). */
+  long found() {
+    return found;
+  }
+
+  /** Damaged lines skipped when the spool was opened. */
+  long damaged() {
+    return damaged;
   }
 
   synchronized long size() {
     return size;
   }
 
+  /** The segment files, oldest first (for tests). */
+  synchronized List<String> names() {
+    return segments.keySet().stream().map(s -> String.format("%012d.jsonl", s)).toList();
+  }
+
   /**
-   * Writes {@code events} (oldest first) as one segment, then drops the oldest segments past the bound.
+   * Appends {@code events} (oldest first) as one segment, first dropping the oldest events the bound
+   * leaves no room for.
    *
-   * @return how many events were dropped to stay within the bound
+   * @return how many events were dropped
    */
   long append(List<String> events) throws IOException {
     if (events.isEmpty()) {
@@ -73,76 +123,111 @@ final class Spool {
       dropped += kept.size() - maxEvents;
       kept = kept.subList(kept.size() - (int) maxEvents, kept.size());
     }
+    long excess;
+    synchronized (this) {
+      excess = size + kept.size() - maxEvents;
+    }
+    while (excess > 0) {
+      long seq;
+      int count;
+      synchronized (this) {
+        seq = segments.firstKey();
+        count = segments.get(seq);
+      }
+      if (count <= excess) {
+        delete(seq);
+        excess -= count;
+        dropped += count;
+      } else {
+        List<String> lines = read(seq);
+        List<String> rest = new ArrayList<>(lines.subList((int) excess, lines.size()));
+        write(seq, rest);
+        synchronized (this) {
+          segments.put(seq, rest.size());
+          size -= excess;
+        }
+        dropped += excess;
+        excess = 0;
+      }
+    }
     long seq;
     synchronized (this) {
       seq = nextSeq++;
     }
-    Path target = dir.resolve(String.format("%020d-%d.jsonl", seq, kept.size()));
-    Path tmp = dir.resolve(target.getFileName() + ".tmp");
-    Files.write(tmp, (String.join("\n", kept) + "\n").getBytes(StandardCharsets.UTF_8));
-    try {
-      Files.move(tmp, target, StandardCopyOption.ATOMIC_MOVE);
-    } catch (AtomicMoveNotSupportedException e) {
-      Files.move(tmp, target, StandardCopyOption.REPLACE_EXISTING);
-    }
+    write(seq, kept);
     synchronized (this) {
       segments.put(seq, kept.size());
       size += kept.size();
     }
-    while (true) {
-      long oldest;
-      int count;
-      synchronized (this) {
-        if (size <= maxEvents || segments.size() <= 1) {
-          break;
-        }
-        oldest = segments.firstKey();
-        count = segments.get(oldest);
-      }
-      delete(oldest, count);
-      dropped += count;
-    }
     return dropped;
   }
 
-  /** The oldest segment, read from disk; its unreadable lines are skipped. */
+  /** Every event, oldest first (for tests and tools). */
+  List<String> all() throws IOException {
+    List<Long> seqs;
+    synchronized (this) {
+      seqs = new ArrayList<>(segments.keySet());
+    }
+    List<String> out = new ArrayList<>();
+    for (long seq : seqs) {
+      out.addAll(read(seq));
+    }
+    return out;
+  }
+
+  /** The oldest segment. */
   Optional<Segment> oldest() throws IOException {
     long seq;
-    int count;
     synchronized (this) {
       if (segments.isEmpty()) {
         return Optional.empty();
       }
       seq = segments.firstKey();
-      count = segments.get(seq);
     }
-    Path path = dir.resolve(String.format("%020d-%d.jsonl", seq, count));
-    List<String> events = new ArrayList<>(count);
-    for (String line : Files.readAllLines(path, StandardCharsets.UTF_8)) {
-      if (!line.isBlank()) {
-        events.add(line);
+    return Optional.of(new Segment(seq, read(seq)));
+  }
+
+  /** The hub settled this segment: it leaves the spool. */
+  void remove(Segment segment) throws IOException {
+    delete(segment.seq());
+  }
+
+  private List<String> read(long seq) throws IOException {
+    List<String> out = new ArrayList<>();
+    for (String line : Files.readAllLines(path(seq), StandardCharsets.UTF_8)) {
+      if (isEvent(line)) {
+        out.add(line); // damaged lines were counted as dropped when the spool was opened
       }
     }
-    return Optional.of(new Segment(seq, path, events));
+    return out;
   }
 
-  /** The hub answered this segment: it leaves the spool. */
-  void remove(Segment segment) throws IOException {
-    Integer count;
-    synchronized (this) {
-      count = segments.get(segment.seq());
+  private void write(long seq, List<String> lines) throws IOException {
+    Path target = path(seq);
+    Path tmp = dir.resolve(target.getFileName() + ".tmp");
+    StringBuilder b = new StringBuilder();
+    for (String line : lines) {
+      b.append(line).append('\n');
     }
-    if (count != null) {
-      delete(segment.seq(), count);
+    Files.writeString(tmp, b, StandardCharsets.UTF_8);
+    try {
+      Files.move(tmp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+    } catch (AtomicMoveNotSupportedException e) {
+      Files.move(tmp, target, StandardCopyOption.REPLACE_EXISTING);
     }
   }
 
-  private void delete(long seq, int count) throws IOException {
-    Files.deleteIfExists(dir.resolve(String.format("%020d-%d.jsonl", seq, count)));
+  private void delete(long seq) throws IOException {
+    Files.deleteIfExists(path(seq));
     synchronized (this) {
-      if (segments.remove(seq) != null) {
+      Integer count = segments.remove(seq);
+      if (count != null) {
         size -= count;
       }
     }
+  }
+
+  private Path path(long seq) {
+    return dir.resolve(String.format("%012d.jsonl", seq));
   }
 }

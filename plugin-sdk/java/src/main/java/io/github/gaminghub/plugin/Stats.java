@@ -12,6 +12,7 @@ final class Stats {
   final AtomicLong dropped = new AtomicLong();
   final AtomicLong commandsRun = new AtomicLong();
   final AtomicLong commandsFailed = new AtomicLong();
+  final AtomicLong commandsExpired = new AtomicLong();
   final AtomicLong heartbeats = new AtomicLong();
   final AtomicLong retries = new AtomicLong();
 }

@@ -53,7 +53,11 @@ public final class SimulatedGameServer implements AutoCloseable {
     hub = tune.apply(HubPlugin.builder(hubUrl, token)
             .spoolDirectory(dataFolder.resolve("spool"))
             .pluginName("simulated-game-server/1.0")
-            .commands(this::command, mainThread))
+            .command("say", this::say)
+            .command("kick", this::kick)
+            .command("list", c -> CommandResult.ok(online.size() + "/" + MAX_PLAYERS + " online: "
+                + String.join(", ", online.keySet())))
+            .commandExecutor(mainThread))
         .start();
     onMain(() -> {
       hub.updateStatus(status());
@@ -135,26 +139,22 @@ public final class SimulatedGameServer implements AutoCloseable {
     return onMain(() -> List.copyOf(broadcasts));
   }
 
-  /** Runs on the main thread (the SDK hands commands over through the executor). */
-  private CommandResult command(Command c) {
-    switch (c.name()) {
-      case "say":
-        if (c.arguments().isEmpty()) {
-          return CommandResult.error("usage: say <message>");
-        }
-        broadcasts.add("[Server] " + c.arguments());
-        return CommandResult.ok("[Server] " + c.arguments());
-      case "kick":
-        if (!online.containsKey(c.arguments())) {
-          return CommandResult.error("no player named " + c.arguments() + " is online");
-        }
-        leaveOnMain(c.arguments());
-        return CommandResult.ok("kicked " + c.arguments());
-      case "list":
-        return CommandResult.ok(online.size() + "/" + MAX_PLAYERS + " online: " + String.join(", ", online.keySet()));
-      default:
-        return CommandResult.error("unknown command: " + c.name());
+  /** {@code say <text>}: a broadcast; runs on the main thread (the SDK hands it over). */
+  private CommandResult say(Command c) {
+    if (c.arguments().isEmpty()) {
+      return CommandResult.error("usage: say <message>");
     }
+    broadcasts.add("[Server] " + c.arguments());
+    return CommandResult.ok("[Server] " + c.arguments());
+  }
+
+  /** {@code kick <name>}: the player leaves (and the hub hears it); on the main thread. */
+  private CommandResult kick(Command c) {
+    if (!online.containsKey(c.arguments())) {
+      throw new IllegalArgumentException("no player named " + c.arguments() + " is online");
+    }
+    leaveOnMain(c.arguments());
+    return CommandResult.ok("kicked " + c.arguments());
   }
 
   private void leaveOnMain(String name) {

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
-// Runs every test/**/*.test.ts and bot/test/**/*.test.ts (the bot framework, its examples and its
-// end-to-end test) with node's test runner (TypeScript through tsx).
+// Runs every test/**/*.test.ts, bot/test/**/*.test.ts (the bot framework, its examples and its
+// end-to-end test) and plugin-sdk/typescript/test/**/*.test.ts (the plugin SDK and its vectors) with node's test runner (TypeScript through tsx).
 // Usage: npm test [-- path-filter ...]   e.g. npm test -- killboard; npm run test:bot
 // Without a filter it then runs scripts/test-clients.mjs (the client libraries' conformance).
 import { spawnSync } from 'node:child_process';
@@ -16,7 +16,7 @@ function findTests(dir) {
 }
 
 const filters = process.argv.slice(2);
-const files = [...findTests('test'), ...findTests('bot/test')]
+const files = [...findTests('test'), ...findTests('bot/test'), ...findTests('plugin-sdk/typescript/test')]
   .filter((f) => filters.length === 0 || filters.some((p) => f.includes(p)))
   .sort();
 if (files.length === 0) {

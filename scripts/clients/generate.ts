@@ -8,6 +8,7 @@ import { generatorDocument } from './generator-document.js';
 import { goGenerator } from './go.js';
 import { pythonGenerator } from './python.js';
 import { rustGenerator } from './rust.js';
+import { documentTables, type DocumentTables } from './tables.js';
 import { typescriptGenerator } from './typescript.js';
 
 /** The document as generators read it (see generator-document.ts). */
@@ -17,8 +18,11 @@ export interface ClientGenerator {
   language: string;
   /** the folder, relative to clients/, that the generator owns entirely (emptied before each run) */
   generatedDir: string;
-  /** writes the generated code for `doc` into `outDir` (which is `generatedDir` or a temp copy of it) */
-  generate(doc: GeneratorDocument, outDir: string): Promise<void>;
+  /**
+   * writes the generated code for `doc` into `outDir` (which is `generatedDir` or a temp copy of
+   * it); `tables` are the document's tables (tables.ts), built once for every language to print
+   */
+  generate(doc: GeneratorDocument, tables: DocumentTables, outDir: string): Promise<void>;
 }
 
 /** One step per language; the drift test checks every one. */
@@ -35,11 +39,12 @@ export const DOCUMENT_FILE = join(CLIENTS_DIR, 'openapi.json');
 /** Regenerates every language from `documentText` into `clientsDir/<generatedDir>`. */
 export async function generateClients(documentText: string, clientsDir: string): Promise<void> {
   const doc = generatorDocument(JSON.parse(documentText) as Record<string, unknown>);
+  const tables = documentTables(doc);
   for (const generator of GENERATORS) {
     const outDir = join(clientsDir, generator.generatedDir);
     await rm(outDir, { recursive: true, force: true });
     await mkdir(outDir, { recursive: true });
-    await generator.generate(doc, outDir);
+    await generator.generate(doc, tables, outDir);
   }
 }
 

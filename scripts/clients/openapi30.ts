@@ -1,112 +1,116 @@
-// oapi-codegen reads OpenAPI 3.0 only (through kin-openapi), and the service serves 3.1. This turns the
-// generator document into the 3.0 form of the same contract, for the Go client's generation only:
-// `type: [T, "null"]` becomes `nullable`, `const` a one-value `enum`, a schema's `examples` its
-// `example`, and the 3.1-only `webhooks` section goes; its events become named component schemas
-// (`<Type>Event`, e.g. `EconomyTransferCreatedEvent`) so the Go types of the events are generated.
+// oapi-codegen (Go, through kin-openapi) and progenitor (Rust, through the openapiv3 crate) read
+// OpenAPI 3.0 only, and the service serves 3.1. This turns the generator document into the 3.0
+// form of the same contract, for both:
+// - `type: [T, "null"]` becomes `type: T, nullable: true`; a union with a `{type: "null"}` member
+//   (`anyOf`/`oneOf`) becomes its other member, nullable (a lone `$ref` wrapped in `allOf`: 3.0
+//   ignores a `$ref`'s siblings, and oapi-codegen makes `anyOf: [$ref]` a union wrapper type);
+// - `const` becomes a one-value `enum`, a schema's `examples` its `example` (the first one), a
+//   numeric `exclusiveMinimum`/`exclusiveMaximum` a `minimum`/`maximum` with the boolean flag;
+// - the 3.1-only `webhooks` section goes: each event's body becomes a named component schema (the
+//   name tables.ts's webhookEvents gives it), so both languages get the events' types; the 3.1-only
+//   `jsonSchemaDialect` and `license.identifier` go too.
+// What one generator needs and the other must not get is an option (Openapi30Options).
+import { isNode, type JsonNode as Json } from '../../src/http/docs/json-node.js';
+import type { GeneratorDocument } from './generate.js';
+import { webhookEvents } from './tables.js';
 
-type Json = Record<string, unknown>;
+export interface Openapi30Options {
+  /**
+   * Answers in `application/problem+json` are read as `application/json`. For progenitor (Rust):
+   * it reads only `application/json` bodies, so the error answers would have no type. Not for
+   * oapi-codegen (Go): it reads both, and names the problem answers by their media type
+   * (`ApplicationproblemJSON404`), which the Go client's layer uses.
+   */
+  problemAsJson?: boolean;
+}
 
-const isObject = (value: unknown): value is Json =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
+/** Schema keywords whose value is a map of names (data, not keywords) to schemas. */
+const SCHEMA_MAPS = new Set(['properties', 'patternProperties', '$defs', 'definitions']);
+/** Schema keywords whose value is a list of schemas. */
+const SCHEMA_LISTS = new Set(['allOf', 'anyOf', 'oneOf', 'prefixItems']);
+/** Schema keywords whose value is one schema. */
+const SCHEMA_ONE = new Set(['items', 'additionalProperties', 'not', 'contains', 'propertyNames']);
 
-/** `economy.transfer.created` -> `EconomyTransferCreatedEvent`. */
-export const eventSchemaName = (type: string): string =>
-  `${type
-    .split(/[._-]/)
-    .map((part) => part.charAt(0).toUpperCase() + part.slice(1))
-    .join('')}Event`;
+const isNullSchema = (value: unknown): boolean => isNode(value) && value.type === 'null';
 
-/** Keys under which a map of names to schemas sits: its keys are names, not keywords. */
-const NAMED = new Set(['properties', 'patternProperties', 'schemas', '$defs', 'definitions']);
-
-/** Keys whose value is a list of schemas. */
-const COMBINERS = new Set(['allOf', 'anyOf', 'oneOf', 'prefixItems']);
-
-/** A 3.0 copy of one JSON Schema (recursively). */
+/** A 3.0 copy of one JSON Schema 2020-12 schema (recursively). */
 function schema30(input: Json): Json {
   const out: Json = {};
   for (const [key, value] of Object.entries(input)) {
-    if (key === 'examples' && Array.isArray(value)) {
+    if (SCHEMA_MAPS.has(key) && isNode(value))
+      out[key] = Object.fromEntries(Object.entries(value).map(([k, v]) => [k, isNode(v) ? schema30(v) : v]));
+    else if (SCHEMA_LISTS.has(key) && Array.isArray(value))
+      out[key] = value.map((v: unknown) => (isNode(v) ? schema30(v) : v));
+    else if (SCHEMA_ONE.has(key) && isNode(value)) out[key] = schema30(value);
+    else if (key === 'examples' && Array.isArray(value)) {
       if (value.length > 0 && out.example === undefined) out.example = value[0];
-      continue;
-    }
-    if (key === 'const') {
-      out.enum = [value];
-      continue;
-    }
-    if (key === 'type' && Array.isArray(value)) {
+    } else if (key === 'const') out.enum = [value];
+    else if (key === 'type' && Array.isArray(value)) {
       const types = value.filter((t) => t !== 'null');
+      // neither generator has a type for "one of several": a caller would get an untyped value
+      if (types.length !== 1) throw new Error(`type ${JSON.stringify(value)}: one type, or one and null`);
       if (types.length !== value.length) out.nullable = true;
-      if (types.length === 1) out.type = types[0];
-      continue;
-    }
-    if (key === 'exclusiveMinimum' || key === 'exclusiveMaximum') {
-      if (typeof value === 'number') {
-        out[key === 'exclusiveMinimum' ? 'minimum' : 'maximum'] = value;
-        out[key] = true;
-        continue;
-      }
-    }
-    out[key] = convert(value, key);
+      out.type = types[0];
+    } else if ((key === 'exclusiveMinimum' || key === 'exclusiveMaximum') && typeof value === 'number') {
+      out[key === 'exclusiveMinimum' ? 'minimum' : 'maximum'] = value;
+      out[key] = true;
+    } else out[key] = value;
   }
-  // `anyOf: [X, {type: null}]` is 3.0's nullable X
-  if (Array.isArray(out.anyOf)) {
-    const rest = (out.anyOf as Json[]).filter((s) => !(isObject(s) && s.type === 'null' && !s.nullable));
-    const hadNull = rest.length !== (out.anyOf as Json[]).length;
-    if (hadNull) {
-      out.nullable = true;
-      if (rest.length === 1 && isObject(rest[0]) && rest[0].$ref === undefined) {
-        delete out.anyOf;
-        Object.assign(out, rest[0]);
-      } else out.anyOf = rest;
+  for (const key of ['anyOf', 'oneOf'] as const) {
+    const members = out[key];
+    if (!Array.isArray(members) || !members.some(isNullSchema)) continue;
+    const rest: unknown[] = members.filter((m) => !isNullSchema(m));
+    const [only] = rest;
+    out[key] = rest;
+    if (rest.length === 1 && isNode(only)) {
+      Reflect.deleteProperty(out, key);
+      Object.assign(out, '$ref' in only ? { allOf: [only] } : only);
     }
+    out.nullable = true;
   }
   return out;
 }
 
-function convert(value: unknown, parentKey = ''): unknown {
-  if (Array.isArray(value))
-    return value.map((v) => (COMBINERS.has(parentKey) && isObject(v) ? schema30(v) : convert(v)));
-  if (!isObject(value)) return value;
-  if (NAMED.has(parentKey))
-    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, isObject(v) ? schema30(v) : v]));
-  if (parentKey === 'schema' || parentKey === 'items' || parentKey === 'additionalProperties')
-    return schema30(value);
-  if (parentKey === 'not') return schema30(value);
+/**
+ * A 3.0 copy of a part of the document that is not a schema: the schemas under it (a `schema`,
+ * `components.schemas`) are converted, examples (data) are kept as they are.
+ */
+function convert(value: unknown, options: Openapi30Options, parentKey = ''): unknown {
+  if (Array.isArray(value)) return value.map((v: unknown) => convert(v, options));
+  if (!isNode(value)) return value;
+  if (parentKey === 'schema') return schema30(value);
+  if (parentKey === 'schemas')
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, isNode(v) ? schema30(v) : v]));
   const out: Json = {};
-  for (const [key, v] of Object.entries(value)) out[key] = convert(v, key);
+  for (const [key, child] of Object.entries(value)) {
+    const name = parentKey === 'content' && options.problemAsJson && key === 'application/problem+json';
+    out[name ? 'application/json' : key] =
+      key === 'example' || key === 'examples' ? child : convert(child, options, key);
+  }
   return out;
 }
 
-/** The 3.0 document oapi-codegen reads, and the component name of each webhook event type. */
-export function openapi30(doc: Json): { document: Json; events: [type: string, schema: string][] } {
+/** The 3.0 document oapi-codegen and progenitor read (see the comment at the top). */
+export function openapi30(doc: GeneratorDocument, options: Openapi30Options = {}): Json {
   const source = structuredClone(doc);
-  const components = isObject(source.components) ? source.components : {};
-  const schemas = isObject(components.schemas) ? components.schemas : {};
-  const events: [string, string][] = [];
-  for (const [type, item] of Object.entries((source.webhooks ?? {}) as Record<string, Json>)) {
-    const body = (item.post as Json | undefined)?.requestBody as Json | undefined;
-    const content = (body?.content as Record<string, Json> | undefined)?.['application/json'];
-    const eventSchema = content?.schema as Json | undefined;
-    if (!eventSchema) throw new Error(`webhook ${type} has no JSON body schema`);
-    const ref = typeof eventSchema.$ref === 'string' ? eventSchema.$ref : undefined;
-    if (ref?.startsWith('#/components/schemas/')) {
-      events.push([type, ref.slice('#/components/schemas/'.length)]);
-      continue;
-    }
-    const name = eventSchemaName(type);
+  const components = isNode(source.components) ? source.components : {};
+  const schemas = isNode(components.schemas) ? components.schemas : {};
+  const webhooks = (source.webhooks ?? {}) as Record<string, Json>;
+  for (const [type, name] of webhookEvents(doc)) {
+    const body = (webhooks[type]?.post as Json | undefined)?.requestBody as Json | undefined;
+    const schema = (body?.content as Record<string, Json> | undefined)?.['application/json']?.schema;
+    if (!isNode(schema)) throw new Error(`webhook ${type} has no JSON body schema`);
+    if (schema.$ref === `#/components/schemas/${name}`) continue;
     if (schemas[name] !== undefined) throw new Error(`components.schemas.${name} exists already`);
-    schemas[name] = eventSchema;
-    events.push([type, name]);
+    schemas[name] = schema;
   }
   delete source.webhooks;
   components.schemas = schemas;
   source.components = components;
-  const info = source.info as Json | undefined;
-  const license = info?.license as Json | undefined;
+  const license = (source.info as Json | undefined)?.license as Json | undefined;
   if (license) delete license.identifier;
   delete source.jsonSchemaDialect;
-  const document = convert(source) as Json;
+  const document = convert(source, options) as Json;
   document.openapi = '3.0.3';
-  return { document, events };
+  return document;
 }

@@ -1,3 +1,4 @@
+import { isNode, type JsonNode as Node } from './json-node.js';
 import type { OpenApiDocument, SchemaObject } from './openapi-types.js';
 
 /**
@@ -19,16 +20,16 @@ import type { OpenApiDocument, SchemaObject } from './openapi-types.js';
  * and stay where they are: a named string type would tell a generator nothing.
  */
 
-type Node = Record<string, unknown>;
-const isNode = (value: unknown): value is Node =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
-
-const pascal = (words: string) =>
+/** `v1_clans_create` -> `V1ClansCreate`, `clan.member_joined` -> `ClanMemberJoined`: a type name. */
+export const pascal = (words: string): string =>
   words
     .split(/[^A-Za-z0-9]+/)
     .filter(Boolean)
     .map((word) => word.charAt(0).toUpperCase() + word.slice(1))
     .join('');
+
+/** `clan.member_joined` -> `ClanMemberJoinedEvent`: the component schema of a webhook event's body. */
+export const eventSchemaName = (type: string): string => `${pascal(type)}Event`;
 
 /** The schemas that get a name: objects (and arrays of them), not strings or references. */
 const isInlineStructure = (schema: unknown): schema is SchemaObject =>
@@ -100,7 +101,7 @@ export function withNamedSchemas(original: OpenApiDocument): OpenApiDocument {
   }
   for (const [type, item] of Object.entries(doc.webhooks ?? {})) {
     for (const operation of Object.values(item)) {
-      if (isNode(operation)) nameOperation(doc, operation, pascal(type), `${pascal(type)}Event`);
+      if (isNode(operation)) nameOperation(doc, operation, pascal(type), eventSchemaName(type));
     }
   }
   return doc;

@@ -7,11 +7,9 @@
  * an enum type), so the document says it that way. Both mean the same to a validator.
  */
 
-type Json = unknown;
-type Node = Record<string, Json>;
+import { isNode, type JsonNode as Node } from './json-node.js';
 
-const isNode = (value: Json): value is Node =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
+type Json = unknown;
 
 const isNull = (member: Json): boolean =>
   isNode(member) && member.type === 'null' && Object.keys(member).length === 1;

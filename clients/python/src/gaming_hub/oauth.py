@@ -11,7 +11,7 @@ import secrets
 import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import Generic, Literal, TypeVar
 from urllib.parse import parse_qs, urlencode, urlsplit
 
 import httpx
@@ -42,6 +42,9 @@ class AuthorizationRequest:
     url: str
     state: str
     code_verifier: str
+
+
+TokenHint = Literal["access_token", "refresh_token"]
 
 
 class OAuthError(HubAPIError):
@@ -84,12 +87,29 @@ def _tokens_of(response: httpx.Response) -> OAuthTokens:
         raise HubDecodeError("the token endpoint answered no token", response.status_code) from error
 
 
-class _OAuthBase:
-    def __init__(self, base_url: str, client_id: str, redirect_uri: str, client_secret: str | None) -> None:
+H = TypeVar("H", httpx.Client, httpx.AsyncClient)
+
+
+class _OAuthBase(Generic[H]):
+    """What both OAuth clients share: their settings, the URLs and forms they send, without I/O."""
+
+    def __init__(
+        self,
+        base_url: str,
+        client_id: str,
+        redirect_uri: str,
+        *,
+        client_secret: str | None = None,
+        http_client: H | None = None,
+    ) -> None:
         self.base_url = base_url.rstrip("/")
         self.client_id = client_id
         self.redirect_uri = redirect_uri
         self._client_secret = client_secret
+        self._http: H = http_client or self._new_http()
+
+    def _new_http(self) -> H:
+        raise NotImplementedError
 
     def authorization_url(
         self, scope: str | Sequence[str], *, state: str | None = None, extra: Mapping[str, str] | None = None
@@ -128,6 +148,14 @@ class _OAuthBase:
             "redirect_uri": self.redirect_uri,
         }
 
+    @staticmethod
+    def _refresh_form(refresh_token: str) -> dict[str, str]:
+        return {"grant_type": "refresh_token", "refresh_token": refresh_token}
+
+    @staticmethod
+    def _revoke_form(token: str, hint: TokenHint | None) -> dict[str, str]:
+        return {"token": token, **({"token_type_hint": hint} if hint else {})}
+
     def _post_args(self, path: str, fields: Mapping[str, str]) -> dict[str, object]:
         form = dict(fields)
         auth: tuple[str, str] | None = None
@@ -141,40 +169,32 @@ class _OAuthBase:
         return args
 
 
-TokenHint = Literal["access_token", "refresh_token"]
-
-
-class HubOAuth(_OAuthBase):
+class HubOAuth(_OAuthBase[httpx.Client]):
     """The OAuth client of an app (public without `client_secret`)."""
 
-    def __init__(
-        self,
-        base_url: str,
-        client_id: str,
-        redirect_uri: str,
-        *,
-        client_secret: str | None = None,
-        http_client: httpx.Client | None = None,
-    ) -> None:
-        super().__init__(base_url, client_id, redirect_uri, client_secret)
-        self._http = http_client or httpx.Client(timeout=30.0)
+    def _new_http(self) -> httpx.Client:
+        return httpx.Client(timeout=30.0)
 
     def handle_callback(self, callback: str, pending: AuthorizationRequest) -> OAuthTokens:
         """The redirect back to the app (its URL or query): checks the state and exchanges the code."""
         return self.exchange_code(self._code_of(callback, pending), pending.code_verifier)
 
     def exchange_code(self, code: str, code_verifier: str) -> OAuthTokens:
-        return _tokens_of(self._post(TOKEN_PATH, self._exchange_form(code, code_verifier)))
+        return self._request_tokens(self._exchange_form(code, code_verifier))
 
     def refresh(self, refresh_token: str) -> OAuthTokens:
         """A new access token; the answer's refresh token replaces the one given (rotation)."""
-        return _tokens_of(self._post(TOKEN_PATH, {"grant_type": "refresh_token", "refresh_token": refresh_token}))
+        return self._request_tokens(self._refresh_form(refresh_token))
 
     def revoke(self, token: str, hint: TokenHint | None = None) -> None:
         """Revokes an access or refresh token (RFC 7009); revoking a refresh token ends its grant."""
-        response = self._post(REVOKE_PATH, {"token": token, **({"token_type_hint": hint} if hint else {})})
+        response = self._post(REVOKE_PATH, self._revoke_form(token, hint))
         if response.is_error:
             raise _oauth_error_of(response)
+
+    def _request_tokens(self, form: Mapping[str, str]) -> OAuthTokens:
+        """The one way to the token endpoint: the code exchange and the refresh both post a form."""
+        return _tokens_of(self._post(TOKEN_PATH, form))
 
     def _post(self, path: str, fields: Mapping[str, str]) -> httpx.Response:
         try:
@@ -183,34 +203,28 @@ class HubOAuth(_OAuthBase):
             raise HubConnectionError(f"connection failed: POST {path}") from error
 
 
-class AsyncHubOAuth(_OAuthBase):
+class AsyncHubOAuth(_OAuthBase[httpx.AsyncClient]):
     """`HubOAuth` for asyncio."""
 
-    def __init__(
-        self,
-        base_url: str,
-        client_id: str,
-        redirect_uri: str,
-        *,
-        client_secret: str | None = None,
-        http_client: httpx.AsyncClient | None = None,
-    ) -> None:
-        super().__init__(base_url, client_id, redirect_uri, client_secret)
-        self._http = http_client or httpx.AsyncClient(timeout=30.0)
+    def _new_http(self) -> httpx.AsyncClient:
+        return httpx.AsyncClient(timeout=30.0)
 
     async def handle_callback(self, callback: str, pending: AuthorizationRequest) -> OAuthTokens:
         return await self.exchange_code(self._code_of(callback, pending), pending.code_verifier)
 
     async def exchange_code(self, code: str, code_verifier: str) -> OAuthTokens:
-        return _tokens_of(await self._post(TOKEN_PATH, self._exchange_form(code, code_verifier)))
+        return await self._request_tokens(self._exchange_form(code, code_verifier))
 
     async def refresh(self, refresh_token: str) -> OAuthTokens:
-        return _tokens_of(await self._post(TOKEN_PATH, {"grant_type": "refresh_token", "refresh_token": refresh_token}))
+        return await self._request_tokens(self._refresh_form(refresh_token))
 
     async def revoke(self, token: str, hint: TokenHint | None = None) -> None:
-        response = await self._post(REVOKE_PATH, {"token": token, **({"token_type_hint": hint} if hint else {})})
+        response = await self._post(REVOKE_PATH, self._revoke_form(token, hint))
         if response.is_error:
             raise _oauth_error_of(response)
+
+    async def _request_tokens(self, form: Mapping[str, str]) -> OAuthTokens:
+        return _tokens_of(await self._post(TOKEN_PATH, form))
 
     async def _post(self, path: str, fields: Mapping[str, str]) -> httpx.Response:
         try:

@@ -101,7 +101,7 @@ class EventPipelineTest {
       Await.until("delivered after the 429", () -> hub.stored.size() == 5);
       long tookMs = (System.nanoTime() - started) / 1_000_000;
       assertTrue(tookMs >= 1_000, "retried after " + tookMs + " ms, before Retry-After's 1 s");
-      assertEquals(5, p.counters().sent());
+      Await.until("counted", () -> p.counters().sent() == 5);
       assertEquals(1, p.counters().retries());
       assertEquals(5, p.counters().spooled(), "the refused batch waited in the spool");
       assertEquals(0, p.counters().spoolSize());

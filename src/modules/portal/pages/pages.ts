@@ -31,6 +31,33 @@ export const secretShownOnce = (label: string, secret: string, warning: SafeHtml
       <p class="hint" id="secret-status" role="status" aria-live="polite"></p>
     </section>`;
 
+/**
+ * The username and password fields of a sign-in form: the portal and the authorization server's
+ * sign-in step (OAuth) ask for the same account the same way. `username` refills the field after
+ * a failed attempt.
+ */
+export const signInFields = (username = '') =>
+  html`<label for="username">Username</label>
+    <input
+      type="text"
+      id="username"
+      name="username"
+      autocomplete="username"
+      required
+      maxlength="64"
+      value="${username}"
+      autofocus
+    />
+    <label for="password">Password</label>
+    <input
+      type="password"
+      id="password"
+      name="password"
+      autocomplete="current-password"
+      required
+      maxlength="1024"
+    />`;
+
 export function signInPage(options: { csrf: string; error?: string; username?: string }): string {
   return layout(
     { title: 'Sign in', base: BASE },
@@ -40,26 +67,7 @@ export function signInPage(options: { csrf: string; error?: string; username?: s
       ${alert('error', options.error)}
       <form method="post" action="${BASE}/sign-in" novalidate>
         <input type="hidden" name="_csrf" value="${options.csrf}" />
-        <label for="username">Username</label>
-        <input
-          type="text"
-          id="username"
-          name="username"
-          autocomplete="username"
-          required
-          maxlength="64"
-          value="${options.username ?? ''}"
-          autofocus
-        />
-        <label for="password">Password</label>
-        <input
-          type="password"
-          id="password"
-          name="password"
-          autocomplete="current-password"
-          required
-          maxlength="1024"
-        />
+        ${signInFields(options.username)}
         <button type="submit" class="full">Sign in</button>
       </form>
       <p class="hint">No account yet? <a href="${BASE}/sign-up">Create one</a>.</p>

@@ -19,6 +19,45 @@ export const alert = (kind: 'error' | 'success' | 'warn', text: string | undefin
 export const signedIn = (a: PortalAccount, title: string, body: SafeHtml) =>
   layout({ title, username: a.username, csrfToken: a.csrfToken, base: BASE }, body);
 
+/** The CSRF field of a signed-in account's form (the session's token, checked on POST). */
+export const csrfField = (a: PortalAccount) =>
+  html`<input type="hidden" name="_csrf" value="${a.csrfToken}" />`;
+
+/** What the last form did: its errors and its success, each as an alert (none when there is none). */
+export const notices = (notice: { errors?: string[]; success?: string }) =>
+  html`${alert('error', notice.errors?.join(' '))}${alert('success', notice.success)}`;
+
+/**
+ * A list as a table in its scrolling wrapper, or `empty` when there is nothing to list: `columns`
+ * are the header cells (SafeHtml for a hidden label), `row` an item's cells.
+ */
+export function listTable<T>(options: {
+  className: string;
+  empty: string;
+  columns: (string | SafeHtml)[];
+  items: readonly T[];
+  row: (item: T) => SafeHtml;
+}): SafeHtml {
+  if (options.items.length === 0) return html`<p class="empty">${options.empty}</p>`;
+  return html`<div class="table-wrap">
+    <table class="${options.className}">
+      <thead>
+        <tr>
+          ${options.columns.map((column) => html`<th scope="col">${column}</th>`)}
+        </tr>
+      </thead>
+      <tbody>
+        ${options.items.map(
+          (item) =>
+            html`<tr>
+              ${options.row(item)}
+            </tr>`,
+        )}
+      </tbody>
+    </table>
+  </div>`;
+}
+
 /** A secret shown once: the warning, then a read-only field with a copy button. */
 export const secretShownOnce = (label: string, secret: string, warning: SafeHtml) =>
   html`<div class="alert warn" role="status">${warning}</div>

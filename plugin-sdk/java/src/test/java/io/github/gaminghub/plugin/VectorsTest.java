@@ -100,7 +100,7 @@ class VectorsTest {
         DynamicTest.dynamicTest("answer " + c.get("status").getAsString(), () -> {
           JsonElement s = c.get("status");
           int status = s.getAsJsonPrimitive().isNumber() ? s.getAsInt() : 0;
-          assertEquals(c.get("action").getAsString(), EventSender.action(status).name().toLowerCase());
+          assertEquals(c.get("action").getAsString(), EventSender.action(status).name().toLowerCase(java.util.Locale.ROOT));
         })));
     return tests.stream();
   }

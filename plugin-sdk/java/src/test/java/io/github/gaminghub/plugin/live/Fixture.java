@@ -78,13 +78,38 @@ final class Fixture {
     control("POST", "/servers/" + id + "/remove");
   }
 
+  /** {@code POST /v1/servers/N/command} through the control server: {@code {"status", "body"}} of the hub's answer. */
+  JsonObject command(long serverId, String command, int waitMs) throws Exception {
+    JsonObject body = new JsonObject();
+    body.addProperty("server_id", serverId);
+    body.addProperty("command", command);
+    body.addProperty("wait_ms", waitMs);
+    return control("POST", "/command", body);
+  }
+
+  /** {@code GET /v1/servers/N/commands/ID} through the control server: {@code {"status", "body"}}. */
+  JsonObject commandStatus(long serverId, String id) throws Exception {
+    return control("GET", "/command/" + serverId + "/" + id, null);
+  }
+
+  /** Any {@code /v1} GET through the control server: {@code {"status", "body"}}. */
+  JsonObject v1(String path) throws Exception {
+    return control("GET", path, null);
+  }
+
   long kills(long serverId) throws Exception {
     return control("GET", "/count/kills?server_id=" + serverId).get("count").getAsLong();
   }
 
   private JsonObject control(String method, String path) throws Exception {
+    return control(method, path, null);
+  }
+
+  private JsonObject control(String method, String path, JsonObject body) throws Exception {
     HttpRequest r = HttpRequest.newBuilder(controlUrl.resolve(path)).timeout(Duration.ofSeconds(60))
-        .method(method, HttpRequest.BodyPublishers.noBody()).build();
+        .header("content-type", "application/json")
+        .method(method, body == null ? HttpRequest.BodyPublishers.noBody()
+            : HttpRequest.BodyPublishers.ofString(body.toString())).build();
     HttpResponse<String> res = http.send(r, HttpResponse.BodyHandlers.ofString());
     if (res.statusCode() >= 300) {
       throw new IllegalStateException("control " + method + " " + path + ": " + res.statusCode() + " " + res.body());

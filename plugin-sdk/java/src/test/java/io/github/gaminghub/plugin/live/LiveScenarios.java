@@ -39,7 +39,10 @@ public final class LiveScenarios {
     Map<String, Scenario> implemented = Map.of(
         "events_once_across_outage", s::eventsOnceAcrossOutage,
         "events_once_across_plugin_restart", s::eventsOnceAcrossPluginRestart,
-        "revoked_token_stops", s::revokedTokenStops);
+        "revoked_token_stops", s::revokedTokenStops,
+        "command_round_trip", s::commandRoundTrip,
+        "offline_command_expires", s::offlineCommandExpires,
+        "heartbeat_online_offline", s::heartbeatOnlineOffline);
     List<String> only = List.of(args);
     for (Fixture.Scenario scenario : fixture.scenarios) {
       if (!only.isEmpty() && !only.contains(scenario.name())) {
@@ -171,5 +174,98 @@ public final class LiveScenarios {
     } finally {
       p.close();
     }
+  }
+
+  /** The answer's resource: {@code body.data} when the hub wraps it, else the body. */
+  private static JsonObject data(JsonObject answer) {
+    JsonObject body = answer.getAsJsonObject("body");
+    return body.has("data") && body.get("data").isJsonObject() ? body.getAsJsonObject("data") : body;
+  }
+
+  private void commandRoundTrip() throws Exception {
+    long id = fixture.server("commands").id();
+    HubPlugin p = plugin("commands", fixture.spoolDir("commands"))
+        .pollWait(Duration.ofSeconds(5))
+        .command("say", c -> io.github.gaminghub.plugin.CommandResult.ok("said: " + c.arguments()))
+        .command("fail", c -> {
+          throw new IllegalStateException("it failed: " + c.arguments());
+        })
+        .start();
+    try {
+      JsonObject said = fixture.command(id, "say hello", 10_000);
+      Fixture.same(200, said.get("status").getAsLong(), "the caller got the answer in time: " + said);
+      Fixture.check("ok".equals(data(said).get("status").getAsString()), "status ok: " + said);
+      Fixture.check("said: hello".equals(data(said).get("output").getAsString()), "the output came back: " + said);
+      Fixture.until("commands_run = 1", () -> p.counters().commandsRun() == 1);
+      JsonObject failed = fixture.command(id, "fail now", 10_000);
+      Fixture.same(200, failed.get("status").getAsLong(), "answered: " + failed);
+      Fixture.check("error".equals(data(failed).get("status").getAsString()), "status error: " + failed);
+      Fixture.check("it failed: now".equals(data(failed).get("output").getAsString()), "its message: " + failed);
+    } finally {
+      p.close();
+    }
+  }
+
+  private void offlineCommandExpires() throws Exception {
+    long id = fixture.server("expiry").id();
+    JsonObject queued = fixture.command(id, "say nobody", 0);
+    Fixture.same(202, queued.get("status").getAsLong(), "no plugin: 202: " + queued);
+    String commandId = data(queued).get("id").getAsString();
+    Fixture.check("pending".equals(data(queued).get("status").getAsString()), "pending: " + queued);
+    Fixture.until("the command expired", () -> {
+      try {
+        return "expired".equals(data(fixture.commandStatus(id, commandId)).get("status").getAsString());
+      } catch (Exception e) {
+        throw new IllegalStateException(e);
+      }
+    });
+    java.util.List<String> ran = new java.util.concurrent.CopyOnWriteArrayList<>();
+    HubPlugin p = plugin("expiry", fixture.spoolDir("expiry"))
+        .pollWait(Duration.ofSeconds(1))
+        .command("say", c -> {
+          ran.add(c.id());
+          return io.github.gaminghub.plugin.CommandResult.ok("late");
+        })
+        .start();
+    try {
+      Thread.sleep(3_000); // two long-polls at least
+      Fixture.check(ran.isEmpty(), "an expired command is never run: " + ran);
+    } finally {
+      p.close();
+    }
+  }
+
+  private void heartbeatOnlineOffline() throws Exception {
+    long id = fixture.server("heartbeat").id();
+    String path = "/v1/servers/" + id;
+    Fixture.check(!online(data(fixture.v1(path))), "offline before any heartbeat");
+    HubPlugin p = HubPlugin.builder(fixture.hubUrl, fixture.server("heartbeat").token())
+        .spoolDirectory(fixture.spoolDir("heartbeat"))
+        .pluginName("scenarios-java/1")
+        .status(() -> new io.github.gaminghub.plugin.ServerStatus(3, 20, "arena", "1.0"))
+        .start();
+    try {
+      Fixture.until("online with 3/20 on arena", () -> {
+        try {
+          JsonObject s = data(fixture.v1(path));
+          return online(s) && s.get("players").getAsInt() == 3 && s.get("max_players").getAsInt() == 20
+              && "arena".equals(s.get("map").getAsString());
+        } catch (Exception e) {
+          throw new IllegalStateException(e);
+        }
+      });
+    } finally {
+      p.close();
+    }
+    long deadline = System.nanoTime() + p.offlineAfter().plusSeconds(60).toNanos();
+    while (online(data(fixture.v1(path)))) {
+      Fixture.check(System.nanoTime() < deadline, "offline after " + p.offlineAfter() + " of silence");
+      Thread.sleep(500);
+    }
+  }
+
+  private static boolean online(JsonObject server) {
+    String status = server.get("status").getAsString();
+    return status.equals("running") || status.equals("online");
   }
 }

@@ -7,6 +7,7 @@
 // scenario x language; fails when a scenario fails or is missing (a scenario marked `skip` in
 // scenarios.json is reported as skipped, with its reason).
 import { spawn, spawnSync } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import { createServer } from 'node:net';
@@ -32,15 +33,15 @@ const env = (extra = {}) => ({
   REDIS_URL: '',
   ...extra,
 });
-function cli(args) {
-  const run = spawnSync(process.execPath, [CLI, ...args], { env: env(), encoding: 'utf8' });
+function cli(args, input) {
+  const run = spawnSync(process.execPath, [CLI, ...args], { env: env(), input, encoding: 'utf8' });
   if (run.status !== 0)
     throw new Error(`hub ${args.join(' ')} failed (${run.status}): ${run.stderr}${run.stdout}`);
   return run.stdout;
 }
-const cliJson = (args) =>
+const cliJson = (args, input) =>
   JSON.parse(
-    cli([...args, '--json'])
+    cli([...args, '--json'], input)
       .trim()
       .split('\n')
       .pop(),
@@ -96,7 +97,7 @@ function hubProcess(port) {
 }
 
 /** The control server of plugin-sdk/README.md. */
-function startControl(hub) {
+function startControl(hub, owner) {
   const send = (res, status, body) => {
     res.writeHead(status, { 'content-type': 'application/json' });
     res.end(JSON.stringify(body));
@@ -128,8 +129,49 @@ function startControl(hub) {
         cli(['servers', 'remove', remove[1]]);
         return send(res, 200, { removed: Number(remove[1]) });
       }
-      // /command and /v1 need the hub's command queue and an OAuth token: added with the scenarios
-      // that use them (they are skipped until the queue lands)
+      // the /v1 calls a plugin cannot make: as the servers' owner, with an OAuth token
+      const hubCall = async (method, path, body) => {
+        const res = await fetch(new URL(path, hub.url), {
+          method,
+          headers: {
+            authorization: `Bearer ${owner.token}`,
+            ...(body === undefined
+              ? {}
+              : { 'content-type': 'application/json', 'idempotency-key': randomUUID() }),
+          },
+          ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+        });
+        const text = await res.text();
+        let parsed = text;
+        try {
+          parsed = JSON.parse(text);
+        } catch {
+          // not JSON: passed on as text
+        }
+        return { status: res.status, body: parsed };
+      };
+      if (req.method === 'POST' && url.pathname === '/command') {
+        const body = JSON.parse((await readBody(req)) || '{}');
+        return send(
+          res,
+          200,
+          await hubCall('POST', `/v1/servers/${Number(body.server_id)}/command`, {
+            command: body.command,
+            ...(body.wait_ms === undefined ? {} : { wait_ms: body.wait_ms }),
+          }),
+        );
+      }
+      const commandRead = /^\/command\/(\d+)\/([^/]+)$/.exec(url.pathname);
+      if (req.method === 'GET' && commandRead)
+        return send(
+          res,
+          200,
+          await hubCall('GET', `/v1/servers/${commandRead[1]}/commands/${commandRead[2]}`),
+        );
+      if (req.method === 'POST' && url.pathname === '/link-code')
+        return send(res, 200, await hubCall('POST', '/v1/me/link-codes', {}));
+      if (req.method === 'GET' && url.pathname.startsWith('/v1/'))
+        return send(res, 200, await hubCall('GET', url.pathname + url.search));
       return send(res, 404, { error: `no control route ${req.method} ${url.pathname}` });
     } catch (err) {
       return send(res, 500, { error: String(err?.stack ?? err) });
@@ -138,10 +180,55 @@ function startControl(hub) {
   return new Promise((done) => server.listen(0, '127.0.0.1', () => done(server)));
 }
 
-/** Runs a command, its stderr passed through; resolves with its exit code and stdout. */
+const readBody = (req) =>
+  new Promise((done, fail) => {
+    let text = '';
+    req.on('data', (chunk) => (text += chunk));
+    req.on('end', () => done(text));
+    req.on('error', fail);
+  });
+
 log('seeding the hub');
 cli(['migrate']);
 cli(['seed', '--users', '10', '--kills', '50', '--seed', '26']);
+const ownerUser = cliJson(
+  ['users', 'create', 'plugin_owner', '--password-stdin'],
+  'plugin-owner-violet-harbor\n',
+);
+const ownerApp = cliJson([
+  'apps',
+  'create',
+  '--owner',
+  String(ownerUser.id),
+  '--name',
+  'Plugin scenarios',
+  '--redirect-uri',
+  'http://127.0.0.1:9/callback',
+  '--public',
+]);
+const OWNER_SCOPES = 'identify servers:read servers:command stats:read';
+const owner = {
+  id: ownerUser.id,
+  token: (() => {
+    const minted = spawnSync(
+      process.execPath,
+      [
+        '--import',
+        'tsx',
+        join(ROOT, 'scripts/plugins/user-token.ts'),
+        `sqlite:${dbFile}`,
+        String(ownerUser.id),
+        ownerApp.client_id,
+        OWNER_SCOPES,
+      ],
+      { cwd: ROOT, env: env(), encoding: 'utf8' },
+    );
+    if (minted.status !== 0) throw new Error(`minting the owner's token failed: ${minted.stderr}`);
+    return minted.stdout.trim().split('\n').pop();
+  })(),
+};
+/** the servers whose scenarios send commands take them on the plugin channel (once the CLI has it) */
+const PLUGIN_CHANNEL = new Set(['commands', 'expiry']);
 const results = new Map();
 let hub;
 let control;
@@ -163,14 +250,28 @@ try {
         '127.0.0.1',
         '--port',
         String(port++),
+        '--owner',
+        String(owner.id),
       ]);
       mine[name] = { id: server.id, token: server.token };
+      if (PLUGIN_CHANNEL.has(name)) {
+        const set = spawnSync(
+          process.execPath,
+          [CLI, 'servers', 'set-channel', String(server.id), 'plugin'],
+          {
+            env: env(),
+            encoding: 'utf8',
+          },
+        );
+        if (set.status !== 0)
+          log(`no plugin channel for ${name} (hub servers set-channel: ${set.stderr.trim().split('\n')[0]})`);
+      }
     }
     servers.set(language.name, mine);
   }
   hub = hubProcess(await freePort());
   await hub.start();
-  control = await startControl(hub);
+  control = await startControl(hub, owner);
   for (const language of languages) {
     const work = join(dir, language.name);
     mkdirSync(work, { recursive: true });

@@ -25,17 +25,37 @@ export function loadFixture(): { fixture: Fixture; scenarios: Scenario[] } {
 
 /** The control server: what a plugin cannot do itself (stop the hub, count stored rows). */
 export function control(fixture: Fixture) {
-  const call = async (method: 'GET' | 'POST', path: string): Promise<unknown> => {
-    const res = await fetch(new URL(path, fixture.control_url), { method });
-    const body: unknown = await res.json();
-    if (!res.ok) throw new Error(`control ${method} ${path}: ${res.status} ${JSON.stringify(body)}`);
-    return body;
+  const call = async (method: 'GET' | 'POST', path: string, body?: unknown): Promise<unknown> => {
+    const res = await fetch(new URL(path, fixture.control_url), {
+      method,
+      ...(body === undefined
+        ? {}
+        : { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }),
+    });
+    const answer: unknown = await res.json();
+    if (!res.ok) throw new Error(`control ${method} ${path}: ${res.status} ${JSON.stringify(answer)}`);
+    return answer;
   };
+  /** a /v1 call made by the control server as the servers' owner: the hub's status and body */
+  const hub = async (method: 'GET' | 'POST', path: string, body?: unknown) =>
+    (await call(method, path, body)) as HubAnswer;
   return {
     stopHub: () => call('POST', '/hub/stop'),
     startHub: () => call('POST', '/hub/start'),
     removeServer: (id: number) => call('POST', `/servers/${id}/remove`),
     kills: async (serverId: number) =>
       ((await call('GET', `/count/kills?server_id=${serverId}`)) as { count: number }).count,
+    command: (serverId: number, command: string, waitMs: number) =>
+      hub('POST', '/command', { server_id: serverId, command, wait_ms: waitMs }),
+    commandStatus: (serverId: number, id: string) => hub('GET', `/command/${serverId}/${id}`),
+    v1: (path: string) => hub('GET', path),
+    linkCode: () => hub('POST', '/link-code'),
   };
 }
+
+export interface HubAnswer {
+  status: number;
+  body: { data?: Record<string, unknown> } & Record<string, unknown>;
+}
+/** the `data` of a /v1 answer */
+export const dataOf = (answer: HubAnswer): Record<string, unknown> => answer.body.data ?? answer.body;

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { cpSync, mkdtempSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { HubPlugin, type PluginOptions } from '@gaming-hub/plugin-sdk';
-import { control, loadFixture, type Fixture } from './fixture.js';
+import { control, dataOf, loadFixture, type Fixture } from './fixture.js';
 
 const { fixture, scenarios } = loadFixture();
 const ctl = control(fixture);
@@ -48,7 +48,107 @@ async function until(what: string, done: () => boolean | Promise<boolean>, ms = 
   }
 }
 
+const online = (server: Record<string, unknown>) => server.status === 'online' || server.status === 'running';
+
 const IMPLEMENTED: Record<string, (f: Fixture) => Promise<void>> = {
+  async command_round_trip() {
+    const id = server('commands').id;
+    const p = await plugin('commands', spoolDir('commands'), {
+      commands: {
+        say: ({ args }) => `said: ${args}`,
+        fail: () => {
+          throw new Error('it failed');
+        },
+      },
+    }).start();
+    try {
+      const said = await ctl.command(id, 'say hello', 10_000);
+      assert.equal(said.status, 200, `answered in time: ${JSON.stringify(said)}`);
+      assert.equal(dataOf(said).status, 'ok');
+      assert.equal(dataOf(said).output, 'said: hello');
+      await until('commands_run = 1', () => p.counters.commands_run === 1);
+      const failed = await ctl.command(id, 'fail now', 10_000);
+      assert.equal(failed.status, 200, JSON.stringify(failed));
+      assert.equal(dataOf(failed).status, 'error');
+      assert.equal(dataOf(failed).output, 'it failed');
+    } finally {
+      await p.close();
+    }
+  },
+
+  async offline_command_expires() {
+    const id = server('expiry').id;
+    const queued = await ctl.command(id, 'say nobody', 0);
+    assert.equal(queued.status, 202, `no plugin polls: 202 (${JSON.stringify(queued)})`);
+    assert.equal(dataOf(queued).status, 'pending');
+    const commandId = String(dataOf(queued).id);
+    await until(
+      'the command to expire',
+      async () => dataOf(await ctl.commandStatus(id, commandId)).status === 'expired',
+      180_000,
+    );
+    const ran: string[] = [];
+    const p = await plugin('expiry', spoolDir('expiry'), {
+      commands: { say: ({ args }) => (ran.push(args), 'said') },
+    }).start();
+    try {
+      // one long-poll's worth: an expired command is never delivered, or skipped if it is
+      await new Promise((r) => setTimeout(r, 3000));
+      assert.deepEqual(ran, [], 'an expired command never runs');
+    } finally {
+      await p.close();
+    }
+  },
+
+  async heartbeat_online_offline() {
+    const id = server('heartbeat').id;
+    const path = `/v1/servers/${id}`;
+    assert.ok(!online(dataOf(await ctl.v1(path))), 'offline before any heartbeat');
+    const p = await plugin('heartbeat', spoolDir('heartbeat'), {
+      status: () => ({ players: 3, max_players: 20, map: 'arena', version: '1.0' }),
+    }).start();
+    try {
+      await until(
+        'online with 3/20 on arena',
+        async () => {
+          const s = dataOf(await ctl.v1(path));
+          return online(s) && s.players === 3 && s.max_players === 20 && s.map === 'arena';
+        },
+        30_000,
+      );
+    } finally {
+      await p.close();
+    }
+    // silence: offline after the hub's offline_after_s (60 s by default)
+    await until('offline after the silence', async () => !online(dataOf(await ctl.v1(path))), 180_000);
+  },
+
+  async linked_identity_progress() {
+    const s = server('links');
+    const p = await plugin('links', spoolDir('links')).start();
+    try {
+      const code = dataOf(await ctl.linkCode()).code;
+      assert.equal(typeof code, 'string', 'a link code');
+      const steve = { name: 'Steve', minecraft_uuid: '069a79f4-44e9-4726-a5be-fca90e38aaf5' };
+      const linked = await p.link(steve, String(code));
+      const before = dataOf(await ctl.v1(`/v1/users/${linked.user_id}/stats`));
+      for (let i = 0; i < 3; i++)
+        p.send({
+          type: 'kill',
+          occurred_at: Date.now() - 1000,
+          killer: steve,
+          victim: { name: 'Alex', minecraft_uuid: '853c80ef-3c37-49fd-aa49-938b674adae6' },
+          weapon: 'diamond_sword',
+        });
+      assert.equal(await p.flush(), true);
+      const after = dataOf(await ctl.v1(`/v1/users/${linked.user_id}/stats`));
+      assert.ok(Number(after.total_xp) > Number(before.total_xp), 'the linked user gained XP');
+      assert.equal(await ctl.kills(s.id), 3, 'the kills are stored');
+    } finally {
+      await p.close();
+    }
+  },
+
   async events_once_across_outage() {
     const id = server('outage').id;
     const p = await plugin('outage', spoolDir('outage')).start();

@@ -1277,6 +1277,153 @@ func (e HealthStatus) Valid() bool {
 	}
 }
 
+// Defines values for IngestChatEventType.
+const (
+	Chat IngestChatEventType = "chat"
+)
+
+// Valid indicates whether the value is a known member of the IngestChatEventType enum.
+func (e IngestChatEventType) Valid() bool {
+	switch e {
+	case Chat:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for IngestKillEventType.
+const (
+	IngestKillEventTypeKill IngestKillEventType = "kill"
+)
+
+// Valid indicates whether the value is a known member of the IngestKillEventType enum.
+func (e IngestKillEventType) Valid() bool {
+	switch e {
+	case IngestKillEventTypeKill:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for IngestMapChangeEventType.
+const (
+	MapChange IngestMapChangeEventType = "map_change"
+)
+
+// Valid indicates whether the value is a known member of the IngestMapChangeEventType enum.
+func (e IngestMapChangeEventType) Valid() bool {
+	switch e {
+	case MapChange:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for IngestMatchResultEventType.
+const (
+	MatchResult IngestMatchResultEventType = "match_result"
+)
+
+// Valid indicates whether the value is a known member of the IngestMatchResultEventType enum.
+func (e IngestMatchResultEventType) Valid() bool {
+	switch e {
+	case MatchResult:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for IngestPlayerSessionEventAction.
+const (
+	Connect    IngestPlayerSessionEventAction = "connect"
+	Disconnect IngestPlayerSessionEventAction = "disconnect"
+)
+
+// Valid indicates whether the value is a known member of the IngestPlayerSessionEventAction enum.
+func (e IngestPlayerSessionEventAction) Valid() bool {
+	switch e {
+	case Connect:
+		return true
+	case Disconnect:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for IngestPlayerSessionEventType.
+const (
+	PlayerSession IngestPlayerSessionEventType = "player_session"
+)
+
+// Valid indicates whether the value is a known member of the IngestPlayerSessionEventType enum.
+func (e IngestPlayerSessionEventType) Valid() bool {
+	switch e {
+	case PlayerSession:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for IngestRoundEventAction.
+const (
+	End   IngestRoundEventAction = "end"
+	Start IngestRoundEventAction = "start"
+)
+
+// Valid indicates whether the value is a known member of the IngestRoundEventAction enum.
+func (e IngestRoundEventAction) Valid() bool {
+	switch e {
+	case End:
+		return true
+	case Start:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for IngestRoundEventType.
+const (
+	Round IngestRoundEventType = "round"
+)
+
+// Valid indicates whether the value is a known member of the IngestRoundEventType enum.
+func (e IngestRoundEventType) Valid() bool {
+	switch e {
+	case Round:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for IngestRoundEventWinner.
+const (
+	Draw  IngestRoundEventWinner = "draw"
+	Team1 IngestRoundEventWinner = "team1"
+	Team2 IngestRoundEventWinner = "team2"
+)
+
+// Valid indicates whether the value is a known member of the IngestRoundEventWinner enum.
+func (e IngestRoundEventWinner) Valid() bool {
+	switch e {
+	case Draw:
+		return true
+	case Team1:
+		return true
+	case Team2:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for KeyCreatedEventType.
 const (
 	KeyCreated KeyCreatedEventType = "key.created"
@@ -6381,11 +6528,209 @@ type Health struct {
 // HealthStatus always `ok`: the process is running and answering
 type HealthStatus string
 
+// IngestChatEvent A chat message: told as a `chat.message` event to the server's owner and operators (scope `chat:read`), never stored.
+type IngestChatEvent struct {
+	// ClientId unique per server; an event whose client_id was already accepted is a duplicate
+	//
+	// Example: srv1-000042
+	ClientId string `json:"client_id"`
+
+	// Message Example: !rank
+	Message string `json:"message"`
+
+	// OccurredAt ISO 8601 time of the event
+	//
+	// Example: 2026-11-20T18:04:11Z
+	OccurredAt time.Time `json:"occurred_at"`
+
+	// Player A player: `name` and exactly one of `steam_id`, `minecraft_uuid`, `eos_id`.
+	Player IngestPlayer `json:"player"`
+
+	// TeamOnly said to the team only (default false)
+	TeamOnly *bool `json:"team_only,omitempty"`
+
+	// Type the event kind: `chat`
+	Type IngestChatEventType `json:"type"`
+}
+
+// IngestChatEventType the event kind: `chat`
+type IngestChatEventType string
+
 // IngestEventsCreateRequest defines model for IngestEventsCreateRequest.
 type IngestEventsCreateRequest struct {
-	// Events events of the three types above, validated one by one
-	Events []interface{} `json:"events"`
+	// Events events of the kinds above, validated one by one
+	Events []IngestEventsCreateRequest_Events_Item `json:"events"`
 }
+
+// IngestEventsCreateRequestEvents6 Any other object (an unknown kind, an invalid event): accepted into the batch and rejected alone, with its index and reason in `errors`.
+type IngestEventsCreateRequestEvents6 = map[string]interface{}
+
+// IngestEventsCreateRequest_Events_Item An event of one of the kinds above
+type IngestEventsCreateRequest_Events_Item struct {
+	union json.RawMessage
+}
+
+// IngestKillEvent A kill (a suicide is refused: it is not a frag).
+type IngestKillEvent struct {
+	// ClientId unique per server; an event whose client_id was already accepted is a duplicate
+	//
+	// Example: srv1-000042
+	ClientId string `json:"client_id"`
+
+	// Distance metres
+	Distance *float32 `json:"distance,omitempty"`
+	Headshot *bool    `json:"headshot,omitempty"`
+
+	// Killer A player: `name` and exactly one of `steam_id`, `minecraft_uuid`, `eos_id`.
+	Killer IngestPlayer `json:"killer"`
+
+	// OccurredAt ISO 8601 time of the event
+	//
+	// Example: 2026-11-20T18:04:11Z
+	OccurredAt  time.Time `json:"occurred_at"`
+	RoundNumber *int      `json:"round_number,omitempty"`
+
+	// Type the event kind: `kill`
+	Type IngestKillEventType `json:"type"`
+
+	// Victim A player: `name` and exactly one of `steam_id`, `minecraft_uuid`, `eos_id`.
+	Victim IngestPlayer `json:"victim"`
+
+	// Weapon Example: rifle.ak
+	Weapon string `json:"weapon"`
+}
+
+// IngestKillEventType the event kind: `kill`
+type IngestKillEventType string
+
+// IngestMapChangeEvent The server changed map: its `map` in `/servers` and `/v1/servers` follows.
+type IngestMapChangeEvent struct {
+	// ClientId unique per server; an event whose client_id was already accepted is a duplicate
+	//
+	// Example: srv1-000042
+	ClientId string `json:"client_id"`
+
+	// Map Example: de_mirage
+	Map string `json:"map"`
+
+	// OccurredAt ISO 8601 time of the event
+	//
+	// Example: 2026-11-20T18:04:11Z
+	OccurredAt time.Time `json:"occurred_at"`
+
+	// Type the event kind: `map_change`
+	Type IngestMapChangeEventType `json:"type"`
+}
+
+// IngestMapChangeEventType the event kind: `map_change`
+type IngestMapChangeEventType string
+
+// IngestMatchParticipant A player of a team: `name`, exactly one of `steam_id`, `minecraft_uuid`, `eos_id`, and `participation`.
+type IngestMatchParticipant struct {
+	// EosId Epic Online Services product user id (32 hex digits); stored lowercase
+	//
+	// Example: 0002a1b2c3d4e5f60718293a4b5c6d7e
+	EosId *string `json:"eos_id,omitempty"`
+
+	// MinecraftUuid Minecraft (Java) player UUID, dashes optional; stored lowercase with dashes
+	//
+	// Example: 069a79f4-44e9-4726-a5be-fca90e38aaf5
+	MinecraftUuid *string `json:"minecraft_uuid,omitempty"`
+
+	// Name Example: Notch
+	Name string `json:"name"`
+
+	// Participation share of the match played, default 1
+	Participation *float32 `json:"participation,omitempty"`
+
+	// SteamId SteamID64 (17 digits), STEAM_X:Y:Z or [U:1:N]; stored as SteamID64
+	//
+	// Example: 76561198000000001
+	SteamId *string `json:"steam_id,omitempty"`
+}
+
+// IngestMatchResultEvent A match played to its end, with its teams and score.
+type IngestMatchResultEvent struct {
+	// ClientId unique per server; an event whose client_id was already accepted is a duplicate
+	//
+	// Example: srv1-000042
+	ClientId string `json:"client_id"`
+
+	// EndedAt ISO 8601 time of the event
+	//
+	// Example: 2026-11-20T18:04:11Z
+	EndedAt time.Time `json:"ended_at"`
+
+	// Map Example: de_dust2
+	Map          string                   `json:"map"`
+	Team1        []IngestMatchParticipant `json:"team1"`
+	Team1Score   int                      `json:"team1_score"`
+	Team2        []IngestMatchParticipant `json:"team2"`
+	Team2Score   int                      `json:"team2_score"`
+	TournamentId *int                     `json:"tournament_id,omitempty"`
+
+	// Type the event kind: `match_result`
+	Type IngestMatchResultEventType `json:"type"`
+}
+
+// IngestMatchResultEventType the event kind: `match_result`
+type IngestMatchResultEventType string
+
+// IngestPlayer A player: `name` and exactly one of `steam_id`, `minecraft_uuid`, `eos_id`.
+type IngestPlayer struct {
+	// EosId Epic Online Services product user id (32 hex digits); stored lowercase
+	//
+	// Example: 0002a1b2c3d4e5f60718293a4b5c6d7e
+	EosId *string `json:"eos_id,omitempty"`
+
+	// MinecraftUuid Minecraft (Java) player UUID, dashes optional; stored lowercase with dashes
+	//
+	// Example: 069a79f4-44e9-4726-a5be-fca90e38aaf5
+	MinecraftUuid *string `json:"minecraft_uuid,omitempty"`
+
+	// Name Example: Notch
+	Name string `json:"name"`
+
+	// SteamId SteamID64 (17 digits), STEAM_X:Y:Z or [U:1:N]; stored as SteamID64
+	//
+	// Example: 76561198000000001
+	SteamId *string `json:"steam_id,omitempty"`
+}
+
+// IngestPlayerSessionEvent A player connected or left: `player`, or (the older form) `steam_id` and `name`. A Steam id seen for the first time gets a hub profile.
+type IngestPlayerSessionEvent struct {
+	Action IngestPlayerSessionEventAction `json:"action"`
+
+	// ClientId unique per server; an event whose client_id was already accepted is a duplicate
+	//
+	// Example: srv1-000042
+	ClientId string `json:"client_id"`
+
+	// Name Example: Notch
+	Name *string `json:"name,omitempty"`
+
+	// OccurredAt ISO 8601 time of the event
+	//
+	// Example: 2026-11-20T18:04:11Z
+	OccurredAt time.Time `json:"occurred_at"`
+
+	// Player A player: `name` and exactly one of `steam_id`, `minecraft_uuid`, `eos_id`.
+	Player *IngestPlayer `json:"player,omitempty"`
+
+	// SteamId SteamID64 (17 digits), STEAM_X:Y:Z or [U:1:N]; stored as SteamID64
+	//
+	// Example: 76561198000000001
+	SteamId *string `json:"steam_id,omitempty"`
+
+	// Type the event kind: `player_session`
+	Type IngestPlayerSessionEventType `json:"type"`
+}
+
+// IngestPlayerSessionEventAction defines model for IngestPlayerSessionEvent.Action.
+type IngestPlayerSessionEventAction string
+
+// IngestPlayerSessionEventType the event kind: `player_session`
+type IngestPlayerSessionEventType string
 
 // IngestResult defines model for IngestResult.
 type IngestResult struct {
@@ -6415,6 +6760,37 @@ type IngestResult struct {
 	// Rejected malformed lines or invalid events, or ones dated out of the ingest window (skipped)
 	Rejected int `json:"rejected"`
 }
+
+// IngestRoundEvent A round started or ended: told as `round.started` / `round.ended` on the server’s current map. Scores and winner are checked, not stored (the match result carries the score).
+type IngestRoundEvent struct {
+	Action IngestRoundEventAction `json:"action"`
+
+	// ClientId unique per server; an event whose client_id was already accepted is a duplicate
+	//
+	// Example: srv1-000042
+	ClientId string `json:"client_id"`
+
+	// OccurredAt ISO 8601 time of the event
+	//
+	// Example: 2026-11-20T18:04:11Z
+	OccurredAt  time.Time `json:"occurred_at"`
+	RoundNumber int       `json:"round_number"`
+	Team1Score  *int      `json:"team1_score,omitempty"`
+	Team2Score  *int      `json:"team2_score,omitempty"`
+
+	// Type the event kind: `round`
+	Type   IngestRoundEventType    `json:"type"`
+	Winner *IngestRoundEventWinner `json:"winner,omitempty"`
+}
+
+// IngestRoundEventAction defines model for IngestRoundEvent.Action.
+type IngestRoundEventAction string
+
+// IngestRoundEventType the event kind: `round`
+type IngestRoundEventType string
+
+// IngestRoundEventWinner defines model for IngestRoundEvent.Winner.
+type IngestRoundEventWinner string
 
 // JsonWebKeySet The public keys that verify ID tokens (RFC 7517 §5).
 type JsonWebKeySet struct {
@@ -9838,7 +10214,7 @@ type V1UsersStatsGetResultData struct {
 	// Example: 7
 	Achievements int `json:"achievements"`
 
-	// Combat All-time kills, deaths and headshots per game (cs2, cs16, rust) where the user has any
+	// Combat All-time kills, deaths and headshots per game (cs2, cs16, rust, minecraft) where the user has any: kills of a linked Minecraft or EOS identity (identity links) included
 	Combat []V1UsersStatsGetResultDataCombatItem `json:"combat"`
 
 	// Elo The user’s Elo per game (cs2, cs16) where they have played a rated match
@@ -11472,6 +11848,198 @@ func (a OAuthUserInfo) MarshalJSON() ([]byte, error) {
 	return json.Marshal(object)
 }
 
+// AsIngestPlayerSessionEvent returns the union data inside the IngestEventsCreateRequest_Events_Item as a IngestPlayerSessionEvent
+func (t IngestEventsCreateRequest_Events_Item) AsIngestPlayerSessionEvent() (IngestPlayerSessionEvent, error) {
+	var body IngestPlayerSessionEvent
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromIngestPlayerSessionEvent overwrites any union data inside the IngestEventsCreateRequest_Events_Item as the provided IngestPlayerSessionEvent
+func (t *IngestEventsCreateRequest_Events_Item) FromIngestPlayerSessionEvent(v IngestPlayerSessionEvent) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeIngestPlayerSessionEvent performs a merge with any union data inside the IngestEventsCreateRequest_Events_Item, using the provided IngestPlayerSessionEvent
+func (t *IngestEventsCreateRequest_Events_Item) MergeIngestPlayerSessionEvent(v IngestPlayerSessionEvent) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsIngestChatEvent returns the union data inside the IngestEventsCreateRequest_Events_Item as a IngestChatEvent
+func (t IngestEventsCreateRequest_Events_Item) AsIngestChatEvent() (IngestChatEvent, error) {
+	var body IngestChatEvent
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromIngestChatEvent overwrites any union data inside the IngestEventsCreateRequest_Events_Item as the provided IngestChatEvent
+func (t *IngestEventsCreateRequest_Events_Item) FromIngestChatEvent(v IngestChatEvent) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeIngestChatEvent performs a merge with any union data inside the IngestEventsCreateRequest_Events_Item, using the provided IngestChatEvent
+func (t *IngestEventsCreateRequest_Events_Item) MergeIngestChatEvent(v IngestChatEvent) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsIngestKillEvent returns the union data inside the IngestEventsCreateRequest_Events_Item as a IngestKillEvent
+func (t IngestEventsCreateRequest_Events_Item) AsIngestKillEvent() (IngestKillEvent, error) {
+	var body IngestKillEvent
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromIngestKillEvent overwrites any union data inside the IngestEventsCreateRequest_Events_Item as the provided IngestKillEvent
+func (t *IngestEventsCreateRequest_Events_Item) FromIngestKillEvent(v IngestKillEvent) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeIngestKillEvent performs a merge with any union data inside the IngestEventsCreateRequest_Events_Item, using the provided IngestKillEvent
+func (t *IngestEventsCreateRequest_Events_Item) MergeIngestKillEvent(v IngestKillEvent) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsIngestRoundEvent returns the union data inside the IngestEventsCreateRequest_Events_Item as a IngestRoundEvent
+func (t IngestEventsCreateRequest_Events_Item) AsIngestRoundEvent() (IngestRoundEvent, error) {
+	var body IngestRoundEvent
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromIngestRoundEvent overwrites any union data inside the IngestEventsCreateRequest_Events_Item as the provided IngestRoundEvent
+func (t *IngestEventsCreateRequest_Events_Item) FromIngestRoundEvent(v IngestRoundEvent) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeIngestRoundEvent performs a merge with any union data inside the IngestEventsCreateRequest_Events_Item, using the provided IngestRoundEvent
+func (t *IngestEventsCreateRequest_Events_Item) MergeIngestRoundEvent(v IngestRoundEvent) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsIngestMatchResultEvent returns the union data inside the IngestEventsCreateRequest_Events_Item as a IngestMatchResultEvent
+func (t IngestEventsCreateRequest_Events_Item) AsIngestMatchResultEvent() (IngestMatchResultEvent, error) {
+	var body IngestMatchResultEvent
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromIngestMatchResultEvent overwrites any union data inside the IngestEventsCreateRequest_Events_Item as the provided IngestMatchResultEvent
+func (t *IngestEventsCreateRequest_Events_Item) FromIngestMatchResultEvent(v IngestMatchResultEvent) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeIngestMatchResultEvent performs a merge with any union data inside the IngestEventsCreateRequest_Events_Item, using the provided IngestMatchResultEvent
+func (t *IngestEventsCreateRequest_Events_Item) MergeIngestMatchResultEvent(v IngestMatchResultEvent) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsIngestMapChangeEvent returns the union data inside the IngestEventsCreateRequest_Events_Item as a IngestMapChangeEvent
+func (t IngestEventsCreateRequest_Events_Item) AsIngestMapChangeEvent() (IngestMapChangeEvent, error) {
+	var body IngestMapChangeEvent
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromIngestMapChangeEvent overwrites any union data inside the IngestEventsCreateRequest_Events_Item as the provided IngestMapChangeEvent
+func (t *IngestEventsCreateRequest_Events_Item) FromIngestMapChangeEvent(v IngestMapChangeEvent) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeIngestMapChangeEvent performs a merge with any union data inside the IngestEventsCreateRequest_Events_Item, using the provided IngestMapChangeEvent
+func (t *IngestEventsCreateRequest_Events_Item) MergeIngestMapChangeEvent(v IngestMapChangeEvent) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsIngestEventsCreateRequestEvents6 returns the union data inside the IngestEventsCreateRequest_Events_Item as a IngestEventsCreateRequestEvents6
+func (t IngestEventsCreateRequest_Events_Item) AsIngestEventsCreateRequestEvents6() (IngestEventsCreateRequestEvents6, error) {
+	var body IngestEventsCreateRequestEvents6
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromIngestEventsCreateRequestEvents6 overwrites any union data inside the IngestEventsCreateRequest_Events_Item as the provided IngestEventsCreateRequestEvents6
+func (t *IngestEventsCreateRequest_Events_Item) FromIngestEventsCreateRequestEvents6(v IngestEventsCreateRequestEvents6) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeIngestEventsCreateRequestEvents6 performs a merge with any union data inside the IngestEventsCreateRequest_Events_Item, using the provided IngestEventsCreateRequestEvents6
+func (t *IngestEventsCreateRequest_Events_Item) MergeIngestEventsCreateRequestEvents6(v IngestEventsCreateRequestEvents6) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t IngestEventsCreateRequest_Events_Item) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *IngestEventsCreateRequest_Events_Item) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
 // RequestEditorFn is the function signature for the RequestEditor callback function
 type RequestEditorFn func(ctx context.Context, req *http.Request) error
 
@@ -11763,7 +12331,7 @@ type ClientInterface interface {
 	// Corresponds with POST /api-platform/developer/webhook-test (the `DeveloperWebhookTestSend` operationId).
 	DeveloperWebhookTestSend(ctx context.Context, body DeveloperWebhookTestSendJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// IngestEventsCreateWithBody Ingest typed JSON events (Rust and other plugins)
+	// IngestEventsCreateWithBody Ingest typed JSON events (game-server plugins)
 	//
 	// `POST /api-platform/ingest/events` (Bearer).
 	//
@@ -11771,13 +12339,18 @@ type ClientInterface interface {
 	// or, for senders that cannot set headers, in the path. The event is attributed to that server and its game.
 	// A missing, unknown or revoked token gets `401` and nothing is stored. A batch is applied in one transaction.
 	//
-	// A batch of up to 10000 events: `kill`, `match_result`, `player_session`, each an object of one of these shapes (`?`: optional):
+	// A batch of up to 10000 events, each an object of one of these kinds (the named schema of each is in the document):
 	//
-	// - `type`: "kill", `client_id`: string, `occurred_at`: string, `killer`: { `steam_id`: string, `name`: string }, `victim`: { `steam_id`: string, `name`: string }, `weapon`: string, `headshot?`: boolean, `distance?`: number, `round_number?`: integer
-	// - `type`: "match_result", `client_id`: string, `ended_at`: string, `map`: string, `team1`: [{ `steam_id`: string, `name`: string, `participation?`: number }], `team2`: [{ `steam_id`: string, `name`: string, `participation?`: number }], `team1_score`: integer, `team2_score`: integer, `tournament_id?`: integer
-	// - `type`: "player_session", `client_id`: string, `occurred_at`: string, `action`: "connect" | "disconnect", `steam_id`: string, `name`: string
+	// - `player_session` (`IngestPlayerSessionEvent`): A player connected or left: `player`, or (the older form) `steam_id` and `name`. A Steam id seen for the first time gets a hub profile.
+	// - `chat` (`IngestChatEvent`): A chat message: told as a `chat.message` event to the server's owner and operators (scope `chat:read`), never stored.
+	// - `kill` (`IngestKillEvent`): A kill (a suicide is refused: it is not a frag).
+	// - `round` (`IngestRoundEvent`): A round started or ended: told as `round.started` / `round.ended` on the server’s current map. Scores and winner are checked, not stored (the match result carries the score).
+	// - `match_result` (`IngestMatchResultEvent`): A match played to its end, with its teams and score.
+	// - `map_change` (`IngestMapChangeEvent`): The server changed map: its `map` in `/servers` and `/v1/servers` follows.
 	//
-	// Each event is validated alone; an invalid one is rejected with its index and reason. `client_id` makes a resent event a duplicate.
+	// A player is an `IngestPlayer`: `name` and exactly one of `steam_id` (SteamID64, `STEAM_X:Y:Z` or `[U:1:N]`), `minecraft_uuid` (dashes optional) or `eos_id` (32 hex digits). A Steam id gets a hub profile the first time it is seen. A Minecraft or EOS id counts only for the hub user it is linked to (`POST /api-platform/ingest/links`): its kills, matches and XP land on that profile. An unlinked one credits nobody: its event is accepted (and counted once by `client_id`) but nothing is attached to anybody. A kill naming a Minecraft or EOS player is not listed in the kill feed (whose participants are named by SteamID); it counts on the linked players’ profiles (kill counters, XP, achievements, combat totals). A match’s unlinked players are left out of its teams.
+	//
+	// Each event is validated alone; an invalid one is rejected with its index and reason, the others are applied. `client_id` makes a resent event a duplicate, counted once.
 	//
 	// ### What the service derives
 	// - **Players**: Steam IDs (`[U:1:N]`, `STEAM_X:Y:Z`, SteamID64) are stored as SteamID64; a new Steam ID gets a hub profile.
@@ -11792,7 +12365,7 @@ type ClientInterface interface {
 	// Corresponds with POST /api-platform/ingest/events (the `IngestEventsCreate` operationId).
 	IngestEventsCreateWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// IngestEventsCreate Ingest typed JSON events (Rust and other plugins)
+	// IngestEventsCreate Ingest typed JSON events (game-server plugins)
 	//
 	// `POST /api-platform/ingest/events` (Bearer).
 	//
@@ -11800,13 +12373,18 @@ type ClientInterface interface {
 	// or, for senders that cannot set headers, in the path. The event is attributed to that server and its game.
 	// A missing, unknown or revoked token gets `401` and nothing is stored. A batch is applied in one transaction.
 	//
-	// A batch of up to 10000 events: `kill`, `match_result`, `player_session`, each an object of one of these shapes (`?`: optional):
+	// A batch of up to 10000 events, each an object of one of these kinds (the named schema of each is in the document):
 	//
-	// - `type`: "kill", `client_id`: string, `occurred_at`: string, `killer`: { `steam_id`: string, `name`: string }, `victim`: { `steam_id`: string, `name`: string }, `weapon`: string, `headshot?`: boolean, `distance?`: number, `round_number?`: integer
-	// - `type`: "match_result", `client_id`: string, `ended_at`: string, `map`: string, `team1`: [{ `steam_id`: string, `name`: string, `participation?`: number }], `team2`: [{ `steam_id`: string, `name`: string, `participation?`: number }], `team1_score`: integer, `team2_score`: integer, `tournament_id?`: integer
-	// - `type`: "player_session", `client_id`: string, `occurred_at`: string, `action`: "connect" | "disconnect", `steam_id`: string, `name`: string
+	// - `player_session` (`IngestPlayerSessionEvent`): A player connected or left: `player`, or (the older form) `steam_id` and `name`. A Steam id seen for the first time gets a hub profile.
+	// - `chat` (`IngestChatEvent`): A chat message: told as a `chat.message` event to the server's owner and operators (scope `chat:read`), never stored.
+	// - `kill` (`IngestKillEvent`): A kill (a suicide is refused: it is not a frag).
+	// - `round` (`IngestRoundEvent`): A round started or ended: told as `round.started` / `round.ended` on the server’s current map. Scores and winner are checked, not stored (the match result carries the score).
+	// - `match_result` (`IngestMatchResultEvent`): A match played to its end, with its teams and score.
+	// - `map_change` (`IngestMapChangeEvent`): The server changed map: its `map` in `/servers` and `/v1/servers` follows.
 	//
-	// Each event is validated alone; an invalid one is rejected with its index and reason. `client_id` makes a resent event a duplicate.
+	// A player is an `IngestPlayer`: `name` and exactly one of `steam_id` (SteamID64, `STEAM_X:Y:Z` or `[U:1:N]`), `minecraft_uuid` (dashes optional) or `eos_id` (32 hex digits). A Steam id gets a hub profile the first time it is seen. A Minecraft or EOS id counts only for the hub user it is linked to (`POST /api-platform/ingest/links`): its kills, matches and XP land on that profile. An unlinked one credits nobody: its event is accepted (and counted once by `client_id`) but nothing is attached to anybody. A kill naming a Minecraft or EOS player is not listed in the kill feed (whose participants are named by SteamID); it counts on the linked players’ profiles (kill counters, XP, achievements, combat totals). A match’s unlinked players are left out of its teams.
+	//
+	// Each event is validated alone; an invalid one is rejected with its index and reason, the others are applied. `client_id` makes a resent event a duplicate, counted once.
 	//
 	// ### What the service derives
 	// - **Players**: Steam IDs (`[U:1:N]`, `STEAM_X:Y:Z`, SteamID64) are stored as SteamID64; a new Steam ID gets a hub profile.
@@ -12941,7 +13519,7 @@ func (c *Client) DeveloperWebhookTestSend(ctx context.Context, body DeveloperWeb
 	return c.Client.Do(req)
 }
 
-// IngestEventsCreateWithBody Ingest typed JSON events (Rust and other plugins)
+// IngestEventsCreateWithBody Ingest typed JSON events (game-server plugins)
 //
 // `POST /api-platform/ingest/events` (Bearer).
 //
@@ -12949,13 +13527,18 @@ func (c *Client) DeveloperWebhookTestSend(ctx context.Context, body DeveloperWeb
 // or, for senders that cannot set headers, in the path. The event is attributed to that server and its game.
 // A missing, unknown or revoked token gets `401` and nothing is stored. A batch is applied in one transaction.
 //
-// A batch of up to 10000 events: `kill`, `match_result`, `player_session`, each an object of one of these shapes (`?`: optional):
+// A batch of up to 10000 events, each an object of one of these kinds (the named schema of each is in the document):
 //
-// - `type`: "kill", `client_id`: string, `occurred_at`: string, `killer`: { `steam_id`: string, `name`: string }, `victim`: { `steam_id`: string, `name`: string }, `weapon`: string, `headshot?`: boolean, `distance?`: number, `round_number?`: integer
-// - `type`: "match_result", `client_id`: string, `ended_at`: string, `map`: string, `team1`: [{ `steam_id`: string, `name`: string, `participation?`: number }], `team2`: [{ `steam_id`: string, `name`: string, `participation?`: number }], `team1_score`: integer, `team2_score`: integer, `tournament_id?`: integer
-// - `type`: "player_session", `client_id`: string, `occurred_at`: string, `action`: "connect" | "disconnect", `steam_id`: string, `name`: string
+// - `player_session` (`IngestPlayerSessionEvent`): A player connected or left: `player`, or (the older form) `steam_id` and `name`. A Steam id seen for the first time gets a hub profile.
+// - `chat` (`IngestChatEvent`): A chat message: told as a `chat.message` event to the server's owner and operators (scope `chat:read`), never stored.
+// - `kill` (`IngestKillEvent`): A kill (a suicide is refused: it is not a frag).
+// - `round` (`IngestRoundEvent`): A round started or ended: told as `round.started` / `round.ended` on the server’s current map. Scores and winner are checked, not stored (the match result carries the score).
+// - `match_result` (`IngestMatchResultEvent`): A match played to its end, with its teams and score.
+// - `map_change` (`IngestMapChangeEvent`): The server changed map: its `map` in `/servers` and `/v1/servers` follows.
 //
-// Each event is validated alone; an invalid one is rejected with its index and reason. `client_id` makes a resent event a duplicate.
+// A player is an `IngestPlayer`: `name` and exactly one of `steam_id` (SteamID64, `STEAM_X:Y:Z` or `[U:1:N]`), `minecraft_uuid` (dashes optional) or `eos_id` (32 hex digits). A Steam id gets a hub profile the first time it is seen. A Minecraft or EOS id counts only for the hub user it is linked to (`POST /api-platform/ingest/links`): its kills, matches and XP land on that profile. An unlinked one credits nobody: its event is accepted (and counted once by `client_id`) but nothing is attached to anybody. A kill naming a Minecraft or EOS player is not listed in the kill feed (whose participants are named by SteamID); it counts on the linked players’ profiles (kill counters, XP, achievements, combat totals). A match’s unlinked players are left out of its teams.
+//
+// Each event is validated alone; an invalid one is rejected with its index and reason, the others are applied. `client_id` makes a resent event a duplicate, counted once.
 //
 // ### What the service derives
 // - **Players**: Steam IDs (`[U:1:N]`, `STEAM_X:Y:Z`, SteamID64) are stored as SteamID64; a new Steam ID gets a hub profile.
@@ -12980,7 +13563,7 @@ func (c *Client) IngestEventsCreateWithBody(ctx context.Context, contentType str
 	return c.Client.Do(req)
 }
 
-// IngestEventsCreate Ingest typed JSON events (Rust and other plugins)
+// IngestEventsCreate Ingest typed JSON events (game-server plugins)
 //
 // `POST /api-platform/ingest/events` (Bearer).
 //
@@ -12988,13 +13571,18 @@ func (c *Client) IngestEventsCreateWithBody(ctx context.Context, contentType str
 // or, for senders that cannot set headers, in the path. The event is attributed to that server and its game.
 // A missing, unknown or revoked token gets `401` and nothing is stored. A batch is applied in one transaction.
 //
-// A batch of up to 10000 events: `kill`, `match_result`, `player_session`, each an object of one of these shapes (`?`: optional):
+// A batch of up to 10000 events, each an object of one of these kinds (the named schema of each is in the document):
 //
-// - `type`: "kill", `client_id`: string, `occurred_at`: string, `killer`: { `steam_id`: string, `name`: string }, `victim`: { `steam_id`: string, `name`: string }, `weapon`: string, `headshot?`: boolean, `distance?`: number, `round_number?`: integer
-// - `type`: "match_result", `client_id`: string, `ended_at`: string, `map`: string, `team1`: [{ `steam_id`: string, `name`: string, `participation?`: number }], `team2`: [{ `steam_id`: string, `name`: string, `participation?`: number }], `team1_score`: integer, `team2_score`: integer, `tournament_id?`: integer
-// - `type`: "player_session", `client_id`: string, `occurred_at`: string, `action`: "connect" | "disconnect", `steam_id`: string, `name`: string
+// - `player_session` (`IngestPlayerSessionEvent`): A player connected or left: `player`, or (the older form) `steam_id` and `name`. A Steam id seen for the first time gets a hub profile.
+// - `chat` (`IngestChatEvent`): A chat message: told as a `chat.message` event to the server's owner and operators (scope `chat:read`), never stored.
+// - `kill` (`IngestKillEvent`): A kill (a suicide is refused: it is not a frag).
+// - `round` (`IngestRoundEvent`): A round started or ended: told as `round.started` / `round.ended` on the server’s current map. Scores and winner are checked, not stored (the match result carries the score).
+// - `match_result` (`IngestMatchResultEvent`): A match played to its end, with its teams and score.
+// - `map_change` (`IngestMapChangeEvent`): The server changed map: its `map` in `/servers` and `/v1/servers` follows.
 //
-// Each event is validated alone; an invalid one is rejected with its index and reason. `client_id` makes a resent event a duplicate.
+// A player is an `IngestPlayer`: `name` and exactly one of `steam_id` (SteamID64, `STEAM_X:Y:Z` or `[U:1:N]`), `minecraft_uuid` (dashes optional) or `eos_id` (32 hex digits). A Steam id gets a hub profile the first time it is seen. A Minecraft or EOS id counts only for the hub user it is linked to (`POST /api-platform/ingest/links`): its kills, matches and XP land on that profile. An unlinked one credits nobody: its event is accepted (and counted once by `client_id`) but nothing is attached to anybody. A kill naming a Minecraft or EOS player is not listed in the kill feed (whose participants are named by SteamID); it counts on the linked players’ profiles (kill counters, XP, achievements, combat totals). A match’s unlinked players are left out of its teams.
+//
+// Each event is validated alone; an invalid one is rejected with its index and reason, the others are applied. `client_id` makes a resent event a duplicate, counted once.
 //
 // ### What the service derives
 // - **Players**: Steam IDs (`[U:1:N]`, `STEAM_X:Y:Z`, SteamID64) are stored as SteamID64; a new Steam ID gets a hub profile.
@@ -18991,7 +19579,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /api-platform/developer/webhook-test (the `DeveloperWebhookTestSend` operationId).
 	DeveloperWebhookTestSendWithResponse(ctx context.Context, body DeveloperWebhookTestSendJSONRequestBody, reqEditors ...RequestEditorFn) (*DeveloperWebhookTestSendResponse, error)
 
-	// IngestEventsCreateWithBodyWithResponse Ingest typed JSON events (Rust and other plugins)
+	// IngestEventsCreateWithBodyWithResponse Ingest typed JSON events (game-server plugins)
 	//
 	// `POST /api-platform/ingest/events` (Bearer).
 	//
@@ -18999,13 +19587,18 @@ type ClientWithResponsesInterface interface {
 	// or, for senders that cannot set headers, in the path. The event is attributed to that server and its game.
 	// A missing, unknown or revoked token gets `401` and nothing is stored. A batch is applied in one transaction.
 	//
-	// A batch of up to 10000 events: `kill`, `match_result`, `player_session`, each an object of one of these shapes (`?`: optional):
+	// A batch of up to 10000 events, each an object of one of these kinds (the named schema of each is in the document):
 	//
-	// - `type`: "kill", `client_id`: string, `occurred_at`: string, `killer`: { `steam_id`: string, `name`: string }, `victim`: { `steam_id`: string, `name`: string }, `weapon`: string, `headshot?`: boolean, `distance?`: number, `round_number?`: integer
-	// - `type`: "match_result", `client_id`: string, `ended_at`: string, `map`: string, `team1`: [{ `steam_id`: string, `name`: string, `participation?`: number }], `team2`: [{ `steam_id`: string, `name`: string, `participation?`: number }], `team1_score`: integer, `team2_score`: integer, `tournament_id?`: integer
-	// - `type`: "player_session", `client_id`: string, `occurred_at`: string, `action`: "connect" | "disconnect", `steam_id`: string, `name`: string
+	// - `player_session` (`IngestPlayerSessionEvent`): A player connected or left: `player`, or (the older form) `steam_id` and `name`. A Steam id seen for the first time gets a hub profile.
+	// - `chat` (`IngestChatEvent`): A chat message: told as a `chat.message` event to the server's owner and operators (scope `chat:read`), never stored.
+	// - `kill` (`IngestKillEvent`): A kill (a suicide is refused: it is not a frag).
+	// - `round` (`IngestRoundEvent`): A round started or ended: told as `round.started` / `round.ended` on the server’s current map. Scores and winner are checked, not stored (the match result carries the score).
+	// - `match_result` (`IngestMatchResultEvent`): A match played to its end, with its teams and score.
+	// - `map_change` (`IngestMapChangeEvent`): The server changed map: its `map` in `/servers` and `/v1/servers` follows.
 	//
-	// Each event is validated alone; an invalid one is rejected with its index and reason. `client_id` makes a resent event a duplicate.
+	// A player is an `IngestPlayer`: `name` and exactly one of `steam_id` (SteamID64, `STEAM_X:Y:Z` or `[U:1:N]`), `minecraft_uuid` (dashes optional) or `eos_id` (32 hex digits). A Steam id gets a hub profile the first time it is seen. A Minecraft or EOS id counts only for the hub user it is linked to (`POST /api-platform/ingest/links`): its kills, matches and XP land on that profile. An unlinked one credits nobody: its event is accepted (and counted once by `client_id`) but nothing is attached to anybody. A kill naming a Minecraft or EOS player is not listed in the kill feed (whose participants are named by SteamID); it counts on the linked players’ profiles (kill counters, XP, achievements, combat totals). A match’s unlinked players are left out of its teams.
+	//
+	// Each event is validated alone; an invalid one is rejected with its index and reason, the others are applied. `client_id` makes a resent event a duplicate, counted once.
 	//
 	// ### What the service derives
 	// - **Players**: Steam IDs (`[U:1:N]`, `STEAM_X:Y:Z`, SteamID64) are stored as SteamID64; a new Steam ID gets a hub profile.
@@ -19020,7 +19613,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /api-platform/ingest/events (the `IngestEventsCreate` operationId).
 	IngestEventsCreateWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*IngestEventsCreateResponse, error)
 
-	// IngestEventsCreateWithResponse Ingest typed JSON events (Rust and other plugins)
+	// IngestEventsCreateWithResponse Ingest typed JSON events (game-server plugins)
 	//
 	// `POST /api-platform/ingest/events` (Bearer).
 	//
@@ -19028,13 +19621,18 @@ type ClientWithResponsesInterface interface {
 	// or, for senders that cannot set headers, in the path. The event is attributed to that server and its game.
 	// A missing, unknown or revoked token gets `401` and nothing is stored. A batch is applied in one transaction.
 	//
-	// A batch of up to 10000 events: `kill`, `match_result`, `player_session`, each an object of one of these shapes (`?`: optional):
+	// A batch of up to 10000 events, each an object of one of these kinds (the named schema of each is in the document):
 	//
-	// - `type`: "kill", `client_id`: string, `occurred_at`: string, `killer`: { `steam_id`: string, `name`: string }, `victim`: { `steam_id`: string, `name`: string }, `weapon`: string, `headshot?`: boolean, `distance?`: number, `round_number?`: integer
-	// - `type`: "match_result", `client_id`: string, `ended_at`: string, `map`: string, `team1`: [{ `steam_id`: string, `name`: string, `participation?`: number }], `team2`: [{ `steam_id`: string, `name`: string, `participation?`: number }], `team1_score`: integer, `team2_score`: integer, `tournament_id?`: integer
-	// - `type`: "player_session", `client_id`: string, `occurred_at`: string, `action`: "connect" | "disconnect", `steam_id`: string, `name`: string
+	// - `player_session` (`IngestPlayerSessionEvent`): A player connected or left: `player`, or (the older form) `steam_id` and `name`. A Steam id seen for the first time gets a hub profile.
+	// - `chat` (`IngestChatEvent`): A chat message: told as a `chat.message` event to the server's owner and operators (scope `chat:read`), never stored.
+	// - `kill` (`IngestKillEvent`): A kill (a suicide is refused: it is not a frag).
+	// - `round` (`IngestRoundEvent`): A round started or ended: told as `round.started` / `round.ended` on the server’s current map. Scores and winner are checked, not stored (the match result carries the score).
+	// - `match_result` (`IngestMatchResultEvent`): A match played to its end, with its teams and score.
+	// - `map_change` (`IngestMapChangeEvent`): The server changed map: its `map` in `/servers` and `/v1/servers` follows.
 	//
-	// Each event is validated alone; an invalid one is rejected with its index and reason. `client_id` makes a resent event a duplicate.
+	// A player is an `IngestPlayer`: `name` and exactly one of `steam_id` (SteamID64, `STEAM_X:Y:Z` or `[U:1:N]`), `minecraft_uuid` (dashes optional) or `eos_id` (32 hex digits). A Steam id gets a hub profile the first time it is seen. A Minecraft or EOS id counts only for the hub user it is linked to (`POST /api-platform/ingest/links`): its kills, matches and XP land on that profile. An unlinked one credits nobody: its event is accepted (and counted once by `client_id`) but nothing is attached to anybody. A kill naming a Minecraft or EOS player is not listed in the kill feed (whose participants are named by SteamID); it counts on the linked players’ profiles (kill counters, XP, achievements, combat totals). A match’s unlinked players are left out of its teams.
+	//
+	// Each event is validated alone; an invalid one is rejected with its index and reason, the others are applied. `client_id` makes a resent event a duplicate, counted once.
 	//
 	// ### What the service derives
 	// - **Players**: Steam IDs (`[U:1:N]`, `STEAM_X:Y:Z`, SteamID64) are stored as SteamID64; a new Steam ID gets a hub profile.
@@ -32841,7 +33439,7 @@ func (c *ClientWithResponses) DeveloperWebhookTestSendWithResponse(ctx context.C
 	return ParseDeveloperWebhookTestSendResponse(rsp)
 }
 
-// IngestEventsCreateWithBodyWithResponse Ingest typed JSON events (Rust and other plugins)
+// IngestEventsCreateWithBodyWithResponse Ingest typed JSON events (game-server plugins)
 //
 // `POST /api-platform/ingest/events` (Bearer).
 //
@@ -32849,13 +33447,18 @@ func (c *ClientWithResponses) DeveloperWebhookTestSendWithResponse(ctx context.C
 // or, for senders that cannot set headers, in the path. The event is attributed to that server and its game.
 // A missing, unknown or revoked token gets `401` and nothing is stored. A batch is applied in one transaction.
 //
-// A batch of up to 10000 events: `kill`, `match_result`, `player_session`, each an object of one of these shapes (`?`: optional):
+// A batch of up to 10000 events, each an object of one of these kinds (the named schema of each is in the document):
 //
-// - `type`: "kill", `client_id`: string, `occurred_at`: string, `killer`: { `steam_id`: string, `name`: string }, `victim`: { `steam_id`: string, `name`: string }, `weapon`: string, `headshot?`: boolean, `distance?`: number, `round_number?`: integer
-// - `type`: "match_result", `client_id`: string, `ended_at`: string, `map`: string, `team1`: [{ `steam_id`: string, `name`: string, `participation?`: number }], `team2`: [{ `steam_id`: string, `name`: string, `participation?`: number }], `team1_score`: integer, `team2_score`: integer, `tournament_id?`: integer
-// - `type`: "player_session", `client_id`: string, `occurred_at`: string, `action`: "connect" | "disconnect", `steam_id`: string, `name`: string
+// - `player_session` (`IngestPlayerSessionEvent`): A player connected or left: `player`, or (the older form) `steam_id` and `name`. A Steam id seen for the first time gets a hub profile.
+// - `chat` (`IngestChatEvent`): A chat message: told as a `chat.message` event to the server's owner and operators (scope `chat:read`), never stored.
+// - `kill` (`IngestKillEvent`): A kill (a suicide is refused: it is not a frag).
+// - `round` (`IngestRoundEvent`): A round started or ended: told as `round.started` / `round.ended` on the server’s current map. Scores and winner are checked, not stored (the match result carries the score).
+// - `match_result` (`IngestMatchResultEvent`): A match played to its end, with its teams and score.
+// - `map_change` (`IngestMapChangeEvent`): The server changed map: its `map` in `/servers` and `/v1/servers` follows.
 //
-// Each event is validated alone; an invalid one is rejected with its index and reason. `client_id` makes a resent event a duplicate.
+// A player is an `IngestPlayer`: `name` and exactly one of `steam_id` (SteamID64, `STEAM_X:Y:Z` or `[U:1:N]`), `minecraft_uuid` (dashes optional) or `eos_id` (32 hex digits). A Steam id gets a hub profile the first time it is seen. A Minecraft or EOS id counts only for the hub user it is linked to (`POST /api-platform/ingest/links`): its kills, matches and XP land on that profile. An unlinked one credits nobody: its event is accepted (and counted once by `client_id`) but nothing is attached to anybody. A kill naming a Minecraft or EOS player is not listed in the kill feed (whose participants are named by SteamID); it counts on the linked players’ profiles (kill counters, XP, achievements, combat totals). A match’s unlinked players are left out of its teams.
+//
+// Each event is validated alone; an invalid one is rejected with its index and reason, the others are applied. `client_id` makes a resent event a duplicate, counted once.
 //
 // ### What the service derives
 // - **Players**: Steam IDs (`[U:1:N]`, `STEAM_X:Y:Z`, SteamID64) are stored as SteamID64; a new Steam ID gets a hub profile.
@@ -32876,7 +33479,7 @@ func (c *ClientWithResponses) IngestEventsCreateWithBodyWithResponse(ctx context
 	return ParseIngestEventsCreateResponse(rsp)
 }
 
-// IngestEventsCreateWithResponse Ingest typed JSON events (Rust and other plugins)
+// IngestEventsCreateWithResponse Ingest typed JSON events (game-server plugins)
 //
 // `POST /api-platform/ingest/events` (Bearer).
 //
@@ -32884,13 +33487,18 @@ func (c *ClientWithResponses) IngestEventsCreateWithBodyWithResponse(ctx context
 // or, for senders that cannot set headers, in the path. The event is attributed to that server and its game.
 // A missing, unknown or revoked token gets `401` and nothing is stored. A batch is applied in one transaction.
 //
-// A batch of up to 10000 events: `kill`, `match_result`, `player_session`, each an object of one of these shapes (`?`: optional):
+// A batch of up to 10000 events, each an object of one of these kinds (the named schema of each is in the document):
 //
-// - `type`: "kill", `client_id`: string, `occurred_at`: string, `killer`: { `steam_id`: string, `name`: string }, `victim`: { `steam_id`: string, `name`: string }, `weapon`: string, `headshot?`: boolean, `distance?`: number, `round_number?`: integer
-// - `type`: "match_result", `client_id`: string, `ended_at`: string, `map`: string, `team1`: [{ `steam_id`: string, `name`: string, `participation?`: number }], `team2`: [{ `steam_id`: string, `name`: string, `participation?`: number }], `team1_score`: integer, `team2_score`: integer, `tournament_id?`: integer
-// - `type`: "player_session", `client_id`: string, `occurred_at`: string, `action`: "connect" | "disconnect", `steam_id`: string, `name`: string
+// - `player_session` (`IngestPlayerSessionEvent`): A player connected or left: `player`, or (the older form) `steam_id` and `name`. A Steam id seen for the first time gets a hub profile.
+// - `chat` (`IngestChatEvent`): A chat message: told as a `chat.message` event to the server's owner and operators (scope `chat:read`), never stored.
+// - `kill` (`IngestKillEvent`): A kill (a suicide is refused: it is not a frag).
+// - `round` (`IngestRoundEvent`): A round started or ended: told as `round.started` / `round.ended` on the server’s current map. Scores and winner are checked, not stored (the match result carries the score).
+// - `match_result` (`IngestMatchResultEvent`): A match played to its end, with its teams and score.
+// - `map_change` (`IngestMapChangeEvent`): The server changed map: its `map` in `/servers` and `/v1/servers` follows.
 //
-// Each event is validated alone; an invalid one is rejected with its index and reason. `client_id` makes a resent event a duplicate.
+// A player is an `IngestPlayer`: `name` and exactly one of `steam_id` (SteamID64, `STEAM_X:Y:Z` or `[U:1:N]`), `minecraft_uuid` (dashes optional) or `eos_id` (32 hex digits). A Steam id gets a hub profile the first time it is seen. A Minecraft or EOS id counts only for the hub user it is linked to (`POST /api-platform/ingest/links`): its kills, matches and XP land on that profile. An unlinked one credits nobody: its event is accepted (and counted once by `client_id`) but nothing is attached to anybody. A kill naming a Minecraft or EOS player is not listed in the kill feed (whose participants are named by SteamID); it counts on the linked players’ profiles (kill counters, XP, achievements, combat totals). A match’s unlinked players are left out of its teams.
+//
+// Each event is validated alone; an invalid one is rejected with its index and reason, the others are applied. `client_id` makes a resent event a duplicate, counted once.
 //
 // ### What the service derives
 // - **Players**: Steam IDs (`[U:1:N]`, `STEAM_X:Y:Z`, SteamID64) are stored as SteamID64; a new Steam ID gets a hub profile.

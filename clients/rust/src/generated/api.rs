@@ -8049,12 +8049,1573 @@ pub mod types {
             value.parse()
         }
     }
+    ///A chat message: told as a `chat.message` event to the server's owner and operators (scope `chat:read`), never stored.
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    #[serde(deny_unknown_fields)]
+    pub struct IngestChatEvent {
+        ///unique per server; an event whose client_id was already accepted is a duplicate
+        pub client_id: IngestChatEventClientId,
+        pub message: IngestChatEventMessage,
+        ///ISO 8601 time of the event
+        pub occurred_at: ::chrono::DateTime<::chrono::offset::Utc>,
+        pub player: IngestPlayer,
+        ///said to the team only (default false)
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub team_only: ::std::option::Option<bool>,
+        ///the event kind: `chat`
+        #[serde(rename = "type")]
+        pub type_: IngestChatEventType,
+    }
+    ///unique per server; an event whose client_id was already accepted is a duplicate
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+    #[serde(transparent)]
+    pub struct IngestChatEventClientId(::std::string::String);
+    impl ::std::ops::Deref for IngestChatEventClientId {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<IngestChatEventClientId> for ::std::string::String {
+        fn from(value: IngestChatEventClientId) -> Self {
+            value.0
+        }
+    }
+    impl ::std::str::FromStr for IngestChatEventClientId {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            if value.chars().count() > 128usize {
+                return Err("longer than 128 characters".into());
+            }
+            if value.chars().count() < 1usize {
+                return Err("shorter than 1 characters".into());
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for IngestChatEventClientId {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String> for IngestChatEventClientId {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for IngestChatEventClientId {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| {
+                    <D::Error as ::serde::de::Error>::custom(e.to_string())
+                })
+        }
+    }
+    ///`IngestChatEventMessage`
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+    #[serde(transparent)]
+    pub struct IngestChatEventMessage(::std::string::String);
+    impl ::std::ops::Deref for IngestChatEventMessage {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<IngestChatEventMessage> for ::std::string::String {
+        fn from(value: IngestChatEventMessage) -> Self {
+            value.0
+        }
+    }
+    impl ::std::str::FromStr for IngestChatEventMessage {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            if value.chars().count() > 512usize {
+                return Err("longer than 512 characters".into());
+            }
+            if value.chars().count() < 1usize {
+                return Err("shorter than 1 characters".into());
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for IngestChatEventMessage {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String> for IngestChatEventMessage {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for IngestChatEventMessage {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| {
+                    <D::Error as ::serde::de::Error>::custom(e.to_string())
+                })
+        }
+    }
+    ///the event kind: `chat`
+    #[derive(
+        ::serde::Deserialize,
+        ::serde::Serialize,
+        Clone,
+        Copy,
+        Debug,
+        Eq,
+        Hash,
+        Ord,
+        PartialEq,
+        PartialOrd
+    )]
+    pub enum IngestChatEventType {
+        #[serde(rename = "chat")]
+        Chat,
+    }
+    impl ::std::fmt::Display for IngestChatEventType {
+        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+            match *self {
+                Self::Chat => f.write_str("chat"),
+            }
+        }
+    }
+    impl ::std::str::FromStr for IngestChatEventType {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            match value {
+                "chat" => Ok(Self::Chat),
+                _ => Err("invalid value".into()),
+            }
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for IngestChatEventType {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String> for IngestChatEventType {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
     ///`IngestEventsCreateRequest`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
     #[serde(deny_unknown_fields)]
     pub struct IngestEventsCreateRequest {
-        ///events of the three types above, validated one by one
-        pub events: ::std::vec::Vec<::serde_json::Value>,
+        ///events of the kinds above, validated one by one
+        pub events: ::std::vec::Vec<IngestEventsCreateRequestEventsItem>,
+    }
+    ///An event of one of the kinds above
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    pub struct IngestEventsCreateRequestEventsItem {
+        #[serde(flatten, skip_serializing_if = "::std::option::Option::is_none")]
+        pub subtype_0: ::std::option::Option<IngestPlayerSessionEvent>,
+        #[serde(flatten, skip_serializing_if = "::std::option::Option::is_none")]
+        pub subtype_1: ::std::option::Option<IngestChatEvent>,
+        #[serde(flatten, skip_serializing_if = "::std::option::Option::is_none")]
+        pub subtype_2: ::std::option::Option<IngestKillEvent>,
+        #[serde(flatten, skip_serializing_if = "::std::option::Option::is_none")]
+        pub subtype_3: ::std::option::Option<IngestRoundEvent>,
+        #[serde(flatten, skip_serializing_if = "::std::option::Option::is_none")]
+        pub subtype_4: ::std::option::Option<IngestMatchResultEvent>,
+        #[serde(flatten, skip_serializing_if = "::std::option::Option::is_none")]
+        pub subtype_5: ::std::option::Option<IngestMapChangeEvent>,
+        #[serde(flatten, skip_serializing_if = "::std::option::Option::is_none")]
+        pub subtype_6: ::std::option::Option<
+            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        >,
+    }
+    ///A kill (a suicide is refused: it is not a frag).
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    #[serde(deny_unknown_fields)]
+    pub struct IngestKillEvent {
+        ///unique per server; an event whose client_id was already accepted is a duplicate
+        pub client_id: IngestKillEventClientId,
+        ///metres
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub distance: ::std::option::Option<f64>,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub headshot: ::std::option::Option<bool>,
+        pub killer: IngestPlayer,
+        ///ISO 8601 time of the event
+        pub occurred_at: ::chrono::DateTime<::chrono::offset::Utc>,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub round_number: ::std::option::Option<i64>,
+        ///the event kind: `kill`
+        #[serde(rename = "type")]
+        pub type_: IngestKillEventType,
+        pub victim: IngestPlayer,
+        pub weapon: IngestKillEventWeapon,
+    }
+    ///unique per server; an event whose client_id was already accepted is a duplicate
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+    #[serde(transparent)]
+    pub struct IngestKillEventClientId(::std::string::String);
+    impl ::std::ops::Deref for IngestKillEventClientId {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<IngestKillEventClientId> for ::std::string::String {
+        fn from(value: IngestKillEventClientId) -> Self {
+            value.0
+        }
+    }
+    impl ::std::str::FromStr for IngestKillEventClientId {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            if value.chars().count() > 128usize {
+                return Err("longer than 128 characters".into());
+            }
+            if value.chars().count() < 1usize {
+                return Err("shorter than 1 characters".into());
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for IngestKillEventClientId {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String> for IngestKillEventClientId {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for IngestKillEventClientId {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| {
+                    <D::Error as ::serde::de::Error>::custom(e.to_string())
+                })
+        }
+    }
+    ///the event kind: `kill`
+    #[derive(
+        ::serde::Deserialize,
+        ::serde::Serialize,
+        Clone,
+        Copy,
+        Debug,
+        Eq,
+        Hash,
+        Ord,
+        PartialEq,
+        PartialOrd
+    )]
+    pub enum IngestKillEventType {
+        #[serde(rename = "kill")]
+        Kill,
+    }
+    impl ::std::fmt::Display for IngestKillEventType {
+        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+            match *self {
+                Self::Kill => f.write_str("kill"),
+            }
+        }
+    }
+    impl ::std::str::FromStr for IngestKillEventType {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            match value {
+                "kill" => Ok(Self::Kill),
+                _ => Err("invalid value".into()),
+            }
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for IngestKillEventType {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String> for IngestKillEventType {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    ///`IngestKillEventWeapon`
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+    #[serde(transparent)]
+    pub struct IngestKillEventWeapon(::std::string::String);
+    impl ::std::ops::Deref for IngestKillEventWeapon {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<IngestKillEventWeapon> for ::std::string::String {
+        fn from(value: IngestKillEventWeapon) -> Self {
+            value.0
+        }
+    }
+    impl ::std::str::FromStr for IngestKillEventWeapon {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            if value.chars().count() > 32usize {
+                return Err("longer than 32 characters".into());
+            }
+            if value.chars().count() < 1usize {
+                return Err("shorter than 1 characters".into());
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for IngestKillEventWeapon {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String> for IngestKillEventWeapon {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for IngestKillEventWeapon {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| {
+                    <D::Error as ::serde::de::Error>::custom(e.to_string())
+                })
+        }
+    }
+    ///The server changed map: its `map` in `/servers` and `/v1/servers` follows.
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    #[serde(deny_unknown_fields)]
+    pub struct IngestMapChangeEvent {
+        ///unique per server; an event whose client_id was already accepted is a duplicate
+        pub client_id: IngestMapChangeEventClientId,
+        pub map: IngestMapChangeEventMap,
+        ///ISO 8601 time of the event
+        pub occurred_at: ::chrono::DateTime<::chrono::offset::Utc>,
+        ///the event kind: `map_change`
+        #[serde(rename = "type")]
+        pub type_: IngestMapChangeEventType,
+    }
+    ///unique per server; an event whose client_id was already accepted is a duplicate
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+    #[serde(transparent)]
+    pub struct IngestMapChangeEventClientId(::std::string::String);
+    impl ::std::ops::Deref for IngestMapChangeEventClientId {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<IngestMapChangeEventClientId> for ::std::string::String {
+        fn from(value: IngestMapChangeEventClientId) -> Self {
+            value.0
+        }
+    }
+    impl ::std::str::FromStr for IngestMapChangeEventClientId {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            if value.chars().count() > 128usize {
+                return Err("longer than 128 characters".into());
+            }
+            if value.chars().count() < 1usize {
+                return Err("shorter than 1 characters".into());
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for IngestMapChangeEventClientId {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String>
+    for IngestMapChangeEventClientId {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for IngestMapChangeEventClientId {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| {
+                    <D::Error as ::serde::de::Error>::custom(e.to_string())
+                })
+        }
+    }
+    ///`IngestMapChangeEventMap`
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+    #[serde(transparent)]
+    pub struct IngestMapChangeEventMap(::std::string::String);
+    impl ::std::ops::Deref for IngestMapChangeEventMap {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<IngestMapChangeEventMap> for ::std::string::String {
+        fn from(value: IngestMapChangeEventMap) -> Self {
+            value.0
+        }
+    }
+    impl ::std::str::FromStr for IngestMapChangeEventMap {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            if value.chars().count() > 64usize {
+                return Err("longer than 64 characters".into());
+            }
+            if value.chars().count() < 1usize {
+                return Err("shorter than 1 characters".into());
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for IngestMapChangeEventMap {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String> for IngestMapChangeEventMap {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for IngestMapChangeEventMap {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| {
+                    <D::Error as ::serde::de::Error>::custom(e.to_string())
+                })
+        }
+    }
+    ///the event kind: `map_change`
+    #[derive(
+        ::serde::Deserialize,
+        ::serde::Serialize,
+        Clone,
+        Copy,
+        Debug,
+        Eq,
+        Hash,
+        Ord,
+        PartialEq,
+        PartialOrd
+    )]
+    pub enum IngestMapChangeEventType {
+        #[serde(rename = "map_change")]
+        MapChange,
+    }
+    impl ::std::fmt::Display for IngestMapChangeEventType {
+        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+            match *self {
+                Self::MapChange => f.write_str("map_change"),
+            }
+        }
+    }
+    impl ::std::str::FromStr for IngestMapChangeEventType {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            match value {
+                "map_change" => Ok(Self::MapChange),
+                _ => Err("invalid value".into()),
+            }
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for IngestMapChangeEventType {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String> for IngestMapChangeEventType {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    ///A player of a team: `name`, exactly one of `steam_id`, `minecraft_uuid`, `eos_id`, and `participation`.
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    #[serde(deny_unknown_fields)]
+    pub struct IngestMatchParticipant {
+        ///Epic Online Services product user id (32 hex digits); stored lowercase
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub eos_id: ::std::option::Option<IngestMatchParticipantEosId>,
+        ///Minecraft (Java) player UUID, dashes optional; stored lowercase with dashes
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub minecraft_uuid: ::std::option::Option<IngestMatchParticipantMinecraftUuid>,
+        pub name: IngestMatchParticipantName,
+        ///share of the match played, default 1
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub participation: ::std::option::Option<f64>,
+        ///SteamID64 (17 digits), STEAM_X:Y:Z or [U:1:N]; stored as SteamID64
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub steam_id: ::std::option::Option<IngestMatchParticipantSteamId>,
+    }
+    ///Epic Online Services product user id (32 hex digits); stored lowercase
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+    #[serde(transparent)]
+    pub struct IngestMatchParticipantEosId(::std::string::String);
+    impl ::std::ops::Deref for IngestMatchParticipantEosId {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<IngestMatchParticipantEosId> for ::std::string::String {
+        fn from(value: IngestMatchParticipantEosId) -> Self {
+            value.0
+        }
+    }
+    impl ::std::str::FromStr for IngestMatchParticipantEosId {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            static PATTERN: ::std::sync::LazyLock<::regress::Regex> = ::std::sync::LazyLock::new(||
+            { ::regress::Regex::new("^[0-9a-fA-F]{32}$").unwrap() });
+            if PATTERN.find(value).is_none() {
+                return Err("doesn't match pattern \"^[0-9a-fA-F]{32}$\"".into());
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for IngestMatchParticipantEosId {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String> for IngestMatchParticipantEosId {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for IngestMatchParticipantEosId {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| {
+                    <D::Error as ::serde::de::Error>::custom(e.to_string())
+                })
+        }
+    }
+    ///Minecraft (Java) player UUID, dashes optional; stored lowercase with dashes
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+    #[serde(transparent)]
+    pub struct IngestMatchParticipantMinecraftUuid(::std::string::String);
+    impl ::std::ops::Deref for IngestMatchParticipantMinecraftUuid {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<IngestMatchParticipantMinecraftUuid>
+    for ::std::string::String {
+        fn from(value: IngestMatchParticipantMinecraftUuid) -> Self {
+            value.0
+        }
+    }
+    impl ::std::str::FromStr for IngestMatchParticipantMinecraftUuid {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            static PATTERN: ::std::sync::LazyLock<::regress::Regex> = ::std::sync::LazyLock::new(||
+            {
+                ::regress::Regex::new(
+                        "^[0-9a-fA-F]{8}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{12}$",
+                    )
+                    .unwrap()
+            });
+            if PATTERN.find(value).is_none() {
+                return Err(
+                    "doesn't match pattern \"^[0-9a-fA-F]{8}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{12}$\""
+                        .into(),
+                );
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for IngestMatchParticipantMinecraftUuid {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String>
+    for IngestMatchParticipantMinecraftUuid {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for IngestMatchParticipantMinecraftUuid {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| {
+                    <D::Error as ::serde::de::Error>::custom(e.to_string())
+                })
+        }
+    }
+    ///`IngestMatchParticipantName`
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+    #[serde(transparent)]
+    pub struct IngestMatchParticipantName(::std::string::String);
+    impl ::std::ops::Deref for IngestMatchParticipantName {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<IngestMatchParticipantName> for ::std::string::String {
+        fn from(value: IngestMatchParticipantName) -> Self {
+            value.0
+        }
+    }
+    impl ::std::str::FromStr for IngestMatchParticipantName {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            if value.chars().count() > 64usize {
+                return Err("longer than 64 characters".into());
+            }
+            if value.chars().count() < 1usize {
+                return Err("shorter than 1 characters".into());
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for IngestMatchParticipantName {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String> for IngestMatchParticipantName {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for IngestMatchParticipantName {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| {
+                    <D::Error as ::serde::de::Error>::custom(e.to_string())
+                })
+        }
+    }
+    ///SteamID64 (17 digits), STEAM_X:Y:Z or [U:1:N]; stored as SteamID64
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+    #[serde(transparent)]
+    pub struct IngestMatchParticipantSteamId(::std::string::String);
+    impl ::std::ops::Deref for IngestMatchParticipantSteamId {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<IngestMatchParticipantSteamId> for ::std::string::String {
+        fn from(value: IngestMatchParticipantSteamId) -> Self {
+            value.0
+        }
+    }
+    impl ::std::str::FromStr for IngestMatchParticipantSteamId {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            if value.chars().count() > 32usize {
+                return Err("longer than 32 characters".into());
+            }
+            if value.chars().count() < 1usize {
+                return Err("shorter than 1 characters".into());
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for IngestMatchParticipantSteamId {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String>
+    for IngestMatchParticipantSteamId {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for IngestMatchParticipantSteamId {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| {
+                    <D::Error as ::serde::de::Error>::custom(e.to_string())
+                })
+        }
+    }
+    ///A match played to its end, with its teams and score.
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    #[serde(deny_unknown_fields)]
+    pub struct IngestMatchResultEvent {
+        ///unique per server; an event whose client_id was already accepted is a duplicate
+        pub client_id: IngestMatchResultEventClientId,
+        ///ISO 8601 time of the event
+        pub ended_at: ::chrono::DateTime<::chrono::offset::Utc>,
+        pub map: IngestMatchResultEventMap,
+        pub team1: ::std::vec::Vec<IngestMatchParticipant>,
+        pub team1_score: i64,
+        pub team2: ::std::vec::Vec<IngestMatchParticipant>,
+        pub team2_score: i64,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub tournament_id: ::std::option::Option<::std::num::NonZeroU64>,
+        ///the event kind: `match_result`
+        #[serde(rename = "type")]
+        pub type_: IngestMatchResultEventType,
+    }
+    ///unique per server; an event whose client_id was already accepted is a duplicate
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+    #[serde(transparent)]
+    pub struct IngestMatchResultEventClientId(::std::string::String);
+    impl ::std::ops::Deref for IngestMatchResultEventClientId {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<IngestMatchResultEventClientId> for ::std::string::String {
+        fn from(value: IngestMatchResultEventClientId) -> Self {
+            value.0
+        }
+    }
+    impl ::std::str::FromStr for IngestMatchResultEventClientId {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            if value.chars().count() > 128usize {
+                return Err("longer than 128 characters".into());
+            }
+            if value.chars().count() < 1usize {
+                return Err("shorter than 1 characters".into());
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for IngestMatchResultEventClientId {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String>
+    for IngestMatchResultEventClientId {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for IngestMatchResultEventClientId {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| {
+                    <D::Error as ::serde::de::Error>::custom(e.to_string())
+                })
+        }
+    }
+    ///`IngestMatchResultEventMap`
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+    #[serde(transparent)]
+    pub struct IngestMatchResultEventMap(::std::string::String);
+    impl ::std::ops::Deref for IngestMatchResultEventMap {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<IngestMatchResultEventMap> for ::std::string::String {
+        fn from(value: IngestMatchResultEventMap) -> Self {
+            value.0
+        }
+    }
+    impl ::std::str::FromStr for IngestMatchResultEventMap {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            if value.chars().count() > 64usize {
+                return Err("longer than 64 characters".into());
+            }
+            if value.chars().count() < 1usize {
+                return Err("shorter than 1 characters".into());
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for IngestMatchResultEventMap {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String> for IngestMatchResultEventMap {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for IngestMatchResultEventMap {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| {
+                    <D::Error as ::serde::de::Error>::custom(e.to_string())
+                })
+        }
+    }
+    ///the event kind: `match_result`
+    #[derive(
+        ::serde::Deserialize,
+        ::serde::Serialize,
+        Clone,
+        Copy,
+        Debug,
+        Eq,
+        Hash,
+        Ord,
+        PartialEq,
+        PartialOrd
+    )]
+    pub enum IngestMatchResultEventType {
+        #[serde(rename = "match_result")]
+        MatchResult,
+    }
+    impl ::std::fmt::Display for IngestMatchResultEventType {
+        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+            match *self {
+                Self::MatchResult => f.write_str("match_result"),
+            }
+        }
+    }
+    impl ::std::str::FromStr for IngestMatchResultEventType {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            match value {
+                "match_result" => Ok(Self::MatchResult),
+                _ => Err("invalid value".into()),
+            }
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for IngestMatchResultEventType {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String> for IngestMatchResultEventType {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    ///A player: `name` and exactly one of `steam_id`, `minecraft_uuid`, `eos_id`.
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    #[serde(deny_unknown_fields)]
+    pub struct IngestPlayer {
+        ///Epic Online Services product user id (32 hex digits); stored lowercase
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub eos_id: ::std::option::Option<IngestPlayerEosId>,
+        ///Minecraft (Java) player UUID, dashes optional; stored lowercase with dashes
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub minecraft_uuid: ::std::option::Option<IngestPlayerMinecraftUuid>,
+        pub name: IngestPlayerName,
+        ///SteamID64 (17 digits), STEAM_X:Y:Z or [U:1:N]; stored as SteamID64
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub steam_id: ::std::option::Option<IngestPlayerSteamId>,
+    }
+    ///Epic Online Services product user id (32 hex digits); stored lowercase
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+    #[serde(transparent)]
+    pub struct IngestPlayerEosId(::std::string::String);
+    impl ::std::ops::Deref for IngestPlayerEosId {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<IngestPlayerEosId> for ::std::string::String {
+        fn from(value: IngestPlayerEosId) -> Self {
+            value.0
+        }
+    }
+    impl ::std::str::FromStr for IngestPlayerEosId {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            static PATTERN: ::std::sync::LazyLock<::regress::Regex> = ::std::sync::LazyLock::new(||
+            { ::regress::Regex::new("^[0-9a-fA-F]{32}$").unwrap() });
+            if PATTERN.find(value).is_none() {
+                return Err("doesn't match pattern \"^[0-9a-fA-F]{32}$\"".into());
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for IngestPlayerEosId {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String> for IngestPlayerEosId {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for IngestPlayerEosId {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| {
+                    <D::Error as ::serde::de::Error>::custom(e.to_string())
+                })
+        }
+    }
+    ///Minecraft (Java) player UUID, dashes optional; stored lowercase with dashes
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+    #[serde(transparent)]
+    pub struct IngestPlayerMinecraftUuid(::std::string::String);
+    impl ::std::ops::Deref for IngestPlayerMinecraftUuid {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<IngestPlayerMinecraftUuid> for ::std::string::String {
+        fn from(value: IngestPlayerMinecraftUuid) -> Self {
+            value.0
+        }
+    }
+    impl ::std::str::FromStr for IngestPlayerMinecraftUuid {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            static PATTERN: ::std::sync::LazyLock<::regress::Regex> = ::std::sync::LazyLock::new(||
+            {
+                ::regress::Regex::new(
+                        "^[0-9a-fA-F]{8}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{12}$",
+                    )
+                    .unwrap()
+            });
+            if PATTERN.find(value).is_none() {
+                return Err(
+                    "doesn't match pattern \"^[0-9a-fA-F]{8}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{12}$\""
+                        .into(),
+                );
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for IngestPlayerMinecraftUuid {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String> for IngestPlayerMinecraftUuid {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for IngestPlayerMinecraftUuid {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| {
+                    <D::Error as ::serde::de::Error>::custom(e.to_string())
+                })
+        }
+    }
+    ///`IngestPlayerName`
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+    #[serde(transparent)]
+    pub struct IngestPlayerName(::std::string::String);
+    impl ::std::ops::Deref for IngestPlayerName {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<IngestPlayerName> for ::std::string::String {
+        fn from(value: IngestPlayerName) -> Self {
+            value.0
+        }
+    }
+    impl ::std::str::FromStr for IngestPlayerName {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            if value.chars().count() > 64usize {
+                return Err("longer than 64 characters".into());
+            }
+            if value.chars().count() < 1usize {
+                return Err("shorter than 1 characters".into());
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for IngestPlayerName {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String> for IngestPlayerName {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for IngestPlayerName {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| {
+                    <D::Error as ::serde::de::Error>::custom(e.to_string())
+                })
+        }
+    }
+    ///A player connected or left: `player`, or (the older form) `steam_id` and `name`. A Steam id seen for the first time gets a hub profile.
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    #[serde(deny_unknown_fields)]
+    pub struct IngestPlayerSessionEvent {
+        pub action: IngestPlayerSessionEventAction,
+        ///unique per server; an event whose client_id was already accepted is a duplicate
+        pub client_id: IngestPlayerSessionEventClientId,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub name: ::std::option::Option<IngestPlayerSessionEventName>,
+        ///ISO 8601 time of the event
+        pub occurred_at: ::chrono::DateTime<::chrono::offset::Utc>,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub player: ::std::option::Option<IngestPlayer>,
+        ///SteamID64 (17 digits), STEAM_X:Y:Z or [U:1:N]; stored as SteamID64
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub steam_id: ::std::option::Option<IngestPlayerSessionEventSteamId>,
+        ///the event kind: `player_session`
+        #[serde(rename = "type")]
+        pub type_: IngestPlayerSessionEventType,
+    }
+    ///`IngestPlayerSessionEventAction`
+    #[derive(
+        ::serde::Deserialize,
+        ::serde::Serialize,
+        Clone,
+        Copy,
+        Debug,
+        Eq,
+        Hash,
+        Ord,
+        PartialEq,
+        PartialOrd
+    )]
+    pub enum IngestPlayerSessionEventAction {
+        #[serde(rename = "connect")]
+        Connect,
+        #[serde(rename = "disconnect")]
+        Disconnect,
+    }
+    impl ::std::fmt::Display for IngestPlayerSessionEventAction {
+        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+            match *self {
+                Self::Connect => f.write_str("connect"),
+                Self::Disconnect => f.write_str("disconnect"),
+            }
+        }
+    }
+    impl ::std::str::FromStr for IngestPlayerSessionEventAction {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            match value {
+                "connect" => Ok(Self::Connect),
+                "disconnect" => Ok(Self::Disconnect),
+                _ => Err("invalid value".into()),
+            }
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for IngestPlayerSessionEventAction {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String>
+    for IngestPlayerSessionEventAction {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    ///unique per server; an event whose client_id was already accepted is a duplicate
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+    #[serde(transparent)]
+    pub struct IngestPlayerSessionEventClientId(::std::string::String);
+    impl ::std::ops::Deref for IngestPlayerSessionEventClientId {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<IngestPlayerSessionEventClientId>
+    for ::std::string::String {
+        fn from(value: IngestPlayerSessionEventClientId) -> Self {
+            value.0
+        }
+    }
+    impl ::std::str::FromStr for IngestPlayerSessionEventClientId {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            if value.chars().count() > 128usize {
+                return Err("longer than 128 characters".into());
+            }
+            if value.chars().count() < 1usize {
+                return Err("shorter than 1 characters".into());
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for IngestPlayerSessionEventClientId {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String>
+    for IngestPlayerSessionEventClientId {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for IngestPlayerSessionEventClientId {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| {
+                    <D::Error as ::serde::de::Error>::custom(e.to_string())
+                })
+        }
+    }
+    ///`IngestPlayerSessionEventName`
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+    #[serde(transparent)]
+    pub struct IngestPlayerSessionEventName(::std::string::String);
+    impl ::std::ops::Deref for IngestPlayerSessionEventName {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<IngestPlayerSessionEventName> for ::std::string::String {
+        fn from(value: IngestPlayerSessionEventName) -> Self {
+            value.0
+        }
+    }
+    impl ::std::str::FromStr for IngestPlayerSessionEventName {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            if value.chars().count() > 64usize {
+                return Err("longer than 64 characters".into());
+            }
+            if value.chars().count() < 1usize {
+                return Err("shorter than 1 characters".into());
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for IngestPlayerSessionEventName {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String>
+    for IngestPlayerSessionEventName {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for IngestPlayerSessionEventName {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| {
+                    <D::Error as ::serde::de::Error>::custom(e.to_string())
+                })
+        }
+    }
+    ///SteamID64 (17 digits), STEAM_X:Y:Z or [U:1:N]; stored as SteamID64
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+    #[serde(transparent)]
+    pub struct IngestPlayerSessionEventSteamId(::std::string::String);
+    impl ::std::ops::Deref for IngestPlayerSessionEventSteamId {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<IngestPlayerSessionEventSteamId>
+    for ::std::string::String {
+        fn from(value: IngestPlayerSessionEventSteamId) -> Self {
+            value.0
+        }
+    }
+    impl ::std::str::FromStr for IngestPlayerSessionEventSteamId {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            if value.chars().count() > 32usize {
+                return Err("longer than 32 characters".into());
+            }
+            if value.chars().count() < 1usize {
+                return Err("shorter than 1 characters".into());
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for IngestPlayerSessionEventSteamId {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String>
+    for IngestPlayerSessionEventSteamId {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for IngestPlayerSessionEventSteamId {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| {
+                    <D::Error as ::serde::de::Error>::custom(e.to_string())
+                })
+        }
+    }
+    ///the event kind: `player_session`
+    #[derive(
+        ::serde::Deserialize,
+        ::serde::Serialize,
+        Clone,
+        Copy,
+        Debug,
+        Eq,
+        Hash,
+        Ord,
+        PartialEq,
+        PartialOrd
+    )]
+    pub enum IngestPlayerSessionEventType {
+        #[serde(rename = "player_session")]
+        PlayerSession,
+    }
+    impl ::std::fmt::Display for IngestPlayerSessionEventType {
+        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+            match *self {
+                Self::PlayerSession => f.write_str("player_session"),
+            }
+        }
+    }
+    impl ::std::str::FromStr for IngestPlayerSessionEventType {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            match value {
+                "player_session" => Ok(Self::PlayerSession),
+                _ => Err("invalid value".into()),
+            }
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for IngestPlayerSessionEventType {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String>
+    for IngestPlayerSessionEventType {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    ///SteamID64 (17 digits), STEAM_X:Y:Z or [U:1:N]; stored as SteamID64
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+    #[serde(transparent)]
+    pub struct IngestPlayerSteamId(::std::string::String);
+    impl ::std::ops::Deref for IngestPlayerSteamId {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<IngestPlayerSteamId> for ::std::string::String {
+        fn from(value: IngestPlayerSteamId) -> Self {
+            value.0
+        }
+    }
+    impl ::std::str::FromStr for IngestPlayerSteamId {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            if value.chars().count() > 32usize {
+                return Err("longer than 32 characters".into());
+            }
+            if value.chars().count() < 1usize {
+                return Err("shorter than 1 characters".into());
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for IngestPlayerSteamId {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String> for IngestPlayerSteamId {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for IngestPlayerSteamId {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| {
+                    <D::Error as ::serde::de::Error>::custom(e.to_string())
+                })
+        }
     }
     ///`IngestResult`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
@@ -8083,6 +9644,248 @@ pub mod types {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub line: ::std::option::Option<i64>,
         pub reason: ::std::string::String,
+    }
+    ///A round started or ended: told as `round.started` / `round.ended` on the server’s current map. Scores and winner are checked, not stored (the match result carries the score).
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    #[serde(deny_unknown_fields)]
+    pub struct IngestRoundEvent {
+        pub action: IngestRoundEventAction,
+        ///unique per server; an event whose client_id was already accepted is a duplicate
+        pub client_id: IngestRoundEventClientId,
+        ///ISO 8601 time of the event
+        pub occurred_at: ::chrono::DateTime<::chrono::offset::Utc>,
+        pub round_number: i64,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub team1_score: ::std::option::Option<i64>,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub team2_score: ::std::option::Option<i64>,
+        ///the event kind: `round`
+        #[serde(rename = "type")]
+        pub type_: IngestRoundEventType,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub winner: ::std::option::Option<IngestRoundEventWinner>,
+    }
+    ///`IngestRoundEventAction`
+    #[derive(
+        ::serde::Deserialize,
+        ::serde::Serialize,
+        Clone,
+        Copy,
+        Debug,
+        Eq,
+        Hash,
+        Ord,
+        PartialEq,
+        PartialOrd
+    )]
+    pub enum IngestRoundEventAction {
+        #[serde(rename = "start")]
+        Start,
+        #[serde(rename = "end")]
+        End,
+    }
+    impl ::std::fmt::Display for IngestRoundEventAction {
+        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+            match *self {
+                Self::Start => f.write_str("start"),
+                Self::End => f.write_str("end"),
+            }
+        }
+    }
+    impl ::std::str::FromStr for IngestRoundEventAction {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            match value {
+                "start" => Ok(Self::Start),
+                "end" => Ok(Self::End),
+                _ => Err("invalid value".into()),
+            }
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for IngestRoundEventAction {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String> for IngestRoundEventAction {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    ///unique per server; an event whose client_id was already accepted is a duplicate
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+    #[serde(transparent)]
+    pub struct IngestRoundEventClientId(::std::string::String);
+    impl ::std::ops::Deref for IngestRoundEventClientId {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<IngestRoundEventClientId> for ::std::string::String {
+        fn from(value: IngestRoundEventClientId) -> Self {
+            value.0
+        }
+    }
+    impl ::std::str::FromStr for IngestRoundEventClientId {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            if value.chars().count() > 128usize {
+                return Err("longer than 128 characters".into());
+            }
+            if value.chars().count() < 1usize {
+                return Err("shorter than 1 characters".into());
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for IngestRoundEventClientId {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String> for IngestRoundEventClientId {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for IngestRoundEventClientId {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| {
+                    <D::Error as ::serde::de::Error>::custom(e.to_string())
+                })
+        }
+    }
+    ///the event kind: `round`
+    #[derive(
+        ::serde::Deserialize,
+        ::serde::Serialize,
+        Clone,
+        Copy,
+        Debug,
+        Eq,
+        Hash,
+        Ord,
+        PartialEq,
+        PartialOrd
+    )]
+    pub enum IngestRoundEventType {
+        #[serde(rename = "round")]
+        Round,
+    }
+    impl ::std::fmt::Display for IngestRoundEventType {
+        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+            match *self {
+                Self::Round => f.write_str("round"),
+            }
+        }
+    }
+    impl ::std::str::FromStr for IngestRoundEventType {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            match value {
+                "round" => Ok(Self::Round),
+                _ => Err("invalid value".into()),
+            }
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for IngestRoundEventType {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String> for IngestRoundEventType {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    ///`IngestRoundEventWinner`
+    #[derive(
+        ::serde::Deserialize,
+        ::serde::Serialize,
+        Clone,
+        Copy,
+        Debug,
+        Eq,
+        Hash,
+        Ord,
+        PartialEq,
+        PartialOrd
+    )]
+    pub enum IngestRoundEventWinner {
+        #[serde(rename = "team1")]
+        Team1,
+        #[serde(rename = "team2")]
+        Team2,
+        #[serde(rename = "draw")]
+        Draw,
+    }
+    impl ::std::fmt::Display for IngestRoundEventWinner {
+        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+            match *self {
+                Self::Team1 => f.write_str("team1"),
+                Self::Team2 => f.write_str("team2"),
+                Self::Draw => f.write_str("draw"),
+            }
+        }
+    }
+    impl ::std::str::FromStr for IngestRoundEventWinner {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            match value {
+                "team1" => Ok(Self::Team1),
+                "team2" => Ok(Self::Team2),
+                "draw" => Ok(Self::Draw),
+                _ => Err("invalid value".into()),
+            }
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for IngestRoundEventWinner {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String> for IngestRoundEventWinner {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
     }
     ///The public keys that verify ID tokens (RFC 7517 §5).
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
@@ -22016,7 +23819,7 @@ pub mod types {
     pub struct V1UsersStatsGetResultData {
         ///achievements unlocked
         pub achievements: u64,
-        ///All-time kills, deaths and headshots per game (cs2, cs16, rust) where the user has any
+        ///All-time kills, deaths and headshots per game (cs2, cs16, rust, minecraft) where the user has any: kills of a linked Minecraft or EOS identity (identity links) included
         pub combat: ::std::vec::Vec<V1UsersStatsGetResultDataCombatItem>,
         ///The user’s Elo per game (cs2, cs16) where they have played a rated match
         pub elo: ::std::vec::Vec<V1UsersStatsGetResultDataEloItem>,
@@ -28460,7 +30263,7 @@ Arguments:
             _ => Err(Error::UnexpectedResponse(response)),
         }
     }
-    /**Ingest typed JSON events (Rust and other plugins)
+    /**Ingest typed JSON events (game-server plugins)
 
 `POST /api-platform/ingest/events` (Bearer).
 
@@ -28468,13 +30271,18 @@ Authenticated by the server's ingest token (from `hub servers add`), as `Authori
 or, for senders that cannot set headers, in the path. The event is attributed to that server and its game.
 A missing, unknown or revoked token gets `401` and nothing is stored. A batch is applied in one transaction.
 
-A batch of up to 10000 events: `kill`, `match_result`, `player_session`, each an object of one of these shapes (`?`: optional):
+A batch of up to 10000 events, each an object of one of these kinds (the named schema of each is in the document):
 
-- `type`: "kill", `client_id`: string, `occurred_at`: string, `killer`: { `steam_id`: string, `name`: string }, `victim`: { `steam_id`: string, `name`: string }, `weapon`: string, `headshot?`: boolean, `distance?`: number, `round_number?`: integer
-- `type`: "match_result", `client_id`: string, `ended_at`: string, `map`: string, `team1`: [{ `steam_id`: string, `name`: string, `participation?`: number }], `team2`: [{ `steam_id`: string, `name`: string, `participation?`: number }], `team1_score`: integer, `team2_score`: integer, `tournament_id?`: integer
-- `type`: "player_session", `client_id`: string, `occurred_at`: string, `action`: "connect" | "disconnect", `steam_id`: string, `name`: string
+- `player_session` (`IngestPlayerSessionEvent`): A player connected or left: `player`, or (the older form) `steam_id` and `name`. A Steam id seen for the first time gets a hub profile.
+- `chat` (`IngestChatEvent`): A chat message: told as a `chat.message` event to the server's owner and operators (scope `chat:read`), never stored.
+- `kill` (`IngestKillEvent`): A kill (a suicide is refused: it is not a frag).
+- `round` (`IngestRoundEvent`): A round started or ended: told as `round.started` / `round.ended` on the server’s current map. Scores and winner are checked, not stored (the match result carries the score).
+- `match_result` (`IngestMatchResultEvent`): A match played to its end, with its teams and score.
+- `map_change` (`IngestMapChangeEvent`): The server changed map: its `map` in `/servers` and `/v1/servers` follows.
 
-Each event is validated alone; an invalid one is rejected with its index and reason. `client_id` makes a resent event a duplicate.
+A player is an `IngestPlayer`: `name` and exactly one of `steam_id` (SteamID64, `STEAM_X:Y:Z` or `[U:1:N]`), `minecraft_uuid` (dashes optional) or `eos_id` (32 hex digits). A Steam id gets a hub profile the first time it is seen. A Minecraft or EOS id counts only for the hub user it is linked to (`POST /api-platform/ingest/links`): its kills, matches and XP land on that profile. An unlinked one credits nobody: its event is accepted (and counted once by `client_id`) but nothing is attached to anybody. A kill naming a Minecraft or EOS player is not listed in the kill feed (whose participants are named by SteamID); it counts on the linked players’ profiles (kill counters, XP, achievements, combat totals). A match’s unlinked players are left out of its teams.
+
+Each event is validated alone; an invalid one is rejected with its index and reason, the others are applied. `client_id` makes a resent event a duplicate, counted once.
 
 ### What the service derives
 - **Players**: Steam IDs (`[U:1:N]`, `STEAM_X:Y:Z`, SteamID64) are stored as SteamID64; a new Steam ID gets a hub profile.

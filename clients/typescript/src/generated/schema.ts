@@ -1272,20 +1272,25 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Ingest typed JSON events (Rust and other plugins)
+         * Ingest typed JSON events (game-server plugins)
          * @description `POST /api-platform/ingest/events` (Bearer).
          *
          *     Authenticated by the server's ingest token (from `hub servers add`), as `Authorization: Bearer <token>`
          *     or, for senders that cannot set headers, in the path. The event is attributed to that server and its game.
          *     A missing, unknown or revoked token gets `401` and nothing is stored. A batch is applied in one transaction.
          *
-         *     A batch of up to 10000 events: `kill`, `match_result`, `player_session`, each an object of one of these shapes (`?`: optional):
+         *     A batch of up to 10000 events, each an object of one of these kinds (the named schema of each is in the document):
          *
-         *     - `type`: "kill", `client_id`: string, `occurred_at`: string, `killer`: { `steam_id`: string, `name`: string }, `victim`: { `steam_id`: string, `name`: string }, `weapon`: string, `headshot?`: boolean, `distance?`: number, `round_number?`: integer
-         *     - `type`: "match_result", `client_id`: string, `ended_at`: string, `map`: string, `team1`: [{ `steam_id`: string, `name`: string, `participation?`: number }], `team2`: [{ `steam_id`: string, `name`: string, `participation?`: number }], `team1_score`: integer, `team2_score`: integer, `tournament_id?`: integer
-         *     - `type`: "player_session", `client_id`: string, `occurred_at`: string, `action`: "connect" | "disconnect", `steam_id`: string, `name`: string
+         *     - `player_session` (`IngestPlayerSessionEvent`): A player connected or left: `player`, or (the older form) `steam_id` and `name`. A Steam id seen for the first time gets a hub profile.
+         *     - `chat` (`IngestChatEvent`): A chat message: told as a `chat.message` event to the server's owner and operators (scope `chat:read`), never stored.
+         *     - `kill` (`IngestKillEvent`): A kill (a suicide is refused: it is not a frag).
+         *     - `round` (`IngestRoundEvent`): A round started or ended: told as `round.started` / `round.ended` on the server’s current map. Scores and winner are checked, not stored (the match result carries the score).
+         *     - `match_result` (`IngestMatchResultEvent`): A match played to its end, with its teams and score.
+         *     - `map_change` (`IngestMapChangeEvent`): The server changed map: its `map` in `/servers` and `/v1/servers` follows.
          *
-         *     Each event is validated alone; an invalid one is rejected with its index and reason. `client_id` makes a resent event a duplicate.
+         *     A player is an `IngestPlayer`: `name` and exactly one of `steam_id` (SteamID64, `STEAM_X:Y:Z` or `[U:1:N]`), `minecraft_uuid` (dashes optional) or `eos_id` (32 hex digits). A Steam id gets a hub profile the first time it is seen. A Minecraft or EOS id counts only for the hub user it is linked to (`POST /api-platform/ingest/links`): its kills, matches and XP land on that profile. An unlinked one credits nobody: its event is accepted (and counted once by `client_id`) but nothing is attached to anybody. A kill naming a Minecraft or EOS player is not listed in the kill feed (whose participants are named by SteamID); it counts on the linked players’ profiles (kill counters, XP, achievements, combat totals). A match’s unlinked players are left out of its teams.
+         *
+         *     Each event is validated alone; an invalid one is rejected with its index and reason, the others are applied. `client_id` makes a resent event a duplicate, counted once.
          *
          *     ### What the service derives
          *     - **Players**: Steam IDs (`[U:1:N]`, `STEAM_X:Y:Z`, SteamID64) are stored as SteamID64; a new Steam ID gets a hub profile.
@@ -3630,6 +3635,225 @@ export interface components {
                 reason: string;
             }[];
         };
+        /**
+         * IngestPlayer
+         * @description A player: `name` and exactly one of `steam_id`, `minecraft_uuid`, `eos_id`.
+         */
+        IngestPlayer: {
+            /** @example Notch */
+            name: string;
+            /**
+             * @description SteamID64 (17 digits), STEAM_X:Y:Z or [U:1:N]; stored as SteamID64
+             * @example 76561198000000001
+             */
+            steam_id?: string;
+            /**
+             * @description Minecraft (Java) player UUID, dashes optional; stored lowercase with dashes
+             * @example 069a79f4-44e9-4726-a5be-fca90e38aaf5
+             */
+            minecraft_uuid?: string;
+            /**
+             * @description Epic Online Services product user id (32 hex digits); stored lowercase
+             * @example 0002a1b2c3d4e5f60718293a4b5c6d7e
+             */
+            eos_id?: string;
+        };
+        /**
+         * IngestMatchParticipant
+         * @description A player of a team: `name`, exactly one of `steam_id`, `minecraft_uuid`, `eos_id`, and `participation`.
+         */
+        IngestMatchParticipant: {
+            /** @example Notch */
+            name: string;
+            /**
+             * @description SteamID64 (17 digits), STEAM_X:Y:Z or [U:1:N]; stored as SteamID64
+             * @example 76561198000000001
+             */
+            steam_id?: string;
+            /**
+             * @description Minecraft (Java) player UUID, dashes optional; stored lowercase with dashes
+             * @example 069a79f4-44e9-4726-a5be-fca90e38aaf5
+             */
+            minecraft_uuid?: string;
+            /**
+             * @description Epic Online Services product user id (32 hex digits); stored lowercase
+             * @example 0002a1b2c3d4e5f60718293a4b5c6d7e
+             */
+            eos_id?: string;
+            /** @description share of the match played, default 1 */
+            participation?: number;
+        };
+        /**
+         * IngestPlayerSessionEvent
+         * @description A player connected or left: `player`, or (the older form) `steam_id` and `name`. A Steam id seen for the first time gets a hub profile.
+         */
+        IngestPlayerSessionEvent: {
+            /**
+             * @description the event kind: `player_session`
+             * @constant
+             */
+            type: "player_session";
+            /**
+             * @description unique per server; an event whose client_id was already accepted is a duplicate
+             * @example srv1-000042
+             */
+            client_id: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 time of the event
+             * @example 2026-11-20T18:04:11Z
+             */
+            occurred_at: string;
+            /** @enum {string} */
+            action: "connect" | "disconnect";
+            player?: components["schemas"]["IngestPlayer"];
+            /**
+             * @description SteamID64 (17 digits), STEAM_X:Y:Z or [U:1:N]; stored as SteamID64
+             * @example 76561198000000001
+             */
+            steam_id?: string;
+            /** @example Notch */
+            name?: string;
+        };
+        /**
+         * IngestChatEvent
+         * @description A chat message: told as a `chat.message` event to the server's owner and operators (scope `chat:read`), never stored.
+         */
+        IngestChatEvent: {
+            /**
+             * @description the event kind: `chat`
+             * @constant
+             */
+            type: "chat";
+            /**
+             * @description unique per server; an event whose client_id was already accepted is a duplicate
+             * @example srv1-000042
+             */
+            client_id: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 time of the event
+             * @example 2026-11-20T18:04:11Z
+             */
+            occurred_at: string;
+            player: components["schemas"]["IngestPlayer"];
+            /** @example !rank */
+            message: string;
+            /** @description said to the team only (default false) */
+            team_only?: boolean;
+        };
+        /**
+         * IngestKillEvent
+         * @description A kill (a suicide is refused: it is not a frag).
+         */
+        IngestKillEvent: {
+            /**
+             * @description the event kind: `kill`
+             * @constant
+             */
+            type: "kill";
+            /**
+             * @description unique per server; an event whose client_id was already accepted is a duplicate
+             * @example srv1-000042
+             */
+            client_id: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 time of the event
+             * @example 2026-11-20T18:04:11Z
+             */
+            occurred_at: string;
+            killer: components["schemas"]["IngestPlayer"];
+            victim: components["schemas"]["IngestPlayer"];
+            /** @example rifle.ak */
+            weapon: string;
+            headshot?: boolean;
+            /** @description metres */
+            distance?: number;
+            round_number?: number;
+        };
+        /**
+         * IngestRoundEvent
+         * @description A round started or ended: told as `round.started` / `round.ended` on the server’s current map. Scores and winner are checked, not stored (the match result carries the score).
+         */
+        IngestRoundEvent: {
+            /**
+             * @description the event kind: `round`
+             * @constant
+             */
+            type: "round";
+            /**
+             * @description unique per server; an event whose client_id was already accepted is a duplicate
+             * @example srv1-000042
+             */
+            client_id: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 time of the event
+             * @example 2026-11-20T18:04:11Z
+             */
+            occurred_at: string;
+            /** @enum {string} */
+            action: "start" | "end";
+            round_number: number;
+            team1_score?: number;
+            team2_score?: number;
+            /** @enum {string} */
+            winner?: "team1" | "team2" | "draw";
+        };
+        /**
+         * IngestMatchResultEvent
+         * @description A match played to its end, with its teams and score.
+         */
+        IngestMatchResultEvent: {
+            /**
+             * @description the event kind: `match_result`
+             * @constant
+             */
+            type: "match_result";
+            /**
+             * @description unique per server; an event whose client_id was already accepted is a duplicate
+             * @example srv1-000042
+             */
+            client_id: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 time of the event
+             * @example 2026-11-20T18:04:11Z
+             */
+            ended_at: string;
+            /** @example de_dust2 */
+            map: string;
+            team1: components["schemas"]["IngestMatchParticipant"][];
+            team2: components["schemas"]["IngestMatchParticipant"][];
+            team1_score: number;
+            team2_score: number;
+            tournament_id?: number;
+        };
+        /**
+         * IngestMapChangeEvent
+         * @description The server changed map: its `map` in `/servers` and `/v1/servers` follows.
+         */
+        IngestMapChangeEvent: {
+            /**
+             * @description the event kind: `map_change`
+             * @constant
+             */
+            type: "map_change";
+            /**
+             * @description unique per server; an event whose client_id was already accepted is a duplicate
+             * @example srv1-000042
+             */
+            client_id: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 time of the event
+             * @example 2026-11-20T18:04:11Z
+             */
+            occurred_at: string;
+            /** @example de_mirage */
+            map: string;
+        };
         /** @description An OAuth 2.0 error (RFC 6749 §5.2), as every OAuth client library reads it. The authorization server’s endpoints answer this instead of a problem document. */
         OAuthError: {
             /**
@@ -4068,7 +4292,7 @@ export interface components {
             tournaments_played: number;
             /** @description The user’s Elo per game (cs2, cs16) where they have played a rated match */
             elo: components["schemas"]["V1UsersStatsGetResultDataEloItem"][];
-            /** @description All-time kills, deaths and headshots per game (cs2, cs16, rust) where the user has any */
+            /** @description All-time kills, deaths and headshots per game (cs2, cs16, rust, minecraft) where the user has any: kills of a linked Minecraft or EOS identity (identity links) included */
             combat: components["schemas"]["V1UsersStatsGetResultDataCombatItem"][];
             /** @description Achievements the user has unlocked, most recent first */
             unlocked_achievements: components["schemas"]["V1UsersStatsGetResultDataUnlockedAchievementsItem"][];
@@ -5490,8 +5714,8 @@ export interface components {
             };
         };
         IngestEventsCreateRequest: {
-            /** @description events of the three types above, validated one by one */
-            events: unknown[];
+            /** @description events of the kinds above, validated one by one */
+            events: (components["schemas"]["IngestPlayerSessionEvent"] | components["schemas"]["IngestChatEvent"] | components["schemas"]["IngestKillEvent"] | components["schemas"]["IngestRoundEvent"] | components["schemas"]["IngestMatchResultEvent"] | components["schemas"]["IngestMapChangeEvent"] | Record<string, never>)[];
         };
         /** @description A token request (RFC 6749 §4.1.3, §4.4.2, §6). Parameters the server does not recognise are ignored, as RFC 6749 (§3.1, §3.2) requires of an authorization server; a parameter sent twice is `invalid_request`. */
         OauthTokenCreateRequest: {

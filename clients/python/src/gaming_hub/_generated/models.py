@@ -967,6 +967,267 @@ class IngestResult(BaseModel):
     ]
 
 
+class IngestPlayer(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    name: Annotated[str, Field(examples=["Notch"], max_length=64, min_length=1)]
+    steam_id: Annotated[
+        str | None,
+        Field(
+            description="SteamID64 (17 digits), STEAM_X:Y:Z or [U:1:N]; stored as SteamID64",
+            examples=["76561198000000001"],
+            max_length=32,
+            min_length=1,
+        ),
+    ] = None
+    minecraft_uuid: Annotated[
+        str | None,
+        Field(
+            description="Minecraft (Java) player UUID, dashes optional; stored lowercase with dashes",
+            examples=["069a79f4-44e9-4726-a5be-fca90e38aaf5"],
+            pattern="^[0-9a-fA-F]{8}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{12}$",
+        ),
+    ] = None
+    eos_id: Annotated[
+        str | None,
+        Field(
+            description="Epic Online Services product user id (32 hex digits); stored lowercase",
+            examples=["0002a1b2c3d4e5f60718293a4b5c6d7e"],
+            pattern="^[0-9a-fA-F]{32}$",
+        ),
+    ] = None
+
+
+class IngestMatchParticipant(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    name: Annotated[str, Field(examples=["Notch"], max_length=64, min_length=1)]
+    steam_id: Annotated[
+        str | None,
+        Field(
+            description="SteamID64 (17 digits), STEAM_X:Y:Z or [U:1:N]; stored as SteamID64",
+            examples=["76561198000000001"],
+            max_length=32,
+            min_length=1,
+        ),
+    ] = None
+    minecraft_uuid: Annotated[
+        str | None,
+        Field(
+            description="Minecraft (Java) player UUID, dashes optional; stored lowercase with dashes",
+            examples=["069a79f4-44e9-4726-a5be-fca90e38aaf5"],
+            pattern="^[0-9a-fA-F]{8}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{12}$",
+        ),
+    ] = None
+    eos_id: Annotated[
+        str | None,
+        Field(
+            description="Epic Online Services product user id (32 hex digits); stored lowercase",
+            examples=["0002a1b2c3d4e5f60718293a4b5c6d7e"],
+            pattern="^[0-9a-fA-F]{32}$",
+        ),
+    ] = None
+    participation: Annotated[
+        float | None,
+        Field(description="share of the match played, default 1", ge=0.0, le=1.0),
+    ] = None
+
+
+class Action(StrEnum):
+    connect = "connect"
+    disconnect = "disconnect"
+
+
+class IngestPlayerSessionEvent(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    type: Annotated[
+        Literal["player_session"], Field(description="the event kind: `player_session`")
+    ]
+    client_id: Annotated[
+        str,
+        Field(
+            description="unique per server; an event whose client_id was already accepted is a duplicate",
+            examples=["srv1-000042"],
+            max_length=128,
+            min_length=1,
+        ),
+    ]
+    occurred_at: Annotated[
+        AwareDatetime,
+        Field(
+            description="ISO 8601 time of the event", examples=["2026-11-20T18:04:11Z"]
+        ),
+    ]
+    action: Action
+    player: IngestPlayer | None = None
+    steam_id: Annotated[
+        str | None,
+        Field(
+            description="SteamID64 (17 digits), STEAM_X:Y:Z or [U:1:N]; stored as SteamID64",
+            examples=["76561198000000001"],
+            max_length=32,
+            min_length=1,
+        ),
+    ] = None
+    name: Annotated[
+        str | None, Field(examples=["Notch"], max_length=64, min_length=1)
+    ] = None
+
+
+class IngestChatEvent(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    type: Annotated[Literal["chat"], Field(description="the event kind: `chat`")]
+    client_id: Annotated[
+        str,
+        Field(
+            description="unique per server; an event whose client_id was already accepted is a duplicate",
+            examples=["srv1-000042"],
+            max_length=128,
+            min_length=1,
+        ),
+    ]
+    occurred_at: Annotated[
+        AwareDatetime,
+        Field(
+            description="ISO 8601 time of the event", examples=["2026-11-20T18:04:11Z"]
+        ),
+    ]
+    player: IngestPlayer
+    message: Annotated[str, Field(examples=["!rank"], max_length=512, min_length=1)]
+    team_only: Annotated[
+        bool | None, Field(description="said to the team only (default false)")
+    ] = None
+
+
+class IngestKillEvent(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    type: Annotated[Literal["kill"], Field(description="the event kind: `kill`")]
+    client_id: Annotated[
+        str,
+        Field(
+            description="unique per server; an event whose client_id was already accepted is a duplicate",
+            examples=["srv1-000042"],
+            max_length=128,
+            min_length=1,
+        ),
+    ]
+    occurred_at: Annotated[
+        AwareDatetime,
+        Field(
+            description="ISO 8601 time of the event", examples=["2026-11-20T18:04:11Z"]
+        ),
+    ]
+    killer: IngestPlayer
+    victim: IngestPlayer
+    weapon: Annotated[str, Field(examples=["rifle.ak"], max_length=32, min_length=1)]
+    headshot: bool | None = None
+    distance: Annotated[
+        float | None, Field(description="metres", ge=0.0, le=100000.0)
+    ] = None
+    round_number: Annotated[int | None, Field(ge=0, le=10000)] = None
+
+
+class Action1(StrEnum):
+    start = "start"
+    end = "end"
+
+
+class Winner(StrEnum):
+    team1 = "team1"
+    team2 = "team2"
+    draw = "draw"
+
+
+class IngestRoundEvent(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    type: Annotated[Literal["round"], Field(description="the event kind: `round`")]
+    client_id: Annotated[
+        str,
+        Field(
+            description="unique per server; an event whose client_id was already accepted is a duplicate",
+            examples=["srv1-000042"],
+            max_length=128,
+            min_length=1,
+        ),
+    ]
+    occurred_at: Annotated[
+        AwareDatetime,
+        Field(
+            description="ISO 8601 time of the event", examples=["2026-11-20T18:04:11Z"]
+        ),
+    ]
+    action: Action1
+    round_number: Annotated[int, Field(ge=0, le=10000)]
+    team1_score: Annotated[int | None, Field(ge=0, le=1000)] = None
+    team2_score: Annotated[int | None, Field(ge=0, le=1000)] = None
+    winner: Winner | None = None
+
+
+class IngestMatchResultEvent(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    type: Annotated[
+        Literal["match_result"], Field(description="the event kind: `match_result`")
+    ]
+    client_id: Annotated[
+        str,
+        Field(
+            description="unique per server; an event whose client_id was already accepted is a duplicate",
+            examples=["srv1-000042"],
+            max_length=128,
+            min_length=1,
+        ),
+    ]
+    ended_at: Annotated[
+        AwareDatetime,
+        Field(
+            description="ISO 8601 time of the event", examples=["2026-11-20T18:04:11Z"]
+        ),
+    ]
+    map: Annotated[str, Field(examples=["de_dust2"], max_length=64, min_length=1)]
+    team1: Annotated[list[IngestMatchParticipant], Field(max_length=64, min_length=1)]
+    team2: Annotated[list[IngestMatchParticipant], Field(max_length=64, min_length=1)]
+    team1_score: Annotated[int, Field(ge=0, le=1000)]
+    team2_score: Annotated[int, Field(ge=0, le=1000)]
+    tournament_id: Annotated[int | None, Field(ge=1, le=2147483647)] = None
+
+
+class IngestMapChangeEvent(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    type: Annotated[
+        Literal["map_change"], Field(description="the event kind: `map_change`")
+    ]
+    client_id: Annotated[
+        str,
+        Field(
+            description="unique per server; an event whose client_id was already accepted is a duplicate",
+            examples=["srv1-000042"],
+            max_length=128,
+            min_length=1,
+        ),
+    ]
+    occurred_at: Annotated[
+        AwareDatetime,
+        Field(
+            description="ISO 8601 time of the event", examples=["2026-11-20T18:04:11Z"]
+        ),
+    ]
+    map: Annotated[str, Field(examples=["de_mirage"], max_length=64, min_length=1)]
+
+
 class OAuthError(BaseModel):
     error: Annotated[
         str,
@@ -2613,9 +2874,17 @@ class IngestEventsCreateRequest(BaseModel):
         extra="forbid",
     )
     events: Annotated[
-        list[Any],
+        list[
+            IngestPlayerSessionEvent
+            | IngestChatEvent
+            | IngestKillEvent
+            | IngestRoundEvent
+            | IngestMatchResultEvent
+            | IngestMapChangeEvent
+            | dict[str, Any]
+        ],
         Field(
-            description="events of the three types above, validated one by one",
+            description="events of the kinds above, validated one by one",
             max_length=10000,
             min_length=1,
         ),
@@ -3855,7 +4124,7 @@ class V1UsersStatsGetResultData(BaseModel):
     combat: Annotated[
         list[V1UsersStatsGetResultDataCombatItem],
         Field(
-            description="All-time kills, deaths and headshots per game (cs2, cs16, rust) where the user has any"
+            description="All-time kills, deaths and headshots per game (cs2, cs16, rust, minecraft) where the user has any: kills of a linked Minecraft or EOS identity (identity links) included"
         ),
     ]
     unlocked_achievements: Annotated[

@@ -131,6 +131,8 @@ export function ingestRoutes(deps: {
   servers: ServersRepo;
   pipeline: IngestPipeline;
   metrics?: IngestRecorder;
+  /** other features' plugin routes, behind the same token check (identity links) */
+  more?: ((app: App, serverOf: (request: FastifyRequest) => IngestServerRef) => void)[];
 }) {
   return async (app: App): Promise<void> => {
     app.addSchema(IngestResultSchema);
@@ -247,5 +249,6 @@ export function ingestRoutes(deps: {
         return result(r, r.accepted, r.duplicates, rejected);
       },
     );
+    for (const add of deps.more ?? []) add(app, serverOf);
   };
 }

@@ -8445,6 +8445,101 @@ pub mod types {
                 })
         }
     }
+    ///`IngestLinkCodesCreateRequest`
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    #[serde(deny_unknown_fields)]
+    pub struct IngestLinkCodesCreateRequest {
+        pub player: IngestPlayer,
+    }
+    ///A one-use link code
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    pub struct IngestLinkCodesCreateResult {
+        ///The code to enter: valid 10 minutes, used once; never shown again
+        pub code: ::std::string::String,
+        ///when the code stops working (10 minutes after it was made)
+        pub expires_at: ::chrono::DateTime<::chrono::offset::Utc>,
+    }
+    ///`IngestLinksCreateRequest`
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    #[serde(deny_unknown_fields)]
+    pub struct IngestLinksCreateRequest {
+        ///A link code as shown (`7KQ-M3X`): 6 characters of `23456789ABCDEFGHJKMNPQRSTWXYZ`, the dash and case optional
+        pub code: IngestLinksCreateRequestCode,
+        pub player: IngestPlayer,
+    }
+    ///A link code as shown (`7KQ-M3X`): 6 characters of `23456789ABCDEFGHJKMNPQRSTWXYZ`, the dash and case optional
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+    #[serde(transparent)]
+    pub struct IngestLinksCreateRequestCode(::std::string::String);
+    impl ::std::ops::Deref for IngestLinksCreateRequestCode {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<IngestLinksCreateRequestCode> for ::std::string::String {
+        fn from(value: IngestLinksCreateRequestCode) -> Self {
+            value.0
+        }
+    }
+    impl ::std::str::FromStr for IngestLinksCreateRequestCode {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            static PATTERN: ::std::sync::LazyLock<::regress::Regex> = ::std::sync::LazyLock::new(||
+            {
+                ::regress::Regex::new(
+                        "^[23456789ABCDEFGHJKMNPQRSTWXYZ23456789abcdefghjkmnpqrstwxyz]{3}-?[23456789ABCDEFGHJKMNPQRSTWXYZ23456789abcdefghjkmnpqrstwxyz]{3}$",
+                    )
+                    .unwrap()
+            });
+            if PATTERN.find(value).is_none() {
+                return Err(
+                    "doesn't match pattern \"^[23456789ABCDEFGHJKMNPQRSTWXYZ23456789abcdefghjkmnpqrstwxyz]{3}-?[23456789ABCDEFGHJKMNPQRSTWXYZ23456789abcdefghjkmnpqrstwxyz]{3}$\""
+                        .into(),
+                );
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for IngestLinksCreateRequestCode {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String>
+    for IngestLinksCreateRequestCode {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for IngestLinksCreateRequestCode {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| {
+                    <D::Error as ::serde::de::Error>::custom(e.to_string())
+                })
+        }
+    }
+    ///The hub account the identity is linked to
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    pub struct IngestLinksCreateResult {
+        ///the hub user the identity is now linked to
+        pub user_id: i64,
+        ///their username, to tell the player
+        pub username: ::std::string::String,
+    }
     ///The server changed map: its `map` in `/servers` and `/v1/servers` follows.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
     #[serde(deny_unknown_fields)]
@@ -12402,7 +12497,7 @@ pub mod types {
         ///The issuer: this service’s origin.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub iss: ::std::option::Option<::std::string::String>,
-        ///The token’s scopes: scope names separated by spaces, from `openid`, `identify`, `stats:read`, `servers:read`, `servers:command`, `chat:read`, `clans:read`, `clans:write`, `tournaments:read`, `economy:read`, `economy:transfer`, `webhooks:read`, `webhooks:write`, `offline_access`.
+        ///The token’s scopes: scope names separated by spaces, from `openid`, `identify`, `identities:write`, `stats:read`, `servers:read`, `servers:command`, `chat:read`, `clans:read`, `clans:write`, `tournaments:read`, `economy:read`, `economy:transfer`, `webhooks:read`, `webhooks:write`, `offline_access`.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub scope: ::std::option::Option<::std::string::String>,
         ///The hub user id the token acts for (absent for an app’s own token).
@@ -12432,7 +12527,7 @@ pub mod types {
         ///With `offline_access`: a refresh token. Each is used once; using a spent one revokes the grant.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub refresh_token: ::std::option::Option<::std::string::String>,
-        ///The scopes granted: scope names separated by spaces, from `openid`, `identify`, `stats:read`, `servers:read`, `servers:command`, `chat:read`, `clans:read`, `clans:write`, `tournaments:read`, `economy:read`, `economy:transfer`, `webhooks:read`, `webhooks:write`, `offline_access`.
+        ///The scopes granted: scope names separated by spaces, from `openid`, `identify`, `identities:write`, `stats:read`, `servers:read`, `servers:command`, `chat:read`, `clans:read`, `clans:write`, `tournaments:read`, `economy:read`, `economy:transfer`, `webhooks:read`, `webhooks:write`, `offline_access`.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub scope: ::std::option::Option<::std::string::String>,
         ///`Bearer` (`DPoP` when the request carried a DPoP proof).
@@ -12623,7 +12718,7 @@ pub mod types {
         pub redirect_uri: ::std::string::String,
         ///Always `code`.
         pub response_type: OauthParCreateRequestResponseType,
-        ///The scopes asked for: scope names separated by spaces, from `openid`, `identify`, `stats:read`, `servers:read`, `servers:command`, `chat:read`, `clans:read`, `clans:write`, `tournaments:read`, `economy:read`, `economy:transfer`, `webhooks:read`, `webhooks:write`, `offline_access`.
+        ///The scopes asked for: scope names separated by spaces, from `openid`, `identify`, `identities:write`, `stats:read`, `servers:read`, `servers:command`, `chat:read`, `clans:read`, `clans:write`, `tournaments:read`, `economy:read`, `economy:transfer`, `webhooks:read`, `webhooks:write`, `offline_access`.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub scope: ::std::option::Option<::std::string::String>,
         ///Opaque value returned unchanged with the code.
@@ -12815,7 +12910,7 @@ pub mod types {
         ///A refresh token; it is spent by this request and a new one is returned (rotation).
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub refresh_token: ::std::option::Option<::std::string::String>,
-        ///`refresh_token`: fewer scopes than granted; `client_credentials`: the scopes wanted: scope names separated by spaces, from `openid`, `identify`, `stats:read`, `servers:read`, `servers:command`, `chat:read`, `clans:read`, `clans:write`, `tournaments:read`, `economy:read`, `economy:transfer`, `webhooks:read`, `webhooks:write`, `offline_access`.
+        ///`refresh_token`: fewer scopes than granted; `client_credentials`: the scopes wanted: scope names separated by spaces, from `openid`, `identify`, `identities:write`, `stats:read`, `servers:read`, `servers:command`, `chat:read`, `clans:read`, `clans:write`, `tournaments:read`, `economy:read`, `economy:transfer`, `webhooks:read`, `webhooks:write`, `offline_access`.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub scope: ::std::option::Option<::std::string::String>,
     }
@@ -13075,6 +13170,198 @@ pub mod types {
     }
     impl ::std::convert::TryFrom<::std::string::String>
     for OauthTokenRevokeRequestTokenTypeHint {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    ///`PlayerIdentityLinkedEvent`
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    pub struct PlayerIdentityLinkedEvent {
+        ///When the change committed
+        pub created_at: ::chrono::DateTime<::chrono::offset::Utc>,
+        pub data: PlayerIdentityLinkedEventData,
+        ///Event id, sortable
+        pub id: PlayerIdentityLinkedEventId,
+        ///Event type
+        #[serde(rename = "type")]
+        pub type_: PlayerIdentityLinkedEventType,
+    }
+    ///`PlayerIdentityLinkedEventData`
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    #[serde(deny_unknown_fields)]
+    pub struct PlayerIdentityLinkedEventData {
+        ///The player’s in-game name when the link was made
+        pub name: ::std::string::String,
+        ///the identity’s platform
+        pub platform: PlayerIdentityLinkedEventDataPlatform,
+        ///The platform id: a Minecraft UUID (lowercase, dashed) or an EOS id (lowercase)
+        pub player_id: ::std::string::String,
+        ///The game server whose plugin took part (null: none known)
+        #[serde(deserialize_with = "::std::option::Option::deserialize")]
+        pub server_id: ::std::option::Option<::std::num::NonZeroU64>,
+        ///Hub user id
+        pub user_id: ::std::num::NonZeroU64,
+    }
+    ///the identity’s platform
+    #[derive(
+        ::serde::Deserialize,
+        ::serde::Serialize,
+        Clone,
+        Copy,
+        Debug,
+        Eq,
+        Hash,
+        Ord,
+        PartialEq,
+        PartialOrd
+    )]
+    pub enum PlayerIdentityLinkedEventDataPlatform {
+        #[serde(rename = "minecraft")]
+        Minecraft,
+        #[serde(rename = "eos")]
+        Eos,
+    }
+    impl ::std::fmt::Display for PlayerIdentityLinkedEventDataPlatform {
+        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+            match *self {
+                Self::Minecraft => f.write_str("minecraft"),
+                Self::Eos => f.write_str("eos"),
+            }
+        }
+    }
+    impl ::std::str::FromStr for PlayerIdentityLinkedEventDataPlatform {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            match value {
+                "minecraft" => Ok(Self::Minecraft),
+                "eos" => Ok(Self::Eos),
+                _ => Err("invalid value".into()),
+            }
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for PlayerIdentityLinkedEventDataPlatform {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String>
+    for PlayerIdentityLinkedEventDataPlatform {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    ///Event id, sortable
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+    #[serde(transparent)]
+    pub struct PlayerIdentityLinkedEventId(::std::string::String);
+    impl ::std::ops::Deref for PlayerIdentityLinkedEventId {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<PlayerIdentityLinkedEventId> for ::std::string::String {
+        fn from(value: PlayerIdentityLinkedEventId) -> Self {
+            value.0
+        }
+    }
+    impl ::std::str::FromStr for PlayerIdentityLinkedEventId {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            static PATTERN: ::std::sync::LazyLock<::regress::Regex> = ::std::sync::LazyLock::new(||
+            { ::regress::Regex::new("^evt_\\d{16}$").unwrap() });
+            if PATTERN.find(value).is_none() {
+                return Err("doesn't match pattern \"^evt_\\d{16}$\"".into());
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for PlayerIdentityLinkedEventId {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String> for PlayerIdentityLinkedEventId {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for PlayerIdentityLinkedEventId {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| {
+                    <D::Error as ::serde::de::Error>::custom(e.to_string())
+                })
+        }
+    }
+    ///Event type
+    #[derive(
+        ::serde::Deserialize,
+        ::serde::Serialize,
+        Clone,
+        Copy,
+        Debug,
+        Eq,
+        Hash,
+        Ord,
+        PartialEq,
+        PartialOrd
+    )]
+    pub enum PlayerIdentityLinkedEventType {
+        #[serde(rename = "player.identity_linked")]
+        PlayerIdentityLinked,
+    }
+    impl ::std::fmt::Display for PlayerIdentityLinkedEventType {
+        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+            match *self {
+                Self::PlayerIdentityLinked => f.write_str("player.identity_linked"),
+            }
+        }
+    }
+    impl ::std::str::FromStr for PlayerIdentityLinkedEventType {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            match value {
+                "player.identity_linked" => Ok(Self::PlayerIdentityLinked),
+                _ => Err("invalid value".into()),
+            }
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for PlayerIdentityLinkedEventType {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String>
+    for PlayerIdentityLinkedEventType {
         type Error = self::error::ConversionError;
         fn try_from(
             value: ::std::string::String,
@@ -13921,6 +14208,10 @@ pub mod types {
         WebhookNotFound,
         #[serde(rename = "delivery_not_found")]
         DeliveryNotFound,
+        #[serde(rename = "link_code_invalid")]
+        LinkCodeInvalid,
+        #[serde(rename = "identity_link_not_found")]
+        IdentityLinkNotFound,
         #[serde(rename = "method_not_allowed")]
         MethodNotAllowed,
         #[serde(rename = "not_acceptable")]
@@ -13949,6 +14240,8 @@ pub mod types {
         ClanMaxMembersTooLow,
         #[serde(rename = "rcon_not_configured")]
         RconNotConfigured,
+        #[serde(rename = "identity_linked")]
+        IdentityLinked,
         #[serde(rename = "payload_too_large")]
         PayloadTooLarge,
         #[serde(rename = "uri_too_long")]
@@ -14021,6 +14314,8 @@ pub mod types {
                 Self::ClanInviteNotFound => f.write_str("clan_invite_not_found"),
                 Self::WebhookNotFound => f.write_str("webhook_not_found"),
                 Self::DeliveryNotFound => f.write_str("delivery_not_found"),
+                Self::LinkCodeInvalid => f.write_str("link_code_invalid"),
+                Self::IdentityLinkNotFound => f.write_str("identity_link_not_found"),
                 Self::MethodNotAllowed => f.write_str("method_not_allowed"),
                 Self::NotAcceptable => f.write_str("not_acceptable"),
                 Self::RequestTimeout => f.write_str("request_timeout"),
@@ -14035,6 +14330,7 @@ pub mod types {
                 Self::ClanRoleConflict => f.write_str("clan_role_conflict"),
                 Self::ClanMaxMembersTooLow => f.write_str("clan_max_members_too_low"),
                 Self::RconNotConfigured => f.write_str("rcon_not_configured"),
+                Self::IdentityLinked => f.write_str("identity_linked"),
                 Self::PayloadTooLarge => f.write_str("payload_too_large"),
                 Self::UriTooLong => f.write_str("uri_too_long"),
                 Self::UnsupportedMediaType => f.write_str("unsupported_media_type"),
@@ -14092,6 +14388,8 @@ pub mod types {
                 "clan_invite_not_found" => Ok(Self::ClanInviteNotFound),
                 "webhook_not_found" => Ok(Self::WebhookNotFound),
                 "delivery_not_found" => Ok(Self::DeliveryNotFound),
+                "link_code_invalid" => Ok(Self::LinkCodeInvalid),
+                "identity_link_not_found" => Ok(Self::IdentityLinkNotFound),
                 "method_not_allowed" => Ok(Self::MethodNotAllowed),
                 "not_acceptable" => Ok(Self::NotAcceptable),
                 "request_timeout" => Ok(Self::RequestTimeout),
@@ -14106,6 +14404,7 @@ pub mod types {
                 "clan_role_conflict" => Ok(Self::ClanRoleConflict),
                 "clan_max_members_too_low" => Ok(Self::ClanMaxMembersTooLow),
                 "rcon_not_configured" => Ok(Self::RconNotConfigured),
+                "identity_linked" => Ok(Self::IdentityLinked),
                 "payload_too_large" => Ok(Self::PayloadTooLarge),
                 "uri_too_long" => Ok(Self::UriTooLong),
                 "unsupported_media_type" => Ok(Self::UnsupportedMediaType),
@@ -22787,6 +23086,8 @@ pub mod types {
         Openid,
         #[serde(rename = "identify")]
         Identify,
+        #[serde(rename = "identities:write")]
+        IdentitiesWrite,
         #[serde(rename = "stats:read")]
         StatsRead,
         #[serde(rename = "servers:read")]
@@ -22817,6 +23118,7 @@ pub mod types {
             match *self {
                 Self::Openid => f.write_str("openid"),
                 Self::Identify => f.write_str("identify"),
+                Self::IdentitiesWrite => f.write_str("identities:write"),
                 Self::StatsRead => f.write_str("stats:read"),
                 Self::ServersRead => f.write_str("servers:read"),
                 Self::ServersCommand => f.write_str("servers:command"),
@@ -22840,6 +23142,7 @@ pub mod types {
             match value {
                 "openid" => Ok(Self::Openid),
                 "identify" => Ok(Self::Identify),
+                "identities:write" => Ok(Self::IdentitiesWrite),
                 "stats:read" => Ok(Self::StatsRead),
                 "servers:read" => Ok(Self::ServersRead),
                 "servers:command" => Ok(Self::ServersCommand),
@@ -22872,6 +23175,534 @@ pub mod types {
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
             value.parse()
         }
+    }
+    ///`V1MeLinkCodesCreateIdempotencyKey`
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+    #[serde(transparent)]
+    pub struct V1MeLinkCodesCreateIdempotencyKey(::std::string::String);
+    impl ::std::ops::Deref for V1MeLinkCodesCreateIdempotencyKey {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<V1MeLinkCodesCreateIdempotencyKey>
+    for ::std::string::String {
+        fn from(value: V1MeLinkCodesCreateIdempotencyKey) -> Self {
+            value.0
+        }
+    }
+    impl ::std::str::FromStr for V1MeLinkCodesCreateIdempotencyKey {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            if value.chars().count() > 255usize {
+                return Err("longer than 255 characters".into());
+            }
+            if value.chars().count() < 1usize {
+                return Err("shorter than 1 characters".into());
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for V1MeLinkCodesCreateIdempotencyKey {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String>
+    for V1MeLinkCodesCreateIdempotencyKey {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for V1MeLinkCodesCreateIdempotencyKey {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| {
+                    <D::Error as ::serde::de::Error>::custom(e.to_string())
+                })
+        }
+    }
+    ///A new link code to type in game
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    pub struct V1MeLinkCodesCreateResult {
+        pub data: V1MeLinkCodesCreateResultData,
+    }
+    ///A one-use link code
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    pub struct V1MeLinkCodesCreateResultData {
+        ///The code to enter: valid 10 minutes, used once; never shown again
+        pub code: ::std::string::String,
+        ///when the code stops working (10 minutes after it was made)
+        pub expires_at: ::chrono::DateTime<::chrono::offset::Utc>,
+    }
+    ///`V1MeLinksCreateIdempotencyKey`
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+    #[serde(transparent)]
+    pub struct V1MeLinksCreateIdempotencyKey(::std::string::String);
+    impl ::std::ops::Deref for V1MeLinksCreateIdempotencyKey {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<V1MeLinksCreateIdempotencyKey> for ::std::string::String {
+        fn from(value: V1MeLinksCreateIdempotencyKey) -> Self {
+            value.0
+        }
+    }
+    impl ::std::str::FromStr for V1MeLinksCreateIdempotencyKey {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            if value.chars().count() > 255usize {
+                return Err("longer than 255 characters".into());
+            }
+            if value.chars().count() < 1usize {
+                return Err("shorter than 1 characters".into());
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for V1MeLinksCreateIdempotencyKey {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String>
+    for V1MeLinksCreateIdempotencyKey {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for V1MeLinksCreateIdempotencyKey {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| {
+                    <D::Error as ::serde::de::Error>::custom(e.to_string())
+                })
+        }
+    }
+    ///`V1MeLinksCreateRequest`
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    #[serde(deny_unknown_fields)]
+    pub struct V1MeLinksCreateRequest {
+        ///A link code as shown (`7KQ-M3X`): 6 characters of `23456789ABCDEFGHJKMNPQRSTWXYZ`, the dash and case optional
+        pub code: V1MeLinksCreateRequestCode,
+    }
+    ///A link code as shown (`7KQ-M3X`): 6 characters of `23456789ABCDEFGHJKMNPQRSTWXYZ`, the dash and case optional
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+    #[serde(transparent)]
+    pub struct V1MeLinksCreateRequestCode(::std::string::String);
+    impl ::std::ops::Deref for V1MeLinksCreateRequestCode {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<V1MeLinksCreateRequestCode> for ::std::string::String {
+        fn from(value: V1MeLinksCreateRequestCode) -> Self {
+            value.0
+        }
+    }
+    impl ::std::str::FromStr for V1MeLinksCreateRequestCode {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            static PATTERN: ::std::sync::LazyLock<::regress::Regex> = ::std::sync::LazyLock::new(||
+            {
+                ::regress::Regex::new(
+                        "^[23456789ABCDEFGHJKMNPQRSTWXYZ23456789abcdefghjkmnpqrstwxyz]{3}-?[23456789ABCDEFGHJKMNPQRSTWXYZ23456789abcdefghjkmnpqrstwxyz]{3}$",
+                    )
+                    .unwrap()
+            });
+            if PATTERN.find(value).is_none() {
+                return Err(
+                    "doesn't match pattern \"^[23456789ABCDEFGHJKMNPQRSTWXYZ23456789abcdefghjkmnpqrstwxyz]{3}-?[23456789ABCDEFGHJKMNPQRSTWXYZ23456789abcdefghjkmnpqrstwxyz]{3}$\""
+                        .into(),
+                );
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for V1MeLinksCreateRequestCode {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String> for V1MeLinksCreateRequestCode {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for V1MeLinksCreateRequestCode {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| {
+                    <D::Error as ::serde::de::Error>::custom(e.to_string())
+                })
+        }
+    }
+    ///The identity now linked to your account
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    pub struct V1MeLinksCreateResult {
+        pub data: V1MeLinksCreateResultData,
+    }
+    ///A game identity linked to a hub account: what a plugin reports of it lands on that profile
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    pub struct V1MeLinksCreateResultData {
+        ///when the link was made
+        pub linked_at: ::chrono::DateTime<::chrono::offset::Utc>,
+        ///The in-game name when the link was made
+        pub name: ::std::string::String,
+        ///the identity’s platform: `minecraft` (a Minecraft UUID) or `eos` (an Epic Online Services id)
+        pub platform: V1MeLinksCreateResultDataPlatform,
+        ///The platform id: a Minecraft UUID (lowercase, dashed) or an EOS id (lowercase)
+        pub player_id: ::std::string::String,
+    }
+    ///the identity’s platform: `minecraft` (a Minecraft UUID) or `eos` (an Epic Online Services id)
+    #[derive(
+        ::serde::Deserialize,
+        ::serde::Serialize,
+        Clone,
+        Copy,
+        Debug,
+        Eq,
+        Hash,
+        Ord,
+        PartialEq,
+        PartialOrd
+    )]
+    pub enum V1MeLinksCreateResultDataPlatform {
+        #[serde(rename = "minecraft")]
+        Minecraft,
+        #[serde(rename = "eos")]
+        Eos,
+    }
+    impl ::std::fmt::Display for V1MeLinksCreateResultDataPlatform {
+        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+            match *self {
+                Self::Minecraft => f.write_str("minecraft"),
+                Self::Eos => f.write_str("eos"),
+            }
+        }
+    }
+    impl ::std::str::FromStr for V1MeLinksCreateResultDataPlatform {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            match value {
+                "minecraft" => Ok(Self::Minecraft),
+                "eos" => Ok(Self::Eos),
+                _ => Err("invalid value".into()),
+            }
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for V1MeLinksCreateResultDataPlatform {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String>
+    for V1MeLinksCreateResultDataPlatform {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    ///`V1MeLinksDeleteId`
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+    #[serde(transparent)]
+    pub struct V1MeLinksDeleteId(::std::string::String);
+    impl ::std::ops::Deref for V1MeLinksDeleteId {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<V1MeLinksDeleteId> for ::std::string::String {
+        fn from(value: V1MeLinksDeleteId) -> Self {
+            value.0
+        }
+    }
+    impl ::std::str::FromStr for V1MeLinksDeleteId {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            if value.chars().count() > 64usize {
+                return Err("longer than 64 characters".into());
+            }
+            if value.chars().count() < 1usize {
+                return Err("shorter than 1 characters".into());
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for V1MeLinksDeleteId {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String> for V1MeLinksDeleteId {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for V1MeLinksDeleteId {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| {
+                    <D::Error as ::serde::de::Error>::custom(e.to_string())
+                })
+        }
+    }
+    ///`V1MeLinksDeleteIdempotencyKey`
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+    #[serde(transparent)]
+    pub struct V1MeLinksDeleteIdempotencyKey(::std::string::String);
+    impl ::std::ops::Deref for V1MeLinksDeleteIdempotencyKey {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<V1MeLinksDeleteIdempotencyKey> for ::std::string::String {
+        fn from(value: V1MeLinksDeleteIdempotencyKey) -> Self {
+            value.0
+        }
+    }
+    impl ::std::str::FromStr for V1MeLinksDeleteIdempotencyKey {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            if value.chars().count() > 255usize {
+                return Err("longer than 255 characters".into());
+            }
+            if value.chars().count() < 1usize {
+                return Err("shorter than 1 characters".into());
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for V1MeLinksDeleteIdempotencyKey {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String>
+    for V1MeLinksDeleteIdempotencyKey {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for V1MeLinksDeleteIdempotencyKey {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| {
+                    <D::Error as ::serde::de::Error>::custom(e.to_string())
+                })
+        }
+    }
+    ///`V1MeLinksDeletePlatform`
+    #[derive(
+        ::serde::Deserialize,
+        ::serde::Serialize,
+        Clone,
+        Copy,
+        Debug,
+        Eq,
+        Hash,
+        Ord,
+        PartialEq,
+        PartialOrd
+    )]
+    pub enum V1MeLinksDeletePlatform {
+        #[serde(rename = "minecraft")]
+        Minecraft,
+        #[serde(rename = "eos")]
+        Eos,
+    }
+    impl ::std::fmt::Display for V1MeLinksDeletePlatform {
+        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+            match *self {
+                Self::Minecraft => f.write_str("minecraft"),
+                Self::Eos => f.write_str("eos"),
+            }
+        }
+    }
+    impl ::std::str::FromStr for V1MeLinksDeletePlatform {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            match value {
+                "minecraft" => Ok(Self::Minecraft),
+                "eos" => Ok(Self::Eos),
+                _ => Err("invalid value".into()),
+            }
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for V1MeLinksDeletePlatform {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String> for V1MeLinksDeletePlatform {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    ///Your linked game identities, oldest first
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    pub struct V1MeLinksListResult {
+        pub data: ::std::vec::Vec<V1MeLinksListResultDataItem>,
+        pub meta: V1MeLinksListResultMeta,
+    }
+    ///A game identity linked to a hub account: what a plugin reports of it lands on that profile
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    pub struct V1MeLinksListResultDataItem {
+        ///when the link was made
+        pub linked_at: ::chrono::DateTime<::chrono::offset::Utc>,
+        ///The in-game name when the link was made
+        pub name: ::std::string::String,
+        ///the identity’s platform: `minecraft` (a Minecraft UUID) or `eos` (an Epic Online Services id)
+        pub platform: V1MeLinksListResultDataItemPlatform,
+        ///The platform id: a Minecraft UUID (lowercase, dashed) or an EOS id (lowercase)
+        pub player_id: ::std::string::String,
+    }
+    ///the identity’s platform: `minecraft` (a Minecraft UUID) or `eos` (an Epic Online Services id)
+    #[derive(
+        ::serde::Deserialize,
+        ::serde::Serialize,
+        Clone,
+        Copy,
+        Debug,
+        Eq,
+        Hash,
+        Ord,
+        PartialEq,
+        PartialOrd
+    )]
+    pub enum V1MeLinksListResultDataItemPlatform {
+        #[serde(rename = "minecraft")]
+        Minecraft,
+        #[serde(rename = "eos")]
+        Eos,
+    }
+    impl ::std::fmt::Display for V1MeLinksListResultDataItemPlatform {
+        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+            match *self {
+                Self::Minecraft => f.write_str("minecraft"),
+                Self::Eos => f.write_str("eos"),
+            }
+        }
+    }
+    impl ::std::str::FromStr for V1MeLinksListResultDataItemPlatform {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            match value {
+                "minecraft" => Ok(Self::Minecraft),
+                "eos" => Ok(Self::Eos),
+                _ => Err("invalid value".into()),
+            }
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for V1MeLinksListResultDataItemPlatform {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String>
+    for V1MeLinksListResultDataItemPlatform {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    ///Where this page sits in the whole list
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    pub struct V1MeLinksListResultMeta {
+        ///This page
+        pub page: ::std::num::NonZeroU64,
+        ///Page size
+        pub per_page: ::std::num::NonZeroU64,
+        ///Items across all pages
+        pub total: u64,
     }
     ///`V1ServersCommandSendIdempotencyKey`
     #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
@@ -25447,6 +26278,8 @@ happens and what to do; [all error codes](/api-platform/problems) are listed on 
 | 404 | [`clan_invite_not_found`](/api-platform/problems/clan_invite_not_found) | Clan invite not found |
 | 404 | [`webhook_not_found`](/api-platform/problems/webhook_not_found) | Webhook not found |
 | 404 | [`delivery_not_found`](/api-platform/problems/delivery_not_found) | Webhook delivery not found |
+| 404 | [`link_code_invalid`](/api-platform/problems/link_code_invalid) | Link code invalid |
+| 404 | [`identity_link_not_found`](/api-platform/problems/identity_link_not_found) | Identity link not found |
 | 405 | [`method_not_allowed`](/api-platform/problems/method_not_allowed) | Method not allowed |
 | 406 | [`not_acceptable`](/api-platform/problems/not_acceptable) | Not acceptable |
 | 408 | [`request_timeout`](/api-platform/problems/request_timeout) | Request timeout |
@@ -25461,6 +26294,7 @@ happens and what to do; [all error codes](/api-platform/problems) are listed on 
 | 409 | [`clan_role_conflict`](/api-platform/problems/clan_role_conflict) | Role change not possible |
 | 409 | [`clan_max_members_too_low`](/api-platform/problems/clan_max_members_too_low) | Maximum below the member count |
 | 409 | [`rcon_not_configured`](/api-platform/problems/rcon_not_configured) | Remote console not configured |
+| 409 | [`identity_linked`](/api-platform/problems/identity_linked) | Identity already linked |
 | 413 | [`payload_too_large`](/api-platform/problems/payload_too_large) | Payload too large |
 | 414 | [`uri_too_long`](/api-platform/problems/uri_too_long) | URI too long |
 | 415 | [`unsupported_media_type`](/api-platform/problems/unsupported_media_type) | Unsupported media type |
@@ -26792,6 +27626,301 @@ Sends a `GET` request to `/v1/users/@me`
                 Err(Error::ErrorResponse(ResponseValue::from_response(response).await?))
             }
             404u16 => {
+                Err(Error::ErrorResponse(ResponseValue::from_response(response).await?))
+            }
+            429u16 => {
+                Err(Error::ErrorResponse(ResponseValue::from_response(response).await?))
+            }
+            500u16 => {
+                Err(Error::ErrorResponse(ResponseValue::from_response(response).await?))
+            }
+            503u16 => {
+                Err(Error::ErrorResponse(ResponseValue::from_response(response).await?))
+            }
+            _ => Err(Error::UnexpectedResponse(response)),
+        }
+    }
+    /**Make a link code to type in game
+
+Links attach a Minecraft (UUID) or Epic Online Services identity to your hub account, so what a game server’s plugin reports of that player (kills, matches, XP) lands on your profile; an unlinked identity credits nobody. A Steam id needs no link. See the guide *Connecting game servers* ("Identity links").
+
+A new one-use code (6 characters such as `7KQ-M3X`, valid 10 minutes): the player types it in game (`/link 7KQ-M3X`) and the server’s plugin links their identity to this account. Codes are never listed; make a new one when it expired. Needs a user’s token with `identities:write`.
+
+Sends a `POST` request to `/v1/me/link-codes`
+
+Arguments:
+- `idempotency_key`: A unique value per operation (a UUID, say; 1 to 255 printable ASCII characters), sent again unchanged on retries. The first answer is stored for 24 hours per credential and replayed to a retry with the same body (`Idempotent-Replayed: true`); the same key with another body is `422 idempotency_key_reused`, and a retry while the first request runs is `409 idempotency_key_in_use`.
+*/
+    pub async fn v1_me_link_codes_create<'a>(
+        &'a self,
+        idempotency_key: Option<&'a types::V1MeLinkCodesCreateIdempotencyKey>,
+    ) -> Result<ResponseValue<types::V1MeLinkCodesCreateResult>, Error<types::Problem>> {
+        let url = format!("{}/v1/me/link-codes", self.baseurl,);
+        let mut header_map = ::reqwest::header::HeaderMap::with_capacity(2usize);
+        header_map
+            .append(
+                ::reqwest::header::HeaderName::from_static("api-version"),
+                ::reqwest::header::HeaderValue::from_static(Self::api_version()),
+            );
+        if let Some(value) = idempotency_key {
+            header_map.append("Idempotency-Key", value.to_string().try_into()?);
+        }
+        #[allow(unused_mut)]
+        let mut request = self
+            .client
+            .post(url)
+            .header(
+                ::reqwest::header::ACCEPT,
+                ::reqwest::header::HeaderValue::from_static("application/json"),
+            )
+            .headers(header_map)
+            .build()?;
+        let info = OperationInfo {
+            operation_id: "v1_me_link_codes_create",
+        };
+        self.pre(&mut request, &info).await?;
+        let result = self.exec(request, &info).await;
+        self.post(&result, &info).await?;
+        let response = result?;
+        match response.status().as_u16() {
+            201u16 => ResponseValue::from_response(response).await,
+            400u16 => {
+                Err(Error::ErrorResponse(ResponseValue::from_response(response).await?))
+            }
+            401u16 => {
+                Err(Error::ErrorResponse(ResponseValue::from_response(response).await?))
+            }
+            403u16 => {
+                Err(Error::ErrorResponse(ResponseValue::from_response(response).await?))
+            }
+            409u16 => {
+                Err(Error::ErrorResponse(ResponseValue::from_response(response).await?))
+            }
+            422u16 => {
+                Err(Error::ErrorResponse(ResponseValue::from_response(response).await?))
+            }
+            429u16 => {
+                Err(Error::ErrorResponse(ResponseValue::from_response(response).await?))
+            }
+            500u16 => {
+                Err(Error::ErrorResponse(ResponseValue::from_response(response).await?))
+            }
+            503u16 => {
+                Err(Error::ErrorResponse(ResponseValue::from_response(response).await?))
+            }
+            _ => Err(Error::UnexpectedResponse(response)),
+        }
+    }
+    /**List your linked game identities
+
+Links attach a Minecraft (UUID) or Epic Online Services identity to your hub account, so what a game server’s plugin reports of that player (kills, matches, XP) lands on your profile; an unlinked identity credits nobody. A Steam id needs no link. See the guide *Connecting game servers* ("Identity links").
+
+Needs a user’s token with `identify`.
+
+Sends a `GET` request to `/v1/me/links`
+
+Arguments:
+- `page`: Page number, from 1 (default 1).
+- `per_page`: Items per page, 1-100 (default 25).
+*/
+    pub async fn v1_me_links_list<'a>(
+        &'a self,
+        page: Option<::std::num::NonZeroU64>,
+        per_page: Option<::std::num::NonZeroU64>,
+    ) -> Result<ResponseValue<types::V1MeLinksListResult>, Error<types::Problem>> {
+        let url = format!("{}/v1/me/links", self.baseurl,);
+        let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+        header_map
+            .append(
+                ::reqwest::header::HeaderName::from_static("api-version"),
+                ::reqwest::header::HeaderValue::from_static(Self::api_version()),
+            );
+        #[allow(unused_mut)]
+        let mut request = self
+            .client
+            .get(url)
+            .header(
+                ::reqwest::header::ACCEPT,
+                ::reqwest::header::HeaderValue::from_static("application/json"),
+            )
+            .query(&progenitor_client::QueryParam::new("page", &page))
+            .query(&progenitor_client::QueryParam::new("per_page", &per_page))
+            .headers(header_map)
+            .build()?;
+        let info = OperationInfo {
+            operation_id: "v1_me_links_list",
+        };
+        self.pre(&mut request, &info).await?;
+        let result = self.exec(request, &info).await;
+        self.post(&result, &info).await?;
+        let response = result?;
+        match response.status().as_u16() {
+            200u16 => ResponseValue::from_response(response).await,
+            400u16 => {
+                Err(Error::ErrorResponse(ResponseValue::from_response(response).await?))
+            }
+            401u16 => {
+                Err(Error::ErrorResponse(ResponseValue::from_response(response).await?))
+            }
+            403u16 => {
+                Err(Error::ErrorResponse(ResponseValue::from_response(response).await?))
+            }
+            429u16 => {
+                Err(Error::ErrorResponse(ResponseValue::from_response(response).await?))
+            }
+            500u16 => {
+                Err(Error::ErrorResponse(ResponseValue::from_response(response).await?))
+            }
+            503u16 => {
+                Err(Error::ErrorResponse(ResponseValue::from_response(response).await?))
+            }
+            _ => Err(Error::UnexpectedResponse(response)),
+        }
+    }
+    /**Link a game identity with the code a plugin showed
+
+Links attach a Minecraft (UUID) or Epic Online Services identity to your hub account, so what a game server’s plugin reports of that player (kills, matches, XP) lands on your profile; an unlinked identity credits nobody. A Steam id needs no link. See the guide *Connecting game servers* ("Identity links").
+
+Enter the code a game server’s plugin showed the player in game: that identity is linked to this account and `player.identity_linked` is told. `404 link_code_invalid`: unknown, used or expired (one answer for all three). `409 identity_linked`: the identity is linked to another account (nothing changes). Needs a user’s token with `identities:write`.
+
+Sends a `POST` request to `/v1/me/links`
+
+Arguments:
+- `idempotency_key`: A unique value per operation (a UUID, say; 1 to 255 printable ASCII characters), sent again unchanged on retries. The first answer is stored for 24 hours per credential and replayed to a retry with the same body (`Idempotent-Replayed: true`); the same key with another body is `422 idempotency_key_reused`, and a retry while the first request runs is `409 idempotency_key_in_use`.
+- `body`
+*/
+    pub async fn v1_me_links_create<'a>(
+        &'a self,
+        idempotency_key: Option<&'a types::V1MeLinksCreateIdempotencyKey>,
+        body: &'a types::V1MeLinksCreateRequest,
+    ) -> Result<ResponseValue<types::V1MeLinksCreateResult>, Error<types::Problem>> {
+        let url = format!("{}/v1/me/links", self.baseurl,);
+        let mut header_map = ::reqwest::header::HeaderMap::with_capacity(2usize);
+        header_map
+            .append(
+                ::reqwest::header::HeaderName::from_static("api-version"),
+                ::reqwest::header::HeaderValue::from_static(Self::api_version()),
+            );
+        if let Some(value) = idempotency_key {
+            header_map.append("Idempotency-Key", value.to_string().try_into()?);
+        }
+        #[allow(unused_mut)]
+        let mut request = self
+            .client
+            .post(url)
+            .header(
+                ::reqwest::header::ACCEPT,
+                ::reqwest::header::HeaderValue::from_static("application/json"),
+            )
+            .json(&body)
+            .headers(header_map)
+            .build()?;
+        let info = OperationInfo {
+            operation_id: "v1_me_links_create",
+        };
+        self.pre(&mut request, &info).await?;
+        let result = self.exec(request, &info).await;
+        self.post(&result, &info).await?;
+        let response = result?;
+        match response.status().as_u16() {
+            201u16 => ResponseValue::from_response(response).await,
+            400u16 => {
+                Err(Error::ErrorResponse(ResponseValue::from_response(response).await?))
+            }
+            401u16 => {
+                Err(Error::ErrorResponse(ResponseValue::from_response(response).await?))
+            }
+            403u16 => {
+                Err(Error::ErrorResponse(ResponseValue::from_response(response).await?))
+            }
+            404u16 => {
+                Err(Error::ErrorResponse(ResponseValue::from_response(response).await?))
+            }
+            409u16 => {
+                Err(Error::ErrorResponse(ResponseValue::from_response(response).await?))
+            }
+            422u16 => {
+                Err(Error::ErrorResponse(ResponseValue::from_response(response).await?))
+            }
+            429u16 => {
+                Err(Error::ErrorResponse(ResponseValue::from_response(response).await?))
+            }
+            500u16 => {
+                Err(Error::ErrorResponse(ResponseValue::from_response(response).await?))
+            }
+            503u16 => {
+                Err(Error::ErrorResponse(ResponseValue::from_response(response).await?))
+            }
+            _ => Err(Error::UnexpectedResponse(response)),
+        }
+    }
+    /**Remove a linked game identity
+
+Links attach a Minecraft (UUID) or Epic Online Services identity to your hub account, so what a game server’s plugin reports of that player (kills, matches, XP) lands on your profile; an unlinked identity credits nobody. A Steam id needs no link. See the guide *Connecting game servers* ("Identity links").
+
+Unlinks the identity: from now on it credits nobody (what it earned stays on your profile). `404 identity_link_not_found` when you have no such link. Needs a user’s token with `identities:write`.
+
+Sends a `DELETE` request to `/v1/me/links/{platform}/{id}`
+
+Arguments:
+- `platform`: the identity’s platform: `minecraft` (a Minecraft UUID) or `eos` (an Epic Online Services id)
+- `id`: The platform id as listed (a Minecraft UUID, dashes optional; an EOS id)
+- `idempotency_key`: A unique value per operation (a UUID, say; 1 to 255 printable ASCII characters), sent again unchanged on retries. The first answer is stored for 24 hours per credential and replayed to a retry with the same body (`Idempotent-Replayed: true`); the same key with another body is `422 idempotency_key_reused`, and a retry while the first request runs is `409 idempotency_key_in_use`.
+*/
+    pub async fn v1_me_links_delete<'a>(
+        &'a self,
+        platform: types::V1MeLinksDeletePlatform,
+        id: &'a types::V1MeLinksDeleteId,
+        idempotency_key: Option<&'a types::V1MeLinksDeleteIdempotencyKey>,
+    ) -> Result<ResponseValue<()>, Error<types::Problem>> {
+        let url = format!(
+            "{}/v1/me/links/{}/{}", self.baseurl, encode_path(& platform.to_string()),
+            encode_path(& id.to_string()),
+        );
+        let mut header_map = ::reqwest::header::HeaderMap::with_capacity(2usize);
+        header_map
+            .append(
+                ::reqwest::header::HeaderName::from_static("api-version"),
+                ::reqwest::header::HeaderValue::from_static(Self::api_version()),
+            );
+        if let Some(value) = idempotency_key {
+            header_map.append("Idempotency-Key", value.to_string().try_into()?);
+        }
+        #[allow(unused_mut)]
+        let mut request = self
+            .client
+            .delete(url)
+            .header(
+                ::reqwest::header::ACCEPT,
+                ::reqwest::header::HeaderValue::from_static("application/json"),
+            )
+            .headers(header_map)
+            .build()?;
+        let info = OperationInfo {
+            operation_id: "v1_me_links_delete",
+        };
+        self.pre(&mut request, &info).await?;
+        let result = self.exec(request, &info).await;
+        self.post(&result, &info).await?;
+        let response = result?;
+        match response.status().as_u16() {
+            204u16 => Ok(ResponseValue::empty(response)),
+            400u16 => {
+                Err(Error::ErrorResponse(ResponseValue::from_response(response).await?))
+            }
+            401u16 => {
+                Err(Error::ErrorResponse(ResponseValue::from_response(response).await?))
+            }
+            403u16 => {
+                Err(Error::ErrorResponse(ResponseValue::from_response(response).await?))
+            }
+            404u16 => {
+                Err(Error::ErrorResponse(ResponseValue::from_response(response).await?))
+            }
+            409u16 => {
+                Err(Error::ErrorResponse(ResponseValue::from_response(response).await?))
+            }
+            422u16 => {
                 Err(Error::ErrorResponse(ResponseValue::from_response(response).await?))
             }
             429u16 => {
@@ -30344,6 +31473,132 @@ Sends a `POST` request to `/api-platform/ingest/events`
             _ => Err(Error::UnexpectedResponse(response)),
         }
     }
+    /**Link a player to the hub account whose code they typed
+
+`POST /api-platform/ingest/links` (Bearer: the server’s ingest token).
+
+A Minecraft or EOS player links their in-game identity to a hub account with a one-use code (6 characters such as `7KQ-M3X`, valid 10 minutes). Either the user makes the code (portal page *Game identities*, or `POST /v1/me/link-codes`) and the player types it in game, which the plugin posts to `POST /api-platform/ingest/links`; or the plugin asks `POST /api-platform/ingest/link-codes` for a code it shows the player, who enters it in the portal (or `POST /v1/me/links`). From then on the identity’s kills, matches and XP land on that profile (earlier events are not credited again). A Steam id needs no link: it has a hub profile of its own (400).
+
+The player typed a user’s code in game: the identity is linked to that user and `player.identity_linked` is told to them. `404 link_code_invalid`: unknown, used or expired (one answer for all three). `409 identity_linked`: the identity is linked to another account (nothing changes; the code stays usable). Linking again to the same account answers 200 and changes nothing but spending the code.
+
+Sends a `POST` request to `/api-platform/ingest/links`
+
+*/
+    pub async fn ingest_links_create<'a>(
+        &'a self,
+        body: &'a types::IngestLinksCreateRequest,
+    ) -> Result<ResponseValue<types::IngestLinksCreateResult>, Error<types::Problem>> {
+        let url = format!("{}/api-platform/ingest/links", self.baseurl,);
+        let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+        header_map
+            .append(
+                ::reqwest::header::HeaderName::from_static("api-version"),
+                ::reqwest::header::HeaderValue::from_static(Self::api_version()),
+            );
+        #[allow(unused_mut)]
+        let mut request = self
+            .client
+            .post(url)
+            .header(
+                ::reqwest::header::ACCEPT,
+                ::reqwest::header::HeaderValue::from_static("application/json"),
+            )
+            .json(&body)
+            .headers(header_map)
+            .build()?;
+        let info = OperationInfo {
+            operation_id: "ingest_links_create",
+        };
+        self.pre(&mut request, &info).await?;
+        let result = self.exec(request, &info).await;
+        self.post(&result, &info).await?;
+        let response = result?;
+        match response.status().as_u16() {
+            200u16 => ResponseValue::from_response(response).await,
+            400u16 => {
+                Err(Error::ErrorResponse(ResponseValue::from_response(response).await?))
+            }
+            401u16 => {
+                Err(Error::ErrorResponse(ResponseValue::from_response(response).await?))
+            }
+            404u16 => {
+                Err(Error::ErrorResponse(ResponseValue::from_response(response).await?))
+            }
+            409u16 => {
+                Err(Error::ErrorResponse(ResponseValue::from_response(response).await?))
+            }
+            415u16 => {
+                Err(Error::ErrorResponse(ResponseValue::from_response(response).await?))
+            }
+            500u16 => {
+                Err(Error::ErrorResponse(ResponseValue::from_response(response).await?))
+            }
+            _ => Err(Error::UnexpectedResponse(response)),
+        }
+    }
+    /**Make a link code for a player to enter in the portal
+
+`POST /api-platform/ingest/link-codes` (Bearer: the server’s ingest token).
+
+A Minecraft or EOS player links their in-game identity to a hub account with a one-use code (6 characters such as `7KQ-M3X`, valid 10 minutes). Either the user makes the code (portal page *Game identities*, or `POST /v1/me/link-codes`) and the player types it in game, which the plugin posts to `POST /api-platform/ingest/links`; or the plugin asks `POST /api-platform/ingest/link-codes` for a code it shows the player, who enters it in the portal (or `POST /v1/me/links`). From then on the identity’s kills, matches and XP land on that profile (earlier events are not credited again). A Steam id needs no link: it has a hub profile of its own (400).
+
+A code for this player that the plugin shows in game; the hub user enters it in the portal or with `POST /v1/me/links`. `409 identity_linked`: the identity is already linked (to anybody).
+
+Sends a `POST` request to `/api-platform/ingest/link-codes`
+
+*/
+    pub async fn ingest_link_codes_create<'a>(
+        &'a self,
+        body: &'a types::IngestLinkCodesCreateRequest,
+    ) -> Result<
+        ResponseValue<types::IngestLinkCodesCreateResult>,
+        Error<types::Problem>,
+    > {
+        let url = format!("{}/api-platform/ingest/link-codes", self.baseurl,);
+        let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+        header_map
+            .append(
+                ::reqwest::header::HeaderName::from_static("api-version"),
+                ::reqwest::header::HeaderValue::from_static(Self::api_version()),
+            );
+        #[allow(unused_mut)]
+        let mut request = self
+            .client
+            .post(url)
+            .header(
+                ::reqwest::header::ACCEPT,
+                ::reqwest::header::HeaderValue::from_static("application/json"),
+            )
+            .json(&body)
+            .headers(header_map)
+            .build()?;
+        let info = OperationInfo {
+            operation_id: "ingest_link_codes_create",
+        };
+        self.pre(&mut request, &info).await?;
+        let result = self.exec(request, &info).await;
+        self.post(&result, &info).await?;
+        let response = result?;
+        match response.status().as_u16() {
+            201u16 => ResponseValue::from_response(response).await,
+            400u16 => {
+                Err(Error::ErrorResponse(ResponseValue::from_response(response).await?))
+            }
+            401u16 => {
+                Err(Error::ErrorResponse(ResponseValue::from_response(response).await?))
+            }
+            409u16 => {
+                Err(Error::ErrorResponse(ResponseValue::from_response(response).await?))
+            }
+            415u16 => {
+                Err(Error::ErrorResponse(ResponseValue::from_response(response).await?))
+            }
+            500u16 => {
+                Err(Error::ErrorResponse(ResponseValue::from_response(response).await?))
+            }
+            _ => Err(Error::UnexpectedResponse(response)),
+        }
+    }
     /**Start an authorization request (browser)
 
 Where an app sends the user’s browser (RFC 6749 §4.1.1). The user signs in with their hub account and is asked to allow the scopes not granted before; the browser then returns to `redirect_uri` with `code`, `state` and `iss` (or `error`, e.g. `access_denied`). PKCE with `S256` is required for every app. Not an API call: open it in a browser. Parameters the server does not recognise are ignored (RFC 6749 §3.1).
@@ -30359,7 +31614,7 @@ Arguments:
 - `request_uri`: Instead of the parameters above: the `request_uri` a pushed request returned.
 - `response_mode`: `query` (the default): the browser returns to `redirect_uri` with the answer in its query; `form_post`: the answer is posted to it by a page the browser loads.
 - `response_type`: Always `code`.
-- `scope`: The scopes asked for: scope names separated by spaces, from `openid`, `identify`, `stats:read`, `servers:read`, `servers:command`, `chat:read`, `clans:read`, `clans:write`, `tournaments:read`, `economy:read`, `economy:transfer`, `webhooks:read`, `webhooks:write`, `offline_access`.
+- `scope`: The scopes asked for: scope names separated by spaces, from `openid`, `identify`, `identities:write`, `stats:read`, `servers:read`, `servers:command`, `chat:read`, `clans:read`, `clans:write`, `tournaments:read`, `economy:read`, `economy:transfer`, `webhooks:read`, `webhooks:write`, `offline_access`.
 - `state`: Opaque value returned unchanged to the redirect URI.
 */
     pub async fn oauth_authorize<'a>(

@@ -36,6 +36,8 @@ class Code(StrEnum):
     clan_invite_not_found = "clan_invite_not_found"
     webhook_not_found = "webhook_not_found"
     delivery_not_found = "delivery_not_found"
+    link_code_invalid = "link_code_invalid"
+    identity_link_not_found = "identity_link_not_found"
     method_not_allowed = "method_not_allowed"
     not_acceptable = "not_acceptable"
     request_timeout = "request_timeout"
@@ -50,6 +52,7 @@ class Code(StrEnum):
     clan_role_conflict = "clan_role_conflict"
     clan_max_members_too_low = "clan_max_members_too_low"
     rcon_not_configured = "rcon_not_configured"
+    identity_linked = "identity_linked"
     payload_too_large = "payload_too_large"
     uri_too_long = "uri_too_long"
     unsupported_media_type = "unsupported_media_type"
@@ -1266,7 +1269,7 @@ class OAuthTokenResponse(BaseModel):
     scope: Annotated[
         str | None,
         Field(
-            description="The scopes granted: scope names separated by spaces, from `openid`, `identify`, `stats:read`, `servers:read`, `servers:command`, `chat:read`, `clans:read`, `clans:write`, `tournaments:read`, `economy:read`, `economy:transfer`, `webhooks:read`, `webhooks:write`, `offline_access`.",
+            description="The scopes granted: scope names separated by spaces, from `openid`, `identify`, `identities:write`, `stats:read`, `servers:read`, `servers:command`, `chat:read`, `clans:read`, `clans:write`, `tournaments:read`, `economy:read`, `economy:transfer`, `webhooks:read`, `webhooks:write`, `offline_access`.",
             examples=["identify stats:read"],
         ),
     ] = None
@@ -1300,7 +1303,7 @@ class OAuthIntrospection(BaseModel):
     scope: Annotated[
         str | None,
         Field(
-            description="The token’s scopes: scope names separated by spaces, from `openid`, `identify`, `stats:read`, `servers:read`, `servers:command`, `chat:read`, `clans:read`, `clans:write`, `tournaments:read`, `economy:read`, `economy:transfer`, `webhooks:read`, `webhooks:write`, `offline_access`.",
+            description="The token’s scopes: scope names separated by spaces, from `openid`, `identify`, `identities:write`, `stats:read`, `servers:read`, `servers:command`, `chat:read`, `clans:read`, `clans:write`, `tournaments:read`, `economy:read`, `economy:transfer`, `webhooks:read`, `webhooks:write`, `offline_access`.",
             examples=["identify stats:read"],
         ),
     ] = None
@@ -1700,6 +1703,110 @@ class V1UsersStatsGetResultDataUnlockedAchievementsItem(BaseModel):
 
 class V1UsersMeGetResult(BaseModel):
     data: Me
+
+
+class V1MeLinkCodesCreateResultData(BaseModel):
+    code: Annotated[
+        str,
+        Field(
+            description="The code to enter: valid 10 minutes, used once; never shown again",
+            examples=["7KQ-M3X"],
+        ),
+    ]
+    expires_at: Annotated[
+        AwareDatetime,
+        Field(
+            description="when the code stops working (10 minutes after it was made)",
+            examples=["2026-11-20T18:04:11.000Z"],
+        ),
+    ]
+
+
+class Platform(StrEnum):
+    minecraft = "minecraft"
+    eos = "eos"
+
+
+class V1MeLinksListResultDataItem(BaseModel):
+    platform: Annotated[
+        Platform,
+        Field(
+            description="the identity’s platform: `minecraft` (a Minecraft UUID) or `eos` (an Epic Online Services id)",
+            examples=["minecraft"],
+        ),
+    ]
+    player_id: Annotated[
+        str,
+        Field(
+            description="The platform id: a Minecraft UUID (lowercase, dashed) or an EOS id (lowercase)",
+            examples=["069a79f4-44e9-4726-a5be-fca90e38aaf5"],
+        ),
+    ]
+    name: Annotated[
+        str,
+        Field(
+            description="The in-game name when the link was made", examples=["Steve"]
+        ),
+    ]
+    linked_at: Annotated[
+        AwareDatetime,
+        Field(
+            description="when the link was made", examples=["2026-11-20T18:04:11.000Z"]
+        ),
+    ]
+
+
+class V1MeLinksListResultMeta(BaseModel):
+    total: Annotated[
+        int, Field(description="Items across all pages", examples=[42], ge=0)
+    ]
+    page: Annotated[int, Field(description="This page", examples=[1], ge=1)]
+    per_page: Annotated[
+        int, Field(description="Page size", examples=[25], ge=1, le=100)
+    ]
+
+
+class V1MeLinksCreateRequest(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    code: Annotated[
+        str,
+        Field(
+            description="A link code as shown (`7KQ-M3X`): 6 characters of `23456789ABCDEFGHJKMNPQRSTWXYZ`, the dash and case optional",
+            examples=["7KQ-M3X"],
+            pattern="^[23456789ABCDEFGHJKMNPQRSTWXYZ23456789abcdefghjkmnpqrstwxyz]{3}-?[23456789ABCDEFGHJKMNPQRSTWXYZ23456789abcdefghjkmnpqrstwxyz]{3}$",
+        ),
+    ]
+
+
+class V1MeLinksCreateResultData(BaseModel):
+    platform: Annotated[
+        Platform,
+        Field(
+            description="the identity’s platform: `minecraft` (a Minecraft UUID) or `eos` (an Epic Online Services id)",
+            examples=["minecraft"],
+        ),
+    ]
+    player_id: Annotated[
+        str,
+        Field(
+            description="The platform id: a Minecraft UUID (lowercase, dashed) or an EOS id (lowercase)",
+            examples=["069a79f4-44e9-4726-a5be-fca90e38aaf5"],
+        ),
+    ]
+    name: Annotated[
+        str,
+        Field(
+            description="The in-game name when the link was made", examples=["Steve"]
+        ),
+    ]
+    linked_at: Annotated[
+        AwareDatetime,
+        Field(
+            description="when the link was made", examples=["2026-11-20T18:04:11.000Z"]
+        ),
+    ]
 
 
 class JoinPolicy(StrEnum):
@@ -2552,6 +2659,7 @@ class V1WebhooksReplayResultData(BaseModel):
 class Scope(Enum):
     openid = "openid"
     identify = "identify"
+    identities_write = "identities:write"
     stats_read = "stats:read"
     servers_read = "servers:read"
     servers_command = "servers:command"
@@ -2891,6 +2999,58 @@ class IngestEventsCreateRequest(BaseModel):
     ]
 
 
+class IngestLinksCreateRequest(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    player: IngestPlayer
+    code: Annotated[
+        str,
+        Field(
+            description="A link code as shown (`7KQ-M3X`): 6 characters of `23456789ABCDEFGHJKMNPQRSTWXYZ`, the dash and case optional",
+            examples=["7KQ-M3X"],
+            pattern="^[23456789ABCDEFGHJKMNPQRSTWXYZ23456789abcdefghjkmnpqrstwxyz]{3}-?[23456789ABCDEFGHJKMNPQRSTWXYZ23456789abcdefghjkmnpqrstwxyz]{3}$",
+        ),
+    ]
+
+
+class IngestLinksCreateResult(BaseModel):
+    user_id: Annotated[
+        int,
+        Field(description="the hub user the identity is now linked to", examples=[42]),
+    ]
+    username: Annotated[
+        str,
+        Field(
+            description="their username, to tell the player", examples=["NovaStrike"]
+        ),
+    ]
+
+
+class IngestLinkCodesCreateRequest(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    player: IngestPlayer
+
+
+class IngestLinkCodesCreateResult(BaseModel):
+    code: Annotated[
+        str,
+        Field(
+            description="The code to enter: valid 10 minutes, used once; never shown again",
+            examples=["7KQ-M3X"],
+        ),
+    ]
+    expires_at: Annotated[
+        AwareDatetime,
+        Field(
+            description="when the code stops working (10 minutes after it was made)",
+            examples=["2026-11-20T18:04:11.000Z"],
+        ),
+    ]
+
+
 class GrantType(StrEnum):
     authorization_code = "authorization_code"
     refresh_token = "refresh_token"
@@ -2935,7 +3095,7 @@ class OauthTokenCreateRequest(BaseModel):
     scope: Annotated[
         str | None,
         Field(
-            description="`refresh_token`: fewer scopes than granted; `client_credentials`: the scopes wanted: scope names separated by spaces, from `openid`, `identify`, `stats:read`, `servers:read`, `servers:command`, `chat:read`, `clans:read`, `clans:write`, `tournaments:read`, `economy:read`, `economy:transfer`, `webhooks:read`, `webhooks:write`, `offline_access`.",
+            description="`refresh_token`: fewer scopes than granted; `client_credentials`: the scopes wanted: scope names separated by spaces, from `openid`, `identify`, `identities:write`, `stats:read`, `servers:read`, `servers:command`, `chat:read`, `clans:read`, `clans:write`, `tournaments:read`, `economy:read`, `economy:transfer`, `webhooks:read`, `webhooks:write`, `offline_access`.",
             examples=["identify stats:read"],
         ),
     ] = None
@@ -3031,7 +3191,7 @@ class OauthParCreateRequest(BaseModel):
     scope: Annotated[
         str | None,
         Field(
-            description="The scopes asked for: scope names separated by spaces, from `openid`, `identify`, `stats:read`, `servers:read`, `servers:command`, `chat:read`, `clans:read`, `clans:write`, `tournaments:read`, `economy:read`, `economy:transfer`, `webhooks:read`, `webhooks:write`, `offline_access`.",
+            description="The scopes asked for: scope names separated by spaces, from `openid`, `identify`, `identities:write`, `stats:read`, `servers:read`, `servers:command`, `chat:read`, `clans:read`, `clans:write`, `tournaments:read`, `economy:read`, `economy:transfer`, `webhooks:read`, `webhooks:write`, `offline_access`.",
             examples=["identify stats:read"],
         ),
     ] = None
@@ -3837,6 +3997,38 @@ class AccountTierChangedEventData(BaseModel):
     ]
 
 
+class PlayerIdentityLinkedEventData(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    user_id: Annotated[int, Field(description="Hub user id", examples=[42], ge=1)]
+    platform: Annotated[
+        Platform, Field(description="the identity’s platform", examples=["minecraft"])
+    ]
+    player_id: Annotated[
+        str,
+        Field(
+            description="The platform id: a Minecraft UUID (lowercase, dashed) or an EOS id (lowercase)",
+            examples=["069a79f4-44e9-4726-a5be-fca90e38aaf5"],
+        ),
+    ]
+    name: Annotated[
+        str,
+        Field(
+            description="The player’s in-game name when the link was made",
+            examples=["Steve"],
+        ),
+    ]
+    server_id: Annotated[
+        int | None,
+        Field(
+            description="The game server whose plugin took part (null: none known)",
+            examples=[3],
+            ge=1,
+        ),
+    ]
+
+
 class KeyCreatedEventData(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
@@ -4131,6 +4323,19 @@ class V1UsersStatsGetResultData(BaseModel):
         list[V1UsersStatsGetResultDataUnlockedAchievementsItem],
         Field(description="Achievements the user has unlocked, most recent first"),
     ]
+
+
+class V1MeLinkCodesCreateResult(BaseModel):
+    data: V1MeLinkCodesCreateResultData
+
+
+class V1MeLinksListResult(BaseModel):
+    data: list[V1MeLinksListResultDataItem]
+    meta: V1MeLinksListResultMeta
+
+
+class V1MeLinksCreateResult(BaseModel):
+    data: V1MeLinksCreateResultData
 
 
 class V1ClansListResult(BaseModel):
@@ -5401,6 +5606,26 @@ class AccountTierChangedEvent(BaseModel):
         ),
     ]
     data: AccountTierChangedEventData
+
+
+class PlayerIdentityLinkedEvent(BaseModel):
+    id: Annotated[
+        str,
+        Field(
+            description="Event id, sortable",
+            examples=["evt_0000000000004711"],
+            pattern="^evt_\\d{16}$",
+        ),
+    ]
+    type: Annotated[Literal["player.identity_linked"], Field(description="Event type")]
+    created_at: Annotated[
+        AwareDatetime,
+        Field(
+            description="When the change committed",
+            examples=["2026-11-20T18:04:11.000Z"],
+        ),
+    ]
+    data: PlayerIdentityLinkedEventData
 
 
 class KeyCreatedEvent(BaseModel):

@@ -53,6 +53,22 @@ export const PlayerSchema = Type.Object(
 );
 export type PlayerBody = Static<typeof PlayerSchema>;
 
+/** A player of the link routes: a Steam id needs no link, so only the two linkable ids are taken. */
+export const LinkPlayerSchema = Type.Object(
+  {
+    name: PlayerName,
+    minecraft_uuid: Type.Optional(MinecraftUuidField),
+    eos_id: Type.Optional(EosIdField),
+  },
+  {
+    additionalProperties: false,
+    minProperties: 2,
+    maxProperties: 2,
+    description:
+      'The player to link: `name` and exactly one of `minecraft_uuid`, `eos_id` (a Steam id needs no link: it has a hub profile of its own).',
+  },
+);
+
 export interface Identity {
   platform: Platform;
   /** normalised: SteamID64, lowercase dashed UUID, lowercase EOS id */

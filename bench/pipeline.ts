@@ -28,6 +28,7 @@ import { join } from 'node:path';
 import { API_PREFIX } from '../src/http/paths.js';
 import { PIPELINE_STEPS } from '../src/http/pipeline-switches.js';
 import { countArgs } from './args.js';
+import { fmt, median, printTable } from './lib/table.js';
 import { cpuNs, settled } from './lib/cpu.js';
 import type { RecordedBody } from './lib/bodies.js';
 import { combineRounds, pairedRatios, pairedRounds, runLoad, type LoadRun } from './load.js';
@@ -45,14 +46,6 @@ const args = countArgs({
 const ROUTES = ['/leaderboards', '/killboard/feed', '/users/1'];
 const BREAKDOWN_ROUTE = `${API_PREFIX}/leaderboards`;
 const TARGET_RATIO = 0.75;
-
-const fmt = (n: number, digits = 0) =>
-  n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
-const median = (values: number[]) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? (sorted[mid] ?? 0) : ((sorted[mid - 1] ?? 0) + (sorted[mid] ?? 0)) / 2;
-};
 
 /** each server's CPU use when idle (ns per ms), measured once it has settled */
 const idleNsPerMs = new Map<number, number>();
@@ -216,14 +209,6 @@ function printBreakdown(fullUs: number, targets: Target[]): void {
   console.log(
     `  CPU per request of the server process, all threads; hub − raw = ${fmt(gap, 1)} µs (raw's cost is ${fmt((rawUs / fullUs) * 100)}% of the hub's)`,
   );
-}
-
-function printTable(header: string[], rows: string[][]): void {
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
-  const line = (cells: string[]) =>
-    cells.map((c, i) => (i === 0 ? c.padEnd(widths[i] ?? 0) : c.padStart(widths[i] ?? 0))).join('  ');
-  console.log(line(header));
-  for (const r of rows) console.log(line(r));
 }
 
 main().catch((err: unknown) => {

@@ -121,6 +121,7 @@ export interface AppDeps {
         | 'EVENTS_STREAM_MAX_BUFFER_BYTES'
         | 'WEBHOOKS_ALLOW_PRIVATE_TARGETS'
         | 'RCON_TIMEOUT_MS'
+        | 'KEY_CACHE_MS'
       >
     > &
     StoresConfig;
@@ -209,7 +210,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
   const cache = new ResponseCache(deps.config.CACHE_TTL_MS);
   // one of each: the pipeline and the portal share the compiled key lookup and usage statements
-  const keys = keysRepo(deps.db.kysely, { reader: deps.db.reader });
+  const keys = keysRepo(deps.db.kysely, {
+    reader: deps.db.reader,
+    cacheMs: deps.config.KEY_CACHE_MS,
+    now,
+  });
   const usageRows = usageRepo(deps.db.kysely);
   // one repository of each feature, shared by the published API, the /v1 preview, OAuth and the portal
   const users = usersRepo(deps.db.kysely);

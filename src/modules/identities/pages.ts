@@ -1,5 +1,5 @@
 import { guideHref, html } from '../portal/pages/html.js';
-import { alert, BASE, signedIn } from '../portal/pages/pages.js';
+import { BASE, csrfField, listTable, notices, signedIn } from '../portal/pages/pages.js';
 import type { PortalAccount } from '../portal/session-auth.js';
 import type { LinkView } from './service.js';
 
@@ -14,23 +14,6 @@ export function identitiesPage(
   links: readonly LinkView[],
   notice: { errors?: string[]; success?: string } = {},
 ): string {
-  const rows = links.map(
-    (l) =>
-      html`<tr role="row">
-        <td role="cell">${platformName(l.platform)}</td>
-        <td role="cell"><code>${l.player_id}</code></td>
-        <td role="cell">${l.name}</td>
-        <td role="cell">${l.linked_at.slice(0, 16).replace('T', ' ')}</td>
-        <td role="cell">
-          <form method="post" action="${IDENTITIES_PAGE}/remove">
-            <input type="hidden" name="_csrf" value="${account.csrfToken}" />
-            <input type="hidden" name="platform" value="${l.platform}" />
-            <input type="hidden" name="player_id" value="${l.player_id}" />
-            <button type="submit" class="secondary small">Unlink</button>
-          </form>
-        </td>
-      </tr>`,
-  );
   return signedIn(
     account,
     'Game identities',
@@ -41,11 +24,11 @@ export function identitiesPage(
         counts for nobody. Steam players need no link. See
         <a href="${guideHref('game-servers', 'identity-links')}">Identity links</a>.
       </p>
-      ${alert('error', notice.errors?.join(' '))}${alert('success', notice.success)}
+      ${notices(notice)}
       <section class="card" aria-labelledby="code-title">
         <h2 id="code-title">Link from the game</h2>
         <form method="post" action="${IDENTITIES_PAGE}/code" class="row">
-          <input type="hidden" name="_csrf" value="${account.csrfToken}" />
+          ${csrfField(account)}
           <p class="grow">Get a code, then type <code>/link CODE</code> on a hub server within 10 minutes.</p>
           <button type="submit">Get a link code</button>
         </form>
@@ -53,7 +36,7 @@ export function identitiesPage(
       <section class="card" aria-labelledby="enter-title">
         <h2 id="enter-title">Enter a code the game showed you</h2>
         <form method="post" action="${IDENTITIES_PAGE}/link" class="row">
-          <input type="hidden" name="_csrf" value="${account.csrfToken}" />
+          ${csrfField(account)}
           <div class="grow">
             <label for="code">Code</label>
             <input
@@ -71,26 +54,31 @@ export function identitiesPage(
       </section>
       <section class="card" aria-labelledby="list-title">
         <h2 id="list-title">Your linked identities</h2>
-        ${
-          links.length === 0
-            ? html`<p class="empty">No linked identities yet.</p>`
-            : html`<div class="table-wrap">
-                <table role="table">
-                  <thead role="rowgroup">
-                    <tr role="row">
-                      <th role="columnheader" scope="col">Platform</th>
-                      <th role="columnheader" scope="col">Id</th>
-                      <th role="columnheader" scope="col">Name in game</th>
-                      <th role="columnheader" scope="col">Linked (UTC)</th>
-                      <th role="columnheader" scope="col"><span class="visually-hidden">Actions</span></th>
-                    </tr>
-                  </thead>
-                  <tbody role="rowgroup">
-                    ${rows}
-                  </tbody>
-                </table>
-              </div>`
-        }
+        ${listTable({
+          className: 'identities',
+          empty: 'No linked identities yet.',
+          columns: [
+            'Platform',
+            'Id',
+            'Name in game',
+            'Linked (UTC)',
+            html`<span class="visually-hidden">Actions</span>`,
+          ],
+          items: links,
+          row: (l) =>
+            html`<td>${platformName(l.platform)}</td>
+              <td><code>${l.player_id}</code></td>
+              <td>${l.name}</td>
+              <td>${l.linked_at.slice(0, 16).replace('T', ' ')}</td>
+              <td>
+                <form method="post" action="${IDENTITIES_PAGE}/remove">
+                  ${csrfField(account)}
+                  <input type="hidden" name="platform" value="${l.platform}" />
+                  <input type="hidden" name="player_id" value="${l.player_id}" />
+                  <button type="submit" class="secondary small">Unlink</button>
+                </form>
+              </td>`,
+        })}
       </section>`,
   );
 }

@@ -1,6 +1,8 @@
 import { exampleFor } from '../examples.js';
 import type { OpenApiDocument, ParameterObject, SchemaObject } from '../openapi-types.js';
+import { goSamples } from './go.js';
 import { pythonSamples } from './python.js';
+import { rustSamples } from './rust.js';
 import { typescriptSamples } from './typescript.js';
 
 /**
@@ -82,7 +84,12 @@ const LOG_LINE =
   'L 11/20/2026 - 18:04:11: "Nova<2><STEAM_1:0:42><CT>" killed "Ash<3><STEAM_1:0:43><TERRORIST>" with "ak47"';
 
 /** Every language the reference shows, in tab order. */
-export const CODE_SAMPLE_LANGUAGES: readonly CodeSampleLanguage[] = [typescriptSamples, pythonSamples];
+export const CODE_SAMPLE_LANGUAGES: readonly CodeSampleLanguage[] = [
+  typescriptSamples,
+  pythonSamples,
+  goSamples,
+  rustSamples,
+];
 
 /** The facts of one operation, read from the finished document. */
 export function sampleOperation(

@@ -43,6 +43,8 @@ final class EventSender implements Runnable {
   private long nextAttemptAt;
   private int failures;
   private List<String> inFlight = List.of();
+  private boolean flushing;
+  private long failuresTotal;
 
   EventSender(HubHttp http, Spool spool, Backoff backoff, Stats stats, int batchSize, int maxBatchBytes,
       Duration linger, int maxQueued, Duration requestTimeout, Consumer<HubException> unauthorized) {
@@ -99,6 +101,47 @@ final class EventSender implements Runnable {
     }
   }
 
+  /**
+   * Sends what is queued and spooled now, without waiting for the linger, and waits until the hub has
+   * it all (true), or an attempt fails or the token is refused (false), or {@code timeout} passes.
+   */
+  boolean flush(Duration timeout) throws InterruptedException {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    long failuresBefore;
+    lock.lock();
+    try {
+      flushing = true;
+      failuresBefore = failuresTotal;
+      wake.signalAll();
+    } finally {
+      lock.unlock();
+    }
+    try {
+      while (System.nanoTime() - deadline < 0) {
+        lock.lock();
+        try {
+          if (halted || failuresTotal > failuresBefore) {
+            return false;
+          }
+          if (queue.isEmpty() && inFlight.isEmpty() && spool.size() == 0) {
+            return true;
+          }
+        } finally {
+          lock.unlock();
+        }
+        Thread.sleep(10);
+      }
+      return false;
+    } finally {
+      lock.lock();
+      try {
+        flushing = false;
+      } finally {
+        lock.unlock();
+      }
+    }
+  }
+
   /** Asks the sender to flush (memory and spool) and end by {@code deadline} (System.nanoTime). */
   void close(long deadline) {
     lock.lock();
@@ -127,8 +170,8 @@ final class EventSender implements Runnable {
       }
     } catch (InterruptedException e) {
       // close() stopped waiting for the hub: keep what was on its way and what is queued
-      lock.lock();
       List<String> rest;
+      lock.lock();
       try {
         rest = new ArrayList<>(inFlight);
         rest.addAll(queue);
@@ -157,7 +200,7 @@ final class EventSender implements Runnable {
           }
           return queue.isEmpty() ? null : new Work(Kind.SEND_MEMORY, drain(batchSize));
         }
-        boolean due = queue.size() >= batchSize || (!queue.isEmpty() && now - oldestQueuedAt >= lingerNanos);
+        boolean due = queue.size() >= batchSize || (!queue.isEmpty() && (flushing || now - oldestQueuedAt >= lingerNanos));
         if (waiting || spool.size() > 0) {
           // while the spool holds anything, due batches join it: events reach the hub in order
           if (due) {
@@ -266,8 +309,8 @@ final class EventSender implements Runnable {
       from += n;
       try {
         long dropped = spool.append(part);
-        stats.spooled.addAndGet(part.size());
         stats.dropped.addAndGet(dropped);
+        stats.spooled.addAndGet(part.size()); // last: readers wait on it
       } catch (IOException e) {
         stats.dropped.addAndGet(part.size());
         LOG.log(Level.ERROR, "could not spool " + part.size() + " events, dropped: " + e);
@@ -339,10 +382,10 @@ final class EventSender implements Runnable {
       case DONE -> {
         try {
           JsonObject r = a.json();
-          stats.sent.addAndGet(count(r, "accepted") + count(r, "duplicates"));
           stats.accepted.addAndGet(count(r, "accepted"));
           stats.duplicates.addAndGet(count(r, "duplicates"));
           stats.rejected.addAndGet(count(r, "rejected"));
+          stats.sent.addAndGet(count(r, "accepted") + count(r, "duplicates")); // last: readers wait on it
           if (count(r, "rejected") > 0) {
             LOG.log(Level.WARNING, "the hub rejected " + count(r, "rejected") + " events: " + r.get("errors"));
           }
@@ -389,6 +432,7 @@ final class EventSender implements Runnable {
     lock.lock();
     try {
       failures++;
+      failuresTotal++;
       nextAttemptAt = System.nanoTime() + backoff.delay(failures, retryAfter).toNanos();
     } finally {
       lock.unlock();

@@ -159,6 +159,16 @@ public final class HubPlugin implements AutoCloseable {
     sender.offer(wire);
   }
 
+  /**
+   * Sends everything queued and spooled now and waits until the hub has it (true), or until an attempt
+   * fails, the token is refused or {@code timeout} passes (false; the events stay queued or spooled and
+   * are sent later). It blocks: call it from the plugin's own threads or at shutdown, never from the
+   * game's main thread while it runs.
+   */
+  public boolean flush(Duration timeout) throws InterruptedException {
+    return sender.flush(timeout);
+  }
+
   /** The status the next heartbeat reports (when the builder was given no status supplier). */
   public void updateStatus(ServerStatus next) {
     status.set(Objects.requireNonNull(next, "status"));

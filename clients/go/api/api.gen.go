@@ -6704,8 +6704,24 @@ type IngestKillEventType string
 
 // IngestLinkCodesCreateRequest defines model for IngestLinkCodesCreateRequest.
 type IngestLinkCodesCreateRequest struct {
-	// Player A player: `name` and exactly one of `steam_id`, `minecraft_uuid`, `eos_id`.
-	Player IngestPlayer `json:"player"`
+	// Player The player to link: `name` and exactly one of `minecraft_uuid`, `eos_id` (a Steam id needs no link: it has a hub profile of its own).
+	Player IngestLinkCodesCreateRequestPlayer `json:"player"`
+}
+
+// IngestLinkCodesCreateRequestPlayer The player to link: `name` and exactly one of `minecraft_uuid`, `eos_id` (a Steam id needs no link: it has a hub profile of its own).
+type IngestLinkCodesCreateRequestPlayer struct {
+	// EosId Epic Online Services product user id (32 hex digits); stored lowercase
+	//
+	// Example: 0002a1b2c3d4e5f60718293a4b5c6d7e
+	EosId *string `json:"eos_id,omitempty"`
+
+	// MinecraftUuid Minecraft (Java) player UUID, dashes optional; stored lowercase with dashes
+	//
+	// Example: 069a79f4-44e9-4726-a5be-fca90e38aaf5
+	MinecraftUuid *string `json:"minecraft_uuid,omitempty"`
+
+	// Name Example: Notch
+	Name string `json:"name"`
 }
 
 // IngestLinkCodesCreateResult A one-use link code
@@ -6728,8 +6744,24 @@ type IngestLinksCreateRequest struct {
 	// Example: 7KQ-M3X
 	Code string `json:"code"`
 
-	// Player A player: `name` and exactly one of `steam_id`, `minecraft_uuid`, `eos_id`.
-	Player IngestPlayer `json:"player"`
+	// Player The player to link: `name` and exactly one of `minecraft_uuid`, `eos_id` (a Steam id needs no link: it has a hub profile of its own).
+	Player IngestLinksCreateRequestPlayer `json:"player"`
+}
+
+// IngestLinksCreateRequestPlayer The player to link: `name` and exactly one of `minecraft_uuid`, `eos_id` (a Steam id needs no link: it has a hub profile of its own).
+type IngestLinksCreateRequestPlayer struct {
+	// EosId Epic Online Services product user id (32 hex digits); stored lowercase
+	//
+	// Example: 0002a1b2c3d4e5f60718293a4b5c6d7e
+	EosId *string `json:"eos_id,omitempty"`
+
+	// MinecraftUuid Minecraft (Java) player UUID, dashes optional; stored lowercase with dashes
+	//
+	// Example: 069a79f4-44e9-4726-a5be-fca90e38aaf5
+	MinecraftUuid *string `json:"minecraft_uuid,omitempty"`
+
+	// Name Example: Notch
+	Name string `json:"name"`
 }
 
 // IngestLinksCreateResult The hub account the identity is linked to
@@ -12752,7 +12784,7 @@ type ClientInterface interface {
 	//
 	// `POST /api-platform/ingest/link-codes` (Bearer: the server’s ingest token).
 	//
-	// A Minecraft or EOS player links their in-game identity to a hub account with a one-use code (6 characters such as `7KQ-M3X`, valid 10 minutes). Either the user makes the code (portal page *Game identities*, or `POST /v1/me/link-codes`) and the player types it in game, which the plugin posts to `POST /api-platform/ingest/links`; or the plugin asks `POST /api-platform/ingest/link-codes` for a code it shows the player, who enters it in the portal (or `POST /v1/me/links`). From then on the identity’s kills, matches and XP land on that profile (earlier events are not credited again). A Steam id needs no link: it has a hub profile of its own (400).
+	// A Minecraft or EOS player links their in-game identity to a hub account with a one-use code (6 characters such as `7KQ-M3X`, valid 10 minutes). Either the user makes the code (portal page *Game identities*, or `POST /v1/me/link-codes`) and the player types it in game, which the plugin posts to `POST /api-platform/ingest/links`; or the plugin asks `POST /api-platform/ingest/link-codes` for a code it shows the player, who enters it in the portal (or `POST /v1/me/links`). From then on the identity’s kills, matches and XP land on that profile (earlier events are not credited again). A Steam id needs no link: it has a hub profile of its own (the routes take `minecraft_uuid` or `eos_id` only).
 	//
 	// A code for this player that the plugin shows in game; the hub user enters it in the portal or with `POST /v1/me/links`. `409 identity_linked`: the identity is already linked (to anybody).
 	//
@@ -12765,7 +12797,7 @@ type ClientInterface interface {
 	//
 	// `POST /api-platform/ingest/link-codes` (Bearer: the server’s ingest token).
 	//
-	// A Minecraft or EOS player links their in-game identity to a hub account with a one-use code (6 characters such as `7KQ-M3X`, valid 10 minutes). Either the user makes the code (portal page *Game identities*, or `POST /v1/me/link-codes`) and the player types it in game, which the plugin posts to `POST /api-platform/ingest/links`; or the plugin asks `POST /api-platform/ingest/link-codes` for a code it shows the player, who enters it in the portal (or `POST /v1/me/links`). From then on the identity’s kills, matches and XP land on that profile (earlier events are not credited again). A Steam id needs no link: it has a hub profile of its own (400).
+	// A Minecraft or EOS player links their in-game identity to a hub account with a one-use code (6 characters such as `7KQ-M3X`, valid 10 minutes). Either the user makes the code (portal page *Game identities*, or `POST /v1/me/link-codes`) and the player types it in game, which the plugin posts to `POST /api-platform/ingest/links`; or the plugin asks `POST /api-platform/ingest/link-codes` for a code it shows the player, who enters it in the portal (or `POST /v1/me/links`). From then on the identity’s kills, matches and XP land on that profile (earlier events are not credited again). A Steam id needs no link: it has a hub profile of its own (the routes take `minecraft_uuid` or `eos_id` only).
 	//
 	// A code for this player that the plugin shows in game; the hub user enters it in the portal or with `POST /v1/me/links`. `409 identity_linked`: the identity is already linked (to anybody).
 	//
@@ -12778,7 +12810,7 @@ type ClientInterface interface {
 	//
 	// `POST /api-platform/ingest/links` (Bearer: the server’s ingest token).
 	//
-	// A Minecraft or EOS player links their in-game identity to a hub account with a one-use code (6 characters such as `7KQ-M3X`, valid 10 minutes). Either the user makes the code (portal page *Game identities*, or `POST /v1/me/link-codes`) and the player types it in game, which the plugin posts to `POST /api-platform/ingest/links`; or the plugin asks `POST /api-platform/ingest/link-codes` for a code it shows the player, who enters it in the portal (or `POST /v1/me/links`). From then on the identity’s kills, matches and XP land on that profile (earlier events are not credited again). A Steam id needs no link: it has a hub profile of its own (400).
+	// A Minecraft or EOS player links their in-game identity to a hub account with a one-use code (6 characters such as `7KQ-M3X`, valid 10 minutes). Either the user makes the code (portal page *Game identities*, or `POST /v1/me/link-codes`) and the player types it in game, which the plugin posts to `POST /api-platform/ingest/links`; or the plugin asks `POST /api-platform/ingest/link-codes` for a code it shows the player, who enters it in the portal (or `POST /v1/me/links`). From then on the identity’s kills, matches and XP land on that profile (earlier events are not credited again). A Steam id needs no link: it has a hub profile of its own (the routes take `minecraft_uuid` or `eos_id` only).
 	//
 	// The player typed a user’s code in game: the identity is linked to that user and `player.identity_linked` is told to them. `404 link_code_invalid`: unknown, used or expired (one answer for all three). `409 identity_linked`: the identity is linked to another account (nothing changes; the code stays usable). Linking again to the same account answers 200 and changes nothing but spending the code.
 	//
@@ -12791,7 +12823,7 @@ type ClientInterface interface {
 	//
 	// `POST /api-platform/ingest/links` (Bearer: the server’s ingest token).
 	//
-	// A Minecraft or EOS player links their in-game identity to a hub account with a one-use code (6 characters such as `7KQ-M3X`, valid 10 minutes). Either the user makes the code (portal page *Game identities*, or `POST /v1/me/link-codes`) and the player types it in game, which the plugin posts to `POST /api-platform/ingest/links`; or the plugin asks `POST /api-platform/ingest/link-codes` for a code it shows the player, who enters it in the portal (or `POST /v1/me/links`). From then on the identity’s kills, matches and XP land on that profile (earlier events are not credited again). A Steam id needs no link: it has a hub profile of its own (400).
+	// A Minecraft or EOS player links their in-game identity to a hub account with a one-use code (6 characters such as `7KQ-M3X`, valid 10 minutes). Either the user makes the code (portal page *Game identities*, or `POST /v1/me/link-codes`) and the player types it in game, which the plugin posts to `POST /api-platform/ingest/links`; or the plugin asks `POST /api-platform/ingest/link-codes` for a code it shows the player, who enters it in the portal (or `POST /v1/me/links`). From then on the identity’s kills, matches and XP land on that profile (earlier events are not credited again). A Steam id needs no link: it has a hub profile of its own (the routes take `minecraft_uuid` or `eos_id` only).
 	//
 	// The player typed a user’s code in game: the identity is linked to that user and `player.identity_linked` is told to them. `404 link_code_invalid`: unknown, used or expired (one answer for all three). `409 identity_linked`: the identity is linked to another account (nothing changes; the code stays usable). Linking again to the same account answers 200 and changes nothing but spending the code.
 	//
@@ -14061,7 +14093,7 @@ func (c *Client) IngestEventsCreate(ctx context.Context, body IngestEventsCreate
 //
 // `POST /api-platform/ingest/link-codes` (Bearer: the server’s ingest token).
 //
-// A Minecraft or EOS player links their in-game identity to a hub account with a one-use code (6 characters such as `7KQ-M3X`, valid 10 minutes). Either the user makes the code (portal page *Game identities*, or `POST /v1/me/link-codes`) and the player types it in game, which the plugin posts to `POST /api-platform/ingest/links`; or the plugin asks `POST /api-platform/ingest/link-codes` for a code it shows the player, who enters it in the portal (or `POST /v1/me/links`). From then on the identity’s kills, matches and XP land on that profile (earlier events are not credited again). A Steam id needs no link: it has a hub profile of its own (400).
+// A Minecraft or EOS player links their in-game identity to a hub account with a one-use code (6 characters such as `7KQ-M3X`, valid 10 minutes). Either the user makes the code (portal page *Game identities*, or `POST /v1/me/link-codes`) and the player types it in game, which the plugin posts to `POST /api-platform/ingest/links`; or the plugin asks `POST /api-platform/ingest/link-codes` for a code it shows the player, who enters it in the portal (or `POST /v1/me/links`). From then on the identity’s kills, matches and XP land on that profile (earlier events are not credited again). A Steam id needs no link: it has a hub profile of its own (the routes take `minecraft_uuid` or `eos_id` only).
 //
 // A code for this player that the plugin shows in game; the hub user enters it in the portal or with `POST /v1/me/links`. `409 identity_linked`: the identity is already linked (to anybody).
 //
@@ -14084,7 +14116,7 @@ func (c *Client) IngestLinkCodesCreateWithBody(ctx context.Context, contentType 
 //
 // `POST /api-platform/ingest/link-codes` (Bearer: the server’s ingest token).
 //
-// A Minecraft or EOS player links their in-game identity to a hub account with a one-use code (6 characters such as `7KQ-M3X`, valid 10 minutes). Either the user makes the code (portal page *Game identities*, or `POST /v1/me/link-codes`) and the player types it in game, which the plugin posts to `POST /api-platform/ingest/links`; or the plugin asks `POST /api-platform/ingest/link-codes` for a code it shows the player, who enters it in the portal (or `POST /v1/me/links`). From then on the identity’s kills, matches and XP land on that profile (earlier events are not credited again). A Steam id needs no link: it has a hub profile of its own (400).
+// A Minecraft or EOS player links their in-game identity to a hub account with a one-use code (6 characters such as `7KQ-M3X`, valid 10 minutes). Either the user makes the code (portal page *Game identities*, or `POST /v1/me/link-codes`) and the player types it in game, which the plugin posts to `POST /api-platform/ingest/links`; or the plugin asks `POST /api-platform/ingest/link-codes` for a code it shows the player, who enters it in the portal (or `POST /v1/me/links`). From then on the identity’s kills, matches and XP land on that profile (earlier events are not credited again). A Steam id needs no link: it has a hub profile of its own (the routes take `minecraft_uuid` or `eos_id` only).
 //
 // A code for this player that the plugin shows in game; the hub user enters it in the portal or with `POST /v1/me/links`. `409 identity_linked`: the identity is already linked (to anybody).
 //
@@ -14107,7 +14139,7 @@ func (c *Client) IngestLinkCodesCreate(ctx context.Context, body IngestLinkCodes
 //
 // `POST /api-platform/ingest/links` (Bearer: the server’s ingest token).
 //
-// A Minecraft or EOS player links their in-game identity to a hub account with a one-use code (6 characters such as `7KQ-M3X`, valid 10 minutes). Either the user makes the code (portal page *Game identities*, or `POST /v1/me/link-codes`) and the player types it in game, which the plugin posts to `POST /api-platform/ingest/links`; or the plugin asks `POST /api-platform/ingest/link-codes` for a code it shows the player, who enters it in the portal (or `POST /v1/me/links`). From then on the identity’s kills, matches and XP land on that profile (earlier events are not credited again). A Steam id needs no link: it has a hub profile of its own (400).
+// A Minecraft or EOS player links their in-game identity to a hub account with a one-use code (6 characters such as `7KQ-M3X`, valid 10 minutes). Either the user makes the code (portal page *Game identities*, or `POST /v1/me/link-codes`) and the player types it in game, which the plugin posts to `POST /api-platform/ingest/links`; or the plugin asks `POST /api-platform/ingest/link-codes` for a code it shows the player, who enters it in the portal (or `POST /v1/me/links`). From then on the identity’s kills, matches and XP land on that profile (earlier events are not credited again). A Steam id needs no link: it has a hub profile of its own (the routes take `minecraft_uuid` or `eos_id` only).
 //
 // The player typed a user’s code in game: the identity is linked to that user and `player.identity_linked` is told to them. `404 link_code_invalid`: unknown, used or expired (one answer for all three). `409 identity_linked`: the identity is linked to another account (nothing changes; the code stays usable). Linking again to the same account answers 200 and changes nothing but spending the code.
 //
@@ -14130,7 +14162,7 @@ func (c *Client) IngestLinksCreateWithBody(ctx context.Context, contentType stri
 //
 // `POST /api-platform/ingest/links` (Bearer: the server’s ingest token).
 //
-// A Minecraft or EOS player links their in-game identity to a hub account with a one-use code (6 characters such as `7KQ-M3X`, valid 10 minutes). Either the user makes the code (portal page *Game identities*, or `POST /v1/me/link-codes`) and the player types it in game, which the plugin posts to `POST /api-platform/ingest/links`; or the plugin asks `POST /api-platform/ingest/link-codes` for a code it shows the player, who enters it in the portal (or `POST /v1/me/links`). From then on the identity’s kills, matches and XP land on that profile (earlier events are not credited again). A Steam id needs no link: it has a hub profile of its own (400).
+// A Minecraft or EOS player links their in-game identity to a hub account with a one-use code (6 characters such as `7KQ-M3X`, valid 10 minutes). Either the user makes the code (portal page *Game identities*, or `POST /v1/me/link-codes`) and the player types it in game, which the plugin posts to `POST /api-platform/ingest/links`; or the plugin asks `POST /api-platform/ingest/link-codes` for a code it shows the player, who enters it in the portal (or `POST /v1/me/links`). From then on the identity’s kills, matches and XP land on that profile (earlier events are not credited again). A Steam id needs no link: it has a hub profile of its own (the routes take `minecraft_uuid` or `eos_id` only).
 //
 // The player typed a user’s code in game: the identity is linked to that user and `player.identity_linked` is told to them. `404 link_code_invalid`: unknown, used or expired (one answer for all three). `409 identity_linked`: the identity is linked to another account (nothing changes; the code stays usable). Linking again to the same account answers 200 and changes nothing but spending the code.
 //
@@ -20591,7 +20623,7 @@ type ClientWithResponsesInterface interface {
 	//
 	// `POST /api-platform/ingest/link-codes` (Bearer: the server’s ingest token).
 	//
-	// A Minecraft or EOS player links their in-game identity to a hub account with a one-use code (6 characters such as `7KQ-M3X`, valid 10 minutes). Either the user makes the code (portal page *Game identities*, or `POST /v1/me/link-codes`) and the player types it in game, which the plugin posts to `POST /api-platform/ingest/links`; or the plugin asks `POST /api-platform/ingest/link-codes` for a code it shows the player, who enters it in the portal (or `POST /v1/me/links`). From then on the identity’s kills, matches and XP land on that profile (earlier events are not credited again). A Steam id needs no link: it has a hub profile of its own (400).
+	// A Minecraft or EOS player links their in-game identity to a hub account with a one-use code (6 characters such as `7KQ-M3X`, valid 10 minutes). Either the user makes the code (portal page *Game identities*, or `POST /v1/me/link-codes`) and the player types it in game, which the plugin posts to `POST /api-platform/ingest/links`; or the plugin asks `POST /api-platform/ingest/link-codes` for a code it shows the player, who enters it in the portal (or `POST /v1/me/links`). From then on the identity’s kills, matches and XP land on that profile (earlier events are not credited again). A Steam id needs no link: it has a hub profile of its own (the routes take `minecraft_uuid` or `eos_id` only).
 	//
 	// A code for this player that the plugin shows in game; the hub user enters it in the portal or with `POST /v1/me/links`. `409 identity_linked`: the identity is already linked (to anybody).
 	//
@@ -20604,7 +20636,7 @@ type ClientWithResponsesInterface interface {
 	//
 	// `POST /api-platform/ingest/link-codes` (Bearer: the server’s ingest token).
 	//
-	// A Minecraft or EOS player links their in-game identity to a hub account with a one-use code (6 characters such as `7KQ-M3X`, valid 10 minutes). Either the user makes the code (portal page *Game identities*, or `POST /v1/me/link-codes`) and the player types it in game, which the plugin posts to `POST /api-platform/ingest/links`; or the plugin asks `POST /api-platform/ingest/link-codes` for a code it shows the player, who enters it in the portal (or `POST /v1/me/links`). From then on the identity’s kills, matches and XP land on that profile (earlier events are not credited again). A Steam id needs no link: it has a hub profile of its own (400).
+	// A Minecraft or EOS player links their in-game identity to a hub account with a one-use code (6 characters such as `7KQ-M3X`, valid 10 minutes). Either the user makes the code (portal page *Game identities*, or `POST /v1/me/link-codes`) and the player types it in game, which the plugin posts to `POST /api-platform/ingest/links`; or the plugin asks `POST /api-platform/ingest/link-codes` for a code it shows the player, who enters it in the portal (or `POST /v1/me/links`). From then on the identity’s kills, matches and XP land on that profile (earlier events are not credited again). A Steam id needs no link: it has a hub profile of its own (the routes take `minecraft_uuid` or `eos_id` only).
 	//
 	// A code for this player that the plugin shows in game; the hub user enters it in the portal or with `POST /v1/me/links`. `409 identity_linked`: the identity is already linked (to anybody).
 	//
@@ -20617,7 +20649,7 @@ type ClientWithResponsesInterface interface {
 	//
 	// `POST /api-platform/ingest/links` (Bearer: the server’s ingest token).
 	//
-	// A Minecraft or EOS player links their in-game identity to a hub account with a one-use code (6 characters such as `7KQ-M3X`, valid 10 minutes). Either the user makes the code (portal page *Game identities*, or `POST /v1/me/link-codes`) and the player types it in game, which the plugin posts to `POST /api-platform/ingest/links`; or the plugin asks `POST /api-platform/ingest/link-codes` for a code it shows the player, who enters it in the portal (or `POST /v1/me/links`). From then on the identity’s kills, matches and XP land on that profile (earlier events are not credited again). A Steam id needs no link: it has a hub profile of its own (400).
+	// A Minecraft or EOS player links their in-game identity to a hub account with a one-use code (6 characters such as `7KQ-M3X`, valid 10 minutes). Either the user makes the code (portal page *Game identities*, or `POST /v1/me/link-codes`) and the player types it in game, which the plugin posts to `POST /api-platform/ingest/links`; or the plugin asks `POST /api-platform/ingest/link-codes` for a code it shows the player, who enters it in the portal (or `POST /v1/me/links`). From then on the identity’s kills, matches and XP land on that profile (earlier events are not credited again). A Steam id needs no link: it has a hub profile of its own (the routes take `minecraft_uuid` or `eos_id` only).
 	//
 	// The player typed a user’s code in game: the identity is linked to that user and `player.identity_linked` is told to them. `404 link_code_invalid`: unknown, used or expired (one answer for all three). `409 identity_linked`: the identity is linked to another account (nothing changes; the code stays usable). Linking again to the same account answers 200 and changes nothing but spending the code.
 	//
@@ -20630,7 +20662,7 @@ type ClientWithResponsesInterface interface {
 	//
 	// `POST /api-platform/ingest/links` (Bearer: the server’s ingest token).
 	//
-	// A Minecraft or EOS player links their in-game identity to a hub account with a one-use code (6 characters such as `7KQ-M3X`, valid 10 minutes). Either the user makes the code (portal page *Game identities*, or `POST /v1/me/link-codes`) and the player types it in game, which the plugin posts to `POST /api-platform/ingest/links`; or the plugin asks `POST /api-platform/ingest/link-codes` for a code it shows the player, who enters it in the portal (or `POST /v1/me/links`). From then on the identity’s kills, matches and XP land on that profile (earlier events are not credited again). A Steam id needs no link: it has a hub profile of its own (400).
+	// A Minecraft or EOS player links their in-game identity to a hub account with a one-use code (6 characters such as `7KQ-M3X`, valid 10 minutes). Either the user makes the code (portal page *Game identities*, or `POST /v1/me/link-codes`) and the player types it in game, which the plugin posts to `POST /api-platform/ingest/links`; or the plugin asks `POST /api-platform/ingest/link-codes` for a code it shows the player, who enters it in the portal (or `POST /v1/me/links`). From then on the identity’s kills, matches and XP land on that profile (earlier events are not credited again). A Steam id needs no link: it has a hub profile of its own (the routes take `minecraft_uuid` or `eos_id` only).
 	//
 	// The player typed a user’s code in game: the identity is linked to that user and `player.identity_linked` is told to them. `404 link_code_invalid`: unknown, used or expired (one answer for all three). `409 identity_linked`: the identity is linked to another account (nothing changes; the code stays usable). Linking again to the same account answers 200 and changes nothing but spending the code.
 	//
@@ -35639,7 +35671,7 @@ func (c *ClientWithResponses) IngestEventsCreateWithResponse(ctx context.Context
 //
 // `POST /api-platform/ingest/link-codes` (Bearer: the server’s ingest token).
 //
-// A Minecraft or EOS player links their in-game identity to a hub account with a one-use code (6 characters such as `7KQ-M3X`, valid 10 minutes). Either the user makes the code (portal page *Game identities*, or `POST /v1/me/link-codes`) and the player types it in game, which the plugin posts to `POST /api-platform/ingest/links`; or the plugin asks `POST /api-platform/ingest/link-codes` for a code it shows the player, who enters it in the portal (or `POST /v1/me/links`). From then on the identity’s kills, matches and XP land on that profile (earlier events are not credited again). A Steam id needs no link: it has a hub profile of its own (400).
+// A Minecraft or EOS player links their in-game identity to a hub account with a one-use code (6 characters such as `7KQ-M3X`, valid 10 minutes). Either the user makes the code (portal page *Game identities*, or `POST /v1/me/link-codes`) and the player types it in game, which the plugin posts to `POST /api-platform/ingest/links`; or the plugin asks `POST /api-platform/ingest/link-codes` for a code it shows the player, who enters it in the portal (or `POST /v1/me/links`). From then on the identity’s kills, matches and XP land on that profile (earlier events are not credited again). A Steam id needs no link: it has a hub profile of its own (the routes take `minecraft_uuid` or `eos_id` only).
 //
 // A code for this player that the plugin shows in game; the hub user enters it in the portal or with `POST /v1/me/links`. `409 identity_linked`: the identity is already linked (to anybody).
 //
@@ -35658,7 +35690,7 @@ func (c *ClientWithResponses) IngestLinkCodesCreateWithBodyWithResponse(ctx cont
 //
 // `POST /api-platform/ingest/link-codes` (Bearer: the server’s ingest token).
 //
-// A Minecraft or EOS player links their in-game identity to a hub account with a one-use code (6 characters such as `7KQ-M3X`, valid 10 minutes). Either the user makes the code (portal page *Game identities*, or `POST /v1/me/link-codes`) and the player types it in game, which the plugin posts to `POST /api-platform/ingest/links`; or the plugin asks `POST /api-platform/ingest/link-codes` for a code it shows the player, who enters it in the portal (or `POST /v1/me/links`). From then on the identity’s kills, matches and XP land on that profile (earlier events are not credited again). A Steam id needs no link: it has a hub profile of its own (400).
+// A Minecraft or EOS player links their in-game identity to a hub account with a one-use code (6 characters such as `7KQ-M3X`, valid 10 minutes). Either the user makes the code (portal page *Game identities*, or `POST /v1/me/link-codes`) and the player types it in game, which the plugin posts to `POST /api-platform/ingest/links`; or the plugin asks `POST /api-platform/ingest/link-codes` for a code it shows the player, who enters it in the portal (or `POST /v1/me/links`). From then on the identity’s kills, matches and XP land on that profile (earlier events are not credited again). A Steam id needs no link: it has a hub profile of its own (the routes take `minecraft_uuid` or `eos_id` only).
 //
 // A code for this player that the plugin shows in game; the hub user enters it in the portal or with `POST /v1/me/links`. `409 identity_linked`: the identity is already linked (to anybody).
 //
@@ -35677,7 +35709,7 @@ func (c *ClientWithResponses) IngestLinkCodesCreateWithResponse(ctx context.Cont
 //
 // `POST /api-platform/ingest/links` (Bearer: the server’s ingest token).
 //
-// A Minecraft or EOS player links their in-game identity to a hub account with a one-use code (6 characters such as `7KQ-M3X`, valid 10 minutes). Either the user makes the code (portal page *Game identities*, or `POST /v1/me/link-codes`) and the player types it in game, which the plugin posts to `POST /api-platform/ingest/links`; or the plugin asks `POST /api-platform/ingest/link-codes` for a code it shows the player, who enters it in the portal (or `POST /v1/me/links`). From then on the identity’s kills, matches and XP land on that profile (earlier events are not credited again). A Steam id needs no link: it has a hub profile of its own (400).
+// A Minecraft or EOS player links their in-game identity to a hub account with a one-use code (6 characters such as `7KQ-M3X`, valid 10 minutes). Either the user makes the code (portal page *Game identities*, or `POST /v1/me/link-codes`) and the player types it in game, which the plugin posts to `POST /api-platform/ingest/links`; or the plugin asks `POST /api-platform/ingest/link-codes` for a code it shows the player, who enters it in the portal (or `POST /v1/me/links`). From then on the identity’s kills, matches and XP land on that profile (earlier events are not credited again). A Steam id needs no link: it has a hub profile of its own (the routes take `minecraft_uuid` or `eos_id` only).
 //
 // The player typed a user’s code in game: the identity is linked to that user and `player.identity_linked` is told to them. `404 link_code_invalid`: unknown, used or expired (one answer for all three). `409 identity_linked`: the identity is linked to another account (nothing changes; the code stays usable). Linking again to the same account answers 200 and changes nothing but spending the code.
 //
@@ -35696,7 +35728,7 @@ func (c *ClientWithResponses) IngestLinksCreateWithBodyWithResponse(ctx context.
 //
 // `POST /api-platform/ingest/links` (Bearer: the server’s ingest token).
 //
-// A Minecraft or EOS player links their in-game identity to a hub account with a one-use code (6 characters such as `7KQ-M3X`, valid 10 minutes). Either the user makes the code (portal page *Game identities*, or `POST /v1/me/link-codes`) and the player types it in game, which the plugin posts to `POST /api-platform/ingest/links`; or the plugin asks `POST /api-platform/ingest/link-codes` for a code it shows the player, who enters it in the portal (or `POST /v1/me/links`). From then on the identity’s kills, matches and XP land on that profile (earlier events are not credited again). A Steam id needs no link: it has a hub profile of its own (400).
+// A Minecraft or EOS player links their in-game identity to a hub account with a one-use code (6 characters such as `7KQ-M3X`, valid 10 minutes). Either the user makes the code (portal page *Game identities*, or `POST /v1/me/link-codes`) and the player types it in game, which the plugin posts to `POST /api-platform/ingest/links`; or the plugin asks `POST /api-platform/ingest/link-codes` for a code it shows the player, who enters it in the portal (or `POST /v1/me/links`). From then on the identity’s kills, matches and XP land on that profile (earlier events are not credited again). A Steam id needs no link: it has a hub profile of its own (the routes take `minecraft_uuid` or `eos_id` only).
 //
 // The player typed a user’s code in game: the identity is linked to that user and `player.identity_linked` is told to them. `404 link_code_invalid`: unknown, used or expired (one answer for all three). `409 identity_linked`: the identity is linked to another account (nothing changes; the code stays usable). Linking again to the same account answers 200 and changes nothing but spending the code.
 //

@@ -8449,7 +8449,206 @@ pub mod types {
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
     #[serde(deny_unknown_fields)]
     pub struct IngestLinkCodesCreateRequest {
-        pub player: IngestPlayer,
+        pub player: IngestLinkCodesCreateRequestPlayer,
+    }
+    ///The player to link: `name` and exactly one of `minecraft_uuid`, `eos_id` (a Steam id needs no link: it has a hub profile of its own).
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    #[serde(deny_unknown_fields)]
+    pub struct IngestLinkCodesCreateRequestPlayer {
+        ///Epic Online Services product user id (32 hex digits); stored lowercase
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub eos_id: ::std::option::Option<IngestLinkCodesCreateRequestPlayerEosId>,
+        ///Minecraft (Java) player UUID, dashes optional; stored lowercase with dashes
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub minecraft_uuid: ::std::option::Option<
+            IngestLinkCodesCreateRequestPlayerMinecraftUuid,
+        >,
+        pub name: IngestLinkCodesCreateRequestPlayerName,
+    }
+    ///Epic Online Services product user id (32 hex digits); stored lowercase
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+    #[serde(transparent)]
+    pub struct IngestLinkCodesCreateRequestPlayerEosId(::std::string::String);
+    impl ::std::ops::Deref for IngestLinkCodesCreateRequestPlayerEosId {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<IngestLinkCodesCreateRequestPlayerEosId>
+    for ::std::string::String {
+        fn from(value: IngestLinkCodesCreateRequestPlayerEosId) -> Self {
+            value.0
+        }
+    }
+    impl ::std::str::FromStr for IngestLinkCodesCreateRequestPlayerEosId {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            static PATTERN: ::std::sync::LazyLock<::regress::Regex> = ::std::sync::LazyLock::new(||
+            { ::regress::Regex::new("^[0-9a-fA-F]{32}$").unwrap() });
+            if PATTERN.find(value).is_none() {
+                return Err("doesn't match pattern \"^[0-9a-fA-F]{32}$\"".into());
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for IngestLinkCodesCreateRequestPlayerEosId {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String>
+    for IngestLinkCodesCreateRequestPlayerEosId {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for IngestLinkCodesCreateRequestPlayerEosId {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| {
+                    <D::Error as ::serde::de::Error>::custom(e.to_string())
+                })
+        }
+    }
+    ///Minecraft (Java) player UUID, dashes optional; stored lowercase with dashes
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+    #[serde(transparent)]
+    pub struct IngestLinkCodesCreateRequestPlayerMinecraftUuid(::std::string::String);
+    impl ::std::ops::Deref for IngestLinkCodesCreateRequestPlayerMinecraftUuid {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<IngestLinkCodesCreateRequestPlayerMinecraftUuid>
+    for ::std::string::String {
+        fn from(value: IngestLinkCodesCreateRequestPlayerMinecraftUuid) -> Self {
+            value.0
+        }
+    }
+    impl ::std::str::FromStr for IngestLinkCodesCreateRequestPlayerMinecraftUuid {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            static PATTERN: ::std::sync::LazyLock<::regress::Regex> = ::std::sync::LazyLock::new(||
+            {
+                ::regress::Regex::new(
+                        "^[0-9a-fA-F]{8}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{12}$",
+                    )
+                    .unwrap()
+            });
+            if PATTERN.find(value).is_none() {
+                return Err(
+                    "doesn't match pattern \"^[0-9a-fA-F]{8}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{12}$\""
+                        .into(),
+                );
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str>
+    for IngestLinkCodesCreateRequestPlayerMinecraftUuid {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String>
+    for IngestLinkCodesCreateRequestPlayerMinecraftUuid {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de>
+    for IngestLinkCodesCreateRequestPlayerMinecraftUuid {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| {
+                    <D::Error as ::serde::de::Error>::custom(e.to_string())
+                })
+        }
+    }
+    ///`IngestLinkCodesCreateRequestPlayerName`
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+    #[serde(transparent)]
+    pub struct IngestLinkCodesCreateRequestPlayerName(::std::string::String);
+    impl ::std::ops::Deref for IngestLinkCodesCreateRequestPlayerName {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<IngestLinkCodesCreateRequestPlayerName>
+    for ::std::string::String {
+        fn from(value: IngestLinkCodesCreateRequestPlayerName) -> Self {
+            value.0
+        }
+    }
+    impl ::std::str::FromStr for IngestLinkCodesCreateRequestPlayerName {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            if value.chars().count() > 64usize {
+                return Err("longer than 64 characters".into());
+            }
+            if value.chars().count() < 1usize {
+                return Err("shorter than 1 characters".into());
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for IngestLinkCodesCreateRequestPlayerName {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String>
+    for IngestLinkCodesCreateRequestPlayerName {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for IngestLinkCodesCreateRequestPlayerName {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| {
+                    <D::Error as ::serde::de::Error>::custom(e.to_string())
+                })
+        }
     }
     ///A one-use link code
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
@@ -8465,7 +8664,7 @@ pub mod types {
     pub struct IngestLinksCreateRequest {
         ///A link code as shown (`7KQ-M3X`): 6 characters of `23456789ABCDEFGHJKMNPQRSTWXYZ`, the dash and case optional
         pub code: IngestLinksCreateRequestCode,
-        pub player: IngestPlayer,
+        pub player: IngestLinksCreateRequestPlayer,
     }
     ///A link code as shown (`7KQ-M3X`): 6 characters of `23456789ABCDEFGHJKMNPQRSTWXYZ`, the dash and case optional
     #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
@@ -8521,6 +8720,203 @@ pub mod types {
         }
     }
     impl<'de> ::serde::Deserialize<'de> for IngestLinksCreateRequestCode {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| {
+                    <D::Error as ::serde::de::Error>::custom(e.to_string())
+                })
+        }
+    }
+    ///The player to link: `name` and exactly one of `minecraft_uuid`, `eos_id` (a Steam id needs no link: it has a hub profile of its own).
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    #[serde(deny_unknown_fields)]
+    pub struct IngestLinksCreateRequestPlayer {
+        ///Epic Online Services product user id (32 hex digits); stored lowercase
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub eos_id: ::std::option::Option<IngestLinksCreateRequestPlayerEosId>,
+        ///Minecraft (Java) player UUID, dashes optional; stored lowercase with dashes
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub minecraft_uuid: ::std::option::Option<
+            IngestLinksCreateRequestPlayerMinecraftUuid,
+        >,
+        pub name: IngestLinksCreateRequestPlayerName,
+    }
+    ///Epic Online Services product user id (32 hex digits); stored lowercase
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+    #[serde(transparent)]
+    pub struct IngestLinksCreateRequestPlayerEosId(::std::string::String);
+    impl ::std::ops::Deref for IngestLinksCreateRequestPlayerEosId {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<IngestLinksCreateRequestPlayerEosId>
+    for ::std::string::String {
+        fn from(value: IngestLinksCreateRequestPlayerEosId) -> Self {
+            value.0
+        }
+    }
+    impl ::std::str::FromStr for IngestLinksCreateRequestPlayerEosId {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            static PATTERN: ::std::sync::LazyLock<::regress::Regex> = ::std::sync::LazyLock::new(||
+            { ::regress::Regex::new("^[0-9a-fA-F]{32}$").unwrap() });
+            if PATTERN.find(value).is_none() {
+                return Err("doesn't match pattern \"^[0-9a-fA-F]{32}$\"".into());
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for IngestLinksCreateRequestPlayerEosId {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String>
+    for IngestLinksCreateRequestPlayerEosId {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for IngestLinksCreateRequestPlayerEosId {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| {
+                    <D::Error as ::serde::de::Error>::custom(e.to_string())
+                })
+        }
+    }
+    ///Minecraft (Java) player UUID, dashes optional; stored lowercase with dashes
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+    #[serde(transparent)]
+    pub struct IngestLinksCreateRequestPlayerMinecraftUuid(::std::string::String);
+    impl ::std::ops::Deref for IngestLinksCreateRequestPlayerMinecraftUuid {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<IngestLinksCreateRequestPlayerMinecraftUuid>
+    for ::std::string::String {
+        fn from(value: IngestLinksCreateRequestPlayerMinecraftUuid) -> Self {
+            value.0
+        }
+    }
+    impl ::std::str::FromStr for IngestLinksCreateRequestPlayerMinecraftUuid {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            static PATTERN: ::std::sync::LazyLock<::regress::Regex> = ::std::sync::LazyLock::new(||
+            {
+                ::regress::Regex::new(
+                        "^[0-9a-fA-F]{8}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{12}$",
+                    )
+                    .unwrap()
+            });
+            if PATTERN.find(value).is_none() {
+                return Err(
+                    "doesn't match pattern \"^[0-9a-fA-F]{8}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{12}$\""
+                        .into(),
+                );
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for IngestLinksCreateRequestPlayerMinecraftUuid {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String>
+    for IngestLinksCreateRequestPlayerMinecraftUuid {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for IngestLinksCreateRequestPlayerMinecraftUuid {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| {
+                    <D::Error as ::serde::de::Error>::custom(e.to_string())
+                })
+        }
+    }
+    ///`IngestLinksCreateRequestPlayerName`
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+    #[serde(transparent)]
+    pub struct IngestLinksCreateRequestPlayerName(::std::string::String);
+    impl ::std::ops::Deref for IngestLinksCreateRequestPlayerName {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<IngestLinksCreateRequestPlayerName>
+    for ::std::string::String {
+        fn from(value: IngestLinksCreateRequestPlayerName) -> Self {
+            value.0
+        }
+    }
+    impl ::std::str::FromStr for IngestLinksCreateRequestPlayerName {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            if value.chars().count() > 64usize {
+                return Err("longer than 64 characters".into());
+            }
+            if value.chars().count() < 1usize {
+                return Err("shorter than 1 characters".into());
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for IngestLinksCreateRequestPlayerName {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String>
+    for IngestLinksCreateRequestPlayerName {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for IngestLinksCreateRequestPlayerName {
         fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
         where
             D: ::serde::Deserializer<'de>,
@@ -31477,7 +31873,7 @@ Sends a `POST` request to `/api-platform/ingest/events`
 
 `POST /api-platform/ingest/links` (Bearer: the server’s ingest token).
 
-A Minecraft or EOS player links their in-game identity to a hub account with a one-use code (6 characters such as `7KQ-M3X`, valid 10 minutes). Either the user makes the code (portal page *Game identities*, or `POST /v1/me/link-codes`) and the player types it in game, which the plugin posts to `POST /api-platform/ingest/links`; or the plugin asks `POST /api-platform/ingest/link-codes` for a code it shows the player, who enters it in the portal (or `POST /v1/me/links`). From then on the identity’s kills, matches and XP land on that profile (earlier events are not credited again). A Steam id needs no link: it has a hub profile of its own (400).
+A Minecraft or EOS player links their in-game identity to a hub account with a one-use code (6 characters such as `7KQ-M3X`, valid 10 minutes). Either the user makes the code (portal page *Game identities*, or `POST /v1/me/link-codes`) and the player types it in game, which the plugin posts to `POST /api-platform/ingest/links`; or the plugin asks `POST /api-platform/ingest/link-codes` for a code it shows the player, who enters it in the portal (or `POST /v1/me/links`). From then on the identity’s kills, matches and XP land on that profile (earlier events are not credited again). A Steam id needs no link: it has a hub profile of its own (the routes take `minecraft_uuid` or `eos_id` only).
 
 The player typed a user’s code in game: the identity is linked to that user and `player.identity_linked` is told to them. `404 link_code_invalid`: unknown, used or expired (one answer for all three). `409 identity_linked`: the identity is linked to another account (nothing changes; the code stays usable). Linking again to the same account answers 200 and changes nothing but spending the code.
 
@@ -31540,7 +31936,7 @@ Sends a `POST` request to `/api-platform/ingest/links`
 
 `POST /api-platform/ingest/link-codes` (Bearer: the server’s ingest token).
 
-A Minecraft or EOS player links their in-game identity to a hub account with a one-use code (6 characters such as `7KQ-M3X`, valid 10 minutes). Either the user makes the code (portal page *Game identities*, or `POST /v1/me/link-codes`) and the player types it in game, which the plugin posts to `POST /api-platform/ingest/links`; or the plugin asks `POST /api-platform/ingest/link-codes` for a code it shows the player, who enters it in the portal (or `POST /v1/me/links`). From then on the identity’s kills, matches and XP land on that profile (earlier events are not credited again). A Steam id needs no link: it has a hub profile of its own (400).
+A Minecraft or EOS player links their in-game identity to a hub account with a one-use code (6 characters such as `7KQ-M3X`, valid 10 minutes). Either the user makes the code (portal page *Game identities*, or `POST /v1/me/link-codes`) and the player types it in game, which the plugin posts to `POST /api-platform/ingest/links`; or the plugin asks `POST /api-platform/ingest/link-codes` for a code it shows the player, who enters it in the portal (or `POST /v1/me/links`). From then on the identity’s kills, matches and XP land on that profile (earlier events are not credited again). A Steam id needs no link: it has a hub profile of its own (the routes take `minecraft_uuid` or `eos_id` only).
 
 A code for this player that the plugin shows in game; the hub user enters it in the portal or with `POST /v1/me/links`. `409 identity_linked`: the identity is already linked (to anybody).
 

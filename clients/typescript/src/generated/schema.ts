@@ -1392,7 +1392,7 @@ export interface paths {
          * Link a player to the hub account whose code they typed
          * @description `POST /api-platform/ingest/links` (Bearer: the server’s ingest token).
          *
-         *     A Minecraft or EOS player links their in-game identity to a hub account with a one-use code (6 characters such as `7KQ-M3X`, valid 10 minutes). Either the user makes the code (portal page *Game identities*, or `POST /v1/me/link-codes`) and the player types it in game, which the plugin posts to `POST /api-platform/ingest/links`; or the plugin asks `POST /api-platform/ingest/link-codes` for a code it shows the player, who enters it in the portal (or `POST /v1/me/links`). From then on the identity’s kills, matches and XP land on that profile (earlier events are not credited again). A Steam id needs no link: it has a hub profile of its own (400).
+         *     A Minecraft or EOS player links their in-game identity to a hub account with a one-use code (6 characters such as `7KQ-M3X`, valid 10 minutes). Either the user makes the code (portal page *Game identities*, or `POST /v1/me/link-codes`) and the player types it in game, which the plugin posts to `POST /api-platform/ingest/links`; or the plugin asks `POST /api-platform/ingest/link-codes` for a code it shows the player, who enters it in the portal (or `POST /v1/me/links`). From then on the identity’s kills, matches and XP land on that profile (earlier events are not credited again). A Steam id needs no link: it has a hub profile of its own (the routes take `minecraft_uuid` or `eos_id` only).
          *
          *     The player typed a user’s code in game: the identity is linked to that user and `player.identity_linked` is told to them. `404 link_code_invalid`: unknown, used or expired (one answer for all three). `409 identity_linked`: the identity is linked to another account (nothing changes; the code stays usable). Linking again to the same account answers 200 and changes nothing but spending the code.
          */
@@ -1416,7 +1416,7 @@ export interface paths {
          * Make a link code for a player to enter in the portal
          * @description `POST /api-platform/ingest/link-codes` (Bearer: the server’s ingest token).
          *
-         *     A Minecraft or EOS player links their in-game identity to a hub account with a one-use code (6 characters such as `7KQ-M3X`, valid 10 minutes). Either the user makes the code (portal page *Game identities*, or `POST /v1/me/link-codes`) and the player types it in game, which the plugin posts to `POST /api-platform/ingest/links`; or the plugin asks `POST /api-platform/ingest/link-codes` for a code it shows the player, who enters it in the portal (or `POST /v1/me/links`). From then on the identity’s kills, matches and XP land on that profile (earlier events are not credited again). A Steam id needs no link: it has a hub profile of its own (400).
+         *     A Minecraft or EOS player links their in-game identity to a hub account with a one-use code (6 characters such as `7KQ-M3X`, valid 10 minutes). Either the user makes the code (portal page *Game identities*, or `POST /v1/me/link-codes`) and the player types it in game, which the plugin posts to `POST /api-platform/ingest/links`; or the plugin asks `POST /api-platform/ingest/link-codes` for a code it shows the player, who enters it in the portal (or `POST /v1/me/links`). From then on the identity’s kills, matches and XP land on that profile (earlier events are not credited again). A Steam id needs no link: it has a hub profile of its own (the routes take `minecraft_uuid` or `eos_id` only).
          *
          *     A code for this player that the plugin shows in game; the hub user enters it in the portal or with `POST /v1/me/links`. `409 identity_linked`: the identity is already linked (to anybody).
          */
@@ -5962,12 +5962,27 @@ export interface components {
             events: (components["schemas"]["IngestPlayerSessionEvent"] | components["schemas"]["IngestChatEvent"] | components["schemas"]["IngestKillEvent"] | components["schemas"]["IngestRoundEvent"] | components["schemas"]["IngestMatchResultEvent"] | components["schemas"]["IngestMapChangeEvent"] | Record<string, never>)[];
         };
         IngestLinksCreateRequest: {
-            player: components["schemas"]["IngestPlayer"];
+            player: components["schemas"]["IngestLinksCreateRequestPlayer"];
             /**
              * @description A link code as shown (`7KQ-M3X`): 6 characters of `23456789ABCDEFGHJKMNPQRSTWXYZ`, the dash and case optional
              * @example 7KQ-M3X
              */
             code: string;
+        };
+        /** @description The player to link: `name` and exactly one of `minecraft_uuid`, `eos_id` (a Steam id needs no link: it has a hub profile of its own). */
+        IngestLinksCreateRequestPlayer: {
+            /** @example Notch */
+            name: string;
+            /**
+             * @description Minecraft (Java) player UUID, dashes optional; stored lowercase with dashes
+             * @example 069a79f4-44e9-4726-a5be-fca90e38aaf5
+             */
+            minecraft_uuid?: string;
+            /**
+             * @description Epic Online Services product user id (32 hex digits); stored lowercase
+             * @example 0002a1b2c3d4e5f60718293a4b5c6d7e
+             */
+            eos_id?: string;
         };
         /** @description The hub account the identity is linked to */
         IngestLinksCreateResult: {
@@ -5983,7 +5998,22 @@ export interface components {
             username: string;
         };
         IngestLinkCodesCreateRequest: {
-            player: components["schemas"]["IngestPlayer"];
+            player: components["schemas"]["IngestLinkCodesCreateRequestPlayer"];
+        };
+        /** @description The player to link: `name` and exactly one of `minecraft_uuid`, `eos_id` (a Steam id needs no link: it has a hub profile of its own). */
+        IngestLinkCodesCreateRequestPlayer: {
+            /** @example Notch */
+            name: string;
+            /**
+             * @description Minecraft (Java) player UUID, dashes optional; stored lowercase with dashes
+             * @example 069a79f4-44e9-4726-a5be-fca90e38aaf5
+             */
+            minecraft_uuid?: string;
+            /**
+             * @description Epic Online Services product user id (32 hex digits); stored lowercase
+             * @example 0002a1b2c3d4e5f60718293a4b5c6d7e
+             */
+            eos_id?: string;
         };
         /** @description A one-use link code */
         IngestLinkCodesCreateResult: {

@@ -2999,19 +2999,27 @@ class IngestEventsCreateRequest(BaseModel):
     ]
 
 
-class IngestLinksCreateRequest(BaseModel):
+class IngestLinksCreateRequestPlayer(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    player: IngestPlayer
-    code: Annotated[
-        str,
+    name: Annotated[str, Field(examples=["Notch"], max_length=64, min_length=1)]
+    minecraft_uuid: Annotated[
+        str | None,
         Field(
-            description="A link code as shown (`7KQ-M3X`): 6 characters of `23456789ABCDEFGHJKMNPQRSTWXYZ`, the dash and case optional",
-            examples=["7KQ-M3X"],
-            pattern="^[23456789ABCDEFGHJKMNPQRSTWXYZ23456789abcdefghjkmnpqrstwxyz]{3}-?[23456789ABCDEFGHJKMNPQRSTWXYZ23456789abcdefghjkmnpqrstwxyz]{3}$",
+            description="Minecraft (Java) player UUID, dashes optional; stored lowercase with dashes",
+            examples=["069a79f4-44e9-4726-a5be-fca90e38aaf5"],
+            pattern="^[0-9a-fA-F]{8}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{12}$",
         ),
-    ]
+    ] = None
+    eos_id: Annotated[
+        str | None,
+        Field(
+            description="Epic Online Services product user id (32 hex digits); stored lowercase",
+            examples=["0002a1b2c3d4e5f60718293a4b5c6d7e"],
+            pattern="^[0-9a-fA-F]{32}$",
+        ),
+    ] = None
 
 
 class IngestLinksCreateResult(BaseModel):
@@ -3027,11 +3035,27 @@ class IngestLinksCreateResult(BaseModel):
     ]
 
 
-class IngestLinkCodesCreateRequest(BaseModel):
+class IngestLinkCodesCreateRequestPlayer(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    player: IngestPlayer
+    name: Annotated[str, Field(examples=["Notch"], max_length=64, min_length=1)]
+    minecraft_uuid: Annotated[
+        str | None,
+        Field(
+            description="Minecraft (Java) player UUID, dashes optional; stored lowercase with dashes",
+            examples=["069a79f4-44e9-4726-a5be-fca90e38aaf5"],
+            pattern="^[0-9a-fA-F]{8}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{12}$",
+        ),
+    ] = None
+    eos_id: Annotated[
+        str | None,
+        Field(
+            description="Epic Online Services product user id (32 hex digits); stored lowercase",
+            examples=["0002a1b2c3d4e5f60718293a4b5c6d7e"],
+            pattern="^[0-9a-fA-F]{32}$",
+        ),
+    ] = None
 
 
 class IngestLinkCodesCreateResult(BaseModel):
@@ -4749,6 +4773,28 @@ class DeveloperWebhookTestSendResult(BaseModel):
         ),
     ]
     error_message: str | None
+
+
+class IngestLinksCreateRequest(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    player: IngestLinksCreateRequestPlayer
+    code: Annotated[
+        str,
+        Field(
+            description="A link code as shown (`7KQ-M3X`): 6 characters of `23456789ABCDEFGHJKMNPQRSTWXYZ`, the dash and case optional",
+            examples=["7KQ-M3X"],
+            pattern="^[23456789ABCDEFGHJKMNPQRSTWXYZ23456789abcdefghjkmnpqrstwxyz]{3}-?[23456789ABCDEFGHJKMNPQRSTWXYZ23456789abcdefghjkmnpqrstwxyz]{3}$",
+        ),
+    ]
+
+
+class IngestLinkCodesCreateRequest(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    player: IngestLinkCodesCreateRequestPlayer
 
 
 class KillRecordedEvent(BaseModel):

@@ -51,7 +51,7 @@ export function identityIngestRoutes(identities: IdentityService) {
         },
       },
       async (request): Promise<Static<typeof LinkedSchema>> => {
-        const { player, code } = request.body as { player: PlayerBody; code: string };
+        const { player, code } = request.body;
         const identity = identityIn(player);
         const link = await identities.linkFromGame(serverOf(request).id, identity, player.name, code);
         return { user_id: link.user_id, username: await identities.usernameOf(link.user_id) };
@@ -71,7 +71,7 @@ export function identityIngestRoutes(identities: IdentityService) {
         },
       },
       async (request, reply) => {
-        const { player } = request.body as { player: PlayerBody };
+        const { player } = request.body;
         const issued = await identities.codeForPlayer(serverOf(request).id, identityIn(player), player.name);
         return reply.code(201).send(issued);
       },

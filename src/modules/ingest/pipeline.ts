@@ -13,6 +13,7 @@ import { addKillsToRollups, dayOf, ensureFragWindow, type RollupKill } from '../
 import { linkedUsers } from '../identities/repo.js';
 import { isSteamKey } from '../identities/player.js';
 import { pluginHappenings, type PluginHappening } from './plugin-happenings.js';
+import { killRow } from './kill-row.js';
 import {
   killEvents,
   matchEvents,
@@ -201,7 +202,7 @@ export function ingestPipeline(db: Db, now: () => number = Date.now, window: Tim
         isSteamKey(k.killer.steamId) &&
         isSteamKey(k.victim.steamId)
       )
-        kills.push(killRow(k, killer, victim));
+        kills.push(killRow(server, k, killer, victim));
       else if (killer !== undefined || victim !== undefined)
         credited.push({
           killer_user_id: killer ?? null,
@@ -223,24 +224,6 @@ export function ingestPipeline(db: Db, now: () => number = Date.now, window: Tim
       if (cls !== 'other') add(killer, `${cls}_kills`, 1);
       if (k.distance >= LONG_RANGE_METRES) add(killer, 'long_range_kills', 1);
       raise(killer, 'max_kills_in_round', k.roundKills);
-    }
-    function killRow(k: KillRecord, killer: number, victim: number): NewKill {
-      return {
-        game: server.game,
-        server_id: server.id,
-        match_id: null,
-        killer_user_id: killer,
-        killer_steam_id: k.killer.steamId,
-        killer_name: k.killer.name.slice(0, 64),
-        victim_user_id: victim,
-        victim_steam_id: k.victim.steamId,
-        victim_name: k.victim.name.slice(0, 64),
-        weapon: k.weapon.slice(0, 32),
-        headshot: k.headshot ? 1 : 0,
-        distance: k.distance,
-        round_number: k.round,
-        occurred_at: k.occurredAt,
-      };
     }
     await insertKills(trx, db.dialect, kills);
     // Rollup rows are upserted in the order kills are given: sorted by player, concurrent batches

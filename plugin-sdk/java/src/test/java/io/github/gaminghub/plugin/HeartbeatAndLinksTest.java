@@ -38,8 +38,9 @@ class HeartbeatAndLinksTest {
       p.updateStatus(new ServerStatus(3, 20, "world", "1.21.4"));
       Await.until("first heartbeat", () -> hub.heartbeats.size() >= 1);
       p.updateStatus(new ServerStatus(4, 20, "world_nether", "1.21.4"));
-      Await.until("second heartbeat, one interval later", () -> hub.heartbeats.size() >= 2);
-      JsonObject last = hub.heartbeats.get(hub.heartbeats.size() - 1);
+      Await.until("a heartbeat with the new status, one interval later",
+          () -> hub.heartbeats.stream().anyMatch(h -> h.get("players").getAsInt() == 4));
+      JsonObject last = hub.heartbeats.stream().filter(h -> h.get("players").getAsInt() == 4).findFirst().orElseThrow();
       assertEquals(4, last.get("players").getAsInt());
       assertEquals(20, last.get("max_players").getAsInt());
       assertEquals("world_nether", last.get("map").getAsString());

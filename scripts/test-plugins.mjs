@@ -206,8 +206,7 @@ const ownerApp = cliJson([
   'http://127.0.0.1:9/callback',
   '--public',
 ]);
-// add identities:write (POST /v1/me/link-codes) when identity links land with linked_identity_progress
-const OWNER_SCOPES = 'identify servers:read servers:command stats:read';
+const OWNER_SCOPES = 'identify servers:read servers:command stats:read identities:write';
 const owner = {
   id: ownerUser.id,
   token: (() => {

@@ -13,25 +13,15 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import Database from 'better-sqlite3';
+import { buildService, logger, run, scenarioResults, selectLanguages } from './matrix.mjs';
 
 const ROOT = resolve(import.meta.dirname, '..');
 const CLI = join(ROOT, 'dist/cli.js');
 const SDKS = join(ROOT, 'plugin-sdk');
 const { scenarios } = JSON.parse(readFileSync(join(SDKS, 'scenarios.json'), 'utf8'));
-const { languages: all } = JSON.parse(readFileSync(join(SDKS, 'languages.json'), 'utf8'));
-const wanted = process.argv.slice(2);
-const languages = all.filter((l) => wanted.length === 0 || wanted.includes(l.name));
-if (languages.length === 0) {
-  console.error(`no SDK named ${wanted.join(', ')}`);
-  process.exit(1);
-}
-const log = (line) => process.stderr.write(`test:plugins: ${line}\n`);
-
-if (!process.env.PLUGINS_SKIP_BUILD) {
-  log('building the service');
-  const build = spawnSync('npm', ['run', 'build', '--silent'], { cwd: ROOT, stdio: 'inherit' });
-  if (build.status !== 0) process.exit(build.status ?? 1);
-}
+const languages = selectLanguages(join(SDKS, 'languages.json'), 'SDK');
+const log = logger('test:plugins');
+buildService(ROOT, 'PLUGINS_SKIP_BUILD', log);
 
 const dir = mkdtempSync(join(tmpdir(), 'hub-plugins-'));
 const dbFile = join(dir, 'hub.sqlite');
@@ -149,19 +139,6 @@ function startControl(hub) {
 }
 
 /** Runs a command, its stderr passed through; resolves with its exit code and stdout. */
-function run(command, args, options) {
-  return new Promise((done) => {
-    const child = spawn(command, args, { ...options, stdio: ['ignore', 'pipe', 'inherit'] });
-    let stdout = '';
-    child.stdout.on('data', (chunk) => {
-      stdout += chunk;
-      if (options.echo) process.stderr.write(chunk);
-    });
-    child.on('exit', (code) => done({ code: code ?? 1, stdout }));
-    child.on('error', (error) => done({ code: 1, stdout: String(error) }));
-  });
-}
-
 log('seeding the hub');
 cli(['migrate']);
 cli(['seed', '--users', '10', '--kills', '50', '--seed', '26']);
@@ -220,15 +197,7 @@ try {
     log(`${language.name}: the scenarios`);
     if (!hub.running()) await hub.start();
     const scenarioRun = await run(language.scenarios[0], language.scenarios.slice(1), options);
-    for (const line of scenarioRun.stdout.split('\n')) {
-      if (!line.startsWith('{')) continue;
-      try {
-        const result = JSON.parse(line);
-        if (typeof result.scenario === 'string') outcome.scenarios.set(result.scenario, result);
-      } catch {
-        // not a result line
-      }
-    }
+    outcome.scenarios = scenarioResults(scenarioRun.stdout);
     if (!hub.running()) await hub.start();
     log(`${language.name}: the reference plugin`);
     outcome.reference =

@@ -102,10 +102,14 @@ const fail = (path: string, message: string): never => {
 // eslint-disable-next-line @typescript-eslint/no-misused-spread -- code points are what is meant
 const chars = (s: string) => [...s].length;
 
+// UTF-16 length >= code points, so only a string longer than max in UTF-16 units needs counting
 const text =
   (min: number, max: number): Check =>
   (v, path) =>
-    typeof v === 'string' && chars(v) >= min && chars(v) <= max
+    typeof v === 'string' &&
+    v.length >= min &&
+    (v.length <= max || chars(v) <= max) &&
+    (min <= 1 || chars(v) >= min)
       ? v
       : fail(path, `must be a string of ${min} to ${max} characters`);
 const oneOf =
@@ -149,11 +153,11 @@ const object = (v: unknown, path: string): Record<string, unknown> =>
     : fail(path, 'must be an object');
 
 function player(extra: Record<string, Check> = {}): Check {
+  const known = new Set(['name', ...ID_KINDS, ...Object.keys(extra)]);
+  const extras = Object.entries(extra);
   return (v, path) => {
     const p = object(v, path);
-    const known = new Set(['name', ...ID_KINDS, ...Object.keys(extra)]);
-    for (const key of Object.keys(p))
-      if (!known.has(key)) fail(`${path}.${key}`, 'is not a field of a player');
+    for (const key in p) if (!known.has(key)) fail(`${path}.${key}`, 'is not a field of a player');
     const ids = ID_KINDS.filter((k) => p[k] !== undefined);
     if (ids.length !== 1) fail(path, 'must have exactly one of steam_id, minecraft_uuid, eos_id');
     const kind = ids[0] as IdKind;
@@ -163,15 +167,14 @@ function player(extra: Record<string, Check> = {}): Check {
       typeof raw === 'string' ? raw : fail(`${path}.${kind}`, 'must be a string'),
       `${path}.${kind}`,
     );
-    for (const [key, check] of Object.entries(extra))
-      if (p[key] !== undefined) out[key] = check(p[key], `${path}.${key}`);
+    for (const [key, check] of extras) if (p[key] !== undefined) out[key] = check(p[key], `${path}.${key}`);
     return out;
   };
 }
+const participant = player({ participation: num(0, 1) });
 const team: Check = (v, path) => {
   if (!Array.isArray(v) || v.length < 1 || v.length > 64) return fail(path, 'must list 1 to 64 players');
-  const each = player({ participation: num(0, 1) });
-  return v.map((p, i) => each(p, `${path}.${i}`));
+  return v.map((p, i) => participant(p, `${path}.${i}`));
 };
 
 interface Kind {
@@ -227,6 +230,24 @@ const KINDS: Record<GameEvent['type'], Kind> = {
   map_change: { time: 'occurred_at', required: { map: text(1, 64) } },
 };
 const KIND_NAMES = Object.keys(KINDS);
+/** each kind's fields, listed once: encodeEvent runs for every event a busy server reports */
+const COMPILED = new Map(
+  Object.entries(KINDS).map(([type, kind]) => [
+    type,
+    {
+      kind,
+      allowed: new Set([
+        'type',
+        'client_id',
+        kind.time,
+        ...Object.keys(kind.required),
+        ...Object.keys(kind.optional ?? {}),
+      ]),
+      required: Object.entries(kind.required),
+      optional: Object.entries(kind.optional ?? {}),
+    },
+  ]),
+);
 
 const ZONED = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:\d{2})$/i;
 function time(v: unknown, path: string): string {
@@ -246,22 +267,19 @@ function time(v: unknown, path: string): string {
 export function encodeEvent(input: unknown, nextClientId: () => string, now: () => number): WireEvent {
   const event = object(input, 'event');
   const type = event.type;
-  if (typeof type !== 'string' || !KIND_NAMES.includes(type))
-    return fail('type', `must be one of ${KIND_NAMES.join(', ')}`);
-  const kind = KINDS[type as GameEvent['type']];
-  const fields = { ...kind.required, ...kind.optional };
-  for (const key of Object.keys(event))
-    if (key !== 'type' && key !== 'client_id' && key !== kind.time && !(key in fields))
-      fail(key, `is not a field of a ${type} event`);
+  const compiled = typeof type === 'string' ? COMPILED.get(type) : undefined;
+  if (!compiled) return fail('type', `must be one of ${KIND_NAMES.join(', ')}`);
+  const { kind, allowed } = compiled;
+  for (const key in event) if (!allowed.has(key)) fail(key, `is not a field of a ${String(type)} event`);
   const wire: Record<string, unknown> = { type };
   if (event.client_id !== undefined) text(1, 128)(event.client_id, 'client_id');
-  wire[kind.time] =
-    event[kind.time] === undefined ? new Date(now()).toISOString() : time(event[kind.time], kind.time);
-  for (const [key, check] of Object.entries(kind.required)) {
+  const at = event[kind.time];
+  wire[kind.time] = at === undefined ? new Date(now()).toISOString() : time(at, kind.time);
+  for (const [key, check] of compiled.required) {
     if (event[key] === undefined) fail(key, 'is required');
     wire[key] = check(event[key], key);
   }
-  for (const [key, check] of Object.entries(kind.optional ?? {}))
+  for (const [key, check] of compiled.optional)
     if (event[key] !== undefined) wire[key] = check(event[key], key);
   kind.also?.(wire);
   wire.client_id = event.client_id ?? nextClientId();

@@ -352,11 +352,14 @@ export class HubPlugin {
       case 'retry':
       case 'stop':
         if (!fromSpool) await this.toSpool(batch.map((q) => q.event));
+        // what waits in memory goes to disk behind it: a crash now loses nothing the hub refused
+        await this.spoolQueue();
         if (action === 'stop') this.revoke();
         else {
           this.attempt++;
           this.retryAt = this.clock() + this.delay(this.attempt, answer);
         }
+        this.resolveFlush(false);
         return false;
     }
   }

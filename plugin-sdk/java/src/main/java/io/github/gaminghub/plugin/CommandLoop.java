@@ -138,7 +138,7 @@ final class CommandLoop implements Runnable {
       a = http.call("GET", "/commands?wait=" + pollWait.toSeconds(), null, pollWait.plusSeconds(10));
     } catch (IOException e) {
       LOG.log(Level.DEBUG, "command poll failed: " + e);
-      pause(0, Optional.empty());
+      pause(Optional.empty());
       return List.of();
     }
     Step step = onPoll(a.status(), a.retryAfter(), failures + 1, 0, Instant.now());
@@ -149,7 +149,7 @@ final class CommandLoop implements Runnable {
     }
     if (a.status() != 200) {
       LOG.log(Level.WARNING, "command poll refused: " + a.error().getMessage());
-      pause(a.status(), a.retryAfter());
+      pause(a.retryAfter());
       return List.of();
     }
     failures = 0;
@@ -157,7 +157,7 @@ final class CommandLoop implements Runnable {
       return commands(a.json());
     } catch (HubException | RuntimeException e) {
       LOG.log(Level.WARNING, "could not read the commands the hub sent: " + e);
-      pause(a.status(), Optional.empty());
+      pause(Optional.empty());
       return List.of();
     }
   }
@@ -287,7 +287,7 @@ final class CommandLoop implements Runnable {
     return new String(bytes, 0, end, StandardCharsets.UTF_8);
   }
 
-  private void pause(int status, Optional<String> retryAfter) throws InterruptedException {
+  private void pause(Optional<String> retryAfter) throws InterruptedException {
     stats.retries.incrementAndGet();
     failures++;
     Thread.sleep(backoff.delay(failures, retryAfter).toMillis());

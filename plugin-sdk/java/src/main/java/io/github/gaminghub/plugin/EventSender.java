@@ -170,8 +170,8 @@ final class EventSender implements Runnable {
       }
     } catch (InterruptedException e) {
       // close() stopped waiting for the hub: keep what was on its way and what is queued
-      lock.lock();
       List<String> rest;
+      lock.lock();
       try {
         rest = new ArrayList<>(inFlight);
         rest.addAll(queue);

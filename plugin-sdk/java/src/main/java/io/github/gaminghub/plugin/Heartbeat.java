@@ -51,11 +51,11 @@ final class Heartbeat implements Runnable {
    * When the next heartbeat goes after an answer (plugin-sdk/vectors/commands.json "heartbeat"): the
    * interval (the hub's latest {@code heartbeat_interval_s}), or a longer Retry-After; -1 to stop.
    */
-  static long nextDelayMs(int status, long intervalS, Optional<String> retryAfter) {
+  static long nextDelayMs(int status, long intervalMs, Optional<String> retryAfter) {
     if (status == 401 || status == 403) {
       return -1;
     }
-    long interval = intervalS * 1_000;
+    long interval = intervalMs;
     Optional<Long> hub = retryAfter.flatMap(v -> Backoff.retryAfterMs(v, java.time.Instant.now()));
     return hub.isPresent() && hub.get() > interval ? hub.get() : interval;
   }
@@ -64,23 +64,22 @@ final class Heartbeat implements Runnable {
   public void run() {
     try {
       while (running) {
-        Optional<Duration> pause = beat().map(Duration::ofMillis);
-        Duration wait = fixedInterval != null ? fixedInterval : interval;
+        Optional<String> retryAfter = beat();
+        long interval = (fixedInterval != null ? fixedInterval : this.interval).toMillis();
+        long wait = nextDelayMs(0, interval, retryAfter);
         if (!started) {
           // no status yet (updateStatus not called): look again soon, the server is starting
-          wait = wait.compareTo(NO_STATUS_YET) < 0 ? wait : NO_STATUS_YET;
+          wait = Math.min(wait, NO_STATUS_YET.toMillis());
         }
-        if (pause.isPresent() && pause.get().compareTo(wait) > 0) {
-          wait = pause.get();
-        }
-        Thread.sleep(wait.toMillis());
+        Thread.sleep(wait);
       }
     } catch (InterruptedException e) {
       // closing
     }
   }
 
-  private Optional<Long> beat() throws InterruptedException {
+  /** Sends one heartbeat; the Retry-After of a refusal, if any. */
+  private Optional<String> beat() throws InterruptedException {
     ServerStatus s;
     try {
       s = status.get();
@@ -117,7 +116,7 @@ final class Heartbeat implements Runnable {
         return Optional.empty();
       }
       LOG.log(Level.WARNING, "heartbeat refused: " + a.error().getMessage());
-      return a.retryAfter().flatMap(v -> Backoff.retryAfterMs(v, java.time.Instant.now()));
+      return a.retryAfter();
     } catch (IOException e) {
       LOG.log(Level.DEBUG, "heartbeat failed: " + e);
       return Optional.empty();

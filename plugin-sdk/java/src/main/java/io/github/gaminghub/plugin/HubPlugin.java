@@ -201,7 +201,8 @@ public final class HubPlugin implements AutoCloseable {
 
   /**
    * Links {@code player}'s identity to the hub account that created {@code code} (the player typed
-   * {@code /link 7KQ-M3X}). Completes with the outcome; fails with {@link HubException} (wrapped in a
+   * {@code /link 7KQ-M3X}): a Minecraft or EOS player (a Steam id needs no link; the hub answers 400).
+   * Completes with the outcome; fails with {@link HubException} (wrapped in a
    * {@link CompletionException}) when the hub is unreachable or answers otherwise.
    */
   public CompletableFuture<LinkResult> link(Player player, String code) {

@@ -80,13 +80,14 @@ class CommandLoopTest {
   void failuresBecomeErrorResults() {
     try (HubPlugin p = plugin(c -> {
       switch (c.name()) {
-        case "boom":
-          throw new IllegalStateException("no such player");
-        case "slow":
+        case "boom" -> throw new IllegalStateException("no such player");
+        case "slow" -> {
           Thread.sleep(5_000);
           return CommandResult.ok("late");
-        default:
+        }
+        default -> {
           return CommandResult.error("no such command " + c.name());
+        }
       }
     })) {
       String boom = hub.issue("boom");

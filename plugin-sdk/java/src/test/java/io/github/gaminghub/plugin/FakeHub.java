@@ -8,6 +8,7 @@ import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
 import java.io.IOException;
 import java.io.OutputStream;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
@@ -121,7 +122,7 @@ final class FakeHub implements AutoCloseable {
   }
 
   private HttpServer bind(int p) throws IOException {
-    HttpServer s = HttpServer.create(new InetSocketAddress("127.0.0.1", p), 50);
+    HttpServer s = HttpServer.create(new InetSocketAddress(InetAddress.getByAddress(new byte[] {127, 0, 0, 1}), p), 50);
     s.setExecutor(Executors.newCachedThreadPool(r -> {
       Thread t = new Thread(r, "fake-hub");
       t.setDaemon(true);

@@ -100,7 +100,7 @@ class VectorsTest {
         DynamicTest.dynamicTest("answer " + c.get("status").getAsString(), () -> {
           JsonElement s = c.get("status");
           int status = s.getAsJsonPrimitive().isNumber() ? s.getAsInt() : 0;
-          assertEquals(c.get("action").getAsString(), EventSender.action(status).name().toLowerCase());
+          assertEquals(c.get("action").getAsString(), EventSender.action(status).name().toLowerCase(java.util.Locale.ROOT));
         })));
     return tests.stream();
   }
@@ -311,7 +311,7 @@ class VectorsTest {
       }
       Optional<String> retryAfter = answer.has("headers")
           ? opt(answer.getAsJsonObject("headers"), "retry-after") : Optional.empty();
-      long next = Heartbeat.nextDelayMs(status, interval, retryAfter);
+      long next = Heartbeat.nextDelayMs(status, interval * 1_000, retryAfter);
       JsonObject want = c.getAsJsonArray("then").get(0).getAsJsonObject();
       if (want.get("do").getAsString().equals("stop")) {
         assertEquals(-1, next);

@@ -75,8 +75,8 @@ describe('the pipeline bench’s switches each take out one step', () => {
       const response = await hit(await build([step]));
       assert.equal(response.statusCode, 200, step);
       assert.equal(response.body, whole.body, step);
-      const expected = shape(whole);
-      for (const name of OWN_HEADERS[step]) delete expected[name];
+      const own = new Set(OWN_HEADERS[step]);
+      const expected = Object.fromEntries(Object.entries(shape(whole)).filter(([name]) => !own.has(name)));
       assert.deepEqual(shape(response), expected, step);
       if (!OWN_HEADERS[step].includes('x-ratelimit-used') && step !== 'quota')
         assert.equal(response.headers['x-ratelimit-used'], '2', `${step}: the hit is counted`);

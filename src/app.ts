@@ -77,6 +77,10 @@ import { ingestPipeline } from './modules/ingest/pipeline.js';
 import { timeWindow } from './modules/ingest/time-window.js';
 import { idempotencyRepo } from './modules/idempotency/repo.js';
 import { INGEST_PREFIX, ingestRoutes } from './modules/ingest/routes.js';
+import { identityIngestRoutes } from './modules/identities/ingest-routes.js';
+import { identityService } from './modules/identities/service.js';
+import { identityV1Routes } from './modules/identities/v1-routes.js';
+import { identityWebRoutes } from './modules/identities/web-routes.js';
 import { opsRoutes } from './modules/ops/routes.js';
 import { openStores, type StoresConfig } from './stores.js';
 import type { Broadcast } from './http/broadcast.js';
@@ -216,6 +220,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const usageRows = usageRepo(deps.db.kysely);
   // one repository of each feature, shared by the published API, the /v1 preview, OAuth and the portal
   const users = usersRepo(deps.db.kysely);
+  const identities = identityService(deps.db, now);
   const appsRows = appsRepo(deps.db.kysely);
   const tournaments = tournamentsRepo(deps.db.kysely);
   const servers = serversRepo(deps.db.kysely);
@@ -309,6 +314,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       )(preview);
       userStatsV1Route({ users, elo, killboard, achievements })(preview);
       meRoute(users)(preview);
+      identityV1Routes(identities)(preview);
       clansV1Routes(clansService(clansStore(deps.db.kysely), now))(preview);
       economyRoutes(economyService(economyRepo(deps.db), now))(preview);
       eventsV1Routes(events, eventStreams)(preview);
@@ -340,6 +346,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       appWebRoutes(apps, accounts, flashes)(web);
       authorizedAppPages(oauth, appsRows, accounts, flashes, now)(web);
       webhookWebRoutes({ webhooks, tester, appsOf: (id) => apps.list(id), accounts, flashes })(web);
+      identityWebRoutes(identities, accounts, flashes)(web);
     },
     signedInRoutes: (signedIn) => {
       appRoutes(apps)(signedIn);
@@ -352,6 +359,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       servers,
       pipeline: ingestPipeline(deps.db, now, timeWindow(deps.config.INGEST_MAX_AGE_DAYS)),
       metrics: metrics.ingest,
+      more: [identityIngestRoutes(identities)],
     }),
     { prefix: INGEST_PREFIX },
   );

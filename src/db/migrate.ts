@@ -19,6 +19,7 @@ import * as serverCommands from './migrations/0016_server_commands.js';
 import * as deathTotals from './migrations/0018_death_totals.js';
 import * as webhookDeliveryAge from './migrations/0019_webhook_delivery_age.js';
 import * as economyEntryMovement from './migrations/0020_economy_entry_movement.js';
+import * as identityLinks from './migrations/0022_identity_links.js';
 
 /**
  * Migrations are listed here in order; each module exports `up(dialect)` / `down(dialect)` so
@@ -44,6 +45,7 @@ const MIGRATIONS = [
   ['0018_death_totals', deathTotals],
   ['0019_webhook_delivery_age', webhookDeliveryAge],
   ['0020_economy_entry_movement', economyEntryMovement],
+  ['0022_identity_links', identityLinks],
 ] as const;
 
 /**

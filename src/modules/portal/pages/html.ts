@@ -73,6 +73,7 @@ export function layout(options: LayoutOptions, body: SafeHtml): string {
                     <a href="${base}/apps">My apps</a>
                     <a href="${base}/webhooks">Webhooks</a>
                     <a href="${base}/authorized-apps">Authorized apps</a>
+                    <a href="${base}/identities">Game identities</a>
                     <form method="post" action="${base}/sign-out" class="inline">
                       <input type="hidden" name="_csrf" value="${csrfToken}" />
                       <button type="submit" class="link">

@@ -35,6 +35,8 @@ class ErrorCode(StrEnum):
     CLAN_INVITE_NOT_FOUND = "clan_invite_not_found"
     WEBHOOK_NOT_FOUND = "webhook_not_found"
     DELIVERY_NOT_FOUND = "delivery_not_found"
+    LINK_CODE_INVALID = "link_code_invalid"
+    IDENTITY_LINK_NOT_FOUND = "identity_link_not_found"
     METHOD_NOT_ALLOWED = "method_not_allowed"
     NOT_ACCEPTABLE = "not_acceptable"
     REQUEST_TIMEOUT = "request_timeout"
@@ -49,6 +51,7 @@ class ErrorCode(StrEnum):
     CLAN_ROLE_CONFLICT = "clan_role_conflict"
     CLAN_MAX_MEMBERS_TOO_LOW = "clan_max_members_too_low"
     RCON_NOT_CONFIGURED = "rcon_not_configured"
+    IDENTITY_LINKED = "identity_linked"
     PAYLOAD_TOO_LARGE = "payload_too_large"
     URI_TOO_LONG = "uri_too_long"
     UNSUPPORTED_MEDIA_TYPE = "unsupported_media_type"
@@ -75,6 +78,9 @@ class ErrorCode(StrEnum):
 IDEMPOTENT_OPERATIONS: Final[frozenset[str]] = frozenset(
     {
         "POST /v1/servers/{id}/command",
+        "POST /v1/me/link-codes",
+        "POST /v1/me/links",
+        "DELETE /v1/me/links/{platform}/{id}",
         "POST /v1/clans",
         "DELETE /v1/clans/{id}",
         "PUT /v1/clans/{id}/settings",
@@ -104,6 +110,7 @@ PAGING: Final[dict[str, Literal["offset", "page", "cursor"]]] = {
     "GET /v1/tournaments": "page",
     "GET /v1/servers": "page",
     "GET /v1/servers/{id}/commands": "page",
+    "GET /v1/me/links": "page",
     "GET /v1/clans": "page",
     "GET /v1/clans/invites": "page",
     "GET /v1/economy/transactions": "page",
@@ -157,6 +164,7 @@ WEBHOOK_EVENT_TYPES: Final[tuple[str, ...]] = (
     "clan.invite_revoked",
     "account.created",
     "account.tier_changed",
+    "player.identity_linked",
     "key.created",
     "key.revoked",
     "key.origins_changed",

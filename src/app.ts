@@ -26,6 +26,7 @@ import { jsonBodyPlugin } from './http/json-body.js';
 import { requestBasicsPlugin } from './http/request-basics.js';
 import { nextRequestId } from './http/request-id.js';
 import { pipelinePlugin } from './http/pipeline.js';
+import { benchStandIns } from './http/bench-stand-ins.js';
 import { ALL_STEPS_ON, type StepsOff } from './http/pipeline-switches.js';
 import type { RateLimitStore } from './http/rate-limit-store.js';
 import { ResponseCache } from './http/response-cache.js';
@@ -175,7 +176,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     // `app.log` is set to ours below, so every line Fastify or the app writes still goes through it.
     logger: false,
     trustProxy: deps.config.TRUST_PROXY,
-    genReqId: nextRequestId,
+    // the pipeline bench prices the id with a stand-in that makes none (pipeline-switches.ts)
+    genReqId: deps.stepsOff?.has('requestId') ? benchStandIns(now).requestId : nextRequestId,
     childLoggerFactory: lazyChildLoggerFactory(log),
     requestIdHeader: false,
     // our access log writes one line per request instead of Fastify's two

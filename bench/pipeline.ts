@@ -28,6 +28,7 @@ import { join } from 'node:path';
 import { API_PREFIX } from '../src/http/paths.js';
 import { PIPELINE_STEPS } from '../src/http/pipeline-switches.js';
 import { countArgs } from './args.js';
+import { fmt, median, printTable } from './lib/table.js';
 import { cpuNs, settled } from './lib/cpu.js';
 import type { RecordedBody } from './lib/bodies.js';
 import { combineRounds, pairedRatios, pairedRounds, runLoad, type LoadRun } from './load.js';
@@ -45,14 +46,7 @@ const args = countArgs({
 const ROUTES = ['/leaderboards', '/killboard/feed', '/users/1'];
 const BREAKDOWN_ROUTE = `${API_PREFIX}/leaderboards`;
 const TARGET_RATIO = 0.75;
-
-const fmt = (n: number, digits = 0) =>
-  n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
-const median = (values: number[]) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? (sorted[mid] ?? 0) : ((sorted[mid - 1] ?? 0) + (sorted[mid] ?? 0)) / 2;
-};
+const CONTROL = 'hub, every step on (control)';
 
 /** each server's CPU use when idle (ns per ms), measured once it has settled */
 const idleNsPerMs = new Map<number, number>();
@@ -111,7 +105,7 @@ async function recordBodies(hub: ServerProcess, key: string): Promise<string> {
 async function main(): Promise<void> {
   console.log(`Seeding ${fmt(args.users)} users and ${fmt(args.kills)} kills…`);
   const bench = await seededDb(args.users, args.kills, 1);
-  const targetsCount = PIPELINE_STEPS.length + 3;
+  const targetsCount = PIPELINE_STEPS.length + 4;
   const runs = 2 * targetsCount * (args.rounds + 1) + ROUTES.length * (2 * args.rounds + 1);
   const keys = await partnerKeys(bench.db, runs * args.duration * 40_000);
   const env = { DATABASE_URL: bench.url, LOG_LEVEL: 'warn', WORKER_IN_SERVE: 'false' };
@@ -129,8 +123,12 @@ async function main(): Promise<void> {
     const target = (name: string, server: ServerProcess): Target => ({ name, server, ratios: [] });
     const targets = [target('raw node:http, same bytes', raw), target('bare Fastify, same bytes', fastify)];
     // started together: each takes seconds of CPU to load and build
-    const variants = await Promise.all(PIPELINE_STEPS.map((step) => hub([step])));
-    servers.push(...variants);
+    const [control, ...variants] = await Promise.all([hub([]), ...PIPELINE_STEPS.map((step) => hub([step]))]);
+    servers.push(control, ...variants);
+    // A second hub with every step on, loaded like the variants (a few seconds now and then, while the
+    // reference hub above is loaded in every pair): a process's history alone moves its cost per
+    // request, so each step is priced against this one, which shares that history.
+    targets.push(target(CONTROL, control));
     PIPELINE_STEPS.forEach(
       (step, i) => variants[i] && targets.push(target(`hub without ${step}`, variants[i])),
     );
@@ -194,36 +192,30 @@ async function main(): Promise<void> {
 function printBreakdown(fullUs: number, targets: Target[]): void {
   const costOf = (t: Target) => fullUs * median(t.ratios);
   const rawUs = targets[0] ? costOf(targets[0]) : Number.NaN;
-  const gap = fullUs - rawUs;
+  const controlTarget = targets.find((t) => t.name === CONTROL);
+  const controlUs = controlTarget ? costOf(controlTarget) : Number.NaN;
+  const gap = controlUs - rawUs;
   const rows = [
-    ['hub, every step on', fmt(fullUs, 1), '', '', '', ''],
-    ...targets.map((t, i) => {
+    ['hub, every step on (the reference, in every pair)', fmt(fullUs, 1), '', '', '', ''],
+    ...targets.map((t) => {
       const c = costOf(t);
-      // a step turned off saves (hub - c); the access log adds (c - hub)
-      const delta = t.name.includes('access log') ? c - fullUs : fullUs - c;
-      const step = i >= 2;
+      // a step turned off saves (control - c); the access log adds (c - control)
+      const delta = t.name.includes('access log') ? c - controlUs : controlUs - c;
+      const step = t.name.startsWith('hub with');
       return [
         t.name,
         fmt(c, 1),
         t.ratios.map((r) => fmt(r, 2)).join(' '),
         step ? fmt(delta, 1) : '',
-        step ? `${fmt((delta / fullUs) * 100)}%` : '',
+        step ? `${fmt((delta / controlUs) * 100)}%` : '',
         step ? `${fmt((delta / gap) * 100)}%` : '',
       ];
     }),
   ];
   printTable(['target', 'CPU µs/req', 'rounds (÷ hub)', 'step µs', 'share of hub', 'share of gap'], rows);
   console.log(
-    `  CPU per request of the server process, all threads; hub − raw = ${fmt(gap, 1)} µs (raw's cost is ${fmt((rawUs / fullUs) * 100)}% of the hub's)`,
+    `  CPU per request of the server process, all threads; steps priced against the control; control − raw = ${fmt(gap, 1)} µs (raw's cost is ${fmt((rawUs / controlUs) * 100)}% of the control's)`,
   );
-}
-
-function printTable(header: string[], rows: string[][]): void {
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
-  const line = (cells: string[]) =>
-    cells.map((c, i) => (i === 0 ? c.padEnd(widths[i] ?? 0) : c.padStart(widths[i] ?? 0))).join('  ');
-  console.log(line(header));
-  for (const r of rows) console.log(line(r));
 }
 
 main().catch((err: unknown) => {

@@ -10,6 +10,12 @@ export interface ServerProcess {
   stop(): Promise<void>;
 }
 
+/** A bench script's process (startScript): it also answers messages. */
+export interface ScriptProcess extends ServerProcess {
+  /** sends `message` and resolves with the script's answer */
+  ask(message: string): Promise<unknown>;
+}
+
 const stopper = (child: ChildProcess) => () =>
   new Promise<void>((resolve) => {
     // gone already (a process ended by a signal has a signalCode and no exitCode)
@@ -64,7 +70,7 @@ export async function startScript(
   script: string,
   args: string[] = [],
   options: { env?: Record<string, string>; quiet?: boolean } = {},
-): Promise<ServerProcess> {
+): Promise<ScriptProcess> {
   const out = options.quiet ? openSync('/dev/null', 'w') : 'inherit';
   const child = fork(fileURLToPath(new URL(script, import.meta.url)), args, {
     stdio: ['ignore', out, 'inherit', 'ipc'],
@@ -74,7 +80,12 @@ export async function startScript(
     child.once('message', (message) => resolve(message as string));
     child.once('exit', (code) => reject(new Error(`${script} exited (${String(code)})`)));
   });
-  return { url, pid: child.pid ?? 0, stop: stopper(child) };
+  const ask = (message: string) =>
+    new Promise<unknown>((resolve) => {
+      child.once('message', resolve);
+      child.send(message);
+    });
+  return { url, pid: child.pid ?? 0, stop: stopper(child), ask };
 }
 
 /** The raw node:http baseline, in a process of its own like the service (`bodies`: see raw-server.ts). */

@@ -1,8 +1,9 @@
 #!/usr/bin/env node
-// Runs every test/**/*.test.ts and bot/test/**/*.test.ts (the bot framework, its examples and its
-// end-to-end test) with node's test runner (TypeScript through tsx).
+// Runs every test/**/*.test.ts, bot/test/**/*.test.ts (the bot framework, its examples and its
+// end-to-end test) and plugin-sdk/typescript/test/**/*.test.ts (the plugin SDK and its vectors) with node's test runner (TypeScript through tsx).
 // Usage: npm test [-- path-filter ...]   e.g. npm test -- killboard; npm run test:bot
-// Without a filter it then runs scripts/test-clients.mjs (the client libraries' conformance).
+// Without a filter it then runs scripts/test-clients.mjs (the client libraries' conformance) and
+// scripts/test-plugins.mjs (the plugin SDKs against a live hub).
 import { spawnSync } from 'node:child_process';
 import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
@@ -16,7 +17,7 @@ function findTests(dir) {
 }
 
 const filters = process.argv.slice(2);
-const files = [...findTests('test'), ...findTests('bot/test')]
+const files = [...findTests('test'), ...findTests('bot/test'), ...findTests('plugin-sdk/typescript/test')]
   .filter((f) => filters.length === 0 || filters.some((p) => f.includes(p)))
   .sort();
 if (files.length === 0) {
@@ -36,4 +37,12 @@ const clients =
   filters.length === 0
     ? spawnSync(process.execPath, ['scripts/test-clients.mjs'], { stdio: 'inherit' })
     : undefined;
-process.exit(result.status || (clients?.status ?? 0));
+// ... and the plugin SDKs' scenarios and reference plugins against a live hub (npm run test:plugins).
+const plugins =
+  filters.length === 0
+    ? spawnSync(process.execPath, ['scripts/test-plugins.mjs'], {
+        stdio: 'inherit',
+        env: { ...process.env, PLUGINS_SKIP_BUILD: clients ? '1' : '' },
+      })
+    : undefined;
+process.exit(result.status || clients?.status || (plugins?.status ?? 0));

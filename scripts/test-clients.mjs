@@ -4,30 +4,18 @@
 // that database behind the conformance proxy, runs the language's own tests and its
 // implementation of every scenario of clients/conformance/scenarios.json, and prints the matrix
 // scenario x language. Fails when a language's tests fail, or it fails or lacks a scenario.
-import { spawn, spawnSync } from 'node:child_process';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { startConformanceProxy } from './clients/conformance-proxy.mjs';
 import { prepareTemplate, startHub } from './clients/hub.mjs';
+import { buildService, logger, run, scenarioResults, selectLanguages } from './matrix.mjs';
 
 const ROOT = resolve(import.meta.dirname, '..');
 const CONFORMANCE = join(ROOT, 'clients/conformance');
 const { scenarios } = JSON.parse(readFileSync(join(CONFORMANCE, 'scenarios.json'), 'utf8'));
-const { languages: all } = JSON.parse(readFileSync(join(CONFORMANCE, 'languages.json'), 'utf8'));
-const wanted = process.argv.slice(2);
-const languages = all.filter((l) => wanted.length === 0 || wanted.includes(l.name));
-if (languages.length === 0) {
-  console.error(`no language named ${wanted.join(', ')}`);
-  process.exit(1);
-}
-
-const log = (line) => process.stderr.write(`test:clients: ${line}\n`);
-
-if (!process.env.CLIENTS_SKIP_BUILD) {
-  log('building the service');
-  const build = spawnSync('npm', ['run', 'build', '--silent'], { cwd: ROOT, stdio: 'inherit' });
-  if (build.status !== 0) process.exit(build.status ?? 1);
-}
+const languages = selectLanguages(join(CONFORMANCE, 'languages.json'), 'language');
+const log = logger('test:clients');
+buildService(ROOT, 'CLIENTS_SKIP_BUILD', log);
 
 /** What the scenarios compare with, read from the fresh hub with plain HTTP (no library involved). */
 async function measure(hubUrl, apiKey) {
@@ -77,19 +65,6 @@ async function measure(hubUrl, apiKey) {
 }
 
 /** Runs a command, its stderr passed through; resolves with its exit code and stdout. */
-function run(command, args, options) {
-  return new Promise((done) => {
-    const child = spawn(command, args, { ...options, stdio: ['ignore', 'pipe', 'inherit'] });
-    let stdout = '';
-    child.stdout.on('data', (chunk) => {
-      stdout += chunk;
-      if (options.echo) process.stderr.write(chunk);
-    });
-    child.on('exit', (code) => done({ code: code ?? 1, stdout }));
-    child.on('error', (error) => done({ code: 1, stdout: String(error) }));
-  });
-}
-
 log('seeding the template hub');
 const template = prepareTemplate();
 const results = new Map(); // language -> { tests, scenarios: Map(name -> result) }
@@ -128,17 +103,11 @@ try {
         [...language.scenarios.slice(1), ...only],
         options,
       );
-      const byName = new Map();
-      for (const line of scenarioRun.stdout.split('\n')) {
-        if (!line.startsWith('{')) continue;
-        try {
-          const result = JSON.parse(line);
-          if (typeof result.scenario === 'string') byName.set(result.scenario, result);
-        } catch {
-          // not a result line
-        }
-      }
-      results.set(language.name, { tests: tests.code === 0, exit: scenarioRun.code, scenarios: byName });
+      results.set(language.name, {
+        tests: tests.code === 0,
+        exit: scenarioRun.code,
+        scenarios: scenarioResults(scenarioRun.stdout),
+      });
     } finally {
       await proxy?.close();
       await hub.stop();

@@ -59,6 +59,13 @@ export const ConfigSchema = Type.Object({
     default: 500,
     description: 'how long a public read response may be served from the response cache (0 disables)',
   }),
+  KEY_CACHE_MS: Type.Integer({
+    minimum: 0,
+    maximum: 60000,
+    default: 0,
+    description:
+      'PostgreSQL: how long each instance remembers an API key it looked up (0: looked up on every request); a revocation or plan change made elsewhere applies within this time',
+  }),
   TRUST_PROXY: Type.Boolean({ default: false, description: 'trust X-Forwarded-* headers from a proxy' }),
   REQUEST_HEADERS_TIMEOUT_MS: Type.Integer({
     minimum: 100,

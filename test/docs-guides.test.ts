@@ -67,6 +67,10 @@ describe('the guides of docs/ served as pages', () => {
     const operating = await fetchPage(`${GUIDES_PATH}/operating`);
     assert.match(String(operating), /<h2 id="configuration">Configuration<\/h2>/);
     assert.match(String(operating), /<a href="\/api-platform\/docs\/guides\/game-servers">/);
+    // the portal's preview announces four client libraries: the guide names each one's package
+    const libraries = String(await fetchPage(`${GUIDES_PATH}/client-libraries`));
+    for (const name of ['@gaming-hub/client', 'gaming-hub-client', 'github.com/gaming-hub/gaming-hub-go'])
+      assert.ok(libraries.includes(name), `the client libraries guide names ${name}`);
   });
 
   it('answers an unknown guide with a 404 problem', async () => {
@@ -94,6 +98,7 @@ describe('the guides of docs/ served as pages', () => {
       `${GUIDES_PATH}/using-the-api`,
       `${GUIDES_PATH}/using-the-api#calling-from-a-browser-cors`,
       `${GUIDES_PATH}/oauth-apps`,
+      `${GUIDES_PATH}/client-libraries`,
       `${GUIDES_PATH}/events-and-webhooks#webhooks`,
       `${GUIDES_PATH}/events-and-webhooks#trying-webhooks-on-your-own-machine`,
     ])

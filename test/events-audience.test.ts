@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
-import { SCOPE_NAMES, type Scope } from '../src/http/scopes.js';
+import { API_KEY_SCOPES, SCOPE_NAMES, type Scope } from '../src/http/scopes.js';
 import { EVENT_CATALOG } from '../src/modules/events/catalog.js';
 import { eventOf, type EventTarget } from '../src/modules/events/define.js';
 import { formatEventId } from '../src/modules/events/event-id.js';
@@ -24,14 +24,8 @@ import { TokenTable, userToken } from './helpers/token-table.js';
  * stream and resumed stream are compared: whatever one channel hands a credential, the other
  * three hand it too, and nothing more.
  */
-const APP_CONTEXT: Scope[] = [
-  'stats:read',
-  'servers:read',
-  'clans:read',
-  'tournaments:read',
-  'webhooks:read',
-  'webhooks:write',
-];
+// the narrow app's grant: the app-context scopes only, what an API key holds
+const APP_CONTEXT: readonly Scope[] = [...API_KEY_SCOPES];
 
 for (const dialect of testDialects()) {
   describe(`one audience for webhooks, the stream and the pull route (${dialect})`, () => {

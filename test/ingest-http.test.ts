@@ -159,7 +159,7 @@ for (const dialect of testDialects()) {
         ev('k1', steam(401), steam(402)),
         ev('k2', 'STEAM_0:1:200', '[U:1:402]'),
         ev('k2', steam(401), steam(402)),
-        { type: 'chat', client_id: 'x' },
+        { type: 'emote', client_id: 'x' },
         ev('k3', 'nobody', steam(402)),
         ev('k4', steam(401), steam(402), { distance: -1 }),
         ev('k5', 'STEAM_2:0:2052157424', steam(402)),
@@ -184,7 +184,10 @@ for (const dialect of testDialects()) {
         { accepted: 3, duplicates: 1, rejected: 5, kills: 2 },
       );
       assert.deepEqual(first.errors, [
-        { index: 3, reason: 'type must be one of: kill, match_result, player_session' },
+        {
+          index: 3,
+          reason: 'type must be one of: player_session, chat, kill, round, match_result, map_change',
+        },
         { index: 4, reason: `killer.steam_id is not a Steam account ("nobody")` },
         { index: 5, reason: first.errors[2]?.reason ?? '' },
         // an emulator id is not an account; a player killing themself is not a frag (engines/counting.ts)

@@ -177,7 +177,7 @@ for (const dialect of testDialects()) {
       for (const i of [1, 2, 3, 4, 5])
         assert.equal(
           body.errors.find((e) => e.index === i)?.reason,
-          'type must be one of: kill, match_result, player_session',
+          'type must be one of: player_session, chat, kill, round, match_result, map_change',
         );
       assert.match(
         body.errors.find((e) => e.index === 6)?.reason ?? '',

@@ -3,7 +3,7 @@ import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { HubOAuth } from '@gaming-hub/client';
-import { actAsUser } from '../bot/test/helpers/consent.js';
+import { actAsUser } from '../scripts/clients/consent.mjs';
 import { cliScratch, hub, serve, stop, type Served } from './helpers/cli.js';
 
 /**

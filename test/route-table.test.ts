@@ -59,16 +59,16 @@ const EXCLUDED: Exclusion[] = [
   {
     methods: ['GET'],
     path: new RegExp(
-      `^${DEV}/(sign-in|sign-up|keys(/created|/\\{id\\}(/revoke|/origins)?)?|apps(/\\{id\\})?|authorized-apps|webhooks(/\\{id\\})?|webhook-test)$`,
+      `^${DEV}/(sign-in|sign-up|keys(/created|/\\{id\\}(/revoke|/origins)?)?|apps(/\\{id\\})?|authorized-apps|webhooks(/\\{id\\})?|webhook-test|identities)$`,
     ),
     why: 'the developer portal\u2019s HTML pages; what they show is documented as its JSON routes',
   },
   {
     methods: ['POST'],
     path: new RegExp(
-      `^${DEV}/(sign-in|sign-up|sign-out|keys/(new|\\{id\\}/(revoke|origins))|apps/(new|\\{id\\}/(edit|secret|delete))|authorized-apps/\\{clientId\\}/revoke|webhooks/(new|\\{id\\}/(edit|secret|delete|deliveries/\\{delivery\\}/redeliver))|webhook-test/send)$`,
+      `^${DEV}/(sign-in|sign-up|sign-out|keys/(new|\\{id\\}/(revoke|origins))|apps/(new|\\{id\\}/(edit|secret|delete))|authorized-apps/\\{clientId\\}/revoke|webhooks/(new|\\{id\\}/(edit|secret|delete|deliveries/\\{delivery\\}/redeliver))|webhook-test/send|identities/(code|link|remove))$`,
     ),
-    why: 'the forms of the portal\u2019s pages (urlencoded, answered with a 303 to a page); the same actions are documented as its JSON routes',
+    why: 'the forms of the portal\u2019s pages (urlencoded, answered with a 303 to a page); the same actions are documented as its JSON routes (game identities: as the `/v1/me` link routes)',
   },
   {
     path: /^\/api-platform\/oauth\/interaction\/\{uid\}(\/sign-in|\/consent)?$/,

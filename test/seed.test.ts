@@ -33,6 +33,8 @@ const ORDERED: [string, string][] = [
   ['tournaments', 'id'],
   ['tournament_participants', 'tournament_id, user_id'],
   ['user_achievements', 'user_id, achievement_id'],
+  ['clans', 'id'],
+  ['clan_members', 'clan_id, user_id'],
 ];
 
 async function digest(db: Db): Promise<string> {
@@ -138,6 +140,26 @@ for (const dialect of testDialects()) {
         await seedDatabase(db, { now: NOW });
       });
       after(() => t.drop());
+
+      it('makes clans of every game, public ones enough for several pages, their counts true', async () => {
+        // 500 users: one clan per 25; the conformance run (40 users) still gets 6, five public
+        assert.equal(await count(db, 'select count(*) as n from clans'), 16);
+        assert.ok((await count(db, "select count(*) as n from clans where visibility = 'public'")) >= 12);
+        assert.equal(await count(db, 'select count(distinct game) as n from clans'), GAMES.length);
+        assert.equal(
+          await count(
+            db,
+            'select count(*) as n from clans c where member_count <> (select count(*) from clan_members m where m.clan_id = c.id)',
+          ),
+          0,
+          'member_count is the number of member rows',
+        );
+        assert.equal(
+          await count(db, "select count(*) as n from clan_members where role = 'owner'"),
+          16,
+          'one owner per clan',
+        );
+      });
 
       it('fills every default page', async () => {
         assert.equal(await count(db, 'select count(*) as n from users'), 500);

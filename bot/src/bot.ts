@@ -87,14 +87,19 @@ function matches(filter: EventFilter | undefined, event: HubEvent): boolean {
   return true;
 }
 
+/** Waits `ms` or until the signal aborts; either way it leaves no listener on the signal (it lives as long as the bot). */
 const sleep = (ms: number, signal: AbortSignal) =>
   new Promise<void>((resolve) => {
-    const timer = setTimeout(resolve, ms);
-    signal.addEventListener('abort', () => {
+    const wake = () => {
       clearTimeout(timer);
+      signal.removeEventListener('abort', wake);
       resolve();
-    });
+    };
+    const timer = setTimeout(wake, ms);
+    signal.addEventListener('abort', wake, { once: true });
   });
+
+const NOTHING_DONE: ReadonlySet<string> = new Set();
 
 /** The store failed: the bot stops rather than risk handling an event twice or skipping one. */
 export class StoreError extends Error {
@@ -225,7 +230,7 @@ export class Bot {
           for await (const event of source.events({ after, types, signal: this.abort.signal })) {
             await this.handle(event, done);
             if (this.storeFailure) throw this.storeFailure;
-            done = new Set();
+            done = NOTHING_DONE;
             await this.store.commit(event.id).catch((error: unknown) => {
               throw new StoreError('the store could not commit', { cause: error });
             });
@@ -328,7 +333,7 @@ export class Bot {
     if (!line || !command) return undefined;
     const { spec } = command;
     const id = `cmd:${spec.name}`;
-    const parsed = parseArgsOf(spec, line.rest);
+    const parsed = parseArgs(spec.args ?? {}, line.rest);
     const ctx = new CommandContext(event, id, deps(), spec.name, parsed.ok ? parsed.args : {});
     const operators = this.operatorsOf(event.data.server_id);
     if (!permitted(spec.permission, ctx.player, operators))
@@ -383,10 +388,6 @@ export class Bot {
       },
     );
   }
-}
-
-function parseArgsOf(spec: CommandSpec<Record<string, Arg<unknown>>>, rest: string) {
-  return parseArgs(spec.args ?? {}, rest);
 }
 
 /** A bot (see `Bot`). */

@@ -67,9 +67,10 @@ export class EventContext<E extends HubEvent = HubEvent> {
 
   /** Tracks an effect: the bot waits for it before committing the event, and logs its failure. */
   private track(effect: Promise<void>): Promise<void> {
-    this.pending.push(effect.catch(() => undefined));
-    effect.catch((error: unknown) =>
-      this.deps.log.warn('an effect failed', { event_id: this.event.id, handler: this.handler, error }),
+    this.pending.push(
+      effect.catch((error: unknown) =>
+        this.deps.log.warn('an effect failed', { event_id: this.event.id, handler: this.handler, error }),
+      ),
     );
     return effect;
   }

@@ -68,7 +68,6 @@ export class FileStore implements CursorStore {
   private size = 0;
   private readonly durability: 'process' | 'machine';
   private readonly compactBytes: number;
-  private cursor: string | undefined;
 
   constructor(
     readonly path: string,
@@ -86,20 +85,18 @@ export class FileStore implements CursorStore {
       if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
       mkdirSync(dirname(this.path), { recursive: true });
     }
+    let cursor: string | undefined;
     const effects = new Set<string>();
     const complete = text.slice(0, text.lastIndexOf('\n') + 1);
     for (const line of complete.split('\n')) {
       if (line.startsWith('C ')) {
-        this.cursor = line.slice(2);
+        cursor = line.slice(2);
         effects.clear();
       } else if (line.startsWith('E ')) effects.add(line.slice(2));
     }
     // start from a clean journal: the cursor and the effects still owed, nothing cut short
-    this.rewrite([
-      ...(this.cursor === undefined ? [] : [`C ${this.cursor}`]),
-      ...[...effects].map((e) => `E ${e}`),
-    ]);
-    return { cursor: this.cursor, effects };
+    this.rewrite([...(cursor === undefined ? [] : [`C ${cursor}`]), ...[...effects].map((e) => `E ${e}`)]);
+    return { cursor, effects };
   }
 
   async recordEffect(key: string): Promise<void> {
@@ -108,7 +105,6 @@ export class FileStore implements CursorStore {
   }
 
   async commit(eventId: string): Promise<void> {
-    this.cursor = eventId;
     this.append(`C ${eventId}\n`);
     if (this.size > this.compactBytes) this.rewrite([`C ${eventId}`]);
   }

@@ -90,8 +90,7 @@ export class BotTestKit {
       this.posts.push({ output: output.name, message, key });
     });
     this.events = events;
-    const running = bot.start();
-    await running;
+    await bot.start();
   }
 
   /** The texts said in game, in order (on one server, or all). */

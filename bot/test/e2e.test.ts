@@ -10,7 +10,7 @@ import { cliScratch, hub, serve, spawnChild, stop, type Served } from '../../tes
 import { delay, type FakeServer } from '../../test/helpers/fake-rcon/common.js';
 import { fakeSourceServer } from '../../test/helpers/fake-rcon/source.js';
 import { stamp } from '../../test/helpers/ingest.js';
-import { actAsUser } from './helpers/consent.js';
+import { actAsUser } from '../../scripts/clients/consent.mjs';
 
 /**
  * Issue 27 end to end: a real `hub serve`, a fake CS2 server speaking Source RCON, real log lines

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { getEventListeners } from 'node:events';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -164,6 +165,30 @@ describe('commands', () => {
     assert.equal(errors[0]?.fields.event_id, failing.id);
     assert.ok(kit.logged.some((l) => l.level === 'warn' && l.fields.event_id === failing.id));
     assert.equal(kit.store.cursor, 'evt_' + String(Number(failing.id.slice(4)) + 1).padStart(16, '0'));
+  });
+});
+
+describe('reconnecting', () => {
+  it("leaves no listener on the bot's signal from its wait between attempts (it lives as long as the bot)", async () => {
+    const kit = new BotTestKit();
+    const listening: number[] = [];
+    const bot = createBot({
+      ...kit.options,
+      name: 't',
+      source: {
+        // a stream that drops once, then ends
+        async *events({ signal }) {
+          listening.push(getEventListeners(signal, 'abort').length);
+          if (listening.length === 1) throw new Error('connection reset');
+          yield* [];
+        },
+      },
+    });
+    bot.on('*', () => undefined);
+    await bot.start();
+    assert.equal(listening.length, 2, 'it connected again');
+    assert.equal(listening[1], listening[0], 'the wait took its listener back');
+    assert.ok(kit.logged.some((l) => l.level === 'warn' && l.message.includes('reconnecting')));
   });
 });
 

@@ -20,6 +20,7 @@ import * as deathTotals from './migrations/0018_death_totals.js';
 import * as webhookDeliveryAge from './migrations/0019_webhook_delivery_age.js';
 import * as economyEntryMovement from './migrations/0020_economy_entry_movement.js';
 import * as serverPlugin from './migrations/0021_server_plugin.js';
+import * as identityLinks from './migrations/0022_identity_links.js';
 
 /**
  * Migrations are listed here in order; each module exports `up(dialect)` / `down(dialect)` so
@@ -46,6 +47,7 @@ const MIGRATIONS = [
   ['0019_webhook_delivery_age', webhookDeliveryAge],
   ['0020_economy_entry_movement', economyEntryMovement],
   ['0021_server_plugin', serverPlugin],
+  ['0022_identity_links', identityLinks],
 ] as const;
 
 /**

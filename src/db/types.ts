@@ -312,6 +312,30 @@ export interface Database {
   webhook_secrets: WebhookSecretsTable;
   webhook_deliveries: WebhookDeliveriesTable;
   webhook_attempts: WebhookAttemptsTable;
+  identity_links: IdentityLinksTable;
+  link_codes: LinkCodesTable;
+}
+
+/** A Minecraft or EOS player id attached to a hub user (0022_identity_links). */
+export interface IdentityLinksTable {
+  platform: 'minecraft' | 'eos';
+  player_id: string;
+  user_id: number;
+  name: string;
+  server_id: number | null;
+  linked_at: Millis;
+}
+
+/** A one-use link code, by its SHA-256: a user's (typed in game) or a player's (typed in the portal). */
+export interface LinkCodesTable {
+  code_hash: string;
+  user_id: number | null;
+  platform: 'minecraft' | 'eos' | null;
+  player_id: string | null;
+  name: string | null;
+  server_id: number | null;
+  created_at: Millis;
+  expires_at: Millis;
 }
 
 /**

@@ -4,6 +4,7 @@ import { ANSWERED, CONTINUE } from './pipeline-steps.js';
 import { eachQuotaHeader } from './quota.js';
 import { matchesIfNoneMatch, type ResponseCache } from './response-cache.js';
 import type { RequestStep } from './pipeline-steps.js';
+import type { CachedResponse } from './request-context.js';
 
 export interface CacheHitOptions {
   cache: ResponseCache;
@@ -12,6 +13,8 @@ export interface CacheHitOptions {
   quotaHeaders: boolean;
   /** count the request for its key (the pipeline's recordUsage step) */
   recordUsage?: (keyId: number, at: number, status: number) => void;
+  /** finds the entry (default: the cache's own lookup; the pipeline bench's stand-in skips it) */
+  lookup?: (url: string, at: number) => CachedResponse | undefined;
 }
 
 /**
@@ -25,10 +28,11 @@ export interface CacheHitOptions {
  */
 export function cacheHitStep(options: CacheHitOptions): RequestStep {
   const { cache, now, quotaHeaders, recordUsage } = options;
+  const lookup = options.lookup ?? ((url: string, at: number) => cache.get(url, at));
   return function serveCacheHit(request: FastifyRequest, reply: FastifyReply): boolean {
     if (request.method !== 'GET') return CONTINUE;
     const at = now();
-    const entry = cache.get(request.url, at);
+    const entry = lookup(request.url, at);
     if (!entry) return CONTINUE;
     request.servedFromCache = true;
     const ifNoneMatch = request.headers['if-none-match'];

@@ -64,24 +64,20 @@ export const pipelinePlugin = fp<PipelineOptions>(
     const consumeQuota = off.has('quota')
       ? standIn.consumeQuota
       : consumeQuotaHook(options.rateLimitStore, options.now, options.onQuotaRejected);
-    const serveFromCache = off.has('cache')
-      ? standIn.serveFromCache(options.cache)
-      : serveFromCacheHook(options.cache, options.now);
+    const serveFromCache = serveFromCacheHook(options.cache, options.now);
     const tagAndStore = etagHook(options.cache, options.now);
     const writeQuotaHeaders = quotaHeadersHook(options.rateLimitStore, options.now);
     const recordUsage = recordUsageStep(options.usage, options.now);
     // A hit of a key-authenticated read is answered whole by one step (cache-hit.ts), doing what
     // the onSend steps below would do for it: the quota headers and usage counting.
-    const serveHit = off.has('cache')
-      ? serveFromCache
-      : cacheHitStep({
-          cache: options.cache,
-          now: options.now,
-          quotaHeaders: !off.has('quotaHeaders'),
-          ...(off.has('usage')
-            ? {}
-            : { recordUsage: (id, at, status) => options.usage.record(id, at, status) }),
-        });
+    // The bench's switches (pipeline-switches.ts) each take out one step of this one path.
+    const serveHit = cacheHitStep({
+      cache: options.cache,
+      now: options.now,
+      quotaHeaders: !off.has('quotaHeaders'),
+      ...(off.has('usage') ? {} : { recordUsage: (id, at, status) => options.usage.record(id, at, status) }),
+      ...(off.has('cache') ? { lookup: standIn.lookup(options.cache) } : {}),
+    });
     const answersHits = (config: FastifyContextConfig) => config.auth !== undefined && !config.idempotency;
     const idempotency = options.idempotency;
     const recordIdempotent = idempotency && recordIdempotentResponse(idempotency, options.now);
@@ -131,7 +127,7 @@ export const pipelinePlugin = fp<PipelineOptions>(
         if (!off.has('quotaHeaders')) onSend.push(writeQuotaHeaders);
         if (!off.has('usage')) onSend.push(recordUsage);
       }
-      if (onRequest.length && options.seriesFor && typeof route.method === 'string') {
+      if (onRequest.length && options.seriesFor && !off.has('metrics') && typeof route.method === 'string') {
         const series = options.seriesFor(route.url, route.method);
         onRequest.unshift((request) => {
           request.metricsSeries = series;

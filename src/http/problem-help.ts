@@ -306,6 +306,21 @@ export const PROBLEM_HELP: Record<ErrorCode, ProblemHelp> = {
     fix: 'Send fewer or shorter headers (large cookies are the usual cause) and a shorter URL.',
     example: 'The request line and headers are larger than 16 KiB.',
   },
+  link_code_invalid: {
+    when: 'A link code that is unknown, already used or expired (codes are valid 10 minutes and work once); the three cases get this one answer, so a code cannot be probed.',
+    fix: 'Make a new code (in the portal, `POST /v1/me/link-codes`, or in game through the server\u2019s plugin) and enter it within 10 minutes.',
+    example: 'The link code is unknown, used or expired.',
+  },
+  identity_link_not_found: {
+    when: 'Removing an identity link the signed-in user does not have.',
+    fix: 'List the user\u2019s links (`GET /v1/me/links`) and use a platform and id from there.',
+    example: 'You have no minecraft link for 069a79f4-44e9-4726-a5be-fca90e38aaf5.',
+  },
+  identity_linked: {
+    when: 'Linking a Minecraft or EOS identity that is already linked to another hub account. Nothing changed, and the code was not used up.',
+    fix: 'The account holding the link removes it first (portal, or `DELETE /v1/me/links/{platform}/{id}`); then link again.',
+    example: 'This minecraft identity is already linked to another hub account.',
+  },
   rcon_not_configured: {
     when: 'A command to a game server that has no remote console set up: no RCON password registered, or a game without a supported remote-console protocol. Nothing was sent.',
     fix: 'Ask the hub operator to set the server\u2019s RCON password (`hub servers set-rcon ID --password …`); then repeat the request with a new Idempotency-Key.',

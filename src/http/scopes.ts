@@ -7,6 +7,7 @@
 export const SCOPES = {
   openid: 'Confirm to the app who you are on the hub (your user id)',
   identify: 'See your hub profile: username, avatar, level and when you joined',
+  'identities:write': 'Link your Minecraft or Epic game identities to your hub account, and remove links',
   'stats:read': 'See your stats: XP, level, ELO, kills and achievements',
   'servers:read': 'See game servers and their live status',
   'servers:command': 'Send remote-console commands to game servers you operate',

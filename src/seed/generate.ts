@@ -1,5 +1,6 @@
 import type { Db } from '../db/connect.js';
 import { dayOf, rebuildFragTotals } from '../modules/killboard/rollups.js';
+import { insertClans, planClans } from './clans.js';
 import { insertCommunity, planCommunity } from './community.js';
 import { seedKills } from './kills.js';
 import { seedMatches } from './matches.js';
@@ -133,6 +134,7 @@ async function load(
   await insertProfiles(world, repo, results);
   report(users, users, 'profiles');
   await insertCommunity(repo, community);
+  await insertClans(repo, planClans(world));
   report(1, 1, 'community');
   report(0, 1, 'rollups');
   await rebuildFragTotals(db.kysely, dayOf(now));

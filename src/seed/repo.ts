@@ -31,12 +31,16 @@ const DEMO_TABLES = [
   'user_achievements',
   'server_polls',
   'game_servers',
+  'clan_invites',
+  'clan_members',
+  'clans',
   'users',
 ] as const satisfies readonly (keyof Database)[];
 
 /** Tables whose ids the seeder assigns itself; PostgreSQL sequences must then catch up. */
 const EXPLICIT_ID_TABLES = [
   'users',
+  'clans',
   'game_servers',
   'forum_categories',
   'forum_threads',

@@ -42,6 +42,8 @@ export interface ContextOptions {
   lookup?: Resolver;
   /** told of every route the app adds (its route table) */
   onRoute?: AppDeps['onRoute'];
+  /** KEY_CACHE_MS (PostgreSQL: how long a looked-up key is remembered) */
+  keyCacheMs?: number;
 }
 
 /** An address outside every forbidden range (example.com's), for names that tests treat as public. */
@@ -77,6 +79,7 @@ export async function createTestContext(
       ...options.timeouts,
       ...(options.allowPrivateTargets ? { WEBHOOKS_ALLOW_PRIVATE_TARGETS: true } : {}),
       ...(options.rconTimeoutMs ? { RCON_TIMEOUT_MS: options.rconTimeoutMs } : {}),
+      ...(options.keyCacheMs ? { KEY_CACHE_MS: options.keyCacheMs } : {}),
     },
     ...(options.secretKey ? { secretKey: options.secretKey } : {}),
     ...(options.now ? { now: options.now } : {}),

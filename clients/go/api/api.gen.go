@@ -1277,6 +1277,153 @@ func (e HealthStatus) Valid() bool {
 	}
 }
 
+// Defines values for IngestChatEventType.
+const (
+	Chat IngestChatEventType = "chat"
+)
+
+// Valid indicates whether the value is a known member of the IngestChatEventType enum.
+func (e IngestChatEventType) Valid() bool {
+	switch e {
+	case Chat:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for IngestKillEventType.
+const (
+	IngestKillEventTypeKill IngestKillEventType = "kill"
+)
+
+// Valid indicates whether the value is a known member of the IngestKillEventType enum.
+func (e IngestKillEventType) Valid() bool {
+	switch e {
+	case IngestKillEventTypeKill:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for IngestMapChangeEventType.
+const (
+	MapChange IngestMapChangeEventType = "map_change"
+)
+
+// Valid indicates whether the value is a known member of the IngestMapChangeEventType enum.
+func (e IngestMapChangeEventType) Valid() bool {
+	switch e {
+	case MapChange:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for IngestMatchResultEventType.
+const (
+	MatchResult IngestMatchResultEventType = "match_result"
+)
+
+// Valid indicates whether the value is a known member of the IngestMatchResultEventType enum.
+func (e IngestMatchResultEventType) Valid() bool {
+	switch e {
+	case MatchResult:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for IngestPlayerSessionEventAction.
+const (
+	Connect    IngestPlayerSessionEventAction = "connect"
+	Disconnect IngestPlayerSessionEventAction = "disconnect"
+)
+
+// Valid indicates whether the value is a known member of the IngestPlayerSessionEventAction enum.
+func (e IngestPlayerSessionEventAction) Valid() bool {
+	switch e {
+	case Connect:
+		return true
+	case Disconnect:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for IngestPlayerSessionEventType.
+const (
+	PlayerSession IngestPlayerSessionEventType = "player_session"
+)
+
+// Valid indicates whether the value is a known member of the IngestPlayerSessionEventType enum.
+func (e IngestPlayerSessionEventType) Valid() bool {
+	switch e {
+	case PlayerSession:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for IngestRoundEventAction.
+const (
+	End   IngestRoundEventAction = "end"
+	Start IngestRoundEventAction = "start"
+)
+
+// Valid indicates whether the value is a known member of the IngestRoundEventAction enum.
+func (e IngestRoundEventAction) Valid() bool {
+	switch e {
+	case End:
+		return true
+	case Start:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for IngestRoundEventType.
+const (
+	Round IngestRoundEventType = "round"
+)
+
+// Valid indicates whether the value is a known member of the IngestRoundEventType enum.
+func (e IngestRoundEventType) Valid() bool {
+	switch e {
+	case Round:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for IngestRoundEventWinner.
+const (
+	Draw  IngestRoundEventWinner = "draw"
+	Team1 IngestRoundEventWinner = "team1"
+	Team2 IngestRoundEventWinner = "team2"
+)
+
+// Valid indicates whether the value is a known member of the IngestRoundEventWinner enum.
+func (e IngestRoundEventWinner) Valid() bool {
+	switch e {
+	case Draw:
+		return true
+	case Team1:
+		return true
+	case Team2:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for KeyCreatedEventType.
 const (
 	KeyCreated KeyCreatedEventType = "key.created"
@@ -1709,6 +1856,39 @@ func (e OauthTokenRevokeRequestTokenTypeHint) Valid() bool {
 	}
 }
 
+// Defines values for PlayerIdentityLinkedEventType.
+const (
+	PlayerIdentityLinked PlayerIdentityLinkedEventType = "player.identity_linked"
+)
+
+// Valid indicates whether the value is a known member of the PlayerIdentityLinkedEventType enum.
+func (e PlayerIdentityLinkedEventType) Valid() bool {
+	switch e {
+	case PlayerIdentityLinked:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for PlayerIdentityLinkedEventDataPlatform.
+const (
+	PlayerIdentityLinkedEventDataPlatformEos       PlayerIdentityLinkedEventDataPlatform = "eos"
+	PlayerIdentityLinkedEventDataPlatformMinecraft PlayerIdentityLinkedEventDataPlatform = "minecraft"
+)
+
+// Valid indicates whether the value is a known member of the PlayerIdentityLinkedEventDataPlatform enum.
+func (e PlayerIdentityLinkedEventDataPlatform) Valid() bool {
+	switch e {
+	case PlayerIdentityLinkedEventDataPlatformEos:
+		return true
+	case PlayerIdentityLinkedEventDataPlatformMinecraft:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for PlayerLevelUpEventType.
 const (
 	PlayerLevelUp PlayerLevelUpEventType = "player.level_up"
@@ -1905,6 +2085,8 @@ const (
 	HeadersTooLarge        ProblemCode = "headers_too_large"
 	IdempotencyKeyInUse    ProblemCode = "idempotency_key_in_use"
 	IdempotencyKeyReused   ProblemCode = "idempotency_key_reused"
+	IdentityLinkNotFound   ProblemCode = "identity_link_not_found"
+	IdentityLinked         ProblemCode = "identity_linked"
 	InsufficientFunds      ProblemCode = "insufficient_funds"
 	InsufficientScope      ProblemCode = "insufficient_scope"
 	InternalError          ProblemCode = "internal_error"
@@ -1918,6 +2100,7 @@ const (
 	KeyCreationLimited     ProblemCode = "key_creation_limited"
 	KeyLimitReached        ProblemCode = "key_limit_reached"
 	KeyNotFound            ProblemCode = "key_not_found"
+	LinkCodeInvalid        ProblemCode = "link_code_invalid"
 	MethodNotAllowed       ProblemCode = "method_not_allowed"
 	MissingApiKey          ProblemCode = "missing_api_key"
 	MissingToken           ProblemCode = "missing_token"
@@ -1999,6 +2182,10 @@ func (e ProblemCode) Valid() bool {
 		return true
 	case IdempotencyKeyReused:
 		return true
+	case IdentityLinkNotFound:
+		return true
+	case IdentityLinked:
+		return true
 	case InsufficientFunds:
 		return true
 	case InsufficientScope:
@@ -2024,6 +2211,8 @@ func (e ProblemCode) Valid() bool {
 	case KeyLimitReached:
 		return true
 	case KeyNotFound:
+		return true
+	case LinkCodeInvalid:
 		return true
 	case MethodNotAllowed:
 		return true
@@ -3634,6 +3823,7 @@ const (
 	V1EventsTypesListResultDataItemScopeEconomyRead     V1EventsTypesListResultDataItemScope = "economy:read"
 	V1EventsTypesListResultDataItemScopeEconomyTransfer V1EventsTypesListResultDataItemScope = "economy:transfer"
 	V1EventsTypesListResultDataItemScopeIdentify        V1EventsTypesListResultDataItemScope = "identify"
+	V1EventsTypesListResultDataItemScopeIdentitiesWrite V1EventsTypesListResultDataItemScope = "identities:write"
 	V1EventsTypesListResultDataItemScopeLessThannil     V1EventsTypesListResultDataItemScope = "<nil>"
 	V1EventsTypesListResultDataItemScopeOfflineAccess   V1EventsTypesListResultDataItemScope = "offline_access"
 	V1EventsTypesListResultDataItemScopeOpenid          V1EventsTypesListResultDataItemScope = "openid"
@@ -3660,6 +3850,8 @@ func (e V1EventsTypesListResultDataItemScope) Valid() bool {
 		return true
 	case V1EventsTypesListResultDataItemScopeIdentify:
 		return true
+	case V1EventsTypesListResultDataItemScopeIdentitiesWrite:
+		return true
 	case V1EventsTypesListResultDataItemScopeLessThannil:
 		return true
 	case V1EventsTypesListResultDataItemScopeOfflineAccess:
@@ -3677,6 +3869,42 @@ func (e V1EventsTypesListResultDataItemScope) Valid() bool {
 	case V1EventsTypesListResultDataItemScopeWebhooksRead:
 		return true
 	case V1EventsTypesListResultDataItemScopeWebhooksWrite:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for V1MeLinksCreateResultDataPlatform.
+const (
+	V1MeLinksCreateResultDataPlatformEos       V1MeLinksCreateResultDataPlatform = "eos"
+	V1MeLinksCreateResultDataPlatformMinecraft V1MeLinksCreateResultDataPlatform = "minecraft"
+)
+
+// Valid indicates whether the value is a known member of the V1MeLinksCreateResultDataPlatform enum.
+func (e V1MeLinksCreateResultDataPlatform) Valid() bool {
+	switch e {
+	case V1MeLinksCreateResultDataPlatformEos:
+		return true
+	case V1MeLinksCreateResultDataPlatformMinecraft:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for V1MeLinksListResultDataItemPlatform.
+const (
+	V1MeLinksListResultDataItemPlatformEos       V1MeLinksListResultDataItemPlatform = "eos"
+	V1MeLinksListResultDataItemPlatformMinecraft V1MeLinksListResultDataItemPlatform = "minecraft"
+)
+
+// Valid indicates whether the value is a known member of the V1MeLinksListResultDataItemPlatform enum.
+func (e V1MeLinksListResultDataItemPlatform) Valid() bool {
+	switch e {
+	case V1MeLinksListResultDataItemPlatformEos:
+		return true
+	case V1MeLinksListResultDataItemPlatformMinecraft:
 		return true
 	default:
 		return false
@@ -4127,6 +4355,24 @@ func (e V1ClansListParamsGame) Valid() bool {
 	case V1ClansListParamsGameMinecraft:
 		return true
 	case V1ClansListParamsGameRust:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for V1MeLinksDeleteParamsPlatform.
+const (
+	V1MeLinksDeleteParamsPlatformEos       V1MeLinksDeleteParamsPlatform = "eos"
+	V1MeLinksDeleteParamsPlatformMinecraft V1MeLinksDeleteParamsPlatform = "minecraft"
+)
+
+// Valid indicates whether the value is a known member of the V1MeLinksDeleteParamsPlatform enum.
+func (e V1MeLinksDeleteParamsPlatform) Valid() bool {
+	switch e {
+	case V1MeLinksDeleteParamsPlatformEos:
+		return true
+	case V1MeLinksDeleteParamsPlatformMinecraft:
 		return true
 	default:
 		return false
@@ -6543,11 +6789,284 @@ type Health struct {
 // HealthStatus always `ok`: the process is running and answering
 type HealthStatus string
 
+// IngestChatEvent A chat message: told as a `chat.message` event to the server's owner and operators (scope `chat:read`), never stored.
+type IngestChatEvent struct {
+	// ClientId unique per server; an event whose client_id was already accepted is a duplicate
+	//
+	// Example: srv1-000042
+	ClientId string `json:"client_id"`
+
+	// Message Example: !rank
+	Message string `json:"message"`
+
+	// OccurredAt ISO 8601 time of the event
+	//
+	// Example: 2026-11-20T18:04:11Z
+	OccurredAt time.Time `json:"occurred_at"`
+
+	// Player A player: `name` and exactly one of `steam_id`, `minecraft_uuid`, `eos_id`.
+	Player IngestPlayer `json:"player"`
+
+	// TeamOnly said to the team only (default false)
+	TeamOnly *bool `json:"team_only,omitempty"`
+
+	// Type the event kind: `chat`
+	Type IngestChatEventType `json:"type"`
+}
+
+// IngestChatEventType the event kind: `chat`
+type IngestChatEventType string
+
 // IngestEventsCreateRequest defines model for IngestEventsCreateRequest.
 type IngestEventsCreateRequest struct {
-	// Events events of the three types above, validated one by one
-	Events []interface{} `json:"events"`
+	// Events events of the kinds above, validated one by one
+	Events []IngestEventsCreateRequest_Events_Item `json:"events"`
 }
+
+// IngestEventsCreateRequestEvents6 Any other object (an unknown kind, an invalid event): accepted into the batch and rejected alone, with its index and reason in `errors`.
+type IngestEventsCreateRequestEvents6 = map[string]interface{}
+
+// IngestEventsCreateRequest_Events_Item An event of one of the kinds above
+type IngestEventsCreateRequest_Events_Item struct {
+	union json.RawMessage
+}
+
+// IngestKillEvent A kill (a suicide is refused: it is not a frag).
+type IngestKillEvent struct {
+	// ClientId unique per server; an event whose client_id was already accepted is a duplicate
+	//
+	// Example: srv1-000042
+	ClientId string `json:"client_id"`
+
+	// Distance metres
+	Distance *float32 `json:"distance,omitempty"`
+	Headshot *bool    `json:"headshot,omitempty"`
+
+	// Killer A player: `name` and exactly one of `steam_id`, `minecraft_uuid`, `eos_id`.
+	Killer IngestPlayer `json:"killer"`
+
+	// OccurredAt ISO 8601 time of the event
+	//
+	// Example: 2026-11-20T18:04:11Z
+	OccurredAt  time.Time `json:"occurred_at"`
+	RoundNumber *int      `json:"round_number,omitempty"`
+
+	// Type the event kind: `kill`
+	Type IngestKillEventType `json:"type"`
+
+	// Victim A player: `name` and exactly one of `steam_id`, `minecraft_uuid`, `eos_id`.
+	Victim IngestPlayer `json:"victim"`
+
+	// Weapon Example: rifle.ak
+	Weapon string `json:"weapon"`
+}
+
+// IngestKillEventType the event kind: `kill`
+type IngestKillEventType string
+
+// IngestLinkCodesCreateRequest defines model for IngestLinkCodesCreateRequest.
+type IngestLinkCodesCreateRequest struct {
+	// Player The player to link: `name` and exactly one of `minecraft_uuid`, `eos_id` (a Steam id needs no link: it has a hub profile of its own).
+	Player IngestLinkCodesCreateRequestPlayer `json:"player"`
+}
+
+// IngestLinkCodesCreateRequestPlayer The player to link: `name` and exactly one of `minecraft_uuid`, `eos_id` (a Steam id needs no link: it has a hub profile of its own).
+type IngestLinkCodesCreateRequestPlayer struct {
+	// EosId Epic Online Services product user id (32 hex digits); stored lowercase
+	//
+	// Example: 0002a1b2c3d4e5f60718293a4b5c6d7e
+	EosId *string `json:"eos_id,omitempty"`
+
+	// MinecraftUuid Minecraft (Java) player UUID, dashes optional; stored lowercase with dashes
+	//
+	// Example: 069a79f4-44e9-4726-a5be-fca90e38aaf5
+	MinecraftUuid *string `json:"minecraft_uuid,omitempty"`
+
+	// Name Example: Notch
+	Name string `json:"name"`
+}
+
+// IngestLinkCodesCreateResult A one-use link code
+type IngestLinkCodesCreateResult struct {
+	// Code The code to enter: valid 10 minutes, used once; never shown again
+	//
+	// Example: 7KQ-M3X
+	Code string `json:"code"`
+
+	// ExpiresAt when the code stops working (10 minutes after it was made)
+	//
+	// Example: 2026-11-20T18:04:11.000Z
+	ExpiresAt time.Time `json:"expires_at"`
+}
+
+// IngestLinksCreateRequest defines model for IngestLinksCreateRequest.
+type IngestLinksCreateRequest struct {
+	// Code A link code as shown (`7KQ-M3X`): 6 characters of `23456789ABCDEFGHJKMNPQRSTWXYZ`, the dash and case optional
+	//
+	// Example: 7KQ-M3X
+	Code string `json:"code"`
+
+	// Player The player to link: `name` and exactly one of `minecraft_uuid`, `eos_id` (a Steam id needs no link: it has a hub profile of its own).
+	Player IngestLinksCreateRequestPlayer `json:"player"`
+}
+
+// IngestLinksCreateRequestPlayer The player to link: `name` and exactly one of `minecraft_uuid`, `eos_id` (a Steam id needs no link: it has a hub profile of its own).
+type IngestLinksCreateRequestPlayer struct {
+	// EosId Epic Online Services product user id (32 hex digits); stored lowercase
+	//
+	// Example: 0002a1b2c3d4e5f60718293a4b5c6d7e
+	EosId *string `json:"eos_id,omitempty"`
+
+	// MinecraftUuid Minecraft (Java) player UUID, dashes optional; stored lowercase with dashes
+	//
+	// Example: 069a79f4-44e9-4726-a5be-fca90e38aaf5
+	MinecraftUuid *string `json:"minecraft_uuid,omitempty"`
+
+	// Name Example: Notch
+	Name string `json:"name"`
+}
+
+// IngestLinksCreateResult The hub account the identity is linked to
+type IngestLinksCreateResult struct {
+	// UserId the hub user the identity is now linked to
+	//
+	// Example: 42
+	UserId int `json:"user_id"`
+
+	// Username their username, to tell the player
+	//
+	// Example: NovaStrike
+	Username string `json:"username"`
+}
+
+// IngestMapChangeEvent The server changed map: its `map` in `/servers` and `/v1/servers` follows.
+type IngestMapChangeEvent struct {
+	// ClientId unique per server; an event whose client_id was already accepted is a duplicate
+	//
+	// Example: srv1-000042
+	ClientId string `json:"client_id"`
+
+	// Map Example: de_mirage
+	Map string `json:"map"`
+
+	// OccurredAt ISO 8601 time of the event
+	//
+	// Example: 2026-11-20T18:04:11Z
+	OccurredAt time.Time `json:"occurred_at"`
+
+	// Type the event kind: `map_change`
+	Type IngestMapChangeEventType `json:"type"`
+}
+
+// IngestMapChangeEventType the event kind: `map_change`
+type IngestMapChangeEventType string
+
+// IngestMatchParticipant A player of a team: `name`, exactly one of `steam_id`, `minecraft_uuid`, `eos_id`, and `participation`.
+type IngestMatchParticipant struct {
+	// EosId Epic Online Services product user id (32 hex digits); stored lowercase
+	//
+	// Example: 0002a1b2c3d4e5f60718293a4b5c6d7e
+	EosId *string `json:"eos_id,omitempty"`
+
+	// MinecraftUuid Minecraft (Java) player UUID, dashes optional; stored lowercase with dashes
+	//
+	// Example: 069a79f4-44e9-4726-a5be-fca90e38aaf5
+	MinecraftUuid *string `json:"minecraft_uuid,omitempty"`
+
+	// Name Example: Notch
+	Name string `json:"name"`
+
+	// Participation share of the match played, default 1
+	Participation *float32 `json:"participation,omitempty"`
+
+	// SteamId SteamID64 (17 digits), STEAM_X:Y:Z or [U:1:N]; stored as SteamID64
+	//
+	// Example: 76561198000000001
+	SteamId *string `json:"steam_id,omitempty"`
+}
+
+// IngestMatchResultEvent A match played to its end, with its teams and score.
+type IngestMatchResultEvent struct {
+	// ClientId unique per server; an event whose client_id was already accepted is a duplicate
+	//
+	// Example: srv1-000042
+	ClientId string `json:"client_id"`
+
+	// EndedAt ISO 8601 time of the event
+	//
+	// Example: 2026-11-20T18:04:11Z
+	EndedAt time.Time `json:"ended_at"`
+
+	// Map Example: de_dust2
+	Map          string                   `json:"map"`
+	Team1        []IngestMatchParticipant `json:"team1"`
+	Team1Score   int                      `json:"team1_score"`
+	Team2        []IngestMatchParticipant `json:"team2"`
+	Team2Score   int                      `json:"team2_score"`
+	TournamentId *int                     `json:"tournament_id,omitempty"`
+
+	// Type the event kind: `match_result`
+	Type IngestMatchResultEventType `json:"type"`
+}
+
+// IngestMatchResultEventType the event kind: `match_result`
+type IngestMatchResultEventType string
+
+// IngestPlayer A player: `name` and exactly one of `steam_id`, `minecraft_uuid`, `eos_id`.
+type IngestPlayer struct {
+	// EosId Epic Online Services product user id (32 hex digits); stored lowercase
+	//
+	// Example: 0002a1b2c3d4e5f60718293a4b5c6d7e
+	EosId *string `json:"eos_id,omitempty"`
+
+	// MinecraftUuid Minecraft (Java) player UUID, dashes optional; stored lowercase with dashes
+	//
+	// Example: 069a79f4-44e9-4726-a5be-fca90e38aaf5
+	MinecraftUuid *string `json:"minecraft_uuid,omitempty"`
+
+	// Name Example: Notch
+	Name string `json:"name"`
+
+	// SteamId SteamID64 (17 digits), STEAM_X:Y:Z or [U:1:N]; stored as SteamID64
+	//
+	// Example: 76561198000000001
+	SteamId *string `json:"steam_id,omitempty"`
+}
+
+// IngestPlayerSessionEvent A player connected or left: `player`, or (the older form) `steam_id` and `name`. A Steam id seen for the first time gets a hub profile.
+type IngestPlayerSessionEvent struct {
+	Action IngestPlayerSessionEventAction `json:"action"`
+
+	// ClientId unique per server; an event whose client_id was already accepted is a duplicate
+	//
+	// Example: srv1-000042
+	ClientId string `json:"client_id"`
+
+	// Name Example: Notch
+	Name *string `json:"name,omitempty"`
+
+	// OccurredAt ISO 8601 time of the event
+	//
+	// Example: 2026-11-20T18:04:11Z
+	OccurredAt time.Time `json:"occurred_at"`
+
+	// Player A player: `name` and exactly one of `steam_id`, `minecraft_uuid`, `eos_id`.
+	Player *IngestPlayer `json:"player,omitempty"`
+
+	// SteamId SteamID64 (17 digits), STEAM_X:Y:Z or [U:1:N]; stored as SteamID64
+	//
+	// Example: 76561198000000001
+	SteamId *string `json:"steam_id,omitempty"`
+
+	// Type the event kind: `player_session`
+	Type IngestPlayerSessionEventType `json:"type"`
+}
+
+// IngestPlayerSessionEventAction defines model for IngestPlayerSessionEvent.Action.
+type IngestPlayerSessionEventAction string
+
+// IngestPlayerSessionEventType the event kind: `player_session`
+type IngestPlayerSessionEventType string
 
 // IngestResult defines model for IngestResult.
 type IngestResult struct {
@@ -6577,6 +7096,37 @@ type IngestResult struct {
 	// Rejected malformed lines or invalid events, or ones dated out of the ingest window (skipped)
 	Rejected int `json:"rejected"`
 }
+
+// IngestRoundEvent A round started or ended: told as `round.started` / `round.ended` on the server’s current map. Scores and winner are checked, not stored (the match result carries the score).
+type IngestRoundEvent struct {
+	Action IngestRoundEventAction `json:"action"`
+
+	// ClientId unique per server; an event whose client_id was already accepted is a duplicate
+	//
+	// Example: srv1-000042
+	ClientId string `json:"client_id"`
+
+	// OccurredAt ISO 8601 time of the event
+	//
+	// Example: 2026-11-20T18:04:11Z
+	OccurredAt  time.Time `json:"occurred_at"`
+	RoundNumber int       `json:"round_number"`
+	Team1Score  *int      `json:"team1_score,omitempty"`
+	Team2Score  *int      `json:"team2_score,omitempty"`
+
+	// Type the event kind: `round`
+	Type   IngestRoundEventType    `json:"type"`
+	Winner *IngestRoundEventWinner `json:"winner,omitempty"`
+}
+
+// IngestRoundEventAction defines model for IngestRoundEvent.Action.
+type IngestRoundEventAction string
+
+// IngestRoundEventType the event kind: `round`
+type IngestRoundEventType string
+
+// IngestRoundEventWinner defines model for IngestRoundEvent.Winner.
+type IngestRoundEventWinner string
 
 // IngestTokenRotation defines model for IngestTokenRotation.
 type IngestTokenRotation struct {
@@ -7322,7 +7872,7 @@ type OAuthIntrospection struct {
 	// Iss The issuer: this service’s origin.
 	Iss *string `json:"iss,omitempty"`
 
-	// Scope The token’s scopes: scope names separated by spaces, from `openid`, `identify`, `stats:read`, `servers:read`, `servers:command`, `chat:read`, `clans:read`, `clans:write`, `tournaments:read`, `economy:read`, `economy:transfer`, `webhooks:read`, `webhooks:write`, `offline_access`.
+	// Scope The token’s scopes: scope names separated by spaces, from `openid`, `identify`, `identities:write`, `stats:read`, `servers:read`, `servers:command`, `chat:read`, `clans:read`, `clans:write`, `tournaments:read`, `economy:read`, `economy:transfer`, `webhooks:read`, `webhooks:write`, `offline_access`.
 	//
 	// Example: identify stats:read
 	Scope *string `json:"scope,omitempty"`
@@ -7370,7 +7920,7 @@ type OAuthTokenResponse struct {
 	// Example: p0RyD5cVtq7n2MZ1vHc6sQe9Xx3LbWu8kJf4GhTa0Nw
 	RefreshToken *string `json:"refresh_token,omitempty"`
 
-	// Scope The scopes granted: scope names separated by spaces, from `openid`, `identify`, `stats:read`, `servers:read`, `servers:command`, `chat:read`, `clans:read`, `clans:write`, `tournaments:read`, `economy:read`, `economy:transfer`, `webhooks:read`, `webhooks:write`, `offline_access`.
+	// Scope The scopes granted: scope names separated by spaces, from `openid`, `identify`, `identities:write`, `stats:read`, `servers:read`, `servers:command`, `chat:read`, `clans:read`, `clans:write`, `tournaments:read`, `economy:read`, `economy:transfer`, `webhooks:read`, `webhooks:write`, `offline_access`.
 	//
 	// Example: identify stats:read
 	Scope *string `json:"scope,omitempty"`
@@ -7424,7 +7974,7 @@ type OauthParCreateRequest struct {
 	// ResponseType Always `code`.
 	ResponseType OauthParCreateRequestResponseType `json:"response_type"`
 
-	// Scope The scopes asked for: scope names separated by spaces, from `openid`, `identify`, `stats:read`, `servers:read`, `servers:command`, `chat:read`, `clans:read`, `clans:write`, `tournaments:read`, `economy:read`, `economy:transfer`, `webhooks:read`, `webhooks:write`, `offline_access`.
+	// Scope The scopes asked for: scope names separated by spaces, from `openid`, `identify`, `identities:write`, `stats:read`, `servers:read`, `servers:command`, `chat:read`, `clans:read`, `clans:write`, `tournaments:read`, `economy:read`, `economy:transfer`, `webhooks:read`, `webhooks:write`, `offline_access`.
 	//
 	// Example: identify stats:read
 	Scope *string `json:"scope,omitempty"`
@@ -7468,7 +8018,7 @@ type OauthTokenCreateRequest struct {
 	// RefreshToken A refresh token; it is spent by this request and a new one is returned (rotation).
 	RefreshToken *string `json:"refresh_token,omitempty"`
 
-	// Scope `refresh_token`: fewer scopes than granted; `client_credentials`: the scopes wanted: scope names separated by spaces, from `openid`, `identify`, `stats:read`, `servers:read`, `servers:command`, `chat:read`, `clans:read`, `clans:write`, `tournaments:read`, `economy:read`, `economy:transfer`, `webhooks:read`, `webhooks:write`, `offline_access`.
+	// Scope `refresh_token`: fewer scopes than granted; `client_credentials`: the scopes wanted: scope names separated by spaces, from `openid`, `identify`, `identities:write`, `stats:read`, `servers:read`, `servers:command`, `chat:read`, `clans:read`, `clans:write`, `tournaments:read`, `economy:read`, `economy:transfer`, `webhooks:read`, `webhooks:write`, `offline_access`.
 	//
 	// Example: identify stats:read
 	Scope *string `json:"scope,omitempty"`
@@ -7518,6 +8068,59 @@ type OauthTokenRevokeRequest struct {
 
 // OauthTokenRevokeRequestTokenTypeHint What kind of token `token` is, to speed up the lookup; a wrong hint is not an error.
 type OauthTokenRevokeRequestTokenTypeHint string
+
+// PlayerIdentityLinkedEvent defines model for PlayerIdentityLinkedEvent.
+type PlayerIdentityLinkedEvent struct {
+	// CreatedAt When the change committed
+	//
+	// Example: 2026-11-20T18:04:11.000Z
+	CreatedAt time.Time                     `json:"created_at"`
+	Data      PlayerIdentityLinkedEventData `json:"data"`
+
+	// Id Event id, sortable
+	//
+	// Example: evt_0000000000004711
+	Id string `json:"id"`
+
+	// Type Event type
+	Type PlayerIdentityLinkedEventType `json:"type"`
+}
+
+// PlayerIdentityLinkedEventType Event type
+type PlayerIdentityLinkedEventType string
+
+// PlayerIdentityLinkedEventData defines model for PlayerIdentityLinkedEventData.
+type PlayerIdentityLinkedEventData struct {
+	// Name The player’s in-game name when the link was made
+	//
+	// Example: Steve
+	Name string `json:"name"`
+
+	// Platform the identity’s platform
+	//
+	// Example: minecraft
+	Platform PlayerIdentityLinkedEventDataPlatform `json:"platform"`
+
+	// PlayerId The platform id: a Minecraft UUID (lowercase, dashed) or an EOS id (lowercase)
+	//
+	// Example: 069a79f4-44e9-4726-a5be-fca90e38aaf5
+	PlayerId string `json:"player_id"`
+
+	// ServerId The game server whose plugin took part (null: none known)
+	//
+	// Example: 3
+	ServerId *int `json:"server_id"`
+
+	// UserId Hub user id
+	//
+	// Example: 42
+	UserId int `json:"user_id"`
+}
+
+// PlayerIdentityLinkedEventDataPlatform the identity’s platform
+//
+// Example: minecraft
+type PlayerIdentityLinkedEventDataPlatform string
 
 // PlayerLevelUpEvent defines model for PlayerLevelUpEvent.
 type PlayerLevelUpEvent struct {
@@ -10022,6 +10625,121 @@ type V1EventsTypesListResultDataItemExample map[string]interface{}
 // Example: {"properties":{},"type":"object"}
 type V1EventsTypesListResultDataItemSchema map[string]interface{}
 
+// V1MeLinkCodesCreateResult A new link code to type in game
+type V1MeLinkCodesCreateResult struct {
+	// Data A one-use link code
+	Data V1MeLinkCodesCreateResultData `json:"data"`
+}
+
+// V1MeLinkCodesCreateResultData A one-use link code
+type V1MeLinkCodesCreateResultData struct {
+	// Code The code to enter: valid 10 minutes, used once; never shown again
+	//
+	// Example: 7KQ-M3X
+	Code string `json:"code"`
+
+	// ExpiresAt when the code stops working (10 minutes after it was made)
+	//
+	// Example: 2026-11-20T18:04:11.000Z
+	ExpiresAt time.Time `json:"expires_at"`
+}
+
+// V1MeLinksCreateRequest defines model for V1MeLinksCreateRequest.
+type V1MeLinksCreateRequest struct {
+	// Code A link code as shown (`7KQ-M3X`): 6 characters of `23456789ABCDEFGHJKMNPQRSTWXYZ`, the dash and case optional
+	//
+	// Example: 7KQ-M3X
+	Code string `json:"code"`
+}
+
+// V1MeLinksCreateResult The identity now linked to your account
+type V1MeLinksCreateResult struct {
+	// Data A game identity linked to a hub account: what a plugin reports of it lands on that profile
+	Data V1MeLinksCreateResultData `json:"data"`
+}
+
+// V1MeLinksCreateResultData A game identity linked to a hub account: what a plugin reports of it lands on that profile
+type V1MeLinksCreateResultData struct {
+	// LinkedAt when the link was made
+	//
+	// Example: 2026-11-20T18:04:11.000Z
+	LinkedAt time.Time `json:"linked_at"`
+
+	// Name The in-game name when the link was made
+	//
+	// Example: Steve
+	Name string `json:"name"`
+
+	// Platform the identity’s platform: `minecraft` (a Minecraft UUID) or `eos` (an Epic Online Services id)
+	//
+	// Example: minecraft
+	Platform V1MeLinksCreateResultDataPlatform `json:"platform"`
+
+	// PlayerId The platform id: a Minecraft UUID (lowercase, dashed) or an EOS id (lowercase)
+	//
+	// Example: 069a79f4-44e9-4726-a5be-fca90e38aaf5
+	PlayerId string `json:"player_id"`
+}
+
+// V1MeLinksCreateResultDataPlatform the identity’s platform: `minecraft` (a Minecraft UUID) or `eos` (an Epic Online Services id)
+//
+// Example: minecraft
+type V1MeLinksCreateResultDataPlatform string
+
+// V1MeLinksListResult Your linked game identities, oldest first
+type V1MeLinksListResult struct {
+	Data []V1MeLinksListResultDataItem `json:"data"`
+
+	// Meta Where this page sits in the whole list
+	Meta V1MeLinksListResultMeta `json:"meta"`
+}
+
+// V1MeLinksListResultDataItem A game identity linked to a hub account: what a plugin reports of it lands on that profile
+type V1MeLinksListResultDataItem struct {
+	// LinkedAt when the link was made
+	//
+	// Example: 2026-11-20T18:04:11.000Z
+	LinkedAt time.Time `json:"linked_at"`
+
+	// Name The in-game name when the link was made
+	//
+	// Example: Steve
+	Name string `json:"name"`
+
+	// Platform the identity’s platform: `minecraft` (a Minecraft UUID) or `eos` (an Epic Online Services id)
+	//
+	// Example: minecraft
+	Platform V1MeLinksListResultDataItemPlatform `json:"platform"`
+
+	// PlayerId The platform id: a Minecraft UUID (lowercase, dashed) or an EOS id (lowercase)
+	//
+	// Example: 069a79f4-44e9-4726-a5be-fca90e38aaf5
+	PlayerId string `json:"player_id"`
+}
+
+// V1MeLinksListResultDataItemPlatform the identity’s platform: `minecraft` (a Minecraft UUID) or `eos` (an Epic Online Services id)
+//
+// Example: minecraft
+type V1MeLinksListResultDataItemPlatform string
+
+// V1MeLinksListResultMeta Where this page sits in the whole list
+type V1MeLinksListResultMeta struct {
+	// Page This page
+	//
+	// Example: 1
+	Page int `json:"page"`
+
+	// PerPage Page size
+	//
+	// Example: 25
+	PerPage int `json:"per_page"`
+
+	// Total Items across all pages
+	//
+	// Example: 42
+	Total int `json:"total"`
+}
+
 // V1ServersCommandGetResult the command
 type V1ServersCommandGetResult struct {
 	Data ServerQueuedCommand `json:"data"`
@@ -10278,7 +10996,7 @@ type V1UsersStatsGetResultData struct {
 	// Example: 7
 	Achievements int `json:"achievements"`
 
-	// Combat All-time kills, deaths and headshots per game (cs2, cs16, rust) where the user has any
+	// Combat All-time kills, deaths and headshots per game (cs2, cs16, rust, minecraft) where the user has any: kills of a linked Minecraft or EOS identity (identity links) included
 	Combat []V1UsersStatsGetResultDataCombatItem `json:"combat"`
 
 	// Elo The user’s Elo per game (cs2, cs16) where they have played a rated match
@@ -10785,7 +11503,7 @@ type OauthAuthorizeParams struct {
 	// RedirectUri One of the app’s registered redirect URIs, exactly (required when it registered several).
 	RedirectUri *string `form:"redirect_uri,omitempty" json:"redirect_uri,omitempty"`
 
-	// Scope The scopes asked for: scope names separated by spaces, from `openid`, `identify`, `stats:read`, `servers:read`, `servers:command`, `chat:read`, `clans:read`, `clans:write`, `tournaments:read`, `economy:read`, `economy:transfer`, `webhooks:read`, `webhooks:write`, `offline_access`.
+	// Scope The scopes asked for: scope names separated by spaces, from `openid`, `identify`, `identities:write`, `stats:read`, `servers:read`, `servers:command`, `chat:read`, `clans:read`, `clans:write`, `tournaments:read`, `economy:read`, `economy:transfer`, `webhooks:read`, `webhooks:write`, `offline_access`.
 	Scope *string `form:"scope,omitempty" json:"scope,omitempty"`
 
 	// State Opaque value returned unchanged to the redirect URI.
@@ -11098,6 +11816,36 @@ type V1EventsTypesListParams struct {
 	IfNoneMatch *string `json:"If-None-Match,omitempty"`
 }
 
+// V1MeLinkCodesCreateParams defines parameters for V1MeLinkCodesCreate.
+type V1MeLinkCodesCreateParams struct {
+	// IdempotencyKey A unique value per operation (a UUID, say; 1 to 255 printable ASCII characters), sent again unchanged on retries. The first answer is stored for 24 hours per credential and replayed to a retry with the same body (`Idempotent-Replayed: true`); the same key with another body is `422 idempotency_key_reused`, and a retry while the first request runs is `409 idempotency_key_in_use`.
+	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
+}
+
+// V1MeLinksListParams defines parameters for V1MeLinksList.
+type V1MeLinksListParams struct {
+	// Page Page number, from 1 (default 1).
+	Page *int `form:"page,omitempty" json:"page,omitempty"`
+
+	// PerPage Items per page, 1-100 (default 25).
+	PerPage *int `form:"per_page,omitempty" json:"per_page,omitempty"`
+}
+
+// V1MeLinksCreateParams defines parameters for V1MeLinksCreate.
+type V1MeLinksCreateParams struct {
+	// IdempotencyKey A unique value per operation (a UUID, say; 1 to 255 printable ASCII characters), sent again unchanged on retries. The first answer is stored for 24 hours per credential and replayed to a retry with the same body (`Idempotent-Replayed: true`); the same key with another body is `422 idempotency_key_reused`, and a retry while the first request runs is `409 idempotency_key_in_use`.
+	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
+}
+
+// V1MeLinksDeleteParams defines parameters for V1MeLinksDelete.
+type V1MeLinksDeleteParams struct {
+	// IdempotencyKey A unique value per operation (a UUID, say; 1 to 255 printable ASCII characters), sent again unchanged on retries. The first answer is stored for 24 hours per credential and replayed to a retry with the same body (`Idempotent-Replayed: true`); the same key with another body is `422 idempotency_key_reused`, and a retry while the first request runs is `409 idempotency_key_in_use`.
+	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
+}
+
+// V1MeLinksDeleteParamsPlatform defines parameters for V1MeLinksDelete.
+type V1MeLinksDeleteParamsPlatform string
+
 // V1ServersListParams defines parameters for V1ServersList.
 type V1ServersListParams struct {
 	// Game Only servers of this game; omit it for every game.
@@ -11269,6 +12017,12 @@ type IngestEventsCreateJSONRequestBody = IngestEventsCreateRequest
 // IngestHeartbeatCreateJSONRequestBody defines body for IngestHeartbeatCreate for application/json ContentType.
 type IngestHeartbeatCreateJSONRequestBody = PluginHeartbeat
 
+// IngestLinkCodesCreateJSONRequestBody defines body for IngestLinkCodesCreate for application/json ContentType.
+type IngestLinkCodesCreateJSONRequestBody = IngestLinkCodesCreateRequest
+
+// IngestLinksCreateJSONRequestBody defines body for IngestLinksCreate for application/json ContentType.
+type IngestLinksCreateJSONRequestBody = IngestLinksCreateRequest
+
 // OauthTokenIntrospectFormdataRequestBody defines body for OauthTokenIntrospect for application/x-www-form-urlencoded ContentType.
 type OauthTokenIntrospectFormdataRequestBody = OauthTokenIntrospectRequest
 
@@ -11295,6 +12049,9 @@ type V1ClansTransferJSONRequestBody = V1ClansTransferRequest
 
 // V1EconomyTransferCreateJSONRequestBody defines body for V1EconomyTransferCreate for application/json ContentType.
 type V1EconomyTransferCreateJSONRequestBody = V1EconomyTransferCreateRequest
+
+// V1MeLinksCreateJSONRequestBody defines body for V1MeLinksCreate for application/json ContentType.
+type V1MeLinksCreateJSONRequestBody = V1MeLinksCreateRequest
 
 // V1ServersCommandSendJSONRequestBody defines body for V1ServersCommandSend for application/json ContentType.
 type V1ServersCommandSendJSONRequestBody = V1ServersCommandSendRequest
@@ -11924,6 +12681,198 @@ func (a OAuthUserInfo) MarshalJSON() ([]byte, error) {
 	return json.Marshal(object)
 }
 
+// AsIngestPlayerSessionEvent returns the union data inside the IngestEventsCreateRequest_Events_Item as a IngestPlayerSessionEvent
+func (t IngestEventsCreateRequest_Events_Item) AsIngestPlayerSessionEvent() (IngestPlayerSessionEvent, error) {
+	var body IngestPlayerSessionEvent
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromIngestPlayerSessionEvent overwrites any union data inside the IngestEventsCreateRequest_Events_Item as the provided IngestPlayerSessionEvent
+func (t *IngestEventsCreateRequest_Events_Item) FromIngestPlayerSessionEvent(v IngestPlayerSessionEvent) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeIngestPlayerSessionEvent performs a merge with any union data inside the IngestEventsCreateRequest_Events_Item, using the provided IngestPlayerSessionEvent
+func (t *IngestEventsCreateRequest_Events_Item) MergeIngestPlayerSessionEvent(v IngestPlayerSessionEvent) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsIngestChatEvent returns the union data inside the IngestEventsCreateRequest_Events_Item as a IngestChatEvent
+func (t IngestEventsCreateRequest_Events_Item) AsIngestChatEvent() (IngestChatEvent, error) {
+	var body IngestChatEvent
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromIngestChatEvent overwrites any union data inside the IngestEventsCreateRequest_Events_Item as the provided IngestChatEvent
+func (t *IngestEventsCreateRequest_Events_Item) FromIngestChatEvent(v IngestChatEvent) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeIngestChatEvent performs a merge with any union data inside the IngestEventsCreateRequest_Events_Item, using the provided IngestChatEvent
+func (t *IngestEventsCreateRequest_Events_Item) MergeIngestChatEvent(v IngestChatEvent) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsIngestKillEvent returns the union data inside the IngestEventsCreateRequest_Events_Item as a IngestKillEvent
+func (t IngestEventsCreateRequest_Events_Item) AsIngestKillEvent() (IngestKillEvent, error) {
+	var body IngestKillEvent
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromIngestKillEvent overwrites any union data inside the IngestEventsCreateRequest_Events_Item as the provided IngestKillEvent
+func (t *IngestEventsCreateRequest_Events_Item) FromIngestKillEvent(v IngestKillEvent) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeIngestKillEvent performs a merge with any union data inside the IngestEventsCreateRequest_Events_Item, using the provided IngestKillEvent
+func (t *IngestEventsCreateRequest_Events_Item) MergeIngestKillEvent(v IngestKillEvent) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsIngestRoundEvent returns the union data inside the IngestEventsCreateRequest_Events_Item as a IngestRoundEvent
+func (t IngestEventsCreateRequest_Events_Item) AsIngestRoundEvent() (IngestRoundEvent, error) {
+	var body IngestRoundEvent
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromIngestRoundEvent overwrites any union data inside the IngestEventsCreateRequest_Events_Item as the provided IngestRoundEvent
+func (t *IngestEventsCreateRequest_Events_Item) FromIngestRoundEvent(v IngestRoundEvent) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeIngestRoundEvent performs a merge with any union data inside the IngestEventsCreateRequest_Events_Item, using the provided IngestRoundEvent
+func (t *IngestEventsCreateRequest_Events_Item) MergeIngestRoundEvent(v IngestRoundEvent) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsIngestMatchResultEvent returns the union data inside the IngestEventsCreateRequest_Events_Item as a IngestMatchResultEvent
+func (t IngestEventsCreateRequest_Events_Item) AsIngestMatchResultEvent() (IngestMatchResultEvent, error) {
+	var body IngestMatchResultEvent
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromIngestMatchResultEvent overwrites any union data inside the IngestEventsCreateRequest_Events_Item as the provided IngestMatchResultEvent
+func (t *IngestEventsCreateRequest_Events_Item) FromIngestMatchResultEvent(v IngestMatchResultEvent) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeIngestMatchResultEvent performs a merge with any union data inside the IngestEventsCreateRequest_Events_Item, using the provided IngestMatchResultEvent
+func (t *IngestEventsCreateRequest_Events_Item) MergeIngestMatchResultEvent(v IngestMatchResultEvent) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsIngestMapChangeEvent returns the union data inside the IngestEventsCreateRequest_Events_Item as a IngestMapChangeEvent
+func (t IngestEventsCreateRequest_Events_Item) AsIngestMapChangeEvent() (IngestMapChangeEvent, error) {
+	var body IngestMapChangeEvent
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromIngestMapChangeEvent overwrites any union data inside the IngestEventsCreateRequest_Events_Item as the provided IngestMapChangeEvent
+func (t *IngestEventsCreateRequest_Events_Item) FromIngestMapChangeEvent(v IngestMapChangeEvent) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeIngestMapChangeEvent performs a merge with any union data inside the IngestEventsCreateRequest_Events_Item, using the provided IngestMapChangeEvent
+func (t *IngestEventsCreateRequest_Events_Item) MergeIngestMapChangeEvent(v IngestMapChangeEvent) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsIngestEventsCreateRequestEvents6 returns the union data inside the IngestEventsCreateRequest_Events_Item as a IngestEventsCreateRequestEvents6
+func (t IngestEventsCreateRequest_Events_Item) AsIngestEventsCreateRequestEvents6() (IngestEventsCreateRequestEvents6, error) {
+	var body IngestEventsCreateRequestEvents6
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromIngestEventsCreateRequestEvents6 overwrites any union data inside the IngestEventsCreateRequest_Events_Item as the provided IngestEventsCreateRequestEvents6
+func (t *IngestEventsCreateRequest_Events_Item) FromIngestEventsCreateRequestEvents6(v IngestEventsCreateRequestEvents6) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeIngestEventsCreateRequestEvents6 performs a merge with any union data inside the IngestEventsCreateRequest_Events_Item, using the provided IngestEventsCreateRequestEvents6
+func (t *IngestEventsCreateRequest_Events_Item) MergeIngestEventsCreateRequestEvents6(v IngestEventsCreateRequestEvents6) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t IngestEventsCreateRequest_Events_Item) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *IngestEventsCreateRequest_Events_Item) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
 // RequestEditorFn is the function signature for the RequestEditor callback function
 type RequestEditorFn func(ctx context.Context, req *http.Request) error
 
@@ -12240,7 +13189,7 @@ type ClientInterface interface {
 	// Corresponds with POST /api-platform/ingest/commands/{id}/result (the `IngestCommandResultCreate` operationId).
 	IngestCommandResultCreate(ctx context.Context, id string, body IngestCommandResultCreateJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// IngestEventsCreateWithBody Ingest typed JSON events (Rust and other plugins)
+	// IngestEventsCreateWithBody Ingest typed JSON events (game-server plugins)
 	//
 	// `POST /api-platform/ingest/events` (Bearer).
 	//
@@ -12248,13 +13197,18 @@ type ClientInterface interface {
 	// or, for senders that cannot set headers, in the path. The event is attributed to that server and its game.
 	// A missing, unknown or revoked token gets `401` and nothing is stored. A batch is applied in one transaction.
 	//
-	// A batch of up to 10000 events: `kill`, `match_result`, `player_session`, each an object of one of these shapes (`?`: optional):
+	// A batch of up to 10000 events, each an object of one of these kinds (the named schema of each is in the document):
 	//
-	// - `type`: "kill", `client_id`: string, `occurred_at`: string, `killer`: { `steam_id`: string, `name`: string }, `victim`: { `steam_id`: string, `name`: string }, `weapon`: string, `headshot?`: boolean, `distance?`: number, `round_number?`: integer
-	// - `type`: "match_result", `client_id`: string, `ended_at`: string, `map`: string, `team1`: [{ `steam_id`: string, `name`: string, `participation?`: number }], `team2`: [{ `steam_id`: string, `name`: string, `participation?`: number }], `team1_score`: integer, `team2_score`: integer, `tournament_id?`: integer
-	// - `type`: "player_session", `client_id`: string, `occurred_at`: string, `action`: "connect" | "disconnect", `steam_id`: string, `name`: string
+	// - `player_session` (`IngestPlayerSessionEvent`): A player connected or left: `player`, or (the older form) `steam_id` and `name`. A Steam id seen for the first time gets a hub profile.
+	// - `chat` (`IngestChatEvent`): A chat message: told as a `chat.message` event to the server's owner and operators (scope `chat:read`), never stored.
+	// - `kill` (`IngestKillEvent`): A kill (a suicide is refused: it is not a frag).
+	// - `round` (`IngestRoundEvent`): A round started or ended: told as `round.started` / `round.ended` on the server’s current map. Scores and winner are checked, not stored (the match result carries the score).
+	// - `match_result` (`IngestMatchResultEvent`): A match played to its end, with its teams and score.
+	// - `map_change` (`IngestMapChangeEvent`): The server changed map: its `map` in `/servers` and `/v1/servers` follows.
 	//
-	// Each event is validated alone; an invalid one is rejected with its index and reason. `client_id` makes a resent event a duplicate.
+	// A player is an `IngestPlayer`: `name` and exactly one of `steam_id` (SteamID64, `STEAM_X:Y:Z` or `[U:1:N]`), `minecraft_uuid` (dashes optional) or `eos_id` (32 hex digits). A Steam id gets a hub profile the first time it is seen. A Minecraft or EOS id counts only for the hub user it is linked to (`POST /api-platform/ingest/links`): its kills, matches and XP land on that profile. An unlinked one credits nobody: its event is accepted (and counted once by `client_id`) but nothing is attached to anybody. A kill naming a Minecraft or EOS player is not listed in the kill feed (whose participants are named by SteamID); it counts on the linked players’ profiles (kill counters, XP, achievements, combat totals). A match’s unlinked players are left out of its teams.
+	//
+	// Each event is validated alone; an invalid one is rejected with its index and reason, the others are applied. `client_id` makes a resent event a duplicate, counted once.
 	//
 	// ### What the service derives
 	// - **Players**: Steam IDs (`[U:1:N]`, `STEAM_X:Y:Z`, SteamID64) are stored as SteamID64; a new Steam ID gets a hub profile.
@@ -12269,7 +13223,7 @@ type ClientInterface interface {
 	// Corresponds with POST /api-platform/ingest/events (the `IngestEventsCreate` operationId).
 	IngestEventsCreateWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// IngestEventsCreate Ingest typed JSON events (Rust and other plugins)
+	// IngestEventsCreate Ingest typed JSON events (game-server plugins)
 	//
 	// `POST /api-platform/ingest/events` (Bearer).
 	//
@@ -12277,13 +13231,18 @@ type ClientInterface interface {
 	// or, for senders that cannot set headers, in the path. The event is attributed to that server and its game.
 	// A missing, unknown or revoked token gets `401` and nothing is stored. A batch is applied in one transaction.
 	//
-	// A batch of up to 10000 events: `kill`, `match_result`, `player_session`, each an object of one of these shapes (`?`: optional):
+	// A batch of up to 10000 events, each an object of one of these kinds (the named schema of each is in the document):
 	//
-	// - `type`: "kill", `client_id`: string, `occurred_at`: string, `killer`: { `steam_id`: string, `name`: string }, `victim`: { `steam_id`: string, `name`: string }, `weapon`: string, `headshot?`: boolean, `distance?`: number, `round_number?`: integer
-	// - `type`: "match_result", `client_id`: string, `ended_at`: string, `map`: string, `team1`: [{ `steam_id`: string, `name`: string, `participation?`: number }], `team2`: [{ `steam_id`: string, `name`: string, `participation?`: number }], `team1_score`: integer, `team2_score`: integer, `tournament_id?`: integer
-	// - `type`: "player_session", `client_id`: string, `occurred_at`: string, `action`: "connect" | "disconnect", `steam_id`: string, `name`: string
+	// - `player_session` (`IngestPlayerSessionEvent`): A player connected or left: `player`, or (the older form) `steam_id` and `name`. A Steam id seen for the first time gets a hub profile.
+	// - `chat` (`IngestChatEvent`): A chat message: told as a `chat.message` event to the server's owner and operators (scope `chat:read`), never stored.
+	// - `kill` (`IngestKillEvent`): A kill (a suicide is refused: it is not a frag).
+	// - `round` (`IngestRoundEvent`): A round started or ended: told as `round.started` / `round.ended` on the server’s current map. Scores and winner are checked, not stored (the match result carries the score).
+	// - `match_result` (`IngestMatchResultEvent`): A match played to its end, with its teams and score.
+	// - `map_change` (`IngestMapChangeEvent`): The server changed map: its `map` in `/servers` and `/v1/servers` follows.
 	//
-	// Each event is validated alone; an invalid one is rejected with its index and reason. `client_id` makes a resent event a duplicate.
+	// A player is an `IngestPlayer`: `name` and exactly one of `steam_id` (SteamID64, `STEAM_X:Y:Z` or `[U:1:N]`), `minecraft_uuid` (dashes optional) or `eos_id` (32 hex digits). A Steam id gets a hub profile the first time it is seen. A Minecraft or EOS id counts only for the hub user it is linked to (`POST /api-platform/ingest/links`): its kills, matches and XP land on that profile. An unlinked one credits nobody: its event is accepted (and counted once by `client_id`) but nothing is attached to anybody. A kill naming a Minecraft or EOS player is not listed in the kill feed (whose participants are named by SteamID); it counts on the linked players’ profiles (kill counters, XP, achievements, combat totals). A match’s unlinked players are left out of its teams.
+	//
+	// Each event is validated alone; an invalid one is rejected with its index and reason, the others are applied. `client_id` makes a resent event a duplicate, counted once.
 	//
 	// ### What the service derives
 	// - **Players**: Steam IDs (`[U:1:N]`, `STEAM_X:Y:Z`, SteamID64) are stored as SteamID64; a new Steam ID gets a hub profile.
@@ -12315,6 +13274,58 @@ type ClientInterface interface {
 	//
 	// Corresponds with POST /api-platform/ingest/heartbeat (the `IngestHeartbeatCreate` operationId).
 	IngestHeartbeatCreate(ctx context.Context, body IngestHeartbeatCreateJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// IngestLinkCodesCreateWithBody Make a link code for a player to enter in the portal
+	//
+	// `POST /api-platform/ingest/link-codes` (Bearer: the server’s ingest token).
+	//
+	// A Minecraft or EOS player links their in-game identity to a hub account with a one-use code (6 characters such as `7KQ-M3X`, valid 10 minutes). Either the user makes the code (portal page *Game identities*, or `POST /v1/me/link-codes`) and the player types it in game, which the plugin posts to `POST /api-platform/ingest/links`; or the plugin asks `POST /api-platform/ingest/link-codes` for a code it shows the player, who enters it in the portal (or `POST /v1/me/links`). From then on the identity’s kills, matches and XP land on that profile (earlier events are not credited again). A Steam id needs no link: it has a hub profile of its own (the routes take `minecraft_uuid` or `eos_id` only).
+	//
+	// A code for this player that the plugin shows in game; the hub user enters it in the portal or with `POST /v1/me/links`. `409 identity_linked`: the identity is already linked (to anybody).
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /api-platform/ingest/link-codes (the `IngestLinkCodesCreate` operationId).
+	IngestLinkCodesCreateWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// IngestLinkCodesCreate Make a link code for a player to enter in the portal
+	//
+	// `POST /api-platform/ingest/link-codes` (Bearer: the server’s ingest token).
+	//
+	// A Minecraft or EOS player links their in-game identity to a hub account with a one-use code (6 characters such as `7KQ-M3X`, valid 10 minutes). Either the user makes the code (portal page *Game identities*, or `POST /v1/me/link-codes`) and the player types it in game, which the plugin posts to `POST /api-platform/ingest/links`; or the plugin asks `POST /api-platform/ingest/link-codes` for a code it shows the player, who enters it in the portal (or `POST /v1/me/links`). From then on the identity’s kills, matches and XP land on that profile (earlier events are not credited again). A Steam id needs no link: it has a hub profile of its own (the routes take `minecraft_uuid` or `eos_id` only).
+	//
+	// A code for this player that the plugin shows in game; the hub user enters it in the portal or with `POST /v1/me/links`. `409 identity_linked`: the identity is already linked (to anybody).
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /api-platform/ingest/link-codes (the `IngestLinkCodesCreate` operationId).
+	IngestLinkCodesCreate(ctx context.Context, body IngestLinkCodesCreateJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// IngestLinksCreateWithBody Link a player to the hub account whose code they typed
+	//
+	// `POST /api-platform/ingest/links` (Bearer: the server’s ingest token).
+	//
+	// A Minecraft or EOS player links their in-game identity to a hub account with a one-use code (6 characters such as `7KQ-M3X`, valid 10 minutes). Either the user makes the code (portal page *Game identities*, or `POST /v1/me/link-codes`) and the player types it in game, which the plugin posts to `POST /api-platform/ingest/links`; or the plugin asks `POST /api-platform/ingest/link-codes` for a code it shows the player, who enters it in the portal (or `POST /v1/me/links`). From then on the identity’s kills, matches and XP land on that profile (earlier events are not credited again). A Steam id needs no link: it has a hub profile of its own (the routes take `minecraft_uuid` or `eos_id` only).
+	//
+	// The player typed a user’s code in game: the identity is linked to that user and `player.identity_linked` is told to them. `404 link_code_invalid`: unknown, used or expired (one answer for all three). `409 identity_linked`: the identity is linked to another account (nothing changes; the code stays usable). Linking again to the same account answers 200 and changes nothing but spending the code.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /api-platform/ingest/links (the `IngestLinksCreate` operationId).
+	IngestLinksCreateWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// IngestLinksCreate Link a player to the hub account whose code they typed
+	//
+	// `POST /api-platform/ingest/links` (Bearer: the server’s ingest token).
+	//
+	// A Minecraft or EOS player links their in-game identity to a hub account with a one-use code (6 characters such as `7KQ-M3X`, valid 10 minutes). Either the user makes the code (portal page *Game identities*, or `POST /v1/me/link-codes`) and the player types it in game, which the plugin posts to `POST /api-platform/ingest/links`; or the plugin asks `POST /api-platform/ingest/link-codes` for a code it shows the player, who enters it in the portal (or `POST /v1/me/links`). From then on the identity’s kills, matches and XP land on that profile (earlier events are not credited again). A Steam id needs no link: it has a hub profile of its own (the routes take `minecraft_uuid` or `eos_id` only).
+	//
+	// The player typed a user’s code in game: the identity is linked to that user and `player.identity_linked` is told to them. `404 link_code_invalid`: unknown, used or expired (one answer for all three). `409 identity_linked`: the identity is linked to another account (nothing changes; the code stays usable). Linking again to the same account answers 200 and changes nothing but spending the code.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /api-platform/ingest/links (the `IngestLinksCreate` operationId).
+	IngestLinksCreate(ctx context.Context, body IngestLinksCreateJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// IngestLogsCreate Ingest log lines (CS2 HTTP log stream, CS 1.6)
 	//
@@ -12798,6 +13809,55 @@ type ClientInterface interface {
 	//
 	// Corresponds with GET /v1/events/types (the `V1EventsTypesList` operationId).
 	V1EventsTypesList(ctx context.Context, params *V1EventsTypesListParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// V1MeLinkCodesCreate Make a link code to type in game
+	//
+	// Links attach a Minecraft (UUID) or Epic Online Services identity to your hub account, so what a game server’s plugin reports of that player (kills, matches, XP) lands on your profile; an unlinked identity credits nobody. A Steam id needs no link. See the guide *Connecting game servers* ("Identity links").
+	//
+	// A new one-use code (6 characters such as `7KQ-M3X`, valid 10 minutes): the player types it in game (`/link 7KQ-M3X`) and the server’s plugin links their identity to this account. Codes are never listed; make a new one when it expired. Needs a user’s token with `identities:write`.
+	//
+	// Corresponds with POST /v1/me/link-codes (the `V1MeLinkCodesCreate` operationId).
+	V1MeLinkCodesCreate(ctx context.Context, params *V1MeLinkCodesCreateParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// V1MeLinksList List your linked game identities
+	//
+	// Links attach a Minecraft (UUID) or Epic Online Services identity to your hub account, so what a game server’s plugin reports of that player (kills, matches, XP) lands on your profile; an unlinked identity credits nobody. A Steam id needs no link. See the guide *Connecting game servers* ("Identity links").
+	//
+	// Needs a user’s token with `identify`.
+	//
+	// Corresponds with GET /v1/me/links (the `V1MeLinksList` operationId).
+	V1MeLinksList(ctx context.Context, params *V1MeLinksListParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// V1MeLinksCreateWithBody Link a game identity with the code a plugin showed
+	//
+	// Links attach a Minecraft (UUID) or Epic Online Services identity to your hub account, so what a game server’s plugin reports of that player (kills, matches, XP) lands on your profile; an unlinked identity credits nobody. A Steam id needs no link. See the guide *Connecting game servers* ("Identity links").
+	//
+	// Enter the code a game server’s plugin showed the player in game: that identity is linked to this account and `player.identity_linked` is told. `404 link_code_invalid`: unknown, used or expired (one answer for all three). `409 identity_linked`: the identity is linked to another account (nothing changes). Needs a user’s token with `identities:write`.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /v1/me/links (the `V1MeLinksCreate` operationId).
+	V1MeLinksCreateWithBody(ctx context.Context, params *V1MeLinksCreateParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// V1MeLinksCreate Link a game identity with the code a plugin showed
+	//
+	// Links attach a Minecraft (UUID) or Epic Online Services identity to your hub account, so what a game server’s plugin reports of that player (kills, matches, XP) lands on your profile; an unlinked identity credits nobody. A Steam id needs no link. See the guide *Connecting game servers* ("Identity links").
+	//
+	// Enter the code a game server’s plugin showed the player in game: that identity is linked to this account and `player.identity_linked` is told. `404 link_code_invalid`: unknown, used or expired (one answer for all three). `409 identity_linked`: the identity is linked to another account (nothing changes). Needs a user’s token with `identities:write`.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /v1/me/links (the `V1MeLinksCreate` operationId).
+	V1MeLinksCreate(ctx context.Context, params *V1MeLinksCreateParams, body V1MeLinksCreateJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// V1MeLinksDelete Remove a linked game identity
+	//
+	// Links attach a Minecraft (UUID) or Epic Online Services identity to your hub account, so what a game server’s plugin reports of that player (kills, matches, XP) lands on your profile; an unlinked identity credits nobody. A Steam id needs no link. See the guide *Connecting game servers* ("Identity links").
+	//
+	// Unlinks the identity: from now on it credits nobody (what it earned stays on your profile). `404 identity_link_not_found` when you have no such link. Needs a user’s token with `identities:write`.
+	//
+	// Corresponds with DELETE /v1/me/links/{platform}/{id} (the `V1MeLinksDelete` operationId).
+	V1MeLinksDelete(ctx context.Context, platform V1MeLinksDeleteParamsPlatform, id string, params *V1MeLinksDeleteParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// V1ServersList List game servers (preview)
 	//
@@ -13505,7 +14565,7 @@ func (c *Client) IngestCommandResultCreate(ctx context.Context, id string, body 
 	return c.Client.Do(req)
 }
 
-// IngestEventsCreateWithBody Ingest typed JSON events (Rust and other plugins)
+// IngestEventsCreateWithBody Ingest typed JSON events (game-server plugins)
 //
 // `POST /api-platform/ingest/events` (Bearer).
 //
@@ -13513,13 +14573,18 @@ func (c *Client) IngestCommandResultCreate(ctx context.Context, id string, body 
 // or, for senders that cannot set headers, in the path. The event is attributed to that server and its game.
 // A missing, unknown or revoked token gets `401` and nothing is stored. A batch is applied in one transaction.
 //
-// A batch of up to 10000 events: `kill`, `match_result`, `player_session`, each an object of one of these shapes (`?`: optional):
+// A batch of up to 10000 events, each an object of one of these kinds (the named schema of each is in the document):
 //
-// - `type`: "kill", `client_id`: string, `occurred_at`: string, `killer`: { `steam_id`: string, `name`: string }, `victim`: { `steam_id`: string, `name`: string }, `weapon`: string, `headshot?`: boolean, `distance?`: number, `round_number?`: integer
-// - `type`: "match_result", `client_id`: string, `ended_at`: string, `map`: string, `team1`: [{ `steam_id`: string, `name`: string, `participation?`: number }], `team2`: [{ `steam_id`: string, `name`: string, `participation?`: number }], `team1_score`: integer, `team2_score`: integer, `tournament_id?`: integer
-// - `type`: "player_session", `client_id`: string, `occurred_at`: string, `action`: "connect" | "disconnect", `steam_id`: string, `name`: string
+// - `player_session` (`IngestPlayerSessionEvent`): A player connected or left: `player`, or (the older form) `steam_id` and `name`. A Steam id seen for the first time gets a hub profile.
+// - `chat` (`IngestChatEvent`): A chat message: told as a `chat.message` event to the server's owner and operators (scope `chat:read`), never stored.
+// - `kill` (`IngestKillEvent`): A kill (a suicide is refused: it is not a frag).
+// - `round` (`IngestRoundEvent`): A round started or ended: told as `round.started` / `round.ended` on the server’s current map. Scores and winner are checked, not stored (the match result carries the score).
+// - `match_result` (`IngestMatchResultEvent`): A match played to its end, with its teams and score.
+// - `map_change` (`IngestMapChangeEvent`): The server changed map: its `map` in `/servers` and `/v1/servers` follows.
 //
-// Each event is validated alone; an invalid one is rejected with its index and reason. `client_id` makes a resent event a duplicate.
+// A player is an `IngestPlayer`: `name` and exactly one of `steam_id` (SteamID64, `STEAM_X:Y:Z` or `[U:1:N]`), `minecraft_uuid` (dashes optional) or `eos_id` (32 hex digits). A Steam id gets a hub profile the first time it is seen. A Minecraft or EOS id counts only for the hub user it is linked to (`POST /api-platform/ingest/links`): its kills, matches and XP land on that profile. An unlinked one credits nobody: its event is accepted (and counted once by `client_id`) but nothing is attached to anybody. A kill naming a Minecraft or EOS player is not listed in the kill feed (whose participants are named by SteamID); it counts on the linked players’ profiles (kill counters, XP, achievements, combat totals). A match’s unlinked players are left out of its teams.
+//
+// Each event is validated alone; an invalid one is rejected with its index and reason, the others are applied. `client_id` makes a resent event a duplicate, counted once.
 //
 // ### What the service derives
 // - **Players**: Steam IDs (`[U:1:N]`, `STEAM_X:Y:Z`, SteamID64) are stored as SteamID64; a new Steam ID gets a hub profile.
@@ -13544,7 +14609,7 @@ func (c *Client) IngestEventsCreateWithBody(ctx context.Context, contentType str
 	return c.Client.Do(req)
 }
 
-// IngestEventsCreate Ingest typed JSON events (Rust and other plugins)
+// IngestEventsCreate Ingest typed JSON events (game-server plugins)
 //
 // `POST /api-platform/ingest/events` (Bearer).
 //
@@ -13552,13 +14617,18 @@ func (c *Client) IngestEventsCreateWithBody(ctx context.Context, contentType str
 // or, for senders that cannot set headers, in the path. The event is attributed to that server and its game.
 // A missing, unknown or revoked token gets `401` and nothing is stored. A batch is applied in one transaction.
 //
-// A batch of up to 10000 events: `kill`, `match_result`, `player_session`, each an object of one of these shapes (`?`: optional):
+// A batch of up to 10000 events, each an object of one of these kinds (the named schema of each is in the document):
 //
-// - `type`: "kill", `client_id`: string, `occurred_at`: string, `killer`: { `steam_id`: string, `name`: string }, `victim`: { `steam_id`: string, `name`: string }, `weapon`: string, `headshot?`: boolean, `distance?`: number, `round_number?`: integer
-// - `type`: "match_result", `client_id`: string, `ended_at`: string, `map`: string, `team1`: [{ `steam_id`: string, `name`: string, `participation?`: number }], `team2`: [{ `steam_id`: string, `name`: string, `participation?`: number }], `team1_score`: integer, `team2_score`: integer, `tournament_id?`: integer
-// - `type`: "player_session", `client_id`: string, `occurred_at`: string, `action`: "connect" | "disconnect", `steam_id`: string, `name`: string
+// - `player_session` (`IngestPlayerSessionEvent`): A player connected or left: `player`, or (the older form) `steam_id` and `name`. A Steam id seen for the first time gets a hub profile.
+// - `chat` (`IngestChatEvent`): A chat message: told as a `chat.message` event to the server's owner and operators (scope `chat:read`), never stored.
+// - `kill` (`IngestKillEvent`): A kill (a suicide is refused: it is not a frag).
+// - `round` (`IngestRoundEvent`): A round started or ended: told as `round.started` / `round.ended` on the server’s current map. Scores and winner are checked, not stored (the match result carries the score).
+// - `match_result` (`IngestMatchResultEvent`): A match played to its end, with its teams and score.
+// - `map_change` (`IngestMapChangeEvent`): The server changed map: its `map` in `/servers` and `/v1/servers` follows.
 //
-// Each event is validated alone; an invalid one is rejected with its index and reason. `client_id` makes a resent event a duplicate.
+// A player is an `IngestPlayer`: `name` and exactly one of `steam_id` (SteamID64, `STEAM_X:Y:Z` or `[U:1:N]`), `minecraft_uuid` (dashes optional) or `eos_id` (32 hex digits). A Steam id gets a hub profile the first time it is seen. A Minecraft or EOS id counts only for the hub user it is linked to (`POST /api-platform/ingest/links`): its kills, matches and XP land on that profile. An unlinked one credits nobody: its event is accepted (and counted once by `client_id`) but nothing is attached to anybody. A kill naming a Minecraft or EOS player is not listed in the kill feed (whose participants are named by SteamID); it counts on the linked players’ profiles (kill counters, XP, achievements, combat totals). A match’s unlinked players are left out of its teams.
+//
+// Each event is validated alone; an invalid one is rejected with its index and reason, the others are applied. `client_id` makes a resent event a duplicate, counted once.
 //
 // ### What the service derives
 // - **Players**: Steam IDs (`[U:1:N]`, `STEAM_X:Y:Z`, SteamID64) are stored as SteamID64; a new Steam ID gets a hub profile.
@@ -13611,6 +14681,98 @@ func (c *Client) IngestHeartbeatCreateWithBody(ctx context.Context, contentType 
 // Corresponds with POST /api-platform/ingest/heartbeat (the `IngestHeartbeatCreate` operationId).
 func (c *Client) IngestHeartbeatCreate(ctx context.Context, body IngestHeartbeatCreateJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewIngestHeartbeatCreateRequest(c.Server, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// IngestLinkCodesCreateWithBody Make a link code for a player to enter in the portal
+//
+// `POST /api-platform/ingest/link-codes` (Bearer: the server’s ingest token).
+//
+// A Minecraft or EOS player links their in-game identity to a hub account with a one-use code (6 characters such as `7KQ-M3X`, valid 10 minutes). Either the user makes the code (portal page *Game identities*, or `POST /v1/me/link-codes`) and the player types it in game, which the plugin posts to `POST /api-platform/ingest/links`; or the plugin asks `POST /api-platform/ingest/link-codes` for a code it shows the player, who enters it in the portal (or `POST /v1/me/links`). From then on the identity’s kills, matches and XP land on that profile (earlier events are not credited again). A Steam id needs no link: it has a hub profile of its own (the routes take `minecraft_uuid` or `eos_id` only).
+//
+// A code for this player that the plugin shows in game; the hub user enters it in the portal or with `POST /v1/me/links`. `409 identity_linked`: the identity is already linked (to anybody).
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /api-platform/ingest/link-codes (the `IngestLinkCodesCreate` operationId).
+func (c *Client) IngestLinkCodesCreateWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewIngestLinkCodesCreateRequestWithBody(c.Server, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// IngestLinkCodesCreate Make a link code for a player to enter in the portal
+//
+// `POST /api-platform/ingest/link-codes` (Bearer: the server’s ingest token).
+//
+// A Minecraft or EOS player links their in-game identity to a hub account with a one-use code (6 characters such as `7KQ-M3X`, valid 10 minutes). Either the user makes the code (portal page *Game identities*, or `POST /v1/me/link-codes`) and the player types it in game, which the plugin posts to `POST /api-platform/ingest/links`; or the plugin asks `POST /api-platform/ingest/link-codes` for a code it shows the player, who enters it in the portal (or `POST /v1/me/links`). From then on the identity’s kills, matches and XP land on that profile (earlier events are not credited again). A Steam id needs no link: it has a hub profile of its own (the routes take `minecraft_uuid` or `eos_id` only).
+//
+// A code for this player that the plugin shows in game; the hub user enters it in the portal or with `POST /v1/me/links`. `409 identity_linked`: the identity is already linked (to anybody).
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /api-platform/ingest/link-codes (the `IngestLinkCodesCreate` operationId).
+func (c *Client) IngestLinkCodesCreate(ctx context.Context, body IngestLinkCodesCreateJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewIngestLinkCodesCreateRequest(c.Server, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// IngestLinksCreateWithBody Link a player to the hub account whose code they typed
+//
+// `POST /api-platform/ingest/links` (Bearer: the server’s ingest token).
+//
+// A Minecraft or EOS player links their in-game identity to a hub account with a one-use code (6 characters such as `7KQ-M3X`, valid 10 minutes). Either the user makes the code (portal page *Game identities*, or `POST /v1/me/link-codes`) and the player types it in game, which the plugin posts to `POST /api-platform/ingest/links`; or the plugin asks `POST /api-platform/ingest/link-codes` for a code it shows the player, who enters it in the portal (or `POST /v1/me/links`). From then on the identity’s kills, matches and XP land on that profile (earlier events are not credited again). A Steam id needs no link: it has a hub profile of its own (the routes take `minecraft_uuid` or `eos_id` only).
+//
+// The player typed a user’s code in game: the identity is linked to that user and `player.identity_linked` is told to them. `404 link_code_invalid`: unknown, used or expired (one answer for all three). `409 identity_linked`: the identity is linked to another account (nothing changes; the code stays usable). Linking again to the same account answers 200 and changes nothing but spending the code.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /api-platform/ingest/links (the `IngestLinksCreate` operationId).
+func (c *Client) IngestLinksCreateWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewIngestLinksCreateRequestWithBody(c.Server, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// IngestLinksCreate Link a player to the hub account whose code they typed
+//
+// `POST /api-platform/ingest/links` (Bearer: the server’s ingest token).
+//
+// A Minecraft or EOS player links their in-game identity to a hub account with a one-use code (6 characters such as `7KQ-M3X`, valid 10 minutes). Either the user makes the code (portal page *Game identities*, or `POST /v1/me/link-codes`) and the player types it in game, which the plugin posts to `POST /api-platform/ingest/links`; or the plugin asks `POST /api-platform/ingest/link-codes` for a code it shows the player, who enters it in the portal (or `POST /v1/me/links`). From then on the identity’s kills, matches and XP land on that profile (earlier events are not credited again). A Steam id needs no link: it has a hub profile of its own (the routes take `minecraft_uuid` or `eos_id` only).
+//
+// The player typed a user’s code in game: the identity is linked to that user and `player.identity_linked` is told to them. `404 link_code_invalid`: unknown, used or expired (one answer for all three). `409 identity_linked`: the identity is linked to another account (nothing changes; the code stays usable). Linking again to the same account answers 200 and changes nothing but spending the code.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /api-platform/ingest/links (the `IngestLinksCreate` operationId).
+func (c *Client) IngestLinksCreate(ctx context.Context, body IngestLinksCreateJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewIngestLinksCreateRequest(c.Server, body)
 	if err != nil {
 		return nil, err
 	}
@@ -14644,6 +15806,105 @@ func (c *Client) V1EventsStream(ctx context.Context, params *V1EventsStreamParam
 // Corresponds with GET /v1/events/types (the `V1EventsTypesList` operationId).
 func (c *Client) V1EventsTypesList(ctx context.Context, params *V1EventsTypesListParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewV1EventsTypesListRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// V1MeLinkCodesCreate Make a link code to type in game
+//
+// Links attach a Minecraft (UUID) or Epic Online Services identity to your hub account, so what a game server’s plugin reports of that player (kills, matches, XP) lands on your profile; an unlinked identity credits nobody. A Steam id needs no link. See the guide *Connecting game servers* ("Identity links").
+//
+// A new one-use code (6 characters such as `7KQ-M3X`, valid 10 minutes): the player types it in game (`/link 7KQ-M3X`) and the server’s plugin links their identity to this account. Codes are never listed; make a new one when it expired. Needs a user’s token with `identities:write`.
+//
+// Corresponds with POST /v1/me/link-codes (the `V1MeLinkCodesCreate` operationId).
+func (c *Client) V1MeLinkCodesCreate(ctx context.Context, params *V1MeLinkCodesCreateParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewV1MeLinkCodesCreateRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// V1MeLinksList List your linked game identities
+//
+// Links attach a Minecraft (UUID) or Epic Online Services identity to your hub account, so what a game server’s plugin reports of that player (kills, matches, XP) lands on your profile; an unlinked identity credits nobody. A Steam id needs no link. See the guide *Connecting game servers* ("Identity links").
+//
+// Needs a user’s token with `identify`.
+//
+// Corresponds with GET /v1/me/links (the `V1MeLinksList` operationId).
+func (c *Client) V1MeLinksList(ctx context.Context, params *V1MeLinksListParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewV1MeLinksListRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// V1MeLinksCreateWithBody Link a game identity with the code a plugin showed
+//
+// Links attach a Minecraft (UUID) or Epic Online Services identity to your hub account, so what a game server’s plugin reports of that player (kills, matches, XP) lands on your profile; an unlinked identity credits nobody. A Steam id needs no link. See the guide *Connecting game servers* ("Identity links").
+//
+// Enter the code a game server’s plugin showed the player in game: that identity is linked to this account and `player.identity_linked` is told. `404 link_code_invalid`: unknown, used or expired (one answer for all three). `409 identity_linked`: the identity is linked to another account (nothing changes). Needs a user’s token with `identities:write`.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /v1/me/links (the `V1MeLinksCreate` operationId).
+func (c *Client) V1MeLinksCreateWithBody(ctx context.Context, params *V1MeLinksCreateParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewV1MeLinksCreateRequestWithBody(c.Server, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// V1MeLinksCreate Link a game identity with the code a plugin showed
+//
+// Links attach a Minecraft (UUID) or Epic Online Services identity to your hub account, so what a game server’s plugin reports of that player (kills, matches, XP) lands on your profile; an unlinked identity credits nobody. A Steam id needs no link. See the guide *Connecting game servers* ("Identity links").
+//
+// Enter the code a game server’s plugin showed the player in game: that identity is linked to this account and `player.identity_linked` is told. `404 link_code_invalid`: unknown, used or expired (one answer for all three). `409 identity_linked`: the identity is linked to another account (nothing changes). Needs a user’s token with `identities:write`.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /v1/me/links (the `V1MeLinksCreate` operationId).
+func (c *Client) V1MeLinksCreate(ctx context.Context, params *V1MeLinksCreateParams, body V1MeLinksCreateJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewV1MeLinksCreateRequest(c.Server, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// V1MeLinksDelete Remove a linked game identity
+//
+// Links attach a Minecraft (UUID) or Epic Online Services identity to your hub account, so what a game server’s plugin reports of that player (kills, matches, XP) lands on your profile; an unlinked identity credits nobody. A Steam id needs no link. See the guide *Connecting game servers* ("Identity links").
+//
+// Unlinks the identity: from now on it credits nobody (what it earned stays on your profile). `404 identity_link_not_found` when you have no such link. Needs a user’s token with `identities:write`.
+//
+// Corresponds with DELETE /v1/me/links/{platform}/{id} (the `V1MeLinksDelete` operationId).
+func (c *Client) V1MeLinksDelete(ctx context.Context, platform V1MeLinksDeleteParamsPlatform, id string, params *V1MeLinksDeleteParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewV1MeLinksDeleteRequest(c.Server, platform, id, params)
 	if err != nil {
 		return nil, err
 	}
@@ -15895,6 +17156,86 @@ func NewIngestHeartbeatCreateRequestWithBody(server string, contentType string, 
 	}
 
 	operationPath := fmt.Sprintf("/api-platform/ingest/heartbeat")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewIngestLinkCodesCreateRequest calls the generic IngestLinkCodesCreate builder with application/json body
+func NewIngestLinkCodesCreateRequest(server string, body IngestLinkCodesCreateJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewIngestLinkCodesCreateRequestWithBody(server, "application/json", bodyReader)
+}
+
+// NewIngestLinkCodesCreateRequestWithBody constructs an http.Request for the IngestLinkCodesCreate method, with any body, and a specified content type
+func NewIngestLinkCodesCreateRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api-platform/ingest/link-codes")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewIngestLinksCreateRequest calls the generic IngestLinksCreate builder with application/json body
+func NewIngestLinksCreateRequest(server string, body IngestLinksCreateJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewIngestLinksCreateRequestWithBody(server, "application/json", bodyReader)
+}
+
+// NewIngestLinksCreateRequestWithBody constructs an http.Request for the IngestLinksCreate method, with any body, and a specified content type
+func NewIngestLinksCreateRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api-platform/ingest/links")
 	if operationPath[0] == '/' {
 		operationPath = "." + operationPath
 	}
@@ -18504,6 +19845,225 @@ func NewV1EventsTypesListRequest(server string, params *V1EventsTypesListParams)
 	return req, nil
 }
 
+// NewV1MeLinkCodesCreateRequest constructs an http.Request for the V1MeLinkCodesCreate method
+func NewV1MeLinkCodesCreateRequest(server string, params *V1MeLinkCodesCreateParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/me/link-codes")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+
+		if params.IdempotencyKey != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewV1MeLinksListRequest constructs an http.Request for the V1MeLinksList method
+func NewV1MeLinksListRequest(server string, params *V1MeLinksListParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/me/links")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Page != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "page", *params.Page, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.PerPage != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "per_page", *params.PerPage, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewV1MeLinksCreateRequest calls the generic V1MeLinksCreate builder with application/json body
+func NewV1MeLinksCreateRequest(server string, params *V1MeLinksCreateParams, body V1MeLinksCreateJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewV1MeLinksCreateRequestWithBody(server, params, "application/json", bodyReader)
+}
+
+// NewV1MeLinksCreateRequestWithBody constructs an http.Request for the V1MeLinksCreate method, with any body, and a specified content type
+func NewV1MeLinksCreateRequestWithBody(server string, params *V1MeLinksCreateParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/me/links")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		if params.IdempotencyKey != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewV1MeLinksDeleteRequest constructs an http.Request for the V1MeLinksDelete method
+func NewV1MeLinksDeleteRequest(server string, platform V1MeLinksDeleteParamsPlatform, id string, params *V1MeLinksDeleteParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "platform", platform, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/me/links/%s/%s", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodDelete, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+
+		if params.IdempotencyKey != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+	}
+
+	return req, nil
+}
+
 // NewV1ServersListRequest constructs an http.Request for the V1ServersList method
 func NewV1ServersListRequest(server string, params *V1ServersListParams) (*http.Request, error) {
 	var err error
@@ -19859,7 +21419,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /api-platform/ingest/commands/{id}/result (the `IngestCommandResultCreate` operationId).
 	IngestCommandResultCreateWithResponse(ctx context.Context, id string, body IngestCommandResultCreateJSONRequestBody, reqEditors ...RequestEditorFn) (*IngestCommandResultCreateResponse, error)
 
-	// IngestEventsCreateWithBodyWithResponse Ingest typed JSON events (Rust and other plugins)
+	// IngestEventsCreateWithBodyWithResponse Ingest typed JSON events (game-server plugins)
 	//
 	// `POST /api-platform/ingest/events` (Bearer).
 	//
@@ -19867,13 +21427,18 @@ type ClientWithResponsesInterface interface {
 	// or, for senders that cannot set headers, in the path. The event is attributed to that server and its game.
 	// A missing, unknown or revoked token gets `401` and nothing is stored. A batch is applied in one transaction.
 	//
-	// A batch of up to 10000 events: `kill`, `match_result`, `player_session`, each an object of one of these shapes (`?`: optional):
+	// A batch of up to 10000 events, each an object of one of these kinds (the named schema of each is in the document):
 	//
-	// - `type`: "kill", `client_id`: string, `occurred_at`: string, `killer`: { `steam_id`: string, `name`: string }, `victim`: { `steam_id`: string, `name`: string }, `weapon`: string, `headshot?`: boolean, `distance?`: number, `round_number?`: integer
-	// - `type`: "match_result", `client_id`: string, `ended_at`: string, `map`: string, `team1`: [{ `steam_id`: string, `name`: string, `participation?`: number }], `team2`: [{ `steam_id`: string, `name`: string, `participation?`: number }], `team1_score`: integer, `team2_score`: integer, `tournament_id?`: integer
-	// - `type`: "player_session", `client_id`: string, `occurred_at`: string, `action`: "connect" | "disconnect", `steam_id`: string, `name`: string
+	// - `player_session` (`IngestPlayerSessionEvent`): A player connected or left: `player`, or (the older form) `steam_id` and `name`. A Steam id seen for the first time gets a hub profile.
+	// - `chat` (`IngestChatEvent`): A chat message: told as a `chat.message` event to the server's owner and operators (scope `chat:read`), never stored.
+	// - `kill` (`IngestKillEvent`): A kill (a suicide is refused: it is not a frag).
+	// - `round` (`IngestRoundEvent`): A round started or ended: told as `round.started` / `round.ended` on the server’s current map. Scores and winner are checked, not stored (the match result carries the score).
+	// - `match_result` (`IngestMatchResultEvent`): A match played to its end, with its teams and score.
+	// - `map_change` (`IngestMapChangeEvent`): The server changed map: its `map` in `/servers` and `/v1/servers` follows.
 	//
-	// Each event is validated alone; an invalid one is rejected with its index and reason. `client_id` makes a resent event a duplicate.
+	// A player is an `IngestPlayer`: `name` and exactly one of `steam_id` (SteamID64, `STEAM_X:Y:Z` or `[U:1:N]`), `minecraft_uuid` (dashes optional) or `eos_id` (32 hex digits). A Steam id gets a hub profile the first time it is seen. A Minecraft or EOS id counts only for the hub user it is linked to (`POST /api-platform/ingest/links`): its kills, matches and XP land on that profile. An unlinked one credits nobody: its event is accepted (and counted once by `client_id`) but nothing is attached to anybody. A kill naming a Minecraft or EOS player is not listed in the kill feed (whose participants are named by SteamID); it counts on the linked players’ profiles (kill counters, XP, achievements, combat totals). A match’s unlinked players are left out of its teams.
+	//
+	// Each event is validated alone; an invalid one is rejected with its index and reason, the others are applied. `client_id` makes a resent event a duplicate, counted once.
 	//
 	// ### What the service derives
 	// - **Players**: Steam IDs (`[U:1:N]`, `STEAM_X:Y:Z`, SteamID64) are stored as SteamID64; a new Steam ID gets a hub profile.
@@ -19888,7 +21453,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /api-platform/ingest/events (the `IngestEventsCreate` operationId).
 	IngestEventsCreateWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*IngestEventsCreateResponse, error)
 
-	// IngestEventsCreateWithResponse Ingest typed JSON events (Rust and other plugins)
+	// IngestEventsCreateWithResponse Ingest typed JSON events (game-server plugins)
 	//
 	// `POST /api-platform/ingest/events` (Bearer).
 	//
@@ -19896,13 +21461,18 @@ type ClientWithResponsesInterface interface {
 	// or, for senders that cannot set headers, in the path. The event is attributed to that server and its game.
 	// A missing, unknown or revoked token gets `401` and nothing is stored. A batch is applied in one transaction.
 	//
-	// A batch of up to 10000 events: `kill`, `match_result`, `player_session`, each an object of one of these shapes (`?`: optional):
+	// A batch of up to 10000 events, each an object of one of these kinds (the named schema of each is in the document):
 	//
-	// - `type`: "kill", `client_id`: string, `occurred_at`: string, `killer`: { `steam_id`: string, `name`: string }, `victim`: { `steam_id`: string, `name`: string }, `weapon`: string, `headshot?`: boolean, `distance?`: number, `round_number?`: integer
-	// - `type`: "match_result", `client_id`: string, `ended_at`: string, `map`: string, `team1`: [{ `steam_id`: string, `name`: string, `participation?`: number }], `team2`: [{ `steam_id`: string, `name`: string, `participation?`: number }], `team1_score`: integer, `team2_score`: integer, `tournament_id?`: integer
-	// - `type`: "player_session", `client_id`: string, `occurred_at`: string, `action`: "connect" | "disconnect", `steam_id`: string, `name`: string
+	// - `player_session` (`IngestPlayerSessionEvent`): A player connected or left: `player`, or (the older form) `steam_id` and `name`. A Steam id seen for the first time gets a hub profile.
+	// - `chat` (`IngestChatEvent`): A chat message: told as a `chat.message` event to the server's owner and operators (scope `chat:read`), never stored.
+	// - `kill` (`IngestKillEvent`): A kill (a suicide is refused: it is not a frag).
+	// - `round` (`IngestRoundEvent`): A round started or ended: told as `round.started` / `round.ended` on the server’s current map. Scores and winner are checked, not stored (the match result carries the score).
+	// - `match_result` (`IngestMatchResultEvent`): A match played to its end, with its teams and score.
+	// - `map_change` (`IngestMapChangeEvent`): The server changed map: its `map` in `/servers` and `/v1/servers` follows.
 	//
-	// Each event is validated alone; an invalid one is rejected with its index and reason. `client_id` makes a resent event a duplicate.
+	// A player is an `IngestPlayer`: `name` and exactly one of `steam_id` (SteamID64, `STEAM_X:Y:Z` or `[U:1:N]`), `minecraft_uuid` (dashes optional) or `eos_id` (32 hex digits). A Steam id gets a hub profile the first time it is seen. A Minecraft or EOS id counts only for the hub user it is linked to (`POST /api-platform/ingest/links`): its kills, matches and XP land on that profile. An unlinked one credits nobody: its event is accepted (and counted once by `client_id`) but nothing is attached to anybody. A kill naming a Minecraft or EOS player is not listed in the kill feed (whose participants are named by SteamID); it counts on the linked players’ profiles (kill counters, XP, achievements, combat totals). A match’s unlinked players are left out of its teams.
+	//
+	// Each event is validated alone; an invalid one is rejected with its index and reason, the others are applied. `client_id` makes a resent event a duplicate, counted once.
 	//
 	// ### What the service derives
 	// - **Players**: Steam IDs (`[U:1:N]`, `STEAM_X:Y:Z`, SteamID64) are stored as SteamID64; a new Steam ID gets a hub profile.
@@ -19934,6 +21504,58 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with POST /api-platform/ingest/heartbeat (the `IngestHeartbeatCreate` operationId).
 	IngestHeartbeatCreateWithResponse(ctx context.Context, body IngestHeartbeatCreateJSONRequestBody, reqEditors ...RequestEditorFn) (*IngestHeartbeatCreateResponse, error)
+
+	// IngestLinkCodesCreateWithBodyWithResponse Make a link code for a player to enter in the portal
+	//
+	// `POST /api-platform/ingest/link-codes` (Bearer: the server’s ingest token).
+	//
+	// A Minecraft or EOS player links their in-game identity to a hub account with a one-use code (6 characters such as `7KQ-M3X`, valid 10 minutes). Either the user makes the code (portal page *Game identities*, or `POST /v1/me/link-codes`) and the player types it in game, which the plugin posts to `POST /api-platform/ingest/links`; or the plugin asks `POST /api-platform/ingest/link-codes` for a code it shows the player, who enters it in the portal (or `POST /v1/me/links`). From then on the identity’s kills, matches and XP land on that profile (earlier events are not credited again). A Steam id needs no link: it has a hub profile of its own (the routes take `minecraft_uuid` or `eos_id` only).
+	//
+	// A code for this player that the plugin shows in game; the hub user enters it in the portal or with `POST /v1/me/links`. `409 identity_linked`: the identity is already linked (to anybody).
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api-platform/ingest/link-codes (the `IngestLinkCodesCreate` operationId).
+	IngestLinkCodesCreateWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*IngestLinkCodesCreateResponse, error)
+
+	// IngestLinkCodesCreateWithResponse Make a link code for a player to enter in the portal
+	//
+	// `POST /api-platform/ingest/link-codes` (Bearer: the server’s ingest token).
+	//
+	// A Minecraft or EOS player links their in-game identity to a hub account with a one-use code (6 characters such as `7KQ-M3X`, valid 10 minutes). Either the user makes the code (portal page *Game identities*, or `POST /v1/me/link-codes`) and the player types it in game, which the plugin posts to `POST /api-platform/ingest/links`; or the plugin asks `POST /api-platform/ingest/link-codes` for a code it shows the player, who enters it in the portal (or `POST /v1/me/links`). From then on the identity’s kills, matches and XP land on that profile (earlier events are not credited again). A Steam id needs no link: it has a hub profile of its own (the routes take `minecraft_uuid` or `eos_id` only).
+	//
+	// A code for this player that the plugin shows in game; the hub user enters it in the portal or with `POST /v1/me/links`. `409 identity_linked`: the identity is already linked (to anybody).
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api-platform/ingest/link-codes (the `IngestLinkCodesCreate` operationId).
+	IngestLinkCodesCreateWithResponse(ctx context.Context, body IngestLinkCodesCreateJSONRequestBody, reqEditors ...RequestEditorFn) (*IngestLinkCodesCreateResponse, error)
+
+	// IngestLinksCreateWithBodyWithResponse Link a player to the hub account whose code they typed
+	//
+	// `POST /api-platform/ingest/links` (Bearer: the server’s ingest token).
+	//
+	// A Minecraft or EOS player links their in-game identity to a hub account with a one-use code (6 characters such as `7KQ-M3X`, valid 10 minutes). Either the user makes the code (portal page *Game identities*, or `POST /v1/me/link-codes`) and the player types it in game, which the plugin posts to `POST /api-platform/ingest/links`; or the plugin asks `POST /api-platform/ingest/link-codes` for a code it shows the player, who enters it in the portal (or `POST /v1/me/links`). From then on the identity’s kills, matches and XP land on that profile (earlier events are not credited again). A Steam id needs no link: it has a hub profile of its own (the routes take `minecraft_uuid` or `eos_id` only).
+	//
+	// The player typed a user’s code in game: the identity is linked to that user and `player.identity_linked` is told to them. `404 link_code_invalid`: unknown, used or expired (one answer for all three). `409 identity_linked`: the identity is linked to another account (nothing changes; the code stays usable). Linking again to the same account answers 200 and changes nothing but spending the code.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api-platform/ingest/links (the `IngestLinksCreate` operationId).
+	IngestLinksCreateWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*IngestLinksCreateResponse, error)
+
+	// IngestLinksCreateWithResponse Link a player to the hub account whose code they typed
+	//
+	// `POST /api-platform/ingest/links` (Bearer: the server’s ingest token).
+	//
+	// A Minecraft or EOS player links their in-game identity to a hub account with a one-use code (6 characters such as `7KQ-M3X`, valid 10 minutes). Either the user makes the code (portal page *Game identities*, or `POST /v1/me/link-codes`) and the player types it in game, which the plugin posts to `POST /api-platform/ingest/links`; or the plugin asks `POST /api-platform/ingest/link-codes` for a code it shows the player, who enters it in the portal (or `POST /v1/me/links`). From then on the identity’s kills, matches and XP land on that profile (earlier events are not credited again). A Steam id needs no link: it has a hub profile of its own (the routes take `minecraft_uuid` or `eos_id` only).
+	//
+	// The player typed a user’s code in game: the identity is linked to that user and `player.identity_linked` is told to them. `404 link_code_invalid`: unknown, used or expired (one answer for all three). `409 identity_linked`: the identity is linked to another account (nothing changes; the code stays usable). Linking again to the same account answers 200 and changes nothing but spending the code.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api-platform/ingest/links (the `IngestLinksCreate` operationId).
+	IngestLinksCreateWithResponse(ctx context.Context, body IngestLinksCreateJSONRequestBody, reqEditors ...RequestEditorFn) (*IngestLinksCreateResponse, error)
 
 	// IngestLogsCreateWithResponse Ingest log lines (CS2 HTTP log stream, CS 1.6)
 	//
@@ -20491,6 +22113,61 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with GET /v1/events/types (the `V1EventsTypesList` operationId).
 	V1EventsTypesListWithResponse(ctx context.Context, params *V1EventsTypesListParams, reqEditors ...RequestEditorFn) (*V1EventsTypesListResponse, error)
+
+	// V1MeLinkCodesCreateWithResponse Make a link code to type in game
+	//
+	// Links attach a Minecraft (UUID) or Epic Online Services identity to your hub account, so what a game server’s plugin reports of that player (kills, matches, XP) lands on your profile; an unlinked identity credits nobody. A Steam id needs no link. See the guide *Connecting game servers* ("Identity links").
+	//
+	// A new one-use code (6 characters such as `7KQ-M3X`, valid 10 minutes): the player types it in game (`/link 7KQ-M3X`) and the server’s plugin links their identity to this account. Codes are never listed; make a new one when it expired. Needs a user’s token with `identities:write`.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /v1/me/link-codes (the `V1MeLinkCodesCreate` operationId).
+	V1MeLinkCodesCreateWithResponse(ctx context.Context, params *V1MeLinkCodesCreateParams, reqEditors ...RequestEditorFn) (*V1MeLinkCodesCreateResponse, error)
+
+	// V1MeLinksListWithResponse List your linked game identities
+	//
+	// Links attach a Minecraft (UUID) or Epic Online Services identity to your hub account, so what a game server’s plugin reports of that player (kills, matches, XP) lands on your profile; an unlinked identity credits nobody. A Steam id needs no link. See the guide *Connecting game servers* ("Identity links").
+	//
+	// Needs a user’s token with `identify`.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /v1/me/links (the `V1MeLinksList` operationId).
+	V1MeLinksListWithResponse(ctx context.Context, params *V1MeLinksListParams, reqEditors ...RequestEditorFn) (*V1MeLinksListResponse, error)
+
+	// V1MeLinksCreateWithBodyWithResponse Link a game identity with the code a plugin showed
+	//
+	// Links attach a Minecraft (UUID) or Epic Online Services identity to your hub account, so what a game server’s plugin reports of that player (kills, matches, XP) lands on your profile; an unlinked identity credits nobody. A Steam id needs no link. See the guide *Connecting game servers* ("Identity links").
+	//
+	// Enter the code a game server’s plugin showed the player in game: that identity is linked to this account and `player.identity_linked` is told. `404 link_code_invalid`: unknown, used or expired (one answer for all three). `409 identity_linked`: the identity is linked to another account (nothing changes). Needs a user’s token with `identities:write`.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /v1/me/links (the `V1MeLinksCreate` operationId).
+	V1MeLinksCreateWithBodyWithResponse(ctx context.Context, params *V1MeLinksCreateParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*V1MeLinksCreateResponse, error)
+
+	// V1MeLinksCreateWithResponse Link a game identity with the code a plugin showed
+	//
+	// Links attach a Minecraft (UUID) or Epic Online Services identity to your hub account, so what a game server’s plugin reports of that player (kills, matches, XP) lands on your profile; an unlinked identity credits nobody. A Steam id needs no link. See the guide *Connecting game servers* ("Identity links").
+	//
+	// Enter the code a game server’s plugin showed the player in game: that identity is linked to this account and `player.identity_linked` is told. `404 link_code_invalid`: unknown, used or expired (one answer for all three). `409 identity_linked`: the identity is linked to another account (nothing changes). Needs a user’s token with `identities:write`.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /v1/me/links (the `V1MeLinksCreate` operationId).
+	V1MeLinksCreateWithResponse(ctx context.Context, params *V1MeLinksCreateParams, body V1MeLinksCreateJSONRequestBody, reqEditors ...RequestEditorFn) (*V1MeLinksCreateResponse, error)
+
+	// V1MeLinksDeleteWithResponse Remove a linked game identity
+	//
+	// Links attach a Minecraft (UUID) or Epic Online Services identity to your hub account, so what a game server’s plugin reports of that player (kills, matches, XP) lands on your profile; an unlinked identity credits nobody. A Steam id needs no link. See the guide *Connecting game servers* ("Identity links").
+	//
+	// Unlinks the identity: from now on it credits nobody (what it earned stays on your profile). `404 identity_link_not_found` when you have no such link. Needs a user’s token with `identities:write`.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with DELETE /v1/me/links/{platform}/{id} (the `V1MeLinksDelete` operationId).
+	V1MeLinksDeleteWithResponse(ctx context.Context, platform V1MeLinksDeleteParamsPlatform, id string, params *V1MeLinksDeleteParams, reqEditors ...RequestEditorFn) (*V1MeLinksDeleteResponse, error)
 
 	// V1ServersListWithResponse List game servers (preview)
 	//
@@ -23378,6 +25055,256 @@ func (r IngestHeartbeatCreateResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r IngestHeartbeatCreateResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// IngestLinkCodesCreateResponse201Headers the declared response headers of an HTTP 201 response for IngestLinkCodesCreate
+type IngestLinkCodesCreateResponse201Headers struct {
+	XRequestId *string
+}
+
+// IngestLinkCodesCreateResponse400Headers the declared response headers of an HTTP 400 response for IngestLinkCodesCreate
+type IngestLinkCodesCreateResponse400Headers struct {
+	XRequestId *string
+}
+
+// IngestLinkCodesCreateResponse401Headers the declared response headers of an HTTP 401 response for IngestLinkCodesCreate
+type IngestLinkCodesCreateResponse401Headers struct {
+	XRequestId *string
+}
+
+// IngestLinkCodesCreateResponse409Headers the declared response headers of an HTTP 409 response for IngestLinkCodesCreate
+type IngestLinkCodesCreateResponse409Headers struct {
+	XRequestId *string
+}
+
+// IngestLinkCodesCreateResponse415Headers the declared response headers of an HTTP 415 response for IngestLinkCodesCreate
+type IngestLinkCodesCreateResponse415Headers struct {
+	XRequestId *string
+}
+
+// IngestLinkCodesCreateResponse500Headers the declared response headers of an HTTP 500 response for IngestLinkCodesCreate
+type IngestLinkCodesCreateResponse500Headers struct {
+	XRequestId *string
+}
+
+type IngestLinkCodesCreateResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON201 the response for an HTTP 201 `application/json` response
+	JSON201 *IngestLinkCodesCreateResult
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *Problem
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Problem
+	// ApplicationproblemJSON409 the response for an HTTP 409 `application/problem+json` response
+	ApplicationproblemJSON409 *Problem
+	// ApplicationproblemJSON415 the response for an HTTP 415 `application/problem+json` response
+	ApplicationproblemJSON415 *Problem
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *Problem
+	// Headers201 the parsed response headers for an HTTP 201 response
+	Headers201 *IngestLinkCodesCreateResponse201Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *IngestLinkCodesCreateResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *IngestLinkCodesCreateResponse401Headers
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *IngestLinkCodesCreateResponse409Headers
+	// Headers415 the parsed response headers for an HTTP 415 response
+	Headers415 *IngestLinkCodesCreateResponse415Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *IngestLinkCodesCreateResponse500Headers
+}
+
+// GetJSON201 returns the response for an HTTP 201 `application/json` response
+func (r IngestLinkCodesCreateResponse) GetJSON201() *IngestLinkCodesCreateResult {
+	return r.JSON201
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r IngestLinkCodesCreateResponse) GetApplicationproblemJSON400() *Problem {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r IngestLinkCodesCreateResponse) GetApplicationproblemJSON401() *Problem {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON409 returns the response for an HTTP 409 `application/problem+json` response
+func (r IngestLinkCodesCreateResponse) GetApplicationproblemJSON409() *Problem {
+	return r.ApplicationproblemJSON409
+}
+
+// GetApplicationproblemJSON415 returns the response for an HTTP 415 `application/problem+json` response
+func (r IngestLinkCodesCreateResponse) GetApplicationproblemJSON415() *Problem {
+	return r.ApplicationproblemJSON415
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r IngestLinkCodesCreateResponse) GetApplicationproblemJSON500() *Problem {
+	return r.ApplicationproblemJSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r IngestLinkCodesCreateResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r IngestLinkCodesCreateResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r IngestLinkCodesCreateResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r IngestLinkCodesCreateResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// IngestLinksCreateResponse200Headers the declared response headers of an HTTP 200 response for IngestLinksCreate
+type IngestLinksCreateResponse200Headers struct {
+	XRequestId *string
+}
+
+// IngestLinksCreateResponse400Headers the declared response headers of an HTTP 400 response for IngestLinksCreate
+type IngestLinksCreateResponse400Headers struct {
+	XRequestId *string
+}
+
+// IngestLinksCreateResponse401Headers the declared response headers of an HTTP 401 response for IngestLinksCreate
+type IngestLinksCreateResponse401Headers struct {
+	XRequestId *string
+}
+
+// IngestLinksCreateResponse404Headers the declared response headers of an HTTP 404 response for IngestLinksCreate
+type IngestLinksCreateResponse404Headers struct {
+	XRequestId *string
+}
+
+// IngestLinksCreateResponse409Headers the declared response headers of an HTTP 409 response for IngestLinksCreate
+type IngestLinksCreateResponse409Headers struct {
+	XRequestId *string
+}
+
+// IngestLinksCreateResponse415Headers the declared response headers of an HTTP 415 response for IngestLinksCreate
+type IngestLinksCreateResponse415Headers struct {
+	XRequestId *string
+}
+
+// IngestLinksCreateResponse500Headers the declared response headers of an HTTP 500 response for IngestLinksCreate
+type IngestLinksCreateResponse500Headers struct {
+	XRequestId *string
+}
+
+type IngestLinksCreateResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *IngestLinksCreateResult
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *Problem
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Problem
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *Problem
+	// ApplicationproblemJSON409 the response for an HTTP 409 `application/problem+json` response
+	ApplicationproblemJSON409 *Problem
+	// ApplicationproblemJSON415 the response for an HTTP 415 `application/problem+json` response
+	ApplicationproblemJSON415 *Problem
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *Problem
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *IngestLinksCreateResponse200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *IngestLinksCreateResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *IngestLinksCreateResponse401Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *IngestLinksCreateResponse404Headers
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *IngestLinksCreateResponse409Headers
+	// Headers415 the parsed response headers for an HTTP 415 response
+	Headers415 *IngestLinksCreateResponse415Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *IngestLinksCreateResponse500Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r IngestLinksCreateResponse) GetJSON200() *IngestLinksCreateResult {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r IngestLinksCreateResponse) GetApplicationproblemJSON400() *Problem {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r IngestLinksCreateResponse) GetApplicationproblemJSON401() *Problem {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r IngestLinksCreateResponse) GetApplicationproblemJSON404() *Problem {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON409 returns the response for an HTTP 409 `application/problem+json` response
+func (r IngestLinksCreateResponse) GetApplicationproblemJSON409() *Problem {
+	return r.ApplicationproblemJSON409
+}
+
+// GetApplicationproblemJSON415 returns the response for an HTTP 415 `application/problem+json` response
+func (r IngestLinksCreateResponse) GetApplicationproblemJSON415() *Problem {
+	return r.ApplicationproblemJSON415
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r IngestLinksCreateResponse) GetApplicationproblemJSON500() *Problem {
+	return r.ApplicationproblemJSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r IngestLinksCreateResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r IngestLinksCreateResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r IngestLinksCreateResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r IngestLinksCreateResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -30449,6 +32376,825 @@ func (r V1EventsTypesListResponse) ContentType() string {
 	return ""
 }
 
+// V1MeLinkCodesCreateResponse201Headers the declared response headers of an HTTP 201 response for V1MeLinkCodesCreate
+type V1MeLinkCodesCreateResponse201Headers struct {
+	IdempotentReplayed  *string
+	RateLimit           *string
+	RateLimitPolicy     *string
+	XRatelimitLimit     *int
+	XRatelimitRemaining *int
+	XRatelimitReset     *int
+	XRatelimitUsed      *int
+	XRequestId          *string
+}
+
+// V1MeLinkCodesCreateResponse400Headers the declared response headers of an HTTP 400 response for V1MeLinkCodesCreate
+type V1MeLinkCodesCreateResponse400Headers struct {
+	RateLimit           *string
+	RateLimitPolicy     *string
+	XRatelimitLimit     *int
+	XRatelimitRemaining *int
+	XRatelimitReset     *int
+	XRatelimitUsed      *int
+	XRequestId          *string
+}
+
+// V1MeLinkCodesCreateResponse401Headers the declared response headers of an HTTP 401 response for V1MeLinkCodesCreate
+type V1MeLinkCodesCreateResponse401Headers struct {
+	WWWAuthenticate *string
+	XRequestId      *string
+}
+
+// V1MeLinkCodesCreateResponse403Headers the declared response headers of an HTTP 403 response for V1MeLinkCodesCreate
+type V1MeLinkCodesCreateResponse403Headers struct {
+	WWWAuthenticate *string
+	XRequestId      *string
+}
+
+// V1MeLinkCodesCreateResponse409Headers the declared response headers of an HTTP 409 response for V1MeLinkCodesCreate
+type V1MeLinkCodesCreateResponse409Headers struct {
+	RateLimit           *string
+	RateLimitPolicy     *string
+	RetryAfter          *int
+	XRatelimitLimit     *int
+	XRatelimitRemaining *int
+	XRatelimitReset     *int
+	XRatelimitUsed      *int
+	XRequestId          *string
+}
+
+// V1MeLinkCodesCreateResponse422Headers the declared response headers of an HTTP 422 response for V1MeLinkCodesCreate
+type V1MeLinkCodesCreateResponse422Headers struct {
+	RateLimit           *string
+	RateLimitPolicy     *string
+	XRatelimitLimit     *int
+	XRatelimitRemaining *int
+	XRatelimitReset     *int
+	XRatelimitUsed      *int
+	XRequestId          *string
+}
+
+// V1MeLinkCodesCreateResponse429Headers the declared response headers of an HTTP 429 response for V1MeLinkCodesCreate
+type V1MeLinkCodesCreateResponse429Headers struct {
+	RateLimit           *string
+	RateLimitPolicy     *string
+	RetryAfter          *int
+	XRatelimitLimit     *int
+	XRatelimitRemaining *int
+	XRatelimitReset     *int
+	XRatelimitUsed      *int
+	XRequestId          *string
+}
+
+// V1MeLinkCodesCreateResponse500Headers the declared response headers of an HTTP 500 response for V1MeLinkCodesCreate
+type V1MeLinkCodesCreateResponse500Headers struct {
+	RateLimit           *string
+	RateLimitPolicy     *string
+	XRatelimitLimit     *int
+	XRatelimitRemaining *int
+	XRatelimitReset     *int
+	XRatelimitUsed      *int
+	XRequestId          *string
+}
+
+// V1MeLinkCodesCreateResponse503Headers the declared response headers of an HTTP 503 response for V1MeLinkCodesCreate
+type V1MeLinkCodesCreateResponse503Headers struct {
+	RateLimit           *string
+	RateLimitPolicy     *string
+	XRatelimitLimit     *int
+	XRatelimitRemaining *int
+	XRatelimitReset     *int
+	XRatelimitUsed      *int
+	XRequestId          *string
+}
+
+type V1MeLinkCodesCreateResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON201 the response for an HTTP 201 `application/json` response
+	JSON201 *V1MeLinkCodesCreateResult
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *Problem
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Problem
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Problem
+	// ApplicationproblemJSON409 the response for an HTTP 409 `application/problem+json` response
+	ApplicationproblemJSON409 *Problem
+	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
+	ApplicationproblemJSON422 *Problem
+	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationproblemJSON429 *Problem
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *Problem
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *Problem
+	// Headers201 the parsed response headers for an HTTP 201 response
+	Headers201 *V1MeLinkCodesCreateResponse201Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *V1MeLinkCodesCreateResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *V1MeLinkCodesCreateResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *V1MeLinkCodesCreateResponse403Headers
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *V1MeLinkCodesCreateResponse409Headers
+	// Headers422 the parsed response headers for an HTTP 422 response
+	Headers422 *V1MeLinkCodesCreateResponse422Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *V1MeLinkCodesCreateResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *V1MeLinkCodesCreateResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *V1MeLinkCodesCreateResponse503Headers
+}
+
+// GetJSON201 returns the response for an HTTP 201 `application/json` response
+func (r V1MeLinkCodesCreateResponse) GetJSON201() *V1MeLinkCodesCreateResult {
+	return r.JSON201
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r V1MeLinkCodesCreateResponse) GetApplicationproblemJSON400() *Problem {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r V1MeLinkCodesCreateResponse) GetApplicationproblemJSON401() *Problem {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r V1MeLinkCodesCreateResponse) GetApplicationproblemJSON403() *Problem {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON409 returns the response for an HTTP 409 `application/problem+json` response
+func (r V1MeLinkCodesCreateResponse) GetApplicationproblemJSON409() *Problem {
+	return r.ApplicationproblemJSON409
+}
+
+// GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
+func (r V1MeLinkCodesCreateResponse) GetApplicationproblemJSON422() *Problem {
+	return r.ApplicationproblemJSON422
+}
+
+// GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r V1MeLinkCodesCreateResponse) GetApplicationproblemJSON429() *Problem {
+	return r.ApplicationproblemJSON429
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r V1MeLinkCodesCreateResponse) GetApplicationproblemJSON500() *Problem {
+	return r.ApplicationproblemJSON500
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r V1MeLinkCodesCreateResponse) GetApplicationproblemJSON503() *Problem {
+	return r.ApplicationproblemJSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r V1MeLinkCodesCreateResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r V1MeLinkCodesCreateResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r V1MeLinkCodesCreateResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r V1MeLinkCodesCreateResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// V1MeLinksListResponse200Headers the declared response headers of an HTTP 200 response for V1MeLinksList
+type V1MeLinksListResponse200Headers struct {
+	RateLimit           *string
+	RateLimitPolicy     *string
+	XRatelimitLimit     *int
+	XRatelimitRemaining *int
+	XRatelimitReset     *int
+	XRatelimitUsed      *int
+	XRequestId          *string
+}
+
+// V1MeLinksListResponse400Headers the declared response headers of an HTTP 400 response for V1MeLinksList
+type V1MeLinksListResponse400Headers struct {
+	RateLimit           *string
+	RateLimitPolicy     *string
+	XRatelimitLimit     *int
+	XRatelimitRemaining *int
+	XRatelimitReset     *int
+	XRatelimitUsed      *int
+	XRequestId          *string
+}
+
+// V1MeLinksListResponse401Headers the declared response headers of an HTTP 401 response for V1MeLinksList
+type V1MeLinksListResponse401Headers struct {
+	WWWAuthenticate *string
+	XRequestId      *string
+}
+
+// V1MeLinksListResponse403Headers the declared response headers of an HTTP 403 response for V1MeLinksList
+type V1MeLinksListResponse403Headers struct {
+	WWWAuthenticate *string
+	XRequestId      *string
+}
+
+// V1MeLinksListResponse429Headers the declared response headers of an HTTP 429 response for V1MeLinksList
+type V1MeLinksListResponse429Headers struct {
+	RateLimit           *string
+	RateLimitPolicy     *string
+	RetryAfter          *int
+	XRatelimitLimit     *int
+	XRatelimitRemaining *int
+	XRatelimitReset     *int
+	XRatelimitUsed      *int
+	XRequestId          *string
+}
+
+// V1MeLinksListResponse500Headers the declared response headers of an HTTP 500 response for V1MeLinksList
+type V1MeLinksListResponse500Headers struct {
+	RateLimit           *string
+	RateLimitPolicy     *string
+	XRatelimitLimit     *int
+	XRatelimitRemaining *int
+	XRatelimitReset     *int
+	XRatelimitUsed      *int
+	XRequestId          *string
+}
+
+// V1MeLinksListResponse503Headers the declared response headers of an HTTP 503 response for V1MeLinksList
+type V1MeLinksListResponse503Headers struct {
+	RateLimit           *string
+	RateLimitPolicy     *string
+	XRatelimitLimit     *int
+	XRatelimitRemaining *int
+	XRatelimitReset     *int
+	XRatelimitUsed      *int
+	XRequestId          *string
+}
+
+type V1MeLinksListResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *V1MeLinksListResult
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *Problem
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Problem
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Problem
+	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationproblemJSON429 *Problem
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *Problem
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *Problem
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *V1MeLinksListResponse200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *V1MeLinksListResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *V1MeLinksListResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *V1MeLinksListResponse403Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *V1MeLinksListResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *V1MeLinksListResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *V1MeLinksListResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r V1MeLinksListResponse) GetJSON200() *V1MeLinksListResult {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r V1MeLinksListResponse) GetApplicationproblemJSON400() *Problem {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r V1MeLinksListResponse) GetApplicationproblemJSON401() *Problem {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r V1MeLinksListResponse) GetApplicationproblemJSON403() *Problem {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r V1MeLinksListResponse) GetApplicationproblemJSON429() *Problem {
+	return r.ApplicationproblemJSON429
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r V1MeLinksListResponse) GetApplicationproblemJSON500() *Problem {
+	return r.ApplicationproblemJSON500
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r V1MeLinksListResponse) GetApplicationproblemJSON503() *Problem {
+	return r.ApplicationproblemJSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r V1MeLinksListResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r V1MeLinksListResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r V1MeLinksListResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r V1MeLinksListResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// V1MeLinksCreateResponse201Headers the declared response headers of an HTTP 201 response for V1MeLinksCreate
+type V1MeLinksCreateResponse201Headers struct {
+	IdempotentReplayed  *string
+	RateLimit           *string
+	RateLimitPolicy     *string
+	XRatelimitLimit     *int
+	XRatelimitRemaining *int
+	XRatelimitReset     *int
+	XRatelimitUsed      *int
+	XRequestId          *string
+}
+
+// V1MeLinksCreateResponse400Headers the declared response headers of an HTTP 400 response for V1MeLinksCreate
+type V1MeLinksCreateResponse400Headers struct {
+	RateLimit           *string
+	RateLimitPolicy     *string
+	XRatelimitLimit     *int
+	XRatelimitRemaining *int
+	XRatelimitReset     *int
+	XRatelimitUsed      *int
+	XRequestId          *string
+}
+
+// V1MeLinksCreateResponse401Headers the declared response headers of an HTTP 401 response for V1MeLinksCreate
+type V1MeLinksCreateResponse401Headers struct {
+	WWWAuthenticate *string
+	XRequestId      *string
+}
+
+// V1MeLinksCreateResponse403Headers the declared response headers of an HTTP 403 response for V1MeLinksCreate
+type V1MeLinksCreateResponse403Headers struct {
+	WWWAuthenticate *string
+	XRequestId      *string
+}
+
+// V1MeLinksCreateResponse404Headers the declared response headers of an HTTP 404 response for V1MeLinksCreate
+type V1MeLinksCreateResponse404Headers struct {
+	RateLimit           *string
+	RateLimitPolicy     *string
+	XRatelimitLimit     *int
+	XRatelimitRemaining *int
+	XRatelimitReset     *int
+	XRatelimitUsed      *int
+	XRequestId          *string
+}
+
+// V1MeLinksCreateResponse409Headers the declared response headers of an HTTP 409 response for V1MeLinksCreate
+type V1MeLinksCreateResponse409Headers struct {
+	RateLimit           *string
+	RateLimitPolicy     *string
+	RetryAfter          *int
+	XRatelimitLimit     *int
+	XRatelimitRemaining *int
+	XRatelimitReset     *int
+	XRatelimitUsed      *int
+	XRequestId          *string
+}
+
+// V1MeLinksCreateResponse422Headers the declared response headers of an HTTP 422 response for V1MeLinksCreate
+type V1MeLinksCreateResponse422Headers struct {
+	RateLimit           *string
+	RateLimitPolicy     *string
+	XRatelimitLimit     *int
+	XRatelimitRemaining *int
+	XRatelimitReset     *int
+	XRatelimitUsed      *int
+	XRequestId          *string
+}
+
+// V1MeLinksCreateResponse429Headers the declared response headers of an HTTP 429 response for V1MeLinksCreate
+type V1MeLinksCreateResponse429Headers struct {
+	RateLimit           *string
+	RateLimitPolicy     *string
+	RetryAfter          *int
+	XRatelimitLimit     *int
+	XRatelimitRemaining *int
+	XRatelimitReset     *int
+	XRatelimitUsed      *int
+	XRequestId          *string
+}
+
+// V1MeLinksCreateResponse500Headers the declared response headers of an HTTP 500 response for V1MeLinksCreate
+type V1MeLinksCreateResponse500Headers struct {
+	RateLimit           *string
+	RateLimitPolicy     *string
+	XRatelimitLimit     *int
+	XRatelimitRemaining *int
+	XRatelimitReset     *int
+	XRatelimitUsed      *int
+	XRequestId          *string
+}
+
+// V1MeLinksCreateResponse503Headers the declared response headers of an HTTP 503 response for V1MeLinksCreate
+type V1MeLinksCreateResponse503Headers struct {
+	RateLimit           *string
+	RateLimitPolicy     *string
+	XRatelimitLimit     *int
+	XRatelimitRemaining *int
+	XRatelimitReset     *int
+	XRatelimitUsed      *int
+	XRequestId          *string
+}
+
+type V1MeLinksCreateResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON201 the response for an HTTP 201 `application/json` response
+	JSON201 *V1MeLinksCreateResult
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *Problem
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Problem
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Problem
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *Problem
+	// ApplicationproblemJSON409 the response for an HTTP 409 `application/problem+json` response
+	ApplicationproblemJSON409 *Problem
+	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
+	ApplicationproblemJSON422 *Problem
+	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationproblemJSON429 *Problem
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *Problem
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *Problem
+	// Headers201 the parsed response headers for an HTTP 201 response
+	Headers201 *V1MeLinksCreateResponse201Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *V1MeLinksCreateResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *V1MeLinksCreateResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *V1MeLinksCreateResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *V1MeLinksCreateResponse404Headers
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *V1MeLinksCreateResponse409Headers
+	// Headers422 the parsed response headers for an HTTP 422 response
+	Headers422 *V1MeLinksCreateResponse422Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *V1MeLinksCreateResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *V1MeLinksCreateResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *V1MeLinksCreateResponse503Headers
+}
+
+// GetJSON201 returns the response for an HTTP 201 `application/json` response
+func (r V1MeLinksCreateResponse) GetJSON201() *V1MeLinksCreateResult {
+	return r.JSON201
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r V1MeLinksCreateResponse) GetApplicationproblemJSON400() *Problem {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r V1MeLinksCreateResponse) GetApplicationproblemJSON401() *Problem {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r V1MeLinksCreateResponse) GetApplicationproblemJSON403() *Problem {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r V1MeLinksCreateResponse) GetApplicationproblemJSON404() *Problem {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON409 returns the response for an HTTP 409 `application/problem+json` response
+func (r V1MeLinksCreateResponse) GetApplicationproblemJSON409() *Problem {
+	return r.ApplicationproblemJSON409
+}
+
+// GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
+func (r V1MeLinksCreateResponse) GetApplicationproblemJSON422() *Problem {
+	return r.ApplicationproblemJSON422
+}
+
+// GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r V1MeLinksCreateResponse) GetApplicationproblemJSON429() *Problem {
+	return r.ApplicationproblemJSON429
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r V1MeLinksCreateResponse) GetApplicationproblemJSON500() *Problem {
+	return r.ApplicationproblemJSON500
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r V1MeLinksCreateResponse) GetApplicationproblemJSON503() *Problem {
+	return r.ApplicationproblemJSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r V1MeLinksCreateResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r V1MeLinksCreateResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r V1MeLinksCreateResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r V1MeLinksCreateResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// V1MeLinksDeleteResponse204Headers the declared response headers of an HTTP 204 response for V1MeLinksDelete
+type V1MeLinksDeleteResponse204Headers struct {
+	IdempotentReplayed  *string
+	RateLimit           *string
+	RateLimitPolicy     *string
+	XRatelimitLimit     *int
+	XRatelimitRemaining *int
+	XRatelimitReset     *int
+	XRatelimitUsed      *int
+	XRequestId          *string
+}
+
+// V1MeLinksDeleteResponse400Headers the declared response headers of an HTTP 400 response for V1MeLinksDelete
+type V1MeLinksDeleteResponse400Headers struct {
+	RateLimit           *string
+	RateLimitPolicy     *string
+	XRatelimitLimit     *int
+	XRatelimitRemaining *int
+	XRatelimitReset     *int
+	XRatelimitUsed      *int
+	XRequestId          *string
+}
+
+// V1MeLinksDeleteResponse401Headers the declared response headers of an HTTP 401 response for V1MeLinksDelete
+type V1MeLinksDeleteResponse401Headers struct {
+	WWWAuthenticate *string
+	XRequestId      *string
+}
+
+// V1MeLinksDeleteResponse403Headers the declared response headers of an HTTP 403 response for V1MeLinksDelete
+type V1MeLinksDeleteResponse403Headers struct {
+	WWWAuthenticate *string
+	XRequestId      *string
+}
+
+// V1MeLinksDeleteResponse404Headers the declared response headers of an HTTP 404 response for V1MeLinksDelete
+type V1MeLinksDeleteResponse404Headers struct {
+	RateLimit           *string
+	RateLimitPolicy     *string
+	XRatelimitLimit     *int
+	XRatelimitRemaining *int
+	XRatelimitReset     *int
+	XRatelimitUsed      *int
+	XRequestId          *string
+}
+
+// V1MeLinksDeleteResponse409Headers the declared response headers of an HTTP 409 response for V1MeLinksDelete
+type V1MeLinksDeleteResponse409Headers struct {
+	RateLimit           *string
+	RateLimitPolicy     *string
+	RetryAfter          *int
+	XRatelimitLimit     *int
+	XRatelimitRemaining *int
+	XRatelimitReset     *int
+	XRatelimitUsed      *int
+	XRequestId          *string
+}
+
+// V1MeLinksDeleteResponse422Headers the declared response headers of an HTTP 422 response for V1MeLinksDelete
+type V1MeLinksDeleteResponse422Headers struct {
+	RateLimit           *string
+	RateLimitPolicy     *string
+	XRatelimitLimit     *int
+	XRatelimitRemaining *int
+	XRatelimitReset     *int
+	XRatelimitUsed      *int
+	XRequestId          *string
+}
+
+// V1MeLinksDeleteResponse429Headers the declared response headers of an HTTP 429 response for V1MeLinksDelete
+type V1MeLinksDeleteResponse429Headers struct {
+	RateLimit           *string
+	RateLimitPolicy     *string
+	RetryAfter          *int
+	XRatelimitLimit     *int
+	XRatelimitRemaining *int
+	XRatelimitReset     *int
+	XRatelimitUsed      *int
+	XRequestId          *string
+}
+
+// V1MeLinksDeleteResponse500Headers the declared response headers of an HTTP 500 response for V1MeLinksDelete
+type V1MeLinksDeleteResponse500Headers struct {
+	RateLimit           *string
+	RateLimitPolicy     *string
+	XRatelimitLimit     *int
+	XRatelimitRemaining *int
+	XRatelimitReset     *int
+	XRatelimitUsed      *int
+	XRequestId          *string
+}
+
+// V1MeLinksDeleteResponse503Headers the declared response headers of an HTTP 503 response for V1MeLinksDelete
+type V1MeLinksDeleteResponse503Headers struct {
+	RateLimit           *string
+	RateLimitPolicy     *string
+	XRatelimitLimit     *int
+	XRatelimitRemaining *int
+	XRatelimitReset     *int
+	XRatelimitUsed      *int
+	XRequestId          *string
+}
+
+type V1MeLinksDeleteResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *Problem
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Problem
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Problem
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *Problem
+	// ApplicationproblemJSON409 the response for an HTTP 409 `application/problem+json` response
+	ApplicationproblemJSON409 *Problem
+	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
+	ApplicationproblemJSON422 *Problem
+	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationproblemJSON429 *Problem
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *Problem
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *Problem
+	// Headers204 the parsed response headers for an HTTP 204 response
+	Headers204 *V1MeLinksDeleteResponse204Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *V1MeLinksDeleteResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *V1MeLinksDeleteResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *V1MeLinksDeleteResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *V1MeLinksDeleteResponse404Headers
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *V1MeLinksDeleteResponse409Headers
+	// Headers422 the parsed response headers for an HTTP 422 response
+	Headers422 *V1MeLinksDeleteResponse422Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *V1MeLinksDeleteResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *V1MeLinksDeleteResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *V1MeLinksDeleteResponse503Headers
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r V1MeLinksDeleteResponse) GetApplicationproblemJSON400() *Problem {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r V1MeLinksDeleteResponse) GetApplicationproblemJSON401() *Problem {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r V1MeLinksDeleteResponse) GetApplicationproblemJSON403() *Problem {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r V1MeLinksDeleteResponse) GetApplicationproblemJSON404() *Problem {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON409 returns the response for an HTTP 409 `application/problem+json` response
+func (r V1MeLinksDeleteResponse) GetApplicationproblemJSON409() *Problem {
+	return r.ApplicationproblemJSON409
+}
+
+// GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
+func (r V1MeLinksDeleteResponse) GetApplicationproblemJSON422() *Problem {
+	return r.ApplicationproblemJSON422
+}
+
+// GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r V1MeLinksDeleteResponse) GetApplicationproblemJSON429() *Problem {
+	return r.ApplicationproblemJSON429
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r V1MeLinksDeleteResponse) GetApplicationproblemJSON500() *Problem {
+	return r.ApplicationproblemJSON500
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r V1MeLinksDeleteResponse) GetApplicationproblemJSON503() *Problem {
+	return r.ApplicationproblemJSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r V1MeLinksDeleteResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r V1MeLinksDeleteResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r V1MeLinksDeleteResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r V1MeLinksDeleteResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // V1ServersListResponse200Headers the declared response headers of an HTTP 200 response for V1ServersList
 type V1ServersListResponse200Headers struct {
 	ETag                *string
@@ -34412,7 +37158,7 @@ func (c *ClientWithResponses) IngestCommandResultCreateWithResponse(ctx context.
 	return ParseIngestCommandResultCreateResponse(rsp)
 }
 
-// IngestEventsCreateWithBodyWithResponse Ingest typed JSON events (Rust and other plugins)
+// IngestEventsCreateWithBodyWithResponse Ingest typed JSON events (game-server plugins)
 //
 // `POST /api-platform/ingest/events` (Bearer).
 //
@@ -34420,13 +37166,18 @@ func (c *ClientWithResponses) IngestCommandResultCreateWithResponse(ctx context.
 // or, for senders that cannot set headers, in the path. The event is attributed to that server and its game.
 // A missing, unknown or revoked token gets `401` and nothing is stored. A batch is applied in one transaction.
 //
-// A batch of up to 10000 events: `kill`, `match_result`, `player_session`, each an object of one of these shapes (`?`: optional):
+// A batch of up to 10000 events, each an object of one of these kinds (the named schema of each is in the document):
 //
-// - `type`: "kill", `client_id`: string, `occurred_at`: string, `killer`: { `steam_id`: string, `name`: string }, `victim`: { `steam_id`: string, `name`: string }, `weapon`: string, `headshot?`: boolean, `distance?`: number, `round_number?`: integer
-// - `type`: "match_result", `client_id`: string, `ended_at`: string, `map`: string, `team1`: [{ `steam_id`: string, `name`: string, `participation?`: number }], `team2`: [{ `steam_id`: string, `name`: string, `participation?`: number }], `team1_score`: integer, `team2_score`: integer, `tournament_id?`: integer
-// - `type`: "player_session", `client_id`: string, `occurred_at`: string, `action`: "connect" | "disconnect", `steam_id`: string, `name`: string
+// - `player_session` (`IngestPlayerSessionEvent`): A player connected or left: `player`, or (the older form) `steam_id` and `name`. A Steam id seen for the first time gets a hub profile.
+// - `chat` (`IngestChatEvent`): A chat message: told as a `chat.message` event to the server's owner and operators (scope `chat:read`), never stored.
+// - `kill` (`IngestKillEvent`): A kill (a suicide is refused: it is not a frag).
+// - `round` (`IngestRoundEvent`): A round started or ended: told as `round.started` / `round.ended` on the server’s current map. Scores and winner are checked, not stored (the match result carries the score).
+// - `match_result` (`IngestMatchResultEvent`): A match played to its end, with its teams and score.
+// - `map_change` (`IngestMapChangeEvent`): The server changed map: its `map` in `/servers` and `/v1/servers` follows.
 //
-// Each event is validated alone; an invalid one is rejected with its index and reason. `client_id` makes a resent event a duplicate.
+// A player is an `IngestPlayer`: `name` and exactly one of `steam_id` (SteamID64, `STEAM_X:Y:Z` or `[U:1:N]`), `minecraft_uuid` (dashes optional) or `eos_id` (32 hex digits). A Steam id gets a hub profile the first time it is seen. A Minecraft or EOS id counts only for the hub user it is linked to (`POST /api-platform/ingest/links`): its kills, matches and XP land on that profile. An unlinked one credits nobody: its event is accepted (and counted once by `client_id`) but nothing is attached to anybody. A kill naming a Minecraft or EOS player is not listed in the kill feed (whose participants are named by SteamID); it counts on the linked players’ profiles (kill counters, XP, achievements, combat totals). A match’s unlinked players are left out of its teams.
+//
+// Each event is validated alone; an invalid one is rejected with its index and reason, the others are applied. `client_id` makes a resent event a duplicate, counted once.
 //
 // ### What the service derives
 // - **Players**: Steam IDs (`[U:1:N]`, `STEAM_X:Y:Z`, SteamID64) are stored as SteamID64; a new Steam ID gets a hub profile.
@@ -34447,7 +37198,7 @@ func (c *ClientWithResponses) IngestEventsCreateWithBodyWithResponse(ctx context
 	return ParseIngestEventsCreateResponse(rsp)
 }
 
-// IngestEventsCreateWithResponse Ingest typed JSON events (Rust and other plugins)
+// IngestEventsCreateWithResponse Ingest typed JSON events (game-server plugins)
 //
 // `POST /api-platform/ingest/events` (Bearer).
 //
@@ -34455,13 +37206,18 @@ func (c *ClientWithResponses) IngestEventsCreateWithBodyWithResponse(ctx context
 // or, for senders that cannot set headers, in the path. The event is attributed to that server and its game.
 // A missing, unknown or revoked token gets `401` and nothing is stored. A batch is applied in one transaction.
 //
-// A batch of up to 10000 events: `kill`, `match_result`, `player_session`, each an object of one of these shapes (`?`: optional):
+// A batch of up to 10000 events, each an object of one of these kinds (the named schema of each is in the document):
 //
-// - `type`: "kill", `client_id`: string, `occurred_at`: string, `killer`: { `steam_id`: string, `name`: string }, `victim`: { `steam_id`: string, `name`: string }, `weapon`: string, `headshot?`: boolean, `distance?`: number, `round_number?`: integer
-// - `type`: "match_result", `client_id`: string, `ended_at`: string, `map`: string, `team1`: [{ `steam_id`: string, `name`: string, `participation?`: number }], `team2`: [{ `steam_id`: string, `name`: string, `participation?`: number }], `team1_score`: integer, `team2_score`: integer, `tournament_id?`: integer
-// - `type`: "player_session", `client_id`: string, `occurred_at`: string, `action`: "connect" | "disconnect", `steam_id`: string, `name`: string
+// - `player_session` (`IngestPlayerSessionEvent`): A player connected or left: `player`, or (the older form) `steam_id` and `name`. A Steam id seen for the first time gets a hub profile.
+// - `chat` (`IngestChatEvent`): A chat message: told as a `chat.message` event to the server's owner and operators (scope `chat:read`), never stored.
+// - `kill` (`IngestKillEvent`): A kill (a suicide is refused: it is not a frag).
+// - `round` (`IngestRoundEvent`): A round started or ended: told as `round.started` / `round.ended` on the server’s current map. Scores and winner are checked, not stored (the match result carries the score).
+// - `match_result` (`IngestMatchResultEvent`): A match played to its end, with its teams and score.
+// - `map_change` (`IngestMapChangeEvent`): The server changed map: its `map` in `/servers` and `/v1/servers` follows.
 //
-// Each event is validated alone; an invalid one is rejected with its index and reason. `client_id` makes a resent event a duplicate.
+// A player is an `IngestPlayer`: `name` and exactly one of `steam_id` (SteamID64, `STEAM_X:Y:Z` or `[U:1:N]`), `minecraft_uuid` (dashes optional) or `eos_id` (32 hex digits). A Steam id gets a hub profile the first time it is seen. A Minecraft or EOS id counts only for the hub user it is linked to (`POST /api-platform/ingest/links`): its kills, matches and XP land on that profile. An unlinked one credits nobody: its event is accepted (and counted once by `client_id`) but nothing is attached to anybody. A kill naming a Minecraft or EOS player is not listed in the kill feed (whose participants are named by SteamID); it counts on the linked players’ profiles (kill counters, XP, achievements, combat totals). A match’s unlinked players are left out of its teams.
+//
+// Each event is validated alone; an invalid one is rejected with its index and reason, the others are applied. `client_id` makes a resent event a duplicate, counted once.
 //
 // ### What the service derives
 // - **Players**: Steam IDs (`[U:1:N]`, `STEAM_X:Y:Z`, SteamID64) are stored as SteamID64; a new Steam ID gets a hub profile.
@@ -34510,6 +37266,82 @@ func (c *ClientWithResponses) IngestHeartbeatCreateWithResponse(ctx context.Cont
 		return nil, err
 	}
 	return ParseIngestHeartbeatCreateResponse(rsp)
+}
+
+// IngestLinkCodesCreateWithBodyWithResponse Make a link code for a player to enter in the portal
+//
+// `POST /api-platform/ingest/link-codes` (Bearer: the server’s ingest token).
+//
+// A Minecraft or EOS player links their in-game identity to a hub account with a one-use code (6 characters such as `7KQ-M3X`, valid 10 minutes). Either the user makes the code (portal page *Game identities*, or `POST /v1/me/link-codes`) and the player types it in game, which the plugin posts to `POST /api-platform/ingest/links`; or the plugin asks `POST /api-platform/ingest/link-codes` for a code it shows the player, who enters it in the portal (or `POST /v1/me/links`). From then on the identity’s kills, matches and XP land on that profile (earlier events are not credited again). A Steam id needs no link: it has a hub profile of its own (the routes take `minecraft_uuid` or `eos_id` only).
+//
+// A code for this player that the plugin shows in game; the hub user enters it in the portal or with `POST /v1/me/links`. `409 identity_linked`: the identity is already linked (to anybody).
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api-platform/ingest/link-codes (the `IngestLinkCodesCreate` operationId).
+func (c *ClientWithResponses) IngestLinkCodesCreateWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*IngestLinkCodesCreateResponse, error) {
+	rsp, err := c.IngestLinkCodesCreateWithBody(ctx, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseIngestLinkCodesCreateResponse(rsp)
+}
+
+// IngestLinkCodesCreateWithResponse Make a link code for a player to enter in the portal
+//
+// `POST /api-platform/ingest/link-codes` (Bearer: the server’s ingest token).
+//
+// A Minecraft or EOS player links their in-game identity to a hub account with a one-use code (6 characters such as `7KQ-M3X`, valid 10 minutes). Either the user makes the code (portal page *Game identities*, or `POST /v1/me/link-codes`) and the player types it in game, which the plugin posts to `POST /api-platform/ingest/links`; or the plugin asks `POST /api-platform/ingest/link-codes` for a code it shows the player, who enters it in the portal (or `POST /v1/me/links`). From then on the identity’s kills, matches and XP land on that profile (earlier events are not credited again). A Steam id needs no link: it has a hub profile of its own (the routes take `minecraft_uuid` or `eos_id` only).
+//
+// A code for this player that the plugin shows in game; the hub user enters it in the portal or with `POST /v1/me/links`. `409 identity_linked`: the identity is already linked (to anybody).
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api-platform/ingest/link-codes (the `IngestLinkCodesCreate` operationId).
+func (c *ClientWithResponses) IngestLinkCodesCreateWithResponse(ctx context.Context, body IngestLinkCodesCreateJSONRequestBody, reqEditors ...RequestEditorFn) (*IngestLinkCodesCreateResponse, error) {
+	rsp, err := c.IngestLinkCodesCreate(ctx, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseIngestLinkCodesCreateResponse(rsp)
+}
+
+// IngestLinksCreateWithBodyWithResponse Link a player to the hub account whose code they typed
+//
+// `POST /api-platform/ingest/links` (Bearer: the server’s ingest token).
+//
+// A Minecraft or EOS player links their in-game identity to a hub account with a one-use code (6 characters such as `7KQ-M3X`, valid 10 minutes). Either the user makes the code (portal page *Game identities*, or `POST /v1/me/link-codes`) and the player types it in game, which the plugin posts to `POST /api-platform/ingest/links`; or the plugin asks `POST /api-platform/ingest/link-codes` for a code it shows the player, who enters it in the portal (or `POST /v1/me/links`). From then on the identity’s kills, matches and XP land on that profile (earlier events are not credited again). A Steam id needs no link: it has a hub profile of its own (the routes take `minecraft_uuid` or `eos_id` only).
+//
+// The player typed a user’s code in game: the identity is linked to that user and `player.identity_linked` is told to them. `404 link_code_invalid`: unknown, used or expired (one answer for all three). `409 identity_linked`: the identity is linked to another account (nothing changes; the code stays usable). Linking again to the same account answers 200 and changes nothing but spending the code.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api-platform/ingest/links (the `IngestLinksCreate` operationId).
+func (c *ClientWithResponses) IngestLinksCreateWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*IngestLinksCreateResponse, error) {
+	rsp, err := c.IngestLinksCreateWithBody(ctx, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseIngestLinksCreateResponse(rsp)
+}
+
+// IngestLinksCreateWithResponse Link a player to the hub account whose code they typed
+//
+// `POST /api-platform/ingest/links` (Bearer: the server’s ingest token).
+//
+// A Minecraft or EOS player links their in-game identity to a hub account with a one-use code (6 characters such as `7KQ-M3X`, valid 10 minutes). Either the user makes the code (portal page *Game identities*, or `POST /v1/me/link-codes`) and the player types it in game, which the plugin posts to `POST /api-platform/ingest/links`; or the plugin asks `POST /api-platform/ingest/link-codes` for a code it shows the player, who enters it in the portal (or `POST /v1/me/links`). From then on the identity’s kills, matches and XP land on that profile (earlier events are not credited again). A Steam id needs no link: it has a hub profile of its own (the routes take `minecraft_uuid` or `eos_id` only).
+//
+// The player typed a user’s code in game: the identity is linked to that user and `player.identity_linked` is told to them. `404 link_code_invalid`: unknown, used or expired (one answer for all three). `409 identity_linked`: the identity is linked to another account (nothing changes; the code stays usable). Linking again to the same account answers 200 and changes nothing but spending the code.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api-platform/ingest/links (the `IngestLinksCreate` operationId).
+func (c *ClientWithResponses) IngestLinksCreateWithResponse(ctx context.Context, body IngestLinksCreateJSONRequestBody, reqEditors ...RequestEditorFn) (*IngestLinksCreateResponse, error) {
+	rsp, err := c.IngestLinksCreate(ctx, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseIngestLinksCreateResponse(rsp)
 }
 
 // IngestLogsCreateWithResponse Ingest log lines (CS2 HTTP log stream, CS 1.6)
@@ -35397,6 +38229,91 @@ func (c *ClientWithResponses) V1EventsTypesListWithResponse(ctx context.Context,
 		return nil, err
 	}
 	return ParseV1EventsTypesListResponse(rsp)
+}
+
+// V1MeLinkCodesCreateWithResponse Make a link code to type in game
+//
+// Links attach a Minecraft (UUID) or Epic Online Services identity to your hub account, so what a game server’s plugin reports of that player (kills, matches, XP) lands on your profile; an unlinked identity credits nobody. A Steam id needs no link. See the guide *Connecting game servers* ("Identity links").
+//
+// A new one-use code (6 characters such as `7KQ-M3X`, valid 10 minutes): the player types it in game (`/link 7KQ-M3X`) and the server’s plugin links their identity to this account. Codes are never listed; make a new one when it expired. Needs a user’s token with `identities:write`.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /v1/me/link-codes (the `V1MeLinkCodesCreate` operationId).
+func (c *ClientWithResponses) V1MeLinkCodesCreateWithResponse(ctx context.Context, params *V1MeLinkCodesCreateParams, reqEditors ...RequestEditorFn) (*V1MeLinkCodesCreateResponse, error) {
+	rsp, err := c.V1MeLinkCodesCreate(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseV1MeLinkCodesCreateResponse(rsp)
+}
+
+// V1MeLinksListWithResponse List your linked game identities
+//
+// Links attach a Minecraft (UUID) or Epic Online Services identity to your hub account, so what a game server’s plugin reports of that player (kills, matches, XP) lands on your profile; an unlinked identity credits nobody. A Steam id needs no link. See the guide *Connecting game servers* ("Identity links").
+//
+// Needs a user’s token with `identify`.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /v1/me/links (the `V1MeLinksList` operationId).
+func (c *ClientWithResponses) V1MeLinksListWithResponse(ctx context.Context, params *V1MeLinksListParams, reqEditors ...RequestEditorFn) (*V1MeLinksListResponse, error) {
+	rsp, err := c.V1MeLinksList(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseV1MeLinksListResponse(rsp)
+}
+
+// V1MeLinksCreateWithBodyWithResponse Link a game identity with the code a plugin showed
+//
+// Links attach a Minecraft (UUID) or Epic Online Services identity to your hub account, so what a game server’s plugin reports of that player (kills, matches, XP) lands on your profile; an unlinked identity credits nobody. A Steam id needs no link. See the guide *Connecting game servers* ("Identity links").
+//
+// Enter the code a game server’s plugin showed the player in game: that identity is linked to this account and `player.identity_linked` is told. `404 link_code_invalid`: unknown, used or expired (one answer for all three). `409 identity_linked`: the identity is linked to another account (nothing changes). Needs a user’s token with `identities:write`.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /v1/me/links (the `V1MeLinksCreate` operationId).
+func (c *ClientWithResponses) V1MeLinksCreateWithBodyWithResponse(ctx context.Context, params *V1MeLinksCreateParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*V1MeLinksCreateResponse, error) {
+	rsp, err := c.V1MeLinksCreateWithBody(ctx, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseV1MeLinksCreateResponse(rsp)
+}
+
+// V1MeLinksCreateWithResponse Link a game identity with the code a plugin showed
+//
+// Links attach a Minecraft (UUID) or Epic Online Services identity to your hub account, so what a game server’s plugin reports of that player (kills, matches, XP) lands on your profile; an unlinked identity credits nobody. A Steam id needs no link. See the guide *Connecting game servers* ("Identity links").
+//
+// Enter the code a game server’s plugin showed the player in game: that identity is linked to this account and `player.identity_linked` is told. `404 link_code_invalid`: unknown, used or expired (one answer for all three). `409 identity_linked`: the identity is linked to another account (nothing changes). Needs a user’s token with `identities:write`.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /v1/me/links (the `V1MeLinksCreate` operationId).
+func (c *ClientWithResponses) V1MeLinksCreateWithResponse(ctx context.Context, params *V1MeLinksCreateParams, body V1MeLinksCreateJSONRequestBody, reqEditors ...RequestEditorFn) (*V1MeLinksCreateResponse, error) {
+	rsp, err := c.V1MeLinksCreate(ctx, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseV1MeLinksCreateResponse(rsp)
+}
+
+// V1MeLinksDeleteWithResponse Remove a linked game identity
+//
+// Links attach a Minecraft (UUID) or Epic Online Services identity to your hub account, so what a game server’s plugin reports of that player (kills, matches, XP) lands on your profile; an unlinked identity credits nobody. A Steam id needs no link. See the guide *Connecting game servers* ("Identity links").
+//
+// Unlinks the identity: from now on it credits nobody (what it earned stays on your profile). `404 identity_link_not_found` when you have no such link. Needs a user’s token with `identities:write`.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with DELETE /v1/me/links/{platform}/{id} (the `V1MeLinksDelete` operationId).
+func (c *ClientWithResponses) V1MeLinksDeleteWithResponse(ctx context.Context, platform V1MeLinksDeleteParamsPlatform, id string, params *V1MeLinksDeleteParams, reqEditors ...RequestEditorFn) (*V1MeLinksDeleteResponse, error) {
+	rsp, err := c.V1MeLinksDelete(ctx, platform, id, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseV1MeLinksDeleteResponse(rsp)
 }
 
 // V1ServersListWithResponse List game servers (preview)
@@ -38550,6 +41467,271 @@ func ParseIngestHeartbeatCreateResponse(rsp *http.Response) (*IngestHeartbeatCre
 		response.Headers415 = &headers
 	case rsp.StatusCode == 500:
 		var headers IngestHeartbeatCreateResponse500Headers
+		if values := rsp.Header.Values("x-request-id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-request-id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers500 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseIngestLinkCodesCreateResponse parses an HTTP response from a IngestLinkCodesCreateWithResponse call
+func ParseIngestLinkCodesCreateResponse(rsp *http.Response) (*IngestLinkCodesCreateResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &IngestLinkCodesCreateResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 201:
+		var dest IngestLinkCodesCreateResult
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON201 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON415 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 201:
+		var headers IngestLinkCodesCreateResponse201Headers
+		if values := rsp.Header.Values("x-request-id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-request-id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers201 = &headers
+	case rsp.StatusCode == 400:
+		var headers IngestLinkCodesCreateResponse400Headers
+		if values := rsp.Header.Values("x-request-id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-request-id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers IngestLinkCodesCreateResponse401Headers
+		if values := rsp.Header.Values("x-request-id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-request-id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 409:
+		var headers IngestLinkCodesCreateResponse409Headers
+		if values := rsp.Header.Values("x-request-id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-request-id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers409 = &headers
+	case rsp.StatusCode == 415:
+		var headers IngestLinkCodesCreateResponse415Headers
+		if values := rsp.Header.Values("x-request-id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-request-id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers415 = &headers
+	case rsp.StatusCode == 500:
+		var headers IngestLinkCodesCreateResponse500Headers
+		if values := rsp.Header.Values("x-request-id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-request-id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers500 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseIngestLinksCreateResponse parses an HTTP response from a IngestLinksCreateWithResponse call
+func ParseIngestLinksCreateResponse(rsp *http.Response) (*IngestLinksCreateResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &IngestLinksCreateResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest IngestLinksCreateResult
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON415 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers IngestLinksCreateResponse200Headers
+		if values := rsp.Header.Values("x-request-id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-request-id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 400:
+		var headers IngestLinksCreateResponse400Headers
+		if values := rsp.Header.Values("x-request-id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-request-id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers IngestLinksCreateResponse401Headers
+		if values := rsp.Header.Values("x-request-id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-request-id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 404:
+		var headers IngestLinksCreateResponse404Headers
+		if values := rsp.Header.Values("x-request-id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-request-id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 409:
+		var headers IngestLinksCreateResponse409Headers
+		if values := rsp.Header.Values("x-request-id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-request-id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers409 = &headers
+	case rsp.StatusCode == 415:
+		var headers IngestLinksCreateResponse415Headers
+		if values := rsp.Header.Values("x-request-id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-request-id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers415 = &headers
+	case rsp.StatusCode == 500:
+		var headers IngestLinksCreateResponse500Headers
 		if values := rsp.Header.Values("x-request-id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "x-request-id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -54375,6 +57557,2004 @@ func ParseV1EventsTypesListResponse(rsp *http.Response) (*V1EventsTypesListRespo
 		response.Headers500 = &headers
 	case rsp.StatusCode == 503:
 		var headers V1EventsTypesListResponse503Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("x-ratelimit-limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-ratelimit-limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRatelimitLimit = &value
+		}
+		if values := rsp.Header.Values("x-ratelimit-remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-ratelimit-remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRatelimitRemaining = &value
+		}
+		if values := rsp.Header.Values("x-ratelimit-reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-ratelimit-reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRatelimitReset = &value
+		}
+		if values := rsp.Header.Values("x-ratelimit-used"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-ratelimit-used", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRatelimitUsed = &value
+		}
+		if values := rsp.Header.Values("x-request-id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-request-id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseV1MeLinkCodesCreateResponse parses an HTTP response from a V1MeLinkCodesCreateWithResponse call
+func ParseV1MeLinkCodesCreateResponse(rsp *http.Response) (*V1MeLinkCodesCreateResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &V1MeLinkCodesCreateResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 201:
+		var dest V1MeLinkCodesCreateResult
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON201 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 201:
+		var headers V1MeLinkCodesCreateResponse201Headers
+		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.IdempotentReplayed = &value
+		}
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("x-ratelimit-limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-ratelimit-limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRatelimitLimit = &value
+		}
+		if values := rsp.Header.Values("x-ratelimit-remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-ratelimit-remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRatelimitRemaining = &value
+		}
+		if values := rsp.Header.Values("x-ratelimit-reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-ratelimit-reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRatelimitReset = &value
+		}
+		if values := rsp.Header.Values("x-ratelimit-used"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-ratelimit-used", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRatelimitUsed = &value
+		}
+		if values := rsp.Header.Values("x-request-id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-request-id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers201 = &headers
+	case rsp.StatusCode == 400:
+		var headers V1MeLinkCodesCreateResponse400Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("x-ratelimit-limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-ratelimit-limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRatelimitLimit = &value
+		}
+		if values := rsp.Header.Values("x-ratelimit-remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-ratelimit-remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRatelimitRemaining = &value
+		}
+		if values := rsp.Header.Values("x-ratelimit-reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-ratelimit-reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRatelimitReset = &value
+		}
+		if values := rsp.Header.Values("x-ratelimit-used"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-ratelimit-used", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRatelimitUsed = &value
+		}
+		if values := rsp.Header.Values("x-request-id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-request-id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers V1MeLinkCodesCreateResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		if values := rsp.Header.Values("x-request-id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-request-id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers V1MeLinkCodesCreateResponse403Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		if values := rsp.Header.Values("x-request-id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-request-id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 409:
+		var headers V1MeLinkCodesCreateResponse409Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("x-ratelimit-limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-ratelimit-limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRatelimitLimit = &value
+		}
+		if values := rsp.Header.Values("x-ratelimit-remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-ratelimit-remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRatelimitRemaining = &value
+		}
+		if values := rsp.Header.Values("x-ratelimit-reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-ratelimit-reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRatelimitReset = &value
+		}
+		if values := rsp.Header.Values("x-ratelimit-used"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-ratelimit-used", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRatelimitUsed = &value
+		}
+		if values := rsp.Header.Values("x-request-id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-request-id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers409 = &headers
+	case rsp.StatusCode == 422:
+		var headers V1MeLinkCodesCreateResponse422Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("x-ratelimit-limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-ratelimit-limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRatelimitLimit = &value
+		}
+		if values := rsp.Header.Values("x-ratelimit-remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-ratelimit-remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRatelimitRemaining = &value
+		}
+		if values := rsp.Header.Values("x-ratelimit-reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-ratelimit-reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRatelimitReset = &value
+		}
+		if values := rsp.Header.Values("x-ratelimit-used"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-ratelimit-used", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRatelimitUsed = &value
+		}
+		if values := rsp.Header.Values("x-request-id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-request-id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers422 = &headers
+	case rsp.StatusCode == 429:
+		var headers V1MeLinkCodesCreateResponse429Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("x-ratelimit-limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-ratelimit-limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRatelimitLimit = &value
+		}
+		if values := rsp.Header.Values("x-ratelimit-remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-ratelimit-remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRatelimitRemaining = &value
+		}
+		if values := rsp.Header.Values("x-ratelimit-reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-ratelimit-reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRatelimitReset = &value
+		}
+		if values := rsp.Header.Values("x-ratelimit-used"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-ratelimit-used", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRatelimitUsed = &value
+		}
+		if values := rsp.Header.Values("x-request-id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-request-id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers V1MeLinkCodesCreateResponse500Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("x-ratelimit-limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-ratelimit-limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRatelimitLimit = &value
+		}
+		if values := rsp.Header.Values("x-ratelimit-remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-ratelimit-remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRatelimitRemaining = &value
+		}
+		if values := rsp.Header.Values("x-ratelimit-reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-ratelimit-reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRatelimitReset = &value
+		}
+		if values := rsp.Header.Values("x-ratelimit-used"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-ratelimit-used", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRatelimitUsed = &value
+		}
+		if values := rsp.Header.Values("x-request-id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-request-id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers V1MeLinkCodesCreateResponse503Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("x-ratelimit-limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-ratelimit-limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRatelimitLimit = &value
+		}
+		if values := rsp.Header.Values("x-ratelimit-remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-ratelimit-remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRatelimitRemaining = &value
+		}
+		if values := rsp.Header.Values("x-ratelimit-reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-ratelimit-reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRatelimitReset = &value
+		}
+		if values := rsp.Header.Values("x-ratelimit-used"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-ratelimit-used", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRatelimitUsed = &value
+		}
+		if values := rsp.Header.Values("x-request-id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-request-id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseV1MeLinksListResponse parses an HTTP response from a V1MeLinksListWithResponse call
+func ParseV1MeLinksListResponse(rsp *http.Response) (*V1MeLinksListResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &V1MeLinksListResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest V1MeLinksListResult
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers V1MeLinksListResponse200Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("x-ratelimit-limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-ratelimit-limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRatelimitLimit = &value
+		}
+		if values := rsp.Header.Values("x-ratelimit-remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-ratelimit-remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRatelimitRemaining = &value
+		}
+		if values := rsp.Header.Values("x-ratelimit-reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-ratelimit-reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRatelimitReset = &value
+		}
+		if values := rsp.Header.Values("x-ratelimit-used"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-ratelimit-used", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRatelimitUsed = &value
+		}
+		if values := rsp.Header.Values("x-request-id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-request-id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 400:
+		var headers V1MeLinksListResponse400Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("x-ratelimit-limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-ratelimit-limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRatelimitLimit = &value
+		}
+		if values := rsp.Header.Values("x-ratelimit-remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-ratelimit-remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRatelimitRemaining = &value
+		}
+		if values := rsp.Header.Values("x-ratelimit-reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-ratelimit-reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRatelimitReset = &value
+		}
+		if values := rsp.Header.Values("x-ratelimit-used"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-ratelimit-used", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRatelimitUsed = &value
+		}
+		if values := rsp.Header.Values("x-request-id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-request-id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers V1MeLinksListResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		if values := rsp.Header.Values("x-request-id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-request-id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers V1MeLinksListResponse403Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		if values := rsp.Header.Values("x-request-id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-request-id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 429:
+		var headers V1MeLinksListResponse429Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("x-ratelimit-limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-ratelimit-limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRatelimitLimit = &value
+		}
+		if values := rsp.Header.Values("x-ratelimit-remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-ratelimit-remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRatelimitRemaining = &value
+		}
+		if values := rsp.Header.Values("x-ratelimit-reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-ratelimit-reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRatelimitReset = &value
+		}
+		if values := rsp.Header.Values("x-ratelimit-used"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-ratelimit-used", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRatelimitUsed = &value
+		}
+		if values := rsp.Header.Values("x-request-id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-request-id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers V1MeLinksListResponse500Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("x-ratelimit-limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-ratelimit-limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRatelimitLimit = &value
+		}
+		if values := rsp.Header.Values("x-ratelimit-remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-ratelimit-remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRatelimitRemaining = &value
+		}
+		if values := rsp.Header.Values("x-ratelimit-reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-ratelimit-reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRatelimitReset = &value
+		}
+		if values := rsp.Header.Values("x-ratelimit-used"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-ratelimit-used", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRatelimitUsed = &value
+		}
+		if values := rsp.Header.Values("x-request-id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-request-id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers V1MeLinksListResponse503Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("x-ratelimit-limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-ratelimit-limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRatelimitLimit = &value
+		}
+		if values := rsp.Header.Values("x-ratelimit-remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-ratelimit-remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRatelimitRemaining = &value
+		}
+		if values := rsp.Header.Values("x-ratelimit-reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-ratelimit-reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRatelimitReset = &value
+		}
+		if values := rsp.Header.Values("x-ratelimit-used"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-ratelimit-used", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRatelimitUsed = &value
+		}
+		if values := rsp.Header.Values("x-request-id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-request-id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseV1MeLinksCreateResponse parses an HTTP response from a V1MeLinksCreateWithResponse call
+func ParseV1MeLinksCreateResponse(rsp *http.Response) (*V1MeLinksCreateResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &V1MeLinksCreateResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 201:
+		var dest V1MeLinksCreateResult
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON201 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 201:
+		var headers V1MeLinksCreateResponse201Headers
+		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.IdempotentReplayed = &value
+		}
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("x-ratelimit-limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-ratelimit-limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRatelimitLimit = &value
+		}
+		if values := rsp.Header.Values("x-ratelimit-remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-ratelimit-remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRatelimitRemaining = &value
+		}
+		if values := rsp.Header.Values("x-ratelimit-reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-ratelimit-reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRatelimitReset = &value
+		}
+		if values := rsp.Header.Values("x-ratelimit-used"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-ratelimit-used", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRatelimitUsed = &value
+		}
+		if values := rsp.Header.Values("x-request-id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-request-id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers201 = &headers
+	case rsp.StatusCode == 400:
+		var headers V1MeLinksCreateResponse400Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("x-ratelimit-limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-ratelimit-limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRatelimitLimit = &value
+		}
+		if values := rsp.Header.Values("x-ratelimit-remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-ratelimit-remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRatelimitRemaining = &value
+		}
+		if values := rsp.Header.Values("x-ratelimit-reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-ratelimit-reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRatelimitReset = &value
+		}
+		if values := rsp.Header.Values("x-ratelimit-used"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-ratelimit-used", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRatelimitUsed = &value
+		}
+		if values := rsp.Header.Values("x-request-id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-request-id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers V1MeLinksCreateResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		if values := rsp.Header.Values("x-request-id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-request-id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers V1MeLinksCreateResponse403Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		if values := rsp.Header.Values("x-request-id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-request-id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers V1MeLinksCreateResponse404Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("x-ratelimit-limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-ratelimit-limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRatelimitLimit = &value
+		}
+		if values := rsp.Header.Values("x-ratelimit-remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-ratelimit-remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRatelimitRemaining = &value
+		}
+		if values := rsp.Header.Values("x-ratelimit-reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-ratelimit-reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRatelimitReset = &value
+		}
+		if values := rsp.Header.Values("x-ratelimit-used"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-ratelimit-used", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRatelimitUsed = &value
+		}
+		if values := rsp.Header.Values("x-request-id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-request-id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 409:
+		var headers V1MeLinksCreateResponse409Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("x-ratelimit-limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-ratelimit-limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRatelimitLimit = &value
+		}
+		if values := rsp.Header.Values("x-ratelimit-remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-ratelimit-remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRatelimitRemaining = &value
+		}
+		if values := rsp.Header.Values("x-ratelimit-reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-ratelimit-reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRatelimitReset = &value
+		}
+		if values := rsp.Header.Values("x-ratelimit-used"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-ratelimit-used", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRatelimitUsed = &value
+		}
+		if values := rsp.Header.Values("x-request-id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-request-id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers409 = &headers
+	case rsp.StatusCode == 422:
+		var headers V1MeLinksCreateResponse422Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("x-ratelimit-limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-ratelimit-limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRatelimitLimit = &value
+		}
+		if values := rsp.Header.Values("x-ratelimit-remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-ratelimit-remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRatelimitRemaining = &value
+		}
+		if values := rsp.Header.Values("x-ratelimit-reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-ratelimit-reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRatelimitReset = &value
+		}
+		if values := rsp.Header.Values("x-ratelimit-used"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-ratelimit-used", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRatelimitUsed = &value
+		}
+		if values := rsp.Header.Values("x-request-id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-request-id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers422 = &headers
+	case rsp.StatusCode == 429:
+		var headers V1MeLinksCreateResponse429Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("x-ratelimit-limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-ratelimit-limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRatelimitLimit = &value
+		}
+		if values := rsp.Header.Values("x-ratelimit-remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-ratelimit-remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRatelimitRemaining = &value
+		}
+		if values := rsp.Header.Values("x-ratelimit-reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-ratelimit-reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRatelimitReset = &value
+		}
+		if values := rsp.Header.Values("x-ratelimit-used"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-ratelimit-used", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRatelimitUsed = &value
+		}
+		if values := rsp.Header.Values("x-request-id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-request-id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers V1MeLinksCreateResponse500Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("x-ratelimit-limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-ratelimit-limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRatelimitLimit = &value
+		}
+		if values := rsp.Header.Values("x-ratelimit-remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-ratelimit-remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRatelimitRemaining = &value
+		}
+		if values := rsp.Header.Values("x-ratelimit-reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-ratelimit-reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRatelimitReset = &value
+		}
+		if values := rsp.Header.Values("x-ratelimit-used"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-ratelimit-used", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRatelimitUsed = &value
+		}
+		if values := rsp.Header.Values("x-request-id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-request-id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers V1MeLinksCreateResponse503Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("x-ratelimit-limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-ratelimit-limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRatelimitLimit = &value
+		}
+		if values := rsp.Header.Values("x-ratelimit-remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-ratelimit-remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRatelimitRemaining = &value
+		}
+		if values := rsp.Header.Values("x-ratelimit-reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-ratelimit-reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRatelimitReset = &value
+		}
+		if values := rsp.Header.Values("x-ratelimit-used"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-ratelimit-used", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRatelimitUsed = &value
+		}
+		if values := rsp.Header.Values("x-request-id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-request-id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseV1MeLinksDeleteResponse parses an HTTP response from a V1MeLinksDeleteWithResponse call
+func ParseV1MeLinksDeleteResponse(rsp *http.Response) (*V1MeLinksDeleteResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &V1MeLinksDeleteResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case rsp.StatusCode == 204:
+		break // No content-type
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 204:
+		var headers V1MeLinksDeleteResponse204Headers
+		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.IdempotentReplayed = &value
+		}
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("x-ratelimit-limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-ratelimit-limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRatelimitLimit = &value
+		}
+		if values := rsp.Header.Values("x-ratelimit-remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-ratelimit-remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRatelimitRemaining = &value
+		}
+		if values := rsp.Header.Values("x-ratelimit-reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-ratelimit-reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRatelimitReset = &value
+		}
+		if values := rsp.Header.Values("x-ratelimit-used"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-ratelimit-used", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRatelimitUsed = &value
+		}
+		if values := rsp.Header.Values("x-request-id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-request-id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers204 = &headers
+	case rsp.StatusCode == 400:
+		var headers V1MeLinksDeleteResponse400Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("x-ratelimit-limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-ratelimit-limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRatelimitLimit = &value
+		}
+		if values := rsp.Header.Values("x-ratelimit-remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-ratelimit-remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRatelimitRemaining = &value
+		}
+		if values := rsp.Header.Values("x-ratelimit-reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-ratelimit-reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRatelimitReset = &value
+		}
+		if values := rsp.Header.Values("x-ratelimit-used"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-ratelimit-used", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRatelimitUsed = &value
+		}
+		if values := rsp.Header.Values("x-request-id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-request-id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers V1MeLinksDeleteResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		if values := rsp.Header.Values("x-request-id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-request-id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers V1MeLinksDeleteResponse403Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		if values := rsp.Header.Values("x-request-id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-request-id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers V1MeLinksDeleteResponse404Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("x-ratelimit-limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-ratelimit-limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRatelimitLimit = &value
+		}
+		if values := rsp.Header.Values("x-ratelimit-remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-ratelimit-remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRatelimitRemaining = &value
+		}
+		if values := rsp.Header.Values("x-ratelimit-reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-ratelimit-reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRatelimitReset = &value
+		}
+		if values := rsp.Header.Values("x-ratelimit-used"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-ratelimit-used", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRatelimitUsed = &value
+		}
+		if values := rsp.Header.Values("x-request-id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-request-id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 409:
+		var headers V1MeLinksDeleteResponse409Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("x-ratelimit-limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-ratelimit-limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRatelimitLimit = &value
+		}
+		if values := rsp.Header.Values("x-ratelimit-remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-ratelimit-remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRatelimitRemaining = &value
+		}
+		if values := rsp.Header.Values("x-ratelimit-reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-ratelimit-reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRatelimitReset = &value
+		}
+		if values := rsp.Header.Values("x-ratelimit-used"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-ratelimit-used", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRatelimitUsed = &value
+		}
+		if values := rsp.Header.Values("x-request-id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-request-id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers409 = &headers
+	case rsp.StatusCode == 422:
+		var headers V1MeLinksDeleteResponse422Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("x-ratelimit-limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-ratelimit-limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRatelimitLimit = &value
+		}
+		if values := rsp.Header.Values("x-ratelimit-remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-ratelimit-remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRatelimitRemaining = &value
+		}
+		if values := rsp.Header.Values("x-ratelimit-reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-ratelimit-reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRatelimitReset = &value
+		}
+		if values := rsp.Header.Values("x-ratelimit-used"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-ratelimit-used", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRatelimitUsed = &value
+		}
+		if values := rsp.Header.Values("x-request-id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-request-id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers422 = &headers
+	case rsp.StatusCode == 429:
+		var headers V1MeLinksDeleteResponse429Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("x-ratelimit-limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-ratelimit-limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRatelimitLimit = &value
+		}
+		if values := rsp.Header.Values("x-ratelimit-remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-ratelimit-remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRatelimitRemaining = &value
+		}
+		if values := rsp.Header.Values("x-ratelimit-reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-ratelimit-reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRatelimitReset = &value
+		}
+		if values := rsp.Header.Values("x-ratelimit-used"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-ratelimit-used", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRatelimitUsed = &value
+		}
+		if values := rsp.Header.Values("x-request-id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-request-id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers V1MeLinksDeleteResponse500Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("x-ratelimit-limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-ratelimit-limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRatelimitLimit = &value
+		}
+		if values := rsp.Header.Values("x-ratelimit-remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-ratelimit-remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRatelimitRemaining = &value
+		}
+		if values := rsp.Header.Values("x-ratelimit-reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-ratelimit-reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRatelimitReset = &value
+		}
+		if values := rsp.Header.Values("x-ratelimit-used"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-ratelimit-used", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRatelimitUsed = &value
+		}
+		if values := rsp.Header.Values("x-request-id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-request-id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers V1MeLinksDeleteResponse503Headers
 		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {

@@ -37,6 +37,8 @@ const (
 	CodeWebhookNotFound        ErrorCode = "webhook_not_found"
 	CodeDeliveryNotFound       ErrorCode = "delivery_not_found"
 	CodeCommandNotFound        ErrorCode = "command_not_found"
+	CodeLinkCodeInvalid        ErrorCode = "link_code_invalid"
+	CodeIdentityLinkNotFound   ErrorCode = "identity_link_not_found"
 	CodeMethodNotAllowed       ErrorCode = "method_not_allowed"
 	CodeNotAcceptable          ErrorCode = "not_acceptable"
 	CodeRequestTimeout         ErrorCode = "request_timeout"
@@ -53,6 +55,7 @@ const (
 	CodeRconNotConfigured      ErrorCode = "rcon_not_configured"
 	CodeCommandExpired         ErrorCode = "command_expired"
 	CodeTokenSuperseded        ErrorCode = "token_superseded"
+	CodeIdentityLinked         ErrorCode = "identity_linked"
 	CodePayloadTooLarge        ErrorCode = "payload_too_large"
 	CodeUriTooLong             ErrorCode = "uri_too_long"
 	CodeUnsupportedMediaType   ErrorCode = "unsupported_media_type"
@@ -80,6 +83,9 @@ const (
 func IdempotentOperations() []string {
 	return []string{
 		"POST /v1/servers/{id}/command",
+		"POST /v1/me/link-codes",
+		"POST /v1/me/links",
+		"DELETE /v1/me/links/{platform}/{id}",
 		"POST /v1/clans",
 		"DELETE /v1/clans/{id}",
 		"PUT /v1/clans/{id}/settings",
@@ -115,6 +121,8 @@ func Paging(operation string) string {
 	case "GET /v1/servers":
 		return "page"
 	case "GET /v1/servers/{id}/commands":
+		return "page"
+	case "GET /v1/me/links":
 		return "page"
 	case "GET /v1/clans":
 		return "page"
@@ -270,6 +278,9 @@ func (*AccountCreatedEvent) EventType() string { return "account.created" }
 // EventType is "account.tier_changed".
 func (*AccountTierChangedEvent) EventType() string { return "account.tier_changed" }
 
+// EventType is "player.identity_linked".
+func (*PlayerIdentityLinkedEvent) EventType() string { return "player.identity_linked" }
+
 // EventType is "key.created".
 func (*KeyCreatedEvent) EventType() string { return "key.created" }
 
@@ -391,6 +402,8 @@ func NewEvent(eventType string) (Event, bool) {
 		return new(AccountCreatedEvent), true
 	case "account.tier_changed":
 		return new(AccountTierChangedEvent), true
+	case "player.identity_linked":
+		return new(PlayerIdentityLinkedEvent), true
 	case "key.created":
 		return new(KeyCreatedEvent), true
 	case "key.revoked":

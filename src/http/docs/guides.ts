@@ -18,6 +18,7 @@ export const GUIDES_DIR = fileURLToPath(new URL('../../../docs/', import.meta.ur
 const READING_ORDER = [
   'using-the-api',
   'v1-preview',
+  'client-libraries',
   'oauth-apps',
   'events-and-webhooks',
   'server-commands',

@@ -2,6 +2,7 @@ import { ERRORS, problemBody, type ErrorCode } from '../problem.js';
 import { EXAMPLE_REQUEST_ID } from '../paths.js';
 import { PROBLEM_HELP } from '../problem-help.js';
 import { exampleFor, invalidParamExample } from './examples.js';
+import { withCodeSamples } from './code-samples/index.js';
 import { withNamedSchemas } from './named-schemas.js';
 import { withPlainUnions } from './plain-unions.js';
 import type {
@@ -214,5 +215,5 @@ export function completeDocument(doc: OpenApiDocument): OpenApiDocument {
   }
   // A reference shows every declared tag as a group: keep only the groups that have operations.
   if (doc.tags) doc.tags = doc.tags.filter((tag) => used.has(tag.name));
-  return withPlainUnions(withNamedSchemas(doc));
+  return withCodeSamples(withPlainUnions(withNamedSchemas(doc)));
 }

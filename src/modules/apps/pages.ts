@@ -1,14 +1,7 @@
-import { guideHref, html, layout, type SafeHtml } from '../portal/pages/html.js';
-import { secretShownOnce } from '../portal/pages/pages.js';
-import { PORTAL_PREFIX, type PortalAccount } from '../portal/session-auth.js';
+import { guideHref, html } from '../portal/pages/html.js';
+import { BASE, csrfField, listTable, notices, secretShownOnce, signedIn } from '../portal/pages/pages.js';
+import type { PortalAccount } from '../portal/session-auth.js';
 import type { AppView } from './schemas.js';
-
-const BASE = PORTAL_PREFIX;
-const signedIn = (a: PortalAccount, title: string, body: SafeHtml) =>
-  layout({ title, username: a.username, csrfToken: a.csrfToken, base: BASE }, body);
-const alert = (kind: 'error' | 'success', text: string | undefined) =>
-  text ? html`<div class="alert ${kind}" role="${kind === 'error' ? 'alert' : 'status'}">${text}</div>` : '';
-const csrf = (a: PortalAccount) => html`<input type="hidden" name="_csrf" value="${a.csrfToken}" />`;
 
 function fields(app: Partial<AppView>) {
   return html`<label for="name">App name</label>
@@ -45,41 +38,25 @@ export function appsPage(
         authorization code with PKCE). The <a href="${guideHref('oauth-apps')}">OAuth apps guide</a> walks
         through a first sign-in.
       </p>
-      ${alert('error', notice.errors?.join(' '))}${alert('success', notice.success)}
+      ${notices(notice)}
       <section class="card" aria-labelledby="list-title">
         <h2 id="list-title">Your apps</h2>
-        ${
-          apps.length === 0
-            ? html`<p class="empty">No apps yet.</p>`
-            : html`<div class="table-wrap">
-                <table class="apps">
-                  <thead>
-                    <tr>
-                      <th scope="col">Name</th>
-                      <th scope="col">Client ID</th>
-                      <th scope="col">Type</th>
-                      <th scope="col">Redirect URIs</th>
-                    </tr>
-                  </thead>
-                  <tbody>
-                    ${apps.map(
-                      (a) =>
-                        html`<tr>
-                          <td><a href="${BASE}/apps/${a.id}">${a.name}</a></td>
-                          <td class="mono">${a.client_id}</td>
-                          <td>${a.kind}</td>
-                          <td>${a.redirect_uris.join(', ')}</td>
-                        </tr>`,
-                    )}
-                  </tbody>
-                </table>
-              </div>`
-        }
+        ${listTable({
+          className: 'apps',
+          empty: 'No apps yet.',
+          columns: ['Name', 'Client ID', 'Type', 'Redirect URIs'],
+          items: apps,
+          row: (a) =>
+            html`<td><a href="${BASE}/apps/${a.id}">${a.name}</a></td>
+              <td class="mono">${a.client_id}</td>
+              <td>${a.kind}</td>
+              <td>${a.redirect_uris.join(', ')}</td>`,
+        })}
       </section>
       <section class="card" aria-labelledby="create-title">
         <h2 id="create-title">Register an app</h2>
         <form method="post" action="${BASE}/apps/new">
-          ${csrf(account)} ${fields({})}
+          ${csrfField(account)} ${fields({})}
           <fieldset>
             <legend>Type</legend>
             <label
@@ -107,7 +84,7 @@ export function appPage(
     app.name,
     html`<p><a href="${BASE}/apps">← My apps</a></p>
       <h1>${app.name}</h1>
-      ${alert('error', notice.errors?.join(' '))}${alert('success', notice.success)}
+      ${notices(notice)}
       ${
         notice.secret
           ? secretShownOnce(
@@ -128,7 +105,7 @@ export function appPage(
         ${
           app.kind === 'confidential'
             ? html`<form method="post" action="${BASE}/apps/${app.id}/secret" class="row">
-                ${csrf(account)}<button type="submit" class="secondary">Rotate client secret</button>
+                ${csrfField(account)}<button type="submit" class="secondary">Rotate client secret</button>
               </form>`
             : ''
         }
@@ -136,7 +113,7 @@ export function appPage(
       <section class="card" aria-labelledby="edit-title">
         <h2 id="edit-title">Settings</h2>
         <form method="post" action="${BASE}/apps/${app.id}/edit">
-          ${csrf(account)} ${fields(app)}
+          ${csrfField(account)} ${fields(app)}
           <button type="submit">Save</button>
         </form>
       </section>
@@ -144,7 +121,7 @@ export function appPage(
         <h2 id="delete-title">Delete</h2>
         <p>Deleting the app revokes every token it holds: its users' next API call gets <code>401</code>.</p>
         <form method="post" action="${BASE}/apps/${app.id}/delete" class="row">
-          ${csrf(account)}<button type="submit" class="danger">Delete app</button>
+          ${csrfField(account)}<button type="submit" class="danger">Delete app</button>
         </form>
       </section>`,
   );

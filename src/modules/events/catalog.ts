@@ -2,6 +2,7 @@ import { ACCOUNT_EVENTS } from '../accounts/events.js';
 import { APP_EVENTS } from '../apps/events.js';
 import { CLAN_EVENTS } from '../clans/events.js';
 import { ECONOMY_EVENTS } from '../economy/events.js';
+import { IDENTITY_EVENTS } from '../identities/events.js';
 import { INGEST_EVENTS } from '../ingest/events.js';
 import { KEY_EVENTS } from '../keys/events.js';
 import { OAUTH_EVENTS } from '../oauth/events.js';
@@ -22,6 +23,7 @@ const ALL: readonly EventDefinition[] = [
   ...ECONOMY_EVENTS,
   ...CLAN_EVENTS,
   ...ACCOUNT_EVENTS,
+  ...IDENTITY_EVENTS,
   ...KEY_EVENTS,
   ...APP_EVENTS,
   ...OAUTH_EVENTS,

@@ -117,7 +117,7 @@ export function happeningEvents(
         const data = {
           ...ref,
           steam_id: h.player.steamId,
-          user_id: userOf(h.player.steamId),
+          user_id: h.player.userId !== undefined ? h.player.userId : userOf(h.player.steamId),
           name: h.player.name.slice(0, 64),
           team: h.player.team.slice(0, 32),
           channel: h.channel,

@@ -145,6 +145,8 @@ export interface LivePlayer {
   steamId: string | null;
   name: string;
   team: string;
+  /** the hub user, when the sender already resolved it (a plugin's non-Steam player by its link) */
+  userId?: number | null;
 }
 
 /**

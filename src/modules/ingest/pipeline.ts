@@ -9,7 +9,11 @@ import { ELO_GAMES } from '../../engines/elo.js';
 import { rewardsFor } from '../../engines/ledger.js';
 import { mintRewards } from '../economy/repo.js';
 import { emitEvents, type NewEvent } from '../events/outbox.js';
-import { addKillsToRollups, dayOf, ensureFragWindow } from '../killboard/rollups.js';
+import { addKillsToRollups, dayOf, ensureFragWindow, type RollupKill } from '../killboard/rollups.js';
+import { linkedUsers } from '../identities/repo.js';
+import { isSteamKey } from '../identities/player.js';
+import { pluginHappenings, type PluginHappening } from './plugin-happenings.js';
+import { killRow } from './kill-row.js';
 import {
   killEvents,
   matchEvents,
@@ -69,10 +73,16 @@ export interface IngestServerRef {
 export interface BatchItems {
   kills: KillRecord[];
   matches: MatchRecord[];
-  /** SteamID64 -> name of everyone seen, so each gets a hub profile */
+  /**
+   * player key -> name of everyone seen: a SteamID64 gets a hub profile; a plugin's `minecraft:…` /
+   * `eos:…` key (identities/player.ts) counts only for the user its identity is linked to. Kills
+   * and match players carry the same keys in their `steamId`.
+   */
   seen: Map<string, string>;
-  /** round and match boundaries (log streams only), told as events */
+  /** round and match boundaries, chat, told as events */
   happenings?: Happening[];
+  /** a plugin's chat, rounds and map changes (JSON events), made happenings inside the batch */
+  plugin?: PluginHappening[];
 }
 
 export interface ApplyResult {
@@ -144,14 +154,18 @@ export function ingestPipeline(db: Db, now: () => number = Date.now, window: Tim
       return { kills: 0, matches: 0, unlocked: 0 };
     }
     const created = new Map<number, { steamId: string; name: string }>();
-    const ids = await resolveUsers(trx, players, at, created);
+    const ids = await resolveUsers(
+      trx,
+      new Map([...players].filter(([key]) => isSteamKey(key))),
+      at,
+      created,
+    );
+    const others = [...players.keys()].filter((key) => !isSteamKey(key));
+    if (others.length > 0) for (const [key, id] of await linkedUsers(trx, others)) ids.set(key, id);
     // after the profiles this batch creates, so the kills it tells name them
     const { live, boundaries } = await tellHappenings(trx, server, items.happenings ?? []);
-    const userOf = (steamId: string): number => {
-      const id = ids.get(steamId);
-      if (id === undefined) throw new Error('unresolved steam id');
-      return id;
-    };
+    /** the hub user of a player key; undefined only for an unlinked non-Steam identity */
+    const userOf = (key: string): number | undefined => ids.get(key);
 
     const sums = new Map<string, CounterDelta>();
     const maxes = new Map<string, CounterDelta>();
@@ -174,8 +188,31 @@ export function ingestPipeline(db: Db, now: () => number = Date.now, window: Tim
     };
 
     const gameCounter = `${server.game}_kills`;
-    const kills: NewKill[] = items.kills.map((k) => {
+    const kills: NewKill[] = [];
+    // A kill naming a non-Steam identity counts for whoever of the two is linked, but is not a
+    // row of the kill feed, whose participants are named by SteamID (docs/game-servers.md).
+    const credited: RollupKill[] = [];
+    for (const k of items.kills) {
       const killer = userOf(k.killer.steamId);
+      const victim = userOf(k.victim.steamId);
+      if (killer !== undefined) credit(killer, k);
+      if (
+        killer !== undefined &&
+        victim !== undefined &&
+        isSteamKey(k.killer.steamId) &&
+        isSteamKey(k.victim.steamId)
+      )
+        kills.push(killRow(server, k, killer, victim));
+      else if (killer !== undefined || victim !== undefined)
+        credited.push({
+          killer_user_id: killer ?? null,
+          victim_user_id: victim ?? null,
+          game: server.game,
+          occurred_at: k.occurredAt,
+          headshot: k.headshot ? 1 : 0,
+        });
+    }
+    function credit(killer: number, k: KillRecord): void {
       add(killer, 'kills', 1);
       act(killer, 'kill');
       if (k.headshot) {
@@ -187,28 +224,12 @@ export function ingestPipeline(db: Db, now: () => number = Date.now, window: Tim
       if (cls !== 'other') add(killer, `${cls}_kills`, 1);
       if (k.distance >= LONG_RANGE_METRES) add(killer, 'long_range_kills', 1);
       raise(killer, 'max_kills_in_round', k.roundKills);
-      return {
-        game: server.game,
-        server_id: server.id,
-        match_id: null,
-        killer_user_id: killer,
-        killer_steam_id: k.killer.steamId,
-        killer_name: k.killer.name.slice(0, 64),
-        victim_user_id: userOf(k.victim.steamId),
-        victim_steam_id: k.victim.steamId,
-        victim_name: k.victim.name.slice(0, 64),
-        weapon: k.weapon.slice(0, 32),
-        headshot: k.headshot ? 1 : 0,
-        distance: k.distance,
-        round_number: k.round,
-        occurred_at: k.occurredAt,
-      };
-    });
+    }
     await insertKills(trx, db.dialect, kills);
     // Rollup rows are upserted in the order kills are given: sorted by player, concurrent batches
     // lock them in one order and cannot deadlock on PostgreSQL.
-    const byPlayer = [...kills].sort(
-      (a, b) => a.killer_user_id - b.killer_user_id || a.occurred_at - b.occurred_at,
+    const byPlayer = [...kills, ...credited].sort(
+      (a, b) => (a.killer_user_id ?? 0) - (b.killer_user_id ?? 0) || a.occurred_at - b.occurred_at,
     );
     await addKillsToRollups(trx, byPlayer, windowDay);
 
@@ -269,14 +290,15 @@ export function ingestPipeline(db: Db, now: () => number = Date.now, window: Tim
       ],
       at,
     );
-    return { kills: kills.length, matches: items.matches.length, unlocked };
+    const creditedKills = credited.filter((c) => c.killer_user_id !== null).length;
+    return { kills: kills.length + creditedKills, matches: items.matches.length, unlocked };
   }
 
   async function applyMatch(
     trx: Trx,
     server: IngestServerRef,
     m: MatchRecord,
-    userOf: (steamId: string) => number,
+    userOf: (key: string) => number | undefined,
     add: (user: number, counter: Counter, n: number) => void,
     act: (user: number, what: keyof Activity, n?: number) => void,
   ): Promise<NewEvent[]> {
@@ -290,11 +312,15 @@ export function ingestPipeline(db: Db, now: () => number = Date.now, window: Tim
       winner,
       ended_at: m.endedAt,
     });
-    const team1 = m.team1.map((p) => ({ ...p, userId: userOf(p.steamId) }));
+    // an unlinked non-Steam player plays for nobody: their team is told and rated without them
+    const resolved = (team: MatchRecord['team1']) =>
+      team.flatMap((p) => {
+        const userId = userOf(p.steamId);
+        return userId === undefined ? [] : [{ ...p, userId }];
+      });
+    const team1 = resolved(m.team1);
     const inTeam1 = new Set(team1.map((p) => p.userId));
-    const team2 = m.team2
-      .map((p) => ({ ...p, userId: userOf(p.steamId) }))
-      .filter((p) => !inTeam1.has(p.userId));
+    const team2 = resolved(m.team2).filter((p) => !inTeam1.has(p.userId));
     const everyone = [...team1, ...team2];
     for (const p of everyone) {
       const won = (winner === 1 && inTeam1.has(p.userId)) || (winner === 2 && !inTeam1.has(p.userId));
@@ -326,7 +352,7 @@ export function ingestPipeline(db: Db, now: () => number = Date.now, window: Tim
         joined,
         elo,
       });
-    if (!isEloGame(server.game)) return told([]);
+    if (!isEloGame(server.game) || team1.length === 0 || team2.length === 0) return told([]);
     const ratings = await readElo(
       trx,
       server.game,
@@ -440,12 +466,15 @@ export function ingestPipeline(db: Db, now: () => number = Date.now, window: Tim
           ? await claimClientIds(trx, db.dialect, server.id, [...unique.keys()], at)
           : new Set();
         const merged: BatchItems = { kills: [], matches: [], seen: new Map() };
+        const plugin: PluginHappening[] = [];
         for (const [clientId, items] of unique) {
           if (!fresh.has(clientId)) continue;
           merged.kills.push(...items.kills);
           merged.matches.push(...items.matches);
           for (const [s, n] of items.seen) merged.seen.set(s, n);
+          plugin.push(...(items.plugin ?? []));
         }
+        merged.happenings = await pluginHappenings(trx, server.id, plugin, merged.kills);
         const result = await applyItems(trx, server, merged, prepared);
         return { ...result, accepted: fresh.size, duplicates: events.length - fresh.size };
       });

@@ -422,3 +422,18 @@ export async function forgetIngestedBefore(trx: Trx, before: number): Promise<vo
   await trx.deleteFrom('ingest_lines').where('at', '<', before).execute();
   await trx.deleteFrom('ingest_events').where('received_at', '<', before).execute();
 }
+
+/** The map the server is on (what `/servers` shows). */
+export async function serverMap(trx: Trx, serverId: number): Promise<string> {
+  const row = await trx
+    .selectFrom('game_servers')
+    .select('map')
+    .where('id', '=', serverId)
+    .executeTakeFirst();
+  return row?.map ?? '';
+}
+
+/** A plugin's `map_change`: the server's map follows. */
+export async function setServerMap(trx: Trx, serverId: number, map: string): Promise<void> {
+  await trx.updateTable('game_servers').set({ map }).where('id', '=', serverId).execute();
+}

@@ -4,10 +4,10 @@ import type { App } from '../../http/app-types.js';
 import type { IngestRecorder } from '../../http/metrics.js';
 import { errorResponses, ProblemError } from '../../http/problem.js';
 import {
-  KillEventSchema,
-  MatchResultEventSchema,
+  EVENT_KINDS,
+  EVENT_SCHEMAS,
   MAX_EVENTS,
-  PlayerSessionEventSchema,
+  SHARED_SCHEMAS,
   validateEvents,
 } from './parsers/json-events.js';
 import type { IngestPipeline, IngestServerRef, Rejection } from './pipeline.js';
@@ -76,42 +76,30 @@ const ENGINES_DOC = `### What the service derives
 - **ELO** (cs2, cs16): team rating = mean of its players; E = 1 / (1 + 10^((R_opp − R_team)/400)); S = 1, 0.5 or 0; change = round(K·(S − E)·participation), K = 100 for a player's first 10 rated matches, then 50; participation = share of rounds played (a leaver on the losing side takes the full loss). Every change is kept with its match id, before and after.
 - **Top-frag**: kills update per-day rollups in the same transaction.`;
 
-interface FieldSchema {
-  type?: string;
-  const?: unknown;
-  properties?: Record<string, FieldSchema>;
-  required?: string[];
-  items?: FieldSchema;
-  anyOf?: FieldSchema[];
-}
-
-/** `name` (its type), `name?` when optional, nested objects in braces: read from the schema itself. */
-function fieldList(schema: FieldSchema): string {
-  return Object.entries(schema.properties ?? {})
-    .map(([name, field]) => {
-      const optional = schema.required?.includes(name) ? '' : '?';
-      const shape = (s: FieldSchema): string =>
-        s.const !== undefined
-          ? JSON.stringify(s.const)
-          : s.anyOf
-            ? s.anyOf.map(shape).join(' | ')
-            : s.type === 'object'
-              ? `{ ${fieldList(s)} }`
-              : s.type === 'array' && s.items
-                ? `[${shape(s.items)}]`
-                : (s.type ?? 'any');
-      return `\`${name}${optional}\`: ${shape(field)}`;
-    })
-    .join(', ');
-}
-
 /**
  * The body's items are validated one by one after the batch is accepted (an invalid event is
- * rejected alone, in the 200 answer), so the body schema cannot say their shape; this text does.
+ * rejected alone, in the 200 answer), so the body schema names each kind's schema beside a
+ * catch-all object; this text says the same in words.
  */
-const EVENTS_DOC = [KillEventSchema, MatchResultEventSchema, PlayerSessionEventSchema]
-  .map((schema) => `- ${fieldList(schema as FieldSchema)}`)
-  .join('\n');
+const EVENTS_DOC = EVENT_KINDS.map((k) => `- \`${k.type}\` (\`${k.id}\`): ${k.description}`).join('\n');
+
+const PLAYERS_DOC = `A player is an \`IngestPlayer\`: \`name\` and exactly one of \`steam_id\` (SteamID64, \`STEAM_X:Y:Z\` or \`[U:1:N]\`), \`minecraft_uuid\` (dashes optional) or \`eos_id\` (32 hex digits). A Steam id gets a hub profile the first time it is seen. A Minecraft or EOS id counts only for the hub user it is linked to (\`POST /api-platform/ingest/links\`): its kills, matches and XP land on that profile. An unlinked one credits nobody: its event is accepted (and counted once by \`client_id\`) but nothing is attached to anybody. A kill naming a Minecraft or EOS player is not listed in the kill feed (whose participants are named by SteamID); it counts on the linked players\u2019 profiles (kill counters, XP, achievements, combat totals). A match\u2019s unlinked players are left out of its teams.`;
+
+/** Every kind by name, then any other object: what the service takes into the batch. */
+const EventItem = Type.Union(
+  [
+    ...EVENT_KINDS.map((k) => Type.Ref(k.id)),
+    Type.Object(
+      {},
+      {
+        title: 'IngestOtherEvent',
+        description:
+          'Any other object (an unknown kind, an invalid event): accepted into the batch and rejected alone, with its index and reason in `errors`.',
+      },
+    ),
+  ],
+  { description: 'An event of one of the kinds above' },
+);
 
 function result(
   r: { kills: number; matches: number; unlocked: number },
@@ -136,9 +124,12 @@ export function ingestRoutes(deps: {
   pipeline: IngestPipeline;
   metrics?: IngestRecorder;
   now: () => number;
+  /** other features' plugin routes, behind the same token check (identity links) */
+  more?: ((app: App, serverOf: (request: FastifyRequest) => IngestServerRef) => void)[];
 }) {
   return async (app: App): Promise<void> => {
     app.addSchema(IngestResultSchema);
+    for (const schema of [...SHARED_SCHEMAS, ...EVENT_SCHEMAS]) app.addSchema(schema);
     // CS2 posts text/plain; relays may send anything else. Parsed only after authentication.
     app.addContentTypeParser(
       ['text/plain', '*'],
@@ -202,14 +193,14 @@ export function ingestRoutes(deps: {
         schema: {
           operationId: 'ingest_events_create',
           ...documented,
-          summary: 'Ingest typed JSON events (Rust and other plugins)',
-          description: `\`POST ${INGEST_PREFIX}/events\` (Bearer).\n\n${AUTH_DOC}\n\nA batch of up to ${MAX_EVENTS} events: \`kill\`, \`match_result\`, \`player_session\`, each an object of one of these shapes (\`?\`: optional):\n\n${EVENTS_DOC}\n\nEach event is validated alone; an invalid one is rejected with its index and reason. \`client_id\` makes a resent event a duplicate.\n\n${ENGINES_DOC}`,
+          summary: 'Ingest typed JSON events (game-server plugins)',
+          description: `\`POST ${INGEST_PREFIX}/events\` (Bearer).\n\n${AUTH_DOC}\n\nA batch of up to ${MAX_EVENTS} events, each an object of one of these kinds (the named schema of each is in the document):\n\n${EVENTS_DOC}\n\n${PLAYERS_DOC}\n\nEach event is validated alone; an invalid one is rejected with its index and reason, the others are applied. \`client_id\` makes a resent event a duplicate, counted once.\n\n${ENGINES_DOC}`,
           body: Type.Object(
             {
-              events: Type.Array(Type.Unknown(), {
+              events: Type.Array(EventItem, {
                 minItems: 1,
                 maxItems: MAX_EVENTS,
-                description: 'events of the three types above, validated one by one',
+                description: 'events of the kinds above, validated one by one',
               }),
             },
             { additionalProperties: false },
@@ -226,5 +217,6 @@ export function ingestRoutes(deps: {
         return result(r, r.accepted, r.duplicates, rejected);
       },
     );
+    for (const add of deps.more ?? []) add(app, serverOf);
   };
 }

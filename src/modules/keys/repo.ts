@@ -5,6 +5,7 @@ import type { Database } from '../../db/types.js';
 import { writeTransaction } from '../../db/write-transaction.js';
 import { emit } from '../events/emit.js';
 import { KEY_CREATED, KEY_REVOKED, keyEvents, originsEvents } from './events.js';
+import { RecentKeys } from './recent-keys.js';
 import type { Subscription, Tier } from './tiers.js';
 
 export interface KeyForAuth {
@@ -82,7 +83,15 @@ function cachedAuthLookup(
   return (hash, mayExist) => cache.get(hash, () => (mayExist() ? read([hash]) : undefined));
 }
 
-export function keysRepo(db: Kysely<Database>, options: { reader?: SqliteReader | undefined } = {}) {
+export interface KeysRepoOptions {
+  /** SQLite's reader connection: the lookup runs on it, synchronously, cached by its change counter */
+  reader?: SqliteReader | undefined;
+  /** without a reader (PostgreSQL): how long a key row is remembered (KEY_CACHE_MS; 0: never) */
+  cacheMs?: number | undefined;
+  now?: () => number;
+}
+
+export function keysRepo(db: Kysely<Database>, options: KeysRepoOptions = {}) {
   // Runs on every authenticated request: compiled once, so a lookup costs the query, not the
   // query builder (building and compiling it took longer than SQLite takes to run it).
   const authQuery = db
@@ -102,12 +111,17 @@ export function keysRepo(db: Kysely<Database>, options: { reader?: SqliteReader 
     .where('k.hash', '=', '')
     .compile();
   const syncAuth = options.reader && cachedAuthLookup(options.reader, authQuery.sql);
+  const recentKeys =
+    !syncAuth && options.cacheMs ? new RecentKeys(options.cacheMs, options.now ?? Date.now) : undefined;
+  const readForAuth = (hash: string) =>
+    db.executeQuery<KeyForAuth>(CompiledQuery.raw(authQuery.sql, [hash])).then((r) => r.rows[0]);
 
   return {
     /**
      * The key row and its owner's plan, by the key's hash: one indexed lookup per authenticated
-     * request, or none when SQLite's copy is current. `mayExist` is asked before the database is:
-     * a key that fails it is reported missing without a query.
+     * request, or none when SQLite's copy is current or (PostgreSQL, KEY_CACHE_MS) the row was read
+     * less than `cacheMs` ago. `mayExist` is asked before the database is: a key that fails it is
+     * reported missing without a query.
      */
     findForAuth(
       hash: string,
@@ -115,7 +129,7 @@ export function keysRepo(db: Kysely<Database>, options: { reader?: SqliteReader 
     ): KeyForAuth | undefined | Promise<KeyForAuth | undefined> {
       if (syncAuth) return syncAuth(hash, mayExist);
       if (!mayExist()) return undefined;
-      return db.executeQuery<KeyForAuth>(CompiledQuery.raw(authQuery.sql, [hash])).then((r) => r.rows[0]);
+      return recentKeys ? recentKeys.get(hash, () => readForAuth(hash)) : readForAuth(hash);
     },
 
     async insert(key: NewKey): Promise<KeyRecord> {
@@ -181,11 +195,12 @@ export function keysRepo(db: Kysely<Database>, options: { reader?: SqliteReader 
           .executeTakeFirst();
         if (record) await emit(trx, originsEvents(record), now);
       });
+      recentKeys?.forgetAll();
     },
 
     /** Returns false when there was no such active key. */
     async revoke(id: number, at: number, filter: { userId?: number } = {}): Promise<boolean> {
-      return writeTransaction(db, async (trx) => {
+      const revoked = await writeTransaction(db, async (trx) => {
         let query = trx
           .updateTable('api_keys')
           .set({ revoked_at: at })
@@ -196,6 +211,9 @@ export function keysRepo(db: Kysely<Database>, options: { reader?: SqliteReader 
         if (record) await emit(trx, keyEvents(KEY_REVOKED, record), at);
         return record !== undefined;
       });
+      // this instance refuses the key at its next request; the others within their KEY_CACHE_MS
+      if (revoked) recentKeys?.forgetAll();
+      return revoked;
     },
   };
 }

@@ -1,7 +1,7 @@
 import type { Kysely, Selectable } from 'kysely';
 import type { Database, KillsTable } from '../../db/types.js';
 import type { PlayerRef } from '../../engines/steam-id.js';
-import { KILLBOARD_GAMES } from '../../http/schemas.js';
+import { GAMES, KILLBOARD_GAMES } from '../../http/schemas.js';
 import { KILL_COLUMNS, type KillColumn } from './kill-columns.js';
 import { dayOf, ensureFragWindow, type Period } from './rollups.js';
 
@@ -48,7 +48,8 @@ export function killboardRepo(db: Kysely<Database>) {
     /**
      * One player's all-time kills and headshots per game (the `all` rollup, a primary-key lookup
      * per game) and deaths per game (the `death_totals` rollup, one primary-key range), for the games
-     * where they have any, in KILLBOARD_GAMES order.
+     * where they have any, in GAMES order: a plugin's Minecraft kills (identity links) count here
+     * too, though the published killboard lists only KILLBOARD_GAMES.
      */
     async combatTotals(
       userId: number,
@@ -58,12 +59,12 @@ export function killboardRepo(db: Kysely<Database>) {
           .selectFrom('frag_totals')
           .select(['game', 'kills', 'headshots'])
           .where('period', '=', 'all')
-          .where('game', 'in', KILLBOARD_GAMES)
+          .where('game', 'in', GAMES)
           .where('user_id', '=', userId)
           .execute(),
         db.selectFrom('death_totals').select(['game', 'deaths as n']).where('user_id', '=', userId).execute(),
       ]);
-      return KILLBOARD_GAMES.map((game) => {
+      return GAMES.map((game) => {
         const frag = frags.find((f) => f.game === game);
         return {
           game,
@@ -142,7 +143,9 @@ export function killboardRepo(db: Kysely<Database>) {
         .innerJoin('users as u', 'u.id', 'f.user_id')
         .select(['f.user_id', 'f.game', 'f.kills', 'f.headshots', 'u.username', 'u.steam_id'])
         .where('f.period', '=', period);
-      if (game !== undefined) query = query.where('f.game', '=', game);
+      // the published leaders are of KILLBOARD_GAMES only (a Minecraft server's kills are not)
+      query =
+        game !== undefined ? query.where('f.game', '=', game) : query.where('f.game', 'in', KILLBOARD_GAMES);
       return query
         .orderBy('f.kills', 'desc')
         .orderBy('f.user_id', 'asc')

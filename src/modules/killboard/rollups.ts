@@ -19,9 +19,10 @@ const WINDOW_KEY = 'frag_window_day';
 
 export const dayOf = (ms: number): number => Math.floor(ms / DAY_MS);
 
+/** A side is null when it is nobody's (a plugin's unlinked non-Steam player): it counts for no one. */
 export interface RollupKill {
-  killer_user_id: number;
-  victim_user_id: number;
+  killer_user_id: number | null;
+  victim_user_id: number | null;
   game: string;
   occurred_at: number;
   headshot: number;
@@ -143,10 +144,13 @@ export async function addKillsToRollups(
   >();
   const deaths = new Map<string, { user_id: number; game: string; deaths: number }>();
   for (const kill of kills) {
-    const deathKey = `${kill.victim_user_id}|${kill.game}`;
-    const death = deaths.get(deathKey);
-    if (death) death.deaths++;
-    else deaths.set(deathKey, { user_id: kill.victim_user_id, game: kill.game, deaths: 1 });
+    if (kill.victim_user_id !== null) {
+      const deathKey = `${kill.victim_user_id}|${kill.game}`;
+      const death = deaths.get(deathKey);
+      if (death) death.deaths++;
+      else deaths.set(deathKey, { user_id: kill.victim_user_id, game: kill.game, deaths: 1 });
+    }
+    if (kill.killer_user_id === null) continue;
     const day = dayOf(kill.occurred_at);
     const hs = kill.headshot ? 1 : 0;
     const dailyKey = `${kill.killer_user_id}|${kill.game}|${day}`;

@@ -1,14 +1,9 @@
 import type { ErrorOut, KoaContextWithOIDC } from 'oidc-provider';
 import { SCOPES, isScope } from '../../http/scopes.js';
 import { html, layout } from '../portal/pages/html.js';
-import { PORTAL_PREFIX } from '../portal/session-auth.js';
+// the pages of the authorization server share the portal's look (and its stylesheet)
+import { alert, BASE, signInFields } from '../portal/pages/pages.js';
 import { PAGE_CSP } from '../portal/pages/web-session.js';
-
-/** The pages of the authorization server share the portal's look (and its stylesheet). */
-const BASE = PORTAL_PREFIX;
-
-const alert = (text: string | undefined) =>
-  text ? html`<div class="alert error" role="alert">${text}</div>` : '';
 
 /** The portal account signed in in this browser: the header names it and offers to sign out. */
 export interface SignedInView {
@@ -39,28 +34,10 @@ export function interactionSignInPage(options: {
     html`<section class="card narrow" aria-labelledby="title">
       <h1 id="title">Sign in to continue to ${options.client.name}</h1>
       <p class="lead">Use your Gaming Hub account. ${options.client.name} never sees your password.</p>
-      ${alert(options.error)}
+      ${alert('error', options.error)}
       <form method="post" action="${options.action}" novalidate>
         <input type="hidden" name="_csrf" value="${options.csrf}" />
-        <label for="username">Username</label>
-        <input
-          type="text"
-          id="username"
-          name="username"
-          autocomplete="username"
-          required
-          maxlength="64"
-          autofocus
-        />
-        <label for="password">Password</label>
-        <input
-          type="password"
-          id="password"
-          name="password"
-          autocomplete="current-password"
-          required
-          maxlength="1024"
-        />
+        ${signInFields()}
         <button type="submit" class="full">Sign in</button>
       </form>
     </section>`,

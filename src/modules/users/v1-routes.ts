@@ -34,7 +34,8 @@ export const V1UserStatsSchema = Type.Object(
         ...Type.Pick(TopFragLeaderSchema, ['headshots', 'hs_pct']).properties,
       }),
       {
-        description: 'All-time kills, deaths and headshots per game (cs2, cs16, rust) where the user has any',
+        description:
+          'All-time kills, deaths and headshots per game (cs2, cs16, rust, minecraft) where the user has any: kills of a linked Minecraft or EOS identity (identity links) included',
       },
     ),
     unlocked_achievements: Type.Array(

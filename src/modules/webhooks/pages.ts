@@ -1,4 +1,12 @@
-import { alert, BASE, secretShownOnce, signedIn } from '../portal/pages/pages.js';
+import {
+  alert,
+  BASE,
+  csrfField,
+  listTable,
+  notices,
+  secretShownOnce,
+  signedIn,
+} from '../portal/pages/pages.js';
 import { guideHref, html, type SafeHtml } from '../portal/pages/html.js';
 import type { PortalAccount } from '../portal/session-auth.js';
 import type { DeliveryBody, WebhookBody } from './schemas.js';
@@ -20,9 +28,6 @@ export interface Notice {
   success?: string;
 }
 
-const csrf = (a: PortalAccount) => html`<input type="hidden" name="_csrf" value="${a.csrfToken}" />`;
-const notices = (notice: Notice) =>
-  html`${alert('error', notice.errors?.join(' '))}${alert('success', notice.success)}`;
 const when = (iso: string | null) => (iso ? iso.slice(0, 19).replace('T', ' ') : '—');
 
 function fields(webhook: Partial<WebhookBody>) {
@@ -63,38 +68,22 @@ export function webhooksPage(
       ${notices(notice)}
       <section class="card" aria-labelledby="list-title">
         <h2 id="list-title">Your webhooks</h2>
-        ${
-          webhooks.length === 0
-            ? html`<p class="empty">No webhooks yet.</p>`
-            : html`<div class="table-wrap">
-                <table class="webhooks">
-                  <thead>
-                    <tr>
-                      <th scope="col">URL</th>
-                      <th scope="col">Owner</th>
-                      <th scope="col">Events</th>
-                      <th scope="col">State</th>
-                    </tr>
-                  </thead>
-                  <tbody>
-                    ${webhooks.map(
-                      (w) =>
-                        html`<tr>
-                          <td><a href="${BASE}/webhooks/${w.id}">${w.url}</a></td>
-                          <td>${w.owner}</td>
-                          <td>${w.events.join(', ')}</td>
-                          <td>${w.enabled ? 'enabled' : `disabled (${w.disabled_reason ?? 'owner'})`}</td>
-                        </tr>`,
-                    )}
-                  </tbody>
-                </table>
-              </div>`
-        }
+        ${listTable({
+          className: 'webhooks',
+          empty: 'No webhooks yet.',
+          columns: ['URL', 'Owner', 'Events', 'State'],
+          items: webhooks,
+          row: (w) =>
+            html`<td><a href="${BASE}/webhooks/${w.id}">${w.url}</a></td>
+              <td>${w.owner}</td>
+              <td>${w.events.join(', ')}</td>
+              <td>${w.enabled ? 'enabled' : `disabled (${w.disabled_reason ?? 'owner'})`}</td>`,
+        })}
       </section>
       <section class="card" aria-labelledby="create-title">
         <h2 id="create-title">Add a webhook</h2>
         <form method="post" action="${BASE}/webhooks/new">
-          ${csrf(account)}
+          ${csrfField(account)}
           <label for="owner">For</label>
           <select id="owner" name="owner">
             ${owners.map((o) => html`<option value="${o.value}">${o.label}</option>`)}
@@ -107,47 +96,39 @@ export function webhooksPage(
 }
 
 function deliveryRows(account: PortalAccount, webhookId: number, deliveries: DeliveryBody[]): SafeHtml {
-  if (deliveries.length === 0) return html`<p class="empty">No deliveries in the last 30 days.</p>`;
-  return html`<div class="table-wrap">
-    <table class="deliveries">
-      <thead>
-        <tr>
-          <th scope="col">Event</th>
-          <th scope="col">Status</th>
-          <th scope="col">Tries</th>
-          <th scope="col">Answer</th>
-          <th scope="col">Latency</th>
-          <th scope="col">Queued</th>
-          <th scope="col"><span class="visually-hidden">Actions</span></th>
-        </tr>
-      </thead>
-      <tbody>
-        ${deliveries.map(
-          (d) =>
-            html`<tr>
-              <td><code>${d.event_id}</code> ${d.event_type ?? ''}</td>
-              <td>${d.status}</td>
-              <td>${d.attempts}</td>
-              <td>
-                ${d.last_status_code ?? d.last_error ?? '—'}
-                ${d.last_response ? html`<pre class="excerpt">${d.last_response}</pre>` : ''}
-              </td>
-              <td>${d.last_latency_ms === null ? '—' : `${d.last_latency_ms} ms`}</td>
-              <td>${when(d.created_at)}</td>
-              <td>
-                <form
-                  method="post"
-                  action="${BASE}/webhooks/${webhookId}/deliveries/${d.id}/redeliver"
-                  class="inline"
-                >
-                  ${csrf(account)}<button type="submit" class="secondary small">Redeliver</button>
-                </form>
-              </td>
-            </tr>`,
-        )}
-      </tbody>
-    </table>
-  </div>`;
+  return listTable({
+    className: 'deliveries',
+    empty: 'No deliveries in the last 30 days.',
+    columns: [
+      'Event',
+      'Status',
+      'Tries',
+      'Answer',
+      'Latency',
+      'Queued',
+      html`<span class="visually-hidden">Actions</span>`,
+    ],
+    items: deliveries,
+    row: (d) =>
+      html`<td><code>${d.event_id}</code> ${d.event_type ?? ''}</td>
+        <td>${d.status}</td>
+        <td>${d.attempts}</td>
+        <td>
+          ${d.last_status_code ?? d.last_error ?? '—'}
+          ${d.last_response ? html`<pre class="excerpt">${d.last_response}</pre>` : ''}
+        </td>
+        <td>${d.last_latency_ms === null ? '—' : `${d.last_latency_ms} ms`}</td>
+        <td>${when(d.created_at)}</td>
+        <td>
+          <form
+            method="post"
+            action="${BASE}/webhooks/${webhookId}/deliveries/${d.id}/redeliver"
+            class="inline"
+          >
+            ${csrfField(account)}<button type="submit" class="secondary small">Redeliver</button>
+          </form>
+        </td>`,
+  });
 }
 
 export function webhookPage(
@@ -182,7 +163,7 @@ export function webhookPage(
           }
         </p>
         <form method="post" action="${BASE}/webhooks/${webhook.id}/edit">
-          ${csrf(account)} ${fields(webhook)}
+          ${csrfField(account)} ${fields(webhook)}
           <label
             ><input type="checkbox" name="enabled" value="on" ${webhook.enabled ? html`checked` : ''} />
             Enabled</label
@@ -194,7 +175,7 @@ export function webhookPage(
         <h2 id="secret-title">Signing secret</h2>
         <p>A new secret is shown once; the previous one keeps signing beside it for 24 hours.</p>
         <form method="post" action="${BASE}/webhooks/${webhook.id}/secret" class="row">
-          ${csrf(account)}<button type="submit" class="secondary">Rotate secret</button>
+          ${csrfField(account)}<button type="submit" class="secondary">Rotate secret</button>
         </form>
       </section>
       <section class="card" aria-labelledby="log-title">
@@ -204,7 +185,7 @@ export function webhookPage(
       <section class="card" aria-labelledby="delete-title">
         <h2 id="delete-title">Delete</h2>
         <form method="post" action="${BASE}/webhooks/${webhook.id}/delete" class="row">
-          ${csrf(account)}<button type="submit" class="danger">Delete webhook</button>
+          ${csrfField(account)}<button type="submit" class="danger">Delete webhook</button>
         </form>
       </section>`,
   );
@@ -281,7 +262,7 @@ export function webhookTestPage(
       <section class="card" aria-labelledby="test-title">
         <h2 id="test-title">Send a sample</h2>
         <form method="post" action="${BASE}/webhook-test/send">
-          ${csrf(account)}
+          ${csrfField(account)}
           <label for="event_type">Event type</label>
           <select id="event_type" name="event_type">
             ${options.types.map((t) => html`<option value="${t}">${t}</option>`)}

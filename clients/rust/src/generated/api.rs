@@ -8049,6 +8049,188 @@ pub mod types {
             value.parse()
         }
     }
+    ///A chat message: told as a `chat.message` event to the server's owner and operators (scope `chat:read`), never stored.
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    #[serde(deny_unknown_fields)]
+    pub struct IngestChatEvent {
+        ///unique per server; an event whose client_id was already accepted is a duplicate
+        pub client_id: IngestChatEventClientId,
+        pub message: IngestChatEventMessage,
+        ///ISO 8601 time of the event
+        pub occurred_at: ::chrono::DateTime<::chrono::offset::Utc>,
+        pub player: IngestPlayer,
+        ///said to the team only (default false)
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub team_only: ::std::option::Option<bool>,
+        ///the event kind: `chat`
+        #[serde(rename = "type")]
+        pub type_: IngestChatEventType,
+    }
+    ///unique per server; an event whose client_id was already accepted is a duplicate
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+    #[serde(transparent)]
+    pub struct IngestChatEventClientId(::std::string::String);
+    impl ::std::ops::Deref for IngestChatEventClientId {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<IngestChatEventClientId> for ::std::string::String {
+        fn from(value: IngestChatEventClientId) -> Self {
+            value.0
+        }
+    }
+    impl ::std::str::FromStr for IngestChatEventClientId {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            if value.chars().count() > 128usize {
+                return Err("longer than 128 characters".into());
+            }
+            if value.chars().count() < 1usize {
+                return Err("shorter than 1 characters".into());
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for IngestChatEventClientId {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String> for IngestChatEventClientId {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for IngestChatEventClientId {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| {
+                    <D::Error as ::serde::de::Error>::custom(e.to_string())
+                })
+        }
+    }
+    ///`IngestChatEventMessage`
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+    #[serde(transparent)]
+    pub struct IngestChatEventMessage(::std::string::String);
+    impl ::std::ops::Deref for IngestChatEventMessage {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<IngestChatEventMessage> for ::std::string::String {
+        fn from(value: IngestChatEventMessage) -> Self {
+            value.0
+        }
+    }
+    impl ::std::str::FromStr for IngestChatEventMessage {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            if value.chars().count() > 512usize {
+                return Err("longer than 512 characters".into());
+            }
+            if value.chars().count() < 1usize {
+                return Err("shorter than 1 characters".into());
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for IngestChatEventMessage {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String> for IngestChatEventMessage {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for IngestChatEventMessage {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| {
+                    <D::Error as ::serde::de::Error>::custom(e.to_string())
+                })
+        }
+    }
+    ///the event kind: `chat`
+    #[derive(
+        ::serde::Deserialize,
+        ::serde::Serialize,
+        Clone,
+        Copy,
+        Debug,
+        Eq,
+        Hash,
+        Ord,
+        PartialEq,
+        PartialOrd
+    )]
+    pub enum IngestChatEventType {
+        #[serde(rename = "chat")]
+        Chat,
+    }
+    impl ::std::fmt::Display for IngestChatEventType {
+        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+            match *self {
+                Self::Chat => f.write_str("chat"),
+            }
+        }
+    }
+    impl ::std::str::FromStr for IngestChatEventType {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            match value {
+                "chat" => Ok(Self::Chat),
+                _ => Err("invalid value".into()),
+            }
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for IngestChatEventType {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String> for IngestChatEventType {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
     ///`IngestCommandResultCreateId`
     #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
@@ -8109,8 +8291,1878 @@ pub mod types {
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
     #[serde(deny_unknown_fields)]
     pub struct IngestEventsCreateRequest {
-        ///events of the three types above, validated one by one
-        pub events: ::std::vec::Vec<::serde_json::Value>,
+        ///events of the kinds above, validated one by one
+        pub events: ::std::vec::Vec<IngestEventsCreateRequestEventsItem>,
+    }
+    ///An event of one of the kinds above
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    pub struct IngestEventsCreateRequestEventsItem {
+        #[serde(flatten, skip_serializing_if = "::std::option::Option::is_none")]
+        pub subtype_0: ::std::option::Option<IngestPlayerSessionEvent>,
+        #[serde(flatten, skip_serializing_if = "::std::option::Option::is_none")]
+        pub subtype_1: ::std::option::Option<IngestChatEvent>,
+        #[serde(flatten, skip_serializing_if = "::std::option::Option::is_none")]
+        pub subtype_2: ::std::option::Option<IngestKillEvent>,
+        #[serde(flatten, skip_serializing_if = "::std::option::Option::is_none")]
+        pub subtype_3: ::std::option::Option<IngestRoundEvent>,
+        #[serde(flatten, skip_serializing_if = "::std::option::Option::is_none")]
+        pub subtype_4: ::std::option::Option<IngestMatchResultEvent>,
+        #[serde(flatten, skip_serializing_if = "::std::option::Option::is_none")]
+        pub subtype_5: ::std::option::Option<IngestMapChangeEvent>,
+        #[serde(flatten, skip_serializing_if = "::std::option::Option::is_none")]
+        pub subtype_6: ::std::option::Option<
+            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        >,
+    }
+    ///A kill (a suicide is refused: it is not a frag).
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    #[serde(deny_unknown_fields)]
+    pub struct IngestKillEvent {
+        ///unique per server; an event whose client_id was already accepted is a duplicate
+        pub client_id: IngestKillEventClientId,
+        ///metres
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub distance: ::std::option::Option<f64>,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub headshot: ::std::option::Option<bool>,
+        pub killer: IngestPlayer,
+        ///ISO 8601 time of the event
+        pub occurred_at: ::chrono::DateTime<::chrono::offset::Utc>,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub round_number: ::std::option::Option<i64>,
+        ///the event kind: `kill`
+        #[serde(rename = "type")]
+        pub type_: IngestKillEventType,
+        pub victim: IngestPlayer,
+        pub weapon: IngestKillEventWeapon,
+    }
+    ///unique per server; an event whose client_id was already accepted is a duplicate
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+    #[serde(transparent)]
+    pub struct IngestKillEventClientId(::std::string::String);
+    impl ::std::ops::Deref for IngestKillEventClientId {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<IngestKillEventClientId> for ::std::string::String {
+        fn from(value: IngestKillEventClientId) -> Self {
+            value.0
+        }
+    }
+    impl ::std::str::FromStr for IngestKillEventClientId {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            if value.chars().count() > 128usize {
+                return Err("longer than 128 characters".into());
+            }
+            if value.chars().count() < 1usize {
+                return Err("shorter than 1 characters".into());
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for IngestKillEventClientId {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String> for IngestKillEventClientId {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for IngestKillEventClientId {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| {
+                    <D::Error as ::serde::de::Error>::custom(e.to_string())
+                })
+        }
+    }
+    ///the event kind: `kill`
+    #[derive(
+        ::serde::Deserialize,
+        ::serde::Serialize,
+        Clone,
+        Copy,
+        Debug,
+        Eq,
+        Hash,
+        Ord,
+        PartialEq,
+        PartialOrd
+    )]
+    pub enum IngestKillEventType {
+        #[serde(rename = "kill")]
+        Kill,
+    }
+    impl ::std::fmt::Display for IngestKillEventType {
+        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+            match *self {
+                Self::Kill => f.write_str("kill"),
+            }
+        }
+    }
+    impl ::std::str::FromStr for IngestKillEventType {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            match value {
+                "kill" => Ok(Self::Kill),
+                _ => Err("invalid value".into()),
+            }
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for IngestKillEventType {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String> for IngestKillEventType {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    ///`IngestKillEventWeapon`
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+    #[serde(transparent)]
+    pub struct IngestKillEventWeapon(::std::string::String);
+    impl ::std::ops::Deref for IngestKillEventWeapon {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<IngestKillEventWeapon> for ::std::string::String {
+        fn from(value: IngestKillEventWeapon) -> Self {
+            value.0
+        }
+    }
+    impl ::std::str::FromStr for IngestKillEventWeapon {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            if value.chars().count() > 32usize {
+                return Err("longer than 32 characters".into());
+            }
+            if value.chars().count() < 1usize {
+                return Err("shorter than 1 characters".into());
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for IngestKillEventWeapon {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String> for IngestKillEventWeapon {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for IngestKillEventWeapon {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| {
+                    <D::Error as ::serde::de::Error>::custom(e.to_string())
+                })
+        }
+    }
+    ///`IngestLinkCodesCreateRequest`
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    #[serde(deny_unknown_fields)]
+    pub struct IngestLinkCodesCreateRequest {
+        pub player: IngestLinkCodesCreateRequestPlayer,
+    }
+    ///The player to link: `name` and exactly one of `minecraft_uuid`, `eos_id` (a Steam id needs no link: it has a hub profile of its own).
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    #[serde(deny_unknown_fields)]
+    pub struct IngestLinkCodesCreateRequestPlayer {
+        ///Epic Online Services product user id (32 hex digits); stored lowercase
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub eos_id: ::std::option::Option<IngestLinkCodesCreateRequestPlayerEosId>,
+        ///Minecraft (Java) player UUID, dashes optional; stored lowercase with dashes
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub minecraft_uuid: ::std::option::Option<
+            IngestLinkCodesCreateRequestPlayerMinecraftUuid,
+        >,
+        pub name: IngestLinkCodesCreateRequestPlayerName,
+    }
+    ///Epic Online Services product user id (32 hex digits); stored lowercase
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+    #[serde(transparent)]
+    pub struct IngestLinkCodesCreateRequestPlayerEosId(::std::string::String);
+    impl ::std::ops::Deref for IngestLinkCodesCreateRequestPlayerEosId {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<IngestLinkCodesCreateRequestPlayerEosId>
+    for ::std::string::String {
+        fn from(value: IngestLinkCodesCreateRequestPlayerEosId) -> Self {
+            value.0
+        }
+    }
+    impl ::std::str::FromStr for IngestLinkCodesCreateRequestPlayerEosId {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            static PATTERN: ::std::sync::LazyLock<::regress::Regex> = ::std::sync::LazyLock::new(||
+            { ::regress::Regex::new("^[0-9a-fA-F]{32}$").unwrap() });
+            if PATTERN.find(value).is_none() {
+                return Err("doesn't match pattern \"^[0-9a-fA-F]{32}$\"".into());
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for IngestLinkCodesCreateRequestPlayerEosId {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String>
+    for IngestLinkCodesCreateRequestPlayerEosId {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for IngestLinkCodesCreateRequestPlayerEosId {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| {
+                    <D::Error as ::serde::de::Error>::custom(e.to_string())
+                })
+        }
+    }
+    ///Minecraft (Java) player UUID, dashes optional; stored lowercase with dashes
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+    #[serde(transparent)]
+    pub struct IngestLinkCodesCreateRequestPlayerMinecraftUuid(::std::string::String);
+    impl ::std::ops::Deref for IngestLinkCodesCreateRequestPlayerMinecraftUuid {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<IngestLinkCodesCreateRequestPlayerMinecraftUuid>
+    for ::std::string::String {
+        fn from(value: IngestLinkCodesCreateRequestPlayerMinecraftUuid) -> Self {
+            value.0
+        }
+    }
+    impl ::std::str::FromStr for IngestLinkCodesCreateRequestPlayerMinecraftUuid {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            static PATTERN: ::std::sync::LazyLock<::regress::Regex> = ::std::sync::LazyLock::new(||
+            {
+                ::regress::Regex::new(
+                        "^[0-9a-fA-F]{8}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{12}$",
+                    )
+                    .unwrap()
+            });
+            if PATTERN.find(value).is_none() {
+                return Err(
+                    "doesn't match pattern \"^[0-9a-fA-F]{8}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{12}$\""
+                        .into(),
+                );
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str>
+    for IngestLinkCodesCreateRequestPlayerMinecraftUuid {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String>
+    for IngestLinkCodesCreateRequestPlayerMinecraftUuid {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de>
+    for IngestLinkCodesCreateRequestPlayerMinecraftUuid {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| {
+                    <D::Error as ::serde::de::Error>::custom(e.to_string())
+                })
+        }
+    }
+    ///`IngestLinkCodesCreateRequestPlayerName`
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+    #[serde(transparent)]
+    pub struct IngestLinkCodesCreateRequestPlayerName(::std::string::String);
+    impl ::std::ops::Deref for IngestLinkCodesCreateRequestPlayerName {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<IngestLinkCodesCreateRequestPlayerName>
+    for ::std::string::String {
+        fn from(value: IngestLinkCodesCreateRequestPlayerName) -> Self {
+            value.0
+        }
+    }
+    impl ::std::str::FromStr for IngestLinkCodesCreateRequestPlayerName {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            if value.chars().count() > 64usize {
+                return Err("longer than 64 characters".into());
+            }
+            if value.chars().count() < 1usize {
+                return Err("shorter than 1 characters".into());
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for IngestLinkCodesCreateRequestPlayerName {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String>
+    for IngestLinkCodesCreateRequestPlayerName {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for IngestLinkCodesCreateRequestPlayerName {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| {
+                    <D::Error as ::serde::de::Error>::custom(e.to_string())
+                })
+        }
+    }
+    ///A one-use link code
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    pub struct IngestLinkCodesCreateResult {
+        ///The code to enter: valid 10 minutes, used once; never shown again
+        pub code: ::std::string::String,
+        ///when the code stops working (10 minutes after it was made)
+        pub expires_at: ::chrono::DateTime<::chrono::offset::Utc>,
+    }
+    ///`IngestLinksCreateRequest`
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    #[serde(deny_unknown_fields)]
+    pub struct IngestLinksCreateRequest {
+        ///A link code as shown (`7KQ-M3X`): 6 characters of `23456789ABCDEFGHJKMNPQRSTWXYZ`, the dash and case optional
+        pub code: IngestLinksCreateRequestCode,
+        pub player: IngestLinksCreateRequestPlayer,
+    }
+    ///A link code as shown (`7KQ-M3X`): 6 characters of `23456789ABCDEFGHJKMNPQRSTWXYZ`, the dash and case optional
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+    #[serde(transparent)]
+    pub struct IngestLinksCreateRequestCode(::std::string::String);
+    impl ::std::ops::Deref for IngestLinksCreateRequestCode {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<IngestLinksCreateRequestCode> for ::std::string::String {
+        fn from(value: IngestLinksCreateRequestCode) -> Self {
+            value.0
+        }
+    }
+    impl ::std::str::FromStr for IngestLinksCreateRequestCode {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            static PATTERN: ::std::sync::LazyLock<::regress::Regex> = ::std::sync::LazyLock::new(||
+            {
+                ::regress::Regex::new(
+                        "^[23456789ABCDEFGHJKMNPQRSTWXYZ23456789abcdefghjkmnpqrstwxyz]{3}-?[23456789ABCDEFGHJKMNPQRSTWXYZ23456789abcdefghjkmnpqrstwxyz]{3}$",
+                    )
+                    .unwrap()
+            });
+            if PATTERN.find(value).is_none() {
+                return Err(
+                    "doesn't match pattern \"^[23456789ABCDEFGHJKMNPQRSTWXYZ23456789abcdefghjkmnpqrstwxyz]{3}-?[23456789ABCDEFGHJKMNPQRSTWXYZ23456789abcdefghjkmnpqrstwxyz]{3}$\""
+                        .into(),
+                );
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for IngestLinksCreateRequestCode {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String>
+    for IngestLinksCreateRequestCode {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for IngestLinksCreateRequestCode {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| {
+                    <D::Error as ::serde::de::Error>::custom(e.to_string())
+                })
+        }
+    }
+    ///The player to link: `name` and exactly one of `minecraft_uuid`, `eos_id` (a Steam id needs no link: it has a hub profile of its own).
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    #[serde(deny_unknown_fields)]
+    pub struct IngestLinksCreateRequestPlayer {
+        ///Epic Online Services product user id (32 hex digits); stored lowercase
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub eos_id: ::std::option::Option<IngestLinksCreateRequestPlayerEosId>,
+        ///Minecraft (Java) player UUID, dashes optional; stored lowercase with dashes
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub minecraft_uuid: ::std::option::Option<
+            IngestLinksCreateRequestPlayerMinecraftUuid,
+        >,
+        pub name: IngestLinksCreateRequestPlayerName,
+    }
+    ///Epic Online Services product user id (32 hex digits); stored lowercase
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+    #[serde(transparent)]
+    pub struct IngestLinksCreateRequestPlayerEosId(::std::string::String);
+    impl ::std::ops::Deref for IngestLinksCreateRequestPlayerEosId {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<IngestLinksCreateRequestPlayerEosId>
+    for ::std::string::String {
+        fn from(value: IngestLinksCreateRequestPlayerEosId) -> Self {
+            value.0
+        }
+    }
+    impl ::std::str::FromStr for IngestLinksCreateRequestPlayerEosId {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            static PATTERN: ::std::sync::LazyLock<::regress::Regex> = ::std::sync::LazyLock::new(||
+            { ::regress::Regex::new("^[0-9a-fA-F]{32}$").unwrap() });
+            if PATTERN.find(value).is_none() {
+                return Err("doesn't match pattern \"^[0-9a-fA-F]{32}$\"".into());
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for IngestLinksCreateRequestPlayerEosId {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String>
+    for IngestLinksCreateRequestPlayerEosId {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for IngestLinksCreateRequestPlayerEosId {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| {
+                    <D::Error as ::serde::de::Error>::custom(e.to_string())
+                })
+        }
+    }
+    ///Minecraft (Java) player UUID, dashes optional; stored lowercase with dashes
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+    #[serde(transparent)]
+    pub struct IngestLinksCreateRequestPlayerMinecraftUuid(::std::string::String);
+    impl ::std::ops::Deref for IngestLinksCreateRequestPlayerMinecraftUuid {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<IngestLinksCreateRequestPlayerMinecraftUuid>
+    for ::std::string::String {
+        fn from(value: IngestLinksCreateRequestPlayerMinecraftUuid) -> Self {
+            value.0
+        }
+    }
+    impl ::std::str::FromStr for IngestLinksCreateRequestPlayerMinecraftUuid {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            static PATTERN: ::std::sync::LazyLock<::regress::Regex> = ::std::sync::LazyLock::new(||
+            {
+                ::regress::Regex::new(
+                        "^[0-9a-fA-F]{8}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{12}$",
+                    )
+                    .unwrap()
+            });
+            if PATTERN.find(value).is_none() {
+                return Err(
+                    "doesn't match pattern \"^[0-9a-fA-F]{8}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{12}$\""
+                        .into(),
+                );
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for IngestLinksCreateRequestPlayerMinecraftUuid {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String>
+    for IngestLinksCreateRequestPlayerMinecraftUuid {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for IngestLinksCreateRequestPlayerMinecraftUuid {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| {
+                    <D::Error as ::serde::de::Error>::custom(e.to_string())
+                })
+        }
+    }
+    ///`IngestLinksCreateRequestPlayerName`
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+    #[serde(transparent)]
+    pub struct IngestLinksCreateRequestPlayerName(::std::string::String);
+    impl ::std::ops::Deref for IngestLinksCreateRequestPlayerName {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<IngestLinksCreateRequestPlayerName>
+    for ::std::string::String {
+        fn from(value: IngestLinksCreateRequestPlayerName) -> Self {
+            value.0
+        }
+    }
+    impl ::std::str::FromStr for IngestLinksCreateRequestPlayerName {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            if value.chars().count() > 64usize {
+                return Err("longer than 64 characters".into());
+            }
+            if value.chars().count() < 1usize {
+                return Err("shorter than 1 characters".into());
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for IngestLinksCreateRequestPlayerName {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String>
+    for IngestLinksCreateRequestPlayerName {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for IngestLinksCreateRequestPlayerName {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| {
+                    <D::Error as ::serde::de::Error>::custom(e.to_string())
+                })
+        }
+    }
+    ///The hub account the identity is linked to
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    pub struct IngestLinksCreateResult {
+        ///the hub user the identity is now linked to
+        pub user_id: i64,
+        ///their username, to tell the player
+        pub username: ::std::string::String,
+    }
+    ///The server changed map: its `map` in `/servers` and `/v1/servers` follows.
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    #[serde(deny_unknown_fields)]
+    pub struct IngestMapChangeEvent {
+        ///unique per server; an event whose client_id was already accepted is a duplicate
+        pub client_id: IngestMapChangeEventClientId,
+        pub map: IngestMapChangeEventMap,
+        ///ISO 8601 time of the event
+        pub occurred_at: ::chrono::DateTime<::chrono::offset::Utc>,
+        ///the event kind: `map_change`
+        #[serde(rename = "type")]
+        pub type_: IngestMapChangeEventType,
+    }
+    ///unique per server; an event whose client_id was already accepted is a duplicate
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+    #[serde(transparent)]
+    pub struct IngestMapChangeEventClientId(::std::string::String);
+    impl ::std::ops::Deref for IngestMapChangeEventClientId {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<IngestMapChangeEventClientId> for ::std::string::String {
+        fn from(value: IngestMapChangeEventClientId) -> Self {
+            value.0
+        }
+    }
+    impl ::std::str::FromStr for IngestMapChangeEventClientId {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            if value.chars().count() > 128usize {
+                return Err("longer than 128 characters".into());
+            }
+            if value.chars().count() < 1usize {
+                return Err("shorter than 1 characters".into());
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for IngestMapChangeEventClientId {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String>
+    for IngestMapChangeEventClientId {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for IngestMapChangeEventClientId {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| {
+                    <D::Error as ::serde::de::Error>::custom(e.to_string())
+                })
+        }
+    }
+    ///`IngestMapChangeEventMap`
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+    #[serde(transparent)]
+    pub struct IngestMapChangeEventMap(::std::string::String);
+    impl ::std::ops::Deref for IngestMapChangeEventMap {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<IngestMapChangeEventMap> for ::std::string::String {
+        fn from(value: IngestMapChangeEventMap) -> Self {
+            value.0
+        }
+    }
+    impl ::std::str::FromStr for IngestMapChangeEventMap {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            if value.chars().count() > 64usize {
+                return Err("longer than 64 characters".into());
+            }
+            if value.chars().count() < 1usize {
+                return Err("shorter than 1 characters".into());
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for IngestMapChangeEventMap {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String> for IngestMapChangeEventMap {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for IngestMapChangeEventMap {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| {
+                    <D::Error as ::serde::de::Error>::custom(e.to_string())
+                })
+        }
+    }
+    ///the event kind: `map_change`
+    #[derive(
+        ::serde::Deserialize,
+        ::serde::Serialize,
+        Clone,
+        Copy,
+        Debug,
+        Eq,
+        Hash,
+        Ord,
+        PartialEq,
+        PartialOrd
+    )]
+    pub enum IngestMapChangeEventType {
+        #[serde(rename = "map_change")]
+        MapChange,
+    }
+    impl ::std::fmt::Display for IngestMapChangeEventType {
+        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+            match *self {
+                Self::MapChange => f.write_str("map_change"),
+            }
+        }
+    }
+    impl ::std::str::FromStr for IngestMapChangeEventType {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            match value {
+                "map_change" => Ok(Self::MapChange),
+                _ => Err("invalid value".into()),
+            }
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for IngestMapChangeEventType {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String> for IngestMapChangeEventType {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    ///A player of a team: `name`, exactly one of `steam_id`, `minecraft_uuid`, `eos_id`, and `participation`.
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    #[serde(deny_unknown_fields)]
+    pub struct IngestMatchParticipant {
+        ///Epic Online Services product user id (32 hex digits); stored lowercase
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub eos_id: ::std::option::Option<IngestMatchParticipantEosId>,
+        ///Minecraft (Java) player UUID, dashes optional; stored lowercase with dashes
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub minecraft_uuid: ::std::option::Option<IngestMatchParticipantMinecraftUuid>,
+        pub name: IngestMatchParticipantName,
+        ///share of the match played, default 1
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub participation: ::std::option::Option<f64>,
+        ///SteamID64 (17 digits), STEAM_X:Y:Z or [U:1:N]; stored as SteamID64
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub steam_id: ::std::option::Option<IngestMatchParticipantSteamId>,
+    }
+    ///Epic Online Services product user id (32 hex digits); stored lowercase
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+    #[serde(transparent)]
+    pub struct IngestMatchParticipantEosId(::std::string::String);
+    impl ::std::ops::Deref for IngestMatchParticipantEosId {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<IngestMatchParticipantEosId> for ::std::string::String {
+        fn from(value: IngestMatchParticipantEosId) -> Self {
+            value.0
+        }
+    }
+    impl ::std::str::FromStr for IngestMatchParticipantEosId {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            static PATTERN: ::std::sync::LazyLock<::regress::Regex> = ::std::sync::LazyLock::new(||
+            { ::regress::Regex::new("^[0-9a-fA-F]{32}$").unwrap() });
+            if PATTERN.find(value).is_none() {
+                return Err("doesn't match pattern \"^[0-9a-fA-F]{32}$\"".into());
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for IngestMatchParticipantEosId {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String> for IngestMatchParticipantEosId {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for IngestMatchParticipantEosId {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| {
+                    <D::Error as ::serde::de::Error>::custom(e.to_string())
+                })
+        }
+    }
+    ///Minecraft (Java) player UUID, dashes optional; stored lowercase with dashes
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+    #[serde(transparent)]
+    pub struct IngestMatchParticipantMinecraftUuid(::std::string::String);
+    impl ::std::ops::Deref for IngestMatchParticipantMinecraftUuid {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<IngestMatchParticipantMinecraftUuid>
+    for ::std::string::String {
+        fn from(value: IngestMatchParticipantMinecraftUuid) -> Self {
+            value.0
+        }
+    }
+    impl ::std::str::FromStr for IngestMatchParticipantMinecraftUuid {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            static PATTERN: ::std::sync::LazyLock<::regress::Regex> = ::std::sync::LazyLock::new(||
+            {
+                ::regress::Regex::new(
+                        "^[0-9a-fA-F]{8}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{12}$",
+                    )
+                    .unwrap()
+            });
+            if PATTERN.find(value).is_none() {
+                return Err(
+                    "doesn't match pattern \"^[0-9a-fA-F]{8}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{12}$\""
+                        .into(),
+                );
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for IngestMatchParticipantMinecraftUuid {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String>
+    for IngestMatchParticipantMinecraftUuid {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for IngestMatchParticipantMinecraftUuid {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| {
+                    <D::Error as ::serde::de::Error>::custom(e.to_string())
+                })
+        }
+    }
+    ///`IngestMatchParticipantName`
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+    #[serde(transparent)]
+    pub struct IngestMatchParticipantName(::std::string::String);
+    impl ::std::ops::Deref for IngestMatchParticipantName {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<IngestMatchParticipantName> for ::std::string::String {
+        fn from(value: IngestMatchParticipantName) -> Self {
+            value.0
+        }
+    }
+    impl ::std::str::FromStr for IngestMatchParticipantName {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            if value.chars().count() > 64usize {
+                return Err("longer than 64 characters".into());
+            }
+            if value.chars().count() < 1usize {
+                return Err("shorter than 1 characters".into());
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for IngestMatchParticipantName {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String> for IngestMatchParticipantName {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for IngestMatchParticipantName {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| {
+                    <D::Error as ::serde::de::Error>::custom(e.to_string())
+                })
+        }
+    }
+    ///SteamID64 (17 digits), STEAM_X:Y:Z or [U:1:N]; stored as SteamID64
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+    #[serde(transparent)]
+    pub struct IngestMatchParticipantSteamId(::std::string::String);
+    impl ::std::ops::Deref for IngestMatchParticipantSteamId {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<IngestMatchParticipantSteamId> for ::std::string::String {
+        fn from(value: IngestMatchParticipantSteamId) -> Self {
+            value.0
+        }
+    }
+    impl ::std::str::FromStr for IngestMatchParticipantSteamId {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            if value.chars().count() > 32usize {
+                return Err("longer than 32 characters".into());
+            }
+            if value.chars().count() < 1usize {
+                return Err("shorter than 1 characters".into());
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for IngestMatchParticipantSteamId {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String>
+    for IngestMatchParticipantSteamId {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for IngestMatchParticipantSteamId {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| {
+                    <D::Error as ::serde::de::Error>::custom(e.to_string())
+                })
+        }
+    }
+    ///A match played to its end, with its teams and score.
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    #[serde(deny_unknown_fields)]
+    pub struct IngestMatchResultEvent {
+        ///unique per server; an event whose client_id was already accepted is a duplicate
+        pub client_id: IngestMatchResultEventClientId,
+        ///ISO 8601 time of the event
+        pub ended_at: ::chrono::DateTime<::chrono::offset::Utc>,
+        pub map: IngestMatchResultEventMap,
+        pub team1: ::std::vec::Vec<IngestMatchParticipant>,
+        pub team1_score: i64,
+        pub team2: ::std::vec::Vec<IngestMatchParticipant>,
+        pub team2_score: i64,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub tournament_id: ::std::option::Option<::std::num::NonZeroU64>,
+        ///the event kind: `match_result`
+        #[serde(rename = "type")]
+        pub type_: IngestMatchResultEventType,
+    }
+    ///unique per server; an event whose client_id was already accepted is a duplicate
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+    #[serde(transparent)]
+    pub struct IngestMatchResultEventClientId(::std::string::String);
+    impl ::std::ops::Deref for IngestMatchResultEventClientId {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<IngestMatchResultEventClientId> for ::std::string::String {
+        fn from(value: IngestMatchResultEventClientId) -> Self {
+            value.0
+        }
+    }
+    impl ::std::str::FromStr for IngestMatchResultEventClientId {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            if value.chars().count() > 128usize {
+                return Err("longer than 128 characters".into());
+            }
+            if value.chars().count() < 1usize {
+                return Err("shorter than 1 characters".into());
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for IngestMatchResultEventClientId {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String>
+    for IngestMatchResultEventClientId {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for IngestMatchResultEventClientId {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| {
+                    <D::Error as ::serde::de::Error>::custom(e.to_string())
+                })
+        }
+    }
+    ///`IngestMatchResultEventMap`
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+    #[serde(transparent)]
+    pub struct IngestMatchResultEventMap(::std::string::String);
+    impl ::std::ops::Deref for IngestMatchResultEventMap {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<IngestMatchResultEventMap> for ::std::string::String {
+        fn from(value: IngestMatchResultEventMap) -> Self {
+            value.0
+        }
+    }
+    impl ::std::str::FromStr for IngestMatchResultEventMap {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            if value.chars().count() > 64usize {
+                return Err("longer than 64 characters".into());
+            }
+            if value.chars().count() < 1usize {
+                return Err("shorter than 1 characters".into());
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for IngestMatchResultEventMap {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String> for IngestMatchResultEventMap {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for IngestMatchResultEventMap {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| {
+                    <D::Error as ::serde::de::Error>::custom(e.to_string())
+                })
+        }
+    }
+    ///the event kind: `match_result`
+    #[derive(
+        ::serde::Deserialize,
+        ::serde::Serialize,
+        Clone,
+        Copy,
+        Debug,
+        Eq,
+        Hash,
+        Ord,
+        PartialEq,
+        PartialOrd
+    )]
+    pub enum IngestMatchResultEventType {
+        #[serde(rename = "match_result")]
+        MatchResult,
+    }
+    impl ::std::fmt::Display for IngestMatchResultEventType {
+        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+            match *self {
+                Self::MatchResult => f.write_str("match_result"),
+            }
+        }
+    }
+    impl ::std::str::FromStr for IngestMatchResultEventType {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            match value {
+                "match_result" => Ok(Self::MatchResult),
+                _ => Err("invalid value".into()),
+            }
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for IngestMatchResultEventType {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String> for IngestMatchResultEventType {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    ///A player: `name` and exactly one of `steam_id`, `minecraft_uuid`, `eos_id`.
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    #[serde(deny_unknown_fields)]
+    pub struct IngestPlayer {
+        ///Epic Online Services product user id (32 hex digits); stored lowercase
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub eos_id: ::std::option::Option<IngestPlayerEosId>,
+        ///Minecraft (Java) player UUID, dashes optional; stored lowercase with dashes
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub minecraft_uuid: ::std::option::Option<IngestPlayerMinecraftUuid>,
+        pub name: IngestPlayerName,
+        ///SteamID64 (17 digits), STEAM_X:Y:Z or [U:1:N]; stored as SteamID64
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub steam_id: ::std::option::Option<IngestPlayerSteamId>,
+    }
+    ///Epic Online Services product user id (32 hex digits); stored lowercase
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+    #[serde(transparent)]
+    pub struct IngestPlayerEosId(::std::string::String);
+    impl ::std::ops::Deref for IngestPlayerEosId {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<IngestPlayerEosId> for ::std::string::String {
+        fn from(value: IngestPlayerEosId) -> Self {
+            value.0
+        }
+    }
+    impl ::std::str::FromStr for IngestPlayerEosId {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            static PATTERN: ::std::sync::LazyLock<::regress::Regex> = ::std::sync::LazyLock::new(||
+            { ::regress::Regex::new("^[0-9a-fA-F]{32}$").unwrap() });
+            if PATTERN.find(value).is_none() {
+                return Err("doesn't match pattern \"^[0-9a-fA-F]{32}$\"".into());
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for IngestPlayerEosId {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String> for IngestPlayerEosId {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for IngestPlayerEosId {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| {
+                    <D::Error as ::serde::de::Error>::custom(e.to_string())
+                })
+        }
+    }
+    ///Minecraft (Java) player UUID, dashes optional; stored lowercase with dashes
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+    #[serde(transparent)]
+    pub struct IngestPlayerMinecraftUuid(::std::string::String);
+    impl ::std::ops::Deref for IngestPlayerMinecraftUuid {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<IngestPlayerMinecraftUuid> for ::std::string::String {
+        fn from(value: IngestPlayerMinecraftUuid) -> Self {
+            value.0
+        }
+    }
+    impl ::std::str::FromStr for IngestPlayerMinecraftUuid {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            static PATTERN: ::std::sync::LazyLock<::regress::Regex> = ::std::sync::LazyLock::new(||
+            {
+                ::regress::Regex::new(
+                        "^[0-9a-fA-F]{8}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{12}$",
+                    )
+                    .unwrap()
+            });
+            if PATTERN.find(value).is_none() {
+                return Err(
+                    "doesn't match pattern \"^[0-9a-fA-F]{8}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{12}$\""
+                        .into(),
+                );
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for IngestPlayerMinecraftUuid {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String> for IngestPlayerMinecraftUuid {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for IngestPlayerMinecraftUuid {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| {
+                    <D::Error as ::serde::de::Error>::custom(e.to_string())
+                })
+        }
+    }
+    ///`IngestPlayerName`
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+    #[serde(transparent)]
+    pub struct IngestPlayerName(::std::string::String);
+    impl ::std::ops::Deref for IngestPlayerName {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<IngestPlayerName> for ::std::string::String {
+        fn from(value: IngestPlayerName) -> Self {
+            value.0
+        }
+    }
+    impl ::std::str::FromStr for IngestPlayerName {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            if value.chars().count() > 64usize {
+                return Err("longer than 64 characters".into());
+            }
+            if value.chars().count() < 1usize {
+                return Err("shorter than 1 characters".into());
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for IngestPlayerName {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String> for IngestPlayerName {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for IngestPlayerName {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| {
+                    <D::Error as ::serde::de::Error>::custom(e.to_string())
+                })
+        }
+    }
+    ///A player connected or left: `player`, or (the older form) `steam_id` and `name`. A Steam id seen for the first time gets a hub profile.
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    #[serde(deny_unknown_fields)]
+    pub struct IngestPlayerSessionEvent {
+        pub action: IngestPlayerSessionEventAction,
+        ///unique per server; an event whose client_id was already accepted is a duplicate
+        pub client_id: IngestPlayerSessionEventClientId,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub name: ::std::option::Option<IngestPlayerSessionEventName>,
+        ///ISO 8601 time of the event
+        pub occurred_at: ::chrono::DateTime<::chrono::offset::Utc>,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub player: ::std::option::Option<IngestPlayer>,
+        ///SteamID64 (17 digits), STEAM_X:Y:Z or [U:1:N]; stored as SteamID64
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub steam_id: ::std::option::Option<IngestPlayerSessionEventSteamId>,
+        ///the event kind: `player_session`
+        #[serde(rename = "type")]
+        pub type_: IngestPlayerSessionEventType,
+    }
+    ///`IngestPlayerSessionEventAction`
+    #[derive(
+        ::serde::Deserialize,
+        ::serde::Serialize,
+        Clone,
+        Copy,
+        Debug,
+        Eq,
+        Hash,
+        Ord,
+        PartialEq,
+        PartialOrd
+    )]
+    pub enum IngestPlayerSessionEventAction {
+        #[serde(rename = "connect")]
+        Connect,
+        #[serde(rename = "disconnect")]
+        Disconnect,
+    }
+    impl ::std::fmt::Display for IngestPlayerSessionEventAction {
+        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+            match *self {
+                Self::Connect => f.write_str("connect"),
+                Self::Disconnect => f.write_str("disconnect"),
+            }
+        }
+    }
+    impl ::std::str::FromStr for IngestPlayerSessionEventAction {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            match value {
+                "connect" => Ok(Self::Connect),
+                "disconnect" => Ok(Self::Disconnect),
+                _ => Err("invalid value".into()),
+            }
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for IngestPlayerSessionEventAction {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String>
+    for IngestPlayerSessionEventAction {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    ///unique per server; an event whose client_id was already accepted is a duplicate
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+    #[serde(transparent)]
+    pub struct IngestPlayerSessionEventClientId(::std::string::String);
+    impl ::std::ops::Deref for IngestPlayerSessionEventClientId {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<IngestPlayerSessionEventClientId>
+    for ::std::string::String {
+        fn from(value: IngestPlayerSessionEventClientId) -> Self {
+            value.0
+        }
+    }
+    impl ::std::str::FromStr for IngestPlayerSessionEventClientId {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            if value.chars().count() > 128usize {
+                return Err("longer than 128 characters".into());
+            }
+            if value.chars().count() < 1usize {
+                return Err("shorter than 1 characters".into());
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for IngestPlayerSessionEventClientId {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String>
+    for IngestPlayerSessionEventClientId {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for IngestPlayerSessionEventClientId {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| {
+                    <D::Error as ::serde::de::Error>::custom(e.to_string())
+                })
+        }
+    }
+    ///`IngestPlayerSessionEventName`
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+    #[serde(transparent)]
+    pub struct IngestPlayerSessionEventName(::std::string::String);
+    impl ::std::ops::Deref for IngestPlayerSessionEventName {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<IngestPlayerSessionEventName> for ::std::string::String {
+        fn from(value: IngestPlayerSessionEventName) -> Self {
+            value.0
+        }
+    }
+    impl ::std::str::FromStr for IngestPlayerSessionEventName {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            if value.chars().count() > 64usize {
+                return Err("longer than 64 characters".into());
+            }
+            if value.chars().count() < 1usize {
+                return Err("shorter than 1 characters".into());
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for IngestPlayerSessionEventName {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String>
+    for IngestPlayerSessionEventName {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for IngestPlayerSessionEventName {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| {
+                    <D::Error as ::serde::de::Error>::custom(e.to_string())
+                })
+        }
+    }
+    ///SteamID64 (17 digits), STEAM_X:Y:Z or [U:1:N]; stored as SteamID64
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+    #[serde(transparent)]
+    pub struct IngestPlayerSessionEventSteamId(::std::string::String);
+    impl ::std::ops::Deref for IngestPlayerSessionEventSteamId {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<IngestPlayerSessionEventSteamId>
+    for ::std::string::String {
+        fn from(value: IngestPlayerSessionEventSteamId) -> Self {
+            value.0
+        }
+    }
+    impl ::std::str::FromStr for IngestPlayerSessionEventSteamId {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            if value.chars().count() > 32usize {
+                return Err("longer than 32 characters".into());
+            }
+            if value.chars().count() < 1usize {
+                return Err("shorter than 1 characters".into());
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for IngestPlayerSessionEventSteamId {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String>
+    for IngestPlayerSessionEventSteamId {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for IngestPlayerSessionEventSteamId {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| {
+                    <D::Error as ::serde::de::Error>::custom(e.to_string())
+                })
+        }
+    }
+    ///the event kind: `player_session`
+    #[derive(
+        ::serde::Deserialize,
+        ::serde::Serialize,
+        Clone,
+        Copy,
+        Debug,
+        Eq,
+        Hash,
+        Ord,
+        PartialEq,
+        PartialOrd
+    )]
+    pub enum IngestPlayerSessionEventType {
+        #[serde(rename = "player_session")]
+        PlayerSession,
+    }
+    impl ::std::fmt::Display for IngestPlayerSessionEventType {
+        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+            match *self {
+                Self::PlayerSession => f.write_str("player_session"),
+            }
+        }
+    }
+    impl ::std::str::FromStr for IngestPlayerSessionEventType {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            match value {
+                "player_session" => Ok(Self::PlayerSession),
+                _ => Err("invalid value".into()),
+            }
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for IngestPlayerSessionEventType {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String>
+    for IngestPlayerSessionEventType {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    ///SteamID64 (17 digits), STEAM_X:Y:Z or [U:1:N]; stored as SteamID64
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+    #[serde(transparent)]
+    pub struct IngestPlayerSteamId(::std::string::String);
+    impl ::std::ops::Deref for IngestPlayerSteamId {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<IngestPlayerSteamId> for ::std::string::String {
+        fn from(value: IngestPlayerSteamId) -> Self {
+            value.0
+        }
+    }
+    impl ::std::str::FromStr for IngestPlayerSteamId {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            if value.chars().count() > 32usize {
+                return Err("longer than 32 characters".into());
+            }
+            if value.chars().count() < 1usize {
+                return Err("shorter than 1 characters".into());
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for IngestPlayerSteamId {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String> for IngestPlayerSteamId {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for IngestPlayerSteamId {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| {
+                    <D::Error as ::serde::de::Error>::custom(e.to_string())
+                })
+        }
     }
     ///`IngestResult`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
@@ -8139,6 +10191,248 @@ pub mod types {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub line: ::std::option::Option<i64>,
         pub reason: ::std::string::String,
+    }
+    ///A round started or ended: told as `round.started` / `round.ended` on the server’s current map. Scores and winner are checked, not stored (the match result carries the score).
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    #[serde(deny_unknown_fields)]
+    pub struct IngestRoundEvent {
+        pub action: IngestRoundEventAction,
+        ///unique per server; an event whose client_id was already accepted is a duplicate
+        pub client_id: IngestRoundEventClientId,
+        ///ISO 8601 time of the event
+        pub occurred_at: ::chrono::DateTime<::chrono::offset::Utc>,
+        pub round_number: i64,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub team1_score: ::std::option::Option<i64>,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub team2_score: ::std::option::Option<i64>,
+        ///the event kind: `round`
+        #[serde(rename = "type")]
+        pub type_: IngestRoundEventType,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub winner: ::std::option::Option<IngestRoundEventWinner>,
+    }
+    ///`IngestRoundEventAction`
+    #[derive(
+        ::serde::Deserialize,
+        ::serde::Serialize,
+        Clone,
+        Copy,
+        Debug,
+        Eq,
+        Hash,
+        Ord,
+        PartialEq,
+        PartialOrd
+    )]
+    pub enum IngestRoundEventAction {
+        #[serde(rename = "start")]
+        Start,
+        #[serde(rename = "end")]
+        End,
+    }
+    impl ::std::fmt::Display for IngestRoundEventAction {
+        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+            match *self {
+                Self::Start => f.write_str("start"),
+                Self::End => f.write_str("end"),
+            }
+        }
+    }
+    impl ::std::str::FromStr for IngestRoundEventAction {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            match value {
+                "start" => Ok(Self::Start),
+                "end" => Ok(Self::End),
+                _ => Err("invalid value".into()),
+            }
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for IngestRoundEventAction {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String> for IngestRoundEventAction {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    ///unique per server; an event whose client_id was already accepted is a duplicate
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+    #[serde(transparent)]
+    pub struct IngestRoundEventClientId(::std::string::String);
+    impl ::std::ops::Deref for IngestRoundEventClientId {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<IngestRoundEventClientId> for ::std::string::String {
+        fn from(value: IngestRoundEventClientId) -> Self {
+            value.0
+        }
+    }
+    impl ::std::str::FromStr for IngestRoundEventClientId {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            if value.chars().count() > 128usize {
+                return Err("longer than 128 characters".into());
+            }
+            if value.chars().count() < 1usize {
+                return Err("shorter than 1 characters".into());
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for IngestRoundEventClientId {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String> for IngestRoundEventClientId {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for IngestRoundEventClientId {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| {
+                    <D::Error as ::serde::de::Error>::custom(e.to_string())
+                })
+        }
+    }
+    ///the event kind: `round`
+    #[derive(
+        ::serde::Deserialize,
+        ::serde::Serialize,
+        Clone,
+        Copy,
+        Debug,
+        Eq,
+        Hash,
+        Ord,
+        PartialEq,
+        PartialOrd
+    )]
+    pub enum IngestRoundEventType {
+        #[serde(rename = "round")]
+        Round,
+    }
+    impl ::std::fmt::Display for IngestRoundEventType {
+        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+            match *self {
+                Self::Round => f.write_str("round"),
+            }
+        }
+    }
+    impl ::std::str::FromStr for IngestRoundEventType {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            match value {
+                "round" => Ok(Self::Round),
+                _ => Err("invalid value".into()),
+            }
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for IngestRoundEventType {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String> for IngestRoundEventType {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    ///`IngestRoundEventWinner`
+    #[derive(
+        ::serde::Deserialize,
+        ::serde::Serialize,
+        Clone,
+        Copy,
+        Debug,
+        Eq,
+        Hash,
+        Ord,
+        PartialEq,
+        PartialOrd
+    )]
+    pub enum IngestRoundEventWinner {
+        #[serde(rename = "team1")]
+        Team1,
+        #[serde(rename = "team2")]
+        Team2,
+        #[serde(rename = "draw")]
+        Draw,
+    }
+    impl ::std::fmt::Display for IngestRoundEventWinner {
+        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+            match *self {
+                Self::Team1 => f.write_str("team1"),
+                Self::Team2 => f.write_str("team2"),
+                Self::Draw => f.write_str("draw"),
+            }
+        }
+    }
+    impl ::std::str::FromStr for IngestRoundEventWinner {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            match value {
+                "team1" => Ok(Self::Team1),
+                "team2" => Ok(Self::Team2),
+                "draw" => Ok(Self::Draw),
+                _ => Err("invalid value".into()),
+            }
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for IngestRoundEventWinner {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String> for IngestRoundEventWinner {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
     }
     ///`IngestTokenRotation`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
@@ -10719,7 +13013,7 @@ pub mod types {
         ///The issuer: this service’s origin.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub iss: ::std::option::Option<::std::string::String>,
-        ///The token’s scopes: scope names separated by spaces, from `openid`, `identify`, `stats:read`, `servers:read`, `servers:command`, `chat:read`, `clans:read`, `clans:write`, `tournaments:read`, `economy:read`, `economy:transfer`, `webhooks:read`, `webhooks:write`, `offline_access`.
+        ///The token’s scopes: scope names separated by spaces, from `openid`, `identify`, `identities:write`, `stats:read`, `servers:read`, `servers:command`, `chat:read`, `clans:read`, `clans:write`, `tournaments:read`, `economy:read`, `economy:transfer`, `webhooks:read`, `webhooks:write`, `offline_access`.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub scope: ::std::option::Option<::std::string::String>,
         ///The hub user id the token acts for (absent for an app’s own token).
@@ -10749,7 +13043,7 @@ pub mod types {
         ///With `offline_access`: a refresh token. Each is used once; using a spent one revokes the grant.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub refresh_token: ::std::option::Option<::std::string::String>,
-        ///The scopes granted: scope names separated by spaces, from `openid`, `identify`, `stats:read`, `servers:read`, `servers:command`, `chat:read`, `clans:read`, `clans:write`, `tournaments:read`, `economy:read`, `economy:transfer`, `webhooks:read`, `webhooks:write`, `offline_access`.
+        ///The scopes granted: scope names separated by spaces, from `openid`, `identify`, `identities:write`, `stats:read`, `servers:read`, `servers:command`, `chat:read`, `clans:read`, `clans:write`, `tournaments:read`, `economy:read`, `economy:transfer`, `webhooks:read`, `webhooks:write`, `offline_access`.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub scope: ::std::option::Option<::std::string::String>,
         ///`Bearer` (`DPoP` when the request carried a DPoP proof).
@@ -10940,7 +13234,7 @@ pub mod types {
         pub redirect_uri: ::std::string::String,
         ///Always `code`.
         pub response_type: OauthParCreateRequestResponseType,
-        ///The scopes asked for: scope names separated by spaces, from `openid`, `identify`, `stats:read`, `servers:read`, `servers:command`, `chat:read`, `clans:read`, `clans:write`, `tournaments:read`, `economy:read`, `economy:transfer`, `webhooks:read`, `webhooks:write`, `offline_access`.
+        ///The scopes asked for: scope names separated by spaces, from `openid`, `identify`, `identities:write`, `stats:read`, `servers:read`, `servers:command`, `chat:read`, `clans:read`, `clans:write`, `tournaments:read`, `economy:read`, `economy:transfer`, `webhooks:read`, `webhooks:write`, `offline_access`.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub scope: ::std::option::Option<::std::string::String>,
         ///Opaque value returned unchanged with the code.
@@ -11132,7 +13426,7 @@ pub mod types {
         ///A refresh token; it is spent by this request and a new one is returned (rotation).
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub refresh_token: ::std::option::Option<::std::string::String>,
-        ///`refresh_token`: fewer scopes than granted; `client_credentials`: the scopes wanted: scope names separated by spaces, from `openid`, `identify`, `stats:read`, `servers:read`, `servers:command`, `chat:read`, `clans:read`, `clans:write`, `tournaments:read`, `economy:read`, `economy:transfer`, `webhooks:read`, `webhooks:write`, `offline_access`.
+        ///`refresh_token`: fewer scopes than granted; `client_credentials`: the scopes wanted: scope names separated by spaces, from `openid`, `identify`, `identities:write`, `stats:read`, `servers:read`, `servers:command`, `chat:read`, `clans:read`, `clans:write`, `tournaments:read`, `economy:read`, `economy:transfer`, `webhooks:read`, `webhooks:write`, `offline_access`.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub scope: ::std::option::Option<::std::string::String>,
     }
@@ -11392,6 +13686,198 @@ pub mod types {
     }
     impl ::std::convert::TryFrom<::std::string::String>
     for OauthTokenRevokeRequestTokenTypeHint {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    ///`PlayerIdentityLinkedEvent`
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    pub struct PlayerIdentityLinkedEvent {
+        ///When the change committed
+        pub created_at: ::chrono::DateTime<::chrono::offset::Utc>,
+        pub data: PlayerIdentityLinkedEventData,
+        ///Event id, sortable
+        pub id: PlayerIdentityLinkedEventId,
+        ///Event type
+        #[serde(rename = "type")]
+        pub type_: PlayerIdentityLinkedEventType,
+    }
+    ///`PlayerIdentityLinkedEventData`
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    #[serde(deny_unknown_fields)]
+    pub struct PlayerIdentityLinkedEventData {
+        ///The player’s in-game name when the link was made
+        pub name: ::std::string::String,
+        ///the identity’s platform
+        pub platform: PlayerIdentityLinkedEventDataPlatform,
+        ///The platform id: a Minecraft UUID (lowercase, dashed) or an EOS id (lowercase)
+        pub player_id: ::std::string::String,
+        ///The game server whose plugin took part (null: none known)
+        #[serde(deserialize_with = "::std::option::Option::deserialize")]
+        pub server_id: ::std::option::Option<::std::num::NonZeroU64>,
+        ///Hub user id
+        pub user_id: ::std::num::NonZeroU64,
+    }
+    ///the identity’s platform
+    #[derive(
+        ::serde::Deserialize,
+        ::serde::Serialize,
+        Clone,
+        Copy,
+        Debug,
+        Eq,
+        Hash,
+        Ord,
+        PartialEq,
+        PartialOrd
+    )]
+    pub enum PlayerIdentityLinkedEventDataPlatform {
+        #[serde(rename = "minecraft")]
+        Minecraft,
+        #[serde(rename = "eos")]
+        Eos,
+    }
+    impl ::std::fmt::Display for PlayerIdentityLinkedEventDataPlatform {
+        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+            match *self {
+                Self::Minecraft => f.write_str("minecraft"),
+                Self::Eos => f.write_str("eos"),
+            }
+        }
+    }
+    impl ::std::str::FromStr for PlayerIdentityLinkedEventDataPlatform {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            match value {
+                "minecraft" => Ok(Self::Minecraft),
+                "eos" => Ok(Self::Eos),
+                _ => Err("invalid value".into()),
+            }
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for PlayerIdentityLinkedEventDataPlatform {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String>
+    for PlayerIdentityLinkedEventDataPlatform {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    ///Event id, sortable
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+    #[serde(transparent)]
+    pub struct PlayerIdentityLinkedEventId(::std::string::String);
+    impl ::std::ops::Deref for PlayerIdentityLinkedEventId {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<PlayerIdentityLinkedEventId> for ::std::string::String {
+        fn from(value: PlayerIdentityLinkedEventId) -> Self {
+            value.0
+        }
+    }
+    impl ::std::str::FromStr for PlayerIdentityLinkedEventId {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            static PATTERN: ::std::sync::LazyLock<::regress::Regex> = ::std::sync::LazyLock::new(||
+            { ::regress::Regex::new("^evt_\\d{16}$").unwrap() });
+            if PATTERN.find(value).is_none() {
+                return Err("doesn't match pattern \"^evt_\\d{16}$\"".into());
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for PlayerIdentityLinkedEventId {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String> for PlayerIdentityLinkedEventId {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for PlayerIdentityLinkedEventId {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| {
+                    <D::Error as ::serde::de::Error>::custom(e.to_string())
+                })
+        }
+    }
+    ///Event type
+    #[derive(
+        ::serde::Deserialize,
+        ::serde::Serialize,
+        Clone,
+        Copy,
+        Debug,
+        Eq,
+        Hash,
+        Ord,
+        PartialEq,
+        PartialOrd
+    )]
+    pub enum PlayerIdentityLinkedEventType {
+        #[serde(rename = "player.identity_linked")]
+        PlayerIdentityLinked,
+    }
+    impl ::std::fmt::Display for PlayerIdentityLinkedEventType {
+        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+            match *self {
+                Self::PlayerIdentityLinked => f.write_str("player.identity_linked"),
+            }
+        }
+    }
+    impl ::std::str::FromStr for PlayerIdentityLinkedEventType {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            match value {
+                "player.identity_linked" => Ok(Self::PlayerIdentityLinked),
+                _ => Err("invalid value".into()),
+            }
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for PlayerIdentityLinkedEventType {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String>
+    for PlayerIdentityLinkedEventType {
         type Error = self::error::ConversionError;
         fn try_from(
             value: ::std::string::String,
@@ -12688,6 +15174,10 @@ pub mod types {
         DeliveryNotFound,
         #[serde(rename = "command_not_found")]
         CommandNotFound,
+        #[serde(rename = "link_code_invalid")]
+        LinkCodeInvalid,
+        #[serde(rename = "identity_link_not_found")]
+        IdentityLinkNotFound,
         #[serde(rename = "method_not_allowed")]
         MethodNotAllowed,
         #[serde(rename = "not_acceptable")]
@@ -12720,6 +15210,8 @@ pub mod types {
         CommandExpired,
         #[serde(rename = "token_superseded")]
         TokenSuperseded,
+        #[serde(rename = "identity_linked")]
+        IdentityLinked,
         #[serde(rename = "payload_too_large")]
         PayloadTooLarge,
         #[serde(rename = "uri_too_long")]
@@ -12794,6 +15286,8 @@ pub mod types {
                 Self::WebhookNotFound => f.write_str("webhook_not_found"),
                 Self::DeliveryNotFound => f.write_str("delivery_not_found"),
                 Self::CommandNotFound => f.write_str("command_not_found"),
+                Self::LinkCodeInvalid => f.write_str("link_code_invalid"),
+                Self::IdentityLinkNotFound => f.write_str("identity_link_not_found"),
                 Self::MethodNotAllowed => f.write_str("method_not_allowed"),
                 Self::NotAcceptable => f.write_str("not_acceptable"),
                 Self::RequestTimeout => f.write_str("request_timeout"),
@@ -12810,6 +15304,7 @@ pub mod types {
                 Self::RconNotConfigured => f.write_str("rcon_not_configured"),
                 Self::CommandExpired => f.write_str("command_expired"),
                 Self::TokenSuperseded => f.write_str("token_superseded"),
+                Self::IdentityLinked => f.write_str("identity_linked"),
                 Self::PayloadTooLarge => f.write_str("payload_too_large"),
                 Self::UriTooLong => f.write_str("uri_too_long"),
                 Self::UnsupportedMediaType => f.write_str("unsupported_media_type"),
@@ -12869,6 +15364,8 @@ pub mod types {
                 "webhook_not_found" => Ok(Self::WebhookNotFound),
                 "delivery_not_found" => Ok(Self::DeliveryNotFound),
                 "command_not_found" => Ok(Self::CommandNotFound),
+                "link_code_invalid" => Ok(Self::LinkCodeInvalid),
+                "identity_link_not_found" => Ok(Self::IdentityLinkNotFound),
                 "method_not_allowed" => Ok(Self::MethodNotAllowed),
                 "not_acceptable" => Ok(Self::NotAcceptable),
                 "request_timeout" => Ok(Self::RequestTimeout),
@@ -12885,6 +15382,7 @@ pub mod types {
                 "rcon_not_configured" => Ok(Self::RconNotConfigured),
                 "command_expired" => Ok(Self::CommandExpired),
                 "token_superseded" => Ok(Self::TokenSuperseded),
+                "identity_linked" => Ok(Self::IdentityLinked),
                 "payload_too_large" => Ok(Self::PayloadTooLarge),
                 "uri_too_long" => Ok(Self::UriTooLong),
                 "unsupported_media_type" => Ok(Self::UnsupportedMediaType),
@@ -22124,6 +24622,8 @@ pub mod types {
         Openid,
         #[serde(rename = "identify")]
         Identify,
+        #[serde(rename = "identities:write")]
+        IdentitiesWrite,
         #[serde(rename = "stats:read")]
         StatsRead,
         #[serde(rename = "servers:read")]
@@ -22154,6 +24654,7 @@ pub mod types {
             match *self {
                 Self::Openid => f.write_str("openid"),
                 Self::Identify => f.write_str("identify"),
+                Self::IdentitiesWrite => f.write_str("identities:write"),
                 Self::StatsRead => f.write_str("stats:read"),
                 Self::ServersRead => f.write_str("servers:read"),
                 Self::ServersCommand => f.write_str("servers:command"),
@@ -22177,6 +24678,7 @@ pub mod types {
             match value {
                 "openid" => Ok(Self::Openid),
                 "identify" => Ok(Self::Identify),
+                "identities:write" => Ok(Self::IdentitiesWrite),
                 "stats:read" => Ok(Self::StatsRead),
                 "servers:read" => Ok(Self::ServersRead),
                 "servers:command" => Ok(Self::ServersCommand),
@@ -22209,6 +24711,534 @@ pub mod types {
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
             value.parse()
         }
+    }
+    ///`V1MeLinkCodesCreateIdempotencyKey`
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+    #[serde(transparent)]
+    pub struct V1MeLinkCodesCreateIdempotencyKey(::std::string::String);
+    impl ::std::ops::Deref for V1MeLinkCodesCreateIdempotencyKey {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<V1MeLinkCodesCreateIdempotencyKey>
+    for ::std::string::String {
+        fn from(value: V1MeLinkCodesCreateIdempotencyKey) -> Self {
+            value.0
+        }
+    }
+    impl ::std::str::FromStr for V1MeLinkCodesCreateIdempotencyKey {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            if value.chars().count() > 255usize {
+                return Err("longer than 255 characters".into());
+            }
+            if value.chars().count() < 1usize {
+                return Err("shorter than 1 characters".into());
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for V1MeLinkCodesCreateIdempotencyKey {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String>
+    for V1MeLinkCodesCreateIdempotencyKey {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for V1MeLinkCodesCreateIdempotencyKey {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| {
+                    <D::Error as ::serde::de::Error>::custom(e.to_string())
+                })
+        }
+    }
+    ///A new link code to type in game
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    pub struct V1MeLinkCodesCreateResult {
+        pub data: V1MeLinkCodesCreateResultData,
+    }
+    ///A one-use link code
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    pub struct V1MeLinkCodesCreateResultData {
+        ///The code to enter: valid 10 minutes, used once; never shown again
+        pub code: ::std::string::String,
+        ///when the code stops working (10 minutes after it was made)
+        pub expires_at: ::chrono::DateTime<::chrono::offset::Utc>,
+    }
+    ///`V1MeLinksCreateIdempotencyKey`
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+    #[serde(transparent)]
+    pub struct V1MeLinksCreateIdempotencyKey(::std::string::String);
+    impl ::std::ops::Deref for V1MeLinksCreateIdempotencyKey {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<V1MeLinksCreateIdempotencyKey> for ::std::string::String {
+        fn from(value: V1MeLinksCreateIdempotencyKey) -> Self {
+            value.0
+        }
+    }
+    impl ::std::str::FromStr for V1MeLinksCreateIdempotencyKey {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            if value.chars().count() > 255usize {
+                return Err("longer than 255 characters".into());
+            }
+            if value.chars().count() < 1usize {
+                return Err("shorter than 1 characters".into());
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for V1MeLinksCreateIdempotencyKey {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String>
+    for V1MeLinksCreateIdempotencyKey {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for V1MeLinksCreateIdempotencyKey {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| {
+                    <D::Error as ::serde::de::Error>::custom(e.to_string())
+                })
+        }
+    }
+    ///`V1MeLinksCreateRequest`
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    #[serde(deny_unknown_fields)]
+    pub struct V1MeLinksCreateRequest {
+        ///A link code as shown (`7KQ-M3X`): 6 characters of `23456789ABCDEFGHJKMNPQRSTWXYZ`, the dash and case optional
+        pub code: V1MeLinksCreateRequestCode,
+    }
+    ///A link code as shown (`7KQ-M3X`): 6 characters of `23456789ABCDEFGHJKMNPQRSTWXYZ`, the dash and case optional
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+    #[serde(transparent)]
+    pub struct V1MeLinksCreateRequestCode(::std::string::String);
+    impl ::std::ops::Deref for V1MeLinksCreateRequestCode {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<V1MeLinksCreateRequestCode> for ::std::string::String {
+        fn from(value: V1MeLinksCreateRequestCode) -> Self {
+            value.0
+        }
+    }
+    impl ::std::str::FromStr for V1MeLinksCreateRequestCode {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            static PATTERN: ::std::sync::LazyLock<::regress::Regex> = ::std::sync::LazyLock::new(||
+            {
+                ::regress::Regex::new(
+                        "^[23456789ABCDEFGHJKMNPQRSTWXYZ23456789abcdefghjkmnpqrstwxyz]{3}-?[23456789ABCDEFGHJKMNPQRSTWXYZ23456789abcdefghjkmnpqrstwxyz]{3}$",
+                    )
+                    .unwrap()
+            });
+            if PATTERN.find(value).is_none() {
+                return Err(
+                    "doesn't match pattern \"^[23456789ABCDEFGHJKMNPQRSTWXYZ23456789abcdefghjkmnpqrstwxyz]{3}-?[23456789ABCDEFGHJKMNPQRSTWXYZ23456789abcdefghjkmnpqrstwxyz]{3}$\""
+                        .into(),
+                );
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for V1MeLinksCreateRequestCode {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String> for V1MeLinksCreateRequestCode {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for V1MeLinksCreateRequestCode {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| {
+                    <D::Error as ::serde::de::Error>::custom(e.to_string())
+                })
+        }
+    }
+    ///The identity now linked to your account
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    pub struct V1MeLinksCreateResult {
+        pub data: V1MeLinksCreateResultData,
+    }
+    ///A game identity linked to a hub account: what a plugin reports of it lands on that profile
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    pub struct V1MeLinksCreateResultData {
+        ///when the link was made
+        pub linked_at: ::chrono::DateTime<::chrono::offset::Utc>,
+        ///The in-game name when the link was made
+        pub name: ::std::string::String,
+        ///the identity’s platform: `minecraft` (a Minecraft UUID) or `eos` (an Epic Online Services id)
+        pub platform: V1MeLinksCreateResultDataPlatform,
+        ///The platform id: a Minecraft UUID (lowercase, dashed) or an EOS id (lowercase)
+        pub player_id: ::std::string::String,
+    }
+    ///the identity’s platform: `minecraft` (a Minecraft UUID) or `eos` (an Epic Online Services id)
+    #[derive(
+        ::serde::Deserialize,
+        ::serde::Serialize,
+        Clone,
+        Copy,
+        Debug,
+        Eq,
+        Hash,
+        Ord,
+        PartialEq,
+        PartialOrd
+    )]
+    pub enum V1MeLinksCreateResultDataPlatform {
+        #[serde(rename = "minecraft")]
+        Minecraft,
+        #[serde(rename = "eos")]
+        Eos,
+    }
+    impl ::std::fmt::Display for V1MeLinksCreateResultDataPlatform {
+        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+            match *self {
+                Self::Minecraft => f.write_str("minecraft"),
+                Self::Eos => f.write_str("eos"),
+            }
+        }
+    }
+    impl ::std::str::FromStr for V1MeLinksCreateResultDataPlatform {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            match value {
+                "minecraft" => Ok(Self::Minecraft),
+                "eos" => Ok(Self::Eos),
+                _ => Err("invalid value".into()),
+            }
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for V1MeLinksCreateResultDataPlatform {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String>
+    for V1MeLinksCreateResultDataPlatform {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    ///`V1MeLinksDeleteId`
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+    #[serde(transparent)]
+    pub struct V1MeLinksDeleteId(::std::string::String);
+    impl ::std::ops::Deref for V1MeLinksDeleteId {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<V1MeLinksDeleteId> for ::std::string::String {
+        fn from(value: V1MeLinksDeleteId) -> Self {
+            value.0
+        }
+    }
+    impl ::std::str::FromStr for V1MeLinksDeleteId {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            if value.chars().count() > 64usize {
+                return Err("longer than 64 characters".into());
+            }
+            if value.chars().count() < 1usize {
+                return Err("shorter than 1 characters".into());
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for V1MeLinksDeleteId {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String> for V1MeLinksDeleteId {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for V1MeLinksDeleteId {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| {
+                    <D::Error as ::serde::de::Error>::custom(e.to_string())
+                })
+        }
+    }
+    ///`V1MeLinksDeleteIdempotencyKey`
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+    #[serde(transparent)]
+    pub struct V1MeLinksDeleteIdempotencyKey(::std::string::String);
+    impl ::std::ops::Deref for V1MeLinksDeleteIdempotencyKey {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<V1MeLinksDeleteIdempotencyKey> for ::std::string::String {
+        fn from(value: V1MeLinksDeleteIdempotencyKey) -> Self {
+            value.0
+        }
+    }
+    impl ::std::str::FromStr for V1MeLinksDeleteIdempotencyKey {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            if value.chars().count() > 255usize {
+                return Err("longer than 255 characters".into());
+            }
+            if value.chars().count() < 1usize {
+                return Err("shorter than 1 characters".into());
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for V1MeLinksDeleteIdempotencyKey {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String>
+    for V1MeLinksDeleteIdempotencyKey {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for V1MeLinksDeleteIdempotencyKey {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| {
+                    <D::Error as ::serde::de::Error>::custom(e.to_string())
+                })
+        }
+    }
+    ///`V1MeLinksDeletePlatform`
+    #[derive(
+        ::serde::Deserialize,
+        ::serde::Serialize,
+        Clone,
+        Copy,
+        Debug,
+        Eq,
+        Hash,
+        Ord,
+        PartialEq,
+        PartialOrd
+    )]
+    pub enum V1MeLinksDeletePlatform {
+        #[serde(rename = "minecraft")]
+        Minecraft,
+        #[serde(rename = "eos")]
+        Eos,
+    }
+    impl ::std::fmt::Display for V1MeLinksDeletePlatform {
+        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+            match *self {
+                Self::Minecraft => f.write_str("minecraft"),
+                Self::Eos => f.write_str("eos"),
+            }
+        }
+    }
+    impl ::std::str::FromStr for V1MeLinksDeletePlatform {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            match value {
+                "minecraft" => Ok(Self::Minecraft),
+                "eos" => Ok(Self::Eos),
+                _ => Err("invalid value".into()),
+            }
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for V1MeLinksDeletePlatform {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String> for V1MeLinksDeletePlatform {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    ///Your linked game identities, oldest first
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    pub struct V1MeLinksListResult {
+        pub data: ::std::vec::Vec<V1MeLinksListResultDataItem>,
+        pub meta: V1MeLinksListResultMeta,
+    }
+    ///A game identity linked to a hub account: what a plugin reports of it lands on that profile
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    pub struct V1MeLinksListResultDataItem {
+        ///when the link was made
+        pub linked_at: ::chrono::DateTime<::chrono::offset::Utc>,
+        ///The in-game name when the link was made
+        pub name: ::std::string::String,
+        ///the identity’s platform: `minecraft` (a Minecraft UUID) or `eos` (an Epic Online Services id)
+        pub platform: V1MeLinksListResultDataItemPlatform,
+        ///The platform id: a Minecraft UUID (lowercase, dashed) or an EOS id (lowercase)
+        pub player_id: ::std::string::String,
+    }
+    ///the identity’s platform: `minecraft` (a Minecraft UUID) or `eos` (an Epic Online Services id)
+    #[derive(
+        ::serde::Deserialize,
+        ::serde::Serialize,
+        Clone,
+        Copy,
+        Debug,
+        Eq,
+        Hash,
+        Ord,
+        PartialEq,
+        PartialOrd
+    )]
+    pub enum V1MeLinksListResultDataItemPlatform {
+        #[serde(rename = "minecraft")]
+        Minecraft,
+        #[serde(rename = "eos")]
+        Eos,
+    }
+    impl ::std::fmt::Display for V1MeLinksListResultDataItemPlatform {
+        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+            match *self {
+                Self::Minecraft => f.write_str("minecraft"),
+                Self::Eos => f.write_str("eos"),
+            }
+        }
+    }
+    impl ::std::str::FromStr for V1MeLinksListResultDataItemPlatform {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            match value {
+                "minecraft" => Ok(Self::Minecraft),
+                "eos" => Ok(Self::Eos),
+                _ => Err("invalid value".into()),
+            }
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for V1MeLinksListResultDataItemPlatform {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String>
+    for V1MeLinksListResultDataItemPlatform {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    ///Where this page sits in the whole list
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    pub struct V1MeLinksListResultMeta {
+        ///This page
+        pub page: ::std::num::NonZeroU64,
+        ///Page size
+        pub per_page: ::std::num::NonZeroU64,
+        ///Items across all pages
+        pub total: u64,
     }
     ///`V1ServersCommandGetCommandId`
     #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
@@ -23216,7 +26246,7 @@ pub mod types {
     pub struct V1UsersStatsGetResultData {
         ///achievements unlocked
         pub achievements: u64,
-        ///All-time kills, deaths and headshots per game (cs2, cs16, rust) where the user has any
+        ///All-time kills, deaths and headshots per game (cs2, cs16, rust, minecraft) where the user has any: kills of a linked Minecraft or EOS identity (identity links) included
         pub combat: ::std::vec::Vec<V1UsersStatsGetResultDataCombatItem>,
         ///The user’s Elo per game (cs2, cs16) where they have played a rated match
         pub elo: ::std::vec::Vec<V1UsersStatsGetResultDataEloItem>,
@@ -24846,6 +27876,8 @@ happens and what to do; [all error codes](/api-platform/problems) are listed on 
 | 404 | [`webhook_not_found`](/api-platform/problems/webhook_not_found) | Webhook not found |
 | 404 | [`delivery_not_found`](/api-platform/problems/delivery_not_found) | Webhook delivery not found |
 | 404 | [`command_not_found`](/api-platform/problems/command_not_found) | Command not found |
+| 404 | [`link_code_invalid`](/api-platform/problems/link_code_invalid) | Link code invalid |
+| 404 | [`identity_link_not_found`](/api-platform/problems/identity_link_not_found) | Identity link not found |
 | 405 | [`method_not_allowed`](/api-platform/problems/method_not_allowed) | Method not allowed |
 | 406 | [`not_acceptable`](/api-platform/problems/not_acceptable) | Not acceptable |
 | 408 | [`request_timeout`](/api-platform/problems/request_timeout) | Request timeout |
@@ -24862,6 +27894,7 @@ happens and what to do; [all error codes](/api-platform/problems) are listed on 
 | 409 | [`rcon_not_configured`](/api-platform/problems/rcon_not_configured) | Remote console not configured |
 | 409 | [`command_expired`](/api-platform/problems/command_expired) | Command expired |
 | 409 | [`token_superseded`](/api-platform/problems/token_superseded) | Token already replaced |
+| 409 | [`identity_linked`](/api-platform/problems/identity_linked) | Identity already linked |
 | 413 | [`payload_too_large`](/api-platform/problems/payload_too_large) | Payload too large |
 | 414 | [`uri_too_long`](/api-platform/problems/uri_too_long) | URI too long |
 | 415 | [`unsupported_media_type`](/api-platform/problems/unsupported_media_type) | Unsupported media type |
@@ -26259,6 +29292,301 @@ Sends a `GET` request to `/v1/users/@me`
                 Err(Error::ErrorResponse(ResponseValue::from_response(response).await?))
             }
             404u16 => {
+                Err(Error::ErrorResponse(ResponseValue::from_response(response).await?))
+            }
+            429u16 => {
+                Err(Error::ErrorResponse(ResponseValue::from_response(response).await?))
+            }
+            500u16 => {
+                Err(Error::ErrorResponse(ResponseValue::from_response(response).await?))
+            }
+            503u16 => {
+                Err(Error::ErrorResponse(ResponseValue::from_response(response).await?))
+            }
+            _ => Err(Error::UnexpectedResponse(response)),
+        }
+    }
+    /**Make a link code to type in game
+
+Links attach a Minecraft (UUID) or Epic Online Services identity to your hub account, so what a game server’s plugin reports of that player (kills, matches, XP) lands on your profile; an unlinked identity credits nobody. A Steam id needs no link. See the guide *Connecting game servers* ("Identity links").
+
+A new one-use code (6 characters such as `7KQ-M3X`, valid 10 minutes): the player types it in game (`/link 7KQ-M3X`) and the server’s plugin links their identity to this account. Codes are never listed; make a new one when it expired. Needs a user’s token with `identities:write`.
+
+Sends a `POST` request to `/v1/me/link-codes`
+
+Arguments:
+- `idempotency_key`: A unique value per operation (a UUID, say; 1 to 255 printable ASCII characters), sent again unchanged on retries. The first answer is stored for 24 hours per credential and replayed to a retry with the same body (`Idempotent-Replayed: true`); the same key with another body is `422 idempotency_key_reused`, and a retry while the first request runs is `409 idempotency_key_in_use`.
+*/
+    pub async fn v1_me_link_codes_create<'a>(
+        &'a self,
+        idempotency_key: Option<&'a types::V1MeLinkCodesCreateIdempotencyKey>,
+    ) -> Result<ResponseValue<types::V1MeLinkCodesCreateResult>, Error<types::Problem>> {
+        let url = format!("{}/v1/me/link-codes", self.baseurl,);
+        let mut header_map = ::reqwest::header::HeaderMap::with_capacity(2usize);
+        header_map
+            .append(
+                ::reqwest::header::HeaderName::from_static("api-version"),
+                ::reqwest::header::HeaderValue::from_static(Self::api_version()),
+            );
+        if let Some(value) = idempotency_key {
+            header_map.append("Idempotency-Key", value.to_string().try_into()?);
+        }
+        #[allow(unused_mut)]
+        let mut request = self
+            .client
+            .post(url)
+            .header(
+                ::reqwest::header::ACCEPT,
+                ::reqwest::header::HeaderValue::from_static("application/json"),
+            )
+            .headers(header_map)
+            .build()?;
+        let info = OperationInfo {
+            operation_id: "v1_me_link_codes_create",
+        };
+        self.pre(&mut request, &info).await?;
+        let result = self.exec(request, &info).await;
+        self.post(&result, &info).await?;
+        let response = result?;
+        match response.status().as_u16() {
+            201u16 => ResponseValue::from_response(response).await,
+            400u16 => {
+                Err(Error::ErrorResponse(ResponseValue::from_response(response).await?))
+            }
+            401u16 => {
+                Err(Error::ErrorResponse(ResponseValue::from_response(response).await?))
+            }
+            403u16 => {
+                Err(Error::ErrorResponse(ResponseValue::from_response(response).await?))
+            }
+            409u16 => {
+                Err(Error::ErrorResponse(ResponseValue::from_response(response).await?))
+            }
+            422u16 => {
+                Err(Error::ErrorResponse(ResponseValue::from_response(response).await?))
+            }
+            429u16 => {
+                Err(Error::ErrorResponse(ResponseValue::from_response(response).await?))
+            }
+            500u16 => {
+                Err(Error::ErrorResponse(ResponseValue::from_response(response).await?))
+            }
+            503u16 => {
+                Err(Error::ErrorResponse(ResponseValue::from_response(response).await?))
+            }
+            _ => Err(Error::UnexpectedResponse(response)),
+        }
+    }
+    /**List your linked game identities
+
+Links attach a Minecraft (UUID) or Epic Online Services identity to your hub account, so what a game server’s plugin reports of that player (kills, matches, XP) lands on your profile; an unlinked identity credits nobody. A Steam id needs no link. See the guide *Connecting game servers* ("Identity links").
+
+Needs a user’s token with `identify`.
+
+Sends a `GET` request to `/v1/me/links`
+
+Arguments:
+- `page`: Page number, from 1 (default 1).
+- `per_page`: Items per page, 1-100 (default 25).
+*/
+    pub async fn v1_me_links_list<'a>(
+        &'a self,
+        page: Option<::std::num::NonZeroU64>,
+        per_page: Option<::std::num::NonZeroU64>,
+    ) -> Result<ResponseValue<types::V1MeLinksListResult>, Error<types::Problem>> {
+        let url = format!("{}/v1/me/links", self.baseurl,);
+        let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+        header_map
+            .append(
+                ::reqwest::header::HeaderName::from_static("api-version"),
+                ::reqwest::header::HeaderValue::from_static(Self::api_version()),
+            );
+        #[allow(unused_mut)]
+        let mut request = self
+            .client
+            .get(url)
+            .header(
+                ::reqwest::header::ACCEPT,
+                ::reqwest::header::HeaderValue::from_static("application/json"),
+            )
+            .query(&progenitor_client::QueryParam::new("page", &page))
+            .query(&progenitor_client::QueryParam::new("per_page", &per_page))
+            .headers(header_map)
+            .build()?;
+        let info = OperationInfo {
+            operation_id: "v1_me_links_list",
+        };
+        self.pre(&mut request, &info).await?;
+        let result = self.exec(request, &info).await;
+        self.post(&result, &info).await?;
+        let response = result?;
+        match response.status().as_u16() {
+            200u16 => ResponseValue::from_response(response).await,
+            400u16 => {
+                Err(Error::ErrorResponse(ResponseValue::from_response(response).await?))
+            }
+            401u16 => {
+                Err(Error::ErrorResponse(ResponseValue::from_response(response).await?))
+            }
+            403u16 => {
+                Err(Error::ErrorResponse(ResponseValue::from_response(response).await?))
+            }
+            429u16 => {
+                Err(Error::ErrorResponse(ResponseValue::from_response(response).await?))
+            }
+            500u16 => {
+                Err(Error::ErrorResponse(ResponseValue::from_response(response).await?))
+            }
+            503u16 => {
+                Err(Error::ErrorResponse(ResponseValue::from_response(response).await?))
+            }
+            _ => Err(Error::UnexpectedResponse(response)),
+        }
+    }
+    /**Link a game identity with the code a plugin showed
+
+Links attach a Minecraft (UUID) or Epic Online Services identity to your hub account, so what a game server’s plugin reports of that player (kills, matches, XP) lands on your profile; an unlinked identity credits nobody. A Steam id needs no link. See the guide *Connecting game servers* ("Identity links").
+
+Enter the code a game server’s plugin showed the player in game: that identity is linked to this account and `player.identity_linked` is told. `404 link_code_invalid`: unknown, used or expired (one answer for all three). `409 identity_linked`: the identity is linked to another account (nothing changes). Needs a user’s token with `identities:write`.
+
+Sends a `POST` request to `/v1/me/links`
+
+Arguments:
+- `idempotency_key`: A unique value per operation (a UUID, say; 1 to 255 printable ASCII characters), sent again unchanged on retries. The first answer is stored for 24 hours per credential and replayed to a retry with the same body (`Idempotent-Replayed: true`); the same key with another body is `422 idempotency_key_reused`, and a retry while the first request runs is `409 idempotency_key_in_use`.
+- `body`
+*/
+    pub async fn v1_me_links_create<'a>(
+        &'a self,
+        idempotency_key: Option<&'a types::V1MeLinksCreateIdempotencyKey>,
+        body: &'a types::V1MeLinksCreateRequest,
+    ) -> Result<ResponseValue<types::V1MeLinksCreateResult>, Error<types::Problem>> {
+        let url = format!("{}/v1/me/links", self.baseurl,);
+        let mut header_map = ::reqwest::header::HeaderMap::with_capacity(2usize);
+        header_map
+            .append(
+                ::reqwest::header::HeaderName::from_static("api-version"),
+                ::reqwest::header::HeaderValue::from_static(Self::api_version()),
+            );
+        if let Some(value) = idempotency_key {
+            header_map.append("Idempotency-Key", value.to_string().try_into()?);
+        }
+        #[allow(unused_mut)]
+        let mut request = self
+            .client
+            .post(url)
+            .header(
+                ::reqwest::header::ACCEPT,
+                ::reqwest::header::HeaderValue::from_static("application/json"),
+            )
+            .json(&body)
+            .headers(header_map)
+            .build()?;
+        let info = OperationInfo {
+            operation_id: "v1_me_links_create",
+        };
+        self.pre(&mut request, &info).await?;
+        let result = self.exec(request, &info).await;
+        self.post(&result, &info).await?;
+        let response = result?;
+        match response.status().as_u16() {
+            201u16 => ResponseValue::from_response(response).await,
+            400u16 => {
+                Err(Error::ErrorResponse(ResponseValue::from_response(response).await?))
+            }
+            401u16 => {
+                Err(Error::ErrorResponse(ResponseValue::from_response(response).await?))
+            }
+            403u16 => {
+                Err(Error::ErrorResponse(ResponseValue::from_response(response).await?))
+            }
+            404u16 => {
+                Err(Error::ErrorResponse(ResponseValue::from_response(response).await?))
+            }
+            409u16 => {
+                Err(Error::ErrorResponse(ResponseValue::from_response(response).await?))
+            }
+            422u16 => {
+                Err(Error::ErrorResponse(ResponseValue::from_response(response).await?))
+            }
+            429u16 => {
+                Err(Error::ErrorResponse(ResponseValue::from_response(response).await?))
+            }
+            500u16 => {
+                Err(Error::ErrorResponse(ResponseValue::from_response(response).await?))
+            }
+            503u16 => {
+                Err(Error::ErrorResponse(ResponseValue::from_response(response).await?))
+            }
+            _ => Err(Error::UnexpectedResponse(response)),
+        }
+    }
+    /**Remove a linked game identity
+
+Links attach a Minecraft (UUID) or Epic Online Services identity to your hub account, so what a game server’s plugin reports of that player (kills, matches, XP) lands on your profile; an unlinked identity credits nobody. A Steam id needs no link. See the guide *Connecting game servers* ("Identity links").
+
+Unlinks the identity: from now on it credits nobody (what it earned stays on your profile). `404 identity_link_not_found` when you have no such link. Needs a user’s token with `identities:write`.
+
+Sends a `DELETE` request to `/v1/me/links/{platform}/{id}`
+
+Arguments:
+- `platform`: the identity’s platform: `minecraft` (a Minecraft UUID) or `eos` (an Epic Online Services id)
+- `id`: The platform id as listed (a Minecraft UUID, dashes optional; an EOS id)
+- `idempotency_key`: A unique value per operation (a UUID, say; 1 to 255 printable ASCII characters), sent again unchanged on retries. The first answer is stored for 24 hours per credential and replayed to a retry with the same body (`Idempotent-Replayed: true`); the same key with another body is `422 idempotency_key_reused`, and a retry while the first request runs is `409 idempotency_key_in_use`.
+*/
+    pub async fn v1_me_links_delete<'a>(
+        &'a self,
+        platform: types::V1MeLinksDeletePlatform,
+        id: &'a types::V1MeLinksDeleteId,
+        idempotency_key: Option<&'a types::V1MeLinksDeleteIdempotencyKey>,
+    ) -> Result<ResponseValue<()>, Error<types::Problem>> {
+        let url = format!(
+            "{}/v1/me/links/{}/{}", self.baseurl, encode_path(& platform.to_string()),
+            encode_path(& id.to_string()),
+        );
+        let mut header_map = ::reqwest::header::HeaderMap::with_capacity(2usize);
+        header_map
+            .append(
+                ::reqwest::header::HeaderName::from_static("api-version"),
+                ::reqwest::header::HeaderValue::from_static(Self::api_version()),
+            );
+        if let Some(value) = idempotency_key {
+            header_map.append("Idempotency-Key", value.to_string().try_into()?);
+        }
+        #[allow(unused_mut)]
+        let mut request = self
+            .client
+            .delete(url)
+            .header(
+                ::reqwest::header::ACCEPT,
+                ::reqwest::header::HeaderValue::from_static("application/json"),
+            )
+            .headers(header_map)
+            .build()?;
+        let info = OperationInfo {
+            operation_id: "v1_me_links_delete",
+        };
+        self.pre(&mut request, &info).await?;
+        let result = self.exec(request, &info).await;
+        self.post(&result, &info).await?;
+        let response = result?;
+        match response.status().as_u16() {
+            204u16 => Ok(ResponseValue::empty(response)),
+            400u16 => {
+                Err(Error::ErrorResponse(ResponseValue::from_response(response).await?))
+            }
+            401u16 => {
+                Err(Error::ErrorResponse(ResponseValue::from_response(response).await?))
+            }
+            403u16 => {
+                Err(Error::ErrorResponse(ResponseValue::from_response(response).await?))
+            }
+            404u16 => {
+                Err(Error::ErrorResponse(ResponseValue::from_response(response).await?))
+            }
+            409u16 => {
+                Err(Error::ErrorResponse(ResponseValue::from_response(response).await?))
+            }
+            422u16 => {
                 Err(Error::ErrorResponse(ResponseValue::from_response(response).await?))
             }
             429u16 => {
@@ -29730,7 +33058,7 @@ Arguments:
             _ => Err(Error::UnexpectedResponse(response)),
         }
     }
-    /**Ingest typed JSON events (Rust and other plugins)
+    /**Ingest typed JSON events (game-server plugins)
 
 `POST /api-platform/ingest/events` (Bearer).
 
@@ -29738,13 +33066,18 @@ Authenticated by the server's ingest token (from `hub servers add`), as `Authori
 or, for senders that cannot set headers, in the path. The event is attributed to that server and its game.
 A missing, unknown or revoked token gets `401` and nothing is stored. A batch is applied in one transaction.
 
-A batch of up to 10000 events: `kill`, `match_result`, `player_session`, each an object of one of these shapes (`?`: optional):
+A batch of up to 10000 events, each an object of one of these kinds (the named schema of each is in the document):
 
-- `type`: "kill", `client_id`: string, `occurred_at`: string, `killer`: { `steam_id`: string, `name`: string }, `victim`: { `steam_id`: string, `name`: string }, `weapon`: string, `headshot?`: boolean, `distance?`: number, `round_number?`: integer
-- `type`: "match_result", `client_id`: string, `ended_at`: string, `map`: string, `team1`: [{ `steam_id`: string, `name`: string, `participation?`: number }], `team2`: [{ `steam_id`: string, `name`: string, `participation?`: number }], `team1_score`: integer, `team2_score`: integer, `tournament_id?`: integer
-- `type`: "player_session", `client_id`: string, `occurred_at`: string, `action`: "connect" | "disconnect", `steam_id`: string, `name`: string
+- `player_session` (`IngestPlayerSessionEvent`): A player connected or left: `player`, or (the older form) `steam_id` and `name`. A Steam id seen for the first time gets a hub profile.
+- `chat` (`IngestChatEvent`): A chat message: told as a `chat.message` event to the server's owner and operators (scope `chat:read`), never stored.
+- `kill` (`IngestKillEvent`): A kill (a suicide is refused: it is not a frag).
+- `round` (`IngestRoundEvent`): A round started or ended: told as `round.started` / `round.ended` on the server’s current map. Scores and winner are checked, not stored (the match result carries the score).
+- `match_result` (`IngestMatchResultEvent`): A match played to its end, with its teams and score.
+- `map_change` (`IngestMapChangeEvent`): The server changed map: its `map` in `/servers` and `/v1/servers` follows.
 
-Each event is validated alone; an invalid one is rejected with its index and reason. `client_id` makes a resent event a duplicate.
+A player is an `IngestPlayer`: `name` and exactly one of `steam_id` (SteamID64, `STEAM_X:Y:Z` or `[U:1:N]`), `minecraft_uuid` (dashes optional) or `eos_id` (32 hex digits). A Steam id gets a hub profile the first time it is seen. A Minecraft or EOS id counts only for the hub user it is linked to (`POST /api-platform/ingest/links`): its kills, matches and XP land on that profile. An unlinked one credits nobody: its event is accepted (and counted once by `client_id`) but nothing is attached to anybody. A kill naming a Minecraft or EOS player is not listed in the kill feed (whose participants are named by SteamID); it counts on the linked players’ profiles (kill counters, XP, achievements, combat totals). A match’s unlinked players are left out of its teams.
+
+Each event is validated alone; an invalid one is rejected with its index and reason, the others are applied. `client_id` makes a resent event a duplicate, counted once.
 
 ### What the service derives
 - **Players**: Steam IDs (`[U:1:N]`, `STEAM_X:Y:Z`, SteamID64) are stored as SteamID64; a new Steam ID gets a hub profile.
@@ -29795,6 +33128,132 @@ Sends a `POST` request to `/api-platform/ingest/events`
                 Err(Error::ErrorResponse(ResponseValue::from_response(response).await?))
             }
             413u16 => {
+                Err(Error::ErrorResponse(ResponseValue::from_response(response).await?))
+            }
+            415u16 => {
+                Err(Error::ErrorResponse(ResponseValue::from_response(response).await?))
+            }
+            500u16 => {
+                Err(Error::ErrorResponse(ResponseValue::from_response(response).await?))
+            }
+            _ => Err(Error::UnexpectedResponse(response)),
+        }
+    }
+    /**Link a player to the hub account whose code they typed
+
+`POST /api-platform/ingest/links` (Bearer: the server’s ingest token).
+
+A Minecraft or EOS player links their in-game identity to a hub account with a one-use code (6 characters such as `7KQ-M3X`, valid 10 minutes). Either the user makes the code (portal page *Game identities*, or `POST /v1/me/link-codes`) and the player types it in game, which the plugin posts to `POST /api-platform/ingest/links`; or the plugin asks `POST /api-platform/ingest/link-codes` for a code it shows the player, who enters it in the portal (or `POST /v1/me/links`). From then on the identity’s kills, matches and XP land on that profile (earlier events are not credited again). A Steam id needs no link: it has a hub profile of its own (the routes take `minecraft_uuid` or `eos_id` only).
+
+The player typed a user’s code in game: the identity is linked to that user and `player.identity_linked` is told to them. `404 link_code_invalid`: unknown, used or expired (one answer for all three). `409 identity_linked`: the identity is linked to another account (nothing changes; the code stays usable). Linking again to the same account answers 200 and changes nothing but spending the code.
+
+Sends a `POST` request to `/api-platform/ingest/links`
+
+*/
+    pub async fn ingest_links_create<'a>(
+        &'a self,
+        body: &'a types::IngestLinksCreateRequest,
+    ) -> Result<ResponseValue<types::IngestLinksCreateResult>, Error<types::Problem>> {
+        let url = format!("{}/api-platform/ingest/links", self.baseurl,);
+        let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+        header_map
+            .append(
+                ::reqwest::header::HeaderName::from_static("api-version"),
+                ::reqwest::header::HeaderValue::from_static(Self::api_version()),
+            );
+        #[allow(unused_mut)]
+        let mut request = self
+            .client
+            .post(url)
+            .header(
+                ::reqwest::header::ACCEPT,
+                ::reqwest::header::HeaderValue::from_static("application/json"),
+            )
+            .json(&body)
+            .headers(header_map)
+            .build()?;
+        let info = OperationInfo {
+            operation_id: "ingest_links_create",
+        };
+        self.pre(&mut request, &info).await?;
+        let result = self.exec(request, &info).await;
+        self.post(&result, &info).await?;
+        let response = result?;
+        match response.status().as_u16() {
+            200u16 => ResponseValue::from_response(response).await,
+            400u16 => {
+                Err(Error::ErrorResponse(ResponseValue::from_response(response).await?))
+            }
+            401u16 => {
+                Err(Error::ErrorResponse(ResponseValue::from_response(response).await?))
+            }
+            404u16 => {
+                Err(Error::ErrorResponse(ResponseValue::from_response(response).await?))
+            }
+            409u16 => {
+                Err(Error::ErrorResponse(ResponseValue::from_response(response).await?))
+            }
+            415u16 => {
+                Err(Error::ErrorResponse(ResponseValue::from_response(response).await?))
+            }
+            500u16 => {
+                Err(Error::ErrorResponse(ResponseValue::from_response(response).await?))
+            }
+            _ => Err(Error::UnexpectedResponse(response)),
+        }
+    }
+    /**Make a link code for a player to enter in the portal
+
+`POST /api-platform/ingest/link-codes` (Bearer: the server’s ingest token).
+
+A Minecraft or EOS player links their in-game identity to a hub account with a one-use code (6 characters such as `7KQ-M3X`, valid 10 minutes). Either the user makes the code (portal page *Game identities*, or `POST /v1/me/link-codes`) and the player types it in game, which the plugin posts to `POST /api-platform/ingest/links`; or the plugin asks `POST /api-platform/ingest/link-codes` for a code it shows the player, who enters it in the portal (or `POST /v1/me/links`). From then on the identity’s kills, matches and XP land on that profile (earlier events are not credited again). A Steam id needs no link: it has a hub profile of its own (the routes take `minecraft_uuid` or `eos_id` only).
+
+A code for this player that the plugin shows in game; the hub user enters it in the portal or with `POST /v1/me/links`. `409 identity_linked`: the identity is already linked (to anybody).
+
+Sends a `POST` request to `/api-platform/ingest/link-codes`
+
+*/
+    pub async fn ingest_link_codes_create<'a>(
+        &'a self,
+        body: &'a types::IngestLinkCodesCreateRequest,
+    ) -> Result<
+        ResponseValue<types::IngestLinkCodesCreateResult>,
+        Error<types::Problem>,
+    > {
+        let url = format!("{}/api-platform/ingest/link-codes", self.baseurl,);
+        let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+        header_map
+            .append(
+                ::reqwest::header::HeaderName::from_static("api-version"),
+                ::reqwest::header::HeaderValue::from_static(Self::api_version()),
+            );
+        #[allow(unused_mut)]
+        let mut request = self
+            .client
+            .post(url)
+            .header(
+                ::reqwest::header::ACCEPT,
+                ::reqwest::header::HeaderValue::from_static("application/json"),
+            )
+            .json(&body)
+            .headers(header_map)
+            .build()?;
+        let info = OperationInfo {
+            operation_id: "ingest_link_codes_create",
+        };
+        self.pre(&mut request, &info).await?;
+        let result = self.exec(request, &info).await;
+        self.post(&result, &info).await?;
+        let response = result?;
+        match response.status().as_u16() {
+            201u16 => ResponseValue::from_response(response).await,
+            400u16 => {
+                Err(Error::ErrorResponse(ResponseValue::from_response(response).await?))
+            }
+            401u16 => {
+                Err(Error::ErrorResponse(ResponseValue::from_response(response).await?))
+            }
+            409u16 => {
                 Err(Error::ErrorResponse(ResponseValue::from_response(response).await?))
             }
             415u16 => {
@@ -30040,7 +33499,7 @@ Arguments:
 - `request_uri`: Instead of the parameters above: the `request_uri` a pushed request returned.
 - `response_mode`: `query` (the default): the browser returns to `redirect_uri` with the answer in its query; `form_post`: the answer is posted to it by a page the browser loads.
 - `response_type`: Always `code`.
-- `scope`: The scopes asked for: scope names separated by spaces, from `openid`, `identify`, `stats:read`, `servers:read`, `servers:command`, `chat:read`, `clans:read`, `clans:write`, `tournaments:read`, `economy:read`, `economy:transfer`, `webhooks:read`, `webhooks:write`, `offline_access`.
+- `scope`: The scopes asked for: scope names separated by spaces, from `openid`, `identify`, `identities:write`, `stats:read`, `servers:read`, `servers:command`, `chat:read`, `clans:read`, `clans:write`, `tournaments:read`, `economy:read`, `economy:transfer`, `webhooks:read`, `webhooks:write`, `offline_access`.
 - `state`: Opaque value returned unchanged to the redirect URI.
 */
     pub async fn oauth_authorize<'a>(

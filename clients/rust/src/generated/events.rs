@@ -95,6 +95,8 @@ pub enum HubEvent {
     AccountCreated(Box<types::AccountCreatedEvent>),
     /// `account.tier_changed`
     AccountTierChanged(Box<types::AccountTierChangedEvent>),
+    /// `player.identity_linked`
+    PlayerIdentityLinked(Box<types::PlayerIdentityLinkedEvent>),
     /// `key.created`
     KeyCreated(Box<types::KeyCreatedEvent>),
     /// `key.revoked`
@@ -168,6 +170,7 @@ impl HubEvent {
             "clan.invite_revoked" => Self::ClanInviteRevoked(Box::new(serde_json::from_value(value)?)),
             "account.created" => Self::AccountCreated(Box::new(serde_json::from_value(value)?)),
             "account.tier_changed" => Self::AccountTierChanged(Box::new(serde_json::from_value(value)?)),
+            "player.identity_linked" => Self::PlayerIdentityLinked(Box::new(serde_json::from_value(value)?)),
             "key.created" => Self::KeyCreated(Box::new(serde_json::from_value(value)?)),
             "key.revoked" => Self::KeyRevoked(Box::new(serde_json::from_value(value)?)),
             "key.origins_changed" => Self::KeyOriginsChanged(Box::new(serde_json::from_value(value)?)),
@@ -229,6 +232,7 @@ impl HubEvent {
             Self::ClanInviteRevoked(_) => "clan.invite_revoked",
             Self::AccountCreated(_) => "account.created",
             Self::AccountTierChanged(_) => "account.tier_changed",
+            Self::PlayerIdentityLinked(_) => "player.identity_linked",
             Self::KeyCreated(_) => "key.created",
             Self::KeyRevoked(_) => "key.revoked",
             Self::KeyOriginsChanged(_) => "key.origins_changed",
@@ -290,6 +294,7 @@ impl HubEvent {
             Self::ClanInviteRevoked(event) => event.id.as_str(),
             Self::AccountCreated(event) => event.id.as_str(),
             Self::AccountTierChanged(event) => event.id.as_str(),
+            Self::PlayerIdentityLinked(event) => event.id.as_str(),
             Self::KeyCreated(event) => event.id.as_str(),
             Self::KeyRevoked(event) => event.id.as_str(),
             Self::KeyOriginsChanged(event) => event.id.as_str(),

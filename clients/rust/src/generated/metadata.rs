@@ -33,6 +33,8 @@ pub mod codes {
     pub const WEBHOOK_NOT_FOUND: &str = "webhook_not_found";
     pub const DELIVERY_NOT_FOUND: &str = "delivery_not_found";
     pub const COMMAND_NOT_FOUND: &str = "command_not_found";
+    pub const LINK_CODE_INVALID: &str = "link_code_invalid";
+    pub const IDENTITY_LINK_NOT_FOUND: &str = "identity_link_not_found";
     pub const METHOD_NOT_ALLOWED: &str = "method_not_allowed";
     pub const NOT_ACCEPTABLE: &str = "not_acceptable";
     pub const REQUEST_TIMEOUT: &str = "request_timeout";
@@ -49,6 +51,7 @@ pub mod codes {
     pub const RCON_NOT_CONFIGURED: &str = "rcon_not_configured";
     pub const COMMAND_EXPIRED: &str = "command_expired";
     pub const TOKEN_SUPERSEDED: &str = "token_superseded";
+    pub const IDENTITY_LINKED: &str = "identity_linked";
     pub const PAYLOAD_TOO_LARGE: &str = "payload_too_large";
     pub const URI_TOO_LONG: &str = "uri_too_long";
     pub const UNSUPPORTED_MEDIA_TYPE: &str = "unsupported_media_type";
@@ -74,6 +77,9 @@ pub mod codes {
 /// Operations (`METHOD /path`) that take an `Idempotency-Key`: the client sends one on each call.
 pub const IDEMPOTENT_OPERATIONS: &[&str] = &[
     "POST /v1/servers/{id}/command",
+    "POST /v1/me/link-codes",
+    "POST /v1/me/links",
+    "DELETE /v1/me/links/{platform}/{id}",
     "POST /v1/clans",
     "DELETE /v1/clans/{id}",
     "PUT /v1/clans/{id}/settings",
@@ -98,6 +104,9 @@ pub const IDEMPOTENT_OPERATIONS: &[&str] = &[
 /// The same operations by the id the generated client gives them.
 pub(crate) const IDEMPOTENT_OPERATION_IDS: &[&str] = &[
     "v1_servers_command_send",
+    "v1_me_link_codes_create",
+    "v1_me_links_create",
+    "v1_me_links_delete",
     "v1_clans_create",
     "v1_clans_disband",
     "v1_clans_settings_update",
@@ -128,6 +137,7 @@ pub(crate) fn paging_of(operation: &str) -> Option<crate::paging::Paging> {
         "GET /v1/tournaments" => Some(Paging::Page),
         "GET /v1/servers" => Some(Paging::Page),
         "GET /v1/servers/{id}/commands" => Some(Paging::Page),
+        "GET /v1/me/links" => Some(Paging::Page),
         "GET /v1/clans" => Some(Paging::Page),
         "GET /v1/clans/invites" => Some(Paging::Page),
         "GET /v1/economy/transactions" => Some(Paging::Page),
@@ -184,6 +194,7 @@ pub const WEBHOOK_EVENT_TYPES: &[&str] = &[
     "clan.invite_revoked",
     "account.created",
     "account.tier_changed",
+    "player.identity_linked",
     "key.created",
     "key.revoked",
     "key.origins_changed",

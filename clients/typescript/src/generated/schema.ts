@@ -382,6 +382,78 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/me/link-codes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Make a link code to type in game
+         * @description Links attach a Minecraft (UUID) or Epic Online Services identity to your hub account, so what a game server’s plugin reports of that player (kills, matches, XP) lands on your profile; an unlinked identity credits nobody. A Steam id needs no link. See the guide *Connecting game servers* ("Identity links").
+         *
+         *     A new one-use code (6 characters such as `7KQ-M3X`, valid 10 minutes): the player types it in game (`/link 7KQ-M3X`) and the server’s plugin links their identity to this account. Codes are never listed; make a new one when it expired. Needs a user’s token with `identities:write`.
+         */
+        post: operations["v1_me_link_codes_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/me/links": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List your linked game identities
+         * @description Links attach a Minecraft (UUID) or Epic Online Services identity to your hub account, so what a game server’s plugin reports of that player (kills, matches, XP) lands on your profile; an unlinked identity credits nobody. A Steam id needs no link. See the guide *Connecting game servers* ("Identity links").
+         *
+         *     Needs a user’s token with `identify`.
+         */
+        get: operations["v1_me_links_list"];
+        put?: never;
+        /**
+         * Link a game identity with the code a plugin showed
+         * @description Links attach a Minecraft (UUID) or Epic Online Services identity to your hub account, so what a game server’s plugin reports of that player (kills, matches, XP) lands on your profile; an unlinked identity credits nobody. A Steam id needs no link. See the guide *Connecting game servers* ("Identity links").
+         *
+         *     Enter the code a game server’s plugin showed the player in game: that identity is linked to this account and `player.identity_linked` is told. `404 link_code_invalid`: unknown, used or expired (one answer for all three). `409 identity_linked`: the identity is linked to another account (nothing changes). Needs a user’s token with `identities:write`.
+         */
+        post: operations["v1_me_links_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/me/links/{platform}/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Remove a linked game identity
+         * @description Links attach a Minecraft (UUID) or Epic Online Services identity to your hub account, so what a game server’s plugin reports of that player (kills, matches, XP) lands on your profile; an unlinked identity credits nobody. A Steam id needs no link. See the guide *Connecting game servers* ("Identity links").
+         *
+         *     Unlinks the identity: from now on it credits nobody (what it earned stays on your profile). `404 identity_link_not_found` when you have no such link. Needs a user’s token with `identities:write`.
+         */
+        delete: operations["v1_me_links_delete"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/clans": {
         parameters: {
             query?: never;
@@ -1292,20 +1364,25 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Ingest typed JSON events (Rust and other plugins)
+         * Ingest typed JSON events (game-server plugins)
          * @description `POST /api-platform/ingest/events` (Bearer).
          *
          *     Authenticated by the server's ingest token (from `hub servers add`), as `Authorization: Bearer <token>`
          *     or, for senders that cannot set headers, in the path. The event is attributed to that server and its game.
          *     A missing, unknown or revoked token gets `401` and nothing is stored. A batch is applied in one transaction.
          *
-         *     A batch of up to 10000 events: `kill`, `match_result`, `player_session`, each an object of one of these shapes (`?`: optional):
+         *     A batch of up to 10000 events, each an object of one of these kinds (the named schema of each is in the document):
          *
-         *     - `type`: "kill", `client_id`: string, `occurred_at`: string, `killer`: { `steam_id`: string, `name`: string }, `victim`: { `steam_id`: string, `name`: string }, `weapon`: string, `headshot?`: boolean, `distance?`: number, `round_number?`: integer
-         *     - `type`: "match_result", `client_id`: string, `ended_at`: string, `map`: string, `team1`: [{ `steam_id`: string, `name`: string, `participation?`: number }], `team2`: [{ `steam_id`: string, `name`: string, `participation?`: number }], `team1_score`: integer, `team2_score`: integer, `tournament_id?`: integer
-         *     - `type`: "player_session", `client_id`: string, `occurred_at`: string, `action`: "connect" | "disconnect", `steam_id`: string, `name`: string
+         *     - `player_session` (`IngestPlayerSessionEvent`): A player connected or left: `player`, or (the older form) `steam_id` and `name`. A Steam id seen for the first time gets a hub profile.
+         *     - `chat` (`IngestChatEvent`): A chat message: told as a `chat.message` event to the server's owner and operators (scope `chat:read`), never stored.
+         *     - `kill` (`IngestKillEvent`): A kill (a suicide is refused: it is not a frag).
+         *     - `round` (`IngestRoundEvent`): A round started or ended: told as `round.started` / `round.ended` on the server’s current map. Scores and winner are checked, not stored (the match result carries the score).
+         *     - `match_result` (`IngestMatchResultEvent`): A match played to its end, with its teams and score.
+         *     - `map_change` (`IngestMapChangeEvent`): The server changed map: its `map` in `/servers` and `/v1/servers` follows.
          *
-         *     Each event is validated alone; an invalid one is rejected with its index and reason. `client_id` makes a resent event a duplicate.
+         *     A player is an `IngestPlayer`: `name` and exactly one of `steam_id` (SteamID64, `STEAM_X:Y:Z` or `[U:1:N]`), `minecraft_uuid` (dashes optional) or `eos_id` (32 hex digits). A Steam id gets a hub profile the first time it is seen. A Minecraft or EOS id counts only for the hub user it is linked to (`POST /api-platform/ingest/links`): its kills, matches and XP land on that profile. An unlinked one credits nobody: its event is accepted (and counted once by `client_id`) but nothing is attached to anybody. A kill naming a Minecraft or EOS player is not listed in the kill feed (whose participants are named by SteamID); it counts on the linked players’ profiles (kill counters, XP, achievements, combat totals). A match’s unlinked players are left out of its teams.
+         *
+         *     Each event is validated alone; an invalid one is rejected with its index and reason, the others are applied. `client_id` makes a resent event a duplicate, counted once.
          *
          *     ### What the service derives
          *     - **Players**: Steam IDs (`[U:1:N]`, `STEAM_X:Y:Z`, SteamID64) are stored as SteamID64; a new Steam ID gets a hub profile.
@@ -1316,6 +1393,54 @@ export interface paths {
          *     - **Top-frag**: kills update per-day rollups in the same transaction.
          */
         post: operations["ingest_events_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api-platform/ingest/links": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Link a player to the hub account whose code they typed
+         * @description `POST /api-platform/ingest/links` (Bearer: the server’s ingest token).
+         *
+         *     A Minecraft or EOS player links their in-game identity to a hub account with a one-use code (6 characters such as `7KQ-M3X`, valid 10 minutes). Either the user makes the code (portal page *Game identities*, or `POST /v1/me/link-codes`) and the player types it in game, which the plugin posts to `POST /api-platform/ingest/links`; or the plugin asks `POST /api-platform/ingest/link-codes` for a code it shows the player, who enters it in the portal (or `POST /v1/me/links`). From then on the identity’s kills, matches and XP land on that profile (earlier events are not credited again). A Steam id needs no link: it has a hub profile of its own (the routes take `minecraft_uuid` or `eos_id` only).
+         *
+         *     The player typed a user’s code in game: the identity is linked to that user and `player.identity_linked` is told to them. `404 link_code_invalid`: unknown, used or expired (one answer for all three). `409 identity_linked`: the identity is linked to another account (nothing changes; the code stays usable). Linking again to the same account answers 200 and changes nothing but spending the code.
+         */
+        post: operations["ingest_links_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api-platform/ingest/link-codes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Make a link code for a player to enter in the portal
+         * @description `POST /api-platform/ingest/link-codes` (Bearer: the server’s ingest token).
+         *
+         *     A Minecraft or EOS player links their in-game identity to a hub account with a one-use code (6 characters such as `7KQ-M3X`, valid 10 minutes). Either the user makes the code (portal page *Game identities*, or `POST /v1/me/link-codes`) and the player types it in game, which the plugin posts to `POST /api-platform/ingest/links`; or the plugin asks `POST /api-platform/ingest/link-codes` for a code it shows the player, who enters it in the portal (or `POST /v1/me/links`). From then on the identity’s kills, matches and XP land on that profile (earlier events are not credited again). A Steam id needs no link: it has a hub profile of its own (the routes take `minecraft_uuid` or `eos_id` only).
+         *
+         *     A code for this player that the plugin shows in game; the hub user enters it in the portal or with `POST /v1/me/links`. `409 identity_linked`: the identity is already linked (to anybody).
+         */
+        post: operations["ingest_link_codes_create"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2616,6 +2741,28 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "player.identity_linked": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * player.identity_linked
+         * @description A Minecraft or Epic Online Services identity was linked to the user’s hub account (a link code was entered): what a plugin reports of that player now lands on this profile. Private to the user.
+         *
+         *     Private: only apps acting for the user it concerns holding the `identify` scope.
+         */
+        post: operations["event_player_identity_linked"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "key.created": {
         parameters: {
             query?: never;
@@ -2861,7 +3008,7 @@ export interface components {
              * @description machine-readable error code
              * @enum {string}
              */
-            code: "invalid_parameter" | "invalid_body" | "bad_request" | "invalid_amount" | "missing_api_key" | "invalid_api_key" | "unauthenticated" | "invalid_token" | "invalid_server_token" | "missing_token" | "forbidden" | "csrf_failed" | "origin_not_allowed" | "insufficient_scope" | "user_context_required" | "clan_role_required" | "clan_closed" | "clan_invite_required" | "server_operator_required" | "not_found" | "user_not_found" | "thread_not_found" | "server_not_found" | "key_not_found" | "clan_not_found" | "clan_member_not_found" | "clan_invite_not_found" | "webhook_not_found" | "delivery_not_found" | "command_not_found" | "method_not_allowed" | "not_acceptable" | "request_timeout" | "conflict" | "key_limit_reached" | "idempotency_key_in_use" | "clan_name_taken" | "clan_tag_taken" | "already_in_clan" | "clan_full" | "clan_owner_must_transfer" | "clan_role_conflict" | "clan_max_members_too_low" | "rcon_not_configured" | "command_expired" | "token_superseded" | "payload_too_large" | "uri_too_long" | "unsupported_media_type" | "unprocessable" | "invalid_webhook_url" | "unknown_event_type" | "idempotency_key_reused" | "self_transfer" | "recipient_not_found" | "insufficient_funds" | "rate_limited" | "too_many_attempts" | "key_creation_limited" | "headers_too_large" | "internal_error" | "rcon_unreachable" | "rcon_auth_failed" | "rcon_protocol_error" | "service_unavailable" | "rcon_timeout";
+            code: "invalid_parameter" | "invalid_body" | "bad_request" | "invalid_amount" | "missing_api_key" | "invalid_api_key" | "unauthenticated" | "invalid_token" | "invalid_server_token" | "missing_token" | "forbidden" | "csrf_failed" | "origin_not_allowed" | "insufficient_scope" | "user_context_required" | "clan_role_required" | "clan_closed" | "clan_invite_required" | "server_operator_required" | "not_found" | "user_not_found" | "thread_not_found" | "server_not_found" | "key_not_found" | "clan_not_found" | "clan_member_not_found" | "clan_invite_not_found" | "webhook_not_found" | "delivery_not_found" | "command_not_found" | "link_code_invalid" | "identity_link_not_found" | "method_not_allowed" | "not_acceptable" | "request_timeout" | "conflict" | "key_limit_reached" | "idempotency_key_in_use" | "clan_name_taken" | "clan_tag_taken" | "already_in_clan" | "clan_full" | "clan_owner_must_transfer" | "clan_role_conflict" | "clan_max_members_too_low" | "rcon_not_configured" | "command_expired" | "token_superseded" | "identity_linked" | "payload_too_large" | "uri_too_long" | "unsupported_media_type" | "unprocessable" | "invalid_webhook_url" | "unknown_event_type" | "idempotency_key_reused" | "self_transfer" | "recipient_not_found" | "insufficient_funds" | "rate_limited" | "too_many_attempts" | "key_creation_limited" | "headers_too_large" | "internal_error" | "rcon_unreachable" | "rcon_auth_failed" | "rcon_protocol_error" | "service_unavailable" | "rcon_timeout";
             /** @description one entry per invalid parameter */
             errors?: {
                 /** @enum {string} */
@@ -3831,6 +3978,225 @@ export interface components {
             }[];
         };
         /**
+         * IngestPlayer
+         * @description A player: `name` and exactly one of `steam_id`, `minecraft_uuid`, `eos_id`.
+         */
+        IngestPlayer: {
+            /** @example Notch */
+            name: string;
+            /**
+             * @description SteamID64 (17 digits), STEAM_X:Y:Z or [U:1:N]; stored as SteamID64
+             * @example 76561198000000001
+             */
+            steam_id?: string;
+            /**
+             * @description Minecraft (Java) player UUID, dashes optional; stored lowercase with dashes
+             * @example 069a79f4-44e9-4726-a5be-fca90e38aaf5
+             */
+            minecraft_uuid?: string;
+            /**
+             * @description Epic Online Services product user id (32 hex digits); stored lowercase
+             * @example 0002a1b2c3d4e5f60718293a4b5c6d7e
+             */
+            eos_id?: string;
+        };
+        /**
+         * IngestMatchParticipant
+         * @description A player of a team: `name`, exactly one of `steam_id`, `minecraft_uuid`, `eos_id`, and `participation`.
+         */
+        IngestMatchParticipant: {
+            /** @example Notch */
+            name: string;
+            /**
+             * @description SteamID64 (17 digits), STEAM_X:Y:Z or [U:1:N]; stored as SteamID64
+             * @example 76561198000000001
+             */
+            steam_id?: string;
+            /**
+             * @description Minecraft (Java) player UUID, dashes optional; stored lowercase with dashes
+             * @example 069a79f4-44e9-4726-a5be-fca90e38aaf5
+             */
+            minecraft_uuid?: string;
+            /**
+             * @description Epic Online Services product user id (32 hex digits); stored lowercase
+             * @example 0002a1b2c3d4e5f60718293a4b5c6d7e
+             */
+            eos_id?: string;
+            /** @description share of the match played, default 1 */
+            participation?: number;
+        };
+        /**
+         * IngestPlayerSessionEvent
+         * @description A player connected or left: `player`, or (the older form) `steam_id` and `name`. A Steam id seen for the first time gets a hub profile.
+         */
+        IngestPlayerSessionEvent: {
+            /**
+             * @description the event kind: `player_session`
+             * @constant
+             */
+            type: "player_session";
+            /**
+             * @description unique per server; an event whose client_id was already accepted is a duplicate
+             * @example srv1-000042
+             */
+            client_id: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 time of the event
+             * @example 2026-11-20T18:04:11Z
+             */
+            occurred_at: string;
+            /** @enum {string} */
+            action: "connect" | "disconnect";
+            player?: components["schemas"]["IngestPlayer"];
+            /**
+             * @description SteamID64 (17 digits), STEAM_X:Y:Z or [U:1:N]; stored as SteamID64
+             * @example 76561198000000001
+             */
+            steam_id?: string;
+            /** @example Notch */
+            name?: string;
+        };
+        /**
+         * IngestChatEvent
+         * @description A chat message: told as a `chat.message` event to the server's owner and operators (scope `chat:read`), never stored.
+         */
+        IngestChatEvent: {
+            /**
+             * @description the event kind: `chat`
+             * @constant
+             */
+            type: "chat";
+            /**
+             * @description unique per server; an event whose client_id was already accepted is a duplicate
+             * @example srv1-000042
+             */
+            client_id: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 time of the event
+             * @example 2026-11-20T18:04:11Z
+             */
+            occurred_at: string;
+            player: components["schemas"]["IngestPlayer"];
+            /** @example !rank */
+            message: string;
+            /** @description said to the team only (default false) */
+            team_only?: boolean;
+        };
+        /**
+         * IngestKillEvent
+         * @description A kill (a suicide is refused: it is not a frag).
+         */
+        IngestKillEvent: {
+            /**
+             * @description the event kind: `kill`
+             * @constant
+             */
+            type: "kill";
+            /**
+             * @description unique per server; an event whose client_id was already accepted is a duplicate
+             * @example srv1-000042
+             */
+            client_id: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 time of the event
+             * @example 2026-11-20T18:04:11Z
+             */
+            occurred_at: string;
+            killer: components["schemas"]["IngestPlayer"];
+            victim: components["schemas"]["IngestPlayer"];
+            /** @example rifle.ak */
+            weapon: string;
+            headshot?: boolean;
+            /** @description metres */
+            distance?: number;
+            round_number?: number;
+        };
+        /**
+         * IngestRoundEvent
+         * @description A round started or ended: told as `round.started` / `round.ended` on the server’s current map. Scores and winner are checked, not stored (the match result carries the score).
+         */
+        IngestRoundEvent: {
+            /**
+             * @description the event kind: `round`
+             * @constant
+             */
+            type: "round";
+            /**
+             * @description unique per server; an event whose client_id was already accepted is a duplicate
+             * @example srv1-000042
+             */
+            client_id: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 time of the event
+             * @example 2026-11-20T18:04:11Z
+             */
+            occurred_at: string;
+            /** @enum {string} */
+            action: "start" | "end";
+            round_number: number;
+            team1_score?: number;
+            team2_score?: number;
+            /** @enum {string} */
+            winner?: "team1" | "team2" | "draw";
+        };
+        /**
+         * IngestMatchResultEvent
+         * @description A match played to its end, with its teams and score.
+         */
+        IngestMatchResultEvent: {
+            /**
+             * @description the event kind: `match_result`
+             * @constant
+             */
+            type: "match_result";
+            /**
+             * @description unique per server; an event whose client_id was already accepted is a duplicate
+             * @example srv1-000042
+             */
+            client_id: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 time of the event
+             * @example 2026-11-20T18:04:11Z
+             */
+            ended_at: string;
+            /** @example de_dust2 */
+            map: string;
+            team1: components["schemas"]["IngestMatchParticipant"][];
+            team2: components["schemas"]["IngestMatchParticipant"][];
+            team1_score: number;
+            team2_score: number;
+            tournament_id?: number;
+        };
+        /**
+         * IngestMapChangeEvent
+         * @description The server changed map: its `map` in `/servers` and `/v1/servers` follows.
+         */
+        IngestMapChangeEvent: {
+            /**
+             * @description the event kind: `map_change`
+             * @constant
+             */
+            type: "map_change";
+            /**
+             * @description unique per server; an event whose client_id was already accepted is a duplicate
+             * @example srv1-000042
+             */
+            client_id: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 time of the event
+             * @example 2026-11-20T18:04:11Z
+             */
+            occurred_at: string;
+            /** @example de_mirage */
+            map: string;
+        };
+        /**
          * PluginHeartbeat
          * @example {
          *       "players": 12,
@@ -3998,7 +4364,7 @@ export interface components {
              */
             expires_in: number;
             /**
-             * @description The scopes granted: scope names separated by spaces, from `openid`, `identify`, `stats:read`, `servers:read`, `servers:command`, `chat:read`, `clans:read`, `clans:write`, `tournaments:read`, `economy:read`, `economy:transfer`, `webhooks:read`, `webhooks:write`, `offline_access`.
+             * @description The scopes granted: scope names separated by spaces, from `openid`, `identify`, `identities:write`, `stats:read`, `servers:read`, `servers:command`, `chat:read`, `clans:read`, `clans:write`, `tournaments:read`, `economy:read`, `economy:transfer`, `webhooks:read`, `webhooks:write`, `offline_access`.
              * @example identify stats:read
              */
             scope?: string;
@@ -4021,7 +4387,7 @@ export interface components {
              */
             active: boolean;
             /**
-             * @description The token’s scopes: scope names separated by spaces, from `openid`, `identify`, `stats:read`, `servers:read`, `servers:command`, `chat:read`, `clans:read`, `clans:write`, `tournaments:read`, `economy:read`, `economy:transfer`, `webhooks:read`, `webhooks:write`, `offline_access`.
+             * @description The token’s scopes: scope names separated by spaces, from `openid`, `identify`, `identities:write`, `stats:read`, `servers:read`, `servers:command`, `chat:read`, `clans:read`, `clans:write`, `tournaments:read`, `economy:read`, `economy:transfer`, `webhooks:read`, `webhooks:write`, `offline_access`.
              * @example identify stats:read
              */
             scope?: string;
@@ -4410,7 +4776,7 @@ export interface components {
             tournaments_played: number;
             /** @description The user’s Elo per game (cs2, cs16) where they have played a rated match */
             elo: components["schemas"]["V1UsersStatsGetResultDataEloItem"][];
-            /** @description All-time kills, deaths and headshots per game (cs2, cs16, rust) where the user has any */
+            /** @description All-time kills, deaths and headshots per game (cs2, cs16, rust, minecraft) where the user has any: kills of a linked Minecraft or EOS identity (identity links) included */
             combat: components["schemas"]["V1UsersStatsGetResultDataCombatItem"][];
             /** @description Achievements the user has unlocked, most recent first */
             unlocked_achievements: components["schemas"]["V1UsersStatsGetResultDataUnlockedAchievementsItem"][];
@@ -4485,6 +4851,108 @@ export interface components {
         /** @description The signed-in user */
         V1UsersMeGetResult: {
             data: components["schemas"]["Me"];
+        };
+        /** @description A new link code to type in game */
+        V1MeLinkCodesCreateResult: {
+            data: components["schemas"]["V1MeLinkCodesCreateResultData"];
+        };
+        /** @description A one-use link code */
+        V1MeLinkCodesCreateResultData: {
+            /**
+             * @description The code to enter: valid 10 minutes, used once; never shown again
+             * @example 7KQ-M3X
+             */
+            code: string;
+            /**
+             * Format: date-time
+             * @description when the code stops working (10 minutes after it was made)
+             * @example 2026-11-20T18:04:11.000Z
+             */
+            expires_at: string;
+        };
+        /** @description Your linked game identities, oldest first */
+        V1MeLinksListResult: {
+            data: components["schemas"]["V1MeLinksListResultDataItem"][];
+            meta: components["schemas"]["V1MeLinksListResultMeta"];
+        };
+        /** @description A game identity linked to a hub account: what a plugin reports of it lands on that profile */
+        V1MeLinksListResultDataItem: {
+            /**
+             * @description the identity’s platform: `minecraft` (a Minecraft UUID) or `eos` (an Epic Online Services id)
+             * @example minecraft
+             * @enum {string}
+             */
+            platform: "minecraft" | "eos";
+            /**
+             * @description The platform id: a Minecraft UUID (lowercase, dashed) or an EOS id (lowercase)
+             * @example 069a79f4-44e9-4726-a5be-fca90e38aaf5
+             */
+            player_id: string;
+            /**
+             * @description The in-game name when the link was made
+             * @example Steve
+             */
+            name: string;
+            /**
+             * Format: date-time
+             * @description when the link was made
+             * @example 2026-11-20T18:04:11.000Z
+             */
+            linked_at: string;
+        };
+        /** @description Where this page sits in the whole list */
+        V1MeLinksListResultMeta: {
+            /**
+             * @description Items across all pages
+             * @example 42
+             */
+            total: number;
+            /**
+             * @description This page
+             * @example 1
+             */
+            page: number;
+            /**
+             * @description Page size
+             * @example 25
+             */
+            per_page: number;
+        };
+        V1MeLinksCreateRequest: {
+            /**
+             * @description A link code as shown (`7KQ-M3X`): 6 characters of `23456789ABCDEFGHJKMNPQRSTWXYZ`, the dash and case optional
+             * @example 7KQ-M3X
+             */
+            code: string;
+        };
+        /** @description The identity now linked to your account */
+        V1MeLinksCreateResult: {
+            data: components["schemas"]["V1MeLinksCreateResultData"];
+        };
+        /** @description A game identity linked to a hub account: what a plugin reports of it lands on that profile */
+        V1MeLinksCreateResultData: {
+            /**
+             * @description the identity’s platform: `minecraft` (a Minecraft UUID) or `eos` (an Epic Online Services id)
+             * @example minecraft
+             * @enum {string}
+             */
+            platform: "minecraft" | "eos";
+            /**
+             * @description The platform id: a Minecraft UUID (lowercase, dashed) or an EOS id (lowercase)
+             * @example 069a79f4-44e9-4726-a5be-fca90e38aaf5
+             */
+            player_id: string;
+            /**
+             * @description The in-game name when the link was made
+             * @example Steve
+             */
+            name: string;
+            /**
+             * Format: date-time
+             * @description when the link was made
+             * @example 2026-11-20T18:04:11.000Z
+             */
+            linked_at: string;
         };
         /** @description One page of clans */
         V1ClansListResult: {
@@ -5571,7 +6039,7 @@ export interface components {
              * @example stats:read
              * @enum {string|null}
              */
-            scope: "openid" | "identify" | "stats:read" | "servers:read" | "servers:command" | "chat:read" | "clans:read" | "clans:write" | "tournaments:read" | "economy:read" | "economy:transfer" | "webhooks:read" | "webhooks:write" | "offline_access" | null;
+            scope: "openid" | "identify" | "identities:write" | "stats:read" | "servers:read" | "servers:command" | "chat:read" | "clans:read" | "clans:write" | "tournaments:read" | "economy:read" | "economy:transfer" | "webhooks:read" | "webhooks:write" | "offline_access" | null;
             /**
              * @description `public`: every subscriber with the scope; `user`: only apps acting for the user it concerns; `app`: only the app it concerns
              * @example public
@@ -5832,8 +6300,76 @@ export interface components {
             };
         };
         IngestEventsCreateRequest: {
-            /** @description events of the three types above, validated one by one */
-            events: unknown[];
+            /** @description events of the kinds above, validated one by one */
+            events: (components["schemas"]["IngestPlayerSessionEvent"] | components["schemas"]["IngestChatEvent"] | components["schemas"]["IngestKillEvent"] | components["schemas"]["IngestRoundEvent"] | components["schemas"]["IngestMatchResultEvent"] | components["schemas"]["IngestMapChangeEvent"] | Record<string, never>)[];
+        };
+        IngestLinksCreateRequest: {
+            player: components["schemas"]["IngestLinksCreateRequestPlayer"];
+            /**
+             * @description A link code as shown (`7KQ-M3X`): 6 characters of `23456789ABCDEFGHJKMNPQRSTWXYZ`, the dash and case optional
+             * @example 7KQ-M3X
+             */
+            code: string;
+        };
+        /** @description The player to link: `name` and exactly one of `minecraft_uuid`, `eos_id` (a Steam id needs no link: it has a hub profile of its own). */
+        IngestLinksCreateRequestPlayer: {
+            /** @example Notch */
+            name: string;
+            /**
+             * @description Minecraft (Java) player UUID, dashes optional; stored lowercase with dashes
+             * @example 069a79f4-44e9-4726-a5be-fca90e38aaf5
+             */
+            minecraft_uuid?: string;
+            /**
+             * @description Epic Online Services product user id (32 hex digits); stored lowercase
+             * @example 0002a1b2c3d4e5f60718293a4b5c6d7e
+             */
+            eos_id?: string;
+        };
+        /** @description The hub account the identity is linked to */
+        IngestLinksCreateResult: {
+            /**
+             * @description the hub user the identity is now linked to
+             * @example 42
+             */
+            user_id: number;
+            /**
+             * @description their username, to tell the player
+             * @example NovaStrike
+             */
+            username: string;
+        };
+        IngestLinkCodesCreateRequest: {
+            player: components["schemas"]["IngestLinkCodesCreateRequestPlayer"];
+        };
+        /** @description The player to link: `name` and exactly one of `minecraft_uuid`, `eos_id` (a Steam id needs no link: it has a hub profile of its own). */
+        IngestLinkCodesCreateRequestPlayer: {
+            /** @example Notch */
+            name: string;
+            /**
+             * @description Minecraft (Java) player UUID, dashes optional; stored lowercase with dashes
+             * @example 069a79f4-44e9-4726-a5be-fca90e38aaf5
+             */
+            minecraft_uuid?: string;
+            /**
+             * @description Epic Online Services product user id (32 hex digits); stored lowercase
+             * @example 0002a1b2c3d4e5f60718293a4b5c6d7e
+             */
+            eos_id?: string;
+        };
+        /** @description A one-use link code */
+        IngestLinkCodesCreateResult: {
+            /**
+             * @description The code to enter: valid 10 minutes, used once; never shown again
+             * @example 7KQ-M3X
+             */
+            code: string;
+            /**
+             * Format: date-time
+             * @description when the code stops working (10 minutes after it was made)
+             * @example 2026-11-20T18:04:11.000Z
+             */
+            expires_at: string;
         };
         /** @description A token request (RFC 6749 §4.1.3, §4.4.2, §6). Parameters the server does not recognise are ignored, as RFC 6749 (§3.1, §3.2) requires of an authorization server; a parameter sent twice is `invalid_request`. */
         OauthTokenCreateRequest: {
@@ -5855,7 +6391,7 @@ export interface components {
             /** @description A refresh token; it is spent by this request and a new one is returned (rotation). */
             refresh_token?: string;
             /**
-             * @description `refresh_token`: fewer scopes than granted; `client_credentials`: the scopes wanted: scope names separated by spaces, from `openid`, `identify`, `stats:read`, `servers:read`, `servers:command`, `chat:read`, `clans:read`, `clans:write`, `tournaments:read`, `economy:read`, `economy:transfer`, `webhooks:read`, `webhooks:write`, `offline_access`.
+             * @description `refresh_token`: fewer scopes than granted; `client_credentials`: the scopes wanted: scope names separated by spaces, from `openid`, `identify`, `identities:write`, `stats:read`, `servers:read`, `servers:command`, `chat:read`, `clans:read`, `clans:write`, `tournaments:read`, `economy:read`, `economy:transfer`, `webhooks:read`, `webhooks:write`, `offline_access`.
              * @example identify stats:read
              */
             scope?: string;
@@ -5919,7 +6455,7 @@ export interface components {
              */
             redirect_uri: string;
             /**
-             * @description The scopes asked for: scope names separated by spaces, from `openid`, `identify`, `stats:read`, `servers:read`, `servers:command`, `chat:read`, `clans:read`, `clans:write`, `tournaments:read`, `economy:read`, `economy:transfer`, `webhooks:read`, `webhooks:write`, `offline_access`.
+             * @description The scopes asked for: scope names separated by spaces, from `openid`, `identify`, `identities:write`, `stats:read`, `servers:read`, `servers:command`, `chat:read`, `clans:read`, `clans:write`, `tournaments:read`, `economy:read`, `economy:transfer`, `webhooks:read`, `webhooks:write`, `offline_access`.
              * @example identify stats:read
              */
             scope?: string;
@@ -8168,6 +8704,53 @@ export interface components {
              * @enum {string}
              */
             tier: "free" | "authenticated" | "premium" | "partner";
+        };
+        PlayerIdentityLinkedEvent: {
+            /**
+             * @description Event id, sortable
+             * @example evt_0000000000004711
+             */
+            id: string;
+            /**
+             * @description Event type
+             * @constant
+             */
+            type: "player.identity_linked";
+            /**
+             * Format: date-time
+             * @description When the change committed
+             * @example 2026-11-20T18:04:11.000Z
+             */
+            created_at: string;
+            data: components["schemas"]["PlayerIdentityLinkedEventData"];
+        };
+        PlayerIdentityLinkedEventData: {
+            /**
+             * @description Hub user id
+             * @example 42
+             */
+            user_id: number;
+            /**
+             * @description the identity’s platform
+             * @example minecraft
+             * @enum {string}
+             */
+            platform: "minecraft" | "eos";
+            /**
+             * @description The platform id: a Minecraft UUID (lowercase, dashed) or an EOS id (lowercase)
+             * @example 069a79f4-44e9-4726-a5be-fca90e38aaf5
+             */
+            player_id: string;
+            /**
+             * @description The player’s in-game name when the link was made
+             * @example Steve
+             */
+            name: string;
+            /**
+             * @description The game server whose plugin took part (null: none known)
+             * @example 3
+             */
+            server_id: number | null;
         };
         KeyCreatedEvent: {
             /**
@@ -11698,6 +12281,673 @@ export interface operations {
             };
             /** @description `user_not_found`: User not found */
             404: {
+                headers: {
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-used": components["headers"]["x-ratelimit-used"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: Rate limit exceeded */
+            429: {
+                headers: {
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-used": components["headers"]["x-ratelimit-used"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal_error`: Internal server error */
+            500: {
+                headers: {
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-used": components["headers"]["x-ratelimit-used"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_unavailable`: Service unavailable */
+            503: {
+                headers: {
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-used": components["headers"]["x-ratelimit-used"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    v1_me_link_codes_create: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description A unique value per operation (a UUID, say; 1 to 255 printable ASCII characters), sent again unchanged on retries. The first answer is stored for 24 hours per credential and replayed to a retry with the same body (`Idempotent-Replayed: true`); the same key with another body is `422 idempotency_key_reused`, and a retry while the first request runs is `409 idempotency_key_in_use`.
+                 * @example 6f1c1f8e-3b0a-4c51-9d39-2a8f5f0e8a11
+                 */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A new link code to type in game */
+            201: {
+                headers: {
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-used": components["headers"]["x-ratelimit-used"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "code": "7KQ-M3X",
+                     *         "expires_at": "2026-11-20T18:04:11.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["V1MeLinkCodesCreateResult"];
+                };
+            };
+            /** @description `invalid_parameter`: Invalid parameter */
+            400: {
+                headers: {
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-used": components["headers"]["x-ratelimit-used"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `missing_token`: Access token required; `invalid_token`: Invalid token */
+            401: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `insufficient_scope`: Insufficient scope; `user_context_required`: User token required */
+            403: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `idempotency_key_in_use`: Idempotency key in use */
+            409: {
+                headers: {
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-used": components["headers"]["x-ratelimit-used"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `idempotency_key_reused`: Idempotency key reused */
+            422: {
+                headers: {
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-used": components["headers"]["x-ratelimit-used"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: Rate limit exceeded */
+            429: {
+                headers: {
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-used": components["headers"]["x-ratelimit-used"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal_error`: Internal server error */
+            500: {
+                headers: {
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-used": components["headers"]["x-ratelimit-used"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_unavailable`: Service unavailable */
+            503: {
+                headers: {
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-used": components["headers"]["x-ratelimit-used"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    v1_me_links_list: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Page number, from 1 (default 1).
+                 * @example 1
+                 */
+                page?: number;
+                /**
+                 * @description Items per page, 1-100 (default 25).
+                 * @example 25
+                 */
+                per_page?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Your linked game identities, oldest first */
+            200: {
+                headers: {
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-used": components["headers"]["x-ratelimit-used"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "platform": "minecraft",
+                     *           "player_id": "069a79f4-44e9-4726-a5be-fca90e38aaf5",
+                     *           "name": "Steve",
+                     *           "linked_at": "2026-11-20T18:04:11.000Z"
+                     *         }
+                     *       ],
+                     *       "meta": {
+                     *         "total": 42,
+                     *         "page": 1,
+                     *         "per_page": 25
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["V1MeLinksListResult"];
+                };
+            };
+            /** @description `invalid_parameter`: Invalid parameter */
+            400: {
+                headers: {
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-used": components["headers"]["x-ratelimit-used"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `missing_token`: Access token required; `invalid_token`: Invalid token */
+            401: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `insufficient_scope`: Insufficient scope; `user_context_required`: User token required */
+            403: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: Rate limit exceeded */
+            429: {
+                headers: {
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-used": components["headers"]["x-ratelimit-used"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal_error`: Internal server error */
+            500: {
+                headers: {
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-used": components["headers"]["x-ratelimit-used"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_unavailable`: Service unavailable */
+            503: {
+                headers: {
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-used": components["headers"]["x-ratelimit-used"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    v1_me_links_create: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description A unique value per operation (a UUID, say; 1 to 255 printable ASCII characters), sent again unchanged on retries. The first answer is stored for 24 hours per credential and replayed to a retry with the same body (`Idempotent-Replayed: true`); the same key with another body is `422 idempotency_key_reused`, and a retry while the first request runs is `409 idempotency_key_in_use`.
+                 * @example 6f1c1f8e-3b0a-4c51-9d39-2a8f5f0e8a11
+                 */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["V1MeLinksCreateRequest"];
+            };
+        };
+        responses: {
+            /** @description The identity now linked to your account */
+            201: {
+                headers: {
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-used": components["headers"]["x-ratelimit-used"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "platform": "minecraft",
+                     *         "player_id": "069a79f4-44e9-4726-a5be-fca90e38aaf5",
+                     *         "name": "Steve",
+                     *         "linked_at": "2026-11-20T18:04:11.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["V1MeLinksCreateResult"];
+                };
+            };
+            /** @description `invalid_parameter`: Invalid parameter; `invalid_body`: Invalid request body */
+            400: {
+                headers: {
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-used": components["headers"]["x-ratelimit-used"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `missing_token`: Access token required; `invalid_token`: Invalid token */
+            401: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `insufficient_scope`: Insufficient scope; `user_context_required`: User token required */
+            403: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `link_code_invalid`: Link code invalid */
+            404: {
+                headers: {
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-used": components["headers"]["x-ratelimit-used"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `idempotency_key_in_use`: Idempotency key in use; `identity_linked`: Identity already linked */
+            409: {
+                headers: {
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-used": components["headers"]["x-ratelimit-used"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `idempotency_key_reused`: Idempotency key reused */
+            422: {
+                headers: {
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-used": components["headers"]["x-ratelimit-used"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: Rate limit exceeded */
+            429: {
+                headers: {
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-used": components["headers"]["x-ratelimit-used"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal_error`: Internal server error */
+            500: {
+                headers: {
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-used": components["headers"]["x-ratelimit-used"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_unavailable`: Service unavailable */
+            503: {
+                headers: {
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-used": components["headers"]["x-ratelimit-used"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    v1_me_links_delete: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description A unique value per operation (a UUID, say; 1 to 255 printable ASCII characters), sent again unchanged on retries. The first answer is stored for 24 hours per credential and replayed to a retry with the same body (`Idempotent-Replayed: true`); the same key with another body is `422 idempotency_key_reused`, and a retry while the first request runs is `409 idempotency_key_in_use`.
+                 * @example 6f1c1f8e-3b0a-4c51-9d39-2a8f5f0e8a11
+                 */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /**
+                 * @description the identity’s platform: `minecraft` (a Minecraft UUID) or `eos` (an Epic Online Services id)
+                 * @example minecraft
+                 */
+                platform: "minecraft" | "eos";
+                /**
+                 * @description The platform id as listed (a Minecraft UUID, dashes optional; an EOS id)
+                 * @example 069a79f4-44e9-4726-a5be-fca90e38aaf5
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Unlinked */
+            204: {
+                headers: {
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-used": components["headers"]["x-ratelimit-used"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `invalid_parameter`: Invalid parameter */
+            400: {
+                headers: {
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-used": components["headers"]["x-ratelimit-used"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `missing_token`: Access token required; `invalid_token`: Invalid token */
+            401: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `insufficient_scope`: Insufficient scope; `user_context_required`: User token required */
+            403: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `identity_link_not_found`: Identity link not found */
+            404: {
+                headers: {
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-used": components["headers"]["x-ratelimit-used"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `idempotency_key_in_use`: Idempotency key in use */
+            409: {
+                headers: {
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-used": components["headers"]["x-ratelimit-used"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `idempotency_key_reused`: Idempotency key reused */
+            422: {
                 headers: {
                     "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
                     "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
@@ -18949,6 +20199,178 @@ export interface operations {
             };
         };
     };
+    ingest_links_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["IngestLinksCreateRequest"];
+            };
+        };
+        responses: {
+            /** @description The hub account the identity is linked to */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "user_id": 42,
+                     *       "username": "NovaStrike"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["IngestLinksCreateResult"];
+                };
+            };
+            /** @description `invalid_body`: Invalid request body */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `invalid_server_token`: Invalid server token */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `link_code_invalid`: Link code invalid */
+            404: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `identity_linked`: Identity already linked */
+            409: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unsupported_media_type`: Unsupported media type */
+            415: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal_error`: Internal server error */
+            500: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    ingest_link_codes_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["IngestLinkCodesCreateRequest"];
+            };
+        };
+        responses: {
+            /** @description A one-use link code */
+            201: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "7KQ-M3X",
+                     *       "expires_at": "2026-11-20T18:04:11.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["IngestLinkCodesCreateResult"];
+                };
+            };
+            /** @description `invalid_body`: Invalid request body */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `invalid_server_token`: Invalid server token */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `identity_linked`: Identity already linked */
+            409: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unsupported_media_type`: Unsupported media type */
+            415: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal_error`: Internal server error */
+            500: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     ingest_heartbeat_create: {
         parameters: {
             query?: never;
@@ -19257,7 +20679,7 @@ export interface operations {
                 /** @description One of the app’s registered redirect URIs, exactly (required when it registered several). */
                 redirect_uri?: string;
                 /**
-                 * @description The scopes asked for: scope names separated by spaces, from `openid`, `identify`, `stats:read`, `servers:read`, `servers:command`, `chat:read`, `clans:read`, `clans:write`, `tournaments:read`, `economy:read`, `economy:transfer`, `webhooks:read`, `webhooks:write`, `offline_access`.
+                 * @description The scopes asked for: scope names separated by spaces, from `openid`, `identify`, `identities:write`, `stats:read`, `servers:read`, `servers:command`, `chat:read`, `clans:read`, `clans:write`, `tournaments:read`, `economy:read`, `economy:transfer`, `webhooks:read`, `webhooks:write`, `offline_access`.
                  * @example identify stats:read
                  */
                 scope?: string;
@@ -22487,6 +23909,65 @@ export interface operations {
                  *     }
                  */
                 "application/json": components["schemas"]["AccountTierChangedEvent"];
+            };
+        };
+        responses: {
+            /** @description Received: any 2xx within 15 s acknowledges the delivery. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else (or no answer in 15 s) is retried with backoff; `410` disables the endpoint. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    event_player_identity_linked: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event id (`evt_` + 16 digits): the same on every retry; deduplicate on it.
+                 * @example evt_0000000000004711
+                 */
+                "webhook-id": string;
+                /**
+                 * @description When this attempt was signed, in epoch seconds.
+                 * @example 1763661851
+                 */
+                "webhook-timestamp": string;
+                /**
+                 * @description Standard Webhooks signature: `v1,` + base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}` with the secret (two signatures during a secret rotation, space-separated).
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_0000000000004711",
+                 *       "type": "player.identity_linked",
+                 *       "created_at": "2026-11-20T18:04:11.000Z",
+                 *       "data": {
+                 *         "user_id": 42,
+                 *         "platform": "minecraft",
+                 *         "player_id": "069a79f4-44e9-4726-a5be-fca90e38aaf5",
+                 *         "name": "Steve",
+                 *         "server_id": 3
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["PlayerIdentityLinkedEvent"];
             };
         };
         responses: {

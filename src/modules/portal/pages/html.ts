@@ -66,12 +66,14 @@ export function layout(options: LayoutOptions, body: SafeHtml): string {
           <nav aria-label="Portal">
             <a href="${DOCS_PATH}">API reference</a>
             <a href="${GUIDES_PATH}">Guides</a>
+            <a href="${GUIDES_PATH}/client-libraries">Client libraries</a>
             ${
               username
                 ? html`<a href="${base}/keys">My keys</a>
                     <a href="${base}/apps">My apps</a>
                     <a href="${base}/webhooks">Webhooks</a>
                     <a href="${base}/authorized-apps">Authorized apps</a>
+                    <a href="${base}/identities">Game identities</a>
                     <form method="post" action="${base}/sign-out" class="inline">
                       <input type="hidden" name="_csrf" value="${csrfToken}" />
                       <button type="submit" class="link">
@@ -86,7 +88,8 @@ export function layout(options: LayoutOptions, body: SafeHtml): string {
         <main id="main" tabindex="-1">${body}</main>
         <footer class="foot">
           The developer portal is in preview and under construction. Published API:
-          <code>/api-platform/v1</code>.
+          <code>/api-platform/v1</code>. Client libraries for
+          <a href="${GUIDES_PATH}/client-libraries">TypeScript, Python, Go and Rust</a>.
         </footer>
       </body>
     </html>`.value

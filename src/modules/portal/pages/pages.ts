@@ -19,6 +19,45 @@ export const alert = (kind: 'error' | 'success' | 'warn', text: string | undefin
 export const signedIn = (a: PortalAccount, title: string, body: SafeHtml) =>
   layout({ title, username: a.username, csrfToken: a.csrfToken, base: BASE }, body);
 
+/** The CSRF field of a signed-in account's form (the session's token, checked on POST). */
+export const csrfField = (a: PortalAccount) =>
+  html`<input type="hidden" name="_csrf" value="${a.csrfToken}" />`;
+
+/** What the last form did: its errors and its success, each as an alert (none when there is none). */
+export const notices = (notice: { errors?: string[]; success?: string }) =>
+  html`${alert('error', notice.errors?.join(' '))}${alert('success', notice.success)}`;
+
+/**
+ * A list as a table in its scrolling wrapper, or `empty` when there is nothing to list: `columns`
+ * are the header cells (SafeHtml for a hidden label), `row` an item's cells.
+ */
+export function listTable<T>(options: {
+  className: string;
+  empty: string;
+  columns: (string | SafeHtml)[];
+  items: readonly T[];
+  row: (item: T) => SafeHtml;
+}): SafeHtml {
+  if (options.items.length === 0) return html`<p class="empty">${options.empty}</p>`;
+  return html`<div class="table-wrap">
+    <table class="${options.className}">
+      <thead>
+        <tr>
+          ${options.columns.map((column) => html`<th scope="col">${column}</th>`)}
+        </tr>
+      </thead>
+      <tbody>
+        ${options.items.map(
+          (item) =>
+            html`<tr>
+              ${options.row(item)}
+            </tr>`,
+        )}
+      </tbody>
+    </table>
+  </div>`;
+}
+
 /** A secret shown once: the warning, then a read-only field with a copy button. */
 export const secretShownOnce = (label: string, secret: string, warning: SafeHtml) =>
   html`<div class="alert warn" role="status">${warning}</div>
@@ -31,6 +70,33 @@ export const secretShownOnce = (label: string, secret: string, warning: SafeHtml
       <p class="hint" id="secret-status" role="status" aria-live="polite"></p>
     </section>`;
 
+/**
+ * The username and password fields of a sign-in form: the portal and the authorization server's
+ * sign-in step (OAuth) ask for the same account the same way. `username` refills the field after
+ * a failed attempt.
+ */
+export const signInFields = (username = '') =>
+  html`<label for="username">Username</label>
+    <input
+      type="text"
+      id="username"
+      name="username"
+      autocomplete="username"
+      required
+      maxlength="64"
+      value="${username}"
+      autofocus
+    />
+    <label for="password">Password</label>
+    <input
+      type="password"
+      id="password"
+      name="password"
+      autocomplete="current-password"
+      required
+      maxlength="1024"
+    />`;
+
 export function signInPage(options: { csrf: string; error?: string; username?: string }): string {
   return layout(
     { title: 'Sign in', base: BASE },
@@ -40,26 +106,7 @@ export function signInPage(options: { csrf: string; error?: string; username?: s
       ${alert('error', options.error)}
       <form method="post" action="${BASE}/sign-in" novalidate>
         <input type="hidden" name="_csrf" value="${options.csrf}" />
-        <label for="username">Username</label>
-        <input
-          type="text"
-          id="username"
-          name="username"
-          autocomplete="username"
-          required
-          maxlength="64"
-          value="${options.username ?? ''}"
-          autofocus
-        />
-        <label for="password">Password</label>
-        <input
-          type="password"
-          id="password"
-          name="password"
-          autocomplete="current-password"
-          required
-          maxlength="1024"
-        />
+        ${signInFields(options.username)}
         <button type="submit" class="full">Sign in</button>
       </form>
       <p class="hint">No account yet? <a href="${BASE}/sign-up">Create one</a>.</p>

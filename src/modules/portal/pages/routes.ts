@@ -91,34 +91,53 @@ export function webRoutes(accounts: AccountsService, keys: PortalKeysService, fl
       redirect(reply, (await loadAccount(accounts, request)) ? `${BASE}/keys` : `${BASE}/sign-in`),
     );
 
+    /**
+     * A sign-in or sign-up form posted: `start` opens the session; when it refuses, the form at
+     * `path` is shown again with the username as typed and `errorsOf` the problem.
+     */
+    const accountFormPost =
+      (
+        path: '/sign-in' | '/sign-up',
+        start: AccountsService['signIn'],
+        errorsOf: (err: ProblemError) => string[],
+      ) =>
+      async (request: FastifyRequest, reply: FastifyReply) => {
+        const owner = checkFormToken(request);
+        const { username, password } = form(request);
+        try {
+          const started = await start({
+            username: str(username, 64),
+            password: str(password, 1024),
+            address: request.ip,
+            currentSession: sessionIdOf(request),
+          });
+          setSessionCookie(request, reply, started.id);
+          return await redirect(reply, `${BASE}/keys`);
+        } catch (err) {
+          if (!(err instanceof ProblemError)) throw err;
+          return redirectWith(reply, owner, `${BASE}${path}`, {
+            kind: 'notice',
+            errors: errorsOf(err),
+            username: str(username, 64),
+          });
+        }
+      };
+
     app.get('/sign-in', HIDE, async (request, reply) => {
       if (await loadAccount(accounts, request)) return redirect(reply, `${BASE}/keys`);
       const csrf = formToken(request, reply);
       const shown = await notice(csrf, request);
       return page(reply, signInPage({ csrf, error: shown?.errors?.[0], username: shown?.username }));
     });
-
-    app.post('/sign-in', formRoute('username', 'password'), async (request, reply) => {
-      const owner = checkFormToken(request);
-      const { username, password } = form(request);
-      try {
-        const started = await accounts.signIn({
-          username: str(username, 64),
-          password: str(password, 1024),
-          address: request.ip,
-          currentSession: sessionIdOf(request),
-        });
-        setSessionCookie(request, reply, started.id);
-        return await redirect(reply, `${BASE}/keys`);
-      } catch (err) {
-        if (!(err instanceof ProblemError)) throw err;
-        return redirectWith(reply, owner, `${BASE}/sign-in`, {
-          kind: 'notice',
-          errors: [err.detail],
-          username: str(username, 64),
-        });
-      }
-    });
+    app.post(
+      '/sign-in',
+      formRoute('username', 'password'),
+      accountFormPost(
+        '/sign-in',
+        (input) => accounts.signIn(input),
+        (err) => [err.detail],
+      ),
+    );
 
     app.get('/sign-up', HIDE, async (request, reply) => {
       if (await loadAccount(accounts, request)) return redirect(reply, `${BASE}/keys`);
@@ -126,31 +145,19 @@ export function webRoutes(accounts: AccountsService, keys: PortalKeysService, fl
       const shown = await notice(csrf, request);
       return page(reply, signUpPage({ csrf, errors: shown?.errors, username: shown?.username }));
     });
-
-    app.post('/sign-up', formRoute('username', 'password'), async (request, reply) => {
-      const owner = checkFormToken(request);
-      const { username, password } = form(request);
-      try {
-        const started = await accounts.signUp({
-          username: str(username, 64),
-          password: str(password, 1024),
-          address: request.ip,
-          currentSession: sessionIdOf(request),
-        });
-        setSessionCookie(request, reply, started.id);
-        return await redirect(reply, `${BASE}/keys`);
-      } catch (err) {
-        if (!(err instanceof ProblemError)) throw err;
-        const errors = err.extras.invalidParams?.map(
-          (p) => `${p.name === 'username' ? 'Username' : 'Password'} ${p.reason}.`,
-        ) ?? [err.detail];
-        return redirectWith(reply, owner, `${BASE}/sign-up`, {
-          kind: 'notice',
-          errors,
-          username: str(username, 64),
-        });
-      }
-    });
+    app.post(
+      '/sign-up',
+      formRoute('username', 'password'),
+      accountFormPost(
+        '/sign-up',
+        (input) => accounts.signUp(input),
+        // each broken rule on its own line, named as the form labels it
+        (err) =>
+          err.extras.invalidParams?.map(
+            (p) => `${p.name === 'username' ? 'Username' : 'Password'} ${p.reason}.`,
+          ) ?? [err.detail],
+      ),
+    );
 
     app.post('/sign-out', formRoute(), async (request, reply) => {
       const account = await session(request, reply);

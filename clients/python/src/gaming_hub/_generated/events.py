@@ -49,6 +49,7 @@ from .models import (
     ClanInviteRevokedEvent,
     AccountCreatedEvent,
     AccountTierChangedEvent,
+    PlayerIdentityLinkedEvent,
     KeyCreatedEvent,
     KeyRevokedEvent,
     KeyOriginsChangedEvent,
@@ -107,6 +108,7 @@ HubEvent = Annotated[
     | ClanInviteRevokedEvent
     | AccountCreatedEvent
     | AccountTierChangedEvent
+    | PlayerIdentityLinkedEvent
     | KeyCreatedEvent
     | KeyRevokedEvent
     | KeyOriginsChangedEvent
@@ -166,6 +168,7 @@ EVENT_MODELS: Final[dict[str, type[BaseModel]]] = {
     "clan.invite_revoked": ClanInviteRevokedEvent,
     "account.created": AccountCreatedEvent,
     "account.tier_changed": AccountTierChangedEvent,
+    "player.identity_linked": PlayerIdentityLinkedEvent,
     "key.created": KeyCreatedEvent,
     "key.revoked": KeyRevokedEvent,
     "key.origins_changed": KeyOriginsChangedEvent,

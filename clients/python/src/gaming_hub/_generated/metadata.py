@@ -37,6 +37,8 @@ class ErrorCode(StrEnum):
     WEBHOOK_NOT_FOUND = "webhook_not_found"
     DELIVERY_NOT_FOUND = "delivery_not_found"
     COMMAND_NOT_FOUND = "command_not_found"
+    LINK_CODE_INVALID = "link_code_invalid"
+    IDENTITY_LINK_NOT_FOUND = "identity_link_not_found"
     METHOD_NOT_ALLOWED = "method_not_allowed"
     NOT_ACCEPTABLE = "not_acceptable"
     REQUEST_TIMEOUT = "request_timeout"
@@ -53,6 +55,7 @@ class ErrorCode(StrEnum):
     RCON_NOT_CONFIGURED = "rcon_not_configured"
     COMMAND_EXPIRED = "command_expired"
     TOKEN_SUPERSEDED = "token_superseded"
+    IDENTITY_LINKED = "identity_linked"
     PAYLOAD_TOO_LARGE = "payload_too_large"
     URI_TOO_LONG = "uri_too_long"
     UNSUPPORTED_MEDIA_TYPE = "unsupported_media_type"
@@ -79,6 +82,9 @@ class ErrorCode(StrEnum):
 IDEMPOTENT_OPERATIONS: Final[frozenset[str]] = frozenset(
     {
         "POST /v1/servers/{id}/command",
+        "POST /v1/me/link-codes",
+        "POST /v1/me/links",
+        "DELETE /v1/me/links/{platform}/{id}",
         "POST /v1/clans",
         "DELETE /v1/clans/{id}",
         "PUT /v1/clans/{id}/settings",
@@ -108,6 +114,7 @@ PAGING: Final[dict[str, Literal["offset", "page", "cursor"]]] = {
     "GET /v1/tournaments": "page",
     "GET /v1/servers": "page",
     "GET /v1/servers/{id}/commands": "page",
+    "GET /v1/me/links": "page",
     "GET /v1/clans": "page",
     "GET /v1/clans/invites": "page",
     "GET /v1/economy/transactions": "page",
@@ -162,6 +169,7 @@ WEBHOOK_EVENT_TYPES: Final[tuple[str, ...]] = (
     "clan.invite_revoked",
     "account.created",
     "account.tier_changed",
+    "player.identity_linked",
     "key.created",
     "key.revoked",
     "key.origins_changed",

@@ -38,6 +38,8 @@ class Code(StrEnum):
     webhook_not_found = "webhook_not_found"
     delivery_not_found = "delivery_not_found"
     command_not_found = "command_not_found"
+    link_code_invalid = "link_code_invalid"
+    identity_link_not_found = "identity_link_not_found"
     method_not_allowed = "method_not_allowed"
     not_acceptable = "not_acceptable"
     request_timeout = "request_timeout"
@@ -54,6 +56,7 @@ class Code(StrEnum):
     rcon_not_configured = "rcon_not_configured"
     command_expired = "command_expired"
     token_superseded = "token_superseded"
+    identity_linked = "identity_linked"
     payload_too_large = "payload_too_large"
     uri_too_long = "uri_too_long"
     unsupported_media_type = "unsupported_media_type"
@@ -1066,6 +1069,267 @@ class IngestResult(BaseModel):
     ]
 
 
+class IngestPlayer(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    name: Annotated[str, Field(examples=["Notch"], max_length=64, min_length=1)]
+    steam_id: Annotated[
+        str | None,
+        Field(
+            description="SteamID64 (17 digits), STEAM_X:Y:Z or [U:1:N]; stored as SteamID64",
+            examples=["76561198000000001"],
+            max_length=32,
+            min_length=1,
+        ),
+    ] = None
+    minecraft_uuid: Annotated[
+        str | None,
+        Field(
+            description="Minecraft (Java) player UUID, dashes optional; stored lowercase with dashes",
+            examples=["069a79f4-44e9-4726-a5be-fca90e38aaf5"],
+            pattern="^[0-9a-fA-F]{8}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{12}$",
+        ),
+    ] = None
+    eos_id: Annotated[
+        str | None,
+        Field(
+            description="Epic Online Services product user id (32 hex digits); stored lowercase",
+            examples=["0002a1b2c3d4e5f60718293a4b5c6d7e"],
+            pattern="^[0-9a-fA-F]{32}$",
+        ),
+    ] = None
+
+
+class IngestMatchParticipant(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    name: Annotated[str, Field(examples=["Notch"], max_length=64, min_length=1)]
+    steam_id: Annotated[
+        str | None,
+        Field(
+            description="SteamID64 (17 digits), STEAM_X:Y:Z or [U:1:N]; stored as SteamID64",
+            examples=["76561198000000001"],
+            max_length=32,
+            min_length=1,
+        ),
+    ] = None
+    minecraft_uuid: Annotated[
+        str | None,
+        Field(
+            description="Minecraft (Java) player UUID, dashes optional; stored lowercase with dashes",
+            examples=["069a79f4-44e9-4726-a5be-fca90e38aaf5"],
+            pattern="^[0-9a-fA-F]{8}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{12}$",
+        ),
+    ] = None
+    eos_id: Annotated[
+        str | None,
+        Field(
+            description="Epic Online Services product user id (32 hex digits); stored lowercase",
+            examples=["0002a1b2c3d4e5f60718293a4b5c6d7e"],
+            pattern="^[0-9a-fA-F]{32}$",
+        ),
+    ] = None
+    participation: Annotated[
+        float | None,
+        Field(description="share of the match played, default 1", ge=0.0, le=1.0),
+    ] = None
+
+
+class Action(StrEnum):
+    connect = "connect"
+    disconnect = "disconnect"
+
+
+class IngestPlayerSessionEvent(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    type: Annotated[
+        Literal["player_session"], Field(description="the event kind: `player_session`")
+    ]
+    client_id: Annotated[
+        str,
+        Field(
+            description="unique per server; an event whose client_id was already accepted is a duplicate",
+            examples=["srv1-000042"],
+            max_length=128,
+            min_length=1,
+        ),
+    ]
+    occurred_at: Annotated[
+        AwareDatetime,
+        Field(
+            description="ISO 8601 time of the event", examples=["2026-11-20T18:04:11Z"]
+        ),
+    ]
+    action: Action
+    player: IngestPlayer | None = None
+    steam_id: Annotated[
+        str | None,
+        Field(
+            description="SteamID64 (17 digits), STEAM_X:Y:Z or [U:1:N]; stored as SteamID64",
+            examples=["76561198000000001"],
+            max_length=32,
+            min_length=1,
+        ),
+    ] = None
+    name: Annotated[
+        str | None, Field(examples=["Notch"], max_length=64, min_length=1)
+    ] = None
+
+
+class IngestChatEvent(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    type: Annotated[Literal["chat"], Field(description="the event kind: `chat`")]
+    client_id: Annotated[
+        str,
+        Field(
+            description="unique per server; an event whose client_id was already accepted is a duplicate",
+            examples=["srv1-000042"],
+            max_length=128,
+            min_length=1,
+        ),
+    ]
+    occurred_at: Annotated[
+        AwareDatetime,
+        Field(
+            description="ISO 8601 time of the event", examples=["2026-11-20T18:04:11Z"]
+        ),
+    ]
+    player: IngestPlayer
+    message: Annotated[str, Field(examples=["!rank"], max_length=512, min_length=1)]
+    team_only: Annotated[
+        bool | None, Field(description="said to the team only (default false)")
+    ] = None
+
+
+class IngestKillEvent(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    type: Annotated[Literal["kill"], Field(description="the event kind: `kill`")]
+    client_id: Annotated[
+        str,
+        Field(
+            description="unique per server; an event whose client_id was already accepted is a duplicate",
+            examples=["srv1-000042"],
+            max_length=128,
+            min_length=1,
+        ),
+    ]
+    occurred_at: Annotated[
+        AwareDatetime,
+        Field(
+            description="ISO 8601 time of the event", examples=["2026-11-20T18:04:11Z"]
+        ),
+    ]
+    killer: IngestPlayer
+    victim: IngestPlayer
+    weapon: Annotated[str, Field(examples=["rifle.ak"], max_length=32, min_length=1)]
+    headshot: bool | None = None
+    distance: Annotated[
+        float | None, Field(description="metres", ge=0.0, le=100000.0)
+    ] = None
+    round_number: Annotated[int | None, Field(ge=0, le=10000)] = None
+
+
+class Action1(StrEnum):
+    start = "start"
+    end = "end"
+
+
+class Winner(StrEnum):
+    team1 = "team1"
+    team2 = "team2"
+    draw = "draw"
+
+
+class IngestRoundEvent(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    type: Annotated[Literal["round"], Field(description="the event kind: `round`")]
+    client_id: Annotated[
+        str,
+        Field(
+            description="unique per server; an event whose client_id was already accepted is a duplicate",
+            examples=["srv1-000042"],
+            max_length=128,
+            min_length=1,
+        ),
+    ]
+    occurred_at: Annotated[
+        AwareDatetime,
+        Field(
+            description="ISO 8601 time of the event", examples=["2026-11-20T18:04:11Z"]
+        ),
+    ]
+    action: Action1
+    round_number: Annotated[int, Field(ge=0, le=10000)]
+    team1_score: Annotated[int | None, Field(ge=0, le=1000)] = None
+    team2_score: Annotated[int | None, Field(ge=0, le=1000)] = None
+    winner: Winner | None = None
+
+
+class IngestMatchResultEvent(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    type: Annotated[
+        Literal["match_result"], Field(description="the event kind: `match_result`")
+    ]
+    client_id: Annotated[
+        str,
+        Field(
+            description="unique per server; an event whose client_id was already accepted is a duplicate",
+            examples=["srv1-000042"],
+            max_length=128,
+            min_length=1,
+        ),
+    ]
+    ended_at: Annotated[
+        AwareDatetime,
+        Field(
+            description="ISO 8601 time of the event", examples=["2026-11-20T18:04:11Z"]
+        ),
+    ]
+    map: Annotated[str, Field(examples=["de_dust2"], max_length=64, min_length=1)]
+    team1: Annotated[list[IngestMatchParticipant], Field(max_length=64, min_length=1)]
+    team2: Annotated[list[IngestMatchParticipant], Field(max_length=64, min_length=1)]
+    team1_score: Annotated[int, Field(ge=0, le=1000)]
+    team2_score: Annotated[int, Field(ge=0, le=1000)]
+    tournament_id: Annotated[int | None, Field(ge=1, le=2147483647)] = None
+
+
+class IngestMapChangeEvent(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    type: Annotated[
+        Literal["map_change"], Field(description="the event kind: `map_change`")
+    ]
+    client_id: Annotated[
+        str,
+        Field(
+            description="unique per server; an event whose client_id was already accepted is a duplicate",
+            examples=["srv1-000042"],
+            max_length=128,
+            min_length=1,
+        ),
+    ]
+    occurred_at: Annotated[
+        AwareDatetime,
+        Field(
+            description="ISO 8601 time of the event", examples=["2026-11-20T18:04:11Z"]
+        ),
+    ]
+    map: Annotated[str, Field(examples=["de_mirage"], max_length=64, min_length=1)]
+
+
 class PluginHeartbeat(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
@@ -1259,7 +1523,7 @@ class OAuthTokenResponse(BaseModel):
     scope: Annotated[
         str | None,
         Field(
-            description="The scopes granted: scope names separated by spaces, from `openid`, `identify`, `stats:read`, `servers:read`, `servers:command`, `chat:read`, `clans:read`, `clans:write`, `tournaments:read`, `economy:read`, `economy:transfer`, `webhooks:read`, `webhooks:write`, `offline_access`.",
+            description="The scopes granted: scope names separated by spaces, from `openid`, `identify`, `identities:write`, `stats:read`, `servers:read`, `servers:command`, `chat:read`, `clans:read`, `clans:write`, `tournaments:read`, `economy:read`, `economy:transfer`, `webhooks:read`, `webhooks:write`, `offline_access`.",
             examples=["identify stats:read"],
         ),
     ] = None
@@ -1293,7 +1557,7 @@ class OAuthIntrospection(BaseModel):
     scope: Annotated[
         str | None,
         Field(
-            description="The token’s scopes: scope names separated by spaces, from `openid`, `identify`, `stats:read`, `servers:read`, `servers:command`, `chat:read`, `clans:read`, `clans:write`, `tournaments:read`, `economy:read`, `economy:transfer`, `webhooks:read`, `webhooks:write`, `offline_access`.",
+            description="The token’s scopes: scope names separated by spaces, from `openid`, `identify`, `identities:write`, `stats:read`, `servers:read`, `servers:command`, `chat:read`, `clans:read`, `clans:write`, `tournaments:read`, `economy:read`, `economy:transfer`, `webhooks:read`, `webhooks:write`, `offline_access`.",
             examples=["identify stats:read"],
         ),
     ] = None
@@ -1702,6 +1966,110 @@ class V1UsersStatsGetResultDataUnlockedAchievementsItem(BaseModel):
 
 class V1UsersMeGetResult(BaseModel):
     data: Me
+
+
+class V1MeLinkCodesCreateResultData(BaseModel):
+    code: Annotated[
+        str,
+        Field(
+            description="The code to enter: valid 10 minutes, used once; never shown again",
+            examples=["7KQ-M3X"],
+        ),
+    ]
+    expires_at: Annotated[
+        AwareDatetime,
+        Field(
+            description="when the code stops working (10 minutes after it was made)",
+            examples=["2026-11-20T18:04:11.000Z"],
+        ),
+    ]
+
+
+class Platform(StrEnum):
+    minecraft = "minecraft"
+    eos = "eos"
+
+
+class V1MeLinksListResultDataItem(BaseModel):
+    platform: Annotated[
+        Platform,
+        Field(
+            description="the identity’s platform: `minecraft` (a Minecraft UUID) or `eos` (an Epic Online Services id)",
+            examples=["minecraft"],
+        ),
+    ]
+    player_id: Annotated[
+        str,
+        Field(
+            description="The platform id: a Minecraft UUID (lowercase, dashed) or an EOS id (lowercase)",
+            examples=["069a79f4-44e9-4726-a5be-fca90e38aaf5"],
+        ),
+    ]
+    name: Annotated[
+        str,
+        Field(
+            description="The in-game name when the link was made", examples=["Steve"]
+        ),
+    ]
+    linked_at: Annotated[
+        AwareDatetime,
+        Field(
+            description="when the link was made", examples=["2026-11-20T18:04:11.000Z"]
+        ),
+    ]
+
+
+class V1MeLinksListResultMeta(BaseModel):
+    total: Annotated[
+        int, Field(description="Items across all pages", examples=[42], ge=0)
+    ]
+    page: Annotated[int, Field(description="This page", examples=[1], ge=1)]
+    per_page: Annotated[
+        int, Field(description="Page size", examples=[25], ge=1, le=100)
+    ]
+
+
+class V1MeLinksCreateRequest(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    code: Annotated[
+        str,
+        Field(
+            description="A link code as shown (`7KQ-M3X`): 6 characters of `23456789ABCDEFGHJKMNPQRSTWXYZ`, the dash and case optional",
+            examples=["7KQ-M3X"],
+            pattern="^[23456789ABCDEFGHJKMNPQRSTWXYZ23456789abcdefghjkmnpqrstwxyz]{3}-?[23456789ABCDEFGHJKMNPQRSTWXYZ23456789abcdefghjkmnpqrstwxyz]{3}$",
+        ),
+    ]
+
+
+class V1MeLinksCreateResultData(BaseModel):
+    platform: Annotated[
+        Platform,
+        Field(
+            description="the identity’s platform: `minecraft` (a Minecraft UUID) or `eos` (an Epic Online Services id)",
+            examples=["minecraft"],
+        ),
+    ]
+    player_id: Annotated[
+        str,
+        Field(
+            description="The platform id: a Minecraft UUID (lowercase, dashed) or an EOS id (lowercase)",
+            examples=["069a79f4-44e9-4726-a5be-fca90e38aaf5"],
+        ),
+    ]
+    name: Annotated[
+        str,
+        Field(
+            description="The in-game name when the link was made", examples=["Steve"]
+        ),
+    ]
+    linked_at: Annotated[
+        AwareDatetime,
+        Field(
+            description="when the link was made", examples=["2026-11-20T18:04:11.000Z"]
+        ),
+    ]
 
 
 class JoinPolicy(StrEnum):
@@ -2554,6 +2922,7 @@ class V1WebhooksReplayResultData(BaseModel):
 class Scope(Enum):
     openid = "openid"
     identify = "identify"
+    identities_write = "identities:write"
     stats_read = "stats:read"
     servers_read = "servers:read"
     servers_command = "servers:command"
@@ -2876,11 +3245,95 @@ class IngestEventsCreateRequest(BaseModel):
         extra="forbid",
     )
     events: Annotated[
-        list[Any],
+        list[
+            IngestPlayerSessionEvent
+            | IngestChatEvent
+            | IngestKillEvent
+            | IngestRoundEvent
+            | IngestMatchResultEvent
+            | IngestMapChangeEvent
+            | dict[str, Any]
+        ],
         Field(
-            description="events of the three types above, validated one by one",
+            description="events of the kinds above, validated one by one",
             max_length=10000,
             min_length=1,
+        ),
+    ]
+
+
+class IngestLinksCreateRequestPlayer(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    name: Annotated[str, Field(examples=["Notch"], max_length=64, min_length=1)]
+    minecraft_uuid: Annotated[
+        str | None,
+        Field(
+            description="Minecraft (Java) player UUID, dashes optional; stored lowercase with dashes",
+            examples=["069a79f4-44e9-4726-a5be-fca90e38aaf5"],
+            pattern="^[0-9a-fA-F]{8}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{12}$",
+        ),
+    ] = None
+    eos_id: Annotated[
+        str | None,
+        Field(
+            description="Epic Online Services product user id (32 hex digits); stored lowercase",
+            examples=["0002a1b2c3d4e5f60718293a4b5c6d7e"],
+            pattern="^[0-9a-fA-F]{32}$",
+        ),
+    ] = None
+
+
+class IngestLinksCreateResult(BaseModel):
+    user_id: Annotated[
+        int,
+        Field(description="the hub user the identity is now linked to", examples=[42]),
+    ]
+    username: Annotated[
+        str,
+        Field(
+            description="their username, to tell the player", examples=["NovaStrike"]
+        ),
+    ]
+
+
+class IngestLinkCodesCreateRequestPlayer(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    name: Annotated[str, Field(examples=["Notch"], max_length=64, min_length=1)]
+    minecraft_uuid: Annotated[
+        str | None,
+        Field(
+            description="Minecraft (Java) player UUID, dashes optional; stored lowercase with dashes",
+            examples=["069a79f4-44e9-4726-a5be-fca90e38aaf5"],
+            pattern="^[0-9a-fA-F]{8}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{12}$",
+        ),
+    ] = None
+    eos_id: Annotated[
+        str | None,
+        Field(
+            description="Epic Online Services product user id (32 hex digits); stored lowercase",
+            examples=["0002a1b2c3d4e5f60718293a4b5c6d7e"],
+            pattern="^[0-9a-fA-F]{32}$",
+        ),
+    ] = None
+
+
+class IngestLinkCodesCreateResult(BaseModel):
+    code: Annotated[
+        str,
+        Field(
+            description="The code to enter: valid 10 minutes, used once; never shown again",
+            examples=["7KQ-M3X"],
+        ),
+    ]
+    expires_at: Annotated[
+        AwareDatetime,
+        Field(
+            description="when the code stops working (10 minutes after it was made)",
+            examples=["2026-11-20T18:04:11.000Z"],
         ),
     ]
 
@@ -2929,7 +3382,7 @@ class OauthTokenCreateRequest(BaseModel):
     scope: Annotated[
         str | None,
         Field(
-            description="`refresh_token`: fewer scopes than granted; `client_credentials`: the scopes wanted: scope names separated by spaces, from `openid`, `identify`, `stats:read`, `servers:read`, `servers:command`, `chat:read`, `clans:read`, `clans:write`, `tournaments:read`, `economy:read`, `economy:transfer`, `webhooks:read`, `webhooks:write`, `offline_access`.",
+            description="`refresh_token`: fewer scopes than granted; `client_credentials`: the scopes wanted: scope names separated by spaces, from `openid`, `identify`, `identities:write`, `stats:read`, `servers:read`, `servers:command`, `chat:read`, `clans:read`, `clans:write`, `tournaments:read`, `economy:read`, `economy:transfer`, `webhooks:read`, `webhooks:write`, `offline_access`.",
             examples=["identify stats:read"],
         ),
     ] = None
@@ -3025,7 +3478,7 @@ class OauthParCreateRequest(BaseModel):
     scope: Annotated[
         str | None,
         Field(
-            description="The scopes asked for: scope names separated by spaces, from `openid`, `identify`, `stats:read`, `servers:read`, `servers:command`, `chat:read`, `clans:read`, `clans:write`, `tournaments:read`, `economy:read`, `economy:transfer`, `webhooks:read`, `webhooks:write`, `offline_access`.",
+            description="The scopes asked for: scope names separated by spaces, from `openid`, `identify`, `identities:write`, `stats:read`, `servers:read`, `servers:command`, `chat:read`, `clans:read`, `clans:write`, `tournaments:read`, `economy:read`, `economy:transfer`, `webhooks:read`, `webhooks:write`, `offline_access`.",
             examples=["identify stats:read"],
         ),
     ] = None
@@ -3868,6 +4321,38 @@ class AccountTierChangedEventData(BaseModel):
     ]
 
 
+class PlayerIdentityLinkedEventData(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    user_id: Annotated[int, Field(description="Hub user id", examples=[42], ge=1)]
+    platform: Annotated[
+        Platform, Field(description="the identity’s platform", examples=["minecraft"])
+    ]
+    player_id: Annotated[
+        str,
+        Field(
+            description="The platform id: a Minecraft UUID (lowercase, dashed) or an EOS id (lowercase)",
+            examples=["069a79f4-44e9-4726-a5be-fca90e38aaf5"],
+        ),
+    ]
+    name: Annotated[
+        str,
+        Field(
+            description="The player’s in-game name when the link was made",
+            examples=["Steve"],
+        ),
+    ]
+    server_id: Annotated[
+        int | None,
+        Field(
+            description="The game server whose plugin took part (null: none known)",
+            examples=[3],
+            ge=1,
+        ),
+    ]
+
+
 class KeyCreatedEventData(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
@@ -4155,13 +4640,26 @@ class V1UsersStatsGetResultData(BaseModel):
     combat: Annotated[
         list[V1UsersStatsGetResultDataCombatItem],
         Field(
-            description="All-time kills, deaths and headshots per game (cs2, cs16, rust) where the user has any"
+            description="All-time kills, deaths and headshots per game (cs2, cs16, rust, minecraft) where the user has any: kills of a linked Minecraft or EOS identity (identity links) included"
         ),
     ]
     unlocked_achievements: Annotated[
         list[V1UsersStatsGetResultDataUnlockedAchievementsItem],
         Field(description="Achievements the user has unlocked, most recent first"),
     ]
+
+
+class V1MeLinkCodesCreateResult(BaseModel):
+    data: V1MeLinkCodesCreateResultData
+
+
+class V1MeLinksListResult(BaseModel):
+    data: list[V1MeLinksListResultDataItem]
+    meta: V1MeLinksListResultMeta
+
+
+class V1MeLinksCreateResult(BaseModel):
+    data: V1MeLinksCreateResultData
 
 
 class V1ClansListResult(BaseModel):
@@ -4575,6 +5073,28 @@ class DeveloperWebhookTestSendResult(BaseModel):
         ),
     ]
     error_message: str | None
+
+
+class IngestLinksCreateRequest(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    player: IngestLinksCreateRequestPlayer
+    code: Annotated[
+        str,
+        Field(
+            description="A link code as shown (`7KQ-M3X`): 6 characters of `23456789ABCDEFGHJKMNPQRSTWXYZ`, the dash and case optional",
+            examples=["7KQ-M3X"],
+            pattern="^[23456789ABCDEFGHJKMNPQRSTWXYZ23456789abcdefghjkmnpqrstwxyz]{3}-?[23456789ABCDEFGHJKMNPQRSTWXYZ23456789abcdefghjkmnpqrstwxyz]{3}$",
+        ),
+    ]
+
+
+class IngestLinkCodesCreateRequest(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    player: IngestLinkCodesCreateRequestPlayer
 
 
 class KillRecordedEvent(BaseModel):
@@ -5454,6 +5974,26 @@ class AccountTierChangedEvent(BaseModel):
         ),
     ]
     data: AccountTierChangedEventData
+
+
+class PlayerIdentityLinkedEvent(BaseModel):
+    id: Annotated[
+        str,
+        Field(
+            description="Event id, sortable",
+            examples=["evt_0000000000004711"],
+            pattern="^evt_\\d{16}$",
+        ),
+    ]
+    type: Annotated[Literal["player.identity_linked"], Field(description="Event type")]
+    created_at: Annotated[
+        AwareDatetime,
+        Field(
+            description="When the change committed",
+            examples=["2026-11-20T18:04:11.000Z"],
+        ),
+    ]
+    data: PlayerIdentityLinkedEventData
 
 
 class KeyCreatedEvent(BaseModel):

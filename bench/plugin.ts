@@ -1,0 +1,255 @@
+/**
+ * `npm run bench:plugin`: the plugin SDK against its baselines, same `hub serve`, same run.
+ *
+ *   events   N kills from one plugin through @gaming-hub/plugin-sdk (queued, batched, sent, stored)
+ *            vs the same kills posted as raw JSON batches to /api-platform/ingest/events, in
+ *            alternating rounds; events per second to stored rows (target >= 10,000/s on SQLite).
+ *   commands POST /v1/servers/:id/command round trips, one after another: to a plugin-channel
+ *            server whose plugin long-polls through the SDK (target p99 <= 250 ms) vs to an RCON
+ *            server (the fake Source RCON server of the tests). The plugin side is measured once the
+ *            hub's command queue is on main (`hub servers add --channel plugin`); until then it says so.
+ *
+ *   npm run bench:plugin [-- --events N --rounds N --commands N]
+ */
+import { spawnSync } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { cpus, loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { HubPlugin } from '../plugin-sdk/typescript/src/index.js';
+import { generateSecretKey } from '../src/engines/secret-box.js';
+import { appsRepo } from '../src/modules/apps/repo.js';
+import { OAuthServer } from '../src/modules/oauth/server.js';
+import { sealRconPassword } from '../src/modules/servers/commands/rcon-password.js';
+import { serversRepo } from '../src/modules/servers/repo.js';
+import { generateToken, hashToken } from '../src/modules/servers/tokens.js';
+import { usersRepo } from '../src/modules/users/repo.js';
+import { fakeSourceServer } from '../test/helpers/fake-rcon/source.js';
+import { startService } from './processes.js';
+import { partnerApps, seededDb } from './setup.js';
+
+const { values } = parseArgs({
+  options: { events: { type: 'string' }, rounds: { type: 'string' }, commands: { type: 'string' } },
+});
+const EVENTS = Number(values.events ?? 30_000);
+const ROUNDS = Number(values.rounds ?? 3);
+const COMMANDS = Number(values.commands ?? 200);
+const OWNER = 42;
+const load = () =>
+  loadavg()
+    .map((l) => l.toFixed(2))
+    .join(' ');
+const loadBefore = load();
+
+const bench = await seededDb(200, 2000, 1);
+const secret = generateSecretKey();
+const servers = serversRepo(bench.db.kysely);
+const register = async (
+  name: string,
+  extra: { game?: string; rcon_port?: number; rcon_password?: string } = {},
+) => {
+  const token = generateToken();
+  const row = await servers.add({
+    name,
+    game: extra.game ?? 'rust',
+    ip: '127.0.0.1',
+    port: 1,
+    query_port: null,
+    token_hash: hashToken(token),
+    created_at: Date.now(),
+    owner_user_id: OWNER,
+    rcon_port: extra.rcon_port ?? null,
+    rcon_password: extra.rcon_password ?? null,
+  });
+  return { id: row.id, token };
+};
+const killsOf = async (serverId: number) =>
+  Number(
+    (
+      await bench.db.kysely
+        .selectFrom('kills')
+        .select((eb) => eb.fn.countAll().as('n'))
+        .where('server_id', '=', serverId)
+        .executeTakeFirstOrThrow()
+    ).n,
+  );
+
+// an OAuth access token of the owner with servers:command (as bench/v1.ts mints them)
+const oauth = await OAuthServer.create({
+  db: bench.db.kysely,
+  issuer: 'http://localhost',
+  apps: appsRepo(bench.db.kysely),
+  users: usersRepo(bench.db.kysely),
+  now: Date.now,
+  trustProxy: false,
+  onError: (err) => console.error(err),
+});
+const [created] = await partnerApps(bench.db, 1);
+if (!created) throw new Error('no bench app');
+const client = await oauth.provider.Client.find(created.app.client_id);
+if (!client) throw new Error('the bench app is not a client of the authorization server');
+const grant = new oauth.provider.Grant({ accountId: String(OWNER), clientId: client.clientId });
+grant.addOIDCScope('servers:command');
+const accessToken = await new oauth.provider.AccessToken({
+  accountId: String(OWNER),
+  client,
+  grantId: await grant.save(),
+  scope: 'servers:command',
+  gty: 'bench',
+}).save();
+
+const rcon = await fakeSourceServer({ password: 'bench-rcon-pw' });
+// cs2: the Source RCON protocol of the fake server
+const rconServer = await register('bench rcon', {
+  game: 'cs2',
+  rcon_port: rcon.port,
+  rcon_password: sealRconPassword(secret.key, 'bench-rcon-pw'),
+});
+
+const service = await startService(bench.url, { HUB_SECRET_KEY: secret.text, INGEST_UDP_PORT: '0' });
+const spools: string[] = [];
+try {
+  // --- events ---------------------------------------------------------------------------------
+  // 100 players: the first round creates their profiles, later kills only count
+  const player = (i: number) => ({
+    name: `bench ${i % 100}`,
+    steam_id: String(76561198000100000n + BigInt(i % 100)),
+  });
+  const kill = (i: number, at: number) => ({
+    type: 'kill' as const,
+    occurred_at: at,
+    killer: player(i),
+    victim: player(i + 1),
+    weapon: 'rifle.ak',
+    headshot: i % 3 === 0,
+    distance: 20,
+  });
+  const raw = async (round: number): Promise<number> => {
+    const server = await register(`bench raw ${round}`);
+    const at = Date.now() - 60_000;
+    const bodies: string[] = [];
+    for (let start = 0; start < EVENTS; start += 1000) {
+      const events = [];
+      for (let i = start; i < Math.min(EVENTS, start + 1000); i++)
+        events.push({ ...kill(i, 0), occurred_at: new Date(at).toISOString(), client_id: `raw-${i}` });
+      bodies.push(JSON.stringify({ events }));
+    }
+    const started = performance.now();
+    for (const body of bodies) {
+      const res = await fetch(`${service.url}/api-platform/ingest/events`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${server.token}`, 'content-type': 'application/json' },
+        body,
+      });
+      if (!res.ok) throw new Error(`raw ingest: ${res.status} ${await res.text()}`);
+      await res.arrayBuffer();
+    }
+    const seconds = (performance.now() - started) / 1000;
+    if ((await killsOf(server.id)) !== EVENTS) throw new Error('raw ingest: not every kill was stored');
+    return EVENTS / seconds;
+  };
+  const sdk = async (round: number): Promise<number> => {
+    const server = await register(`bench sdk ${round}`);
+    const spoolDir = mkdtempSync(join(tmpdir(), 'bench-plugin-spool-'));
+    spools.push(spoolDir);
+    const plugin = await new HubPlugin({ hubUrl: service.url, token: server.token, spoolDir }).start();
+    const at = Date.now() - 60_000;
+    const started = performance.now();
+    for (let i = 0; i < EVENTS; i++) plugin.send(kill(i, at));
+    if (!(await plugin.flush())) throw new Error('the SDK could not deliver');
+    const seconds = (performance.now() - started) / 1000;
+    await plugin.close();
+    if ((await killsOf(server.id)) !== EVENTS || plugin.counters.sent !== EVENTS)
+      throw new Error(`the SDK: ${JSON.stringify(plugin.counters)}`);
+    return EVENTS / seconds;
+  };
+  await raw(-1); // warm up: JIT, connection, the players' profiles
+  await sdk(-1);
+  const rawRuns: number[] = [];
+  const sdkRuns: number[] = [];
+  for (let round = 0; round < ROUNDS; round++) {
+    rawRuns.push(await raw(round));
+    sdkRuns.push(await sdk(round));
+  }
+  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? 0;
+  console.log(
+    `events: ${EVENTS} kills per round, ${ROUNDS} alternating rounds, SQLite (median; every kill checked stored)`,
+  );
+  console.log(`  raw JSON ingest (batches of 1,000): ${median(rawRuns).toFixed(0)} events/s`);
+  console.log(
+    `  plugin SDK (send -> flush):         ${median(sdkRuns).toFixed(0)} events/s (target >= 10,000/s)`,
+  );
+
+  // --- commands -------------------------------------------------------------------------------
+  const roundTrips = async (serverId: number): Promise<number[]> => {
+    const times: number[] = [];
+    for (let i = 0; i < COMMANDS; i++) {
+      const started = performance.now();
+      const res = await fetch(`${service.url}/v1/servers/${serverId}/command`, {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${accessToken}`,
+          'content-type': 'application/json',
+          'idempotency-key': randomUUID(),
+        },
+        body: JSON.stringify({ command: `say bench ${i}` }),
+      });
+      const body = await res.text();
+      if (res.status !== 200) throw new Error(`command: ${res.status} ${body}`);
+      times.push(performance.now() - started);
+    }
+    return times.sort((a, b) => a - b);
+  };
+  const pct = (xs: number[], p: number) =>
+    (xs[Math.min(xs.length - 1, Math.floor(xs.length * p))] ?? 0).toFixed(1);
+  const rconTimes = await roundTrips(rconServer.id);
+  console.log(`commands: ${COMMANDS} round trips one after another through POST /v1/servers/:id/command`);
+  console.log(`  RCON (fake Source server):   p50 ${pct(rconTimes, 0.5)} ms  p99 ${pct(rconTimes, 0.99)} ms`);
+  const channel = spawnSync(
+    process.execPath,
+    ['dist/cli.js', 'servers', 'set-channel', String(rconServer.id), 'rcon'],
+    {
+      env: { ...process.env, DATABASE_URL: bench.url },
+      encoding: 'utf8',
+    },
+  );
+  if (channel.status !== 0) {
+    console.log(
+      '  plugin (long-polling SDK):   not measured: the hub has no command channel yet (`hub servers set-channel` failed)',
+    );
+  } else {
+    const pluginServer = await register('bench plugin commands');
+    const set = spawnSync(
+      process.execPath,
+      ['dist/cli.js', 'servers', 'set-channel', String(pluginServer.id), 'plugin'],
+      {
+        env: { ...process.env, DATABASE_URL: bench.url },
+        encoding: 'utf8',
+      },
+    );
+    if (set.status !== 0) throw new Error(`set-channel: ${set.stderr}`);
+    const spoolDir = mkdtempSync(join(tmpdir(), 'bench-plugin-spool-'));
+    spools.push(spoolDir);
+    const plugin = await new HubPlugin({
+      hubUrl: service.url,
+      token: pluginServer.token,
+      spoolDir,
+      commands: { say: ({ args }) => `said: ${args}` },
+    }).start();
+    try {
+      const pluginTimes = await roundTrips(pluginServer.id);
+      console.log(
+        `  plugin (long-polling SDK):   p50 ${pct(pluginTimes, 0.5)} ms  p99 ${pct(pluginTimes, 0.99)} ms (target p99 <= 250 ms)`,
+      );
+    } finally {
+      await plugin.close();
+    }
+  }
+  console.log(`load average (1, 5, 15 min): before ${loadBefore}, after ${load()} (${cpus().length} cores)`);
+} finally {
+  await service.stop();
+  await rcon.close();
+  for (const dir of spools) rmSync(dir, { recursive: true, force: true });
+  await bench.drop();
+}

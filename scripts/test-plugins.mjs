@@ -67,7 +67,14 @@ function hubProcess(port) {
     running: () => child !== undefined && child.exitCode === null,
     async start() {
       child = spawn(process.execPath, [CLI, 'serve'], {
-        env: env({ PORT: String(port), HOST: '127.0.0.1', INGEST_UDP_PORT: '0' }),
+        env: env({
+          PORT: String(port),
+          HOST: '127.0.0.1',
+          INGEST_UDP_PORT: '0',
+          // offline_command_expires waits out the TTL; heartbeat_online_offline a poll round after the silence
+          PLUGIN_COMMAND_TTL: '5',
+          POLL_INTERVAL_MS: '1000',
+        }),
         stdio: ['ignore', 'pipe', 'pipe'],
       });
       const current = child;

@@ -39,12 +39,17 @@ function kills(p: HubPlugin, n: number, base: number): void {
     });
 }
 
-/** Polls until `done()` holds; fails with what it last saw after `ms`. */
-async function until(what: string, done: () => boolean | Promise<boolean>, ms = 60_000): Promise<void> {
+/** Polls until `done()` holds, every `every` ms; fails with what it last saw after `ms`. */
+async function until(
+  what: string,
+  done: () => boolean | Promise<boolean>,
+  ms = 60_000,
+  every = 100,
+): Promise<void> {
   const deadline = Date.now() + ms;
   while (!(await done())) {
     if (Date.now() > deadline) throw new Error(`timed out after ${ms} ms waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
+    await new Promise((r) => setTimeout(r, every));
   }
 }
 
@@ -102,8 +107,9 @@ const IMPLEMENTED: Record<string, (f: Fixture) => Promise<void>> = {
 
   async heartbeat_online_offline() {
     const id = server('heartbeat').id;
-    const path = `/v1/servers/${id}`;
-    assert.ok(!online(dataOf(await ctl.v1(path))), 'offline before any heartbeat');
+    // the live status the poller and the heartbeats keep
+    const row = async () => dataOf(await ctl.v1(`/v1/servers/${id}/status`));
+    assert.ok(!online(await row()), 'offline before any heartbeat');
     const p = await plugin('heartbeat', spoolDir('heartbeat'), {
       status: () => ({ players: 3, max_players: 20, map: 'arena', version: '1.0' }),
     }).start();
@@ -111,7 +117,7 @@ const IMPLEMENTED: Record<string, (f: Fixture) => Promise<void>> = {
       await until(
         'online with 3/20 on arena',
         async () => {
-          const s = dataOf(await ctl.v1(path));
+          const s = await row();
           return online(s) && s.players === 3 && s.max_players === 20 && s.map === 'arena';
         },
         30_000,
@@ -119,17 +125,21 @@ const IMPLEMENTED: Record<string, (f: Fixture) => Promise<void>> = {
     } finally {
       await p.close();
     }
-    // silence: offline after the hub's offline_after_s (60 s by default)
-    await until('offline after the silence', async () => !online(dataOf(await ctl.v1(path))), 180_000);
+    // silence: offline after the hub's offline_after_s (60 s by default) and the poller's next round
+    // every 2 s: each read spends the owner's hourly quota, which later scenarios need too
+    await until('offline after the silence', async () => !online(await row()), 180_000, 2000);
   },
 
   async linked_identity_progress() {
     const p = await plugin('links', spoolDir('links')).start();
     try {
-      const code = dataOf(await ctl.linkCode()).code;
-      assert.equal(typeof code, 'string', 'a link code');
+      const issued = await ctl.linkCode();
+      const code = dataOf(issued).code;
+      assert.equal(typeof code, 'string', `a link code: ${issued.status} ${JSON.stringify(issued.body)}`);
       const steve = { name: 'Steve', minecraft_uuid: '069a79f4-44e9-4726-a5be-fca90e38aaf5' };
-      const linked = await p.link(steve, String(code));
+      const linked = await p.link(steve, String(code)).catch((e: unknown) => {
+        throw new Error(`link with ${JSON.stringify(code)}: ${String(e)}`);
+      });
       const before = dataOf(await ctl.v1(`/v1/users/${linked.user_id}/stats`));
       for (let i = 0; i < 3; i++)
         p.send({

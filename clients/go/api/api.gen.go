@@ -10740,11 +10740,6 @@ type V1MeLinksListResultMeta struct {
 	Total int `json:"total"`
 }
 
-// V1ServersCommandGetResult the command
-type V1ServersCommandGetResult struct {
-	Data ServerQueuedCommand `json:"data"`
-}
-
 // V1ServersCommandSendRequest defines model for V1ServersCommandSendRequest.
 type V1ServersCommandSendRequest struct {
 	// Command One console command, 1 to 512 characters, on one line (no line breaks or control characters, which would smuggle a second command).
@@ -10756,6 +10751,11 @@ type V1ServersCommandSendRequest struct {
 	//
 	// Example: 5000
 	WaitMs *int `json:"wait_ms,omitempty"`
+}
+
+// V1ServersCommandsGetResult the command
+type V1ServersCommandsGetResult struct {
+	Data ServerQueuedCommand `json:"data"`
 }
 
 // V1ServersCommandsListResult a page of the audit, newest first
@@ -12008,8 +12008,8 @@ type DeveloperSessionCreateJSONRequestBody = DeveloperSessionCreateRequest
 // DeveloperWebhookTestSendJSONRequestBody defines body for DeveloperWebhookTestSend for application/json ContentType.
 type DeveloperWebhookTestSendJSONRequestBody = DeveloperWebhookTestSendRequest
 
-// IngestCommandResultCreateJSONRequestBody defines body for IngestCommandResultCreate for application/json ContentType.
-type IngestCommandResultCreateJSONRequestBody = PluginCommandResult
+// IngestCommandsResultCreateJSONRequestBody defines body for IngestCommandsResultCreate for application/json ContentType.
+type IngestCommandsResultCreateJSONRequestBody = PluginCommandResult
 
 // IngestEventsCreateJSONRequestBody defines body for IngestEventsCreate for application/json ContentType.
 type IngestEventsCreateJSONRequestBody = IngestEventsCreateRequest
@@ -13171,23 +13171,23 @@ type ClientInterface interface {
 	// Corresponds with GET /api-platform/ingest/commands (the `IngestCommandsList` operationId).
 	IngestCommandsList(ctx context.Context, params *IngestCommandsListParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// IngestCommandResultCreateWithBody Acknowledge a command with its result
+	// IngestCommandsResultCreateWithBody Acknowledge a command with its result
 	//
 	// Records what the command printed and whether it ran. The result is recorded exactly once: the same command acknowledged again (a retry after a lost answer) is `200 {"recorded": false}` and changes nothing. The recorded result goes to the caller still waiting on `POST /v1/servers/{id}/command`, or to `GET /v1/servers/{id}/commands/{commandId}` later; it is audited and told as `server.command_completed`. Another server’s command or an unknown id is `404 command_not_found`; a command past its `expires_at` is `409 command_expired` (it is final as `expired`).
 	//
 	// Takes any type of body and a specified content type.
 	//
-	// Corresponds with POST /api-platform/ingest/commands/{id}/result (the `IngestCommandResultCreate` operationId).
-	IngestCommandResultCreateWithBody(ctx context.Context, id string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+	// Corresponds with POST /api-platform/ingest/commands/{id}/result (the `IngestCommandsResultCreate` operationId).
+	IngestCommandsResultCreateWithBody(ctx context.Context, id string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// IngestCommandResultCreate Acknowledge a command with its result
+	// IngestCommandsResultCreate Acknowledge a command with its result
 	//
 	// Records what the command printed and whether it ran. The result is recorded exactly once: the same command acknowledged again (a retry after a lost answer) is `200 {"recorded": false}` and changes nothing. The recorded result goes to the caller still waiting on `POST /v1/servers/{id}/command`, or to `GET /v1/servers/{id}/commands/{commandId}` later; it is audited and told as `server.command_completed`. Another server’s command or an unknown id is `404 command_not_found`; a command past its `expires_at` is `409 command_expired` (it is final as `expired`).
 	//
 	// Takes a body of the `application/json` content type.
 	//
-	// Corresponds with POST /api-platform/ingest/commands/{id}/result (the `IngestCommandResultCreate` operationId).
-	IngestCommandResultCreate(ctx context.Context, id string, body IngestCommandResultCreateJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+	// Corresponds with POST /api-platform/ingest/commands/{id}/result (the `IngestCommandsResultCreate` operationId).
+	IngestCommandsResultCreate(ctx context.Context, id string, body IngestCommandsResultCreateJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// IngestEventsCreateWithBody Ingest typed JSON events (game-server plugins)
 	//
@@ -13891,12 +13891,12 @@ type ClientInterface interface {
 	// Corresponds with GET /v1/servers/{id}/commands (the `V1ServersCommandsList` operationId).
 	V1ServersCommandsList(ctx context.Context, id int, params *V1ServersCommandsListParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// V1ServersCommandGet One queued command of a plugin-channel server (preview)
+	// V1ServersCommandsGet One queued command of a plugin-channel server (preview)
 	//
 	// A command queued for the server’s plugin, as it stands: `pending`, `delivered`, or final with the plugin’s output (`ok`, `error`) or `expired`. This is where a `202` from `POST /v1/servers/{id}/command` points. The owner reads every command of the server, an operator only their own; another server’s command, or an id that does not exist, is 404 `command_not_found`.
 	//
-	// Corresponds with GET /v1/servers/{id}/commands/{commandId} (the `V1ServersCommandGet` operationId).
-	V1ServersCommandGet(ctx context.Context, id int, commandId string, reqEditors ...RequestEditorFn) (*http.Response, error)
+	// Corresponds with GET /v1/servers/{id}/commands/{commandId} (the `V1ServersCommandsGet` operationId).
+	V1ServersCommandsGet(ctx context.Context, id int, commandId string, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// V1ServersStatusGet Live status of a game server (preview)
 	//
@@ -14527,15 +14527,15 @@ func (c *Client) IngestCommandsList(ctx context.Context, params *IngestCommandsL
 	return c.Client.Do(req)
 }
 
-// IngestCommandResultCreateWithBody Acknowledge a command with its result
+// IngestCommandsResultCreateWithBody Acknowledge a command with its result
 //
 // Records what the command printed and whether it ran. The result is recorded exactly once: the same command acknowledged again (a retry after a lost answer) is `200 {"recorded": false}` and changes nothing. The recorded result goes to the caller still waiting on `POST /v1/servers/{id}/command`, or to `GET /v1/servers/{id}/commands/{commandId}` later; it is audited and told as `server.command_completed`. Another server’s command or an unknown id is `404 command_not_found`; a command past its `expires_at` is `409 command_expired` (it is final as `expired`).
 //
 // Takes any type of body and a specified content type.
 //
-// Corresponds with POST /api-platform/ingest/commands/{id}/result (the `IngestCommandResultCreate` operationId).
-func (c *Client) IngestCommandResultCreateWithBody(ctx context.Context, id string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewIngestCommandResultCreateRequestWithBody(c.Server, id, contentType, body)
+// Corresponds with POST /api-platform/ingest/commands/{id}/result (the `IngestCommandsResultCreate` operationId).
+func (c *Client) IngestCommandsResultCreateWithBody(ctx context.Context, id string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewIngestCommandsResultCreateRequestWithBody(c.Server, id, contentType, body)
 	if err != nil {
 		return nil, err
 	}
@@ -14546,15 +14546,15 @@ func (c *Client) IngestCommandResultCreateWithBody(ctx context.Context, id strin
 	return c.Client.Do(req)
 }
 
-// IngestCommandResultCreate Acknowledge a command with its result
+// IngestCommandsResultCreate Acknowledge a command with its result
 //
 // Records what the command printed and whether it ran. The result is recorded exactly once: the same command acknowledged again (a retry after a lost answer) is `200 {"recorded": false}` and changes nothing. The recorded result goes to the caller still waiting on `POST /v1/servers/{id}/command`, or to `GET /v1/servers/{id}/commands/{commandId}` later; it is audited and told as `server.command_completed`. Another server’s command or an unknown id is `404 command_not_found`; a command past its `expires_at` is `409 command_expired` (it is final as `expired`).
 //
 // Takes a body of the `application/json` content type.
 //
-// Corresponds with POST /api-platform/ingest/commands/{id}/result (the `IngestCommandResultCreate` operationId).
-func (c *Client) IngestCommandResultCreate(ctx context.Context, id string, body IngestCommandResultCreateJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewIngestCommandResultCreateRequest(c.Server, id, body)
+// Corresponds with POST /api-platform/ingest/commands/{id}/result (the `IngestCommandsResultCreate` operationId).
+func (c *Client) IngestCommandsResultCreate(ctx context.Context, id string, body IngestCommandsResultCreateJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewIngestCommandsResultCreateRequest(c.Server, id, body)
 	if err != nil {
 		return nil, err
 	}
@@ -15987,13 +15987,13 @@ func (c *Client) V1ServersCommandsList(ctx context.Context, id int, params *V1Se
 	return c.Client.Do(req)
 }
 
-// V1ServersCommandGet One queued command of a plugin-channel server (preview)
+// V1ServersCommandsGet One queued command of a plugin-channel server (preview)
 //
 // A command queued for the server’s plugin, as it stands: `pending`, `delivered`, or final with the plugin’s output (`ok`, `error`) or `expired`. This is where a `202` from `POST /v1/servers/{id}/command` points. The owner reads every command of the server, an operator only their own; another server’s command, or an id that does not exist, is 404 `command_not_found`.
 //
-// Corresponds with GET /v1/servers/{id}/commands/{commandId} (the `V1ServersCommandGet` operationId).
-func (c *Client) V1ServersCommandGet(ctx context.Context, id int, commandId string, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewV1ServersCommandGetRequest(c.Server, id, commandId)
+// Corresponds with GET /v1/servers/{id}/commands/{commandId} (the `V1ServersCommandsGet` operationId).
+func (c *Client) V1ServersCommandsGet(ctx context.Context, id int, commandId string, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewV1ServersCommandsGetRequest(c.Server, id, commandId)
 	if err != nil {
 		return nil, err
 	}
@@ -17048,19 +17048,19 @@ func NewIngestCommandsListRequest(server string, params *IngestCommandsListParam
 	return req, nil
 }
 
-// NewIngestCommandResultCreateRequest calls the generic IngestCommandResultCreate builder with application/json body
-func NewIngestCommandResultCreateRequest(server string, id string, body IngestCommandResultCreateJSONRequestBody) (*http.Request, error) {
+// NewIngestCommandsResultCreateRequest calls the generic IngestCommandsResultCreate builder with application/json body
+func NewIngestCommandsResultCreateRequest(server string, id string, body IngestCommandsResultCreateJSONRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
 	buf, err := json.Marshal(body)
 	if err != nil {
 		return nil, err
 	}
 	bodyReader = bytes.NewReader(buf)
-	return NewIngestCommandResultCreateRequestWithBody(server, id, "application/json", bodyReader)
+	return NewIngestCommandsResultCreateRequestWithBody(server, id, "application/json", bodyReader)
 }
 
-// NewIngestCommandResultCreateRequestWithBody constructs an http.Request for the IngestCommandResultCreate method, with any body, and a specified content type
-func NewIngestCommandResultCreateRequestWithBody(server string, id string, contentType string, body io.Reader) (*http.Request, error) {
+// NewIngestCommandsResultCreateRequestWithBody constructs an http.Request for the IngestCommandsResultCreate method, with any body, and a specified content type
+func NewIngestCommandsResultCreateRequestWithBody(server string, id string, contentType string, body io.Reader) (*http.Request, error) {
 	var err error
 
 	var pathParam0 string
@@ -20316,8 +20316,8 @@ func NewV1ServersCommandsListRequest(server string, id int, params *V1ServersCom
 	return req, nil
 }
 
-// NewV1ServersCommandGetRequest constructs an http.Request for the V1ServersCommandGet method
-func NewV1ServersCommandGetRequest(server string, id int, commandId string) (*http.Request, error) {
+// NewV1ServersCommandsGetRequest constructs an http.Request for the V1ServersCommandsGet method
+func NewV1ServersCommandsGetRequest(server string, id int, commandId string) (*http.Request, error) {
 	var err error
 
 	var pathParam0 string
@@ -21401,23 +21401,23 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /api-platform/ingest/commands (the `IngestCommandsList` operationId).
 	IngestCommandsListWithResponse(ctx context.Context, params *IngestCommandsListParams, reqEditors ...RequestEditorFn) (*IngestCommandsListResponse, error)
 
-	// IngestCommandResultCreateWithBodyWithResponse Acknowledge a command with its result
+	// IngestCommandsResultCreateWithBodyWithResponse Acknowledge a command with its result
 	//
 	// Records what the command printed and whether it ran. The result is recorded exactly once: the same command acknowledged again (a retry after a lost answer) is `200 {"recorded": false}` and changes nothing. The recorded result goes to the caller still waiting on `POST /v1/servers/{id}/command`, or to `GET /v1/servers/{id}/commands/{commandId}` later; it is audited and told as `server.command_completed`. Another server’s command or an unknown id is `404 command_not_found`; a command past its `expires_at` is `409 command_expired` (it is final as `expired`).
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
-	// Corresponds with POST /api-platform/ingest/commands/{id}/result (the `IngestCommandResultCreate` operationId).
-	IngestCommandResultCreateWithBodyWithResponse(ctx context.Context, id string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*IngestCommandResultCreateResponse, error)
+	// Corresponds with POST /api-platform/ingest/commands/{id}/result (the `IngestCommandsResultCreate` operationId).
+	IngestCommandsResultCreateWithBodyWithResponse(ctx context.Context, id string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*IngestCommandsResultCreateResponse, error)
 
-	// IngestCommandResultCreateWithResponse Acknowledge a command with its result
+	// IngestCommandsResultCreateWithResponse Acknowledge a command with its result
 	//
 	// Records what the command printed and whether it ran. The result is recorded exactly once: the same command acknowledged again (a retry after a lost answer) is `200 {"recorded": false}` and changes nothing. The recorded result goes to the caller still waiting on `POST /v1/servers/{id}/command`, or to `GET /v1/servers/{id}/commands/{commandId}` later; it is audited and told as `server.command_completed`. Another server’s command or an unknown id is `404 command_not_found`; a command past its `expires_at` is `409 command_expired` (it is final as `expired`).
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
-	// Corresponds with POST /api-platform/ingest/commands/{id}/result (the `IngestCommandResultCreate` operationId).
-	IngestCommandResultCreateWithResponse(ctx context.Context, id string, body IngestCommandResultCreateJSONRequestBody, reqEditors ...RequestEditorFn) (*IngestCommandResultCreateResponse, error)
+	// Corresponds with POST /api-platform/ingest/commands/{id}/result (the `IngestCommandsResultCreate` operationId).
+	IngestCommandsResultCreateWithResponse(ctx context.Context, id string, body IngestCommandsResultCreateJSONRequestBody, reqEditors ...RequestEditorFn) (*IngestCommandsResultCreateResponse, error)
 
 	// IngestEventsCreateWithBodyWithResponse Ingest typed JSON events (game-server plugins)
 	//
@@ -22205,14 +22205,14 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /v1/servers/{id}/commands (the `V1ServersCommandsList` operationId).
 	V1ServersCommandsListWithResponse(ctx context.Context, id int, params *V1ServersCommandsListParams, reqEditors ...RequestEditorFn) (*V1ServersCommandsListResponse, error)
 
-	// V1ServersCommandGetWithResponse One queued command of a plugin-channel server (preview)
+	// V1ServersCommandsGetWithResponse One queued command of a plugin-channel server (preview)
 	//
 	// A command queued for the server’s plugin, as it stands: `pending`, `delivered`, or final with the plugin’s output (`ok`, `error`) or `expired`. This is where a `202` from `POST /v1/servers/{id}/command` points. The owner reads every command of the server, an operator only their own; another server’s command, or an id that does not exist, is 404 `command_not_found`.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
-	// Corresponds with GET /v1/servers/{id}/commands/{commandId} (the `V1ServersCommandGet` operationId).
-	V1ServersCommandGetWithResponse(ctx context.Context, id int, commandId string, reqEditors ...RequestEditorFn) (*V1ServersCommandGetResponse, error)
+	// Corresponds with GET /v1/servers/{id}/commands/{commandId} (the `V1ServersCommandsGet` operationId).
+	V1ServersCommandsGetWithResponse(ctx context.Context, id int, commandId string, reqEditors ...RequestEditorFn) (*V1ServersCommandsGetResponse, error)
 
 	// V1ServersStatusGetWithResponse Live status of a game server (preview)
 	//
@@ -24707,42 +24707,42 @@ func (r IngestCommandsListResponse) ContentType() string {
 	return ""
 }
 
-// IngestCommandResultCreateResponse200Headers the declared response headers of an HTTP 200 response for IngestCommandResultCreate
-type IngestCommandResultCreateResponse200Headers struct {
+// IngestCommandsResultCreateResponse200Headers the declared response headers of an HTTP 200 response for IngestCommandsResultCreate
+type IngestCommandsResultCreateResponse200Headers struct {
 	XRequestId *string
 }
 
-// IngestCommandResultCreateResponse400Headers the declared response headers of an HTTP 400 response for IngestCommandResultCreate
-type IngestCommandResultCreateResponse400Headers struct {
+// IngestCommandsResultCreateResponse400Headers the declared response headers of an HTTP 400 response for IngestCommandsResultCreate
+type IngestCommandsResultCreateResponse400Headers struct {
 	XRequestId *string
 }
 
-// IngestCommandResultCreateResponse401Headers the declared response headers of an HTTP 401 response for IngestCommandResultCreate
-type IngestCommandResultCreateResponse401Headers struct {
+// IngestCommandsResultCreateResponse401Headers the declared response headers of an HTTP 401 response for IngestCommandsResultCreate
+type IngestCommandsResultCreateResponse401Headers struct {
 	XRequestId *string
 }
 
-// IngestCommandResultCreateResponse404Headers the declared response headers of an HTTP 404 response for IngestCommandResultCreate
-type IngestCommandResultCreateResponse404Headers struct {
+// IngestCommandsResultCreateResponse404Headers the declared response headers of an HTTP 404 response for IngestCommandsResultCreate
+type IngestCommandsResultCreateResponse404Headers struct {
 	XRequestId *string
 }
 
-// IngestCommandResultCreateResponse409Headers the declared response headers of an HTTP 409 response for IngestCommandResultCreate
-type IngestCommandResultCreateResponse409Headers struct {
+// IngestCommandsResultCreateResponse409Headers the declared response headers of an HTTP 409 response for IngestCommandsResultCreate
+type IngestCommandsResultCreateResponse409Headers struct {
 	XRequestId *string
 }
 
-// IngestCommandResultCreateResponse415Headers the declared response headers of an HTTP 415 response for IngestCommandResultCreate
-type IngestCommandResultCreateResponse415Headers struct {
+// IngestCommandsResultCreateResponse415Headers the declared response headers of an HTTP 415 response for IngestCommandsResultCreate
+type IngestCommandsResultCreateResponse415Headers struct {
 	XRequestId *string
 }
 
-// IngestCommandResultCreateResponse500Headers the declared response headers of an HTTP 500 response for IngestCommandResultCreate
-type IngestCommandResultCreateResponse500Headers struct {
+// IngestCommandsResultCreateResponse500Headers the declared response headers of an HTTP 500 response for IngestCommandsResultCreate
+type IngestCommandsResultCreateResponse500Headers struct {
 	XRequestId *string
 }
 
-type IngestCommandResultCreateResponse struct {
+type IngestCommandsResultCreateResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
@@ -24760,63 +24760,63 @@ type IngestCommandResultCreateResponse struct {
 	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
 	ApplicationproblemJSON500 *Problem
 	// Headers200 the parsed response headers for an HTTP 200 response
-	Headers200 *IngestCommandResultCreateResponse200Headers
+	Headers200 *IngestCommandsResultCreateResponse200Headers
 	// Headers400 the parsed response headers for an HTTP 400 response
-	Headers400 *IngestCommandResultCreateResponse400Headers
+	Headers400 *IngestCommandsResultCreateResponse400Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
-	Headers401 *IngestCommandResultCreateResponse401Headers
+	Headers401 *IngestCommandsResultCreateResponse401Headers
 	// Headers404 the parsed response headers for an HTTP 404 response
-	Headers404 *IngestCommandResultCreateResponse404Headers
+	Headers404 *IngestCommandsResultCreateResponse404Headers
 	// Headers409 the parsed response headers for an HTTP 409 response
-	Headers409 *IngestCommandResultCreateResponse409Headers
+	Headers409 *IngestCommandsResultCreateResponse409Headers
 	// Headers415 the parsed response headers for an HTTP 415 response
-	Headers415 *IngestCommandResultCreateResponse415Headers
+	Headers415 *IngestCommandsResultCreateResponse415Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
-	Headers500 *IngestCommandResultCreateResponse500Headers
+	Headers500 *IngestCommandsResultCreateResponse500Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
-func (r IngestCommandResultCreateResponse) GetJSON200() *PluginCommandRecorded {
+func (r IngestCommandsResultCreateResponse) GetJSON200() *PluginCommandRecorded {
 	return r.JSON200
 }
 
 // GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
-func (r IngestCommandResultCreateResponse) GetApplicationproblemJSON400() *Problem {
+func (r IngestCommandsResultCreateResponse) GetApplicationproblemJSON400() *Problem {
 	return r.ApplicationproblemJSON400
 }
 
 // GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
-func (r IngestCommandResultCreateResponse) GetApplicationproblemJSON401() *Problem {
+func (r IngestCommandsResultCreateResponse) GetApplicationproblemJSON401() *Problem {
 	return r.ApplicationproblemJSON401
 }
 
 // GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
-func (r IngestCommandResultCreateResponse) GetApplicationproblemJSON404() *Problem {
+func (r IngestCommandsResultCreateResponse) GetApplicationproblemJSON404() *Problem {
 	return r.ApplicationproblemJSON404
 }
 
 // GetApplicationproblemJSON409 returns the response for an HTTP 409 `application/problem+json` response
-func (r IngestCommandResultCreateResponse) GetApplicationproblemJSON409() *Problem {
+func (r IngestCommandsResultCreateResponse) GetApplicationproblemJSON409() *Problem {
 	return r.ApplicationproblemJSON409
 }
 
 // GetApplicationproblemJSON415 returns the response for an HTTP 415 `application/problem+json` response
-func (r IngestCommandResultCreateResponse) GetApplicationproblemJSON415() *Problem {
+func (r IngestCommandsResultCreateResponse) GetApplicationproblemJSON415() *Problem {
 	return r.ApplicationproblemJSON415
 }
 
 // GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
-func (r IngestCommandResultCreateResponse) GetApplicationproblemJSON500() *Problem {
+func (r IngestCommandsResultCreateResponse) GetApplicationproblemJSON500() *Problem {
 	return r.ApplicationproblemJSON500
 }
 
 // GetBody returns the raw response body bytes
-func (r IngestCommandResultCreateResponse) GetBody() []byte {
+func (r IngestCommandsResultCreateResponse) GetBody() []byte {
 	return r.Body
 }
 
 // Status returns HTTPResponse.Status
-func (r IngestCommandResultCreateResponse) Status() string {
+func (r IngestCommandsResultCreateResponse) Status() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Status
 	}
@@ -24824,7 +24824,7 @@ func (r IngestCommandResultCreateResponse) Status() string {
 }
 
 // StatusCode returns HTTPResponse.StatusCode
-func (r IngestCommandResultCreateResponse) StatusCode() int {
+func (r IngestCommandsResultCreateResponse) StatusCode() int {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.StatusCode
 	}
@@ -24832,7 +24832,7 @@ func (r IngestCommandResultCreateResponse) StatusCode() int {
 }
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
-func (r IngestCommandResultCreateResponse) ContentType() string {
+func (r IngestCommandsResultCreateResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -33848,8 +33848,8 @@ func (r V1ServersCommandsListResponse) ContentType() string {
 	return ""
 }
 
-// V1ServersCommandGetResponse200Headers the declared response headers of an HTTP 200 response for V1ServersCommandGet
-type V1ServersCommandGetResponse200Headers struct {
+// V1ServersCommandsGetResponse200Headers the declared response headers of an HTTP 200 response for V1ServersCommandsGet
+type V1ServersCommandsGetResponse200Headers struct {
 	RateLimit           *string
 	RateLimitPolicy     *string
 	XRatelimitLimit     *int
@@ -33859,8 +33859,8 @@ type V1ServersCommandGetResponse200Headers struct {
 	XRequestId          *string
 }
 
-// V1ServersCommandGetResponse400Headers the declared response headers of an HTTP 400 response for V1ServersCommandGet
-type V1ServersCommandGetResponse400Headers struct {
+// V1ServersCommandsGetResponse400Headers the declared response headers of an HTTP 400 response for V1ServersCommandsGet
+type V1ServersCommandsGetResponse400Headers struct {
 	RateLimit           *string
 	RateLimitPolicy     *string
 	XRatelimitLimit     *int
@@ -33870,20 +33870,20 @@ type V1ServersCommandGetResponse400Headers struct {
 	XRequestId          *string
 }
 
-// V1ServersCommandGetResponse401Headers the declared response headers of an HTTP 401 response for V1ServersCommandGet
-type V1ServersCommandGetResponse401Headers struct {
+// V1ServersCommandsGetResponse401Headers the declared response headers of an HTTP 401 response for V1ServersCommandsGet
+type V1ServersCommandsGetResponse401Headers struct {
 	WWWAuthenticate *string
 	XRequestId      *string
 }
 
-// V1ServersCommandGetResponse403Headers the declared response headers of an HTTP 403 response for V1ServersCommandGet
-type V1ServersCommandGetResponse403Headers struct {
+// V1ServersCommandsGetResponse403Headers the declared response headers of an HTTP 403 response for V1ServersCommandsGet
+type V1ServersCommandsGetResponse403Headers struct {
 	WWWAuthenticate *string
 	XRequestId      *string
 }
 
-// V1ServersCommandGetResponse404Headers the declared response headers of an HTTP 404 response for V1ServersCommandGet
-type V1ServersCommandGetResponse404Headers struct {
+// V1ServersCommandsGetResponse404Headers the declared response headers of an HTTP 404 response for V1ServersCommandsGet
+type V1ServersCommandsGetResponse404Headers struct {
 	RateLimit           *string
 	RateLimitPolicy     *string
 	XRatelimitLimit     *int
@@ -33893,8 +33893,8 @@ type V1ServersCommandGetResponse404Headers struct {
 	XRequestId          *string
 }
 
-// V1ServersCommandGetResponse429Headers the declared response headers of an HTTP 429 response for V1ServersCommandGet
-type V1ServersCommandGetResponse429Headers struct {
+// V1ServersCommandsGetResponse429Headers the declared response headers of an HTTP 429 response for V1ServersCommandsGet
+type V1ServersCommandsGetResponse429Headers struct {
 	RateLimit           *string
 	RateLimitPolicy     *string
 	RetryAfter          *int
@@ -33905,8 +33905,8 @@ type V1ServersCommandGetResponse429Headers struct {
 	XRequestId          *string
 }
 
-// V1ServersCommandGetResponse500Headers the declared response headers of an HTTP 500 response for V1ServersCommandGet
-type V1ServersCommandGetResponse500Headers struct {
+// V1ServersCommandsGetResponse500Headers the declared response headers of an HTTP 500 response for V1ServersCommandsGet
+type V1ServersCommandsGetResponse500Headers struct {
 	RateLimit           *string
 	RateLimitPolicy     *string
 	XRatelimitLimit     *int
@@ -33916,8 +33916,8 @@ type V1ServersCommandGetResponse500Headers struct {
 	XRequestId          *string
 }
 
-// V1ServersCommandGetResponse503Headers the declared response headers of an HTTP 503 response for V1ServersCommandGet
-type V1ServersCommandGetResponse503Headers struct {
+// V1ServersCommandsGetResponse503Headers the declared response headers of an HTTP 503 response for V1ServersCommandsGet
+type V1ServersCommandsGetResponse503Headers struct {
 	RateLimit           *string
 	RateLimitPolicy     *string
 	XRatelimitLimit     *int
@@ -33927,11 +33927,11 @@ type V1ServersCommandGetResponse503Headers struct {
 	XRequestId          *string
 }
 
-type V1ServersCommandGetResponse struct {
+type V1ServersCommandsGetResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
-	JSON200 *V1ServersCommandGetResult
+	JSON200 *V1ServersCommandsGetResult
 	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
 	ApplicationproblemJSON400 *Problem
 	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
@@ -33947,70 +33947,70 @@ type V1ServersCommandGetResponse struct {
 	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
 	ApplicationproblemJSON503 *Problem
 	// Headers200 the parsed response headers for an HTTP 200 response
-	Headers200 *V1ServersCommandGetResponse200Headers
+	Headers200 *V1ServersCommandsGetResponse200Headers
 	// Headers400 the parsed response headers for an HTTP 400 response
-	Headers400 *V1ServersCommandGetResponse400Headers
+	Headers400 *V1ServersCommandsGetResponse400Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
-	Headers401 *V1ServersCommandGetResponse401Headers
+	Headers401 *V1ServersCommandsGetResponse401Headers
 	// Headers403 the parsed response headers for an HTTP 403 response
-	Headers403 *V1ServersCommandGetResponse403Headers
+	Headers403 *V1ServersCommandsGetResponse403Headers
 	// Headers404 the parsed response headers for an HTTP 404 response
-	Headers404 *V1ServersCommandGetResponse404Headers
+	Headers404 *V1ServersCommandsGetResponse404Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
-	Headers429 *V1ServersCommandGetResponse429Headers
+	Headers429 *V1ServersCommandsGetResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
-	Headers500 *V1ServersCommandGetResponse500Headers
+	Headers500 *V1ServersCommandsGetResponse500Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
-	Headers503 *V1ServersCommandGetResponse503Headers
+	Headers503 *V1ServersCommandsGetResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
-func (r V1ServersCommandGetResponse) GetJSON200() *V1ServersCommandGetResult {
+func (r V1ServersCommandsGetResponse) GetJSON200() *V1ServersCommandsGetResult {
 	return r.JSON200
 }
 
 // GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
-func (r V1ServersCommandGetResponse) GetApplicationproblemJSON400() *Problem {
+func (r V1ServersCommandsGetResponse) GetApplicationproblemJSON400() *Problem {
 	return r.ApplicationproblemJSON400
 }
 
 // GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
-func (r V1ServersCommandGetResponse) GetApplicationproblemJSON401() *Problem {
+func (r V1ServersCommandsGetResponse) GetApplicationproblemJSON401() *Problem {
 	return r.ApplicationproblemJSON401
 }
 
 // GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
-func (r V1ServersCommandGetResponse) GetApplicationproblemJSON403() *Problem {
+func (r V1ServersCommandsGetResponse) GetApplicationproblemJSON403() *Problem {
 	return r.ApplicationproblemJSON403
 }
 
 // GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
-func (r V1ServersCommandGetResponse) GetApplicationproblemJSON404() *Problem {
+func (r V1ServersCommandsGetResponse) GetApplicationproblemJSON404() *Problem {
 	return r.ApplicationproblemJSON404
 }
 
 // GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
-func (r V1ServersCommandGetResponse) GetApplicationproblemJSON429() *Problem {
+func (r V1ServersCommandsGetResponse) GetApplicationproblemJSON429() *Problem {
 	return r.ApplicationproblemJSON429
 }
 
 // GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
-func (r V1ServersCommandGetResponse) GetApplicationproblemJSON500() *Problem {
+func (r V1ServersCommandsGetResponse) GetApplicationproblemJSON500() *Problem {
 	return r.ApplicationproblemJSON500
 }
 
 // GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
-func (r V1ServersCommandGetResponse) GetApplicationproblemJSON503() *Problem {
+func (r V1ServersCommandsGetResponse) GetApplicationproblemJSON503() *Problem {
 	return r.ApplicationproblemJSON503
 }
 
 // GetBody returns the raw response body bytes
-func (r V1ServersCommandGetResponse) GetBody() []byte {
+func (r V1ServersCommandsGetResponse) GetBody() []byte {
 	return r.Body
 }
 
 // Status returns HTTPResponse.Status
-func (r V1ServersCommandGetResponse) Status() string {
+func (r V1ServersCommandsGetResponse) Status() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Status
 	}
@@ -34018,7 +34018,7 @@ func (r V1ServersCommandGetResponse) Status() string {
 }
 
 // StatusCode returns HTTPResponse.StatusCode
-func (r V1ServersCommandGetResponse) StatusCode() int {
+func (r V1ServersCommandsGetResponse) StatusCode() int {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.StatusCode
 	}
@@ -34026,7 +34026,7 @@ func (r V1ServersCommandGetResponse) StatusCode() int {
 }
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
-func (r V1ServersCommandGetResponse) ContentType() string {
+func (r V1ServersCommandsGetResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -37128,34 +37128,34 @@ func (c *ClientWithResponses) IngestCommandsListWithResponse(ctx context.Context
 	return ParseIngestCommandsListResponse(rsp)
 }
 
-// IngestCommandResultCreateWithBodyWithResponse Acknowledge a command with its result
+// IngestCommandsResultCreateWithBodyWithResponse Acknowledge a command with its result
 //
 // Records what the command printed and whether it ran. The result is recorded exactly once: the same command acknowledged again (a retry after a lost answer) is `200 {"recorded": false}` and changes nothing. The recorded result goes to the caller still waiting on `POST /v1/servers/{id}/command`, or to `GET /v1/servers/{id}/commands/{commandId}` later; it is audited and told as `server.command_completed`. Another server’s command or an unknown id is `404 command_not_found`; a command past its `expires_at` is `409 command_expired` (it is final as `expired`).
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
-// Corresponds with POST /api-platform/ingest/commands/{id}/result (the `IngestCommandResultCreate` operationId).
-func (c *ClientWithResponses) IngestCommandResultCreateWithBodyWithResponse(ctx context.Context, id string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*IngestCommandResultCreateResponse, error) {
-	rsp, err := c.IngestCommandResultCreateWithBody(ctx, id, contentType, body, reqEditors...)
+// Corresponds with POST /api-platform/ingest/commands/{id}/result (the `IngestCommandsResultCreate` operationId).
+func (c *ClientWithResponses) IngestCommandsResultCreateWithBodyWithResponse(ctx context.Context, id string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*IngestCommandsResultCreateResponse, error) {
+	rsp, err := c.IngestCommandsResultCreateWithBody(ctx, id, contentType, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
-	return ParseIngestCommandResultCreateResponse(rsp)
+	return ParseIngestCommandsResultCreateResponse(rsp)
 }
 
-// IngestCommandResultCreateWithResponse Acknowledge a command with its result
+// IngestCommandsResultCreateWithResponse Acknowledge a command with its result
 //
 // Records what the command printed and whether it ran. The result is recorded exactly once: the same command acknowledged again (a retry after a lost answer) is `200 {"recorded": false}` and changes nothing. The recorded result goes to the caller still waiting on `POST /v1/servers/{id}/command`, or to `GET /v1/servers/{id}/commands/{commandId}` later; it is audited and told as `server.command_completed`. Another server’s command or an unknown id is `404 command_not_found`; a command past its `expires_at` is `409 command_expired` (it is final as `expired`).
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
-// Corresponds with POST /api-platform/ingest/commands/{id}/result (the `IngestCommandResultCreate` operationId).
-func (c *ClientWithResponses) IngestCommandResultCreateWithResponse(ctx context.Context, id string, body IngestCommandResultCreateJSONRequestBody, reqEditors ...RequestEditorFn) (*IngestCommandResultCreateResponse, error) {
-	rsp, err := c.IngestCommandResultCreate(ctx, id, body, reqEditors...)
+// Corresponds with POST /api-platform/ingest/commands/{id}/result (the `IngestCommandsResultCreate` operationId).
+func (c *ClientWithResponses) IngestCommandsResultCreateWithResponse(ctx context.Context, id string, body IngestCommandsResultCreateJSONRequestBody, reqEditors ...RequestEditorFn) (*IngestCommandsResultCreateResponse, error) {
+	rsp, err := c.IngestCommandsResultCreate(ctx, id, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
-	return ParseIngestCommandResultCreateResponse(rsp)
+	return ParseIngestCommandsResultCreateResponse(rsp)
 }
 
 // IngestEventsCreateWithBodyWithResponse Ingest typed JSON events (game-server plugins)
@@ -38376,19 +38376,19 @@ func (c *ClientWithResponses) V1ServersCommandsListWithResponse(ctx context.Cont
 	return ParseV1ServersCommandsListResponse(rsp)
 }
 
-// V1ServersCommandGetWithResponse One queued command of a plugin-channel server (preview)
+// V1ServersCommandsGetWithResponse One queued command of a plugin-channel server (preview)
 //
 // A command queued for the server’s plugin, as it stands: `pending`, `delivered`, or final with the plugin’s output (`ok`, `error`) or `expired`. This is where a `202` from `POST /v1/servers/{id}/command` points. The owner reads every command of the server, an operator only their own; another server’s command, or an id that does not exist, is 404 `command_not_found`.
 //
 // Returns a wrapper object for the known response body format(s).
 //
-// Corresponds with GET /v1/servers/{id}/commands/{commandId} (the `V1ServersCommandGet` operationId).
-func (c *ClientWithResponses) V1ServersCommandGetWithResponse(ctx context.Context, id int, commandId string, reqEditors ...RequestEditorFn) (*V1ServersCommandGetResponse, error) {
-	rsp, err := c.V1ServersCommandGet(ctx, id, commandId, reqEditors...)
+// Corresponds with GET /v1/servers/{id}/commands/{commandId} (the `V1ServersCommandsGet` operationId).
+func (c *ClientWithResponses) V1ServersCommandsGetWithResponse(ctx context.Context, id int, commandId string, reqEditors ...RequestEditorFn) (*V1ServersCommandsGetResponse, error) {
+	rsp, err := c.V1ServersCommandsGet(ctx, id, commandId, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
-	return ParseV1ServersCommandGetResponse(rsp)
+	return ParseV1ServersCommandsGetResponse(rsp)
 }
 
 // V1ServersStatusGetWithResponse Live status of a game server (preview)
@@ -41108,15 +41108,15 @@ func ParseIngestCommandsListResponse(rsp *http.Response) (*IngestCommandsListRes
 	return response, nil
 }
 
-// ParseIngestCommandResultCreateResponse parses an HTTP response from a IngestCommandResultCreateWithResponse call
-func ParseIngestCommandResultCreateResponse(rsp *http.Response) (*IngestCommandResultCreateResponse, error) {
+// ParseIngestCommandsResultCreateResponse parses an HTTP response from a IngestCommandsResultCreateWithResponse call
+func ParseIngestCommandsResultCreateResponse(rsp *http.Response) (*IngestCommandsResultCreateResponse, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
 	defer func() { _ = rsp.Body.Close() }()
 	if err != nil {
 		return nil, err
 	}
 
-	response := &IngestCommandResultCreateResponse{
+	response := &IngestCommandsResultCreateResponse{
 		Body:         bodyBytes,
 		HTTPResponse: rsp,
 	}
@@ -41175,7 +41175,7 @@ func ParseIngestCommandResultCreateResponse(rsp *http.Response) (*IngestCommandR
 
 	switch {
 	case rsp.StatusCode == 200:
-		var headers IngestCommandResultCreateResponse200Headers
+		var headers IngestCommandsResultCreateResponse200Headers
 		if values := rsp.Header.Values("x-request-id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "x-request-id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -41185,7 +41185,7 @@ func ParseIngestCommandResultCreateResponse(rsp *http.Response) (*IngestCommandR
 		}
 		response.Headers200 = &headers
 	case rsp.StatusCode == 400:
-		var headers IngestCommandResultCreateResponse400Headers
+		var headers IngestCommandsResultCreateResponse400Headers
 		if values := rsp.Header.Values("x-request-id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "x-request-id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -41195,7 +41195,7 @@ func ParseIngestCommandResultCreateResponse(rsp *http.Response) (*IngestCommandR
 		}
 		response.Headers400 = &headers
 	case rsp.StatusCode == 401:
-		var headers IngestCommandResultCreateResponse401Headers
+		var headers IngestCommandsResultCreateResponse401Headers
 		if values := rsp.Header.Values("x-request-id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "x-request-id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -41205,7 +41205,7 @@ func ParseIngestCommandResultCreateResponse(rsp *http.Response) (*IngestCommandR
 		}
 		response.Headers401 = &headers
 	case rsp.StatusCode == 404:
-		var headers IngestCommandResultCreateResponse404Headers
+		var headers IngestCommandsResultCreateResponse404Headers
 		if values := rsp.Header.Values("x-request-id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "x-request-id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -41215,7 +41215,7 @@ func ParseIngestCommandResultCreateResponse(rsp *http.Response) (*IngestCommandR
 		}
 		response.Headers404 = &headers
 	case rsp.StatusCode == 409:
-		var headers IngestCommandResultCreateResponse409Headers
+		var headers IngestCommandsResultCreateResponse409Headers
 		if values := rsp.Header.Values("x-request-id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "x-request-id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -41225,7 +41225,7 @@ func ParseIngestCommandResultCreateResponse(rsp *http.Response) (*IngestCommandR
 		}
 		response.Headers409 = &headers
 	case rsp.StatusCode == 415:
-		var headers IngestCommandResultCreateResponse415Headers
+		var headers IngestCommandsResultCreateResponse415Headers
 		if values := rsp.Header.Values("x-request-id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "x-request-id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -41235,7 +41235,7 @@ func ParseIngestCommandResultCreateResponse(rsp *http.Response) (*IngestCommandR
 		}
 		response.Headers415 = &headers
 	case rsp.StatusCode == 500:
-		var headers IngestCommandResultCreateResponse500Headers
+		var headers IngestCommandsResultCreateResponse500Headers
 		if values := rsp.Header.Values("x-request-id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "x-request-id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -61229,22 +61229,22 @@ func ParseV1ServersCommandsListResponse(rsp *http.Response) (*V1ServersCommandsL
 	return response, nil
 }
 
-// ParseV1ServersCommandGetResponse parses an HTTP response from a V1ServersCommandGetWithResponse call
-func ParseV1ServersCommandGetResponse(rsp *http.Response) (*V1ServersCommandGetResponse, error) {
+// ParseV1ServersCommandsGetResponse parses an HTTP response from a V1ServersCommandsGetWithResponse call
+func ParseV1ServersCommandsGetResponse(rsp *http.Response) (*V1ServersCommandsGetResponse, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
 	defer func() { _ = rsp.Body.Close() }()
 	if err != nil {
 		return nil, err
 	}
 
-	response := &V1ServersCommandGetResponse{
+	response := &V1ServersCommandsGetResponse{
 		Body:         bodyBytes,
 		HTTPResponse: rsp,
 	}
 
 	switch {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
-		var dest V1ServersCommandGetResult
+		var dest V1ServersCommandsGetResult
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -61303,7 +61303,7 @@ func ParseV1ServersCommandGetResponse(rsp *http.Response) (*V1ServersCommandGetR
 
 	switch {
 	case rsp.StatusCode == 200:
-		var headers V1ServersCommandGetResponse200Headers
+		var headers V1ServersCommandsGetResponse200Headers
 		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -61355,7 +61355,7 @@ func ParseV1ServersCommandGetResponse(rsp *http.Response) (*V1ServersCommandGetR
 		}
 		response.Headers200 = &headers
 	case rsp.StatusCode == 400:
-		var headers V1ServersCommandGetResponse400Headers
+		var headers V1ServersCommandsGetResponse400Headers
 		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -61407,7 +61407,7 @@ func ParseV1ServersCommandGetResponse(rsp *http.Response) (*V1ServersCommandGetR
 		}
 		response.Headers400 = &headers
 	case rsp.StatusCode == 401:
-		var headers V1ServersCommandGetResponse401Headers
+		var headers V1ServersCommandsGetResponse401Headers
 		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -61424,7 +61424,7 @@ func ParseV1ServersCommandGetResponse(rsp *http.Response) (*V1ServersCommandGetR
 		}
 		response.Headers401 = &headers
 	case rsp.StatusCode == 403:
-		var headers V1ServersCommandGetResponse403Headers
+		var headers V1ServersCommandsGetResponse403Headers
 		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -61441,7 +61441,7 @@ func ParseV1ServersCommandGetResponse(rsp *http.Response) (*V1ServersCommandGetR
 		}
 		response.Headers403 = &headers
 	case rsp.StatusCode == 404:
-		var headers V1ServersCommandGetResponse404Headers
+		var headers V1ServersCommandsGetResponse404Headers
 		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -61493,7 +61493,7 @@ func ParseV1ServersCommandGetResponse(rsp *http.Response) (*V1ServersCommandGetR
 		}
 		response.Headers404 = &headers
 	case rsp.StatusCode == 429:
-		var headers V1ServersCommandGetResponse429Headers
+		var headers V1ServersCommandsGetResponse429Headers
 		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -61552,7 +61552,7 @@ func ParseV1ServersCommandGetResponse(rsp *http.Response) (*V1ServersCommandGetR
 		}
 		response.Headers429 = &headers
 	case rsp.StatusCode == 500:
-		var headers V1ServersCommandGetResponse500Headers
+		var headers V1ServersCommandsGetResponse500Headers
 		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -61604,7 +61604,7 @@ func ParseV1ServersCommandGetResponse(rsp *http.Response) (*V1ServersCommandGetR
 		}
 		response.Headers500 = &headers
 	case rsp.StatusCode == 503:
-		var headers V1ServersCommandGetResponse503Headers
+		var headers V1ServersCommandsGetResponse503Headers
 		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {

@@ -8231,22 +8231,22 @@ pub mod types {
             value.parse()
         }
     }
-    ///`IngestCommandResultCreateId`
+    ///`IngestCommandsResultCreateId`
     #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
-    pub struct IngestCommandResultCreateId(::std::string::String);
-    impl ::std::ops::Deref for IngestCommandResultCreateId {
+    pub struct IngestCommandsResultCreateId(::std::string::String);
+    impl ::std::ops::Deref for IngestCommandsResultCreateId {
         type Target = ::std::string::String;
         fn deref(&self) -> &::std::string::String {
             &self.0
         }
     }
-    impl ::std::convert::From<IngestCommandResultCreateId> for ::std::string::String {
-        fn from(value: IngestCommandResultCreateId) -> Self {
+    impl ::std::convert::From<IngestCommandsResultCreateId> for ::std::string::String {
+        fn from(value: IngestCommandsResultCreateId) -> Self {
             value.0
         }
     }
-    impl ::std::str::FromStr for IngestCommandResultCreateId {
+    impl ::std::str::FromStr for IngestCommandsResultCreateId {
         type Err = self::error::ConversionError;
         fn from_str(
             value: &str,
@@ -8259,7 +8259,7 @@ pub mod types {
             Ok(Self(value.to_string()))
         }
     }
-    impl ::std::convert::TryFrom<&str> for IngestCommandResultCreateId {
+    impl ::std::convert::TryFrom<&str> for IngestCommandsResultCreateId {
         type Error = self::error::ConversionError;
         fn try_from(
             value: &str,
@@ -8267,7 +8267,8 @@ pub mod types {
             value.parse()
         }
     }
-    impl ::std::convert::TryFrom<::std::string::String> for IngestCommandResultCreateId {
+    impl ::std::convert::TryFrom<::std::string::String>
+    for IngestCommandsResultCreateId {
         type Error = self::error::ConversionError;
         fn try_from(
             value: ::std::string::String,
@@ -8275,7 +8276,7 @@ pub mod types {
             value.parse()
         }
     }
-    impl<'de> ::serde::Deserialize<'de> for IngestCommandResultCreateId {
+    impl<'de> ::serde::Deserialize<'de> for IngestCommandsResultCreateId {
         fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
         where
             D: ::serde::Deserializer<'de>,
@@ -25240,68 +25241,6 @@ pub mod types {
         ///Items across all pages
         pub total: u64,
     }
-    ///`V1ServersCommandGetCommandId`
-    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
-    #[serde(transparent)]
-    pub struct V1ServersCommandGetCommandId(::std::string::String);
-    impl ::std::ops::Deref for V1ServersCommandGetCommandId {
-        type Target = ::std::string::String;
-        fn deref(&self) -> &::std::string::String {
-            &self.0
-        }
-    }
-    impl ::std::convert::From<V1ServersCommandGetCommandId> for ::std::string::String {
-        fn from(value: V1ServersCommandGetCommandId) -> Self {
-            value.0
-        }
-    }
-    impl ::std::str::FromStr for V1ServersCommandGetCommandId {
-        type Err = self::error::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            static PATTERN: ::std::sync::LazyLock<::regress::Regex> = ::std::sync::LazyLock::new(||
-            { ::regress::Regex::new("^[1-9][0-9]{0,15}$").unwrap() });
-            if PATTERN.find(value).is_none() {
-                return Err("doesn't match pattern \"^[1-9][0-9]{0,15}$\"".into());
-            }
-            Ok(Self(value.to_string()))
-        }
-    }
-    impl ::std::convert::TryFrom<&str> for V1ServersCommandGetCommandId {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl ::std::convert::TryFrom<::std::string::String>
-    for V1ServersCommandGetCommandId {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl<'de> ::serde::Deserialize<'de> for V1ServersCommandGetCommandId {
-        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
-        where
-            D: ::serde::Deserializer<'de>,
-        {
-            ::std::string::String::deserialize(deserializer)?
-                .parse()
-                .map_err(|e: self::error::ConversionError| {
-                    <D::Error as ::serde::de::Error>::custom(e.to_string())
-                })
-        }
-    }
-    ///the command
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-    pub struct V1ServersCommandGetResult {
-        pub data: ServerQueuedCommand,
-    }
     ///`V1ServersCommandSendIdempotencyKey`
     #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
@@ -25429,6 +25368,68 @@ pub mod types {
                     <D::Error as ::serde::de::Error>::custom(e.to_string())
                 })
         }
+    }
+    ///`V1ServersCommandsGetCommandId`
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+    #[serde(transparent)]
+    pub struct V1ServersCommandsGetCommandId(::std::string::String);
+    impl ::std::ops::Deref for V1ServersCommandsGetCommandId {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<V1ServersCommandsGetCommandId> for ::std::string::String {
+        fn from(value: V1ServersCommandsGetCommandId) -> Self {
+            value.0
+        }
+    }
+    impl ::std::str::FromStr for V1ServersCommandsGetCommandId {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            static PATTERN: ::std::sync::LazyLock<::regress::Regex> = ::std::sync::LazyLock::new(||
+            { ::regress::Regex::new("^[1-9][0-9]{0,15}$").unwrap() });
+            if PATTERN.find(value).is_none() {
+                return Err("doesn't match pattern \"^[1-9][0-9]{0,15}$\"".into());
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for V1ServersCommandsGetCommandId {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String>
+    for V1ServersCommandsGetCommandId {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for V1ServersCommandsGetCommandId {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| {
+                    <D::Error as ::serde::de::Error>::custom(e.to_string())
+                })
+        }
+    }
+    ///the command
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    pub struct V1ServersCommandsGetResult {
+        pub data: ServerQueuedCommand,
     }
     ///a page of the audit, newest first
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
@@ -29047,11 +29048,14 @@ Arguments:
 - `id`: Server ID
 - `command_id`: the command’s id, as the queue gave it
 */
-    pub async fn v1_servers_command_get<'a>(
+    pub async fn v1_servers_commands_get<'a>(
         &'a self,
         id: ::std::num::NonZeroU64,
-        command_id: &'a types::V1ServersCommandGetCommandId,
-    ) -> Result<ResponseValue<types::V1ServersCommandGetResult>, Error<types::Problem>> {
+        command_id: &'a types::V1ServersCommandsGetCommandId,
+    ) -> Result<
+        ResponseValue<types::V1ServersCommandsGetResult>,
+        Error<types::Problem>,
+    > {
         let url = format!(
             "{}/v1/servers/{}/commands/{}", self.baseurl, encode_path(& id.to_string()),
             encode_path(& command_id.to_string()),
@@ -29073,7 +29077,7 @@ Arguments:
             .headers(header_map)
             .build()?;
         let info = OperationInfo {
-            operation_id: "v1_servers_command_get",
+            operation_id: "v1_servers_commands_get",
         };
         self.pre(&mut request, &info).await?;
         let result = self.exec(request, &info).await;
@@ -33428,9 +33432,9 @@ Arguments:
 - `id`: the command’s id, as the queue gave it
 - `body`
 */
-    pub async fn ingest_command_result_create<'a>(
+    pub async fn ingest_commands_result_create<'a>(
         &'a self,
-        id: &'a types::IngestCommandResultCreateId,
+        id: &'a types::IngestCommandsResultCreateId,
         body: &'a types::PluginCommandResult,
     ) -> Result<ResponseValue<types::PluginCommandRecorded>, Error<types::Problem>> {
         let url = format!(
@@ -33455,7 +33459,7 @@ Arguments:
             .headers(header_map)
             .build()?;
         let info = OperationInfo {
-            operation_id: "ingest_command_result_create",
+            operation_id: "ingest_commands_result_create",
         };
         self.pre(&mut request, &info).await?;
         let result = self.exec(request, &info).await;

@@ -313,7 +313,7 @@ export interface paths {
          * One queued command of a plugin-channel server (preview)
          * @description A command queued for the server’s plugin, as it stands: `pending`, `delivered`, or final with the plugin’s output (`ok`, `error`) or `expired`. This is where a `202` from `POST /v1/servers/{id}/command` points. The owner reads every command of the server, an operator only their own; another server’s command, or an id that does not exist, is 404 `command_not_found`.
          */
-        get: operations["v1_servers_command_get"];
+        get: operations["v1_servers_commands_get"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1520,7 +1520,7 @@ export interface paths {
          * Acknowledge a command with its result
          * @description Records what the command printed and whether it ran. The result is recorded exactly once: the same command acknowledged again (a retry after a lost answer) is `200 {"recorded": false}` and changes nothing. The recorded result goes to the caller still waiting on `POST /v1/servers/{id}/command`, or to `GET /v1/servers/{id}/commands/{commandId}` later; it is audited and told as `server.command_completed`. Another server’s command or an unknown id is `404 command_not_found`; a command past its `expires_at` is `409 command_expired` (it is final as `expired`).
          */
-        post: operations["ingest_command_result_create"];
+        post: operations["ingest_commands_result_create"];
         delete?: never;
         options?: never;
         head?: never;
@@ -4719,7 +4719,7 @@ export interface components {
             wait_ms?: number;
         };
         /** @description the command */
-        V1ServersCommandGetResult: {
+        V1ServersCommandsGetResult: {
             data: components["schemas"]["ServerQueuedCommand"];
         };
         /** @description a page of the audit, newest first */
@@ -11699,7 +11699,7 @@ export interface operations {
             };
         };
     };
-    v1_servers_command_get: {
+    v1_servers_commands_get: {
         parameters: {
             query?: never;
             header?: never;
@@ -11748,7 +11748,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["V1ServersCommandGetResult"];
+                    "application/json": components["schemas"]["V1ServersCommandsGetResult"];
                 };
             };
             /** @description `invalid_parameter`: Invalid parameter */
@@ -20570,7 +20570,7 @@ export interface operations {
             };
         };
     };
-    ingest_command_result_create: {
+    ingest_commands_result_create: {
         parameters: {
             query?: never;
             header?: never;

@@ -241,7 +241,7 @@ export function serverCommandsV1Routes(commands: ServerCommandsService) {
     app.get(
       '/servers/:id/commands/:commandId',
       v1Route({
-        operationId: 'v1_servers_command_get',
+        operationId: 'v1_servers_commands_get',
         tag: TAG,
         summary: 'One queued command of a plugin-channel server (preview)',
         description:

@@ -1896,7 +1896,7 @@ class V1ServersCommandSendRequest(BaseModel):
     ] = None
 
 
-class V1ServersCommandGetResult(BaseModel):
+class V1ServersCommandsGetResult(BaseModel):
     data: ServerQueuedCommand
 
 

@@ -135,7 +135,7 @@ export function pluginCommandRoutes(queue: PluginQueue) {
       {
         schema: {
           ...documented,
-          operationId: 'ingest_command_result_create',
+          operationId: 'ingest_commands_result_create',
           summary: 'Acknowledge a command with its result',
           description:
             'Records what the command printed and whether it ran. The result is recorded exactly once: the same command acknowledged again (a retry after a lost answer) is `200 {"recorded": false}` and changes nothing. ' +

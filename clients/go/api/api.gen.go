@@ -33390,6 +33390,7 @@ type V1ServersCommandSendResponse200Headers struct {
 // V1ServersCommandSendResponse202Headers the declared response headers of an HTTP 202 response for V1ServersCommandSend
 type V1ServersCommandSendResponse202Headers struct {
 	IdempotentReplayed  *string
+	Location            *string
 	RateLimit           *string
 	RateLimitPolicy     *string
 	XRatelimitLimit     *int
@@ -60226,6 +60227,13 @@ func ParseV1ServersCommandSendResponse(rsp *http.Response) (*V1ServersCommandSen
 				return nil, err
 			}
 			headers.IdempotentReplayed = &value
+		}
+		if values := rsp.Header.Values("Location"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Location", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Location = &value
 		}
 		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
 			var value string

@@ -11501,6 +11501,8 @@ export interface operations {
             /** @description plugin channel: no result within `wait_ms` (`status` says where it stands, `output` is empty); the `Location` header points to `GET /v1/servers/{id}/commands/{commandId}` */
             202: {
                 headers: {
+                    /** @description where the command stands: `GET /v1/servers/{id}/commands/{commandId}` (absent in a replay) */
+                    Location?: string;
                     "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
                     "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
                     "x-ratelimit-used": components["headers"]["x-ratelimit-used"];
@@ -11516,13 +11518,13 @@ export interface operations {
                      * @example {
                      *       "data": {
                      *         "command": "changelevel de_inferno",
-                     *         "output": "Changing level to de_inferno",
+                     *         "output": "",
                      *         "truncated": false,
-                     *         "duration_ms": 42,
+                     *         "duration_ms": 0,
                      *         "executed_at": "2026-11-20T18:04:11.000Z",
                      *         "id": "812",
-                     *         "status": "ok",
-                     *         "expires_at": "2026-11-20T18:04:11.000Z"
+                     *         "status": "pending",
+                     *         "expires_at": "2026-11-20T18:05:11.000Z"
                      *       }
                      *     }
                      */

@@ -33,7 +33,13 @@ export function identityIngestRoutes(identities: IdentityService) {
   return (app: App, serverOf: (request: FastifyRequest) => { id: number }): void => {
     const documented = { tags: ['Ingest'], security: [{ ingestToken: [] }] };
     const errors = (...extra: Parameters<typeof errorResponses>) =>
-      errorResponses('invalid_body', 'invalid_server_token', 'unsupported_media_type', 'internal_error', ...extra);
+      errorResponses(
+        'invalid_body',
+        'invalid_server_token',
+        'unsupported_media_type',
+        'internal_error',
+        ...extra,
+      );
 
     app.post(
       '/links',

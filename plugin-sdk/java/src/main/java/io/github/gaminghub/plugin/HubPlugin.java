@@ -280,6 +280,18 @@ public final class HubPlugin implements AutoCloseable {
     }
     LOG.log(Level.ERROR, "the hub refused the server token; the hub connection is stopped: " + reason.getMessage());
     sender.halt();
+    stopPolling();
+    if (config.onStopped != null) {
+      try {
+        config.onStopped.accept(reason);
+      } catch (RuntimeException e) {
+        LOG.log(Level.WARNING, "onStopped failed: " + e);
+      }
+    }
+  }
+
+  /** Ends the command loop and the heartbeat (a long-poll in flight is cancelled by the interrupt). */
+  private void stopPolling() {
     if (commandLoop != null) {
       commandLoop.stop();
       commandThread.interrupt();
@@ -287,13 +299,6 @@ public final class HubPlugin implements AutoCloseable {
     if (heartbeat != null) {
       heartbeat.stop();
       heartbeatThread.interrupt();
-    }
-    if (config.onStopped != null) {
-      try {
-        config.onStopped.accept(reason);
-      } catch (RuntimeException e) {
-        LOG.log(Level.WARNING, "onStopped failed: " + e);
-      }
     }
   }
 
@@ -306,14 +311,7 @@ public final class HubPlugin implements AutoCloseable {
     if (!closed.compareAndSet(false, true)) {
       return;
     }
-    if (commandLoop != null) {
-      commandLoop.stop();
-      commandThread.interrupt();
-    }
-    if (heartbeat != null) {
-      heartbeat.stop();
-      heartbeatThread.interrupt();
-    }
+    stopPolling();
     long deadline = System.nanoTime() + config.flushTimeout.toNanos();
     sender.close(deadline);
     try {

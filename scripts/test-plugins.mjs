@@ -14,6 +14,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import Database from 'better-sqlite3';
+import { cli, cliJson, env } from './clients/hub.mjs';
 import { buildService, logger, run, scenarioResults, selectLanguages } from './matrix.mjs';
 
 const ROOT = resolve(import.meta.dirname, '..');
@@ -26,26 +27,6 @@ buildService(ROOT, 'PLUGINS_SKIP_BUILD', log);
 
 const dir = mkdtempSync(join(tmpdir(), 'hub-plugins-'));
 const dbFile = join(dir, 'hub.sqlite');
-const env = (extra = {}) => ({
-  ...process.env,
-  DATABASE_URL: `sqlite:${dbFile}`,
-  LOG_LEVEL: 'warn',
-  REDIS_URL: '',
-  ...extra,
-});
-function cli(args, input) {
-  const run = spawnSync(process.execPath, [CLI, ...args], { env: env(), input, encoding: 'utf8' });
-  if (run.status !== 0)
-    throw new Error(`hub ${args.join(' ')} failed (${run.status}): ${run.stderr}${run.stdout}`);
-  return run.stdout;
-}
-const cliJson = (args, input) =>
-  JSON.parse(
-    cli([...args, '--json'], input)
-      .trim()
-      .split('\n')
-      .pop(),
-  );
 
 const freePort = () =>
   new Promise((done, fail) => {
@@ -67,7 +48,7 @@ function hubProcess(port) {
     running: () => child !== undefined && child.exitCode === null,
     async start() {
       child = spawn(process.execPath, [CLI, 'serve'], {
-        env: env({
+        env: env(dir, {
           PORT: String(port),
           HOST: '127.0.0.1',
           INGEST_UDP_PORT: '0',
@@ -133,7 +114,7 @@ function startControl(hub, owner) {
       }
       const remove = /^\/servers\/(\d+)\/remove$/.exec(url.pathname);
       if (req.method === 'POST' && remove) {
-        cli(['servers', 'remove', remove[1]]);
+        cli(dir, ['servers', 'remove', remove[1]]);
         return send(res, 200, { removed: Number(remove[1]) });
       }
       // the /v1 calls a plugin cannot make: as the servers' owner, with an OAuth token
@@ -196,13 +177,14 @@ const readBody = (req) =>
   });
 
 log('seeding the hub');
-cli(['migrate']);
-cli(['seed', '--users', '10', '--kills', '50', '--seed', '26']);
+cli(dir, ['migrate']);
+cli(dir, ['seed', '--users', '10', '--kills', '50', '--seed', '26']);
 const ownerUser = cliJson(
+  dir,
   ['users', 'create', 'plugin_owner', '--password-stdin'],
   'plugin-owner-violet-harbor\n',
 );
-const ownerApp = cliJson([
+const ownerApp = cliJson(dir, [
   'apps',
   'create',
   '--owner',
@@ -228,13 +210,13 @@ const owner = {
         ownerApp.client_id,
         OWNER_SCOPES,
       ],
-      { cwd: ROOT, env: env(), encoding: 'utf8' },
+      { cwd: ROOT, env: env(dir), encoding: 'utf8' },
     );
     if (minted.status !== 0) throw new Error(`minting the owner's token failed: ${minted.stderr}`);
     return minted.stdout.trim().split('\n').pop();
   })(),
 };
-/** the servers whose scenarios send commands take them on the plugin channel (once the CLI has it) */
+/** the servers whose scenarios send commands take them on the plugin channel */
 const PLUGIN_CHANNEL = new Set(['commands', 'expiry']);
 const results = new Map();
 let hub;
@@ -246,7 +228,7 @@ try {
   for (const language of languages) {
     const mine = {};
     for (const name of [...new Set(scenarios.map((s) => s.server)), 'reference']) {
-      const server = cliJson([
+      const server = cliJson(dir, [
         'servers',
         'add',
         '--name',
@@ -261,18 +243,7 @@ try {
         String(owner.id),
       ]);
       mine[name] = { id: server.id, token: server.token };
-      if (PLUGIN_CHANNEL.has(name)) {
-        const set = spawnSync(
-          process.execPath,
-          [CLI, 'servers', 'set-channel', String(server.id), 'plugin'],
-          {
-            env: env(),
-            encoding: 'utf8',
-          },
-        );
-        if (set.status !== 0)
-          log(`no plugin channel for ${name} (hub servers set-channel: ${set.stderr.trim().split('\n')[0]})`);
-      }
+      if (PLUGIN_CHANNEL.has(name)) cli(dir, ['servers', 'set-channel', String(server.id), 'plugin']);
     }
     servers.set(language.name, mine);
   }

@@ -12,7 +12,8 @@ export const REDIRECT_URI = 'http://127.0.0.1:9/callback';
 /** Fixed so the scenarios can sign in as them. */
 export const PASSWORD = 'conformance-violet-harbor';
 
-const env = (dir, extra = {}) => ({
+/** The environment of a CLI run or `hub serve` on the SQLite database in `dir` (test-plugins.mjs too). */
+export const env = (dir, extra = {}) => ({
   ...process.env,
   DATABASE_URL: `sqlite:${join(dir, 'hub.sqlite')}`,
   LOG_LEVEL: 'warn',
@@ -20,13 +21,15 @@ const env = (dir, extra = {}) => ({
   ...extra,
 });
 
-function cli(dir, args, input) {
+/** `hub <args>` on the database in `dir`; its stdout, or an error with its output. */
+export function cli(dir, args, input) {
   const run = spawnSync(process.execPath, [CLI, ...args], { env: env(dir), input, encoding: 'utf8' });
   if (run.status !== 0)
     throw new Error(`hub ${args.join(' ')} failed (${run.status}): ${run.stderr}${run.stdout}`);
   return run.stdout;
 }
-const cliJson = (dir, args, input) =>
+/** `hub <args> --json` on the database in `dir`: the JSON of its last line. */
+export const cliJson = (dir, args, input) =>
   JSON.parse(
     cli(dir, [...args, '--json'], input)
       .trim()

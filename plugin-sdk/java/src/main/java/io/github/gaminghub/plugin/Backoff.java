@@ -29,7 +29,12 @@ final class Backoff {
 
   /** The wait before retry number {@code attempt} (failures in a row, from 1). */
   Duration delay(int attempt, Optional<String> retryAfter) {
-    return Duration.ofMillis(delayMs(attempt, random.getAsDouble(), retryAfter, Instant.now()));
+    return Duration.ofMillis(delayMs(attempt, draw(), retryAfter, Instant.now()));
+  }
+
+  /** The jitter's draw in [0, 1), for the loops that decide by the vectors' rules themselves. */
+  double draw() {
+    return random.getAsDouble();
   }
 
   /** The rule itself, with the random draw in [0, 1) and the clock given. */

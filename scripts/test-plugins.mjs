@@ -6,7 +6,7 @@
 // plugin. A control server does what a plugin cannot (plugin-sdk/README.md). Prints the matrix
 // scenario x language; fails when a scenario fails or is missing (a scenario marked `skip` in
 // scenarios.json is reported as skipped, with its reason).
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
@@ -14,11 +14,10 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import Database from 'better-sqlite3';
-import { cli, cliJson, env } from './clients/hub.mjs';
+import { cli, cliJson, env, serve } from './clients/hub.mjs';
 import { buildService, logger, run, scenarioResults, selectLanguages } from './matrix.mjs';
 
 const ROOT = resolve(import.meta.dirname, '..');
-const CLI = join(ROOT, 'dist/cli.js');
 const SDKS = join(ROOT, 'plugin-sdk');
 const { scenarios } = JSON.parse(readFileSync(join(SDKS, 'scenarios.json'), 'utf8'));
 const languages = selectLanguages(join(SDKS, 'languages.json'), 'SDK');
@@ -40,47 +39,21 @@ const freePort = () =>
 
 /** `hub serve` on the fixed port; stop() waits for its exit; start() again reuses the port. */
 function hubProcess(port) {
-  let child;
-  let output = '';
+  let current;
   return {
     url: `http://127.0.0.1:${port}`,
-    output: () => output,
-    running: () => child !== undefined && child.exitCode === null,
+    /** the output of the latest start (what a failed run prints) */
+    output: () => current?.output() ?? '',
+    running: () => current?.running() ?? false,
     async start() {
-      child = spawn(process.execPath, [CLI, 'serve'], {
-        env: env(dir, {
-          PORT: String(port),
-          HOST: '127.0.0.1',
-          INGEST_UDP_PORT: '0',
-          // offline_command_expires waits out the TTL; heartbeat_online_offline a poll round after the silence
-          PLUGIN_COMMAND_TTL: '5',
-          POLL_INTERVAL_MS: '1000',
-        }),
-        stdio: ['ignore', 'pipe', 'pipe'],
-      });
-      const current = child;
-      await new Promise((ready, reject) => {
-        const timer = setTimeout(() => reject(new Error(`hub serve did not start:\n${output}`)), 120_000);
-        current.stdout.on('data', (chunk) => {
-          output += chunk;
-          if (/listening on http/.test(String(chunk))) {
-            clearTimeout(timer);
-            ready();
-          }
-        });
-        current.stderr.on('data', (chunk) => (output += chunk));
-        current.on('exit', (code) => {
-          clearTimeout(timer);
-          reject(new Error(`hub serve exited (${code}):\n${output}`));
-        });
+      current = await serve(dir, {
+        PORT: String(port),
+        // offline_command_expires waits out the TTL; heartbeat_online_offline a poll round after the silence
+        PLUGIN_COMMAND_TTL: '5',
+        POLL_INTERVAL_MS: '1000',
       });
     },
-    stop: () =>
-      new Promise((done) => {
-        if (!child || child.exitCode !== null) return done();
-        child.once('exit', () => done());
-        child.kill('SIGTERM');
-      }),
+    stop: () => current?.stop() ?? Promise.resolve(),
   };
 }
 

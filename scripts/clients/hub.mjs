@@ -89,14 +89,21 @@ export function prepareTemplate() {
 export async function startHub(templateDir) {
   const dir = mkdtempSync(join(tmpdir(), 'hub-conformance-'));
   cpSync(templateDir, dir, { recursive: true });
+  const hub = await serve(dir, {
+    PORT: '0',
+    WEBHOOKS_ALLOW_PRIVATE_TARGETS: 'true',
+    EVENTS_STREAM_POLL_MS: '100',
+  });
+  return { ...hub, dir };
+}
+
+/**
+ * `hub serve` on the database in `dir` (127.0.0.1, no UDP ingest, `extra` in its environment);
+ * resolves once it listens with its `url`, `output()`, `running()` and `stop()` (which waits for the exit).
+ */
+export async function serve(dir, extra = {}) {
   const child = spawn(process.execPath, [CLI, 'serve'], {
-    env: env(dir, {
-      PORT: '0',
-      HOST: '127.0.0.1',
-      INGEST_UDP_PORT: '0',
-      WEBHOOKS_ALLOW_PRIVATE_TARGETS: 'true',
-      EVENTS_STREAM_POLL_MS: '100',
-    }),
+    env: env(dir, { HOST: '127.0.0.1', INGEST_UDP_PORT: '0', ...extra }),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
@@ -112,12 +119,15 @@ export async function startHub(templateDir) {
     };
     child.stdout.on('data', onData);
     child.stderr.on('data', (chunk) => (output += chunk));
-    child.on('exit', (code) => reject(new Error(`hub serve exited (${code}):\n${output}`)));
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`hub serve exited (${code}):\n${output}`));
+    });
   });
   return {
     url,
-    dir,
     output: () => output,
+    running: () => child.exitCode === null,
     stop: () =>
       new Promise((done) => {
         if (child.exitCode !== null) return done();

@@ -20,6 +20,7 @@
 import { parseArgs } from 'node:util';
 import { API_PREFIX } from '../src/http/paths.js';
 import { wholeNumber } from './args.js';
+import { fmt, printTable } from './lib/table.js';
 import { combineRounds, pairedRatios, pairedRounds, runLoad, type LoadRun, type LoadStats } from './load.js';
 import { startRawProcess, startService } from './processes.js';
 import { partnerKeys, seededDb } from './setup.js';
@@ -54,9 +55,6 @@ const rounds = wholeNumber(values.rounds, 'rounds', 1);
 const connections = wholeNumber(values.connections, 'connections', 1);
 const uncachedConnections = wholeNumber(values['uncached-connections'], 'uncached-connections', 1);
 const routes = values.routes.split(',').filter(Boolean);
-
-const fmt = (n: number, digits = 0) =>
-  n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
 
 async function main(): Promise<void> {
   console.log(
@@ -128,11 +126,7 @@ async function main(): Promise<void> {
       fmt(s.bad),
       `${fmt(ratio * 100)}%`,
     ]);
-    const widths = header.map((h, i) => Math.max(h.length, ...table.map((r) => (r[i] ?? '').length)));
-    const line = (cells: string[]) =>
-      cells.map((c, i) => (i === 0 ? c.padEnd(widths[i] ?? 0) : c.padStart(widths[i] ?? 0))).join('  ');
-    console.log(line(header));
-    for (const r of table) console.log(line(r));
+    printTable(header, table);
     invalid = allRows.reduce((sum, { stats }) => sum + stats.bad, 0);
 
     console.log('\nTargets (default SQLite build, auth and rate limiting on):');

@@ -1,6 +1,7 @@
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
 import autocannon from 'autocannon';
+import { median } from './lib/table.js';
 
 export interface LoadOptions {
   connections: number;
@@ -95,12 +96,6 @@ export async function runLoad(url: string, path: string, options: LoadOptions): 
   await worker.terminate();
   return { ...statsOf(aggregateResult([raw], { url }), [raw]), raw };
 }
-
-const median = (values: number[]): number => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? (sorted[mid] ?? 0) : ((sorted[mid - 1] ?? 0) + (sorted[mid] ?? 0)) / 2;
-};
 
 /**
  * One figure from several rounds of the same target: the median round's req/s, and p50/p99 over

@@ -21,7 +21,7 @@ const { RedisLink } = (await dist('http/redis-link.js')) as typeof Link;
 const { RedisRateLimitStore } = (await dist('http/redis-rate-limit-store.js')) as typeof LeaseStore;
 const { openDatabase } = (await dist('startup.js')) as typeof Startup;
 
-/** Redis command latencies (ms) since the last reset; a ring, so a long run keeps the latest. */
+/** Redis command latencies (ms) since the last reset: the first MAX_SAMPLES of them, so a long run's memory stays bounded. */
 const MAX_SAMPLES = 200_000;
 let latencies: number[] = [];
 const counted = new Set<{ roundTrips: number }>();

@@ -37,12 +37,13 @@ const clients =
   filters.length === 0
     ? spawnSync(process.execPath, ['scripts/test-clients.mjs'], { stdio: 'inherit' })
     : undefined;
-// ... and the plugin SDKs' scenarios and reference plugins against a live hub (npm run test:plugins).
+// ... and the plugin SDKs' scenarios and reference plugins against a live hub (npm run test:plugins),
+// on the dist/ that test-clients.mjs has just built.
 const plugins =
   filters.length === 0
     ? spawnSync(process.execPath, ['scripts/test-plugins.mjs'], {
         stdio: 'inherit',
-        env: { ...process.env, PLUGINS_SKIP_BUILD: clients ? '1' : '' },
+        env: { ...process.env, PLUGINS_SKIP_BUILD: '1' },
       })
     : undefined;
 process.exit(result.status || clients?.status || (plugins?.status ?? 0));

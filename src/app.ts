@@ -383,7 +383,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       pipeline: ingestPipeline(deps.db, now, timeWindow(deps.config.INGEST_MAX_AGE_DAYS)),
       metrics: metrics.ingest,
       now,
-      more: [identityIngestRoutes(identities)],
+      more: [identityIngestRoutes(identities, users)],
     }),
     { prefix: INGEST_PREFIX },
   );

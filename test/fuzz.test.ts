@@ -248,8 +248,6 @@ function requestFor(op: Operation, creds: Credentials) {
       const withBody = g.body !== undefined && g.method !== 'GET';
       return {
         // a method name from the OpenAPI document, typed as inject() takes it
-        // needed with the pinned light-my-request 6.6.0, redundant with the 6.8 a stale node_modules holds
-        // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-assertion
         method: g.method as NonNullable<InjectOptions['method']>,
         url,
         headers,

@@ -178,6 +178,27 @@ for (const dialect of testDialects()) {
       );
     });
 
+    it('never shows a code again in a replay of its answer (same Idempotency-Key)', async () => {
+      const ask = () =>
+        ctx.inject({
+          method: 'POST',
+          url: '/v1/me/link-codes',
+          headers: { authorization: 'Bearer alice', 'idempotency-key': 'link-code-replay' },
+        });
+      const first = await ask();
+      assert.equal(first.statusCode, 201, first.body);
+      const made = json<{ data: { code: string; expires_at: string } }>(first).data;
+      const replay = await ask();
+      assert.equal(replay.statusCode, 201, replay.body);
+      assert.equal(replay.headers['idempotent-replayed'], 'true');
+      assert.deepEqual(json(replay), { data: { code: null, expires_at: made.expires_at } });
+      const stored = await ctx.testDb.db.kysely.selectFrom('idempotency_keys').select('body').execute();
+      assert.ok(
+        stored.every((r) => !(r.body ?? '').includes(made.code)),
+        'the stored answer keeps no code',
+      );
+    });
+
     it('links the other way: a plugin’s code entered by the user', async () => {
       const made = await ingest('/link-codes', { player: { name: 'Grumm', minecraft_uuid: 'a'.repeat(32) } });
       assert.equal(made.statusCode, 201, made.body);

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { IngestResultBody } from '../src/modules/ingest/routes.js';
 import { identitiesRepo } from '../src/modules/identities/repo.js';
+import { dayOf, rebuildFragTotals } from '../src/modules/killboard/rollups.js';
 import { createTestContext, json, type TestContext } from './helpers/context.js';
 import { testDialects } from './helpers/db.js';
 import { assertCatalogued, eventsAfter, lastEventId, ofType } from './helpers/events.js';
@@ -173,6 +174,15 @@ for (const dialect of testDialects()) {
         after.combat.find((c) => c.game === 'minecraft'),
         { game: 'minecraft', kills: 2, deaths: 1, headshots: 2, hs_pct: 100 },
       );
+      // a rebuild of the top-frag totals (after a bulk load) keeps the deaths the feed does not hold
+      await rebuildFragTotals(ctx.testDb.db.kysely, dayOf(NOW));
+      const deaths = await ctx.testDb.db.kysely
+        .selectFrom('death_totals')
+        .select('deaths')
+        .where('user_id', '=', user.id)
+        .where('game', '=', 'minecraft')
+        .executeTakeFirst();
+      assert.equal(Number(deaths?.deaths), 1);
       const feedAfter = await ctx.testDb.db.kysely
         .selectFrom('kills')
         .select((eb) => eb.fn.countAll<number | string>().as('n'))

@@ -214,6 +214,16 @@ describe('OpenAPI document', () => {
     }
   });
 
+  it('shows a 202 sharing the 200\u2019s named body with its own example and its Location header', () => {
+    const responses = doc.paths['/v1/servers/{id}/command']?.post?.responses ?? {};
+    const example = (status: string) =>
+      (responses[status]?.content?.['application/json']?.example as { data: { status: string } } | undefined)
+        ?.data.status;
+    assert.deepEqual([example('200'), example('202')], ['ok', 'pending']);
+    assert.ok(responses['202']?.headers?.Location, 'the 202 declares its Location');
+    assert.equal(responses['200']?.headers?.Location, undefined);
+  });
+
   it('lists a described tag for every operation, and no empty tag', () => {
     const names = (doc.tags ?? []).map((t) => t.name);
     assert.deepEqual(

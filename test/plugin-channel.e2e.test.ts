@@ -1,10 +1,8 @@
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
-import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { HubOAuth } from '@gaming-hub/client';
 import { actAsUser } from '../scripts/clients/consent.mjs';
-import { cliScratch, hub, serve, stop, type Served } from './helpers/cli.js';
+import { cliScratch, hub, hubJson, serve, stop, type Served } from './helpers/cli.js';
 
 /**
  * Issue 26 end to end with the real CLI: `hub servers add --channel plugin`, a served hub, a
@@ -12,7 +10,6 @@ import { cliScratch, hub, serve, stop, type Served } from './helpers/cli.js';
  * owner through OAuth: the server is online from its heartbeats, a `/v1` command comes back with the
  * plugin's output, a late one is read later, and `hub servers rotate-token` overlaps the tokens.
  */
-const ROOT = join(import.meta.dirname, '..');
 const REDIRECT = 'http://127.0.0.1:9/callback';
 const OWNER_PASSWORD = 'plugin-owner-amber-field';
 const BEAT = { players: 4, max_players: 16, map: 'world', version: '1.21.1', plugin: 'e2e-plugin/1.0' };
@@ -29,15 +26,7 @@ describe('a plugin-channel game server against a live hub (issue 26)', () => {
   let access: string;
   let keys = 0;
 
-  const json = <T>(args: string[], input?: string): T => {
-    const run = spawnSync(process.execPath, [join(ROOT, 'dist/cli.js'), ...args, '--json'], {
-      env: { ...process.env, DATABASE_URL: db, LOG_LEVEL: 'silent' },
-      input,
-      encoding: 'utf8',
-    });
-    assert.equal(run.status, 0, run.stderr);
-    return JSON.parse(run.stdout.trim().split('\n').pop() ?? '') as T;
-  };
+  const json = <T>(args: string[], input?: string): T => hubJson<T>(db, args, input);
   const call = async (
     path: string,
     init: { method?: string; token?: string; body?: unknown; bearer?: string },

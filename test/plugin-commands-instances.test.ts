@@ -1,14 +1,13 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { FastifyInstance } from 'fastify';
-import { buildApp } from '../src/app.js';
 import { serverCommandsRepo } from '../src/modules/servers/commands/repo.js';
 import type { PluginCommandList } from '../src/modules/servers/commands/queue/ingest-routes.js';
 import type { ServerCommandResponse } from '../src/modules/servers/commands/v1-routes.js';
 import { openTestDb, type TestDb } from './helpers/db.js';
 import { factories } from './helpers/factories.js';
 import { registerServer } from './helpers/ingest.js';
-import { sharedRedisUrl } from './helpers/redis.js';
+import { instancesOnSharedRedis, sharedRedisUrl } from './helpers/redis.js';
 import { TokenTable, userToken } from './helpers/token-table.js';
 
 /**
@@ -27,21 +26,7 @@ describe('plugin command queue across instances (postgres + redis)', { skip }, (
 
   before(async () => {
     testDb = await openTestDb('postgres');
-    apps = await Promise.all(
-      [0, 1].map(() =>
-        buildApp({
-          db: testDb.db,
-          config: {
-            LOG_LEVEL: 'silent',
-            CACHE_TTL_MS: 0,
-            TRUST_PROXY: false,
-            REDIS_URL: sharedRedisUrl ?? '',
-            REDIS_COMMAND_TIMEOUT_MS: 5000,
-          },
-          accessTokens: tokens,
-        }),
-      ),
-    );
+    apps = await instancesOnSharedRedis(testDb, 2, { accessTokens: tokens });
     const owner = (await factories(testDb.db).makeUser()).id;
     tokens.tokens.set('owner', userToken(['servers:command'], { userId: owner, tier: 'partner' }));
     server = await registerServer(testDb.db, 'minecraft');

@@ -1,12 +1,11 @@
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { HubOAuth } from '@gaming-hub/client';
-import { cliScratch, hub, serve, spawnChild, stop, type Served } from '../../test/helpers/cli.js';
+import { cliScratch, hub, hubJson, serve, spawnChild, stop, type Served } from '../../test/helpers/cli.js';
 import { delay, type FakeServer } from '../../test/helpers/fake-rcon/common.js';
 import { fakeSourceServer } from '../../test/helpers/fake-rcon/source.js';
 import { stamp } from '../../test/helpers/ingest.js';
@@ -85,15 +84,7 @@ describe('a community bot against a live hub (issue 27)', () => {
     rmSync(scratch, { recursive: true, force: true });
   });
 
-  const json = <T>(args: string[], input?: string): T => {
-    const run = spawnSync(process.execPath, [join(ROOT, 'dist/cli.js'), ...args, '--json'], {
-      env: { ...process.env, DATABASE_URL: db, LOG_LEVEL: 'silent' },
-      input,
-      encoding: 'utf8',
-    });
-    assert.equal(run.status, 0, run.stderr);
-    return JSON.parse(run.stdout.trim().split('\n').pop() ?? '') as T;
-  };
+  const json = <T>(args: string[], input?: string): T => hubJson<T>(db, args, input);
 
   before(async () => {
     db = tempDb();

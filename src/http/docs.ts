@@ -35,6 +35,22 @@ function problemCodes(response: unknown): ProblemCodesByStatus {
   return out;
 }
 
+/**
+ * The example a status's answer declares on a named (`$ref`) schema, which the generator drops
+ * with the reference's other keywords: a `202` that shares the `200`'s named body shows its own.
+ */
+function refExamples(response: unknown): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  if (typeof response !== 'object' || response === null) return out;
+  for (const [status, schema] of Object.entries(
+    response as Record<string, { $ref?: unknown; examples?: unknown }>,
+  )) {
+    if (typeof schema.$ref === 'string' && Array.isArray(schema.examples) && schema.examples.length > 0)
+      out[status] = schema.examples[0];
+  }
+  return out;
+}
+
 /** Prefixes documented besides the published API's; every path is written in full. */
 const OTHER_DOCUMENTED_PREFIXES = [
   '/api-platform/developer/',
@@ -63,6 +79,7 @@ function transformRoute({ schema, url, route }: { schema: FastifySchema; url: st
     [MARK.idempotency]: route.config?.idempotency,
     [MARK.protocolErrors]: route.config?.protocolErrors === true,
     [MARK.problems]: problemCodes(schema.response),
+    [MARK.examples]: refExamples(schema.response),
   };
   return { schema: { ...schema, ...marks } as FastifySchema, url };
 }

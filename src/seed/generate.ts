@@ -1,5 +1,5 @@
 import type { Db } from '../db/connect.js';
-import { dayOf, rebuildFragTotals } from '../modules/killboard/rollups.js';
+import { countDeathsFromFeed, dayOf, rebuildFragTotals } from '../modules/killboard/rollups.js';
 import { insertClans, planClans } from './clans.js';
 import { insertCommunity, planCommunity } from './community.js';
 import { seedKills } from './kills.js';
@@ -138,6 +138,8 @@ async function load(
   report(1, 1, 'community');
   report(0, 1, 'rollups');
   await rebuildFragTotals(db.kysely, dayOf(now));
+  // every seeded kill is in the feed: the deaths are counted from it
+  await countDeathsFromFeed(db.kysely);
   await repo.syncSequences();
   report(1, 1, 'rollups');
 }

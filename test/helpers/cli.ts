@@ -109,14 +109,22 @@ export const envFor = (dbUrl: string, extra: Record<string, string> = {}): NodeJ
   ...extra,
 });
 
-/** Runs `hub <args>` to completion. */
-export function hub(dbUrl: string, args: string[], extra: Record<string, string> = {}): Run {
+/** Runs `hub <args>` to completion, with `input` on its stdin when given. */
+export function hub(dbUrl: string, args: string[], extra: Record<string, string> = {}, input?: string): Run {
   const r = spawnSync(process.execPath, [CLI, ...args], {
     env: envFor(dbUrl, extra),
     encoding: 'utf8',
     timeout: 60_000,
+    input,
   });
   return { status: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+/** Runs `hub <args> --json`, asserts it succeeded and answers the JSON it printed last. */
+export function hubJson<T>(dbUrl: string, args: string[], input?: string): T {
+  const run = hub(dbUrl, [...args, '--json'], {}, input);
+  assert.equal(run.status, 0, run.stderr);
+  return JSON.parse(run.stdout.trim().split('\n').pop() ?? '') as T;
 }
 
 /** A game server `hub servers add` registered: its id and ingest token. */
@@ -127,21 +135,11 @@ export interface RegisteredServer {
 
 /** Registers a game server on 127.0.0.1:`port` with `hub servers add`. */
 export function addServer(dbUrl: string, game: string, port: number): RegisteredServer {
-  const run = hub(dbUrl, [
+  return hubJson<RegisteredServer>(dbUrl, [
     'servers',
     'add',
-    '--name',
-    `${game} box`,
-    '--game',
-    game,
-    '--ip',
-    '127.0.0.1',
-    '--port',
-    String(port),
-    '--json',
+    ...['--name', `${game} box`, '--game', game, '--ip', '127.0.0.1', '--port', String(port)],
   ]);
-  assert.equal(run.status, 0, run.stderr);
-  return JSON.parse(run.stdout) as RegisteredServer;
 }
 
 /** A long-running `hub` process (serve, worker). */

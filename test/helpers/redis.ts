@@ -1,7 +1,7 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
 import type { FastifyInstance } from 'fastify';
-import { buildApp } from '../../src/app.js';
+import { buildApp, type AppDeps } from '../../src/app.js';
 import { RedisLink, type RedisLinkOptions } from '../../src/http/redis-link.js';
 import type { TestDb } from './db.js';
 
@@ -27,11 +27,17 @@ export async function sharedLink(options: Partial<RedisLinkOptions> = {}): Promi
 /**
  * `count` API instances on one database sharing the test Redis, configured as an operator would:
  * REDIS_URL, and the Redis prefix the database gives (its own, so tests never share counters).
+ * `deps` are given to each instance as well (a token table, a clock).
  */
-export function instancesOnSharedRedis(testDb: TestDb, count: number): Promise<FastifyInstance[]> {
+export function instancesOnSharedRedis(
+  testDb: TestDb,
+  count: number,
+  deps: Partial<Omit<AppDeps, 'db' | 'config'>> = {},
+): Promise<FastifyInstance[]> {
   return Promise.all(
     Array.from({ length: count }, () =>
       buildApp({
+        ...deps,
         db: testDb.db,
         config: {
           LOG_LEVEL: 'silent',

@@ -142,8 +142,6 @@ export async function tokenTableTarget(dialect: Dialect): Promise<V1SecurityTarg
 
 const call = (app: FastifyInstance, op: V1Operation, authorization?: string) =>
   injectAnswer(app, {
-    // needed with the pinned light-my-request 6.6.0, redundant with the 6.8 a stale node_modules holds
-    // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-assertion
     method: op.method as InjectOptions['method'],
     url: op.url,
     headers: authorization === undefined ? {} : { authorization },

@@ -10633,10 +10633,10 @@ type V1MeLinkCodesCreateResult struct {
 
 // V1MeLinkCodesCreateResultData A one-use link code
 type V1MeLinkCodesCreateResultData struct {
-	// Code The code to enter: valid 10 minutes, used once; never shown again
+	// Code The code to enter: valid 10 minutes, used once; shown only in this answer. `null` in a replay of this answer (`Idempotent-Replayed: true`): the code is not kept with stored answers, so if the first answer was lost, make a new code
 	//
 	// Example: 7KQ-M3X
-	Code string `json:"code"`
+	Code *string `json:"code"`
 
 	// ExpiresAt when the code stops working (10 minutes after it was made)
 	//
@@ -13814,7 +13814,7 @@ type ClientInterface interface {
 	//
 	// Links attach a Minecraft (UUID) or Epic Online Services identity to your hub account, so what a game server’s plugin reports of that player (kills, matches, XP) lands on your profile; an unlinked identity credits nobody. A Steam id needs no link. See the guide *Connecting game servers* ("Identity links").
 	//
-	// A new one-use code (6 characters such as `7KQ-M3X`, valid 10 minutes): the player types it in game (`/link 7KQ-M3X`) and the server’s plugin links their identity to this account. Codes are never listed; make a new one when it expired. Needs a user’s token with `identities:write`.
+	// A new one-use code (6 characters such as `7KQ-M3X`, valid 10 minutes): the player types it in game (`/link 7KQ-M3X`) and the server’s plugin links their identity to this account. Codes are never listed; make a new one when it expired. A replay of this answer (the same `Idempotency-Key`) carries `code: null`. Needs a user’s token with `identities:write`.
 	//
 	// Corresponds with POST /v1/me/link-codes (the `V1MeLinkCodesCreate` operationId).
 	V1MeLinkCodesCreate(ctx context.Context, params *V1MeLinkCodesCreateParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -15820,7 +15820,7 @@ func (c *Client) V1EventsTypesList(ctx context.Context, params *V1EventsTypesLis
 //
 // Links attach a Minecraft (UUID) or Epic Online Services identity to your hub account, so what a game server’s plugin reports of that player (kills, matches, XP) lands on your profile; an unlinked identity credits nobody. A Steam id needs no link. See the guide *Connecting game servers* ("Identity links").
 //
-// A new one-use code (6 characters such as `7KQ-M3X`, valid 10 minutes): the player types it in game (`/link 7KQ-M3X`) and the server’s plugin links their identity to this account. Codes are never listed; make a new one when it expired. Needs a user’s token with `identities:write`.
+// A new one-use code (6 characters such as `7KQ-M3X`, valid 10 minutes): the player types it in game (`/link 7KQ-M3X`) and the server’s plugin links their identity to this account. Codes are never listed; make a new one when it expired. A replay of this answer (the same `Idempotency-Key`) carries `code: null`. Needs a user’s token with `identities:write`.
 //
 // Corresponds with POST /v1/me/link-codes (the `V1MeLinkCodesCreate` operationId).
 func (c *Client) V1MeLinkCodesCreate(ctx context.Context, params *V1MeLinkCodesCreateParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -22118,7 +22118,7 @@ type ClientWithResponsesInterface interface {
 	//
 	// Links attach a Minecraft (UUID) or Epic Online Services identity to your hub account, so what a game server’s plugin reports of that player (kills, matches, XP) lands on your profile; an unlinked identity credits nobody. A Steam id needs no link. See the guide *Connecting game servers* ("Identity links").
 	//
-	// A new one-use code (6 characters such as `7KQ-M3X`, valid 10 minutes): the player types it in game (`/link 7KQ-M3X`) and the server’s plugin links their identity to this account. Codes are never listed; make a new one when it expired. Needs a user’s token with `identities:write`.
+	// A new one-use code (6 characters such as `7KQ-M3X`, valid 10 minutes): the player types it in game (`/link 7KQ-M3X`) and the server’s plugin links their identity to this account. Codes are never listed; make a new one when it expired. A replay of this answer (the same `Idempotency-Key`) carries `code: null`. Needs a user’s token with `identities:write`.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -33390,6 +33390,7 @@ type V1ServersCommandSendResponse200Headers struct {
 // V1ServersCommandSendResponse202Headers the declared response headers of an HTTP 202 response for V1ServersCommandSend
 type V1ServersCommandSendResponse202Headers struct {
 	IdempotentReplayed  *string
+	Location            *string
 	RateLimit           *string
 	RateLimitPolicy     *string
 	XRatelimitLimit     *int
@@ -38235,7 +38236,7 @@ func (c *ClientWithResponses) V1EventsTypesListWithResponse(ctx context.Context,
 //
 // Links attach a Minecraft (UUID) or Epic Online Services identity to your hub account, so what a game server’s plugin reports of that player (kills, matches, XP) lands on your profile; an unlinked identity credits nobody. A Steam id needs no link. See the guide *Connecting game servers* ("Identity links").
 //
-// A new one-use code (6 characters such as `7KQ-M3X`, valid 10 minutes): the player types it in game (`/link 7KQ-M3X`) and the server’s plugin links their identity to this account. Codes are never listed; make a new one when it expired. Needs a user’s token with `identities:write`.
+// A new one-use code (6 characters such as `7KQ-M3X`, valid 10 minutes): the player types it in game (`/link 7KQ-M3X`) and the server’s plugin links their identity to this account. Codes are never listed; make a new one when it expired. A replay of this answer (the same `Idempotency-Key`) carries `code: null`. Needs a user’s token with `identities:write`.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -60226,6 +60227,13 @@ func ParseV1ServersCommandSendResponse(rsp *http.Response) (*V1ServersCommandSen
 				return nil, err
 			}
 			headers.IdempotentReplayed = &value
+		}
+		if values := rsp.Header.Values("Location"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Location", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Location = &value
 		}
 		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
 			var value string

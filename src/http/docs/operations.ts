@@ -25,6 +25,8 @@ export const MARK = {
   problems: 'x-hub-problems',
   idempotency: 'x-hub-idempotency',
   protocolErrors: 'x-hub-protocol-errors',
+  /** per status, the example a named (`$ref`) answer declared beside its reference */
+  examples: 'x-hub-examples',
 } as const;
 
 export type ProblemCodesByStatus = Record<string, ErrorCode[]>;
@@ -158,6 +160,7 @@ function completeOperation(doc: OpenApiDocument, operation: OperationObject): vo
   const problems = (operation[MARK.problems] ?? {}) as ProblemCodesByStatus;
   const idempotency = operation[MARK.idempotency];
   const protocolErrors = operation[MARK.protocolErrors] === true;
+  const examples = (operation[MARK.examples] ?? {}) as Record<string, unknown>;
   for (const mark of Object.values(MARK)) Reflect.deleteProperty(operation, mark);
 
   const responses = operation.responses;
@@ -192,7 +195,7 @@ function completeOperation(doc: OpenApiDocument, operation: OperationObject): vo
     } else if (code >= 200 && code < 300) {
       for (const media of Object.values(response.content ?? {})) {
         if (media.schema && media.example === undefined && media.examples === undefined)
-          media.example = exampleFor(media.schema, doc.components.schemas ?? {});
+          media.example = examples[status] ?? exampleFor(media.schema, doc.components.schemas ?? {});
       }
     }
   }

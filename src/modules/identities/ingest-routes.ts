@@ -5,6 +5,7 @@ import { errorResponses, ProblemError } from '../../http/problem.js';
 import { identityOf, LinkPlayerSchema, type Identity, type PlayerBody } from './player.js';
 import { LinkCodeField, LinkCodeSchema } from './schemas.js';
 import type { IdentityService } from './service.js';
+import type { UsersRepo } from '../users/repo.js';
 
 const LinkedSchema = Type.Object(
   {
@@ -29,11 +30,17 @@ function identityIn(player: PlayerBody): Identity {
  * The plugin's side of identity links, registered inside the ingest routes (their token check);
  * `serverOf` is the server the request's ingest token names.
  */
-export function identityIngestRoutes(identities: IdentityService) {
+export function identityIngestRoutes(identities: IdentityService, users: Pick<UsersRepo, 'findById'>) {
   return (app: App, serverOf: (request: FastifyRequest) => { id: number }): void => {
     const documented = { tags: ['Ingest'], security: [{ ingestToken: [] }] };
     const errors = (...extra: Parameters<typeof errorResponses>) =>
-      errorResponses('invalid_body', 'invalid_server_token', 'unsupported_media_type', 'internal_error', ...extra);
+      errorResponses(
+        'invalid_body',
+        'invalid_server_token',
+        'unsupported_media_type',
+        'internal_error',
+        ...extra,
+      );
 
     app.post(
       '/links',
@@ -54,7 +61,9 @@ export function identityIngestRoutes(identities: IdentityService) {
         const { player, code } = request.body;
         const identity = identityIn(player);
         const link = await identities.linkFromGame(serverOf(request).id, identity, player.name, code);
-        return { user_id: link.user_id, username: await identities.usernameOf(link.user_id) };
+        // the link's user cannot be gone: removing a user removes their links (foreign key)
+        const username = (await users.findById(link.user_id))?.username ?? '';
+        return { user_id: link.user_id, username };
       },
     );
 

@@ -107,11 +107,6 @@ export function identitiesRepo(db: Db) {
       return row && row.expires_at > now ? row : undefined;
     },
 
-    async usernameOf(userId: number): Promise<string> {
-      const row = await db.selectFrom('users').select('username').where('id', '=', userId).executeTakeFirst();
-      return row?.username ?? '';
-    },
-
     async codeExists(codeHash: string): Promise<boolean> {
       const row = await db
         .selectFrom('link_codes')

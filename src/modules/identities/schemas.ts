@@ -11,13 +11,31 @@ export const LinkCodeField = Type.String({
   examples: ['7KQ-M3X'],
 });
 
+const CodeExpiry = Timestamp('when the code stops working (10 minutes after it was made)');
+
 export const LinkCodeSchema = Type.Object(
   {
     code: Type.String({
       description: 'The code to enter: valid 10 minutes, used once; never shown again',
       examples: ['7KQ-M3X'],
     }),
-    expires_at: Timestamp('when the code stops working (10 minutes after it was made)'),
+    expires_at: CodeExpiry,
+  },
+  { description: 'A one-use link code' },
+);
+
+/**
+ * The code a user asks for with an `Idempotency-Key`: the stored answer a replay gets keeps no
+ * code (`withheldOnReplay`), as only the code's hash is kept anywhere else.
+ */
+export const UserLinkCodeSchema = Type.Object(
+  {
+    code: Type.Union([Type.String(), Type.Null()], {
+      description:
+        'The code to enter: valid 10 minutes, used once; shown only in this answer. `null` in a replay of this answer (`Idempotent-Replayed: true`): the code is not kept with stored answers, so if the first answer was lost, make a new code',
+      examples: ['7KQ-M3X'],
+    }),
+    expires_at: CodeExpiry,
   },
   { description: 'A one-use link code' },
 );

@@ -186,8 +186,6 @@ export function identityService(db: Db, now: () => number = Date.now) {
 
     links: (userId: number): Promise<LinkRow[]> => repo.linksOf(userId),
 
-    usernameOf: (userId: number): Promise<string> => repo.usernameOf(userId),
-
     async unlink(userId: number, platform: LinkedPlatform, playerId: string): Promise<void> {
       if (!(await repo.removeLink(userId, platform, playerId.toLowerCase())))
         throw new ProblemError('identity_link_not_found', `You have no ${platform} link for ${playerId}.`);

@@ -3,10 +3,10 @@ import type { App } from '../../http/app-types.js';
 import { ProblemError } from '../../http/problem.js';
 import { actingUserId, listBody, ListOf, One, PageQuery, pageWindow, v1Route } from '../../http/v1-route.js';
 import { identityOf, type LinkedPlatform } from './player.js';
-import { IdentityLinkSchema, LinkCodeField, LinkCodeSchema, Platform } from './schemas.js';
+import { IdentityLinkSchema, LinkCodeField, Platform, UserLinkCodeSchema } from './schemas.js';
 import { linkView, type IdentityService } from './service.js';
 
-const LinkCodeResponse = One(LinkCodeSchema, 'A new link code to type in game');
+const LinkCodeResponse = One(UserLinkCodeSchema, 'A new link code to type in game');
 const LinkResponse = One(IdentityLinkSchema, 'The identity now linked to your account');
 const LinksResponse = ListOf(IdentityLinkSchema, 'Your linked game identities, oldest first');
 
@@ -21,10 +21,12 @@ export function identityV1Routes(identities: IdentityService) {
         operationId: 'v1_me_link_codes_create',
         tag: 'Users',
         summary: 'Make a link code to type in game',
-        description: `${HOW}\n\nA new one-use code (6 characters such as \`7KQ-M3X\`, valid 10 minutes): the player types it in game (\`/link 7KQ-M3X\`) and the server\u2019s plugin links their identity to this account. Codes are never listed; make a new one when it expired. Needs a user\u2019s token with \`identities:write\`.`,
+        description: `${HOW}\n\nA new one-use code (6 characters such as \`7KQ-M3X\`, valid 10 minutes): the player types it in game (\`/link 7KQ-M3X\`) and the server\u2019s plugin links their identity to this account. Codes are never listed; make a new one when it expired. A replay of this answer (the same \`Idempotency-Key\`) carries \`code: null\`. Needs a user\u2019s token with \`identities:write\`.`,
         scope: 'identities:write',
         userContext: true,
         idempotency: 'optional',
+        // a replay must not hand out the code again (it stays valid after the first answer)
+        withheldOnReplay: ['code'],
         response: LinkCodeResponse,
         status: 201,
       }),

@@ -19,19 +19,17 @@ export class RecentKeys {
   private generation = 0;
 
   constructor(
+    private readonly read: (hash: string) => Promise<KeyForAuth | undefined>,
     private readonly ttlMs: number,
     private readonly now: () => number,
   ) {}
 
-  get(
-    hash: string,
-    read: () => Promise<KeyForAuth | undefined>,
-  ): KeyForAuth | Promise<KeyForAuth | undefined> {
+  get(hash: string): KeyForAuth | Promise<KeyForAuth | undefined> {
     const at = this.now();
     const known = this.entries.get(hash);
     if (known && at - known.readAt < this.ttlMs) return known.key;
     const generation = this.generation;
-    return read().then((key) => {
+    return this.read(hash).then((key) => {
       if (key?.revoked_at === null && generation === this.generation) {
         if (!known && this.entries.size >= MAX_ENTRIES) {
           const oldest = this.entries.keys().next();

@@ -111,10 +111,12 @@ export function keysRepo(db: Kysely<Database>, options: KeysRepoOptions = {}) {
     .where('k.hash', '=', '')
     .compile();
   const syncAuth = options.reader && cachedAuthLookup(options.reader, authQuery.sql);
-  const recentKeys =
-    !syncAuth && options.cacheMs ? new RecentKeys(options.cacheMs, options.now ?? Date.now) : undefined;
   const readForAuth = (hash: string) =>
     db.executeQuery<KeyForAuth>(CompiledQuery.raw(authQuery.sql, [hash])).then((r) => r.rows[0]);
+  const recentKeys =
+    !syncAuth && options.cacheMs
+      ? new RecentKeys(readForAuth, options.cacheMs, options.now ?? Date.now)
+      : undefined;
 
   return {
     /**
@@ -129,7 +131,7 @@ export function keysRepo(db: Kysely<Database>, options: KeysRepoOptions = {}) {
     ): KeyForAuth | undefined | Promise<KeyForAuth | undefined> {
       if (syncAuth) return syncAuth(hash, mayExist);
       if (!mayExist()) return undefined;
-      return recentKeys ? recentKeys.get(hash, () => readForAuth(hash)) : readForAuth(hash);
+      return recentKeys ? recentKeys.get(hash) : readForAuth(hash);
     },
 
     async insert(key: NewKey): Promise<KeyRecord> {

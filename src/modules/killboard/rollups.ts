@@ -66,29 +66,32 @@ async function rebuildPeriod(trx: Transaction<Database>, period: Period, windowD
     .execute();
 }
 
-/** Recomputes every player's deaths per game from the stored kills (an index-only pass on the victim index). */
-async function rebuildDeaths(trx: Transaction<Database>) {
-  await trx.deleteFrom('death_totals').execute();
-  await trx
-    .insertInto('death_totals')
-    .columns(['user_id', 'game', 'deaths'])
-    .expression(
-      trx
-        .selectFrom('kills')
-        .select((eb) => ['victim_user_id', 'game', eb.fn.countAll<number>().as('deaths')])
-        .groupBy(['victim_user_id', 'game']),
-    )
-    .execute();
+/**
+ * Counts every player's deaths per game from the kill feed (an index-only pass on the victim index),
+ * replacing `death_totals`: only for a database whose every kill is in the feed (a demo load). A
+ * plugin's kill naming a Minecraft or EOS player adds its death to `death_totals` alone, so counting
+ * the feed again on a live database would lose it.
+ */
+export async function countDeathsFromFeed(db: Kysely<Database>): Promise<void> {
+  await writeTransaction(db, async (trx) => {
+    await trx.deleteFrom('death_totals').execute();
+    await trx
+      .insertInto('death_totals')
+      .columns(['user_id', 'game', 'deaths'])
+      .expression(
+        trx
+          .selectFrom('kills')
+          .select((eb) => ['victim_user_id', 'game', eb.fn.countAll<number>().as('deaths')])
+          .groupBy(['victim_user_id', 'game']),
+      )
+      .execute();
+  });
 }
 
-/**
- * Rebuilds every period from `frag_daily` and the deaths from `kills` (after a bulk load), and sets
- * the window to `windowDay`.
- */
+/** Rebuilds every period from `frag_daily` (after a bulk load), and sets the window to `windowDay`. */
 export async function rebuildFragTotals(db: Kysely<Database>, windowDay: number): Promise<void> {
   await writeTransaction(db, async (trx) => {
     for (const period of ['all', 'week', 'month'] as const) await rebuildPeriod(trx, period, windowDay);
-    await rebuildDeaths(trx);
     await trx
       .insertInto('meta')
       .values({ key: WINDOW_KEY, value: String(windowDay) })

@@ -99,6 +99,36 @@ const RECORD = [
   'command_channel',
 ] as const;
 
+/** What a status query or a heartbeat reports of a server. */
+type ServerStatusInfo = { players: number; max_players: number; map: string };
+
+/**
+ * Marks a (not removed) server online with what was reported, and tells what changed (status, map,
+ * players) in the same transaction; `extra` is what the source adds (a poll's latency, a heartbeat's time).
+ */
+async function setOnline(
+  trx: Kysely<Database>,
+  id: number,
+  info: ServerStatusInfo,
+  now: number,
+  extra: { last_latency_ms: number | null } | { heartbeat_at: number },
+): Promise<void> {
+  const before = await trx
+    .selectFrom('game_servers')
+    .select(['id', 'game', 'status', 'map', 'players', 'max_players'])
+    .where('id', '=', id)
+    .where('removed_at', 'is', null)
+    .executeTakeFirst();
+  if (!before) return;
+  const after = { ...info, map: info.map.slice(0, 64), status: 'online' as const };
+  await trx
+    .updateTable('game_servers')
+    .set({ ...after, poll_failures: 0, last_seen_at: now, ...extra })
+    .where('id', '=', id)
+    .execute();
+  await emit(trx, pollEvents(before, after), now);
+}
+
 /** Game servers: the public list, registration, token lookup and the poller's status updates. */
 export function serversRepo(db: Kysely<Database>) {
   return {
@@ -293,35 +323,10 @@ export function serversRepo(db: Kysely<Database>) {
      * An answered poll, counted in the poll history; what it changed (status, map, players) is told
      * in the same transaction.
      */
-    async markOnline(
-      id: number,
-      info: { players: number; max_players: number; map: string },
-      now: number,
-      latencyMs: number | null = null,
-    ) {
+    async markOnline(id: number, info: ServerStatusInfo, now: number, latencyMs: number | null = null) {
       await writeTransaction(db, async (trx) => {
         await serversRepo(trx).recordPoll(id, hourOf(now), true);
-        const before = await trx
-          .selectFrom('game_servers')
-          .select(['id', 'game', 'status', 'map', 'players', 'max_players'])
-          .where('id', '=', id)
-          .where('removed_at', 'is', null)
-          .executeTakeFirst();
-        if (!before) return;
-        const map = info.map.slice(0, 64);
-        await trx
-          .updateTable('game_servers')
-          .set({
-            ...info,
-            map,
-            status: 'online',
-            poll_failures: 0,
-            last_seen_at: now,
-            last_latency_ms: latencyMs,
-          })
-          .where('id', '=', id)
-          .execute();
-        await emit(trx, pollEvents(before, { ...info, map, status: 'online' }), now);
+        await setOnline(trx, id, info, now, { last_latency_ms: latencyMs });
       });
     },
 
@@ -421,22 +426,8 @@ export function serversRepo(db: Kysely<Database>) {
      * A plugin's heartbeat: the server is online with what it reports, whether or not a status query
      * reaches it; what changed (status, map, players) is told in the same transaction.
      */
-    async heartbeat(id: number, info: { players: number; max_players: number; map: string }, now: number) {
-      await writeTransaction(db, async (trx) => {
-        const before = await trx
-          .selectFrom('game_servers')
-          .select(['id', 'game', 'status', 'map', 'players', 'max_players'])
-          .where('id', '=', id)
-          .where('removed_at', 'is', null)
-          .executeTakeFirst();
-        if (!before) return;
-        await trx
-          .updateTable('game_servers')
-          .set({ ...info, status: 'online', poll_failures: 0, last_seen_at: now, heartbeat_at: now })
-          .where('id', '=', id)
-          .execute();
-        await emit(trx, pollEvents(before, { ...info, status: 'online' }), now);
-      });
+    async heartbeat(id: number, info: ServerStatusInfo, now: number) {
+      await writeTransaction(db, (trx) => setOnline(trx, id, info, now, { heartbeat_at: now }));
     },
 
     /**

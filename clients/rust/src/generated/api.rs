@@ -24780,8 +24780,9 @@ pub mod types {
     ///A one-use link code
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
     pub struct V1MeLinkCodesCreateResultData {
-        ///The code to enter: valid 10 minutes, used once; never shown again
-        pub code: ::std::string::String,
+        ///The code to enter: valid 10 minutes, used once; shown only in this answer. `null` in a replay of this answer (`Idempotent-Replayed: true`): the code is not kept with stored answers, so if the first answer was lost, make a new code
+        #[serde(deserialize_with = "::std::option::Option::deserialize")]
+        pub code: ::std::option::Option<::std::string::String>,
         ///when the code stops working (10 minutes after it was made)
         pub expires_at: ::chrono::DateTime<::chrono::offset::Utc>,
     }
@@ -29314,7 +29315,7 @@ Sends a `GET` request to `/v1/users/@me`
 
 Links attach a Minecraft (UUID) or Epic Online Services identity to your hub account, so what a game server’s plugin reports of that player (kills, matches, XP) lands on your profile; an unlinked identity credits nobody. A Steam id needs no link. See the guide *Connecting game servers* ("Identity links").
 
-A new one-use code (6 characters such as `7KQ-M3X`, valid 10 minutes): the player types it in game (`/link 7KQ-M3X`) and the server’s plugin links their identity to this account. Codes are never listed; make a new one when it expired. Needs a user’s token with `identities:write`.
+A new one-use code (6 characters such as `7KQ-M3X`, valid 10 minutes): the player types it in game (`/link 7KQ-M3X`) and the server’s plugin links their identity to this account. Codes are never listed; make a new one when it expired. A replay of this answer (the same `Idempotency-Key`) carries `code: null`. Needs a user’s token with `identities:write`.
 
 Sends a `POST` request to `/v1/me/link-codes`
 

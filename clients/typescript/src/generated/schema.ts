@@ -395,7 +395,7 @@ export interface paths {
          * Make a link code to type in game
          * @description Links attach a Minecraft (UUID) or Epic Online Services identity to your hub account, so what a game server’s plugin reports of that player (kills, matches, XP) lands on your profile; an unlinked identity credits nobody. A Steam id needs no link. See the guide *Connecting game servers* ("Identity links").
          *
-         *     A new one-use code (6 characters such as `7KQ-M3X`, valid 10 minutes): the player types it in game (`/link 7KQ-M3X`) and the server’s plugin links their identity to this account. Codes are never listed; make a new one when it expired. Needs a user’s token with `identities:write`.
+         *     A new one-use code (6 characters such as `7KQ-M3X`, valid 10 minutes): the player types it in game (`/link 7KQ-M3X`) and the server’s plugin links their identity to this account. Codes are never listed; make a new one when it expired. A replay of this answer (the same `Idempotency-Key`) carries `code: null`. Needs a user’s token with `identities:write`.
          */
         post: operations["v1_me_link_codes_create"];
         delete?: never;
@@ -4859,10 +4859,10 @@ export interface components {
         /** @description A one-use link code */
         V1MeLinkCodesCreateResultData: {
             /**
-             * @description The code to enter: valid 10 minutes, used once; never shown again
+             * @description The code to enter: valid 10 minutes, used once; shown only in this answer. `null` in a replay of this answer (`Idempotent-Replayed: true`): the code is not kept with stored answers, so if the first answer was lost, make a new code
              * @example 7KQ-M3X
              */
-            code: string;
+            code: string | null;
             /**
              * Format: date-time
              * @description when the code stops working (10 minutes after it was made)
@@ -11501,6 +11501,8 @@ export interface operations {
             /** @description plugin channel: no result within `wait_ms` (`status` says where it stands, `output` is empty); the `Location` header points to `GET /v1/servers/{id}/commands/{commandId}` */
             202: {
                 headers: {
+                    /** @description where the command stands: `GET /v1/servers/{id}/commands/{commandId}` (absent in a replay) */
+                    Location?: string;
                     "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
                     "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
                     "x-ratelimit-used": components["headers"]["x-ratelimit-used"];
@@ -11516,13 +11518,13 @@ export interface operations {
                      * @example {
                      *       "data": {
                      *         "command": "changelevel de_inferno",
-                     *         "output": "Changing level to de_inferno",
+                     *         "output": "",
                      *         "truncated": false,
-                     *         "duration_ms": 42,
+                     *         "duration_ms": 0,
                      *         "executed_at": "2026-11-20T18:04:11.000Z",
                      *         "id": "812",
-                     *         "status": "ok",
-                     *         "expires_at": "2026-11-20T18:04:11.000Z"
+                     *         "status": "pending",
+                     *         "expires_at": "2026-11-20T18:05:11.000Z"
                      *       }
                      *     }
                      */

@@ -108,6 +108,17 @@ const AuditItem = Type.Object(
 
 export type ServerCommandResponse = Static<typeof CommandResult>;
 
+const PENDING_EXAMPLE: ServerCommandResponse = {
+  command: 'changelevel de_inferno',
+  output: '',
+  truncated: false,
+  duration_ms: 0,
+  executed_at: '2026-11-20T18:04:11.000Z',
+  id: '812',
+  status: 'pending',
+  expires_at: '2026-11-20T18:05:11.000Z',
+};
+
 const CommandAnswer = Type.Object(
   { data: Type.Ref('ServerCommandResult') },
   {
@@ -206,6 +217,15 @@ export function serverCommandsV1Routes(commands: ServerCommandsService) {
             202: Type.Ref('ServerCommandAnswer', {
               description:
                 'plugin channel: no result within `wait_ms` (`status` says where it stands, `output` is empty); the `Location` header points to `GET /v1/servers/{id}/commands/{commandId}`',
+              // the document's own example of a 202, not the 200's that the shared schema's fields give
+              examples: [{ data: PENDING_EXAMPLE }],
+              headers: {
+                Location: Type.String({
+                  description:
+                    'where the command stands: `GET /v1/servers/{id}/commands/{commandId}` (absent in a replay)',
+                  examples: [`${V1_PREFIX}/servers/3/commands/812`],
+                }),
+              },
             }),
           },
         },

@@ -1970,9 +1970,9 @@ class V1UsersMeGetResult(BaseModel):
 
 class V1MeLinkCodesCreateResultData(BaseModel):
     code: Annotated[
-        str,
+        str | None,
         Field(
-            description="The code to enter: valid 10 minutes, used once; never shown again",
+            description="The code to enter: valid 10 minutes, used once; shown only in this answer. `null` in a replay of this answer (`Idempotent-Replayed: true`): the code is not kept with stored answers, so if the first answer was lost, make a new code",
             examples=["7KQ-M3X"],
         ),
     ]

@@ -241,7 +241,9 @@ try {
       env: { ...process.env, HUB_PLUGIN_FIXTURE: fixtureFile },
     };
     const outcome = { tests: true, reference: true, scenarios: new Map() };
-    if (language.tests) {
+    // PLUGINS_SKIP_TESTS: only the scenarios and the reference plugins (CI's second pass: the SDKs'
+    // own gates read no date of the hub's and already ran in the first)
+    if (language.tests && !process.env.PLUGINS_SKIP_TESTS) {
       log(`${language.name}: its own tests`);
       outcome.tests =
         (await run(language.tests[0], language.tests.slice(1), { ...options, echo: true })).code === 0;

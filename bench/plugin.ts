@@ -18,12 +18,10 @@ import { parseArgs } from 'node:util';
 import { HubPlugin } from '../plugin-sdk/typescript/src/index.js';
 import type { CommandChannel } from '../src/db/types.js';
 import { generateSecretKey } from '../src/engines/secret-box.js';
-import { appsRepo } from '../src/modules/apps/repo.js';
-import { OAuthServer } from '../src/modules/oauth/server.js';
 import { sealRconPassword } from '../src/modules/servers/commands/rcon-password.js';
 import { serversRepo } from '../src/modules/servers/repo.js';
 import { generateToken, hashToken } from '../src/modules/servers/tokens.js';
-import { usersRepo } from '../src/modules/users/repo.js';
+import { tokenMinter } from '../scripts/oauth/mint-token.js';
 import { fakeSourceServer } from '../test/helpers/fake-rcon/source.js';
 import { machineLoad } from './lib/machine.js';
 import { median } from './lib/table.js';
@@ -73,29 +71,11 @@ const killsOf = async (serverId: number) =>
     ).n,
   );
 
-// an OAuth access token of the owner with servers:command (as bench/v1.ts mints them)
-const oauth = await OAuthServer.create({
-  db: bench.db.kysely,
-  issuer: 'http://localhost',
-  apps: appsRepo(bench.db.kysely),
-  users: usersRepo(bench.db.kysely),
-  now: Date.now,
-  trustProxy: false,
-  onError: (err) => console.error(err),
-});
+// an OAuth access token of the owner with servers:command
 const [created] = await partnerApps(bench.db, 1);
 if (!created) throw new Error('no bench app');
-const client = await oauth.provider.Client.find(created.app.client_id);
-if (!client) throw new Error('the bench app is not a client of the authorization server');
-const grant = new oauth.provider.Grant({ accountId: String(OWNER), clientId: client.clientId });
-grant.addOIDCScope('servers:command');
-const accessToken = await new oauth.provider.AccessToken({
-  accountId: String(OWNER),
-  client,
-  grantId: await grant.save(),
-  scope: 'servers:command',
-  gty: 'bench',
-}).save();
+const mint = await tokenMinter(bench.db.kysely, 'bench');
+const accessToken = await mint(created.app.client_id, OWNER, 'servers:command');
 
 const rcon = await fakeSourceServer({ password: 'bench-rcon-pw' });
 // cs2: the Source RCON protocol of the fake server

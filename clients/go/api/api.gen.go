@@ -11071,7 +11071,7 @@ type V1UsersStatsGetResultData struct {
 	// Combat All-time kills, deaths and headshots per game (cs2, cs16, rust, minecraft) where the user has any: kills of a linked Minecraft or EOS identity (identity links) included
 	Combat []V1UsersStatsGetResultDataCombatItem `json:"combat"`
 
-	// Elo The user’s Elo per game (cs2, cs16) where they have played a rated match
+	// Elo The user’s Elo per game (cs2, cs16) where they have played a rated match, with their place on that game’s ladder
 	Elo []V1UsersStatsGetResultDataEloItem `json:"elo"`
 
 	// ForumPosts Example: 18
@@ -11133,6 +11133,11 @@ type V1UsersStatsGetResultDataEloItem struct {
 	//
 	// Example: 212
 	Games int `json:"games"`
+
+	// Rank the user’s place on the game’s Elo ladder (`GET /api-platform/v1/stats/elo`): 1 is the highest rating, ties go to the lower user id; given for every rated player, beyond the ladder’s top 200 too
+	//
+	// Example: 1342
+	Rank int `json:"rank"`
 
 	// Rating ranked Elo rating
 	//
@@ -14009,7 +14014,7 @@ type ClientInterface interface {
 
 	// V1UsersStatsGet Get a user’s stats (preview)
 	//
-	// The stats of the published `GET /users/{id}/stats` (XP, level, activity counters) plus the user’s Elo per game, all-time kills, deaths and headshots per game, and the achievements they unlocked. Public data: an API key (`Authorization: Bearer ghk_…`) may call it as well as an OAuth token with `stats:read`. An unknown user is 404 `user_not_found`.
+	// The stats of the published `GET /users/{id}/stats` (XP, level, activity counters) plus the user’s Elo per game with their place on that game’s ladder (`rank`, for every rated player: the published ladder lists only its top 200), all-time kills, deaths and headshots per game, and the achievements they unlocked. Public data: an API key (`Authorization: Bearer ghk_…`) may call it as well as an OAuth token with `stats:read`. An unknown user is 404 `user_not_found`.
 	//
 	// Corresponds with GET /v1/users/{id}/stats (the `V1UsersStatsGet` operationId).
 	V1UsersStatsGet(ctx context.Context, id int, params *V1UsersStatsGetParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -16162,7 +16167,7 @@ func (c *Client) V1UsersMeGet(ctx context.Context, reqEditors ...RequestEditorFn
 
 // V1UsersStatsGet Get a user’s stats (preview)
 //
-// The stats of the published `GET /users/{id}/stats` (XP, level, activity counters) plus the user’s Elo per game, all-time kills, deaths and headshots per game, and the achievements they unlocked. Public data: an API key (`Authorization: Bearer ghk_…`) may call it as well as an OAuth token with `stats:read`. An unknown user is 404 `user_not_found`.
+// The stats of the published `GET /users/{id}/stats` (XP, level, activity counters) plus the user’s Elo per game with their place on that game’s ladder (`rank`, for every rated player: the published ladder lists only its top 200), all-time kills, deaths and headshots per game, and the achievements they unlocked. Public data: an API key (`Authorization: Bearer ghk_…`) may call it as well as an OAuth token with `stats:read`. An unknown user is 404 `user_not_found`.
 //
 // Corresponds with GET /v1/users/{id}/stats (the `V1UsersStatsGet` operationId).
 func (c *Client) V1UsersStatsGet(ctx context.Context, id int, params *V1UsersStatsGetParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -22430,7 +22435,7 @@ type ClientWithResponsesInterface interface {
 
 	// V1UsersStatsGetWithResponse Get a user’s stats (preview)
 	//
-	// The stats of the published `GET /users/{id}/stats` (XP, level, activity counters) plus the user’s Elo per game, all-time kills, deaths and headshots per game, and the achievements they unlocked. Public data: an API key (`Authorization: Bearer ghk_…`) may call it as well as an OAuth token with `stats:read`. An unknown user is 404 `user_not_found`.
+	// The stats of the published `GET /users/{id}/stats` (XP, level, activity counters) plus the user’s Elo per game with their place on that game’s ladder (`rank`, for every rated player: the published ladder lists only its top 200), all-time kills, deaths and headshots per game, and the achievements they unlocked. Public data: an API key (`Authorization: Bearer ghk_…`) may call it as well as an OAuth token with `stats:read`. An unknown user is 404 `user_not_found`.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -38826,7 +38831,7 @@ func (c *ClientWithResponses) V1UsersMeGetWithResponse(ctx context.Context, reqE
 
 // V1UsersStatsGetWithResponse Get a user’s stats (preview)
 //
-// The stats of the published `GET /users/{id}/stats` (XP, level, activity counters) plus the user’s Elo per game, all-time kills, deaths and headshots per game, and the achievements they unlocked. Public data: an API key (`Authorization: Bearer ghk_…`) may call it as well as an OAuth token with `stats:read`. An unknown user is 404 `user_not_found`.
+// The stats of the published `GET /users/{id}/stats` (XP, level, activity counters) plus the user’s Elo per game with their place on that game’s ladder (`rank`, for every rated player: the published ladder lists only its top 200), all-time kills, deaths and headshots per game, and the achievements they unlocked. Public data: an API key (`Authorization: Bearer ghk_…`) may call it as well as an OAuth token with `stats:read`. An unknown user is 404 `user_not_found`.
 //
 // Returns a wrapper object for the known response body format(s).
 //

@@ -26334,7 +26334,7 @@ pub mod types {
         pub achievements: u64,
         ///All-time kills, deaths and headshots per game (cs2, cs16, rust, minecraft) where the user has any: kills of a linked Minecraft or EOS identity (identity links) included
         pub combat: ::std::vec::Vec<V1UsersStatsGetResultDataCombatItem>,
-        ///The user’s Elo per game (cs2, cs16) where they have played a rated match
+        ///The user’s Elo per game (cs2, cs16) where they have played a rated match, with their place on that game’s ladder
         pub elo: ::std::vec::Vec<V1UsersStatsGetResultDataEloItem>,
         pub forum_posts: u64,
         pub level: ::std::num::NonZeroU64,
@@ -26367,6 +26367,8 @@ pub mod types {
         pub game: ::std::string::String,
         ///rated matches played
         pub games: u64,
+        ///the user’s place on the game’s Elo ladder (`GET /api-platform/v1/stats/elo`): 1 is the highest rating, ties go to the lower user id; given for every rated player, beyond the ladder’s top 200 too
+        pub rank: ::std::num::NonZeroU64,
         ///ranked Elo rating
         pub rating: i64,
         ///wins / games × 100, rounded to 1 decimal (0 without games)
@@ -29344,7 +29346,7 @@ Arguments:
     }
     /**Get a user’s stats (preview)
 
-The stats of the published `GET /users/{id}/stats` (XP, level, activity counters) plus the user’s Elo per game, all-time kills, deaths and headshots per game, and the achievements they unlocked. Public data: an API key (`Authorization: Bearer ghk_…`) may call it as well as an OAuth token with `stats:read`. An unknown user is 404 `user_not_found`.
+The stats of the published `GET /users/{id}/stats` (XP, level, activity counters) plus the user’s Elo per game with their place on that game’s ladder (`rank`, for every rated player: the published ladder lists only its top 200), all-time kills, deaths and headshots per game, and the achievements they unlocked. Public data: an API key (`Authorization: Bearer ghk_…`) may call it as well as an OAuth token with `stats:read`. An unknown user is 404 `user_not_found`.
 
 Sends a `GET` request to `/v1/users/{id}/stats`
 

@@ -371,7 +371,7 @@ export interface paths {
         };
         /**
          * Get a user’s stats (preview)
-         * @description The stats of the published `GET /users/{id}/stats` (XP, level, activity counters) plus the user’s Elo per game, all-time kills, deaths and headshots per game, and the achievements they unlocked. Public data: an API key (`Authorization: Bearer ghk_…`) may call it as well as an OAuth token with `stats:read`. An unknown user is 404 `user_not_found`.
+         * @description The stats of the published `GET /users/{id}/stats` (XP, level, activity counters) plus the user’s Elo per game with their place on that game’s ladder (`rank`, for every rated player: the published ladder lists only its top 200), all-time kills, deaths and headshots per game, and the achievements they unlocked. Public data: an API key (`Authorization: Bearer ghk_…`) may call it as well as an OAuth token with `stats:read`. An unknown user is 404 `user_not_found`.
          */
         get: operations["v1_users_stats_get"];
         put?: never;
@@ -4842,7 +4842,7 @@ export interface components {
             forum_posts: number;
             /** @example 3 */
             tournaments_played: number;
-            /** @description The user’s Elo per game (cs2, cs16) where they have played a rated match */
+            /** @description The user’s Elo per game (cs2, cs16) where they have played a rated match, with their place on that game’s ladder */
             elo: components["schemas"]["V1UsersStatsGetResultDataEloItem"][];
             /** @description All-time kills, deaths and headshots per game (cs2, cs16, rust, minecraft) where the user has any: kills of a linked Minecraft or EOS identity (identity links) included */
             combat: components["schemas"]["V1UsersStatsGetResultDataCombatItem"][];
@@ -4855,6 +4855,11 @@ export interface components {
              * @example cs2
              */
             game: string;
+            /**
+             * @description the user’s place on the game’s Elo ladder (`GET /api-platform/v1/stats/elo`): 1 is the highest rating, ties go to the lower user id; given for every rated player, beyond the ladder’s top 200 too
+             * @example 1342
+             */
+            rank: number;
             /**
              * @description ranked Elo rating
              * @example 1487
@@ -12303,6 +12308,7 @@ export interface operations {
                      *         "elo": [
                      *           {
                      *             "game": "cs2",
+                     *             "rank": 1342,
                      *             "rating": 1487,
                      *             "games": 212,
                      *             "wins": 121,

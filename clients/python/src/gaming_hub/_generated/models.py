@@ -1948,6 +1948,14 @@ class V1ServersOperatorsListResultMeta(BaseModel):
 
 class V1UsersStatsGetResultDataEloItem(BaseModel):
     game: Annotated[str, Field(description="game code", examples=["cs2"])]
+    rank: Annotated[
+        int,
+        Field(
+            description="the user’s place on the game’s Elo ladder (`GET /api-platform/v1/stats/elo`): 1 is the highest rating, ties go to the lower user id; given for every rated player, beyond the ladder’s top 200 too",
+            examples=[1342],
+            ge=1,
+        ),
+    ]
     rating: Annotated[int, Field(description="ranked Elo rating", examples=[1487])]
     games: Annotated[
         int, Field(description="rated matches played", examples=[212], ge=0)
@@ -4675,7 +4683,7 @@ class V1UsersStatsGetResultData(BaseModel):
     elo: Annotated[
         list[V1UsersStatsGetResultDataEloItem],
         Field(
-            description="The user’s Elo per game (cs2, cs16) where they have played a rated match"
+            description="The user’s Elo per game (cs2, cs16) where they have played a rated match, with their place on that game’s ladder"
         ),
     ]
     combat: Annotated[

@@ -15,7 +15,7 @@ export function eloRepo(db: Kysely<Database>) {
     query
       .select((eb) => eb.fn.countAll<number>().as('n'))
       .executeTakeFirstOrThrow()
-      .then((row) => Number(row.n));
+      .then((row) => row.n);
 
   /**
    * How many players are ahead of this one in the ladder's order (rating desc, user id asc): two

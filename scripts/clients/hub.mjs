@@ -47,6 +47,9 @@ export function prepareTemplate() {
     const user = cliJson(dir, ['users', 'create', name, '--password-stdin'], `${PASSWORD}\n`);
     users[name.slice(5)] = { id: user.id, username: name, password: PASSWORD };
   }
+  // a partner's portal account: the browser run creates its key (held to the page's origin) and its
+  // app there, as a web developer would, with the partner quota the scenarios need
+  const dev = cliJson(dir, ['users', 'create', 'conf_dev', '--partner', '--password-stdin'], `${PASSWORD}\n`);
   const key = cliJson(dir, ['keys', 'create', '--tier', 'partner', '--name', 'conformance']);
   const app = cliJson(dir, [
     'apps',
@@ -80,6 +83,7 @@ export function prepareTemplate() {
       api_key: key.key,
       api_key_id: key.id,
       users,
+      developer: { id: dev.id, username: 'conf_dev', password: PASSWORD },
       oauth_app: { client_id: app.client_id, redirect_uri: REDIRECT_URI },
     },
   };

@@ -1,6 +1,6 @@
 /**
- * A community bot with every example: `!rank`, `!elo`, `!top` in game, kill streaks announced on
- * the server, match summaries posted to Discord, a welcome for new players.
+ * A community bot with every example: `!rank`, `!elo`, `!top` in game, `!announce` for the server's
+ * operators, kill streaks announced on the server, match summaries posted to Discord, a welcome for new players.
  *
  *   HUB_URL=https://hub.example.com HUB_API_KEY=ghk_… HUB_CLIENT_ID=app_… HUB_CLIENT_SECRET=ghcs_… \
  *   HUB_TOKENS=./tokens.json DISCORD_WEBHOOK_URL=https://discord.com/api/webhooks/… \
@@ -12,7 +12,7 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { HubClient, HubOAuth, type OAuthTokens } from '@gaming-hub/client';
-import { createBot } from '@gaming-hub/bot';
+import { arg, createBot } from '@gaming-hub/bot';
 import { addKillStreaks, addMatchSummaries, addWelcome } from './announcers.js';
 import { addRankCommands, hubLadder } from './ranks.js';
 
@@ -46,6 +46,16 @@ const bot = createBot({
   startFrom: process.env.BOT_START_FROM === 'oldest' ? 'oldest' : 'now',
 });
 addRankCommands(bot, hubLadder(hub));
+// operators only: who operates each server is read from the hub (GET /v1/servers/{id}/operators)
+bot.command(
+  {
+    name: 'announce',
+    description: 'say something to the whole server',
+    args: { text: arg.text() },
+    permission: 'operators',
+  },
+  (ctx) => ctx.reply(ctx.args.text),
+);
 addKillStreaks(bot);
 addWelcome(bot);
 if (process.env.DISCORD_WEBHOOK_URL) addMatchSummaries(bot, process.env.DISCORD_WEBHOOK_URL);

@@ -74,6 +74,7 @@ describe('a community bot against a live hub (issue 27)', () => {
   let rcon: FakeServer;
   let discord: Awaited<ReturnType<typeof discordReceiver>>;
   let ingestToken: string;
+  let serverId: number;
   let botEnv: NodeJS.ProcessEnv;
   let botLog = '';
   const scratch = mkdtempSync(join(tmpdir(), 'hub-bot-e2e-files-'));
@@ -120,6 +121,7 @@ describe('a community bot against a live hub (issue 27)', () => {
       ...['--owner', String(owner.id), '--rcon-password', PASSWORD, '--rcon-port', String(rcon.port)],
     ]);
     ingestToken = server.token;
+    serverId = server.id;
     served = await serve(db, [], { WEBHOOKS_ALLOW_PRIVATE_TARGETS: 'true' });
     cleanup.push(() => stop(served));
 
@@ -209,6 +211,33 @@ describe('a community bot against a live hub (issue 27)', () => {
       summary.embeds.at(0)?.fields.map((f) => f.name),
       ['Team 1 (2)', 'Team 2 (0)'],
     );
+    bot.kill('SIGTERM');
+    await new Promise((resolve) => bot.once('exit', resolve));
+  });
+
+  it('lets a server operator, as the hub lists them, run !announce and refuses another player', async () => {
+    // Ace's hub user (made from his SteamID by ingest) becomes an operator of the server
+    const feed = await fetch(
+      new URL('/api-platform/v1/killboard/feed?player=76561197961170729&limit=1', served.url),
+      {
+        headers: { 'x-api-key': String(botEnv.HUB_API_KEY) },
+      },
+    );
+    const aceId = ((await feed.json()) as { kills: { killer: { user_id: number } }[] }).kills[0]?.killer
+      .user_id;
+    assert.ok(aceId, 'Ace has a hub user');
+    assert.equal(hub(db, ['servers', 'grant', String(serverId), String(aceId)]).status, 0);
+    const before = said().length;
+    const bot = startBot();
+    await ingest([
+      `${stamp(Date.now() - 2000)}${bo} say "!announce free coins"`,
+      `${stamp(Date.now() - 1000)}${ace} say "!announce gg, next map in 5"`,
+    ]);
+    await waitFor('both answers', () => said().length >= before + 2);
+    assert.deepEqual(said().slice(before), [
+      'say "Bo: you may not use !announce."',
+      'say "gg, next map in 5"',
+    ]);
     bot.kill('SIGTERM');
     await new Promise((resolve) => bot.once('exit', resolve));
   });

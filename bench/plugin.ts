@@ -19,13 +19,10 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { HubPlugin } from '../plugin-sdk/typescript/src/index.js';
 import { generateSecretKey } from '../src/engines/secret-box.js';
-import { appsRepo } from '../src/modules/apps/repo.js';
-import { OAuthServer } from '../src/modules/oauth/server.js';
 import { sealRconPassword } from '../src/modules/servers/commands/rcon-password.js';
-import { serversRepo } from '../src/modules/servers/repo.js';
-import { generateToken, hashToken } from '../src/modules/servers/tokens.js';
-import { usersRepo } from '../src/modules/users/repo.js';
 import { fakeSourceServer } from '../test/helpers/fake-rcon/source.js';
+import { accessTokenMinter } from './lib/access-tokens.js';
+import { addGameServer } from './lib/game-servers.js';
 import { startService } from './processes.js';
 import { partnerApps, seededDb } from './setup.js';
 
@@ -44,26 +41,8 @@ const loadBefore = load();
 
 const bench = await seededDb(200, 2000, 1);
 const secret = generateSecretKey();
-const servers = serversRepo(bench.db.kysely);
-const register = async (
-  name: string,
-  extra: { game?: string; rcon_port?: number; rcon_password?: string } = {},
-) => {
-  const token = generateToken();
-  const row = await servers.add({
-    name,
-    game: extra.game ?? 'rust',
-    ip: '127.0.0.1',
-    port: 1,
-    query_port: null,
-    token_hash: hashToken(token),
-    created_at: Date.now(),
-    owner_user_id: OWNER,
-    rcon_port: extra.rcon_port ?? null,
-    rcon_password: extra.rcon_password ?? null,
-  });
-  return { id: row.id, token };
-};
+const register = (name: string, extra: { game?: string; rcon_port?: number; rcon_password?: string } = {}) =>
+  addGameServer(bench.db, { name, owner: OWNER, ...extra });
 const killsOf = async (serverId: number) =>
   Number(
     (
@@ -75,29 +54,12 @@ const killsOf = async (serverId: number) =>
     ).n,
   );
 
-// an OAuth access token of the owner with servers:command (as bench/v1.ts mints them)
-const oauth = await OAuthServer.create({
-  db: bench.db.kysely,
-  issuer: 'http://localhost',
-  apps: appsRepo(bench.db.kysely),
-  users: usersRepo(bench.db.kysely),
-  now: Date.now,
-  trustProxy: false,
-  onError: (err) => console.error(err),
-});
+// an OAuth access token of the owner with servers:command
 const [created] = await partnerApps(bench.db, 1);
 if (!created) throw new Error('no bench app');
-const client = await oauth.provider.Client.find(created.app.client_id);
-if (!client) throw new Error('the bench app is not a client of the authorization server');
-const grant = new oauth.provider.Grant({ accountId: String(OWNER), clientId: client.clientId });
-grant.addOIDCScope('servers:command');
-const accessToken = await new oauth.provider.AccessToken({
-  accountId: String(OWNER),
-  client,
-  grantId: await grant.save(),
-  scope: 'servers:command',
-  gty: 'bench',
-}).save();
+const accessToken = await (
+  await accessTokenMinter(bench.db)
+)(created.app.client_id, OWNER, 'servers:command');
 
 const rcon = await fakeSourceServer({ password: 'bench-rcon-pw' });
 // cs2: the Source RCON protocol of the fake server

@@ -14,10 +14,8 @@
  *   npm run bench:v1 [-- --duration SEC --rounds N --connections N]
  */
 import { API_PREFIX, V1_PREFIX } from '../src/http/paths.js';
-import { appsRepo } from '../src/modules/apps/repo.js';
-import { OAuthServer } from '../src/modules/oauth/server.js';
-import { usersRepo } from '../src/modules/users/repo.js';
 import { countArgs } from './args.js';
+import { accessTokenMinter } from './lib/access-tokens.js';
 import { compareLoads } from './load.js';
 import { startService } from './processes.js';
 import { partnerApps, partnerKeys, seededDb } from './setup.js';
@@ -50,27 +48,11 @@ const CASES: Case[] = [
 
 const bench = await seededDb(2000, 20_000, 1);
 const keys = await partnerKeys(bench.db, 20_000 * duration * rounds * CASES.length);
-const oauth = await OAuthServer.create({
-  db: bench.db.kysely,
-  issuer: 'http://localhost',
-  apps: appsRepo(bench.db.kysely),
-  users: usersRepo(bench.db.kysely),
-  now: Date.now,
-  trustProxy: false,
-  onError: (err) => console.error(err),
-});
+const mint = await accessTokenMinter(bench.db);
 // one app per token, as bench/oauth.ts: each (app, user) pair has its own partner quota
 const tokens: string[] = [];
-for (const created of await partnerApps(bench.db, keys.length)) {
-  const client = await oauth.provider.Client.find(created.app.client_id);
-  if (!client) throw new Error('the bench app is not a client of the authorization server');
-  const accountId = String(USER_ID);
-  const grant = new oauth.provider.Grant({ accountId, clientId: client.clientId });
-  grant.addOIDCScope(SCOPES);
-  const grantId = await grant.save();
-  const token = new oauth.provider.AccessToken({ accountId, client, grantId, scope: SCOPES, gty: 'bench' });
-  tokens.push(await token.save());
-}
+for (const created of await partnerApps(bench.db, keys.length))
+  tokens.push(await mint(created.app.client_id, USER_ID, SCOPES));
 
 const service = await startService(bench.url, {});
 try {

@@ -30,9 +30,9 @@ import { generateSecretKey } from '../src/engines/secret-box.js';
 import { formatEventId } from '../src/modules/events/event-id.js';
 import { eventsRepo } from '../src/modules/events/repo.js';
 import { sealRconPassword } from '../src/modules/servers/commands/rcon-password.js';
+import { tokenMinter } from '../scripts/oauth/mint-token.js';
 import { countArgs } from './args.js';
 import type { CatchUp, Question, Reader } from './bot-reader.js';
-import { accessTokenMinter } from './lib/access-tokens.js';
 import { addGameServer } from './lib/game-servers.js';
 import { machineLoad } from './lib/machine.js';
 import { fmt, median, printTable } from './lib/table.js';
@@ -81,7 +81,7 @@ const server = await addGameServer(bench.db, {
 });
 const [app] = await partnerApps(bench.db, 1);
 if (!app) throw new Error('no bench app');
-const token = await (await accessTokenMinter(bench.db))(app.app.client_id, OWNER, SCOPES);
+const token = await (await tokenMinter(bench.db.kysely, 'bench'))(app.app.client_id, OWNER, SCOPES);
 
 // the backlog the catch-up reads: kill.provisional events as the ingest writes them
 const kill = (i: number) => ({

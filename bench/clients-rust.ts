@@ -5,32 +5,10 @@
  *
  *   npm run bench:clients-rust [-- --requests N --rounds N]
  */
-import { spawnSync } from 'node:child_process';
-import { rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { prepareTemplate, startHub } from '../scripts/clients/hub.mjs';
+import { benchAgainstHub } from './lib/against-hub.js';
 
-const root = join(import.meta.dirname, '..');
-const template = prepareTemplate();
-const hub = await startHub(template.dir);
-try {
-  const run = spawnSync(
-    'cargo',
-    ['run', '--quiet', '--release', '--locked', '--', ...process.argv.slice(2)],
-    {
-      cwd: join(import.meta.dirname, 'clients-rust'),
-      stdio: 'inherit',
-      env: {
-        ...process.env,
-        CARGO_TARGET_DIR: join(root, 'clients/rust/target'),
-        HUB_URL: hub.url,
-        HUB_API_KEY: template.fixture.api_key,
-      },
-    },
-  );
-  process.exitCode = run.status ?? 1;
-} finally {
-  await hub.stop();
-  rmSync(hub.dir, { recursive: true, force: true });
-  rmSync(template.dir, { recursive: true, force: true });
-}
+await benchAgainstHub('cargo', ['run', '--quiet', '--release', '--locked', '--'], {
+  cwd: join(import.meta.dirname, 'clients-rust'),
+  env: { CARGO_TARGET_DIR: join(import.meta.dirname, '../clients/rust/target') },
+});

@@ -6,23 +6,24 @@
  *            alternating rounds; events per second to stored rows (target >= 10,000/s on SQLite).
  *   commands POST /v1/servers/:id/command round trips, one after another: to a plugin-channel
  *            server whose plugin long-polls through the SDK (target p99 <= 250 ms) vs to an RCON
- *            server (the fake Source RCON server of the tests). The plugin side is measured once the
- *            hub's command queue is on main (`hub servers add --channel plugin`); until then it says so.
+ *            server (the fake Source RCON server of the tests).
  *
  *   npm run bench:plugin [-- --events N --rounds N --commands N]
  */
-import { spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { cpus, loadavg, tmpdir } from 'node:os';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { HubPlugin } from '../plugin-sdk/typescript/src/index.js';
+import type { CommandChannel } from '../src/db/types.js';
 import { generateSecretKey } from '../src/engines/secret-box.js';
 import { sealRconPassword } from '../src/modules/servers/commands/rcon-password.js';
+import { tokenMinter } from '../scripts/oauth/mint-token.js';
 import { fakeSourceServer } from '../test/helpers/fake-rcon/source.js';
-import { accessTokenMinter } from './lib/access-tokens.js';
 import { addGameServer } from './lib/game-servers.js';
+import { machineLoad } from './lib/machine.js';
+import { median } from './lib/table.js';
 import { startService } from './processes.js';
 import { partnerApps, seededDb } from './setup.js';
 
@@ -33,16 +34,14 @@ const EVENTS = Number(values.events ?? 30_000);
 const ROUNDS = Number(values.rounds ?? 3);
 const COMMANDS = Number(values.commands ?? 200);
 const OWNER = 42;
-const load = () =>
-  loadavg()
-    .map((l) => l.toFixed(2))
-    .join(' ');
-const loadBefore = load();
+const loadBefore = machineLoad();
 
 const bench = await seededDb(200, 2000, 1);
 const secret = generateSecretKey();
-const register = (name: string, extra: { game?: string; rcon_port?: number; rcon_password?: string } = {}) =>
-  addGameServer(bench.db, { name, owner: OWNER, ...extra });
+const register = (
+  name: string,
+  extra: { game?: string; rcon_port?: number; rcon_password?: string; command_channel?: CommandChannel } = {},
+) => addGameServer(bench.db, { name, owner: OWNER, ...extra });
 const killsOf = async (serverId: number) =>
   Number(
     (
@@ -57,9 +56,8 @@ const killsOf = async (serverId: number) =>
 // an OAuth access token of the owner with servers:command
 const [created] = await partnerApps(bench.db, 1);
 if (!created) throw new Error('no bench app');
-const accessToken = await (
-  await accessTokenMinter(bench.db)
-)(created.app.client_id, OWNER, 'servers:command');
+const mint = await tokenMinter(bench.db.kysely, 'bench');
+const accessToken = await mint(created.app.client_id, OWNER, 'servers:command');
 
 const rcon = await fakeSourceServer({ password: 'bench-rcon-pw' });
 // cs2: the Source RCON protocol of the fake server
@@ -134,7 +132,6 @@ try {
     rawRuns.push(await raw(round));
     sdkRuns.push(await sdk(round));
   }
-  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? 0;
   console.log(
     `events: ${EVENTS} kills per round, ${ROUNDS} alternating rounds, SQLite (median; every kill checked stored)`,
   );
@@ -168,47 +165,24 @@ try {
   const rconTimes = await roundTrips(rconServer.id);
   console.log(`commands: ${COMMANDS} round trips one after another through POST /v1/servers/:id/command`);
   console.log(`  RCON (fake Source server):   p50 ${pct(rconTimes, 0.5)} ms  p99 ${pct(rconTimes, 0.99)} ms`);
-  const channel = spawnSync(
-    process.execPath,
-    ['dist/cli.js', 'servers', 'set-channel', String(rconServer.id), 'rcon'],
-    {
-      env: { ...process.env, DATABASE_URL: bench.url },
-      encoding: 'utf8',
-    },
-  );
-  if (channel.status !== 0) {
+  const pluginServer = await register('bench plugin commands', { command_channel: 'plugin' });
+  const spoolDir = mkdtempSync(join(tmpdir(), 'bench-plugin-spool-'));
+  spools.push(spoolDir);
+  const plugin = await new HubPlugin({
+    hubUrl: service.url,
+    token: pluginServer.token,
+    spoolDir,
+    commands: { say: ({ args }) => `said: ${args}` },
+  }).start();
+  try {
+    const pluginTimes = await roundTrips(pluginServer.id);
     console.log(
-      '  plugin (long-polling SDK):   not measured: the hub has no command channel yet (`hub servers set-channel` failed)',
+      `  plugin (long-polling SDK):   p50 ${pct(pluginTimes, 0.5)} ms  p99 ${pct(pluginTimes, 0.99)} ms (target p99 <= 250 ms)`,
     );
-  } else {
-    const pluginServer = await register('bench plugin commands');
-    const set = spawnSync(
-      process.execPath,
-      ['dist/cli.js', 'servers', 'set-channel', String(pluginServer.id), 'plugin'],
-      {
-        env: { ...process.env, DATABASE_URL: bench.url },
-        encoding: 'utf8',
-      },
-    );
-    if (set.status !== 0) throw new Error(`set-channel: ${set.stderr}`);
-    const spoolDir = mkdtempSync(join(tmpdir(), 'bench-plugin-spool-'));
-    spools.push(spoolDir);
-    const plugin = await new HubPlugin({
-      hubUrl: service.url,
-      token: pluginServer.token,
-      spoolDir,
-      commands: { say: ({ args }) => `said: ${args}` },
-    }).start();
-    try {
-      const pluginTimes = await roundTrips(pluginServer.id);
-      console.log(
-        `  plugin (long-polling SDK):   p50 ${pct(pluginTimes, 0.5)} ms  p99 ${pct(pluginTimes, 0.99)} ms (target p99 <= 250 ms)`,
-      );
-    } finally {
-      await plugin.close();
-    }
+  } finally {
+    await plugin.close();
   }
-  console.log(`load average (1, 5, 15 min): before ${loadBefore}, after ${load()} (${cpus().length} cores)`);
+  console.log(`before the run: ${loadBefore}; after: ${machineLoad()}`);
 } finally {
   await service.stop();
   await rcon.close();

@@ -15,7 +15,7 @@
  */
 import { API_PREFIX, V1_PREFIX } from '../src/http/paths.js';
 import { countArgs } from './args.js';
-import { accessTokenMinter } from './lib/access-tokens.js';
+import { tokenMinter } from '../scripts/oauth/mint-token.js';
 import { compareLoads } from './load.js';
 import { startService } from './processes.js';
 import { partnerApps, partnerKeys, seededDb } from './setup.js';
@@ -48,8 +48,8 @@ const CASES: Case[] = [
 
 const bench = await seededDb(2000, 20_000, 1);
 const keys = await partnerKeys(bench.db, 20_000 * duration * rounds * CASES.length);
-const mint = await accessTokenMinter(bench.db);
 // one app per token, as bench/oauth.ts: each (app, user) pair has its own partner quota
+const mint = await tokenMinter(bench.db.kysely, 'bench');
 const tokens: string[] = [];
 for (const created of await partnerApps(bench.db, keys.length))
   tokens.push(await mint(created.app.client_id, USER_ID, SCOPES));

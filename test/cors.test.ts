@@ -26,7 +26,7 @@ for (const dialect of testDialects()) {
       ctx.inject({ method: 'GET', url: V1 + path, headers });
 
     it('answers preflights on the published API and /v1 for any origin, without a credential', async () => {
-      for (const url of [`${V1}/leaderboards`, `${V1}/users/1`, '/v1/tournaments']) {
+      for (const url of [`${V1}/leaderboards`, `${V1}/users/1`, '/v1/tournaments', '/v1/events/stream']) {
         const res = await ctx.inject({
           method: 'OPTIONS',
           url,
@@ -40,6 +40,9 @@ for (const dialect of testDialects()) {
         assert.equal(res.headers['access-control-allow-origin'], '*');
         assert.match(String(res.headers['access-control-allow-headers']), /x-api-key/);
         assert.match(String(res.headers['access-control-allow-headers']), /authorization/);
+        // what the client library sends: a key per call, resuming the stream
+        for (const name of ['idempotency-key', 'if-none-match', 'last-event-id'])
+          assert.match(String(res.headers['access-control-allow-headers']), new RegExp(name), name);
         assert.match(String(res.headers['access-control-allow-methods']), /GET/);
         assert.equal(res.headers['access-control-max-age'], '7200');
         assert.equal(res.headers['access-control-allow-credentials'], undefined);

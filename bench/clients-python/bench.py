@@ -101,7 +101,7 @@ def main() -> None:
     for _ in range(args.rounds):
         for name, call in sync_kinds:
             runs[name].append(measure(args.requests, call))
-        for _name, acall in async_kinds:
+        for name, acall in async_kinds:
             runs[name].append(measure_async(args.requests, acall, loop))
 
     print(

@@ -1,4 +1,5 @@
 import type { Db } from '../../src/db/connect.js';
+import type { CommandChannel } from '../../src/db/types.js';
 import { serversRepo } from '../../src/modules/servers/repo.js';
 import { generateToken, hashToken } from '../../src/modules/servers/tokens.js';
 
@@ -9,6 +10,8 @@ export interface BenchServer {
   /** its remote console (a fake server of test/helpers/fake-rcon): port and sealed password */
   rcon_port?: number;
   rcon_password?: string;
+  /** `rcon` (default) or `plugin`: the queue its plugin long-polls */
+  command_channel?: CommandChannel;
 }
 
 /** Registers a game server as `hub servers add` does; returns its id and its plain ingest token. */
@@ -25,6 +28,7 @@ export async function addGameServer(db: Db, server: BenchServer): Promise<{ id: 
     owner_user_id: server.owner,
     rcon_port: server.rcon_port ?? null,
     rcon_password: server.rcon_password ?? null,
+    command_channel: server.command_channel ?? 'rcon',
   });
   return { id: row.id, token };
 }

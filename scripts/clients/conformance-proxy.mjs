@@ -5,6 +5,11 @@
 // as the user in the OAuth consent step and collects webhook deliveries, so a language's scenarios
 // need nothing but HTTP and its own library; /__conformance/requests?scenario=NAME lists what the
 // proxy saw of a scenario's requests (attempts, Idempotency-Key, Last-Event-ID).
+//
+// CORS, for the browser column (a page of another origin calling through the proxy): the hub's own
+// CORS answers pass through unchanged (preflights are forwarded too), the proxy only adds its
+// `x-conformance-scenario` header to what a preflight the hub granted allows, and it answers CORS
+// itself for its control routes and for the answers it makes up in the hub's place (faults).
 import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import { actAsUser } from './consent.mjs';
@@ -19,8 +24,21 @@ const readBody = (req) =>
     req.on('error', reject);
   });
 
-const sendJson = (res, status, body) => {
-  res.writeHead(status, { 'content-type': 'application/json' });
+/** What a page may read of an answer the proxy makes up: what the hub exposes on its own. */
+const EXPOSED =
+  'retry-after, x-request-id, x-ratelimit-limit, x-ratelimit-remaining, x-ratelimit-reset, etag';
+
+/** CORS headers for an answer of the proxy's own, when a browser (it sends `Origin`) asked. */
+const corsOf = (req) =>
+  req.headers.origin === undefined
+    ? {}
+    : { 'access-control-allow-origin': '*', 'access-control-expose-headers': EXPOSED };
+
+const isPreflight = (req) =>
+  req.method === 'OPTIONS' && req.headers['access-control-request-method'] !== undefined;
+
+const sendJson = (req, res, status, body) => {
+  res.writeHead(status, { 'content-type': 'application/json', ...corsOf(req) });
   res.end(JSON.stringify(body));
 };
 
@@ -52,32 +70,43 @@ export async function startConformanceProxy({ hubUrl, scenarios, fixture }) {
 
   async function control(req, res, url) {
     const parts = url.pathname.split('/').filter(Boolean); // ['__conformance', what, id?]
+    if (isPreflight(req)) {
+      res.writeHead(204, {
+        ...corsOf(req),
+        'access-control-allow-methods': 'GET, POST',
+        'access-control-allow-headers': 'content-type',
+      });
+      return void res.end();
+    }
     if (req.method === 'POST' && parts[1] === 'authorize') {
       const { url: authUrl, user } = JSON.parse((await readBody(req)).toString());
       const who = fixture.users[user];
-      if (!who) return sendJson(res, 400, { error: `unknown user ${user}` });
+      if (!who) return sendJson(req, res, 400, { error: `unknown user ${user}` });
       try {
-        const callback = await actAsUser(hubUrl, authUrl, who, fixture.oauth_app.redirect_uri);
-        return sendJson(res, 200, { callback });
+        // the app's callback is the authorization URL's redirect_uri (the browser run's app has its own)
+        const redirectUri =
+          new URL(authUrl).searchParams.get('redirect_uri') ?? fixture.oauth_app.redirect_uri;
+        const callback = await actAsUser(hubUrl, authUrl, who, redirectUri);
+        return sendJson(req, res, 200, { callback });
       } catch (error) {
-        return sendJson(res, 502, { error: String(error) });
+        return sendJson(req, res, 502, { error: String(error) });
       }
     }
     if (req.method === 'GET' && parts[1] === 'requests') {
-      return sendJson(res, 200, { requests: requests.get(url.searchParams.get('scenario')) ?? [] });
+      return sendJson(req, res, 200, { requests: requests.get(url.searchParams.get('scenario')) ?? [] });
     }
     if (req.method === 'POST' && parts[1] === 'inbox' && parts.length === 2) {
       const id = randomUUID();
       inboxes.set(id, { deliveries: [], waiters: [] });
-      return sendJson(res, 201, { id, url: `${origin}/__conformance/inbox/${id}` });
+      return sendJson(req, res, 201, { id, url: `${origin}/__conformance/inbox/${id}` });
     }
     const inbox = parts[1] === 'inbox' ? inboxes.get(parts[2] ?? '') : undefined;
-    if (!inbox) return sendJson(res, 404, { error: 'unknown control route or inbox' });
+    if (!inbox) return sendJson(req, res, 404, { error: 'unknown control route or inbox' });
     if (req.method === 'POST') {
       // a webhook delivery from the hub: kept byte for byte (as a string) with its headers
       inbox.deliveries.push({ headers: req.headers, body: (await readBody(req)).toString('utf8') });
       for (const wake of inbox.waiters.splice(0)) wake();
-      res.writeHead(204).end();
+      res.writeHead(204, corsOf(req)).end();
       return;
     }
     const waitMs = Math.min(Number(url.searchParams.get('wait_ms') ?? 0), 30_000);
@@ -89,15 +118,35 @@ export async function startConformanceProxy({ hubUrl, scenarios, fixture }) {
           wake();
         });
       });
-    return sendJson(res, 200, { deliveries: inbox.deliveries });
+    return sendJson(req, res, 200, { deliveries: inbox.deliveries });
   }
+
+  /** A preflight goes to the hub without the proxy's own header; the proxy allows that one itself. */
+  function preflightHeaders(headers) {
+    const asked = String(headers['access-control-request-headers'] ?? '')
+      .split(',')
+      .map((name) => name.trim().toLowerCase())
+      .filter((name) => name && name !== SCENARIO_HEADER);
+    if (asked.length > 0) headers['access-control-request-headers'] = asked.join(', ');
+    else delete headers['access-control-request-headers'];
+  }
+  const grantScenarioHeader = (answer) => {
+    const allowed = answer.headers['access-control-allow-headers'];
+    if (answer.headers['access-control-allow-origin'] === undefined) return; // the hub refused
+    answer.headers['access-control-allow-headers'] = allowed
+      ? `${allowed}, ${SCENARIO_HEADER}`
+      : SCENARIO_HEADER;
+  };
 
   function forward(req, res, fault) {
     const headers = { ...req.headers, host: hub.host };
     delete headers[SCENARIO_HEADER];
+    const preflight = isPreflight(req);
+    if (preflight) preflightHeaders(headers);
     const upstream = http.request(
       { host: hub.hostname, port: hub.port, method: req.method, path: req.url, headers, agent },
       (answer) => {
+        if (preflight) grantScenarioHeader(answer);
         if (fault?.drop === 'after_forward') {
           // the hub did the work and answered; the client never hears of it
           answer.resume();
@@ -137,7 +186,7 @@ export async function startConformanceProxy({ hubUrl, scenarios, fixture }) {
   const server = http.createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://proxy');
     if (url.pathname.startsWith('/__conformance/')) {
-      control(req, res, url).catch((error) => sendJson(res, 500, { error: String(error) }));
+      control(req, res, url).catch((error) => sendJson(req, res, 500, { error: String(error) }));
       return;
     }
     const scenario = req.headers[SCENARIO_HEADER];
@@ -156,10 +205,10 @@ export async function startConformanceProxy({ hubUrl, scenarios, fixture }) {
       const { status, headers = {}, code = 'rate_limited', raw_body: raw } = fault.respond;
       req.resume();
       if (raw !== undefined) {
-        res.writeHead(status, headers).end(raw);
+        res.writeHead(status, { ...corsOf(req), ...headers }).end(raw);
         return;
       }
-      res.writeHead(status, { 'content-type': 'application/problem+json', ...headers });
+      res.writeHead(status, { 'content-type': 'application/problem+json', ...corsOf(req), ...headers });
       res.end(
         JSON.stringify({
           type: `/api-platform/problems/${code}`,

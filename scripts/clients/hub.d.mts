@@ -3,6 +3,7 @@ export interface ConformanceFixture {
   api_key: string;
   api_key_id: number;
   users: Record<'alice' | 'bob', { id: number; username: string; password: string }>;
+  developer: { id: number; username: string; password: string };
   oauth_app: { client_id: string; redirect_uri: string };
 }
 export const REDIRECT_URI: string;

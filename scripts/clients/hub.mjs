@@ -12,7 +12,8 @@ export const REDIRECT_URI = 'http://127.0.0.1:9/callback';
 /** Fixed so the scenarios can sign in as them. */
 export const PASSWORD = 'conformance-violet-harbor';
 
-const env = (dir, extra = {}) => ({
+/** The environment of a CLI run or `hub serve` on the SQLite database in `dir` (test-plugins.mjs too). */
+export const env = (dir, extra = {}) => ({
   ...process.env,
   DATABASE_URL: `sqlite:${join(dir, 'hub.sqlite')}`,
   LOG_LEVEL: 'warn',
@@ -20,13 +21,15 @@ const env = (dir, extra = {}) => ({
   ...extra,
 });
 
-function cli(dir, args, input) {
+/** `hub <args>` on the database in `dir`; its stdout, or an error with its output. */
+export function cli(dir, args, input) {
   const run = spawnSync(process.execPath, [CLI, ...args], { env: env(dir), input, encoding: 'utf8' });
   if (run.status !== 0)
     throw new Error(`hub ${args.join(' ')} failed (${run.status}): ${run.stderr}${run.stdout}`);
   return run.stdout;
 }
-const cliJson = (dir, args, input) =>
+/** `hub <args> --json` on the database in `dir`: the JSON of its last line. */
+export const cliJson = (dir, args, input) =>
   JSON.parse(
     cli(dir, [...args, '--json'], input)
       .trim()
@@ -44,6 +47,9 @@ export function prepareTemplate() {
     const user = cliJson(dir, ['users', 'create', name, '--password-stdin'], `${PASSWORD}\n`);
     users[name.slice(5)] = { id: user.id, username: name, password: PASSWORD };
   }
+  // a partner's portal account: the browser run creates its key (held to the page's origin) and its
+  // app there, as a web developer would, with the partner quota the scenarios need
+  const dev = cliJson(dir, ['users', 'create', 'conf_dev', '--partner', '--password-stdin'], `${PASSWORD}\n`);
   const key = cliJson(dir, ['keys', 'create', '--tier', 'partner', '--name', 'conformance']);
   const app = cliJson(dir, [
     'apps',
@@ -77,6 +83,7 @@ export function prepareTemplate() {
       api_key: key.key,
       api_key_id: key.id,
       users,
+      developer: { id: dev.id, username: 'conf_dev', password: PASSWORD },
       oauth_app: { client_id: app.client_id, redirect_uri: REDIRECT_URI },
     },
   };
@@ -86,14 +93,21 @@ export function prepareTemplate() {
 export async function startHub(templateDir) {
   const dir = mkdtempSync(join(tmpdir(), 'hub-conformance-'));
   cpSync(templateDir, dir, { recursive: true });
+  const hub = await serve(dir, {
+    PORT: '0',
+    WEBHOOKS_ALLOW_PRIVATE_TARGETS: 'true',
+    EVENTS_STREAM_POLL_MS: '100',
+  });
+  return { ...hub, dir };
+}
+
+/**
+ * `hub serve` on the database in `dir` (127.0.0.1, no UDP ingest, `extra` in its environment);
+ * resolves once it listens with its `url`, `output()`, `running()` and `stop()` (which waits for the exit).
+ */
+export async function serve(dir, extra = {}) {
   const child = spawn(process.execPath, [CLI, 'serve'], {
-    env: env(dir, {
-      PORT: '0',
-      HOST: '127.0.0.1',
-      INGEST_UDP_PORT: '0',
-      WEBHOOKS_ALLOW_PRIVATE_TARGETS: 'true',
-      EVENTS_STREAM_POLL_MS: '100',
-    }),
+    env: env(dir, { HOST: '127.0.0.1', INGEST_UDP_PORT: '0', ...extra }),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
@@ -109,12 +123,15 @@ export async function startHub(templateDir) {
     };
     child.stdout.on('data', onData);
     child.stderr.on('data', (chunk) => (output += chunk));
-    child.on('exit', (code) => reject(new Error(`hub serve exited (${code}):\n${output}`)));
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`hub serve exited (${code}):\n${output}`));
+    });
   });
   return {
     url,
-    dir,
     output: () => output,
+    running: () => child.exitCode === null,
     stop: () =>
       new Promise((done) => {
         if (child.exitCode !== null) return done();

@@ -18,7 +18,10 @@ export const CORS_EXPOSED_HEADERS = [
   'idempotent-replayed',
   'www-authenticate',
 ].join(', ');
-const ALLOWED_HEADERS = 'x-api-key, authorization, content-type, if-none-match, idempotency-key';
+// last-event-id: a page resuming the event stream (GET /v1/events/stream) sends it, as the client
+// library does on every reconnect
+const ALLOWED_HEADERS =
+  'x-api-key, authorization, content-type, if-none-match, idempotency-key, last-event-id';
 const ALLOWED_METHODS = 'GET, HEAD, POST, PUT, PATCH, DELETE';
 /** how long a browser may reuse a preflight's answer (Chromium caps it at 2 hours) */
 const PREFLIGHT_MAX_AGE_S = 7200;

@@ -1,7 +1,5 @@
 // The scenarios that need more than a call: retries under the proxy's faults, OAuth, webhooks
 // and the stream. Each throws (an assertion) when the library does not do what the scenario says.
-import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
 import {
   HubApiError,
   HubClient,
@@ -14,7 +12,17 @@ import {
   type HubEvent,
   type OAuthTokens,
 } from '../src/index.js';
-import { aliceClient, clientFor, deliveries, fixture, newInbox, proxySaw, signIn } from './harness.js';
+import assert from './assert.js';
+import {
+  aliceClient,
+  clientFor,
+  deliveries,
+  fixture,
+  newInbox,
+  proxySaw,
+  signIn,
+  webhookVectors,
+} from './harness.js';
 
 type Custom = (name: string) => Promise<void>;
 
@@ -123,17 +131,7 @@ export const CUSTOM: Record<string, Custom> = {
   },
 
   async 'webhooks.vectors'() {
-    const { vectors } = JSON.parse(readFileSync(fixture.vectors_file, 'utf8')) as {
-      vectors: {
-        name: string;
-        secrets: string[];
-        headers: Record<string, string>;
-        body: string;
-        now: number;
-        valid: boolean;
-      }[];
-    };
-    for (const v of vectors) {
+    for (const v of webhookVectors) {
       const verifier = new WebhookVerifier(v.secrets, { now: () => v.now * 1000 });
       const accepted = await verifier.verify(v.body, v.headers).then(
         () => true,

@@ -1,7 +1,7 @@
 // The scenarios written as data ("calls" and "paginate"), run through the library's generic
 // path-typed calls and its paginator.
-import assert from 'node:assert/strict';
 import { HubApiError, type HubClient } from '../src/index.js';
+import assert from './assert.js';
 import { UNKNOWN_KEY, clientFor, resolveRefs, type Scenario, type Step } from './harness.js';
 
 type LooseCall = (path: string, init?: object) => Promise<unknown>;

@@ -1,7 +1,7 @@
 // What every TypeScript scenario needs: the fixture the runner wrote, the scenarios, clients that
 // name their scenario to the conformance proxy, and the proxy's control routes (acting as the user
-// at the consent step, webhook inboxes, the requests it saw).
-import { readFileSync } from 'node:fs';
+// at the consent step, webhook inboxes, the requests it saw). No node:* import: the scenarios also
+// run bundled in a browser page (browser.ts), which hands over what run.ts reads from files.
 import { HubClient, HubOAuth, type HubClientOptions, type OAuthTokens } from '../src/index.js';
 
 export interface Fixture {
@@ -9,6 +9,8 @@ export interface Fixture {
   hub_url: string;
   api_key: string;
   users: Record<'alice' | 'bob', { id: number; username: string; password: string }>;
+  /** a partner developer's portal account (the browser run registers its web app with it) */
+  developer: { id: number; username: string; password: string };
   oauth_app: { client_id: string; redirect_uri: string };
   forum: { thread_id: number };
   counts: Record<string, number>;
@@ -33,10 +35,30 @@ export interface Step {
   expect: { status: number; code?: string; fields?: string[]; items_min?: number };
 }
 
-const fixtureFile = process.env.HUB_CONFORMANCE_FIXTURE;
-if (!fixtureFile)
-  throw new Error('HUB_CONFORMANCE_FIXTURE is not set: run `npm run test:clients` at the root');
-export const fixture = JSON.parse(readFileSync(fixtureFile, 'utf8')) as Fixture;
+export interface WebhookVector {
+  name: string;
+  secrets: string[];
+  headers: Record<string, string>;
+  body: string;
+  now: number;
+  valid: boolean;
+}
+
+/** What a run hands the scenarios: the fixture and the contents of the files it names. */
+export interface Conformance {
+  fixture: Fixture;
+  scenarios: Scenario[];
+  vectors: WebhookVector[];
+}
+
+/** The run's fixture and webhook vectors, set once by the entry point (run.ts, browser.ts). */
+export let fixture: Fixture;
+export let webhookVectors: WebhookVector[];
+
+export function configure(conformance: Conformance): void {
+  fixture = conformance.fixture;
+  webhookVectors = conformance.vectors;
+}
 
 /** Replaces every `"$fixture.a.b"` string with the fixture's value there. */
 export function resolveRefs<T>(value: T): T {

@@ -1,33 +1,21 @@
-// The TypeScript implementation of every conformance scenario (clients/conformance/scenarios.json):
-// one JSON line per scenario on stdout, `{"scenario", "status": "pass"|"fail", "duration_ms", "error"?}`.
+// The TypeScript implementation of every conformance scenario (clients/conformance/scenarios.json),
+// under Node: one JSON line per scenario on stdout, `{"scenario", "status": "pass"|"fail", "duration_ms", "error"?}`.
 import { readFileSync } from 'node:fs';
-import { CUSTOM } from './custom.js';
-import { runCalls, runPaginate } from './declarative.js';
-import { fixture, type Scenario } from './harness.js';
+import { configure, type Fixture, type Scenario, type WebhookVector } from './harness.js';
+import { runScenarios } from './scenarios.js';
 
-const { scenarios } = JSON.parse(readFileSync(fixture.scenarios_file, 'utf8')) as { scenarios: Scenario[] };
-const only = process.argv.slice(2);
-let failed = 0;
-for (const scenario of scenarios) {
-  if (only.length > 0 && !only.includes(scenario.name)) continue;
-  const run =
-    scenario.kind === 'calls'
-      ? () => runCalls(scenario)
-      : scenario.kind === 'paginate'
-        ? () => runPaginate(scenario)
-        : CUSTOM[scenario.name]?.bind(undefined, scenario.name);
-  if (!run) continue; // not implemented: the runner reports it missing
-  const started = performance.now();
-  const line: Record<string, unknown> = { scenario: scenario.name, language: 'typescript' };
-  try {
-    await run();
-    line.status = 'pass';
-  } catch (error) {
-    failed++;
-    line.status = 'fail';
-    line.error = error instanceof Error ? error.message : String(error);
-  }
-  line.duration_ms = Math.round(performance.now() - started);
-  process.stdout.write(`${JSON.stringify(line)}\n`);
-}
+const fixtureFile = process.env.HUB_CONFORMANCE_FIXTURE;
+if (!fixtureFile)
+  throw new Error('HUB_CONFORMANCE_FIXTURE is not set: run `npm run test:clients` at the root');
+const readJson = <T>(file: string) => JSON.parse(readFileSync(file, 'utf8')) as T;
+const fixture = readJson<Fixture>(fixtureFile);
+const { scenarios } = readJson<{ scenarios: Scenario[] }>(fixture.scenarios_file);
+const { vectors } = readJson<{ vectors: WebhookVector[] }>(fixture.vectors_file);
+configure({ fixture, scenarios, vectors });
+
+const failed = await runScenarios(scenarios, {
+  language: 'typescript',
+  only: process.argv.slice(2),
+  report: (line) => process.stdout.write(`${JSON.stringify(line)}\n`),
+});
 process.exitCode = failed === 0 ? 0 : 1;

@@ -1,5 +1,12 @@
 // The README's examples, type-checked by `tsc` (never run): a renamed path or field breaks the build.
-import { HubApiError, HubClient, HubErrorCode, HubOAuth, WebhookVerifier } from '../src/index.js';
+import {
+  HubApiError,
+  HubClient,
+  HubErrorCode,
+  HubOAuth,
+  WebhookVerifier,
+  type AuthorizationRequest,
+} from '../src/index.js';
 
 export async function quickStart(baseUrl: string, apiKey: string) {
   const hub = new HubClient({ baseUrl, apiKey });
@@ -51,4 +58,24 @@ export async function webhook(rawBody: string, headers: Record<string, string>) 
   const verifier = new WebhookVerifier(['whsec_AAAA']);
   const event = await verifier.parse(rawBody, headers);
   if (event.type === 'economy.transfer.created') console.log(event.data.amount);
+}
+
+export async function browserApp() {
+  const baseUrl = 'https://hub.example.com';
+  const hub = new HubClient({ baseUrl, apiKey: 'ghk_…' });
+  const ladder = await hub.get('/api-platform/v1/stats/elo', {
+    params: { query: { game: 'cs2', limit: 10 } },
+  });
+  document.body.append(ladder.leaderboard.map((e) => `${e.rank}. ${e.name}`).join(', '));
+  const oauth = new HubOAuth({ baseUrl, clientId: 'app_…', redirectUri: `${location.origin}/callback` });
+  if (location.pathname === '/callback') {
+    const pending = JSON.parse(sessionStorage.getItem('hub-oauth') ?? '{}') as AuthorizationRequest;
+    const tokens = await oauth.handleCallback(location.href, pending);
+    const me = await new HubClient({ baseUrl, oauth: { tokens, client: oauth } }).get('/v1/users/@me');
+    console.log(me.data.username);
+  } else {
+    const pending = await oauth.authorizationUrl({ scope: ['identify'] });
+    sessionStorage.setItem('hub-oauth', JSON.stringify(pending));
+    location.assign(pending.url);
+  }
 }

@@ -2,19 +2,12 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import { Webhook } from 'standardwebhooks';
+import type { WebhookVector } from '../conformance/harness.js';
 import { WebhookVerificationError, WebhookVerifier } from '../src/index.js';
 
-interface Vector {
-  name: string;
-  secrets: string[];
-  headers: Record<string, string>;
-  body: string;
-  now: number;
-  valid: boolean;
-}
 const { vectors } = JSON.parse(
   readFileSync(new URL('../../conformance/webhook-vectors.json', import.meta.url), 'utf8'),
-) as { vectors: Vector[] };
+) as { vectors: WebhookVector[] };
 
 describe('WebhookVerifier', () => {
   for (const vector of vectors)

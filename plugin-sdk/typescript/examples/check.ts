@@ -22,18 +22,8 @@ const hub: HubPlugin = new HubPlugin({
 const game: SimulatedGame = new SimulatedGame(hub);
 await hub.start();
 
-const base = 76561198000030000n;
-['Rusty', 'Naked', 'Builder', 'Raider'].forEach((name, i) =>
-  game.join({ name, steam_id: String(base + BigInt(i)) }, i % 2 ? 'team2' : 'team1'),
-);
-game.chat('Rusty', 'gl hf');
-for (let round = 0; round < 3; round++) {
-  game.startRound();
-  game.fight('Rusty', 'Naked', 'rifle.ak', round === 0);
-  game.fight('Raider', 'Builder', 'bow.hunting');
-  game.endRound(round % 2 ? 'team2' : 'team1');
-}
-game.endMatch();
+game.seatPlayers(76561198000030000n);
+game.playMatch();
 game.changeMap('arena2');
 assert.equal(await hub.flush(), true, 'every batch reached the hub');
 await hub.close();

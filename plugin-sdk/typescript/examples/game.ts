@@ -106,6 +106,25 @@ export class SimulatedGame {
     });
   }
 
+  /** The examples' four players (Steam ids from `steamBase` on), two a side, and a greeting in chat. */
+  seatPlayers(steamBase: bigint): void {
+    ['Rusty', 'Naked', 'Builder', 'Raider'].forEach((name, i) =>
+      this.join({ name, steam_id: String(steamBase + BigInt(i)) }, i % 2 ? 'team2' : 'team1'),
+    );
+    this.chat('Rusty', 'gl hf');
+  }
+
+  /** Three rounds of a rifle kill (the first a headshot) and a bow kill each, then the match's result. */
+  playMatch(): void {
+    for (let round = 0; round < 3; round++) {
+      this.startRound();
+      this.fight('Rusty', 'Naked', 'rifle.ak', round === 0);
+      this.fight('Raider', 'Builder', 'bow.hunting');
+      this.endRound(round % 2 ? 'team2' : 'team1');
+    }
+    this.endMatch();
+  }
+
   changeMap(map: string): void {
     this.map = map;
     this.roundNumber = 0;

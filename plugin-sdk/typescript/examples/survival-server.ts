@@ -28,21 +28,8 @@ const hub: HubPlugin = new HubPlugin({
 const game: SimulatedGame = new SimulatedGame(hub);
 await hub.start();
 
-const base = 76561198000020000n;
-const names = ['Rusty', 'Naked', 'Builder', 'Raider'];
-names.forEach((name, i) =>
-  game.join({ name, steam_id: String(base + BigInt(i)) }, i % 2 ? 'team2' : 'team1'),
-);
-game.chat('Rusty', 'gl hf');
-for (let m = 0; m < Number(values.matches); m++) {
-  for (let round = 0; round < 3; round++) {
-    game.startRound();
-    game.fight('Rusty', 'Naked', 'rifle.ak', round === 0);
-    game.fight('Raider', 'Builder', 'bow.hunting');
-    game.endRound(round % 2 ? 'team2' : 'team1');
-  }
-  game.endMatch();
-}
+game.seatPlayers(76561198000020000n);
+for (let m = 0; m < Number(values.matches); m++) game.playMatch();
 await hub.flush();
 console.log(JSON.stringify(hub.counters));
 process.on('SIGINT', () => void hub.close().then(() => process.exit(0)));

@@ -1,7 +1,7 @@
 /**
  * How long to wait before a retry (plugin-sdk/vectors/backoff.json): exponential with full jitter,
  * bounded below so a failing hub is never hammered and above so a recovered hub is found soon;
- * the hub's Retry-After, when it gives one, wins.
+ * the hub's Retry-After, when it gives one, wins (bounded below all the same).
  */
 export interface BackoffOptions {
   baseMs: number;
@@ -39,7 +39,8 @@ export function backoffDelay(
   options: BackoffOptions = BACKOFF,
 ): number {
   const honoured = retryAfterMs(retryAfter, now, options);
-  if (honoured !== undefined) return honoured;
+  // the floor holds for the hub's wait too: a hub answering `Retry-After: 0` forever is not hammered
+  if (honoured !== undefined) return Math.max(options.minMs, honoured);
   const ceiling = Math.min(options.maxMs, options.baseMs * 2 ** Math.min(Math.max(attempt, 1) - 1, 30));
   return Math.max(options.minMs, Math.floor(random * ceiling));
 }

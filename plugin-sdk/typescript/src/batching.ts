@@ -49,6 +49,7 @@ export function batchAction(status: number | 'network error' | 'timeout'): Batch
   if (typeof status !== 'number') return 'retry';
   if (status >= 200 && status < 300) return 'done';
   if (status === 401 || status === 403) return 'stop';
-  if (status === 404 || status === 408 || status === 429 || status >= 500) return 'retry';
+  // a redirect or a proxy's 404 is not the hub refusing the batch: the events are kept
+  if (status < 400 || status === 404 || status === 408 || status === 429 || status >= 500) return 'retry';
   return 'drop';
 }

@@ -110,6 +110,8 @@ export class HubPlugin {
   serverId: number | undefined;
 
   private stateNow: PluginState = 'new';
+  /** your plugin's name beside the SDK's: the User-Agent and the heartbeat's `plugin` */
+  private readonly agent: string;
   private readonly transport: Transport;
   private readonly clock: () => number;
   private readonly random: () => number;
@@ -157,10 +159,11 @@ export class HubPlugin {
     this.clock = options.clock ?? Date.now;
     this.random = options.random ?? Math.random;
     this.nextClientId = clientIds(options.instance ?? newInstanceId());
+    this.agent = options.name ? `${options.name} ${SDK_NAME}` : SDK_NAME;
     this.transport = new Transport({
       hubUrl: options.hubUrl,
       token: options.token,
-      userAgent: options.name ? `${options.name} ${SDK_NAME}` : SDK_NAME,
+      userAgent: this.agent,
       ...(options.fetch ? { fetch: options.fetch } : {}),
     });
     this.senderWake = new Wake(this.hardStop.signal);
@@ -198,23 +201,24 @@ export class HubPlugin {
     return wire;
   }
 
-  connect = (player: Player, at?: Date | number): WireEvent =>
-    this.send({
-      type: 'player_session',
-      action: 'connect',
-      player,
-      ...(at === undefined ? {} : { occurred_at: at }),
-    });
-  disconnect = (player: Player, at?: Date | number): WireEvent =>
-    this.send({
-      type: 'player_session',
-      action: 'disconnect',
-      player,
-      ...(at === undefined ? {} : { occurred_at: at }),
-    });
+  connect = (player: Player, at?: Date | number): WireEvent => this.session('connect', player, at);
+  disconnect = (player: Player, at?: Date | number): WireEvent => this.session('disconnect', player, at);
   chat = (player: Player, message: string, teamOnly?: boolean): WireEvent =>
     this.send({ type: 'chat', player, message, ...(teamOnly === undefined ? {} : { team_only: teamOnly }) });
   mapChange = (map: string): WireEvent => this.send({ type: 'map_change', map });
+
+  private session(
+    action: 'connect' | 'disconnect',
+    player: Player,
+    at: Date | number | undefined,
+  ): WireEvent {
+    return this.send({
+      type: 'player_session',
+      action,
+      player,
+      ...(at === undefined ? {} : { occurred_at: at }),
+    });
+  }
 
   /** Registers (or replaces) the handler of a command name; starts the command loop if needed. */
   command(name: string, handler: CommandHandler): this {
@@ -310,14 +314,7 @@ export class HubPlugin {
         await this.senderWake.wait(this.o.flushIntervalMs);
         this.flushDue = true;
         continue;
-      } else {
-        const n = nextBatchLength(
-          this.queue.map((q) => q.bytes),
-          this.o.maxBatchEvents,
-          this.o.maxBatchBytes,
-        );
-        batch = this.queue.splice(0, n);
-      }
+      } else batch = this.takeBatch();
       if (!(await this.deliver(batch, fromSpool)) && this.closing) return;
     }
   }
@@ -368,15 +365,14 @@ export class HubPlugin {
     return backoffDelay(attempt, this.random(), answer.headers.get('retry-after'), this.clock());
   }
 
+  /** The next batch off the memory queue; only its first maxBatchEvents are measured, not the whole queue. */
+  private takeBatch(): Queued[] {
+    const sizes = this.queue.slice(0, this.o.maxBatchEvents).map((q) => q.bytes);
+    return this.queue.splice(0, nextBatchLength(sizes, this.o.maxBatchEvents, this.o.maxBatchBytes));
+  }
+
   private async spoolQueue(): Promise<void> {
-    while (this.queue.length > 0) {
-      const n = nextBatchLength(
-        this.queue.map((q) => q.bytes),
-        this.o.maxBatchEvents,
-        this.o.maxBatchBytes,
-      );
-      await this.toSpool(this.queue.splice(0, n).map((q) => q.event));
-    }
+    while (this.queue.length > 0) await this.toSpool(this.takeBatch().map((q) => q.event));
   }
 
   private async toSpool(events: WireEvent[]): Promise<void> {
@@ -413,7 +409,7 @@ export class HubPlugin {
   private async runHeartbeat(status: () => ServerStatus): Promise<void> {
     const wake = new Wake(this.stop.signal);
     let intervalS = 10;
-    const plugin = (this.options.name ? `${this.options.name} ${SDK_NAME}` : SDK_NAME).slice(0, 64);
+    const plugin = this.agent.slice(0, 64);
     while (!this.stopped()) {
       let answer: Answer;
       try {

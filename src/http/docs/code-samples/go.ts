@@ -81,7 +81,7 @@ function client(op: SampleOperation): string[] {
 }
 
 function call(op: SampleOperation): string[] {
-  if (op.operationId === 'v1_events_stream')
+  if (op.eventStream)
     return [
       '\t// reconnects with Last-Event-ID: no event twice, none skipped',
       '\tfor event, err := range c.Events(hub.StreamOptions{Types: []string{"match.ended"}}).All(ctx) {',

@@ -38,6 +38,8 @@ export interface SampleOperation {
   credential: SampleCredential;
   /** the OAuth scopes the operation names, for the comment of a user-context call */
   scopes: string[];
+  /** it answers a Server-Sent Events stream: the sample reads it with the client's event iterator */
+  eventStream: boolean;
 }
 
 export interface CodeSampleLanguage {
@@ -113,6 +115,7 @@ export function sampleOperation(
   const json = content['application/json'];
   const text = Object.keys(content).find((type) => type.startsWith('text/'));
   const form = content['application/x-www-form-urlencoded'];
+  const responses = (operation.responses ?? {}) as Record<string, { content?: Record<string, Media> }>;
   const security = (operation.security ?? doc.security ?? []) as Record<string, string[]>[];
   const schemes = security.flatMap((requirement) => Object.keys(requirement));
   const credential: SampleCredential = schemes.includes('ingestToken')
@@ -142,6 +145,7 @@ export function sampleOperation(
           : {}),
     credential,
     scopes: security.flatMap((requirement) => requirement.oauth2 ?? []),
+    eventStream: responses['200']?.content?.['text/event-stream'] !== undefined,
   };
 }
 

@@ -42,7 +42,7 @@ function headers(op: SampleOperation): string | undefined {
 }
 
 function call(op: SampleOperation): string[] {
-  if (op.operationId === 'v1_events_stream')
+  if (op.eventStream)
     return [
       '    # reconnects with Last-Event-ID: no event twice, none skipped',
       '    for event in hub.events(types=["match.ended"]):',

@@ -60,7 +60,7 @@ function ownHeaders(op: SampleOperation): string[] {
 }
 
 function call(op: SampleOperation): { uses: string[]; lines: string[] } {
-  if (op.operationId === 'v1_events_stream')
+  if (op.eventStream)
     return {
       uses: ['EventStreamOptions'],
       lines: [
@@ -132,7 +132,7 @@ export const rustSamples: CodeSampleLanguage = {
     const made = plain ? { uses: [], lines: plainCall(op) } : call(op);
     const uses = [...open.uses, ...made.uses].sort();
     const header = [
-      ...(op.operationId === 'v1_events_stream' ? ['use futures_util::TryStreamExt;'] : []),
+      ...(op.eventStream ? ['use futures_util::TryStreamExt;'] : []),
       ...(uses.length
         ? [`use gaming_hub_client::${uses.length > 1 ? `{${uses.join(', ')}}` : uses[0]};`]
         : []),

@@ -51,7 +51,7 @@ function ownHeaders(op: SampleOperation): string | undefined {
 }
 
 function call(op: SampleOperation): string[] {
-  if (op.operationId === 'v1_events_stream')
+  if (op.eventStream)
     return [
       '',
       '// reconnects with Last-Event-ID: no event twice, none skipped',

@@ -12,7 +12,7 @@ import java.util.regex.Pattern;
 /**
  * How long a loop waits before trying again (plugin-sdk/vectors/backoff.json): "full jitter" over an
  * exponential ceiling, bounded below so a failing hub is never hammered; a {@code Retry-After} the hub
- * sent wins, capped at an hour.
+ * sent wins, capped at an hour and bounded below all the same.
  */
 final class Backoff {
   static final long BASE_MS = 500;
@@ -29,14 +29,20 @@ final class Backoff {
 
   /** The wait before retry number {@code attempt} (failures in a row, from 1). */
   Duration delay(int attempt, Optional<String> retryAfter) {
-    return Duration.ofMillis(delayMs(attempt, random.getAsDouble(), retryAfter, Instant.now()));
+    return Duration.ofMillis(delayMs(attempt, draw(), retryAfter, Instant.now()));
+  }
+
+  /** The jitter's draw in [0, 1), for the loops that decide by the vectors' rules themselves. */
+  double draw() {
+    return random.getAsDouble();
   }
 
   /** The rule itself, with the random draw in [0, 1) and the clock given. */
   static long delayMs(int attempt, double random, Optional<String> retryAfter, Instant now) {
     Optional<Long> hub = retryAfter.flatMap(v -> retryAfterMs(v, now));
     if (hub.isPresent()) {
-      return Math.min(MAX_RETRY_AFTER_MS, hub.get());
+      // the floor holds for the hub's wait too: a hub answering Retry-After: 0 forever is not hammered
+      return Math.min(MAX_RETRY_AFTER_MS, Math.max(MIN_MS, hub.get()));
     }
     long ceiling = BASE_MS << Math.min(Math.max(attempt - 1, 0), 30);
     ceiling = Math.min(MAX_MS, ceiling);

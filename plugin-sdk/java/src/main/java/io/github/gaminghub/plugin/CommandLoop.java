@@ -138,10 +138,10 @@ final class CommandLoop implements Runnable {
       a = http.call("GET", "/commands?wait=" + pollWait.toSeconds(), null, pollWait.plusSeconds(10));
     } catch (IOException e) {
       LOG.log(Level.DEBUG, "command poll failed: " + e);
-      pause(Optional.empty());
+      pause();
       return List.of();
     }
-    Step step = onPoll(a.status(), a.retryAfter(), failures + 1, 0, Instant.now());
+    Step step = onPoll(a.status(), a.retryAfter(), failures + 1, backoff.draw(), Instant.now());
     if (step.next() == Next.STOP) {
       unauthorized.accept(a.error());
       running = false;
@@ -149,7 +149,7 @@ final class CommandLoop implements Runnable {
     }
     if (a.status() != 200) {
       LOG.log(Level.WARNING, "command poll refused: " + a.error().getMessage());
-      pause(a.retryAfter());
+      pause(step.delayMs());
       return List.of();
     }
     failures = 0;
@@ -157,7 +157,7 @@ final class CommandLoop implements Runnable {
       return commands(a.json());
     } catch (HubException | RuntimeException e) {
       LOG.log(Level.WARNING, "could not read the commands the hub sent: " + e);
-      pause(Optional.empty());
+      pause();
       return List.of();
     }
   }
@@ -247,7 +247,7 @@ final class CommandLoop implements Runnable {
         LOG.log(Level.DEBUG, "posting a result failed: " + e);
       }
       Optional<String> retryAfter = a == null ? Optional.empty() : a.retryAfter();
-      Step step = onResult(a == null ? 0 : a.status(), retryAfter, attempt, 0, Instant.now());
+      Step step = onResult(a == null ? 0 : a.status(), retryAfter, attempt, backoff.draw(), Instant.now());
       switch (step.next()) {
         case COUNT_RUN -> {
           stats.commandsRun.incrementAndGet();
@@ -264,7 +264,7 @@ final class CommandLoop implements Runnable {
         }
         case REPOST -> {
           stats.retries.incrementAndGet();
-          Thread.sleep(backoff.delay(attempt, retryAfter).toMillis());
+          Thread.sleep(step.delayMs());
         }
         default -> {
           LOG.log(Level.INFO, "result of command " + c.id() + " refused: " + a.code());
@@ -287,9 +287,14 @@ final class CommandLoop implements Runnable {
     return new String(bytes, 0, end, StandardCharsets.UTF_8);
   }
 
-  private void pause(Optional<String> retryAfter) throws InterruptedException {
+  /** After a poll with no usable answer (unreachable, unreadable): the backoff of one more failure in a row. */
+  private void pause() throws InterruptedException {
+    pause(backoff.delay(failures + 1, Optional.empty()).toMillis());
+  }
+
+  private void pause(long delayMs) throws InterruptedException {
     stats.retries.incrementAndGet();
     failures++;
-    Thread.sleep(backoff.delay(failures, retryAfter).toMillis());
+    Thread.sleep(delayMs);
   }
 }

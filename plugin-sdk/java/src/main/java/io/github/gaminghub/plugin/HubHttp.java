@@ -14,6 +14,7 @@ import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
@@ -111,11 +112,21 @@ final class HubHttp {
     }
   }
 
-  /** The same call without blocking the caller (links and token rotation). */
+  /**
+   * The same call without blocking the caller (links and token rotation); a hub that cannot be reached
+   * fails it with a {@link HubException} of status 0, as those methods promise.
+   */
   CompletableFuture<Answer> callAsync(String method, String path, String json, Duration timeout) {
     return client.sendAsync(request(method, path, json, timeout),
             HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8))
-        .thenApply(r -> new Answer(r.statusCode(), r.body(), r.headers().firstValue("retry-after")));
+        .handle((r, failure) -> {
+          if (failure != null) {
+            Throwable cause = failure instanceof CompletionException && failure.getCause() != null
+                ? failure.getCause() : failure;
+            throw new CompletionException(new HubException("the hub could not be reached: " + cause, cause));
+          }
+          return new Answer(r.statusCode(), r.body(), r.headers().firstValue("retry-after"));
+        });
   }
 
   private HttpRequest request(String method, String path, String json, Duration timeout) {

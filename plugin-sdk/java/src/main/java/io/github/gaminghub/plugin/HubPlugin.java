@@ -8,6 +8,7 @@ import java.net.URI;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
 import java.nio.channels.OverlappingFileLockException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.security.SecureRandom;
@@ -65,14 +66,9 @@ public final class HubPlugin implements AutoCloseable {
 
   private HubPlugin(Builder b) throws IOException {
     this.config = b;
-    AtomicInteger n = new AtomicInteger();
-    httpThreads = Executors.newCachedThreadPool(r -> daemon(r, "gaming-hub-http-" + n.incrementAndGet()));
-    http = new HubHttp(b.hubUrl, b.token, SDK, b.connectTimeout, httpThreads);
-    Backoff backoff = new Backoff(b.random::nextDouble);
-    encoder = new EventEncoder(instanceId(b.random), Instant::now);
-    spool = new Spool(b.spoolDirectory, b.maxSpooledEvents);
-    stats.spooled.set(spool.found());
-    stats.dropped.set(spool.damaged());
+    // the lock before the spool: opening a spool repairs it (unfinished writes are deleted), which must
+    // never happen under the feet of the plugin that holds it
+    Files.createDirectories(b.spoolDirectory);
     lockChannel = FileChannel.open(b.spoolDirectory.resolve(".lock"), StandardOpenOption.CREATE,
         StandardOpenOption.WRITE);
     FileLock lock;
@@ -83,10 +79,22 @@ public final class HubPlugin implements AutoCloseable {
     }
     if (lock == null) {
       lockChannel.close();
-      httpThreads.shutdown();
       throw new IllegalStateException("another HubPlugin uses the spool " + b.spoolDirectory);
     }
     spoolLock = lock;
+    try {
+      spool = new Spool(b.spoolDirectory, b.maxSpooledEvents);
+    } catch (IOException | RuntimeException e) {
+      lockChannel.close(); // releases the lock too
+      throw e;
+    }
+    stats.spooled.set(spool.found());
+    stats.dropped.set(spool.damaged());
+    AtomicInteger n = new AtomicInteger();
+    httpThreads = Executors.newCachedThreadPool(r -> daemon(r, "gaming-hub-http-" + n.incrementAndGet()));
+    http = new HubHttp(b.hubUrl, b.token, SDK, b.connectTimeout, httpThreads);
+    Backoff backoff = new Backoff(b.random::nextDouble);
+    encoder = new EventEncoder(instanceId(b.random), Instant::now);
     sender = new EventSender(http, spool, backoff, stats, b.batchSize, b.maxBatchBytes, b.linger,
         b.maxQueuedEvents, b.requestTimeout, this::unauthorized);
     senderThread = daemon(sender, "gaming-hub-events");
@@ -272,6 +280,18 @@ public final class HubPlugin implements AutoCloseable {
     }
     LOG.log(Level.ERROR, "the hub refused the server token; the hub connection is stopped: " + reason.getMessage());
     sender.halt();
+    stopPolling();
+    if (config.onStopped != null) {
+      try {
+        config.onStopped.accept(reason);
+      } catch (RuntimeException e) {
+        LOG.log(Level.WARNING, "onStopped failed: " + e);
+      }
+    }
+  }
+
+  /** Ends the command loop and the heartbeat (a long-poll in flight is cancelled by the interrupt). */
+  private void stopPolling() {
     if (commandLoop != null) {
       commandLoop.stop();
       commandThread.interrupt();
@@ -279,13 +299,6 @@ public final class HubPlugin implements AutoCloseable {
     if (heartbeat != null) {
       heartbeat.stop();
       heartbeatThread.interrupt();
-    }
-    if (config.onStopped != null) {
-      try {
-        config.onStopped.accept(reason);
-      } catch (RuntimeException e) {
-        LOG.log(Level.WARNING, "onStopped failed: " + e);
-      }
     }
   }
 
@@ -298,14 +311,7 @@ public final class HubPlugin implements AutoCloseable {
     if (!closed.compareAndSet(false, true)) {
       return;
     }
-    if (commandLoop != null) {
-      commandLoop.stop();
-      commandThread.interrupt();
-    }
-    if (heartbeat != null) {
-      heartbeat.stop();
-      heartbeatThread.interrupt();
-    }
+    stopPolling();
     long deadline = System.nanoTime() + config.flushTimeout.toNanos();
     sender.close(deadline);
     try {

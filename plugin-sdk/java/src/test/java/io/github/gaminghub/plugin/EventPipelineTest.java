@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
@@ -188,6 +189,19 @@ class EventPipelineTest {
     }
     try (HubPlugin again = plugin().start()) {
       again.emit(kills(1).get(0));
+    }
+  }
+
+  @Test
+  void aSecondPluginLeavesTheFirstOnesSpoolAlone() throws Exception {
+    HubPlugin first = plugin().start();
+    try {
+      // a segment the first plugin is writing (opening a spool deletes such leftovers of a crash)
+      Path writing = Files.writeString(spool.resolve("000000000001.jsonl.tmp"), "{}\n");
+      assertThrows(IllegalStateException.class, () -> plugin().start());
+      assertTrue(Files.exists(writing), "the refused plugin did not open the spool");
+    } finally {
+      first.close();
     }
   }
 

@@ -2,6 +2,8 @@ package io.github.gaminghub.plugin;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.google.gson.JsonObject;
@@ -10,6 +12,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutionException;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -79,6 +82,18 @@ class HeartbeatAndLinksTest {
       LinkCode code = p.requestLinkCode(steve).get();
       assertEquals("ABC-DEF", code.code());
       assertEquals(Instant.parse("2030-01-01T00:10:00Z"), code.expiresAt());
+    }
+  }
+
+  @Test
+  void aLinkWithTheHubUnreachableFailsWithAHubException() throws Exception {
+    Player steve = Player.minecraft("Steve", "069a79f4-44e9-4726-a5be-fca90e38aaf5");
+    hub.down();
+    try (HubPlugin p = HubPlugin.builder(hub.url(), FakeHub.TOKEN).spoolDirectory(spool).withoutHeartbeat().start()) {
+      ExecutionException failed = assertThrows(ExecutionException.class, () -> p.link(steve, "7KQ-M3X").get());
+      HubException reason = assertInstanceOf(HubException.class, failed.getCause());
+      assertEquals(0, reason.status());
+      assertEquals("unreachable", reason.code());
     }
   }
 

@@ -92,6 +92,11 @@ final class Fixture {
     return control("GET", "/command/" + serverId + "/" + id, null);
   }
 
+  /** {@code POST /v1/me/link-codes} as the servers' owner: {@code {"status", "body"}}. */
+  JsonObject linkCode() throws Exception {
+    return control("POST", "/link-code", null);
+  }
+
   /** Any {@code /v1} GET through the control server: {@code {"status", "body"}}. */
   JsonObject v1(String path) throws Exception {
     return control("GET", path, null);
@@ -119,12 +124,17 @@ final class Fixture {
 
   /** Polls {@code done} every 100 ms for up to 60 s. */
   static void until(String what, BooleanSupplier done) throws InterruptedException {
+    until(what, done, Duration.ofMillis(100));
+  }
+
+  /** Polls {@code done} every {@code every} for up to 60 s (a /v1 read spends the owner's quota). */
+  static void until(String what, BooleanSupplier done, Duration every) throws InterruptedException {
     long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
     while (!done.getAsBoolean()) {
       if (System.nanoTime() > deadline) {
         throw new AssertionError("timed out after 60 s waiting for " + what);
       }
-      Thread.sleep(100);
+      Thread.sleep(every.toMillis());
     }
   }
 

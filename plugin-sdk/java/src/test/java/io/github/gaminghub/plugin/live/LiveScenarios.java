@@ -1,8 +1,10 @@
 package io.github.gaminghub.plugin.live;
 
+import com.google.gson.JsonElement;
 import com.google.gson.JsonObject;
 import io.github.gaminghub.plugin.HubEvent;
 import io.github.gaminghub.plugin.HubPlugin;
+import io.github.gaminghub.plugin.LinkResult;
 import io.github.gaminghub.plugin.Player;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -14,6 +16,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
 /**
@@ -42,7 +45,8 @@ public final class LiveScenarios {
         "revoked_token_stops", s::revokedTokenStops,
         "command_round_trip", s::commandRoundTrip,
         "offline_command_expires", s::offlineCommandExpires,
-        "heartbeat_online_offline", s::heartbeatOnlineOffline);
+        "heartbeat_online_offline", s::heartbeatOnlineOffline,
+        "linked_identity_progress", s::linkedIdentityProgress);
     List<String> only = List.of(args);
     for (Fixture.Scenario scenario : fixture.scenarios) {
       if (!only.isEmpty() && !only.contains(scenario.name())) {
@@ -233,6 +237,48 @@ public final class LiveScenarios {
     } finally {
       p.close();
     }
+  }
+
+  private void linkedIdentityProgress() throws Exception {
+    HubPlugin p = plugin("links", fixture.spoolDir("links")).start();
+    try {
+      JsonObject issued = fixture.linkCode();
+      JsonElement code = data(issued).get("code");
+      Fixture.check(code != null && code.isJsonPrimitive(), "a link code: " + issued);
+      // not the TypeScript scenario's player: each language links an identity of its own
+      Player notch = Player.minecraft("Notch", "d2a1c3e4-5b6f-4a7b-8c9d-0e1f2a3b4c5d");
+      LinkResult linked = p.link(notch, code.getAsString()).get(30, TimeUnit.SECONDS);
+      Fixture.check(linked.linked(), "linked with " + code + ": " + linked);
+      String statsPath = "/v1/users/" + linked.userId() + "/stats";
+      JsonObject before = data(fixture.v1(statsPath));
+      Player unlinked = Player.minecraft("Jeb", "4f7e8d9c-0b1a-4c2d-9e3f-5a6b7c8d9e0f");
+      for (int i = 0; i < 3; i++) {
+        p.emit(HubEvent.kill(notch, unlinked, "diamond_sword", Instant.now().minusSeconds(1)));
+      }
+      Fixture.check(p.flush(FLUSH), "the kills reach the hub");
+      // the stats route is cached for a moment: poll until the kills show
+      Fixture.until("the linked user to be credited 3 kills", () -> {
+        try {
+          return combatKills(data(fixture.v1(statsPath))) == combatKills(before) + 3;
+        } catch (Exception e) {
+          throw new IllegalStateException(e);
+        }
+      }, Duration.ofMillis(500));
+      long xp = data(fixture.v1(statsPath)).get("total_xp").getAsLong();
+      Fixture.check(xp > before.get("total_xp").getAsLong(), "the linked user gained XP: " + xp + " after "
+          + before.get("total_xp"));
+    } finally {
+      p.close();
+    }
+  }
+
+  /** The kills of a user's stats, summed over its games. */
+  private static long combatKills(JsonObject stats) {
+    long kills = 0;
+    for (JsonElement game : stats.getAsJsonArray("combat")) {
+      kills += game.getAsJsonObject().get("kills").getAsLong();
+    }
+    return kills;
   }
 
   private void heartbeatOnlineOffline() throws Exception {

@@ -204,10 +204,9 @@ try {
     }
     const chat: number[] = [];
     const kills: number[] = [];
-    for (let i = 0; i < SAMPLES; i++) {
-      chat.push(await pingOnce());
-      kills.push(await killOnce());
-    }
+    // the chat lines, then the kills: a kill does not queue behind a reply still under way
+    for (let i = 0; i < SAMPLES; i++) chat.push(await pingOnce());
+    for (let i = 0; i < SAMPLES; i++) kills.push(await killOnce());
     const first = n + 1;
     n += BURST;
     const sent = Date.now();

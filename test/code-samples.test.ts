@@ -173,8 +173,11 @@ describe('the code samples of the interactive reference', () => {
     for (const lang of langs) assert.ok(CHECKERS[lang], `a checker for ${lang}`);
   });
 
+  // CI's second pass (the clock a year ahead) skips the compilers, as it skips the client libraries'
+  // own gates: the samples come from the OpenAPI document, which reads no date, and compiled in the first
+  const skip = process.env.CLIENTS_SKIP_TESTS ? 'compiled in the first pass (CLIENTS_SKIP_TESTS)' : false;
   for (const { lang } of CODE_SAMPLE_LANGUAGES)
-    it(`every ${lang} sample compiles against the ${lang} client`, { timeout: 600_000 }, async () => {
+    it(`every ${lang} sample compiles against the ${lang} client`, { timeout: 600_000, skip }, async () => {
       await CHECKERS[lang]?.();
     });
 });

@@ -3,7 +3,10 @@
  *
  *   events   N kills from one plugin through @gaming-hub/plugin-sdk (queued, batched, sent, stored)
  *            vs the same kills posted as raw JSON batches to /api-platform/ingest/events, in
- *            alternating rounds; events per second to stored rows (target >= 10,000/s on SQLite).
+ *            alternating rounds; events per second to stored rows (target >= 10,000/s on SQLite),
+ *            and the hub's CPU time per event (its threads' time on a CPU, /proc): on a busy
+ *            machine the events/s say what share of the CPUs the hub got, the CPU time what an
+ *            event costs it, and 1 s / that cost is what one CPU of its own would ingest.
  *   commands POST /v1/servers/:id/command round trips, one after another: to a plugin-channel
  *            server whose plugin long-polls through the SDK (target p99 <= 250 ms) vs to an RCON
  *            server (the fake Source RCON server of the tests).
@@ -21,6 +24,7 @@ import { generateSecretKey } from '../src/engines/secret-box.js';
 import { sealRconPassword } from '../src/modules/servers/commands/rcon-password.js';
 import { tokenMinter } from '../scripts/oauth/mint-token.js';
 import { fakeSourceServer } from '../test/helpers/fake-rcon/source.js';
+import { cpuNs } from './lib/cpu.js';
 import { addGameServer } from './lib/game-servers.js';
 import { machineLoad } from './lib/machine.js';
 import { median } from './lib/table.js';
@@ -85,7 +89,12 @@ try {
     headshot: i % 3 === 0,
     distance: 20,
   });
-  const raw = async (round: number): Promise<number> => {
+  /** events per second, and the hub's CPU microseconds per event */
+  interface Round {
+    rate: number;
+    cpuUs: number;
+  }
+  const raw = async (round: number): Promise<Round> => {
     const server = await register(`bench raw ${round}`);
     const at = Date.now() - 60_000;
     const bodies: string[] = [];
@@ -96,6 +105,7 @@ try {
       bodies.push(JSON.stringify({ events }));
     }
     const started = performance.now();
+    const cpuBefore = cpuNs(service.pid);
     for (const body of bodies) {
       const res = await fetch(`${service.url}/api-platform/ingest/events`, {
         method: 'POST',
@@ -106,28 +116,31 @@ try {
       await res.arrayBuffer();
     }
     const seconds = (performance.now() - started) / 1000;
+    const cpuUs = (cpuNs(service.pid) - cpuBefore) / 1000 / EVENTS;
     if ((await killsOf(server.id)) !== EVENTS) throw new Error('raw ingest: not every kill was stored');
-    return EVENTS / seconds;
+    return { rate: EVENTS / seconds, cpuUs };
   };
-  const sdk = async (round: number): Promise<number> => {
+  const sdk = async (round: number): Promise<Round> => {
     const server = await register(`bench sdk ${round}`);
     const spoolDir = mkdtempSync(join(tmpdir(), 'bench-plugin-spool-'));
     spools.push(spoolDir);
     const plugin = await new HubPlugin({ hubUrl: service.url, token: server.token, spoolDir }).start();
     const at = Date.now() - 60_000;
     const started = performance.now();
+    const cpuBefore = cpuNs(service.pid);
     for (let i = 0; i < EVENTS; i++) plugin.send(kill(i, at));
     if (!(await plugin.flush())) throw new Error('the SDK could not deliver');
     const seconds = (performance.now() - started) / 1000;
+    const cpuUs = (cpuNs(service.pid) - cpuBefore) / 1000 / EVENTS;
     await plugin.close();
     if ((await killsOf(server.id)) !== EVENTS || plugin.counters.sent !== EVENTS)
       throw new Error(`the SDK: ${JSON.stringify(plugin.counters)}`);
-    return EVENTS / seconds;
+    return { rate: EVENTS / seconds, cpuUs };
   };
   await raw(-1); // warm up: JIT, connection, the players' profiles
   await sdk(-1);
-  const rawRuns: number[] = [];
-  const sdkRuns: number[] = [];
+  const rawRuns: Round[] = [];
+  const sdkRuns: Round[] = [];
   for (let round = 0; round < ROUNDS; round++) {
     rawRuns.push(await raw(round));
     sdkRuns.push(await sdk(round));
@@ -135,10 +148,12 @@ try {
   console.log(
     `events: ${EVENTS} kills per round, ${ROUNDS} alternating rounds, SQLite (median; every kill checked stored)`,
   );
-  console.log(`  raw JSON ingest (batches of 1,000): ${median(rawRuns).toFixed(0)} events/s`);
-  console.log(
-    `  plugin SDK (send -> flush):         ${median(sdkRuns).toFixed(0)} events/s (target >= 10,000/s)`,
-  );
+  const figures = (runs: Round[]) => {
+    const cpuUs = median(runs.map((r) => r.cpuUs));
+    return `${median(runs.map((r) => r.rate)).toFixed(0)} events/s; hub CPU ${cpuUs.toFixed(1)} µs/event (${(1e6 / cpuUs).toFixed(0)}/s on a CPU of its own)`;
+  };
+  console.log(`  raw JSON ingest (batches of 1,000): ${figures(rawRuns)}`);
+  console.log(`  plugin SDK (send -> flush):         ${figures(sdkRuns)} (target >= 10,000/s)`);
 
   // --- commands -------------------------------------------------------------------------------
   const roundTrips = async (serverId: number): Promise<number[]> => {

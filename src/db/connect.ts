@@ -14,8 +14,10 @@ export interface Db {
   dialect: Dialect;
   close(): Promise<void>;
   /**
-   * SQLite only: the driver's handle, for bulk loads that reuse one prepared statement per shape.
-   * Statements run on it bypass `reader.writerActive()`: seeding only, never while serving.
+   * SQLite only: the driver's handle, for bulk writes that reuse one prepared statement per shape
+   * (db/prepared.ts): the seeder's loads, and ingest's kill rows inside the batch's write
+   * transaction. Statements run on it bypass `reader.writerActive()`, so use it only inside a write
+   * transaction whose Kysely statements call it (or when nothing is served).
    */
   sqlite?: SQLite.Database;
   /** SQLite file databases only: a second, read-only connection for the per-request hot path. */

@@ -2,6 +2,7 @@ import { ensureAchievementCatalog } from '../modules/ingest/repo.js';
 import type SQLite from 'better-sqlite3';
 import { CompiledQuery, sql, type Kysely } from 'kysely';
 import type { Db, Dialect } from '../db/connect.js';
+import { preparedOn } from '../db/prepared.js';
 import type { Database } from '../db/types.js';
 import { writeTransaction } from '../db/write-transaction.js';
 
@@ -96,21 +97,6 @@ export class BulkWriter<T extends keyof Database> {
 }
 
 const textCache = new Map<string, string>();
-const statements = new WeakMap<SQLite.Database, Map<string, SQLite.Statement>>();
-
-/** Preparing a 30,000-parameter statement costs as much as running it; full batches reuse one. */
-function preparedOn(handle: SQLite.Database, text: string): SQLite.Statement {
-  let cache = statements.get(handle);
-  if (!cache) statements.set(handle, (cache = new Map<string, SQLite.Statement>()));
-  let statement = cache.get(text);
-  if (!statement) {
-    statement = handle.prepare(text);
-    if (cache.size > 64) cache.clear();
-    cache.set(text, statement);
-  }
-  return statement;
-}
-
 function insertText(dialect: Dialect, table: string, columns: readonly string[], rows: number): string {
   const cacheKey = `${dialect}|${table}|${columns.join(',')}|${rows}`;
   const cached = textCache.get(cacheKey);

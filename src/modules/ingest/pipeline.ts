@@ -225,7 +225,7 @@ export function ingestPipeline(db: Db, now: () => number = Date.now, window: Tim
       if (k.distance >= LONG_RANGE_METRES) add(killer, 'long_range_kills', 1);
       raise(killer, 'max_kills_in_round', k.roundKills);
     }
-    await insertKills(trx, db.dialect, kills);
+    await insertKills(trx, db, kills);
     // Rollup rows are upserted in the order kills are given: sorted by player, concurrent batches
     // lock them in one order and cannot deadlock on PostgreSQL.
     const byPlayer = [...kills, ...credited].sort(

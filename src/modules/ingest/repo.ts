@@ -1,5 +1,6 @@
 import { sql, type Kysely, type Transaction } from 'kysely';
-import type { Dialect } from '../../db/connect.js';
+import type { Db, Dialect } from '../../db/connect.js';
+import { preparedOn } from '../../db/prepared.js';
 import type { Database } from '../../db/types.js';
 import { ACHIEVEMENTS, type Counter } from '../../engines/achievements.js';
 import { chunks } from '../killboard/rollups.js';
@@ -81,17 +82,33 @@ const PG_KILL_TYPES =
   'game text, server_id int, match_id bigint, killer_user_id int, killer_steam_id text, killer_name text, ' +
   'victim_user_id int, victim_steam_id text, victim_name text, weapon text, headshot int, distance real, ' +
   'round_number int, occurred_at bigint';
+const SQLITE_KILL_ROW = `insert into kills (${KILL_COLUMNS.join(', ')}) values (${KILL_COLUMNS.map(() => '?').join(', ')})`;
 
 /**
- * Kills go in as ONE JSON parameter per chunk, unpacked by the database (`json_each` on SQLite,
- * `json_to_recordset` on PostgreSQL): building and preparing a statement with 14 bound
- * parameters per row cost more than the insert itself at thousands of kills per batch.
+ * SQLite: one single-row statement, prepared once per connection (db/prepared.ts), run for each
+ * kill on the driver's handle, inside the batch's transaction (the handle is the connection the
+ * transaction holds). Measured in the pipeline: 7 to 9 µs of CPU per kill against 11 to 16 for the
+ * rows travelling as one JSON parameter that SQLite unpacks (`json_each`, 14 `->>` per row).
+ * PostgreSQL (and a SQLite Db without its handle): ONE JSON parameter per chunk, unpacked by the
+ * database (`json_to_recordset`): a statement with 14 bound parameters per row cost more to build
+ * than the insert itself, and a statement per row would be a round trip each.
  */
-export async function insertKills(trx: Trx, dialect: Dialect, kills: NewKill[]): Promise<void> {
+export async function insertKills(
+  trx: Trx,
+  db: Pick<Db, 'dialect' | 'sqlite'>,
+  kills: NewKill[],
+): Promise<void> {
+  if (kills.length === 0) return;
+  if (db.dialect === 'sqlite' && db.sqlite) {
+    if (!db.sqlite.inTransaction) throw new Error('insertKills runs inside the batch transaction');
+    const insert = preparedOn(db.sqlite, SQLITE_KILL_ROW);
+    for (const k of kills) insert.run(KILL_COLUMNS.map((c) => k[c]));
+    return;
+  }
   const columns = sql.join(KILL_COLUMNS.map((c) => sql.id(c)));
   for (const chunk of chunks(kills, KILL_CHUNK)) {
-    const payload = JSON.stringify(chunk.map((k) => KILL_COLUMNS.map((c) => k[c])));
-    if (dialect === 'sqlite') {
+    if (db.dialect === 'sqlite') {
+      const payload = JSON.stringify(chunk.map((k) => KILL_COLUMNS.map((c) => k[c])));
       const values = sql.join(KILL_COLUMNS.map((_, i) => sql.raw(`value ->> ${i}`)));
       await sql`insert into kills (${columns}) select ${values} from json_each(${payload})`.execute(trx);
     } else {

@@ -66,6 +66,7 @@ import { pluginQueueRepo } from './modules/servers/commands/queue/repo.js';
 import { pluginQueue } from './modules/servers/commands/queue/service.js';
 import { QueueSignals } from './modules/servers/commands/queue/signals.js';
 import { serverCommandsService } from './modules/servers/commands/service.js';
+import { serverOperatorsV1Route } from './modules/servers/commands/operators-route.js';
 import { serverCommandsV1Routes } from './modules/servers/commands/v1-routes.js';
 import { runRconCommand } from './modules/servers/rcon/index.js';
 import { tournamentsRepo } from './modules/tournaments/repo.js';
@@ -320,21 +321,21 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     async (preview: App) => {
       tournamentsV1Routes(tournaments)(preview);
       serversV1Routes(servers, now)(preview);
-      serverCommandsV1Routes(
-        serverCommandsService({
-          repo: serverCommandsRepo(deps.db.kysely),
-          key: deps.secretKey,
-          run: runRconCommand,
-          options: { timeoutMs: deps.config.RCON_TIMEOUT_MS ?? DEFAULT_RCON_TIMEOUT_MS },
-          now,
-          queue,
-          onKeyProblem: (serverId, reason) =>
-            log.error(
-              { serverId, reason },
-              'cannot decrypt the RCON password of a server: check HUB_SECRET_KEY',
-            ),
-        }),
-      )(preview);
+      const serverCommands = serverCommandsService({
+        repo: serverCommandsRepo(deps.db.kysely),
+        key: deps.secretKey,
+        run: runRconCommand,
+        options: { timeoutMs: deps.config.RCON_TIMEOUT_MS ?? DEFAULT_RCON_TIMEOUT_MS },
+        now,
+        queue,
+        onKeyProblem: (serverId, reason) =>
+          log.error(
+            { serverId, reason },
+            'cannot decrypt the RCON password of a server: check HUB_SECRET_KEY',
+          ),
+      });
+      serverCommandsV1Routes(serverCommands)(preview);
+      serverOperatorsV1Route(serverCommands)(preview);
       userStatsV1Route({ users, elo, killboard, achievements })(preview);
       meRoute(users)(preview);
       identityV1Routes(identities)(preview);

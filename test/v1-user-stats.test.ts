@@ -64,8 +64,8 @@ for (const dialect of testDialects()) {
         user_id: String(player.id),
         ...base,
         elo: [
-          { game: 'cs16', rating: 990, games: 3, wins: 1, win_pct: 33.3 },
-          { game: 'cs2', rating: 1084, games: 8, wins: 5, win_pct: 62.5 },
+          { game: 'cs16', rank: 1, rating: 990, games: 3, wins: 1, win_pct: 33.3 },
+          { game: 'cs2', rank: 1, rating: 1084, games: 8, wins: 5, win_pct: 62.5 },
         ],
         combat: [
           { game: 'cs2', kills: 3, deaths: 1, headshots: 2, hs_pct: 66.7 },
@@ -108,6 +108,38 @@ for (const dialect of testDialects()) {
       // without the raw rows the answer stands: the request counted nothing in `kills`
       await ctx.testDb.db.kysely.deleteFrom('kills').where('victim_user_id', '=', victim.id).execute();
       assert.deepEqual((await stats(victim.id)).combat, expected);
+    });
+
+    it('gives each player their place on the ladder, in its order, beyond its top 200 too', async () => {
+      // 250 more cs2 players, two on each rating, made in an order unlike the ladder's
+      const made = [];
+      for (let i = 0; i < 250; i++) made.push(await ctx.makeUser());
+      const rated = made.map((user, i) => ({ user, rating: 1000 + ((i * 37) % 125) * 3 }));
+      await Promise.all(
+        rated.map(({ user, rating }) =>
+          makeRating(ctx.testDb.db, { user, game: 'cs2', rating, games: 10, wins: 5 }),
+        ),
+      );
+      const ladder = [...rated, { user: player, rating: 1084 }].sort(
+        (a, b) => b.rating - a.rating || a.user.id - b.user.id,
+      );
+      // the top, both sides of 200, and the bottom: tied pairs included (places 200 and 201 share a rating)
+      const places = [1, 2, 3, 100, 199, 200, 201, 202, 250, 251];
+      const ranks = [];
+      for (const place of places) {
+        const { user } = ladder[place - 1] ?? assert.fail(`no place ${place}`);
+        ranks.push((await stats(user.id)).elo.find((e) => e.game === 'cs2')?.rank);
+      }
+      assert.deepEqual(ranks, places);
+      // the published ladder's first 200 places are the same players
+      const published = json<{ leaderboard: { rank: number; user_id: number }[] }>(
+        await ctx.get('/stats/elo?game=cs2&limit=200'),
+      ).leaderboard;
+      assert.deepEqual(
+        published.map((e) => e.user_id),
+        ladder.slice(0, 200).map((e) => e.user.id),
+      );
+      assert.equal((await stats(player.id)).elo.find((e) => e.game === 'cs16')?.rank, 1);
     });
 
     it('is empty-handed, not absent, for a user who has not played', async () => {

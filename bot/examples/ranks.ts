@@ -3,17 +3,20 @@ import { arg, type Bot } from '@gaming-hub/bot';
 
 /** What the rank commands read from the hub (a stand-in in unit tests). */
 export interface LadderData {
-  /** the Elo ladder of a game, highest first (the hub's top 200) */
-  ladder(game: string): Promise<{ rank: number; user_id: number; name: string; rating: number }[]>;
-  /** a player's Elo per game */
-  elo(userId: number): Promise<{ game: string; rating: number; games: number }[]>;
+  /** the best `count` of a game's Elo ladder, highest first */
+  top(
+    game: string,
+    count: number,
+  ): Promise<{ rank: number; user_id: number; name: string; rating: number }[]>;
+  /** a player's Elo per game, with their place on that game's ladder (however far down) */
+  elo(userId: number): Promise<{ game: string; rank: number; rating: number; games: number }[]>;
 }
 
 /** The hub's published ladder (`x-api-key`) and `/v1` stats (`stats:read`). */
 export const hubLadder = (hub: HubClient): LadderData => ({
-  async ladder(game) {
+  async top(game, count) {
     const body = await hub.get('/api-platform/v1/stats/elo', {
-      params: { query: { game: game === 'cs16' ? 'cs16' : 'cs2', limit: 200 } },
+      params: { query: { game: game === 'cs16' ? 'cs16' : 'cs2', limit: count } },
     });
     return body.leaderboard;
   },
@@ -38,11 +41,12 @@ export function addRankCommands(bot: Bot, data: LadderData): Bot {
       const { userId, name } = ctx.player;
       const game = ctx.server.game === 'cs16' ? 'cs16' : 'cs2';
       if (userId === null) return ctx.reply(`${name}: play a round first, then ask again.`);
-      const entry = (await data.ladder(game)).find((e) => e.user_id === userId);
+      // the player's own place, read from their stats: the ladder route lists only its top 200
+      const entry = (await data.elo(userId)).find((e) => e.game === game);
       return ctx.reply(
         entry
           ? `${name}: #${entry.rank} on the ${game} ladder (${entry.rating} Elo)`
-          : `${name}: not in the ${game} top 200 yet.`,
+          : `${name}: not on the ${game} ladder yet: play a rated match first.`,
       );
     },
   );
@@ -76,7 +80,7 @@ export function addRankCommands(bot: Bot, data: LadderData): Bot {
     },
     async (ctx) => {
       const game = ctx.server.game === 'cs16' ? 'cs16' : 'cs2';
-      const top = (await data.ladder(game)).slice(0, ctx.args.count);
+      const top = await data.top(game, ctx.args.count);
       return ctx.reply(
         top.length === 0
           ? `Nobody is rated in ${game} yet.`

@@ -14,6 +14,7 @@ import {
 import { EventContext, type RunDeps } from './context.js';
 import { hubCommands, hubSource } from './hub.js';
 import { jsonLogger, type BotLogger } from './log.js';
+import { hubOperators, OperatorCache, type OperatorCacheOptions, type OperatorsLookup } from './operators.js';
 import { FileStore, type CursorStore } from './store.js';
 import type { CommandChannel, EventSource, Output } from './transport.js';
 
@@ -35,8 +36,14 @@ export interface BotOptions {
   prefix?: string;
   /** the first run (no stored cursor) starts `now` (default) or from the `oldest` event the hub keeps */
   startFrom?: 'now' | 'oldest';
-  /** hub user ids of each server's owner and operators, for the `operators` permission */
-  operators?: Readonly<Record<number, readonly number[]>> | ((serverId: number) => readonly number[]);
+  /**
+   * Who may run `operators` commands: by default each server's owner and operators as the hub lists
+   * them (`GET /v1/servers/{id}/operators`, read with the hub client, cached: see `operatorsCache`).
+   * A map or a function of hub user ids per server replaces the hub's list.
+   */
+  operators?: Readonly<Record<number, readonly number[]>> | OperatorsLookup;
+  /** how long the hub's lists of operators are kept (default: 60 s, a refusal rechecks after 5 s) */
+  operatorsCache?: OperatorCacheOptions;
   logger?: BotLogger;
   /** false: no `!help` command */
   help?: boolean;
@@ -136,6 +143,8 @@ export class Bot {
   private running: Promise<void> | undefined;
   private delivering: (<M>(output: Output<M>, message: M, key: string) => Promise<void>) | undefined;
   private storeFailure: StoreError | undefined;
+  /** the hub's lists of operators, when the bot has a hub client and no `operators` of its own */
+  private readonly operatorCache: OperatorCache | undefined;
   /** events handled since start (all handlers finished) */
   handled = 0;
 
@@ -147,6 +156,8 @@ export class Bot {
       typeof options.store === 'object'
         ? options.store
         : new FileStore(options.store ?? `.bot/${this.name}.cursor`);
+    if (options.operators === undefined && options.hub)
+      this.operatorCache = new OperatorCache(hubOperators(options.hub), this.log, options.operatorsCache);
   }
 
   /** Listens to one event type (or `*`, every type), optionally filtered. */
@@ -303,7 +314,7 @@ export class Bot {
       runs.push({ ctx, run: () => listener.run(event, ctx) });
     }
     if (event.type === 'chat.message' && this.commandList.length > 0) {
-      const run = this.commandRun(event, lazyDeps);
+      const run = await this.commandRun(event, lazyDeps);
       if (run) runs.push(run);
     }
     await Promise.all(
@@ -324,10 +335,10 @@ export class Bot {
   }
 
   /** The command a chat line calls, checked (permission, arguments, cooldown), as a run. */
-  private commandRun(
+  private async commandRun(
     event: ChatEvent,
     deps: () => RunDeps,
-  ): { ctx: EventContext; run: () => unknown } | undefined {
+  ): Promise<{ ctx: EventContext; run: () => unknown } | undefined> {
     const line = readCommandLine(this.prefix, event.data.text);
     const command = line && this.byName.get(line.name);
     if (!line || !command) return undefined;
@@ -335,8 +346,7 @@ export class Bot {
     const id = `cmd:${spec.name}`;
     const parsed = parseArgs(spec.args ?? {}, line.rest);
     const ctx = new CommandContext(event, id, deps(), spec.name, parsed.ok ? parsed.args : {});
-    const operators = this.operatorsOf(event.data.server_id);
-    if (!permitted(spec.permission, ctx.player, operators))
+    if (!(await permitted(spec.permission, ctx.player, (user) => this.isOperator(ctx.server.id, user))))
       return { ctx, run: () => ctx.reply(`${ctx.player.name}: you may not use ${this.prefix}${spec.name}.`) };
     if (!parsed.ok)
       return {
@@ -360,10 +370,17 @@ export class Bot {
     return { ctx, run: () => command.handler(ctx) };
   }
 
-  private operatorsOf(serverId: number): readonly number[] {
+  /** Whether the user operates the server: the bot's own `operators`, else the hub's list, else nobody. */
+  private async isOperator(serverId: number, userId: number): Promise<boolean> {
     const { operators } = this.options;
-    if (!operators) return [];
-    return typeof operators === 'function' ? operators(serverId) : (operators[serverId] ?? []);
+    if (operators === undefined) return (await this.operatorCache?.includes(serverId, userId)) ?? false;
+    try {
+      const ids = typeof operators === 'function' ? await operators(serverId) : (operators[serverId] ?? []);
+      return ids.includes(userId);
+    } catch (error) {
+      this.log.warn('the operators option failed', { server_id: serverId, error });
+      return false;
+    }
   }
 
   /** `!help`: the commands a player may use, or the usage of one (`!help top`). */
@@ -380,10 +397,11 @@ export class Bot {
           ? this.byName.get(wanted.startsWith(this.prefix) ? wanted.slice(this.prefix.length) : wanted)
           : undefined;
         if (one) return ctx.reply(`${usage(this.prefix, one.spec)}: ${one.spec.description}`);
-        const operators = this.operatorsOf(ctx.server.id);
-        const list = this.commandList
-          .filter((c) => c.spec.name !== 'help' && permitted(c.spec.permission, ctx.player, operators))
-          .map((c) => `${usage(this.prefix, c.spec)}: ${c.spec.description}`);
+        const isOperator = (user: number) => this.isOperator(ctx.server.id, user);
+        const list: string[] = [];
+        for (const c of this.commandList)
+          if (c.spec.name !== 'help' && (await permitted(c.spec.permission, ctx.player, isOperator)))
+            list.push(`${usage(this.prefix, c.spec)}: ${c.spec.description}`);
         return ctx.reply(`Commands: ${list.join(' | ')}`);
       },
     );

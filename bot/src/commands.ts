@@ -7,7 +7,7 @@ export type ChatEvent = HubEventMap['chat.message'];
 /** Who may run a command. */
 export type Permission =
   | 'everyone'
-  /** the server's owner and operators, as the bot's `operators` option lists them */
+  /** the server's owner and operators: as the hub lists them, or as the bot's `operators` option says */
   | 'operators'
   /** these hub users (by id) or these SteamIDs */
   | { users?: readonly number[]; steamIds?: readonly string[] };
@@ -104,14 +104,17 @@ export class Cooldowns {
   }
 }
 
-/** Whether the player may run a command with this permission on this server. */
-export function permitted(
+/**
+ * Whether the player may run a command with this permission on this server; `isOperator` is asked
+ * only for an operators-only command, and only for a player the hub knows.
+ */
+export async function permitted(
   permission: Permission | undefined,
   player: Player,
-  operators: readonly number[],
-): boolean {
+  isOperator: (userId: number) => Promise<boolean>,
+): Promise<boolean> {
   if (permission === undefined || permission === 'everyone') return true;
-  if (permission === 'operators') return player.userId !== null && operators.includes(player.userId);
+  if (permission === 'operators') return player.userId !== null && isOperator(player.userId);
   return (
     (player.userId !== null && (permission.users ?? []).includes(player.userId)) ||
     (player.steamId !== null && (permission.steamIds ?? []).includes(player.steamId))

@@ -14,6 +14,7 @@ export {
 export { EffectError, EventContext } from './context.js';
 export { hubCommands, hubSource } from './hub.js';
 export { jsonLogger, silentLogger, type BotLogger } from './log.js';
+export { hubOperators, OperatorCache, type OperatorCacheOptions, type OperatorsLookup } from './operators.js';
 export {
   DISCORD_LIMITS,
   discordWebhook,

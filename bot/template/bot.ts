@@ -9,10 +9,8 @@ export function setUp(bot: ReturnType<typeof createBot>, hub?: HubClient) {
     { name: 'rank', description: 'your place on the Elo ladder', cooldown: { perPlayerMs: 10_000 } },
     async (ctx) => {
       if (!hub || ctx.player.userId === null) return ctx.reply(`${ctx.player.name}: play a round first.`);
-      const { leaderboard } = await hub.get('/api-platform/v1/stats/elo', {
-        params: { query: { game: 'cs2', limit: 200 } },
-      });
-      const me = leaderboard.find((entry) => entry.user_id === ctx.player.userId);
+      const { data } = await hub.get('/v1/users/{id}/stats', { params: { path: { id: ctx.player.userId } } });
+      const me = data.elo.find((entry) => entry.game === 'cs2');
       return ctx.reply(
         me ? `${ctx.player.name}: #${me.rank} (${me.rating} Elo)` : `${ctx.player.name}: not ranked yet.`,
       );

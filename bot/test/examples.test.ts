@@ -6,17 +6,20 @@ import { addKillStreaks, addMatchSummaries, addWelcome } from '../examples/annou
 import { addRankCommands, type LadderData } from '../examples/ranks.js';
 
 /** The examples, run by the test kit on recorded events (no hub): what they would say and post. */
+const LADDER = [
+  { rank: 1, user_id: 7, name: 'NovaStrike', rating: 1512 },
+  { rank: 2, user_id: 42, name: 'ace', rating: 1487 },
+  { rank: 3, user_id: 9, name: 'Bolt', rating: 1400 },
+  { rank: 4, user_id: 10, name: 'Kite', rating: 1390 },
+];
 const ladder: LadderData = {
-  ladder: async (game) =>
-    game === 'cs2'
-      ? [
-          { rank: 1, user_id: 7, name: 'NovaStrike', rating: 1512 },
-          { rank: 2, user_id: 42, name: 'ace', rating: 1487 },
-          { rank: 3, user_id: 9, name: 'Bolt', rating: 1400 },
-          { rank: 4, user_id: 10, name: 'Kite', rating: 1390 },
-        ]
-      : [],
-  elo: async (userId) => (userId === 42 ? [{ game: 'cs2', rating: 1487, games: 212 }] : []),
+  top: async (game, count) => (game === 'cs2' ? LADDER.slice(0, count) : []),
+  elo: async (userId) =>
+    userId === 42
+      ? [{ game: 'cs2', rank: 2, rating: 1487, games: 212 }]
+      : userId === 99
+        ? [{ game: 'cs2', rank: 4817, rating: 912, games: 3 }]
+        : [],
 };
 
 const kill = (killer: string, victim: string, round: number) =>
@@ -51,16 +54,18 @@ describe('examples', () => {
       chatEvent({ text: '!top 2', occurred_at: '2026-11-20T18:00:10.000Z' }),
       chatEvent({ text: '!top 2', server_id: 4 }),
       chatEvent({ text: '!rank', user_id: null, steam_id: null, name: 'guest' }),
+      chatEvent({ text: '!rank', user_id: 77, name: 'fresh', steam_id: '76561198000000077' }),
     ]);
     assert.deepEqual(kit.replies(), [
       'ace: #2 on the cs2 ladder (1487 Elo)',
-      'newbie: not in the cs2 top 200 yet.',
+      'newbie: #4817 on the cs2 ladder (912 Elo)',
       'ace: 1487 Elo in cs2 after 212 matches',
       'ace: unrated in cs16.',
       'Top cs2: #1 NovaStrike 1512, #2 ace 1487, #3 Bolt 1400',
       '!top again in 20 s.',
       'Top cs2: #1 NovaStrike 1512, #2 ace 1487',
       'guest: play a round first, then ask again.',
+      'fresh: not on the cs2 ladder yet: play a rated match first.',
     ]);
   });
 

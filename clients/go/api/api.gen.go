@@ -2777,6 +2777,24 @@ func (e ServerMapChangedEventDataGame) Valid() bool {
 	}
 }
 
+// Defines values for ServerOperatorRole.
+const (
+	ServerOperatorRoleOperator ServerOperatorRole = "operator"
+	ServerOperatorRoleOwner    ServerOperatorRole = "owner"
+)
+
+// Valid indicates whether the value is a known member of the ServerOperatorRole enum.
+func (e ServerOperatorRole) Valid() bool {
+	switch e {
+	case ServerOperatorRoleOperator:
+		return true
+	case ServerOperatorRoleOwner:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for ServerPlayersChangedEventType.
 const (
 	ServerPlayersChanged ServerPlayersChangedEventType = "server.players_changed"
@@ -9027,6 +9045,34 @@ type ServerMapChangedEventData struct {
 // Example: cs2
 type ServerMapChangedEventDataGame string
 
+// ServerOperator defines model for ServerOperator.
+type ServerOperator struct {
+	// GrantedAt when the operator was granted; when the operator was granted; null for the owner
+	//
+	// Example: 2026-11-20T18:04:11.000Z
+	GrantedAt *time.Time `json:"granted_at"`
+
+	// Role `owner`: the user the hub operator registered as the server’s owner; `operator`: a user granted the right to operate it (`hub servers grant`)
+	//
+	// Example: operator
+	Role ServerOperatorRole `json:"role"`
+
+	// UserId the hub user id
+	//
+	// Example: 42
+	UserId int `json:"user_id"`
+
+	// Username their hub username
+	//
+	// Example: NovaStrike
+	Username string `json:"username"`
+}
+
+// ServerOperatorRole `owner`: the user the hub operator registered as the server’s owner; `operator`: a user granted the right to operate it (`hub servers grant`)
+//
+// Example: operator
+type ServerOperatorRole string
+
 // ServerPlayersChangedEvent defines model for ServerPlayersChangedEvent.
 type ServerPlayersChangedEvent struct {
 	// CreatedAt When the change committed
@@ -10864,6 +10910,32 @@ type V1ServersListResultMeta struct {
 	Total int `json:"total"`
 }
 
+// V1ServersOperatorsListResult a page of the server’s owner and operators
+type V1ServersOperatorsListResult struct {
+	Data []ServerOperator `json:"data"`
+
+	// Meta Where this page sits in the whole list
+	Meta V1ServersOperatorsListResultMeta `json:"meta"`
+}
+
+// V1ServersOperatorsListResultMeta Where this page sits in the whole list
+type V1ServersOperatorsListResultMeta struct {
+	// Page This page
+	//
+	// Example: 1
+	Page int `json:"page"`
+
+	// PerPage Page size
+	//
+	// Example: 25
+	PerPage int `json:"per_page"`
+
+	// Total Items across all pages
+	//
+	// Example: 42
+	Total int `json:"total"`
+}
+
 // V1ServersStatusGetResult The live state of a game server
 type V1ServersStatusGetResult struct {
 	// Data The live state of one game server
@@ -10999,7 +11071,7 @@ type V1UsersStatsGetResultData struct {
 	// Combat All-time kills, deaths and headshots per game (cs2, cs16, rust, minecraft) where the user has any: kills of a linked Minecraft or EOS identity (identity links) included
 	Combat []V1UsersStatsGetResultDataCombatItem `json:"combat"`
 
-	// Elo The user’s Elo per game (cs2, cs16) where they have played a rated match
+	// Elo The user’s Elo per game (cs2, cs16) where they have played a rated match, with their place on that game’s ladder
 	Elo []V1UsersStatsGetResultDataEloItem `json:"elo"`
 
 	// ForumPosts Example: 18
@@ -11061,6 +11133,11 @@ type V1UsersStatsGetResultDataEloItem struct {
 	//
 	// Example: 212
 	Games int `json:"games"`
+
+	// Rank the user’s place on the game’s Elo ladder (`GET /api-platform/v1/stats/elo`): 1 is the highest rating, ties go to the lower user id; given for every rated player, beyond the ladder’s top 200 too
+	//
+	// Example: 1342
+	Rank int `json:"rank"`
 
 	// Rating ranked Elo rating
 	//
@@ -11884,6 +11961,15 @@ type V1ServersCommandSendParams struct {
 
 // V1ServersCommandsListParams defines parameters for V1ServersCommandsList.
 type V1ServersCommandsListParams struct {
+	// Page Page number, from 1 (default 1).
+	Page *int `form:"page,omitempty" json:"page,omitempty"`
+
+	// PerPage Items per page, 1-100 (default 25).
+	PerPage *int `form:"per_page,omitempty" json:"per_page,omitempty"`
+}
+
+// V1ServersOperatorsListParams defines parameters for V1ServersOperatorsList.
+type V1ServersOperatorsListParams struct {
 	// Page Page number, from 1 (default 1).
 	Page *int `form:"page,omitempty" json:"page,omitempty"`
 
@@ -13898,6 +13984,13 @@ type ClientInterface interface {
 	// Corresponds with GET /v1/servers/{id}/commands/{commandId} (the `V1ServersCommandsGet` operationId).
 	V1ServersCommandsGet(ctx context.Context, id int, commandId string, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// V1ServersOperatorsList The owner and operators of a game server (preview)
+	//
+	// Who may operate the server: its owner first (when it has one), then the operators granted on it, by user id. These are the users who may send it commands and who receive its `chat.message` events. Private like the server’s chat: only its owner and operators may read it, through an app they authorized with `servers:command` (others: 403 `server_operator_required`; an unknown or removed server: 404 `server_not_found`); never an API key. A bot acting for one of them reads it to decide who may run its operator-only commands; grants and revocations show on the next read (nothing is cached).
+	//
+	// Corresponds with GET /v1/servers/{id}/operators (the `V1ServersOperatorsList` operationId).
+	V1ServersOperatorsList(ctx context.Context, id int, params *V1ServersOperatorsListParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// V1ServersStatusGet Live status of a game server (preview)
 	//
 	// The live state of one registered server, as the poller last saw it: status, players, map, when it last answered, the latency of the last poll, and uptime over 24 hours and 30 days. An unknown or removed server is 404 `server_not_found`.
@@ -13921,7 +14014,7 @@ type ClientInterface interface {
 
 	// V1UsersStatsGet Get a user’s stats (preview)
 	//
-	// The stats of the published `GET /users/{id}/stats` (XP, level, activity counters) plus the user’s Elo per game, all-time kills, deaths and headshots per game, and the achievements they unlocked. Public data: an API key (`Authorization: Bearer ghk_…`) may call it as well as an OAuth token with `stats:read`. An unknown user is 404 `user_not_found`.
+	// The stats of the published `GET /users/{id}/stats` (XP, level, activity counters) plus the user’s Elo per game with their place on that game’s ladder (`rank`, for every rated player: the published ladder lists only its top 200), all-time kills, deaths and headshots per game, and the achievements they unlocked. Public data: an API key (`Authorization: Bearer ghk_…`) may call it as well as an OAuth token with `stats:read`. An unknown user is 404 `user_not_found`.
 	//
 	// Corresponds with GET /v1/users/{id}/stats (the `V1UsersStatsGet` operationId).
 	V1UsersStatsGet(ctx context.Context, id int, params *V1UsersStatsGetParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -16004,6 +16097,23 @@ func (c *Client) V1ServersCommandsGet(ctx context.Context, id int, commandId str
 	return c.Client.Do(req)
 }
 
+// V1ServersOperatorsList The owner and operators of a game server (preview)
+//
+// Who may operate the server: its owner first (when it has one), then the operators granted on it, by user id. These are the users who may send it commands and who receive its `chat.message` events. Private like the server’s chat: only its owner and operators may read it, through an app they authorized with `servers:command` (others: 403 `server_operator_required`; an unknown or removed server: 404 `server_not_found`); never an API key. A bot acting for one of them reads it to decide who may run its operator-only commands; grants and revocations show on the next read (nothing is cached).
+//
+// Corresponds with GET /v1/servers/{id}/operators (the `V1ServersOperatorsList` operationId).
+func (c *Client) V1ServersOperatorsList(ctx context.Context, id int, params *V1ServersOperatorsListParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewV1ServersOperatorsListRequest(c.Server, id, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // V1ServersStatusGet Live status of a game server (preview)
 //
 // The live state of one registered server, as the poller last saw it: status, players, map, when it last answered, the latency of the last poll, and uptime over 24 hours and 30 days. An unknown or removed server is 404 `server_not_found`.
@@ -16057,7 +16167,7 @@ func (c *Client) V1UsersMeGet(ctx context.Context, reqEditors ...RequestEditorFn
 
 // V1UsersStatsGet Get a user’s stats (preview)
 //
-// The stats of the published `GET /users/{id}/stats` (XP, level, activity counters) plus the user’s Elo per game, all-time kills, deaths and headshots per game, and the achievements they unlocked. Public data: an API key (`Authorization: Bearer ghk_…`) may call it as well as an OAuth token with `stats:read`. An unknown user is 404 `user_not_found`.
+// The stats of the published `GET /users/{id}/stats` (XP, level, activity counters) plus the user’s Elo per game with their place on that game’s ladder (`rank`, for every rated player: the published ladder lists only its top 200), all-time kills, deaths and headshots per game, and the achievements they unlocked. Public data: an API key (`Authorization: Bearer ghk_…`) may call it as well as an OAuth token with `stats:read`. An unknown user is 404 `user_not_found`.
 //
 // Corresponds with GET /v1/users/{id}/stats (the `V1UsersStatsGet` operationId).
 func (c *Client) V1UsersStatsGet(ctx context.Context, id int, params *V1UsersStatsGetParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -20357,6 +20467,79 @@ func NewV1ServersCommandsGetRequest(server string, id int, commandId string) (*h
 	return req, nil
 }
 
+// NewV1ServersOperatorsListRequest constructs an http.Request for the V1ServersOperatorsList method
+func NewV1ServersOperatorsListRequest(server string, id int, params *V1ServersOperatorsListParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "integer", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/servers/%s/operators", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Page != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "page", *params.Page, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.PerPage != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "per_page", *params.PerPage, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
 // NewV1ServersStatusGetRequest constructs an http.Request for the V1ServersStatusGet method
 func NewV1ServersStatusGetRequest(server string, id int, params *V1ServersStatusGetParams) (*http.Request, error) {
 	var err error
@@ -22214,6 +22397,15 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /v1/servers/{id}/commands/{commandId} (the `V1ServersCommandsGet` operationId).
 	V1ServersCommandsGetWithResponse(ctx context.Context, id int, commandId string, reqEditors ...RequestEditorFn) (*V1ServersCommandsGetResponse, error)
 
+	// V1ServersOperatorsListWithResponse The owner and operators of a game server (preview)
+	//
+	// Who may operate the server: its owner first (when it has one), then the operators granted on it, by user id. These are the users who may send it commands and who receive its `chat.message` events. Private like the server’s chat: only its owner and operators may read it, through an app they authorized with `servers:command` (others: 403 `server_operator_required`; an unknown or removed server: 404 `server_not_found`); never an API key. A bot acting for one of them reads it to decide who may run its operator-only commands; grants and revocations show on the next read (nothing is cached).
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /v1/servers/{id}/operators (the `V1ServersOperatorsList` operationId).
+	V1ServersOperatorsListWithResponse(ctx context.Context, id int, params *V1ServersOperatorsListParams, reqEditors ...RequestEditorFn) (*V1ServersOperatorsListResponse, error)
+
 	// V1ServersStatusGetWithResponse Live status of a game server (preview)
 	//
 	// The live state of one registered server, as the poller last saw it: status, players, map, when it last answered, the latency of the last poll, and uptime over 24 hours and 30 days. An unknown or removed server is 404 `server_not_found`.
@@ -22243,7 +22435,7 @@ type ClientWithResponsesInterface interface {
 
 	// V1UsersStatsGetWithResponse Get a user’s stats (preview)
 	//
-	// The stats of the published `GET /users/{id}/stats` (XP, level, activity counters) plus the user’s Elo per game, all-time kills, deaths and headshots per game, and the achievements they unlocked. Public data: an API key (`Authorization: Bearer ghk_…`) may call it as well as an OAuth token with `stats:read`. An unknown user is 404 `user_not_found`.
+	// The stats of the published `GET /users/{id}/stats` (XP, level, activity counters) plus the user’s Elo per game with their place on that game’s ladder (`rank`, for every rated player: the published ladder lists only its top 200), all-time kills, deaths and headshots per game, and the achievements they unlocked. Public data: an API key (`Authorization: Bearer ghk_…`) may call it as well as an OAuth token with `stats:read`. An unknown user is 404 `user_not_found`.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -34034,6 +34226,191 @@ func (r V1ServersCommandsGetResponse) ContentType() string {
 	return ""
 }
 
+// V1ServersOperatorsListResponse200Headers the declared response headers of an HTTP 200 response for V1ServersOperatorsList
+type V1ServersOperatorsListResponse200Headers struct {
+	RateLimit           *string
+	RateLimitPolicy     *string
+	XRatelimitLimit     *int
+	XRatelimitRemaining *int
+	XRatelimitReset     *int
+	XRatelimitUsed      *int
+	XRequestId          *string
+}
+
+// V1ServersOperatorsListResponse400Headers the declared response headers of an HTTP 400 response for V1ServersOperatorsList
+type V1ServersOperatorsListResponse400Headers struct {
+	RateLimit           *string
+	RateLimitPolicy     *string
+	XRatelimitLimit     *int
+	XRatelimitRemaining *int
+	XRatelimitReset     *int
+	XRatelimitUsed      *int
+	XRequestId          *string
+}
+
+// V1ServersOperatorsListResponse401Headers the declared response headers of an HTTP 401 response for V1ServersOperatorsList
+type V1ServersOperatorsListResponse401Headers struct {
+	WWWAuthenticate *string
+	XRequestId      *string
+}
+
+// V1ServersOperatorsListResponse403Headers the declared response headers of an HTTP 403 response for V1ServersOperatorsList
+type V1ServersOperatorsListResponse403Headers struct {
+	WWWAuthenticate *string
+	XRequestId      *string
+}
+
+// V1ServersOperatorsListResponse404Headers the declared response headers of an HTTP 404 response for V1ServersOperatorsList
+type V1ServersOperatorsListResponse404Headers struct {
+	RateLimit           *string
+	RateLimitPolicy     *string
+	XRatelimitLimit     *int
+	XRatelimitRemaining *int
+	XRatelimitReset     *int
+	XRatelimitUsed      *int
+	XRequestId          *string
+}
+
+// V1ServersOperatorsListResponse429Headers the declared response headers of an HTTP 429 response for V1ServersOperatorsList
+type V1ServersOperatorsListResponse429Headers struct {
+	RateLimit           *string
+	RateLimitPolicy     *string
+	RetryAfter          *int
+	XRatelimitLimit     *int
+	XRatelimitRemaining *int
+	XRatelimitReset     *int
+	XRatelimitUsed      *int
+	XRequestId          *string
+}
+
+// V1ServersOperatorsListResponse500Headers the declared response headers of an HTTP 500 response for V1ServersOperatorsList
+type V1ServersOperatorsListResponse500Headers struct {
+	RateLimit           *string
+	RateLimitPolicy     *string
+	XRatelimitLimit     *int
+	XRatelimitRemaining *int
+	XRatelimitReset     *int
+	XRatelimitUsed      *int
+	XRequestId          *string
+}
+
+// V1ServersOperatorsListResponse503Headers the declared response headers of an HTTP 503 response for V1ServersOperatorsList
+type V1ServersOperatorsListResponse503Headers struct {
+	RateLimit           *string
+	RateLimitPolicy     *string
+	XRatelimitLimit     *int
+	XRatelimitRemaining *int
+	XRatelimitReset     *int
+	XRatelimitUsed      *int
+	XRequestId          *string
+}
+
+type V1ServersOperatorsListResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *V1ServersOperatorsListResult
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *Problem
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Problem
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Problem
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *Problem
+	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationproblemJSON429 *Problem
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *Problem
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *Problem
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *V1ServersOperatorsListResponse200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *V1ServersOperatorsListResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *V1ServersOperatorsListResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *V1ServersOperatorsListResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *V1ServersOperatorsListResponse404Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *V1ServersOperatorsListResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *V1ServersOperatorsListResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *V1ServersOperatorsListResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r V1ServersOperatorsListResponse) GetJSON200() *V1ServersOperatorsListResult {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r V1ServersOperatorsListResponse) GetApplicationproblemJSON400() *Problem {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r V1ServersOperatorsListResponse) GetApplicationproblemJSON401() *Problem {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r V1ServersOperatorsListResponse) GetApplicationproblemJSON403() *Problem {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r V1ServersOperatorsListResponse) GetApplicationproblemJSON404() *Problem {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r V1ServersOperatorsListResponse) GetApplicationproblemJSON429() *Problem {
+	return r.ApplicationproblemJSON429
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r V1ServersOperatorsListResponse) GetApplicationproblemJSON500() *Problem {
+	return r.ApplicationproblemJSON500
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r V1ServersOperatorsListResponse) GetApplicationproblemJSON503() *Problem {
+	return r.ApplicationproblemJSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r V1ServersOperatorsListResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r V1ServersOperatorsListResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r V1ServersOperatorsListResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r V1ServersOperatorsListResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // V1ServersStatusGetResponse200Headers the declared response headers of an HTTP 200 response for V1ServersStatusGet
 type V1ServersStatusGetResponse200Headers struct {
 	ETag                *string
@@ -38392,6 +38769,21 @@ func (c *ClientWithResponses) V1ServersCommandsGetWithResponse(ctx context.Conte
 	return ParseV1ServersCommandsGetResponse(rsp)
 }
 
+// V1ServersOperatorsListWithResponse The owner and operators of a game server (preview)
+//
+// Who may operate the server: its owner first (when it has one), then the operators granted on it, by user id. These are the users who may send it commands and who receive its `chat.message` events. Private like the server’s chat: only its owner and operators may read it, through an app they authorized with `servers:command` (others: 403 `server_operator_required`; an unknown or removed server: 404 `server_not_found`); never an API key. A bot acting for one of them reads it to decide who may run its operator-only commands; grants and revocations show on the next read (nothing is cached).
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /v1/servers/{id}/operators (the `V1ServersOperatorsList` operationId).
+func (c *ClientWithResponses) V1ServersOperatorsListWithResponse(ctx context.Context, id int, params *V1ServersOperatorsListParams, reqEditors ...RequestEditorFn) (*V1ServersOperatorsListResponse, error) {
+	rsp, err := c.V1ServersOperatorsList(ctx, id, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseV1ServersOperatorsListResponse(rsp)
+}
+
 // V1ServersStatusGetWithResponse Live status of a game server (preview)
 //
 // The live state of one registered server, as the poller last saw it: status, players, map, when it last answered, the latency of the last poll, and uptime over 24 hours and 30 days. An unknown or removed server is 404 `server_not_found`.
@@ -38439,7 +38831,7 @@ func (c *ClientWithResponses) V1UsersMeGetWithResponse(ctx context.Context, reqE
 
 // V1UsersStatsGetWithResponse Get a user’s stats (preview)
 //
-// The stats of the published `GET /users/{id}/stats` (XP, level, activity counters) plus the user’s Elo per game, all-time kills, deaths and headshots per game, and the achievements they unlocked. Public data: an API key (`Authorization: Bearer ghk_…`) may call it as well as an OAuth token with `stats:read`. An unknown user is 404 `user_not_found`.
+// The stats of the published `GET /users/{id}/stats` (XP, level, activity counters) plus the user’s Elo per game with their place on that game’s ladder (`rank`, for every rated player: the published ladder lists only its top 200), all-time kills, deaths and headshots per game, and the achievements they unlocked. Public data: an API key (`Authorization: Bearer ghk_…`) may call it as well as an OAuth token with `stats:read`. An unknown user is 404 `user_not_found`.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -61613,6 +62005,437 @@ func ParseV1ServersCommandsGetResponse(rsp *http.Response) (*V1ServersCommandsGe
 		response.Headers500 = &headers
 	case rsp.StatusCode == 503:
 		var headers V1ServersCommandsGetResponse503Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("x-ratelimit-limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-ratelimit-limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRatelimitLimit = &value
+		}
+		if values := rsp.Header.Values("x-ratelimit-remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-ratelimit-remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRatelimitRemaining = &value
+		}
+		if values := rsp.Header.Values("x-ratelimit-reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-ratelimit-reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRatelimitReset = &value
+		}
+		if values := rsp.Header.Values("x-ratelimit-used"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-ratelimit-used", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRatelimitUsed = &value
+		}
+		if values := rsp.Header.Values("x-request-id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-request-id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseV1ServersOperatorsListResponse parses an HTTP response from a V1ServersOperatorsListWithResponse call
+func ParseV1ServersOperatorsListResponse(rsp *http.Response) (*V1ServersOperatorsListResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &V1ServersOperatorsListResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest V1ServersOperatorsListResult
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers V1ServersOperatorsListResponse200Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("x-ratelimit-limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-ratelimit-limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRatelimitLimit = &value
+		}
+		if values := rsp.Header.Values("x-ratelimit-remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-ratelimit-remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRatelimitRemaining = &value
+		}
+		if values := rsp.Header.Values("x-ratelimit-reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-ratelimit-reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRatelimitReset = &value
+		}
+		if values := rsp.Header.Values("x-ratelimit-used"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-ratelimit-used", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRatelimitUsed = &value
+		}
+		if values := rsp.Header.Values("x-request-id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-request-id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 400:
+		var headers V1ServersOperatorsListResponse400Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("x-ratelimit-limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-ratelimit-limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRatelimitLimit = &value
+		}
+		if values := rsp.Header.Values("x-ratelimit-remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-ratelimit-remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRatelimitRemaining = &value
+		}
+		if values := rsp.Header.Values("x-ratelimit-reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-ratelimit-reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRatelimitReset = &value
+		}
+		if values := rsp.Header.Values("x-ratelimit-used"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-ratelimit-used", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRatelimitUsed = &value
+		}
+		if values := rsp.Header.Values("x-request-id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-request-id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers V1ServersOperatorsListResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		if values := rsp.Header.Values("x-request-id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-request-id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers V1ServersOperatorsListResponse403Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		if values := rsp.Header.Values("x-request-id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-request-id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers V1ServersOperatorsListResponse404Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("x-ratelimit-limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-ratelimit-limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRatelimitLimit = &value
+		}
+		if values := rsp.Header.Values("x-ratelimit-remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-ratelimit-remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRatelimitRemaining = &value
+		}
+		if values := rsp.Header.Values("x-ratelimit-reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-ratelimit-reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRatelimitReset = &value
+		}
+		if values := rsp.Header.Values("x-ratelimit-used"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-ratelimit-used", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRatelimitUsed = &value
+		}
+		if values := rsp.Header.Values("x-request-id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-request-id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 429:
+		var headers V1ServersOperatorsListResponse429Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("x-ratelimit-limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-ratelimit-limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRatelimitLimit = &value
+		}
+		if values := rsp.Header.Values("x-ratelimit-remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-ratelimit-remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRatelimitRemaining = &value
+		}
+		if values := rsp.Header.Values("x-ratelimit-reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-ratelimit-reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRatelimitReset = &value
+		}
+		if values := rsp.Header.Values("x-ratelimit-used"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-ratelimit-used", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRatelimitUsed = &value
+		}
+		if values := rsp.Header.Values("x-request-id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-request-id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers V1ServersOperatorsListResponse500Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("x-ratelimit-limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-ratelimit-limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRatelimitLimit = &value
+		}
+		if values := rsp.Header.Values("x-ratelimit-remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-ratelimit-remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRatelimitRemaining = &value
+		}
+		if values := rsp.Header.Values("x-ratelimit-reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-ratelimit-reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRatelimitReset = &value
+		}
+		if values := rsp.Header.Values("x-ratelimit-used"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-ratelimit-used", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRatelimitUsed = &value
+		}
+		if values := rsp.Header.Values("x-request-id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "x-request-id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers V1ServersOperatorsListResponse503Headers
 		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {

@@ -122,6 +122,8 @@ func Paging(operation string) string {
 		return "page"
 	case "GET /v1/servers/{id}/commands":
 		return "page"
+	case "GET /v1/servers/{id}/operators":
+		return "page"
 	case "GET /v1/me/links":
 		return "page"
 	case "GET /v1/clans":

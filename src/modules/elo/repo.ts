@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import type { Kysely, SelectQueryBuilder } from 'kysely';
 import type { Database } from '../../db/types.js';
 
 export interface EloLadderRow {
@@ -11,6 +11,27 @@ export interface EloLadderRow {
 }
 
 export function eloRepo(db: Kysely<Database>) {
+  const count = (query: SelectQueryBuilder<Database, 'elo_ratings', object>) =>
+    query
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirstOrThrow()
+      .then((row) => row.n);
+
+  /**
+   * How many players are ahead of this one in the ladder's order (rating desc, user id asc): two
+   * ranges of `elo_ratings_rank` counted from the index alone, one entry per player ahead. The
+   * values are the query's own parameters, not a correlated subquery: PostgreSQL plans a
+   * correlated `rating > e.rating` generically and scans the whole table for it.
+   */
+  const playersAhead = async (game: string, rating: number, userId: number): Promise<number> => {
+    const inGame = db.selectFrom('elo_ratings').where('game', '=', game);
+    const [above, tied] = await Promise.all([
+      count(inGame.where('rating', '>', rating)),
+      count(inGame.where('rating', '=', rating).where('user_id', '<', userId)),
+    ]);
+    return above + tied;
+  };
+
   return {
     /** Rating desc, user id asc: the order of `elo_ratings_rank`, so one LIMIT-bounded range scan. */
     ladder(game: string, limit: number): Promise<EloLadderRow[]> {
@@ -25,14 +46,22 @@ export function eloRepo(db: Kysely<Database>) {
         .execute();
     },
 
-    /** One user's rating in each game they have played (primary key `elo_ratings_pk`: user, game). */
-    ratingsOf(userId: number): Promise<{ game: string; rating: number; games: number; wins: number }[]> {
-      return db
+    /**
+     * One user's rating in each game they have played (primary key `elo_ratings_pk`: user, game),
+     * with their place on that game's ladder.
+     */
+    async ratingsOf(
+      userId: number,
+    ): Promise<{ game: string; rating: number; games: number; wins: number; rank: number }[]> {
+      const rows = await db
         .selectFrom('elo_ratings')
         .select(['game', 'rating', 'games', 'wins'])
         .where('user_id', '=', userId)
         .orderBy('game')
         .execute();
+      return Promise.all(
+        rows.map(async (r) => ({ ...r, rank: 1 + (await playersAhead(r.game, r.rating, userId)) })),
+      );
     },
   };
 }

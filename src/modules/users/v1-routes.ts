@@ -22,9 +22,18 @@ export const V1UserStatsSchema = Type.Object(
     elo: Type.Array(
       Type.Object({
         game: game(['cs2']),
+        rank: Type.Integer({
+          minimum: 1,
+          description:
+            'the user\u2019s place on the game\u2019s Elo ladder (`GET /api-platform/v1/stats/elo`): 1 is the highest rating, ties go to the lower user id; given for every rated player, beyond the ladder\u2019s top 200 too',
+          examples: [1342],
+        }),
         ...Type.Pick(EloLadderEntrySchema, ['rating', 'games', 'wins', 'win_pct']).properties,
       }),
-      { description: 'The user\u2019s Elo per game (cs2, cs16) where they have played a rated match' },
+      {
+        description:
+          'The user\u2019s Elo per game (cs2, cs16) where they have played a rated match, with their place on that game\u2019s ladder',
+      },
     ),
     combat: Type.Array(
       Type.Object({
@@ -70,7 +79,7 @@ export function userStatsV1Route(sources: UserStatsSources) {
         tag: 'Users',
         summary: 'Get a user\u2019s stats (preview)',
         description:
-          'The stats of the published `GET /users/{id}/stats` (XP, level, activity counters) plus the user\u2019s Elo per game, all-time kills, deaths and headshots per game, and the achievements they unlocked. Public data: an API key (`Authorization: Bearer ghk_…`) may call it as well as an OAuth token with `stats:read`. An unknown user is 404 `user_not_found`.',
+          'The stats of the published `GET /users/{id}/stats` (XP, level, activity counters) plus the user\u2019s Elo per game with their place on that game\u2019s ladder (`rank`, for every rated player: the published ladder lists only its top 200), all-time kills, deaths and headshots per game, and the achievements they unlocked. Public data: an API key (`Authorization: Bearer ghk_…`) may call it as well as an OAuth token with `stats:read`. An unknown user is 404 `user_not_found`.',
         scope: 'stats:read',
         cache: true,
         params: IdParam('User'),

@@ -17519,6 +17519,74 @@ pub mod types {
             value.parse()
         }
     }
+    ///`ServerOperator`
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    pub struct ServerOperator {
+        ///when the operator was granted; when the operator was granted; null for the owner
+        #[serde(deserialize_with = "::std::option::Option::deserialize")]
+        pub granted_at: ::std::option::Option<::chrono::DateTime<::chrono::offset::Utc>>,
+        ///`owner`: the user the hub operator registered as the server’s owner; `operator`: a user granted the right to operate it (`hub servers grant`)
+        pub role: ServerOperatorRole,
+        ///the hub user id
+        pub user_id: i64,
+        ///their hub username
+        pub username: ::std::string::String,
+    }
+    ///`owner`: the user the hub operator registered as the server’s owner; `operator`: a user granted the right to operate it (`hub servers grant`)
+    #[derive(
+        ::serde::Deserialize,
+        ::serde::Serialize,
+        Clone,
+        Copy,
+        Debug,
+        Eq,
+        Hash,
+        Ord,
+        PartialEq,
+        PartialOrd
+    )]
+    pub enum ServerOperatorRole {
+        #[serde(rename = "owner")]
+        Owner,
+        #[serde(rename = "operator")]
+        Operator,
+    }
+    impl ::std::fmt::Display for ServerOperatorRole {
+        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+            match *self {
+                Self::Owner => f.write_str("owner"),
+                Self::Operator => f.write_str("operator"),
+            }
+        }
+    }
+    impl ::std::str::FromStr for ServerOperatorRole {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            match value {
+                "owner" => Ok(Self::Owner),
+                "operator" => Ok(Self::Operator),
+                _ => Err("invalid value".into()),
+            }
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for ServerOperatorRole {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String> for ServerOperatorRole {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
     ///`ServerPlayersChangedEvent`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
     pub struct ServerPlayersChangedEvent {
@@ -25936,6 +26004,22 @@ pub mod types {
             value.parse()
         }
     }
+    ///a page of the server’s owner and operators
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    pub struct V1ServersOperatorsListResult {
+        pub data: ::std::vec::Vec<ServerOperator>,
+        pub meta: V1ServersOperatorsListResultMeta,
+    }
+    ///Where this page sits in the whole list
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    pub struct V1ServersOperatorsListResultMeta {
+        ///This page
+        pub page: ::std::num::NonZeroU64,
+        ///Page size
+        pub per_page: ::std::num::NonZeroU64,
+        ///Items across all pages
+        pub total: u64,
+    }
     ///The live state of a game server
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
     pub struct V1ServersStatusGetResult {
@@ -26250,7 +26334,7 @@ pub mod types {
         pub achievements: u64,
         ///All-time kills, deaths and headshots per game (cs2, cs16, rust, minecraft) where the user has any: kills of a linked Minecraft or EOS identity (identity links) included
         pub combat: ::std::vec::Vec<V1UsersStatsGetResultDataCombatItem>,
-        ///The user’s Elo per game (cs2, cs16) where they have played a rated match
+        ///The user’s Elo per game (cs2, cs16) where they have played a rated match, with their place on that game’s ladder
         pub elo: ::std::vec::Vec<V1UsersStatsGetResultDataEloItem>,
         pub forum_posts: u64,
         pub level: ::std::num::NonZeroU64,
@@ -26283,6 +26367,8 @@ pub mod types {
         pub game: ::std::string::String,
         ///rated matches played
         pub games: u64,
+        ///the user’s place on the game’s Elo ladder (`GET /api-platform/v1/stats/elo`): 1 is the highest rating, ties go to the lower user id; given for every rated player, beyond the ladder’s top 200 too
+        pub rank: ::std::num::NonZeroU64,
         ///ranked Elo rating
         pub rating: i64,
         ///wins / games × 100, rounded to 1 decimal (0 without games)
@@ -29184,9 +29270,83 @@ Arguments:
             _ => Err(Error::UnexpectedResponse(response)),
         }
     }
+    /**The owner and operators of a game server (preview)
+
+Who may operate the server: its owner first (when it has one), then the operators granted on it, by user id. These are the users who may send it commands and who receive its `chat.message` events. Private like the server’s chat: only its owner and operators may read it, through an app they authorized with `servers:command` (others: 403 `server_operator_required`; an unknown or removed server: 404 `server_not_found`); never an API key. A bot acting for one of them reads it to decide who may run its operator-only commands; grants and revocations show on the next read (nothing is cached).
+
+Sends a `GET` request to `/v1/servers/{id}/operators`
+
+Arguments:
+- `id`: Server ID
+- `page`: Page number, from 1 (default 1).
+- `per_page`: Items per page, 1-100 (default 25).
+*/
+    pub async fn v1_servers_operators_list<'a>(
+        &'a self,
+        id: ::std::num::NonZeroU64,
+        page: Option<::std::num::NonZeroU64>,
+        per_page: Option<::std::num::NonZeroU64>,
+    ) -> Result<
+        ResponseValue<types::V1ServersOperatorsListResult>,
+        Error<types::Problem>,
+    > {
+        let url = format!(
+            "{}/v1/servers/{}/operators", self.baseurl, encode_path(& id.to_string()),
+        );
+        let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+        header_map
+            .append(
+                ::reqwest::header::HeaderName::from_static("api-version"),
+                ::reqwest::header::HeaderValue::from_static(Self::api_version()),
+            );
+        #[allow(unused_mut)]
+        let mut request = self
+            .client
+            .get(url)
+            .header(
+                ::reqwest::header::ACCEPT,
+                ::reqwest::header::HeaderValue::from_static("application/json"),
+            )
+            .query(&progenitor_client::QueryParam::new("page", &page))
+            .query(&progenitor_client::QueryParam::new("per_page", &per_page))
+            .headers(header_map)
+            .build()?;
+        let info = OperationInfo {
+            operation_id: "v1_servers_operators_list",
+        };
+        self.pre(&mut request, &info).await?;
+        let result = self.exec(request, &info).await;
+        self.post(&result, &info).await?;
+        let response = result?;
+        match response.status().as_u16() {
+            200u16 => ResponseValue::from_response(response).await,
+            400u16 => {
+                Err(Error::ErrorResponse(ResponseValue::from_response(response).await?))
+            }
+            401u16 => {
+                Err(Error::ErrorResponse(ResponseValue::from_response(response).await?))
+            }
+            403u16 => {
+                Err(Error::ErrorResponse(ResponseValue::from_response(response).await?))
+            }
+            404u16 => {
+                Err(Error::ErrorResponse(ResponseValue::from_response(response).await?))
+            }
+            429u16 => {
+                Err(Error::ErrorResponse(ResponseValue::from_response(response).await?))
+            }
+            500u16 => {
+                Err(Error::ErrorResponse(ResponseValue::from_response(response).await?))
+            }
+            503u16 => {
+                Err(Error::ErrorResponse(ResponseValue::from_response(response).await?))
+            }
+            _ => Err(Error::UnexpectedResponse(response)),
+        }
+    }
     /**Get a user’s stats (preview)
 
-The stats of the published `GET /users/{id}/stats` (XP, level, activity counters) plus the user’s Elo per game, all-time kills, deaths and headshots per game, and the achievements they unlocked. Public data: an API key (`Authorization: Bearer ghk_…`) may call it as well as an OAuth token with `stats:read`. An unknown user is 404 `user_not_found`.
+The stats of the published `GET /users/{id}/stats` (XP, level, activity counters) plus the user’s Elo per game with their place on that game’s ladder (`rank`, for every rated player: the published ladder lists only its top 200), all-time kills, deaths and headshots per game, and the achievements they unlocked. Public data: an API key (`Authorization: Bearer ghk_…`) may call it as well as an OAuth token with `stats:read`. An unknown user is 404 `user_not_found`.
 
 Sends a `GET` request to `/v1/users/{id}/stats`
 

@@ -137,6 +137,7 @@ pub(crate) fn paging_of(operation: &str) -> Option<crate::paging::Paging> {
         "GET /v1/tournaments" => Some(Paging::Page),
         "GET /v1/servers" => Some(Paging::Page),
         "GET /v1/servers/{id}/commands" => Some(Paging::Page),
+        "GET /v1/servers/{id}/operators" => Some(Paging::Page),
         "GET /v1/me/links" => Some(Paging::Page),
         "GET /v1/clans" => Some(Paging::Page),
         "GET /v1/clans/invites" => Some(Paging::Page),

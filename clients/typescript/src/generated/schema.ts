@@ -342,6 +342,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/servers/{id}/operators": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The owner and operators of a game server (preview)
+         * @description Who may operate the server: its owner first (when it has one), then the operators granted on it, by user id. These are the users who may send it commands and who receive its `chat.message` events. Private like the server’s chat: only its owner and operators may read it, through an app they authorized with `servers:command` (others: 403 `server_operator_required`; an unknown or removed server: 404 `server_not_found`); never an API key. A bot acting for one of them reads it to decide who may run its operator-only commands; grants and revocations show on the next read (nothing is cached).
+         */
+        get: operations["v1_servers_operators_list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/users/{id}/stats": {
         parameters: {
             query?: never;
@@ -351,7 +371,7 @@ export interface paths {
         };
         /**
          * Get a user’s stats (preview)
-         * @description The stats of the published `GET /users/{id}/stats` (XP, level, activity counters) plus the user’s Elo per game, all-time kills, deaths and headshots per game, and the achievements they unlocked. Public data: an API key (`Authorization: Bearer ghk_…`) may call it as well as an OAuth token with `stats:read`. An unknown user is 404 `user_not_found`.
+         * @description The stats of the published `GET /users/{id}/stats` (XP, level, activity counters) plus the user’s Elo per game with their place on that game’s ladder (`rank`, for every rated player: the published ladder lists only its top 200), all-time kills, deaths and headshots per game, and the achievements they unlocked. Public data: an API key (`Authorization: Bearer ghk_…`) may call it as well as an OAuth token with `stats:read`. An unknown user is 404 `user_not_found`.
          */
         get: operations["v1_users_stats_get"];
         put?: never;
@@ -3615,6 +3635,31 @@ export interface components {
              */
             completed_at: string | null;
         };
+        /** ServerOperator */
+        ServerOperator: {
+            /**
+             * @description the hub user id
+             * @example 42
+             */
+            user_id: number;
+            /**
+             * @description their hub username
+             * @example NovaStrike
+             */
+            username: string;
+            /**
+             * @description `owner`: the user the hub operator registered as the server’s owner; `operator`: a user granted the right to operate it (`hub servers grant`)
+             * @example operator
+             * @enum {string}
+             */
+            role: "owner" | "operator";
+            /**
+             * Format: date-time
+             * @description when the operator was granted; when the operator was granted; null for the owner
+             * @example 2026-11-20T18:04:11.000Z
+             */
+            granted_at: string | null;
+        };
         /**
          * Me
          * @description The signed-in user’s profile; never a password, session or key.
@@ -4745,6 +4790,29 @@ export interface components {
              */
             per_page: number;
         };
+        /** @description a page of the server’s owner and operators */
+        V1ServersOperatorsListResult: {
+            data: components["schemas"]["ServerOperator"][];
+            meta: components["schemas"]["V1ServersOperatorsListResultMeta"];
+        };
+        /** @description Where this page sits in the whole list */
+        V1ServersOperatorsListResultMeta: {
+            /**
+             * @description Items across all pages
+             * @example 42
+             */
+            total: number;
+            /**
+             * @description This page
+             * @example 1
+             */
+            page: number;
+            /**
+             * @description Page size
+             * @example 25
+             */
+            per_page: number;
+        };
         /** @description A user’s stats */
         V1UsersStatsGetResult: {
             data: components["schemas"]["V1UsersStatsGetResultData"];
@@ -4774,7 +4842,7 @@ export interface components {
             forum_posts: number;
             /** @example 3 */
             tournaments_played: number;
-            /** @description The user’s Elo per game (cs2, cs16) where they have played a rated match */
+            /** @description The user’s Elo per game (cs2, cs16) where they have played a rated match, with their place on that game’s ladder */
             elo: components["schemas"]["V1UsersStatsGetResultDataEloItem"][];
             /** @description All-time kills, deaths and headshots per game (cs2, cs16, rust, minecraft) where the user has any: kills of a linked Minecraft or EOS identity (identity links) included */
             combat: components["schemas"]["V1UsersStatsGetResultDataCombatItem"][];
@@ -4787,6 +4855,11 @@ export interface components {
              * @example cs2
              */
             game: string;
+            /**
+             * @description the user’s place on the game’s Elo ladder (`GET /api-platform/v1/stats/elo`): 1 is the highest rating, ties go to the lower user id; given for every rated player, beyond the ladder’s top 200 too
+             * @example 1342
+             */
+            rank: number;
             /**
              * @description ranked Elo rating
              * @example 1487
@@ -12026,6 +12099,170 @@ export interface operations {
             };
         };
     };
+    v1_servers_operators_list: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Page number, from 1 (default 1).
+                 * @example 1
+                 */
+                page?: number;
+                /**
+                 * @description Items per page, 1-100 (default 25).
+                 * @example 25
+                 */
+                per_page?: number;
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description Server ID
+                 * @example 1
+                 */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description a page of the server’s owner and operators */
+            200: {
+                headers: {
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-used": components["headers"]["x-ratelimit-used"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "user_id": 42,
+                     *           "username": "NovaStrike",
+                     *           "role": "operator",
+                     *           "granted_at": "2026-11-20T18:04:11.000Z"
+                     *         }
+                     *       ],
+                     *       "meta": {
+                     *         "total": 42,
+                     *         "page": 1,
+                     *         "per_page": 25
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["V1ServersOperatorsListResult"];
+                };
+            };
+            /** @description `invalid_parameter`: Invalid parameter */
+            400: {
+                headers: {
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-used": components["headers"]["x-ratelimit-used"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `missing_token`: Access token required; `invalid_token`: Invalid token */
+            401: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `insufficient_scope`: Insufficient scope; `user_context_required`: User token required; `server_operator_required`: Server operator required */
+            403: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `server_not_found`: Server not found */
+            404: {
+                headers: {
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-used": components["headers"]["x-ratelimit-used"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: Rate limit exceeded */
+            429: {
+                headers: {
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-used": components["headers"]["x-ratelimit-used"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal_error`: Internal server error */
+            500: {
+                headers: {
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-used": components["headers"]["x-ratelimit-used"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_unavailable`: Service unavailable */
+            503: {
+                headers: {
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-used": components["headers"]["x-ratelimit-used"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     v1_users_stats_get: {
         parameters: {
             query?: never;
@@ -12071,6 +12308,7 @@ export interface operations {
                      *         "elo": [
                      *           {
                      *             "game": "cs2",
+                     *             "rank": 1342,
                      *             "rating": 1487,
                      *             "games": 212,
                      *             "wins": 121,

@@ -153,6 +153,45 @@ export function serverCommandsRepo(db: Kysely<Database>) {
         .execute();
     },
 
+    /** The owner of a registered server with their username; undefined when it has none. */
+    ownerOf(serverId: number): Promise<{ user_id: number; username: string } | undefined> {
+      return db
+        .selectFrom('game_servers as s')
+        .innerJoin('users as u', 'u.id', 's.owner_user_id')
+        .select(['u.id as user_id', 'u.username'])
+        .where('s.id', '=', serverId)
+        .where('s.removed_at', 'is', null)
+        .executeTakeFirst();
+    },
+
+    /**
+     * A page of the operators granted on a server, by user id, with their usernames; the owner is
+     * left out (a grant to the owner adds nothing, and the owner is listed on its own).
+     */
+    async operatorPage(
+      serverId: number,
+      ownerId: number | null,
+      window: { limit: number; offset: number },
+    ): Promise<{ rows: { user_id: number; username: string; granted_at: number }[]; total: number }> {
+      let matching = db
+        .selectFrom('server_operators as o')
+        .innerJoin('users as u', 'u.id', 'o.user_id')
+        .where('o.server_id', '=', serverId);
+      if (ownerId !== null) matching = matching.where('o.user_id', '<>', ownerId);
+      const [rows, count] = await Promise.all([
+        window.limit === 0
+          ? []
+          : matching
+              .select(['o.user_id', 'u.username', 'o.granted_at'])
+              .orderBy('o.user_id')
+              .limit(window.limit)
+              .offset(window.offset)
+              .execute(),
+        matching.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
+      ]);
+      return { rows, total: count.n };
+    },
+
     /** The key ids of every sealed RCON password, to check HUB_SECRET_KEY at start-up. */
     async sealedPasswords(): Promise<{ id: number; rcon_password: string }[]> {
       const rows = await db

@@ -37,6 +37,14 @@ export interface CommandOutcome {
 /** What sending gave: the answer, or (plugin channel) a command still open (or expired) when the wait ended. */
 export type SendOutcome = { answered: CommandOutcome } | { queued: QueuedCommand };
 
+/** One person who may operate a server: its owner, or an operator the owner granted (and when). */
+export interface ServerOperator {
+  user_id: number;
+  username: string;
+  role: 'owner' | 'operator';
+  granted_at: number | null;
+}
+
 /** How long `/v1` waits for a plugin's result by default before answering 202. */
 export const DEFAULT_PLUGIN_WAIT_MS = 5000;
 
@@ -236,6 +244,28 @@ export function serverCommandsService(deps: ServerCommandsDeps) {
           `Server ${serverId} has no command with id ${commandId}.`,
         );
       return row;
+    },
+    /**
+     * Who may operate a server, as its owner and operators read it: the owner first, then the
+     * operators it granted by user id. Strangers get 403, as they do for the audit.
+     */
+    async operators(
+      serverId: number,
+      userId: number,
+      window: { limit: number; offset: number },
+    ): Promise<{ rows: ServerOperator[]; total: number }> {
+      const { target } = await access(serverId, userId, 'read its operators');
+      const owner = await repo.ownerOf(target.id);
+      // the owner takes the first place of the first page; the operators' page shifts by one
+      const first = owner ? 1 : 0;
+      const ownerShown = owner !== undefined && window.offset === 0 && window.limit > 0;
+      const page = await repo.operatorPage(serverId, owner?.user_id ?? null, {
+        limit: window.limit - (ownerShown ? 1 : 0),
+        offset: Math.max(0, window.offset - first),
+      });
+      const rows: ServerOperator[] = page.rows.map((r) => ({ ...r, role: 'operator' }));
+      if (ownerShown) rows.unshift({ ...owner, role: 'owner', granted_at: null });
+      return { rows, total: page.total + first };
     },
     /**
      * A server's audit, newest first: every entry for its owner, an operator's own entries for an

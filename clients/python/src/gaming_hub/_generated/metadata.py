@@ -114,6 +114,7 @@ PAGING: Final[dict[str, Literal["offset", "page", "cursor"]]] = {
     "GET /v1/tournaments": "page",
     "GET /v1/servers": "page",
     "GET /v1/servers/{id}/commands": "page",
+    "GET /v1/servers/{id}/operators": "page",
     "GET /v1/me/links": "page",
     "GET /v1/clans": "page",
     "GET /v1/clans/invites": "page",

@@ -693,6 +693,32 @@ class ServerQueuedCommand(BaseModel):
     ]
 
 
+class Role(StrEnum):
+    owner = "owner"
+    operator = "operator"
+
+
+class ServerOperator(BaseModel):
+    user_id: Annotated[int, Field(description="the hub user id", examples=[42])]
+    username: Annotated[
+        str, Field(description="their hub username", examples=["NovaStrike"])
+    ]
+    role: Annotated[
+        Role,
+        Field(
+            description="`owner`: the user the hub operator registered as the server’s owner; `operator`: a user granted the right to operate it (`hub servers grant`)",
+            examples=["operator"],
+        ),
+    ]
+    granted_at: Annotated[
+        AwareDatetime | None,
+        Field(
+            description="when the operator was granted; when the operator was granted; null for the owner",
+            examples=["2026-11-20T18:04:11.000Z"],
+        ),
+    ]
+
+
 class Me(BaseModel):
     id: Annotated[
         str, Field(description="the hub user id (the OpenID `sub`)", examples=["42"])
@@ -1910,8 +1936,26 @@ class V1ServersCommandsListResultMeta(BaseModel):
     ]
 
 
+class V1ServersOperatorsListResultMeta(BaseModel):
+    total: Annotated[
+        int, Field(description="Items across all pages", examples=[42], ge=0)
+    ]
+    page: Annotated[int, Field(description="This page", examples=[1], ge=1)]
+    per_page: Annotated[
+        int, Field(description="Page size", examples=[25], ge=1, le=100)
+    ]
+
+
 class V1UsersStatsGetResultDataEloItem(BaseModel):
     game: Annotated[str, Field(description="game code", examples=["cs2"])]
+    rank: Annotated[
+        int,
+        Field(
+            description="the user’s place on the game’s Elo ladder (`GET /api-platform/v1/stats/elo`): 1 is the highest rating, ties go to the lower user id; given for every rated player, beyond the ladder’s top 200 too",
+            examples=[1342],
+            ge=1,
+        ),
+    ]
     rating: Annotated[int, Field(description="ranked Elo rating", examples=[1487])]
     games: Annotated[
         int, Field(description="rated matches played", examples=[212], ge=0)
@@ -2201,7 +2245,7 @@ class V1ClansCreateRequest(BaseModel):
     ] = None
 
 
-class Role(StrEnum):
+class Role1(StrEnum):
     owner = "owner"
     officer = "officer"
     member = "member"
@@ -2215,7 +2259,7 @@ class V1ClansCreateResultDataMembersItem(BaseModel):
         Field(description="path of the user’s avatar", examples=["/avatars/42.png"]),
     ]
     role: Annotated[
-        Role,
+        Role1,
         Field(
             description="`owner` (exactly one; everything), `officer` (settings, invites, removes members), `member`",
             examples=["member"],
@@ -2320,7 +2364,7 @@ class V1ClansGetResultDataMembersItem(BaseModel):
         Field(description="path of the user’s avatar", examples=["/avatars/42.png"]),
     ]
     role: Annotated[
-        Role,
+        Role1,
         Field(
             description="`owner` (exactly one; everything), `officer` (settings, invites, removes members), `member`",
             examples=["member"],
@@ -2453,7 +2497,7 @@ class V1ClansJoinResultData(BaseModel):
         Field(description="path of the user’s avatar", examples=["/avatars/42.png"]),
     ]
     role: Annotated[
-        Role,
+        Role1,
         Field(
             description="`owner` (exactly one; everything), `officer` (settings, invites, removes members), `member`",
             examples=["member"],
@@ -2476,7 +2520,7 @@ class V1ClansInvitesAcceptResultData(BaseModel):
         Field(description="path of the user’s avatar", examples=["/avatars/42.png"]),
     ]
     role: Annotated[
-        Role,
+        Role1,
         Field(
             description="`owner` (exactly one; everything), `officer` (settings, invites, removes members), `member`",
             examples=["member"],
@@ -2582,7 +2626,7 @@ class V1ClansMembersPromoteResultData(BaseModel):
         Field(description="path of the user’s avatar", examples=["/avatars/42.png"]),
     ]
     role: Annotated[
-        Role,
+        Role1,
         Field(
             description="`owner` (exactly one; everything), `officer` (settings, invites, removes members), `member`",
             examples=["member"],
@@ -2605,7 +2649,7 @@ class V1ClansMembersDemoteResultData(BaseModel):
         Field(description="path of the user’s avatar", examples=["/avatars/42.png"]),
     ]
     role: Annotated[
-        Role,
+        Role1,
         Field(
             description="`owner` (exactly one; everything), `officer` (settings, invites, removes members), `member`",
             examples=["member"],
@@ -2642,7 +2686,7 @@ class V1ClansTransferResultDataMembersItem(BaseModel):
         Field(description="path of the user’s avatar", examples=["/avatars/42.png"]),
     ]
     role: Annotated[
-        Role,
+        Role1,
         Field(
             description="`owner` (exactly one; everything), `officer` (settings, invites, removes members), `member`",
             examples=["member"],
@@ -4184,7 +4228,7 @@ class ClanMemberJoinedEventData(BaseModel):
     clan_id: Annotated[int, Field(description="Clan", examples=[7], ge=1)]
     game: Annotated[Game3, Field(description="Game code", examples=["cs2"])]
     user_id: Annotated[int, Field(description="The member", examples=[42], ge=1)]
-    role: Annotated[Role, Field(description="Role in the clan", examples=["member"])]
+    role: Annotated[Role1, Field(description="Role in the clan", examples=["member"])]
     by_user_id: Annotated[
         int, Field(description="Who made the change", examples=[42], ge=1)
     ]
@@ -4197,7 +4241,7 @@ class ClanMemberLeftEventData(BaseModel):
     clan_id: Annotated[int, Field(description="Clan", examples=[7], ge=1)]
     game: Annotated[Game3, Field(description="Game code", examples=["cs2"])]
     user_id: Annotated[int, Field(description="The member", examples=[42], ge=1)]
-    role: Annotated[Role, Field(description="Role in the clan", examples=["member"])]
+    role: Annotated[Role1, Field(description="Role in the clan", examples=["member"])]
     by_user_id: Annotated[
         int, Field(description="Who made the change", examples=[42], ge=1)
     ]
@@ -4210,7 +4254,7 @@ class ClanMemberKickedEventData(BaseModel):
     clan_id: Annotated[int, Field(description="Clan", examples=[7], ge=1)]
     game: Annotated[Game3, Field(description="Game code", examples=["cs2"])]
     user_id: Annotated[int, Field(description="The member", examples=[42], ge=1)]
-    role: Annotated[Role, Field(description="Role in the clan", examples=["member"])]
+    role: Annotated[Role1, Field(description="Role in the clan", examples=["member"])]
     by_user_id: Annotated[
         int, Field(description="Who made the change", examples=[42], ge=1)
     ]
@@ -4223,7 +4267,7 @@ class ClanMemberPromotedEventData(BaseModel):
     clan_id: Annotated[int, Field(description="Clan", examples=[7], ge=1)]
     game: Annotated[Game3, Field(description="Game code", examples=["cs2"])]
     user_id: Annotated[int, Field(description="The member", examples=[42], ge=1)]
-    role: Annotated[Role, Field(description="Role in the clan", examples=["member"])]
+    role: Annotated[Role1, Field(description="Role in the clan", examples=["member"])]
     by_user_id: Annotated[
         int, Field(description="Who made the change", examples=[42], ge=1)
     ]
@@ -4236,7 +4280,7 @@ class ClanMemberDemotedEventData(BaseModel):
     clan_id: Annotated[int, Field(description="Clan", examples=[7], ge=1)]
     game: Annotated[Game3, Field(description="Game code", examples=["cs2"])]
     user_id: Annotated[int, Field(description="The member", examples=[42], ge=1)]
-    role: Annotated[Role, Field(description="Role in the clan", examples=["member"])]
+    role: Annotated[Role1, Field(description="Role in the clan", examples=["member"])]
     by_user_id: Annotated[
         int, Field(description="Who made the change", examples=[42], ge=1)
     ]
@@ -4249,7 +4293,7 @@ class ClanOwnershipTransferredEventData(BaseModel):
     clan_id: Annotated[int, Field(description="Clan", examples=[7], ge=1)]
     game: Annotated[Game3, Field(description="Game code", examples=["cs2"])]
     user_id: Annotated[int, Field(description="The member", examples=[42], ge=1)]
-    role: Annotated[Role, Field(description="Role in the clan", examples=["member"])]
+    role: Annotated[Role1, Field(description="Role in the clan", examples=["member"])]
     by_user_id: Annotated[
         int, Field(description="Who made the change", examples=[42], ge=1)
     ]
@@ -4618,6 +4662,11 @@ class V1ServersCommandsListResult(BaseModel):
     meta: V1ServersCommandsListResultMeta
 
 
+class V1ServersOperatorsListResult(BaseModel):
+    data: list[ServerOperator]
+    meta: V1ServersOperatorsListResultMeta
+
+
 class V1UsersStatsGetResultData(BaseModel):
     user_id: Annotated[str, Field(description="the hub user id", examples=["42"])]
     xp: Annotated[
@@ -4634,7 +4683,7 @@ class V1UsersStatsGetResultData(BaseModel):
     elo: Annotated[
         list[V1UsersStatsGetResultDataEloItem],
         Field(
-            description="The user’s Elo per game (cs2, cs16) where they have played a rated match"
+            description="The user’s Elo per game (cs2, cs16) where they have played a rated match, with their place on that game’s ladder"
         ),
     ]
     combat: Annotated[

@@ -1,0 +1,144 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { createBot, type Bot } from '@gaming-hub/bot';
+import { BotTestKit, chatEvent } from '@gaming-hub/bot/testkit';
+import { HubClient } from '@gaming-hub/client';
+import { serverCommandsRepo } from '../../src/modules/servers/commands/repo.js';
+import { createTestContext, type TestContext } from '../../test/helpers/context.js';
+import { registerServer } from '../../test/helpers/ingest.js';
+import { TokenTable, userToken } from '../../test/helpers/token-table.js';
+
+/**
+ * `permission: 'operators'` with no `operators` option: the bot asks the hub who owns and operates
+ * each server (`GET /v1/servers/{id}/operators`, as the server owner who authorized it), keeps the
+ * answer for its TTL, and sees a new grant at once.
+ */
+describe('operators-only commands, by the hub’s list of operators', () => {
+  const tokens = new TokenTable();
+  let ctx: TestContext;
+  let hub: HubClient;
+  let base: string;
+  let server: number;
+  let owner: number;
+  let operator: number;
+  let player: number;
+  let reads = 0;
+
+  before(async () => {
+    ctx = await createTestContext('sqlite', { accessTokens: tokens });
+    [owner, operator, player] = [
+      (await ctx.makeUser()).id,
+      (await ctx.makeUser()).id,
+      (await ctx.makeUser()).id,
+    ];
+    tokens.tokens.set(
+      'bot-owner',
+      userToken(['chat:read', 'servers:command'], { userId: owner, tier: 'partner' }),
+    );
+    server = (await registerServer(ctx.testDb.db, 'cs2')).id;
+    const repo = serverCommandsRepo(ctx.testDb.db.kysely);
+    await repo.setChannel(server, 'rcon', owner);
+    await repo.grant(server, operator, Date.now());
+    base = await ctx.app.listen({ port: 0, host: '127.0.0.1' });
+    hub = new HubClient({
+      baseUrl: base,
+      headers: { authorization: 'Bearer bot-owner' },
+      fetch: (request, init) => {
+        if (request.url.includes('/operators')) reads++;
+        return fetch(request, init);
+      },
+    });
+  });
+  after(() => ctx.close());
+
+  const kickBot = (kit: BotTestKit, clock?: () => number): Bot =>
+    createBot({ ...kit.options, name: 'ops', hub, operatorsCache: clock ? { now: clock } : {} }).command(
+      { name: 'kick', description: 'kick a player', permission: 'operators' },
+      (c) => c.reply(`${c.player.name} kicks`),
+    );
+  const chat = (userId: number | null, name: string, at = 0) =>
+    chatEvent({
+      text: '!kick',
+      server_id: server,
+      user_id: userId,
+      name,
+      occurred_at: new Date(Date.UTC(2026, 10, 20, 18, 0, at)).toISOString(),
+    });
+
+  it('lets the owner and an operator run it and refuses other players, reading the hub once', async () => {
+    const kit = new BotTestKit();
+    const before = reads;
+    await kit.run(kickBot(kit), [
+      chat(operator, 'op'),
+      chat(player, 'pleb', 1),
+      chat(owner, 'boss', 2),
+      chat(null, 'guest', 3),
+      chatEvent({ text: '!help', server_id: server, user_id: operator, name: 'op' }),
+      chatEvent({ text: '!help', server_id: server, user_id: player, name: 'pleb' }),
+    ]);
+    assert.deepEqual(kit.replies(), [
+      'op kicks',
+      'pleb: you may not use !kick.',
+      'boss kicks',
+      'guest: you may not use !kick.',
+      'Commands: !kick: kick a player',
+      'Commands:',
+    ]);
+    assert.equal(reads - before, 1, 'one read of the list, then the cache');
+  });
+
+  it('lets in an operator granted a moment ago, and keeps a revoked one in only until the TTL ends', async () => {
+    let now = 1_000_000;
+    const kit = new BotTestKit();
+    const bot = kickBot(kit, () => now);
+    const repo = serverCommandsRepo(ctx.testDb.db.kysely);
+    const events = [10, 16, 46, 77].map((s) => chat(player, 'pleb', s));
+    // after each event: what the hub operator does, and how long until the next event
+    const then: [() => Promise<unknown>, number][] = [
+      [() => repo.grant(server, player, Date.now()), 6_000],
+      [() => repo.revoke(server, player), 30_000],
+      [() => Promise.resolve(), 31_000],
+      [() => Promise.resolve(), 0],
+    ];
+    bot.on('chat.message', async (event) => {
+      const [act, wait] = then[events.findIndex((e) => e.id === event.id)] ?? [];
+      await act?.();
+      now += wait ?? 0;
+    });
+    await kit.run(bot, events);
+    assert.deepEqual(kit.replies(), [
+      // refused: the first read of the list
+      'pleb: you may not use !kick.',
+      // granted 6 s ago: the refusal rechecks a list older than 5 s
+      'pleb kicks',
+      // revoked 30 s ago: the list read 30 s ago is still fresh
+      'pleb kicks',
+      // 61 s after that read the list is read again
+      'pleb: you may not use !kick.',
+    ]);
+  });
+
+  it('refuses an operators-only command when the hub cannot say, and logs why', async () => {
+    const kit = new BotTestKit();
+    const stranger = new HubClient({ baseUrl: base, headers: { authorization: 'Bearer nobody' } });
+    const bot = createBot({ ...kit.options, name: 'ops2', hub: stranger }).command(
+      { name: 'kick', description: 'kick a player', permission: 'operators' },
+      (c) => c.reply('kicked'),
+    );
+    await kit.run(bot, [chat(operator, 'op')]);
+    assert.deepEqual(kit.replies(), ['op: you may not use !kick.']);
+    assert.ok(kit.logged.some((l) => l.message === 'could not read the operators of a server'));
+  });
+
+  it('lets a static list of operators override the hub’s', async () => {
+    const kit = new BotTestKit();
+    const before = reads;
+    const bot = createBot({ ...kit.options, name: 'ops3', hub, operators: { [server]: [player] } }).command(
+      { name: 'kick', description: 'kick a player', permission: 'operators' },
+      (c) => c.reply(`${c.player.name} kicks`),
+    );
+    await kit.run(bot, [chat(operator, 'op'), chat(player, 'pleb', 1)]);
+    assert.deepEqual(kit.replies(), ['op: you may not use !kick.', 'pleb kicks']);
+    assert.equal(reads, before);
+  });
+});

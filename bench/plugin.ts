@@ -22,11 +22,10 @@ import { HubPlugin } from '../plugin-sdk/typescript/src/index.js';
 import type { CommandChannel } from '../src/db/types.js';
 import { generateSecretKey } from '../src/engines/secret-box.js';
 import { sealRconPassword } from '../src/modules/servers/commands/rcon-password.js';
-import { serversRepo } from '../src/modules/servers/repo.js';
-import { generateToken, hashToken } from '../src/modules/servers/tokens.js';
 import { tokenMinter } from '../scripts/oauth/mint-token.js';
 import { fakeSourceServer } from '../test/helpers/fake-rcon/source.js';
 import { cpuNs } from './lib/cpu.js';
+import { addGameServer } from './lib/game-servers.js';
 import { machineLoad } from './lib/machine.js';
 import { median } from './lib/table.js';
 import { startService } from './processes.js';
@@ -43,27 +42,10 @@ const loadBefore = machineLoad();
 
 const bench = await seededDb(200, 2000, 1);
 const secret = generateSecretKey();
-const servers = serversRepo(bench.db.kysely);
-const register = async (
+const register = (
   name: string,
   extra: { game?: string; rcon_port?: number; rcon_password?: string; command_channel?: CommandChannel } = {},
-) => {
-  const token = generateToken();
-  const row = await servers.add({
-    name,
-    game: extra.game ?? 'rust',
-    ip: '127.0.0.1',
-    port: 1,
-    query_port: null,
-    token_hash: hashToken(token),
-    created_at: Date.now(),
-    owner_user_id: OWNER,
-    rcon_port: extra.rcon_port ?? null,
-    rcon_password: extra.rcon_password ?? null,
-    command_channel: extra.command_channel ?? 'rcon',
-  });
-  return { id: row.id, token };
-};
+) => addGameServer(bench.db, { name, owner: OWNER, ...extra });
 const killsOf = async (serverId: number) =>
   Number(
     (

@@ -218,6 +218,41 @@ for (const dialect of testDialects()) {
       }
     });
 
+    it('paces a catch-up by the client: a backlog far larger than the buffer limit comes on one connection', async () => {
+      const app = await streamApp(testDb, {
+        EVENTS_STREAM_MAX_BUFFER_BYTES: 64 * 1024,
+        EVENTS_STREAM_POLL_MS: 60_000,
+      });
+      try {
+        const url = await listenForStream(app);
+        const [before] = await commitEvents(testDb, [{ type: 'clan.updated', data: {} }]);
+        const payload = 'x'.repeat(2 * 1024);
+        // 300 events of 2 KiB: ten times the limit, in one page of the catch-up
+        const ids = await commitEvents(
+          testDb,
+          Array.from({ length: 300 }, (_, n) => ({ type: 'clan.updated', data: { n, payload } })),
+        );
+        const client = await openSse(`${url}?types=clan.updated`, {
+          authorization: `Bearer ${key}`,
+          'last-event-id': before ?? '',
+        });
+        clients.push(client);
+        // a reader slower than the server: it pauses, then reads
+        client.response.pause();
+        await sleep(200);
+        client.response.resume();
+        const got: string[] = [];
+        while (got.length < ids.length) {
+          const item = await client.next(5000);
+          assert.equal(item.kind === 'comment' && /reconnect/.test(item.text), false, JSON.stringify(item));
+          if (item.kind === 'event') got.push(item.id);
+        }
+        assert.deepEqual(got, ids);
+      } finally {
+        await app.close();
+      }
+    });
+
     it('ends every stream with a comment when the server shuts down', async () => {
       const app = await streamApp(testDb, { EVENTS_STREAM_POLL_MS: 60_000 });
       const client = await connect(await listenForStream(app));

@@ -86,7 +86,10 @@ export class StreamConnection implements HubSubscriber {
           limit: this.limits.catchUpPage,
           reader: this.reader,
         });
-        for (const { position, event } of page) this.send(position, event);
+        for (const { position, event } of page) {
+          if (!this.isOpen()) break;
+          await this.sendPaced(position, event);
+        }
         if (page.length < this.limits.catchUpPage) break;
       }
     } catch (err) {
@@ -120,6 +123,27 @@ export class StreamConnection implements HubSubscriber {
   /** (a method: a send may end the connection, and a property check would be narrowed away) */
   private isOpen(): boolean {
     return !this.ended;
+  }
+
+  /**
+   * A catch-up send: the next event is written once the client has taken the ones before (the
+   * body drained), so a reader catching up is paced by its own speed and not cut as a slow one.
+   * Cutting it was the alternative: a page written at once outruns any client, which then waited
+   * its reconnection delay every megabyte. Live events meanwhile wait in the backlog, which is
+   * bounded: a catch-up that cannot keep up with the live flow still ends (`deliver`).
+   */
+  private async sendPaced(position: number, event: EventObject): Promise<void> {
+    this.position = position;
+    if (this.ended || this.body.write(sseFrame(event))) return;
+    await new Promise<void>((resolve) => {
+      const go = () => {
+        this.body.off('drain', go);
+        this.body.off('close', go);
+        resolve();
+      };
+      this.body.on('drain', go);
+      this.body.on('close', go);
+    });
   }
 
   private send(position: number, event: EventObject): void {

@@ -16,10 +16,27 @@ function findTests(dir) {
   });
 }
 
+// The longest files start first, so that both slots of the runner end together instead of one long
+// file running alone at the end. In a first CI pass on an idle machine (SQLite + PostgreSQL) they took
+// 495 s (the fuzzer, both databases), 109, 47, 36, 27 and 27 s; the whole suite 867 s, with the fuzzer
+// starting a third of the way in.
+const LONGEST_FIRST = [
+  'test/fuzz.test.ts',
+  'test/code-samples.test.ts',
+  'test/demo-server.e2e.test.ts',
+  'test/cli.e2e.test.ts',
+  'test/quota-fleet.e2e.test.ts',
+  'test/operator.e2e.test.ts',
+];
+const rank = (file) => {
+  const at = LONGEST_FIRST.indexOf(file);
+  return at === -1 ? LONGEST_FIRST.length : at;
+};
+
 const filters = process.argv.slice(2);
 const files = [...findTests('test'), ...findTests('bot/test'), ...findTests('plugin-sdk/typescript/test')]
   .filter((f) => filters.length === 0 || filters.some((p) => f.includes(p)))
-  .sort();
+  .sort((a, b) => rank(a) - rank(b) || (a < b ? -1 : a > b ? 1 : 0));
 if (files.length === 0) {
   console.error(`no test files match ${filters.join(' ')}`);
   process.exit(1);

@@ -153,14 +153,12 @@ export function serverCommandsRepo(db: Kysely<Database>) {
         .execute();
     },
 
-    /** The owner of a registered server with their username; undefined when it has none. */
-    ownerOf(serverId: number): Promise<{ user_id: number; username: string } | undefined> {
+    /** A server's owner (its `owner_user_id`, already read with the server) with their username. */
+    ownerOf(ownerId: number): Promise<{ user_id: number; username: string } | undefined> {
       return db
-        .selectFrom('game_servers as s')
-        .innerJoin('users as u', 'u.id', 's.owner_user_id')
-        .select(['u.id as user_id', 'u.username'])
-        .where('s.id', '=', serverId)
-        .where('s.removed_at', 'is', null)
+        .selectFrom('users')
+        .select(['id as user_id', 'username'])
+        .where('id', '=', ownerId)
         .executeTakeFirst();
     },
 

@@ -255,7 +255,7 @@ export function serverCommandsService(deps: ServerCommandsDeps) {
       window: { limit: number; offset: number },
     ): Promise<{ rows: ServerOperator[]; total: number }> {
       const { target } = await access(serverId, userId, 'read its operators');
-      const owner = await repo.ownerOf(target.id);
+      const owner = target.owner_user_id === null ? undefined : await repo.ownerOf(target.owner_user_id);
       // the owner takes the first place of the first page; the operators' page shifts by one
       const first = owner ? 1 : 0;
       const ownerShown = owner !== undefined && window.offset === 0 && window.limit > 0;

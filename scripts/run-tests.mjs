@@ -5,7 +5,8 @@
 // Without a filter it then runs scripts/test-clients.mjs (the client libraries' conformance) and
 // scripts/test-plugins.mjs (the plugin SDKs against a live hub).
 import { spawnSync } from 'node:child_process';
-import { readdirSync, statSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 function findTests(dir) {
@@ -44,7 +45,22 @@ if (files.length === 0) {
 // The timeout bounds each file as a whole (its tests inherit it). 15 min: on a fresh machine the
 // clients' drift test first builds the generators (oapi-codegen, the progenitor crate), which took
 // more than 5 min in a cold run at load 20.
-const args = ['--import', 'tsx', '--test', '--test-concurrency=2', '--test-timeout=900000', ...files];
+// Two reporters: the usual one on stdout, and one listing only the failures in a file that is printed
+// again at the very end of the run (after the clients' and plugins' tables), where a log's tail shows it.
+const failuresDir = mkdtempSync(join(tmpdir(), 'hub-test-failures-'));
+const failuresFile = join(failuresDir, 'failures.txt');
+const args = [
+  '--import',
+  'tsx',
+  '--test',
+  '--test-concurrency=2',
+  '--test-timeout=900000',
+  '--test-reporter=spec',
+  '--test-reporter-destination=stdout',
+  '--test-reporter=./scripts/failures-reporter.mjs',
+  `--test-reporter-destination=${failuresFile}`,
+  ...files,
+];
 const result = spawnSync(process.execPath, args, {
   stdio: 'inherit',
   env: { ...process.env, LOG_LEVEL: process.env.LOG_LEVEL ?? 'silent' },
@@ -63,4 +79,20 @@ const plugins =
         env: { ...process.env, PLUGINS_SKIP_BUILD: '1' },
       })
     : undefined;
+let failed = '';
+try {
+  failed = readFileSync(failuresFile, 'utf8').trim();
+} catch {
+  // no file: the runner did not start
+}
+rmSync(failuresDir, { recursive: true, force: true });
+const summary = [
+  ['node tests', result.status],
+  ['client libraries (test:clients)', clients?.status],
+  ['plugin SDKs (test:plugins)', plugins?.status],
+].filter(([, status]) => status !== undefined);
+console.log(
+  `\nnpm test: ${summary.map(([part, status]) => `${part}: ${status === 0 ? 'pass' : `FAIL (exit ${status})`}`).join('; ')}`,
+);
+if (failed) console.log(`failed node tests:\n${failed}`);
 process.exit(result.status || clients?.status || (plugins?.status ?? 0));

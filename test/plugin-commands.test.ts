@@ -3,7 +3,10 @@ import { after, before, describe, it } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
 import type { Problem } from '../src/http/problem.js';
 import { serverCommandsRepo } from '../src/modules/servers/commands/repo.js';
+import { LocalBroadcast } from '../src/http/broadcast.js';
 import { pluginQueueRepo } from '../src/modules/servers/commands/queue/repo.js';
+import { pluginQueue } from '../src/modules/servers/commands/queue/service.js';
+import { QueueSignals } from '../src/modules/servers/commands/queue/signals.js';
 import type {
   PluginCommandList,
   PluginCommandRecorded,
@@ -188,6 +191,44 @@ for (const dialect of testDialects()) {
         (await auditOf('kick Bob')).map((a) => a.status),
         ['error'],
       );
+    });
+
+    it('lets go of a long-poll as soon as the plugin hangs up, and claims nothing for it afterwards', async () => {
+      const queue = pluginQueue({
+        repo: pluginQueueRepo(ctx.testDb.db.kysely),
+        signals: new QueueSignals(new LocalBroadcast()),
+        now: () => clock,
+        ttlMs: 60_000,
+      });
+      const hungUp = new AbortController();
+      const started = performance.now();
+      const taking = queue.take(other.id, 20_000, hungUp.signal);
+      setTimeout(() => hungUp.abort(), 50);
+      assert.deepEqual(await taking, []);
+      // (without the wake-up on hang-up it held until its 2 s database backstop)
+      const held = performance.now() - started;
+      assert.ok(held < 1000, `held ${held.toFixed(0)} ms after the plugin left`);
+      assert.deepEqual(
+        await queue.take(other.id, 0, AbortSignal.abort()),
+        [],
+        'a gone plugin is handed nothing',
+      );
+
+      // through HTTP: the client's hang-up ends the hold the same way
+      const client = new AbortController();
+      setTimeout(() => client.abort(), 50);
+      const answer = ctx.app
+        .inject({
+          method: 'GET',
+          url: '/api-platform/ingest/commands?wait=20',
+          headers: { authorization: `Bearer ${other.token}` },
+          signal: client.signal,
+        })
+        .then(
+          () => 'answered',
+          (err: unknown) => (err instanceof Error ? err.name : String(err)),
+        );
+      assert.equal(await answer, 'AbortError');
     });
 
     it('delivers an unacknowledged command again after 30 s, and never twice within them', async () => {

@@ -116,9 +116,9 @@ export function pluginCommandRoutes(queue: PluginQueue) {
       async (request, reply): Promise<PluginCommandList> => {
         const server = ingestCaller(request);
         const { wait } = request.query;
-        let gone = false;
-        reply.raw.once('close', () => (gone = true));
-        const rows = await queue.take(server.id, wait * 1000, () => gone);
+        const hungUp = new AbortController();
+        reply.raw.once('close', () => hungUp.abort());
+        const rows = await queue.take(server.id, wait * 1000, hungUp.signal);
         return {
           data: rows.map((r) => ({
             id: String(r.id),

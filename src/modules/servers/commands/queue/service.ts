@@ -80,25 +80,28 @@ export function pluginQueue(deps: PluginQueueDeps) {
 
     /**
      * The plugin's long-poll: what it should run now, waiting up to `waitMs` for a command to
-     * arrive (an empty list after the wait). `gone()` says the plugin hung up: nothing more is
-     * claimed for it (what was claimed is redelivered after 30 s).
+     * arrive (an empty list after the wait). `hungUp` aborts when the plugin hangs up: the wait ends
+     * at once and nothing more is claimed for it (what was claimed is redelivered after 30 s).
      */
-    async take(serverId: number, waitMs: number, gone: () => boolean): Promise<QueuedCommand[]> {
+    async take(serverId: number, waitMs: number, hungUp: AbortSignal): Promise<QueuedCommand[]> {
       const deadline = performance.now() + waitMs;
       for (;;) {
         const left = deadline - performance.now();
         const wait = signals.untilQueued(serverId, Math.min(left, QUEUE_BACKSTOP_MS));
-        if (gone()) {
+        if (hungUp.aborted) {
           wait.cancel();
           return [];
         }
+        hungUp.addEventListener('abort', wait.cancel, { once: true });
         const at = now();
         const due = await repo.claim(serverId, at, at - REDELIVER_AFTER_MS, BATCH);
         if (due.length > 0 || left <= 0 || signals.isClosed) {
+          hungUp.removeEventListener('abort', wait.cancel);
           wait.cancel();
           return due;
         }
         await wait.done;
+        hungUp.removeEventListener('abort', wait.cancel);
       }
     },
 

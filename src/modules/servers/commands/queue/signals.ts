@@ -7,7 +7,7 @@ const SETTLED = 'plugin.commands.settled';
 export interface Wait {
   /** resolves on the signal, the timeout, or `close()`; never rejects */
   done: Promise<void>;
-  cancel(): void;
+  cancel: () => void;
 }
 
 /**

@@ -125,5 +125,43 @@ for (const dialect of testDialects()) {
       assert.equal(plain.get('error'), 'invalid_request');
       assert.equal(plain.get('state'), 's');
     });
+
+    test('a U+0000 in a client id, code, token or request uri is an OAuth error, never a 500', async () => {
+      // (PostgreSQL's text cannot hold one: asking the store for such an id was a 500 there)
+      const page = await ctx.inject({
+        method: 'GET',
+        url: '/api-platform/oauth/authorize?client_id=%00&response_type=code',
+      });
+      assert.equal(page.statusCode, 400, page.body.slice(0, 300));
+      assert.match(page.body, /invalid_client|client is invalid/i);
+      const forms: [string, string][] = [
+        ['token', 'grant_type=authorization_code&code=%00&client_id=%00'],
+        [
+          'token',
+          `grant_type=authorization_code&code=%00&code_verifier=${'a'.repeat(43)}&client_id=${client.clientId}&client_secret=${client.secret ?? ''}`,
+        ],
+        [
+          'token',
+          `grant_type=refresh_token&refresh_token=%00&client_id=${client.clientId}&client_secret=${client.secret ?? ''}`,
+        ],
+        ['par', 'client_id=%00&response_type=code'],
+        ['introspect', `token=%00&client_id=${client.clientId}&client_secret=${client.secret ?? ''}`],
+        ['revoke', `token=%00&client_id=${client.clientId}&client_secret=${client.secret ?? ''}`],
+      ];
+      for (const [endpoint, body] of forms) {
+        const res = await ctx.inject({
+          method: 'POST',
+          url: `/api-platform/oauth/${endpoint}`,
+          headers: { 'content-type': 'application/x-www-form-urlencoded' },
+          payload: body,
+        });
+        const label = `${endpoint} ${body}: ${res.statusCode} ${res.body.slice(0, 300)}`;
+        assert.ok(res.statusCode < 500, label);
+        // an RFC 6749 error, or what RFC 7009 and 7662 answer for a token they do not know
+        if (res.statusCode >= 400) assert.equal(typeof res.json<{ error: unknown }>().error, 'string', label);
+        else if (endpoint === 'introspect') assert.deepEqual(res.json(), { active: false }, label);
+        else assert.equal(endpoint, 'revoke', label);
+      }
+    });
   });
 }

@@ -114,6 +114,19 @@ for (const dialect of testDialects()) {
       );
       assert.match(weak.body, /Password must be 10 to 128 characters\./);
 
+      // a U+0000 in a field: refused as a malformed form body is (a problem), and no account is made
+      // (PostgreSQL's text cannot hold one: it was a 500 there)
+      const nul = await post('/sign-up', formCookie, {
+        username: `${username}\u0000`,
+        password: GOOD_PASSWORD,
+        _csrf: token,
+      });
+      assert.equal(nul.statusCode, 400, nul.body.slice(0, 300));
+      const refused = nul.json<{ code: string; detail: string }>();
+      assert.equal(refused.code, 'invalid_body');
+      assert.match(refused.detail, /"username" holds U\+0000/);
+      assert.equal(cookieNamed(nul, 'hub_session'), undefined);
+
       const created = await post('/sign-up', formCookie, { ...body, _csrf: token });
       assert.equal(created.statusCode, 303);
       assert.equal(created.headers.location, `${PORTAL}/keys`);

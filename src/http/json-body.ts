@@ -35,11 +35,32 @@ export function nestedDeeperThan(text: string, limit: number): boolean {
   return false;
 }
 
+/** `\u0000` in a JSON text (any case): the only way a JSON string can carry U+0000. */
+const ESCAPED_NUL = /\\u0000/i;
+
+/**
+ * Where in a parsed body a string or a key holds U+0000, as a JSON pointer (`/events/3/name`), or
+ * undefined. Only bodies whose text spells `\u0000` are walked.
+ */
+export function nulPointer(value: unknown, at = ''): string | undefined {
+  if (typeof value === 'string') return value.includes('\u0000') ? at || '/' : undefined;
+  if (value === null || typeof value !== 'object') return undefined;
+  for (const [key, item] of Object.entries(value)) {
+    const here = `${at}/${key.replaceAll('~', '~0').replaceAll('/', '~1')}`;
+    if (key.includes('\u0000')) return here;
+    const found = nulPointer(item, here);
+    if (found !== undefined) return found;
+  }
+  return undefined;
+}
+
 /**
  * JSON bodies: limited in size by the route's `bodyLimit` (refused from `Content-Length` before
  * reading) and in depth by its `config.maxJsonDepth` (default 32) before they are parsed, so a
  * body of 5,000 nested brackets is a 400 problem rather than a stack overflow in a later step.
- * Parsing itself is Fastify's (prototype poisoning refused).
+ * Parsing itself is Fastify's (prototype poisoning refused). A string holding U+0000 is refused
+ * (400, naming where): no text the service keeps may hold one (PostgreSQL's text cannot, and a name
+ * or description cut short at it would mislead whoever reads it), the same on both databases.
  */
 export const jsonBodyPlugin = fp(
   (app: FastifyInstance) => {
@@ -57,7 +78,22 @@ export const jsonBodyPlugin = fp(
         );
         return;
       }
-      void parse(request, text, done);
+      if (!ESCAPED_NUL.test(text)) {
+        void parse(request, text, done);
+        return;
+      }
+      void parse(request, text, (err, value) => {
+        const where = err ? undefined : nulPointer(value);
+        if (where === undefined) done(err, value);
+        else
+          done(
+            new ProblemError(
+              'invalid_body',
+              `The JSON body holds U+0000 (a NUL character) at ${where}: no text here may contain one.`,
+            ),
+            undefined,
+          );
+      });
     });
   },
   { name: 'json-body' },

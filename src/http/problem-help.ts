@@ -21,7 +21,7 @@ export const PROBLEM_HELP: Record<ErrorCode, ProblemHelp> = {
     example: "query parameter 'limit' must be an integer from 1 to 100 (got 500)",
   },
   invalid_body: {
-    when: 'The request body is not valid JSON, is nested deeper than the operation allows (arrays and objects inside each other; 32 levels at most), or does not match the schema of the operation.',
+    when: 'The request body is not valid JSON, is nested deeper than the operation allows (arrays and objects inside each other; 32 levels at most), holds U+0000 (a NUL character) in a string or key (the detail says where, as a JSON pointer), or does not match the schema of the operation.',
     fix: 'Send a JSON body with `Content-Type: application/json` that matches the documented schema; `errors` lists the fields at fault.',
     example: "body parameter 'name' is required",
   },

@@ -16,6 +16,13 @@ export interface AdapterDeps {
   revocations: RevocationListener;
 }
 
+/**
+ * An id or uid holding U+0000 was never stored (the provider's ids are random base64url, client ids
+ * `app_` and hex) and PostgreSQL's text cannot hold one: asking the database would be an error, a
+ * 500 for `client_id=%00`, so such a lookup finds nothing and a removal removes nothing.
+ */
+const neverStored = (id: string): boolean => id.includes('\u0000');
+
 /** Expired rows are swept at most this often, by whichever write comes next (no timer to stop). */
 const SWEEP_EVERY_MS = 60_000;
 
@@ -36,6 +43,7 @@ export function storeAdapterFactory(deps: AdapterDeps): (model: string) => Adapt
 
   const clientAdapter: Adapter = {
     async find(id) {
+      if (neverStored(id)) return undefined;
       const app = await apps.findByClientId(id);
       return app && clientMetadataOf(app);
     },
@@ -71,23 +79,25 @@ export function storeAdapterFactory(deps: AdapterDeps): (model: string) => Adapt
         else await store.upsert(row);
       },
       async find(id) {
+        if (neverStored(id)) return undefined;
         return parse(await store.find(model, id, now()));
       },
       async findByUid(uid) {
+        if (neverStored(uid)) return undefined;
         return parse(await store.findByUid(model, uid, now()));
       },
       // the device flow is off: there are no user codes
       findByUserCode: () => Promise.resolve(undefined),
       async consume(id) {
-        await store.consume(model, id, now());
+        if (!neverStored(id)) await store.consume(model, id, now());
       },
       async destroy(id) {
-        await store.destroy(model, id);
+        if (!neverStored(id)) await store.destroy(model, id);
         revocations.tokenDestroyed(id);
         if (model === 'Grant') revocations.grantRevoked(id);
       },
       async revokeByGrantId(grantId) {
-        await store.revokeGrants([grantId]);
+        if (!neverStored(grantId)) await store.revokeGrants([grantId]);
         revocations.grantRevoked(grantId);
       },
     };

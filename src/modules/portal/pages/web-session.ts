@@ -70,7 +70,18 @@ export function acceptForms(app: App): void {
     'application/x-www-form-urlencoded',
     { parseAs: 'string', bodyLimit: PORTAL_BODY_LIMIT },
     (_req, body, done) => {
-      done(null, Object.fromEntries(new URLSearchParams(body as string)));
+      const form = Object.fromEntries(new URLSearchParams(body as string));
+      // as in JSON bodies (http/json-body.ts): no text here may hold U+0000
+      const field = Object.entries(form).find(([name, value]) => `${name}${value}`.includes('\u0000'))?.[0];
+      if (field === undefined) done(null, form);
+      else
+        done(
+          new ProblemError(
+            'invalid_body',
+            `The form field ${JSON.stringify(field)} holds U+0000 (a NUL character).`,
+          ),
+          undefined,
+        );
     },
   );
   app.addHook('onRoute', (route) => {

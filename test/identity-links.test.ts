@@ -2,6 +2,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
 import type { Problem } from '../src/http/problem.js';
+import { formatEventId } from '../src/modules/events/event-id.js';
+import type { EventsPageBody } from '../src/modules/events/v1-schemas.js';
 import type { IngestResultBody } from '../src/modules/ingest/routes.js';
 import { createTestContext, json, type TestContext } from './helpers/context.js';
 import { changedTables, snapshotTables } from './helpers/db-snapshot.js';
@@ -230,14 +232,56 @@ for (const dialect of testDialects()) {
       problem(await v1('alice', 'POST', '/me/links', { code: userCode }), 404, 'link_code_invalid');
     });
 
-    it('unlinks, after which the identity credits nobody', async () => {
+    it('unlinks, after which the identity credits nobody, telling the user once', async () => {
+      const start = await lastEventId(ctx.testDb.db.kysely);
       problem(
         await v1('alice', 'DELETE', `/me/links/minecraft/${'b'.repeat(32)}`),
         404,
         'identity_link_not_found',
       );
+      // bob cannot remove alice's link: the same 404
+      problem(
+        await v1('bob', 'DELETE', `/me/links/minecraft/${'a'.repeat(32)}`),
+        404,
+        'identity_link_not_found',
+      );
+      assert.deepEqual(await eventsAfter(ctx.testDb.db.kysely, start), [], 'a failed unlink tells nothing');
+
       const gone = await v1('alice', 'DELETE', `/me/links/minecraft/${'a'.repeat(32)}`);
       assert.equal(gone.statusCode, 204, gone.body);
+      const events = await eventsAfter(ctx.testDb.db.kysely, start);
+      assertCatalogued(events);
+      assert.deepEqual(
+        events.map((e) => [e.type, e.user_id, e.data]),
+        [
+          [
+            'player.identity_unlinked',
+            alice,
+            {
+              user_id: alice,
+              platform: 'minecraft',
+              player_id: 'aaaaaaaa-aaaa-aaaa-aaaa-aaaaaaaaaaaa',
+              name: 'Grumm',
+            },
+          ],
+        ],
+      );
+      // delivered to alice (a token with `identify`), once; to nobody else
+      const pulled = async (token: string) => {
+        const res = await v1(
+          token,
+          'GET',
+          `/events?after=${formatEventId(start)}&types=player.identity_unlinked`,
+        );
+        assert.equal(res.statusCode, 200, res.body);
+        return json<EventsPageBody>(res).data.map((e) => [e.type, e.data.player_id]);
+      };
+      assert.deepEqual(await pulled('alice-read'), [
+        ['player.identity_unlinked', 'aaaaaaaa-aaaa-aaaa-aaaa-aaaaaaaaaaaa'],
+      ]);
+      assert.deepEqual(await pulled('bob'), []);
+      assert.deepEqual(await pulled('alice-stats'), [], 'the event needs identify');
+      assert.deepEqual(await pulled(ctx.key), [], 'never to an API key');
       const left = json<{ data: { player_id: string }[] }>(await v1('alice', 'GET', '/me/links'));
       assert.deepEqual(
         left.data.map((l) => l.player_id),

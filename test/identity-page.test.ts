@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { createTestContext, type TestContext } from './helpers/context.js';
 import { changedTables, snapshotTables } from './helpers/db-snapshot.js';
+import { eventsAfter, lastEventId } from './helpers/events.js';
 import { FORM, followForm, mainOf, PORTAL, signUp, type PortalSession } from './helpers/portal.js';
 import { registerServer } from './helpers/ingest.js';
 
@@ -59,6 +60,7 @@ describe('the Game identities page', () => {
     assert.match(listed, /069a79f4-44e9-4726-a5be-fca90e38aaf5/);
     assert.match(listed, /Steve/);
 
+    const start = await lastEventId(ctx.testDb.db.kysely);
     const removed = await followForm(
       ctx,
       await post('/remove', { platform: 'minecraft', player_id: '069a79f4-44e9-4726-a5be-fca90e38aaf5' }),
@@ -66,6 +68,12 @@ describe('the Game identities page', () => {
     );
     assert.match(removed.body, /Unlinked minecraft/);
     assert.match(mainOf(removed.body), /No linked identities yet/);
+    // the form tells what the /v1 route tells
+    const told = await eventsAfter(ctx.testDb.db.kysely, start);
+    assert.deepEqual(
+      told.map((e) => [e.type, e.user_id, e.data.player_id]),
+      [['player.identity_unlinked', user.accountId, '069a79f4-44e9-4726-a5be-fca90e38aaf5']],
+    );
   });
 
   it('shows a wrong code on the page and changes nothing', async () => {

@@ -1,19 +1,23 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Problem } from '../src/http/problem.js';
+import { formatEventId } from '../src/modules/events/event-id.js';
+import type { EventsPageBody } from '../src/modules/events/v1-schemas.js';
 import type { ServerOperatorRecord } from '../src/modules/servers/commands/operators-route.js';
 import { serverCommandsRepo } from '../src/modules/servers/commands/repo.js';
 import { serversRepo } from '../src/modules/servers/repo.js';
 import type { MadeUser } from './helpers/factories.js';
 import { json, type TestContext } from './helpers/context.js';
 import { testDialects } from './helpers/db.js';
+import { assertCatalogued, eventsAfter, lastEventId } from './helpers/events.js';
 import { registerServer } from './helpers/ingest.js';
 import { TokenTable, userToken } from './helpers/token-table.js';
 import { createTestContext } from './helpers/context.js';
 
 /**
  * GET /v1/servers/:id/operators: the owner and the operators of a server, private to them (the
- * same people who read its chat and send it commands), paged, and current after each grant.
+ * same people who read its chat and send it commands), paged, and current after each grant; each
+ * grant and revocation told to them as `server.operators_changed`.
  */
 type Page = { data: ServerOperatorRecord[]; meta: { total: number; page: number; per_page: number } };
 const GRANTED_AT = Date.UTC(2026, 10, 20, 18, 4, 11);
@@ -127,6 +131,39 @@ for (const dialect of testDialects()) {
       await repo.grant(server, b.id, GRANTED_AT);
       await serversRepo(ctx.testDb.db.kysely).remove(ownerless, Date.now());
       await problem('operator', `/servers/${ownerless}/operators`, 404, 'server_not_found');
+    });
+
+    it('tells each grant and revocation to the owner, the operators and the user changed, once each', async () => {
+      const repo = serverCommandsRepo(ctx.testDb.db.kysely);
+      const newcomer = await ctx.makeUser();
+      tokens.tokens.set('newcomer', userToken(['servers:command'], { userId: newcomer.id, tier: 'partner' }));
+      const start = await lastEventId(ctx.testDb.db.kysely);
+      assert.equal(await repo.grant(server, newcomer.id, GRANTED_AT), true);
+      assert.equal(await repo.grant(server, newcomer.id, GRANTED_AT), false, 'granted already');
+      assert.equal(await repo.revoke(server, newcomer.id, GRANTED_AT), true);
+      assert.equal(await repo.revoke(server, newcomer.id, GRANTED_AT), false, 'revoked already');
+      const told = await eventsAfter(ctx.testDb.db.kysely, start);
+      assertCatalogued(told);
+      const readers = [owner, ...ops, newcomer].map((u) => u.id).sort((a, b) => a - b);
+      const data = (change: string) => ({ server_id: server, game: 'cs2', user_id: newcomer.id, change });
+      assert.deepEqual(
+        told.map((e) => [e.type, e.user_id, e.data]),
+        [
+          ...readers.map((id) => ['server.operators_changed', id, data('granted')]),
+          ...readers.map((id) => ['server.operators_changed', id, data('revoked')]),
+        ],
+      );
+      // each reads their own, through the channels: the owner, an operator, the user changed; nobody else
+      const pulled = async (token: string) => {
+        const res = await get(token, `/events?after=${formatEventId(start)}&types=server.operators_changed`);
+        assert.equal(res.statusCode, 200, res.body);
+        return json<EventsPageBody>(res).data.map((e) => e.data.change);
+      };
+      for (const token of ['owner', 'operator', 'newcomer'])
+        assert.deepEqual(await pulled(token), ['granted', 'revoked'], token);
+      assert.deepEqual(await pulled('stranger'), []);
+      assert.deepEqual(await pulled('owner-read'), [], 'the event needs servers:command');
+      assert.deepEqual(await pulled(ctx.key), [], 'never to an API key');
     });
   });
 }

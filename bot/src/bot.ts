@@ -200,6 +200,9 @@ export class Bot {
     if (this.listeners.some((l) => l.type === '*')) return undefined;
     const types = new Set<string>(this.listeners.map((l) => l.type));
     if (this.commandList.length > 0) types.add('chat.message');
+    // the hub's lists of operators are read again when they change, not only when they expire
+    if (this.operatorCache && this.commandList.some((c) => c.spec.permission === 'operators'))
+      types.add('server.operators_changed');
     return [...types].sort();
   }
 
@@ -304,6 +307,8 @@ export class Bot {
 
   /** Runs every handler of the event (concurrently), then waits for their effects. */
   private async handle(event: HubEvent, done: ReadonlySet<string>): Promise<void> {
+    // before anything after it in the stream is judged (events are handled in order)
+    if (event.type === 'server.operators_changed') await this.operatorCache?.changed(event.data.server_id);
     const runs: { ctx: EventContext; run: () => unknown }[] = [];
     let deps: RunDeps | undefined;
     const lazyDeps = () => (deps ??= this.deps(done));

@@ -33,8 +33,9 @@ interface Entry {
 }
 
 /**
- * Each server's operators, read from the hub and kept for `ttlMs`. A revocation shows within the
- * TTL; a new grant shows at once (a refusal rechecks a list older than `recheckAfterMs`). When the
+ * Each server's operators, read from the hub and kept for `ttlMs`. A grant or revocation shows at
+ * once when the bot sees its `server.operators_changed` event (`changed`), else within the TTL; a new
+ * grant also shows at once (a refusal rechecks a list older than `recheckAfterMs`). When the
  * hub cannot be read, the last list read is kept, and without one nobody is an operator: an
  * operator-only command is refused rather than let through on a guess.
  */
@@ -68,6 +69,20 @@ export class OperatorCache {
     const entry = this.entries.get(serverId);
     if (entry && this.now() - entry.at < this.recheckAfterMs) return false;
     return (await this.read(serverId))?.ids.includes(userId) ?? false;
+  }
+
+  /**
+   * The hub told that the server's operators changed (`server.operators_changed`): a list kept for
+   * it is read again now, so the next command is judged by the new one rather than by a list up to
+   * `ttlMs` old. The list is marked stale first: when the hub cannot be read now, the next question
+   * tries again (and falls back on the old list, as on any failed read). A server never asked about
+   * has nothing to refresh. The TTL stays the backstop for a missed event.
+   */
+  async changed(serverId: number): Promise<void> {
+    const entry = this.entries.get(serverId);
+    if (!entry) return;
+    this.entries.set(serverId, { ids: entry.ids, at: Number.NEGATIVE_INFINITY });
+    await this.read(serverId);
   }
 
   /** Forgets what was read (one server, or all): the next question reads the hub. */

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { createBot, type Bot } from '@gaming-hub/bot';
-import { BotTestKit, chatEvent } from '@gaming-hub/bot/testkit';
-import { HubClient } from '@gaming-hub/client';
+import { createBot, type Bot, type EventSource } from '@gaming-hub/bot';
+import { BotTestKit, chatEvent, recordedEvent } from '@gaming-hub/bot/testkit';
+import { HubClient, type HubEvent } from '@gaming-hub/client';
 import { serverCommandsRepo } from '../../src/modules/servers/commands/repo.js';
 import { createTestContext, type TestContext } from '../../test/helpers/context.js';
 import { registerServer } from '../../test/helpers/ingest.js';
@@ -11,7 +11,8 @@ import { TokenTable, userToken } from '../../test/helpers/token-table.js';
 /**
  * `permission: 'operators'` with no `operators` option: the bot asks the hub who owns and operates
  * each server (`GET /v1/servers/{id}/operators`, as the server owner who authorized it), keeps the
- * answer for its TTL, and sees a new grant at once.
+ * answer for its TTL, sees a new grant at once, and reads the list again when the hub tells
+ * `server.operators_changed`.
  */
 describe('operators-only commands, by the hub’s list of operators', () => {
   const tokens = new TokenTable();
@@ -116,6 +117,76 @@ describe('operators-only commands, by the hub’s list of operators', () => {
       // 61 s after that read the list is read again
       'pleb: you may not use !kick.',
     ]);
+  });
+
+  it('reads the list again at once when the hub tells server.operators_changed', async () => {
+    // a clock that stands still: neither the TTL nor the recheck of a refusal would ever read it again
+    const kit = new BotTestKit();
+    const repo = serverCommandsRepo(ctx.testDb.db.kysely);
+    let cursor: string | undefined;
+    /** what the hub told the bot's user since the last call: the real events, as the stream carries them */
+    const told = async (): Promise<HubEvent[]> => {
+      const page = await hub.get('/v1/events', {
+        params: { query: { types: 'server.operators_changed', ...(cursor ? { after: cursor } : {}) } },
+      });
+      cursor = page.meta.next_after ?? cursor;
+      return page.data as HubEvent[];
+    };
+    await told();
+    let asked: readonly string[] | undefined;
+    const changes: HubEvent[] = [];
+    const source: EventSource = {
+      async *events({ types }) {
+        asked = types;
+        yield chat(player, 'pleb', 20);
+        await repo.grant(server, player, Date.now());
+        for (const event of await told()) {
+          changes.push(event);
+          yield event;
+        }
+        yield chat(player, 'pleb', 21);
+        await repo.revoke(server, player);
+        for (const event of await told()) {
+          changes.push(event);
+          yield event;
+        }
+        yield chat(player, 'pleb', 22);
+        // another server's change: this bot keeps no list of it, so there is nothing to read
+        yield recordedEvent('server.operators_changed', {
+          server_id: server + 1000,
+          game: 'cs2',
+          user_id: player,
+          change: 'granted',
+        });
+      },
+    };
+    const bot = createBot({
+      ...kit.options,
+      source,
+      name: 'ops-changed',
+      hub,
+      operatorsCache: { now: () => 1_000_000 },
+    }).command({ name: 'kick', description: 'kick a player', permission: 'operators' }, (c) =>
+      c.reply(`${c.player.name} kicks`),
+    );
+    const before = reads;
+    await kit.run(bot, []);
+    assert.deepEqual(asked, ['chat.message', 'server.operators_changed'], 'the bot asks for the event');
+    assert.deepEqual(
+      changes.map((e) => e.type === 'server.operators_changed' && [e.data.server_id, e.data.change]),
+      [
+        [server, 'granted'],
+        [server, 'revoked'],
+      ],
+    );
+    assert.deepEqual(kit.replies(), [
+      'pleb: you may not use !kick.',
+      // granted: the event made the bot read the list again
+      'pleb kicks',
+      // revoked: the same, well within the 60 s the list would otherwise be kept
+      'pleb: you may not use !kick.',
+    ]);
+    assert.equal(reads - before, 3, 'the first read, then one per change of this server');
   });
 
   it('refuses an operators-only command when the hub cannot say, and logs why', async () => {

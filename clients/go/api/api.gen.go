@@ -1889,6 +1889,39 @@ func (e PlayerIdentityLinkedEventDataPlatform) Valid() bool {
 	}
 }
 
+// Defines values for PlayerIdentityUnlinkedEventType.
+const (
+	PlayerIdentityUnlinked PlayerIdentityUnlinkedEventType = "player.identity_unlinked"
+)
+
+// Valid indicates whether the value is a known member of the PlayerIdentityUnlinkedEventType enum.
+func (e PlayerIdentityUnlinkedEventType) Valid() bool {
+	switch e {
+	case PlayerIdentityUnlinked:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for PlayerIdentityUnlinkedEventDataPlatform.
+const (
+	PlayerIdentityUnlinkedEventDataPlatformEos       PlayerIdentityUnlinkedEventDataPlatform = "eos"
+	PlayerIdentityUnlinkedEventDataPlatformMinecraft PlayerIdentityUnlinkedEventDataPlatform = "minecraft"
+)
+
+// Valid indicates whether the value is a known member of the PlayerIdentityUnlinkedEventDataPlatform enum.
+func (e PlayerIdentityUnlinkedEventDataPlatform) Valid() bool {
+	switch e {
+	case PlayerIdentityUnlinkedEventDataPlatformEos:
+		return true
+	case PlayerIdentityUnlinkedEventDataPlatformMinecraft:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for PlayerLevelUpEventType.
 const (
 	PlayerLevelUp PlayerLevelUpEventType = "player.level_up"
@@ -2789,6 +2822,63 @@ func (e ServerOperatorRole) Valid() bool {
 	case ServerOperatorRoleOperator:
 		return true
 	case ServerOperatorRoleOwner:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ServerOperatorsChangedEventType.
+const (
+	ServerOperatorsChanged ServerOperatorsChangedEventType = "server.operators_changed"
+)
+
+// Valid indicates whether the value is a known member of the ServerOperatorsChangedEventType enum.
+func (e ServerOperatorsChangedEventType) Valid() bool {
+	switch e {
+	case ServerOperatorsChanged:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ServerOperatorsChangedEventDataChange.
+const (
+	Granted ServerOperatorsChangedEventDataChange = "granted"
+	Revoked ServerOperatorsChangedEventDataChange = "revoked"
+)
+
+// Valid indicates whether the value is a known member of the ServerOperatorsChangedEventDataChange enum.
+func (e ServerOperatorsChangedEventDataChange) Valid() bool {
+	switch e {
+	case Granted:
+		return true
+	case Revoked:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ServerOperatorsChangedEventDataGame.
+const (
+	ServerOperatorsChangedEventDataGameCs16      ServerOperatorsChangedEventDataGame = "cs16"
+	ServerOperatorsChangedEventDataGameCs2       ServerOperatorsChangedEventDataGame = "cs2"
+	ServerOperatorsChangedEventDataGameMinecraft ServerOperatorsChangedEventDataGame = "minecraft"
+	ServerOperatorsChangedEventDataGameRust      ServerOperatorsChangedEventDataGame = "rust"
+)
+
+// Valid indicates whether the value is a known member of the ServerOperatorsChangedEventDataGame enum.
+func (e ServerOperatorsChangedEventDataGame) Valid() bool {
+	switch e {
+	case ServerOperatorsChangedEventDataGameCs16:
+		return true
+	case ServerOperatorsChangedEventDataGameCs2:
+		return true
+	case ServerOperatorsChangedEventDataGameMinecraft:
+		return true
+	case ServerOperatorsChangedEventDataGameRust:
 		return true
 	default:
 		return false
@@ -8140,6 +8230,54 @@ type PlayerIdentityLinkedEventData struct {
 // Example: minecraft
 type PlayerIdentityLinkedEventDataPlatform string
 
+// PlayerIdentityUnlinkedEvent defines model for PlayerIdentityUnlinkedEvent.
+type PlayerIdentityUnlinkedEvent struct {
+	// CreatedAt When the change committed
+	//
+	// Example: 2026-11-20T18:04:11.000Z
+	CreatedAt time.Time                       `json:"created_at"`
+	Data      PlayerIdentityUnlinkedEventData `json:"data"`
+
+	// Id Event id, sortable
+	//
+	// Example: evt_0000000000004711
+	Id string `json:"id"`
+
+	// Type Event type
+	Type PlayerIdentityUnlinkedEventType `json:"type"`
+}
+
+// PlayerIdentityUnlinkedEventType Event type
+type PlayerIdentityUnlinkedEventType string
+
+// PlayerIdentityUnlinkedEventData defines model for PlayerIdentityUnlinkedEventData.
+type PlayerIdentityUnlinkedEventData struct {
+	// Name The player’s in-game name as the link kept it
+	//
+	// Example: Steve
+	Name string `json:"name"`
+
+	// Platform the identity’s platform
+	//
+	// Example: minecraft
+	Platform PlayerIdentityUnlinkedEventDataPlatform `json:"platform"`
+
+	// PlayerId The platform id: a Minecraft UUID (lowercase, dashed) or an EOS id (lowercase)
+	//
+	// Example: 069a79f4-44e9-4726-a5be-fca90e38aaf5
+	PlayerId string `json:"player_id"`
+
+	// UserId Hub user id
+	//
+	// Example: 42
+	UserId int `json:"user_id"`
+}
+
+// PlayerIdentityUnlinkedEventDataPlatform the identity’s platform
+//
+// Example: minecraft
+type PlayerIdentityUnlinkedEventDataPlatform string
+
 // PlayerLevelUpEvent defines model for PlayerLevelUpEvent.
 type PlayerLevelUpEvent struct {
 	// CreatedAt When the change committed
@@ -9072,6 +9210,59 @@ type ServerOperator struct {
 //
 // Example: operator
 type ServerOperatorRole string
+
+// ServerOperatorsChangedEvent defines model for ServerOperatorsChangedEvent.
+type ServerOperatorsChangedEvent struct {
+	// CreatedAt When the change committed
+	//
+	// Example: 2026-11-20T18:04:11.000Z
+	CreatedAt time.Time                       `json:"created_at"`
+	Data      ServerOperatorsChangedEventData `json:"data"`
+
+	// Id Event id, sortable
+	//
+	// Example: evt_0000000000004711
+	Id string `json:"id"`
+
+	// Type Event type
+	Type ServerOperatorsChangedEventType `json:"type"`
+}
+
+// ServerOperatorsChangedEventType Event type
+type ServerOperatorsChangedEventType string
+
+// ServerOperatorsChangedEventData defines model for ServerOperatorsChangedEventData.
+type ServerOperatorsChangedEventData struct {
+	// Change `granted`: the user may now operate the server; `revoked`: no longer (unless they own it)
+	//
+	// Example: granted
+	Change ServerOperatorsChangedEventDataChange `json:"change"`
+
+	// Game Game code
+	//
+	// Example: cs2
+	Game ServerOperatorsChangedEventDataGame `json:"game"`
+
+	// ServerId Game server
+	//
+	// Example: 3
+	ServerId int `json:"server_id"`
+
+	// UserId The user granted or revoked
+	//
+	// Example: 42
+	UserId int `json:"user_id"`
+}
+
+// ServerOperatorsChangedEventDataChange `granted`: the user may now operate the server; `revoked`: no longer (unless they own it)
+//
+// Example: granted
+type ServerOperatorsChangedEventDataChange string
+
+// ServerOperatorsChangedEventDataGame Game code
+//
+// Example: cs2
+type ServerOperatorsChangedEventDataGame string
 
 // ServerPlayersChangedEvent defines model for ServerPlayersChangedEvent.
 type ServerPlayersChangedEvent struct {
@@ -13940,7 +14131,7 @@ type ClientInterface interface {
 	//
 	// Links attach a Minecraft (UUID) or Epic Online Services identity to your hub account, so what a game server’s plugin reports of that player (kills, matches, XP) lands on your profile; an unlinked identity credits nobody. A Steam id needs no link. See the guide *Connecting game servers* ("Identity links").
 	//
-	// Unlinks the identity: from now on it credits nobody (what it earned stays on your profile). `404 identity_link_not_found` when you have no such link. Needs a user’s token with `identities:write`.
+	// Unlinks the identity: from now on it credits nobody (what it earned stays on your profile), and `player.identity_unlinked` is told. `404 identity_link_not_found` when you have no such link (nothing changes, nothing is told). Needs a user’s token with `identities:write`.
 	//
 	// Corresponds with DELETE /v1/me/links/{platform}/{id} (the `V1MeLinksDelete` operationId).
 	V1MeLinksDelete(ctx context.Context, platform V1MeLinksDeleteParamsPlatform, id string, params *V1MeLinksDeleteParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -13986,7 +14177,7 @@ type ClientInterface interface {
 
 	// V1ServersOperatorsList The owner and operators of a game server (preview)
 	//
-	// Who may operate the server: its owner first (when it has one), then the operators granted on it, by user id. These are the users who may send it commands and who receive its `chat.message` events. Private like the server’s chat: only its owner and operators may read it, through an app they authorized with `servers:command` (others: 403 `server_operator_required`; an unknown or removed server: 404 `server_not_found`); never an API key. A bot acting for one of them reads it to decide who may run its operator-only commands; grants and revocations show on the next read (nothing is cached).
+	// Who may operate the server: its owner first (when it has one), then the operators granted on it, by user id. These are the users who may send it commands and who receive its `chat.message` events. Private like the server’s chat: only its owner and operators may read it, through an app they authorized with `servers:command` (others: 403 `server_operator_required`; an unknown or removed server: 404 `server_not_found`); never an API key. A bot acting for one of them reads it to decide who may run its operator-only commands; grants and revocations show on the next read (nothing is cached), and each is told to the owner, the operators and the user changed as `server.operators_changed`, so a bot may read the list again when it comes.
 	//
 	// Corresponds with GET /v1/servers/{id}/operators (the `V1ServersOperatorsList` operationId).
 	V1ServersOperatorsList(ctx context.Context, id int, params *V1ServersOperatorsListParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -15993,7 +16184,7 @@ func (c *Client) V1MeLinksCreate(ctx context.Context, params *V1MeLinksCreatePar
 //
 // Links attach a Minecraft (UUID) or Epic Online Services identity to your hub account, so what a game server’s plugin reports of that player (kills, matches, XP) lands on your profile; an unlinked identity credits nobody. A Steam id needs no link. See the guide *Connecting game servers* ("Identity links").
 //
-// Unlinks the identity: from now on it credits nobody (what it earned stays on your profile). `404 identity_link_not_found` when you have no such link. Needs a user’s token with `identities:write`.
+// Unlinks the identity: from now on it credits nobody (what it earned stays on your profile), and `player.identity_unlinked` is told. `404 identity_link_not_found` when you have no such link (nothing changes, nothing is told). Needs a user’s token with `identities:write`.
 //
 // Corresponds with DELETE /v1/me/links/{platform}/{id} (the `V1MeLinksDelete` operationId).
 func (c *Client) V1MeLinksDelete(ctx context.Context, platform V1MeLinksDeleteParamsPlatform, id string, params *V1MeLinksDeleteParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -16099,7 +16290,7 @@ func (c *Client) V1ServersCommandsGet(ctx context.Context, id int, commandId str
 
 // V1ServersOperatorsList The owner and operators of a game server (preview)
 //
-// Who may operate the server: its owner first (when it has one), then the operators granted on it, by user id. These are the users who may send it commands and who receive its `chat.message` events. Private like the server’s chat: only its owner and operators may read it, through an app they authorized with `servers:command` (others: 403 `server_operator_required`; an unknown or removed server: 404 `server_not_found`); never an API key. A bot acting for one of them reads it to decide who may run its operator-only commands; grants and revocations show on the next read (nothing is cached).
+// Who may operate the server: its owner first (when it has one), then the operators granted on it, by user id. These are the users who may send it commands and who receive its `chat.message` events. Private like the server’s chat: only its owner and operators may read it, through an app they authorized with `servers:command` (others: 403 `server_operator_required`; an unknown or removed server: 404 `server_not_found`); never an API key. A bot acting for one of them reads it to decide who may run its operator-only commands; grants and revocations show on the next read (nothing is cached), and each is told to the owner, the operators and the user changed as `server.operators_changed`, so a bot may read the list again when it comes.
 //
 // Corresponds with GET /v1/servers/{id}/operators (the `V1ServersOperatorsList` operationId).
 func (c *Client) V1ServersOperatorsList(ctx context.Context, id int, params *V1ServersOperatorsListParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -22345,7 +22536,7 @@ type ClientWithResponsesInterface interface {
 	//
 	// Links attach a Minecraft (UUID) or Epic Online Services identity to your hub account, so what a game server’s plugin reports of that player (kills, matches, XP) lands on your profile; an unlinked identity credits nobody. A Steam id needs no link. See the guide *Connecting game servers* ("Identity links").
 	//
-	// Unlinks the identity: from now on it credits nobody (what it earned stays on your profile). `404 identity_link_not_found` when you have no such link. Needs a user’s token with `identities:write`.
+	// Unlinks the identity: from now on it credits nobody (what it earned stays on your profile), and `player.identity_unlinked` is told. `404 identity_link_not_found` when you have no such link (nothing changes, nothing is told). Needs a user’s token with `identities:write`.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -22399,7 +22590,7 @@ type ClientWithResponsesInterface interface {
 
 	// V1ServersOperatorsListWithResponse The owner and operators of a game server (preview)
 	//
-	// Who may operate the server: its owner first (when it has one), then the operators granted on it, by user id. These are the users who may send it commands and who receive its `chat.message` events. Private like the server’s chat: only its owner and operators may read it, through an app they authorized with `servers:command` (others: 403 `server_operator_required`; an unknown or removed server: 404 `server_not_found`); never an API key. A bot acting for one of them reads it to decide who may run its operator-only commands; grants and revocations show on the next read (nothing is cached).
+	// Who may operate the server: its owner first (when it has one), then the operators granted on it, by user id. These are the users who may send it commands and who receive its `chat.message` events. Private like the server’s chat: only its owner and operators may read it, through an app they authorized with `servers:command` (others: 403 `server_operator_required`; an unknown or removed server: 404 `server_not_found`); never an API key. A bot acting for one of them reads it to decide who may run its operator-only commands; grants and revocations show on the next read (nothing is cached), and each is told to the owner, the operators and the user changed as `server.operators_changed`, so a bot may read the list again when it comes.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -38681,7 +38872,7 @@ func (c *ClientWithResponses) V1MeLinksCreateWithResponse(ctx context.Context, p
 //
 // Links attach a Minecraft (UUID) or Epic Online Services identity to your hub account, so what a game server’s plugin reports of that player (kills, matches, XP) lands on your profile; an unlinked identity credits nobody. A Steam id needs no link. See the guide *Connecting game servers* ("Identity links").
 //
-// Unlinks the identity: from now on it credits nobody (what it earned stays on your profile). `404 identity_link_not_found` when you have no such link. Needs a user’s token with `identities:write`.
+// Unlinks the identity: from now on it credits nobody (what it earned stays on your profile), and `player.identity_unlinked` is told. `404 identity_link_not_found` when you have no such link (nothing changes, nothing is told). Needs a user’s token with `identities:write`.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -38771,7 +38962,7 @@ func (c *ClientWithResponses) V1ServersCommandsGetWithResponse(ctx context.Conte
 
 // V1ServersOperatorsListWithResponse The owner and operators of a game server (preview)
 //
-// Who may operate the server: its owner first (when it has one), then the operators granted on it, by user id. These are the users who may send it commands and who receive its `chat.message` events. Private like the server’s chat: only its owner and operators may read it, through an app they authorized with `servers:command` (others: 403 `server_operator_required`; an unknown or removed server: 404 `server_not_found`); never an API key. A bot acting for one of them reads it to decide who may run its operator-only commands; grants and revocations show on the next read (nothing is cached).
+// Who may operate the server: its owner first (when it has one), then the operators granted on it, by user id. These are the users who may send it commands and who receive its `chat.message` events. Private like the server’s chat: only its owner and operators may read it, through an app they authorized with `servers:command` (others: 403 `server_operator_required`; an unknown or removed server: 404 `server_not_found`); never an API key. A bot acting for one of them reads it to decide who may run its operator-only commands; grants and revocations show on the next read (nothing is cached), and each is told to the owner, the operators and the user changed as `server.operators_changed`, so a bot may read the list again when it comes.
 //
 // Returns a wrapper object for the known response body format(s).
 //

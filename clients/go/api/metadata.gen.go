@@ -223,6 +223,9 @@ func (*ServerCommandExecutedEvent) EventType() string { return "server.command_e
 // EventType is "server.command_completed".
 func (*ServerCommandCompletedEvent) EventType() string { return "server.command_completed" }
 
+// EventType is "server.operators_changed".
+func (*ServerOperatorsChangedEvent) EventType() string { return "server.operators_changed" }
+
 // EventType is "economy.transfer.created".
 func (*EconomyTransferCreatedEvent) EventType() string { return "economy.transfer.created" }
 
@@ -282,6 +285,9 @@ func (*AccountTierChangedEvent) EventType() string { return "account.tier_change
 
 // EventType is "player.identity_linked".
 func (*PlayerIdentityLinkedEvent) EventType() string { return "player.identity_linked" }
+
+// EventType is "player.identity_unlinked".
+func (*PlayerIdentityUnlinkedEvent) EventType() string { return "player.identity_unlinked" }
 
 // EventType is "key.created".
 func (*KeyCreatedEvent) EventType() string { return "key.created" }
@@ -366,6 +372,8 @@ func NewEvent(eventType string) (Event, bool) {
 		return new(ServerCommandExecutedEvent), true
 	case "server.command_completed":
 		return new(ServerCommandCompletedEvent), true
+	case "server.operators_changed":
+		return new(ServerOperatorsChangedEvent), true
 	case "economy.transfer.created":
 		return new(EconomyTransferCreatedEvent), true
 	case "economy.transfer.received":
@@ -406,6 +414,8 @@ func NewEvent(eventType string) (Event, bool) {
 		return new(AccountTierChangedEvent), true
 	case "player.identity_linked":
 		return new(PlayerIdentityLinkedEvent), true
+	case "player.identity_unlinked":
+		return new(PlayerIdentityUnlinkedEvent), true
 	case "key.created":
 		return new(KeyCreatedEvent), true
 	case "key.revoked":

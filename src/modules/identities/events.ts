@@ -4,7 +4,7 @@ import { defineEvent } from '../events/define.js';
 import { Text, UserId } from '../events/fields.js';
 import { LINKED_PLATFORMS } from './player.js';
 
-/** Events of identity links: private to the user who linked (scope `identify`). */
+/** Events of identity links: private to the user who linked or unlinked (scope `identify`). */
 export const PLAYER_IDENTITY_LINKED = defineEvent({
   type: 'player.identity_linked',
   description:
@@ -36,4 +36,24 @@ export const PLAYER_IDENTITY_LINKED = defineEvent({
   audience: 'user',
 });
 
-export const IDENTITY_EVENTS = [PLAYER_IDENTITY_LINKED];
+export const PLAYER_IDENTITY_UNLINKED = defineEvent({
+  type: 'player.identity_unlinked',
+  description:
+    'The user removed a linked Minecraft or Epic Online Services identity (`DELETE /v1/me/links/{platform}/{id}` or the portal): from now on it credits nobody, and what it earned stays on the profile. Private to the user.',
+  properties: {
+    user_id: UserId(),
+    platform: PLAYER_IDENTITY_LINKED.schema.properties.platform,
+    player_id: PLAYER_IDENTITY_LINKED.schema.properties.player_id,
+    name: Text('The player\u2019s in-game name as the link kept it', 'Steve'),
+  },
+  example: {
+    user_id: 42,
+    platform: 'minecraft',
+    player_id: '069a79f4-44e9-4726-a5be-fca90e38aaf5',
+    name: 'Steve',
+  },
+  scope: 'identify',
+  audience: 'user',
+});
+
+export const IDENTITY_EVENTS = [PLAYER_IDENTITY_LINKED, PLAYER_IDENTITY_UNLINKED];

@@ -79,14 +79,15 @@ export function identitiesRepo(db: Db) {
       return done !== undefined;
     },
 
-    async removeLink(userId: number, platform: LinkedPlatform, playerId: string): Promise<boolean> {
-      const done = await db
+    /** Removes the user's link of this identity; the link removed, or undefined when there was none. */
+    removeLink(userId: number, platform: LinkedPlatform, playerId: string): Promise<LinkRow | undefined> {
+      return db
         .deleteFrom('identity_links')
         .where('user_id', '=', userId)
         .where('platform', '=', platform)
         .where('player_id', '=', playerId)
+        .returningAll()
         .executeTakeFirst();
-      return done.numDeletedRows > 0n;
     },
 
     async insertCode(row: CodeRow & { code_hash: string; created_at: number }): Promise<void> {

@@ -5,7 +5,7 @@ import { ProblemError } from '../../http/problem.js';
 import { toIso } from '../../http/schemas.js';
 import { eventOf } from '../events/define.js';
 import { emitEvents } from '../events/outbox.js';
-import { PLAYER_IDENTITY_LINKED } from './events.js';
+import { PLAYER_IDENTITY_LINKED, PLAYER_IDENTITY_UNLINKED } from './events.js';
 import { identitiesRepo, type CodeRow, type LinkRow } from './repo.js';
 import type { Identity, LinkedPlatform } from './player.js';
 
@@ -186,9 +186,31 @@ export function identityService(db: Db, now: () => number = Date.now) {
 
     links: (userId: number): Promise<LinkRow[]> => repo.linksOf(userId),
 
-    async unlink(userId: number, platform: LinkedPlatform, playerId: string): Promise<void> {
-      if (!(await repo.removeLink(userId, platform, playerId.toLowerCase())))
-        throw new ProblemError('identity_link_not_found', `You have no ${platform} link for ${playerId}.`);
+    /** Removes the user's link and tells `player.identity_unlinked`, in one transaction; 404 when there is none. */
+    unlink(userId: number, platform: LinkedPlatform, playerId: string): Promise<void> {
+      const at = now();
+      return writeTransaction(db.kysely, async (trx) => {
+        const removed = await identitiesRepo(trx).removeLink(userId, platform, playerId.toLowerCase());
+        if (!removed)
+          throw new ProblemError('identity_link_not_found', `You have no ${platform} link for ${playerId}.`);
+        await emitEvents(
+          trx,
+          db.dialect,
+          [
+            eventOf(
+              PLAYER_IDENTITY_UNLINKED,
+              {
+                user_id: userId,
+                platform: removed.platform,
+                player_id: removed.player_id,
+                name: removed.name,
+              },
+              { userId },
+            ),
+          ],
+          at,
+        );
+      });
     },
   };
 }

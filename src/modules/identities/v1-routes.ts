@@ -82,7 +82,7 @@ export function identityV1Routes(identities: IdentityService) {
         operationId: 'v1_me_links_delete',
         tag: 'Users',
         summary: 'Remove a linked game identity',
-        description: `${HOW}\n\nUnlinks the identity: from now on it credits nobody (what it earned stays on your profile). \`404 identity_link_not_found\` when you have no such link. Needs a user\u2019s token with \`identities:write\`.`,
+        description: `${HOW}\n\nUnlinks the identity: from now on it credits nobody (what it earned stays on your profile), and \`player.identity_unlinked\` is told. \`404 identity_link_not_found\` when you have no such link (nothing changes, nothing is told). Needs a user\u2019s token with \`identities:write\`.`,
         scope: 'identities:write',
         userContext: true,
         idempotency: 'optional',

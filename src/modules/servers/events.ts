@@ -5,7 +5,10 @@ import { Count, Game, Id, Text, UserId, type GameCode } from '../events/fields.j
 import { REGIONS } from './regions.js';
 import { StringEnum } from '../../http/schemas.js';
 
-/** Events of game servers: the registry (`hub servers`) and the poller. Public (servers:read). */
+/**
+ * Events of game servers: the registry (`hub servers`) and the poller, public (servers:read); the
+ * commands and the operators, private to the people concerned (servers:command).
+ */
 
 const ServerRef = { server_id: Id('Game server', 3), game: Game() };
 const SERVER_REF = { server_id: 3, game: 'cs2' as const };
@@ -135,6 +138,24 @@ export const SERVER_COMMAND_COMPLETED = defineEvent({
   audience: 'user',
 });
 
+export const SERVER_OPERATORS_CHANGED = defineEvent({
+  type: 'server.operators_changed',
+  description:
+    'A user was granted the right to operate a game server (`hub servers grant`) or had it taken back (`hub servers revoke`): who may send it commands and read its chat changed, and `GET /v1/servers/{id}/operators` lists it so from now on. Private like that list: told to the server\u2019s owner, each of its operators after the change and the user granted or revoked (one event each, so each reads their own), through an app they authorized with `servers:command`; never to an API key. A grant the user already had, or a revocation of one they did not have, changes nothing and tells nothing.',
+  properties: {
+    ...ServerRef,
+    user_id: UserId('The user granted or revoked'),
+    change: StringEnum(['granted', 'revoked'] as const, {
+      description:
+        '`granted`: the user may now operate the server; `revoked`: no longer (unless they own it)',
+      examples: ['granted'],
+    }),
+  },
+  example: { ...SERVER_REF, user_id: 42, change: 'granted' },
+  scope: 'servers:command',
+  audience: 'user',
+});
+
 type Status = 'online' | 'offline';
 
 /** A server's live state as the poller keeps it. */
@@ -217,6 +238,17 @@ export const commandCompletedEvent = (
     { userId: row.user_id },
   );
 
+/** A grant or revocation, told to each reader: the owner, the operators after it, the user changed. */
+export const operatorsChangedEvents = (
+  server: { id: number; game: string },
+  userId: number,
+  change: 'granted' | 'revoked',
+  readers: readonly number[],
+): NewEvent[] =>
+  readers.map((reader) =>
+    eventOf(SERVER_OPERATORS_CHANGED, { ...serverRef(server), user_id: userId, change }, { userId: reader }),
+  );
+
 export const SERVER_EVENTS = [
   SERVER_ADDED,
   SERVER_REMOVED,
@@ -226,4 +258,5 @@ export const SERVER_EVENTS = [
   SERVER_PLAYERS_CHANGED,
   SERVER_COMMAND_EXECUTED,
   SERVER_COMMAND_COMPLETED,
+  SERVER_OPERATORS_CHANGED,
 ];

@@ -13886,6 +13886,196 @@ pub mod types {
             value.parse()
         }
     }
+    ///`PlayerIdentityUnlinkedEvent`
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    pub struct PlayerIdentityUnlinkedEvent {
+        ///When the change committed
+        pub created_at: ::chrono::DateTime<::chrono::offset::Utc>,
+        pub data: PlayerIdentityUnlinkedEventData,
+        ///Event id, sortable
+        pub id: PlayerIdentityUnlinkedEventId,
+        ///Event type
+        #[serde(rename = "type")]
+        pub type_: PlayerIdentityUnlinkedEventType,
+    }
+    ///`PlayerIdentityUnlinkedEventData`
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    #[serde(deny_unknown_fields)]
+    pub struct PlayerIdentityUnlinkedEventData {
+        ///The player’s in-game name as the link kept it
+        pub name: ::std::string::String,
+        ///the identity’s platform
+        pub platform: PlayerIdentityUnlinkedEventDataPlatform,
+        ///The platform id: a Minecraft UUID (lowercase, dashed) or an EOS id (lowercase)
+        pub player_id: ::std::string::String,
+        ///Hub user id
+        pub user_id: ::std::num::NonZeroU64,
+    }
+    ///the identity’s platform
+    #[derive(
+        ::serde::Deserialize,
+        ::serde::Serialize,
+        Clone,
+        Copy,
+        Debug,
+        Eq,
+        Hash,
+        Ord,
+        PartialEq,
+        PartialOrd
+    )]
+    pub enum PlayerIdentityUnlinkedEventDataPlatform {
+        #[serde(rename = "minecraft")]
+        Minecraft,
+        #[serde(rename = "eos")]
+        Eos,
+    }
+    impl ::std::fmt::Display for PlayerIdentityUnlinkedEventDataPlatform {
+        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+            match *self {
+                Self::Minecraft => f.write_str("minecraft"),
+                Self::Eos => f.write_str("eos"),
+            }
+        }
+    }
+    impl ::std::str::FromStr for PlayerIdentityUnlinkedEventDataPlatform {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            match value {
+                "minecraft" => Ok(Self::Minecraft),
+                "eos" => Ok(Self::Eos),
+                _ => Err("invalid value".into()),
+            }
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for PlayerIdentityUnlinkedEventDataPlatform {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String>
+    for PlayerIdentityUnlinkedEventDataPlatform {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    ///Event id, sortable
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+    #[serde(transparent)]
+    pub struct PlayerIdentityUnlinkedEventId(::std::string::String);
+    impl ::std::ops::Deref for PlayerIdentityUnlinkedEventId {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<PlayerIdentityUnlinkedEventId> for ::std::string::String {
+        fn from(value: PlayerIdentityUnlinkedEventId) -> Self {
+            value.0
+        }
+    }
+    impl ::std::str::FromStr for PlayerIdentityUnlinkedEventId {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            static PATTERN: ::std::sync::LazyLock<::regress::Regex> = ::std::sync::LazyLock::new(||
+            { ::regress::Regex::new("^evt_\\d{16}$").unwrap() });
+            if PATTERN.find(value).is_none() {
+                return Err("doesn't match pattern \"^evt_\\d{16}$\"".into());
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for PlayerIdentityUnlinkedEventId {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String>
+    for PlayerIdentityUnlinkedEventId {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for PlayerIdentityUnlinkedEventId {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| {
+                    <D::Error as ::serde::de::Error>::custom(e.to_string())
+                })
+        }
+    }
+    ///Event type
+    #[derive(
+        ::serde::Deserialize,
+        ::serde::Serialize,
+        Clone,
+        Copy,
+        Debug,
+        Eq,
+        Hash,
+        Ord,
+        PartialEq,
+        PartialOrd
+    )]
+    pub enum PlayerIdentityUnlinkedEventType {
+        #[serde(rename = "player.identity_unlinked")]
+        PlayerIdentityUnlinked,
+    }
+    impl ::std::fmt::Display for PlayerIdentityUnlinkedEventType {
+        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+            match *self {
+                Self::PlayerIdentityUnlinked => f.write_str("player.identity_unlinked"),
+            }
+        }
+    }
+    impl ::std::str::FromStr for PlayerIdentityUnlinkedEventType {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            match value {
+                "player.identity_unlinked" => Ok(Self::PlayerIdentityUnlinked),
+                _ => Err("invalid value".into()),
+            }
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for PlayerIdentityUnlinkedEventType {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String>
+    for PlayerIdentityUnlinkedEventType {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
     ///`PlayerLevelUpEvent`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
     pub struct PlayerLevelUpEvent {
@@ -17580,6 +17770,260 @@ pub mod types {
         }
     }
     impl ::std::convert::TryFrom<::std::string::String> for ServerOperatorRole {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    ///`ServerOperatorsChangedEvent`
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    pub struct ServerOperatorsChangedEvent {
+        ///When the change committed
+        pub created_at: ::chrono::DateTime<::chrono::offset::Utc>,
+        pub data: ServerOperatorsChangedEventData,
+        ///Event id, sortable
+        pub id: ServerOperatorsChangedEventId,
+        ///Event type
+        #[serde(rename = "type")]
+        pub type_: ServerOperatorsChangedEventType,
+    }
+    ///`ServerOperatorsChangedEventData`
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    #[serde(deny_unknown_fields)]
+    pub struct ServerOperatorsChangedEventData {
+        ///`granted`: the user may now operate the server; `revoked`: no longer (unless they own it)
+        pub change: ServerOperatorsChangedEventDataChange,
+        ///Game code
+        pub game: ServerOperatorsChangedEventDataGame,
+        ///Game server
+        pub server_id: ::std::num::NonZeroU64,
+        ///The user granted or revoked
+        pub user_id: ::std::num::NonZeroU64,
+    }
+    ///`granted`: the user may now operate the server; `revoked`: no longer (unless they own it)
+    #[derive(
+        ::serde::Deserialize,
+        ::serde::Serialize,
+        Clone,
+        Copy,
+        Debug,
+        Eq,
+        Hash,
+        Ord,
+        PartialEq,
+        PartialOrd
+    )]
+    pub enum ServerOperatorsChangedEventDataChange {
+        #[serde(rename = "granted")]
+        Granted,
+        #[serde(rename = "revoked")]
+        Revoked,
+    }
+    impl ::std::fmt::Display for ServerOperatorsChangedEventDataChange {
+        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+            match *self {
+                Self::Granted => f.write_str("granted"),
+                Self::Revoked => f.write_str("revoked"),
+            }
+        }
+    }
+    impl ::std::str::FromStr for ServerOperatorsChangedEventDataChange {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            match value {
+                "granted" => Ok(Self::Granted),
+                "revoked" => Ok(Self::Revoked),
+                _ => Err("invalid value".into()),
+            }
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for ServerOperatorsChangedEventDataChange {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String>
+    for ServerOperatorsChangedEventDataChange {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    ///Game code
+    #[derive(
+        ::serde::Deserialize,
+        ::serde::Serialize,
+        Clone,
+        Copy,
+        Debug,
+        Eq,
+        Hash,
+        Ord,
+        PartialEq,
+        PartialOrd
+    )]
+    pub enum ServerOperatorsChangedEventDataGame {
+        #[serde(rename = "cs2")]
+        Cs2,
+        #[serde(rename = "cs16")]
+        Cs16,
+        #[serde(rename = "rust")]
+        Rust,
+        #[serde(rename = "minecraft")]
+        Minecraft,
+    }
+    impl ::std::fmt::Display for ServerOperatorsChangedEventDataGame {
+        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+            match *self {
+                Self::Cs2 => f.write_str("cs2"),
+                Self::Cs16 => f.write_str("cs16"),
+                Self::Rust => f.write_str("rust"),
+                Self::Minecraft => f.write_str("minecraft"),
+            }
+        }
+    }
+    impl ::std::str::FromStr for ServerOperatorsChangedEventDataGame {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            match value {
+                "cs2" => Ok(Self::Cs2),
+                "cs16" => Ok(Self::Cs16),
+                "rust" => Ok(Self::Rust),
+                "minecraft" => Ok(Self::Minecraft),
+                _ => Err("invalid value".into()),
+            }
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for ServerOperatorsChangedEventDataGame {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String>
+    for ServerOperatorsChangedEventDataGame {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    ///Event id, sortable
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+    #[serde(transparent)]
+    pub struct ServerOperatorsChangedEventId(::std::string::String);
+    impl ::std::ops::Deref for ServerOperatorsChangedEventId {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<ServerOperatorsChangedEventId> for ::std::string::String {
+        fn from(value: ServerOperatorsChangedEventId) -> Self {
+            value.0
+        }
+    }
+    impl ::std::str::FromStr for ServerOperatorsChangedEventId {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            static PATTERN: ::std::sync::LazyLock<::regress::Regex> = ::std::sync::LazyLock::new(||
+            { ::regress::Regex::new("^evt_\\d{16}$").unwrap() });
+            if PATTERN.find(value).is_none() {
+                return Err("doesn't match pattern \"^evt_\\d{16}$\"".into());
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for ServerOperatorsChangedEventId {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String>
+    for ServerOperatorsChangedEventId {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for ServerOperatorsChangedEventId {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| {
+                    <D::Error as ::serde::de::Error>::custom(e.to_string())
+                })
+        }
+    }
+    ///Event type
+    #[derive(
+        ::serde::Deserialize,
+        ::serde::Serialize,
+        Clone,
+        Copy,
+        Debug,
+        Eq,
+        Hash,
+        Ord,
+        PartialEq,
+        PartialOrd
+    )]
+    pub enum ServerOperatorsChangedEventType {
+        #[serde(rename = "server.operators_changed")]
+        ServerOperatorsChanged,
+    }
+    impl ::std::fmt::Display for ServerOperatorsChangedEventType {
+        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+            match *self {
+                Self::ServerOperatorsChanged => f.write_str("server.operators_changed"),
+            }
+        }
+    }
+    impl ::std::str::FromStr for ServerOperatorsChangedEventType {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            match value {
+                "server.operators_changed" => Ok(Self::ServerOperatorsChanged),
+                _ => Err("invalid value".into()),
+            }
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for ServerOperatorsChangedEventType {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String>
+    for ServerOperatorsChangedEventType {
         type Error = self::error::ConversionError;
         fn try_from(
             value: ::std::string::String,
@@ -29272,7 +29716,7 @@ Arguments:
     }
     /**The owner and operators of a game server (preview)
 
-Who may operate the server: its owner first (when it has one), then the operators granted on it, by user id. These are the users who may send it commands and who receive its `chat.message` events. Private like the server’s chat: only its owner and operators may read it, through an app they authorized with `servers:command` (others: 403 `server_operator_required`; an unknown or removed server: 404 `server_not_found`); never an API key. A bot acting for one of them reads it to decide who may run its operator-only commands; grants and revocations show on the next read (nothing is cached).
+Who may operate the server: its owner first (when it has one), then the operators granted on it, by user id. These are the users who may send it commands and who receive its `chat.message` events. Private like the server’s chat: only its owner and operators may read it, through an app they authorized with `servers:command` (others: 403 `server_operator_required`; an unknown or removed server: 404 `server_not_found`); never an API key. A bot acting for one of them reads it to decide who may run its operator-only commands; grants and revocations show on the next read (nothing is cached), and each is told to the owner, the operators and the user changed as `server.operators_changed`, so a bot may read the list again when it comes.
 
 Sends a `GET` request to `/v1/servers/{id}/operators`
 
@@ -29689,7 +30133,7 @@ Arguments:
 
 Links attach a Minecraft (UUID) or Epic Online Services identity to your hub account, so what a game server’s plugin reports of that player (kills, matches, XP) lands on your profile; an unlinked identity credits nobody. A Steam id needs no link. See the guide *Connecting game servers* ("Identity links").
 
-Unlinks the identity: from now on it credits nobody (what it earned stays on your profile). `404 identity_link_not_found` when you have no such link. Needs a user’s token with `identities:write`.
+Unlinks the identity: from now on it credits nobody (what it earned stays on your profile), and `player.identity_unlinked` is told. `404 identity_link_not_found` when you have no such link (nothing changes, nothing is told). Needs a user’s token with `identities:write`.
 
 Sends a `DELETE` request to `/v1/me/links/{platform}/{id}`
 

@@ -57,6 +57,8 @@ pub enum HubEvent {
     ServerCommandExecuted(Box<types::ServerCommandExecutedEvent>),
     /// `server.command_completed`
     ServerCommandCompleted(Box<types::ServerCommandCompletedEvent>),
+    /// `server.operators_changed`
+    ServerOperatorsChanged(Box<types::ServerOperatorsChangedEvent>),
     /// `economy.transfer.created`
     EconomyTransferCreated(Box<types::EconomyTransferCreatedEvent>),
     /// `economy.transfer.received`
@@ -97,6 +99,8 @@ pub enum HubEvent {
     AccountTierChanged(Box<types::AccountTierChangedEvent>),
     /// `player.identity_linked`
     PlayerIdentityLinked(Box<types::PlayerIdentityLinkedEvent>),
+    /// `player.identity_unlinked`
+    PlayerIdentityUnlinked(Box<types::PlayerIdentityUnlinkedEvent>),
     /// `key.created`
     KeyCreated(Box<types::KeyCreatedEvent>),
     /// `key.revoked`
@@ -151,6 +155,7 @@ impl HubEvent {
             "server.players_changed" => Self::ServerPlayersChanged(Box::new(serde_json::from_value(value)?)),
             "server.command_executed" => Self::ServerCommandExecuted(Box::new(serde_json::from_value(value)?)),
             "server.command_completed" => Self::ServerCommandCompleted(Box::new(serde_json::from_value(value)?)),
+            "server.operators_changed" => Self::ServerOperatorsChanged(Box::new(serde_json::from_value(value)?)),
             "economy.transfer.created" => Self::EconomyTransferCreated(Box::new(serde_json::from_value(value)?)),
             "economy.transfer.received" => Self::EconomyTransferReceived(Box::new(serde_json::from_value(value)?)),
             "economy.grant.created" => Self::EconomyGrantCreated(Box::new(serde_json::from_value(value)?)),
@@ -171,6 +176,7 @@ impl HubEvent {
             "account.created" => Self::AccountCreated(Box::new(serde_json::from_value(value)?)),
             "account.tier_changed" => Self::AccountTierChanged(Box::new(serde_json::from_value(value)?)),
             "player.identity_linked" => Self::PlayerIdentityLinked(Box::new(serde_json::from_value(value)?)),
+            "player.identity_unlinked" => Self::PlayerIdentityUnlinked(Box::new(serde_json::from_value(value)?)),
             "key.created" => Self::KeyCreated(Box::new(serde_json::from_value(value)?)),
             "key.revoked" => Self::KeyRevoked(Box::new(serde_json::from_value(value)?)),
             "key.origins_changed" => Self::KeyOriginsChanged(Box::new(serde_json::from_value(value)?)),
@@ -213,6 +219,7 @@ impl HubEvent {
             Self::ServerPlayersChanged(_) => "server.players_changed",
             Self::ServerCommandExecuted(_) => "server.command_executed",
             Self::ServerCommandCompleted(_) => "server.command_completed",
+            Self::ServerOperatorsChanged(_) => "server.operators_changed",
             Self::EconomyTransferCreated(_) => "economy.transfer.created",
             Self::EconomyTransferReceived(_) => "economy.transfer.received",
             Self::EconomyGrantCreated(_) => "economy.grant.created",
@@ -233,6 +240,7 @@ impl HubEvent {
             Self::AccountCreated(_) => "account.created",
             Self::AccountTierChanged(_) => "account.tier_changed",
             Self::PlayerIdentityLinked(_) => "player.identity_linked",
+            Self::PlayerIdentityUnlinked(_) => "player.identity_unlinked",
             Self::KeyCreated(_) => "key.created",
             Self::KeyRevoked(_) => "key.revoked",
             Self::KeyOriginsChanged(_) => "key.origins_changed",
@@ -275,6 +283,7 @@ impl HubEvent {
             Self::ServerPlayersChanged(event) => event.id.as_str(),
             Self::ServerCommandExecuted(event) => event.id.as_str(),
             Self::ServerCommandCompleted(event) => event.id.as_str(),
+            Self::ServerOperatorsChanged(event) => event.id.as_str(),
             Self::EconomyTransferCreated(event) => event.id.as_str(),
             Self::EconomyTransferReceived(event) => event.id.as_str(),
             Self::EconomyGrantCreated(event) => event.id.as_str(),
@@ -295,6 +304,7 @@ impl HubEvent {
             Self::AccountCreated(event) => event.id.as_str(),
             Self::AccountTierChanged(event) => event.id.as_str(),
             Self::PlayerIdentityLinked(event) => event.id.as_str(),
+            Self::PlayerIdentityUnlinked(event) => event.id.as_str(),
             Self::KeyCreated(event) => event.id.as_str(),
             Self::KeyRevoked(event) => event.id.as_str(),
             Self::KeyOriginsChanged(event) => event.id.as_str(),

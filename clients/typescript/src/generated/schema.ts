@@ -351,7 +351,7 @@ export interface paths {
         };
         /**
          * The owner and operators of a game server (preview)
-         * @description Who may operate the server: its owner first (when it has one), then the operators granted on it, by user id. These are the users who may send it commands and who receive its `chat.message` events. Private like the server’s chat: only its owner and operators may read it, through an app they authorized with `servers:command` (others: 403 `server_operator_required`; an unknown or removed server: 404 `server_not_found`); never an API key. A bot acting for one of them reads it to decide who may run its operator-only commands; grants and revocations show on the next read (nothing is cached).
+         * @description Who may operate the server: its owner first (when it has one), then the operators granted on it, by user id. These are the users who may send it commands and who receive its `chat.message` events. Private like the server’s chat: only its owner and operators may read it, through an app they authorized with `servers:command` (others: 403 `server_operator_required`; an unknown or removed server: 404 `server_not_found`); never an API key. A bot acting for one of them reads it to decide who may run its operator-only commands; grants and revocations show on the next read (nothing is cached), and each is told to the owner, the operators and the user changed as `server.operators_changed`, so a bot may read the list again when it comes.
          */
         get: operations["v1_servers_operators_list"];
         put?: never;
@@ -466,7 +466,7 @@ export interface paths {
          * Remove a linked game identity
          * @description Links attach a Minecraft (UUID) or Epic Online Services identity to your hub account, so what a game server’s plugin reports of that player (kills, matches, XP) lands on your profile; an unlinked identity credits nobody. A Steam id needs no link. See the guide *Connecting game servers* ("Identity links").
          *
-         *     Unlinks the identity: from now on it credits nobody (what it earned stays on your profile). `404 identity_link_not_found` when you have no such link. Needs a user’s token with `identities:write`.
+         *     Unlinks the identity: from now on it credits nobody (what it earned stays on your profile), and `player.identity_unlinked` is told. `404 identity_link_not_found` when you have no such link (nothing changes, nothing is told). Needs a user’s token with `identities:write`.
          */
         delete: operations["v1_me_links_delete"];
         options?: never;
@@ -2343,6 +2343,28 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "server.operators_changed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * server.operators_changed
+         * @description A user was granted the right to operate a game server (`hub servers grant`) or had it taken back (`hub servers revoke`): who may send it commands and read its chat changed, and `GET /v1/servers/{id}/operators` lists it so from now on. Private like that list: told to the server’s owner, each of its operators after the change and the user granted or revoked (one event each, so each reads their own), through an app they authorized with `servers:command`; never to an API key. A grant the user already had, or a revocation of one they did not have, changes nothing and tells nothing.
+         *
+         *     Private: only apps acting for the user it concerns holding the `servers:command` scope.
+         */
+        post: operations["event_server_operators_changed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "economy.transfer.created": {
         parameters: {
             query?: never;
@@ -2777,6 +2799,28 @@ export interface webhooks {
          *     Private: only apps acting for the user it concerns holding the `identify` scope.
          */
         post: operations["event_player_identity_linked"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "player.identity_unlinked": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * player.identity_unlinked
+         * @description The user removed a linked Minecraft or Epic Online Services identity (`DELETE /v1/me/links/{platform}/{id}` or the portal): from now on it credits nobody, and what it earned stays on the profile. Private to the user.
+         *
+         *     Private: only apps acting for the user it concerns holding the `identify` scope.
+         */
+        post: operations["event_player_identity_unlinked"];
         delete?: never;
         options?: never;
         head?: never;
@@ -7810,6 +7854,49 @@ export interface components {
              */
             duration_ms: number;
         };
+        ServerOperatorsChangedEvent: {
+            /**
+             * @description Event id, sortable
+             * @example evt_0000000000004711
+             */
+            id: string;
+            /**
+             * @description Event type
+             * @constant
+             */
+            type: "server.operators_changed";
+            /**
+             * Format: date-time
+             * @description When the change committed
+             * @example 2026-11-20T18:04:11.000Z
+             */
+            created_at: string;
+            data: components["schemas"]["ServerOperatorsChangedEventData"];
+        };
+        ServerOperatorsChangedEventData: {
+            /**
+             * @description Game server
+             * @example 3
+             */
+            server_id: number;
+            /**
+             * @description Game code
+             * @example cs2
+             * @enum {string}
+             */
+            game: "cs2" | "cs16" | "rust" | "minecraft";
+            /**
+             * @description The user granted or revoked
+             * @example 42
+             */
+            user_id: number;
+            /**
+             * @description `granted`: the user may now operate the server; `revoked`: no longer (unless they own it)
+             * @example granted
+             * @enum {string}
+             */
+            change: "granted" | "revoked";
+        };
         EconomyTransferCreatedEvent: {
             /**
              * @description Event id, sortable
@@ -8824,6 +8911,48 @@ export interface components {
              * @example 3
              */
             server_id: number | null;
+        };
+        PlayerIdentityUnlinkedEvent: {
+            /**
+             * @description Event id, sortable
+             * @example evt_0000000000004711
+             */
+            id: string;
+            /**
+             * @description Event type
+             * @constant
+             */
+            type: "player.identity_unlinked";
+            /**
+             * Format: date-time
+             * @description When the change committed
+             * @example 2026-11-20T18:04:11.000Z
+             */
+            created_at: string;
+            data: components["schemas"]["PlayerIdentityUnlinkedEventData"];
+        };
+        PlayerIdentityUnlinkedEventData: {
+            /**
+             * @description Hub user id
+             * @example 42
+             */
+            user_id: number;
+            /**
+             * @description the identity’s platform
+             * @example minecraft
+             * @enum {string}
+             */
+            platform: "minecraft" | "eos";
+            /**
+             * @description The platform id: a Minecraft UUID (lowercase, dashed) or an EOS id (lowercase)
+             * @example 069a79f4-44e9-4726-a5be-fca90e38aaf5
+             */
+            player_id: string;
+            /**
+             * @description The player’s in-game name as the link kept it
+             * @example Steve
+             */
+            name: string;
         };
         KeyCreatedEvent: {
             /**
@@ -23034,6 +23163,64 @@ export interface operations {
             };
         };
     };
+    event_server_operators_changed: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event id (`evt_` + 16 digits): the same on every retry; deduplicate on it.
+                 * @example evt_0000000000004711
+                 */
+                "webhook-id": string;
+                /**
+                 * @description When this attempt was signed, in epoch seconds.
+                 * @example 1763661851
+                 */
+                "webhook-timestamp": string;
+                /**
+                 * @description Standard Webhooks signature: `v1,` + base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}` with the secret (two signatures during a secret rotation, space-separated).
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_0000000000004711",
+                 *       "type": "server.operators_changed",
+                 *       "created_at": "2026-11-20T18:04:11.000Z",
+                 *       "data": {
+                 *         "server_id": 3,
+                 *         "game": "cs2",
+                 *         "user_id": 42,
+                 *         "change": "granted"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["ServerOperatorsChangedEvent"];
+            };
+        };
+        responses: {
+            /** @description Received: any 2xx within 15 s acknowledges the delivery. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else (or no answer in 15 s) is retried with backoff; `410` disables the endpoint. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
     event_economy_transfer_created: {
         parameters: {
             query?: never;
@@ -24208,6 +24395,64 @@ export interface operations {
                  *     }
                  */
                 "application/json": components["schemas"]["PlayerIdentityLinkedEvent"];
+            };
+        };
+        responses: {
+            /** @description Received: any 2xx within 15 s acknowledges the delivery. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else (or no answer in 15 s) is retried with backoff; `410` disables the endpoint. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    event_player_identity_unlinked: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event id (`evt_` + 16 digits): the same on every retry; deduplicate on it.
+                 * @example evt_0000000000004711
+                 */
+                "webhook-id": string;
+                /**
+                 * @description When this attempt was signed, in epoch seconds.
+                 * @example 1763661851
+                 */
+                "webhook-timestamp": string;
+                /**
+                 * @description Standard Webhooks signature: `v1,` + base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}` with the secret (two signatures during a secret rotation, space-separated).
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_0000000000004711",
+                 *       "type": "player.identity_unlinked",
+                 *       "created_at": "2026-11-20T18:04:11.000Z",
+                 *       "data": {
+                 *         "user_id": 42,
+                 *         "platform": "minecraft",
+                 *         "player_id": "069a79f4-44e9-4726-a5be-fca90e38aaf5",
+                 *         "name": "Steve"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["PlayerIdentityUnlinkedEvent"];
             };
         };
         responses: {

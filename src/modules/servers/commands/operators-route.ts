@@ -41,7 +41,7 @@ export function serverOperatorsV1Route(commands: ServerCommandsService) {
         description:
           'Who may operate the server: its owner first (when it has one), then the operators granted on it, by user id. These are the users who may send it commands and who receive its `chat.message` events. ' +
           'Private like the server\u2019s chat: only its owner and operators may read it, through an app they authorized with `servers:command` (others: 403 `server_operator_required`; an unknown or removed server: 404 `server_not_found`); never an API key. ' +
-          'A bot acting for one of them reads it to decide who may run its operator-only commands; grants and revocations show on the next read (nothing is cached).',
+          'A bot acting for one of them reads it to decide who may run its operator-only commands; grants and revocations show on the next read (nothing is cached), and each is told to the owner, the operators and the user changed as `server.operators_changed`, so a bot may read the list again when it comes.',
         scope: 'servers:command',
         userContext: true,
         params: IdParam('Server'),

@@ -2,7 +2,7 @@ import type { Insertable, Kysely, Selectable } from 'kysely';
 import type { CommandChannel, Database, ServerCommandsTable } from '../../../db/types.js';
 import { writeTransaction } from '../../../db/write-transaction.js';
 import { emit } from '../../events/emit.js';
-import { commandEvent } from '../events.js';
+import { commandEvent, operatorsChangedEvents } from '../events.js';
 
 /** What sending a command to a server needs to know about it. */
 export interface CommandTarget {
@@ -49,6 +49,34 @@ export async function insertAudit(
     .executeTakeFirstOrThrow();
   await emit(trx, [commandEvent(entry, game, id)], entry.created_at);
   return id;
+}
+
+/**
+ * `server.operators_changed` in the caller's transaction, after the grant or revocation: one event
+ * for each who may read the server's operators now (its owner, its operators) and for the user
+ * changed, so a revoked operator learns it too.
+ */
+async function tellOperatorsChanged(
+  trx: Kysely<Database>,
+  serverId: number,
+  userId: number,
+  change: 'granted' | 'revoked',
+  now: number,
+): Promise<void> {
+  const server = await trx
+    .selectFrom('game_servers')
+    .select(['id', 'game', 'owner_user_id'])
+    .where('id', '=', serverId)
+    .executeTakeFirstOrThrow();
+  const operators = await trx
+    .selectFrom('server_operators')
+    .select('user_id')
+    .where('server_id', '=', serverId)
+    .execute();
+  const readers = new Set([userId, ...operators.map((o) => o.user_id)]);
+  if (server.owner_user_id !== null) readers.add(server.owner_user_id);
+  const ordered = [...readers].sort((a, b) => a - b);
+  await emit(trx, operatorsChangedEvents(server, userId, change, ordered), now);
 }
 
 /** Server owners, operators, RCON settings and the command audit. */
@@ -124,24 +152,35 @@ export function serverCommandsRepo(db: Kysely<Database>) {
       return result.numUpdatedRows > 0n;
     },
 
-    /** Grants a user the right to send commands; false when it was already granted. */
-    async grant(serverId: number, userId: number, now: number): Promise<boolean> {
-      const result = await db
-        .insertInto('server_operators')
-        .values({ server_id: serverId, user_id: userId, granted_at: now })
-        .onConflict((oc) => oc.columns(['server_id', 'user_id']).doNothing())
-        .executeTakeFirst();
-      return (result.numInsertedOrUpdatedRows ?? 0n) > 0n;
+    /**
+     * Grants a user the right to send commands, telling `server.operators_changed` in the same
+     * transaction; false (and nothing told) when it was already granted.
+     */
+    grant(serverId: number, userId: number, now: number): Promise<boolean> {
+      return writeTransaction(db, async (trx) => {
+        const result = await trx
+          .insertInto('server_operators')
+          .values({ server_id: serverId, user_id: userId, granted_at: now })
+          .onConflict((oc) => oc.columns(['server_id', 'user_id']).doNothing())
+          .executeTakeFirst();
+        const granted = (result.numInsertedOrUpdatedRows ?? 0n) > 0n;
+        if (granted) await tellOperatorsChanged(trx, serverId, userId, 'granted', now);
+        return granted;
+      });
     },
 
-    /** Takes the right back; false when the user had none. */
-    async revoke(serverId: number, userId: number): Promise<boolean> {
-      const result = await db
-        .deleteFrom('server_operators')
-        .where('server_id', '=', serverId)
-        .where('user_id', '=', userId)
-        .executeTakeFirst();
-      return result.numDeletedRows > 0n;
+    /** Takes the right back, telling `server.operators_changed`; false (nothing told) when the user had none. */
+    revoke(serverId: number, userId: number, now = Date.now()): Promise<boolean> {
+      return writeTransaction(db, async (trx) => {
+        const result = await trx
+          .deleteFrom('server_operators')
+          .where('server_id', '=', serverId)
+          .where('user_id', '=', userId)
+          .executeTakeFirst();
+        const revoked = result.numDeletedRows > 0n;
+        if (revoked) await tellOperatorsChanged(trx, serverId, userId, 'revoked', now);
+        return revoked;
+      });
     },
 
     operators(serverId: number): Promise<{ user_id: number; granted_at: number }[]> {

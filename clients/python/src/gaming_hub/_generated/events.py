@@ -30,6 +30,7 @@ from .models import (
     ServerPlayersChangedEvent,
     ServerCommandExecutedEvent,
     ServerCommandCompletedEvent,
+    ServerOperatorsChangedEvent,
     EconomyTransferCreatedEvent,
     EconomyTransferReceivedEvent,
     EconomyGrantCreatedEvent,
@@ -50,6 +51,7 @@ from .models import (
     AccountCreatedEvent,
     AccountTierChangedEvent,
     PlayerIdentityLinkedEvent,
+    PlayerIdentityUnlinkedEvent,
     KeyCreatedEvent,
     KeyRevokedEvent,
     KeyOriginsChangedEvent,
@@ -89,6 +91,7 @@ HubEvent = Annotated[
     | ServerPlayersChangedEvent
     | ServerCommandExecutedEvent
     | ServerCommandCompletedEvent
+    | ServerOperatorsChangedEvent
     | EconomyTransferCreatedEvent
     | EconomyTransferReceivedEvent
     | EconomyGrantCreatedEvent
@@ -109,6 +112,7 @@ HubEvent = Annotated[
     | AccountCreatedEvent
     | AccountTierChangedEvent
     | PlayerIdentityLinkedEvent
+    | PlayerIdentityUnlinkedEvent
     | KeyCreatedEvent
     | KeyRevokedEvent
     | KeyOriginsChangedEvent
@@ -149,6 +153,7 @@ EVENT_MODELS: Final[dict[str, type[BaseModel]]] = {
     "server.players_changed": ServerPlayersChangedEvent,
     "server.command_executed": ServerCommandExecutedEvent,
     "server.command_completed": ServerCommandCompletedEvent,
+    "server.operators_changed": ServerOperatorsChangedEvent,
     "economy.transfer.created": EconomyTransferCreatedEvent,
     "economy.transfer.received": EconomyTransferReceivedEvent,
     "economy.grant.created": EconomyGrantCreatedEvent,
@@ -169,6 +174,7 @@ EVENT_MODELS: Final[dict[str, type[BaseModel]]] = {
     "account.created": AccountCreatedEvent,
     "account.tier_changed": AccountTierChangedEvent,
     "player.identity_linked": PlayerIdentityLinkedEvent,
+    "player.identity_unlinked": PlayerIdentityUnlinkedEvent,
     "key.created": KeyCreatedEvent,
     "key.revoked": KeyRevokedEvent,
     "key.origins_changed": KeyOriginsChangedEvent,

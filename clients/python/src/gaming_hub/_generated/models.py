@@ -4063,6 +4063,29 @@ class ServerCommandCompletedEventData(BaseModel):
     ]
 
 
+class Change(StrEnum):
+    granted = "granted"
+    revoked = "revoked"
+
+
+class ServerOperatorsChangedEventData(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    server_id: Annotated[int, Field(description="Game server", examples=[3], ge=1)]
+    game: Annotated[Game3, Field(description="Game code", examples=["cs2"])]
+    user_id: Annotated[
+        int, Field(description="The user granted or revoked", examples=[42], ge=1)
+    ]
+    change: Annotated[
+        Change,
+        Field(
+            description="`granted`: the user may now operate the server; `revoked`: no longer (unless they own it)",
+            examples=["granted"],
+        ),
+    ]
+
+
 class EconomyTransferCreatedEventData(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
@@ -4397,6 +4420,30 @@ class PlayerIdentityLinkedEventData(BaseModel):
     ]
 
 
+class PlayerIdentityUnlinkedEventData(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    user_id: Annotated[int, Field(description="Hub user id", examples=[42], ge=1)]
+    platform: Annotated[
+        Platform, Field(description="the identity’s platform", examples=["minecraft"])
+    ]
+    player_id: Annotated[
+        str,
+        Field(
+            description="The platform id: a Minecraft UUID (lowercase, dashed) or an EOS id (lowercase)",
+            examples=["069a79f4-44e9-4726-a5be-fca90e38aaf5"],
+        ),
+    ]
+    name: Annotated[
+        str,
+        Field(
+            description="The player’s in-game name as the link kept it",
+            examples=["Steve"],
+        ),
+    ]
+
+
 class KeyCreatedEventData(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
@@ -4607,18 +4654,18 @@ class Category(StrEnum):
     tournaments = "tournaments"
 
 
-class Game47(StrEnum):
+class Game48(StrEnum):
     cs2 = "cs2"
     cs16 = "cs16"
     rust = "rust"
 
 
-class Game49(StrEnum):
+class Game50(StrEnum):
     cs2 = "cs2"
     cs16 = "cs16"
 
 
-class Game50(StrEnum):
+class Game51(StrEnum):
     cs2 = "cs2"
     cs16 = "cs16"
     rust = "rust"
@@ -5639,6 +5686,28 @@ class ServerCommandCompletedEvent(BaseModel):
     data: ServerCommandCompletedEventData
 
 
+class ServerOperatorsChangedEvent(BaseModel):
+    id: Annotated[
+        str,
+        Field(
+            description="Event id, sortable",
+            examples=["evt_0000000000004711"],
+            pattern="^evt_\\d{16}$",
+        ),
+    ]
+    type: Annotated[
+        Literal["server.operators_changed"], Field(description="Event type")
+    ]
+    created_at: Annotated[
+        AwareDatetime,
+        Field(
+            description="When the change committed",
+            examples=["2026-11-20T18:04:11.000Z"],
+        ),
+    ]
+    data: ServerOperatorsChangedEventData
+
+
 class EconomyTransferCreatedEvent(BaseModel):
     id: Annotated[
         str,
@@ -6043,6 +6112,28 @@ class PlayerIdentityLinkedEvent(BaseModel):
         ),
     ]
     data: PlayerIdentityLinkedEventData
+
+
+class PlayerIdentityUnlinkedEvent(BaseModel):
+    id: Annotated[
+        str,
+        Field(
+            description="Event id, sortable",
+            examples=["evt_0000000000004711"],
+            pattern="^evt_\\d{16}$",
+        ),
+    ]
+    type: Annotated[
+        Literal["player.identity_unlinked"], Field(description="Event type")
+    ]
+    created_at: Annotated[
+        AwareDatetime,
+        Field(
+            description="When the change committed",
+            examples=["2026-11-20T18:04:11.000Z"],
+        ),
+    ]
+    data: PlayerIdentityUnlinkedEventData
 
 
 class KeyCreatedEvent(BaseModel):

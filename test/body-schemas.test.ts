@@ -186,7 +186,8 @@ for (const dialect of testDialects()) {
       const withNul = (value: unknown, path: string[]): unknown => {
         if (path.length === 0) return `${String(value)}\u0000`;
         const [head = '', ...rest] = path;
-        if (Array.isArray(value)) return value.map((v, i) => (String(i) === head ? withNul(v, rest) : v));
+        if (Array.isArray(value))
+          return (value as unknown[]).map((v, i) => (String(i) === head ? withNul(v, rest) : v));
         return {
           ...(value as Record<string, unknown>),
           [head]: withNul((value as Record<string, unknown>)[head], rest),

@@ -114,6 +114,19 @@ export class StoreError extends Error {
 }
 
 /** A status that will not change by trying again: wrong credentials or scopes, a bad request. */
+/**
+ * Types the bot asks for only to do better, which a hub older than the bot may not know: refused
+ * (`400`, the detail naming the type), the bot asks again without it instead of stopping.
+ */
+const OPTIONAL_TYPES = ['server.operators_changed'];
+
+/** The optional type a hub refused in `error`, if that is what it refused. */
+function refusedOptionalType(error: unknown, types: readonly string[] | undefined): string | undefined {
+  const { status, detail } = error as { status?: unknown; detail?: unknown };
+  if (status !== 400 || typeof detail !== 'string' || types === undefined) return undefined;
+  return OPTIONAL_TYPES.find((type) => types.includes(type) && detail.includes(JSON.stringify(type)));
+}
+
 const isFatal = (error: unknown): boolean => {
   const status = (error as { status?: unknown }).status;
   return typeof status === 'number' && status >= 400 && status < 500 && status !== 408 && status !== 429;
@@ -237,7 +250,7 @@ export class Bot {
       let after = position.cursor ?? (this.options.startFrom === 'oldest' ? OLDEST : undefined);
       let done: ReadonlySet<string> = position.effects;
       const source = this.options.source ?? hubSource(this.requireHub('source'));
-      const types = this.types();
+      let types = this.types();
       let failures = 0;
       while (!this.abort.signal.aborted) {
         try {
@@ -257,6 +270,17 @@ export class Bot {
           break;
         } catch (error) {
           if (this.stopping()) break;
+          const refused = refusedOptionalType(error, types);
+          if (refused !== undefined) {
+            types = types?.filter((type) => type !== refused);
+            this.log.warn('the hub does not tell this event type; going on without it', {
+              type: refused,
+              ...(refused === 'server.operators_changed'
+                ? { effect: 'lists of operators are read again when they expire or refuse someone' }
+                : {}),
+            });
+            continue;
+          }
           if (error instanceof StoreError || isFatal(error)) throw error;
           const delay = Math.min(30_000, 1000 * 2 ** failures++) * (0.5 + Math.random() / 2);
           this.log.warn('the event stream failed; reconnecting', {
@@ -407,6 +431,9 @@ export class Bot {
         for (const c of this.commandList)
           if (c.spec.name !== 'help' && (await permitted(c.spec.permission, ctx.player, isOperator)))
             list.push(`${usage(this.prefix, c.spec)}: ${c.spec.description}`);
+        // (`!help` itself is not listed: a bare "Commands:" told such a player nothing)
+        if (list.length === 0)
+          return ctx.reply(`${ctx.player.name}: there are no commands you may use here.`);
         return ctx.reply(`Commands: ${list.join(' | ')}`);
       },
     );

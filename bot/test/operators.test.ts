@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { createBot, type Bot, type EventSource } from '@gaming-hub/bot';
+import { createBot, hubSource, type Bot, type EventSource } from '@gaming-hub/bot';
 import { BotTestKit, chatEvent, recordedEvent } from '@gaming-hub/bot/testkit';
 import { HubClient, type HubEvent } from '@gaming-hub/client';
 import { serverCommandsRepo } from '../../src/modules/servers/commands/repo.js';
@@ -83,7 +83,7 @@ describe('operators-only commands, by the hub’s list of operators', () => {
       'boss kicks',
       'guest: you may not use !kick.',
       'Commands: !kick: kick a player',
-      'Commands:',
+      'pleb: there are no commands you may use here.',
     ]);
     assert.equal(reads - before, 1, 'one read of the list, then the cache');
   });
@@ -187,6 +187,49 @@ describe('operators-only commands, by the hub’s list of operators', () => {
       'pleb: you may not use !kick.',
     ]);
     assert.equal(reads - before, 3, 'the first read, then one per change of this server');
+  });
+
+  it('goes on without server.operators_changed when the hub does not know it (an older hub)', async () => {
+    // the hub's own answer to a type it does not know, as a hub older than the event answers for it
+    const unknown = await fetch(`${base}/v1/events/stream?types=chat.message,server.operators_changed_v9`, {
+      headers: { authorization: 'Bearer bot-owner' },
+    });
+    assert.equal(unknown.status, 400);
+    const refusal = (await unknown.text()).replaceAll(
+      'server.operators_changed_v9',
+      'server.operators_changed',
+    );
+    const older = new HubClient({
+      baseUrl: base,
+      headers: { authorization: 'Bearer bot-owner' },
+      fetch: (request, init) =>
+        new URL(request.url).searchParams.get('types')?.split(',').includes('server.operators_changed')
+          ? Promise.resolve(
+              new Response(refusal, { status: 400, headers: { 'content-type': 'application/problem+json' } }),
+            )
+          : fetch(request, init),
+    });
+    const asked: (readonly string[] | undefined)[] = [];
+    const source: EventSource = {
+      async *events(options) {
+        asked.push(options.types);
+        // the first connection goes through the client to the older hub; the next gets one chat line
+        if (asked.length === 1) yield* hubSource(older).events(options);
+        else yield chat(operator, 'op', 30);
+      },
+    };
+    const kit = new BotTestKit();
+    const bot = createBot({ ...kit.options, source, name: 'ops-older', hub }).command(
+      { name: 'kick', description: 'kick a player', permission: 'operators' },
+      (c) => c.reply(`${c.player.name} kicks`),
+    );
+    await kit.run(bot, []);
+    assert.deepEqual(asked, [['chat.message', 'server.operators_changed'], ['chat.message']]);
+    assert.deepEqual(kit.replies(), ['op kicks']);
+    assert.deepEqual(
+      kit.logged.filter((l) => l.level !== 'info').map((l) => [l.message, l.fields.type]),
+      [['the hub does not tell this event type; going on without it', 'server.operators_changed']],
+    );
   });
 
   it('refuses an operators-only command when the hub cannot say, and logs why', async () => {

@@ -5,7 +5,9 @@ import { spawn, spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 
 /** A `log` that prefixes each line with the matrix's name (`test:clients: …`). */
-export const logger = (name) => (line) => process.stderr.write(`${name}: ${line}\n`);
+/** Lines on stderr, each with the seconds since the script started (where a long run spends its time). */
+export const logger = (name) => (line) =>
+  process.stderr.write(`${name} [${Math.round(performance.now() / 1000)} s]: ${line}\n`);
 
 /**
  * The languages of `languagesFile` named on the command line (all of them without a name); exits

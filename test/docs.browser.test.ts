@@ -103,8 +103,10 @@ describe('interactive API reference in a real browser', () => {
     assert.equal(response?.status(), 200);
     assert.equal(page.url(), `${origin}${DOCS}/`);
     await operationShown(page);
-    assert.ok(await page.getByText('Get a user\u2019s stats').first().isVisible());
-    assert.ok(await page.getByText('Gaming Hub API').first().isVisible());
+    // waited for, not read at once: the reference renders its parts one after another, and at a load
+    // of 4 the title was not yet shown when the first operation was (a CI run failed on that)
+    for (const text of ['Get a user\u2019s stats', 'Gaming Hub API'])
+      await page.getByText(text).first().waitFor({ state: 'visible', timeout: 30_000 });
 
     // Open an operation: its generated 200 example is shown.
     await page.getByText('Get a public user profile').first().click();

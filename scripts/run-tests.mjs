@@ -65,8 +65,8 @@ const result = spawnSync(process.execPath, args, {
   stdio: 'inherit',
   env: { ...process.env, LOG_LEVEL: process.env.LOG_LEVEL ?? 'silent' },
 });
-// TEST_LANGUAGES (comma-separated, e.g. `typescript`): only those columns of the two matrices below
-// (CI's second pass: the hub a year ahead, through one client and one SDK; all ran in the first).
+// TEST_LANGUAGES (comma-separated, e.g. `typescript`): only those columns of the two matrices below;
+// PLUGINS_SKIP: not the plugin SDKs' matrix at all (CI's second pass, see .ci/run).
 const languages = (process.env.TEST_LANGUAGES ?? '').split(',').filter(Boolean);
 // The whole suite also runs the client libraries against a seeded hub (npm run test:clients).
 const clients =
@@ -76,7 +76,7 @@ const clients =
 // ... and the plugin SDKs' scenarios and reference plugins against a live hub (npm run test:plugins),
 // on the dist/ that test-clients.mjs has just built.
 const plugins =
-  filters.length === 0
+  filters.length === 0 && !process.env.PLUGINS_SKIP
     ? spawnSync(process.execPath, ['scripts/test-plugins.mjs', ...languages], {
         stdio: 'inherit',
         env: { ...process.env, PLUGINS_SKIP_BUILD: '1' },
@@ -97,5 +97,7 @@ const summary = [
 console.log(
   `\nnpm test: ${summary.map(([part, status]) => `${part}: ${status === 0 ? 'pass' : `FAIL (exit ${status})`}`).join('; ')}`,
 );
+if (filters.length === 0 && process.env.PLUGINS_SKIP)
+  console.log('plugin SDKs (test:plugins): skipped (PLUGINS_SKIP)');
 if (failed) console.log(`failed node tests:\n${failed}`);
 process.exit(result.status || clients?.status || (plugins?.status ?? 0));

@@ -122,7 +122,7 @@ for (const dialect of testDialects()) {
     it('shows a revocation on the next read, and a removed server is 404', async () => {
       const repo = serverCommandsRepo(ctx.testDb.db.kysely);
       const [a, b] = ops as [MadeUser, MadeUser];
-      await repo.revoke(server, b.id);
+      await repo.revoke(server, b.id, Date.now());
       const body = await page('owner', `/servers/${server}/operators`);
       assert.deepEqual(
         body.data.map((e) => e.user_id),

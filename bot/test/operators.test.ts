@@ -97,7 +97,7 @@ describe('operators-only commands, by the hub’s list of operators', () => {
     // after each event: what the hub operator does, and how long until the next event
     const then: [() => Promise<unknown>, number][] = [
       [() => repo.grant(server, player, Date.now()), 6_000],
-      [() => repo.revoke(server, player), 30_000],
+      [() => repo.revoke(server, player, Date.now()), 30_000],
       [() => Promise.resolve(), 31_000],
       [() => Promise.resolve(), 0],
     ];
@@ -145,7 +145,7 @@ describe('operators-only commands, by the hub’s list of operators', () => {
           yield event;
         }
         yield chat(player, 'pleb', 21);
-        await repo.revoke(server, player);
+        await repo.revoke(server, player, Date.now());
         for (const event of await told()) {
           changes.push(event);
           yield event;

@@ -80,7 +80,7 @@ export async function serverRconCommand(db: Db, sub: string, rest: string[], key
     );
     return;
   }
-  const revoked = await repo.revoke(serverId, userId);
+  const revoked = await repo.revoke(serverId, userId, Date.now());
   console.log(
     revoked
       ? `User ${userId} may no longer send commands to server ${serverId}.`

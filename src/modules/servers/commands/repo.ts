@@ -170,7 +170,7 @@ export function serverCommandsRepo(db: Kysely<Database>) {
     },
 
     /** Takes the right back, telling `server.operators_changed`; false (nothing told) when the user had none. */
-    revoke(serverId: number, userId: number, now = Date.now()): Promise<boolean> {
+    revoke(serverId: number, userId: number, now: number): Promise<boolean> {
       return writeTransaction(db, async (trx) => {
         const result = await trx
           .deleteFrom('server_operators')

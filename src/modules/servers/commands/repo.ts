@@ -65,16 +65,10 @@ async function tellOperatorsChanged(
 ): Promise<void> {
   const server = await trx
     .selectFrom('game_servers')
-    .select(['id', 'game', 'owner_user_id'])
+    .select(['id', 'game'])
     .where('id', '=', serverId)
     .executeTakeFirstOrThrow();
-  const operators = await trx
-    .selectFrom('server_operators')
-    .select('user_id')
-    .where('server_id', '=', serverId)
-    .execute();
-  const readers = new Set([userId, ...operators.map((o) => o.user_id)]);
-  if (server.owner_user_id !== null) readers.add(server.owner_user_id);
+  const readers = new Set([userId, ...(await serverCommandsRepo(trx).ownerAndOperators(serverId))]);
   const ordered = [...readers].sort((a, b) => a - b);
   await emit(trx, operatorsChangedEvents(server, userId, change, ordered), now);
 }
